@@ -1,0 +1,194 @@
+"""Inputs to the table core: everything that can happen at a table.
+
+Every source (the shoe's serial line, the camera, a seat's buttons and bet
+sensors, the dealer's panel, an operator command, a scenario file) turns what
+it saw into one of these values and hands it to :meth:`Table.apply`. They are
+plain, immutable and JSON-serialisable, because the daemon journals each one
+before it is applied and rebuilds the table after a power cut by applying the
+journal again: an input must mean the same thing when it is replayed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, dataclass, fields
+from typing import Any, ClassVar
+
+from controller.cards import Card, CardError, parse_card
+
+
+class InputError(ValueError):
+    """A serialised input that cannot be read back; the message names the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """Base of all inputs. ``kind`` is the name used on the wire and in the journal."""
+
+    kind: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"input": self.kind}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = value.code if isinstance(value, Card) else value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class NewShoe(Input):
+    """A shuffle: the shoe composition starts again from full decks."""
+
+    kind: ClassVar[str] = "new_shoe"
+
+
+@dataclass(frozen=True, slots=True)
+class OpenBetting(Input):
+    """Start a round: wagers may be placed."""
+
+    kind: ClassVar[str] = "open_betting"
+
+
+@dataclass(frozen=True, slots=True)
+class CloseBetting(Input):
+    """No more bets: the wagers are fixed and the game starts asking for cards."""
+
+    kind: ClassVar[str] = "close_betting"
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceWager(Input):
+    """A wager placed before the deal (bet sensor, dealer keypad or command)."""
+
+    kind: ClassVar[str] = "place_wager"
+    seat: int
+    spot: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class CancelWager(Input):
+    """Take a wager back while betting is open (chips lifted from the spot)."""
+
+    kind: ClassVar[str] = "cancel_wager"
+    seat: int
+    spot: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardSeen(Input):
+    """A card read by the shoe or the camera, in shoe order.
+
+    ``burn`` is true when the device itself reports the card as a burn.
+    """
+
+    kind: ClassVar[str] = "card"
+    card: Card
+    burn: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DeclareBurn(Input):
+    """The dealer declares a burn.
+
+    With a card held by a "card when none is due" tilt, that card becomes a
+    burn and play goes on; otherwise the next card seen is taken as a burn.
+    """
+
+    kind: ClassVar[str] = "declare_burn"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision(Input):
+    """A player's (or the Designated Player's) decision, from a button or a command."""
+
+    kind: ClassVar[str] = "decision"
+    seat: int
+    action: str
+    amount: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VoidRound(Input):
+    """Void the round in play: every wager is returned; also clears any tilt."""
+
+    kind: ClassVar[str] = "void"
+
+
+@dataclass(frozen=True, slots=True)
+class ClearTilt(Input):
+    """The dealer has removed an impossible card: play resumes without it."""
+
+    kind: ClassVar[str] = "clear_tilt"
+
+
+@dataclass(frozen=True, slots=True)
+class CreditIn(Input):
+    """Credits added to a seat (cash or ticket in); seats the player if new."""
+
+    kind: ClassVar[str] = "credit_in"
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class CreditOut(Input):
+    """Credits paid out of a seat (cash or ticket out)."""
+
+    kind: ClassVar[str] = "credit_out"
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetDesignatedPlayer(Input):
+    """One Card Poker: the seat that banks the next rounds."""
+
+    kind: ClassVar[str] = "set_dp"
+    seat: int
+
+
+INPUT_TYPES: dict[str, type[Input]] = {
+    cls.kind: cls
+    for cls in (
+        NewShoe, OpenBetting, CloseBetting, PlaceWager, CancelWager, CardSeen, DeclareBurn,
+        Decision, VoidRound, ClearTilt, CreditIn, CreditOut, SetDesignatedPlayer,
+    )
+}
+
+
+def input_from_dict(data: dict[str, Any]) -> Input:
+    """Rebuild an input from :meth:`Input.to_dict` output; :class:`InputError` names the bad field."""
+    if not isinstance(data, dict):
+        raise InputError(f"an input must be a JSON object, not {type(data).__name__}")
+    kind = data.get("input")
+    cls = INPUT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise InputError(f"unknown input {kind!r}; known: {', '.join(sorted(INPUT_TYPES))}")
+    kwargs: dict[str, Any] = {}
+    names = {f.name: f for f in fields(cls)}
+    for key in data:
+        if key != "input" and key not in names:
+            raise InputError(f"{kind}: unknown field {key!r}")
+    for name, f in names.items():
+        if name not in data:
+            if f.default is not MISSING:
+                continue
+            raise InputError(f"{kind}: missing field {name!r}")
+        value = data[name]
+        if name == "card":
+            try:
+                value = parse_card(value) if isinstance(value, str) else parse_card(repr(value))
+            except CardError as exc:
+                raise InputError(f"{kind}: field 'card': {exc}") from None
+        elif name in ("seat", "amount"):
+            if value is None and name == "amount" and cls is Decision:
+                pass
+            elif not isinstance(value, int) or isinstance(value, bool):
+                raise InputError(f"{kind}: field {name!r} must be an integer, not {value!r}")
+        elif name in ("spot", "action"):
+            if not isinstance(value, str):
+                raise InputError(f"{kind}: field {name!r} must be a string, not {value!r}")
+        elif name == "burn" and not isinstance(value, bool):
+            raise InputError(f"{kind}: field 'burn' must be true or false, not {value!r}")
+        kwargs[name] = value
+    return cls(**kwargs)
