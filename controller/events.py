@@ -1,0 +1,219 @@
+"""Events: what the table tells the world.
+
+Every change of the table is reported as one of these immutable records, in
+order. The daemon numbers them (``seq``), journals their inputs and publishes
+them over ZeroMQ; displays, floor systems and tests read nothing else. Field
+values are JSON-native already (cards as their canonical text) so that an
+event serialises the same way everywhere. The reference for every event and
+field is docs/events.md: change both together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+EVENTS_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of all events; ``event`` is the type name used on the wire."""
+
+    event: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"event": name, field: value, ...}`` in declaration order."""
+        out: dict[str, Any] = {"event": self.event}
+        names: tuple[str, ...] = self.__slots__
+        for name in names:
+            out[name] = getattr(self, name)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeShuffled(Event):
+    event: ClassVar[str] = "new_shoe"
+    decks: int
+
+
+@dataclass(frozen=True, slots=True)
+class BettingOpened(Event):
+    event: ClassVar[str] = "betting_opened"
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class WagerPlaced(Event):
+    """A wager on a spot; ``amount`` is the spot's new total stake."""
+
+    event: ClassVar[str] = "wager_placed"
+    round: int
+    seat: int
+    spot: str
+    amount: int
+    credits: int
+
+
+@dataclass(frozen=True, slots=True)
+class WagerReturned(Event):
+    """A wager taken back before the deal (cancelled, or not valid when betting closed)."""
+
+    event: ClassVar[str] = "wager_returned"
+    round: int
+    seat: int
+    spot: str
+    amount: int
+    credits: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class BettingClosed(Event):
+    event: ClassVar[str] = "betting_closed"
+    round: int
+    seats: list[int]
+
+
+@dataclass(frozen=True, slots=True)
+class CardDealt(Event):
+    """A card assigned to a hand (``player``, ``banker``, ``seat 3``, ``dealer``, ...)."""
+
+    event: ClassVar[str] = "card_dealt"
+    round: int
+    card: str
+    hand: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardBurned(Event):
+    """A card counted in the shoe and assigned to no hand.
+
+    ``why``: ``shoe`` (the device said burn), ``dealer`` (declared), ``rules``
+    (the game burns it, e.g. a 2WayWinner dealer card past the fifth).
+    """
+
+    event: ClassVar[str] = "card_burned"
+    round: int
+    card: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class BurnDeclared(Event):
+    """The dealer declared that the next card is a burn."""
+
+    event: ClassVar[str] = "burn_declared"
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionDue(Event):
+    """Seats that may decide now, each with its legal actions (seat numbers as strings)."""
+
+    event: ClassVar[str] = "decision_due"
+    round: int
+    choices: dict[str, list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionMade(Event):
+    event: ClassVar[str] = "decision"
+    round: int
+    seat: int
+    action: str
+    amount: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameNotice(Event):
+    """A game-specific step worth showing (Odds-Win lost on parity, dealer peek, War, ...)."""
+
+    event: ClassVar[str] = "notice"
+    round: int
+    what: str
+    detail: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult(Event):
+    """The round's result record (the game's rules file lists its keys)."""
+
+    event: ClassVar[str] = "round_result"
+    round: int
+    game: str
+    result: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSettled(Event):
+    """The settlement line: exactly one per round, the round's last event."""
+
+    event: ClassVar[str] = "round_settled"
+    round: int
+    game: str
+    settlements: list[dict[str, Any]]
+    house_net: int
+    credits: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundVoided(Event):
+    """The round was voided: every wager is returned (all nets 0)."""
+
+    event: ClassVar[str] = "round_voided"
+    round: int
+    game: str
+    settlements: list[dict[str, Any]]
+    credits: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class TiltRaised(Event):
+    """Play is halted until the dealer resolves it (declare a burn, clear, or void).
+
+    ``reason``: ``card_not_due`` or ``impossible_card``.
+    """
+
+    event: ClassVar[str] = "tilt"
+    round: int
+    reason: str
+    card: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class TiltCleared(Event):
+    """``how``: ``burn`` (the held card became a burn), ``cleared`` or ``void``."""
+
+    event: ClassVar[str] = "tilt_cleared"
+    round: int
+    how: str
+
+
+@dataclass(frozen=True, slots=True)
+class InputRefused(Event):
+    """An input that does not fit the state; nothing changed."""
+
+    event: ClassVar[str] = "refused"
+    input: dict[str, Any]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CreditChanged(Event):
+    """Credits in or out of a seat (``direction``: ``in`` or ``out``)."""
+
+    event: ClassVar[str] = "credit"
+    seat: int
+    direction: str
+    amount: int
+    credits: int
+
+
+@dataclass(frozen=True, slots=True)
+class DesignatedPlayerSet(Event):
+    """One Card Poker: the seat that banks from the next round on."""
+
+    event: ClassVar[str] = "dp_set"
+    seat: int

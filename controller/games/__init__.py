@@ -1,0 +1,18 @@
+"""The games, by the name used in table and scenario files."""
+
+from __future__ import annotations
+
+from controller.games.baccarat import Baccarat
+from controller.games.base import Game
+
+GAMES: dict[str, type[Game]] = {
+    Baccarat.name: Baccarat,
+}
+
+
+def game_class(name: str) -> type[Game]:
+    """The game called ``name``; ``KeyError`` with the known names otherwise."""
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise KeyError(f"unknown game {name!r}; known: {', '.join(sorted(GAMES))}") from None

@@ -1,0 +1,24 @@
+"""Table limits: seats, the betting unit, the minimum and maximum wager."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class TableLimits(BaseModel):
+    """Seats and betting limits (minor units). Unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seats: int = Field(default=7, ge=1, le=12)
+    unit: int = Field(default=100, ge=1)
+    min_bet: int = Field(default=100, ge=1)
+    max_bet: int = Field(default=1_000_000, ge=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TableLimits:
+        if self.min_bet % self.unit or self.max_bet % self.unit:
+            raise ValueError("min_bet and max_bet must be multiples of unit")
+        if self.min_bet > self.max_bet:
+            raise ValueError("min_bet must not exceed max_bet")
+        return self

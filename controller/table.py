@@ -1,0 +1,501 @@
+"""The table: one deterministic state machine over a game.
+
+The table owns what every game shares: seats and their credits, the wagers
+of the round and their limits, the round lifecycle (idle -> betting ->
+dealing -> settled, or voided), the shoe composition with its
+impossible-card check, burns and tilts, and the meters. The game owns the
+rules. :meth:`Table.apply` takes one input and returns the events it caused;
+an input that does not fit is answered with a single ``refused`` event and
+changes nothing, which is what lets the daemon journal inputs blindly and
+replay them after a power cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from controller import inputs as I
+from controller.composition import ShoeComposition
+from controller.events import (
+    BettingClosed,
+    BettingOpened,
+    BurnDeclared,
+    CardBurned,
+    CreditChanged,
+    DecisionDue,
+    DecisionMade,
+    Event,
+    InputRefused,
+    RoundResult,
+    RoundSettled,
+    RoundVoided,
+    ShoeShuffled,
+    TiltCleared,
+    TiltRaised,
+    WagerPlaced,
+    WagerReturned,
+)
+from controller.games.base import CardDue, Game, GameRound, Refusal, RoundLedger, Settlement
+from controller.games.base import DecisionDue as DecisionDueState
+from controller.limits import TableLimits
+
+
+class SeatMeters:
+    """Per-seat accounting meters (gaming standards' soft meters)."""
+
+    __slots__ = ("credits_in", "credits_out", "wagered", "won", "lost", "rounds")
+
+    def __init__(self) -> None:
+        self.credits_in = self.credits_out = self.wagered = self.won = self.lost = self.rounds = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+class Tilt:
+    """A halt of play that only the dealer can resolve."""
+
+    __slots__ = ("reason", "card", "detail")
+
+    def __init__(self, reason: str, card: Any, detail: str) -> None:
+        self.reason = reason
+        self.card = card
+        self.detail = detail
+
+
+class Table:
+    """One table: seats, credits, the round in play, the shoe, the game."""
+
+    def __init__(self, game: Game, limits: TableLimits | None = None) -> None:
+        self.game = game
+        self.limits = limits or TableLimits(seats=game.default_seats)
+        self.round_no = 0
+        self.phase = "idle"  # idle | betting | dealing
+        self.credits: dict[int, int] = {}
+        self.meters: dict[int, SeatMeters] = {}
+        self.house_net = 0
+        self.rounds_settled = 0
+        self.rounds_voided = 0
+        self.chosen: dict[int, dict[str, int]] = {}  # pre-deal wagers as chosen, per seat
+        self.staked: dict[tuple[int, str], int] = {}  # what is debited this round
+        self.round: GameRound | None = None
+        self.composition = ShoeComposition(game.decks)
+        self.tilt: Tilt | None = None
+        self.burn_next = False
+        self._last_due: object = None
+        self._handlers: dict[str, Callable[[Any], list[Event]]] = {
+            "new_shoe": self._new_shoe,
+            "open_betting": self._open_betting,
+            "close_betting": self._close_betting,
+            "place_wager": self._place_wager,
+            "cancel_wager": self._cancel_wager,
+            "card": self._card,
+            "declare_burn": self._declare_burn,
+            "decision": self._decision,
+            "void": self._void,
+            "clear_tilt": self._clear_tilt,
+            "credit_in": self._credit_in,
+            "credit_out": self._credit_out,
+            "set_dp": self._set_dp,
+        }
+
+    # ----------------------------------------------------------------- API
+    def apply(self, inp: I.Input) -> list[Event]:
+        """Apply one input; a refused input yields one ``refused`` event and changes nothing."""
+        try:
+            return self._handlers[inp.kind](inp)
+        except Refusal as refusal:
+            return [InputRefused(inp.to_dict(), str(refusal))]
+
+    def due(self) -> CardDue | DecisionDueState | None:
+        """What the round in play waits for (``None`` outside dealing or when tilted)."""
+        if self.phase != "dealing" or self.round is None or self.tilt is not None:
+            return None
+        return self.round.due()
+
+    def seated(self) -> list[int]:
+        return sorted(self.credits)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole table state as JSON-able data (for late-joining displays)."""
+        due = self.due()
+        return {
+            "game": self.game.name,
+            "round": self.round_no,
+            "phase": self.phase,
+            "limits": self.limits.model_dump(),
+            "credits": {str(s): c for s, c in sorted(self.credits.items())},
+            "wagers": [
+                {"seat": s, "spot": p, "amount": a} for (s, p), a in sorted(self.staked.items())
+            ],
+            "due": _due_dict(due),
+            "tilt": None
+            if self.tilt is None
+            else {"reason": self.tilt.reason, "card": self.tilt.card.code, "detail": self.tilt.detail},
+            "burn_next": self.burn_next,
+            "shoe": self.composition.to_dict(),
+            "round_view": self.round.view() if self.round is not None else {},
+            "game_state": self.game.view(),
+            "meters": self.meters_dict(),
+        }
+
+    def meters_dict(self) -> dict[str, Any]:
+        return {
+            "table": {
+                "rounds_settled": self.rounds_settled,
+                "rounds_voided": self.rounds_voided,
+                "house_net": self.house_net,
+            },
+            "seats": {str(s): m.to_dict() for s, m in sorted(self.meters.items())},
+        }
+
+    # ------------------------------------------------------------- helpers
+    def _check_seat(self, seat: int) -> None:
+        if not 1 <= seat <= self.limits.seats:
+            raise Refusal(f"no seat {seat}: this table has seats 1..{self.limits.seats}")
+
+    def _check_not_tilted(self) -> None:
+        if self.tilt is not None:
+            raise Refusal(
+                f"table is tilted ({self.tilt.reason}: {self.tilt.card.code}); "
+                "declare a burn, clear the tilt or void the round first"
+            )
+
+    def _credits_view(self) -> dict[str, int]:
+        return {str(s): c for s, c in sorted(self.credits.items())}
+
+    # ------------------------------------------------------------ handlers
+    def _new_shoe(self, inp: I.NewShoe) -> list[Event]:
+        self._check_not_tilted()
+        if self.phase == "dealing":
+            raise Refusal("cannot start a new shoe while a round is being dealt")
+        self.composition.shuffle()
+        self.burn_next = False
+        return [ShoeShuffled(self.composition.decks)]
+
+    def _open_betting(self, inp: I.OpenBetting) -> list[Event]:
+        self._check_not_tilted()
+        if self.phase != "idle":
+            raise Refusal(f"betting cannot open: the table is {self.phase}")
+        self.round_no += 1
+        self.phase = "betting"
+        self.chosen = {}
+        self.staked = {}
+        return [BettingOpened(self.round_no)]
+
+    def _place_wager(self, inp: I.PlaceWager) -> list[Event]:
+        seat, spot, amount = inp.seat, inp.spot, inp.amount
+        if self.phase != "betting":
+            raise Refusal("betting is not open")
+        self._check_seat(seat)
+        if seat not in self.credits:
+            raise Refusal(f"seat {seat} is not seated (no credits)")
+        if spot not in self.game.bet_spots:
+            raise Refusal(f"{self.game.name} has no spot {spot!r}; spots: {', '.join(self.game.bet_spots)}")
+        if amount <= 0:
+            raise Refusal(f"a wager must be positive, not {amount}")
+        lim = self.limits
+        current = self.chosen.get(seat, {})
+        total = current.get(spot, 0) + amount
+        if total % lim.unit:
+            raise Refusal(f"{spot} wager {total} is not a multiple of the unit {lim.unit}")
+        if total < lim.min_bet:
+            raise Refusal(f"{spot} wager {total} is below the table minimum {lim.min_bet}")
+        if total > lim.max_bet:
+            raise Refusal(f"{spot} wager {total} is over the table maximum {lim.max_bet}")
+        new_bets = dict(current)
+        new_bets[spot] = total
+        self.game.check_bets(seat, new_bets, lim)
+        before = self.game.with_derived(current)
+        after = self.game.with_derived(new_bets)
+        cost = sum(after.values()) - sum(before.values())
+        if cost > self.credits[seat]:
+            raise Refusal(
+                f"seat {seat} has {self.credits[seat]} credits, the wager needs {cost}"
+            )
+        self.credits[seat] -= cost
+        self.chosen[seat] = new_bets
+        events: list[Event] = []
+        for name, value in after.items():
+            if before.get(name) != value:
+                self.staked[(seat, name)] = value
+                events.append(WagerPlaced(self.round_no, seat, name, value, self.credits[seat]))
+        return events
+
+    def _cancel_wager(self, inp: I.CancelWager) -> list[Event]:
+        seat, spot = inp.seat, inp.spot
+        if self.phase != "betting":
+            raise Refusal("betting is not open: wagers cannot be taken back")
+        current = self.chosen.get(seat, {})
+        if spot not in current:
+            raise Refusal(f"seat {seat} has no wager on {spot!r}")
+        new_bets = {k: v for k, v in current.items() if k != spot}
+        before = self.game.with_derived(current)
+        after = self.game.with_derived(new_bets)
+        events: list[Event] = []
+        for name, value in before.items():
+            back = value - after.get(name, 0)
+            if back:
+                self.credits[seat] += back
+                if name in after:
+                    self.staked[(seat, name)] = after[name]
+                else:
+                    del self.staked[(seat, name)]
+                events.append(
+                    WagerReturned(self.round_no, seat, name, back, self.credits[seat], "cancelled")
+                )
+        if new_bets:
+            self.chosen[seat] = new_bets
+        else:
+            del self.chosen[seat]
+        return events
+
+    def _close_betting(self, inp: I.CloseBetting) -> list[Event]:
+        self._check_not_tilted()
+        if self.phase != "betting":
+            raise Refusal("betting is not open")
+        events: list[Event] = []
+        playing = sorted(self.chosen)
+        self.game.check_close(playing)
+        for seat in list(playing):
+            why = self.game.playable(seat, self.chosen[seat])
+            if why is not None:
+                playing.remove(seat)
+                events.extend(self._return_seat(seat, why))
+        self.phase = "dealing"
+        events.append(BettingClosed(self.round_no, playing))
+        ledger = RoundLedger(self.round_no, self.staked, self.credits)
+        if not self.staked and not self.game.deals_without_wagers:
+            self.round = None
+            events.extend(self._settle([], {}))
+            return events
+        self.round = self.game.new_round(ledger)
+        events.extend(self.round.start())
+        events.extend(self._after_step())
+        return events
+
+    def _return_seat(self, seat: int, why: str) -> list[Event]:
+        events: list[Event] = []
+        for name in sorted(self.game.with_derived(self.chosen[seat])):
+            amount = self.staked.pop((seat, name))
+            self.credits[seat] += amount
+            events.append(WagerReturned(self.round_no, seat, name, amount, self.credits[seat], why))
+        del self.chosen[seat]
+        return events
+
+    def _card(self, inp: I.CardSeen) -> list[Event]:
+        card = inp.card
+        if self.tilt is not None:
+            raise Refusal(
+                f"card {card.code} refused: table is tilted ({self.tilt.reason}: {self.tilt.card.code})"
+            )
+        if not self.composition.is_possible(card):
+            self.tilt = Tilt(
+                "impossible_card",
+                card,
+                f"{card.code} seen {self.composition.seen(card) + 1} times in a "
+                f"{self.composition.decks}-deck shoe",
+            )
+            return [TiltRaised(self.round_no, "impossible_card", card.code, self.tilt.detail)]
+        if inp.burn or self.burn_next:
+            self.composition.see(card, burn=True)
+            why = "shoe" if inp.burn else "dealer"
+            self.burn_next = False
+            return [CardBurned(self.round_no, card.code, why)]
+        due = self.due()
+        if not isinstance(due, CardDue):
+            waiting = "no round is being dealt" if due is None else "a decision is due"
+            self.tilt = Tilt("card_not_due", card, f"{card.code} arrived when no card was due ({waiting})")
+            return [TiltRaised(self.round_no, "card_not_due", card.code, self.tilt.detail)]
+        assert self.round is not None
+        self.composition.see(card)
+        events = self.round.on_card(card)
+        events.extend(self._after_step())
+        return events
+
+    def _declare_burn(self, inp: I.DeclareBurn) -> list[Event]:
+        if self.tilt is not None:
+            if self.tilt.reason != "card_not_due":
+                raise Refusal(f"an {self.tilt.reason} cannot be burned: clear the tilt or void the round")
+            card = self.tilt.card
+            self.tilt = None
+            self.composition.see(card, burn=True)
+            events: list[Event] = [
+                CardBurned(self.round_no, card.code, "dealer"),
+                TiltCleared(self.round_no, "burn"),
+            ]
+            self._last_due = None
+            events.extend(self._after_step())
+            return events
+        if self.burn_next:
+            raise Refusal("a burn is already declared for the next card")
+        self.burn_next = True
+        return [BurnDeclared(self.round_no)]
+
+    def _clear_tilt(self, inp: I.ClearTilt) -> list[Event]:
+        if self.tilt is None:
+            raise Refusal("the table is not tilted")
+        if self.tilt.reason != "impossible_card":
+            raise Refusal("a card that was not due must be declared a burn, or the round voided")
+        self.tilt = None
+        self._last_due = None
+        events: list[Event] = [TiltCleared(self.round_no, "cleared")]
+        events.extend(self._after_step())
+        return events
+
+    def _decision(self, inp: I.Decision) -> list[Event]:
+        self._check_not_tilted()
+        if self.phase != "dealing" or self.round is None:
+            raise Refusal("no round is in play")
+        due = self.round.due()
+        if not isinstance(due, DecisionDueState):
+            raise Refusal("no decision is due: the round waits for a card" if due else "the round is over")
+        legal = due.choices.get(inp.seat)
+        if legal is None:
+            seats = ", ".join(str(s) for s in due.choices)
+            raise Refusal(f"seat {inp.seat} is not to act; waiting for seat {seats}")
+        if inp.action not in legal:
+            raise Refusal(f"{inp.action!r} is not legal for seat {inp.seat} now; legal: {', '.join(legal)}")
+        events: list[Event] = [DecisionMade(self.round_no, inp.seat, inp.action, inp.amount)]
+        events.extend(self.round.on_decision(inp.seat, inp.action, inp.amount))
+        events.extend(self._after_step())
+        return events
+
+    def _after_step(self) -> list[Event]:
+        """After a card or decision: announce a new decision, or settle a finished round."""
+        rnd = self.round
+        if rnd is None:
+            return []
+        if rnd.finished:
+            return self._settle(rnd.settlements(), rnd.result())
+        due = rnd.due()
+        if isinstance(due, DecisionDueState):
+            if due != self._last_due:
+                self._last_due = due
+                return [
+                    DecisionDue(
+                        self.round_no, {str(s): list(acts) for s, acts in sorted(due.choices.items())}
+                    )
+                ]
+        else:
+            self._last_due = None
+        return []
+
+    def _settle(self, lines: list[Settlement], result: dict[str, Any]) -> list[Event]:
+        staked = self.staked
+        seen: set[tuple[int, str]] = set()
+        total = 0
+        for line in lines:
+            key = (line.seat, line.spot)
+            seen.add(key)
+            total += line.net
+            stake = staked.get(key)
+            if stake is not None:
+                if stake != line.stake:
+                    raise AssertionError(f"settlement of {key} has stake {line.stake}, staked {stake}")
+                self.credits[line.seat] += stake + line.net
+            else:
+                self.credits[line.seat] += line.net
+            meters = self.meters[line.seat]
+            if stake is not None:
+                meters.wagered += stake
+            if line.net > 0:
+                meters.won += line.net
+            elif line.net < 0:
+                meters.lost -= line.net
+        missing = set(staked) - seen
+        if missing:
+            raise AssertionError(f"wagers without a settlement line: {sorted(missing)}")
+        for seat in {s for s, _ in staked}:
+            self.meters[seat].rounds += 1
+        house = -total
+        self.house_net += house
+        self.rounds_settled += 1
+        lines.sort(key=lambda s: (s.seat, s.spot))
+        events: list[Event] = []
+        if result:
+            events.append(RoundResult(self.round_no, self.game.name, result))
+        events.append(
+            RoundSettled(
+                self.round_no,
+                self.game.name,
+                [s.to_dict() for s in lines],
+                house,
+                self._credits_view(),
+            )
+        )
+        self._end_round()
+        events.extend(self.game.after_round(self.seated()))
+        return events
+
+    def _end_round(self) -> None:
+        self.phase = "idle"
+        self.round = None
+        self.chosen = {}
+        self.staked = {}
+        self._last_due = None
+
+    def _void(self, inp: I.VoidRound) -> list[Event]:
+        events: list[Event] = []
+        if self.tilt is not None:
+            if self.tilt.reason == "card_not_due":
+                # The card is out of the shoe: count it so the composition stays true.
+                self.composition.see(self.tilt.card, burn=True)
+                events.append(CardBurned(self.round_no, self.tilt.card.code, "dealer"))
+            self.tilt = None
+            events.append(TiltCleared(self.round_no, "void"))
+        if self.phase == "idle":
+            if not events:
+                raise Refusal("there is no round to void")
+            return events
+        lines = []
+        for (seat, spot), amount in sorted(self.staked.items()):
+            self.credits[seat] += amount
+            lines.append(Settlement(seat, spot, amount, 0).to_dict())
+        self.rounds_voided += 1
+        events.append(RoundVoided(self.round_no, self.game.name, lines, self._credits_view()))
+        self._end_round()
+        return events
+
+    def _credit_in(self, inp: I.CreditIn) -> list[Event]:
+        self._check_seat(inp.seat)
+        if inp.amount < 0:
+            raise Refusal(f"credit in must not be negative, not {inp.amount}")
+        self.credits[inp.seat] = self.credits.get(inp.seat, 0) + inp.amount
+        meters = self.meters.setdefault(inp.seat, SeatMeters())
+        meters.credits_in += inp.amount
+        return [CreditChanged(inp.seat, "in", inp.amount, self.credits[inp.seat])]
+
+    def _credit_out(self, inp: I.CreditOut) -> list[Event]:
+        self._check_seat(inp.seat)
+        have = self.credits.get(inp.seat)
+        if have is None:
+            raise Refusal(f"seat {inp.seat} is not seated")
+        if inp.amount <= 0:
+            raise Refusal(f"credit out must be positive, not {inp.amount}")
+        if inp.amount > have:
+            raise Refusal(f"seat {inp.seat} has {have} credits, cannot pay out {inp.amount}")
+        if self.phase == "dealing":
+            raise Refusal("credits cannot be paid out while a round is being dealt")
+        self.credits[inp.seat] = have - inp.amount
+        self.meters[inp.seat].credits_out += inp.amount
+        return [CreditChanged(inp.seat, "out", inp.amount, self.credits[inp.seat])]
+
+    def _set_dp(self, inp: I.SetDesignatedPlayer) -> list[Event]:
+        self._check_seat(inp.seat)
+        if inp.seat not in self.credits:
+            raise Refusal(f"seat {inp.seat} is not seated")
+        if self.phase == "dealing":
+            raise Refusal("the Designated Player cannot change while a round is being dealt")
+        if inp.seat in self.chosen:
+            raise Refusal(f"seat {inp.seat} has wagers this round and cannot be the Designated Player")
+        return self.game.set_designated_player(inp.seat, self.seated())
+
+
+def _due_dict(due: CardDue | DecisionDueState | None) -> dict[str, Any] | None:
+    if isinstance(due, CardDue):
+        return {"card": due.hand}
+    if isinstance(due, DecisionDueState):
+        return {"decision": {str(s): list(a) for s, a in sorted(due.choices.items())}}
+    return None
