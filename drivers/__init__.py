@@ -1,1 +1,1 @@
-"""Device drivers: a pure codec and a thin transport per device, so the wire format is testable without hardware."""
+"""Device drivers: a pure codec and a thin transport each, so wire formats are testable without hardware."""
