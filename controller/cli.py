@@ -3,10 +3,31 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
 from controller.tools import scenario_cmd
+
+#: ``croupier math GAME``: exact par sheets. Each module has
+#: ``add_arguments(parser)`` and ``run(args) -> int``.
+MATH_TOOLS: dict[str, str] = {
+    "baccarat": "controller.tools.baccarat_math",
+}
+
+#: ``croupier simulate GAME``: play many rounds through the real engine.
+SIMULATE_TOOLS: dict[str, str] = {
+    "baccarat": "controller.tools.baccarat_sim",
+}
+
+
+def _add_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser], tools: dict[str, str]) -> None:
+    for game, module_name in tools.items():
+        module = importlib.import_module(module_name)
+        doc = (module.__doc__ or "").strip().splitlines()
+        p = sub.add_parser(game, help=doc[0] if doc else game, description=module.__doc__)
+        module.add_arguments(p)
+        p.set_defaults(func=module.run)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,6 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("scenario", help="run a scenario file through the rules engine")
     scenario_cmd.add_arguments(p)
     p.set_defaults(func=scenario_cmd.run)
+
+    p = sub.add_parser("math", help="exact probabilities and house edges (par sheets)")
+    _add_tools(p.add_subparsers(dest="game", required=True, metavar="GAME"), MATH_TOOLS)
+
+    p = sub.add_parser("simulate", help="play many rounds through the real engine and report returns")
+    _add_tools(p.add_subparsers(dest="game", required=True, metavar="GAME"), SIMULATE_TOOLS)
     return parser
 
 
