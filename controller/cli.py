@@ -7,7 +7,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from controller.tools import scenario_cmd
+from controller.tools import demo, scenario_cmd
 
 #: ``croupier math GAME``: exact par sheets. Each module has
 #: ``add_arguments(parser)`` and ``run(args) -> int``.
@@ -39,6 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("scenario", help="run a scenario file through the rules engine")
     scenario_cmd.add_arguments(p)
     p.set_defaults(func=scenario_cmd.run)
+
+    p = sub.add_parser("demo", help="a simulated Baccarat table dealt live in the terminal")
+    demo.add_arguments(p)
+    p.set_defaults(func=demo.run)
 
     p = sub.add_parser("math", help="exact probabilities and house edges (par sheets)")
     _add_tools(p.add_subparsers(dest="game", required=True, metavar="GAME"), MATH_TOOLS)
