@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from controller.games.baccarat import Baccarat
 from controller.games.base import Game
+from controller.games.one_card_poker import OneCardPoker
 
 GAMES: dict[str, type[Game]] = {
     Baccarat.name: Baccarat,
+    OneCardPoker.name: OneCardPoker,
 }
 
 
