@@ -5,10 +5,12 @@ from __future__ import annotations
 from controller.games.baccarat import Baccarat
 from controller.games.base import Game
 from controller.games.one_card_poker import OneCardPoker
+from controller.games.swap_hand import SwapHand
 
 GAMES: dict[str, type[Game]] = {
     Baccarat.name: Baccarat,
     OneCardPoker.name: OneCardPoker,
+    SwapHand.name: SwapHand,
 }
 
 
