@@ -13,6 +13,7 @@ from controller.tools import demo, scenario_cmd
 #: ``add_arguments(parser)`` and ``run(args) -> int``.
 MATH_TOOLS: dict[str, str] = {
     "baccarat": "controller.tools.baccarat_math",
+    "one_card_poker": "controller.tools.one_card_poker_math",
 }
 
 #: ``croupier simulate GAME``: play many rounds through the real engine.
