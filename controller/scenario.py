@@ -241,7 +241,8 @@ def play_round(table: Table, spec: RoundSpec, round_no: int, first: bool) -> Ite
             if event.event == "refused":
                 raise ScenarioError(round_no, event.to_dict()["reason"])
             if event.event == "tilt":
-                raise ScenarioError(round_no, f"tilt: {event.to_dict()['detail']}")
+                tilt = event.to_dict()
+                raise ScenarioError(round_no, f"tilt ({tilt['reason']}): {tilt['detail']}")
 
 
 def run_scenario(scenario: Scenario) -> Iterator[Event]:

@@ -1,0 +1,215 @@
+"""The table's lifecycle, wagers, tilts and voids: every refusal has a reason and changes nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from controller import inputs as I
+from controller.cards import parse_card
+from controller.games.baccarat import Baccarat, BaccaratOptions
+from controller.limits import TableLimits
+from controller.table import Table
+from tests.helpers import baccarat_table, deal, names
+
+
+def state(table: Table) -> str:
+    return json.dumps(table.snapshot(), sort_keys=True)
+
+
+def refused(table: Table, inp: I.Input, reason: str) -> None:
+    """``inp`` is refused with a reason containing ``reason`` and the table does not change."""
+    before = state(table)
+    events = table.apply(inp)
+    assert names(events) == ["refused"], events
+    assert reason in events[0].to_dict()["reason"]
+    assert events[0].to_dict()["input"] == inp.to_dict()
+    assert state(table) == before
+
+
+def open_with(table: Table, bets: list[tuple[int, str, int]]) -> None:
+    table.apply(I.OpenBetting())
+    for seat, spot, amount in bets:
+        assert names(table.apply(I.PlaceWager(seat, spot, amount))) == ["wager_placed"]
+
+
+@pytest.mark.parametrize(
+    ("seat", "spot", "amount", "reason"),
+    [
+        (1, "player", 50, "not a multiple of the unit"),
+        (1, "player", 150, "not a multiple of the unit"),
+        (1, "banker", 2_000_000, "over the table maximum"),
+        (1, "tie", 0, "must be positive"),
+        (1, "dragon", 100, "no spot 'dragon'"),
+        (9, "player", 100, "no seat 9"),
+        (4, "player", 100, "not seated"),
+        (2, "player", 200_000, "has 100000 credits"),
+    ],
+)
+def test_bad_wagers_are_refused_with_reasons(seat: int, spot: str, amount: int, reason: str) -> None:
+    table = baccarat_table()
+    table.apply(I.OpenBetting())
+    refused(table, I.PlaceWager(seat, spot, amount), reason)
+
+
+def test_below_minimum_is_refused() -> None:
+    limits = TableLimits(min_bet=500)
+    table = Table(Baccarat(BaccaratOptions()), limits)
+    table.apply(I.CreditIn(1, 10_000))
+    table.apply(I.OpenBetting())
+    refused(table, I.PlaceWager(1, "player", 400), "below the table minimum 500")
+
+
+def test_player_and_banker_together_is_refused() -> None:
+    table = baccarat_table()
+    open_with(table, [(1, "player", 100)])
+    refused(table, I.PlaceWager(1, "banker", 100), "Player and Banker")
+
+
+def test_wager_outside_betting_is_refused() -> None:
+    table = baccarat_table()
+    refused(table, I.PlaceWager(1, "player", 100), "betting is not open")
+    open_with(table, [(1, "player", 100)])
+    table.apply(I.CloseBetting())
+    refused(table, I.PlaceWager(1, "tie", 100), "betting is not open")
+    refused(table, I.CancelWager(1, "player"), "betting is not open")
+
+
+def test_wagers_add_up_and_cancel_returns_them() -> None:
+    table = baccarat_table()
+    open_with(table, [(1, "player", 100), (1, "player", 200)])
+    assert table.staked == {(1, "player"): 300}
+    assert table.credits[1] == 99_700
+    events = table.apply(I.CancelWager(1, "player"))
+    assert [e.to_dict()["amount"] for e in events] == [300]
+    assert table.credits[1] == 100_000 and table.staked == {}
+    refused(table, I.CancelWager(1, "player"), "no wager")
+
+
+def test_card_when_none_is_due_tilts_until_declared_a_burn() -> None:
+    table = baccarat_table()
+    events = deal(table, "5D")  # between rounds
+    assert names(events) == ["tilt"]
+    assert events[0].to_dict()["reason"] == "card_not_due"
+    refused(table, I.OpenBetting(), "tilted")
+    refused(table, I.CardSeen(parse_card("6D")), "tilted")
+    events = table.apply(I.DeclareBurn())
+    assert names(events) == ["card_burned", "tilt_cleared"]
+    assert table.composition.burned == 1
+    assert names(table.apply(I.OpenBetting())) == ["betting_opened"]
+
+
+def test_extra_card_after_the_coup_tilts_and_nothing_more_is_settled() -> None:
+    table = baccarat_table()
+    open_with(table, [(1, "player", 1000)])
+    table.apply(I.CloseBetting())
+    events = deal(table, "9C 9D KH KS")  # natural: settled on the 4th card
+    assert names(events)[-1] == "round_settled"
+    credits = dict(table.credits)
+    events = deal(table, "2C")
+    assert names(events) == ["tilt"]
+    assert table.credits == credits
+
+
+def test_card_while_a_round_is_tilted_then_void_returns_every_wager() -> None:
+    table = baccarat_table()
+    open_with(table, [(1, "player", 1000), (2, "banker", 500), (2, "tie", 100)])
+    table.apply(I.CloseBetting())
+    deal(table, "2C 3C")
+    table.apply(I.DeclareBurn())
+    deal(table, "4C")  # a declared burn mid-round is fine
+    assert table.composition.burned == 1
+    events = table.apply(I.VoidRound())
+    assert names(events) == ["round_voided"]
+    voided = events[0].to_dict()
+    assert {(s["seat"], s["spot"], s["net"]) for s in voided["settlements"]} == {
+        (1, "player", 0), (2, "banker", 0), (2, "tie", 0)
+    }
+    assert table.credits == {1: 100_000, 2: 100_000, 3: 100_000}
+    assert table.phase == "idle"
+    refused(table, I.VoidRound(), "no round to void")
+
+
+def test_impossible_card_halts_without_using_the_card() -> None:
+    table = baccarat_table(decks=1)
+    open_with(table, [(1, "player", 1000)])
+    table.apply(I.CloseBetting())
+    deal(table, "AS 2S")
+    events = deal(table, "AS")  # a second ace of spades from a one-deck shoe
+    assert names(events) == ["tilt"]
+    assert events[0].to_dict()["reason"] == "impossible_card"
+    assert table.composition.seen(parse_card("AS")) == 1
+    refused(table, I.Decision(1, "hit"), "tilted")
+    refused(table, I.DeclareBurn(), "cannot be burned")
+    assert names(table.apply(I.ClearTilt())) == ["tilt_cleared"]
+    events = deal(table, "9S KH")  # Banker natural 9 ends the coup
+    assert names(events)[-1] == "round_settled"
+    assert table.snapshot()["shoe"]["dealt"] == 4
+
+
+def test_decision_in_baccarat_is_refused() -> None:
+    table = baccarat_table()
+    open_with(table, [(1, "player", 1000)])
+    table.apply(I.CloseBetting())
+    refused(table, I.Decision(1, "hit"), "no decision is due")
+
+
+def test_lifecycle_refusals() -> None:
+    table = baccarat_table()
+    refused(table, I.SetDesignatedPlayer(1), "no Designated Player")
+    refused(table, I.CloseBetting(), "betting is not open")
+    table.apply(I.OpenBetting())
+    refused(table, I.OpenBetting(), "betting cannot open")
+    table.apply(I.CloseBetting())
+    refused(table, I.NewShoe(), "while a round is being dealt")
+    refused(table, I.CreditOut(1, 100), "while a round is being dealt")
+
+
+def test_baccarat_round_is_dealt_with_no_wagers() -> None:
+    table = baccarat_table()
+    table.apply(I.OpenBetting())
+    table.apply(I.CloseBetting())
+    events = deal(table, "9C 9D KH KS")
+    settled = events[-1].to_dict()
+    assert settled["settlements"] == [] and settled["house_net"] == 0
+
+
+def test_credits_and_meters() -> None:
+    table = baccarat_table({1: 1000})
+    refused(table, I.CreditOut(1, 1001), "cannot pay out")
+    refused(table, I.CreditIn(1, -5), "must not be negative")
+    table.apply(I.CreditOut(1, 400))
+    open_with(table, [(1, "banker", 500)])
+    table.apply(I.CloseBetting())
+    deal(table, "2C 3C 9H KH")  # banker natural 9
+    meters = table.meters_dict()
+    assert meters["seats"]["1"] == {
+        "credits_in": 1000, "credits_out": 400, "wagered": 500, "won": 475, "lost": 0, "rounds": 1
+    }
+    assert meters["table"] == {"rounds_settled": 1, "rounds_voided": 0, "house_net": -475}
+    assert table.credits[1] == 1075
+
+
+def test_inputs_round_trip_through_json() -> None:
+    for inp in [
+        I.PlaceWager(1, "tie", 100), I.CardSeen(parse_card("10h"), burn=True), I.Decision(2, "bet", 2000),
+        I.Decision(3, "hit"), I.VoidRound(), I.SetDesignatedPlayer(4), I.CreditOut(1, 5),
+    ]:
+        assert I.input_from_dict(json.loads(json.dumps(inp.to_dict()))) == inp
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        ({"input": "teleport"}, "unknown input"),
+        ({"input": "card", "card": "ZZ"}, "field 'card'"),
+        ({"input": "place_wager", "seat": "1", "spot": "tie", "amount": 1}, "'seat' must be an integer"),
+        ({"input": "decision", "seat": 1}, "missing field 'action'"),
+        ({"input": "void", "extra": 1}, "unknown field 'extra'"),
+        ([1, 2], "JSON object"),
+    ],
+)
+def test_bad_serialised_inputs_name_the_field(data: object, reason: str) -> None:
+    with pytest.raises(I.InputError, match=reason):
+        I.input_from_dict(data)  # type: ignore[arg-type]
