@@ -91,9 +91,7 @@ class Strategy:
 #: units and is even (symmetric); a decline pays half; a surrender takes half
 #: (exactly half: a primary of whole units of 100 is even).
 STRATEGIES = (
-    Strategy(
-        "optimal", "tied players always extend and the DP always matches (best for both)", Fraction(0)
-    ),
+    Strategy("optimal", "tied players always extend and the DP always matches (best for both)", Fraction(0)),
     Strategy("decline", "tied players always extend and the DP always declines", Fraction(-1, 2)),
     Strategy("surrender", "tied players always surrender", Fraction(1, 2)),
 )
@@ -121,7 +119,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tie-pays", default="10:1", help="Tie wager odds n:1 (default '10:1')")
     parser.add_argument("--fee", type=int, default=0, help="DP fee per dealt round, minor units (default 0)")
     parser.add_argument(
-        "--action", type=int, default=1000,
+        "--action",
+        type=int,
+        default=1000,
         help="primary action the DP banks per round, minor units, to express the fee per unit (default 1000)",
     )
 
@@ -151,8 +151,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"  P(player higher)            {_frac(higher, den)}")
     print(f"  P(player lower)             {_frac(lower, den)}")
     print(f"  P(tie)                      {_frac(tie, den)}")
-    print(f"  first War pair after a tie: higher {float(war_h):.4f}, lower {float(war_l):.4f}, "
-          f"tie again {float(war_t):.4f} (higher == lower: {war_h == war_l})")
+    print(
+        f"  first War pair after a tie: higher {float(war_h):.4f}, lower {float(war_l):.4f}, "
+        f"tie again {float(war_t):.4f} (higher == lower: {war_h == war_l})"
+    )
     print(f"Tie wager at {pays}: house edge {_frac(edge, den)} ({float(edge) * 100:.2f} %)")
     print("  (it wins whenever the first cards tie: a surrender keeps it unless tie_requires_extend,")
     print("   and under tie_requires_extend a tied player extends anyway, as below)")
@@ -162,8 +164,10 @@ def run(args: argparse.Namespace) -> int:
     fee_per_unit = Fraction(args.fee, args.action)
     best = dp_expectation(d, STRATEGIES[0])
     print(f"  with a fee of {args.fee} per dealt round and {args.action} of primary action banked:")
-    print(f"  optimal    {_frac(best - fee_per_unit, den)} per unit "
-          f"({float((best - fee_per_unit) * args.action):.2f} per round)")
+    print(
+        f"  optimal    {_frac(best - fee_per_unit, den)} per unit "
+        f"({float((best - fee_per_unit) * args.action):.2f} per round)"
+    )
     print("Assumptions: the Tie wager is banked by the house (tie_banker house); with tie_banker dp the")
     print("DP also gains the Tie wager's edge above per unit of Tie wager. Every extension is fundable;")
     print("primaries are whole units (even), so a surrender or decline moves exactly half.")
