@@ -84,6 +84,8 @@ class Table:
         self.tilt: Tilt | None = None
         self.burn_next = False
         self._last_due: object = None
+        # Most games stake exactly what is chosen; only those that add wagers pay for the general path.
+        self._derives = type(game).with_derived is not Game.with_derived
         self._handlers: dict[str, Callable[[Any], list[Event]]] = {
             "new_shoe": self._new_shoe,
             "open_betting": self._open_betting,
@@ -206,14 +208,16 @@ class Table:
             raise Refusal(f"{spot} wager {total} is over the table maximum {lim.max_bet}")
         new_bets = dict(current)
         new_bets[spot] = total
-        self.game.check_bets(seat, new_bets, lim)
-        before = self.game.with_derived(current)
-        after = self.game.with_derived(new_bets)
-        cost = sum(after.values()) - sum(before.values())
+        game = self.game
+        game.check_bets(seat, new_bets, lim)
+        if self._derives:
+            before = game.with_derived(current)
+            after = game.with_derived(new_bets)
+            cost = sum(after.values()) - sum(before.values())
+        else:
+            before, after, cost = current, {spot: total}, amount
         if cost > self.credits[seat]:
-            raise Refusal(
-                f"seat {seat} has {self.credits[seat]} credits, the wager needs {cost}"
-            )
+            raise Refusal(f"seat {seat} has {self.credits[seat]} credits, the wager needs {cost}")
         self.credits[seat] -= cost
         self.chosen[seat] = new_bets
         events: list[Event] = []

@@ -59,7 +59,7 @@ _BANKER = CardDue("banker")
 class BaccaratRound(GameRound):
     """One coup: four cards in deal order, then the tableau's third cards."""
 
-    __slots__ = ("game", "player", "banker", "_next", "natural")
+    __slots__ = ("game", "player", "banker", "_next", "natural", "pscore", "bscore")
 
     def __init__(self, game: Baccarat, ledger: RoundLedger) -> None:
         super().__init__(ledger)
@@ -68,6 +68,8 @@ class BaccaratRound(GameRound):
         self.banker: list[Card] = []
         self._next: CardDue | None = game.first_four[0]
         self.natural = False
+        self.pscore = 0  # running scores: the tableau reads them after every card
+        self.bscore = 0
 
     def due(self) -> Due:
         return self._next
@@ -77,8 +79,10 @@ class BaccaratRound(GameRound):
         player, banker = self.player, self.banker
         if hand is _PLAYER:
             player.append(card)
+            self.pscore = (self.pscore + VALUE[card.rank_value]) % 10
         else:
             banker.append(card)
+            self.bscore = (self.bscore + VALUE[card.rank_value]) % 10
         n = len(player) + len(banker)
         if n < 4:
             self._next = self.game.first_four[n]
@@ -90,7 +94,7 @@ class BaccaratRound(GameRound):
 
     def _third_card_rule(self) -> CardDue | None:
         p, b = self.player, self.banker
-        ps, bs = score(p), score(b)
+        ps, bs = self.pscore, self.bscore
         if len(p) == 2 and len(b) == 2:
             if ps >= 8 or bs >= 8:
                 self.natural = True
@@ -105,7 +109,7 @@ class BaccaratRound(GameRound):
         return None
 
     def winner(self) -> str:
-        ps, bs = score(self.player), score(self.banker)
+        ps, bs = self.pscore, self.bscore
         return "player" if ps > bs else "banker" if bs > ps else "tie"
 
     def result(self) -> dict[str, Any]:
@@ -114,8 +118,8 @@ class BaccaratRound(GameRound):
             "winner": self.winner(),
             "player_cards": [c.code for c in p],
             "banker_cards": [c.code for c in b],
-            "player_score": score(p),
-            "banker_score": score(b),
+            "player_score": self.pscore,
+            "banker_score": self.bscore,
             "natural": self.natural,
             "player_pair": p[0].rank == p[1].rank,
             "banker_pair": b[0].rank == b[1].rank,
