@@ -179,10 +179,9 @@ def is_host_to_shoe(message: Message) -> bool:
 
 
 def _text(value: str, what: str) -> bytes:
-    try:
-        raw = value.encode("ascii")
-    except UnicodeEncodeError:
-        raise PayloadError(f"{what} must be ASCII, got {value!r}") from None
+    if not value.isascii() or not value.isprintable():
+        raise PayloadError(f"{what} must be printable ASCII, got {value!r}")
+    raw = value.encode("ascii")
     if len(raw) > 255:
         raise PayloadError(f"{what} is longer than 255 bytes")
     return raw
