@@ -172,7 +172,8 @@ class RoundVoided(Event):
 class TiltRaised(Event):
     """Play is halted until the dealer resolves it (declare a burn, clear, or void).
 
-    ``reason``: ``card_not_due`` or ``impossible_card``.
+    ``reason``: ``card_not_due``, ``impossible_card`` or ``device_offline``
+    (``card`` is then empty and ``detail`` names the device).
     """
 
     event: ClassVar[str] = "tilt"
@@ -184,7 +185,7 @@ class TiltRaised(Event):
 
 @dataclass(frozen=True, slots=True)
 class TiltCleared(Event):
-    """``how``: ``burn`` (the held card became a burn), ``cleared`` or ``void``."""
+    """``how``: ``burn`` (the held card became a burn), ``cleared``, ``void`` or ``device_back``."""
 
     event: ClassVar[str] = "tilt_cleared"
     round: int
@@ -217,3 +218,13 @@ class DesignatedPlayerSet(Event):
 
     event: ClassVar[str] = "dp_set"
     seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceChanged(Event):
+    """A device went offline or came back (``device``: ``shoe``, ``camera``, ``panel 3``...)."""
+
+    event: ClassVar[str] = "device"
+    device: str
+    online: bool
+    detail: str

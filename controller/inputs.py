@@ -147,11 +147,25 @@ class SetDesignatedPlayer(Input):
     seat: int
 
 
+@dataclass(frozen=True, slots=True)
+class DeviceStatus(Input):
+    """A device (``shoe``, ``camera``, a seat panel) went offline or came back.
+
+    Journaled like any input so that a tilt it caused is still there after a
+    restart, and so that event numbers replay identically.
+    """
+
+    kind: ClassVar[str] = "device"
+    device: str
+    online: bool
+    detail: str = ""
+
+
 INPUT_TYPES: dict[str, type[Input]] = {
     cls.kind: cls
     for cls in (
         NewShoe, OpenBetting, CloseBetting, PlaceWager, CancelWager, CardSeen, DeclareBurn,
-        Decision, VoidRound, ClearTilt, CreditIn, CreditOut, SetDesignatedPlayer,
+        Decision, VoidRound, ClearTilt, CreditIn, CreditOut, SetDesignatedPlayer, DeviceStatus,
     )
 }
 
@@ -185,10 +199,10 @@ def input_from_dict(data: dict[str, Any]) -> Input:
                 pass
             elif not isinstance(value, int) or isinstance(value, bool):
                 raise InputError(f"{kind}: field {name!r} must be an integer, not {value!r}")
-        elif name in ("spot", "action"):
+        elif name in ("spot", "action", "device", "detail"):
             if not isinstance(value, str):
                 raise InputError(f"{kind}: field {name!r} must be a string, not {value!r}")
-        elif name == "burn" and not isinstance(value, bool):
-            raise InputError(f"{kind}: field 'burn' must be true or false, not {value!r}")
+        elif name in ("burn", "online") and not isinstance(value, bool):
+            raise InputError(f"{kind}: field {name!r} must be true or false, not {value!r}")
         kwargs[name] = value
     return cls(**kwargs)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controller import inputs as I
+from controller.cards import Card
 from controller.composition import ShoeComposition
 from controller.events import (
     BettingClosed,
@@ -25,6 +26,7 @@ from controller.events import (
     CreditChanged,
     DecisionDue,
     DecisionMade,
+    DeviceChanged,
     Event,
     InputRefused,
     RoundResult,
@@ -58,7 +60,7 @@ class Tilt:
 
     __slots__ = ("reason", "card", "detail")
 
-    def __init__(self, reason: str, card: Any, detail: str) -> None:
+    def __init__(self, reason: str, card: Card | None, detail: str) -> None:
         self.reason = reason
         self.card = card
         self.detail = detail
@@ -83,6 +85,7 @@ class Table:
         self.composition = ShoeComposition(game.decks)
         self.tilt: Tilt | None = None
         self.burn_next = False
+        self.offline: dict[str, str] = {}  # devices offline now, with why
         self._last_due: object = None
         # Most games stake exactly what is chosen; only those that add wagers pay for the general path.
         self._derives = type(game).with_derived is not Game.with_derived
@@ -100,6 +103,7 @@ class Table:
             "credit_in": self._credit_in,
             "credit_out": self._credit_out,
             "set_dp": self._set_dp,
+            "device": self._device,
         }
 
     # ----------------------------------------------------------------- API
@@ -134,7 +138,8 @@ class Table:
             "due": _due_dict(due),
             "tilt": None
             if self.tilt is None
-            else {"reason": self.tilt.reason, "card": self.tilt.card.code, "detail": self.tilt.detail},
+            else {"reason": self.tilt.reason, "card": _code(self.tilt.card), "detail": self.tilt.detail},
+            "offline": dict(sorted(self.offline.items())),
             "burn_next": self.burn_next,
             "shoe": self.composition.to_dict(),
             "round_view": self.round.view() if self.round is not None else {},
@@ -160,7 +165,7 @@ class Table:
     def _check_not_tilted(self) -> None:
         if self.tilt is not None:
             raise Refusal(
-                f"table is tilted ({self.tilt.reason}: {self.tilt.card.code}); "
+                f"table is tilted ({self.tilt.reason}: {_code(self.tilt.card) or self.tilt.detail}); "
                 "declare a burn, clear the tilt or void the round first"
             )
 
@@ -259,6 +264,9 @@ class Table:
         self._check_not_tilted()
         if self.phase != "betting":
             raise Refusal("betting is not open")
+        if self.offline:
+            device, detail = next(iter(sorted(self.offline.items())))
+            raise Refusal(f"cannot deal: {device} is offline ({detail})")
         events: list[Event] = []
         playing = sorted(self.chosen)
         self.game.check_close(playing)
@@ -292,7 +300,8 @@ class Table:
         card = inp.card
         if self.tilt is not None:
             raise Refusal(
-                f"card {card.code} refused: table is tilted ({self.tilt.reason}: {self.tilt.card.code})"
+                f"card {card.code} refused: table is tilted "
+                f"({self.tilt.reason}: {_code(self.tilt.card) or self.tilt.detail})"
             )
         if not self.composition.is_possible(card):
             self.tilt = Tilt(
@@ -323,6 +332,7 @@ class Table:
             if self.tilt.reason != "card_not_due":
                 raise Refusal(f"an {self.tilt.reason} cannot be burned: clear the tilt or void the round")
             card = self.tilt.card
+            assert card is not None
             self.tilt = None
             self.composition.see(card, burn=True)
             events: list[Event] = [
@@ -340,6 +350,8 @@ class Table:
     def _clear_tilt(self, inp: I.ClearTilt) -> list[Event]:
         if self.tilt is None:
             raise Refusal("the table is not tilted")
+        if self.tilt.reason == "device_offline":
+            raise Refusal(f"{self.tilt.detail}: play resumes when it is back, or void the round")
         if self.tilt.reason != "impossible_card":
             raise Refusal("a card that was not due must be declared a burn, or the round voided")
         self.tilt = None
@@ -443,7 +455,7 @@ class Table:
     def _void(self, inp: I.VoidRound) -> list[Event]:
         events: list[Event] = []
         if self.tilt is not None:
-            if self.tilt.reason == "card_not_due":
+            if self.tilt.reason == "card_not_due" and self.tilt.card is not None:
                 # The card is out of the shoe: count it so the composition stays true.
                 self.composition.see(self.tilt.card, burn=True)
                 events.append(CardBurned(self.round_no, self.tilt.card.code, "dealer"))
@@ -486,6 +498,23 @@ class Table:
         self.meters[inp.seat].credits_out += inp.amount
         return [CreditChanged(inp.seat, "out", inp.amount, self.credits[inp.seat])]
 
+    def _device(self, inp: I.DeviceStatus) -> list[Event]:
+        """A device offline halts a round being dealt (a tilt) until it is back or the round is voided."""
+        events: list[Event] = [DeviceChanged(inp.device, inp.online, inp.detail)]
+        if not inp.online:
+            self.offline[inp.device] = inp.detail or "offline"
+            if self.phase == "dealing" and self.tilt is None:
+                self.tilt = Tilt("device_offline", None, f"{inp.device} offline")
+                events.append(TiltRaised(self.round_no, "device_offline", "", self.tilt.detail))
+            return events
+        self.offline.pop(inp.device, None)
+        if self.tilt is not None and self.tilt.reason == "device_offline" and not self.offline:
+            self.tilt = None
+            self._last_due = None
+            events.append(TiltCleared(self.round_no, "device_back"))
+            events.extend(self._after_step())
+        return events
+
     def _set_dp(self, inp: I.SetDesignatedPlayer) -> list[Event]:
         self._check_seat(inp.seat)
         if inp.seat not in self.credits:
@@ -495,6 +524,10 @@ class Table:
         if inp.seat in self.chosen:
             raise Refusal(f"seat {inp.seat} has wagers this round and cannot be the Designated Player")
         return self.game.set_designated_player(inp.seat, self.seated())
+
+
+def _code(card: Card | None) -> str:
+    return "" if card is None else card.code
 
 
 def _due_dict(due: CardDue | DecisionDueState | None) -> dict[str, Any] | None:

@@ -213,3 +213,28 @@ def test_inputs_round_trip_through_json() -> None:
 def test_bad_serialised_inputs_name_the_field(data: object, reason: str) -> None:
     with pytest.raises(I.InputError, match=reason):
         I.input_from_dict(data)  # type: ignore[arg-type]
+
+
+def test_shoe_offline_mid_round_tilts_and_resumes_when_back() -> None:
+    table = baccarat_table()
+    open_with(table, [(1, "player", 1000)])
+    table.apply(I.CloseBetting())
+    deal(table, "2C 3C")
+    events = table.apply(I.DeviceStatus("shoe", False, "port closed"))
+    assert names(events) == ["device", "tilt"]
+    assert events[1].to_dict()["reason"] == "device_offline"
+    refused(table, I.CardSeen(parse_card("4C")), "tilted")
+    refused(table, I.ClearTilt(), "resumes when it is back")
+    events = table.apply(I.DeviceStatus("shoe", True))
+    assert names(events) == ["device", "tilt_cleared"]
+    assert names(deal(table, "9H KH"))[-1] == "round_settled"
+
+
+def test_shoe_offline_between_rounds_blocks_the_deal_only() -> None:
+    table = baccarat_table()
+    table.apply(I.DeviceStatus("shoe", False, "unplugged"))
+    table.apply(I.OpenBetting())
+    table.apply(I.PlaceWager(1, "player", 100))
+    refused(table, I.CloseBetting(), "shoe is offline (unplugged)")
+    table.apply(I.DeviceStatus("shoe", True))
+    assert names(table.apply(I.CloseBetting())) == ["betting_closed"]
