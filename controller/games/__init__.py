@@ -6,11 +6,13 @@ from controller.games.baccarat import Baccarat
 from controller.games.base import Game
 from controller.games.one_card_poker import OneCardPoker
 from controller.games.swap_hand import SwapHand
+from controller.games.two_way_winner import TwoWayWinner
 
 GAMES: dict[str, type[Game]] = {
     Baccarat.name: Baccarat,
     OneCardPoker.name: OneCardPoker,
     SwapHand.name: SwapHand,
+    TwoWayWinner.name: TwoWayWinner,
 }
 
 
