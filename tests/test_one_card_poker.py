@@ -75,6 +75,7 @@ def settled(events: list[Event]) -> tuple[dict[tuple[int, str], tuple[int, int]]
 
 def result(events: list[Event]) -> dict[str, Any]:
     (res,) = [e.to_dict()["result"] for e in events if e.event == "round_result"]
+    assert isinstance(res, dict)
     return res
 
 

@@ -185,3 +185,33 @@ def test_random_rounds_conserve_money_and_take_exactly_the_cards_the_rules_call_
     assert fee_lines == (
         [{"seat": dp, "spot": "fee", "stake": opts.dp_fee, "net": -opts.dp_fee}] if opts.dp_fee else []
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seated=st.sets(st.integers(1, 7), min_size=1, max_size=7),
+    first=st.integers(0, 6),
+    rounds=st.lists(st.booleans(), min_size=1, max_size=8),
+)
+def test_a_rotating_dp_visits_the_seated_seats_clockwise_dealt_or_not(
+    seated: set[int], first: int, rounds: list[bool]
+) -> None:
+    seats = sorted(seated)
+    dp = seats[first % len(seats)]
+    table = Table(OneCardPoker(OneCardPokerOptions(dp_rotation="rotate")), TableLimits())
+    for seat in seats:
+        table.apply(I.CreditIn(seat, 900))  # no DP can cover a primary of 500 (needs 1000)
+    table.apply(I.NewShoe())
+    table.apply(I.SetDesignatedPlayer(dp))
+    for bet in rounds:
+        table.apply(I.OpenBetting())
+        # A wager the DP cannot cover (undealt), or none at all: either way the DP moves on.
+        bettor = next((s for s in seats if s != dp), None)
+        if bet and bettor is not None:
+            table.apply(I.PlaceWager(bettor, "primary", 500))
+        events = table.apply(I.CloseBetting())
+        assert [e.event for e in events if e.event in ("refused", "card_dealt")] == []
+        expected = seats[(seats.index(dp) + 1) % len(seats)]
+        assert table.game.view()["dp_seat"] == expected
+        assert table.credits == dict.fromkeys(seats, 900)
+        dp = expected
