@@ -42,14 +42,15 @@ def table_rounds(draw: st.DrawFn) -> dict[str, Any]:
             if tie:
                 bets[seat]["tie"] = tie
     options = {
-        "decks": draw(st.integers(1, 2)),
         "tie_pays": f"{draw(st.integers(1, 12))}:1",
         "tie_banker": draw(st.sampled_from(["house", "dp"])),
         "tie_requires_extend": draw(st.booleans()),
         "dp_fee": draw(st.sampled_from([0, 100, 250])),
     }
     # Ties are the interesting part: often stack the shoe's top with cards of a few ranks.
-    full = list(DECK) * options["decks"]
+    decks: int = draw(st.integers(1, 2))
+    options["decks"] = decks
+    full = list(DECK) * decks
     few = draw(st.sets(st.sampled_from("23456789TJQKA"), max_size=3))
     top = [c for c in full if c.rank in few]
     rest = [c for c in full if c.rank not in few]
@@ -93,7 +94,8 @@ def test_random_rounds_conserve_money_and_take_exactly_the_cards_the_rules_call_
         assert isinstance(due, DecisionDue)
         # An illegal decision first: a seat not to act, or an action not offered to it.
         idle = [s for s in range(1, spec["seats"] + 1) if s not in due.choices]
-        if idle and data.draw(st.booleans(), label="try a seat not to act"):
+        try_idle: bool = data.draw(st.booleans(), label="try a seat not to act")
+        if idle and try_idle:
             assert refused_without_change(table, I.Decision(data.draw(st.sampled_from(idle)), "extend"))
         seat = data.draw(st.sampled_from(sorted(due.choices)), label="seat")
         legal = due.choices[seat]
@@ -123,7 +125,7 @@ def test_random_rounds_conserve_money_and_take_exactly_the_cards_the_rules_call_
     # The model of the deal: coverage from the DP's left, then first cards, then each War in deal order.
     order = sorted(spec["bets"], key=lambda s: (s < dp, s))
     left = spec["credits"][dp] - opts.dp_fee
-    action: list[int] = []
+    with_action: list[int] = []
     for seat in order:
         need = 2 * spec["bets"][seat]["primary"]
         if opts.tie_banker == "dp":
@@ -131,56 +133,51 @@ def test_random_rounds_conserve_money_and_take_exactly_the_cards_the_rules_call_
         if need > left:
             break
         left -= need
-        action.append(seat)
+        with_action.append(seat)
     results = [e.to_dict()["result"] for e in events if e.event == "round_result"]
-    event(f"{len(action)} with action, {len(order) - len(action)} without")
-    if not action:
+    event(f"{len(with_action)} with action, {len(order) - len(with_action)} without")
+    if not with_action:
         assert used == 0 and all(s["net"] == 0 for s in line["settlements"])
         return
     (res,) = results
-    k = len(action)
-    first = dict(zip(action, shoe[:k], strict=True))
+    k = len(with_action)
     dp_card = shoe[k]
     pos = k + 1
     assert res["dp_card"] == dp_card.code
-    for seat in order:
-        player = res["players"][str(seat)]
-        if seat not in action:
-            assert player == {"cards": [], "dp_war_cards": [], "outcome": "no_action"}
-            continue
-        mine = first[seat]
-        cards, dp_war = [mine], []
+    # The model's view of each hand with action: cards, the DP's War cards, outcome ("" = War to come).
+    model: dict[int, tuple[list[Card], list[Card], str]] = {}
+    for seat, mine in zip(with_action, shoe[:k], strict=True):
         if mine.rank_value != dp_card.rank_value:
             outcome = "win" if mine.rank_value > dp_card.rank_value else "lose"
-        elif made[seat] == ["surrender"]:
-            outcome = "surrender"
-        elif made[seat] == ["extend", "dp_decline"]:
-            outcome = "dp_decline"
         else:
-            assert made[seat] == ["extend", "dp_extend"]
-            outcome = ""
-        player["_outcome_model"] = outcome
-        player["_cards_model"] = cards
-        player["_dp_war_model"] = dp_war
-    for seat in action:  # Wars in deal order, each to its end
-        player = res["players"][str(seat)]
-        if player["_outcome_model"]:
-            continue
-        while True:
+            outcome = {"surrender": "surrender", "extend dp_decline": "dp_decline", "extend dp_extend": ""}[
+                " ".join(made[seat])
+            ]
+        model[seat] = ([mine], [], outcome)
+    for seat in with_action:  # Wars in deal order, each to its end
+        cards, dp_war, outcome = model[seat]
+        while not outcome:
             mine, theirs = shoe[pos], shoe[pos + 1]
             pos += 2
-            player["_cards_model"].append(mine)
-            player["_dp_war_model"].append(theirs)
+            cards.append(mine)
+            dp_war.append(theirs)
             if mine.rank_value != theirs.rank_value:
-                player["_outcome_model"] = "win" if mine.rank_value > theirs.rank_value else "lose"
-                break
+                outcome = "win" if mine.rank_value > theirs.rank_value else "lose"
+        model[seat] = (cards, dp_war, outcome)
     assert used == pos
-    for seat in action:
+    for seat in order:
         player = res["players"][str(seat)]
-        event(f"outcome {player['outcome']}, {len(player['dp_war_cards'])} War pairs")
-        assert player["cards"] == [c.code for c in player["_cards_model"]]
-        assert player["dp_war_cards"] == [c.code for c in player["_dp_war_model"]]
-        assert player["outcome"] == player["_outcome_model"]
+        if seat not in model:
+            assert player == {"cards": [], "dp_war_cards": [], "outcome": "no_action"}
+            continue
+        cards, dp_war, outcome = model[seat]
+        event(f"outcome {outcome}, {len(dp_war)} War pairs")
+        assert player == {
+            "cards": [c.code for c in cards],
+            "dp_war_cards": [c.code for c in dp_war],
+            "outcome": outcome,
+        }
+    assert list(res["players"]) == [str(s) for s in order]
     fee_lines = [s for s in line["settlements"] if s["spot"] == "fee"]
     assert fee_lines == (
         [{"seat": dp, "spot": "fee", "stake": opts.dp_fee, "net": -opts.dp_fee}] if opts.dp_fee else []
