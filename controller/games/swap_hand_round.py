@@ -129,6 +129,12 @@ class SwapHandRound(GameRound):
         events.extend(self._advance())
         return events
 
+    def turn(self) -> tuple[SeatPlay, Hand] | None:
+        """The seat and hand whose turn it is (for displays and player tools), ``None`` outside play."""
+        if self.phase != "play":
+            return None
+        return self.seats[self._cursor[0]], self._current_hand()
+
     # ------------------------------------------------------------ stepping
     def _current_hand(self) -> Hand:
         si, hi = self._cursor
