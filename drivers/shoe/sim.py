@@ -149,6 +149,7 @@ class SimulatedShoe:
         self._decoder = FrameDecoder()
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)  # a full wake buffer means "already awake", never a wait
         self._thread: threading.Thread | None = None
         self._closed = threading.Event()
         self._refill()

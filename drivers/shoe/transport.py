@@ -85,13 +85,15 @@ class ShoeReader:
     def start(self) -> None:
         """Spawn the reader thread; it opens the port and keeps it open until :meth:`stop`."""
         if self._thread is not None:
-            raise RuntimeError("ShoeReader.start() called twice")
+            raise RuntimeError("ShoeReader.start() called twice (a stopped reader cannot restart)")
         name = f"shoe-reader {self.profile.port}"
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
-        """Close the port and join the reader thread. Idempotent."""
+        """Close the port and join the reader thread. Idempotent; a no-op before :meth:`start`."""
+        if self._thread is None:
+            return
         self._stopping.set()
         with self._lock:
             port = self._port

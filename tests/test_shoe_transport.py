@@ -1,0 +1,287 @@
+"""ShoeReader over a real pty, with the test playing the shoe byte by byte (as pyserial's test_pty does).
+
+The test holds the pty master and writes frames made with the codec; the
+reader under test opens the slave through pyserial. No simulator here, so
+every byte the reader sees or sends is under the test's control.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import threading
+import time
+import tty
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from controller.cards import parse_card
+from controller.inputs import CardSeen
+from drivers.shoe.codec import Frame, FrameDecoder, encode_frame
+from drivers.shoe.events import ShoeCard, ShoeEvent, ShoeStatus
+from drivers.shoe.messages import Ack, CardMsg, Dispense, Hello, Lid, Message, Nak, StatusRequest
+from drivers.shoe.profile import ShoeProfile, parse_profile
+from drivers.shoe.transport import ShoeError, ShoeReader
+
+pytestmark = pytest.mark.timeout(60)
+
+
+class Collector:
+    """Events from the reader thread, with a wait for a condition on them."""
+
+    def __init__(self) -> None:
+        self.events: list[ShoeEvent] = []
+        self.times: list[float] = []
+        self._cond = threading.Condition()
+
+    def __call__(self, event: ShoeEvent) -> None:
+        with self._cond:
+            self.events.append(event)
+            self.times.append(time.monotonic())
+            self._cond.notify_all()
+
+    def wait(self, pred: Callable[[list[ShoeEvent]], bool], timeout: float = 10.0) -> None:
+        with self._cond:
+            assert self._cond.wait_for(lambda: pred(self.events), timeout), f"timed out; got {self.events}"
+
+    def statuses(self, name: str) -> list[ShoeStatus]:
+        with self._cond:
+            return [e for e in self.events if isinstance(e, ShoeStatus) and e.status == name]
+
+    def cards(self) -> list[str]:
+        with self._cond:
+            return [e.card.code for e in self.events if isinstance(e, ShoeCard)]
+
+
+class RawShoe:
+    """The master side of a pty: write frames, read back what the host sent."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+        self._decoder = FrameDecoder()
+
+    def send(self, seq: int, message: Message) -> None:
+        os.write(self.master, encode_frame(seq, message))
+
+    def write(self, data: bytes) -> None:
+        os.write(self.master, data)
+
+    def expect(self, want: Callable[[Frame], bool], timeout: float = 5.0) -> list[Frame]:
+        """Read host frames until one satisfies ``want``; return all read so far."""
+        got: list[Frame] = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if ready:
+                got += [f for f in self._decoder.feed(os.read(self.master, 4096)) if isinstance(f, Frame)]
+                if any(want(f) for f in got):
+                    return got
+        raise AssertionError(f"the host never sent the expected frame; got {got}")
+
+    def close(self) -> None:
+        for fd in (self.master, self.slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def profile(port: str, protocol: str = "v1", **extra: Any) -> ShoeProfile:
+    data: dict[str, Any] = {"port": port, "protocol": protocol, "baud": 115200,
+                            "reconnect": {"initial": 0.05, "max": 0.2}}
+    if protocol == "v1":
+        data["heartbeat_timeout"] = 5.0
+    data.update(extra)
+    return parse_profile(data, "test")
+
+
+@pytest.fixture
+def shoe() -> Iterator[RawShoe]:
+    raw = RawShoe()
+    yield raw
+    raw.close()
+
+
+@pytest.fixture
+def run_reader() -> Iterator[Callable[[ShoeProfile], tuple[ShoeReader, Collector]]]:
+    readers: list[ShoeReader] = []
+
+    def start(prof: ShoeProfile) -> tuple[ShoeReader, Collector]:
+        events = Collector()
+        reader = ShoeReader(prof, events)
+        readers.append(reader)
+        reader.start()
+        events.wait(lambda ev: any(isinstance(e, ShoeStatus) and e.status == "connected" for e in ev))
+        return reader, events
+
+    yield start
+    for reader in readers:
+        reader.stop()
+
+
+def is_ack(seq: int) -> Callable[[Frame], bool]:
+    return lambda f: isinstance(f.message, Ack) and f.seq == seq
+
+
+def test_frames_are_acked_and_duplicates_delivered_once(shoe: RawShoe, run_reader: Any) -> None:
+    reader, events = run_reader(profile(shoe.path))
+    first = shoe.expect(lambda f: isinstance(f.message, StatusRequest))  # asks for a status on connect
+    assert not any(isinstance(f.message, Nak) for f in first)  # nothing to resend yet
+    shoe.send(0, Hello("Test", "0.1", "T-1"))
+    shoe.expect(is_ack(0))
+    shoe.send(1, CardMsg(parse_card("AS")))
+    shoe.send(1, CardMsg(parse_card("AS")))  # the ACK was "lost": the shoe resends
+    shoe.send(2, CardMsg(parse_card("9D"), burn=True))
+    acks = shoe.expect(is_ack(2))
+    assert [f.seq for f in acks if isinstance(f.message, Ack)] == [1, 1, 2]
+    events.wait(lambda ev: len([e for e in ev if isinstance(e, ShoeCard)]) == 2)
+    time.sleep(0.2)
+    cards = [e for e in events.events if isinstance(e, ShoeCard)]
+    assert cards == [ShoeCard(parse_card("AS")), ShoeCard(parse_card("9D"), burn=True)]
+    assert cards[1].to_input() == CardSeen(parse_card("9D"), burn=True)
+    assert cards[1].to_dict() == {"event": "shoe_card", "card": "9D", "burn": True}
+    hello = events.statuses("hello")
+    assert [h.to_dict() for h in hello] == [{"event": "shoe_hello", "protocol": 1, "model": "Test",
+                                              "firmware": "0.1", "serial": "T-1"}]
+
+
+def test_damage_is_reported_and_naked_with_expected_seq(shoe: RawShoe, run_reader: Any) -> None:
+    _, events = run_reader(profile(shoe.path))
+    shoe.send(7, Lid(True))
+    shoe.expect(is_ack(7))
+    good = encode_frame(8, CardMsg(parse_card("QC")))
+    shoe.write(good[:4] + bytes((good[4] ^ 0x10,)) + good[5:])  # one damaged byte
+    got = shoe.expect(lambda f: isinstance(f.message, Nak))
+    assert [f.seq for f in got if isinstance(f.message, Nak)] == [8]  # "send 8 again"
+    shoe.write(good)
+    shoe.expect(is_ack(8))
+    events.wait(lambda ev: any(isinstance(e, ShoeCard) for e in ev))
+    errors = events.statuses("framing_error")
+    assert len(errors) == 1 and "CRC mismatch" in errors[0].detail["reason"]
+    assert events.statuses("lid_open") and events.cards() == ["QC"]
+
+
+def test_stale_and_echoed_frames_are_not_delivered(shoe: RawShoe, run_reader: Any) -> None:
+    _, events = run_reader(profile(shoe.path))
+    for seq, card in ((10, "2C"), (11, "3C")):
+        shoe.send(seq, CardMsg(parse_card(card)))
+    shoe.send(10, CardMsg(parse_card("2C")))  # a late copy: older than the last delivered
+    shoe.send(3, Ack())  # a host frame coming back: an echoing line
+    shoe.send(12, CardMsg(parse_card("4C")))
+    shoe.expect(is_ack(12))
+    events.wait(lambda ev: len([e for e in ev if isinstance(e, ShoeCard)]) == 3)
+    assert events.cards() == ["2C", "3C", "4C"]
+    reasons = [e.detail["reason"] for e in events.statuses("framing_error")]
+    assert any("stale frame seq 10" in r for r in reasons)
+    assert any("is the line echoing" in r for r in reasons)
+
+
+def test_unplug_is_reported_within_two_seconds_and_reading_resumes(tmp_path: Any, run_reader: Any) -> None:
+    link = tmp_path / "shoe"
+    first = RawShoe()
+    os.symlink(first.path, link)
+    reader, events = run_reader(profile(str(link)))
+    first.send(0, CardMsg(parse_card("AH")))
+    first.expect(is_ack(0))
+    # Seq 1 goes out but the cable is pulled before its ACK comes back.
+    first.send(1, CardMsg(parse_card("KH")))
+    events.wait(lambda ev: len(events.cards()) == 2)
+    unplugged = time.monotonic()
+    first.close()
+    events.wait(lambda ev: bool(events.statuses("disconnected")), timeout=2.0)
+    assert events.times[events.events.index(events.statuses("disconnected")[0])] - unplugged < 2.0
+    second = RawShoe()  # plugged in again: the same name, a new device node
+    try:
+        os.replace(link, tmp_path / "old")
+        os.symlink(second.path, link)
+        # On reconnect the host asks for seq 2 (it has 1), which tells the shoe its seq 1 arrived.
+        got = second.expect(lambda f: isinstance(f.message, Nak), timeout=10)
+        assert [f.seq for f in got if isinstance(f.message, Nak)] == [2]
+        second.send(1, CardMsg(parse_card("KH")))  # a shoe that resends anyway
+        second.send(2, CardMsg(parse_card("QH")))
+        second.expect(is_ack(2))
+        events.wait(lambda ev: len(events.cards()) == 3)
+        time.sleep(0.2)
+        assert events.cards() == ["AH", "KH", "QH"]
+        assert len(events.statuses("connected")) == 2
+    finally:
+        second.close()
+
+
+def test_heartbeat_timeout_reconnects(shoe: RawShoe, run_reader: Any) -> None:
+    _, events = run_reader(profile(shoe.path, heartbeat_timeout=0.3))
+    shoe.send(0, Hello("Mute", "1", "M"))
+    shoe.expect(is_ack(0))
+    events.wait(lambda ev: len(events.statuses("connected")) >= 2, timeout=10)
+    reasons = [e.detail["reason"] for e in events.statuses("disconnected")]
+    assert reasons and "heartbeat lost" in reasons[0]
+    # The new session asks the shoe to resend from seq 1 and for a status.
+    got = shoe.expect(lambda f: isinstance(f.message, Nak) and f.seq == 1)
+    assert any(isinstance(f.message, StatusRequest) for f in got)
+
+
+def test_plain_profile_reads_lines_and_quotes_bad_ones(shoe: RawShoe, run_reader: Any) -> None:
+    reader, events = run_reader(profile(shoe.path, "plain", baud=9600))
+    shoe.write(b"AS\r\n10h\r\ngarbage\r\nqd\n")
+    events.wait(lambda ev: len(events.cards()) == 3)
+    assert events.cards() == ["AS", "TH", "QD"]
+    errors = events.statuses("framing_error")
+    assert len(errors) == 1 and "'garbage'" in errors[0].detail["reason"]
+    reader.request_card()  # no-op: a plain reader has no commands
+    time.sleep(0.1)
+    assert not select.select([shoe.master], [], [], 0)[0]  # nothing was written to the shoe
+
+
+def test_request_card_sends_dispense_and_fails_clearly_when_disconnected(
+        shoe: RawShoe, run_reader: Any) -> None:
+    reader, events = run_reader(profile(shoe.path))
+    reader.request_card()
+    shoe.expect(lambda f: isinstance(f.message, Dispense))
+    shoe.close()
+    events.wait(lambda ev: bool(events.statuses("disconnected")))
+    with pytest.raises(ShoeError, match="not connected"):
+        reader.request_card()
+
+
+def test_second_reader_cannot_open_a_port_in_use(shoe: RawShoe, run_reader: Any) -> None:
+    run_reader(profile(shoe.path))
+    events = Collector()
+    other = ShoeReader(profile(shoe.path), events)
+    other.start()
+    try:
+        events.wait(lambda ev: bool(events.statuses("disconnected")))
+        reason = events.statuses("disconnected")[0].detail["reason"]
+        assert "cannot open" in reason and "exclusively lock" in reason
+        assert not events.statuses("connected")
+    finally:
+        other.stop()
+
+
+def test_stop_is_idempotent_and_reports_disconnect(shoe: RawShoe) -> None:
+    events = Collector()
+    reader = ShoeReader(profile(shoe.path), events)
+    reader.stop()  # before start: nothing to do
+    reader.start()
+    events.wait(lambda ev: bool(events.statuses("connected")))
+    reader.stop()
+    reader.stop()
+    assert events.statuses("disconnected")[-1].detail["reason"] == "stopped"
+    assert not reader.connected
+    with pytest.raises(RuntimeError):
+        reader.start()
+
+
+def test_missing_port_is_reported_once_while_retrying(tmp_path: Any) -> None:
+    events = Collector()
+    reader = ShoeReader(profile(str(tmp_path / "no-such-tty")), events)
+    reader.start()
+    try:
+        events.wait(lambda ev: bool(events.statuses("disconnected")))
+        time.sleep(0.5)  # several retries at 0.05..0.2 s
+        assert len(events.statuses("disconnected")) == 1
+        assert "no-such-tty" in events.statuses("disconnected")[0].detail["reason"]
+    finally:
+        reader.stop()
