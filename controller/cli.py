@@ -7,7 +7,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from controller.tools import demo, scenario_cmd
+from controller.tools import ctl, daemon_run, demo, scenario_cmd, watch
 
 #: ``croupier math GAME``: exact par sheets. Each module has
 #: ``add_arguments(parser)`` and ``run(args) -> int``.
@@ -41,7 +41,19 @@ def build_parser() -> argparse.ArgumentParser:
     scenario_cmd.add_arguments(p)
     p.set_defaults(func=scenario_cmd.run)
 
-    p = sub.add_parser("demo", help="a simulated Baccarat table dealt live in the terminal")
+    p = sub.add_parser("run", help="the table daemon: journal, engine, ZeroMQ (docs/daemon.md)")
+    daemon_run.add_arguments(p)
+    p.set_defaults(func=daemon_run.run)
+
+    p = sub.add_parser("ctl", help="operator commands to a running table daemon (docs/commands.md)")
+    ctl.add_arguments(p)
+    p.set_defaults(func=ctl.run)
+
+    p = sub.add_parser("watch", help="follow a table's events live (snapshot, then newer events)")
+    watch.add_arguments(p)
+    p.set_defaults(func=watch.run)
+
+    p = sub.add_parser("demo", help="a simulated table: daemon, shoe, players and watch, on loopback")
     demo.add_arguments(p)
     p.set_defaults(func=demo.run)
 

@@ -1,0 +1,175 @@
+"""Operator commands: JSON requests parsed into table inputs or queries, every error a clear reply.
+
+A command is a JSON object ``{"cmd": NAME, ...fields}``. Commands that
+change the table become the same :class:`~controller.inputs.Input` values a
+device produces and go through the journal like them (so a dealer's bet and
+a bet sensor's bet are indistinguishable after a restart). Parsing checks
+everything it can without the table (names, field types, seat numbers)
+so that a malformed command is answered without touching the journal;
+what only the table can judge (wrong phase, over credits) is refused by the
+table itself, which changes nothing and says why. docs/commands.md lists
+every command with its request and reply.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from controller import inputs as I
+from controller.cards import CardError, parse_card
+
+
+class CommandError(ValueError):
+    """A request that is not a valid command; the message says which field and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A read-only command (status, meters, recall, snapshot, ping)."""
+
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class InputCommand:
+    """A command that is a table input; ``ref`` is the client's idempotency key, if any."""
+
+    name: str
+    input: I.Input
+    ref: str | None
+    source: str
+
+
+Parsed = Query | InputCommand
+
+# field name -> (type, required)
+_Fields = dict[str, tuple[type, bool]]
+
+_SEAT: Final[_Fields] = {"seat": (int, True)}
+_SEAT_AMOUNT: Final[_Fields] = {"seat": (int, True), "amount": (int, True)}
+
+
+def _build_card(a: dict[str, Any]) -> I.Input:
+    try:
+        card = parse_card(a["card"])
+    except CardError as exc:
+        raise CommandError(f"field 'card': {exc}") from None
+    return I.CardSeen(card, bool(a.get("burn", False)))
+
+
+def _build_input(a: dict[str, Any]) -> I.Input:
+    data = a["input"]
+    try:
+        return I.input_from_dict(data)
+    except I.InputError as exc:
+        raise CommandError(f"field 'input': {exc}") from None
+
+
+#: Commands that are inputs: name -> (fields, builder, help).
+INPUT_COMMANDS: Final[dict[str, tuple[_Fields, Callable[[dict[str, Any]], I.Input], str]]] = {
+    "open": ({}, lambda a: I.OpenBetting(), "open betting: a new round starts"),
+    "close": ({}, lambda a: I.CloseBetting(), "close betting: no more bets, the deal starts"),
+    "bet": (
+        {"seat": (int, True), "spot": (str, True), "amount": (int, True)},
+        lambda a: I.PlaceWager(a["seat"], a["spot"], a["amount"]),
+        "place a wager (dealer-keyed)",
+    ),
+    "cancel": (
+        {"seat": (int, True), "spot": (str, True)},
+        lambda a: I.CancelWager(a["seat"], a["spot"]),
+        "take a wager back while betting is open",
+    ),
+    "decide": (
+        {"seat": (int, True), "action": (str, True), "amount": (int, False)},
+        lambda a: I.Decision(a["seat"], a["action"], a.get("amount")),
+        "a player's decision (the path the seat buttons use)",
+    ),
+    "credit_in": (_SEAT_AMOUNT, lambda a: I.CreditIn(a["seat"], a["amount"]), "credits into a seat"),
+    "credit_out": (_SEAT_AMOUNT, lambda a: I.CreditOut(a["seat"], a["amount"]), "credits out of a seat"),
+    "burn": ({}, lambda a: I.DeclareBurn(), "declare a burn (the next card, or the held card of a tilt)"),
+    "clear_tilt": ({}, lambda a: I.ClearTilt(), "clear an impossible-card tilt"),
+    "void": ({}, lambda a: I.VoidRound(), "void the round: every wager returned"),
+    "set_dp": (_SEAT, lambda a: I.SetDesignatedPlayer(a["seat"]), "One Card Poker: the Designated Player"),
+    "new_shoe": ({}, lambda a: I.NewShoe(), "a new shoe was shuffled"),
+    "card": (
+        {"card": (str, True), "burn": (bool, False)},
+        _build_card,
+        "a card keyed in by the dealer (when the shoe cannot read it)",
+    ),
+    "input": ({"input": (dict, True)}, _build_input, "any table input as JSON (test rigs, tools)"),
+}
+
+#: Read-only commands: name -> (fields, help).
+QUERIES: Final[dict[str, tuple[_Fields, str]]] = {
+    "status": ({}, "round, phase, seq, what is due, tilt, devices, credits, journal"),
+    "meters": ({"seat": (int, False)}, "per-seat and table meters"),
+    "recall": ({"n": (int, False), "round": (int, False)}, "the last N rounds (default 10), or one round"),
+    "snapshot": ({}, "the whole table state and its seq (as the snapshot socket)"),
+    "ping": ({}, "liveness"),
+}
+
+_COMMON: Final = {"cmd", "ref", "by"}
+
+
+def command_names() -> list[str]:
+    return sorted([*INPUT_COMMANDS, *QUERIES])
+
+
+def parse_command(raw: bytes, seats: int) -> Parsed:
+    """Parse one request; :class:`CommandError` says what is wrong (nothing is journaled then)."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CommandError(f"malformed JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise CommandError(f'a command is a JSON object like {{"cmd": "status"}}, not {type(data).__name__}')
+    name = data.get("cmd")
+    if not isinstance(name, str):
+        raise CommandError("missing 'cmd' (a string); commands: " + ", ".join(command_names()))
+    if name in INPUT_COMMANDS:
+        fields = INPUT_COMMANDS[name][0]
+    elif name in QUERIES:
+        fields = QUERIES[name][0]
+    else:
+        raise CommandError(f"unknown command {name!r}; commands: {', '.join(command_names())}")
+    args = _check_fields(name, data, fields, seats)
+    if name in QUERIES:
+        return Query(name, args)
+    ref = data.get("ref")
+    if ref is not None and (not isinstance(ref, str) or not 1 <= len(ref) <= 200):
+        raise CommandError(f"{name}: 'ref' must be a string of 1..200 characters, not {ref!r}")
+    by = data.get("by", "operator")
+    if not isinstance(by, str) or not by:
+        raise CommandError(f"{name}: 'by' must be a non-empty string, not {by!r}")
+    return InputCommand(name, INPUT_COMMANDS[name][1](args), ref, f"command:{by}")
+
+
+def _check_fields(name: str, data: dict[str, Any], fields: _Fields, seats: int) -> dict[str, Any]:
+    for key in data:
+        if key not in fields and key not in _COMMON:
+            known = ", ".join(fields) or "none"
+            raise CommandError(f"{name}: unknown field {key!r} (fields: {known})")
+    args: dict[str, Any] = {}
+    for key, (kind, required) in fields.items():
+        if key not in data or data[key] is None:
+            if required:
+                raise CommandError(f"{name}: missing field {key!r}")
+            continue
+        value = data[key]
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if not ok:
+            raise CommandError(f"{name}: field {key!r} must be {kind.__name__}, not {value!r}")
+        if key == "seat" and not 1 <= value <= seats:
+            raise CommandError(f"{name}: no seat {value}: this table has seats 1..{seats}")
+        if key in ("n", "round") and value < 1:
+            raise CommandError(f"{name}: field {key!r} must be at least 1, not {value}")
+        args[key] = value
+    return args
+
+
+def error_reply(message: str, **extra: Any) -> dict[str, Any]:
+    return {"ok": False, "error": message, **extra}

@@ -1,0 +1,261 @@
+"""Table files (``firmware_configs/tables/*.yaml``): one table, validated completely before anything opens.
+
+A table file names the table (its id is the first part of every ZeroMQ
+topic), the game and its options, the limits and seats, the shoe's device
+profile, the ZeroMQ endpoints, the state directory and the ``simulation``
+section used by ``croupier demo``. Every key is checked; an unknown key, a
+wrong type or an option the game does not have stops the start with
+:class:`TableFileError`, whose message names the file, the key and the reason,
+because a typo found at 3 a.m. on the floor is far more expensive than one
+found at start.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from controller.games import GAMES
+from controller.games.base import Game, GameOptions
+from controller.limits import TableLimits
+from drivers.shoe import ProfileError, ShoeProfile, load_profile
+
+#: Where ``firmware_configs/`` lives in a checkout (profiles are also looked up there).
+FIRMWARE_CONFIGS = Path(__file__).resolve().parents[2] / "firmware_configs"
+
+_TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class TableFileError(ValueError):
+    """A table file that cannot be used: ``<file>: key '<key>': <reason>`` per problem."""
+
+    def __init__(self, path: Path | str, problems: list[tuple[str | None, str]]) -> None:
+        self.path = Path(path)
+        self.problems = problems
+        lines = [f"{path}: " + (f"key '{key}': " if key else "") + reason for key, reason in problems]
+        super().__init__("\n".join(lines))
+
+
+class LimitsSpec(BaseModel):
+    """Betting limits in minor units; the seat count is the top-level ``seats`` key."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    unit: int = Field(default=100, ge=1)
+    min_bet: int = Field(default=100, ge=1)
+    max_bet: int = Field(default=1_000_000, ge=1)
+
+
+class ShoeSpec(BaseModel):
+    """The shoe: a device profile, relative to the table file or to ``firmware_configs/``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    profile: str = Field(min_length=1)
+
+
+class ZmqSpec(BaseModel):
+    """ZeroMQ endpoints; loopback by default so nothing is exposed unless a file says so."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    pub: str = "tcp://127.0.0.1:5556"
+    snapshot: str = "tcp://127.0.0.1:5557"
+    command: str = "tcp://127.0.0.1:5558"
+    #: Messages queued per subscriber before the PUB drops for that subscriber (never blocks the table).
+    pub_hwm: int = Field(default=10_000, ge=1)
+
+    @field_validator("pub", "snapshot", "command")
+    @classmethod
+    def _endpoint(cls, value: str) -> str:
+        if not re.match(r"^(tcp|ipc|inproc)://\S+$", value):
+            raise ValueError(
+                f"must be a ZeroMQ endpoint like tcp://127.0.0.1:5556 or ipc:///path, not {value!r}"
+            )
+        return value
+
+
+class SimPlayer(BaseModel):
+    """A simulated player: a seat, its starting credits and the wagers it picks from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seat: int = Field(ge=1, le=12)
+    credits: int = Field(ge=0)
+    #: spot -> the amounts it picks from; every spot listed is wagered together in a round it plays.
+    bets: dict[str, list[int]] = Field(min_length=1)
+    #: Chance of sitting a round out.
+    sit_out: float = Field(default=0.0, ge=0.0, le=1.0)
+    #: Optional spots: spot -> chance of adding it (side bets such as a tie).
+    extras: dict[str, float] = Field(default_factory=dict)
+
+
+class SimulationSpec(BaseModel):
+    """How ``croupier demo`` runs this table with simulated hardware and players."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seed: int = 1
+    #: Seconds between cards out of the simulated shoe.
+    card_interval: float = Field(default=0.4, ge=0.0, le=60.0)
+    #: Seconds betting stays open, and between rounds.
+    betting_time: float = Field(default=1.0, ge=0.0, le=600.0)
+    #: Cards left behind the cut card: a new shoe is shuffled when fewer remain.
+    cut_card: int = Field(default=16, ge=0)
+    #: One Card Poker: the Designated Player seat set before the first round.
+    dp: int | None = None
+    players: list[SimPlayer] = Field(min_length=1)
+
+
+class TableFile(BaseModel):
+    """The file's keys; :func:`load_table` turns it into a :class:`TableConfig`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    table: str
+    description: str = ""
+    game: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    seats: int | None = Field(default=None, ge=1, le=12)
+    limits: LimitsSpec = Field(default_factory=LimitsSpec)
+    shoe: ShoeSpec | None = None
+    zeromq: ZmqSpec = Field(default_factory=ZmqSpec)
+    state_dir: str
+    simulation: SimulationSpec | None = None
+
+    @field_validator("table")
+    @classmethod
+    def _table_id(cls, value: str) -> str:
+        if not _TABLE_ID.match(value):
+            raise ValueError(
+                f"a table id is 1-64 letters, digits, '_' or '-' (it is a topic prefix), not {value!r}"
+            )
+        return value
+
+    @field_validator("game")
+    @classmethod
+    def _game(cls, value: str) -> str:
+        if value not in GAMES:
+            raise ValueError(f"unknown game {value!r}; this build has: {', '.join(sorted(GAMES))}")
+        return value
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """A validated table file, with its paths resolved and its game options parsed."""
+
+    path: Path
+    spec: TableFile
+    options: GameOptions
+    limits: TableLimits
+    shoe_profile: ShoeProfile | None
+    shoe_profile_path: Path | None
+    state_dir: Path
+
+    @property
+    def table_id(self) -> str:
+        return self.spec.table
+
+    @property
+    def game_name(self) -> str:
+        return self.spec.game
+
+    def new_game(self) -> Game:
+        return GAMES[self.spec.game](self.options)
+
+    def options_dict(self) -> dict[str, Any]:
+        """The game options as stored in the journal header (every option, defaults included)."""
+        return self.options.model_dump(mode="json")
+
+
+def _problems(exc: ValidationError, prefix: str = "") -> list[tuple[str | None, str]]:
+    out: list[tuple[str | None, str]] = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"])
+        key = f"{prefix}.{loc}" if prefix and loc else (prefix or loc or None)
+        reason = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            reason = "unknown key"
+        elif err["type"] not in ("missing", "value_error"):
+            reason += f", got {err['input']!r}"
+        out.append((key, reason))
+    return out
+
+
+def _find_profile(table_path: Path, name: str) -> Path | None:
+    for base in (table_path.parent, FIRMWARE_CONFIGS, FIRMWARE_CONFIGS / "shoes"):
+        candidate = (base / name).resolve()
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_table(path: Path | str) -> TableConfig:
+    """Read and validate a table file; :class:`TableFileError` names the file, key and reason."""
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TableFileError(path, [(None, f"cannot read: {exc}")]) from None
+    except yaml.YAMLError as exc:
+        raise TableFileError(path, [(None, f"not valid YAML: {exc}".replace("\n", " "))]) from None
+    return parse_table(raw, path)
+
+
+def parse_table(raw: object, path: Path) -> TableConfig:
+    """Validate already-parsed table data; ``path`` names it in errors and anchors relative paths."""
+    if not isinstance(raw, dict):
+        raise TableFileError(path, [(None, "a table file is a mapping with table, game, state_dir, ...")])
+    try:
+        spec = TableFile.model_validate(raw)
+    except ValidationError as exc:
+        raise TableFileError(path, _problems(exc)) from None
+    cls = GAMES[spec.game]
+    try:
+        options = cls.options_model.model_validate(spec.options)
+    except ValidationError as exc:
+        raise TableFileError(path, _problems(exc, "options")) from None
+    seats = spec.seats if spec.seats is not None else cls.default_seats
+    try:
+        limits = TableLimits(seats=seats, **spec.limits.model_dump())
+    except ValidationError as exc:
+        raise TableFileError(path, _problems(exc, "limits")) from None
+    problems: list[tuple[str | None, str]] = []
+    if spec.simulation is not None:
+        for i, player in enumerate(spec.simulation.players):
+            if player.seat > seats:
+                problems.append((f"simulation.players.{i}.seat", f"seat {player.seat} > seats ({seats})"))
+            for spot in (*player.bets, *player.extras):
+                if spot not in cls.bet_spots:
+                    problems.append(
+                        (
+                            f"simulation.players.{i}",
+                            f"{spec.game} has no spot {spot!r}; spots: {', '.join(cls.bet_spots)}",
+                        )
+                    )
+    profile = profile_path = None
+    if spec.shoe is not None:
+        profile_path = _find_profile(path, spec.shoe.profile)
+        if profile_path is None:
+            problems.append(
+                (
+                    "shoe.profile",
+                    f"no file {spec.shoe.profile!r} next to the table file or in {FIRMWARE_CONFIGS}",
+                )
+            )
+        else:
+            try:
+                profile = load_profile(profile_path)
+            except ProfileError as exc:
+                problems.append(("shoe.profile", str(exc).replace("\n", "; ")))
+    if problems:
+        raise TableFileError(path, problems)
+    state_dir = Path(spec.state_dir)
+    if not state_dir.is_absolute():
+        state_dir = (path.parent / state_dir).resolve()
+    return TableConfig(path, spec, options, limits, profile, profile_path, state_dir)

@@ -1,0 +1,340 @@
+"""The daemon: one asyncio loop owning the table, its ZeroMQ sockets and its devices.
+
+Sockets (docs/zeromq.md): a PUB socket publishes every event as two frames
+(topic ``<table>.<event>``, then the JSON with ``table`` and ``seq``); a
+ROUTER snapshot socket answers late joiners with the whole state and the
+``seq`` it stands at (zguide's clone pattern); a ROUTER command socket takes
+operator commands (docs/commands.md). Every socket has a send high-water
+mark and ``LINGER`` 0, so a slow, stuck or dead peer costs dropped messages
+for that peer, never a stalled table or a hung shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+from controller.daemon.commands import CommandError, InputCommand, Query, error_reply, parse_command
+from controller.daemon.config import TableConfig, ZmqSpec
+from controller.daemon.journal import Journal, open_readonly
+from controller.daemon.recall import recall_from_journal
+from controller.daemon.service import Applied, TableService, dumps
+from controller.daemon.shoe_link import ShoeLink
+from controller.inputs import DeviceStatus, Input
+from controller.table import Table
+from drivers.shoe import ShoeCard, ShoeEvent, ShoeProfile, ShoeStatus
+
+log = logging.getLogger("croupier.daemon")
+
+#: Replies queued for one command or snapshot client before ZeroMQ drops them.
+ROUTER_HWM = 1000
+
+
+class DaemonError(RuntimeError):
+    """The daemon cannot start (a socket cannot bind, ...); the message says which and why."""
+
+
+class Daemon:
+    """A table daemon: :meth:`open` (replay), then ``await`` :meth:`serve` until :meth:`request_stop`."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        *,
+        state_dir: Path | None = None,
+        fsync: bool = True,
+        zmq_spec: ZmqSpec | None = None,
+        shoe_port: str | None = None,
+        use_shoe: bool = True,
+    ) -> None:
+        self.config = config
+        self.state_dir = state_dir or config.state_dir
+        self.fsync = fsync
+        self.zmq_spec = zmq_spec or config.spec.zeromq
+        profile: ShoeProfile | None = config.shoe_profile if use_shoe else None
+        if profile is not None and shoe_port is not None:
+            profile = profile.model_copy(update={"port": shoe_port})
+        self.shoe_profile = profile
+        self.service: TableService | None = None
+        self.shoe: ShoeLink | None = None
+        self.shoe_status: dict[str, Any] | None = None
+        self.started = time.time()
+        self.ready = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pub: zmq.Socket[bytes] | None = None
+
+    # --- start ---------------------------------------------------------------------------------
+
+    def open(self) -> TableService:
+        """Open the journal and replay it; :class:`JournalError` if it must not be started from."""
+        cfg = self.config
+        journal = Journal.open(
+            self.state_dir,
+            table=cfg.table_id,
+            game=cfg.game_name,
+            options=cfg.options_dict(),
+            fsync=self.fsync,
+        )
+        service = TableService(cfg, journal)
+        try:
+            service.replay()
+        except Exception:
+            journal.close()
+            raise
+        self.service = service
+        return service
+
+    def request_stop(self) -> None:
+        """Ask :meth:`serve` to return (thread-safe)."""
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(stop.set)
+
+    async def serve(self, install_signals: bool = False) -> None:
+        """Bind the sockets, start the shoe, serve until stopped, then close everything."""
+        if self.service is None:
+            self.open()
+        self._loop = loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        if install_signals:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, self._stop.set)
+        ctx = zmq.asyncio.Context()
+        sync_ctx: zmq.Context[Any] = zmq.Context.shadow(ctx.underlying)
+        spec = self.zmq_spec
+        sockets: list[Any] = []
+        try:
+            self._pub = pub = self._bind(sync_ctx.socket(zmq.PUB), "pub", spec.pub, spec.pub_hwm, sockets)
+            snap = self._bind(ctx.socket(zmq.ROUTER), "snapshot", spec.snapshot, ROUTER_HWM, sockets)
+            cmd = self._bind(ctx.socket(zmq.ROUTER), "command", spec.command, ROUTER_HWM, sockets)
+            del pub
+            if self.shoe_profile is not None:
+                self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_event)
+                self.shoe.start()
+            assert self.service is not None
+            log.info(
+                "table %s ready: seq %d; pub %s, snapshot %s, command %s%s",
+                self.config.table_id,
+                self.service.seq,
+                spec.pub,
+                spec.snapshot,
+                spec.command,
+                f"; shoe {self.shoe_profile.port}" if self.shoe_profile else "; no shoe",
+            )
+            self.ready.set()
+            tasks = [
+                asyncio.create_task(self._serve_commands(cmd)),
+                asyncio.create_task(self._serve_snapshots(snap)),
+            ]
+            await self._stop.wait()
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        finally:
+            if self.shoe is not None:
+                await self.shoe.stop()
+            for sock in sockets:
+                sock.close(linger=0)
+            ctx.term()
+            if self.service is not None:
+                self.service.journal.close()
+            log.info("table %s stopped", self.config.table_id)
+
+    def _bind(self, sock: Any, name: str, endpoint: str, hwm: int, sockets: list[Any]) -> Any:
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.SNDHWM, hwm)
+        sock.setsockopt(zmq.RCVHWM, hwm)
+        sockets.append(sock)
+        try:
+            sock.bind(endpoint)
+        except zmq.ZMQError as exc:
+            raise DaemonError(
+                f"cannot bind the {name} socket to {endpoint}: {exc} "
+                "(another daemon on this table? see zeromq: in the table file)"
+            ) from None
+        return sock
+
+    # --- the one input path ----------------------------------------------------------------------
+
+    def submit(self, inp: Input, source: str, ref: str | None = None) -> Applied:
+        """Journal, apply, then publish. Only on the loop thread."""
+        assert self.service is not None
+        applied = self.service.submit(inp, source, ref)
+        pub = self._pub
+        if pub is not None:
+            tid = self.config.table_id
+            for payload in applied.payloads:
+                pub.send_multipart([f"{tid}.{payload['event']}".encode(), dumps(payload)], flags=zmq.NOBLOCK)
+        return applied
+
+    def on_shoe_event(self, event: ShoeEvent) -> None:
+        """Loop thread: a card becomes an input; the line going down or up becomes a device input."""
+        assert self.service is not None
+        if isinstance(event, ShoeCard):
+            self.submit(event.to_input(), "shoe")
+            return
+        assert isinstance(event, ShoeStatus)
+        self.shoe_status = {"at": time.time(), **event.to_dict()}
+        offline = "shoe" in self.service.table.offline
+        if event.status == "disconnected" and not offline:
+            log.warning("shoe offline: %s", event.detail.get("reason", ""))
+            self.submit(DeviceStatus("shoe", False, str(event.detail.get("reason", "disconnected"))), "shoe")
+        elif event.status == "connected" and offline:
+            log.info("shoe back on %s", event.detail.get("port", ""))
+            self.submit(DeviceStatus("shoe", True, "connected"), "shoe")
+        elif event.status in ("fault", "framing_error", "lid_open", "shoe_empty"):
+            log.warning("shoe %s: %s", event.status, event.detail)
+        else:
+            log.info("shoe %s: %s", event.status, event.detail)
+
+    # --- commands --------------------------------------------------------------------------------
+
+    async def _serve_commands(self, sock: zmq.asyncio.Socket) -> None:
+        while True:
+            frames = await sock.recv_multipart()
+            identity, rest = frames[0], frames[1:]
+            delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
+            payload = rest[-1] if rest else b""
+            try:
+                reply = await self.handle_command(payload)
+            except Exception as exc:  # a bug must not kill the table: answer it, log it
+                log.exception("command %r failed", payload[:200])
+                reply = error_reply(f"internal error: {type(exc).__name__}: {exc}")
+            await sock.send_multipart([identity, *delim, dumps(reply)])
+
+    async def handle_command(self, payload: bytes) -> dict[str, Any]:
+        """One request in, one reply out; an invalid request changes nothing."""
+        service = self.service
+        assert service is not None
+        try:
+            parsed = parse_command(payload, self.config.limits.seats)
+        except CommandError as exc:
+            return error_reply(str(exc))
+        if isinstance(parsed, InputCommand):
+            applied = self.submit(parsed.input, parsed.source, parsed.ref)
+            reply: dict[str, Any] = {"ok": True, "cmd": parsed.name, "row": applied.row, "seq": service.seq}
+            if applied.duplicate:
+                reply["duplicate"] = True
+                return reply
+            refused = applied.refused
+            if refused is not None:
+                return {
+                    "ok": False,
+                    "cmd": parsed.name,
+                    "error": refused,
+                    "refused": True,
+                    "row": applied.row,
+                    "seq": service.seq,
+                }
+            reply["events"] = applied.payloads
+            return reply
+        return await self._query(parsed)
+
+    async def _query(self, q: Query) -> dict[str, Any]:
+        service = self.service
+        assert service is not None
+        if q.name == "ping":
+            return {"ok": True, "cmd": "ping", "table": self.config.table_id, "seq": service.seq}
+        if q.name == "snapshot":
+            return {"ok": True, "cmd": "snapshot", **service.snapshot()}
+        if q.name == "status":
+            shoe = None
+            if self.shoe_profile is not None:
+                connected = self.shoe.reader.connected if self.shoe is not None else False
+                shoe = {
+                    "port": self.shoe_profile.port,
+                    "protocol": self.shoe_profile.protocol,
+                    "connected": connected,
+                    "last_status": self.shoe_status,
+                }
+            return {
+                "ok": True,
+                "cmd": "status",
+                **service.status(),
+                "shoe_device": shoe,
+                "uptime": round(time.time() - self.started, 1),
+                "fsync": self.fsync,
+            }
+        if q.name == "meters":
+            meters = service.table.meters_dict()
+            seat = q.args.get("seat")
+            if seat is not None:
+                if str(seat) not in meters["seats"]:
+                    return error_reply(f"meters: seat {seat} has never been seated")
+                meters = {"table": meters["table"], "seats": {str(seat): meters["seats"][str(seat)]}}
+            return {"ok": True, "cmd": "meters", "seq": service.seq, **meters}
+        assert q.name == "recall"
+        return await self._recall(q.args.get("n"), q.args.get("round"))
+
+    async def _recall(self, n: int | None, round_no: int | None) -> dict[str, Any]:
+        service = self.service
+        assert service is not None
+        current = service.table.round_no
+        if round_no is not None:
+            if round_no > current:
+                return error_reply(f"recall: round {round_no} has not been played (last round {current})")
+            need = current - round_no + 1
+        else:
+            need = n or 10
+        rounds = service.recorder.last(need)
+        if len(rounds) < min(need, current):
+            # Older than the rounds kept in memory: rebuild from the journal, off the loop thread.
+            conn, path, last = open_readonly(service.journal.path.parent)
+            table = Table(self.config.new_game(), self.config.limits)
+            try:
+                rounds = await asyncio.get_running_loop().run_in_executor(
+                    None, recall_from_journal, conn, path, table, need, min(last, service.journal.last_id)
+                )
+            finally:
+                conn.close()
+        if round_no is not None:
+            rounds = [r for r in rounds if r["round"] == round_no]
+            if not rounds:
+                return error_reply(f"recall: round {round_no} is not in the journal")
+        return {"ok": True, "cmd": "recall", "seq": service.seq, "rounds": rounds}
+
+    # --- snapshots -------------------------------------------------------------------------------
+
+    async def _serve_snapshots(self, sock: zmq.asyncio.Socket) -> None:
+        while True:
+            frames = await sock.recv_multipart()
+            identity, rest = frames[0], frames[1:]
+            delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
+            reply = self.snapshot_reply(rest[-1] if rest else b"")
+            await sock.send_multipart([identity, *delim, dumps(reply)])
+
+    def snapshot_reply(self, payload: bytes) -> dict[str, Any]:
+        """``{}`` or ``{"since": N}`` in; the state and its seq out (plus the missed events if held)."""
+        service = self.service
+        assert service is not None
+        since: Any = None
+        if payload.strip():
+            try:
+                request = json.loads(payload)
+            except ValueError as exc:
+                return error_reply(f"snapshot: malformed JSON: {exc}")
+            if not isinstance(request, dict) or set(request) - {"since"}:
+                return error_reply('snapshot: send {} or {"since": SEQ}')
+            since = request.get("since")
+            if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
+                return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {since!r}")
+        reply: dict[str, Any] = {"ok": True, **service.snapshot()}
+        if since is not None:
+            events = service.events_since(since)
+            if events is not None:
+                reply["events"] = events
+        return reply

@@ -1,0 +1,167 @@
+"""The table service: journal, then apply, then number; the one path every input takes.
+
+This is the daemon's state without its sockets: a :class:`Table`, the
+journal it is rebuilt from, the ``seq`` of the last event, the round
+recorder and a short ring of recent events for subscribers catching up.
+Everything here runs on the daemon's single loop thread; nothing in it
+blocks except the journal's commit, which is the point (an event must not
+leave the process before its input is durable).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.daemon.config import TableConfig
+from controller.daemon.journal import Journal
+from controller.daemon.recall import RoundRecorder
+from controller.events import Event
+from controller.inputs import Input
+from controller.table import Table
+
+log = logging.getLogger("croupier.daemon")
+
+
+def event_payload(table_id: str, seq: int, event: Event) -> dict[str, Any]:
+    """The wire form of an event: ``event``, ``table``, ``seq`` first, then the event's own fields in order.
+
+    Putting the two added keys right after ``event`` keeps the event's own key
+    order intact, so removing ``table`` and ``seq`` gives back exactly the
+    engine's ``to_dict()`` (the ``round_settled`` line of docs/scenarios.md).
+    """
+    d = event.to_dict()
+    out: dict[str, Any] = {"event": d.pop("event"), "table": table_id, "seq": seq}
+    out.update(d)
+    return out
+
+
+@dataclass(slots=True)
+class Applied:
+    """What one submitted input did: its journal row and its numbered events."""
+
+    row: int
+    first_seq: int
+    events: list[Event]
+    duplicate: bool = False
+    payloads: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def last_seq(self) -> int:
+        return self.first_seq + len(self.events) - 1
+
+    @property
+    def refused(self) -> str | None:
+        """The refusal reason if the table refused the input."""
+        if len(self.events) == 1 and self.events[0].event == "refused":
+            reason: str = self.events[0].to_dict()["reason"]
+            return reason
+        return None
+
+
+class TableService:
+    """A table rebuilt from its journal, taking new inputs through it."""
+
+    def __init__(
+        self, config: TableConfig, journal: Journal, *, keep_rounds: int = 100, keep_events: int = 2000
+    ) -> None:
+        self.config = config
+        self.journal = journal
+        self.table = Table(config.new_game(), config.limits)
+        self.seq = 0
+        self.recorder = RoundRecorder(keep_rounds)
+        #: (seq, event) of the most recent events, for subscribers that missed a few.
+        self.recent: deque[tuple[int, Event]] = deque(maxlen=keep_events)
+        self.replayed = 0
+        self.replay_seconds = 0.0
+
+    @property
+    def table_id(self) -> str:
+        return self.config.table_id
+
+    def replay(self) -> None:
+        """Apply every journaled input to the fresh table (once, at start)."""
+        if self.seq or self.replayed:
+            raise RuntimeError("replay() runs once, on a fresh service")
+        started = time.perf_counter()
+        table, recorder, recent = self.table, self.recorder, self.recent
+        seq = 0
+        for entry in self.journal.entries():
+            events = table.apply(entry.input)
+            recorder.observe(seq + 1, entry.at, entry.source, entry.input, events, table)
+            for event in events:
+                seq += 1
+                recent.append((seq, event))
+            self.replayed += 1
+        self.seq = seq
+        self.replay_seconds = time.perf_counter() - started
+        log.info(
+            "replayed %d inputs in %.3f s: round %d, %s, seq %d",
+            self.replayed,
+            self.replay_seconds,
+            table.round_no,
+            table.phase,
+            seq,
+        )
+
+    def submit(self, inp: Input, source: str, ref: str | None = None, at: float | None = None) -> Applied:
+        """Journal ``inp`` (durably), apply it, number its events. ``ref`` makes a resend a no-op."""
+        if ref is not None:
+            row = self.journal.find_ref(ref)
+            if row is not None:
+                return Applied(row, self.seq + 1, [], duplicate=True)
+        when = time.time() if at is None else at
+        row = self.journal.append(inp, source, when, ref)
+        events = self.table.apply(inp)
+        first = self.seq + 1
+        self.recorder.observe(first, when, source, inp, events, self.table)
+        payloads = []
+        for event in events:
+            self.seq += 1
+            self.recent.append((self.seq, event))
+            payloads.append(event_payload(self.table_id, self.seq, event))
+        return Applied(row, first, events, payloads=payloads)
+
+    def events_since(self, since: int) -> list[dict[str, Any]] | None:
+        """Events with seq > ``since`` if the ring still holds them all; ``None`` otherwise."""
+        if since >= self.seq:
+            return []
+        if not self.recent or self.recent[0][0] > since + 1:
+            return None
+        return [event_payload(self.table_id, s, e) for s, e in self.recent if s > since]
+
+    def snapshot(self) -> dict[str, Any]:
+        """The clone-pattern snapshot: the table state and the seq it stands at."""
+        return {"table": self.table_id, "seq": self.seq, "state": self.table.snapshot()}
+
+    def status(self) -> dict[str, Any]:
+        t = self.table
+        return {
+            "table": self.table_id,
+            "game": t.game.name,
+            "round": t.round_no,
+            "phase": t.phase,
+            "seq": self.seq,
+            "due": t.snapshot()["due"],
+            "tilt": None if t.tilt is None else {"reason": t.tilt.reason, "detail": t.tilt.detail},
+            "offline": dict(t.offline),
+            "burn_next": t.burn_next,
+            "credits": {str(s): c for s, c in sorted(t.credits.items())},
+            "wagers": [{"seat": s, "spot": p, "amount": a} for (s, p), a in sorted(t.staked.items())],
+            "shoe": t.composition.to_dict(),
+            "journal": {
+                "path": str(self.journal.path),
+                "rows": self.journal.last_id,
+                "replayed_at_start": self.replayed,
+                "replay_seconds": round(self.replay_seconds, 3),
+            },
+        }
+
+
+def dumps(data: Any) -> bytes:
+    """JSON as every Croupier line is written (``json.dumps`` defaults), UTF-8."""
+    return json.dumps(data).encode()

@@ -1,0 +1,215 @@
+"""``croupier ctl``: operator commands to a running table daemon (docs/commands.md).
+
+``croupier ctl --table firmware_configs/tables/baccarat_sim.yaml open``,
+``... bet 1 player 500``, ``... recall 10``, ``... status``; ``--json``
+prints the daemon's reply as it is. The exit status is 0 when the command
+was carried out, 1 when it was refused or invalid, 2 when the daemon cannot
+be reached or the arguments are wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any, Final
+
+from controller.daemon.client import CommandClient, DaemonUnavailable
+from controller.daemon.config import TableFileError, load_table
+from controller.tools.watch import format_event, money
+
+#: ctl word -> (command, positional fields); integers are converted where the command expects them.
+WORDS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
+    "open": ("open", ()),
+    "close": ("close", ()),
+    "burn": ("burn", ()),
+    "void": ("void", ()),
+    "clear-tilt": ("clear_tilt", ()),
+    "new-shoe": ("new_shoe", ()),
+    "bet": ("bet", ("seat", "spot", "amount")),
+    "cancel": ("cancel", ("seat", "spot")),
+    "decide": ("decide", ("seat", "action", "amount?")),
+    "credit-in": ("credit_in", ("seat", "amount")),
+    "credit-out": ("credit_out", ("seat", "amount")),
+    "set-dp": ("set_dp", ("seat",)),
+    "card": ("card", ("card", "burn?")),
+    "status": ("status", ()),
+    "meters": ("meters", ("seat?",)),
+    "recall": ("recall", ("n?",)),
+    "snapshot": ("snapshot", ()),
+    "ping": ("ping", ()),
+}
+_INTS: Final = {"seat", "amount", "n", "round"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--table", help="table file (for its command endpoint)")
+    parser.add_argument("--endpoint", help="command endpoint (overrides the table file)")
+    parser.add_argument("--json", action="store_true", help="print the reply JSON")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the reply")
+    parser.add_argument("--round", type=int, help="recall: this round only")
+    parser.add_argument("--ref", help="idempotency key: a resend with the same ref is not applied twice")
+    parser.add_argument("--raw", action="store_true", help="WORDS is one JSON request sent as is")
+    parser.add_argument(
+        "words", nargs="+", metavar="WORDS", help=f"command and its arguments: {', '.join(WORDS)}"
+    )
+
+
+def build_request(words: list[str], round_no: int | None = None, ref: str | None = None) -> dict[str, Any]:
+    """``["bet", "1", "player", "500"]`` -> ``{"cmd": "bet", "seat": 1, ...}``; ValueError if wrong."""
+    word, rest = words[0], words[1:]
+    if word not in WORDS:
+        raise ValueError(f"unknown command {word!r}; commands: {', '.join(WORDS)}")
+    cmd, fields = WORDS[word]
+    need = [f for f in fields if not f.endswith("?")]
+    if not len(need) <= len(rest) <= len(fields):
+        usage = " ".join(f"[{f[:-1].upper()}]" if f.endswith("?") else f.upper() for f in fields)
+        raise ValueError(f"usage: {word} {usage}".rstrip())
+    request: dict[str, Any] = {"cmd": cmd}
+    for field, text in zip(fields, rest, strict=False):
+        name = field.rstrip("?")
+        if name == "burn":
+            if text != "burn":
+                raise ValueError(f"card CARD [burn]: expected the word 'burn', not {text!r}")
+            request["burn"] = True
+        elif name in _INTS:
+            try:
+                request[name] = int(text)
+            except ValueError:
+                raise ValueError(f"{word}: {name.upper()} must be a whole number, not {text!r}") from None
+        else:
+            request[name] = text
+    if round_no is not None:
+        request["round"] = round_no
+    if ref is not None:
+        request["ref"] = ref
+    return request
+
+
+def _when(at: float | None) -> str:
+    return "-" if at is None else time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
+
+
+def format_round(r: dict[str, Any]) -> list[str]:
+    out = [
+        f"Round {r['round']} ({r['game']}, {r['status']}) {_when(r['opened_at'])} .. {_when(r['ended_at'])}"
+        f"  seq {r['first_seq']}..{r['last_seq']}"
+    ]
+    out.append(
+        "  credits before: " + (", ".join(f"{s}: {c}" for s, c in r["credits_before"].items()) or "none")
+    )
+    for w in r["wagers"]:
+        verb = "bet" if w["event"] == "wager_placed" else f"returned ({w['reason']})"
+        out.append(f"  wager  seat {w['seat']} {w['spot']} {w['amount']} {verb}")
+    cards = [
+        f"{c['card']}->{c['hand']}"
+        if c["event"] == "card_dealt"
+        else (f"{c['card']}->burn" if c["event"] == "card_burned" else "(burn declared)")
+        for c in r["cards"]
+    ]
+    if cards:
+        out.append("  cards  " + " ".join(cards))
+    for d in r["decisions"]:
+        out.append(
+            f"  decide seat {d['seat']} {d['action']}"
+            + (f" {d['amount']}" if d["amount"] is not None else "")
+        )
+    for t in r["tilts"]:
+        out.append(f"  {t['event']:<6} " + json.dumps({k: v for k, v in t.items() if k != "event"}))
+    if r["result"]:
+        out.append("  result " + json.dumps(r["result"]))
+    for s in r["settlements"] or []:
+        out.append(f"  settle seat {s['seat']} {s['spot']} stake {s['stake']} net {money(s['net'])}")
+    if r["house_net"] is not None:
+        out.append(f"  house  {money(r['house_net'])}")
+    if r["credits_after"] is not None:
+        out.append("  credits after:  " + ", ".join(f"{s}: {c}" for s, c in r["credits_after"].items()))
+    return out
+
+
+def format_reply(request: dict[str, Any], reply: dict[str, Any]) -> str:
+    if not reply.get("ok"):
+        return f"error: {reply.get('error')}"
+    cmd = request.get("cmd")
+    if cmd == "status":
+        lines = [
+            f"table {reply['table']} ({reply['game']}): round {reply['round']} {reply['phase']}, "
+            f"seq {reply['seq']}"
+        ]
+        if reply["due"]:
+            lines.append(f"  due: {json.dumps(reply['due'])}")
+        if reply["tilt"]:
+            lines.append(f"  TILT: {reply['tilt']['reason']}: {reply['tilt']['detail']}")
+        if reply["offline"]:
+            lines.append(f"  offline: {json.dumps(reply['offline'])}")
+        lines.append(
+            "  credits: " + (", ".join(f"seat {s}: {c}" for s, c in reply["credits"].items()) or "none")
+        )
+        for w in reply["wagers"]:
+            lines.append(f"  wager: seat {w['seat']} {w['spot']} {w['amount']}")
+        j = reply["journal"]
+        lines.append(
+            f"  journal: {j['path']}, {j['rows']} inputs (replayed {j['replayed_at_start']} "
+            f"in {j['replay_seconds']} s at start); fsync {'on' if reply['fsync'] else 'OFF'}"
+        )
+        shoe = reply.get("shoe_device")
+        lines.append(
+            "  shoe: none"
+            if shoe is None
+            else f"  shoe: {shoe['port']} ({shoe['protocol']}) "
+            + ("connected" if shoe["connected"] else "NOT connected")
+        )
+        return "\n".join(lines)
+    if cmd == "meters":
+        t = reply["table"]
+        lines = [
+            f"table: rounds settled {t['rounds_settled']}, voided {t['rounds_voided']}, "
+            f"house net {t['house_net']}"
+        ]
+        for seat, m in reply["seats"].items():
+            lines.append(f"  seat {seat}: " + ", ".join(f"{k} {v}" for k, v in m.items()))
+        return "\n".join(lines)
+    if cmd == "recall":
+        lines = []
+        for r in reply["rounds"]:
+            lines.extend(format_round(r))
+        return "\n".join(lines) or "no rounds played yet"
+    if cmd in ("snapshot", "ping"):
+        return json.dumps(reply, indent=1)
+    if reply.get("duplicate"):
+        return f"ok: already applied (journal row {reply['row']}); nothing done"
+    lines = [f"ok: journal row {reply['row']}, seq {reply['seq']}"]
+    lines.extend("  " + format_event(e) for e in reply.get("events", []))
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    endpoint = args.endpoint
+    if endpoint is None:
+        if not args.table:
+            print("croupier ctl: give --table FILE or --endpoint ENDPOINT", file=sys.stderr)
+            return 2
+        try:
+            endpoint = load_table(args.table).spec.zeromq.command
+        except TableFileError as exc:
+            print(f"croupier ctl: {exc}", file=sys.stderr)
+            return 2
+    try:
+        if args.raw:
+            request = json.loads(" ".join(args.words))
+        else:
+            request = build_request(args.words, args.round, args.ref)
+    except ValueError as exc:
+        print(f"croupier ctl: {exc}", file=sys.stderr)
+        return 2
+    client = CommandClient(endpoint, args.timeout)
+    try:
+        reply = client.send_raw(json.dumps(request).encode())
+    except DaemonUnavailable as exc:
+        print(f"croupier ctl: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        client.close()
+    print(json.dumps(reply, indent=1) if args.json else format_reply(request, reply))
+    return 0 if reply.get("ok") else 1

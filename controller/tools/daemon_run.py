@@ -1,0 +1,72 @@
+"""``croupier run TABLE.yaml``: the table daemon in the foreground (systemd runs exactly this)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from controller.daemon.config import TableFileError, ZmqSpec, load_table
+from controller.daemon.journal import JournalError
+from controller.daemon.runner import run_foreground
+from controller.daemon.server import Daemon, DaemonError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("table", help="table file (firmware_configs/tables/*.yaml)")
+    parser.add_argument("--state-dir", type=Path, help="override the table file's state_dir")
+    parser.add_argument("--shoe-port", help="override the shoe profile's port (a pty of `croupier sim shoe`)")
+    parser.add_argument("--no-shoe", action="store_true", help="run without the shoe (cards by command only)")
+    parser.add_argument("--pub", help="override the PUB endpoint")
+    parser.add_argument("--snapshot", help="override the snapshot endpoint")
+    parser.add_argument("--command", dest="command_endpoint", help="override the command endpoint")
+    parser.add_argument(
+        "--no-fsync",
+        action="store_true",
+        help="BENCHMARKING ONLY: do not fsync the journal (a power cut can lose the last inputs)",
+    )
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+
+
+def build_daemon(args: argparse.Namespace) -> Daemon:
+    config = load_table(args.table)
+    spec = config.spec.zeromq
+    overrides = {
+        k: v
+        for k, v in (("pub", args.pub), ("snapshot", args.snapshot), ("command", args.command_endpoint))
+        if v
+    }
+    zmq_spec = ZmqSpec.model_validate({**spec.model_dump(), **overrides}) if overrides else spec
+    return Daemon(
+        config,
+        state_dir=args.state_dir,
+        fsync=not args.no_fsync,
+        zmq_spec=zmq_spec,
+        shoe_port=args.shoe_port,
+        use_shoe=not args.no_shoe,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        level=args.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        daemon = build_daemon(args)
+        if daemon.fsync is False:
+            logging.getLogger("croupier.daemon").warning(
+                "--no-fsync: the journal is NOT durable (benchmarks only)"
+            )
+        daemon.open()
+        run_foreground(daemon)
+    except TableFileError as exc:
+        print(f"croupier run: bad table file:\n{exc}", file=sys.stderr)
+        return 2
+    except JournalError as exc:
+        print(f"croupier run: refusing to start: journal {exc}", file=sys.stderr)
+        return 3
+    except DaemonError as exc:
+        print(f"croupier run: {exc}", file=sys.stderr)
+        return 4
+    return 0

@@ -1,0 +1,148 @@
+"""``croupier watch``: follow a table's events live (snapshot first, then every newer event).
+
+It is the reference subscriber of docs/zeromq.md: it subscribes, takes a
+snapshot, prints only events newer than the snapshot's ``seq``, and when a
+``seq`` is missing it says so and re-syncs through the snapshot socket.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any, TextIO
+
+from controller.daemon.client import Subscriber
+from controller.daemon.config import TableFileError, load_table
+
+
+def money(minor: int) -> str:
+    sign = "-" if minor < 0 else "+" if minor > 0 else " "
+    return f"{sign}{abs(minor) / 100:,.2f}"
+
+
+def _credits(credits: dict[str, int]) -> str:
+    return ", ".join(f"seat {s}: {c / 100:,.2f}" for s, c in credits.items()) or "none"
+
+
+def format_event(p: dict[str, Any]) -> str:
+    """One readable line per event (the JSON has every field; this is for eyes)."""
+    name, seq = p["event"], p.get("seq", "")
+    head = f"#{seq:<6} " if seq != "" else ""
+    rnd = f"R{p['round']} " if "round" in p else ""
+    body: str
+    if name == "card_dealt":
+        body = f"{p['hand']:<8} <- {p['card']}"
+    elif name == "card_burned":
+        body = f"burn {p['card']} ({p['why']})"
+    elif name in ("wager_placed", "wager_returned"):
+        verb = "bet" if name == "wager_placed" else f"returned ({p['reason']})"
+        body = (
+            f"seat {p['seat']} {p['spot']} {p['amount'] / 100:,.2f} {verb}; credits {p['credits'] / 100:,.2f}"
+        )
+    elif name == "betting_opened":
+        body = "place your bets"
+    elif name == "betting_closed":
+        body = f"no more bets; playing seats {p['seats']}"
+    elif name == "decision_due":
+        body = "waiting for " + "; ".join(f"seat {s}: {'/'.join(a)}" for s, a in p["choices"].items())
+    elif name == "decision":
+        body = f"seat {p['seat']} {p['action']}" + (f" {p['amount']}" if p.get("amount") is not None else "")
+    elif name == "round_result":
+        body = "result " + json.dumps(p["result"])
+    elif name == "round_settled":
+        lines = "; ".join(
+            f"seat {s['seat']} {s['spot']} {s['stake'] / 100:,.2f} {money(s['net'])}"
+            for s in p["settlements"]
+        )
+        body = (
+            f"SETTLED {lines or 'no wagers'}; house {money(p['house_net'])}; credits {_credits(p['credits'])}"
+        )
+    elif name == "round_voided":
+        body = f"VOIDED: wagers returned; credits {_credits(p['credits'])}"
+    elif name == "tilt":
+        body = f"TILT {p['reason']}: {p['detail']}"
+    elif name == "tilt_cleared":
+        body = f"tilt cleared ({p['how']})"
+    elif name == "refused":
+        body = f"refused {p['input'].get('input')}: {p['reason']}"
+    elif name == "credit":
+        amount, credits = p["amount"] / 100, p["credits"] / 100
+        body = f"seat {p['seat']} credit {p['direction']} {amount:,.2f}; credits {credits:,.2f}"
+    elif name == "device":
+        body = f"{p['device']} {'online' if p['online'] else 'OFFLINE'} {p['detail']}".rstrip()
+    elif name == "new_shoe":
+        body = f"new shoe: {p['decks']} decks"
+    else:
+        rest = {k: v for k, v in p.items() if k not in ("event", "table", "seq", "round")}
+        body = json.dumps(rest)
+    return f"{head}{rnd}{name:<14} {body}"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--table", help="table file: its id and endpoints")
+    parser.add_argument("--pub", help="PUB endpoint (overrides the table file)")
+    parser.add_argument("--snapshot", help="snapshot endpoint (overrides the table file)")
+    parser.add_argument("--json", action="store_true", help="print each event as its JSON line")
+    parser.add_argument(
+        "--count", type=int, default=0, help="stop after N events (default: run until Ctrl-C)"
+    )
+    parser.add_argument("--idle-exit", type=float, default=0.0, help="stop after N seconds without events")
+
+
+def watch(sub: Subscriber, out: TextIO, as_json: bool, count: int = 0, idle: float = 0.0) -> int:
+    seen = 0
+    for kind, data in sub.events(timeout=idle or None):
+        if kind == "snapshot":
+            state = data["state"]
+            if as_json:
+                out.write(
+                    json.dumps(
+                        {"event": "snapshot", "table": data["table"], "seq": data["seq"], "state": state}
+                    )
+                    + "\n"
+                )
+            else:
+                gap = " (re-synced after a gap)" if sub.gaps else ""
+                out.write(
+                    f"== {data['table']}: snapshot at seq {data['seq']}{gap}: {state['game']} round "
+                    f"{state['round']} {state['phase']}; credits {_credits(state['credits'])}\n"
+                )
+        else:
+            out.write((json.dumps(data) if as_json else format_event(data)) + "\n")
+            seen += 1
+        out.flush()
+        if count and seen >= count:
+            break
+    return seen
+
+
+def run(args: argparse.Namespace) -> int:
+    table = ""
+    pub, snap = args.pub, args.snapshot
+    if args.table:
+        try:
+            cfg = load_table(args.table)
+        except TableFileError as exc:
+            print(f"croupier watch: {exc}", file=sys.stderr)
+            return 2
+        table = cfg.table_id
+        pub = pub or cfg.spec.zeromq.pub
+        snap = snap or cfg.spec.zeromq.snapshot
+    if not pub or not snap:
+        print("croupier watch: give --table FILE, or --pub and --snapshot", file=sys.stderr)
+        return 2
+    sub = Subscriber(pub, snap, table)
+    try:
+        while True:
+            try:
+                watch(sub, sys.stdout, args.json, args.count, args.idle_exit)
+                return 0
+            except RuntimeError as exc:  # daemon gone or refusing: say so, retry
+                print(f"croupier watch: {exc}; retrying", file=sys.stderr)
+                time.sleep(1.0)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        sub.close()
