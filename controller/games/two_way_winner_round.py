@@ -333,6 +333,14 @@ class TwoWayWinnerRound(GameRound):
         si, hi = self._turn
         return self._blackjack_seats()[si].hands[hi]
 
+    def hand_in_turn(self) -> Hand | None:
+        """The blackjack hand whose turn it is (``None`` outside blackjack turns), for players' tools."""
+        return self._hand_in_turn() if self.phase == "play" and isinstance(self._due, DecisionDue) else None
+
+    def seat_play(self, seat: int) -> SeatPlay:
+        """A seat's cards and choices so far (read-only use by tools and displays)."""
+        return self._play(seat)
+
     def _notice(self, what: str, **detail: Any) -> GameNotice:
         return GameNotice(self.ledger.round, what, detail)
 
