@@ -14,11 +14,13 @@ from controller.tools import ctl, daemon_run, demo, scenario_cmd, watch
 MATH_TOOLS: dict[str, str] = {
     "baccarat": "controller.tools.baccarat_math",
     "one_card_poker": "controller.tools.one_card_poker_math",
+    "swap_hand": "controller.tools.swap_hand_math",
 }
 
 #: ``croupier simulate GAME``: play many rounds through the real engine.
 SIMULATE_TOOLS: dict[str, str] = {
     "baccarat": "controller.tools.baccarat_sim",
+    "swap_hand": "controller.tools.swap_hand_sim",
 }
 
 

@@ -1,0 +1,154 @@
+"""Swap-Hand swap table: EV of swapping versus keeping each hard 14-18 against each dealer up card.
+
+There is no closed form worth trusting here (the swapped-in hand is played
+on, may split, and the Odds-Win follows it), so the tool measures it
+through the real engine. Each trial stacks the start of the shoe: the
+seat's two cards (a ten and 4..8, the commonest way to hold each total),
+the dealer's up card, and a hole card drawn from the rest of a fresh shoe
+among the cards that do *not* give the dealer blackjack (the swap is only
+offered after the peek, so that is the situation the player decides in).
+The rest of the shoe is a random draw from what is left. The same cards are
+then played twice, once swapping and once keeping, with basic strategy
+after that decision; comparing the two on the same cards removes most of
+the noise from the difference.
+
+EV is the main's net plus the Odds-Win's net per unit of the main (the
+player pays for both, and a swap of an odd total risks a live Odds-Win).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+from dataclasses import dataclass
+from multiprocessing import Pool
+
+from tqdm import tqdm
+
+from controller.cards import DECK, Card, parse_card
+from controller.games.blackjack import is_natural
+from controller.games.swap_hand_options import SwapHandOptions
+from controller.tools.blackjack_strategy import UPS, Chart
+from controller.tools.swap_hand_play import STAKE, Player, SimTable
+
+TOTALS = range(14, 19)
+#: The stacked two-card hand for each total.
+HANDS = {t: (parse_card("TS"), parse_card(f"{t - 10}H")) for t in TOTALS}
+#: A card for each up-card column (2..9, ten, ace).
+UP_CARDS = {u: parse_card({10: "KD", 11: "AD"}.get(u, f"{u}D")) for u in UPS}
+#: Cards drawn past the stacked four; far more than any round can use.
+TAIL = 60
+
+
+@dataclass(frozen=True)
+class Cell:
+    total: int
+    up: int
+    trials: int
+    seed: int
+    decks: int
+
+
+@dataclass
+class CellResult:
+    total: int
+    up: int
+    trials: int
+    swap: float
+    keep: float
+    diff: float
+    half: float  # 95 % half-width of diff
+
+
+def _shoe_rest(decks: int, taken: list[Card]) -> list[Card]:
+    rest = list(DECK) * decks
+    for card in taken:
+        rest.remove(card)
+    return rest
+
+
+def measure(cell: Cell) -> CellResult:
+    """Play ``cell.trials`` stacked starts twice each (swap, keep); EVs per unit of the main."""
+    rng = random.Random(cell.seed)
+    opts = SwapHandOptions(decks=cell.decks)
+    sim = SimTable(opts)
+    chart = Chart()
+    swapper, keeper = Player(chart, first_swap="swap"), Player(chart, first_swap="keep")
+    first, second = HANDS[cell.total]
+    up = UP_CARDS[cell.up]
+    rest = _shoe_rest(cell.decks, [first, second, up])
+    sums = [0, 0, 0]
+    square = 0
+    for _ in range(cell.trials):
+        tail = rng.sample(rest, TAIL)
+        hole_at = next(i for i, c in enumerate(tail) if not is_natural([up, c]))
+        hole = tail.pop(hole_at)
+        order = [first, up, second, hole, *tail]
+        nets = []
+        for player in (swapper, keeper):
+            sim.new_shoe()
+            cards = iter(order)
+            settled = sim.play(cards.__next__, player)
+            nets.append(sum(line["net"] for line in settled.settlements))
+        diff = nets[0] - nets[1]
+        sums[0] += nets[0]
+        sums[1] += nets[1]
+        sums[2] += diff
+        square += diff * diff
+    n = cell.trials
+    mean = sums[2] / n
+    var = max(square / n - mean * mean, 0.0) * n / max(n - 1, 1)
+    return CellResult(cell.total, cell.up, n, sums[0] / n / STAKE, sums[1] / n / STAKE, mean / STAKE,
+                      1.96 * math.sqrt(var / n) / STAKE)
+
+
+def swap_table(trials: int, seed: int, decks: int, workers: int) -> list[CellResult]:
+    cells = [Cell(t, u, trials, seed * 1_000_003 + t * 100 + u, decks) for t in TOTALS for u in UPS]
+    results: list[CellResult] = []
+    with tqdm(total=len(cells) * trials, unit="trial", file=sys.stderr, mininterval=0.5) as bar:
+        if workers <= 1:
+            for cell in cells:
+                results.append(measure(cell))
+                bar.update(trials)
+        else:
+            with Pool(workers) as pool:
+                for res in pool.imap_unordered(measure, cells):
+                    results.append(res)
+                    bar.update(trials)
+    results.sort(key=lambda r: (r.total, r.up))
+    return results
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--swap-table", action="store_true", required=True,
+                        help="measure the swap table (the only report so far)")
+    parser.add_argument("--trials", type=int, default=6000, help="stacked starts per cell (default 6000)")
+    parser.add_argument("--seed", type=int, default=7, help="seed (default 7)")
+    parser.add_argument("--decks", type=int, default=6, help="decks (default 6)")
+    parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+
+
+def _up_name(up: int) -> str:
+    return {10: "T", 11: "A"}.get(up, str(up))
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.trials < 2:
+        print("croupier math swap_hand: --trials must be at least 2")
+        return 2
+    results = swap_table(args.trials, args.seed, args.decks, args.workers)
+    print(f"Swap-Hand swap table, {args.decks} decks, S17, {args.trials} trials per cell, seed {args.seed}")
+    print("EV per unit of main (main + Odds-Win), swap minus keep, on the same cards; * = not clear at 95 %")
+    print("hard  up    swap     keep     diff  +/-      choice")
+    for r in results:
+        clear = abs(r.diff) > r.half
+        print(f"{r.total:>4} {_up_name(r.up):>3} {r.swap:+8.3f} {r.keep:+8.3f} {r.diff:+8.3f} {r.half:6.3f}  "
+              f"{'swap' if r.diff > 0 else 'keep'}{'' if clear else ' *'}")
+    print("\nSWAP_TABLE = {")
+    for t in TOTALS:
+        ups = sorted(r.up for r in results if r.total == t and r.diff > 0)
+        print(f"    {t}: frozenset({{{', '.join(str(u) for u in ups)}}}),")
+    print("}")
+    return 0
