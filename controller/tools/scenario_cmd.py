@@ -1,4 +1,9 @@
-"""``croupier scenario FILE``: run a scenario through the engine, one JSON line per event."""
+"""``croupier scenario FILE``: run a scenario through the engine, one JSON line per event.
+
+``--through-daemon`` plays it through the whole daemon instead (journal,
+ZeroMQ, the shoe reader over a pty with the simulated shoe): the lines are
+the same, byte for byte, which is the point.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +16,11 @@ from controller.scenario import ScenarioError, load_scenario, run_scenario
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="scenario file (YAML, see docs/scenarios.md)")
+    parser.add_argument("--settled-only", action="store_true", help="print only the round_settled lines")
     parser.add_argument(
-        "--settled-only", action="store_true", help="print only the round_settled lines"
+        "--through-daemon",
+        action="store_true",
+        help="play it through a daemon (temp state dir, simulated shoe on a pty, ZeroMQ on ipc://)",
     )
 
 
@@ -20,6 +28,11 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     try:
         scenario = load_scenario(args.file)
+        if args.through_daemon:
+            from controller.tools.daemon_scenario import run_through_daemon
+
+            run_through_daemon(scenario, args.file, out, args.settled_only)
+            return 0
         for event in run_scenario(scenario):
             if args.settled_only and event.event != "round_settled":
                 continue
