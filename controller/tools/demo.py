@@ -1,128 +1,296 @@
-"""``croupier demo``: a simulated Baccarat table in the terminal, dealt live through the engine.
+"""``croupier demo``: a whole simulated table on loopback, in one command.
 
-The engine is the real one; only the shoe and the players are simulated
-(seeded, so a demo can be replayed). Each round shows the wagers, every card
-as it comes out of the shoe, the coup's result and every seat's settlement.
-Stop it with Ctrl-C.
+It starts the real daemon (``croupier run``, a subprocess with a temporary
+state dir), a simulated shoe on a pty that the daemon's shoe reader opens,
+and a simulated dealer with simulated players (from the table file's
+``simulation`` section) who open and close betting, place wagers and take
+decisions through the command socket, dealing each due card out of the
+shoe on a timer; ``watch`` runs in the foreground. Any registered game has
+a ``<game>_sim.yaml`` table file; Baccarat is the default. Ctrl-C stops
+everything: the players, the daemon (SIGTERM, then SIGKILL if it hangs),
+the shoe, and the temporary files; nothing is left running.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
+import shutil
+import signal
+import subprocess
 import sys
+import tempfile
+import threading
 import time
-from typing import TextIO
+from pathlib import Path
+from typing import Any
 
-from controller import inputs as I
-from controller.events import Event
-from controller.games.baccarat import Baccarat, BaccaratOptions
-from controller.limits import TableLimits
-from controller.table import Table
-from controller.tools.shoe_shuffle import ShuffledShoe
-
-SEATS = 5
-START_CREDITS = 100_000
+from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber
+from controller.daemon.config import FIRMWARE_CONFIGS, SimulationSpec, TableConfig, TableFileError, load_table
+from controller.tools.watch import watch
+from drivers.shoe.sim import SimError, SimulatedShoe
 
 
-def _money(minor: int) -> str:
-    sign = "-" if minor < 0 else "+" if minor > 0 else " "
-    return f"{sign}{abs(minor) / 100:,.2f}"
+class DemoError(RuntimeError):
+    """The demo cannot go on (the daemon died, a command failed); the message says why."""
 
 
-class Demo:
-    """Drives a table with simulated players and prints what a pit screen would show."""
+class Dealer:
+    """The simulated dealer and players: drives rounds through the command socket and the shoe."""
 
-    def __init__(self, seed: int, delay: float, out: TextIO) -> None:
-        out.write(f"Croupier demo: a simulated Baccarat table (seed {seed}); Ctrl-C stops it.\n")
+    def __init__(
+        self,
+        config: TableConfig,
+        sim: SimulationSpec,
+        shoe: SimulatedShoe,
+        client: CommandClient,
+        seed: int,
+        rounds: int,
+        delay: float | None,
+    ) -> None:
+        self.config = config
+        self.sim = sim
+        self.shoe = shoe
+        self.client = client
         self.rng = random.Random(seed)
-        self.delay = delay
-        self.out = out
-        self.table = Table(Baccarat(BaccaratOptions()), TableLimits(seats=SEATS))
-        self.shoe = ShuffledShoe(8, seed, cut_card=16)
-        self.beads: list[str] = []
-        for seat in range(1, SEATS + 1):
-            self.table.apply(I.CreditIn(seat, START_CREDITS))
-        self.apply(I.NewShoe())
+        self.rounds = rounds
+        self.card_interval = sim.card_interval if delay is None else delay
+        self.betting_time = sim.betting_time if delay is None else delay * 2
+        self.stop = threading.Event()
+        self.done = threading.Event()
+        self.played = 0
+        self.error: BaseException | None = None
 
-    def say(self, text: str) -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
+    def call(self, cmd: str, **fields: Any) -> dict[str, Any]:
+        reply = self.client.call(cmd, **fields)
+        if not reply.get("ok") and not reply.get("refused"):
+            raise DemoError(f"{cmd} {fields}: {reply.get('error')}")
+        return reply
 
-    def apply(self, inp: I.Input) -> list[Event]:
-        events = self.table.apply(inp)
-        for event in events:
-            d = event.to_dict()
-            if d["event"] == "refused":
-                self.say(f"  refused: {d['reason']}")
-            elif d["event"] == "new_shoe":
-                self.say(f"-- new shoe: {d['decks']} decks shuffled --")
-                self.beads = []
-        return events
+    def run(self) -> None:
+        try:
+            self.setup()
+            while not self.stop.is_set() and (not self.rounds or self.played < self.rounds):
+                self.play_round()
+                self.played += 1
+                self.stop.wait(self.betting_time)
+        except BaseException as exc:  # reported by the foreground
+            self.error = exc
+        finally:
+            self.done.set()
 
-    def bets(self) -> None:
-        for seat in range(1, SEATS + 1):
-            if self.rng.random() < 0.25:
-                continue
-            main = self.rng.choice(("player", "banker"))
-            self.apply(I.PlaceWager(seat, main, self.rng.choice((100, 200, 500, 1000))))
-            if self.rng.random() < 0.2:
-                self.apply(I.PlaceWager(seat, "tie", 100))
-        placed = ", ".join(
-            f"seat {s} {p} {a / 100:.2f}" for (s, p), a in sorted(self.table.staked.items())
-        )
-        self.say(f"  bets: {placed or 'none'}")
+    def setup(self) -> None:
+        for player in self.sim.players:
+            self.call("credit_in", seat=player.seat, amount=player.credits, by="cashier")
+        if self.sim.dp is not None:
+            self.call("set_dp", seat=self.sim.dp, by="dealer")
+        self.call("new_shoe", by="dealer")
 
     def play_round(self) -> None:
-        if self.shoe.needs_shuffle():
+        if self.shoe.remaining < self.sim.cut_card:
             self.shoe.shuffle()
-            self.apply(I.NewShoe())
-        self.apply(I.OpenBetting())
-        self.say(f"Round {self.table.round_no}: place your bets")
-        self.bets()
-        self.apply(I.CloseBetting())
-        self.say("  no more bets")
-        while self.table.phase == "dealing":
-            time.sleep(self.delay)
-            for event in self.apply(I.CardSeen(self.shoe.draw())):
-                d = event.to_dict()
-                if d["event"] == "card_dealt":
-                    self.say(f"  {d['hand']:<6} <- {d['card']}")
-                elif d["event"] == "round_result":
-                    r = d["result"]
-                    self.beads.append({"player": "P", "banker": "B", "tie": "T"}[r["winner"]])
-                    natural = " (natural)" if r["natural"] else ""
-                    self.say(
-                        f"  Player {' '.join(r['player_cards'])} = {r['player_score']}   "
-                        f"Banker {' '.join(r['banker_cards'])} = {r['banker_score']}   "
-                        f"=> {r['winner'].upper()}{natural}"
+            self.call("new_shoe", by="dealer")
+        self.call("open", by="dealer")
+        state = self.call("snapshot")["state"]
+        dp = state["game_state"].get("dp_seat")
+        for player in self.sim.players:
+            if player.seat == dp or self.rng.random() < player.sit_out:
+                continue
+            pick = self.rng.randrange(max(len(a) for a in player.bets.values()))
+            for spot, amounts in player.bets.items():
+                self.call(
+                    "bet",
+                    seat=player.seat,
+                    spot=spot,
+                    amount=amounts[min(pick, len(amounts) - 1)],
+                    by=f"seat {player.seat}",
+                )
+            for spot, chance in player.extras.items():
+                if self.rng.random() < chance:
+                    self.call(
+                        "bet",
+                        seat=player.seat,
+                        spot=spot,
+                        amount=self.config.limits.min_bet,
+                        by=f"seat {player.seat}",
                     )
-                elif d["event"] == "round_settled":
-                    for line in d["settlements"]:
-                        self.say(
-                            f"    seat {line['seat']} {line['spot']:<6} {line['stake'] / 100:>7.2f} "
-                            f"{_money(line['net']):>9}"
-                        )
-                    self.say(f"  house {_money(d['house_net'])}   shoe: {''.join(self.beads[-40:])}")
-        self.say("")
+        self.stop.wait(self.betting_time)
+        self.call("close", by="dealer")
+        while not self.stop.is_set():
+            status = self.call("status")
+            if status["phase"] != "dealing":
+                return
+            if status["tilt"] is not None:
+                self.call("void", by="dealer")
+                continue
+            due = status["due"] or {}
+            if "card" in due:
+                self.stop.wait(self.card_interval)
+                try:
+                    self.shoe.deal()
+                except SimError:  # the shoe ran out mid-round: a real dealer would void and reshuffle
+                    self.call("void", by="dealer")
+                    continue
+                self.wait_past(status["seq"])
+            elif "decision" in due:
+                self.stop.wait(self.card_interval)
+                seat, actions = self.rng.choice(sorted(due["decision"].items()))
+                self.call("decide", seat=int(seat), action=self.rng.choice(actions), by=f"seat {seat}")
+
+    def wait_past(self, seq: int, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.call("ping")["seq"] <= seq:
+            if time.monotonic() > deadline or self.stop.is_set():
+                if self.stop.is_set():
+                    return
+                raise DemoError(f"the daemon did not take the dealt card within {timeout} s")
+            time.sleep(0.01)
+
+
+def table_file(args: argparse.Namespace) -> Path:
+    if args.table:
+        return Path(args.table)
+    return FIRMWARE_CONFIGS / "tables" / f"{args.game}_sim.yaml"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--game", default="baccarat", help="play GAME's <game>_sim.yaml table (default baccarat)"
+    )
+    parser.add_argument("--table", help="a table file with a simulation section (overrides --game)")
     parser.add_argument("--rounds", type=int, default=0, help="stop after N rounds (default: until Ctrl-C)")
-    parser.add_argument("--delay", type=float, default=0.4, help="seconds between cards (default 0.4)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the shoe and the players")
+    parser.add_argument(
+        "--delay", type=float, default=None, help="seconds between cards (table file default)"
+    )
+    parser.add_argument(
+        "--ports",
+        type=int,
+        default=None,
+        help="use 127.0.0.1 ports N, N+1, N+2 (PUB, snapshot, command) instead of the file's",
+    )
+    parser.add_argument("--json", action="store_true", help="print the events as JSON lines")
+
+
+def _start_daemon(
+    args: argparse.Namespace, path: Path, work: Path, shoe_port: str, endpoints: dict[str, str]
+) -> tuple[subprocess.Popen[bytes], Path]:
+    log_path = work / "daemon.log"
+    cmd = [
+        sys.executable,
+        "-m",
+        "controller.cli",
+        "run",
+        str(path),
+        "--state-dir",
+        str(work / "state"),
+        "--shoe-port",
+        shoe_port,
+        "--pub",
+        endpoints["pub"],
+        "--snapshot",
+        endpoints["snapshot"],
+        "--command",
+        endpoints["command"],
+        "--log-level",
+        "WARNING",
+    ]
+    with open(log_path, "wb") as log:
+        # A new session: Ctrl-C reaches the demo only, which then stops the daemon in order.
+        proc = subprocess.Popen(
+            cmd,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd=Path(__file__).resolve().parents[2],
+        )
+    return proc, log_path
+
+
+def _stop_daemon(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def run(args: argparse.Namespace) -> int:
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
-    demo = Demo(seed, args.delay, sys.stdout)
-    played = 0
+    path = table_file(args)
     try:
-        while not args.rounds or played < args.rounds:
-            demo.play_round()
-            played += 1
+        config = load_table(path)
+    except TableFileError as exc:
+        print(f"croupier demo: {exc}", file=sys.stderr)
+        return 2
+    sim = config.spec.simulation
+    if sim is None:
+        print(f"croupier demo: {path} has no simulation section", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else sim.seed
+    z = config.spec.zeromq
+    endpoints = {"pub": z.pub, "snapshot": z.snapshot, "command": z.command}
+    if args.ports:
+        endpoints = {
+            k: f"tcp://127.0.0.1:{args.ports + i}" for i, k in enumerate(("pub", "snapshot", "command"))
+        }
+    out = sys.stdout
+    out.write(
+        f"Croupier demo: {config.game_name} table {config.table_id!r} on simulated hardware "
+        f"(seed {seed}); Ctrl-C stops it.\n"
+    )
+    work = Path(tempfile.mkdtemp(prefix="croupier-demo-"))
+    shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks)
+    proc: subprocess.Popen[bytes] | None = None
+    client = CommandClient(endpoints["command"], timeout=10.0)
+    sub: Subscriber | None = None
+    dealer: Dealer | None = None
+    code = 0
+    try:
+        shoe_port = shoe.open_pty(work / "shoe")
+        proc, log_path = _start_daemon(args, path, work, shoe_port, endpoints)
+        deadline = time.monotonic() + 30
+        while True:
+            if proc.poll() is not None:
+                raise DemoError(f"the daemon exited ({proc.returncode}):\n{log_path.read_text()}")
+            with contextlib.suppress(DaemonUnavailable):
+                if (
+                    CommandClient(endpoints["command"], timeout=0.5).call("status").get("shoe_device") or {}
+                ).get("connected"):
+                    break
+            if time.monotonic() > deadline:
+                raise DemoError("the daemon did not come up within 30 s")
+            time.sleep(0.1)
+        sub = Subscriber(endpoints["pub"], endpoints["snapshot"], config.table_id)
+        dealer = Dealer(config, sim, shoe, client, seed, args.rounds, args.delay)
+        thread = threading.Thread(target=dealer.run, name="demo dealer", daemon=True)
+        thread.start()
+        while not dealer.done.is_set():
+            watch(sub, out, args.json, idle=0.2)
+            if proc.poll() is not None:
+                raise DemoError(f"the daemon exited ({proc.returncode}):\n{log_path.read_text()}")
+        watch(sub, out, args.json, idle=0.3)  # what the last round published
+        if dealer.error is not None:
+            raise DemoError(f"the simulated dealer stopped: {dealer.error}")
+        status = client.call("status")
+        credits = ", ".join(f"seat {s}: {c / 100:,.2f}" for s, c in status["credits"].items())
+        out.write(f"{dealer.played} rounds played; credits {credits}\n")
     except KeyboardInterrupt:
-        demo.say("stopped.")
-    credits = ", ".join(f"seat {s}: {c / 100:,.2f}" for s, c in sorted(demo.table.credits.items()))
-    demo.say(f"{played} rounds played; credits {credits}")
-    return 0
+        out.write("stopping...\n")
+    except DemoError as exc:
+        print(f"croupier demo: {exc}", file=sys.stderr)
+        code = 1
+    finally:
+        if dealer is not None:
+            dealer.stop.set()
+        client.close()
+        if sub is not None:
+            sub.close()
+        if proc is not None:
+            _stop_daemon(proc)
+        shoe.close()
+        shutil.rmtree(work, ignore_errors=True)
+    out.flush()
+    return code
