@@ -145,8 +145,12 @@ class FrameDecoder:
 
     def feed(self, data: bytes) -> list[Frame | FramingError]:
         """Consume ``data``; return what it completed. Never raises on any byte sequence."""
+        n = len(data)
+        if (self._state == self._HUNT and n > 6 and data[0] == SOF and data[-1] == EOF
+                and not self._garbage_count and _SPECIAL.search(data, 1, n - 1) is None):
+            return [parse_body(data[1:-1])]  # the usual read: exactly one frame, nothing escaped
         out: list[Frame | FramingError] = []
-        i, n = 0, len(data)
+        i = 0
         while i < n:
             if self._state != self._FRAME:
                 j = data.find(SOF, i)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from controller.cards import Card, CardError, parse_card
+from controller.cards import DECK, Card, CardError, parse_card
 
 #: Protocol version announced in HELLO.
 PROTOCOL_VERSION: Final = 1
@@ -173,9 +173,12 @@ _EMPTY_TYPES: Final[dict[type, int]] = {
 _EMPTY_BY_TYPE: Final[dict[int, Message]] = {t: cls() for cls, t in _EMPTY_TYPES.items()}
 
 
+_HOST_TYPES: Final = frozenset({Ack, Nak, StatusRequest, Dispense, Reset})
+
+
 def is_host_to_shoe(message: Message) -> bool:
     """True for the messages only the host sends."""
-    return isinstance(message, Ack | Nak | StatusRequest | Dispense | Reset)
+    return type(message) in _HOST_TYPES
 
 
 def _text(value: str, what: str) -> bytes:
@@ -232,8 +235,15 @@ def _ascii(raw: bytes, what: str) -> str:
     return raw.decode("ascii")
 
 
+_CARD_BY_BYTES: Final[dict[bytes, Card]] = {card.code.encode("ascii"): card for card in DECK}
+
+
 def decode_payload(type_byte: int, payload: bytes) -> Message:
     """Inverse of :func:`encode_payload`; :class:`PayloadError` names the rule that failed."""
+    if type_byte in (T_CARD, T_BURN):  # the hot path: one dict look-up per card
+        card = _CARD_BY_BYTES.get(payload)
+        if card is not None:
+            return CardMsg(card, type_byte == T_BURN)
     name = TYPE_NAMES.get(type_byte)
     if name is None:
         raise PayloadError(f"unknown message type 0x{type_byte:02X}")
