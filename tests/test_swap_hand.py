@@ -363,3 +363,19 @@ def test_a_card_when_a_decision_is_due_tilts_and_is_not_used() -> None:
     [tilt] = table.apply(I.CardSeen(parse_card("2C")))
     assert tilt.event == "tilt"
     assert _round(table).seats[0].first.codes() == ["9C", "8D"]
+
+
+# ------------------------------------------------------------------ displays and the calibration variant
+def test_the_hole_card_is_hidden_until_the_dealer_plays() -> None:
+    table = make_table()
+    feed(table, {1: 1000}, "9C 6H 8D TD", [[1, "keep"]])
+    assert table.snapshot()["round_view"]["dealer_cards"] == ["6H", "??"]
+    table.apply(I.Decision(1, "stand"))
+    assert table.snapshot()["round_view"]["dealer_cards"] == ["6H", "TD"]  # the dealer's turn
+    events = table.apply(I.CardSeen(parse_card("5S")))  # dealer 16 draws 5S -> 21
+    assert nets(events) == {(1, "main"): (1000, -1000), (1, "odds_win"): (500, -500)}
+
+
+def test_classic_variant_pushes_a_natural_against_a_dealer_blackjack_and_stakes_no_odds_win() -> None:
+    events = play(make_table(variant=CLASSIC), {1: 1000}, "AS AH QC KD")
+    assert nets(events) == {(1, "main"): (1000, 0)}
