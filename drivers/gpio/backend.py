@@ -1,0 +1,184 @@
+"""The pin backend: the only module that knows gpiozero.
+
+The panel code above asks for "an input on BCM 17, pulled up, active low,
+tell me when it changes" and "an output on BCM 27, active high" and nothing
+more, so a different pin source (an I2C expander, a remote header) is one
+new class here and no change elsewhere. gpiozero's pin factory is injected,
+as gpiozero itself does in its test suite: the real factory on a Pi
+(RPi.GPIO on a Pi 3/4, lgpio on a Pi 5), :class:`gpiozero.pins.mock.MockFactory`
+everywhere else. Both are chosen by name; a factory that cannot be loaded is
+an error, never a quiet switch to the mock (a table that silently reads no
+buttons is worse than one that does not start).
+
+Debounce is deliberately NOT gpiozero's ``bounce_time``: the mock pin ignores
+it (so tests would prove nothing), and RPi.GPIO's ``bouncetime`` drops every
+edge inside the window after an accepted one, which can lose the final
+release of a bouncing contact and leave a sensor looking covered. The
+settle-time debouncer in :mod:`drivers.gpio.debounce` runs above every
+backend, so the logic a test exercises is the one that runs on the floor.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, Literal, Protocol
+
+FACTORIES = ("mock", "rpigpio", "lgpio")
+Pull = Literal["up", "down", "none"]
+
+
+class BackendError(RuntimeError):
+    """A pin backend that cannot be opened (names the backend and what to install)."""
+
+
+class InputLine(Protocol):
+    @property
+    def is_active(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+class OutputLine(Protocol):
+    @property
+    def lit(self) -> bool: ...
+
+    def set(self, lit: bool) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class PinBackend(Protocol):
+    """What the panel needs from pins. ``on_change`` may be called from any thread."""
+
+    name: str
+
+    def input(self, pin: int, *, pull: Pull, active_high: bool,
+              on_change: Callable[[bool], None]) -> InputLine: ...
+
+    def output(self, pin: int, *, active_high: bool) -> OutputLine: ...
+
+    def close(self) -> None: ...
+
+
+class _ZeroInput:
+    def __init__(self, device: Any) -> None:
+        self._device = device
+
+    @property
+    def is_active(self) -> bool:
+        return bool(self._device.is_active)
+
+    def close(self) -> None:
+        self._device.close()
+
+
+class _ZeroOutput:
+    def __init__(self, device: Any) -> None:
+        self._device = device
+
+    @property
+    def lit(self) -> bool:
+        return bool(self._device.is_lit)
+
+    def set(self, lit: bool) -> None:
+        if lit:
+            self._device.on()
+        else:
+            self._device.off()
+
+    def close(self) -> None:
+        self._device.close()
+
+
+class GpioZeroBackend:
+    """Buttons and LEDs from gpiozero over an injected pin factory."""
+
+    def __init__(self, factory: Any, name: str = "gpiozero") -> None:
+        self.factory = factory
+        self.name = name
+        self._devices: list[_ZeroInput | _ZeroOutput] = []
+        self._lock = threading.Lock()
+
+    def input(self, pin: int, *, pull: Pull, active_high: bool,
+              on_change: Callable[[bool], None]) -> InputLine:
+        from gpiozero import Button  # type: ignore[import-untyped, unused-ignore]
+
+        if pull == "none":
+            device = Button(pin, pull_up=None, active_state=active_high, bounce_time=None,
+                            pin_factory=self.factory)
+        else:
+            device = Button(pin, pull_up=(pull == "up"), bounce_time=None, pin_factory=self.factory)
+        device.when_activated = lambda: on_change(True)
+        device.when_deactivated = lambda: on_change(False)
+        line = _ZeroInput(device)
+        with self._lock:
+            self._devices.append(line)
+        return line
+
+    def output(self, pin: int, *, active_high: bool) -> OutputLine:
+        from gpiozero import LED  # type: ignore[import-untyped, unused-ignore]
+
+        line = _ZeroOutput(LED(pin, active_high=active_high, initial_value=False, pin_factory=self.factory))
+        with self._lock:
+            self._devices.append(line)
+        return line
+
+    def close(self) -> None:
+        with self._lock:
+            devices, self._devices = self._devices, []
+        for device in devices:
+            device.close()
+
+
+def make_factory(name: str) -> Any:
+    """The gpiozero pin factory called ``name`` (one of :data:`FACTORIES`)."""
+    try:
+        if name == "mock":
+            from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped, unused-ignore]
+
+            return MockFactory()
+        if name == "rpigpio":
+            from gpiozero.pins.rpigpio import RPiGPIOFactory  # type: ignore[import-untyped, unused-ignore]
+
+            return RPiGPIOFactory()
+        if name == "lgpio":
+            from gpiozero.pins.lgpio import LGPIOFactory  # type: ignore[import-untyped, unused-ignore]
+
+            return LGPIOFactory()
+    except Exception as exc:  # import errors and "not a Pi" errors alike
+        hint = {"rpigpio": "pip install 'croupier[pi]' (RPi.GPIO, Pi 3/4)",
+                "lgpio": "pip install lgpio (Pi 5)"}.get(name, "")
+        why = f"pin factory {name!r} cannot be opened: {exc}"
+        raise BackendError(why + (f"; {hint}" if hint else "")) from exc
+    raise BackendError(f"unknown pin factory {name!r}; known: {', '.join(FACTORIES)}")
+
+
+class SimulatedPins:
+    """The other side of a :class:`MockFactory`: drive inputs and read outputs by BCM number.
+
+    This is the simulated hardware the control socket and the tests use; it
+    speaks electrical levels (high/low), not meanings, exactly like a finger
+    on a contact or a probe on a lamp.
+    """
+
+    def __init__(self, factory: Any) -> None:
+        from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped, unused-ignore]
+
+        if not isinstance(factory, MockFactory):
+            raise BackendError("simulated pins need gpiozero's MockFactory")
+        self.factory = factory
+        self._lock = threading.Lock()
+
+    def drive(self, pin: int, high: bool) -> None:
+        """Drive an input pin's level (from any thread; one drive at a time)."""
+        mock = self.factory.pin(pin)
+        with self._lock:
+            if high:
+                mock.drive_high()
+            else:
+                mock.drive_low()
+
+    def level(self, pin: int) -> bool:
+        """The level of a pin now (an output's driven level, an input's read level)."""
+        return bool(self.factory.pin(pin).state)

@@ -1,0 +1,287 @@
+"""What the panels mean, with no pins and no clock: presses and chips in, inputs and lamp states out.
+
+Everything here is pure so it can be tested by calling it: the panel driver
+(:mod:`drivers.gpio.panel`) feeds it debounced changes and the table's state,
+and does the I/O. The rules it follows:
+
+* A decision button posts the same :class:`Decision` a command would, always:
+  a press from a seat that is not to act, or of an action not legal now, is
+  still posted and the table refuses it with a reason. The panel never
+  second-guesses the core, so the journal shows every press.
+* Bets: each seat has a selected amount, starting at the table minimum;
+  ``bet_up``/``bet_down`` move it by the table unit within the limits;
+  ``repeat_bet`` selects, spot by spot, what that seat had down when betting
+  last closed. Chips landing on a spot's sensor while betting is open post a
+  :class:`PlaceWager` of the selected amount, and lifting them posts a
+  :class:`CancelWager`. Chips already on a spot when betting opens are placed
+  then (a player letting a bet ride).
+* After "no more bets" a spot's sensor must keep the state it had at the
+  close. A change is a fault ("chips moved after no more bets") reported as
+  ``DeviceStatus('panel N', online=False)``: it changes no wager, and the table
+  halts the deal (a device-offline tilt) until the chips are back as they were
+  (the panel reports itself online) or the dealer voids the round. Faults of
+  this kind end with the round.
+* A stuck button or a missing panel (its presence loop open) is the same
+  ``DeviceStatus`` for the panel, and ``online=True`` when it recovers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from controller import inputs as I
+from controller.games import GAMES
+from controller.limits import TableLimits
+from drivers.gpio.pinmap import BET_2X, BET_WORDS, PinMap
+
+if TYPE_CHECKING:
+    from controller.table import Table
+
+#: What each dealer button posts.
+DEALER_INPUTS: dict[str, type[I.Input]] = {
+    "open_betting": I.OpenBetting,
+    "close_betting": I.CloseBetting,
+    "confirm": I.ClearTilt,  # the dealer confirms an impossible card was taken out
+    "burn": I.DeclareBurn,
+    "void": I.VoidRound,
+    "new_shoe": I.NewShoe,
+}
+#: Which spot's stake ``bet_2x`` doubles (2WayWinner's antes are equal when in play).
+BET_2X_ANTE = "poker_ante"
+
+Post = tuple[I.Input, str]
+
+
+class LampMode(Enum):
+    OFF = "off"
+    ON = "on"
+    BLINK = "blink"  # your turn: the legal actions of a seat that is to act
+    FAULT = "fault"  # faster, in phase across the table: a tilt
+
+
+def seat_device(seat: int) -> str:
+    return f"panel {seat}"
+
+
+DEALER_DEVICE = "dealer panel"
+
+
+@dataclass(frozen=True, slots=True)
+class LampView:
+    """The table state the lamps show; built from :meth:`Table.snapshot` data or from a table."""
+
+    phase: str = "idle"
+    #: Decision due now: seat -> legal actions.
+    due: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+    #: Accepted (staked) wagers: (seat, spot) -> amount.
+    wagers: Mapping[tuple[int, str], int] = field(default_factory=dict)
+    #: The tilt's reason (``card_not_due``, ``impossible_card``, ``device_offline``) or None.
+    tilt: str | None = None
+    dp_seat: int | None = None
+    seated: frozenset[int] = frozenset()
+    offline: tuple[str, ...] = ()
+    burn_next: bool = False
+
+    @classmethod
+    def from_snapshot(cls, snap: Mapping[str, Any]) -> LampView:
+        due = snap.get("due") or {}
+        decision = due.get("decision", {}) if isinstance(due, Mapping) else {}
+        tilt = snap.get("tilt")
+        game_state = snap.get("game_state") or {}
+        dp = game_state.get("dp_seat")
+        return cls(
+            phase=str(snap["phase"]),
+            due={int(s): tuple(a) for s, a in decision.items()},
+            wagers={(int(w["seat"]), str(w["spot"])): int(w["amount"]) for w in snap.get("wagers", ())},
+            tilt=None if tilt is None else str(tilt["reason"]),
+            dp_seat=None if dp is None else int(dp),
+            seated=frozenset(int(s) for s in snap.get("credits", {})),
+            offline=tuple(sorted(snap.get("offline", {}))),
+            burn_next=bool(snap.get("burn_next", False)),
+        )
+
+    @classmethod
+    def from_table(cls, table: Table) -> LampView:
+        """Cheaper than a snapshot (no meters, no shoe): what the daemon calls after every input."""
+        from controller.games.base import DecisionDue
+
+        due = table.due()
+        dp = getattr(table.game, "dp_seat", None)
+        return cls(
+            phase=table.phase,
+            due=dict(due.choices) if isinstance(due, DecisionDue) else {},
+            wagers=dict(table.staked),
+            tilt=None if table.tilt is None else table.tilt.reason,
+            dp_seat=dp if isinstance(dp, int) else None,
+            seated=frozenset(table.credits),
+            offline=tuple(sorted(table.offline)),
+            burn_next=table.burn_next,
+        )
+
+
+class PanelLogic:
+    """Bets, decisions, faults and lamps for the panels of one pin map."""
+
+    def __init__(self, pin_map: PinMap, limits: TableLimits) -> None:
+        self.map = pin_map
+        self.limits = limits
+        self.spots = GAMES[pin_map.game].bet_spots if pin_map.game in GAMES else ()
+        self.view = LampView()
+        self.amount: dict[int, int] = {seat: limits.min_bet for seat in pin_map.seats}
+        self.repeat: dict[int, dict[str, int]] = {}
+        self.last_round: dict[int, dict[str, int]] = {}
+        self._betting_wagers: Mapping[tuple[int, str], int] = {}
+        self.covered: dict[tuple[int, str], bool] = {
+            (seat, spot): False for seat, panel in pin_map.seats.items() for spot in panel.spots
+        }
+        self.at_close: dict[tuple[int, str], bool] | None = None
+        self.faults: dict[str, dict[str, str]] = {}
+
+    # -------------------------------------------------------------- table state
+    def update(self, view: LampView) -> list[Post]:
+        """Take the table's new state; returns inputs due to a phase change (chips already down)."""
+        before, self.view = self.view.phase, view
+        out: list[Post] = []
+        if view.phase == "betting":
+            self._betting_wagers = view.wagers
+        if before != "betting" and view.phase == "betting":
+            for (seat, spot), covered in sorted(self.covered.items()):
+                if covered:
+                    out.append(self._place(seat, spot, "already on the spot when betting opened"))
+        if before == "betting" and view.phase != "betting":
+            last: dict[int, dict[str, int]] = {}
+            for (seat, spot), amount in self._betting_wagers.items():
+                if spot in self.spots:
+                    last.setdefault(seat, {})[spot] = amount
+            self.last_round = last
+            self.repeat = {}
+        if view.phase == "dealing" and self.at_close is None:
+            self.at_close = dict(self.covered)
+        if view.phase != "dealing" and self.at_close is not None:
+            self.at_close = None
+            for seat, spot in sorted(self.covered):
+                out.extend(self.fault(seat_device(seat), f"chips {spot}", None))
+        return out
+
+    # ------------------------------------------------------------------ inputs
+    def selected(self, seat: int, spot: str) -> int:
+        """The amount chips on ``spot`` will wager now."""
+        return self.repeat.get(seat, {}).get(spot, self.amount[seat])
+
+    def button(self, seat: int | None, word: str) -> list[Post]:
+        """A debounced press of ``word`` on seat ``seat``'s panel (``None``: the dealer panel)."""
+        if seat is None:
+            return [(DEALER_INPUTS[word](), f"gpio dealer {word}")]
+        source = f"gpio seat {seat} {word}"
+        lim = self.limits
+        if word == "bet_up":
+            self.amount[seat] = min(lim.max_bet, self.amount[seat] + lim.unit)
+            self.repeat.pop(seat, None)
+            return []
+        if word == "bet_down":
+            self.amount[seat] = max(lim.min_bet, self.amount[seat] - lim.unit)
+            self.repeat.pop(seat, None)
+            return []
+        if word == "repeat_bet":
+            self.repeat[seat] = dict(self.last_round.get(seat, {}))
+            return []
+        if word == BET_2X:
+            # Without an ante there is no "twice": amount 0 lets the table refuse it with its reason.
+            ante = self.view.wagers.get((seat, BET_2X_ANTE), 0)
+            return [(I.Decision(seat, "bet", 2 * ante), source)]
+        return [(I.Decision(seat, word), source)]
+
+    def sensor(self, seat: int, spot: str, covered: bool) -> list[Post]:
+        """A spot's chip sensor settled covered or uncovered."""
+        self.covered[(seat, spot)] = covered
+        phase = self.view.phase
+        if phase == "betting":
+            if covered:
+                return [self._place(seat, spot, "chips on the spot")]
+            return [(I.CancelWager(seat, spot), f"gpio seat {seat} sensor {spot}: chips lifted")]
+        if phase == "dealing" and self.at_close is not None:
+            moved = covered != self.at_close.get((seat, spot), False)
+            what = "placed" if covered else "lifted"
+            detail = f"chips moved after no more bets: {spot} chips {what}" if moved else None
+            return self.fault(seat_device(seat), f"chips {spot}", detail)
+        return []
+
+    def _place(self, seat: int, spot: str, why: str) -> Post:
+        amount = self.selected(seat, spot)
+        return I.PlaceWager(seat, spot, amount), f"gpio seat {seat} sensor {spot}: {why}"
+
+    def fault(self, device: str, key: str, detail: str | None) -> list[Post]:
+        """Raise (``detail``) or clear (``None``) one fault of a panel; posts only when its status changes."""
+        current = self.faults.setdefault(device, {})
+        was_offline = bool(current)
+        if detail is None:
+            if current.pop(key, None) is None:
+                return []
+        else:
+            if current.get(key) == detail:
+                return []
+            current[key] = detail
+        source = f"gpio {device}"
+        if current:
+            return [(I.DeviceStatus(device, False, "; ".join(current[k] for k in sorted(current))), source)]
+        if was_offline:
+            return [(I.DeviceStatus(device, True, f"{key}: back to normal"), source)]
+        return []
+
+    # ------------------------------------------------------------------- lamps
+    def lamps(self) -> dict[str, LampMode]:
+        """Every lamp of this map and what it shows for the current view."""
+        v = self.view
+        out: dict[str, LampMode] = {}
+        tilted = v.tilt is not None
+        for seat, panel in self.map.seats.items():
+            legal = set(v.due.get(seat, ()))
+            can_bet = v.phase == "betting" and seat in v.seated and seat != v.dp_seat
+            for word, button in panel.buttons.items():
+                if button.lamp is None:
+                    continue
+                if tilted:
+                    mode = LampMode.FAULT
+                elif word in BET_WORDS:
+                    mode = LampMode.ON if can_bet else LampMode.OFF
+                else:
+                    mode = LampMode.BLINK if (word if word != BET_2X else "bet") in legal else LampMode.OFF
+                out[f"seat {seat} {word}"] = mode
+            for spot, spec in panel.spots.items():
+                if spec.lamp is None:
+                    continue
+                if tilted:
+                    out[f"seat {seat} spot {spot}"] = LampMode.FAULT
+                else:
+                    staked = (seat, spot) in v.wagers
+                    out[f"seat {seat} spot {spot}"] = LampMode.ON if staked else LampMode.OFF
+        if self.map.dealer is not None:
+            lit = self._dealer_lit()
+            for word, button in self.map.dealer.buttons.items():
+                if button.lamp is not None:
+                    out[f"dealer {word}"] = LampMode.ON if word in lit else LampMode.OFF
+        if self.map.tower is not None:
+            states = {"idle": v.phase == "idle", "betting": v.phase == "betting",
+                      "in_play": v.phase == "dealing"}
+            for name, on in states.items():
+                out[f"tower {name}"] = LampMode.ON if on and not tilted else LampMode.OFF
+            out["tower fault"] = LampMode.FAULT if tilted else (LampMode.ON if v.offline else LampMode.OFF)
+        return out
+
+    def _dealer_lit(self) -> set[str]:
+        """Dealer lamps light the actions that make sense now; on a tilt, the ones that resolve it."""
+        v = self.view
+        if v.tilt == "card_not_due":
+            return {"burn", "void"}
+        if v.tilt == "impossible_card":
+            return {"confirm", "void"}
+        if v.tilt is not None:
+            return {"void"}
+        if v.phase == "idle":
+            return {"open_betting", "new_shoe"}
+        if v.phase == "betting":
+            return {"close_betting", "void"}
+        return {"void"} if v.burn_next else {"burn", "void"}

@@ -1,0 +1,297 @@
+"""The panel driver: pins in, inputs out through ``post``, lamps from the table's state.
+
+The daemon owns one :class:`Panel` per pin map. Its contract:
+
+* ``Panel(pin_map, backend, post, limits)`` opens every pin of the map.
+* ``post(input, source)`` is called for every input the panels produce, from
+  the panel's worker thread (or from the thread calling :meth:`update` for
+  the few inputs a phase change causes), always with the panel's lock held,
+  so the calls form one total order. ``post`` must not block and must not call
+  back into the panel: the daemon marshals it into its loop and journals it.
+* ``update(view)`` after every applied input, with a :class:`LampView` or a
+  :meth:`Table.snapshot` dict: the lamps follow, and the bet logic learns the
+  phase (betting open, closed) it needs.
+* ``start()`` starts the worker thread; ``stop()`` stops it and releases the pins.
+
+Every edge from every pin goes into one queue, stamped with the clock when
+the backend reported it; the worker replays edges and debounce deadlines in
+time order, so simultaneous presses come out in a definite order and a
+quick press-release between two wake-ups is still a press. Tests drive the
+same code without the thread: an injected clock and :meth:`pump`.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.inputs import Input
+from controller.limits import TableLimits
+from drivers.gpio.backend import InputLine, OutputLine, PinBackend
+from drivers.gpio.debounce import Change, Debouncer
+from drivers.gpio.logic import DEALER_DEVICE, LampMode, LampView, PanelLogic, Post, seat_device
+from drivers.gpio.pinmap import InputPin, LampPin, PinMap
+
+log = logging.getLogger(__name__)
+
+PostFn = Callable[[Input, str], None]
+
+
+@dataclass(slots=True)
+class _Input:
+    """One input pin: what it is, its debouncer and the seq of its last edge (for ordering)."""
+
+    kind: str  # button | sensor | presence
+    seat: int | None  # None: the dealer panel
+    name: str  # the button's word or the spot
+    pin: int
+    line: InputLine | None
+    debouncer: Debouncer
+    last_edge: int = 0
+
+
+class Panel:
+    """Seat panels, the dealer panel and the tower light of one pin map."""
+
+    def __init__(self, pin_map: PinMap, backend: PinBackend, post: PostFn, limits: TableLimits,
+                 *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.map = pin_map
+        self.backend = backend
+        self._post = post
+        self._clock = clock
+        self.logic = PanelLogic(pin_map, limits)
+        self._lock = threading.RLock()
+        self._queue: queue.SimpleQueue[tuple[int, int, bool, float] | None] = queue.SimpleQueue()
+        self._seq = 0
+        self._seq_lock = threading.Lock()
+        self._pending: list[tuple[int, int, bool, float]] = []
+        self._inputs: list[_Input] = []
+        self._lamps: dict[str, OutputLine] = {}
+        self._modes: dict[str, LampMode] = {}
+        self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self._started = False
+        now = clock()
+        try:
+            self._open(now)
+        except Exception:
+            self._close_lines()
+            raise
+        self._modes = self.logic.lamps()
+        self._apply_lamps(now)
+
+    # ------------------------------------------------------------------ set-up
+    def _open(self, now: float) -> None:
+        m = self.map
+        for seat, panel in m.seats.items():
+            for word, button in panel.buttons.items():
+                self._add_input("button", seat, word, button, now)
+                if button.lamp is not None:
+                    self._add_lamp(f"seat {seat} {word}", button.lamp)
+            for spot, spec in panel.spots.items():
+                self._add_input("sensor", seat, spot, spec.sensor, now)
+                if spec.lamp is not None:
+                    self._add_lamp(f"seat {seat} spot {spot}", spec.lamp)
+            if panel.presence is not None:
+                self._add_input("presence", seat, "presence", panel.presence, now)
+        if m.dealer is not None:
+            for word, button in m.dealer.buttons.items():
+                self._add_input("button", None, word, button, now)
+                if button.lamp is not None:
+                    self._add_lamp(f"dealer {word}", button.lamp)
+            if m.dealer.presence is not None:
+                self._add_input("presence", None, "presence", m.dealer.presence, now)
+        if m.tower is not None:
+            for name in ("idle", "betting", "in_play", "fault"):
+                self._add_lamp(f"tower {name}", getattr(m.tower, name))
+
+    def _add_input(self, kind: str, seat: int | None, name: str, spec: InputPin, now: float) -> None:
+        ms = self.map.debounce_ms if spec.debounce_ms is None else spec.debounce_ms
+        stuck = self.map.stuck_after_s if kind == "button" else None
+        index = len(self._inputs)
+        entry = _Input(kind, seat, name, spec.pin, None, Debouncer(ms / 1000.0, stuck, False, now))
+        self._inputs.append(entry)
+        entry.line = self.backend.input(
+            spec.pin, pull=spec.pull, active_high=spec.active == "high",
+            on_change=lambda active: self._edge(index, active))
+        initial = entry.line.is_active
+        entry.debouncer = Debouncer(ms / 1000.0, stuck, initial, now)
+        if kind == "sensor" and seat is not None:
+            self.logic.covered[(seat, name)] = initial
+
+    def _add_lamp(self, lamp_id: str, spec: LampPin) -> None:
+        self._lamps[lamp_id] = self.backend.output(spec.pin, active_high=spec.active == "high")
+
+    # --------------------------------------------------------------- the API
+    def start(self, *, thread: bool = True) -> None:
+        """Report panels already missing, then (with ``thread``) run the worker. Call once."""
+        if self._started:
+            raise RuntimeError("panel already started")
+        self._started = True
+        with self._lock:
+            for entry in self._inputs:
+                if entry.kind == "presence" and not entry.debouncer.stable:
+                    self._emit(self._presence(entry, present=False))
+        if thread:
+            self._thread = threading.Thread(target=self._run, name="gpio-panel", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the worker, turn the lamps off and release every pin."""
+        self._stopping.set()
+        self._queue.put(None)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        with self._lock:
+            for out in self._lamps.values():
+                out.set(False)
+            self._close_lines()
+
+    def update(self, view: LampView | Mapping[str, Any]) -> None:
+        """The table's state after an applied input: lamps follow; chips already down are placed at open."""
+        if not isinstance(view, LampView):
+            view = LampView.from_snapshot(view)
+        with self._lock:
+            self._emit(self.logic.update(view))
+            self._modes = self.logic.lamps()
+            self._apply_lamps(self._clock())
+
+    def lamp_modes(self) -> dict[str, LampMode]:
+        with self._lock:
+            return dict(self._modes)
+
+    def lamp_levels(self) -> dict[str, bool]:
+        """Whether each lamp is lit right now (a blinking lamp is caught mid-blink)."""
+        with self._lock:
+            return {lamp_id: out.lit for lamp_id, out in self._lamps.items()}
+
+    def pump(self, now: float | None = None) -> None:
+        """Process every edge reported so far and every deadline up to ``now`` (the clock's by default)."""
+        with self._lock:
+            while True:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is not None:
+                    self._pending.append(item)
+            now = self._clock() if now is None else now
+            self._replay(now)
+            self._apply_lamps(now)
+
+    # -------------------------------------------------------------- internals
+    def _edge(self, index: int, active: bool) -> None:
+        """Backend callback (any thread): stamp and queue; never blocks on the panel's lock."""
+        t = self._clock()
+        with self._seq_lock:
+            self._seq += 1
+            seq = self._seq
+        self._queue.put((seq, index, active, t))
+
+    def _replay(self, now: float) -> None:
+        pending = sorted(self._pending)
+        self._pending = []
+        i = 0
+        while True:
+            due = [(d, e.last_edge, k) for k, e in enumerate(self._inputs)
+                   if (d := e.debouncer.deadline()) is not None and d <= now]
+            first = min(due) if due else None
+            if i < len(pending) and (first is None or pending[i][3] < first[0]):
+                seq, index, active, t = pending[i]
+                i += 1
+                entry = self._inputs[index]
+                entry.last_edge = seq
+                entry.debouncer.edge(active, t)
+            elif first is not None:
+                entry = self._inputs[first[2]]
+                for change in entry.debouncer.poll(first[0]):
+                    self._emit(self._changed(entry, change))
+            else:
+                return
+
+    def _changed(self, entry: _Input, change: Change) -> list[Post]:
+        seat = entry.seat
+        device = DEALER_DEVICE if seat is None else seat_device(seat)
+        if entry.kind == "presence":
+            if change in (Change.ACTIVE, Change.INACTIVE):
+                return self._presence(entry, present=change is Change.ACTIVE)
+            return []
+        if entry.kind == "sensor":
+            assert seat is not None
+            if change in (Change.ACTIVE, Change.INACTIVE):
+                return self.logic.sensor(seat, entry.name, change is Change.ACTIVE)
+            return []
+        if change is Change.ACTIVE:
+            return self.logic.button(seat, entry.name)
+        if change is Change.STUCK:
+            held = self.map.stuck_after_s
+            detail = f"button {entry.name} (GPIO {entry.pin}) active for over {held:g} s: stuck or shorted"
+            return self.logic.fault(device, f"stuck {entry.name}", detail)
+        if change is Change.UNSTUCK:
+            return self.logic.fault(device, f"stuck {entry.name}", None)
+        return []
+
+    def _presence(self, entry: _Input, *, present: bool) -> list[Post]:
+        device = DEALER_DEVICE if entry.seat is None else seat_device(entry.seat)
+        detail = None if present else f"panel unplugged: presence loop (GPIO {entry.pin}) open"
+        return self.logic.fault(device, "presence", detail)
+
+    def _emit(self, posts: list[Post]) -> None:
+        for inp, source in posts:
+            log.debug("post %s from %s", inp.to_dict(), source)
+            self._post(inp, source)
+
+    def _apply_lamps(self, now: float) -> None:
+        blink_on = math.floor(now * 2 * self.map.blink_hz) % 2 == 0
+        fault_on = math.floor(now * 2 * self.map.fault_blink_hz) % 2 == 0
+        for lamp_id, out in self._lamps.items():
+            mode = self._modes.get(lamp_id, LampMode.OFF)
+            level = mode is LampMode.ON or (mode is LampMode.BLINK and blink_on) or (
+                mode is LampMode.FAULT and fault_on)
+            if out.lit != level:
+                out.set(level)
+
+    def _next_deadline(self) -> float | None:
+        deadlines = [d for e in self._inputs if (d := e.debouncer.deadline()) is not None]
+        modes = set(self._modes.values())
+        now = self._clock()
+        for hz, mode in ((self.map.blink_hz, LampMode.BLINK), (self.map.fault_blink_hz, LampMode.FAULT)):
+            if mode in modes:
+                half = 1.0 / (2 * hz)
+                deadlines.append((math.floor(now / half) + 1) * half)
+        return min(deadlines) if deadlines else None
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            with self._lock:
+                deadline = self._next_deadline()
+            timeout = None if deadline is None else max(0.0, deadline - self._clock())
+            try:
+                item = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                item = None
+            if item is not None:
+                with self._lock:
+                    self._pending.append(item)
+            if self._stopping.is_set():
+                return
+            try:
+                self.pump()
+            except Exception:  # a failing post must not kill the only reader of the buttons
+                log.exception("gpio panel: processing failed")
+
+    def _close_lines(self) -> None:
+        for entry in self._inputs:
+            if entry.line is not None:
+                entry.line.close()
+                entry.line = None
+        for out in self._lamps.values():
+            out.close()
+        self._lamps = {}

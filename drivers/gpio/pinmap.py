@@ -1,0 +1,282 @@
+"""Pin maps (``firmware_configs/panels/*.yaml``): which GPIO carries which button, sensor and lamp.
+
+A pin map describes what is wired to ONE 40-pin header (BCM 2..27): some seat
+panels, optionally the dealer panel and the table's tower light. A table that
+needs more pins than one header has uses several maps (one per header or
+expander, see docs/wiring.md); :func:`check_disjoint` refuses two maps that
+claim the same seat or panel.
+
+Everything is checked before a single pin is opened, because a miswired or
+mistyped map found at start costs a minute and one found mid-round costs a
+disputed hand: an unknown key, an action the game does not have, a spot the
+game does not have, a pin outside the header or used twice, and a duplicate
+YAML key (PyYAML would otherwise keep the last one silently). Every problem is
+reported as ``<file>: key '<dotted.key>': <reason>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from controller.games import GAMES
+
+#: BCM numbers on the 40-pin header that are general-purpose I/O (26 of them).
+BCM_RANGE = range(2, 28)
+#: Seat buttons that choose what to bet; they post nothing to the table themselves.
+BET_WORDS = ("bet_up", "bet_down", "repeat_bet")
+#: 2WayWinner's "bet twice the ante" button (sends ``bet`` with the amount).
+BET_2X = "bet_2x"
+#: Dealer panel words and the input each one posts (see drivers.gpio.logic).
+DEALER_WORDS = ("open_betting", "close_betting", "confirm", "burn", "void", "new_shoe")
+#: The tower light's lamps, one per table state.
+TOWER_LAMPS = ("idle", "betting", "in_play", "fault")
+
+
+class PinMapError(ValueError):
+    """A pin map that cannot be used; one ``<file>: key '<key>': <reason>`` line per problem."""
+
+    def __init__(self, path: Path | str, problems: list[tuple[str | None, str]]) -> None:
+        self.path = Path(path)
+        self.problems = problems
+        lines = [f"{path}: " + (f"key '{key}': " if key else "") + reason for key, reason in problems]
+        super().__init__("\n".join(lines))
+
+
+def _pin_shorthand(value: Any) -> Any:
+    """``lamp: 6`` means ``lamp: {pin: 6}`` (the common case stays one token)."""
+    return {"pin": value} if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LampPin(_Strict):
+    """An output: lit means driven to the ``active`` level."""
+
+    pin: int = Field(strict=True)
+    active: Literal["high", "low"] = "high"
+
+
+class InputPin(_Strict):
+    """An input: a button contact, a bet sensor or a panel presence loop.
+
+    With an internal pull the idle level is the pull and the active level is
+    the other one (gpiozero enforces the same), so ``pull: up`` goes with
+    ``active: low``; ``pull: none`` means an external resistor and either level.
+    """
+
+    pin: int = Field(strict=True)
+    active: Literal["low", "high"] = "low"
+    pull: Literal["up", "down", "none"] = "up"
+    #: Settle time for this pin; the map's ``debounce_ms`` when omitted.
+    debounce_ms: int | None = Field(default=None, ge=0, le=1000)
+
+    @model_validator(mode="after")
+    def _pull_matches_level(self) -> InputPin:
+        if self.pull == "up" and self.active != "low":
+            raise ValueError("pull: up reads high when idle, so the active level must be low")
+        if self.pull == "down" and self.active != "high":
+            raise ValueError("pull: down reads low when idle, so the active level must be high")
+        return self
+
+
+LampRef = Annotated[LampPin, BeforeValidator(_pin_shorthand)]
+InputRef = Annotated[InputPin, BeforeValidator(_pin_shorthand)]
+
+
+class ButtonSpec(InputPin):
+    """A button and the lamp in (or next to) it."""
+
+    lamp: LampRef | None = None
+
+
+class SpotSpec(_Strict):
+    """A betting spot: the chip sensor under it and the lamp that shows an accepted wager."""
+
+    sensor: InputRef
+    lamp: LampRef | None = None
+
+
+class SeatPanel(_Strict):
+    buttons: dict[str, ButtonSpec] = Field(default_factory=dict)
+    spots: dict[str, SpotSpec] = Field(default_factory=dict)
+    #: A loop through the panel's connector: inactive means the panel is unplugged.
+    presence: InputRef | None = None
+
+
+class DealerPanel(_Strict):
+    buttons: dict[str, ButtonSpec] = Field(default_factory=dict)
+    presence: InputRef | None = None
+
+
+class TowerLight(_Strict):
+    idle: LampRef
+    betting: LampRef
+    in_play: LampRef
+    fault: LampRef
+
+
+class PinMap(_Strict):
+    """One header's worth of panels. Timing defaults apply to every input unless a pin overrides them."""
+
+    #: The game whose words and spots the seat panels use; may be omitted for a dealer-only map.
+    game: str | None = None
+    debounce_ms: int = Field(default=20, ge=0, le=1000)
+    #: A button reading active for longer than this is stuck (or its panel shorted): the panel goes offline.
+    stuck_after_s: float = Field(default=20.0, gt=0, le=3600)
+    #: "Your turn" blink rate of decision lamps, and the faster all-lamps fault blink.
+    blink_hz: float = Field(default=1.0, gt=0, le=20)
+    fault_blink_hz: float = Field(default=4.0, gt=0, le=20)
+    seats: dict[int, SeatPanel] = Field(default_factory=dict)
+    dealer: DealerPanel | None = None
+    tower: TowerLight | None = None
+
+    def seat_words(self) -> set[str]:
+        """Every word a seat button may carry for this map's game."""
+        if self.game is None or self.game not in GAMES:
+            return set(BET_WORDS)
+        actions = GAMES[self.game].actions
+        return set(actions) | set(BET_WORDS) | ({BET_2X} if "bet" in actions else set())
+
+    def pins(self) -> list[tuple[str, int]]:
+        """Every (dotted key, BCM pin) this map uses, in file order."""
+        out: list[tuple[str, int]] = []
+        for seat, panel in self.seats.items():
+            for word, button in panel.buttons.items():
+                out.append((f"seats.{seat}.buttons.{word}.pin", button.pin))
+                if button.lamp is not None:
+                    out.append((f"seats.{seat}.buttons.{word}.lamp", button.lamp.pin))
+            for spot, spec in panel.spots.items():
+                out.append((f"seats.{seat}.spots.{spot}.sensor", spec.sensor.pin))
+                if spec.lamp is not None:
+                    out.append((f"seats.{seat}.spots.{spot}.lamp", spec.lamp.pin))
+            if panel.presence is not None:
+                out.append((f"seats.{seat}.presence", panel.presence.pin))
+        if self.dealer is not None:
+            for word, button in self.dealer.buttons.items():
+                out.append((f"dealer.buttons.{word}.pin", button.pin))
+                if button.lamp is not None:
+                    out.append((f"dealer.buttons.{word}.lamp", button.lamp.pin))
+            if self.dealer.presence is not None:
+                out.append(("dealer.presence", self.dealer.presence.pin))
+        if self.tower is not None:
+            for name in TOWER_LAMPS:
+                out.append((f"tower.{name}", getattr(self.tower, name).pin))
+        return out
+
+
+def check_pin_map(pin_map: PinMap) -> list[tuple[str | None, str]]:
+    """The problems pydantic cannot see alone: words, spots, pin range and reuse."""
+    problems: list[tuple[str | None, str]] = []
+    game_cls = None
+    if pin_map.game is not None:
+        game_cls = GAMES.get(pin_map.game)
+        if game_cls is None:
+            problems.append(("game", f"unknown game {pin_map.game!r}; known: {', '.join(sorted(GAMES))}"))
+    elif pin_map.seats:
+        problems.append(("game", "a map with seat panels must name its game"))
+    words = pin_map.seat_words()
+    for seat, panel in pin_map.seats.items():
+        if not 1 <= seat <= 12:
+            problems.append((f"seats.{seat}", "seat numbers run 1..12"))
+        if game_cls is None:
+            continue
+        for word in panel.buttons:
+            if word not in words:
+                known = ", ".join(sorted(words))
+                problems.append((f"seats.{seat}.buttons.{word}",
+                                 f"unknown action {word!r} for {pin_map.game}; known: {known}"))
+        for spot in panel.spots:
+            if spot not in game_cls.bet_spots:
+                spots = ", ".join(game_cls.bet_spots)
+                why = f"{pin_map.game} has no spot {spot!r}; spots: {spots}"
+                problems.append((f"seats.{seat}.spots.{spot}", why))
+    if pin_map.dealer is not None:
+        for word in pin_map.dealer.buttons:
+            if word not in DEALER_WORDS:
+                problems.append((f"dealer.buttons.{word}",
+                                 f"unknown dealer action {word!r}; known: {', '.join(DEALER_WORDS)}"))
+    first: dict[int, str] = {}
+    for key, pin in pin_map.pins():
+        if pin not in BCM_RANGE:
+            problems.append((key, f"pin {pin} is not a GPIO on the 40-pin header (BCM 2..27)"))
+        elif pin in first:
+            problems.append((key, f"pin {pin} is already used by {first[pin]}"))
+        else:
+            first[pin] = key
+    return problems
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping."""
+
+
+def _mapping_no_duplicates(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key {key!r} is given twice", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_no_duplicates)
+
+
+def parse_pin_map(data: Any, path: Path | str = "<pin map>", game: str | None = None) -> PinMap:
+    """Validate already-loaded YAML data; ``game`` (the table's game) must match the map's if given."""
+    if not isinstance(data, Mapping):
+        raise PinMapError(path, [(None, "a pin map must be a mapping at the top level")])
+    try:
+        pin_map = PinMap.model_validate(data)
+    except ValidationError as exc:
+        problems: list[tuple[str | None, str]] = []
+        for err in exc.errors():
+            key = ".".join(str(p) for p in err["loc"] if not str(p).startswith("function-"))
+            problems.append((key or None, err["msg"]))
+        raise PinMapError(path, problems) from None
+    problems = check_pin_map(pin_map)
+    if game is not None and pin_map.game is not None and pin_map.game != game:
+        problems.append(("game", f"the map is for {pin_map.game}, the table plays {game}"))
+    if problems:
+        raise PinMapError(path, problems)
+    return pin_map
+
+
+def load_pin_map(path: Path | str, game: str | None = None) -> PinMap:
+    """Read and validate a pin map file; :class:`PinMapError` names the file, the key and the reason."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PinMapError(path, [(None, f"cannot read: {exc.strerror or exc}")]) from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        raise PinMapError(path, [(None, f"not valid YAML: {exc}")]) from None
+    return parse_pin_map(data, path, game)
+
+
+def check_disjoint(maps: Mapping[str, PinMap]) -> None:
+    """Several headers for one table: a seat, the dealer panel or the tower may be in one map only."""
+    owner: dict[str, str] = {}
+    problems: list[tuple[str | None, str]] = []
+    for name, pin_map in maps.items():
+        parts = [f"seats.{s}" for s in pin_map.seats]
+        parts += ["dealer"] if pin_map.dealer is not None else []
+        parts += ["tower"] if pin_map.tower is not None else []
+        for part in parts:
+            if part in owner:
+                problems.append((part, f"also in {owner[part]}"))
+            else:
+                owner[part] = name
+    if problems:
+        raise PinMapError(", ".join(maps), problems)
