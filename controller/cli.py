@@ -15,12 +15,14 @@ MATH_TOOLS: dict[str, str] = {
     "baccarat": "controller.tools.baccarat_math",
     "one_card_poker": "controller.tools.one_card_poker_math",
     "swap_hand": "controller.tools.swap_hand_math",
+    "two_way_winner": "controller.tools.two_way_winner_math",
 }
 
 #: ``croupier simulate GAME``: play many rounds through the real engine.
 SIMULATE_TOOLS: dict[str, str] = {
     "baccarat": "controller.tools.baccarat_sim",
     "swap_hand": "controller.tools.swap_hand_sim",
+    "two_way_winner": "controller.tools.two_way_winner_sim",
 }
 
 
