@@ -74,7 +74,15 @@ def test_crc_matches_reference(data: bytes) -> None:
 
 def test_documented_worked_example() -> None:
     # docs/shoe-protocol.md, "Worked example": CARD AS with sequence 5.
+    crc, steps = 0xFFFF, []
+    for byte in bytes.fromhex("05 03 02 41 53"):
+        crc = crc16_ccitt(bytes((byte,)), crc)
+        steps.append(crc)
+    assert steps == [0xB155, 0xD299, 0x527D, 0x5F52, 0x938C]  # the step-by-step table
     assert crc16_ccitt(bytes.fromhex("05 03 02 41 53")) == 0x938C
+    assert encode_frame(5, Ack()) == bytes.fromhex("7e 05 81 00 0f c5 7f")
+    hello = "7e 00 01 18 01 07 53 69 6d 53 68 6f 65 05 31 2e 30 2e 30 08 53 49 4d 2d 30 30 30 31 bc 9a 7f"
+    assert encode_frame(0, Hello("SimShoe", "1.0.0", "SIM-0001")) == bytes.fromhex(hello)
     assert encode_frame(5, CardMsg(parse_card("AS"))) == bytes.fromhex("7e 05 03 02 41 53 93 8c 7f")
     # and the escaping example: NAK with sequence 0x7E.
     assert encode_frame(0x7E, Nak()) == bytes.fromhex("7e 7d 5e 82 00 72 6f 7f")
