@@ -15,5 +15,6 @@ from drivers.gpio.pinmap import PinMap, PinMapError, check_disjoint, load_pin_ma
 
 __all__ = [
     "BackendError", "GpioZeroBackend", "LampMode", "LampView", "Panel", "PanelLogic", "PinBackend",
-    "PinMap", "PinMapError", "SimulatedPins", "check_disjoint", "load_pin_map", "make_factory", "parse_pin_map",
+    "PinMap", "PinMapError", "SimulatedPins", "check_disjoint", "load_pin_map", "make_factory",
+    "parse_pin_map",
 ]

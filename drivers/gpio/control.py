@@ -1,0 +1,234 @@
+"""The simulated panel's control socket: press buttons, put chips down, read the lamps, from anywhere.
+
+A line-based text protocol over TCP on 127.0.0.1 (docs/panel-simulator.md):
+one command per line, one answer per line, ``ok ...`` or ``error: ...``, so a
+person with ``nc`` and a test with a socket send exactly the same thing.
+Commands speak panel words (``press 3 hit``, ``chips 3 main on``); the
+server turns them into electrical levels on gpiozero's mock pins, so the
+panel driver under test reads them through the same debounce and logic as
+on a Pi. ``press`` holds the contact long enough for the debounce to take it
+(``settle`` plus a margin) because a simulated finger, like a real one, must
+stay down for a press to count.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import socketserver
+import threading
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+from drivers.gpio.backend import SimulatedPins
+from drivers.gpio.panel import Panel
+from drivers.gpio.pinmap import InputPin
+
+HELP = """commands (one per line; answers 'ok ...' or 'error: ...'):
+  press SEAT|dealer WORD       press and release a button (held past the debounce time)
+  hold SEAT|dealer WORD        press and keep it down (a stuck button after stuck_after_s)
+  release SEAT|dealer WORD     let it go
+  bounce SEAT|dealer WORD [N]  a contact that chatters N times (default 5) before it settles, then release
+  chips SEAT SPOT on|off       put chips on a spot's sensor, or lift them
+  unplug SEAT|dealer | plug SEAT|dealer    open or close the panel's presence loop
+  pin N [high|low]             read or drive a raw BCM pin
+  lamps                        every lamp: {"seat 1 hit": {"mode": "blink", "lit": true}, ...}
+  selected SEAT                the amounts chips on each spot of SEAT would wager now
+  help | quit"""
+
+#: Margin over the settle time that a simulated contact is held (scheduling slack on a busy machine).
+HOLD_MARGIN_S = 0.05
+
+
+class ControlError(ValueError):
+    """A control command that cannot be run; the message is sent back after ``error:``."""
+
+
+def parse_endpoint(endpoint: str) -> tuple[str, int]:
+    """``tcp://127.0.0.1:PORT`` (port 0: any free port). Only loopback: this socket presses buttons."""
+    parts = urlsplit(endpoint)
+    if parts.scheme != "tcp" or parts.hostname is None or parts.port is None:
+        raise ControlError(f"control endpoint must look like tcp://127.0.0.1:PORT, not {endpoint!r}")
+    if parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        raise ControlError(f"control endpoint must be on loopback (127.0.0.1), not {parts.hostname}")
+    return parts.hostname, parts.port
+
+
+class PanelControl:
+    """Runs control commands against a panel over simulated pins (one command at a time)."""
+
+    def __init__(self, panel: Panel, pins: SimulatedPins) -> None:
+        self.panel = panel
+        self.pins = pins
+        self._lock = threading.Lock()
+
+    def run(self, line: str) -> str:
+        """One command line to one answer line; never raises for a bad command."""
+        words = line.split()
+        if not words:
+            return "ok"
+        try:
+            with self._lock:
+                return "ok" + ((" " + out) if (out := self._run(words[0].lower(), words[1:])) else "")
+        except ControlError as exc:
+            return f"error: {exc}"
+
+    # ---------------------------------------------------------------- commands
+    def _run(self, cmd: str, args: list[str]) -> str:
+        if cmd == "help":
+            return HELP.replace("\n", " | ")
+        if cmd in ("press", "hold", "release", "bounce"):
+            if len(args) not in (2, 3) or (len(args) == 3 and cmd != "bounce"):
+                raise ControlError(f"usage: {cmd} SEAT|dealer WORD" + (" [N]" if cmd == "bounce" else ""))
+            spec = self._button(args[0], args[1])
+            if cmd == "hold":
+                self._set(spec, True)
+            elif cmd == "release":
+                self._set(spec, False)
+            else:
+                if cmd == "bounce":
+                    for _ in range(self._count(args[2] if len(args) == 3 else "5")):
+                        self._set(spec, True)
+                        time.sleep(0.001)
+                        self._set(spec, False)
+                        time.sleep(0.001)
+                self._set(spec, True)
+                time.sleep(self._settle(spec) + HOLD_MARGIN_S)
+                self._set(spec, False)
+                time.sleep(self._settle(spec) + HOLD_MARGIN_S)
+            return f"{cmd} {args[0]} {args[1]}"
+        if cmd == "chips":
+            if len(args) != 3 or args[2] not in ("on", "off"):
+                raise ControlError("usage: chips SEAT SPOT on|off")
+            seat = self._seat(args[0])
+            spots = self.panel.map.seats[seat].spots
+            if args[1] not in spots:
+                known = ", ".join(spots)
+                raise ControlError(f"seat {seat} has no spot {args[1]!r} in this map; spots: {known}")
+            sensor = spots[args[1]].sensor
+            self._set(sensor, args[2] == "on")
+            time.sleep(self._settle(sensor) + HOLD_MARGIN_S)
+            return f"chips {seat} {args[1]} {args[2]}"
+        if cmd in ("unplug", "plug"):
+            if len(args) != 1:
+                raise ControlError(f"usage: {cmd} SEAT|dealer")
+            presence = self._presence(args[0])
+            self._set(presence, cmd == "plug")
+            time.sleep(self._settle(presence) + HOLD_MARGIN_S)
+            return f"{cmd} {args[0]}"
+        if cmd == "pin":
+            if len(args) not in (1, 2) or (len(args) == 2 and args[1] not in ("high", "low")):
+                raise ControlError("usage: pin N [high|low]")
+            pin = self._count(args[0])
+            if len(args) == 2:
+                try:
+                    self.pins.drive(pin, args[1] == "high")
+                except AssertionError:
+                    raise ControlError(f"pin {pin} is an output; read it, do not drive it") from None
+            return f"pin {pin} {'high' if self.pins.level(pin) else 'low'}"
+        if cmd == "lamps":
+            modes = self.panel.lamp_modes()
+            levels = self.panel.lamp_levels()
+            return json.dumps({k: {"mode": modes[k].value, "lit": levels[k]} for k in modes})
+        if cmd == "selected":
+            if len(args) != 1:
+                raise ControlError("usage: selected SEAT")
+            seat = self._seat(args[0])
+            logic = self.panel.logic
+            return json.dumps({spot: logic.selected(seat, spot) for spot in self.panel.map.seats[seat].spots})
+        raise ControlError(f"unknown command {cmd!r}; try 'help'")
+
+    # ----------------------------------------------------------------- helpers
+    def _set(self, spec: InputPin, active: bool) -> None:
+        self.pins.drive(spec.pin, active == (spec.active == "high"))
+
+    def _settle(self, spec: InputPin) -> float:
+        ms = self.panel.map.debounce_ms if spec.debounce_ms is None else spec.debounce_ms
+        return ms / 1000.0
+
+    @staticmethod
+    def _count(text: str) -> int:
+        if not text.isdigit():
+            raise ControlError(f"expected a number, not {text!r}")
+        return int(text)
+
+    def _seat(self, text: str) -> int:
+        seat = self._count(text)
+        if seat not in self.panel.map.seats:
+            raise ControlError(f"seat {seat} has no panel in this map; seats: {sorted(self.panel.map.seats)}")
+        return seat
+
+    def _button(self, owner: str, word: str) -> InputPin:
+        if owner == "dealer":
+            dealer = self.panel.map.dealer
+            if dealer is None:
+                raise ControlError("this map has no dealer panel")
+            buttons = dealer.buttons
+        else:
+            buttons = self.panel.map.seats[self._seat(owner)].buttons
+        if word not in buttons:
+            raise ControlError(f"{owner} has no button {word!r} in this map; buttons: {', '.join(buttons)}")
+        return buttons[word]
+
+    def _presence(self, owner: str) -> InputPin:
+        dealer = self.panel.map.dealer
+        panel: Any = dealer if owner == "dealer" else self.panel.map.seats[self._seat(owner)]
+        if panel is None or panel.presence is None:
+            raise ControlError(f"{owner} has no presence pin in this map")
+        presence: InputPin = panel.presence
+        return presence
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    server: ControlServer
+
+    def handle(self) -> None:
+        for raw in self.rfile:
+            line = raw.decode("utf-8", "replace").strip()
+            if line.lower() == "quit":
+                self.wfile.write(b"ok bye\n")
+                return
+            self.wfile.write((self.server.control.run(line) + "\n").encode())
+
+
+class ControlServer(socketserver.ThreadingTCPServer):
+    """The control socket: ``ControlServer(control, "tcp://127.0.0.1:0")``, then :meth:`start`."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, control: PanelControl, endpoint: str) -> None:
+        host, port = parse_endpoint(endpoint)
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.address_family = family
+        self.control = control
+        super().__init__((host, port), _Handler)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def endpoint(self) -> str:
+        host, port = self.server_address[:2]
+        return f"tcp://{host!s}:{port}" if isinstance(host, str) else f"tcp://{host.decode()}:{port}"
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.serve_forever, name="gpio-control", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+
+def send(endpoint: str, *lines: str, timeout: float = 10.0) -> list[str]:
+    """Send command lines to a control socket and return the answers (a small client for tests and tools)."""
+    host, port = parse_endpoint(endpoint)
+    answers: list[str] = []
+    with socket.create_connection((host, port), timeout=timeout) as sock, sock.makefile("rwb") as stream:
+        for line in lines:
+            stream.write(line.encode() + b"\n")
+            stream.flush()
+            answers.append(stream.readline().decode().rstrip("\n"))
+    return answers
