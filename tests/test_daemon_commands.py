@@ -59,10 +59,14 @@ def test_bad_commands_get_clear_errors_and_change_nothing(table: tuple[DaemonThr
         (b'{"seat": 1}', "missing 'cmd'"),
         (json.dumps({"cmd": "dance"}).encode(), "unknown command 'dance'"),
         (json.dumps({"cmd": "bet", "seat": 1, "spot": "player"}).encode(), "bet: missing field 'amount'"),
-        (json.dumps({"cmd": "bet", "seat": "1", "spot": "player", "amount": 1}).encode(),
-         "bet: field 'seat' must be int"),
-        (json.dumps({"cmd": "bet", "seat": 9, "spot": "player", "amount": 100}).encode(),
-         "bet: no seat 9: this table has seats 1..7"),
+        (
+            json.dumps({"cmd": "bet", "seat": "1", "spot": "player", "amount": 1}).encode(),
+            "bet: field 'seat' must be int",
+        ),
+        (
+            json.dumps({"cmd": "bet", "seat": 9, "spot": "player", "amount": 100}).encode(),
+            "bet: no seat 9: this table has seats 1..7",
+        ),
         (json.dumps({"cmd": "open", "colour": "red"}).encode(), "open: unknown field 'colour'"),
         (json.dumps({"cmd": "card", "card": "1X"}).encode(), "field 'card'"),
         (json.dumps({"cmd": "recall", "n": 0}).encode(), "at least 1"),
@@ -86,7 +90,10 @@ def test_bad_commands_get_clear_errors_and_change_nothing(table: tuple[DaemonThr
     ok(client, "open")
     during = state(client)
     for request, message in [
-        ({"cmd": "bet", "seat": 1, "spot": "player", "amount": 5000}, "seat 1 has 1000 credits"),  # over credits
+        (
+            {"cmd": "bet", "seat": 1, "spot": "player", "amount": 5000},
+            "seat 1 has 1000 credits",
+        ),  # over credits
         ({"cmd": "bet", "seat": 2, "spot": "player", "amount": 100}, "seat 2 is not seated"),  # wrong seat
         ({"cmd": "bet", "seat": 1, "spot": "dragon", "amount": 100}, "baccarat has no spot 'dragon'"),
         ({"cmd": "bet", "seat": 1, "spot": "player", "amount": 150}, "not a multiple of the unit 100"),
@@ -122,12 +129,21 @@ def test_round_recall_meters_and_status(table: tuple[DaemonThread, CommandClient
     assert r1["credits_before"] == {"1": 100_000, "3": 100_000}
     assert r1["credits_after"] == {"1": 101_000, "3": 99_500}
     assert [c["card"] for c in r1["cards"]] == ["5C", "3D", "2H", "AS"]
-    assert r1["settlements"] == [{"seat": 1, "spot": "player", "stake": 1000, "net": 1000},
-                                 {"seat": 3, "spot": "banker", "stake": 500, "net": -500}]
+    assert r1["settlements"] == [
+        {"seat": 1, "spot": "player", "stake": 1000, "net": 1000},
+        {"seat": 3, "spot": "banker", "stake": 500, "net": -500},
+    ]
     assert [(w["event"], w["spot"]) for w in r2["wagers"]] == [
-        ("wager_placed", "banker"), ("wager_returned", "banker"), ("wager_placed", "tie")]
+        ("wager_placed", "banker"),
+        ("wager_returned", "banker"),
+        ("wager_placed", "tie"),
+    ]
     assert r2["cards"][0]["event"] == "burn_declared" and r2["cards"][1] == {
-        "event": "card_burned", "round": 2, "card": "QS", "why": "dealer"}
+        "event": "card_burned",
+        "round": 2,
+        "card": "QS",
+        "why": "dealer",
+    }
     assert r2["settlements"] == [{"seat": 1, "spot": "tie", "stake": 100, "net": 900}]  # 8+8 tie, 9:1
     assert r3["settlements"] == [{"seat": 3, "spot": "player", "stake": 300, "net": 0}]
     assert ok(client, "recall", round=2)["rounds"] == [r2]

@@ -34,8 +34,12 @@ KILLS = 55
 
 
 def start(table: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "controller.cli", "run", str(table), "--log-level", "ERROR"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "run", str(table), "--log-level", "ERROR"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
 
 
 def wait_ready(proc: subprocess.Popen[bytes], endpoint: str) -> None:

@@ -24,14 +24,20 @@ from controller.table import Table
 from controller.tools.shoe_shuffle import ShuffledShoe
 
 
-def write_table(tmp: Path, name: str = "t1", game: str = "baccarat", shoe: str | None = None,
-                **extra: Any) -> Path:
+def write_table(
+    tmp: Path, name: str = "t1", game: str = "baccarat", shoe: str | None = None, **extra: Any
+) -> Path:
     """A table file in ``tmp`` with ipc:// endpoints there (no port clashes between tests)."""
     data: dict[str, Any] = {
-        "table": name, "game": game, "seats": 7,
+        "table": name,
+        "game": game,
+        "seats": 7,
         "limits": {"unit": 100, "min_bet": 100, "max_bet": 1_000_000},
-        "zeromq": {"pub": f"ipc://{tmp}/{name}.pub", "snapshot": f"ipc://{tmp}/{name}.snap",
-                   "command": f"ipc://{tmp}/{name}.cmd"},
+        "zeromq": {
+            "pub": f"ipc://{tmp}/{name}.pub",
+            "snapshot": f"ipc://{tmp}/{name}.snap",
+            "command": f"ipc://{tmp}/{name}.cmd",
+        },
         "state_dir": str(tmp / f"{name}-state"),
     }
     if shoe is not None:

@@ -19,8 +19,9 @@ pytestmark = pytest.mark.timeout(60)
 
 def _open(tmp: Path, **kw: object) -> TableService:
     config = config_for(tmp, **kw)  # type: ignore[arg-type]
-    journal = Journal.open(config.state_dir, table=config.table_id, game=config.game_name,
-                           options=config.options_dict())
+    journal = Journal.open(
+        config.state_dir, table=config.table_id, game=config.game_name, options=config.options_dict()
+    )
     service = TableService(config, journal)
     service.replay()
     return service
@@ -81,11 +82,14 @@ def _corrupt_row(state: Path, text: str) -> None:
     conn.close()
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("{not json", "input does not parse"),
-    (json.dumps({"input": "card", "card": "ZZ"}), "field 'card'"),
-    (json.dumps({"input": "teleport"}), "unknown input 'teleport'"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("{not json", "input does not parse"),
+        (json.dumps({"input": "card", "card": "ZZ"}), "field 'card'"),
+        (json.dumps({"input": "teleport"}), "unknown input 'teleport'"),
+    ],
+)
 def test_unparseable_input_names_file_and_row(tmp_path: Path, text: str, reason: str) -> None:
     service = _open(tmp_path)
     for inp in (I.CreditIn(1, 500), I.NewShoe(), I.OpenBetting()):

@@ -1,0 +1,57 @@
+"""Every scenario file, played through the daemon, prints the engine-only run's lines byte for byte."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from controller.games import GAMES
+from controller.scenario import ScenarioError, load_scenario, run_scenario
+from controller.tools.daemon_scenario import run_through_daemon
+
+SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.yaml"))
+
+
+def _registered(path: Path) -> bool:
+    import yaml
+
+    return bool(yaml.safe_load(path.read_text())["game"] in GAMES)
+
+
+def engine_lines(path: Path) -> tuple[str, str | None]:
+    out = io.StringIO()
+    try:
+        for event in run_scenario(load_scenario(path)):
+            out.write(json.dumps(event.to_dict()) + "\n")
+    except ScenarioError as err:
+        return out.getvalue(), err.reason
+    return out.getvalue(), None
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("path", [p for p in SCENARIOS if _registered(p)], ids=lambda p: p.stem)
+def test_through_daemon_matches_engine(path: Path) -> None:
+    want, want_error = engine_lines(path)
+    out = io.StringIO()
+    error = None
+    try:
+        run_through_daemon(load_scenario(path), str(path), out, settled_only=False)
+    except ScenarioError as err:
+        error = err.reason
+    assert out.getvalue() == want
+    assert error == want_error
+    settled = [line for line in want.splitlines() if '"round_settled"' in line]
+    assert settled, "a scenario settles rounds"
+
+
+def test_cli_settled_only_lines_identical(capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.cli import main
+
+    path = str(Path(__file__).parent / "scenarios" / "baccarat.yaml")
+    assert main(["scenario", path, "--settled-only"]) == 0
+    engine = capsys.readouterr().out
+    assert main(["scenario", path, "--settled-only", "--through-daemon"]) == 0
+    assert capsys.readouterr().out == engine

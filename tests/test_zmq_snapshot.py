@@ -1,0 +1,131 @@
+"""ZeroMQ: framing, the clone pattern's late joiner, catch-up after a gap, and a dead subscriber."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+from test_daemon_support import baccarat_play, config_for
+
+from controller.daemon.client import CommandClient, Subscriber, request_snapshot
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+from controller.inputs import Input
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def send_all(client: CommandClient, inputs: list[Input]) -> None:
+    for inp in inputs:
+        reply = client.call("input", input=inp.to_dict())
+        assert reply["ok"] or reply["refused"], reply
+
+
+def test_framing_topic_and_key_order(tmp_path: Path) -> None:
+    config = config_for(tmp_path)
+    z = config.spec.zeromq
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        ctx = zmq.Context.instance()
+        sub = ctx.socket(zmq.SUB)
+        sub.setsockopt(zmq.SUBSCRIBE, b"t1.round_settled")
+        sub.setsockopt(zmq.RCVTIMEO, 10_000)
+        sub.connect(z.pub)
+        client = CommandClient(z.command)
+        while True:  # the slow-joiner: wait until the subscription is live
+            client.call("credit_in", seat=1, amount=100)
+            sub.setsockopt(zmq.SUBSCRIBE, b"t1.credit")
+            try:
+                sub.recv_multipart(flags=zmq.NOBLOCK)
+                break
+            except zmq.Again:
+                import time
+
+                time.sleep(0.05)
+        sub.setsockopt(zmq.UNSUBSCRIBE, b"t1.credit")
+        for cmd in (
+            {"cmd": "new_shoe"},
+            {"cmd": "open"},
+            {"cmd": "bet", "seat": 1, "spot": "player", "amount": 100},
+            {"cmd": "close"},
+            {"cmd": "card", "card": "5C"},
+            {"cmd": "card", "card": "3D"},
+            {"cmd": "card", "card": "2H"},
+        ):
+            assert client.call(**cmd)["ok"]
+        last = client.call("card", card="AS")
+        topic, data = sub.recv_multipart()
+        while topic != b"t1.round_settled":
+            topic, data = sub.recv_multipart()
+        text = data.decode()
+        payload = json.loads(text)
+        assert list(payload)[:3] == ["event", "table", "seq"]
+        assert payload["seq"] == last["seq"]
+        stripped = {k: v for k, v in payload.items() if k not in ("table", "seq")}
+        assert list(stripped) == ["event", "round", "game", "settlements", "house_net", "credits"]
+        sub.close(linger=0)
+        client.close()
+
+
+def test_late_joiner_snapshot_plus_events_is_consistent(tmp_path: Path) -> None:
+    inputs, engine = baccarat_play(30, seed=11)
+    config = config_for(tmp_path)
+    z = config.spec.zeromq
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        client = CommandClient(z.command)
+        send_all(client, inputs[: len(inputs) // 2])
+        late = Subscriber(z.pub, z.snapshot, "t1")
+        stream = late.events(timeout=5)
+        kind, snap = next(stream)
+        assert kind == "snapshot" and snap["seq"] > 0
+        send_all(client, inputs[len(inputs) // 2 :])
+        final_seq = client.call("ping")["seq"]
+        got: list[dict[str, Any]] = []
+        for kind, payload in stream:
+            assert kind == "event"
+            got.append(payload)
+            if payload["seq"] == final_seq:
+                break
+        assert [p["seq"] for p in got] == list(range(snap["seq"] + 1, final_seq + 1))
+        # The snapshot's credits, moved by the later events, are the final credits.
+        credits = dict(snap["state"]["credits"])
+        for p in got:
+            if "credits" in p and isinstance(p["credits"], dict):
+                credits = p["credits"]
+            elif p["event"] in ("wager_placed", "wager_returned", "credit"):
+                credits[str(p["seat"])] = p["credits"]
+        assert credits == {str(s): c for s, c in sorted(engine.credits.items())}
+        assert client.call("snapshot")["state"] == engine.snapshot()
+        # Catch-up: a subscriber at an older seq gets exactly the events it missed.
+        reply = request_snapshot(z.snapshot, since=final_seq - 5)
+        assert [e["seq"] for e in reply["events"]] == list(range(final_seq - 4, final_seq + 1))
+        assert "error" in request_snapshot(z.snapshot, since=-1)
+        late.close()
+        client.close()
+
+
+def test_a_subscriber_that_never_reads_does_not_stall_the_table(tmp_path: Path) -> None:
+    inputs, engine = baccarat_play(60, seed=5)
+    config = config_for(
+        tmp_path,
+        zeromq={
+            "pub": f"ipc://{tmp_path}/p",
+            "snapshot": f"ipc://{tmp_path}/s",
+            "command": f"ipc://{tmp_path}/c",
+            "pub_hwm": 5,
+        },
+    )
+    z = config.spec.zeromq
+    with DaemonThread(Daemon(config, use_shoe=False, fsync=False)):
+        ctx = zmq.Context.instance()
+        dead = ctx.socket(zmq.SUB)
+        dead.setsockopt(zmq.RCVHWM, 1)
+        dead.setsockopt(zmq.SUBSCRIBE, b"")
+        dead.connect(z.pub)  # and never reads
+        client = CommandClient(z.command, timeout=10)
+        send_all(client, inputs)
+        assert client.call("status")["credits"] == {str(s): c for s, c in sorted(engine.credits.items())}
+        dead.close(linger=0)
+        client.close()
