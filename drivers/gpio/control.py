@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from drivers.gpio.backend import SimulatedPins
 from drivers.gpio.panel import Panel
-from drivers.gpio.pinmap import InputPin
+from drivers.gpio.pinmap import BCM_RANGE, InputPin
 
 HELP = """commands (one per line; answers 'ok ...' or 'error: ...'):
   press SEAT|dealer WORD       press and release a button (held past the debounce time)
@@ -73,6 +73,8 @@ class PanelControl:
                 return "ok" + ((" " + out) if (out := self._run(words[0].lower(), words[1:])) else "")
         except ControlError as exc:
             return f"error: {exc}"
+        except Exception as exc:  # a driver error answers the client; it must not drop the connection
+            return f"error: {type(exc).__name__}: {exc}"
 
     # ---------------------------------------------------------------- commands
     def _run(self, cmd: str, args: list[str]) -> str:
@@ -121,6 +123,8 @@ class PanelControl:
             if len(args) not in (1, 2) or (len(args) == 2 and args[1] not in ("high", "low")):
                 raise ControlError("usage: pin N [high|low]")
             pin = self._count(args[0])
+            if pin not in BCM_RANGE:
+                raise ControlError(f"pin {pin} is not a GPIO on the 40-pin header (BCM 2..27)")
             if len(args) == 2:
                 try:
                     self.pins.drive(pin, args[1] == "high")

@@ -1,0 +1,106 @@
+"""The simulated panel's control socket over real loopback sockets, from a thread and from another process.
+
+These run the panel's own worker thread on the real clock, so they wait for
+results (bounded by a timeout) instead of stepping time; nothing asserts on
+how long anything took.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller import inputs as I
+from controller.limits import TableLimits
+from drivers.gpio import GpioZeroBackend, LampView, Panel, SimulatedPins, make_factory
+from drivers.gpio.control import ControlError, ControlServer, PanelControl, parse_endpoint, send
+from tests.test_gpio_rig import build_map
+
+pytestmark = pytest.mark.timeout(60)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_buttons_chips_and_lamps_over_the_socket_from_a_thread() -> None:
+    pin_map = build_map("swap_hand", {1: {"buttons": ["hit", "stand", "bet_up"], "spots": ["main"]},
+                                      2: {"buttons": ["hit"], "presence": True}}, tower=True)
+    presence = pin_map.seats[2].presence
+    assert presence is not None
+    factory = make_factory("mock")
+    posted: queue.SimpleQueue[I.Input] = queue.SimpleQueue()
+    panel = Panel(pin_map, GpioZeroBackend(factory), lambda inp, src: posted.put(inp),
+                  TableLimits(min_bet=200))
+    server = ControlServer(PanelControl(panel, SimulatedPins(factory)), "tcp://127.0.0.1:0")
+    panel.start()
+    server.start()
+    try:
+        unplugged = f"panel unplugged: presence loop (GPIO {presence.pin}) open"
+        assert posted.get(timeout=10) == I.DeviceStatus("panel 2", False, unplugged)
+        answers = send(server.endpoint, "press 1 hit", "bounce 2 hit 7", "press 1 bet_up", "selected 1",
+                       "press 3 hit", "plug 2", "nonsense", "pin 99 high")
+        assert answers[:4] == ["ok press 1 hit", "ok bounce 2 hit", "ok press 1 bet_up", 'ok {"main": 300}']
+        assert answers[4].startswith("error: seat 3 has no panel")
+        assert answers[5] == "ok plug 2"
+        assert answers[6] == "error: unknown command 'nonsense'; try 'help'"
+        assert answers[7].startswith("error: ")
+        got = [posted.get(timeout=10) for _ in range(3)]
+        assert got == [I.Decision(1, "hit"), I.Decision(2, "hit"),
+                       I.DeviceStatus("panel 2", True, "presence: back to normal")]
+        panel.update(LampView(phase="betting", seated=frozenset({1, 2})))
+        assert send(server.endpoint, "chips 1 main on") == ["ok chips 1 main on"]
+        assert posted.get(timeout=10) == I.PlaceWager(1, "main", 300)
+        panel.update(LampView(phase="betting", seated=frozenset({1, 2}), wagers={(1, "main"): 300}))
+        (answer,) = send(server.endpoint, "lamps")
+        lamps = json.loads(answer.removeprefix("ok "))
+        assert lamps["seat 1 spot main"] == {"mode": "on", "lit": True}
+        assert lamps["tower betting"] == {"mode": "on", "lit": True}
+        assert lamps["seat 1 hit"] == {"mode": "off", "lit": False}
+        assert posted.empty()
+    finally:
+        server.stop()
+        panel.stop()
+
+
+def test_the_control_socket_is_loopback_only() -> None:
+    assert parse_endpoint("tcp://127.0.0.1:5555") == ("127.0.0.1", 5555)
+    for bad in ("tcp://0.0.0.0:5555", "tcp://10.0.0.2:1", "udp://127.0.0.1:1", "127.0.0.1:5"):
+        with pytest.raises(ControlError):
+            parse_endpoint(bad)
+
+
+def test_sim_panel_in_another_process_plays_a_baccarat_round_from_the_buttons() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "drivers.gpio.cli", "panel",
+         "--map", "firmware_configs/panels/baccarat.yaml", "--control", "tcp://127.0.0.1:0"],
+        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        assert proc.stdout is not None
+        endpoint = None
+        while endpoint is None:
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read() if proc.stderr else "sim panel exited"
+            endpoint = json.loads(line).get("control")
+        answers = send(endpoint, "press dealer open_betting", "press 1 bet_up", "chips 1 banker on",
+                       "press dealer close_betting", "chips 1 banker off", "lamps")
+        assert all(a.startswith("ok") for a in answers), answers
+        events = []
+        while len(events) < 5:  # after the setup's credit event, which came before the endpoint line
+            events.append(json.loads(proc.stdout.readline()))
+        names = [e["event"] for e in events]
+        assert names[:3] == ["betting_opened", "wager_placed", "betting_closed"]
+        assert events[1]["amount"] == 200 and events[1]["spot"] == "banker"
+        assert events[3] == {"source": "gpio panel 1", "event": "device", "device": "panel 1",
+                             "online": False, "detail": "chips moved after no more bets: banker chips lifted"}
+        assert names[4] == "tilt"
+        lamps = json.loads(answers[-1].removeprefix("ok "))
+        assert lamps["tower fault"]["mode"] == "fault" and lamps["seat 1 spot banker"]["mode"] == "fault"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

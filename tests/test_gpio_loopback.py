@@ -1,0 +1,44 @@
+"""On a Pi only: two header pins jumpered together, one driven as a lamp, one read as a button.
+
+Set ``CROUPIER_GPIO_LOOPBACK="17,27"`` (output BCM, input BCM; a wire between
+them) and optionally ``CROUPIER_GPIO_FACTORY`` (``rpigpio``, the default, or
+``lgpio`` on a Pi 5). Skipped everywhere else. It checks what the mock cannot:
+that the real factory's edges reach the panel's debouncer from its own thread.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+
+import pytest
+
+from controller import inputs as I
+from controller.limits import TableLimits
+from drivers.gpio import GpioZeroBackend, Panel, make_factory, parse_pin_map
+
+pytestmark = pytest.mark.timeout(30)
+LOOPBACK = os.environ.get("CROUPIER_GPIO_LOOPBACK")
+
+
+@pytest.mark.skipif(not LOOPBACK, reason="set CROUPIER_GPIO_LOOPBACK='OUT,IN' with the two pins jumpered")
+def test_a_real_edge_through_a_jumper_is_one_press() -> None:
+    assert LOOPBACK is not None
+    out_pin, in_pin = (int(p) for p in LOOPBACK.split(","))
+    factory = make_factory(os.environ.get("CROUPIER_GPIO_FACTORY", "rpigpio"))
+    pin_map = parse_pin_map({"game": "swap_hand", "seats": {1: {"buttons": {
+        "hit": {"pin": in_pin, "active": "high", "pull": "down"}}}}})
+    backend = GpioZeroBackend(factory, "real")
+    drive = backend.output(out_pin, active_high=True)
+    posted: queue.SimpleQueue[I.Input] = queue.SimpleQueue()
+    panel = Panel(pin_map, backend, lambda inp, src: posted.put(inp), TableLimits())
+    panel.start()
+    try:
+        drive.set(True)
+        assert posted.get(timeout=5) == I.Decision(1, "hit")
+        drive.set(False)
+        with pytest.raises(queue.Empty):
+            posted.get(timeout=0.5)
+    finally:
+        panel.stop()
+        drive.close()
