@@ -193,7 +193,9 @@ def test_plain_profile_over_socket_and_its_documented_weakness(cleanup: list[Any
     sim = SimulatedShoe("plain", seed=3, decks=1)
     _, events = start(cleanup, sim, sim.listen(), "plain")
     events.wait(lambda: bool(events.status("connected")))
-    time.sleep(0.2)  # the simulator accepts the connection in its own thread
+    deadline = time.monotonic() + 10
+    while not sim.client_connected and time.monotonic() < deadline:  # accepted in the sim's thread
+        time.sleep(0.01)
     first = sim.deal()
     events.wait(lambda: len(events.cards()) == 1)
     sim.inject("truncate")
@@ -295,8 +297,8 @@ def test_cli_sim_serves_a_reader_and_takes_commands(tmp_path: Path, cleanup: lis
         assert proc.stdout.readline().startswith("ok dealt ")
         with socket.create_connection(("127.0.0.1", port), timeout=10) as ctl:
             ctl.sendall(b"deal QS\nlid open\n")
-            answers = ctl.makefile().readline() + ctl.makefile().readline()
-        assert "ok dealt QS" in answers
+            answers = ctl.makefile()
+            assert [answers.readline(), answers.readline()] == ["ok dealt QS\n", "ok lid open\n"]
         events.wait(lambda: len(events.cards()) == 3 and bool(events.status("lid_open")))
         assert events.cards()[2].card == parse_card("QS")
         proc.stdin.write("quit\n")

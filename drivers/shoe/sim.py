@@ -184,6 +184,12 @@ class SimulatedShoe:
         return self._link.url
 
     @property
+    def client_connected(self) -> bool | None:
+        """On TCP, whether a reader is connected; None on a pty, where the master cannot tell."""
+        with self._lock:
+            return self._link.has_client if isinstance(self._link, SocketLink) else None
+
+    @property
     def closed(self) -> threading.Event:
         return self._closed
 

@@ -127,6 +127,10 @@ class SocketLink:
         self.port = self._listener.getsockname()[1]  # keep the same port across a replug
         return self.url
 
+    @property
+    def has_client(self) -> bool:
+        return self._client is not None
+
     def filenos(self) -> list[int]:
         return [s.fileno() for s in (self._listener, self._client) if s is not None]
 
