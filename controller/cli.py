@@ -8,6 +8,8 @@ import sys
 from collections.abc import Sequence
 
 from controller.tools import ctl, daemon_run, demo, scenario_cmd, watch
+from drivers.gpio import cli as gpio_cli
+from drivers.shoe import cli as shoe_cli
 
 #: ``croupier math GAME``: exact par sheets. Each module has
 #: ``add_arguments(parser)`` and ``run(args) -> int``.
@@ -60,6 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="a simulated table: daemon, shoe, players and watch, on loopback")
     demo.add_arguments(p)
     p.set_defaults(func=demo.run)
+
+    p = sub.add_parser("sim", help="simulated hardware: a shoe on a pty, a seat panel on mock pins")
+    sim_sub = p.add_subparsers(dest="device", required=True, metavar="DEVICE")
+    shoe_cli.register(sub, sim_sub)  # also adds `croupier shoe read`
+    gpio_cli.register(sim_sub)
 
     p = sub.add_parser("math", help="exact probabilities and house edges (par sheets)")
     _add_tools(p.add_subparsers(dest="game", required=True, metavar="GAME"), MATH_TOOLS)
