@@ -18,7 +18,7 @@ demo: $(BIN)/.installed
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check controller drivers vision tests bench
-	$(BIN)/mypy controller
+	$(BIN)/mypy controller drivers
 
 test: lint
 	$(BIN)/pytest

@@ -53,11 +53,3 @@ def test_simulation_brackets_the_exact_returns(capsys: pytest.CaptureFixture[str
     assert main(["simulate", "baccarat", "--rounds", "20000", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert out.count(" yes") == 3, out
-
-
-def test_demo_plays_rounds(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--rounds", "3", "--delay", "0", "--seed", "5"]) == 0
-    out = capsys.readouterr().out
-    assert out.count("place your bets") == 3
-    assert "3 rounds played" in out
-    assert "=> " in out
