@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from controller import inputs as I
 from controller.cards import Card, CardError, parse_card
+from controller.configfile import validation_problems
 from controller.events import Event
 from controller.games import GAMES, game_class
 from controller.games.base import CardDue, DecisionDue, Game
@@ -135,14 +136,7 @@ class Scenario:
 
 
 def _format_error(where: str, exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key"
-        parts.append(f"{where}{'.' if where and loc else ''}{loc}: {msg}")
-    return "; ".join(parts)
+    return "; ".join(f"{key}: {reason}" for key, reason in validation_problems(exc, where))
 
 
 def load_scenario(path: str | Path) -> Scenario:

@@ -46,7 +46,7 @@ def _problem(data: dict[str, Any], game: str | None = None) -> str:
     ({"game": "swap_hand", "seats": {1: {"buttons": {"hit": {"pin": 1}}}}},
      "seats.1.buttons.hit.pin", "pin 1 is not a GPIO"),
     ({"game": "swap_hand", "seats": {1: {**SEAT, "lamps": {}}}},
-     "seats.1.lamps", "Extra inputs are not permitted"),
+     "seats.1.lamps", "unknown key"),
     ({"game": "swap_hand", "seats": {1: {"buttons": {"hit": {"pin": 5, "pull": "up", "active": "high"}}}}},
      "seats.1.buttons.hit", "pull: up reads high when idle"),
     ({"game": "baccarat", "dealer": {"buttons": {"shuffle": {"pin": 4}}}},

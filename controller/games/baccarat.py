@@ -10,30 +10,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import Field
 
 from controller.cards import Card
 from controller.events import CardDealt, Event
 from controller.games.base import CardDue, Due, Game, GameOptions, GameRound, Refusal, RoundLedger, Settlement
 from controller.limits import TableLimits
 from controller.money import EVEN, Odds
-from controller.options import OddsText
-
-
-def _only(*allowed: str) -> AfterValidator:
-    def check(odds: Odds) -> Odds:
-        if str(odds) not in allowed:
-            raise ValueError(f"must be one of {', '.join(repr(a) for a in allowed)}, not '{odds}'")
-        return odds
-
-    return AfterValidator(check)
+from controller.options import OddsText, odds_in
 
 
 class BaccaratOptions(GameOptions):
     decks: int = Field(default=8, ge=1, le=8)
     deal_order: Literal["PPBB", "PBPB"] = "PPBB"
-    tie_pays: Annotated[OddsText, _only("9:1", "8:1")] = Odds(9, 1)
-    banker_pays: Annotated[OddsText, _only("19:20")] = Odds(19, 20)
+    tie_pays: Annotated[OddsText, odds_in("9:1", "8:1")] = Odds(9, 1)
+    banker_pays: Annotated[OddsText, odds_in("19:20")] = Odds(19, 20)
 
 
 #: Baccarat value of each rank, indexed by ``card.rank_value`` (2..14).

@@ -12,21 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import Field
 
 from controller.games.base import GameOptions
 from controller.games.blackjack import SplitRules
 from controller.money import Odds
-from controller.options import OddsText
-
-
-def _one_of(*allowed: str) -> AfterValidator:
-    def check(odds: Odds) -> Odds:
-        if str(odds) not in allowed:
-            raise ValueError(f"must be one of {', '.join(repr(a) for a in allowed)}, not '{odds}'")
-        return odds
-
-    return AfterValidator(check)
+from controller.options import OddsText, odds_in
 
 
 class SwapHandOptions(GameOptions):
@@ -34,7 +25,7 @@ class SwapHandOptions(GameOptions):
 
     decks: int = Field(default=6, ge=1, le=8)
     dealer_hits_soft_17: bool = False
-    blackjack_pays: Annotated[OddsText, _one_of("3:2", "6:5")] = Odds(3, 2)
+    blackjack_pays: Annotated[OddsText, odds_in("3:2", "6:5")] = Odds(3, 2)
     double_on: Literal["any2", "9-11", "10-11"] = "any2"
     double_after_split: bool = True
     max_split_hands: int = Field(default=4, ge=1, le=4)

@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from controller.configfile import ConfigFileError, validation_problems
 from controller.games import GAMES
 
 #: BCM numbers on the 40-pin header that are general-purpose I/O (26 of them).
@@ -37,14 +38,8 @@ DEALER_WORDS = ("open_betting", "close_betting", "confirm", "burn", "void", "new
 TOWER_LAMPS = ("idle", "betting", "in_play", "fault")
 
 
-class PinMapError(ValueError):
+class PinMapError(ConfigFileError):
     """A pin map that cannot be used; one ``<file>: key '<key>': <reason>`` line per problem."""
-
-    def __init__(self, path: Path | str, problems: list[tuple[str | None, str]]) -> None:
-        self.path = Path(path)
-        self.problems = problems
-        lines = [f"{path}: " + (f"key '{key}': " if key else "") + reason for key, reason in problems]
-        super().__init__("\n".join(lines))
 
 
 def _pin_shorthand(value: Any) -> Any:
@@ -238,11 +233,7 @@ def parse_pin_map(data: Any, path: Path | str = "<pin map>", game: str | None = 
     try:
         pin_map = PinMap.model_validate(data)
     except ValidationError as exc:
-        problems: list[tuple[str | None, str]] = []
-        for err in exc.errors():
-            key = ".".join(str(p) for p in err["loc"] if not str(p).startswith("function-"))
-            problems.append((key or None, err["msg"]))
-        raise PinMapError(path, problems) from None
+        raise PinMapError(path, validation_problems(exc)) from None
     problems = check_pin_map(pin_map)
     if game is not None and pin_map.game is not None and pin_map.game != game:
         problems.append(("game", f"the map is for {pin_map.game}, the table plays {game}"))

@@ -17,20 +17,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from controller.configfile import ConfigFileError
 
-class ProfileError(ValueError):
+
+class ProfileError(ConfigFileError):
     """A profile that cannot be used. ``str()`` reads ``<file>: key '<key>': <reason>`` per problem."""
-
-    def __init__(self, path: Path | str, problems: list[tuple[str | None, str]]) -> None:
-        self.path = Path(path)
-        self.problems = problems
-        lines = [f"{path}: " + (f"key '{key}': " if key else "") + reason for key, reason in problems]
-        super().__init__("\n".join(lines))
-
-    @property
-    def key(self) -> str | None:
-        """The key of the first problem (None for a file-level problem such as bad YAML)."""
-        return self.problems[0][0]
 
 
 class Backoff(BaseModel):
