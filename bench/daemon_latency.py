@@ -1,0 +1,192 @@
+"""Benchmark: a card frame's last byte on the pty to its event at a SUB subscriber, p50/p99.
+
+Three runs over the same path, each ``--cards`` cards, one at a time:
+the daemon with the journal's fsync (as in production), the daemon with
+``--no-fsync`` (benchmarking only), and the bare relay (bench/relay_serial_zmq.py:
+pyserial in, pyzmq out, nothing else). This process plays the shoe: it
+writes protocol v1 CARD frames (reported as burns, so every card makes
+exactly one ``card_burned`` event and the table never tilts) on the master
+side of a real pty, timestamps the write of the last byte, and times the
+arrival at its own SUB socket. It also reports the daemon's peak RSS
+(VmHWM). Not a test: it prints figures and the command that produced them.
+
+    python bench/daemon_latency.py [--cards 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tty
+from pathlib import Path
+
+import zmq
+
+from controller.cards import DECK
+from drivers.shoe.codec import encode_frame
+from drivers.shoe.messages import CardMsg
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Pty:
+    """The shoe's end: a pty master we write frames to (ACKs read and thrown away)."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+        self.seq = 0
+        self.seq_total = 0
+        self._stop = False
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        while not self._stop:
+            try:
+                os.read(self.master, 4096)
+            except OSError:
+                return
+
+    def send_card(self, i: int) -> float:
+        frame = encode_frame(self.seq, CardMsg(DECK[i % 52], True))
+        self.seq = (self.seq + 1) & 0xFF
+        self.seq_total += 1
+        os.write(self.master, frame)
+        return time.perf_counter()
+
+    def close(self) -> None:
+        self._stop = True
+        os.close(self.master)
+        os.close(self.slave)
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def measure(pty: Pty, sub: zmq.Socket[bytes], cards: int, reshuffle: object = None) -> list[float]:
+    lat = []
+    for i in range(cards):
+        if reshuffle is not None and pty.seq_total and pty.seq_total % 400 == 0:
+            reshuffle()  # type: ignore[operator]  # 8 decks: a new shoe before any card is impossible
+        t0 = pty.send_card(i)
+        sub.recv_multipart()
+        lat.append((time.perf_counter() - t0) * 1000)
+    return lat
+
+
+def run_daemon(cards: int, fsync: bool, work: Path) -> tuple[list[float], float]:
+    pty = Pty()
+    profile = work / "shoe.yaml"
+    profile.write_text(
+        f"port: {pty.path}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 600\n"
+        "reconnect: {initial: 0.05, max: 0.5}\n"
+    )
+    state = work / ("state-fsync" if fsync else "state-nofsync")
+    table = work / "table.yaml"
+    table.write_text(
+        f"table: bench\ngame: baccarat\nshoe: {{profile: {profile}}}\nstate_dir: {state}\n"
+        f"zeromq: {{pub: 'tcp://127.0.0.1:25901', snapshot: 'tcp://127.0.0.1:25902', "
+        f"command: 'tcp://127.0.0.1:25903'}}\n"
+    )
+    cmd = [sys.executable, "-m", "controller.cli", "run", str(table), "--log-level", "WARNING"]
+    if not fsync:
+        cmd.append("--no-fsync")
+    proc = subprocess.Popen(cmd, cwd=ROOT)
+    ctx = zmq.Context.instance()
+    req = ctx.socket(zmq.REQ)
+    req.setsockopt(zmq.LINGER, 0)
+    req.connect("tcp://127.0.0.1:25903")
+
+    def call(cmd: str) -> dict[str, object]:
+        req.send(json.dumps({"cmd": cmd}).encode())
+        reply: dict[str, object] = json.loads(req.recv())
+        return reply
+
+    try:
+        while True:
+            status = call("status")
+            if (status.get("shoe_device") or {}).get("connected"):  # type: ignore[union-attr]
+                break
+            time.sleep(0.1)
+        sub = ctx.socket(zmq.SUB)
+        sub.setsockopt(zmq.SUBSCRIBE, b"bench.card_burned")
+        sub.connect("tcp://127.0.0.1:25901")
+        call("new_shoe")
+        time.sleep(0.5)  # the subscription reaches the PUB
+        measure(pty, sub, 200, lambda: call("new_shoe"))  # warm-up
+        lat = measure(pty, sub, cards, lambda: call("new_shoe"))
+        rss = peak_rss_mb(proc.pid)
+        sub.close(linger=0)
+    finally:
+        req.close(linger=0)
+        proc.terminate()
+        proc.wait(30)
+        pty.close()
+    return lat, rss
+
+
+def run_relay(cards: int) -> list[float]:
+    pty = Pty()
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "relay_serial_zmq.py"), pty.path, "tcp://127.0.0.1:25911"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        sub = zmq.Context.instance().socket(zmq.SUB)
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        sub.connect("tcp://127.0.0.1:25911")
+        time.sleep(0.5)
+        measure(pty, sub, 200)
+        lat = measure(pty, sub, cards)
+        sub.close(linger=0)
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        pty.close()
+    return lat
+
+
+def figures(name: str, lat: list[float]) -> str:
+    q = statistics.quantiles(lat, n=100)
+    return f"{name:<26} p50 {q[49]:7.3f} ms   p99 {q[98]:7.3f} ms   max {max(lat):7.3f} ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cards", type=int, default=10_000)
+    args = parser.parse_args()
+    print(f"$ python bench/daemon_latency.py --cards {args.cards}")
+    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        fs, rss_fs = run_daemon(args.cards, True, work)
+        nofs, rss_nofs = run_daemon(args.cards, False, work)
+        relay = run_relay(args.cards)
+    print(figures("daemon (fsync)", fs))
+    print(figures("daemon (--no-fsync)", nofs))
+    print(figures("bare relay", relay))
+    r = statistics.quantiles(nofs, n=100)[98] / statistics.quantiles(relay, n=100)[98]
+    print(f"daemon --no-fsync p99 / relay p99 = {r:.2f}x (aim: <= 1.5x)")
+    print(f"daemon peak RSS: {rss_fs:.1f} MB (fsync run), {rss_nofs:.1f} MB (--no-fsync run) (aim: < 60 MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
