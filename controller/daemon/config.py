@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from controller.configfile import ConfigFileError, validation_problems
 from controller.games import GAMES
 from controller.games.base import Game, GameOptions
 from controller.limits import TableLimits
@@ -31,14 +32,8 @@ FIRMWARE_CONFIGS = Path(__file__).resolve().parents[2] / "firmware_configs"
 _TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
-class TableFileError(ValueError):
+class TableFileError(ConfigFileError):
     """A table file that cannot be used: ``<file>: key '<key>': <reason>`` per problem."""
-
-    def __init__(self, path: Path | str, problems: list[tuple[str | None, str]]) -> None:
-        self.path = Path(path)
-        self.problems = problems
-        lines = [f"{path}: " + (f"key '{key}': " if key else "") + reason for key, reason in problems]
-        super().__init__("\n".join(lines))
 
 
 class LimitsSpec(BaseModel):
@@ -173,20 +168,6 @@ class TableConfig:
         return self.options.model_dump(mode="json")
 
 
-def _problems(exc: ValidationError, prefix: str = "") -> list[tuple[str | None, str]]:
-    out: list[tuple[str | None, str]] = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"])
-        key = f"{prefix}.{loc}" if prefix and loc else (prefix or loc or None)
-        reason = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            reason = "unknown key"
-        elif err["type"] not in ("missing", "value_error"):
-            reason += f", got {err['input']!r}"
-        out.append((key, reason))
-    return out
-
-
 def _find_profile(table_path: Path, name: str) -> Path | None:
     for base in (table_path.parent, FIRMWARE_CONFIGS, FIRMWARE_CONFIGS / "shoes"):
         candidate = (base / name).resolve()
@@ -214,17 +195,17 @@ def parse_table(raw: object, path: Path) -> TableConfig:
     try:
         spec = TableFile.model_validate(raw)
     except ValidationError as exc:
-        raise TableFileError(path, _problems(exc)) from None
+        raise TableFileError(path, validation_problems(exc)) from None
     cls = GAMES[spec.game]
     try:
         options = cls.options_model.model_validate(spec.options)
     except ValidationError as exc:
-        raise TableFileError(path, _problems(exc, "options")) from None
+        raise TableFileError(path, validation_problems(exc, "options")) from None
     seats = spec.seats if spec.seats is not None else cls.default_seats
     try:
         limits = TableLimits(seats=seats, **spec.limits.model_dump())
     except ValidationError as exc:
-        raise TableFileError(path, _problems(exc, "limits")) from None
+        raise TableFileError(path, validation_problems(exc, "limits")) from None
     problems: list[tuple[str | None, str]] = []
     if spec.simulation is not None:
         for i, player in enumerate(spec.simulation.players):
