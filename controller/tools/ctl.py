@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from typing import Any, Final
 
 from controller.daemon.client import CommandClient, DaemonUnavailable
-from controller.daemon.config import TableFileError, load_table
+from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.tools.watch import format_event, money
 
 #: ctl word -> (command, positional fields); integers are converted where the command expects them.
@@ -44,7 +45,12 @@ _INTS: Final = {"seat", "amount", "n", "round"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--table", help="table file (for its command endpoint)")
+    parser.add_argument(
+        "--table",
+        default=os.environ.get("CROUPIER_TABLE"),
+        help="table file (for its command endpoint); default $CROUPIER_TABLE, else the default "
+        "loopback endpoint tcp://127.0.0.1:5558 (the one `make demo` uses)",
+    )
     parser.add_argument("--endpoint", help="command endpoint (overrides the table file)")
     parser.add_argument("--json", action="store_true", help="print the reply JSON")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the reply")
@@ -91,17 +97,19 @@ def _when(at: float | None) -> str:
     return "-" if at is None else time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
 
 
+def _seat_credits(credits: dict[str, int]) -> str:
+    return ", ".join(f"{seat}: {c / 100:,.2f}" for seat, c in credits.items()) or "none"
+
+
 def format_round(r: dict[str, Any]) -> list[str]:
     out = [
         f"Round {r['round']} ({r['game']}, {r['status']}) {_when(r['opened_at'])} .. {_when(r['ended_at'])}"
         f"  seq {r['first_seq']}..{r['last_seq']}"
     ]
-    out.append(
-        "  credits before: " + (", ".join(f"{s}: {c}" for s, c in r["credits_before"].items()) or "none")
-    )
+    out.append("  credits before: " + _seat_credits(r["credits_before"]))
     for w in r["wagers"]:
         verb = "bet" if w["event"] == "wager_placed" else f"returned ({w['reason']})"
-        out.append(f"  wager  seat {w['seat']} {w['spot']} {w['amount']} {verb}")
+        out.append(f"  wager  seat {w['seat']} {w['spot']} {w['amount'] / 100:,.2f} {verb}")
     cards = [
         f"{c['card']}->{c['hand']}"
         if c["event"] == "card_dealt"
@@ -113,18 +121,19 @@ def format_round(r: dict[str, Any]) -> list[str]:
     for d in r["decisions"]:
         out.append(
             f"  decide seat {d['seat']} {d['action']}"
-            + (f" {d['amount']}" if d["amount"] is not None else "")
+            + (f" {d['amount'] / 100:,.2f}" if d["amount"] is not None else "")
         )
     for t in r["tilts"]:
         out.append(f"  {t['event']:<6} " + json.dumps({k: v for k, v in t.items() if k != "event"}))
     if r["result"]:
         out.append("  result " + json.dumps(r["result"]))
     for s in r["settlements"] or []:
-        out.append(f"  settle seat {s['seat']} {s['spot']} stake {s['stake']} net {money(s['net'])}")
+        stake = f"{s['stake'] / 100:,.2f}"
+        out.append(f"  settle seat {s['seat']} {s['spot']} stake {stake} net {money(s['net'])}")
     if r["house_net"] is not None:
         out.append(f"  house  {money(r['house_net'])}")
     if r["credits_after"] is not None:
-        out.append("  credits after:  " + ", ".join(f"{s}: {c}" for s, c in r["credits_after"].items()))
+        out.append("  credits after:  " + _seat_credits(r["credits_after"]))
     return out
 
 
@@ -186,10 +195,9 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     endpoint = args.endpoint
+    if endpoint is None and not args.table:
+        endpoint = ZmqSpec().command
     if endpoint is None:
-        if not args.table:
-            print("croupier ctl: give --table FILE or --endpoint ENDPOINT", file=sys.stderr)
-            return 2
         try:
             endpoint = load_table(args.table).spec.zeromq.command
         except TableFileError as exc:
