@@ -76,6 +76,8 @@ class Subscriber:
     ``("event", payload)`` for each event in ``seq`` order, never one twice
     and never with a gap: a gap triggers a new snapshot request (with
     ``since``, so the daemon returns the missed events if it still has them).
+    Side topics (``<table>.lamps``, ``<table>.shoe_status``: no ``seq``) are
+    yielded as ``("side", payload)`` with ``side=True`` and skipped otherwise.
     """
 
     def __init__(
@@ -85,8 +87,10 @@ class Subscriber:
         table: str = "",
         timeout: float = 10.0,
         ctx: zmq.Context[Any] | None = None,
+        side: bool = False,
     ) -> None:
         self._ctx = ctx or zmq.Context.instance()
+        self.side = side
         self.snapshot_endpoint = snapshot
         self.timeout = timeout
         self.sub = self._ctx.socket(zmq.SUB)
@@ -114,6 +118,10 @@ class Subscriber:
                 return
             _topic, data = self.sub.recv_multipart()
             payload = json.loads(data)
+            if "seq" not in payload:  # a side topic: state derived from events, not numbered
+                if self.side:
+                    yield "side", payload
+                continue
             seq = payload["seq"]
             assert self.seq is not None
             if seq <= self.seq:

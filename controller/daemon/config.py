@@ -3,7 +3,8 @@
 A table file names the table (its id is the first part of every ZeroMQ
 topic), the game and its options, the limits and seats, the shoe's device
 profile, the ZeroMQ endpoints, the state directory and the ``simulation``
-section used by ``croupier demo``. Every key is checked; an unknown key, a
+section used by ``croupier demo``, and the GPIO panels (``panels`` pin maps on
+a ``gpio`` backend). Every key is checked; an unknown key, a
 wrong type or an option the game does not have stops the start with
 :class:`TableFileError`, whose message names the file, the key and the reason,
 because a typo found at 3 a.m. on the floor is far more expensive than one
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -24,6 +25,9 @@ from controller.configfile import ConfigFileError, validation_problems
 from controller.games import GAMES
 from controller.games.base import Game, GameOptions
 from controller.limits import TableLimits
+from drivers.gpio.backend import FACTORIES
+from drivers.gpio.control import ControlError, parse_endpoint
+from drivers.gpio.pinmap import PinMap, PinMapError, check_disjoint, load_pin_map
 from drivers.shoe import ProfileError, ShoeProfile, load_profile
 
 #: Where ``firmware_configs/`` lives in a checkout (profiles are also looked up there).
@@ -75,6 +79,36 @@ class ZmqSpec(BaseModel):
         return value
 
 
+class PanelEntry(BaseModel):
+    """A pin map used with changes: the same panel layout wired to another header.
+
+    One layout file serves every seat of a table (a seat panel is a seat panel):
+    ``{map: panels/swap_hand.yaml, seats: {1: 3}}`` is that map's seat 1 wired as
+    seat 3 on its own header, and ``dealer: false`` / ``tower: false`` leave out
+    the parts of the map that another header already provides.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    map: str = Field(min_length=1)
+    #: The map's seat -> the table seat it is wired as; only the seats listed are used.
+    seats: dict[int, int] | None = None
+    dealer: bool = True
+    tower: bool = True
+
+
+class GpioSpec(BaseModel):
+    """Which pins the panels are read from: gpiozero's mock pins, or a Pi's header."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: ``mock`` (simulated pins, anywhere), ``rpigpio`` (Pi 3/4) or ``lgpio`` (Pi 5). No default:
+    #: a table that silently read mock pins on the floor would ignore every player.
+    backend: Literal["mock", "rpigpio", "lgpio"]
+    #: Mock only: ``tcp://127.0.0.1:PORT`` where another process presses buttons and reads lamps.
+    control: str | None = None
+
+
 class SimPlayer(BaseModel):
     """A simulated player: a seat, its starting credits and the wagers it picks from."""
 
@@ -119,6 +153,9 @@ class TableFile(BaseModel):
     seats: int | None = Field(default=None, ge=1, le=12)
     limits: LimitsSpec = Field(default_factory=LimitsSpec)
     shoe: ShoeSpec | None = None
+    #: Pin maps (paths, or :class:`PanelEntry`), relative to the table file or ``firmware_configs/``.
+    panels: list[str | PanelEntry] = Field(default_factory=list)
+    gpio: GpioSpec | None = None
     zeromq: ZmqSpec = Field(default_factory=ZmqSpec)
     state_dir: str
     simulation: SimulationSpec | None = None
@@ -151,6 +188,8 @@ class TableConfig:
     shoe_profile: ShoeProfile | None
     shoe_profile_path: Path | None
     state_dir: Path
+    #: (where it came from, the validated map as the table uses it), in file order.
+    panels: tuple[tuple[str, PinMap], ...] = ()
 
     @property
     def table_id(self) -> str:
@@ -168,8 +207,8 @@ class TableConfig:
         return self.options.model_dump(mode="json")
 
 
-def _find_profile(table_path: Path, name: str) -> Path | None:
-    for base in (table_path.parent, FIRMWARE_CONFIGS, FIRMWARE_CONFIGS / "shoes"):
+def _find_profile(table_path: Path, name: str, folder: str = "shoes") -> Path | None:
+    for base in (table_path.parent, FIRMWARE_CONFIGS, FIRMWARE_CONFIGS / folder):
         candidate = (base / name).resolve()
         if candidate.is_file():
             return candidate
@@ -234,9 +273,72 @@ def parse_table(raw: object, path: Path) -> TableConfig:
                 profile = load_profile(profile_path)
             except ProfileError as exc:
                 problems.append(("shoe.profile", str(exc).replace("\n", "; ")))
+    panels = _panels(spec, path, seats, problems)
     if problems:
         raise TableFileError(path, problems)
     state_dir = Path(spec.state_dir)
     if not state_dir.is_absolute():
         state_dir = (path.parent / state_dir).resolve()
-    return TableConfig(path, spec, options, limits, profile, profile_path, state_dir)
+    return TableConfig(path, spec, options, limits, profile, profile_path, state_dir, panels)
+
+
+def _panels(
+    spec: TableFile, path: Path, seats: int, problems: list[tuple[str | None, str]]
+) -> tuple[tuple[str, PinMap], ...]:
+    """Load, adapt and cross-check the pin maps; every problem names ``panels.N`` or ``gpio.*``."""
+    gpio = spec.gpio
+    if gpio is not None and gpio.control is not None:
+        if gpio.backend != "mock":
+            problems.append(("gpio.control", f"a control socket drives mock pins only, not {gpio.backend}"))
+        else:
+            try:
+                parse_endpoint(gpio.control)
+            except ControlError as exc:
+                problems.append(("gpio.control", str(exc)))
+    if spec.panels and gpio is None:
+        why = f"panels need a gpio section: gpio: {{backend: {'|'.join(FACTORIES)}}}"
+        problems.append(("gpio", why))
+    out: list[tuple[str, PinMap]] = []
+    for i, entry in enumerate(spec.panels):
+        key = f"panels.{i}"
+        item = PanelEntry(map=entry) if isinstance(entry, str) else entry
+        if not isinstance(entry, str):
+            key += ".map"
+        found = _find_profile(path, item.map, "panels")
+        if found is None:
+            problems.append((key, f"no file {item.map!r} next to the table file or in {FIRMWARE_CONFIGS}"))
+            continue
+        try:
+            pin_map = load_pin_map(found, spec.game)
+        except PinMapError as exc:
+            problems.append((key, str(exc).replace("\n", "; ")))
+            continue
+        if item.seats is not None:
+            missing = sorted(set(item.seats) - set(pin_map.seats))
+            if missing:
+                problems.append((f"panels.{i}.seats", f"{found.name} has no seat {missing[0]}"))
+                continue
+            renumbered = {to: pin_map.seats[frm] for frm, to in item.seats.items()}
+            pin_map = pin_map.model_copy(update={"seats": renumbered})
+        pin_map = pin_map.model_copy(update={"dealer": pin_map.dealer if item.dealer else None,
+                                             "tower": pin_map.tower if item.tower else None})
+        for seat in pin_map.seats:
+            if not 1 <= seat <= seats:
+                problems.append((key, f"{found.name}: seat {seat} is not a seat of this table (1..{seats})"))
+        out.append((f"panels.{i} ({found.name})", pin_map))
+    if len(out) > 1:
+        try:
+            check_disjoint(dict(out))
+        except PinMapError as exc:
+            problems.append(("panels", "; ".join(f"{k}: {why}" for k, why in exc.problems)))
+        if gpio is not None and gpio.backend != "mock":
+            # A Pi has one header: every map on a real backend shares its pins.
+            first: dict[int, str] = {}
+            for name, pin_map in out:
+                for pkey, pin in pin_map.pins():
+                    if pin in first and not first[pin].startswith(name):
+                        why = (f"{name}: {pkey}: BCM {pin} is also {first[pin]} "
+                               f"(one header on {gpio.backend}; mock gives each map its own)")
+                        problems.append(("panels", why))
+                    first.setdefault(pin, f"{name}: {pkey}")
+    return tuple(out)

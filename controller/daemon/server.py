@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import signal
@@ -27,14 +28,20 @@ import zmq.asyncio
 from controller.daemon.commands import CommandError, InputCommand, Query, error_reply, parse_command
 from controller.daemon.config import TableConfig, ZmqSpec
 from controller.daemon.journal import Journal, open_readonly
+from controller.daemon.panels import PanelHost
 from controller.daemon.recall import recall_from_journal
 from controller.daemon.service import Applied, TableService, dumps
 from controller.daemon.shoe_link import ShoeLink
 from controller.inputs import DeviceStatus, Input
 from controller.table import Table
+from drivers.gpio import BackendError
 from drivers.shoe import ShoeCard, ShoeEvent, ShoeProfile, ShoeStatus
 
 log = logging.getLogger("croupier.daemon")
+
+#: Device names of the shoe's statuses that halt play (journaled as DeviceStatus inputs).
+SHOE_LID = "shoe lid"
+SHOE_FAULT = "shoe fault"
 
 #: Replies queued for one command or snapshot client before ZeroMQ drops them.
 ROUTER_HWM = 1000
@@ -56,6 +63,7 @@ class Daemon:
         zmq_spec: ZmqSpec | None = None,
         shoe_port: str | None = None,
         use_shoe: bool = True,
+        gpio_control: str | None = None,
     ) -> None:
         self.config = config
         self.state_dir = state_dir or config.state_dir
@@ -68,6 +76,9 @@ class Daemon:
         self.service: TableService | None = None
         self.shoe: ShoeLink | None = None
         self.shoe_status: dict[str, Any] | None = None
+        #: The panels (None: the table file has none); opened by :meth:`serve`.
+        self.gpio: PanelHost | None = None
+        self._gpio_control = gpio_control
         self.started = time.time()
         self.ready = threading.Event()
         self._stop: asyncio.Event | None = None
@@ -120,6 +131,8 @@ class Daemon:
             snap = self._bind(ctx.socket(zmq.ROUTER), "snapshot", spec.snapshot, ROUTER_HWM, sockets)
             cmd = self._bind(ctx.socket(zmq.ROUTER), "command", spec.command, ROUTER_HWM, sockets)
             del pub
+            if self.config.panels:
+                self._open_panels(loop)
             if self.shoe_profile is not None:
                 self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_event)
                 self.shoe.start()
@@ -133,6 +146,10 @@ class Daemon:
                 spec.command,
                 f"; shoe {self.shoe_profile.port}" if self.shoe_profile else "; no shoe",
             )
+            if self.gpio is not None:
+                control = self.gpio.control_endpoint
+                log.info("%d panel map(s); control %s", len(self.gpio.panels), control or "none")
+                self.gpio.start()
             self.ready.set()
             tasks = [
                 asyncio.create_task(self._serve_commands(cmd)),
@@ -145,6 +162,8 @@ class Daemon:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         finally:
+            if self.gpio is not None:
+                self.gpio.stop()
             if self.shoe is not None:
                 await self.shoe.stop()
             for sock in sockets:
@@ -153,6 +172,20 @@ class Daemon:
             if self.service is not None:
                 self.service.journal.close()
             log.info("table %s stopped", self.config.table_id)
+
+    def _open_panels(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Open the panels' pins and control socket; DaemonError (exit 4) when they cannot be opened."""
+        assert self.service is not None
+        config = self.config
+        if self._gpio_control is not None and config.spec.gpio is not None:
+            gpio = config.spec.gpio.model_copy(update={"control": self._gpio_control})
+            config = dataclasses.replace(config, spec=config.spec.model_copy(update={"gpio": gpio}))
+        host = PanelHost(config)
+        try:
+            host.open(self.service.table, loop, self.submit)
+        except (BackendError, OSError) as exc:
+            raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
+        self.gpio = host
 
     def _bind(self, sock: Any, name: str, endpoint: str, hwm: int, sockets: list[Any]) -> Any:
         sock.setsockopt(zmq.LINGER, 0)
@@ -175,11 +208,20 @@ class Daemon:
         assert self.service is not None
         applied = self.service.submit(inp, source, ref)
         pub = self._pub
+        tid = self.config.table_id
         if pub is not None:
-            tid = self.config.table_id
             for payload in applied.payloads:
                 pub.send_multipart([f"{tid}.{payload['event']}".encode(), dumps(payload)], flags=zmq.NOBLOCK)
+        if self.gpio is not None and self.gpio.after_apply(self.service.table) is not None:
+            self.publish_side("lamps", self.gpio.lamps_payload(tid))
         return applied
+
+    def publish_side(self, topic: str, payload: dict[str, Any]) -> None:
+        """A side-topic message (``<table>.lamps``, ``<table>.shoe_status``): derived or device state,
+        not a table event, so it has no ``seq`` and is not journaled (docs/zeromq.md)."""
+        if self._pub is not None:
+            self._pub.send_multipart([f"{self.config.table_id}.{topic}".encode(), dumps(payload)],
+                                     flags=zmq.NOBLOCK)
 
     def on_shoe_event(self, event: ShoeEvent) -> None:
         """Loop thread: a card becomes an input; the line going down or up becomes a device input."""
@@ -189,17 +231,28 @@ class Daemon:
             return
         assert isinstance(event, ShoeStatus)
         self.shoe_status = {"at": time.time(), **event.to_dict()}
-        offline = "shoe" in self.service.table.offline
-        if event.status == "disconnected" and not offline:
-            log.warning("shoe offline: %s", event.detail.get("reason", ""))
-            self.submit(DeviceStatus("shoe", False, str(event.detail.get("reason", "disconnected"))), "shoe")
-        elif event.status == "connected" and offline:
-            log.info("shoe back on %s", event.detail.get("port", ""))
-            self.submit(DeviceStatus("shoe", True, "connected"), "shoe")
-        elif event.status in ("fault", "framing_error", "lid_open", "shoe_empty"):
+        self.publish_side("shoe_status", {"event": f"shoe_{event.status}", "table": self.config.table_id,
+                                          "at": round(self.shoe_status["at"], 3), **event.detail})
+        offline = self.service.table.offline
+        if event.status in ("fault", "framing_error", "lid_open", "shoe_empty"):
             log.warning("shoe %s: %s", event.status, event.detail)
         else:
             log.info("shoe %s: %s", event.status, event.detail)
+        # Statuses that must stop a deal are journaled device inputs (a tilt mid-deal, no close
+        # while they last); the rest are only published and logged (docs/daemon.md, "Shoe statuses").
+        if event.status == "disconnected" and "shoe" not in offline:
+            self.submit(DeviceStatus("shoe", False, str(event.detail.get("reason", "disconnected"))), "shoe")
+        elif event.status == "connected" and "shoe" in offline:
+            self.submit(DeviceStatus("shoe", True, "connected"), "shoe")
+        elif event.status == "lid_open" and SHOE_LID not in offline:
+            self.submit(DeviceStatus(SHOE_LID, False, "lid open"), "shoe")
+        elif event.status == "lid_closed" and SHOE_LID in offline:
+            self.submit(DeviceStatus(SHOE_LID, True, "lid closed"), "shoe")
+        elif event.status == "fault":
+            what = f"{event.detail.get('fault', 'fault')}: {event.detail.get('text', '')}".rstrip(": ")
+            self.submit(DeviceStatus(SHOE_FAULT, False, what), "shoe")
+        elif event.status == "hello" and SHOE_FAULT in offline:
+            self.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe")
 
     # --- commands --------------------------------------------------------------------------------
 
@@ -266,6 +319,7 @@ class Daemon:
                 "cmd": "status",
                 **service.status(),
                 "shoe_device": shoe,
+                "gpio": self._gpio_status(),
                 "uptime": round(time.time() - self.started, 1),
                 "fsync": self.fsync,
             }
@@ -279,6 +333,14 @@ class Daemon:
             return {"ok": True, "cmd": "meters", "seq": service.seq, **meters}
         assert q.name == "recall"
         return await self._recall(q.args.get("n"), q.args.get("round"))
+
+    def _gpio_status(self) -> dict[str, Any] | None:
+        if self.gpio is None:
+            return None
+        gpio = self.config.spec.gpio
+        return {"backend": gpio.backend if gpio else None, "maps": [name for name, _ in self.config.panels],
+                "control": self.gpio.control_endpoint,
+                "lamps": self.gpio.lamps_payload(self.config.table_id)}
 
     async def _recall(self, n: int | None, round_no: int | None) -> dict[str, Any]:
         service = self.service
@@ -333,6 +395,8 @@ class Daemon:
             if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
                 return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {since!r}")
         reply: dict[str, Any] = {"ok": True, **service.snapshot()}
+        if self.gpio is not None:
+            reply["lamps"] = self.gpio.lamps_payload(self.config.table_id)
         if since is not None:
             events = service.events_since(since)
             if events is not None:

@@ -22,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--snapshot", help="override the snapshot endpoint")
     parser.add_argument("--command", dest="command_endpoint", help="override the command endpoint")
     parser.add_argument(
+        "--gpio-control", help="override gpio.control: the mock panels' control socket (tcp://127.0.0.1:PORT)"
+    )
+    parser.add_argument(
         "--no-fsync",
         action="store_true",
         help="BENCHMARKING ONLY: do not fsync the journal (a power cut can lose the last inputs)",
@@ -45,6 +48,7 @@ def build_daemon(args: argparse.Namespace) -> Daemon:
         zmq_spec=zmq_spec,
         shoe_port=args.shoe_port,
         use_shoe=not args.no_shoe,
+        gpio_control=args.gpio_control,
     )
 
 

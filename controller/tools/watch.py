@@ -80,6 +80,30 @@ def format_event(p: dict[str, Any]) -> str:
     return f"{head}{rnd}{name:<14} {body}"
 
 
+def format_lamps(p: dict[str, Any]) -> str:
+    """``lamps: seat 2 [hit stand double] spots [main] | dealer [close_betting] | tower in_play``.
+
+    Lit lamps only; a blinking decision lamp (the seat is to act) is marked
+    ``*``, and the tilt pattern is written once rather than per lamp.
+    """
+    if p.get("fault"):
+        dealer = " ".join(p.get("dealer", {}))
+        return f"lamps: FAULT pattern on every seat | dealer [{dealer}] | tower fault"
+    parts = []
+    for seat, lamps in p.get("seats", {}).items():
+        words = [w + ("*" if m == "blink" else "") for w, m in lamps.get("buttons", {}).items()]
+        text = f"seat {seat} [{' '.join(words)}]"
+        if lamps.get("spots"):
+            text += f" spots [{' '.join(lamps['spots'])}]"
+        parts.append(text)
+    if p.get("dealer"):
+        parts.append(f"dealer [{' '.join(p['dealer'])}]")
+    tower = [name for name in p.get("tower", {}) if name != "fault"] + (
+        ["fault"] if "fault" in p.get("tower", {}) else [])
+    parts.append(f"tower {' '.join(tower) or 'dark'}")
+    return "lamps: " + " | ".join(parts)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", help="table file: its id and endpoints")
     parser.add_argument("--pub", help="PUB endpoint (overrides the table file)")
@@ -89,11 +113,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--count", type=int, default=0, help="stop after N events (default: run until Ctrl-C)"
     )
     parser.add_argument("--idle-exit", type=float, default=0.0, help="stop after N seconds without events")
+    parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
 
 
-def watch(sub: Subscriber, out: TextIO, as_json: bool, count: int = 0, idle: float = 0.0) -> int:
+def watch(
+    sub: Subscriber, out: TextIO, as_json: bool, count: int = 0, idle: float = 0.0, lamps: bool = True
+) -> int:
+    """Print the table's events (and, if ``sub.side``, lamp lines and shoe statuses) until done."""
     seen = 0
     for kind, data in sub.events(timeout=idle or None):
+        if kind == "side":
+            if data["event"] == "lamps" and not lamps:
+                continue
+            if as_json:
+                out.write(json.dumps(data) + "\n")
+            elif data["event"] == "lamps":
+                out.write(format_lamps(data) + "\n")
+            else:
+                rest = {k: v for k, v in data.items() if k not in ("event", "table", "at")}
+                out.write(f"        {data['event']:<14} {json.dumps(rest)}\n")
+            out.flush()
+            continue
         if kind == "snapshot":
             state = data["state"]
             if as_json:
@@ -109,6 +149,8 @@ def watch(sub: Subscriber, out: TextIO, as_json: bool, count: int = 0, idle: flo
                     f"== {data['table']}: snapshot at seq {data['seq']}{gap}: {state['game']} round "
                     f"{state['round']} {state['phase']}; credits {_credits(state['credits'])}\n"
                 )
+                if sub.side and lamps and "lamps" in data:
+                    out.write(format_lamps(data["lamps"]) + "\n")
         else:
             out.write((json.dumps(data) if as_json else format_event(data)) + "\n")
             seen += 1
@@ -133,11 +175,11 @@ def run(args: argparse.Namespace) -> int:
     if not pub or not snap:
         print("croupier watch: give --table FILE, or --pub and --snapshot", file=sys.stderr)
         return 2
-    sub = Subscriber(pub, snap, table)
+    sub = Subscriber(pub, snap, table, side=True)
     try:
         while True:
             try:
-                watch(sub, sys.stdout, args.json, args.count, args.idle_exit)
+                watch(sub, sys.stdout, args.json, args.count, args.idle_exit, lamps=not args.no_lamps)
                 return 0
             except RuntimeError as exc:  # daemon gone or refusing: say so, retry
                 print(f"croupier watch: {exc}; retrying", file=sys.stderr)

@@ -6,9 +6,10 @@ person with ``nc`` and a test with a socket send exactly the same thing.
 Commands speak panel words (``press 3 hit``, ``chips 3 main on``); the
 server turns them into electrical levels on gpiozero's mock pins, so the
 panel driver under test reads them through the same debounce and logic as
-on a Pi. ``press`` holds the contact long enough for the debounce to take it
-(``settle`` plus a margin) because a simulated finger, like a real one, must
-stay down for a press to count.
+on a Pi. ``press`` holds the contact until the panel has taken it (its debounce
+time: :meth:`Panel.flush`), then releases it and waits again, because a
+simulated finger, like a real one, must stay down for a press to count; no
+command sleeps a guessed "long enough".
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import socket
 import socketserver
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -37,8 +39,8 @@ HELP = """commands (one per line; answers 'ok ...' or 'error: ...'):
   selected SEAT                the amounts chips on each spot of SEAT would wager now
   help | quit"""
 
-#: Margin over the settle time that a simulated contact is held (scheduling slack on a busy machine).
-HOLD_MARGIN_S = 0.05
+#: How long a simulated contact may take to be taken by the panel (its debounce, on a very busy machine).
+SETTLE_TIMEOUT_S = 10.0
 
 
 class ControlError(ValueError):
@@ -56,11 +58,19 @@ def parse_endpoint(endpoint: str) -> tuple[str, int]:
 
 
 class PanelControl:
-    """Runs control commands against a panel over simulated pins (one command at a time)."""
+    """Runs control commands against the panels of one table over simulated pins (one command at a time).
 
-    def __init__(self, panel: Panel, pins: SimulatedPins) -> None:
+    A table may have several maps (one per header); on mock pins each has its
+    own :class:`SimulatedPins`, so ``press 3 hit`` goes to the header that has
+    seat 3, ``press dealer ...`` to the one with the dealer panel, and ``lamps``
+    answers for all of them. ``pin N`` speaks to the first map's header.
+    """
+
+    def __init__(self, panel: Panel, pins: SimulatedPins,
+                 more: Sequence[tuple[Panel, SimulatedPins]] = ()) -> None:
         self.panel = panel
         self.pins = pins
+        self.headers: list[tuple[Panel, SimulatedPins]] = [(panel, pins), *more]
         self._lock = threading.Lock()
 
     def run(self, line: str) -> str:
@@ -83,41 +93,37 @@ class PanelControl:
         if cmd in ("press", "hold", "release", "bounce"):
             if len(args) not in (2, 3) or (len(args) == 3 and cmd != "bounce"):
                 raise ControlError(f"usage: {cmd} SEAT|dealer WORD" + (" [N]" if cmd == "bounce" else ""))
-            spec = self._button(args[0], args[1])
+            header, spec = self._button(args[0], args[1])
             if cmd == "hold":
-                self._set(spec, True)
+                self._set(header, spec, True)
             elif cmd == "release":
-                self._set(spec, False)
+                self._set(header, spec, False)
             else:
                 if cmd == "bounce":
                     for _ in range(self._count(args[2] if len(args) == 3 else "5")):
-                        self._set(spec, True)
+                        self._set(header, spec, True, settle=False)
                         time.sleep(0.001)
-                        self._set(spec, False)
+                        self._set(header, spec, False, settle=False)
                         time.sleep(0.001)
-                self._set(spec, True)
-                time.sleep(self._settle(spec) + HOLD_MARGIN_S)
-                self._set(spec, False)
-                time.sleep(self._settle(spec) + HOLD_MARGIN_S)
+                self._set(header, spec, True)
+                self._set(header, spec, False)
             return f"{cmd} {args[0]} {args[1]}"
         if cmd == "chips":
             if len(args) != 3 or args[2] not in ("on", "off"):
                 raise ControlError("usage: chips SEAT SPOT on|off")
             seat = self._seat(args[0])
-            spots = self.panel.map.seats[seat].spots
+            header = self._seat_header(seat)
+            spots = header[0].map.seats[seat].spots
             if args[1] not in spots:
                 known = ", ".join(spots)
                 raise ControlError(f"seat {seat} has no spot {args[1]!r} in this map; spots: {known}")
-            sensor = spots[args[1]].sensor
-            self._set(sensor, args[2] == "on")
-            time.sleep(self._settle(sensor) + HOLD_MARGIN_S)
+            self._set(header, spots[args[1]].sensor, args[2] == "on")
             return f"chips {seat} {args[1]} {args[2]}"
         if cmd in ("unplug", "plug"):
             if len(args) != 1:
                 raise ControlError(f"usage: {cmd} SEAT|dealer")
-            presence = self._presence(args[0])
-            self._set(presence, cmd == "plug")
-            time.sleep(self._settle(presence) + HOLD_MARGIN_S)
+            header, presence = self._presence(args[0])
+            self._set(header, presence, cmd == "plug")
             return f"{cmd} {args[0]}"
         if cmd == "pin":
             if len(args) not in (1, 2) or (len(args) == 2 and args[1] not in ("high", "low")):
@@ -132,24 +138,33 @@ class PanelControl:
                     raise ControlError(f"pin {pin} is an output; read it, do not drive it") from None
             return f"pin {pin} {'high' if self.pins.level(pin) else 'low'}"
         if cmd == "lamps":
-            modes = self.panel.lamp_modes()
-            levels = self.panel.lamp_levels()
-            return json.dumps({k: {"mode": modes[k].value, "lit": levels[k]} for k in modes})
+            return json.dumps(self.lamps())
         if cmd == "selected":
             if len(args) != 1:
                 raise ControlError("usage: selected SEAT")
             seat = self._seat(args[0])
-            logic = self.panel.logic
-            return json.dumps({spot: logic.selected(seat, spot) for spot in self.panel.map.seats[seat].spots})
+            panel = self._seat_header(seat)[0]
+            logic = panel.logic
+            return json.dumps({spot: logic.selected(seat, spot) for spot in panel.map.seats[seat].spots})
         raise ControlError(f"unknown command {cmd!r}; try 'help'")
 
-    # ----------------------------------------------------------------- helpers
-    def _set(self, spec: InputPin, active: bool) -> None:
-        self.pins.drive(spec.pin, active == (spec.active == "high"))
+    def lamps(self) -> dict[str, dict[str, Any]]:
+        """Every lamp of every map: its mode and whether its pin is lit now."""
+        out: dict[str, dict[str, Any]] = {}
+        for panel, _ in self.headers:
+            modes = panel.lamp_modes()
+            levels = panel.lamp_levels()
+            out.update({k: {"mode": modes[k].value, "lit": levels[k]} for k in modes})
+        return out
 
-    def _settle(self, spec: InputPin) -> float:
-        ms = self.panel.map.debounce_ms if spec.debounce_ms is None else spec.debounce_ms
-        return ms / 1000.0
+    # ----------------------------------------------------------------- helpers
+    def _set(self, header: tuple[Panel, SimulatedPins], spec: InputPin, active: bool, *,
+             settle: bool = True) -> None:
+        """Drive the contact and (``settle``) wait until the panel has taken the new level."""
+        panel, pins = header
+        pins.drive(spec.pin, active == (spec.active == "high"))
+        if settle and not panel.flush(SETTLE_TIMEOUT_S):
+            raise ControlError(f"the panel did not take GPIO {spec.pin} within {SETTLE_TIMEOUT_S:g} s")
 
     @staticmethod
     def _count(text: str) -> int:
@@ -159,29 +174,46 @@ class PanelControl:
 
     def _seat(self, text: str) -> int:
         seat = self._count(text)
-        if seat not in self.panel.map.seats:
-            raise ControlError(f"seat {seat} has no panel in this map; seats: {sorted(self.panel.map.seats)}")
+        seats = sorted(s for panel, _ in self.headers for s in panel.map.seats)
+        if seat not in seats:
+            raise ControlError(f"seat {seat} has no panel in this map; seats: {seats}")
         return seat
 
-    def _button(self, owner: str, word: str) -> InputPin:
+    def _seat_header(self, seat: int) -> tuple[Panel, SimulatedPins]:
+        return next(h for h in self.headers if seat in h[0].map.seats)
+
+    def _dealer_header(self) -> tuple[Panel, SimulatedPins]:
+        for header in self.headers:
+            if header[0].map.dealer is not None:
+                return header
+        raise ControlError("this map has no dealer panel")
+
+    def _button(self, owner: str, word: str) -> tuple[tuple[Panel, SimulatedPins], InputPin]:
         if owner == "dealer":
-            dealer = self.panel.map.dealer
-            if dealer is None:
-                raise ControlError("this map has no dealer panel")
+            header = self._dealer_header()
+            dealer = header[0].map.dealer
+            assert dealer is not None
             buttons = dealer.buttons
         else:
-            buttons = self.panel.map.seats[self._seat(owner)].buttons
+            seat = self._seat(owner)
+            header = self._seat_header(seat)
+            buttons = header[0].map.seats[seat].buttons
         if word not in buttons:
             raise ControlError(f"{owner} has no button {word!r} in this map; buttons: {', '.join(buttons)}")
-        return buttons[word]
+        return header, buttons[word]
 
-    def _presence(self, owner: str) -> InputPin:
-        dealer = self.panel.map.dealer
-        panel: Any = dealer if owner == "dealer" else self.panel.map.seats[self._seat(owner)]
-        if panel is None or panel.presence is None:
+    def _presence(self, owner: str) -> tuple[tuple[Panel, SimulatedPins], InputPin]:
+        if owner == "dealer":
+            header = self._dealer_header()
+            panel: Any = header[0].map.dealer
+        else:
+            seat = self._seat(owner)
+            header = self._seat_header(seat)
+            panel = header[0].map.seats[seat]
+        if panel.presence is None:
             raise ControlError(f"{owner} has no presence pin in this map")
         presence: InputPin = panel.presence
-        return presence
+        return header, presence
 
 
 class _Handler(socketserver.StreamRequestHandler):

@@ -53,6 +53,8 @@ DEALER_INPUTS: dict[str, type[I.Input]] = {
 BET_2X_ANTE = "poker_ante"
 
 Post = tuple[I.Input, str]
+#: The fault key of a panel fault found in the journal at start (see :meth:`PanelLogic.restore`).
+RESTORED = "before restart"
 
 
 class LampMode(Enum):
@@ -164,7 +166,24 @@ class PanelLogic:
             self.at_close = None
             for seat, spot in sorted(self.covered):
                 out.extend(self.fault(seat_device(seat), f"chips {spot}", None))
+        if view.phase != "dealing":
+            for device in sorted(self.faults):
+                out.extend(self.fault(device, RESTORED, None))
         return out
+
+    def restore(self, offline: Mapping[str, str]) -> None:
+        """Faults of this map's panels the table still holds from before a restart (the journal's).
+
+        The pins cannot say what a chip sensor read before the restart, so such a
+        fault is kept until the round it happened in ends (as a chips fault is);
+        a missing panel or a stuck button is re-reported by its pin at start.
+        Without this the table would keep the panel offline forever, since the
+        panel reports only changes.
+        """
+        mine = {seat_device(s) for s in self.map.seats} | ({DEALER_DEVICE} if self.map.dealer else set())
+        for device, detail in offline.items():
+            if device in mine:
+                self.faults.setdefault(device, {})[RESTORED] = detail
 
     # ------------------------------------------------------------------ inputs
     def selected(self, seat: int, spot: str) -> int:

@@ -69,6 +69,7 @@ class Panel:
         self._lock = threading.RLock()
         self._queue: queue.SimpleQueue[tuple[int, int, bool, float] | None] = queue.SimpleQueue()
         self._seq = 0
+        self._done_seq = 0  # the last edge seq replayed (see flush)
         self._seq_lock = threading.Lock()
         self._pending: list[tuple[int, int, bool, float]] = []
         self._inputs: list[_Input] = []
@@ -172,6 +173,28 @@ class Panel:
         with self._lock:
             return {lamp_id: out.lit for lamp_id, out in self._lamps.items()}
 
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until every edge reported so far has settled and been posted; False on timeout.
+
+        This is what a simulated finger needs instead of sleeping "long enough":
+        after ``flush`` the panel has seen the pins as they are now (a press has
+        been posted, chips lifted are known to the bet logic), however busy the
+        machine is. It waits the debounce time, because that is when a level counts.
+        """
+        with self._seq_lock:
+            target = self._seq
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._lock:
+                if self._thread is None:
+                    self.pump()
+                settled = all(e.debouncer.raw == e.debouncer.stable for e in self._inputs)
+                if self._done_seq >= target and settled:
+                    return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.001)
+
     def pump(self, now: float | None = None) -> None:
         """Process every edge reported so far and every deadline up to ``now`` (the clock's by default)."""
         with self._lock:
@@ -208,6 +231,7 @@ class Panel:
                 i += 1
                 entry = self._inputs[index]
                 entry.last_edge = seq
+                self._done_seq = max(self._done_seq, seq)
                 entry.debouncer.edge(active, t)
             elif first is not None:
                 entry = self._inputs[first[2]]

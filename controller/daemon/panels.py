@@ -1,0 +1,149 @@
+"""The GPIO panels inside the daemon: pins in through the one input path, lamps out after every input.
+
+A :class:`PanelHost` owns one :class:`drivers.gpio.Panel` per pin map of the
+table file. Each panel's worker thread calls ``post(input, source)``; the
+host hands that to the daemon's loop with ``call_soon_threadsafe``, so a
+press is journaled and applied exactly like a shoe card or a command (one
+path, one order: the loop's queue is FIFO, so presses from two panels keep
+the order their threads posted them in, and none is dropped).
+
+After every applied input, from any source, the daemon calls
+:meth:`PanelHost.after_apply`: the lamps follow the table (only when the
+view the lamps show changed, which is most inputs during a round but cheap
+to check), and the host returns the lamp states for the ``<table>.lamps``
+side topic when they changed. Lamp states are not table events and carry
+no ``seq`` (docs/zeromq.md): they are derived from the state, not journaled.
+
+Unlike the shoe, a panel does not wait for the journal: a button has no
+acknowledgement to withhold. A press posted in the instant before a crash
+is lost, and the lamps never showed it taken, so the player presses again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from controller.daemon.config import TableConfig
+from controller.inputs import Input
+from controller.table import Table
+from drivers.gpio import GpioZeroBackend, LampMode, LampView, Panel, SimulatedPins, make_factory
+from drivers.gpio.control import ControlServer, PanelControl
+
+log = logging.getLogger("croupier.daemon.gpio")
+
+
+class PanelHost:
+    """Every panel of a table, their control socket (mock pins only) and the lamps they show."""
+
+    def __init__(self, config: TableConfig) -> None:
+        self.config = config
+        self.panels: list[Panel] = []
+        self.pins: list[SimulatedPins] = []
+        self.control: PanelControl | None = None
+        self.server: ControlServer | None = None
+        self._view: LampView | None = None
+        self._lamps: dict[str, LampMode] = {}
+        self.lamp_count = 0
+
+    def open(self, table: Table, loop: asyncio.AbstractEventLoop,
+             submit: Callable[[Input, str], Any]) -> None:
+        """Open every map's pins (BackendError, OSError if they cannot be) and show the table's state.
+
+        On mock pins each map gets its own pin factory: a map is one header, and
+        two headers may both use BCM 4. A real backend has the Pi's one header
+        (the table file check refuses maps that overlap on it).
+        """
+        gpio = self.config.spec.gpio
+        assert gpio is not None
+        shared = None if gpio.backend == "mock" else make_factory(gpio.backend)
+
+        def post(inp: Input, source: str) -> None:
+            loop.call_soon_threadsafe(submit, inp, source)
+
+        try:
+            for _name, pin_map in self.config.panels:
+                factory = shared if shared is not None else make_factory("mock")
+                panel = Panel(pin_map, GpioZeroBackend(factory, gpio.backend), post, self.config.limits)
+                self.panels.append(panel)
+                panel.logic.restore(table.offline)
+                if shared is None:
+                    self.pins.append(SimulatedPins(factory))
+            if gpio.control is not None:
+                self.control = PanelControl(self.panels[0], self.pins[0],
+                                            list(zip(self.panels[1:], self.pins[1:], strict=True)))
+                self.server = ControlServer(self.control, gpio.control)
+        except BaseException:
+            self.stop()
+            raise
+        self.after_apply(table)
+
+    def start(self) -> None:
+        for panel in self.panels:
+            panel.start()
+        if self.server is not None:
+            self.server.start()
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+        for panel in self.panels:
+            panel.stop()
+        self.panels = []
+
+    @property
+    def control_endpoint(self) -> str | None:
+        return None if self.server is None else self.server.endpoint
+
+    def after_apply(self, table: Table) -> dict[str, LampMode] | None:
+        """Lamps follow the table; returns every lamp's mode if any changed, else ``None``."""
+        view = LampView.from_table(table)
+        if view == self._view:
+            return None
+        self._view = view
+        lamps: dict[str, LampMode] = {}
+        for panel in self.panels:
+            panel.update(view)
+            lamps.update(panel.lamp_modes())
+        if lamps == self._lamps:
+            return None
+        self._lamps = lamps
+        self.lamp_count += 1
+        return lamps
+
+    def lamps_payload(self, table_id: str) -> dict[str, Any]:
+        """The ``<table>.lamps`` message for the lamps as they are now."""
+        return lamps_payload(table_id, self.lamp_count, self._lamps)
+
+
+def lamps_payload(table_id: str, n: int, modes: dict[str, LampMode]) -> dict[str, Any]:
+    """Lit lamps only, grouped the way a person reads a table: seats, dealer, tower.
+
+    ``{"event": "lamps", "table": ..., "n": 7, "fault": false,
+    "seats": {"2": {"buttons": {"hit": "blink"}, "spots": {"main": "on"}}},
+    "dealer": {"close_betting": "on"}, "tower": {"in_play": "on"}}``
+    """
+    seats: dict[str, dict[str, dict[str, str]]] = {}
+    dealer: dict[str, str] = {}
+    tower: dict[str, str] = {}
+    for lamp_id, mode in sorted(modes.items()):
+        if mode is LampMode.OFF:
+            continue
+        parts = lamp_id.split(" ")
+        if parts[0] == "seat":
+            seat = seats.setdefault(parts[1], {"buttons": {}, "spots": {}})
+            if parts[2] == "spot":
+                seat["spots"][parts[3]] = mode.value
+            else:
+                seat["buttons"][parts[2]] = mode.value
+        elif parts[0] == "dealer":
+            dealer[parts[1]] = mode.value
+        else:
+            tower[parts[1]] = mode.value
+    ordered = dict(sorted(seats.items(), key=lambda kv: int(kv[0])))
+    return {"event": "lamps", "table": table_id, "n": n,
+            "fault": any(m is LampMode.FAULT for m in modes.values()),
+            "seats": ordered, "dealer": dealer, "tower": tower}
