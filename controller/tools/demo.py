@@ -3,9 +3,16 @@
 It starts the real daemon (``croupier run``, a subprocess with a temporary
 state dir), a simulated shoe on a pty that the daemon's shoe reader opens,
 and a simulated dealer with simulated players (from the table file's
-``simulation`` section) who open and close betting, place wagers and take
-decisions through the command socket, dealing each due card out of the
-shoe on a timer; ``watch`` runs in the foreground. Any registered game has
+``simulation`` section). They act through the table's GPIO panels on mock
+pins, over the daemon's panel control socket, exactly as people at a table
+would: the dealer presses ``open_betting``/``close_betting``/``void``/
+``new_shoe``, each player selects an amount with ``bet_up``/``bet_down``,
+puts chips on spots (the chip sensors) and presses decision buttons; the
+shoe deals each due card on a timer; ``watch`` runs in the foreground and
+shows the lamps. What no panel can do goes through the command socket, as a
+dealer would key it in: credits, the Designated Player, and a wager whose
+amount the seat's buttons cannot select (2WayWinner's reduced map has no
+``bet_up``), or any action of a seat that has no panel. Any registered game has
 a ``<game>_sim.yaml`` table file; Baccarat is the default. Ctrl-C stops
 everything: the players, the daemon (SIGTERM, then SIGKILL if it hangs),
 the shoe, and the temporary files; nothing is left running.
@@ -15,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import random
 import shutil
 import signal
@@ -29,6 +37,8 @@ from typing import Any
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber
 from controller.daemon.config import FIRMWARE_CONFIGS, SimulationSpec, TableConfig, TableFileError, load_table
 from controller.tools.watch import watch
+from drivers.gpio.control import ControlClient
+from drivers.gpio.pinmap import PinMap
 from drivers.shoe.sim import SimError, SimulatedShoe
 
 
@@ -48,8 +58,14 @@ class Dealer:
         seed: int,
         rounds: int,
         delay: float | None,
+        control: ControlClient | None = None,
     ) -> None:
         self.config = config
+        self.control = control
+        #: The table's panels: seat -> its map, and the map with the dealer panel (None: no panels).
+        self.seat_maps: dict[int, PinMap] = {s: m for _, m in config.panels for s in m.seats}
+        self.dealer_map = next((m for _, m in config.panels if m.dealer is not None), None)
+        self.covered: set[tuple[int, str]] = set()
         self.sim = sim
         self.shoe = shoe
         self.client = client
@@ -80,18 +96,66 @@ class Dealer:
         finally:
             self.done.set()
 
+    def press(self, owner: int | str, word: str) -> bool:
+        """Press a panel button if the table has it (True), else leave it to the caller (False)."""
+        if self.control is None:
+            return False
+        if owner == "dealer":
+            panel = None if self.dealer_map is None else self.dealer_map.dealer
+            if panel is None or word not in panel.buttons:
+                return False
+        else:
+            pin_map = self.seat_maps.get(int(owner))
+            if pin_map is None or word not in pin_map.seats[int(owner)].buttons:
+                return False
+        self.control.call(f"press {owner} {word}")
+        return True
+
+    def dealer(self, word: str, cmd: str) -> None:
+        """A dealer action: its button on the dealer panel, or the command when there is no button."""
+        if not self.press("dealer", word):
+            self.call(cmd, by="dealer")
+
     def setup(self) -> None:
         for player in self.sim.players:
             self.call("credit_in", seat=player.seat, amount=player.credits, by="cashier")
         if self.sim.dp is not None:
             self.call("set_dp", seat=self.sim.dp, by="dealer")
-        self.call("new_shoe", by="dealer")
+        if self.control is not None:  # the simulated panels are plugged in (presence loops closed)
+            for seat, pin_map in sorted(self.seat_maps.items()):
+                if pin_map.seats[seat].presence is not None:
+                    self.control.call(f"plug {seat}")
+            panel = None if self.dealer_map is None else self.dealer_map.dealer
+            if panel is not None and panel.presence is not None:
+                self.control.call("plug dealer")
+        self.dealer("new_shoe", "new_shoe")
+
+    def bet(self, seat: int, spot: str, amount: int) -> None:
+        """Chips on a spot's sensor after selecting ``amount`` with bet_up/bet_down; else the command."""
+        pin_map = self.seat_maps.get(seat)
+        lim = self.config.limits
+        if self.control is not None and pin_map is not None and spot in pin_map.seats[seat].spots:
+            buttons = pin_map.seats[seat].buttons
+            steps = "bet_up" in buttons and "bet_down" in buttons and (amount - lim.min_bet) % lim.unit == 0
+            if amount == lim.min_bet or (steps and lim.min_bet <= amount <= lim.max_bet):
+                selected = json.loads(self.control.call(f"selected {seat}"))[spot]
+                while selected != amount and not self.stop.is_set():
+                    self.control.call(f"press {seat} {'bet_up' if selected < amount else 'bet_down'}")
+                    selected = json.loads(self.control.call(f"selected {seat}"))[spot]
+                self.control.call(f"chips {seat} {spot} on")
+                self.covered.add((seat, spot))
+                return
+        self.call("bet", seat=seat, spot=spot, amount=amount, by=f"seat {seat}")
 
     def play_round(self) -> None:
+        if self.control is not None:  # the last round's chips come off before betting opens again
+            for seat, spot in sorted(self.covered):
+                self.control.call(f"chips {seat} {spot} off")
+            self.covered.clear()
         if self.shoe.remaining < self.sim.cut_card:
             self.shoe.shuffle()
-            self.call("new_shoe", by="dealer")
-        self.call("open", by="dealer")
+            self.dealer("new_shoe", "new_shoe")
+        self.dealer("open_betting", "open")
         state = self.call("snapshot")["state"]
         dp = state["game_state"].get("dp_seat")
         for player in self.sim.players:
@@ -99,30 +163,18 @@ class Dealer:
                 continue
             pick = self.rng.randrange(max(len(a) for a in player.bets.values()))
             for spot, amounts in player.bets.items():
-                self.call(
-                    "bet",
-                    seat=player.seat,
-                    spot=spot,
-                    amount=amounts[min(pick, len(amounts) - 1)],
-                    by=f"seat {player.seat}",
-                )
+                self.bet(player.seat, spot, amounts[min(pick, len(amounts) - 1)])
             for spot, chance in player.extras.items():
                 if self.rng.random() < chance:
-                    self.call(
-                        "bet",
-                        seat=player.seat,
-                        spot=spot,
-                        amount=self.config.limits.min_bet,
-                        by=f"seat {player.seat}",
-                    )
+                    self.bet(player.seat, spot, self.config.limits.min_bet)
         self.stop.wait(self.betting_time)
-        self.call("close", by="dealer")
+        self.dealer("close_betting", "close")
         while not self.stop.is_set():
             status = self.call("status")
             if status["phase"] != "dealing":
                 return
             if status["tilt"] is not None:
-                self.call("void", by="dealer")
+                self.dealer("void", "void")
                 continue
             due = status["due"] or {}
             if "card" in due:
@@ -130,13 +182,15 @@ class Dealer:
                 try:
                     self.shoe.deal()
                 except SimError:  # the shoe ran out mid-round: a real dealer would void and reshuffle
-                    self.call("void", by="dealer")
+                    self.dealer("void", "void")
                     continue
                 self.wait_past(status["seq"])
             elif "decision" in due:
                 self.stop.wait(self.card_interval)
                 seat, actions = self.rng.choice(sorted(due["decision"].items()))
-                self.call("decide", seat=int(seat), action=self.rng.choice(actions), by=f"seat {seat}")
+                action = self.rng.choice(actions)
+                if not self.press(int(seat), action):
+                    self.call("decide", seat=int(seat), action=action, by=f"seat {seat}")
 
     def wait_past(self, seq: int, timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout
@@ -168,9 +222,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--ports",
         type=int,
         default=None,
-        help="use 127.0.0.1 ports N, N+1, N+2 (PUB, snapshot, command) instead of the file's",
+        help="use 127.0.0.1 ports N..N+3 (PUB, snapshot, command, panel control) instead of the file's",
     )
     parser.add_argument("--json", action="store_true", help="print the events as JSON lines")
+    parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
 
 
 def _start_daemon(
@@ -196,6 +251,8 @@ def _start_daemon(
         "--log-level",
         "WARNING",
     ]
+    if "control" in endpoints:
+        cmd += ["--gpio-control", endpoints["control"]]
     with open(log_path, "wb") as log:
         # A new session: Ctrl-C reaches the demo only, which then stops the daemon in order.
         proc = subprocess.Popen(
@@ -232,10 +289,12 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else sim.seed
     z = config.spec.zeromq
     endpoints = {"pub": z.pub, "snapshot": z.snapshot, "command": z.command}
+    gpio = config.spec.gpio
+    if gpio is not None and gpio.control is not None:
+        endpoints["control"] = gpio.control
     if args.ports:
-        endpoints = {
-            k: f"tcp://127.0.0.1:{args.ports + i}" for i, k in enumerate(("pub", "snapshot", "command"))
-        }
+        names = ("pub", "snapshot", "command", "control")
+        endpoints = {k: f"tcp://127.0.0.1:{args.ports + i}" for i, k in enumerate(names) if k in endpoints}
     out = sys.stdout
     out.write(
         f"Croupier demo: {config.game_name} table {config.table_id!r} on simulated hardware "
@@ -247,6 +306,7 @@ def run(args: argparse.Namespace) -> int:
     client = CommandClient(endpoints["command"], timeout=10.0)
     sub: Subscriber | None = None
     dealer: Dealer | None = None
+    control: ControlClient | None = None
     code = 0
     try:
         shoe_port = shoe.open_pty(work / "shoe")
@@ -263,8 +323,10 @@ def run(args: argparse.Namespace) -> int:
             if time.monotonic() > deadline:
                 raise DemoError("the daemon did not come up within 30 s")
             time.sleep(0.1)
-        sub = Subscriber(endpoints["pub"], endpoints["snapshot"], config.table_id)
-        dealer = Dealer(config, sim, shoe, client, seed, args.rounds, args.delay)
+        sub = Subscriber(endpoints["pub"], endpoints["snapshot"], config.table_id, side=not args.no_lamps)
+        if "control" in endpoints:
+            control = ControlClient(endpoints["control"])
+        dealer = Dealer(config, sim, shoe, client, seed, args.rounds, args.delay, control)
         thread = threading.Thread(target=dealer.run, name="demo dealer", daemon=True)
         thread.start()
         while not dealer.done.is_set():
@@ -286,6 +348,8 @@ def run(args: argparse.Namespace) -> int:
         if dealer is not None:
             dealer.stop.set()
         client.close()
+        if control is not None:
+            control.close()
         if sub is not None:
             sub.close()
         if proc is not None:

@@ -92,10 +92,11 @@ def format_lamps(p: dict[str, Any]) -> str:
     parts = []
     for seat, lamps in p.get("seats", {}).items():
         words = [w + ("*" if m == "blink" else "") for w, m in lamps.get("buttons", {}).items()]
-        text = f"seat {seat} [{' '.join(words)}]"
+        text = f"seat {seat}" + (f" [{' '.join(words)}]" if words else "")
         if lamps.get("spots"):
             text += f" spots [{' '.join(lamps['spots'])}]"
-        parts.append(text)
+        if words or lamps.get("spots"):
+            parts.append(text)
     if p.get("dealer"):
         parts.append(f"dealer [{' '.join(p['dealer'])}]")
     tower = [name for name in p.get("tower", {}) if name != "fault"] + (

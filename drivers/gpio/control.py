@@ -268,3 +268,31 @@ def send(endpoint: str, *lines: str, timeout: float = 10.0) -> list[str]:
             stream.flush()
             answers.append(stream.readline().decode().rstrip("\n"))
     return answers
+
+
+class ControlClient:
+    """One connection to a control socket, kept open: ``call("press 3 hit")`` -> the text after ``ok``.
+
+    For tools that press many buttons (the demo's players); an ``error:`` answer raises
+    :class:`ControlError` with the server's reason, so a typo in a tool is never a silent no-op.
+    """
+
+    def __init__(self, endpoint: str, timeout: float = 30.0) -> None:
+        host, port = parse_endpoint(endpoint)
+        self.endpoint = endpoint
+        self._sock = socket.create_connection((host, port), timeout=timeout)
+        self._stream = self._sock.makefile("rwb")
+
+    def call(self, line: str) -> str:
+        self._stream.write(line.encode() + b"\n")
+        self._stream.flush()
+        answer = self._stream.readline().decode().rstrip("\n")
+        if answer.startswith("error: "):
+            raise ControlError(f"{line}: {answer.removeprefix('error: ')}")
+        if not answer.startswith("ok"):
+            raise ControlError(f"{line}: no answer from {self.endpoint}")
+        return answer.removeprefix("ok").strip()
+
+    def close(self) -> None:
+        self._stream.close()
+        self._sock.close()
