@@ -84,6 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`croupier ctl recall 50 | head`): not an error of ours.
+        sys.stderr.close()
+        return 141
     return code
 
 
