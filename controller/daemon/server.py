@@ -209,10 +209,13 @@ class Daemon:
         applied = self.service.submit(inp, source, ref)
         pub = self._pub
         tid = self.config.table_id
+        # The panels follow first, so whoever sees an event knows the lamps and the bet logic have too
+        # (a player reacting to "settled" must not find the panel still in the dealt round).
+        lamps = self.gpio.after_apply(self.service.table) if self.gpio is not None else None
         if pub is not None:
             for payload in applied.payloads:
                 pub.send_multipart([f"{tid}.{payload['event']}".encode(), dumps(payload)], flags=zmq.NOBLOCK)
-        if self.gpio is not None and self.gpio.after_apply(self.service.table) is not None:
+        if lamps is not None and self.gpio is not None:
             self.publish_side("lamps", self.gpio.lamps_payload(tid))
         return applied
 

@@ -3,10 +3,18 @@
 The daemon runs in-process on its own loop and thread, with its real
 journal (a temporary state dir), its real ZeroMQ sockets (ipc:// endpoints
 in the temporary dir) and the real :class:`drivers.shoe.ShoeReader` reading
-a :class:`drivers.shoe.sim.SimulatedShoe` over a real pty. Cards go through
-the simulated shoe; ``~XX`` burns are the dealer's ``burn`` command then the
-card; bets, decisions and the rest go through the command socket; events are
-read back from a SUB socket (snapshot first). A mirror table, fed the same
+a :class:`drivers.shoe.sim.SimulatedShoe` over a real pty, and the real GPIO
+panel driver on gpiozero's mock pins (a generated pin map per seat with every
+decision button, ``bet_up``/``bet_down`` and a chip sensor per spot, and a
+dealer panel). Cards go through the simulated shoe; the dealer's inputs
+(open, close, burn, void, new shoe, confirm) are dealer-panel presses; a bet
+is ``bet_up``/``bet_down`` presses to its amount, then chips on the spot's
+sensor (lifting them cancels it); every decision is a press of the seat's
+button (``bet_2x`` for a 2WayWinner bet of twice the ante). What buttons
+cannot say goes through the command socket: credits, the Designated Player,
+a bet amount the buttons cannot select, a decision with an explicit amount
+other than the button's. Events are read back from a SUB socket (snapshot
+first). A mirror table, fed the same
 inputs, chooses each next input (:func:`controller.scenario.round_inputs`)
 and says what the daemon must publish, so every event is checked, and the
 printed lines (``table`` and ``seq`` removed) are byte-identical to the
@@ -25,12 +33,18 @@ from typing import Any, TextIO
 
 from controller import inputs as I
 from controller.daemon.client import CommandClient, Subscriber
-from controller.daemon.config import LimitsSpec, TableConfig, TableFile, ZmqSpec
+from controller.daemon.config import GpioSpec, LimitsSpec, TableConfig, TableFile, ZmqSpec
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
+from controller.games import GAMES
 from controller.scenario import Scenario, ScenarioError, round_inputs
+from drivers.gpio import Panel, PinMap, SimulatedPins, parse_pin_map
+from drivers.gpio.logic import BET_2X_ANTE, DEALER_INPUTS
+from drivers.gpio.pinmap import BCM_RANGE, BET_2X, InputPin
 from drivers.shoe import ShoeProfile
 from drivers.shoe.sim import SimulatedShoe
+
+log = logging.getLogger("croupier.scenario")
 
 #: Seconds to wait for the events of one input before calling the run failed.
 EVENT_TIMEOUT = 15.0
@@ -60,8 +74,28 @@ def command_for(inp: I.Input) -> dict[str, Any]:
     return {"cmd": "input", "input": inp.to_dict()}
 
 
+def seat_map(game: str, seat: int) -> PinMap:
+    """One header for one seat: every button of the game (no lamps: 2WayWinner's 14 buttons and 3
+    sensors fit only without them) and a sensor per spot; 0 ms debounce, since these contacts never
+    bounce and the runner waits for each input's events anyway."""
+    cls = GAMES[game]
+    words = [*cls.actions, "bet_up", "bet_down", *([BET_2X] if "bet" in cls.actions else [])]
+    pins = iter(BCM_RANGE)
+    return parse_pin_map({
+        "game": game, "debounce_ms": 0,
+        "seats": {seat: {"buttons": {w: {"pin": next(pins)} for w in words},
+                         "spots": {s: {"sensor": next(pins)} for s in cls.bet_spots}}},
+    }, f"<seat {seat} map>", game)
+
+
+def dealer_map() -> PinMap:
+    words = list(DEALER_INPUTS)
+    buttons = {w: {"pin": 2 + i} for i, w in enumerate(words)}
+    return parse_pin_map({"debounce_ms": 0, "dealer": {"buttons": buttons}}, "<dealer map>")
+
+
 def scenario_config(scenario: Scenario, source: str, work: Path, profile: ShoeProfile) -> TableConfig:
-    """A table config equal to the scenario's table, with endpoints and state in ``work``."""
+    """A table config equal to the scenario's table, with endpoints, state and panels in ``work``."""
     limits = scenario.limits
     spec = TableFile(
         table="scenario",
@@ -73,8 +107,13 @@ def scenario_config(scenario: Scenario, source: str, work: Path, profile: ShoePr
             pub=f"ipc://{work}/pub", snapshot=f"ipc://{work}/snapshot", command=f"ipc://{work}/command"
         ),
         state_dir=str(work / "state"),
+        gpio=GpioSpec(backend="mock"),
     )
-    return TableConfig(Path(source), spec, scenario.game.options, limits, profile, None, work / "state")
+    game = scenario.spec.game
+    panels = (("dealer", dealer_map()),
+              *((f"seat {s}", seat_map(game, s)) for s in range(1, limits.seats + 1)))
+    state = work / "state"
+    return TableConfig(Path(source), spec, scenario.game.options, limits, profile, None, state, panels)
 
 
 class ThroughDaemon:
@@ -100,6 +139,13 @@ class ThroughDaemon:
         self.client = CommandClient(spec.command, timeout=EVENT_TIMEOUT)
         self.sub: Subscriber | None = None
         self._events: Iterator[tuple[str, dict[str, Any]]] | None = None
+        #: seat (0: the dealer panel) -> its panel and mock pins, once the daemon has opened them.
+        self.headers: dict[int, tuple[Panel, SimulatedPins]] = {}
+        #: Spots with chips on their sensor (they must come off before betting opens again).
+        self.covered: set[tuple[int, str]] = set()
+        #: How the inputs went: by panel, or by command per input kind (a summary for the curious).
+        self.routes: dict[str, int] = {"panel": 0, "command": 0}
+        self.by_command: dict[str, int] = {}
 
     def start(self) -> None:
         self.thread.start()
@@ -108,6 +154,10 @@ class ThroughDaemon:
             if time.monotonic() > deadline:
                 raise ScenarioError(0, "the daemon's shoe reader did not connect to the simulated shoe")
             time.sleep(0.02)
+        gpio = self.daemon.gpio
+        assert gpio is not None
+        for (name, pin_map), panel, pins in zip(self.config.panels, gpio.panels, gpio.pins, strict=True):
+            self.headers[0 if name == "dealer" else next(iter(pin_map.seats))] = (panel, pins)
         spec = self.config.spec.zeromq
         self.sub = Subscriber(spec.pub, spec.snapshot, self.config.table_id)
         self._events = self.sub.events(timeout=EVENT_TIMEOUT)
@@ -127,9 +177,65 @@ class ThroughDaemon:
         if isinstance(inp, I.CardSeen):
             self.shoe.deal(inp.card, burn=inp.burn)
             return
+        if self.by_panel(inp):
+            self.routes["panel"] += 1
+            return
+        self.routes["command"] += 1
+        kind = str(inp.to_dict()["input"])
+        self.by_command[kind] = self.by_command.get(kind, 0) + 1
         reply = self.client.call(**command_for(inp))
         if not reply.get("ok") and not reply.get("refused"):
             raise ScenarioError(0, f"the daemon rejected {inp.to_dict()}: {reply.get('error')}")
+
+    # --------------------------------------------------------------- fingers on the mock pins
+    def _drive(self, seat: int, spec: InputPin, active: bool) -> None:
+        panel, pins = self.headers[seat]
+        pins.drive(spec.pin, active == (spec.active == "high"))
+        if not panel.flush(EVENT_TIMEOUT):
+            raise ScenarioError(0, f"the panel did not take GPIO {spec.pin} within {EVENT_TIMEOUT} s")
+
+    def press(self, seat: int, word: str) -> None:
+        pin_map = self.headers[seat][0].map
+        panel = pin_map.dealer if seat == 0 else pin_map.seats[seat]
+        assert panel is not None
+        spec = panel.buttons[word]
+        self._drive(seat, spec, True)
+        self._drive(seat, spec, False)
+
+    def chips(self, seat: int, spot: str, on: bool) -> None:
+        self._drive(seat, self.headers[seat][0].map.seats[seat].spots[spot].sensor, on)
+        (self.covered.add if on else self.covered.discard)((seat, spot))
+
+    def by_panel(self, inp: I.Input) -> bool:
+        """Send ``inp`` as presses and chips if the panels can say exactly it; False if they cannot."""
+        if isinstance(inp, I.OpenBetting):
+            for seat, spot in sorted(self.covered):  # last round's chips come off first (no auto-bet)
+                self.chips(seat, spot, False)
+        for word, cls in DEALER_INPUTS.items():
+            if inp == cls():
+                self.press(0, word)
+                return True
+        lim = self.config.limits
+        if isinstance(inp, I.PlaceWager) and (inp.seat, inp.spot) not in self.covered:
+            if not (lim.min_bet <= inp.amount <= lim.max_bet and (inp.amount - lim.min_bet) % lim.unit == 0):
+                return False
+            logic = self.headers[inp.seat][0].logic
+            while (selected := logic.selected(inp.seat, inp.spot)) != inp.amount:
+                self.press(inp.seat, "bet_up" if selected < inp.amount else "bet_down")
+            self.chips(inp.seat, inp.spot, True)
+            return True
+        if isinstance(inp, I.CancelWager) and (inp.seat, inp.spot) in self.covered:
+            self.chips(inp.seat, inp.spot, False)
+            return True
+        if isinstance(inp, I.Decision):
+            if inp.amount is None:
+                self.press(inp.seat, inp.action)
+                return True
+            ante = self.headers[inp.seat][0].logic.view.wagers.get((inp.seat, BET_2X_ANTE), 0)
+            if inp.action == "bet" and inp.amount == 2 * ante:
+                self.press(inp.seat, BET_2X)
+                return True
+        return False
 
     def receive(self, count: int) -> list[dict[str, Any]]:
         assert self._events is not None
@@ -159,6 +265,8 @@ def run_through_daemon(scenario: Scenario, source: str, out: TextIO, settled_onl
             _play(harness, scenario, out, settled_only)
         finally:
             harness.close()
+        log.info("%s: %d inputs by panel, %d by command %s", source, harness.routes["panel"],
+                 harness.routes["command"], harness.by_command)
 
 
 def _play(h: ThroughDaemon, scenario: Scenario, out: TextIO, settled_only: bool) -> None:
