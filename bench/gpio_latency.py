@@ -1,13 +1,20 @@
-"""GPIO panel latency: a button's edge on a mock pin to the ``Decision`` the panel posts.
+"""GPIO panel latency: a button's edge on a mock pin to the ``Decision`` the panel posts,
+and to the ``decision`` event a ZeroMQ subscriber receives from the daemon.
 
-    .venv/bin/python bench/gpio_latency.py [--presses 300] [--debounce-ms 20]
+    .venv/bin/python bench/gpio_latency.py [--presses 300] [--debounce-ms 20] [--daemon-presses 200]
 
 Simulated backend (gpiozero MockFactory), the panel's own worker thread, the
 real clock. Each press drives the pin low (t0) and waits for the posted input
 (t1); the figure is t1 - t0. With settle-time debounce, every press is
 reported ``debounce_ms`` after its edge by design, so the run is repeated at
 0 ms to show the driver's own cost. This measures to the posted input, not to
-the ``decision`` event on ZeroMQ (that path goes through the daemon).
+the ``decision`` event on ZeroMQ; the daemon run does: a real daemon on a
+thread (journal with fsync in a temporary dir, ipc:// sockets), Swap-Hand
+rounds played on seat 1's panel (the dealer panel opens and closes, chips on
+the sensor, cards keyed by command), and every ``hit`` pressed is measured:
+t0 is the edge on the mock pin, t1 the arrival of the ``decision`` event at a
+SUB socket (so the figure includes the debounce, the hop into the loop, the
+journal's fsync, the engine and the PUB).
 """
 
 from __future__ import annotations
@@ -50,10 +57,94 @@ def measure(presses: int, debounce_ms: int) -> list[float]:
     return out
 
 
+def measure_daemon(presses: int, debounce_ms: int) -> list[float]:
+    """Edge on the mock pin -> ``decision`` at a SUB, through the whole daemon (journal, fsync, PUB)."""
+    import tempfile
+
+    import zmq
+
+    from controller.daemon.client import CommandClient
+    from controller.daemon.config import parse_table
+    from controller.daemon.runner import DaemonThread
+    from controller.daemon.server import Daemon
+    from controller.tools.shoe_shuffle import ShuffledShoe
+
+    out: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:
+        work = Path(tmp)
+        (work / "seat.yaml").write_text(
+            f"game: swap_hand\ndebounce_ms: {debounce_ms}\n"
+            "seats: {1: {buttons: {hit: {pin: 5}, stand: {pin: 13}, keep: {pin: 27}, swap: {pin: 4}},\n"
+            "            spots: {main: {sensor: 18}}}}\n"
+            "dealer: {buttons: {open_betting: {pin: 12}, close_betting: {pin: 7}, new_shoe: {pin: 23}}}\n")
+        config = parse_table({
+            "table": "bench", "game": "swap_hand", "limits": {"unit": 100, "min_bet": 200, "max_bet": 10_000},
+            "panels": ["seat.yaml"], "gpio": {"backend": "mock"}, "state_dir": str(work / "state"),
+            "zeromq": {k: f"ipc://{work}/{k}" for k in ("pub", "snapshot", "command")},
+        }, work / "bench.yaml")
+        daemon = Daemon(config, use_shoe=False)
+        with DaemonThread(daemon):
+            cmd = CommandClient(config.spec.zeromq.command)
+            sub = zmq.Context.instance().socket(zmq.SUB)
+            sub.setsockopt(zmq.SUBSCRIBE, b"bench.decision")
+            sub.connect(config.spec.zeromq.pub)
+            time.sleep(0.3)  # the SUB's subscription reaches the PUB (slow joiner); not a measurement
+            assert daemon.gpio is not None
+            panel, pins = daemon.gpio.panels[0], daemon.gpio.pins[0]
+
+            def press(pin: int) -> float:
+                while sub.poll(0):  # earlier decision_due events (the topic is a prefix): not this press
+                    sub.recv_multipart()
+                t0 = time.monotonic()
+                pins.drive(pin, False)
+                while sub.recv_multipart()[0] != b"bench.decision":
+                    pass
+                t1 = time.monotonic()
+                pins.drive(pin, True)
+                assert panel.flush()
+                return t1 - t0
+
+            def tap(pin: int) -> None:
+                pins.drive(pin, False)
+                assert panel.flush()
+                pins.drive(pin, True)
+                assert panel.flush()
+
+            cmd.call("credit_in", seat=1, amount=10_000_000)
+            shoe = ShuffledShoe(6, 1, 30)
+            tap(23)
+            while len(out) < presses:
+                if shoe.needs_shuffle():
+                    shoe.shuffle()
+                    tap(23)
+                tap(12)
+                pins.drive(18, False)  # chips on the spot
+                assert panel.flush()
+                tap(7)
+                while len(out) < presses:
+                    due = cmd.call("status")["due"] or {}
+                    if "card" in due:
+                        cmd.call("card", card=str(shoe.draw()))
+                    elif "decision" in due:
+                        legal = due["decision"]["1"]
+                        word = next(w for w in ("hit", "keep", "stand", "swap") if w in legal)
+                        lat = press({"hit": 5, "stand": 13, "keep": 27, "swap": 4}[word])
+                        if word == "hit":
+                            out.append(lat)
+                    else:
+                        break
+                pins.drive(18, True)  # chips off before the next round
+                assert panel.flush()
+            sub.close(linger=0)
+            cmd.close()
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=300)
     parser.add_argument("--debounce-ms", type=int, default=20)
+    parser.add_argument("--daemon-presses", type=int, default=200)
     args = parser.parse_args()
     print("command: .venv/bin/python bench/gpio_latency.py " + " ".join(sys.argv[1:]))
     for ms in dict.fromkeys((args.debounce_ms, 0)):
@@ -62,6 +153,12 @@ def main() -> int:
         p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
         print(f"debounce {ms:>3} ms: {len(lat)} presses, edge -> posted Decision "
               f"p50 {p50:.2f} ms  p99 {p99:.2f} ms  max {lat[-1] * 1000:.2f} ms")
+    for ms in dict.fromkeys((args.debounce_ms, 0)):
+        lat = sorted(measure_daemon(args.daemon_presses, ms))
+        p50 = statistics.median(lat) * 1000
+        p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+        print(f"debounce {ms:>3} ms: {len(lat)} presses, edge -> 'decision' at a ZeroMQ SUB via the daemon "
+              f"(fsync) p50 {p50:.2f} ms  p99 {p99:.2f} ms  max {lat[-1] * 1000:.2f} ms")
     return 0
 
 
