@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from typing import Any, TextIO
 
 from controller.daemon.client import Subscriber
-from controller.daemon.config import TableFileError, load_table
+from controller.daemon.config import TableFileError, ZmqSpec, load_table
 
 
 def money(minor: int) -> str:
@@ -106,7 +107,12 @@ def format_lamps(p: dict[str, Any]) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--table", help="table file: its id and endpoints")
+    parser.add_argument(
+        "--table",
+        default=os.environ.get("CROUPIER_TABLE"),
+        help="table file: its id and endpoints; default $CROUPIER_TABLE, else the default loopback "
+        "endpoints (tcp://127.0.0.1:5556 and :5557, the ones `make demo` uses)",
+    )
     parser.add_argument("--pub", help="PUB endpoint (overrides the table file)")
     parser.add_argument("--snapshot", help="snapshot endpoint (overrides the table file)")
     parser.add_argument("--json", action="store_true", help="print each event as its JSON line")
@@ -173,9 +179,9 @@ def run(args: argparse.Namespace) -> int:
         table = cfg.table_id
         pub = pub or cfg.spec.zeromq.pub
         snap = snap or cfg.spec.zeromq.snapshot
-    if not pub or not snap:
-        print("croupier watch: give --table FILE, or --pub and --snapshot", file=sys.stderr)
-        return 2
+    defaults = ZmqSpec()
+    pub = pub or defaults.pub
+    snap = snap or defaults.snapshot
     sub = Subscriber(pub, snap, table, side=True)
     try:
         while True:
