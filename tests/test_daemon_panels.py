@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from gpiozero.pins.mock import MockFactory, MockPin  # type: ignore[import-untyped, unused-ignore]
 from test_daemon_support import write_table
 
 from controller.cli import main
@@ -321,3 +322,107 @@ def _absolute(entry: str | dict[str, Any]) -> str | dict[str, Any]:
     if isinstance(entry, str):
         return str((TABLES / entry).resolve())
     return {**entry, "map": str((TABLES / entry["map"]).resolve())}
+
+
+
+# ------------------------------------------------- chips on a spot across a restart
+
+
+class _HeldPin(MockPin):  # type: ignore[misc]
+    """A mock input whose level the outside world holds (chips on an optical sensor) whatever its pull:
+    what a real Pi reads at start on a spot that still has chips on it."""
+
+    held: dict[int, bool] = {}
+
+    def _set_pull(self, value: str) -> None:
+        super()._set_pull(value)
+        level = self.held.get(int(self.info.name.removeprefix("GPIO")))
+        if level is not None:
+            self._change_state(level)
+
+
+def _restart_with_chips(monkeypatch: pytest.MonkeyPatch, path: Path, *held: dict[int, bool]) -> Table:
+    """Start the daemon again with the same state dir, map i's sensors reading ``held[i]`` (BCM: level)."""
+    import controller.daemon.panels as panels_module
+
+    headers = iter(held)
+    monkeypatch.setattr(panels_module, "make_factory", lambda name: MockFactory(
+        pin_class=type("Held", (_HeldPin,), {"held": next(headers)})))
+    return Table(path)
+
+
+BANKER, PLAYER, TIE = 26, 13, 20  # the shipped baccarat map's chip sensors (active low: chips = False)
+NONE = {BANKER: True, PLAYER: True, TIE: True}
+
+
+@pytest.mark.timeout(60)
+def test_chips_on_the_spots_across_a_restart_are_reconciled_with_the_accepted_wagers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_table(tmp_path, gpio=MOCK, panels=[
+        "baccarat.yaml", {"map": "baccarat.yaml", "seats": {1: 2}, "dealer": False, "tower": False}])
+    t = Table(path)
+    try:
+        for seat in (1, 2):
+            t.call("credit_in", seat=seat, amount=100_000)
+        t.ctl.call("press dealer new_shoe")
+        t.ctl.call("press dealer open_betting")
+        t.ctl.call("press 1 bet_up")
+        t.ctl.call("chips 1 banker on")
+        t.ctl.call("chips 1 tie on")
+        before = t.status()
+        assert before["wagers"] == [{"seat": 1, "spot": "banker", "amount": 200},
+                                    {"seat": 1, "spot": "tie", "amount": 200}]
+        rows = len(t.sources())
+    finally:
+        t.close()
+    # While the daemon is down seat 1 lifts its tie chips and seat 2 puts chips on its banker spot.
+    t = _restart_with_chips(monkeypatch, path, {**NONE, BANKER: False}, {**NONE, BANKER: False})
+    try:
+        t.call("ping")  # every post the panels made at start has been through the loop
+        after = t.status()
+        new = t.sources()[rows:]
+        # seat 1 banker: chips present, wager accepted -> nothing posted, nothing charged twice
+        assert not any(inp.get("seat") == 1 and inp.get("spot") == "banker" for _, inp in new), new
+        # seat 2 banker: chips present, no wager -> placed (the table minimum: the selection is not journaled)
+        assert ("gpio seat 2 sensor banker: chips on the spot at start",
+                {"input": "place_wager", "seat": 2, "spot": "banker", "amount": 100}) in new, new
+        assert len(new) == 2  # and the fault below
+        # seat 1 tie: wager accepted, no chips -> a panel fault (betting cannot close), the wager kept
+        detail = "chips missing at start: tie wager 200 accepted, no chips on the spot"
+        assert after["offline"] == {"panel 1": detail}
+        assert after["wagers"] == [*before["wagers"], {"seat": 2, "spot": "banker", "amount": 100}]
+        assert after["credits"] == {"1": 100_000 - 400, "2": 100_000 - 100}
+        assert t.call("close").get("refused"), "betting closed with chips missing"
+        assert t.lamps()["tower fault"]["mode"] == "on"
+        t.ctl.call("chips 1 tie on")  # the chips back: the fault clears, the wager is not placed again
+        back = t.status()
+        assert back["offline"] == {} and back["wagers"] == after["wagers"]
+        assert back["credits"] == after["credits"]
+        rows = len(t.sources())
+    finally:
+        t.close()
+    # Restarted again with every stack where it was: not one input.
+    t = _restart_with_chips(monkeypatch, path, {**NONE, BANKER: False, TIE: False}, {**NONE, BANKER: False})
+    try:
+        t.call("ping")
+        assert len(t.sources()) == rows
+        assert stable(t.status()) == stable(back)
+        t.ctl.call("press dealer close_betting")
+        closed = t.status()
+        assert closed["phase"] == "dealing" and closed["tilt"] is None
+    finally:
+        t.close()
+    # Restarted mid-deal with seat 2's banker chips gone: a fault (a tilt), not a silent deal.
+    t = _restart_with_chips(monkeypatch, path, {**NONE, BANKER: False, TIE: False}, NONE)
+    try:
+        t.call("ping")
+        dealing = t.status()
+        assert dealing["offline"] == {
+            "panel 2": "chips missing at start: banker wager 100 accepted, no chips on the spot"}
+        assert dealing["tilt"]["reason"] == "device_offline"
+        t.ctl.call("chips 2 banker on")
+        again = t.status()
+        assert again["tilt"] is None and again["offline"] == {}
+    finally:
+        t.close()

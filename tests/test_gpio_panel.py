@@ -192,6 +192,31 @@ def test_chips_moved_after_no_more_bets_is_a_fault_that_changes_no_wager() -> No
     assert rig.table.tilt is None and rig.table.staked == staked
 
 
+
+def test_at_start_a_missing_stake_is_a_fault_until_its_chips_are_back_or_its_wager_is_gone() -> None:
+    """The panel's first view (after a restart): reconciled with the accepted wagers, never posted blindly."""
+    pin_map = build_map("baccarat", {1: {"spots": ["banker", "tie"]}})
+    missing = I.DeviceStatus("panel 1", False, "chips missing at start: tie wager 200 accepted, no chips on "
+                                                "the spot")
+    betting = LampView(phase="betting", wagers={(1, "banker"): 200, (1, "tie"): 200}, seated=frozenset({1}))
+    for resolve, expected in [
+        (lambda lg: lg.sensor(1, "tie", True), "chips tie: back to normal"),          # chips back: it stands
+        (lambda lg: lg.update(LampView(phase="betting", wagers={(1, "banker"): 200})),  # cancelled
+         "chips tie: back to normal"),
+        (lambda lg: lg.update(LampView(phase="idle")), "chips tie: back to normal"),  # voided
+    ]:
+        logic = PanelLogic(pin_map, TableLimits())
+        logic.covered[(1, "banker")] = True
+        assert [inp for inp, _ in logic.update(betting)] == [missing]  # banker: chips and wager, nothing
+        assert logic.sensor(1, "banker", False)[0][0] == I.CancelWager(1, "banker")  # the rest as ever
+        assert [inp for inp, _ in resolve(logic)] == [I.DeviceStatus("panel 1", True, expected)]
+        assert logic.faults == {"panel 1": {}}
+    logic = PanelLogic(pin_map, TableLimits())  # restarted again, still missing: nothing new to journal
+    logic.covered[(1, "banker")] = True
+    logic.restore({"panel 1": missing.detail})
+    assert logic.update(betting) == []
+
+
 # ------------------------------------------------------- unplugged / stuck
 def test_an_unplugged_panel_is_reported_offline_and_back() -> None:
     rig = Rig(build_map("swap_hand", {1: {"buttons": ["hit"], "presence": True}}))

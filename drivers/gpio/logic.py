@@ -21,6 +21,13 @@ and does the I/O. The rules it follows:
   halts the deal (a device-offline tilt) until the chips are back as they were
   (the panel reports itself online) or the dealer voids the round. Faults of
   this kind end with the round.
+* At start (the first view, after the daemon replayed its journal) the
+  sensors are reconciled with the wagers the table already accepted, never
+  posted blindly: chips on a spot with its wager accepted post nothing;
+  chips on a spot with no wager accepted are placed (betting open); a wager
+  accepted with no chips on its spot is a fault ("chips missing at start"),
+  never a silent cancel, until the chips are back (the wager stands, and was
+  not charged again), the wager is taken back, or the round ends or is voided.
 * A stuck button or a missing panel (its presence loop open) is the same
   ``DeviceStatus`` for the panel, and ``online=True`` when it recovers.
 """
@@ -55,6 +62,8 @@ BET_2X_ANTE = "poker_ante"
 Post = tuple[I.Input, str]
 #: The fault key of a panel fault found in the journal at start (see :meth:`PanelLogic.restore`).
 RESTORED = "before restart"
+#: Joins the faults of one panel into its DeviceStatus detail.
+JOIN = "; "
 
 
 class LampMode(Enum):
@@ -62,6 +71,10 @@ class LampMode(Enum):
     ON = "on"
     BLINK = "blink"  # your turn: the legal actions of a seat that is to act
     FAULT = "fault"  # faster, in phase across the table: a tilt
+
+
+def _moved(spot: str, covered: bool) -> str:
+    return f"chips moved after no more bets: {spot} chips {'placed' if covered else 'lifted'}"
 
 
 def seat_device(seat: int) -> str:
@@ -141,12 +154,21 @@ class PanelLogic:
         }
         self.at_close: dict[tuple[int, str], bool] | None = None
         self.faults: dict[str, dict[str, str]] = {}
+        #: Spots whose wager the table had accepted but whose chips were missing at start (betting open).
+        self.missing: set[tuple[int, str]] = set()
+        self._synced = False
 
     # -------------------------------------------------------------- table state
     def update(self, view: LampView) -> list[Post]:
         """Take the table's new state; returns inputs due to a phase change (chips already down)."""
+        if not self._synced:
+            return self._start(view)
         before, self.view = self.view.phase, view
         out: list[Post] = []
+        for seat, spot in sorted(self.missing):
+            if view.phase != "betting" or (seat, spot) not in view.wagers:
+                self.missing.discard((seat, spot))  # taken back, voided: nothing is missing any more
+                out.extend(self.fault(seat_device(seat), f"chips {spot}", None))
         if view.phase == "betting":
             self._betting_wagers = view.wagers
         if before != "betting" and view.phase == "betting":
@@ -169,6 +191,55 @@ class PanelLogic:
         if view.phase != "dealing":
             for device in sorted(self.faults):
                 out.extend(self.fault(device, RESTORED, None))
+        return out
+
+    def _start(self, view: LampView) -> list[Post]:
+        """The first view (the table as the journal rebuilt it): sensors reconciled with accepted wagers.
+
+        A restart must not charge a seat twice: chips still on a spot whose
+        wager the table holds post nothing. Chips on a spot with no wager are
+        placed if betting is open. A wager with no chips on its spot is not
+        cancelled behind anyone's back: it is a fault, so the dealer sees it
+        (betting cannot close, or the deal halts) and the player puts the
+        chips back, takes the wager back, or the dealer voids the round.
+        """
+        self._synced = True
+        self.view = view
+        before = {device: JOIN.join(keys[k] for k in sorted(keys)) for device, keys in self.faults.items()}
+        out: list[Post] = []
+        if view.phase == "betting":
+            self._betting_wagers = view.wagers
+        if view.phase == "dealing":
+            self.at_close = {}
+        for (seat, spot), covered in sorted(self.covered.items()):
+            amount = view.wagers.get((seat, spot))
+            if covered and amount is None and view.phase == "betting":
+                out.append(self._place(seat, spot, "chips on the spot at start"))
+            elif not covered and amount is not None and view.phase in ("betting", "dealing"):
+                detail = f"chips missing at start: {spot} wager {amount} accepted, no chips on the spot"
+                lifted = _moved(spot, covered=False)
+                if lifted in self.faults.get(seat_device(seat), {}).get(RESTORED, "").split(JOIN):
+                    detail = lifted  # the same fault as before the restart, now cleared by the chips too
+                self.faults.setdefault(seat_device(seat), {})[f"chips {spot}"] = detail
+                if view.phase == "betting":
+                    self.missing.add((seat, spot))
+            if self.at_close is not None:
+                # What the chips must read for the deal to go on: as at the close, as far as the
+                # table knows (an accepted wager has chips); the sensors as they are otherwise.
+                self.at_close[(seat, spot)] = covered or amount is not None
+        for device in sorted(self.faults):
+            keys = self.faults[device]
+            restored = keys.pop(RESTORED, None)
+            if restored is not None and view.phase == "dealing":
+                # Kept until the round ends, less what the sensors now say again by themselves.
+                rest = [part for part in restored.split(JOIN) if part not in keys.values()]
+                if rest:
+                    keys[RESTORED] = JOIN.join(rest)
+            now = JOIN.join(keys[k] for k in sorted(keys))
+            if now and now != before.get(device):
+                out.append((I.DeviceStatus(device, False, now), f"gpio {device}"))
+            elif not now and before.get(device):
+                out.append((I.DeviceStatus(device, True, "back to normal at start"), f"gpio {device}"))
         return out
 
     def restore(self, offline: Mapping[str, str]) -> None:
@@ -217,14 +288,18 @@ class PanelLogic:
         """A spot's chip sensor settled covered or uncovered."""
         self.covered[(seat, spot)] = covered
         phase = self.view.phase
+        if phase == "betting" and (seat, spot) in self.missing:
+            if not covered:
+                return []
+            self.missing.discard((seat, spot))  # the chips of an accepted wager are back: it stands
+            return self.fault(seat_device(seat), f"chips {spot}", None)
         if phase == "betting":
             if covered:
                 return [self._place(seat, spot, "chips on the spot")]
             return [(I.CancelWager(seat, spot), f"gpio seat {seat} sensor {spot}: chips lifted")]
         if phase == "dealing" and self.at_close is not None:
             moved = covered != self.at_close.get((seat, spot), False)
-            what = "placed" if covered else "lifted"
-            detail = f"chips moved after no more bets: {spot} chips {what}" if moved else None
+            detail = _moved(spot, covered) if moved else None
             return self.fault(seat_device(seat), f"chips {spot}", detail)
         return []
 
@@ -245,7 +320,7 @@ class PanelLogic:
             current[key] = detail
         source = f"gpio {device}"
         if current:
-            return [(I.DeviceStatus(device, False, "; ".join(current[k] for k in sorted(current))), source)]
+            return [(I.DeviceStatus(device, False, JOIN.join(current[k] for k in sorted(current))), source)]
         if was_offline:
             return [(I.DeviceStatus(device, True, f"{key}: back to normal"), source)]
         return []
