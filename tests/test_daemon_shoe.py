@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import zmq
 from test_daemon_support import write_table
 
 from controller.daemon.client import CommandClient, Subscriber
@@ -17,6 +19,16 @@ from controller.daemon.server import Daemon
 from drivers.shoe.sim import SimulatedShoe
 
 pytestmark = pytest.mark.timeout(90)
+
+
+class _AnySeq:
+    """Equal to any positive int: a ``seq`` whose value the test does not pin."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, int) and other > 0
+
+
+ANY_SEQ: Any = _AnySeq()
 
 
 def next_event(events: Iterator[tuple[str, dict[str, Any]]], name: str) -> dict[str, Any]:
@@ -71,6 +83,139 @@ def test_shoe_unplugged_mid_round_tilts_and_resumes(tmp_path: Path) -> None:
             assert settled["settlements"] == [{"seat": 1, "spot": "player", "stake": 1000, "net": 1000}]
             rounds = client.call("recall", n=1)["rounds"]
             assert [t["event"] for t in rounds[0]["tilts"]] == ["device", "tilt", "device", "tilt_cleared"]
+            sub.close()
+            client.close()
+    finally:
+        shoe.close()
+
+
+# ----------------------------------------------- lid, jam and the side topics, through the daemon
+
+
+class RawSub:
+    """A plain SUB on ``<table>.``: every message as (topic, payload), side topics included, in order."""
+
+    def __init__(self, endpoint: str, table: str) -> None:
+        self.table = table
+        self.sock = zmq.Context.instance().socket(zmq.SUB)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.SUBSCRIBE, f"{table}.".encode())
+        self.sock.connect(endpoint)
+        self.seen: list[tuple[str, dict[str, Any]]] = []
+
+    def next(self, timeout: float = 15.0) -> tuple[str, dict[str, Any]] | None:
+        if not self.sock.poll(int(timeout * 1000)):
+            return None
+        topic, data = self.sock.recv_multipart()
+        item = (topic.decode(), json.loads(data))
+        self.seen.append(item)
+        return item
+
+    def until(self, topic: str, **fields: Any) -> dict[str, Any]:
+        """Read on until a message on ``<table>.<topic>`` with ``fields``; fails after 15 s of silence."""
+        while (item := self.next()) is not None:
+            if item[0] == f"{self.table}.{topic}" and all(item[1].get(k) == v for k, v in fields.items()):
+                return item[1]
+        raise AssertionError(f"no {topic} {fields}; last seen: {self.seen[-5:]}")
+
+    def close(self) -> None:
+        self.sock.close(linger=0)
+
+
+def test_lid_open_and_jam_mid_deal_tilt_refuse_cards_clear_and_settle_once(tmp_path: Path) -> None:
+    shoe = SimulatedShoe("v1", seed=1, heartbeat_interval=0.3)
+    link = tmp_path / "shoe-pty"
+    shoe.open_pty(link)
+    profile = tmp_path / "shoe.yaml"
+    profile.write_text(f"port: {link}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 5.0\n"
+                       "reconnect: {initial: 0.05, max: 0.2}\n")
+    config = load_table(write_table(tmp_path, shoe=str(profile), panels=["baccarat.yaml"],
+                                    gpio={"backend": "mock"}))
+    z, tid = config.spec.zeromq, config.table_id
+    daemon = Daemon(config)
+    try:
+        with DaemonThread(daemon):
+            client = CommandClient(z.command)
+            sub = RawSub(z.pub, tid)
+            # Until the subscription has reached the PUB, messages are dropped: credit until one arrives.
+            for _ in range(100):
+                assert client.call("credit_in", seat=1, amount=10_000)["ok"]
+                if sub.next(timeout=0.1) is not None:
+                    break
+            deadline = time.monotonic() + 20
+            while not client.call("status")["shoe_device"]["connected"]:
+                assert time.monotonic() < deadline, "the reader never connected"
+                time.sleep(0.02)
+            for request in ({"cmd": "new_shoe"}, {"cmd": "open"},
+                            {"cmd": "bet", "seat": 1, "spot": "player", "amount": 1000}, {"cmd": "close"}):
+                assert client.call(**request)["ok"]
+            shoe.deal("5C")
+            assert sub.until("card_dealt")["card"] == "5C"
+
+            shoe.lid(True)
+            lid = sub.until("shoe_status", event="shoe_lid_open")
+            assert set(lid) == {"event", "table", "at"} and lid["table"] == tid
+            assert abs(lid["at"] - time.time()) < 60  # a UNIX time
+            assert sub.until("device") == {"event": "device", "table": tid, "seq": ANY_SEQ,
+                                           "device": "shoe lid", "online": False, "detail": "lid open"}
+            assert sub.until("tilt")["detail"] == "shoe lid offline"
+            lamps = sub.until("lamps", fault=True)
+            assert list(lamps) == ["event", "table", "n", "fault", "seats", "dealer", "tower"]
+            assert lamps["tower"] == {"fault": "fault"} and lamps["dealer"] == {}  # (no dealer lamps)
+            assert lamps["seats"]["1"]["spots"] == {s: "fault" for s in ("banker", "player", "tie")}
+            shoe.deal("3D")  # dealt with the lid open: journaled and refused, the round does not move
+            refused = sub.until("refused")
+            assert refused["input"] == {"input": "card", "card": "3D", "burn": False}
+            assert "tilted" in refused["reason"]
+            shoe.lid(False)
+            assert set(sub.until("shoe_status", event="shoe_lid_closed")) == {"event", "table", "at"}
+            assert sub.until("device")["online"] is True
+            assert sub.until("tilt_cleared")["how"] == "device_back"
+            assert sub.until("lamps", fault=False)["tower"] == {"in_play": "on"}
+
+            shoe.fault("jam", "card stuck at the gate")
+            jam = sub.until("shoe_status", event="shoe_fault")
+            assert {k: jam[k] for k in ("table", "code", "fault", "text")} == {
+                "table": tid, "code": jam["code"], "fault": "jam", "text": "card stuck at the gate"}
+            device = sub.until("device")
+            assert (device["device"], device["online"]) == ("shoe fault", False)
+            assert device["detail"] == "jam: card stuck at the gate"
+            assert sub.until("tilt")["detail"] == "shoe fault offline"
+            shoe.deal("3D")
+            assert "tilted" in sub.until("refused")["reason"]
+            assert client.call("status")["offline"] == {"shoe fault": "jam: card stuck at the gate"}
+            assert daemon.shoe is not None
+            daemon.shoe.reader.reset()  # the shoe restarts (RESET): its HELLO says it is back
+            hello = sub.until("shoe_status", event="shoe_hello")
+            assert hello["model"] == "Croupier SimShoe" and "seq" not in hello
+            assert sub.until("device")["detail"] == "shoe reset (HELLO)"
+            assert sub.until("tilt_cleared")["how"] == "device_back"
+
+            for card in ("3D", "2H", "AS", "4C", "6D", "8S"):
+                shoe.deal(card)
+                item = sub.until("card_dealt")
+                assert item["card"] == card
+                if client.call("status")["phase"] == "idle":
+                    break
+            sub.until("lamps", fault=False)  # after the settlement's events, the lamps: drain to them
+            status = client.call("status")
+            assert status["phase"] == "idle" and status["offline"] == {} and status["tilt"] is None
+            settled = [p for t, p in sub.seen if t == f"{tid}.round_settled"]
+            assert len(settled) == 1 and settled[0]["round"] == 1
+            rounds = client.call("recall", n=1)["rounds"]
+            tilts = [t["event"] for t in rounds[0]["tilts"]]
+            assert tilts == ["device", "tilt", "device", "tilt_cleared"] * 2
+
+            events = [p for t, p in sub.seen if t not in (f"{tid}.shoe_status", f"{tid}.lamps")]
+            side = [p for t, p in sub.seen if t in (f"{tid}.shoe_status", f"{tid}.lamps")]
+            assert all("seq" in p for p in events) and not any("seq" in p for p in side)
+            seqs = [p["seq"] for p in events]
+            assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # side topics take no number
+            ns = [p["n"] for t, p in sub.seen if t == f"{tid}.lamps"]
+            assert ns == list(range(ns[0], ns[0] + len(ns)))
+            for topic, payload in sub.seen:
+                assert topic == f"{tid}.{payload['event'] if 'seq' in payload else topic.split('.')[1]}"
+                assert payload["table"] == tid
             sub.close()
             client.close()
     finally:
