@@ -108,6 +108,26 @@ def test_bad_pin_map_refuses_to_start_naming_file_and_key(
         assert f"{path}: key '{key}': " in err and why in err, (panels, err)
 
 
+
+@pytest.mark.timeout(30)
+def test_gpio_control_without_mock_panels_is_an_error_not_ignored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for extra, why in [
+        ({}, "has no gpio section, so there are no panel pins to control"),
+        ({"panels": ["swap_hand.yaml"], "gpio": {"backend": "lgpio"}},
+         "has gpio.backend lgpio; a control socket drives mock pins only"),
+        ({"panels": ["swap_hand.yaml"], "gpio": {"backend": "mock"}, "__endpoint": "tcp://10.0.0.1:7000"},
+         "control endpoint must be on loopback"),
+    ]:
+        endpoint = extra.pop("__endpoint", "tcp://127.0.0.1:7000")
+        path = write_table(tmp_path, game="swap_hand", **extra)
+        assert main(["run", str(path), "--gpio-control", endpoint]) == 2
+        err = capsys.readouterr().err
+        assert f"croupier run: --gpio-control {endpoint}: " in err and why in err, err
+        assert str(path) in err or "loopback" in why
+        assert not (tmp_path / "t1-state").exists()  # refused before the journal was opened
+
 # --------------------------------------------------------- one decision path
 
 

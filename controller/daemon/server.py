@@ -35,6 +35,7 @@ from controller.daemon.shoe_link import ShoeLink
 from controller.inputs import DeviceStatus, Input
 from controller.table import Table
 from drivers.gpio import BackendError
+from drivers.gpio.control import ControlError, parse_endpoint
 from drivers.shoe import ShoeCard, ShoeEvent, ShoeProfile, ShoeStatus
 
 log = logging.getLogger("croupier.daemon")
@@ -49,6 +50,26 @@ ROUTER_HWM = 1000
 
 class DaemonError(RuntimeError):
     """The daemon cannot start (a socket cannot bind, ...); the message says which and why."""
+
+
+class OptionError(DaemonError):
+    """A command-line override that does not fit the table file (``croupier run`` exits 2)."""
+
+
+def check_gpio_control(config: TableConfig, endpoint: str) -> None:
+    """``--gpio-control`` must have mock panels to drive: never a silent no-op (OptionError says why)."""
+    gpio = config.spec.gpio
+    if gpio is None or not config.panels:
+        what = "no gpio section" if gpio is None else "a gpio section but no panels"
+        raise OptionError(f"--gpio-control {endpoint}: {config.path} has {what}, so there are no "
+                          "panel pins to control (add panels: and gpio: {backend: mock}, or drop the option)")
+    if gpio.backend != "mock":
+        raise OptionError(f"--gpio-control {endpoint}: {config.path} has gpio.backend {gpio.backend}; "
+                          "a control socket drives mock pins only")
+    try:
+        parse_endpoint(endpoint)
+    except ControlError as exc:
+        raise OptionError(f"--gpio-control {endpoint}: {exc}") from None
 
 
 class Daemon:
@@ -78,6 +99,8 @@ class Daemon:
         self.shoe_status: dict[str, Any] | None = None
         #: The panels (None: the table file has none); opened by :meth:`serve`.
         self.gpio: PanelHost | None = None
+        if gpio_control is not None:
+            check_gpio_control(config, gpio_control)
         self._gpio_control = gpio_control
         self.started = time.time()
         self.ready = threading.Event()

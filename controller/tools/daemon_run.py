@@ -10,7 +10,7 @@ from pathlib import Path
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.journal import JournalError
 from controller.daemon.runner import run_foreground
-from controller.daemon.server import Daemon, DaemonError
+from controller.daemon.server import Daemon, DaemonError, OptionError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
         run_foreground(daemon)
     except TableFileError as exc:
         print(f"croupier run: bad table file:\n{exc}", file=sys.stderr)
+        return 2
+    except OptionError as exc:
+        print(f"croupier run: {exc}", file=sys.stderr)
         return 2
     except JournalError as exc:
         print(f"croupier run: refusing to start: journal {exc}", file=sys.stderr)
