@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -40,13 +41,31 @@ def processes_with(text: str) -> list[int]:
 
 
 def ports_free(base: int) -> bool:
-    for port in range(base, base + 3):
+    """No listener on base..base+3: a new daemon could bind them (as ZeroMQ binds, with SO_REUSEADDR,
+    so a closed connection of the old one lingering in TIME_WAIT does not count)."""
+    for port in range(base, base + 4):
         with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 s.bind(("127.0.0.1", port))
+                s.listen()
             except OSError:
                 return False
     return True
+
+
+def started_demo(base: int) -> tuple[subprocess.Popen[str], int]:
+    """A demo on ports base.. that has settled a round; and its daemon's pid."""
+    proc = demo("--delay", "0.02", "--ports", str(base))
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 60
+    for line in proc.stdout:
+        if "round_settled" in line:
+            break
+        assert time.monotonic() < deadline
+    daemons = processes_with(f"tcp://127.0.0.1:{base}")
+    assert len(daemons) == 1  # the daemon (the demo itself is given --ports, not endpoints)
+    return proc, daemons[0]
 
 
 @pytest.mark.timeout(120)
@@ -63,20 +82,31 @@ def test_demo_runs_n_rounds(game: str) -> None:
 
 
 @pytest.mark.timeout(120)
-def test_ctrl_c_stops_everything() -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_ctrl_c_sigterm_or_sighup_stops_everything(sig: signal.Signals) -> None:
     base = free_port_base()
-    proc = demo("--delay", "0.02", "--ports", str(base))
-    assert proc.stdout is not None
-    deadline = time.monotonic() + 60
-    for line in proc.stdout:
-        if "round_settled" in line:
-            break
-        assert time.monotonic() < deadline
-    daemons = processes_with(f"tcp://127.0.0.1:{base}")
-    assert len(daemons) == 1  # the daemon (the demo itself is given --ports, not endpoints)
-    proc.send_signal(signal.SIGINT)
+    proc, _daemon = started_demo(base)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "stopping" in out
     assert not processes_with(f"tcp://127.0.0.1:{base}")
     assert ports_free(base)
+
+
+@pytest.mark.timeout(120)
+def test_a_killed_demo_leaves_no_orphan_daemon() -> None:
+    base = free_port_base()
+    proc, daemon = started_demo(base)
+    cmdline = Path(f"/proc/{daemon}/cmdline").read_bytes().split(b"\0")
+    work = Path(cmdline[cmdline.index(b"--state-dir") + 1].decode()).parent
+    try:
+        proc.kill()  # no clean-up of its own: the daemon must notice by itself
+        proc.communicate(timeout=30)
+        deadline = time.monotonic() + 30  # generous: this waits for an exit, it measures nothing
+        while processes_with(f"tcp://127.0.0.1:{base}"):
+            assert time.monotonic() < deadline, "the daemon outlived the demo"
+            time.sleep(0.05)
+        assert ports_free(base)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # the demo's temporary dir: it had no time to remove it

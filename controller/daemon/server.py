@@ -16,6 +16,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import os
 import signal
 import threading
 import time
@@ -85,8 +86,11 @@ class Daemon:
         shoe_port: str | None = None,
         use_shoe: bool = True,
         gpio_control: str | None = None,
+        parent_pid: int | None = None,
     ) -> None:
         self.config = config
+        #: Stop (as on SIGTERM) once this process is no longer our parent (a supervisor that died).
+        self.parent_pid = parent_pid
         self.state_dir = state_dir or config.state_dir
         self.fsync = fsync
         self.zmq_spec = zmq_spec or config.spec.zeromq
@@ -178,6 +182,8 @@ class Daemon:
                 asyncio.create_task(self._serve_commands(cmd)),
                 asyncio.create_task(self._serve_snapshots(snap)),
             ]
+            if self.parent_pid is not None:
+                tasks.append(asyncio.create_task(self._watch_parent(self.parent_pid)))
             await self._stop.wait()
             for task in tasks:
                 task.cancel()
@@ -195,6 +201,14 @@ class Daemon:
             if self.service is not None:
                 self.service.journal.close()
             log.info("table %s stopped", self.config.table_id)
+
+    async def _watch_parent(self, pid: int, interval: float = 0.5) -> None:
+        """Stop when the parent ``pid`` is gone (we were re-parented): no orphan daemon holding ports."""
+        while os.getppid() == pid:
+            await asyncio.sleep(interval)
+        log.warning("parent process %d is gone: stopping", pid)
+        assert self._stop is not None
+        self._stop.set()
 
     def _open_panels(self, loop: asyncio.AbstractEventLoop) -> None:
         """Open the panels' pins and control socket; DaemonError (exit 4) when they cannot be opened."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.journal import JournalError
-from controller.daemon.runner import run_foreground
+from controller.daemon.runner import die_with_parent, run_foreground
 from controller.daemon.server import Daemon, DaemonError, OptionError
 
 
@@ -23,6 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--command", dest="command_endpoint", help="override the command endpoint")
     parser.add_argument(
         "--gpio-control", help="override gpio.control: the mock panels' control socket (tcp://127.0.0.1:PORT)"
+    )
+    parser.add_argument(
+        "--exit-with-parent", type=int, metavar="PID",
+        help="stop (as on SIGTERM) once process PID is no longer this daemon's parent (croupier demo)",
     )
     parser.add_argument(
         "--no-fsync",
@@ -49,6 +53,7 @@ def build_daemon(args: argparse.Namespace) -> Daemon:
         shoe_port=args.shoe_port,
         use_shoe=not args.no_shoe,
         gpio_control=args.gpio_control,
+        parent_pid=args.exit_with_parent,
     )
 
 
@@ -57,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         level=args.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     try:
+        if args.exit_with_parent is not None:
+            die_with_parent()  # the kernel's SIGTERM at once on Linux; the daemon's watch everywhere
         daemon = build_daemon(args)
         if daemon.fsync is False:
             logging.getLogger("croupier.daemon").warning(

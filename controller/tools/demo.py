@@ -13,9 +13,11 @@ shows the lamps. What no panel can do goes through the command socket, as a
 dealer would key it in: credits, the Designated Player, and a wager whose
 amount the seat's buttons cannot select (2WayWinner's reduced map has no
 ``bet_up``), or any action of a seat that has no panel. Any registered game has
-a ``<game>_sim.yaml`` table file; Baccarat is the default. Ctrl-C stops
-everything: the players, the daemon (SIGTERM, then SIGKILL if it hangs),
-the shoe, and the temporary files; nothing is left running.
+a ``<game>_sim.yaml`` table file; Baccarat is the default. Ctrl-C (or
+SIGTERM, or SIGHUP) stops everything: the players, the daemon (SIGTERM, then
+SIGKILL if it hangs), the shoe, and the temporary files; nothing is left
+running. If the demo itself is killed outright (SIGKILL), its daemon stops by
+itself (``croupier run --exit-with-parent``): no orphan holding the ports.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import random
 import shutil
 import signal
@@ -250,6 +253,8 @@ def _start_daemon(
         endpoints["command"],
         "--log-level",
         "WARNING",
+        "--exit-with-parent",  # if the demo dies abruptly (SIGKILL), so does its daemon
+        str(os.getpid()),
     ]
     if "control" in endpoints:
         cmd += ["--gpio-control", endpoints["control"]]
@@ -273,6 +278,14 @@ def _stop_daemon(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+#: Signals that stop the demo as Ctrl-C does (the daemon, the shoe and the temporary files with it).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -308,7 +321,11 @@ def run(args: argparse.Namespace) -> int:
     dealer: Dealer | None = None
     control: ControlClient | None = None
     code = 0
+    main_thread = threading.current_thread() is threading.main_thread()
+    handlers = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS} if main_thread else {}
     try:
+        for sig in handlers:  # SIGTERM (kill, systemd) and SIGHUP (terminal closed) stop it as Ctrl-C does
+            signal.signal(sig, _interrupt)
         shoe_port = shoe.open_pty(work / "shoe")
         proc, log_path = _start_daemon(args, path, work, shoe_port, endpoints)
         deadline = time.monotonic() + 30
@@ -339,12 +356,15 @@ def run(args: argparse.Namespace) -> int:
         status = client.call("status")
         credits = ", ".join(f"seat {s}: {c / 100:,.2f}" for s, c in status["credits"].items())
         out.write(f"{dealer.played} rounds played; credits {credits}\n")
-    except KeyboardInterrupt:
-        out.write("stopping...\n")
+    except KeyboardInterrupt as exc:
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            out.write(f"stopping{f' ({exc})' if str(exc) else ''}...\n")
     except DemoError as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         code = 1
     finally:
+        for sig in handlers:  # a second signal must not cut the clean-up short (it is bounded)
+            signal.signal(sig, signal.SIG_IGN)
         if dealer is not None:
             dealer.stop.set()
         client.close()
@@ -356,5 +376,8 @@ def run(args: argparse.Namespace) -> int:
             _stop_daemon(proc)
         shoe.close()
         shutil.rmtree(work, ignore_errors=True)
-    out.flush()
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    with contextlib.suppress(OSError):
+        out.flush()
     return code
