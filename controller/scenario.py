@@ -23,7 +23,7 @@ from controller import inputs as I
 from controller.cards import Card, CardError, parse_card
 from controller.configfile import validation_problems
 from controller.events import Event
-from controller.games import GAMES, game_class
+from controller.games import check_game_name, game_class
 from controller.games.base import CardDue, DecisionDue, Game
 from controller.limits import TableLimits
 from controller.table import Table
@@ -111,9 +111,7 @@ class ScenarioFile(BaseModel):
     @field_validator("game")
     @classmethod
     def _game(cls, value: str) -> str:
-        if value not in GAMES:
-            raise ValueError(f"unknown game {value!r}; this build has: {', '.join(sorted(GAMES))}")
-        return value
+        return check_game_name(value)
 
 
 @dataclass(slots=True)

@@ -22,7 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from controller.configfile import ConfigFileError, validation_problems
-from controller.games import GAMES
+from controller.games import GAMES, check_game_name
 from controller.games.base import Game, GameOptions
 from controller.limits import TableLimits
 from drivers.gpio.backend import FACTORIES
@@ -172,9 +172,7 @@ class TableFile(BaseModel):
     @field_validator("game")
     @classmethod
     def _game(cls, value: str) -> str:
-        if value not in GAMES:
-            raise ValueError(f"unknown game {value!r}; this build has: {', '.join(sorted(GAMES))}")
-        return value
+        return check_game_name(value)
 
 
 @dataclass(frozen=True)

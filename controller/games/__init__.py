@@ -22,3 +22,10 @@ def game_class(name: str) -> type[Game]:
         return GAMES[name]
     except KeyError:
         raise KeyError(f"unknown game {name!r}; known: {', '.join(sorted(GAMES))}") from None
+
+
+def check_game_name(value: str) -> str:
+    """A pydantic validator body for a ``game:`` key: the name, or ``ValueError`` naming the known ones."""
+    if value not in GAMES:
+        raise ValueError(f"unknown game {value!r}; this build has: {', '.join(sorted(GAMES))}")
+    return value
