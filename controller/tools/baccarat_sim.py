@@ -12,13 +12,7 @@ change the odds of the next coup in expectation).
 from __future__ import annotations
 
 import argparse
-import math
-import sys
 from dataclasses import dataclass
-from fractions import Fraction
-from multiprocessing import Pool
-
-from tqdm import tqdm
 
 from controller import inputs as I
 from controller.cards import DECK
@@ -28,12 +22,13 @@ from controller.limits import TableLimits
 from controller.money import Odds
 from controller.table import Table
 from controller.tools.baccarat_math import par_sheet
+from controller.tools.montecarlo import chunk_seed, chunks, mean_interval, run_chunks
 from controller.tools.shoe_shuffle import ShuffledShoe
 
 BETS = (("player", 1), ("banker", 2), ("tie", 3))
 STAKE = 100
 CUT_CARD = 16
-CHUNK = 5_000
+CHUNK = 50_000
 
 
 @dataclass
@@ -51,7 +46,7 @@ class Tally:
             self.squares[k] += other.squares[k]
 
 
-def play(rounds: int, seed: int, decks: int, tie_pays: str, progress: bool = False) -> Tally:
+def play(rounds: int, seed: int, decks: int, tie_pays: str) -> Tally:
     """Play ``rounds`` coups through a fresh table; the tally of each bet's nets."""
     game = Baccarat(BaccaratOptions(decks=decks, tie_pays=Odds.parse(tie_pays)))
     table = Table(game, TableLimits(seats=3))
@@ -62,9 +57,8 @@ def play(rounds: int, seed: int, decks: int, tie_pays: str, progress: bool = Fal
     betting = [I.OpenBetting(), *(I.PlaceWager(seat, spot, STAKE) for spot, seat in BETS), I.CloseBetting()]
     spot_of = {seat: spot for spot, seat in BETS}
     tally = Tally(0, {s: 0 for s, _ in BETS}, {s: 0 for s, _ in BETS})
-    bar = tqdm(total=rounds, unit="round", disable=not progress, file=sys.stderr, mininterval=0.5)
     apply = table.apply
-    for n in range(rounds):
+    for _ in range(rounds):
         if shoe.needs_shuffle():
             shoe.shuffle()
             apply(I.NewShoe())
@@ -80,10 +74,6 @@ def play(rounds: int, seed: int, decks: int, tie_pays: str, progress: bool = Fal
             net = line["net"]
             tally.sums[spot] += net
             tally.squares[spot] += net * net
-        if n % 1000 == 999:
-            bar.update(1000)
-    bar.update(rounds - bar.n)
-    bar.close()
     tally.rounds = rounds
     return tally
 
@@ -94,20 +84,10 @@ def _play_chunk(job: tuple[int, int, int, str]) -> Tally:
 
 
 def simulate(rounds: int, seed: int, decks: int, tie_pays: str, workers: int) -> Tally:
-    """Split the rounds over ``workers`` processes, each with its own seed derived from ``seed``."""
-    if workers <= 1:
-        return play(rounds, seed, decks, tie_pays, progress=True)
-    per = [rounds // workers + (1 if i < rounds % workers else 0) for i in range(workers)]
-    jobs = []
-    for w, count in enumerate(per):
-        # Chunks keep the progress bar moving; seeds are fixed by (seed, worker, chunk).
-        for c, start in enumerate(range(0, count, CHUNK * 10)):
-            jobs.append((min(CHUNK * 10, count - start), seed * 1_000_003 + w * 10_007 + c, decks, tie_pays))
+    """Chunks with seeds fixed by (seed, chunk), so the answer does not depend on ``workers``."""
+    jobs = [(count, chunk_seed(seed, c), decks, tie_pays) for c, count in chunks(rounds, CHUNK)]
     total = Tally(0, {s: 0 for s, _ in BETS}, {s: 0 for s, _ in BETS})
-    with Pool(workers) as pool, tqdm(total=rounds, unit="round", file=sys.stderr) as bar:
-        for part in pool.imap_unordered(_play_chunk, jobs):
-            total.merge(part)
-            bar.update(part.rounds)
+    run_chunks(jobs, _play_chunk, total.merge, lambda job: job[0], workers)
     return total
 
 
@@ -130,15 +110,13 @@ def run(args: argparse.Namespace) -> int:
     print(f"{'bet':<8} {'return':>9} {'95% interval':>22} {'exact':>9}  inside")
     all_inside = True
     for spot, _ in BETS:
-        mean = Fraction(tally.sums[spot], n * STAKE)
-        var = (tally.squares[spot] / STAKE**2 - n * float(mean) ** 2) / (n - 1)
-        half = 1.96 * math.sqrt(var / n)
+        mean, half = mean_interval(tally.sums[spot] / STAKE, tally.squares[spot] / STAKE**2, n)
         want = float(exact[f"ev_{spot}"])
-        inside = float(mean) - half <= want <= float(mean) + half
+        inside = mean - half <= want <= mean + half
         all_inside &= inside
         print(
-            f"{spot:<8} {100 * float(mean):8.4f}% [{100 * (float(mean) - half):8.4f}%, "
-            f"{100 * (float(mean) + half):8.4f}%] {100 * want:8.4f}%  {'yes' if inside else 'NO'}"
+            f"{spot:<8} {100 * mean:8.4f}% [{100 * (mean - half):8.4f}%, "
+            f"{100 * (mean + half):8.4f}%] {100 * want:8.4f}%  {'yes' if inside else 'NO'}"
         )
     print(f"command: croupier simulate baccarat --rounds {args.rounds} --seed {args.seed} "
           f"--decks {args.decks} --tie-pays {args.tie_pays} --workers {args.workers}")

@@ -19,18 +19,14 @@ player pays for both, and a swap of an odd total risks a live Odds-Win).
 from __future__ import annotations
 
 import argparse
-import math
 import random
-import sys
 from dataclasses import dataclass
-from multiprocessing import Pool
-
-from tqdm import tqdm
 
 from controller.cards import DECK, Card, parse_card
 from controller.games.blackjack import is_natural
 from controller.games.swap_hand_options import SwapHandOptions
 from controller.tools.blackjack_strategy import UPS, Chart
+from controller.tools.montecarlo import mean_interval, run_chunks
 from controller.tools.swap_hand_play import STAKE, Player, SimTable
 
 TOTALS = range(14, 19)
@@ -98,25 +94,15 @@ def measure(cell: Cell) -> CellResult:
         sums[2] += diff
         square += diff * diff
     n = cell.trials
-    mean = sums[2] / n
-    var = max(square / n - mean * mean, 0.0) * n / max(n - 1, 1)
+    mean, half = mean_interval(sums[2], square, n)
     return CellResult(cell.total, cell.up, n, sums[0] / n / STAKE, sums[1] / n / STAKE, mean / STAKE,
-                      1.96 * math.sqrt(var / n) / STAKE)
+                      half / STAKE)
 
 
 def swap_table(trials: int, seed: int, decks: int, workers: int) -> list[CellResult]:
     cells = [Cell(t, u, trials, seed * 1_000_003 + t * 100 + u, decks) for t in TOTALS for u in UPS]
     results: list[CellResult] = []
-    with tqdm(total=len(cells) * trials, unit="trial", file=sys.stderr, mininterval=0.5) as bar:
-        if workers <= 1:
-            for cell in cells:
-                results.append(measure(cell))
-                bar.update(trials)
-        else:
-            with Pool(workers) as pool:
-                for res in pool.imap_unordered(measure, cells):
-                    results.append(res)
-                    bar.update(trials)
+    run_chunks(cells, measure, results.append, lambda cell: cell.trials, workers, unit="trial")
     results.sort(key=lambda r: (r.total, r.up))
     return results
 

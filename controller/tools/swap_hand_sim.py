@@ -16,16 +16,15 @@ against published house edges (it is not a table option).
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from dataclasses import dataclass
-from multiprocessing import Pool
 
 from tqdm import tqdm
 
 from controller.games.swap_hand_options import CLASSIC, SWAP_HAND, SwapHandOptions
 from controller.money import Odds
 from controller.tools.blackjack_strategy import Chart
+from controller.tools.montecarlo import chunk_seed, chunks, mean_interval, run_chunks
 from controller.tools.shoe_shuffle import ShuffledShoe
 from controller.tools.swap_hand_play import STAKE, Player, SimTable
 
@@ -57,10 +56,8 @@ class Tally:
 
     def edge(self, spot: str, stake: int) -> tuple[float, float]:
         """House edge per unit staked on ``spot`` and the half-width of its 95 % interval."""
-        n = self.rounds
-        mean = self.sums[spot] / n
-        var = max(self.squares[spot] / n - mean * mean, 0.0) * n / (n - 1)
-        return -mean / stake, 1.96 * math.sqrt(var / n) / stake
+        mean, half = mean_interval(self.sums[spot], self.squares[spot], self.rounds)
+        return -mean / stake, half / stake
 
 
 @dataclass(frozen=True)
@@ -108,21 +105,9 @@ def play(job: Job, progress: bool = False) -> Tally:
 
 def simulate(rounds: int, seed: int, options: SwapHandOptions, classic: bool, workers: int) -> Tally:
     """Split the rounds into chunks with seeds fixed by (seed, chunk): same answer for any ``workers``."""
-    jobs = [
-        Job(min(CHUNK, rounds - start), seed * 1_000_003 + c, options, classic)
-        for c, start in enumerate(range(0, rounds, CHUNK))
-    ]
+    jobs = [Job(count, chunk_seed(seed, c), options, classic) for c, count in chunks(rounds, CHUNK)]
     total = Tally.empty()
-    if workers <= 1:
-        with tqdm(total=rounds, unit="round", file=sys.stderr, mininterval=0.5) as bar:
-            for job in jobs:
-                total.merge(play(job))
-                bar.update(job.rounds)
-        return total
-    with Pool(workers) as pool, tqdm(total=rounds, unit="round", file=sys.stderr, mininterval=0.5) as bar:
-        for part in pool.imap_unordered(play, jobs):
-            total.merge(part)
-            bar.update(part.rounds)
+    run_chunks(jobs, play, total.merge, lambda job: job.rounds, workers)
     return total
 
 

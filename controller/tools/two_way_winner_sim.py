@@ -19,7 +19,6 @@ figure of ``croupier math two_way_winner --bonus``.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 from collections import Counter
@@ -38,6 +37,7 @@ from controller.games.two_way_winner_seat import DEALER_BONUS
 from controller.limits import TableLimits
 from controller.money import Odds
 from controller.table import Table
+from controller.tools.montecarlo import mean_interval
 from controller.tools.two_way_winner_math import par_sheet
 from controller.tools.two_way_winner_policy import decide
 
@@ -123,9 +123,8 @@ def play(rounds: int, seed: int, seats: int, natural_pays: str, with_bonus: bool
 
 def interval(total: int, squares: int, rounds: int, unit: int) -> tuple[float, float]:
     """Mean per ``unit`` staked per round and the half-width of its 95 % interval."""
-    mean = total / rounds
-    var = (squares - rounds * mean * mean) / (rounds - 1)
-    return mean / unit, 1.96 * math.sqrt(var / rounds) / unit
+    mean, half = mean_interval(total, squares, rounds)
+    return mean / unit, half / unit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

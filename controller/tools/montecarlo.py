@@ -1,0 +1,70 @@
+"""What every simulation tool shares: confidence intervals and chunked, seeded, parallel runs.
+
+A simulation is split into chunks whose seeds are fixed by the run's seed
+and the chunk's number, so the answer is the same whatever the number of
+worker processes; the chunks' tallies are merged as they come back, with one
+progress bar over the whole run.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from multiprocessing import Pool
+from typing import TypeVar
+
+from tqdm import tqdm
+
+J = TypeVar("J")
+T = TypeVar("T")
+
+#: z for a two-sided 95 % normal interval.
+Z95 = 1.96
+
+
+def mean_interval(total: float, squares: float, n: int) -> tuple[float, float]:
+    """The mean of ``n`` observations from their sum and sum of squares, and its 95 % half-width."""
+    if n < 2:
+        raise ValueError(f"an interval needs at least 2 observations, not {n}")
+    mean = total / n
+    var = max(squares / n - mean * mean, 0.0) * n / (n - 1)
+    return mean, Z95 * math.sqrt(var / n)
+
+
+def chunk_seed(seed: int, chunk: int) -> int:
+    """The seed of one chunk of a run: fixed by the run's seed and the chunk's number."""
+    return seed * 1_000_003 + chunk
+
+
+def chunks(rounds: int, size: int) -> Iterator[tuple[int, int]]:
+    """(chunk number, rounds in it) covering ``rounds`` in chunks of at most ``size``."""
+    for c, start in enumerate(range(0, rounds, size)):
+        yield c, min(size, rounds - start)
+
+
+def run_chunks(
+    jobs: Sequence[J],
+    play: Callable[[J], T],
+    merge: Callable[[T], None],
+    weight: Callable[[J], int],
+    workers: int,
+    unit: str = "round",
+) -> None:
+    """Play every job (in ``workers`` processes when above 1) and ``merge`` each result as it arrives.
+
+    ``play`` must be a module-level function (it is pickled to the workers);
+    ``weight`` says how far one job moves the progress bar.
+    """
+    total = sum(weight(j) for j in jobs)
+    with tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5) as bar:
+        if workers <= 1:
+            for job in jobs:
+                merge(play(job))
+                bar.update(weight(job))
+            return
+        sizes = {id(job): weight(job) for job in jobs}
+        with Pool(workers) as pool:
+            for job, result in zip(jobs, pool.imap(play, jobs), strict=True):
+                merge(result)
+                bar.update(sizes[id(job)])
