@@ -6,49 +6,23 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from controller.cards import DECK, Card, parse_card
-from drivers.shoe.events import ShoeCard, ShoeEvent, ShoeStatus
 from drivers.shoe.profile import ShoeProfile, parse_profile
 from drivers.shoe.sim import SimError, SimulatedShoe, load_deck
 from drivers.shoe.simctl import run_command
 from drivers.shoe.transport import ShoeReader
+from tests.shoe_support import ShoeEvents
 
 pytestmark = pytest.mark.timeout(60)
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-class Collector:
-    """Events from the reader thread, with a wait for a condition on them."""
-
-    def __init__(self) -> None:
-        self.events: list[ShoeEvent] = []
-        self.times: list[float] = []
-        self._cond = threading.Condition()
-
-    def __call__(self, event: ShoeEvent) -> None:
-        with self._cond:
-            self.events.append(event)
-            self.times.append(time.monotonic())
-            self._cond.notify_all()
-
-    def wait(self, pred: Callable[[], bool], timeout: float = 10.0) -> None:
-        with self._cond:
-            assert self._cond.wait_for(pred, timeout), f"timed out; last events {self.events[-5:]}"
-
-    def cards(self) -> list[ShoeCard]:
-        return [e for e in self.events if isinstance(e, ShoeCard)]
-
-    def status(self, name: str) -> list[ShoeStatus]:
-        return [e for e in self.events if isinstance(e, ShoeStatus) and e.status == name]
 
 
 def profile(port: str, protocol: str = "v1", heartbeat: float = 3.0) -> ShoeProfile:
@@ -71,9 +45,9 @@ def cleanup() -> Iterator[list[SimulatedShoe | ShoeReader]]:
 
 
 def start(cleanup: list[Any], sim: SimulatedShoe, url: str, protocol: str = "v1",
-          heartbeat: float = 3.0) -> tuple[ShoeReader, Collector]:
+          heartbeat: float = 3.0) -> tuple[ShoeReader, ShoeEvents]:
     cleanup.append(sim)
-    events = Collector()
+    events = ShoeEvents()
     reader = ShoeReader(profile(url, protocol, heartbeat), events)
     cleanup.append(reader)
     reader.start()
@@ -288,7 +262,7 @@ def test_cli_sim_serves_a_reader_and_takes_commands(tmp_path: Path, cleanup: lis
         lines = [proc.stdout.readline() for _ in range(4)]
         control = next(line for line in lines if line.startswith("# control: "))
         port = int(control.split("127.0.0.1:")[1].split()[0])
-        events = Collector()
+        events = ShoeEvents()
         reader = ShoeReader(profile(str(link)), events)
         cleanup.append(reader)
         reader.start()

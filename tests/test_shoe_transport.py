@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import threading
 import time
 import tty
 from collections.abc import Callable, Iterator
@@ -21,39 +20,13 @@ import pytest
 from controller.cards import parse_card
 from controller.inputs import CardSeen
 from drivers.shoe.codec import Frame, FrameDecoder, encode_frame
-from drivers.shoe.events import ShoeCard, ShoeEvent, ShoeStatus
+from drivers.shoe.events import ShoeCard
 from drivers.shoe.messages import Ack, CardMsg, Dispense, Hello, Lid, Message, Nak, StatusRequest
 from drivers.shoe.profile import ShoeProfile, parse_profile
 from drivers.shoe.transport import ShoeError, ShoeReader
+from tests.shoe_support import ShoeEvents
 
 pytestmark = pytest.mark.timeout(60)
-
-
-class Collector:
-    """Events from the reader thread, with a wait for a condition on them."""
-
-    def __init__(self) -> None:
-        self.events: list[ShoeEvent] = []
-        self.times: list[float] = []
-        self._cond = threading.Condition()
-
-    def __call__(self, event: ShoeEvent) -> None:
-        with self._cond:
-            self.events.append(event)
-            self.times.append(time.monotonic())
-            self._cond.notify_all()
-
-    def wait(self, pred: Callable[[list[ShoeEvent]], bool], timeout: float = 10.0) -> None:
-        with self._cond:
-            assert self._cond.wait_for(lambda: pred(self.events), timeout), f"timed out; got {self.events}"
-
-    def statuses(self, name: str) -> list[ShoeStatus]:
-        with self._cond:
-            return [e for e in self.events if isinstance(e, ShoeStatus) and e.status == name]
-
-    def cards(self) -> list[str]:
-        with self._cond:
-            return [e.card.code for e in self.events if isinstance(e, ShoeCard)]
 
 
 class RawShoe:
@@ -106,15 +79,15 @@ def shoe() -> Iterator[RawShoe]:
 
 
 @pytest.fixture
-def run_reader() -> Iterator[Callable[[ShoeProfile], tuple[ShoeReader, Collector]]]:
+def run_reader() -> Iterator[Callable[[ShoeProfile], tuple[ShoeReader, ShoeEvents]]]:
     readers: list[ShoeReader] = []
 
-    def start(prof: ShoeProfile) -> tuple[ShoeReader, Collector]:
-        events = Collector()
+    def start(prof: ShoeProfile) -> tuple[ShoeReader, ShoeEvents]:
+        events = ShoeEvents()
         reader = ShoeReader(prof, events)
         readers.append(reader)
         reader.start()
-        events.wait(lambda ev: any(isinstance(e, ShoeStatus) and e.status == "connected" for e in ev))
+        events.wait(lambda: bool(events.status("connected")))
         return reader, events
 
     yield start
@@ -137,13 +110,13 @@ def test_frames_are_acked_and_duplicates_delivered_once(shoe: RawShoe, run_reade
     shoe.send(2, CardMsg(parse_card("9D"), burn=True))
     acks = shoe.expect(is_ack(2))
     assert [f.seq for f in acks if isinstance(f.message, Ack)] == [1, 1, 2]
-    events.wait(lambda ev: len([e for e in ev if isinstance(e, ShoeCard)]) == 2)
+    events.wait(lambda: len(events.cards()) == 2)
     time.sleep(0.2)
-    cards = [e for e in events.events if isinstance(e, ShoeCard)]
+    cards = events.cards()
     assert cards == [ShoeCard(parse_card("AS")), ShoeCard(parse_card("9D"), burn=True)]
     assert cards[1].to_input() == CardSeen(parse_card("9D"), burn=True)
     assert cards[1].to_dict() == {"event": "shoe_card", "card": "9D", "burn": True}
-    hello = events.statuses("hello")
+    hello = events.status("hello")
     assert [h.to_dict() for h in hello] == [{"event": "shoe_hello", "protocol": 1, "model": "Test",
                                               "firmware": "0.1", "serial": "T-1"}]
 
@@ -158,10 +131,10 @@ def test_damage_is_reported_and_naked_with_expected_seq(shoe: RawShoe, run_reade
     assert [f.seq for f in got if isinstance(f.message, Nak)] == [8]  # "send 8 again"
     shoe.write(good)
     shoe.expect(is_ack(8))
-    events.wait(lambda ev: any(isinstance(e, ShoeCard) for e in ev))
-    errors = events.statuses("framing_error")
+    events.wait(lambda: bool(events.cards()))
+    errors = events.status("framing_error")
     assert len(errors) == 1 and "CRC mismatch" in errors[0].detail["reason"]
-    assert events.statuses("lid_open") and events.cards() == ["QC"]
+    assert events.status("lid_open") and events.codes() == ["QC"]
 
 
 def test_stale_and_echoed_frames_are_not_delivered(shoe: RawShoe, run_reader: Any) -> None:
@@ -172,9 +145,9 @@ def test_stale_and_echoed_frames_are_not_delivered(shoe: RawShoe, run_reader: An
     shoe.send(3, Ack())  # a host frame coming back: an echoing line
     shoe.send(12, CardMsg(parse_card("4C")))
     shoe.expect(is_ack(12))
-    events.wait(lambda ev: len([e for e in ev if isinstance(e, ShoeCard)]) == 3)
-    assert events.cards() == ["2C", "3C", "4C"]
-    reasons = [e.detail["reason"] for e in events.statuses("framing_error")]
+    events.wait(lambda: len(events.cards()) == 3)
+    assert events.codes() == ["2C", "3C", "4C"]
+    reasons = [e.detail["reason"] for e in events.status("framing_error")]
     assert any("stale frame seq 10" in r for r in reasons)
     assert any("is the line echoing" in r for r in reasons)
 
@@ -188,11 +161,11 @@ def test_unplug_is_reported_within_two_seconds_and_reading_resumes(tmp_path: Any
     first.expect(is_ack(0))
     # Seq 1 goes out but the cable is pulled before its ACK comes back.
     first.send(1, CardMsg(parse_card("KH")))
-    events.wait(lambda ev: len(events.cards()) == 2)
+    events.wait(lambda: len(events.cards()) == 2)
     unplugged = time.monotonic()
     first.close()
-    events.wait(lambda ev: bool(events.statuses("disconnected")), timeout=2.0)
-    assert events.times[events.events.index(events.statuses("disconnected")[0])] - unplugged < 2.0
+    events.wait(lambda: bool(events.status("disconnected")), timeout=2.0)
+    assert events.times[events.events.index(events.status("disconnected")[0])] - unplugged < 2.0
     second = RawShoe()  # plugged in again: the same name, a new device node
     try:
         os.replace(link, tmp_path / "old")
@@ -203,10 +176,10 @@ def test_unplug_is_reported_within_two_seconds_and_reading_resumes(tmp_path: Any
         second.send(1, CardMsg(parse_card("KH")))  # a shoe that resends anyway
         second.send(2, CardMsg(parse_card("QH")))
         second.expect(is_ack(2))
-        events.wait(lambda ev: len(events.cards()) == 3)
+        events.wait(lambda: len(events.cards()) == 3)
         time.sleep(0.2)
-        assert events.cards() == ["AH", "KH", "QH"]
-        assert len(events.statuses("connected")) == 2
+        assert events.codes() == ["AH", "KH", "QH"]
+        assert len(events.status("connected")) == 2
     finally:
         second.close()
 
@@ -215,8 +188,8 @@ def test_heartbeat_timeout_reconnects(shoe: RawShoe, run_reader: Any) -> None:
     _, events = run_reader(profile(shoe.path, heartbeat_timeout=0.3))
     shoe.send(0, Hello("Mute", "1", "M"))
     shoe.expect(is_ack(0))
-    events.wait(lambda ev: len(events.statuses("connected")) >= 2, timeout=10)
-    reasons = [e.detail["reason"] for e in events.statuses("disconnected")]
+    events.wait(lambda: len(events.status("connected")) >= 2, timeout=10)
+    reasons = [e.detail["reason"] for e in events.status("disconnected")]
     assert reasons and "heartbeat lost" in reasons[0]
     # The new session asks the shoe to resend from seq 1 and for a status.
     got = shoe.expect(lambda f: isinstance(f.message, Nak) and f.seq == 1)
@@ -226,9 +199,9 @@ def test_heartbeat_timeout_reconnects(shoe: RawShoe, run_reader: Any) -> None:
 def test_plain_profile_reads_lines_and_quotes_bad_ones(shoe: RawShoe, run_reader: Any) -> None:
     reader, events = run_reader(profile(shoe.path, "plain", baud=9600))
     shoe.write(b"AS\r\n10h\r\ngarbage\r\nqd\n")
-    events.wait(lambda ev: len(events.cards()) == 3)
-    assert events.cards() == ["AS", "TH", "QD"]
-    errors = events.statuses("framing_error")
+    events.wait(lambda: len(events.cards()) == 3)
+    assert events.codes() == ["AS", "TH", "QD"]
+    errors = events.status("framing_error")
     assert len(errors) == 1 and "'garbage'" in errors[0].detail["reason"]
     reader.request_card()  # no-op: a plain reader has no commands
     time.sleep(0.1)
@@ -241,47 +214,47 @@ def test_request_card_sends_dispense_and_fails_clearly_when_disconnected(
     reader.request_card()
     shoe.expect(lambda f: isinstance(f.message, Dispense))
     shoe.close()
-    events.wait(lambda ev: bool(events.statuses("disconnected")))
+    events.wait(lambda: bool(events.status("disconnected")))
     with pytest.raises(ShoeError, match="not connected"):
         reader.request_card()
 
 
 def test_second_reader_cannot_open_a_port_in_use(shoe: RawShoe, run_reader: Any) -> None:
     run_reader(profile(shoe.path))
-    events = Collector()
+    events = ShoeEvents()
     other = ShoeReader(profile(shoe.path), events)
     other.start()
     try:
-        events.wait(lambda ev: bool(events.statuses("disconnected")))
-        reason = events.statuses("disconnected")[0].detail["reason"]
+        events.wait(lambda: bool(events.status("disconnected")))
+        reason = events.status("disconnected")[0].detail["reason"]
         assert "cannot open" in reason and "exclusively lock" in reason
-        assert not events.statuses("connected")
+        assert not events.status("connected")
     finally:
         other.stop()
 
 
 def test_stop_is_idempotent_and_reports_disconnect(shoe: RawShoe) -> None:
-    events = Collector()
+    events = ShoeEvents()
     reader = ShoeReader(profile(shoe.path), events)
     reader.stop()  # before start: nothing to do
     reader.start()
-    events.wait(lambda ev: bool(events.statuses("connected")))
+    events.wait(lambda: bool(events.status("connected")))
     reader.stop()
     reader.stop()
-    assert events.statuses("disconnected")[-1].detail["reason"] == "stopped"
+    assert events.status("disconnected")[-1].detail["reason"] == "stopped"
     assert not reader.connected
     with pytest.raises(RuntimeError):
         reader.start()
 
 
 def test_missing_port_is_reported_once_while_retrying(tmp_path: Any) -> None:
-    events = Collector()
+    events = ShoeEvents()
     reader = ShoeReader(profile(str(tmp_path / "no-such-tty")), events)
     reader.start()
     try:
-        events.wait(lambda ev: bool(events.statuses("disconnected")))
+        events.wait(lambda: bool(events.status("disconnected")))
         time.sleep(0.5)  # several retries at 0.05..0.2 s
-        assert len(events.statuses("disconnected")) == 1
-        assert "no-such-tty" in events.statuses("disconnected")[0].detail["reason"]
+        assert len(events.status("disconnected")) == 1
+        assert "no-such-tty" in events.status("disconnected")[0].detail["reason"]
     finally:
         reader.stop()
