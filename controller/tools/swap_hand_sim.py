@@ -16,10 +16,7 @@ against published house edges (it is not a table option).
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass
-
-from tqdm import tqdm
 
 from controller.games.swap_hand_options import CLASSIC, SWAP_HAND, SwapHandOptions
 from controller.money import Odds
@@ -72,7 +69,7 @@ def cut_card(decks: int) -> int:
     return max(26, 13 * decks)
 
 
-def play(job: Job, progress: bool = False) -> Tally:
+def play(job: Job) -> Tally:
     """Play ``job.rounds`` rounds from seeded shoes; the tally of the nets."""
     opts = job.options
     sim = SimTable(opts, CLASSIC if job.classic else SWAP_HAND)
@@ -80,8 +77,7 @@ def play(job: Job, progress: bool = False) -> Tally:
     shoe = ShuffledShoe(opts.decks, job.seed, cut_card(opts.decks))
     sim.new_shoe()
     tally = Tally.empty()
-    bar = tqdm(total=job.rounds, unit="round", disable=not progress, file=sys.stderr, mininterval=0.5)
-    for n in range(job.rounds):
+    for _ in range(job.rounds):
         if shoe.needs_shuffle():
             shoe.shuffle()
             sim.new_shoe()
@@ -95,10 +91,6 @@ def play(job: Job, progress: bool = False) -> Tally:
         tally.add("main", main)
         tally.add("odds_win", odds)
         tally.add("total", main + odds)
-        if n % 1000 == 999:
-            bar.update(1000)
-    bar.update(job.rounds - bar.n)
-    bar.close()
     tally.rounds = job.rounds
     return tally
 
