@@ -137,11 +137,6 @@ class BaccaratRound(GameRound):
         }
 
 
-def score(cards: list[Card]) -> int:
-    """A hand's baccarat score: the sum of values mod 10."""
-    return sum(VALUE[c.rank_value] for c in cards) % 10
-
-
 class Baccarat(Game):
     name: ClassVar[str] = "baccarat"
     bet_spots: ClassVar[tuple[str, ...]] = ("player", "banker", "tie")
