@@ -23,6 +23,7 @@ from controller.daemon.recall import RoundRecorder
 from controller.events import Event
 from controller.inputs import Input
 from controller.table import Table
+from drivers.shoe import FrameId
 
 log = logging.getLogger("croupier.daemon")
 
@@ -108,14 +109,25 @@ class TableService:
             seq,
         )
 
-    def submit(self, inp: Input, source: str, ref: str | None = None, at: float | None = None) -> Applied:
-        """Journal ``inp`` (durably), apply it, number its events. ``ref`` makes a resend a no-op."""
+    def submit(
+        self,
+        inp: Input,
+        source: str,
+        ref: str | None = None,
+        at: float | None = None,
+        frame: FrameId | None = None,
+    ) -> Applied:
+        """Journal ``inp`` (durably), apply it, number its events. ``ref`` makes a resend a no-op.
+
+        ``frame``: the shoe frame ``inp`` came in, committed with it. A failed write raises
+        :class:`~controller.daemon.journal.JournalFault` before anything is applied.
+        """
         if ref is not None:
             row = self.journal.find_ref(ref)
             if row is not None:
                 return Applied(row, self.seq + 1, [], duplicate=True)
         when = time.time() if at is None else at
-        row = self.journal.append(inp, source, when, ref)
+        row = self.journal.append(inp, source, when, ref, frame)
         events = self.table.apply(inp)
         first = self.seq + 1
         self.recorder.observe(first, when, source, inp, events, self.table)
@@ -135,8 +147,14 @@ class TableService:
         return [event_payload(self.table_id, s, e) for s, e in self.recent if s > since]
 
     def snapshot(self) -> dict[str, Any]:
-        """The clone-pattern snapshot: the table state and the seq it stands at."""
-        return {"table": self.table_id, "seq": self.seq, "state": self.table.snapshot()}
+        """The clone-pattern snapshot: the table state and the seq it stands at (and a journal fault)."""
+        return {"table": self.table_id, "seq": self.seq, "state": self.table.snapshot(),
+                "journal_fault": self.journal_fault()}
+
+    def journal_fault(self) -> dict[str, str] | None:
+        """``{"file", "error"}`` once a journal write failed (the table is halted), else None."""
+        fault = self.journal.fault
+        return None if fault is None else {"file": str(fault.path), "error": fault.reason}
 
     def status(self) -> dict[str, Any]:
         t = self.table
@@ -148,6 +166,7 @@ class TableService:
             "seq": self.seq,
             "due": t.snapshot()["due"],
             "tilt": None if t.tilt is None else {"reason": t.tilt.reason, "detail": t.tilt.detail},
+            "journal_fault": self.journal_fault(),
             "offline": dict(t.offline),
             "burn_next": t.burn_next,
             "credits": {str(s): c for s, c in sorted(t.credits.items())},
