@@ -4,7 +4,11 @@ Off unless the environment asks for it: ``CROUPIER_FAULT=POINT[:N[:ACTION]]`` (s
 by commas) makes the N-th time (default 1) the process passes POINT do ACTION:
 
 * ``kill`` (default): SIGKILL to itself, at once; nothing after the point runs, as in a crash;
-* ``term``: SIGTERM to itself, then carry on: a clean stop arriving at exactly that instant.
+* ``term``: SIGTERM to itself, then carry on: a clean stop arriving at exactly that instant;
+* ``eio``: raise ``OSError(EIO)`` there: storage failing in the middle of a write.
+
+``CROUPIER_FAULT_JOURNAL_PAGES=N`` caps the journal at N pages of SQLite (``PRAGMA
+max_page_count``): a disk that fills up, without root or a small filesystem.
 
 Points (each named where it sits):
 
@@ -21,6 +25,7 @@ mistake. The table is read once, at import; with the variable unset every point 
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import threading
@@ -30,27 +35,38 @@ ENV: Final = "CROUPIER_FAULT"
 POINTS: Final = frozenset(
     {"journal_write", "journal_commit", "shoe_handover", "shoe_committed", "shoe_acked"}
 )
-ACTIONS: Final = {"kill": signal.SIGKILL, "term": signal.SIGTERM}
+ACTIONS: Final = ("kill", "term", "eio")
+PAGES_ENV: Final = "CROUPIER_FAULT_JOURNAL_PAGES"
 
 
 class FaultSpecError(ValueError):
     """``CROUPIER_FAULT`` does not parse; the message names the variable and the bad part."""
 
 
-def parse(spec: str) -> dict[str, tuple[int, signal.Signals]]:
-    """``"shoe_committed:3:kill,journal_write"`` -> ``{point: (hit number, signal)}``."""
-    table: dict[str, tuple[int, signal.Signals]] = {}
+def parse(spec: str) -> dict[str, tuple[int, str]]:
+    """``"shoe_committed:3:kill,journal_write"`` -> ``{point: (hit number, action)}``."""
+    table: dict[str, tuple[int, str]] = {}
     for part in filter(None, (p.strip() for p in spec.split(","))):
         name, _, rest = part.partition(":")
         count_text, _, action = rest.partition(":")
         if name not in POINTS:
             raise FaultSpecError(f"{ENV}: unknown point {name!r} (points: {', '.join(sorted(POINTS))})")
         if action and action not in ACTIONS:
-            raise FaultSpecError(f"{ENV}: unknown action {action!r} in {part!r} (kill or term)")
+            raise FaultSpecError(f"{ENV}: unknown action {action!r} in {part!r} ({', '.join(ACTIONS)})")
         if count_text and (not count_text.isdigit() or int(count_text) < 1):
             raise FaultSpecError(f"{ENV}: hit number must be an integer >= 1 in {part!r}")
-        table[name] = (int(count_text or 1), ACTIONS[action or "kill"])
+        table[name] = (int(count_text or 1), action or "kill")
     return table
+
+
+def journal_max_pages() -> int | None:
+    """The journal's page cap from :data:`PAGES_ENV`, if set."""
+    text = os.environ.get(PAGES_ENV, "").strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        raise FaultSpecError(f"{PAGES_ENV}: must be a page count, not {text!r}")
+    return int(text)
 
 
 _ARMED: Final = parse(os.environ.get(ENV, ""))
@@ -65,5 +81,8 @@ def point(name: str) -> None:
         return
     with _lock:
         _hits[name] = hits = _hits.get(name, 0) + 1
-    if hits == armed[0]:
-        os.kill(os.getpid(), armed[1])
+    if hits != armed[0]:
+        return
+    if armed[1] == "eio":
+        raise OSError(errno.EIO, f"{os.strerror(errno.EIO)} (injected at {name})")
+    os.kill(os.getpid(), signal.SIGKILL if armed[1] == "kill" else signal.SIGTERM)

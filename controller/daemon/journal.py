@@ -399,6 +399,9 @@ def _connect(path: Path, fsync: bool) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={'FULL' if fsync else 'OFF'}")
+    pages = faults.journal_max_pages()
+    if pages is not None:
+        conn.execute(f"PRAGMA max_page_count={pages}")
     return conn
 
 
