@@ -138,7 +138,7 @@ Journal.open(Path(sys.argv[1]), table="t1", game="baccarat", options={}).close()
 """
 
 
-def test_a_crash_at_any_instant_of_the_first_start_leaves_no_journal_or_a_complete_one(tmp_path: Path) -> None:
+def test_a_crash_at_any_instant_of_the_first_start_leaves_no_journal_or_a_whole_one(tmp_path: Path) -> None:
     rng = random.Random(11)
     outcomes = {"none": 0, "complete": 0}
     for attempt in range(30):
