@@ -62,6 +62,8 @@ class ShoeProfile(BaseModel):
         if value not in (1, 1.5, 2):
             raise ValueError(f"must be 1, 1.5 or 2, got {value}")
         return value
+    #: plain only: which line ends a reader may use (``any``: CR, LF or CR LF; or exactly one of them).
+    line_end: Literal["any", "lf", "cr", "crlf"] = "any"
     #: v1 only: seconds without any valid frame before the line is taken as dead and reopened.
     heartbeat_timeout: float | None = Field(default=None, validate_default=True)
     reconnect: Backoff
