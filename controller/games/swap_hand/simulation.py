@@ -18,12 +18,12 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from controller.games.swap_hand_options import CLASSIC, SWAP_HAND, SwapHandOptions
+from controller.games.blackjack_strategy import Chart
+from controller.games.swap_hand.options import CLASSIC, SWAP_HAND, SwapHandOptions
+from controller.games.swap_hand.play import STAKE, Player, SimTable
 from controller.money import Odds
-from controller.tools.blackjack_strategy import Chart
-from controller.tools.montecarlo import chunk_seed, chunks, mean_interval, run_chunks
-from controller.tools.shoe_shuffle import ShuffledShoe
-from controller.tools.swap_hand_play import STAKE, Player, SimTable
+from controller.simulation.montecarlo import chunk_seed, chunks, mean_interval, run_chunks
+from controller.simulation.shoe_shuffle import ShuffledShoe
 
 CHUNK = 20_000
 SPOTS = ("main", "odds_win", "total")

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from controller import inputs as I
 from controller.cards import DECK
 from controller.events import RoundSettled
-from controller.games.baccarat import Baccarat, BaccaratOptions
+from controller.games.baccarat.par_sheet import par_sheet
+from controller.games.baccarat.rules import Baccarat, BaccaratOptions
 from controller.limits import TableLimits
 from controller.money import Odds
+from controller.simulation.montecarlo import chunk_seed, chunks, mean_interval, run_chunks
+from controller.simulation.shoe_shuffle import ShuffledShoe
 from controller.table import Table
-from controller.tools.baccarat_math import par_sheet
-from controller.tools.montecarlo import chunk_seed, chunks, mean_interval, run_chunks
-from controller.tools.shoe_shuffle import ShuffledShoe
 
 BETS = (("player", 1), ("banker", 2), ("tie", 3))
 STAKE = 100

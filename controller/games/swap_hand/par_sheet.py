@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 from controller.cards import DECK, Card, parse_card
 from controller.games.blackjack import is_natural
-from controller.games.swap_hand_options import SwapHandOptions
-from controller.tools.blackjack_strategy import UPS, Chart
-from controller.tools.montecarlo import mean_interval, run_chunks
-from controller.tools.swap_hand_play import STAKE, Player, SimTable
+from controller.games.blackjack_strategy import UPS, Chart
+from controller.games.swap_hand.options import SwapHandOptions
+from controller.games.swap_hand.play import STAKE, Player, SimTable
+from controller.simulation.montecarlo import mean_interval, run_chunks
 
 TOTALS = range(14, 19)
 #: The stacked two-card hand for each total.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from fractions import Fraction
 
-from controller.games.baccarat import BANKER_DRAWS
+from controller.games.baccarat.rules import BANKER_DRAWS
 from controller.money import Odds, OddsError
 
 
