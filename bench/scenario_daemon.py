@@ -34,8 +34,8 @@ from controller import inputs as I  # noqa: E402
 from controller.events import RoundSettled  # noqa: E402
 from controller.games.baccarat import Baccarat, BaccaratOptions  # noqa: E402
 from controller.limits import TableLimits  # noqa: E402
+from controller.simulation.shoe_shuffle import ShuffledShoe  # noqa: E402
 from controller.table import Table  # noqa: E402
-from controller.tools.shoe_shuffle import ShuffledShoe  # noqa: E402
 
 UNIT = 100
 CUT_CARD = 16
