@@ -22,9 +22,10 @@ given the last one (``resume``): the shoe's resend of that frame is then
 acknowledged and not delivered again.
 
 Any exception in the reader (opening, reading, writing, a bug) ends the
-session like an unplugged shoe: ``disconnected`` with the cause, logged at
-ERROR once per outage, and the port is retried with the backoff. The thread
-never dies while the reader is running.
+session like an unplugged shoe: ``disconnected`` with the cause, logged once
+per outage (WARNING for a port that cannot be opened, ERROR for anything
+else), and the port is retried with the backoff. The thread never dies while
+the reader is running.
 """
 
 from __future__ import annotations
@@ -40,9 +41,11 @@ from typing import Any, Final, NamedTuple
 
 import serial  # type: ignore[import-untyped]  # no stubs in the dev deps (types-pyserial)
 
-from drivers.shoe.codec import Frame, FrameDecoder, FramingError, LineDecoder, encode_frame
+from drivers.shoe.codec import Frame, FrameDecoder, FramingError, LineDecoder, UndecodableFrame, encode_frame
 from drivers.shoe.events import ShoeEvent, ShoeStatus, event_for
+from drivers.shoe.linehealth import DeviceFlags, ErrorBursts
 from drivers.shoe.messages import (
+    PROTOCOL_VERSION,
     Ack,
     CardMsg,
     Dispense,
@@ -52,6 +55,7 @@ from drivers.shoe.messages import (
     Nak,
     Reset,
     StatusRequest,
+    UnknownMessage,
     is_host_to_shoe,
 )
 from drivers.shoe.profile import ShoeProfile
@@ -128,9 +132,16 @@ class ShoeReader:
         self._thread: threading.Thread | None = None
         #: Sequence of the last frame delivered; kept across reconnects for duplicate suppression.
         self._last_seq: int | None = resume.seq if resume is not None else None
+        #: SEQ of the next host command; restarts at 0 with every session (docs/shoe-protocol.md).
         self._cmd_seq = 0
         #: The shoe's status from its latest HEARTBEAT (answer to :meth:`request_status`).
         self.last_heartbeat: Heartbeat | None = None
+        #: Framing errors and NAKs, reported and sent at a bounded rate.
+        self.bursts = ErrorBursts()
+        #: What the shoe has told us of its lid, contents and faults (HEARTBEAT flags add to it).
+        self.flags = DeviceFlags()
+        #: Frames of unknown shoe-to-host TYPEs, acknowledged and ignored, counted per type.
+        self.unknown_types: dict[int, int] = {}
 
     # --- public API --------------------------------------------------------------------------
 
@@ -204,8 +215,8 @@ class ShoeReader:
     def _command_frame(self, message: Message) -> bytes:
         """Host commands carry their own counter; the shoe may log it, it does not acknowledge it."""
         with self._lock:
-            self._cmd_seq = (self._cmd_seq + 1) & 0xFF
-            return encode_frame(self._cmd_seq, message)
+            seq, self._cmd_seq = self._cmd_seq, (self._cmd_seq + 1) & 0xFF
+            return encode_frame(seq, message)
 
     def _send_command(self, message: Message) -> None:
         try:
@@ -214,26 +225,13 @@ class ShoeReader:
             raise ShoeError(f"cannot send {type(message).__name__} to {self.profile.port}: {exc}") from exc
 
     def _emit(self, event: ShoeEvent) -> bool:
-        """Hand a status (or a plain-profile card) to ``on_event``; False if it raised."""
+        """Hand a status (or, without ``on_frame``, a frame's event) to ``on_event``; False if it raised."""
         try:
             self._on_event(event)
         except Exception:
             log.exception("shoe event handler failed on %r", event)
             return False
         return True
-
-    def _deliver(self, frame: FrameId | None, message: Message) -> bool:
-        """Hand a frame's event over; True when the frame may be acknowledged."""
-        if isinstance(message, Heartbeat):
-            self.last_heartbeat = message
-        event = event_for(message)
-        if self._on_frame is None:
-            return event is None or self._emit(event)
-        try:
-            return self._on_frame(frame, event)
-        except Exception:
-            log.exception("shoe frame handler failed on %r (frame %s): not acknowledged", message, frame)
-            return False
 
     # --- reader thread -------------------------------------------------------------------------
 
@@ -270,6 +268,7 @@ class ShoeReader:
             return False, False, f"cannot open {self.profile.port}: {type(exc).__name__}: {exc}", exc
         with self._lock:
             self._port = port
+            self._cmd_seq = 0  # host command numbering is per session
         healthy = [False]
         error: BaseException | None = None
         try:
@@ -310,12 +309,26 @@ class ShoeReader:
         return data
 
     def _framing_error(self, error: FramingError) -> None:
-        self._emit(ShoeStatus("framing_error", {"reason": error.reason, "raw": error.raw.hex(" ")}))
+        """Report damage: the first of a burst now, the rest counted (see :class:`ErrorBursts`)."""
+        status = self.bursts.error(error.reason, error.raw, time.monotonic())
+        if status is not None:
+            self._emit(status)
+
+    def _tick(self) -> None:
+        status = self.bursts.tick(time.monotonic())
+        if status is not None:
+            self._emit(status)
+
+    def _nak(self, seq: int) -> None:
+        """Ask for ``seq`` again, unless a NAK went out moments ago (no NAK storms)."""
+        if self.bursts.may_nak(time.monotonic()):
+            self._write(encode_frame(seq, Nak()))
 
     def _session_plain(self, port: serial.SerialBase, healthy: list[bool]) -> None:
-        decoder = LineDecoder()
+        decoder = LineDecoder(self.profile.line_end)
         healthy[0] = True
         while not self._stopping.is_set():
+            self._tick()
             for item in decoder.feed(self._read(port)):
                 if isinstance(item, CardMsg):
                     self._deliver(None, item)  # nothing to acknowledge on this profile
@@ -330,59 +343,116 @@ class ShoeReader:
         # Ask for a heartbeat, and for a resend of anything the shoe still holds for us.
         self._write(self._command_frame(StatusRequest()))
         if self._last_seq is not None:
-            self._write(encode_frame((self._last_seq + 1) & 0xFF, Nak()))
+            self._nak((self._last_seq + 1) & 0xFF)
         while not self._stopping.is_set():
+            self._tick()
             data = self._read(port)
             now = time.monotonic()
             if data:
                 items = decoder.feed(data)
                 for item in items:
-                    if isinstance(item, Frame):
-                        if self._accept(item):
-                            last_rx = now
-                            healthy[0] = True
-                    else:
+                    if isinstance(item, FramingError):
                         self._framing_error(item)
+                    elif self._accept(item):
+                        last_rx = now
+                        healthy[0] = True
                 # Damage after the last good frame: ask for the frame we expect now instead of
-                # waiting for the shoe's ACK timeout. Harmless if nothing was lost.
+                # waiting for the shoe's ACK timeout (rate-limited). Before the first good frame
+                # there is no SEQ to ask for: the shoe's resend timer recovers.
                 if items and isinstance(items[-1], FramingError) and self._last_seq is not None:
-                    self._write(encode_frame((self._last_seq + 1) & 0xFF, Nak()))
+                    self._nak((self._last_seq + 1) & 0xFF)
             if now - last_rx > timeout:
                 raise _SessionEnded(f"no frame from the shoe for {timeout} s (heartbeat lost)")
 
-    def _accept(self, frame: Frame) -> bool:
+    def _accept(self, frame: Frame | UndecodableFrame) -> bool:
         """Deliver a frame once and acknowledge it; False if it is not something a shoe sends.
 
         Acknowledged: a resend of the last accepted frame, a late copy, and a new frame the consumer
         accepted. A new frame the consumer did not accept is not acknowledged, so the shoe sends it
         again; it still counts as a sign of life.
         """
-        message = frame.message
-        if is_host_to_shoe(message):
+        message = frame.message if isinstance(frame, Frame) else None
+        if message is not None and is_host_to_shoe(message):
+            name = type(message).__name__
+            if isinstance(message, UnknownMessage):
+                name = f"type 0x{message.type_byte:02X}"
             self._framing_error(FramingError(
-                f"received host-to-shoe {type(message).__name__} (seq {frame.seq}): is the line echoing?"))
+                f"received host-to-shoe {name} (seq {frame.seq}): is the line echoing?"))
             return False
         last = self._last_seq
         behind = None if last is None else (last - frame.seq) & 0xFF
-        hello = isinstance(message, Hello)
-        if behind == 0:
+        if isinstance(message, Hello):
+            # HELLO always resets the expectation, whatever its SEQ: after a wrap, a power-cycle
+            # HELLO 0 may carry the SEQ last delivered. Delivering a resent HELLO again is harmless;
+            # it starts a new session (the consumer records it before it is acknowledged).
+            if not self._take(FrameId(new_session(), frame.seq), message):
+                return True
+        elif behind == 0:
             pass  # a resend of the frame last accepted (its ACK was lost, or we restarted before it)
-        elif behind is not None and 0 < behind < 128 and not hello and not self._resuming:
+        elif behind is not None and 0 < behind < 128 and not self._resuming:
             # Older than the last delivered frame: a serial line cannot reorder, so this is a
             # late copy. Never deliver it twice; say so, since a sane shoe never causes it.
             self._framing_error(FramingError(f"stale frame seq {frame.seq} after seq {last}: dropped"))
         else:
-            if last is not None and not hello and not self._resuming and frame.seq != (last + 1) & 0xFF:
+            # After a resume the journal's cursor may lag the shoe by the heartbeats acknowledged
+            # since: any SEQ but the cursor's own is new, and no gap is reported.
+            if last is not None and not self._resuming and frame.seq != (last + 1) & 0xFF:
                 self._framing_error(FramingError(f"sequence gap: expected {(last + 1) & 0xFF}, "
                                                  f"got {frame.seq} (shoe reset without HELLO?)"))
-            frame_id = FrameId(new_session() if hello else self._session, frame.seq)
-            if not self._deliver(frame_id, message):
+            if message is None:
+                assert isinstance(frame, UndecodableFrame)
+                # A good CRC: the line is fine, the shoe sent something wrong. A NAK would only
+                # bring it back; acknowledge it and report it once, as a fault the operator sees.
+                self._status("protocol_error", reason=str(frame), seq=frame.seq,
+                             type=f"0x{frame.type_byte:02X}", raw=frame.raw.hex(" "))
+                self._last_seq, self._resuming = frame.seq, False
+            elif not self._take(FrameId(self._session, frame.seq), message):
                 return True  # not acknowledged: the shoe sends it again
-            self._session, self._last_seq, self._resuming = frame_id.session, frame.seq, False
         self._write(encode_frame(frame.seq, Ack()))
         if self._on_acked is not None:
             self._on_acked(FrameId(self._session, frame.seq))
         return True
+
+    def _take(self, frame: FrameId, message: Message) -> bool:
+        """Deliver a new frame; once accepted it is the last one (False: not accepted, no ACK)."""
+        if not self._deliver(frame, message):
+            return False
+        self._session, self._last_seq, self._resuming = frame.session, frame.seq, False
+        return True
+
+    def _deliver(self, frame: FrameId | None, message: Message) -> bool:
+        """Hand a new (not duplicate) shoe message over as events; True when it may be acknowledged.
+
+        The message's own event (a card, a lid, HELLO, ...; None for a HEARTBEAT) goes to
+        ``on_frame``, whose answer decides the ACK; the statuses derived from it (HEARTBEAT flags,
+        an unknown type, a wrong protocol version) are reported through ``on_event``.
+        """
+        event: ShoeEvent | None = None
+        if isinstance(message, UnknownMessage):
+            count = self.unknown_types.get(message.type_byte, 0) + 1
+            self.unknown_types[message.type_byte] = count
+            if count == 1:  # once per type: a vendor's message sent every second must not flood
+                log.info("shoe sent unknown message type 0x%02X: acknowledged and ignored", message.type_byte)
+                self._status("unknown_message", type=f"0x{message.type_byte:02X}",
+                             payload=message.payload.hex(" "))
+        elif isinstance(message, Hello) and message.protocol != PROTOCOL_VERSION:
+            self._status("protocol_error", protocol=message.protocol, model=message.model,
+                         firmware=message.firmware, serial=message.serial,
+                         reason=f"the shoe speaks protocol version {message.protocol}; this host speaks "
+                                f"version {PROTOCOL_VERSION} only")
+        else:
+            if isinstance(message, Heartbeat):
+                self.last_heartbeat = message
+            for status in self.flags.on_message(message):
+                self._emit(status)
+            event = event_for(message)
+        if self._on_frame is None:
+            return event is None or self._emit(event)
+        try:
+            return self._on_frame(frame, event)
+        except Exception:
+            log.exception("shoe frame handler failed on %r (frame %s): not acknowledged", message, frame)
+            return False
 
 
 def _is_bug(error: BaseException) -> bool:
