@@ -108,7 +108,8 @@ class TableView:
         kind = event["event"]
         if kind == "new_shoe":
             self.shoe = []
-            self.history.clear()
+            if self.game == "baccarat":  # the strip is part of the shoe's scoreboard there
+                self.history.clear()
         elif kind == "betting_opened":
             self.round = int(event["round"])
             self.phase = "betting"

@@ -30,7 +30,7 @@ const WORDS = {
 const SUITS = {S: "♠", H: "♥", D: "♦", C: "♣"};
 const COLOURS = {red: "#d7263d", blue: "#1b6fe0", green: "#1f9d55"};
 // Visible columns per road: older columns scroll off to the left, as on a real scoreboard.
-const VISIBLE = {bead_plate: 11, big_road: 30, big_eye_boy: 22, small_road: 22, cockroach_pig: 22};
+const VISIBLE = {bead_plate: 11, big_road: 30, big_eye_boy: 30, small_road: 30, cockroach_pig: 30};
 const ROWS = 6;
 
 let W = WORDS.en;
@@ -152,11 +152,7 @@ function road(name, cells, kind) {
   const first = Math.max(0, maxCol - visible + 2);  // keep one empty column on the right
   const s = svg("svg", {class: `road ${name}`, "data-road": name, viewBox: `${first * 10} 0 ${visible * 10} ${ROWS * 10}`,
     preserveAspectRatio: "xMinYMin meet"});
-  for (let col = first; col < first + visible; col++) {
-    for (let row = 0; row < ROWS; row++) {
-      s.append(svg("rect", {x: col * 10, y: row * 10, width: 10, height: 10, class: "grid"}));
-    }
-  }
+  s.append(svg("rect", {x: first * 10, y: 0, width: visible * 10, height: ROWS * 10, fill: "url(#road-grid)"}));
   for (const c of cells) {
     const g = svg("g", {"data-cell": "", "data-row": c.row, "data-col": c.col, "data-colour": c.colour,
       "data-ties": c.ties, "data-banker-pair": c.banker_pair, "data-player-pair": c.player_pair});
@@ -325,7 +321,12 @@ function render(view) {
 
 function follow(table) {
   const source = new EventSource(`/feed/${encodeURIComponent(table)}`);
-  source.onmessage = msg => render(JSON.parse(msg.data));
+  // Draw at most once a frame, the latest screen only: a burst of events never queues renders.
+  let latest = null;
+  source.onmessage = msg => {
+    if (latest === null) requestAnimationFrame(() => { const text = latest; latest = null; render(JSON.parse(text)); });
+    latest = msg.data;
+  };
   source.onerror = () => {  // the display process is gone or restarting: EventSource retries by itself
     document.getElementById("banner-stale").hidden = false;
     document.getElementById("banner-stale").textContent = W.stale;
