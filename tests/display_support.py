@@ -42,7 +42,8 @@ OUTPUT = ROOT / "tests" / "output"
 
 #: Reads every road drawn in the page as the cells croupier roads --json prints.
 READ_ROADS_JS = """() => Object.fromEntries(
-  [...document.querySelectorAll('svg.road')].map(s => [s.dataset.road, [...s.querySelectorAll('[data-cell]')].map(g => ({row: +g.dataset.row, col: +g.dataset.col,
+  [...document.querySelectorAll('svg.road')].map(s => [s.dataset.road,
+   [...s.querySelectorAll('[data-cell]')].map(g => ({row: +g.dataset.row, col: +g.dataset.col,
    colour: g.dataset.colour, ties: +g.dataset.ties, player_pair: g.dataset.playerPair === 'true',
    banker_pair: g.dataset.bankerPair === 'true'}))]))"""
 
