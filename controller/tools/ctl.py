@@ -40,6 +40,7 @@ WORDS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "recall": ("recall", ("n?",)),
     "snapshot": ("snapshot", ()),
     "ping": ("ping", ()),
+    "shoe": ("shoe", ("action",)),
 }
 _INTS: Final = {"seat", "amount", "n", "round"}
 
@@ -186,6 +187,8 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any]) -> str:
         return "\n".join(lines) or "no rounds played yet"
     if cmd in ("snapshot", "ping"):
         return json.dumps(reply, indent=1)
+    if cmd == "shoe":
+        return f"ok: {reply['sent']} sent to the shoe (its HELLO will say it is back)"
     if reply.get("duplicate"):
         return f"ok: already applied (journal row {reply['row']}); nothing done"
     lines = [f"ok: journal row {reply['row']}, seq {reply['seq']}"]
