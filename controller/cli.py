@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from controller.cli_help import polish
 from controller.games import GAMES, game_tool
 from controller.tools import ctl, daemon_run, demo, scenario_cmd, watch
 from drivers.gpio import cli as gpio_cli
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", help="play many rounds through the real engine and report returns")
     _add_tools(p.add_subparsers(dest="game", required=True, metavar="GAME"), SIMULATE_TOOLS)
+    polish(parser)
     return parser
 
 
