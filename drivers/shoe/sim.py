@@ -212,6 +212,7 @@ class SimulatedShoe:
             self._thread.join()
         if self._link is not None:
             self._link.close()
+            self._link.release()
         for sock in (self._wake_r, self._wake_w):
             sock.close()
 
