@@ -11,9 +11,12 @@ Every change produces one new JSON text (the whole screen, from
 latest text, so a slow browser skips intermediate states instead of queueing
 them.
 
-A *stale feed* is a table the display has heard nothing from for
-``stale_after`` seconds and whose snapshot socket does not answer either: the
-screen says so rather than showing an old round as if it were live.
+Heartbeats (``<table>.heartbeat``) tell it at once about a new journal
+(another ``journal_id``: redraw from a fresh snapshot) or missed events
+(``last_seq`` ahead: re-sync). A *stale feed* is a table the display has heard
+nothing from (no event, heartbeat or lamps) for ``stale_after`` seconds and
+whose snapshot socket does not answer either: the screen says so rather than
+showing an old round as if it were live.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from signage.view import TableView
 
 log = logging.getLogger("croupier.display")
 
-#: Side topics carry no ``seq`` (lamps, shoe statuses, heartbeats): they only prove the feed is alive.
+#: Seconds to wait for a snapshot reply before the table counts as not answering.
 SNAPSHOT_TIMEOUT = 2.0
 
 
@@ -96,7 +99,12 @@ class TableFeed:
         sock.setsockopt(zmq.LINGER, 0)
         try:
             sock.connect(self.snapshot_endpoint)
-            await sock.send(json.dumps({} if since is None else {"since": since}).encode())
+            request: dict[str, Any] = {}
+            if since is not None:
+                request["since"] = since
+                if self.view.journal is not None:
+                    request["journal_id"] = self.view.journal  # the daemon leaves out events of another
+            await sock.send(json.dumps(request).encode())
             if not await sock.poll(int(SNAPSHOT_TIMEOUT * 1000)):
                 return None
             reply: dict[str, Any] = json.loads(await sock.recv())
@@ -114,7 +122,7 @@ class TableFeed:
             log.warning("%s: snapshot refused: %s", self.table, reply.get("error"))
             return False
         self.last_heard = time.monotonic()
-        journal = reply.get("journal")
+        journal = reply.get("journal_id")
         missed = reply.get("events")
         same_journal = journal is None or journal == self.view.journal
         if since is not None and missed is not None and same_journal and self.synced:
@@ -129,6 +137,11 @@ class TableFeed:
     def _take(self, payload: dict[str, Any]) -> str:
         """Apply one published message: ``ok``, ``side``, ``gap`` (resync needed) or ``old``."""
         if "seq" not in payload:
+            if payload.get("event") == "heartbeat":
+                if payload.get("journal_id") != self.view.journal:
+                    return "journal"  # the table's journal was replaced: redraw everything
+                if int(payload.get("last_seq", 0)) > self.view.seq:
+                    return "gap"  # events we never saw: re-sync now, not at the next event
             return "side"  # a side topic: the table is alive; nothing numbered changed
         seq = int(payload["seq"])
         if seq <= self.view.seq:
@@ -156,7 +169,6 @@ class TableFeed:
                     continue
                 changed = False
                 need: str | None = None
-                old_seen = False
                 while True:  # drain what is there, then draw once
                     try:
                         _topic, data = await sub.recv_multipart(flags=zmq.NOBLOCK)
@@ -169,18 +181,16 @@ class TableFeed:
                         log.warning("%s: a message that is not JSON: %r", self.table, data[:80])
                         continue
                     what = self._take(payload)
-                    if what == "gap":
-                        need = "gap"
+                    if what in ("gap", "journal"):
+                        need = what
                         break
-                    if what == "old":
-                        old_seen = True
                     changed = changed or what == "ok"
                 if need == "gap":
                     self.gaps += 1
                     await self.resync(self.view.seq)
                     changed = True
-                elif old_seen and time.monotonic() - self.last_sync > 1.0:
-                    # Numbers we already passed, long after a sync: the daemon started a new journal.
+                elif need == "journal":
+                    self.synced = False  # throw away everything shown: a fresh snapshot
                     await self.resync(None)
                     changed = True
                 if self.stale:

@@ -26,5 +26,6 @@ class DisplaySpec(BaseModel):
     #: Shown before amounts (limits); amounts are minor units shown with ``minor_digits`` decimals.
     currency: str = Field(default="", max_length=4)
     minor_digits: int = Field(default=2, ge=0, le=3)
-    #: Seconds without a message from the table (and no snapshot reply) before the screen says "no feed".
-    stale_after: float = Field(default=5.0, gt=0.5, le=300.0)
+    #: Seconds without a message from the table (event, heartbeat, lamps) and no snapshot reply before
+    #: the screen says "no live feed": three of the daemon's default 1 s heartbeats.
+    stale_after: float = Field(default=3.0, gt=0.5, le=300.0)

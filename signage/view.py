@@ -63,7 +63,7 @@ class TableView:
         """Redraw everything from a snapshot reply (first sync, a gap, a restarted daemon)."""
         state = reply["state"]
         self.seq = int(reply["seq"])
-        self.journal = reply.get("journal")
+        self.journal = reply.get("journal_id")
         self.game = state.get("game", self.game)
         self.round = int(state.get("round", 0))
         self.phase = state.get("phase", "idle")
