@@ -4,10 +4,13 @@
 ``... bet 1 player 5.00``, ``... recall 10``, ``... status``. Amounts are
 typed and shown in the table's currency (``5`` and ``5.00`` are the same
 bet; ``995.00`` credits); ``--json`` prints the daemon's reply as it is, in
-integer minor units. The exit status is 0 when the command was carried out,
-1 when the table refused it or it was invalid, 2 when the daemon cannot be
-reached or the arguments are wrong, 3 when it was carried out but tilted the
-table (the reply says what to do).
+integer minor units. With ``--table FILE`` (or ``--expect-table ID``) every
+request names its table, and a daemon of another table refuses it without
+doing anything; every answer starts with the table (and journal) that gave
+it. The exit status is 0 when the command was carried out, 1 when the table
+refused it or it was invalid, 2 when the daemon cannot be reached, answers
+for another table or the arguments are wrong, 3 when it was carried out but
+tilted the table (the reply says what to do).
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ import sys
 import time
 from typing import Any, Final
 
-from controller.daemon.client import CommandClient, DaemonUnavailable
+from controller.daemon.client import BadReply, CommandClient, DaemonUnavailable
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
+from controller.daemon.endpoints import EndpointError
 from controller.money import AmountError, Currency
 from controller.tools.watch import credits_text, format_event, result_text
 
@@ -50,6 +54,8 @@ _INTS: Final = {"seat", "n", "round"}
 TILTED: Final = 3
 #: Meter fields that are amounts (the others are counts).
 _METER_MONEY: Final = {"credits_in", "credits_out", "wagered", "won", "lost", "house_net"}
+#: A person is waiting: say within two seconds that nothing answers (``--timeout`` for slow links).
+CLI_TIMEOUT: Final = 2.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,10 +69,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--endpoint", help="command endpoint, e.g. tcp://127.0.0.1:5558 (overrides the table file)"
     )
     parser.add_argument(
+        "--expect-table", metavar="ID",
+        help="refuse a daemon whose table id is not ID (default: the id in --table's file)",
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print the daemon's reply as JSON (amounts in minor units)"
     )
     parser.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds to wait for a reply (default 10)"
+        "--timeout", type=float, default=CLI_TIMEOUT,
+        help=f"seconds to wait for the reply before saying nothing answers (default {CLI_TIMEOUT:g})",
     )
     parser.add_argument("--round", type=int, help="recall: this round only")
     parser.add_argument("--ref", help="idempotency key: a resend with the same ref is not applied twice")
@@ -81,11 +92,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def build_request(
-    words: list[str], cur: Currency, round_no: int | None = None, ref: str | None = None
+    words: list[str], cur: Currency | None, round_no: int | None = None, ref: str | None = None
 ) -> dict[str, Any]:
     """``["bet", "1", "player", "5.00"]`` -> ``{"cmd": "bet", "seat": 1, "amount": 500, ...}``.
 
-    ``ValueError`` (naming the word) if wrong; amounts are read in ``cur`` and sent in minor units.
+    ``ValueError`` (naming the word) if wrong; amounts are read in ``cur`` and sent in minor units
+    (``cur`` None: only the words' shape is checked and amounts stay text).
     """
     word, rest = words[0], words[1:]
     if word not in WORDS:
@@ -104,7 +116,7 @@ def build_request(
             request["burn"] = True
         elif name == "amount":
             try:
-                request[name] = cur.parse(text)
+                request[name] = text if cur is None else cur.parse(text)
             except AmountError as exc:
                 raise ValueError(f"{word}: AMOUNT: {exc}") from None
         elif name in _INTS:
@@ -197,7 +209,7 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
         )
         return "\n".join(lines)
     if cmd == "meters":
-        t = reply["table"]
+        t = reply["totals"]
         lines = [
             f"table: rounds settled {t['rounds_settled']}, voided {t['rounds_voided']}, "
             f"house net {cur.signed(t['house_net'])}"
@@ -213,8 +225,8 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
         for r in reply["rounds"]:
             lines.extend(format_round(r, cur))
         return "\n".join(lines) or "no rounds played yet"
-    if cmd in ("snapshot", "ping"):
-        return json.dumps(reply, indent=1)
+    if cmd in ("snapshot", "ping") or "row" not in reply:
+        return json.dumps(reply, indent=1)  # a query ctl has no layout for, or a raw request
     if reply.get("duplicate"):
         return f"ok: already applied (journal row {reply['row']}); nothing done"
     events = reply.get("events", [])
@@ -246,31 +258,62 @@ def table_currency(client: CommandClient) -> Currency:
     return Currency.from_dict(client.call("ping").get("currency"))
 
 
+def _fail(message: str) -> int:
+    print(f"croupier ctl: {message}", file=sys.stderr)
+    return 2
+
+
+def answered_by(reply: dict[str, Any]) -> str:
+    """``[table baccarat_sim, journal 3f2a9c1e]``: who answered (the journal id's first 8 digits)."""
+    journal = str(reply.get("journal_id") or "?")[:8]
+    return f"[table {reply.get('table', '?')}, journal {journal}]"
+
+
 def run(args: argparse.Namespace) -> int:
     endpoint = args.endpoint
+    expect = args.expect_table
     if endpoint is None and not args.table:
         endpoint = ZmqSpec().command
-    if endpoint is None:
+    if args.table:
         try:
-            endpoint = load_table(args.table).spec.zeromq.command
+            config = load_table(args.table)
         except TableFileError as exc:
-            print(f"croupier ctl: {exc}", file=sys.stderr)
-            return 2
-    client = CommandClient(endpoint, args.timeout)
+            return _fail(str(exc))
+        endpoint = endpoint or config.spec.zeromq.command
+        expect = expect or config.table_id
+    if not args.raw:
+        try:  # the words' shape first, so a usage error needs no daemon
+            build_request(args.words, None, args.round, args.ref)
+        except ValueError as exc:
+            return _fail(str(exc))
     try:
-        cur = table_currency(client)
-        if args.raw:
-            request = json.loads(" ".join(args.words))
-        else:
-            request = build_request(args.words, cur, args.round, args.ref)
+        client = CommandClient(endpoint, args.timeout)
+    except EndpointError as exc:
+        return _fail(str(exc))
+    try:
+        try:
+            cur = table_currency(client)
+            if args.raw:
+                request = json.loads(" ".join(args.words))
+                if not isinstance(request, dict):
+                    raise ValueError("--raw takes one JSON object, like '{\"cmd\": \"status\"}'")
+            else:
+                request = build_request(args.words, cur, args.round, args.ref)
+        except ValueError as exc:
+            return _fail(str(exc))
+        if expect is not None:
+            request.setdefault("table", expect)  # the daemon refuses it if it is another table
         reply = client.send_raw(json.dumps(request).encode())
-    except ValueError as exc:
-        print(f"croupier ctl: {exc}", file=sys.stderr)
-        return 2
-    except DaemonUnavailable as exc:
-        print(f"croupier ctl: {exc}", file=sys.stderr)
-        return 2
+    except (DaemonUnavailable, BadReply) as exc:
+        return _fail(str(exc))
     finally:
         client.close()
-    print(json.dumps(reply, indent=1) if args.json else format_reply(request, reply, cur))
+    if reply.get("wrong_table") or (expect is not None and reply.get("table") not in (None, expect)):
+        return _fail(f"{endpoint} is table {reply.get('table')!r}, not {expect!r}: refused, nothing done "
+                     "(check --table/--endpoint)")
+    if args.json:
+        print(json.dumps(reply, indent=1))
+    else:
+        print(answered_by(reply))
+        print(format_reply(request, reply, cur))
     return exit_status(reply)
