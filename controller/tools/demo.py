@@ -321,6 +321,7 @@ def run(args: argparse.Namespace) -> int:
     client = CommandClient(endpoints["command"], timeout=10.0)
     sub: Subscriber | None = None
     dealer: Dealer | None = None
+    dealer_thread: threading.Thread | None = None
     control: ControlClient | None = None
     code = 0
     main_thread = threading.current_thread() is threading.main_thread()
@@ -346,8 +347,8 @@ def run(args: argparse.Namespace) -> int:
         if "control" in endpoints:
             control = ControlClient(endpoints["control"])
         dealer = Dealer(config, sim, shoe, client, seed, args.rounds, args.delay, control)
-        thread = threading.Thread(target=dealer.run, name="demo dealer", daemon=True)
-        thread.start()
+        dealer_thread = threading.Thread(target=dealer.run, name="demo dealer", daemon=True)
+        dealer_thread.start()
         while not dealer.done.is_set():
             watch(sub, out, args.json, idle=0.2)
             if proc.poll() is not None:
@@ -369,6 +370,10 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(sig, signal.SIG_IGN)
         if dealer is not None:
             dealer.stop.set()
+        if dealer_thread is not None:
+            # The dealer's thread uses ``client``: a ZeroMQ socket closed under a thread still in a
+            # call aborts the process (libzmq asserts). Its calls end within their timeout.
+            dealer_thread.join(timeout=15)
         client.close()
         if control is not None:
             control.close()
