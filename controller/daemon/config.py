@@ -72,6 +72,9 @@ class ShoeSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     profile: str = Field(min_length=1)
+    #: The line this table's shoe is on, instead of the profile's ``port`` (one profile serves
+    #: many tables; two tables on one machine need two lines).
+    port: str | None = Field(default=None, min_length=1)
 
 
 class ZmqSpec(BaseModel):
@@ -286,6 +289,8 @@ def parse_table(raw: object, path: Path) -> TableConfig:
                 profile = load_profile(profile_path)
             except ProfileError as exc:
                 problems.append(("shoe.profile", str(exc).replace("\n", "; ")))
+            if profile is not None and spec.shoe.port is not None:
+                profile = profile.model_copy(update={"port": spec.shoe.port})
     panels = _panels(spec, path, seats, problems)
     if problems:
         raise TableFileError(path, problems)

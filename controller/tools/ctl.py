@@ -48,6 +48,7 @@ WORDS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "recall": ("recall", ("n?",)),
     "snapshot": ("snapshot", ()),
     "ping": ("ping", ()),
+    "shoe": ("shoe", ("action",)),
 }
 _INTS: Final = {"seat", "n", "round"}
 #: Exit status when the command was applied but its effect was a tilt.
@@ -225,6 +226,8 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
         for r in reply["rounds"]:
             lines.extend(format_round(r, cur))
         return "\n".join(lines) or "no rounds played yet"
+    if cmd == "shoe":
+        return f"ok: {reply['sent']} sent to the shoe (its HELLO will say it is back)"
     if cmd in ("snapshot", "ping") or "row" not in reply:
         return json.dumps(reply, indent=1)  # a query ctl has no layout for, or a raw request
     if reply.get("duplicate"):
