@@ -301,6 +301,12 @@ class Journal:
         self._write(lambda conn: _set_cursor(conn, frame))
         self.shoe_cursor = frame
 
+    def mark_fault(self, reason: str) -> JournalFault:
+        """A write outside :meth:`append` failed (a checkpoint): fault the journal as a failed append does."""
+        if self.fault is None:
+            self.fault = JournalFault(self.path, reason)
+        return self.fault
+
     def _write(self, body: Callable[[sqlite3.Connection], None]) -> None:
         """One transaction; any failure is a :class:`JournalFault`, kept for every later write."""
         if self.fault is not None:
@@ -317,8 +323,7 @@ class Journal:
                     conn.execute("ROLLBACK")
                 raise
         except (sqlite3.Error, OSError) as exc:
-            self.fault = JournalFault(self.path, f"write failed: {type(exc).__name__}: {exc}")
-            raise self.fault from exc
+            raise self.mark_fault(f"write failed: {type(exc).__name__}: {exc}") from exc
         faults.point("journal_commit")
 
     def find_ref(self, ref: str) -> int | None:
@@ -328,9 +333,13 @@ class Journal:
         try:
             found = self._conn.execute("SELECT id FROM inputs WHERE ref = ?", (ref,)).fetchone()
         except sqlite3.Error as exc:
-            self.fault = JournalFault(self.path, f"read failed: {type(exc).__name__}: {exc}")
-            raise self.fault from exc
+            raise self.mark_fault(f"read failed: {type(exc).__name__}: {exc}") from exc
         return None if found is None else int(found[0])
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The journal's connection, for the checkpoints in the same file (controller.daemon.checkpoint)."""
+        return self._conn
 
     # --- reading -------------------------------------------------------------------------------
 

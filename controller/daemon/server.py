@@ -35,6 +35,7 @@ from controller.daemon.commands import (
     parse_command,
 )
 from controller.daemon.config import TableConfig, ZmqSpec
+from controller.daemon.dispenser import Dispenser
 from controller.daemon.endpoints import enable_ipv6
 from controller.daemon.heartbeat import heartbeat_payload
 from controller.daemon.journal import Journal, JournalFault, open_readonly
@@ -47,7 +48,7 @@ from controller.inputs import DeviceStatus, Input
 from controller.table import Table
 from drivers.gpio import BackendError
 from drivers.gpio.control import ControlError, parse_endpoint
-from drivers.shoe import FrameId, ShoeCard, ShoeEvent, ShoeProfile, ShoeStatus
+from drivers.shoe import FrameId, ShoeCard, ShoeError, ShoeEvent, ShoeProfile, ShoeStatus
 from drivers.shoe.linehealth import shoe_health
 
 log = logging.getLogger("croupier.daemon")
@@ -125,6 +126,8 @@ class Daemon:
         self.service: TableService | None = None
         self.shoe: ShoeLink | None = None
         self.shoe_status: dict[str, Any] | None = None
+        #: Sends DISPENSE when a card is due (profile ``mode: dealing_shuffler``), else None.
+        self.dispenser: Dispenser | None = None
         #: The panels (None: the table file has none); opened by :meth:`serve`.
         self.gpio: PanelHost | None = None
         if gpio_control is not None:
@@ -199,6 +202,10 @@ class Daemon:
             if self.shoe_profile is not None:
                 resume = self.service.journal.shoe_cursor if self.service is not None else None
                 self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_frame, resume)
+                if self.shoe_profile.mode == "dealing_shuffler":
+                    assert self.service is not None
+                    self.dispenser = Dispenser(self.shoe.reader, loop, self.submit_from_device,
+                                               self.shoe_profile.dispense_timeout, self.service.table)
                 self.shoe.start()
             assert self.service is not None
             log.info(
@@ -317,6 +324,8 @@ class Daemon:
         except JournalFault as exc:
             self.journal_faulted(exc)
             raise
+        if self.service.journal.fault is not None:  # committed, but a write after it failed
+            self.journal_faulted(self.service.journal.fault)
         pub = self._pub
         tid = self.config.table_id
         # The panels follow first, so whoever sees an event knows the lamps and the bet logic have too
@@ -327,6 +336,8 @@ class Daemon:
                 pub.send_multipart([f"{tid}.{payload['event']}".encode(), dumps(payload)], flags=zmq.NOBLOCK)
         if lamps is not None and self.gpio is not None:
             self.publish_side("lamps", self.gpio.lamps_payload(tid))
+        if self.dispenser is not None:
+            self.dispenser.after_apply(self.service.table)
         return applied
 
     def submit_from_device(self, inp: Input, source: str) -> None:
@@ -385,8 +396,13 @@ class Daemon:
     def on_shoe_event(self, event: ShoeEvent, frame: FrameId | None = None) -> None:
         """Loop thread: a card becomes an input; the line going down or up becomes a device input."""
         assert self.service is not None
+        dispenser = self.dispenser
         if isinstance(event, ShoeCard):
+            if dispenser is not None:
+                dispenser.before_card(self.service.table)
             self.submit(event.to_input(), "shoe", frame=frame)
+            if dispenser is not None:
+                dispenser.after_card(self.service.table)
             return
         assert isinstance(event, ShoeStatus)
         self.shoe_status = {"at": time.time(), **event.to_dict()}
@@ -418,6 +434,9 @@ class Daemon:
             self.submit(DeviceStatus(SHOE_FAULT, False, f"protocol error: {event.detail['reason']}"), "shoe")
         elif event.status == "hello" and SHOE_FAULT in offline:
             self.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe", frame=frame)
+        if dispenser is not None:
+            dispenser.on_status(event.status, self.service.table)
+            dispenser.after_apply(self.service.table)
 
     # --- commands --------------------------------------------------------------------------------
 
@@ -444,6 +463,8 @@ class Daemon:
             return error_reply(str(exc), wrong_table=True)
         except CommandError as exc:
             return error_reply(str(exc))
+        if isinstance(parsed, Query) and parsed.name == "shoe":
+            return self._shoe_command(parsed.args["action"])
         if isinstance(parsed, InputCommand):
             try:
                 applied = self.submit(parsed.input, parsed.source, parsed.ref)
@@ -467,11 +488,31 @@ class Daemon:
             return reply
         return await self._query(parsed)
 
+    def _shoe_command(self, action: str) -> dict[str, Any]:
+        """``shoe reset``: RESET to the shoe, e.g. after the dealer cleared a jam (docs/commands.md)."""
+        if self.shoe is None:
+            return error_reply("shoe reset: this table has no shoe")
+        try:
+            if self.dispenser is not None:
+                self.dispenser.reset()  # the HELLO that answers voids an unanswered DISPENSE
+            else:
+                self.shoe.reader.reset()
+        except ShoeError as exc:
+            return error_reply(f"shoe reset: {exc}")
+        log.info("RESET sent to the shoe")
+        return {"ok": True, "cmd": "shoe", "action": action, "sent": "RESET"}
+
     async def _query(self, q: Query) -> dict[str, Any]:
         service = self.service
         assert service is not None
         if q.name == "ping":
-            return {"ok": True, "cmd": "ping", "table": self.config.table_id, "seq": service.seq}
+            return {
+                "ok": True,
+                "cmd": "ping",
+                "table": self.config.table_id,
+                "seq": service.seq,
+                "currency": self.config.spec.currency.model_dump(),  # how ctl reads typed amounts
+            }
         if q.name == "snapshot":
             return {"ok": True, "cmd": "snapshot", **service.snapshot(), "journal_id": self.journal_id}
         if q.name == "status":
@@ -484,6 +525,7 @@ class Daemon:
                     "connected": connected,
                     "last_status": self.shoe_status,
                     **(shoe_health(self.shoe.reader) if self.shoe is not None else {}),
+                    **(self.dispenser.view() if self.dispenser is not None else {"mode": "reader"}),
                 }
             return {
                 "ok": True,
