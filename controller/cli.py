@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from controller.tools import ctl, daemon_run, demo, scenario_cmd, watch
+from controller.tools import ctl, daemon_run, demo, keys_cmd, scenario_cmd, watch
 from drivers.gpio import cli as gpio_cli
 from drivers.shoe import cli as shoe_cli
 
@@ -55,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ctl", help="operator commands to a running table daemon (docs/commands.md)")
     ctl.add_arguments(p)
     p.set_defaults(func=ctl.run)
+
+    p = sub.add_parser("keys", help="CurveZMQ keys: make, authorise and list a table's keys")
+    keys_cmd.add_arguments(p)
+    p.set_defaults(func=keys_cmd.run)
 
     p = sub.add_parser("watch", help="follow a table's events live (snapshot, then newer events)")
     watch.add_arguments(p)

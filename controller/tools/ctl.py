@@ -16,8 +16,9 @@ import sys
 import time
 from typing import Any, Final
 
-from controller.daemon.client import CommandClient, DaemonUnavailable
-from controller.daemon.config import TableFileError, ZmqSpec, load_table
+from controller.daemon.client import CommandClient, DaemonUnavailable, add_key_arguments, credentials
+from controller.daemon.config import TableConfig, TableFileError, ZmqSpec, load_table
+from controller.daemon.keys import KeyFileError
 from controller.tools.watch import format_event, money
 
 #: ctl word -> (command, positional fields); integers are converted where the command expects them.
@@ -52,6 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "loopback endpoint tcp://127.0.0.1:5558 (the one `make demo` uses)",
     )
     parser.add_argument("--endpoint", help="command endpoint (overrides the table file)")
+    add_key_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the reply JSON")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the reply")
     parser.add_argument("--round", type=int, help="recall: this round only")
@@ -107,6 +109,13 @@ def format_round(r: dict[str, Any]) -> list[str]:
         f"  seq {r['first_seq']}..{r['last_seq']}"
     ]
     out.append("  credits before: " + _seat_credits(r["credits_before"]))
+    who: dict[str, dict[str, int]] = {}
+    for inp in r.get("inputs", []):
+        kinds = who.setdefault(inp["source"], {})
+        kinds[inp["input"]] = kinds.get(inp["input"], 0) + 1
+    for source, kinds in who.items():  # who did what: key names of commands, devices
+        done = ", ".join(k + (f" x{n}" if n > 1 else "") for k, n in kinds.items())
+        out.append(f"  by     {source}: {done}")
     for w in r["wagers"]:
         verb = "bet" if w["event"] == "wager_placed" else f"returned ({w['reason']})"
         out.append(f"  wager  seat {w['seat']} {w['spot']} {w['amount'] / 100:,.2f} {verb}")
@@ -195,14 +204,16 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     endpoint = args.endpoint
-    if endpoint is None and not args.table:
-        endpoint = ZmqSpec().command
+    table: TableConfig | None = None
+    try:
+        if args.table:
+            table = load_table(args.table)
+        key = credentials(args.key, args.server_key, table)
+    except (TableFileError, KeyFileError) as exc:
+        print(f"croupier ctl: {exc}", file=sys.stderr)
+        return 2
     if endpoint is None:
-        try:
-            endpoint = load_table(args.table).spec.zeromq.command
-        except TableFileError as exc:
-            print(f"croupier ctl: {exc}", file=sys.stderr)
-            return 2
+        endpoint = table.spec.zeromq.command if table is not None else ZmqSpec().command
     try:
         if args.raw:
             request = json.loads(" ".join(args.words))
@@ -211,7 +222,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"croupier ctl: {exc}", file=sys.stderr)
         return 2
-    client = CommandClient(endpoint, args.timeout)
+    client = CommandClient(endpoint, args.timeout, key=key)
     try:
         reply = client.send_raw(json.dumps(request).encode())
     except DaemonUnavailable as exc:

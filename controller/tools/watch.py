@@ -14,8 +14,9 @@ import sys
 import time
 from typing import Any, TextIO
 
-from controller.daemon.client import Subscriber
+from controller.daemon.client import Subscriber, add_key_arguments, credentials
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
+from controller.daemon.keys import KeyFileError
 
 
 def money(minor: int) -> str:
@@ -116,6 +117,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pub", help="PUB endpoint (overrides the table file)")
     parser.add_argument("--snapshot", help="snapshot endpoint (overrides the table file)")
     parser.add_argument("--json", action="store_true", help="print each event as its JSON line")
+    add_key_arguments(parser)  # needed when the table has security.curve_events
     parser.add_argument(
         "--count", type=int, default=0, help="stop after N events (default: run until Ctrl-C)"
     )
@@ -170,19 +172,22 @@ def watch(
 def run(args: argparse.Namespace) -> int:
     table = ""
     pub, snap = args.pub, args.snapshot
-    if args.table:
-        try:
+    cfg = None
+    try:
+        if args.table:
             cfg = load_table(args.table)
-        except TableFileError as exc:
-            print(f"croupier watch: {exc}", file=sys.stderr)
-            return 2
+        key = credentials(args.key, args.server_key, cfg)
+    except (TableFileError, KeyFileError) as exc:
+        print(f"croupier watch: {exc}", file=sys.stderr)
+        return 2
+    if cfg is not None:
         table = cfg.table_id
         pub = pub or cfg.spec.zeromq.pub
         snap = snap or cfg.spec.zeromq.snapshot
     defaults = ZmqSpec()
     pub = pub or defaults.pub
     snap = snap or defaults.snapshot
-    sub = Subscriber(pub, snap, table, side=True)
+    sub = Subscriber(pub, snap, table, side=True, key=key)
     try:
         while True:
             try:
