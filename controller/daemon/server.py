@@ -40,6 +40,7 @@ from controller.table import Table
 from drivers.gpio import BackendError
 from drivers.gpio.control import ControlError, parse_endpoint
 from drivers.shoe import ShoeCard, ShoeEvent, ShoeProfile, ShoeStatus
+from drivers.shoe.linehealth import shoe_health
 
 log = logging.getLogger("croupier.daemon")
 
@@ -297,7 +298,10 @@ class Daemon:
         self.publish_side("shoe_status", {"event": f"shoe_{event.status}", "table": self.config.table_id,
                                           "at": round(self.shoe_status["at"], 3), **event.detail})
         offline = self.service.table.offline
-        if event.status in ("fault", "framing_error", "lid_open", "shoe_empty"):
+        burst = event.detail.get("burst") if event.status == "framing_error" else None
+        if burst == "ongoing":
+            pass  # counted on shoe_status each interval; the log has one line per burst (and its end)
+        elif event.status in ("fault", "protocol_error", "lid_open", "shoe_empty") or burst == "start":
             log.warning("shoe %s: %s", event.status, event.detail)
         else:
             log.info("shoe %s: %s", event.status, event.detail)
@@ -314,6 +318,8 @@ class Daemon:
         elif event.status == "fault":
             what = f"{event.detail.get('fault', 'fault')}: {event.detail.get('text', '')}".rstrip(": ")
             self.submit(DeviceStatus(SHOE_FAULT, False, what), "shoe")
+        elif event.status == "protocol_error":
+            self.submit(DeviceStatus(SHOE_FAULT, False, f"protocol error: {event.detail['reason']}"), "shoe")
         elif event.status == "hello" and SHOE_FAULT in offline:
             self.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe")
 
@@ -384,6 +390,7 @@ class Daemon:
                     "protocol": self.shoe_profile.protocol,
                     "connected": connected,
                     "last_status": self.shoe_status,
+                    **(shoe_health(self.shoe.reader) if self.shoe is not None else {}),
                 }
             return {
                 "ok": True,

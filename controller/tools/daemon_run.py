@@ -33,7 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="BENCHMARKING ONLY: do not fsync the journal (a power cut can lose the last inputs)",
     )
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="least severe log lines written to stderr (default INFO)",
+    )
 
 
 def build_daemon(args: argparse.Namespace) -> Daemon:

@@ -14,6 +14,7 @@ import sys
 import time
 from typing import Any, TextIO
 
+from controller.cards import decks_text
 from controller.daemon.client import Subscriber, add_key_arguments, credentials
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.keys import KeyFileError
@@ -75,7 +76,7 @@ def format_event(p: dict[str, Any]) -> str:
     elif name == "device":
         body = f"{p['device']} {'online' if p['online'] else 'OFFLINE'} {p['detail']}".rstrip()
     elif name == "new_shoe":
-        body = f"new shoe: {p['decks']} decks"
+        body = f"new shoe: {decks_text(p['decks'])}"
     else:
         rest = {k: v for k, v in p.items() if k not in ("event", "table", "seq", "round")}
         body = json.dumps(rest)
