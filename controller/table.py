@@ -201,16 +201,17 @@ class Table:
         if spot not in self.game.bet_spots:
             raise Refusal(f"{self.game.name} has no spot {spot!r}; spots: {', '.join(self.game.bet_spots)}")
         if amount <= 0:
-            raise Refusal(f"a wager must be positive, not {amount}")
+            raise Refusal(f"a wager must be positive, not {self.limits.money.format(amount)}")
         lim = self.limits
+        m = lim.money.format
         current = self.chosen.get(seat, {})
         total = current.get(spot, 0) + amount
         if total % lim.unit:
-            raise Refusal(f"{spot} wager {total} is not a multiple of the unit {lim.unit}")
+            raise Refusal(f"{spot} wager {m(total)} is not a multiple of the unit {m(lim.unit)}")
         if total < lim.min_bet:
-            raise Refusal(f"{spot} wager {total} is below the table minimum {lim.min_bet}")
+            raise Refusal(f"{spot} wager {m(total)} is below the table minimum {m(lim.min_bet)}")
         if total > lim.max_bet:
-            raise Refusal(f"{spot} wager {total} is over the table maximum {lim.max_bet}")
+            raise Refusal(f"{spot} wager {m(total)} is over the table maximum {m(lim.max_bet)}")
         new_bets = dict(current)
         new_bets[spot] = total
         game = self.game
@@ -222,7 +223,7 @@ class Table:
         else:
             before, after, cost = current, {spot: total}, amount
         if cost > self.credits[seat]:
-            raise Refusal(f"seat {seat} has {self.credits[seat]} credits, the wager needs {cost}")
+            raise Refusal(f"seat {seat} has {m(self.credits[seat])} credits, the wager needs {m(cost)}")
         self.credits[seat] -= cost
         self.chosen[seat] = new_bets
         events: list[Event] = []
@@ -277,7 +278,7 @@ class Table:
                 events.extend(self._return_seat(seat, why))
         self.phase = "dealing"
         events.append(BettingClosed(self.round_no, playing))
-        ledger = RoundLedger(self.round_no, self.staked, self.credits)
+        ledger = RoundLedger(self.round_no, self.staked, self.credits, self.limits.money)
         if not self.staked and not self.game.deals_without_wagers:
             self.round = None
             events.extend(self._settle([], {}))
@@ -477,7 +478,7 @@ class Table:
     def _credit_in(self, inp: I.CreditIn) -> list[Event]:
         self._check_seat(inp.seat)
         if inp.amount < 0:
-            raise Refusal(f"credit in must not be negative, not {inp.amount}")
+            raise Refusal(f"credit in must not be negative, not {self.limits.money.format(inp.amount)}")
         self.credits[inp.seat] = self.credits.get(inp.seat, 0) + inp.amount
         meters = self.meters.setdefault(inp.seat, SeatMeters())
         meters.credits_in += inp.amount
@@ -489,9 +490,10 @@ class Table:
         if have is None:
             raise Refusal(f"seat {inp.seat} is not seated")
         if inp.amount <= 0:
-            raise Refusal(f"credit out must be positive, not {inp.amount}")
+            raise Refusal(f"credit out must be positive, not {self.limits.money.format(inp.amount)}")
         if inp.amount > have:
-            raise Refusal(f"seat {inp.seat} has {have} credits, cannot pay out {inp.amount}")
+            m = self.limits.money.format
+            raise Refusal(f"seat {inp.seat} has {m(have)} credits, cannot pay out {m(inp.amount)}")
         if self.phase == "dealing":
             raise Refusal("credits cannot be paid out while a round is being dealt")
         self.credits[inp.seat] = have - inp.amount

@@ -26,10 +26,14 @@ from controller.daemon.keys import KeyFolder, KeyInfo, KeyRegistry, Role
 
 log = logging.getLogger("croupier.auth")
 
+#: What only reads the table. Listed by name, not "every query": a new command (``shoe reset`` is one)
+#: is the operator's until someone decides otherwise.
+READ_ONLY: Final = frozenset({"status", "meters", "recall", "snapshot", "ping"})
+
 #: What each role may send: observers read; cashiers also move credits; operators run the table.
 ROLE_COMMANDS: Final[dict[Role, frozenset[str]]] = {
-    "observer": frozenset(QUERIES),
-    "cashier": frozenset(QUERIES) | {"credit_in", "credit_out"},
+    "observer": READ_ONLY,
+    "cashier": READ_ONLY | {"credit_in", "credit_out"},
     "operator": frozenset(QUERIES) | frozenset(INPUT_COMMANDS),
 }
 

@@ -27,6 +27,10 @@ class CommandError(ValueError):
     """A request that is not a valid command; the message says which field and why."""
 
 
+class WrongTable(CommandError):
+    """The request names another table (``"table": ID``): refused before anything is done."""
+
+
 @dataclass(frozen=True, slots=True)
 class Query:
     """A read-only command (status, meters, recall, snapshot, ping)."""
@@ -116,9 +120,11 @@ QUERIES: Final[dict[str, tuple[_Fields, str]]] = {
     "recall": ({"n": (int, False), "round": (int, False)}, "the last N rounds (default 10), or one round"),
     "snapshot": ({}, "the whole table state and its seq (as the snapshot socket)"),
     "ping": ({}, "liveness"),
+    "shoe": ({"action": (str, True)}, "shoe reset: send RESET to the shoe (the dealer cleared a jam); "
+             "not journaled: the shoe's HELLO that follows is"),
 }
 
-_COMMON: Final = {"cmd", "ref", "by"}
+_COMMON: Final = {"cmd", "ref", "by", "table"}
 
 #: Longest request accepted, in bytes (a command is a few hundred; docs/security.md).
 MAX_REQUEST: Final = 16 * 1024
@@ -135,11 +141,16 @@ def command_names() -> list[str]:
     return sorted([*INPUT_COMMANDS, *QUERIES])
 
 
-def parse_command(raw: bytes, seats: int, limits: TableLimits | None = None) -> Parsed:
+def parse_command(
+    raw: bytes, seats: int, table_id: str | None = None, limits: TableLimits | None = None
+) -> Parsed:
     """Parse one request; :class:`CommandError` says what is wrong (nothing is journaled then).
 
-    With ``limits`` amounts are bounded by the table's: a wager or decision
-    amount by ``max_bet``, a credit movement by ``max_credit``.
+    A request may name the table it is meant for (``"table": ID``); a daemon of
+    another table refuses it with :class:`WrongTable`, so a client pointed at
+    the wrong endpoint changes nothing there. With ``limits`` amounts are
+    bounded by the table's: a wager by ``max_bet``, a credit movement or a
+    decision's stake by ``max_credit``.
     """
     if len(raw) > MAX_REQUEST:
         raise CommandError(f"request of {len(raw)} bytes: the limit is {MAX_REQUEST}")
@@ -149,6 +160,9 @@ def parse_command(raw: bytes, seats: int, limits: TableLimits | None = None) -> 
         raise CommandError(f"malformed JSON: {exc}") from None
     if not isinstance(data, dict):
         raise CommandError(f'a command is a JSON object like {{"cmd": "status"}}, not {type(data).__name__}')
+    meant = data.get("table")
+    if meant is not None and table_id is not None and meant != table_id:
+        raise WrongTable(f"this is table {table_id!r}, not {meant!r}: nothing done (check the endpoint)")
     name = data.get("cmd")
     if not isinstance(name, str):
         raise CommandError("missing 'cmd' (a string); commands: " + ", ".join(command_names()))
@@ -162,6 +176,8 @@ def parse_command(raw: bytes, seats: int, limits: TableLimits | None = None) -> 
     args = _check_fields(name, data, fields, seats)
     if limits is not None:
         check_amounts(name, args, limits)
+    if name == "shoe" and args["action"] != "reset":
+        raise CommandError(f"shoe: unknown action {args['action']!r} (actions: reset)")
     if name in QUERIES:
         return Query(name, args)
     ref = data.get("ref")

@@ -23,9 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from controller.configfile import ConfigFileError, validation_problems
 from controller.daemon.auth import is_loopback
+from controller.daemon.endpoints import check_endpoint
 from controller.games import GAMES, check_game_name
 from controller.games.base import Game, GameOptions
 from controller.limits import TableLimits
+from controller.money import Currency
 from drivers.gpio.backend import FACTORIES
 from drivers.gpio.control import ControlError, parse_endpoint
 from drivers.gpio.pinmap import PinMap, PinMapError, check_disjoint, load_pin_map
@@ -53,12 +55,29 @@ class LimitsSpec(BaseModel):
     max_credit: int = Field(default=100_000_000, ge=1)
 
 
+class CurrencySpec(BaseModel):
+    """The table's currency: how people see and type amounts (``995.00``); machines keep minor units."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: ISO 4217 code shown where a reader needs it (``EUR``); empty: none named.
+    code: str = Field(default="", pattern=r"^([A-Z]{3})?$")
+    #: Decimals of the currency: 2 for EUR/USD/GBP (amounts in cents), 0 for JPY.
+    minor_units: int = Field(default=2, ge=0, le=4)
+
+    def currency(self) -> Currency:
+        return Currency(self.code, self.minor_units)
+
+
 class ShoeSpec(BaseModel):
     """The shoe: a device profile, relative to the table file or to ``firmware_configs/``."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     profile: str = Field(min_length=1)
+    #: The line this table's shoe is on, instead of the profile's ``port`` (one profile serves
+    #: many tables; two tables on one machine need two lines).
+    port: str | None = Field(default=None, min_length=1)
 
 
 class ZmqSpec(BaseModel):
@@ -71,15 +90,13 @@ class ZmqSpec(BaseModel):
     command: str = "tcp://127.0.0.1:5558"
     #: Messages queued per subscriber before the PUB drops for that subscriber (never blocks the table).
     pub_hwm: int = Field(default=10_000, ge=1)
+    #: Seconds between ``<table>.heartbeat`` messages on the PUB (docs/zeromq.md).
+    heartbeat: float = Field(default=1.0, gt=0, le=60)
 
     @field_validator("pub", "snapshot", "command")
     @classmethod
     def _endpoint(cls, value: str) -> str:
-        if not re.match(r"^(tcp|ipc|inproc)://\S+$", value):
-            raise ValueError(
-                f"must be a ZeroMQ endpoint like tcp://127.0.0.1:5556 or ipc:///path, not {value!r}"
-            )
-        return value
+        return check_endpoint(value)
 
 
 class SecuritySpec(BaseModel):
@@ -168,6 +185,7 @@ class TableFile(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     seats: int | None = Field(default=None, ge=1, le=12)
     limits: LimitsSpec = Field(default_factory=LimitsSpec)
+    currency: CurrencySpec = Field(default_factory=CurrencySpec)
     shoe: ShoeSpec | None = None
     #: Pin maps (paths, or :class:`PanelEntry`), relative to the table file or ``firmware_configs/``.
     panels: list[str | PanelEntry] = Field(default_factory=list)
@@ -264,7 +282,7 @@ def parse_table(raw: object, path: Path) -> TableConfig:
         raise TableFileError(path, validation_problems(exc, "options")) from None
     seats = spec.seats if spec.seats is not None else cls.default_seats
     try:
-        limits = TableLimits(seats=seats, **spec.limits.model_dump())
+        limits = TableLimits(seats=seats, minor_units=spec.currency.minor_units, **spec.limits.model_dump())
     except ValidationError as exc:
         raise TableFileError(path, validation_problems(exc, "limits")) from None
     problems: list[tuple[str | None, str]] = []
@@ -295,6 +313,8 @@ def parse_table(raw: object, path: Path) -> TableConfig:
                 profile = load_profile(profile_path)
             except ProfileError as exc:
                 problems.append(("shoe.profile", str(exc).replace("\n", "; ")))
+            if profile is not None and spec.shoe.port is not None:
+                profile = profile.model_copy(update={"port": spec.shoe.port})
     panels = _panels(spec, path, seats, problems)
     problems.extend(exposure_problems(spec.zeromq, spec.security))
     if problems:

@@ -27,8 +27,18 @@ import zmq
 import zmq.asyncio
 
 from controller.daemon.auth import CurveGuard, permitted
-from controller.daemon.commands import CommandError, InputCommand, Query, error_reply, parse_command
+from controller.daemon.commands import (
+    CommandError,
+    InputCommand,
+    Query,
+    WrongTable,
+    error_reply,
+    parse_command,
+)
 from controller.daemon.config import TableConfig, ZmqSpec, exposure_problems
+from controller.daemon.dispenser import Dispenser
+from controller.daemon.endpoints import enable_ipv6
+from controller.daemon.heartbeat import heartbeat_payload
 from controller.daemon.journal import Journal, open_readonly
 from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
 from controller.daemon.panels import PanelHost
@@ -39,7 +49,7 @@ from controller.inputs import DeviceStatus, Input
 from controller.table import Table
 from drivers.gpio import BackendError
 from drivers.gpio.control import ControlError, parse_endpoint
-from drivers.shoe import ShoeCard, ShoeEvent, ShoeProfile, ShoeStatus
+from drivers.shoe import ShoeCard, ShoeError, ShoeEvent, ShoeProfile, ShoeStatus
 from drivers.shoe.linehealth import shoe_health
 
 log = logging.getLogger("croupier.daemon")
@@ -111,6 +121,8 @@ class Daemon:
         self.service: TableService | None = None
         self.shoe: ShoeLink | None = None
         self.shoe_status: dict[str, Any] | None = None
+        #: Sends DISPENSE when a card is due (profile ``mode: dealing_shuffler``), else None.
+        self.dispenser: Dispenser | None = None
         #: The panels (None: the table file has none); opened by :meth:`serve`.
         self.gpio: PanelHost | None = None
         if gpio_control is not None:
@@ -184,6 +196,10 @@ class Daemon:
                 self._open_panels(loop)
             if self.shoe_profile is not None:
                 self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_event)
+                if self.shoe_profile.mode == "dealing_shuffler":
+                    assert self.service is not None
+                    self.dispenser = Dispenser(self.shoe.reader, loop, self.submit,
+                                               self.shoe_profile.dispense_timeout, self.service.table)
                 self.shoe.start()
             assert self.service is not None
             log.info(
@@ -204,6 +220,7 @@ class Daemon:
                 asyncio.create_task(self._serve_commands(cmd)),
                 asyncio.create_task(self._serve_snapshots(snap)),
             ]
+            tasks.append(asyncio.create_task(self._heartbeat(spec.heartbeat)))
             if self.parent_pid is not None:
                 tasks.append(asyncio.create_task(self._watch_parent(self.parent_pid)))
             await self._stop.wait()
@@ -225,6 +242,31 @@ class Daemon:
             if self.service is not None:
                 self.service.journal.close()
             log.info("table %s stopped", self.config.table_id)
+
+    @property
+    def journal_id(self) -> str:
+        """The journal's random id: kept across restarts, new with a new journal (docs/zeromq.md)."""
+        assert self.service is not None
+        return self.service.journal.header["id"]
+
+    def identify(self, reply: dict[str, Any]) -> dict[str, Any]:
+        """Every reply says which table and which journal answered (``table``, ``journal_id``)."""
+        reply.setdefault("table", self.config.table_id)
+        reply["journal_id"] = self.journal_id
+        return reply
+
+    def heartbeat(self) -> dict[str, Any]:
+        """The ``<table>.heartbeat`` message as things stand now."""
+        assert self.service is not None
+        lamps = self.gpio.lamps_payload(self.config.table_id) if self.gpio is not None else None
+        return heartbeat_payload(self.config.table_id, self.journal_id, self.service.seq,
+                                 self.service.table, lamps, self.zmq_spec.heartbeat)
+
+    async def _heartbeat(self, interval: float) -> None:
+        """One heartbeat at once (a restarted table re-publishes its lamps), then every ``interval``."""
+        while True:
+            self.publish_side("heartbeat", self.heartbeat())
+            await asyncio.sleep(interval)
 
     async def _watch_parent(self, pid: int, interval: float = 0.5) -> None:
         """Stop when the parent ``pid`` is gone (we were re-parented): no orphan daemon holding ports."""
@@ -249,6 +291,7 @@ class Daemon:
         self.gpio = host
 
     def _bind(self, sock: Any, name: str, endpoint: str, hwm: int, sockets: list[Any]) -> Any:
+        enable_ipv6(sock)
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.SNDHWM, hwm)
         sock.setsockopt(zmq.RCVHWM, hwm)
@@ -278,6 +321,8 @@ class Daemon:
                 pub.send_multipart([f"{tid}.{payload['event']}".encode(), dumps(payload)], flags=zmq.NOBLOCK)
         if lamps is not None and self.gpio is not None:
             self.publish_side("lamps", self.gpio.lamps_payload(tid))
+        if self.dispenser is not None:
+            self.dispenser.after_apply(self.service.table)
         return applied
 
     def publish_side(self, topic: str, payload: dict[str, Any]) -> None:
@@ -290,8 +335,13 @@ class Daemon:
     def on_shoe_event(self, event: ShoeEvent) -> None:
         """Loop thread: a card becomes an input; the line going down or up becomes a device input."""
         assert self.service is not None
+        dispenser = self.dispenser
         if isinstance(event, ShoeCard):
+            if dispenser is not None:
+                dispenser.before_card(self.service.table)
             self.submit(event.to_input(), "shoe")
+            if dispenser is not None:
+                dispenser.after_card(self.service.table)
             return
         assert isinstance(event, ShoeStatus)
         self.shoe_status = {"at": time.time(), **event.to_dict()}
@@ -322,6 +372,9 @@ class Daemon:
             self.submit(DeviceStatus(SHOE_FAULT, False, f"protocol error: {event.detail['reason']}"), "shoe")
         elif event.status == "hello" and SHOE_FAULT in offline:
             self.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe")
+        if dispenser is not None:
+            dispenser.on_status(event.status, self.service.table)
+            dispenser.after_apply(self.service.table)
 
     # --- commands --------------------------------------------------------------------------------
 
@@ -340,20 +393,25 @@ class Daemon:
             except Exception as exc:  # a bug must not kill the table: answer it, log it
                 log.exception("command %r failed", payload[:200])
                 reply = error_reply(f"internal error: {type(exc).__name__}: {exc}")
-            await sock.send_multipart([identity, *delim, dumps(reply)])
+            await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
 
     async def handle_command(self, payload: bytes, caller: KeyInfo) -> dict[str, Any]:
         """One request from ``caller``'s key, one reply; an invalid or forbidden one changes nothing."""
         service = self.service
         assert service is not None
         try:
-            parsed = parse_command(payload, self.config.limits.seats, self.config.limits)
+            limits = self.config.limits
+            parsed = parse_command(payload, limits.seats, self.config.table_id, limits)
+        except WrongTable as exc:
+            return error_reply(str(exc), wrong_table=True)
         except CommandError as exc:
             return error_reply(str(exc))
         if not permitted(caller.role, parsed.name):
             log.warning("refused %s from key %r: role %s may not", parsed.name, caller.name, caller.role)
             return error_reply(f"{parsed.name}: key {caller.name!r} has role {caller.role}, which may not "
                                f"send it (docs/security.md)", cmd=parsed.name, denied=True)
+        if isinstance(parsed, Query) and parsed.name == "shoe":
+            return self._shoe_command(parsed.args["action"])
         if isinstance(parsed, InputCommand):
             applied = self.submit(parsed.input, parsed.source(caller.name), parsed.ref)
             reply: dict[str, Any] = {"ok": True, "cmd": parsed.name, "row": applied.row, "seq": service.seq}
@@ -374,13 +432,33 @@ class Daemon:
             return reply
         return await self._query(parsed)
 
+    def _shoe_command(self, action: str) -> dict[str, Any]:
+        """``shoe reset``: RESET to the shoe, e.g. after the dealer cleared a jam (docs/commands.md)."""
+        if self.shoe is None:
+            return error_reply("shoe reset: this table has no shoe")
+        try:
+            if self.dispenser is not None:
+                self.dispenser.reset()  # the HELLO that answers voids an unanswered DISPENSE
+            else:
+                self.shoe.reader.reset()
+        except ShoeError as exc:
+            return error_reply(f"shoe reset: {exc}")
+        log.info("RESET sent to the shoe")
+        return {"ok": True, "cmd": "shoe", "action": action, "sent": "RESET"}
+
     async def _query(self, q: Query) -> dict[str, Any]:
         service = self.service
         assert service is not None
         if q.name == "ping":
-            return {"ok": True, "cmd": "ping", "table": self.config.table_id, "seq": service.seq}
+            return {
+                "ok": True,
+                "cmd": "ping",
+                "table": self.config.table_id,
+                "seq": service.seq,
+                "currency": self.config.spec.currency.model_dump(),  # how ctl reads typed amounts
+            }
         if q.name == "snapshot":
-            return {"ok": True, "cmd": "snapshot", **service.snapshot()}
+            return {"ok": True, "cmd": "snapshot", **service.snapshot(), "journal_id": self.journal_id}
         if q.name == "status":
             shoe = None
             if self.shoe_profile is not None:
@@ -391,6 +469,7 @@ class Daemon:
                     "connected": connected,
                     "last_status": self.shoe_status,
                     **(shoe_health(self.shoe.reader) if self.shoe is not None else {}),
+                    **(self.dispenser.view() if self.dispenser is not None else {"mode": "reader"}),
                 }
             return {
                 "ok": True,
@@ -408,7 +487,9 @@ class Daemon:
                 if str(seat) not in meters["seats"]:
                     return error_reply(f"meters: seat {seat} has never been seated")
                 meters = {"table": meters["table"], "seats": {str(seat): meters["seats"][str(seat)]}}
-            return {"ok": True, "cmd": "meters", "seq": service.seq, **meters}
+            # ``table`` is the table's id in every reply; its meters are ``totals``.
+            return {"ok": True, "cmd": "meters", "seq": service.seq, "totals": meters["table"],
+                    "seats": meters["seats"]}
         assert q.name == "recall"
         return await self._recall(q.args.get("n"), q.args.get("round"))
 
@@ -455,27 +536,30 @@ class Daemon:
             identity, rest = frames[0], frames[1:]
             delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
             reply = self.snapshot_reply(rest[-1] if rest else b"")
-            await sock.send_multipart([identity, *delim, dumps(reply)])
+            await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
 
     def snapshot_reply(self, payload: bytes) -> dict[str, Any]:
         """``{}`` or ``{"since": N}`` in; the state and its seq out (plus the missed events if held)."""
         service = self.service
         assert service is not None
         since: Any = None
+        request: dict[str, Any] = {}
         if payload.strip():
             try:
                 request = json.loads(payload)
             except ValueError as exc:
                 return error_reply(f"snapshot: malformed JSON: {exc}")
-            if not isinstance(request, dict) or set(request) - {"since"}:
-                return error_reply('snapshot: send {} or {"since": SEQ}')
+            if not isinstance(request, dict) or set(request) - {"since", "journal_id"}:
+                return error_reply('snapshot: send {} or {"since": SEQ, "journal_id": ID}')
             since = request.get("since")
             if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
                 return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {since!r}")
-        reply: dict[str, Any] = {"ok": True, **service.snapshot()}
+        reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": self.journal_id}
         if self.gpio is not None:
             reply["lamps"] = self.gpio.lamps_payload(self.config.table_id)
-        if since is not None:
+        # Missed events only make sense in the journal the client was following: a client that
+        # names another journal (the state dir was replaced) gets the state alone and redraws.
+        if since is not None and request.get("journal_id", self.journal_id) == self.journal_id:
             events = service.events_since(since)
             if events is not None:
                 reply["events"] = events

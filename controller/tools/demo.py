@@ -182,7 +182,9 @@ class Dealer:
                 self.dealer("void", "void")
                 continue
             due = status["due"] or {}
-            if "card" in due:
+            if "card" in due and self.shoe.mode == "dealing_shuffler":
+                self.wait_past(status["seq"])  # the daemon sent DISPENSE; the shuffler deals the card
+            elif "card" in due:
                 self.stop.wait(self.card_interval)
                 try:
                     self.shoe.deal()
@@ -316,7 +318,10 @@ def run(args: argparse.Namespace) -> int:
         f"(seed {seed}); Ctrl-C stops it.\n"
     )
     work = Path(tempfile.mkdtemp(prefix="croupier-demo-"))
-    shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks)
+    mode = config.shoe_profile.mode if config.shoe_profile is not None else "reader"
+    delay = args.delay if args.delay is not None else sim.card_interval
+    shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks, mode=mode,
+                         feed_delay=delay if mode == "dealing_shuffler" else 0.0)
     proc: subprocess.Popen[bytes] | None = None
     # The command socket takes authorised keys only: the demo makes its operator key on the fly.
     key = local_key(config, "operator", "demo", state_dir=work / "state")
@@ -364,6 +369,8 @@ def run(args: argparse.Namespace) -> int:
         status = client.call("status")
         credits = ", ".join(f"seat {s}: {c / 100:,.2f}" for s, c in status["credits"].items())
         out.write(f"{dealer.played} rounds played; credits {credits}\n")
+        if shoe.mode == "dealing_shuffler":
+            out.write(f"dealing shuffler: {shoe.stats.dispensed} cards dealt on DISPENSE\n")
     except KeyboardInterrupt as exc:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             out.write(f"stopping{f' ({exc})' if str(exc) else ''}...\n")
@@ -376,9 +383,9 @@ def run(args: argparse.Namespace) -> int:
         if dealer is not None:
             dealer.stop.set()
         if dealer_thread is not None:
-            # The dealer's socket is closed below: a ZeroMQ socket must not be closed under a thread
-            # still using it (libzmq aborts), so let its current call finish first (bounded by its timeout).
-            dealer_thread.join(15)
+            # The dealer's thread uses ``client``: a ZeroMQ socket closed under a thread still in a
+            # call aborts the process (libzmq asserts). Its calls end within their timeout.
+            dealer_thread.join(timeout=15)
         client.close()
         if control is not None:
             control.close()
