@@ -24,6 +24,8 @@ EXAMPLES: Final[dict[str, str]] = {
     "keys list": "croupier keys list --table firmware_configs/tables/baccarat_sim.yaml",
     "keys server": "croupier keys server --table /etc/croupier/tables/baccarat_1.yaml",
     "demo": "croupier demo --game two_way_winner --rounds 3 --seed 7",
+    "roads": "croupier roads tests/scenarios/baccarat.yaml",
+    "display": "croupier display firmware_configs/tables/baccarat_sim.yaml --listen 127.0.0.1:8080",
     "sim": "croupier sim shoe --profile firmware_configs/shoes/sim_v1.yaml --decks 8",
     "sim shoe": "croupier sim shoe --profile firmware_configs/shoes/sim_v1.yaml --decks 8 --seed 7",
     "sim panel": "croupier sim panel --map firmware_configs/panels/baccarat.yaml",

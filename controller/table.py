@@ -86,6 +86,9 @@ class Table:
         self.tilt: Tilt | None = None
         self.burn_next = False
         self.offline: dict[str, str] = {}  # devices offline now, with why
+        #: The result records of the current shoe's rounds (``{"round", "result"}``), oldest first:
+        #: a display that joins late draws the shoe's scoreboard from the snapshot alone.
+        self.shoe_results: list[dict[str, Any]] = []
         self._last_due: object = None
         # Most games stake exactly what is chosen; only those that add wagers pay for the general path.
         self._derives = type(game).with_derived is not Game.with_derived
@@ -145,6 +148,7 @@ class Table:
             "round_view": self.round.view() if self.round is not None else {},
             "game_state": self.game.view(),
             "meters": self.meters_dict(),
+            "shoe_results": list(self.shoe_results),
         }
 
     def meters_dict(self) -> dict[str, Any]:
@@ -179,6 +183,7 @@ class Table:
             raise Refusal("cannot start a new shoe while a round is being dealt")
         self.composition.shuffle()
         self.burn_next = False
+        self.shoe_results = []
         return [ShoeShuffled(self.composition.decks)]
 
     def _open_betting(self, inp: I.OpenBetting) -> list[Event]:
@@ -433,6 +438,7 @@ class Table:
         events: list[Event] = []
         if result:
             events.append(RoundResult(self.round_no, self.game.name, result))
+            self.shoe_results.append({"round": self.round_no, "result": result})
         events.append(
             RoundSettled(
                 self.round_no,

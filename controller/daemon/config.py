@@ -32,6 +32,7 @@ from drivers.gpio.backend import FACTORIES
 from drivers.gpio.control import ControlError, parse_endpoint
 from drivers.gpio.pinmap import PinMap, PinMapError, check_disjoint, load_pin_map
 from drivers.shoe import ProfileError, ShoeProfile, load_profile
+from signage.settings import DisplaySpec
 
 #: Where ``firmware_configs/`` lives in a checkout (profiles are also looked up there).
 FIRMWARE_CONFIGS = Path(__file__).resolve().parents[2] / "firmware_configs"
@@ -194,6 +195,8 @@ class TableFile(BaseModel):
     security: SecuritySpec = Field(default_factory=SecuritySpec)
     state_dir: str
     simulation: SimulationSpec | None = None
+    #: The signage screen (``croupier display``); docs/display.md.
+    display: DisplaySpec = Field(default_factory=DisplaySpec)
 
     @field_validator("table")
     @classmethod
