@@ -183,7 +183,12 @@ class TableService:
 
     def snapshot(self) -> dict[str, Any]:
         """The clone-pattern snapshot: the table state and the seq it stands at."""
-        return {"table": self.table_id, "seq": self.seq, "state": self.table.snapshot()}
+        return {
+            "table": self.table_id,
+            "seq": self.seq,
+            "currency": self.config.spec.currency.model_dump(),
+            "state": self.table.snapshot(),
+        }
 
     def status(self) -> dict[str, Any]:
         t = self.table
@@ -193,6 +198,7 @@ class TableService:
             "round": t.round_no,
             "phase": t.phase,
             "seq": self.seq,
+            "currency": self.config.spec.currency.model_dump(),
             "due": t.snapshot()["due"],
             "tilt": None if t.tilt is None else {"reason": t.tilt.reason, "detail": t.tilt.detail},
             "offline": dict(t.offline),
