@@ -76,6 +76,9 @@ def register(sub: Subparsers[argparse.ArgumentParser], sim_sub: Subparsers[argpa
     sim.add_argument("--noise", type=float, default=0.0, help="probability of a random fault per frame")
     sim.add_argument("--ack-timeout", type=float, default=0.2,
                      help="seconds before an unacknowledged frame is resent")
+    sim.add_argument("--misbehave", default="", metavar="QUIRK[,QUIRK]",
+                     help="break protocol rules on purpose, to see conformance checks fail: "
+                          "see docs/shoe-conformance.md")
     sim.add_argument("--feed-delay", type=float, default=0.0,
                      help="dealing shuffler (profile mode): seconds from DISPENSE to its card")
     sim.set_defaults(func=cmd_sim)
@@ -138,7 +141,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
         sim = SimulatedShoe(profile.protocol, seed=args.seed, deck=deck, decks=args.decks,
                             noise=args.noise, ack_timeout=args.ack_timeout,
                             on_log=lambda text: print(f"# {text}", flush=True),
-                            mode=profile.mode, feed_delay=args.feed_delay)
+                            mode=profile.mode, feed_delay=args.feed_delay,
+                            misbehave=[q for q in args.misbehave.split(",") if q])
     except (ProfileError, SimError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
