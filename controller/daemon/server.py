@@ -418,7 +418,13 @@ class Daemon:
         service = self.service
         assert service is not None
         if q.name == "ping":
-            return {"ok": True, "cmd": "ping", "table": self.config.table_id, "seq": service.seq}
+            return {
+                "ok": True,
+                "cmd": "ping",
+                "table": self.config.table_id,
+                "seq": service.seq,
+                "currency": self.config.spec.currency.model_dump(),  # how ctl reads typed amounts
+            }
         if q.name == "snapshot":
             return {"ok": True, "cmd": "snapshot", **service.snapshot(), "journal_id": self.journal_id}
         if q.name == "status":
