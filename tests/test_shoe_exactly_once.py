@@ -26,7 +26,7 @@ from test_daemon_crash import wait_ready
 from test_daemon_support import write_table
 
 from controller.cards import DECK
-from controller.daemon.client import CommandClient
+from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table
 from controller.daemon.journal import JOURNAL_NAME
 from drivers.shoe.sim import SimulatedShoe
@@ -47,7 +47,9 @@ class Rig:
             "reconnect: {initial: 0.02, max: 0.1}\n"
         )
         self.table = write_table(tmp, name="once", shoe=str(profile))
-        self.command = load_table(self.table).spec.zeromq.command
+        config = load_table(self.table)
+        self.command = config.spec.zeromq.command
+        self.key = local_key(config)
         self.journal = tmp / "once-state" / JOURNAL_NAME
         self.dealt: list[str] = []
         self.proc: subprocess.Popen[bytes] | None = None
@@ -128,8 +130,8 @@ def test_the_worst_instants_lose_or_double_no_card(rig: Rig, fault: str) -> None
         proc = rig.start(fault.format(k=k))
         deadline = time.monotonic() + 30
         if fault.endswith(":eio"):  # the daemon stays up, halted: stop it as the operator would
-            wait_ready(proc, rig.command)
-            client = CommandClient(rig.command, timeout=5)
+            wait_ready(proc, rig.command, rig.key)
+            client = CommandClient(rig.command, timeout=5, key=rig.key)
             try:
                 while (status := client.call("status"))["journal_fault"] is None:
                     assert time.monotonic() < deadline, "no journal fault"
@@ -164,7 +166,7 @@ def test_dozens_of_kills_and_stops_at_random_instants_keep_every_card_exactly_on
     for _ in range(36):
         proc = rig.start()
         if rng.random() < 0.3:  # a clean stop: once it serves (before, SIGTERM is the default kill)
-            wait_ready(proc, rig.command)
+            wait_ready(proc, rig.command, rig.key)
             time.sleep(rng.random() * 0.3)
             proc.send_signal(signal.SIGTERM)
             terms += 1
