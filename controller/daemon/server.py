@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 import os
 import signal
@@ -43,6 +42,7 @@ from controller.daemon.journal import Journal, JournalFault, open_readonly, veri
 from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
 from controller.daemon.panels import PanelHost
 from controller.daemon.recall import recall_from_journal
+from controller.daemon.requests import RequestError, limit_inbound, loads_request, quote
 from controller.daemon.service import Applied, TableService, dumps
 from controller.daemon.shoe_link import ShoeLink
 from controller.daemon.statelock import StateDirLock
@@ -360,6 +360,7 @@ class Daemon:
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.SNDHWM, hwm)
         sock.setsockopt(zmq.RCVHWM, hwm)
+        limit_inbound(sock)
         sockets.append(sock)
         try:
             sock.bind(endpoint)
@@ -501,6 +502,9 @@ class Daemon:
     async def _serve_commands(self, sock: zmq.asyncio.Socket) -> None:
         assert self.guard is not None
         while True:
+            # Yield between requests: a queue of them must not hold back a card (a recv that finds a
+            # message waiting returns without giving the loop a turn).
+            await asyncio.sleep(0)
             parts = await sock.recv_multipart(copy=False)
             caller = self.guard.caller(parts[-1])
             frames = [p.bytes for p in parts]
@@ -512,7 +516,7 @@ class Daemon:
                     "this key is no longer authorised")
             except Exception as exc:  # a bug must not kill the table: answer it, log it
                 log.exception("command %r failed", payload[:200])
-                reply = error_reply(f"internal error: {type(exc).__name__}: {exc}")
+                reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
             await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
 
     async def handle_command(self, payload: bytes, caller: KeyInfo) -> dict[str, Any]:
@@ -655,10 +659,16 @@ class Daemon:
 
     async def _serve_snapshots(self, sock: zmq.asyncio.Socket) -> None:
         while True:
+            await asyncio.sleep(0)  # yield between requests (see _serve_commands)
             frames = await sock.recv_multipart()
             identity, rest = frames[0], frames[1:]
             delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
-            reply = self.snapshot_reply(rest[-1] if rest else b"")
+            payload = rest[-1] if rest else b""
+            try:
+                reply = self.snapshot_reply(payload)
+            except Exception as exc:  # a bug must not end the snapshot socket: answer it, log it
+                log.exception("snapshot request %r failed", payload[:200])
+                reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
             await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
 
     def snapshot_reply(self, payload: bytes) -> dict[str, Any]:
@@ -669,14 +679,14 @@ class Daemon:
         request: dict[str, Any] = {}
         if payload.strip():
             try:
-                request = json.loads(payload)
-            except ValueError as exc:
-                return error_reply(f"snapshot: malformed JSON: {exc}")
+                request = loads_request(payload)
+            except RequestError as exc:
+                return error_reply(f"snapshot: {exc}")
             if not isinstance(request, dict) or set(request) - {"since", "journal_id"}:
                 return error_reply('snapshot: send {} or {"since": SEQ, "journal_id": ID}')
             since = request.get("since")
             if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
-                return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {since!r}")
+                return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {quote(since)}")
         reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": self.journal_id}
         if self.gpio is not None:
             reply["lamps"] = self.gpio.lamps_payload(self.config.table_id)
