@@ -594,6 +594,8 @@ class Daemon:
                     "port": self.shoe_profile.port,
                     "protocol": self.shoe_profile.protocol,
                     "connected": connected,
+                    # What the table makes of it: a shoe that cannot be opened or went away is offline.
+                    "state": "connected" if connected else "device_offline",
                     "last_status": self.shoe_status,
                     **(shoe_health(self.shoe.reader) if self.shoe is not None else {}),
                     **(self.dispenser.view() if self.dispenser is not None else {"mode": "reader"}),
