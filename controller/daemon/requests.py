@@ -6,12 +6,19 @@ able to break them: a frame larger than :data:`MAX_FRAME` is dropped by ZeroMQ i
 :data:`MAX_DEPTH` is refused before it is parsed (Python's parser recurses, and a 1,000-deep
 array would raise RecursionError); and an error quotes at most a short, escaped prefix of a bad
 value (:func:`quote`), so a reply is never larger than a few hundred bytes whatever was sent.
+
+And a flood must not stall the table: the request loops share a :class:`Pacer` that yields to
+the loop after every request and, once they have worked :data:`BURST` seconds back to back, idles
+as long, so requests get at most about half of the daemon's time and the shoe reader, the panels
+and the journal the rest, however many peers send.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import time
 from itertools import accumulate
 from typing import Any, Final
 
@@ -28,6 +35,32 @@ _STRING: Final = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _KEEP: Final = b"[]{}"
 _DROP: Final = bytes(b for b in range(256) if b not in _KEEP)
 _STEP: Final = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+#: Seconds of back-to-back request handling after which the request loops idle as long.
+BURST: Final = 0.001
+
+
+class Pacer:
+    """Shared by the request loops: at most about half the loop's time for requests under a flood."""
+
+    def __init__(self, burst: float = BURST) -> None:
+        self.burst = burst
+        self._busy = 0.0
+        self._last = 0.0
+
+    async def pace(self, started: float) -> None:
+        """After a request that began at ``started`` (``time.perf_counter()``): yield, or idle."""
+        now = time.perf_counter()
+        if started - self._last > self.burst:  # the loop was idle since the last request: a new burst
+            self._busy = 0.0
+        self._last = now
+        self._busy += now - started
+        if self._busy >= self.burst:
+            self._busy = 0.0
+            await asyncio.sleep(self.burst)
+        else:
+            await asyncio.sleep(0)  # a recv that finds a request waiting does not give the loop a turn
 
 
 class RequestError(ValueError):

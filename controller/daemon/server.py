@@ -42,7 +42,7 @@ from controller.daemon.journal import Journal, JournalFault, open_readonly, veri
 from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
 from controller.daemon.panels import PanelHost
 from controller.daemon.recall import recall_from_journal
-from controller.daemon.requests import RequestError, limit_inbound, loads_request, quote
+from controller.daemon.requests import Pacer, RequestError, limit_inbound, loads_request, quote
 from controller.daemon.service import Applied, TableService, dumps
 from controller.daemon.shoe_link import ShoeLink
 from controller.daemon.statelock import StateDirLock
@@ -151,6 +151,8 @@ class Daemon:
         self._pub: zmq.Socket[bytes] | None = None
         self._lock: StateDirLock | None = None
         self._fault_reported = False
+        #: Shared by the request loops (controller.daemon.requests.Pacer).
+        self._pacer = Pacer()
         #: The CURVE server key and ZAP authenticator (made by :meth:`serve`).
         self.guard: CurveGuard | None = None
 
@@ -502,10 +504,8 @@ class Daemon:
     async def _serve_commands(self, sock: zmq.asyncio.Socket) -> None:
         assert self.guard is not None
         while True:
-            # Yield between requests: a queue of them must not hold back a card (a recv that finds a
-            # message waiting returns without giving the loop a turn).
-            await asyncio.sleep(0)
             parts = await sock.recv_multipart(copy=False)
+            started = time.perf_counter()
             caller = self.guard.caller(parts[-1])
             frames = [p.bytes for p in parts]
             identity, rest = frames[0], frames[1:]
@@ -518,6 +518,7 @@ class Daemon:
                 log.exception("command %r failed", payload[:200])
                 reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
             await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
+            await self._pacer.pace(started)  # a flood of requests must not hold back a card
 
     async def handle_command(self, payload: bytes, caller: KeyInfo) -> dict[str, Any]:
         """One request from ``caller``'s key, one reply; an invalid or forbidden one changes nothing."""
@@ -661,8 +662,8 @@ class Daemon:
 
     async def _serve_snapshots(self, sock: zmq.asyncio.Socket) -> None:
         while True:
-            await asyncio.sleep(0)  # yield between requests (see _serve_commands)
             frames = await sock.recv_multipart()
+            started = time.perf_counter()
             identity, rest = frames[0], frames[1:]
             delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
             payload = rest[-1] if rest else b""
@@ -672,6 +673,7 @@ class Daemon:
                 log.exception("snapshot request %r failed", payload[:200])
                 reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
             await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
+            await self._pacer.pace(started)
 
     def snapshot_reply(self, payload: bytes) -> dict[str, Any]:
         """``{}`` or ``{"since": N}`` in; the state and its seq out (plus the missed events if held)."""
