@@ -139,12 +139,13 @@ class LiveTable:
             self.display.terminate()
             self.display.wait(10)
 
-    def play(self, rounds: int) -> None:
-        """Let the simulated dealer and players play ``rounds`` rounds (credits and shoe set up once)."""
+    def play(self, rounds: int, delay: float = 0.0) -> None:
+        """Let the simulated dealer and players play ``rounds`` rounds (credits and shoe set up once);
+        ``delay`` seconds between cards (a real shoe deals a card every second or so)."""
         sim = self.config.spec.simulation
         assert sim is not None
         first = self.dealer is None
-        self.dealer = Dealer(self.config, sim, self.shoe, self.client, self.seed, rounds, 0.0)
+        self.dealer = Dealer(self.config, sim, self.shoe, self.client, self.seed, rounds, delay)
         if first:
             self.dealer.setup()
         thread = threading.Thread(target=self._rounds, args=(self.dealer, rounds), daemon=True)

@@ -38,7 +38,7 @@ from controller.daemon.config import TableConfig, ZmqSpec
 from controller.daemon.dispenser import Dispenser
 from controller.daemon.endpoints import enable_ipv6
 from controller.daemon.heartbeat import heartbeat_payload
-from controller.daemon.journal import Journal, open_readonly
+from controller.daemon.journal import Journal, open_readonly, verify_file
 from controller.daemon.panels import PanelHost
 from controller.daemon.recall import recall_from_journal
 from controller.daemon.service import Applied, TableService, dumps
@@ -52,6 +52,8 @@ from drivers.shoe.linehealth import shoe_health
 
 log = logging.getLogger("croupier.daemon")
 
+#: The device a failed whole-journal check takes offline (Daemon._verify_journal).
+JOURNAL_DEVICE = "journal"
 #: Device names of the shoe's statuses that halt play (journaled as DeviceStatus inputs).
 SHOE_LID = "shoe lid"
 SHOE_FAULT = "shoe fault"
@@ -136,6 +138,7 @@ class Daemon:
             game=cfg.game_name,
             options=cfg.options_dict(),
             fsync=self.fsync,
+            verify=False,  # the whole-file checks run once the table is up: _verify_journal
         )
         service = TableService(cfg, journal)
         try:
@@ -200,6 +203,7 @@ class Daemon:
                 asyncio.create_task(self._serve_snapshots(snap)),
             ]
             tasks.append(asyncio.create_task(self._heartbeat(spec.heartbeat)))
+            self._verify_journal(loop)
             if self.parent_pid is not None:
                 tasks.append(asyncio.create_task(self._watch_parent(self.parent_pid)))
             await self._stop.wait()
@@ -238,6 +242,37 @@ class Daemon:
         lamps = self.gpio.lamps_payload(self.config.table_id) if self.gpio is not None else None
         return heartbeat_payload(self.config.table_id, self.journal_id, self.service.seq,
                                  self.service.table, lamps, self.zmq_spec.heartbeat)
+
+    def _verify_journal(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The journal's whole-file checks, on a thread of their own after start; a failure halts the table.
+
+        Start-up reads only the newest checkpoint and the rows after it, so the
+        checks that read every page (integrity, no row missing) run here: a damaged
+        journal takes the device ``journal`` offline (no new deal, a round being
+        dealt tilts) with the reason, and a journal that checks out brings it back.
+        A daemon thread, so stopping the daemon never waits for it.
+        """
+        assert self.service is not None
+        path = self.service.journal.path
+
+        def check() -> None:
+            problem = verify_file(path)
+            with contextlib.suppress(RuntimeError):  # the loop closed: the daemon stopped meanwhile
+                loop.call_soon_threadsafe(self._journal_verified, problem)
+
+        threading.Thread(target=check, name="journal-verify", daemon=True).start()
+
+    def _journal_verified(self, problem: str | None) -> None:
+        service = self.service
+        if service is None or self._stop is None or self._stop.is_set():
+            return
+        if problem is not None:
+            log.error("%s: %s", service.journal.path, problem)
+            self.submit(DeviceStatus(JOURNAL_DEVICE, False, problem), "journal")
+        elif JOURNAL_DEVICE in service.table.offline:
+            self.submit(DeviceStatus(JOURNAL_DEVICE, True, "integrity check passed"), "journal")
+        else:
+            log.info("%s: integrity check passed", service.journal.path)
 
     async def _heartbeat(self, interval: float) -> None:
         """One heartbeat at once (a restarted table re-publishes its lamps), then every ``interval``."""
