@@ -16,7 +16,7 @@ import pytest
 from rich.console import Console
 from test_daemon_support import config_for
 
-from controller.daemon.client import CommandClient, Subscriber
+from controller.daemon.client import CommandClient, Subscriber, local_key
 from controller.daemon.config import TableConfig
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.timeout(90)
 def table(tmp_path: Path) -> Iterator[tuple[TableConfig, DaemonThread, CommandClient]]:
     config = config_for(tmp_path)
     runner = DaemonThread(Daemon(config, use_shoe=False)).start()
-    client = CommandClient(config.spec.zeromq.command, timeout=10)
+    client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
     yield config, runner, client
     client.close()
     runner.stop()

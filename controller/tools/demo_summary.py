@@ -8,13 +8,14 @@ the figures are the table's, in the table's currency.
 from __future__ import annotations
 
 from controller.daemon.client import CommandClient, DaemonUnavailable
+from controller.daemon.keys import ClientCredentials
 from controller.money import Currency
 from controller.tools.watch import credits_text
 
 
-def summary(endpoint: str, played: int) -> list[str]:
+def summary(endpoint: str, played: int, key: ClientCredentials | None = None) -> list[str]:
     """Lines for the end of a demo: ``played`` rounds by the dealer, and what the table metered."""
-    client = CommandClient(endpoint, timeout=2.0)
+    client = CommandClient(endpoint, timeout=2.0, key=key)
     try:
         meters = client.call("meters")
         status = client.call("status")

@@ -17,9 +17,16 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from controller.cards import decks_text
-from controller.daemon.client import DEFAULT_STALE_AFTER, DaemonUnavailable, Subscriber
+from controller.daemon.client import (
+    DEFAULT_STALE_AFTER,
+    DaemonUnavailable,
+    Subscriber,
+    add_key_arguments,
+    credentials,
+)
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.endpoints import EndpointError
+from controller.daemon.keys import ClientCredentials, KeyFileError
 from controller.money import DEFAULT_CURRENCY, Currency
 
 
@@ -140,6 +147,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pub", help="PUB endpoint (overrides the table file)")
     parser.add_argument("--snapshot", help="snapshot endpoint (overrides the table file)")
     parser.add_argument("--json", action="store_true", help="print each event as its JSON line")
+    add_key_arguments(parser)  # needed when the table has security.curve_events
     parser.add_argument(
         "--count", type=int, default=0, help="stop after N events (default: run until Ctrl-C)"
     )
@@ -210,24 +218,32 @@ def watch(
     return seen
 
 
-def _endpoints(args: argparse.Namespace, path: str | None) -> tuple[str, str, str]:
-    """(table id or "", PUB, snapshot) for one ``--table`` (or none); TableFileError if unusable."""
+def _endpoints(
+    args: argparse.Namespace, path: str | None
+) -> tuple[str, str, str, ClientCredentials | None]:
+    """(table id or "", PUB, snapshot, CURVE key) for one ``--table`` (or none).
+
+    ``TableFileError`` or ``KeyFileError`` if the table file or the key cannot be used.
+    """
     table = ""
     pub, snap = args.pub, args.snapshot
+    cfg = None
     if path:
         cfg = load_table(path)
+    key = credentials(args.key, args.server_key, cfg)
+    if cfg is not None:
         table = cfg.table_id
         pub = pub or cfg.spec.zeromq.pub
         snap = snap or cfg.spec.zeromq.snapshot
     defaults = ZmqSpec()
-    return table, pub or defaults.pub, snap or defaults.snapshot
+    return table, pub or defaults.pub, snap or defaults.snapshot, key
 
 
 def run(args: argparse.Namespace) -> int:
     paths: list[str | None] = list(args.table or [os.environ.get("CROUPIER_TABLE")])
     try:
         tables = [_endpoints(args, path) for path in paths]
-    except TableFileError as exc:
+    except (TableFileError, KeyFileError) as exc:
         print(f"croupier watch: {exc}", file=sys.stderr)
         return 2
     plain = args.plain or args.json or args.count or args.idle_exit or not sys.stdout.isatty()
@@ -237,9 +253,10 @@ def run(args: argparse.Namespace) -> int:
         print("croupier watch: the line output (--plain, --json, a pipe) follows one table; "
               "run one watch per table", file=sys.stderr)
         return 2
-    table, pub, snap = tables[0]
+    table, pub, snap, key = tables[0]
     try:
-        sub = Subscriber(pub, snap, table, timeout=2.0, side=True, stale_after=args.stale_after)
+        sub = Subscriber(pub, snap, table, timeout=2.0, side=True, stale_after=args.stale_after,
+                         key=key)
     except EndpointError as exc:
         print(f"croupier watch: {exc}", file=sys.stderr)
         return 2
@@ -257,13 +274,16 @@ def run(args: argparse.Namespace) -> int:
         sub.close()
 
 
-def _run_live(args: argparse.Namespace, tables: list[tuple[str, str, str]]) -> int:
+def _run_live(args: argparse.Namespace, tables: list[tuple[str, str, str, ClientCredentials | None]]) -> int:
     from controller.tools.live_view import TableView, run_live  # rich is loaded only for the live view
 
-    views = [TableView(table or pub, snap) for table, pub, snap in tables]
+    views = [TableView(table or pub, snap, key) for table, pub, snap, key in tables]
 
-    def subscriber(table: str, pub: str, snap: str) -> Callable[[], Subscriber]:
-        return lambda: Subscriber(pub, snap, table, timeout=2.0, side=True, stale_after=args.stale_after)
+    def subscriber(
+        table: str, pub: str, snap: str, key: ClientCredentials | None
+    ) -> Callable[[], Subscriber]:
+        return lambda: Subscriber(pub, snap, table, timeout=2.0, side=True, stale_after=args.stale_after,
+                                  key=key)
 
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a technician leaves the view
         run_live(views, [subscriber(*t) for t in tables])
