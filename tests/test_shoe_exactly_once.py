@@ -63,8 +63,8 @@ class Rig:
             self.shoe.deal(card)
             self.dealt.append(card.code)
 
-    def start(self, fault: str = "") -> subprocess.Popen[bytes]:
-        env = {**os.environ, "CROUPIER_FAULT": fault}
+    def start(self, fault: str = "", **env_extra: str) -> subprocess.Popen[bytes]:
+        env = {**os.environ, "CROUPIER_FAULT": fault, **env_extra}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "controller.cli", "run", str(self.table), "--log-level", "ERROR"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -241,3 +241,72 @@ def test_rounds_dealt_by_the_shoe_through_dozens_of_kills_settle_as_a_crash_free
     assert rig.journal_cards() == rig.dealt
     assert status["credits"] == {str(s): c for s, c in sorted(engine.credits.items())}
     assert status["round"] == engine.round_no and status["seq"] == len(expected_payloads("once", inputs))
+
+
+@pytest.mark.timeout(300)
+def test_a_journal_that_fills_up_halts_the_table_and_a_restart_with_space_is_exact(rig: Rig) -> None:
+    """A journal capped a few pages above its size (a disk that fills, without root)."""
+    proc = rig.start()
+    wait_ready(proc, rig.command, rig.key)
+    rig.stop()
+    conn = sqlite3.connect(rig.journal)
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.close()
+    proc = rig.start(CROUPIER_FAULT_JOURNAL_PAGES=str(pages + 3))
+    wait_ready(proc, rig.command, rig.key)
+    client = CommandClient(rig.command, timeout=10, key=rig.key)
+    acknowledged: list[dict[str, object]] = []
+    rng = random.Random(5)
+    try:
+        for i in range(5000):
+            if i % 5 == 4:
+                card = rng.choice(DECK)
+                rig.shoe.deal(card)
+                rig.dealt.append(card.code)
+                deadline = time.monotonic() + 10
+                while len(rig.journal_cards()) < len(rig.dealt) and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                if len(rig.journal_cards()) < len(rig.dealt):
+                    break  # not journaled, so not acknowledged: the shoe holds it
+                acknowledged.append({"input": "card", "card": card.code, "burn": False})
+                continue
+            reply = client.call("credit_in", seat=1, amount=100 + i, ref=f"c{i}")
+            if not reply["ok"]:
+                assert reply.get("journal_fault") and reply["error"].startswith("journal fault: ")
+                assert "database or disk is full" in reply["error"]
+                break
+            acknowledged.append({"input": "credit_in", "seat": 1, "amount": 100 + i})
+        else:
+            raise AssertionError("the journal never filled up")
+        status = client.call("status")
+        assert status["journal_fault"] is not None and "full" in status["journal_fault"]["error"]
+        snapshot = client.call("snapshot")
+        assert snapshot["journal_fault"] == status["journal_fault"]
+        refused = client.call("open")
+        assert not refused["ok"] and refused["journal_fault"] and "internal error" not in refused["error"]
+        pending = rng.choice(DECK)  # read by the shoe while the table is halted: never acknowledged
+        rig.shoe.deal(pending)
+        rig.dealt.append(pending.code)
+        time.sleep(0.5)
+        assert rig.journal_inputs() == acknowledged  # nothing acknowledged is missing, nothing else is there
+    finally:
+        client.close()
+    assert rig.proc is not None and rig.proc.stderr is not None
+    rig.proc.send_signal(signal.SIGTERM)
+    rig.proc.wait(30)
+    log = rig.proc.stderr.read().decode()
+    assert log.count("CRITICAL") == 1 and "JOURNAL FAULT" in log and str(rig.journal) in log
+    rig.proc = None
+    proc = rig.start()  # more space: no cap
+    wait_ready(proc, rig.command, rig.key)
+    rig.wait_cards(len(rig.dealt))
+    client = CommandClient(rig.command, timeout=10, key=rig.key)
+    try:
+        status = client.call("status")
+    finally:
+        client.close()
+    rig.stop()
+    assert status["journal_fault"] is None
+    assert rig.journal_inputs() == [*acknowledged, {"input": "card", "card": pending.code, "burn": False}]
+    credited = sum(int(str(a["amount"])) for a in acknowledged if a["input"] == "credit_in")
+    assert status["credits"] == {"1": credited}
