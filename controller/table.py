@@ -22,6 +22,7 @@ from controller.events import (
     BettingClosed,
     BettingOpened,
     BurnDeclared,
+    BurnWhy,
     CardBurned,
     CreditChanged,
     DecisionDue,
@@ -313,7 +314,7 @@ class Table:
             return [TiltRaised(self.round_no, "impossible_card", card.code, self.tilt.detail)]
         if inp.burn or self.burn_next:
             self.composition.see(card, burn=True)
-            why = "shoe" if inp.burn else "dealer"
+            why: BurnWhy = "shoe" if inp.burn else "dealer"
             self.burn_next = False
             return [CardBurned(self.round_no, card.code, why)]
         due = self.due()

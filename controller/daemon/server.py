@@ -26,6 +26,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
+from controller.daemon.alerts import log_alerts
 from controller.daemon.commands import (
     CommandError,
     InputCommand,
@@ -255,7 +256,7 @@ class Daemon:
             config = dataclasses.replace(config, spec=config.spec.model_copy(update={"gpio": gpio}))
         host = PanelHost(config)
         try:
-            host.open(self.service.table, loop, self.submit)
+            host.open(self.service.table, loop, self.submit, self.service.sensor_wagers)
         except (BackendError, OSError) as exc:
             raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
         self.gpio = host
@@ -281,6 +282,7 @@ class Daemon:
         """Journal, apply, then publish. Only on the loop thread."""
         assert self.service is not None
         applied = self.service.submit(inp, source, ref)
+        log_alerts(self.config.table_id, source, inp, applied.events)
         pub = self._pub
         tid = self.config.table_id
         # The panels follow first, so whoever sees an event knows the lamps and the bet logic have too

@@ -20,7 +20,7 @@ from typing import Any
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import Journal
 from controller.daemon.recall import RoundRecorder
-from controller.events import Event
+from controller.events import Event, WagerPlaced
 from controller.inputs import Input
 from controller.table import Table
 
@@ -78,6 +78,8 @@ class TableService:
         self.recent: deque[tuple[int, Event]] = deque(maxlen=keep_events)
         self.replayed = 0
         self.replay_seconds = 0.0
+        #: Wagers standing now that chip sensors placed (the rest were keyed: no chips to expect).
+        self.sensor_wagers: set[tuple[int, str]] = set()
 
     @property
     def table_id(self) -> str:
@@ -92,6 +94,7 @@ class TableService:
         seq = 0
         for entry in self.journal.entries():
             events = table.apply(entry.input)
+            self._track_wagers(entry.source, events)
             recorder.observe(seq + 1, entry.at, entry.source, entry.input, events, table)
             for event in events:
                 seq += 1
@@ -117,6 +120,7 @@ class TableService:
         when = time.time() if at is None else at
         row = self.journal.append(inp, source, when, ref)
         events = self.table.apply(inp)
+        self._track_wagers(source, events)
         first = self.seq + 1
         self.recorder.observe(first, when, source, inp, events, self.table)
         payloads = []
@@ -125,6 +129,19 @@ class TableService:
             self.recent.append((self.seq, event))
             payloads.append(event_payload(self.table_id, self.seq, event))
         return Applied(row, first, events, payloads=payloads)
+
+    def _track_wagers(self, source: str, events: list[Event]) -> None:
+        """Which standing wagers chip sensors placed (``gpio ...`` sources): only those have chips to
+        reconcile after a restart; a wager keyed by command never had chips on a sensor."""
+        for event in events:
+            if isinstance(event, WagerPlaced):
+                key = (event.seat, event.spot)
+                if source.startswith("gpio "):
+                    self.sensor_wagers.add(key)
+                else:
+                    self.sensor_wagers.discard(key)
+        if self.sensor_wagers:
+            self.sensor_wagers &= set(self.table.staked)
 
     def events_since(self, since: int) -> list[dict[str, Any]] | None:
         """Events with seq > ``since`` if the ring still holds them all; ``None`` otherwise."""
