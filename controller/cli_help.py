@@ -20,6 +20,8 @@ EXAMPLES: Final[dict[str, str]] = {
     "ctl": "croupier ctl --table firmware_configs/tables/baccarat_sim.yaml bet 1 banker 5.00",
     "watch": "croupier watch --table firmware_configs/tables/baccarat_sim.yaml",
     "demo": "croupier demo --game two_way_winner --rounds 3 --seed 7",
+    "roads": "croupier roads tests/scenarios/baccarat.yaml",
+    "display": "croupier display firmware_configs/tables/baccarat_sim.yaml --listen 127.0.0.1:8080",
     "sim": "croupier sim shoe --profile firmware_configs/shoes/sim_v1.yaml --decks 8",
     "sim shoe": "croupier sim shoe --profile firmware_configs/shoes/sim_v1.yaml --decks 8 --seed 7",
     "sim panel": "croupier sim panel --map firmware_configs/panels/baccarat.yaml",

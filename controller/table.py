@@ -87,6 +87,9 @@ class Table:
         self.tilt: Tilt | None = None
         self.burn_next = False
         self.offline: dict[str, str] = {}  # devices offline now, with why
+        #: The result records of the current shoe's rounds (``{"round", "result"}``), oldest first:
+        #: a display that joins late draws the shoe's scoreboard from the snapshot alone.
+        self.shoe_results: list[dict[str, Any]] = []
         self._last_due: object = None
         # Most games stake exactly what is chosen; only those that add wagers pay for the general path.
         self._derives = type(game).with_derived is not Game.with_derived
@@ -146,6 +149,7 @@ class Table:
             "round_view": self.round.view() if self.round is not None else {},
             "game_state": self.game.view(),
             "meters": self.meters_dict(),
+            "shoe_results": list(self.shoe_results),
         }
 
     def meters_dict(self) -> dict[str, Any]:
@@ -180,6 +184,7 @@ class Table:
             raise Refusal("cannot start a new shoe while a round is being dealt")
         self.composition.shuffle()
         self.burn_next = False
+        self.shoe_results = []
         return [ShoeShuffled(self.composition.decks)]
 
     def _open_betting(self, inp: I.OpenBetting) -> list[Event]:
@@ -202,16 +207,17 @@ class Table:
         if spot not in self.game.bet_spots:
             raise Refusal(f"{self.game.name} has no spot {spot!r}; spots: {', '.join(self.game.bet_spots)}")
         if amount <= 0:
-            raise Refusal(f"a wager must be positive, not {amount}")
+            raise Refusal(f"a wager must be positive, not {self.limits.money.format(amount)}")
         lim = self.limits
+        m = lim.money.format
         current = self.chosen.get(seat, {})
         total = current.get(spot, 0) + amount
         if total % lim.unit:
-            raise Refusal(f"{spot} wager {total} is not a multiple of the unit {lim.unit}")
+            raise Refusal(f"{spot} wager {m(total)} is not a multiple of the unit {m(lim.unit)}")
         if total < lim.min_bet:
-            raise Refusal(f"{spot} wager {total} is below the table minimum {lim.min_bet}")
+            raise Refusal(f"{spot} wager {m(total)} is below the table minimum {m(lim.min_bet)}")
         if total > lim.max_bet:
-            raise Refusal(f"{spot} wager {total} is over the table maximum {lim.max_bet}")
+            raise Refusal(f"{spot} wager {m(total)} is over the table maximum {m(lim.max_bet)}")
         new_bets = dict(current)
         new_bets[spot] = total
         game = self.game
@@ -223,7 +229,7 @@ class Table:
         else:
             before, after, cost = current, {spot: total}, amount
         if cost > self.credits[seat]:
-            raise Refusal(f"seat {seat} has {self.credits[seat]} credits, the wager needs {cost}")
+            raise Refusal(f"seat {seat} has {m(self.credits[seat])} credits, the wager needs {m(cost)}")
         self.credits[seat] -= cost
         self.chosen[seat] = new_bets
         events: list[Event] = []
@@ -278,7 +284,7 @@ class Table:
                 events.extend(self._return_seat(seat, why))
         self.phase = "dealing"
         events.append(BettingClosed(self.round_no, playing))
-        ledger = RoundLedger(self.round_no, self.staked, self.credits)
+        ledger = RoundLedger(self.round_no, self.staked, self.credits, self.limits.money)
         if not self.staked and not self.game.deals_without_wagers:
             self.round = None
             events.extend(self._settle([], {}))
@@ -433,6 +439,7 @@ class Table:
         events: list[Event] = []
         if result:
             events.append(RoundResult(self.round_no, self.game.name, result))
+            self.shoe_results.append({"round": self.round_no, "result": result})
         events.append(
             RoundSettled(
                 self.round_no,
@@ -478,7 +485,7 @@ class Table:
     def _credit_in(self, inp: I.CreditIn) -> list[Event]:
         self._check_seat(inp.seat)
         if inp.amount < 0:
-            raise Refusal(f"credit in must not be negative, not {inp.amount}")
+            raise Refusal(f"credit in must not be negative, not {self.limits.money.format(inp.amount)}")
         self.credits[inp.seat] = self.credits.get(inp.seat, 0) + inp.amount
         meters = self.meters.setdefault(inp.seat, SeatMeters())
         meters.credits_in += inp.amount
@@ -490,9 +497,10 @@ class Table:
         if have is None:
             raise Refusal(f"seat {inp.seat} is not seated")
         if inp.amount <= 0:
-            raise Refusal(f"credit out must be positive, not {inp.amount}")
+            raise Refusal(f"credit out must be positive, not {self.limits.money.format(inp.amount)}")
         if inp.amount > have:
-            raise Refusal(f"seat {inp.seat} has {have} credits, cannot pay out {inp.amount}")
+            m = self.limits.money.format
+            raise Refusal(f"seat {inp.seat} has {m(have)} credits, cannot pay out {m(inp.amount)}")
         if self.phase == "dealing":
             raise Refusal("credits cannot be paid out while a round is being dealt")
         self.credits[inp.seat] = have - inp.amount

@@ -80,7 +80,7 @@ def test_bad_commands_get_clear_errors_and_change_nothing(table: tuple[DaemonThr
         ({"cmd": "close"}, "betting is not open"),  # wrong phase
         ({"cmd": "decide", "seat": 1, "action": "hit"}, "no round is in play"),
         ({"cmd": "bet", "seat": 1, "spot": "player", "amount": 100}, "betting is not open"),
-        ({"cmd": "credit_out", "seat": 1, "amount": 5000}, "seat 1 has 1000 credits, cannot pay out 5000"),
+        ({"cmd": "credit_out", "seat": 1, "amount": 5000}, "seat 1 has 10.00 credits, cannot pay out 50.00"),
         ({"cmd": "clear_tilt"}, "the table is not tilted"),
     ]
     for request, message in refusals:
@@ -92,11 +92,11 @@ def test_bad_commands_get_clear_errors_and_change_nothing(table: tuple[DaemonThr
     for request, message in [
         (
             {"cmd": "bet", "seat": 1, "spot": "player", "amount": 5000},
-            "seat 1 has 1000 credits",
+            "seat 1 has 10.00 credits",
         ),  # over credits
         ({"cmd": "bet", "seat": 2, "spot": "player", "amount": 100}, "seat 2 is not seated"),  # wrong seat
         ({"cmd": "bet", "seat": 1, "spot": "dragon", "amount": 100}, "baccarat has no spot 'dragon'"),
-        ({"cmd": "bet", "seat": 1, "spot": "player", "amount": 150}, "not a multiple of the unit 100"),
+        ({"cmd": "bet", "seat": 1, "spot": "player", "amount": 150}, "not a multiple of the unit 1.00"),
         ({"cmd": "cancel", "seat": 1, "spot": "player"}, "seat 1 has no wager on 'player'"),
         ({"cmd": "open"}, "betting cannot open: the table is betting"),
     ]:

@@ -114,6 +114,8 @@ QUERIES: Final[dict[str, tuple[_Fields, str]]] = {
     "recall": ({"n": (int, False), "round": (int, False)}, "the last N rounds (default 10), or one round"),
     "snapshot": ({}, "the whole table state and its seq (as the snapshot socket)"),
     "ping": ({}, "liveness"),
+    "shoe": ({"action": (str, True)}, "shoe reset: send RESET to the shoe (the dealer cleared a jam); "
+             "not journaled: the shoe's HELLO that follows is"),
 }
 
 _COMMON: Final = {"cmd", "ref", "by", "table"}
@@ -149,6 +151,8 @@ def parse_command(raw: bytes, seats: int, table_id: str | None = None) -> Parsed
     else:
         raise CommandError(f"unknown command {name!r}; commands: {', '.join(command_names())}")
     args = _check_fields(name, data, fields, seats)
+    if name == "shoe" and args["action"] != "reset":
+        raise CommandError(f"shoe: unknown action {args['action']!r} (actions: reset)")
     if name in QUERIES:
         return Query(name, args)
     ref = data.get("ref")

@@ -26,10 +26,12 @@ from controller.daemon.endpoints import check_endpoint
 from controller.games import GAMES, check_game_name
 from controller.games.base import Game, GameOptions
 from controller.limits import TableLimits
+from controller.money import Currency
 from drivers.gpio.backend import FACTORIES
 from drivers.gpio.control import ControlError, parse_endpoint
 from drivers.gpio.pinmap import PinMap, PinMapError, check_disjoint, load_pin_map
 from drivers.shoe import ProfileError, ShoeProfile, load_profile
+from signage.settings import DisplaySpec
 
 #: Where ``firmware_configs/`` lives in a checkout (profiles are also looked up there).
 FIRMWARE_CONFIGS = Path(__file__).resolve().parents[2] / "firmware_configs"
@@ -49,6 +51,20 @@ class LimitsSpec(BaseModel):
     unit: int = Field(default=100, ge=1)
     min_bet: int = Field(default=100, ge=1)
     max_bet: int = Field(default=1_000_000, ge=1)
+
+
+class CurrencySpec(BaseModel):
+    """The table's currency: how people see and type amounts (``995.00``); machines keep minor units."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: ISO 4217 code shown where a reader needs it (``EUR``); empty: none named.
+    code: str = Field(default="", pattern=r"^([A-Z]{3})?$")
+    #: Decimals of the currency: 2 for EUR/USD/GBP (amounts in cents), 0 for JPY.
+    minor_units: int = Field(default=2, ge=0, le=4)
+
+    def currency(self) -> Currency:
+        return Currency(self.code, self.minor_units)
 
 
 class ShoeSpec(BaseModel):
@@ -154,6 +170,7 @@ class TableFile(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     seats: int | None = Field(default=None, ge=1, le=12)
     limits: LimitsSpec = Field(default_factory=LimitsSpec)
+    currency: CurrencySpec = Field(default_factory=CurrencySpec)
     shoe: ShoeSpec | None = None
     #: Pin maps (paths, or :class:`PanelEntry`), relative to the table file or ``firmware_configs/``.
     panels: list[str | PanelEntry] = Field(default_factory=list)
@@ -161,6 +178,8 @@ class TableFile(BaseModel):
     zeromq: ZmqSpec = Field(default_factory=ZmqSpec)
     state_dir: str
     simulation: SimulationSpec | None = None
+    #: The signage screen (``croupier display``); docs/display.md.
+    display: DisplaySpec = Field(default_factory=DisplaySpec)
 
     @field_validator("table")
     @classmethod
@@ -242,7 +261,7 @@ def parse_table(raw: object, path: Path) -> TableConfig:
         raise TableFileError(path, validation_problems(exc, "options")) from None
     seats = spec.seats if spec.seats is not None else cls.default_seats
     try:
-        limits = TableLimits(seats=seats, **spec.limits.model_dump())
+        limits = TableLimits(seats=seats, minor_units=spec.currency.minor_units, **spec.limits.model_dump())
     except ValidationError as exc:
         raise TableFileError(path, validation_problems(exc, "limits")) from None
     problems: list[tuple[str | None, str]] = []

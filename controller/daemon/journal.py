@@ -209,6 +209,11 @@ class Journal:
         found = self._conn.execute("SELECT id FROM inputs WHERE ref = ?", (ref,)).fetchone()
         return None if found is None else int(found[0])
 
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The journal's connection, for the checkpoints in the same file (controller.daemon.checkpoint)."""
+        return self._conn
+
     # --- reading -------------------------------------------------------------------------------
 
     def entries(self, start: int = 1, stop: int | None = None) -> Iterator[Entry]:

@@ -7,7 +7,8 @@ builds them, and :mod:`controller.daemon.contract` turns them (and the event
 dataclasses of :mod:`controller.events`) into the JSON Schema published in
 docs/schema/. ``tests/test_contract.py`` validates every message of a real
 session of each game against that schema, so a field added here but not
-sent, or sent but not declared here, fails a test.
+sent, or sent but not declared here, fails a test: add a new reply field
+here (and to docs/commands.md), then run ``python -m controller.daemon.contract``.
 """
 
 from __future__ import annotations
@@ -107,6 +108,8 @@ class TableState(TypedDict):
     round_view: dict[str, Any]
     game_state: dict[str, Any]
     meters: dict[str, Any]
+    #: This shoe's round results so far (a scoreboard's road), oldest first.
+    shoe_results: list[dict[str, Any]]
 
 
 class SnapshotRequest(TypedDict, total=False):
@@ -114,6 +117,13 @@ class SnapshotRequest(TypedDict, total=False):
 
     since: int
     journal_id: str
+
+
+class Currency(TypedDict):
+    """How amounts are shown and typed: ISO 4217 ``code`` (or ``""``) and its decimals."""
+
+    code: str
+    minor_units: int
 
 
 class Identity(TypedDict):
@@ -128,6 +138,7 @@ class SnapshotReply(Identity):
 
     ok: Literal[True]
     seq: int
+    currency: Currency
     state: TableState
     lamps: NotRequired[Lamps]
     events: NotRequired[list[dict[str, Any]]]
@@ -160,6 +171,7 @@ class JournalInfo(TypedDict):
     path: str
     rows: int
     replayed_at_start: int
+    checkpoint_row: int
     replay_seconds: float
 
 
@@ -175,6 +187,10 @@ class ShoeDevice(TypedDict):
     framing_errors: NotRequired[int]
     naks: NotRequired[int]
     unknown_types: NotRequired[dict[str, int]]
+    mode: NotRequired[Literal["reader", "dealing_shuffler"]]
+    dispense_outstanding: NotRequired[bool]
+    dispensed: NotRequired[int]
+    dispense_timeout: NotRequired[float]
 
 
 class GpioStatus(TypedDict):
@@ -191,6 +207,7 @@ class StatusReply(Identity):
     round: int
     phase: Phase
     seq: int
+    currency: Currency
     due: dict[str, Any] | None
     tilt: HeartbeatTilt | None
     offline: dict[str, str]
@@ -245,6 +262,16 @@ class PingReply(Identity):
     ok: Literal[True]
     cmd: Literal["ping"]
     seq: int
+    currency: Currency
+
+
+class ShoeReply(Identity):
+    """``shoe reset``: what was sent to the shoe."""
+
+    ok: Literal[True]
+    cmd: Literal["shoe"]
+    action: Literal["reset"]
+    sent: Literal["RESET"]
 
 
 #: Each query's reply, by command name (an input command answers :class:`InputReply`).
@@ -254,4 +281,5 @@ QUERY_REPLIES: dict[str, type] = {
     "recall": RecallReply,
     "snapshot": SnapshotCommandReply,
     "ping": PingReply,
+    "shoe": ShoeReply,
 }

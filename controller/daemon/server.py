@@ -36,6 +36,7 @@ from controller.daemon.commands import (
     parse_command,
 )
 from controller.daemon.config import TableConfig, ZmqSpec
+from controller.daemon.dispenser import Dispenser
 from controller.daemon.endpoints import enable_ipv6
 from controller.daemon.heartbeat import heartbeat_payload
 from controller.daemon.journal import Journal, open_readonly
@@ -47,7 +48,7 @@ from controller.inputs import DeviceStatus, Input
 from controller.table import Table
 from drivers.gpio import BackendError
 from drivers.gpio.control import ControlError, parse_endpoint
-from drivers.shoe import ShoeCard, ShoeEvent, ShoeProfile, ShoeStatus
+from drivers.shoe import ShoeCard, ShoeError, ShoeEvent, ShoeProfile, ShoeStatus
 from drivers.shoe.linehealth import shoe_health
 
 log = logging.getLogger("croupier.daemon")
@@ -112,6 +113,8 @@ class Daemon:
         self.service: TableService | None = None
         self.shoe: ShoeLink | None = None
         self.shoe_status: dict[str, Any] | None = None
+        #: Sends DISPENSE when a card is due (profile ``mode: dealing_shuffler``), else None.
+        self.dispenser: Dispenser | None = None
         #: The panels (None: the table file has none); opened by :meth:`serve`.
         self.gpio: PanelHost | None = None
         if gpio_control is not None:
@@ -173,6 +176,10 @@ class Daemon:
                 self._open_panels(loop)
             if self.shoe_profile is not None:
                 self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_event)
+                if self.shoe_profile.mode == "dealing_shuffler":
+                    assert self.service is not None
+                    self.dispenser = Dispenser(self.shoe.reader, loop, self.submit,
+                                               self.shoe_profile.dispense_timeout, self.service.table)
                 self.shoe.start()
             assert self.service is not None
             log.info(
@@ -293,6 +300,8 @@ class Daemon:
                 pub.send_multipart([f"{tid}.{payload['event']}".encode(), dumps(payload)], flags=zmq.NOBLOCK)
         if lamps is not None and self.gpio is not None:
             self.publish_side("lamps", self.gpio.lamps_payload(tid))
+        if self.dispenser is not None:
+            self.dispenser.after_apply(self.service.table)
         return applied
 
     def publish_side(self, topic: str, payload: dict[str, Any]) -> None:
@@ -305,8 +314,13 @@ class Daemon:
     def on_shoe_event(self, event: ShoeEvent) -> None:
         """Loop thread: a card becomes an input; the line going down or up becomes a device input."""
         assert self.service is not None
+        dispenser = self.dispenser
         if isinstance(event, ShoeCard):
+            if dispenser is not None:
+                dispenser.before_card(self.service.table)
             self.submit(event.to_input(), "shoe")
+            if dispenser is not None:
+                dispenser.after_card(self.service.table)
             return
         assert isinstance(event, ShoeStatus)
         self.shoe_status = {"at": time.time(), **event.to_dict()}
@@ -337,6 +351,9 @@ class Daemon:
             self.submit(DeviceStatus(SHOE_FAULT, False, f"protocol error: {event.detail['reason']}"), "shoe")
         elif event.status == "hello" and SHOE_FAULT in offline:
             self.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe")
+        if dispenser is not None:
+            dispenser.on_status(event.status, self.service.table)
+            dispenser.after_apply(self.service.table)
 
     # --- commands --------------------------------------------------------------------------------
 
@@ -363,6 +380,8 @@ class Daemon:
             return error_reply(str(exc), wrong_table=True)
         except CommandError as exc:
             return error_reply(str(exc))
+        if isinstance(parsed, Query) and parsed.name == "shoe":
+            return self._shoe_command(parsed.args["action"])
         if isinstance(parsed, InputCommand):
             applied = self.submit(parsed.input, parsed.source, parsed.ref)
             reply: dict[str, Any] = {"ok": True, "cmd": parsed.name, "row": applied.row, "seq": service.seq}
@@ -383,11 +402,31 @@ class Daemon:
             return reply
         return await self._query(parsed)
 
+    def _shoe_command(self, action: str) -> dict[str, Any]:
+        """``shoe reset``: RESET to the shoe, e.g. after the dealer cleared a jam (docs/commands.md)."""
+        if self.shoe is None:
+            return error_reply("shoe reset: this table has no shoe")
+        try:
+            if self.dispenser is not None:
+                self.dispenser.reset()  # the HELLO that answers voids an unanswered DISPENSE
+            else:
+                self.shoe.reader.reset()
+        except ShoeError as exc:
+            return error_reply(f"shoe reset: {exc}")
+        log.info("RESET sent to the shoe")
+        return {"ok": True, "cmd": "shoe", "action": action, "sent": "RESET"}
+
     async def _query(self, q: Query) -> dict[str, Any]:
         service = self.service
         assert service is not None
         if q.name == "ping":
-            return {"ok": True, "cmd": "ping", "table": self.config.table_id, "seq": service.seq}
+            return {
+                "ok": True,
+                "cmd": "ping",
+                "table": self.config.table_id,
+                "seq": service.seq,
+                "currency": self.config.spec.currency.model_dump(),  # how ctl reads typed amounts
+            }
         if q.name == "snapshot":
             return {"ok": True, "cmd": "snapshot", **service.snapshot(), "journal_id": self.journal_id}
         if q.name == "status":
@@ -400,6 +439,7 @@ class Daemon:
                     "connected": connected,
                     "last_status": self.shoe_status,
                     **(shoe_health(self.shoe.reader) if self.shoe is not None else {}),
+                    **(self.dispenser.view() if self.dispenser is not None else {"mode": "reader"}),
                 }
             return {
                 "ok": True,

@@ -45,6 +45,7 @@ from drivers.gpio.betkeys import presses_for
 from drivers.gpio.control import ControlClient
 from drivers.gpio.pinmap import PinMap
 from drivers.shoe.sim import SimError, SimulatedShoe
+from signage import demo_display
 
 
 class DemoError(RuntimeError):
@@ -182,7 +183,9 @@ class Dealer:
                 self.dealer("void", "void")
                 continue
             due = status["due"] or {}
-            if "card" in due:
+            if "card" in due and self.shoe.mode == "dealing_shuffler":
+                self.wait_past(status["seq"])  # the daemon sent DISPENSE; the shuffler deals the card
+            elif "card" in due:
                 self.stop.wait(self.card_interval)
                 try:
                     self.shoe.deal()
@@ -231,6 +234,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the events as JSON lines")
     parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
+    demo_display.add_arguments(parser)
 
 
 def _start_daemon(
@@ -316,8 +320,12 @@ def run(args: argparse.Namespace) -> int:
         f"(seed {seed}); Ctrl-C stops it.\n"
     )
     work = Path(tempfile.mkdtemp(prefix="croupier-demo-"))
-    shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks)
+    mode = config.shoe_profile.mode if config.shoe_profile is not None else "reader"
+    delay = args.delay if args.delay is not None else sim.card_interval
+    shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks, mode=mode,
+                         feed_delay=delay if mode == "dealing_shuffler" else 0.0)
     proc: subprocess.Popen[bytes] | None = None
+    display: subprocess.Popen[bytes] | None = None
     client = CommandClient(endpoints["command"], timeout=10.0)
     sub: Subscriber | None = None
     dealer: Dealer | None = None
@@ -343,6 +351,12 @@ def run(args: argparse.Namespace) -> int:
             if time.monotonic() > deadline:
                 raise DemoError("the daemon did not come up within 30 s")
             time.sleep(0.1)
+        if not args.no_display:  # the signage screen, fed by the daemon like any display on the floor
+            display, url, note = demo_display.start_display(
+                path, endpoints["pub"], endpoints["snapshot"], args.display, work
+            )
+            out.write(f"Signage display: {url}  (open it in a browser){f'; {note}' if note else ''}\n")
+            out.flush()
         sub = Subscriber(endpoints["pub"], endpoints["snapshot"], config.table_id, side=not args.no_lamps)
         if "control" in endpoints:
             control = ControlClient(endpoints["control"])
@@ -359,10 +373,12 @@ def run(args: argparse.Namespace) -> int:
         status = client.call("status")
         credits = ", ".join(f"seat {s}: {c / 100:,.2f}" for s, c in status["credits"].items())
         out.write(f"{dealer.played} rounds played; credits {credits}\n")
+        if shoe.mode == "dealing_shuffler":
+            out.write(f"dealing shuffler: {shoe.stats.dispensed} cards dealt on DISPENSE\n")
     except KeyboardInterrupt as exc:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             out.write(f"stopping{f' ({exc})' if str(exc) else ''}...\n")
-    except DemoError as exc:
+    except (DemoError, demo_display.DisplayStartError) as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         code = 1
     finally:
@@ -379,6 +395,8 @@ def run(args: argparse.Namespace) -> int:
             control.close()
         if sub is not None:
             sub.close()
+        if display is not None:
+            _stop_daemon(display)
         if proc is not None:
             _stop_daemon(proc)
         shoe.close()

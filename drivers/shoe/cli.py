@@ -56,6 +56,8 @@ def register(sub: Subparsers[argparse.ArgumentParser], sim_sub: Subparsers[argpa
     sim.add_argument("--noise", type=float, default=0.0, help="probability of a random fault per frame")
     sim.add_argument("--ack-timeout", type=float, default=0.2,
                      help="seconds before an unacknowledged frame is resent")
+    sim.add_argument("--feed-delay", type=float, default=0.0,
+                     help="dealing shuffler (profile mode): seconds from DISPENSE to its card")
     sim.set_defaults(func=cmd_sim)
 
 
@@ -115,7 +117,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
         deck = load_deck(args.deck) if args.deck else None
         sim = SimulatedShoe(profile.protocol, seed=args.seed, deck=deck, decks=args.decks,
                             noise=args.noise, ack_timeout=args.ack_timeout,
-                            on_log=lambda text: print(f"# {text}", flush=True))
+                            on_log=lambda text: print(f"# {text}", flush=True),
+                            mode=profile.mode, feed_delay=args.feed_delay)
     except (ProfileError, SimError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -126,7 +129,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
         sim.close()
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"# simulated shoe ({profile.protocol}) on {url}: point a reader at it, e.g.", flush=True)
+    what = profile.protocol + (", dealing on DISPENSE" if profile.mode == "dealing_shuffler" else "")
+    print(f"# simulated shoe ({what}) on {url}: point a reader at it, e.g.", flush=True)
     print(f"#   croupier shoe read --profile {args.profile} --port {url}", flush=True)
     print(f"# control: 127.0.0.1:{control.port} or stdin; type 'help'", flush=True)
     stopping = threading.Event()

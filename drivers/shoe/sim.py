@@ -70,6 +70,9 @@ class SimStats:
     acks: int = 0
     naks: int = 0
     commands: int = 0
+    #: DISPENSE commands received, and cards dealt in answer to them.
+    dispense_requests: int = 0
+    dispensed: int = 0
     faults: dict[str, int] = field(default_factory=dict)
 
 
@@ -114,9 +117,17 @@ class SimulatedShoe:
         firmware: str = "1.0.0",
         serial: str = "SIM-0001",
         on_log: Callable[[str], None] | None = None,
+        mode: Literal["reader", "dealing_shuffler"] = "reader",
+        feed_delay: float = 0.0,
     ) -> None:
         if protocol not in ("v1", "plain"):
             raise SimError(f"protocol must be 'v1' or 'plain', not {protocol!r}")
+        if mode not in ("reader", "dealing_shuffler") or (mode == "dealing_shuffler" and protocol != "v1"):
+            raise SimError(f"mode must be 'reader', or 'dealing_shuffler' on v1; got {mode!r} on {protocol}")
+        #: ``dealing_shuffler``: a card comes out only on DISPENSE, ``feed_delay`` seconds later.
+        self.mode = mode
+        self.feed_delay = feed_delay
+        self._feed_faults: deque[str] = deque()
         self.noise_kinds = tuple(noise_kinds)
         if unknown := set(self.noise_kinds) - set(LINE_FAULTS):
             raise SimError(f"unknown noise kinds {sorted(unknown)}; known: {', '.join(LINE_FAULTS)}")
@@ -278,6 +289,23 @@ class SimulatedShoe:
                                f"{', '.join(FAULT_CODES)}")
         self._wake()
 
+    def feed(self, kind: str, arg: float = 0.0) -> None:
+        """Misfeeds of a dealing shuffler: ``jam`` (the next DISPENSE jams: FAULT, the card stays),
+        ``lose`` (the next DISPENSE is never answered), ``empty`` (no card left), ``slow`` (each
+        card comes ``arg`` ms after its DISPENSE), ``normal`` (cards come at once again)."""
+        with self._lock:
+            if kind in ("jam", "lose"):
+                self._feed_faults.append(kind)
+            elif kind == "empty":
+                self._shoe.clear()
+            elif kind == "slow":
+                self.feed_delay = arg / 1000.0
+            elif kind == "normal":
+                self.feed_delay = 0.0
+                self._feed_faults.clear()
+            else:
+                raise SimError(f"unknown feed {kind!r}; known: jam, lose, empty, slow MS, normal")
+
     def wait_idle(self, timeout: float) -> bool:
         """Wait until everything queued was sent and (v1) acknowledged; False on timeout."""
         with self._lock:
@@ -369,15 +397,41 @@ class SimulatedShoe:
         if isinstance(msg, StatusRequest):
             self._queue.append(Heartbeat(self._lid_open, not self._shoe, self._faulted, self._dealt & 0xFFFF))
         elif isinstance(msg, Dispense):
-            if self._shoe:
-                self._dealt += 1
-                self._queue.append(CardMsg(self._shoe.popleft()))
-            else:
-                self._queue.append(ShoeEmpty())
+            self._dispense()
         else:  # Reset: numbering restarts at HELLO 0; anything unacknowledged is sent again after it.
             pending = [] if self._in_flight is None else [self._in_flight.message]
             self._queue = deque([self._hello, *pending, *self._queue])
             self._in_flight, self._next_seq, self._faulted = None, 0, False
+            # A card still on its way is void: the host asks again after the HELLO.
+            self._timers = [t for t in self._timers if t[2] != "feed"]
+            heapq.heapify(self._timers)
+
+    def _dispense(self) -> None:
+        self.stats.dispense_requests += 1
+        if self.mode == "dealing_shuffler":
+            if self._faulted:
+                self._log("DISPENSE ignored: jammed until RESET")
+                return
+            fault = self._feed_faults.popleft() if self._feed_faults else ""
+            if fault == "jam":
+                self._faulted = True
+                self._queue.append(Fault(FAULT_CODES["jam"], "card jammed at the gate"))
+                return
+            if fault == "lose":
+                self._log("DISPENSE lost (feed lose)")
+                return
+            if self.feed_delay > 0 and self._shoe:
+                self._timer(self.feed_delay, "feed")
+                return
+        self._feed_card()
+
+    def _feed_card(self) -> None:
+        if self._shoe:
+            self._dealt += 1
+            self.stats.dispensed += 1
+            self._queue.append(CardMsg(self._shoe.popleft()))
+        else:
+            self._queue.append(ShoeEmpty())
 
     def _resend(self, flight: _InFlight, now: float, backoff: bool) -> None:
         self.stats.resends += 1
@@ -396,6 +450,8 @@ class SimulatedShoe:
                 self._timer(arg, "replug")
             elif action == "replug" and self._link is not None and not self._link.is_open:
                 self._log(f"plugged in again on {self._link.open()}")
+            elif action == "feed":
+                self._feed_card()
         if self._held and now >= self._hold_until:
             held, self._held = self._held, []
             if self._link is not None:
