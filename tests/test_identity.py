@@ -90,7 +90,7 @@ def test_ctl_names_the_table_that_answered_and_refuses_another(
 ) -> None:
     config, client = table
     journal_id = client.call("ping")["journal_id"]
-    assert main(["ctl", "--table", str(config.path), "credit-in", "1", "500"]) == 0
+    assert main(["ctl", "--table", str(config.path), "credit-in", "1", "5.00"]) == 0  # 500 minor units
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"[table t1, journal {journal_id[:8]}]" and out[1].startswith("ok: journal row 1")
     endpoint = config.spec.zeromq.command

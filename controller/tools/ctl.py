@@ -284,11 +284,16 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc))
         endpoint = endpoint or config.spec.zeromq.command
         expect = expect or config.table_id
-    if not args.raw:
-        try:  # the words' shape first, so a usage error needs no daemon
+    raw: dict[str, Any] = {}
+    try:  # the words' shape first, so a usage error needs no daemon
+        if args.raw:
+            raw = json.loads(" ".join(args.words))
+            if not isinstance(raw, dict):
+                raise ValueError("--raw takes one JSON object, like '{\"cmd\": \"status\"}'")
+        else:
             build_request(args.words, None, args.round, args.ref)
-        except ValueError as exc:
-            return _fail(str(exc))
+    except ValueError as exc:
+        return _fail(str(exc))
     try:
         client = CommandClient(endpoint, args.timeout)
     except EndpointError as exc:
@@ -296,12 +301,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         try:
             cur = table_currency(client)
-            if args.raw:
-                request = json.loads(" ".join(args.words))
-                if not isinstance(request, dict):
-                    raise ValueError("--raw takes one JSON object, like '{\"cmd\": \"status\"}'")
-            else:
-                request = build_request(args.words, cur, args.round, args.ref)
+            request = raw if args.raw else build_request(args.words, cur, args.round, args.ref)
         except ValueError as exc:
             return _fail(str(exc))
         if expect is not None:
