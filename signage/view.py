@@ -8,9 +8,8 @@ the roads it draws are the ones :mod:`signage.roads` computed (the same code
 as ``croupier roads``).
 
 What players must not see is never sent: the dealer's hole card stays ``??``
-until the dealer plays or the result is known, and One Card Poker cards stay
-face down until the round's result (each player looks at their own card; the
-Designated Player must not read them off a screen).
+until the dealer plays or the result is known. (One Card Poker cards are
+dealt face up and compared at once, so they are shown as they arrive.)
 """
 
 from __future__ import annotations
@@ -90,9 +89,9 @@ class TableView:
             hands["banker"] = list(view.get("banker_cards") or [])
         elif self.game == "one_card_poker":
             for seat, hand in (view.get("players") or {}).items():
-                hands[f"seat {seat}"] = [HIDDEN for _ in hand.get("cards") or []]
+                hands[f"seat {seat}"] = list(hand.get("cards") or [])
             if view.get("dp_card"):
-                hands["dp"] = [HIDDEN]
+                hands["dp"] = [view["dp_card"]]
         else:
             if view.get("dealer_cards"):
                 hands["dealer"] = list(view["dealer_cards"])
@@ -157,15 +156,12 @@ class TableView:
             self.outcomes = {}
             self.voided = False
         cards = self.hands.setdefault(hand, [])
-        if self.game == "one_card_poker":
-            cards.append(HIDDEN)  # face down until the result
-            return
         cards.append(card)
         if hand == "dealer" and len(cards) >= 3:
             self.hole_shown = True  # the dealer is drawing: the hole card was turned over
 
     def _reveal(self, result: dict[str, Any]) -> None:
-        """At the result every card is public: take them from the result record."""
+        """At the result every card is public: take them from the result record (War cards too)."""
         if self.game == "one_card_poker":
             hands: dict[str, list[str]] = {}
             for seat, hand in (result.get("players") or {}).items():

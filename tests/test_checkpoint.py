@@ -10,18 +10,24 @@ Real SQLite files in a temp dir; nothing mocked.
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from controller import inputs as I
+from controller.cli import main as cli_main
 from controller.daemon import checkpoint
+from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import TableConfig, parse_table
 from controller.daemon.journal import Journal
 from controller.daemon.recall import recall_from_journal
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
 from controller.daemon.service import TableService, event_payload
 from controller.scenario import Scenario, load_scenario, round_inputs
 from controller.table import Table
@@ -175,3 +181,61 @@ def test_changed_limits_replay_from_row_one(tmp_path: Path, caplog: pytest.LogCa
         again.replay()
     assert "limits changed" in caplog.text
     assert again.replayed == again.journal.last_id
+
+
+def test_a_daemon_starts_from_its_checkpoint_and_a_damaged_journal_takes_the_table_offline(
+        tmp_path: Path) -> None:
+    """Start-up skips the whole-file checks; they run after it, and a failure halts the table, saying why."""
+    config, live = baccarat_session(tmp_path, 30, checkpoint_every=50)
+    live.journal.close()
+    _tamper(config, "DELETE FROM inputs WHERE id = 2")  # before the checkpoint: start-up never reads it
+    zmq = {k: f"ipc://{tmp_path}/{k}" for k in ("pub", "snapshot", "command")}
+    raw = {"table": "t", "game": "baccarat", "seats": 7, "state_dir": str(config.state_dir), "zeromq": zmq}
+    daemon_config = parse_table(raw, tmp_path / "t.yaml")
+    key = local_key(daemon_config)
+    with DaemonThread(Daemon(daemon_config)) as thread:
+        service = thread.daemon.service
+        assert service is not None and service.checkpoint_row > 2
+        client = CommandClient(zmq["command"], timeout=10, key=key)
+        try:
+            deadline = time.monotonic() + 30
+            while "journal" not in (status := client.call("status"))["offline"]:
+                assert time.monotonic() < deadline, status
+                time.sleep(0.01)
+            assert "rows are missing" in status["offline"]["journal"]
+            reply = client.call("open")
+            assert reply.get("ok")
+            assert client.call("bet", seat=1, spot="player", amount=100, by="dealer")["ok"]
+            closing = client.call("close")
+            assert "journal is offline" in json.dumps(closing)
+        finally:
+            client.close()
+
+
+# --------------------------------------------------------------- croupier journal export|archive|verify
+def test_journal_export_archive_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config, live = baccarat_session(tmp_path, 8, checkpoint_every=20)
+    last = live.journal.last_id
+    state = str(config.state_dir)
+    assert cli_main(["journal", "export", "--state-dir", state, "--from", "3", "--to", "5"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["row"] for x in lines] == [3, 4, 5] and all(x["source"] == "test" for x in lines)
+    entries = list(live.journal.entries(3, 5))
+    assert [x["input"] for x in lines] == [e.input.to_dict() for e in entries]
+    dest = tmp_path / "archive.sqlite3"
+    assert cli_main(["journal", "archive", "--state-dir", state, str(dest)]) == 0  # while "running"
+    assert f"{last} inputs" in capsys.readouterr().out
+    copy = sqlite3.connect(dest)
+    assert copy.execute("SELECT COUNT(*) FROM inputs").fetchone()[0] == last
+    assert copy.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0] >= 1
+    copy.close()
+    assert cli_main(["journal", "archive", "--state-dir", state, str(dest)]) == 1
+    assert "already exists" in capsys.readouterr().err
+    assert cli_main(["journal", "verify", "--state-dir", state]) == 0
+    assert f"{last} inputs, every row parses" in capsys.readouterr().out
+    live.journal.close()
+    _tamper(config, "UPDATE inputs SET input = '{not json' WHERE id = 4")
+    assert cli_main(["journal", "verify", "--state-dir", state]) == 1
+    assert "row 4: input does not parse" in capsys.readouterr().err
+    assert cli_main(["journal", "export", "--state-dir", str(tmp_path / "nowhere")]) == 1
+    assert "no journal here" in capsys.readouterr().err

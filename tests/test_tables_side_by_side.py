@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_daemon_support import free_port_base
 
-from controller.daemon.client import CommandClient
+from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import TableConfig, ZmqSpec, load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
@@ -76,7 +76,8 @@ def four_tables(tmp_path: Path) -> Iterator[list[tuple[TableConfig, CommandClien
             daemon = Daemon(config, state_dir=tmp_path / config.table_id, zmq_spec=spec, shoe_port=link,
                             gpio_control=control, fsync=False)
             stack.enter_context(DaemonThread(daemon))
-            client = CommandClient(spec.command, timeout=10)
+            client = CommandClient(spec.command, timeout=10,
+                                   key=local_key(config, state_dir=tmp_path / config.table_id))
             stack.callback(client.close)
             out.append((config, client))
         yield out

@@ -92,9 +92,14 @@ class Journal:
 
     @classmethod
     def open(
-        cls, state_dir: Path, *, table: str, game: str, options: dict[str, Any], fsync: bool = True
+        cls, state_dir: Path, *, table: str, game: str, options: dict[str, Any], fsync: bool = True,
+        verify: bool = True,
     ) -> Journal:
-        """Open (or, in a brand-new state dir, create) the journal and check it against the table file."""
+        """Open (or, in a brand-new state dir, create) the journal and check it against the table file.
+
+        ``verify=False`` leaves out the checks that read the whole file (:func:`verify_file`);
+        the daemon runs those after it is ready, so its start does not grow with the journal.
+        """
         state_dir.mkdir(parents=True, exist_ok=True)
         path = state_dir / JOURNAL_NAME
         marker = state_dir / MARKER_NAME
@@ -108,7 +113,7 @@ class Journal:
                     "empty: restore the journal, or move the state dir away to start anew",
                 )
             return cls._create(path, marker, table, game, options_json, fsync)
-        journal = cls._open_existing(path, fsync)
+        journal = cls._open_existing(path, fsync, verify)
         h = journal.header
         if marker.exists():
             if marker.read_text(encoding="utf-8").strip() != h.get("id"):
@@ -162,18 +167,19 @@ class Journal:
         return cls(path, conn, header, 0)
 
     @classmethod
-    def _open_existing(cls, path: Path, fsync: bool) -> Journal:
+    def _open_existing(cls, path: Path, fsync: bool, verify: bool = True) -> Journal:
         try:
             conn = _connect(path, fsync)
-            check = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+            problem = _integrity(conn) if verify else None
         except sqlite3.DatabaseError as exc:
             raise JournalError(path, f"not a readable SQLite journal: {exc}") from None
-        if check != ["ok"]:
+        if problem is not None:
             conn.close()
-            raise JournalError(path, "PRAGMA integrity_check failed: " + "; ".join(check[:5]))
+            raise JournalError(path, problem)
         try:
             header = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-            last = conn.execute("SELECT COALESCE(MAX(id), 0), COUNT(*) FROM inputs").fetchone()
+            count = "COUNT(*)" if verify else "COALESCE(MAX(id), 0)"
+            last = conn.execute(f"SELECT COALESCE(MAX(id), 0), {count} FROM inputs").fetchone()  # noqa: S608
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise JournalError(path, f"bad header: {exc}") from None
@@ -243,6 +249,31 @@ def read_entries(conn: sqlite3.Connection, path: Path, start: int, stop: int) ->
         yield Entry(row_id, float(at), source, inp, ref)
     if expected <= stop:
         raise JournalError(path, f"rows {expected}..{stop} are missing", expected)
+
+
+def _integrity(conn: sqlite3.Connection) -> str | None:
+    check = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+    return None if check == ["ok"] else "PRAGMA integrity_check failed: " + "; ".join(check[:5])
+
+
+def verify_file(path: Path) -> str | None:
+    """The checks of the whole file, on a read-only connection: what is wrong, or None.
+
+    ``PRAGMA integrity_check`` and no row missing. SQLite does this work with
+    Python's lock released, so a daemon can run it on a worker thread while it plays.
+    """
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        problem = _integrity(conn)
+        if problem is None:
+            last, count = conn.execute("SELECT COALESCE(MAX(id), 0), COUNT(*) FROM inputs").fetchone()
+            if last != count:
+                problem = f"{count} inputs but the last id is {last}: rows are missing"
+        return problem
+    except sqlite3.DatabaseError as exc:
+        return f"not a readable SQLite journal: {exc}"
+    finally:
+        conn.close()
 
 
 def open_readonly(state_dir: Path) -> tuple[sqlite3.Connection, Path, int]:

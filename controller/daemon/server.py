@@ -27,6 +27,7 @@ import zmq
 import zmq.asyncio
 
 from controller.daemon.alerts import log_alerts
+from controller.daemon.auth import CurveGuard, permitted
 from controller.daemon.commands import (
     CommandError,
     InputCommand,
@@ -35,11 +36,12 @@ from controller.daemon.commands import (
     error_reply,
     parse_command,
 )
-from controller.daemon.config import TableConfig, ZmqSpec
+from controller.daemon.config import TableConfig, ZmqSpec, exposure_problems
 from controller.daemon.dispenser import Dispenser
 from controller.daemon.endpoints import enable_ipv6
 from controller.daemon.heartbeat import heartbeat_payload
-from controller.daemon.journal import Journal, open_readonly
+from controller.daemon.journal import Journal, open_readonly, verify_file
+from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
 from controller.daemon.panels import PanelHost
 from controller.daemon.recall import recall_from_journal
 from controller.daemon.service import Applied, TableService, dumps
@@ -53,12 +55,18 @@ from drivers.shoe.linehealth import shoe_health
 
 log = logging.getLogger("croupier.daemon")
 
+#: The device a failed whole-journal check takes offline (Daemon._verify_journal).
+JOURNAL_DEVICE = "journal"
 #: Device names of the shoe's statuses that halt play (journaled as DeviceStatus inputs).
 SHOE_LID = "shoe lid"
 SHOE_FAULT = "shoe fault"
 
 #: Replies queued for one command or snapshot client before ZeroMQ drops them.
 ROUTER_HWM = 1000
+
+
+def _plain(sock: Any) -> Any:
+    return sock
 
 
 class DaemonError(RuntimeError):
@@ -106,6 +114,9 @@ class Daemon:
         self.state_dir = state_dir or config.state_dir
         self.fsync = fsync
         self.zmq_spec = zmq_spec or config.spec.zeromq
+        exposed = exposure_problems(self.zmq_spec, config.spec.security)
+        if exposed:
+            raise OptionError("; ".join(f"{key}: {why}" for key, why in exposed))
         profile: ShoeProfile | None = config.shoe_profile if use_shoe else None
         if profile is not None and shoe_port is not None:
             profile = profile.model_copy(update={"port": shoe_port})
@@ -125,6 +136,8 @@ class Daemon:
         self._stop: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pub: zmq.Socket[bytes] | None = None
+        #: The CURVE server key and ZAP authenticator (made by :meth:`serve`).
+        self.guard: CurveGuard | None = None
 
     # --- start ---------------------------------------------------------------------------------
 
@@ -137,6 +150,7 @@ class Daemon:
             game=cfg.game_name,
             options=cfg.options_dict(),
             fsync=self.fsync,
+            verify=False,  # the whole-file checks run once the table is up: _verify_journal
         )
         service = TableService(cfg, journal)
         try:
@@ -167,10 +181,20 @@ class Daemon:
         sync_ctx: zmq.Context[Any] = zmq.Context.shadow(ctx.underlying)
         spec = self.zmq_spec
         sockets: list[Any] = []
+        guard: CurveGuard | None = None
         try:
-            self._pub = pub = self._bind(sync_ctx.socket(zmq.PUB), "pub", spec.pub, spec.pub_hwm, sockets)
-            snap = self._bind(ctx.socket(zmq.ROUTER), "snapshot", spec.snapshot, ROUTER_HWM, sockets)
-            cmd = self._bind(ctx.socket(zmq.ROUTER), "command", spec.command, ROUTER_HWM, sockets)
+            try:
+                self.guard = guard = CurveGuard(KeyFolder(self.config.key_folder(self.state_dir)), sync_ctx)
+            except KeyFileError as exc:
+                raise DaemonError(f"cannot use the table's keys: {exc}") from None
+            guard.start()
+            # The event sockets take keys only when the table file says so (security.curve_events).
+            events = guard.secure if self.config.spec.security.curve_events else _plain
+            self._pub = pub = self._bind(events(sync_ctx.socket(zmq.PUB)), "pub", spec.pub, spec.pub_hwm,
+                                         sockets)
+            snap = self._bind(events(ctx.socket(zmq.ROUTER)), "snapshot", spec.snapshot, ROUTER_HWM, sockets)
+            cmd = self._bind(guard.secure(ctx.socket(zmq.ROUTER)), "command", spec.command, ROUTER_HWM,
+                             sockets)
             del pub
             if self.config.panels:
                 self._open_panels(loop)
@@ -201,6 +225,7 @@ class Daemon:
                 asyncio.create_task(self._serve_snapshots(snap)),
             ]
             tasks.append(asyncio.create_task(self._heartbeat(spec.heartbeat)))
+            self._verify_journal(loop)
             if self.parent_pid is not None:
                 tasks.append(asyncio.create_task(self._watch_parent(self.parent_pid)))
             await self._stop.wait()
@@ -216,6 +241,8 @@ class Daemon:
                 await self.shoe.stop()
             for sock in sockets:
                 sock.close(linger=0)
+            if guard is not None:
+                guard.stop()
             ctx.term()
             if self.service is not None:
                 self.service.journal.close()
@@ -239,6 +266,37 @@ class Daemon:
         lamps = self.gpio.lamps_payload(self.config.table_id) if self.gpio is not None else None
         return heartbeat_payload(self.config.table_id, self.journal_id, self.service.seq,
                                  self.service.table, lamps, self.zmq_spec.heartbeat)
+
+    def _verify_journal(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The journal's whole-file checks, on a thread of their own after start; a failure halts the table.
+
+        Start-up reads only the newest checkpoint and the rows after it, so the
+        checks that read every page (integrity, no row missing) run here: a damaged
+        journal takes the device ``journal`` offline (no new deal, a round being
+        dealt tilts) with the reason, and a journal that checks out brings it back.
+        A daemon thread, so stopping the daemon never waits for it.
+        """
+        assert self.service is not None
+        path = self.service.journal.path
+
+        def check() -> None:
+            problem = verify_file(path)
+            with contextlib.suppress(RuntimeError):  # the loop closed: the daemon stopped meanwhile
+                loop.call_soon_threadsafe(self._journal_verified, problem)
+
+        threading.Thread(target=check, name="journal-verify", daemon=True).start()
+
+    def _journal_verified(self, problem: str | None) -> None:
+        service = self.service
+        if service is None or self._stop is None or self._stop.is_set():
+            return
+        if problem is not None:
+            log.error("%s: %s", service.journal.path, problem)
+            self.submit(DeviceStatus(JOURNAL_DEVICE, False, problem), "journal")
+        elif JOURNAL_DEVICE in service.table.offline:
+            self.submit(DeviceStatus(JOURNAL_DEVICE, True, "integrity check passed"), "journal")
+        else:
+            log.info("%s: integrity check passed", service.journal.path)
 
     async def _heartbeat(self, interval: float) -> None:
         """One heartbeat at once (a restarted table re-publishes its lamps), then every ``interval``."""
@@ -358,32 +416,41 @@ class Daemon:
     # --- commands --------------------------------------------------------------------------------
 
     async def _serve_commands(self, sock: zmq.asyncio.Socket) -> None:
+        assert self.guard is not None
         while True:
-            frames = await sock.recv_multipart()
+            parts = await sock.recv_multipart(copy=False)
+            caller = self.guard.caller(parts[-1])
+            frames = [p.bytes for p in parts]
             identity, rest = frames[0], frames[1:]
             delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
             payload = rest[-1] if rest else b""
             try:
-                reply = await self.handle_command(payload)
+                reply = await self.handle_command(payload, caller) if caller is not None else error_reply(
+                    "this key is no longer authorised")
             except Exception as exc:  # a bug must not kill the table: answer it, log it
                 log.exception("command %r failed", payload[:200])
                 reply = error_reply(f"internal error: {type(exc).__name__}: {exc}")
             await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
 
-    async def handle_command(self, payload: bytes) -> dict[str, Any]:
-        """One request in, one reply out; an invalid request changes nothing."""
+    async def handle_command(self, payload: bytes, caller: KeyInfo) -> dict[str, Any]:
+        """One request from ``caller``'s key, one reply; an invalid or forbidden one changes nothing."""
         service = self.service
         assert service is not None
         try:
-            parsed = parse_command(payload, self.config.limits.seats, self.config.table_id)
+            limits = self.config.limits
+            parsed = parse_command(payload, limits.seats, self.config.table_id, limits)
         except WrongTable as exc:
             return error_reply(str(exc), wrong_table=True)
         except CommandError as exc:
             return error_reply(str(exc))
+        if not permitted(caller.role, parsed.name):
+            log.warning("refused %s from key %r: role %s may not", parsed.name, caller.name, caller.role)
+            return error_reply(f"{parsed.name}: key {caller.name!r} has role {caller.role}, which may not "
+                               f"send it (docs/security.md)", cmd=parsed.name, denied=True)
         if isinstance(parsed, Query) and parsed.name == "shoe":
             return self._shoe_command(parsed.args["action"])
         if isinstance(parsed, InputCommand):
-            applied = self.submit(parsed.input, parsed.source, parsed.ref)
+            applied = self.submit(parsed.input, parsed.source(caller.name), parsed.ref)
             reply: dict[str, Any] = {"ok": True, "cmd": parsed.name, "row": applied.row, "seq": service.seq}
             if applied.duplicate:
                 reply["duplicate"] = True

@@ -119,7 +119,7 @@ class TableService:
             self.table, seq, self.checkpoint_row = saved.table, saved.seq, saved.row
             self.recorder.finished.extend(saved.finished)
             self.recorder.current = saved.current
-            self.recent.extend(saved.recent)
+            self.recent.extend(saved.recent_events())
         table, recorder, recent = self.table, self.recorder, self.recent
         for entry in self.journal.entries(self.checkpoint_row + 1):
             events = table.apply(entry.input)

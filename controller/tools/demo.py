@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber
+from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import FIRMWARE_CONFIGS, SimulationSpec, TableConfig, TableFileError, load_table
 from controller.tools.watch import watch
 from drivers.gpio.betkeys import presses_for
@@ -326,7 +326,10 @@ def run(args: argparse.Namespace) -> int:
                          feed_delay=delay if mode == "dealing_shuffler" else 0.0)
     proc: subprocess.Popen[bytes] | None = None
     display: subprocess.Popen[bytes] | None = None
-    client = CommandClient(endpoints["command"], timeout=10.0)
+    # The command socket takes authorised keys only: the demo makes its operator key on the fly.
+    key = local_key(config, "operator", "demo", state_dir=work / "state")
+    out.write(f"Commands while it runs: CROUPIER_KEY={key.path} croupier ctl status\n")
+    client = CommandClient(endpoints["command"], timeout=10.0, key=key)
     sub: Subscriber | None = None
     dealer: Dealer | None = None
     dealer_thread: threading.Thread | None = None
@@ -344,10 +347,12 @@ def run(args: argparse.Namespace) -> int:
             if proc.poll() is not None:
                 raise DemoError(f"the daemon exited ({proc.returncode}):\n{log_path.read_text()}")
             with contextlib.suppress(DaemonUnavailable):
-                if (
-                    CommandClient(endpoints["command"], timeout=0.5).call("status").get("shoe_device") or {}
-                ).get("connected"):
-                    break
+                probe = CommandClient(endpoints["command"], timeout=0.5, key=key)
+                try:
+                    if (probe.call("status").get("shoe_device") or {}).get("connected"):
+                        break
+                finally:
+                    probe.close()
             if time.monotonic() > deadline:
                 raise DemoError("the daemon did not come up within 30 s")
             time.sleep(0.1)

@@ -15,9 +15,16 @@ import time
 from typing import Any, TextIO
 
 from controller.cards import decks_text
-from controller.daemon.client import DEFAULT_STALE_AFTER, DaemonUnavailable, Subscriber
+from controller.daemon.client import (
+    DEFAULT_STALE_AFTER,
+    DaemonUnavailable,
+    Subscriber,
+    add_key_arguments,
+    credentials,
+)
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.endpoints import EndpointError
+from controller.daemon.keys import KeyFileError
 from controller.money import DEFAULT_CURRENCY, Currency
 
 
@@ -131,6 +138,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pub", help="PUB endpoint (overrides the table file)")
     parser.add_argument("--snapshot", help="snapshot endpoint (overrides the table file)")
     parser.add_argument("--json", action="store_true", help="print each event as its JSON line")
+    add_key_arguments(parser)  # needed when the table has security.curve_events
     parser.add_argument(
         "--count", type=int, default=0, help="stop after N events (default: run until Ctrl-C)"
     )
@@ -199,12 +207,15 @@ def watch(
 def run(args: argparse.Namespace) -> int:
     table = ""
     pub, snap = args.pub, args.snapshot
-    if args.table:
-        try:
+    cfg = None
+    try:
+        if args.table:
             cfg = load_table(args.table)
-        except TableFileError as exc:
-            print(f"croupier watch: {exc}", file=sys.stderr)
-            return 2
+        key = credentials(args.key, args.server_key, cfg)
+    except (TableFileError, KeyFileError) as exc:
+        print(f"croupier watch: {exc}", file=sys.stderr)
+        return 2
+    if cfg is not None:
         table = cfg.table_id
         pub = pub or cfg.spec.zeromq.pub
         snap = snap or cfg.spec.zeromq.snapshot
@@ -212,7 +223,8 @@ def run(args: argparse.Namespace) -> int:
     pub = pub or defaults.pub
     snap = snap or defaults.snapshot
     try:
-        sub = Subscriber(pub, snap, table, timeout=2.0, side=True, stale_after=args.stale_after)
+        sub = Subscriber(pub, snap, table, timeout=2.0, side=True, stale_after=args.stale_after,
+                         key=key)
     except EndpointError as exc:
         print(f"croupier watch: {exc}", file=sys.stderr)
         return 2

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from controller.cards import DECK, Card, CardError, parse_card
-from drivers.shoe.codec import Frame, FrameDecoder, encode_frame, encode_line
+from drivers.shoe.codec import Frame, FrameDecoder, FramingError, encode_frame, encode_line, unstuff
 from drivers.shoe.messages import (
     FAULT_CODES,
     Ack,
@@ -41,13 +41,16 @@ from drivers.shoe.messages import (
     Lid,
     Message,
     Nak,
+    PayloadError,
     Reset,
     ShoeEmpty,
     ShuffleComplete,
     ShuffleStarted,
     StatusRequest,
+    decode_payload,
 )
 from drivers.shoe.simlink import Link, PtyLink, SocketLink
+from drivers.shoe.simquirks import check_quirks
 
 #: Faults that damage the next transmission (``delay`` takes milliseconds).
 LINE_FAULTS: Final = ("corrupt", "bitflip", "drop", "dup", "truncate", "delay")
@@ -83,6 +86,7 @@ class _InFlight:
     data: bytes
     due: float
     interval: float
+    resends: int = 0
 
 
 def load_deck(path: Path | str) -> list[Card]:
@@ -119,7 +123,14 @@ class SimulatedShoe:
         on_log: Callable[[str], None] | None = None,
         mode: Literal["reader", "dealing_shuffler"] = "reader",
         feed_delay: float = 0.0,
+        misbehave: Iterable[str] = (),
     ) -> None:
+        #: Rules broken on purpose (drivers/shoe/simquirks.py), for the conformance kit's tests.
+        self.quirks = frozenset(misbehave)
+        try:
+            check_quirks(set(self.quirks))
+        except ValueError as exc:
+            raise SimError(str(exc)) from None
         if protocol not in ("v1", "plain"):
             raise SimError(f"protocol must be 'v1' or 'plain', not {protocol!r}")
         if mode not in ("reader", "dealing_shuffler") or (mode == "dealing_shuffler" and protocol != "v1"):
@@ -136,18 +147,19 @@ class SimulatedShoe:
         self.protocol = protocol
         self.noise = noise
         self.ack_timeout = ack_timeout
-        self.heartbeat_interval = heartbeat_interval
+        self.heartbeat_interval = heartbeat_interval * (2.2 if "slow_heartbeat" in self.quirks else 1)
         self.stats = SimStats()
         self._rng = random.Random(seed)
         self._fixed_deck = list(deck) if deck is not None else None
         self._decks = decks
         self._shoe: deque[Card] = deque()
-        self._hello = Hello(model, firmware, serial)
+        self._hello = Hello(model, firmware, serial, protocol=2 if "hello_version_2" in self.quirks else 1)
+        self._first_seq = 1 if "hello_seq_1" in self.quirks else 0
         self._on_log = on_log
         self._lock = threading.Condition()
         self._queue: deque[Message] = deque()
         self._in_flight: _InFlight | None = None
-        self._next_seq = 0
+        self._next_seq = self._first_seq
         self._line_faults: deque[tuple[str, float]] = deque()
         self._held: list[bytes] = []  # output stalled by a "delay" fault, in order
         self._hold_until = 0.0
@@ -375,15 +387,16 @@ class SimulatedShoe:
             self._link.write(data)
 
     def _on_host_bytes(self, data: bytes, now: float) -> None:
-        for item in self._decoder.feed(data):
-            if not isinstance(item, Frame):
+        for decoded in self._decoder.feed(data):
+            item = decoded if isinstance(decoded, Frame) else self._bad_crc_taken(decoded)
+            if item is None:
                 continue  # damaged host frame: the host will NAK or we will resend on timeout
             msg, seq, flight = item.message, item.seq, self._in_flight
             if isinstance(msg, Ack):
                 if flight is not None and seq == flight.seq:
                     self.stats.acks += 1
                     self._in_flight = None
-            elif isinstance(msg, Nak):
+            elif isinstance(msg, Nak) and "ignore_nak" not in self.quirks:
                 self.stats.naks += 1
                 if flight is not None and seq == flight.seq:
                     self._resend(flight, now, backoff=False)
@@ -395,13 +408,16 @@ class SimulatedShoe:
 
     def _command(self, msg: Message) -> None:
         if isinstance(msg, StatusRequest):
-            self._queue.append(Heartbeat(self._lid_open, not self._shoe, self._faulted, self._dealt & 0xFFFF))
+            if "no_status" not in self.quirks:
+                self._queue.append(self._heartbeat())
         elif isinstance(msg, Dispense):
             self._dispense()
         else:  # Reset: numbering restarts at HELLO 0; anything unacknowledged is sent again after it.
-            pending = [] if self._in_flight is None else [self._in_flight.message]
+            forget = self._in_flight is None or "reset_forgets" in self.quirks
+            pending = [] if forget or self._in_flight is None else [self._in_flight.message]
             self._queue = deque([self._hello, *pending, *self._queue])
-            self._in_flight, self._next_seq, self._faulted = None, 0, False
+            self._in_flight, self._next_seq = None, self._first_seq
+            self._faulted = self._faulted and "fault_stays" in self.quirks
             # A card still on its way is void: the host asks again after the HELLO.
             self._timers = [t for t in self._timers if t[2] != "feed"]
             heapq.heapify(self._timers)
@@ -425,7 +441,25 @@ class SimulatedShoe:
                 return
         self._feed_card()
 
+    def _heartbeat(self) -> Heartbeat:
+        lid = self._lid_open and "no_lid_flag" not in self.quirks
+        return Heartbeat(lid, not self._shoe, self._faulted, self._dealt & 0xFFFF)
+
+    def _bad_crc_taken(self, item: object) -> Frame | None:
+        """The ``accept_bad_crc`` quirk: a host frame failing only its CRC is taken as good."""
+        if "accept_bad_crc" not in self.quirks or not isinstance(item, FramingError):
+            return None
+        body = item.raw
+        if "CRC mismatch" not in item.reason or len(body) < 5:
+            return None
+        try:
+            return Frame(body[0], decode_payload(body[1], body[3:-2]))
+        except PayloadError:
+            return None
+
     def _feed_card(self) -> None:
+        if "double_dispense" in self.quirks and self._shoe:
+            self._queue.append(CardMsg(self._shoe.popleft()))
         if self._shoe:
             self._dealt += 1
             self.stats.dispensed += 1
@@ -435,7 +469,11 @@ class SimulatedShoe:
 
     def _resend(self, flight: _InFlight, now: float, backoff: bool) -> None:
         self.stats.resends += 1
-        if backoff:
+        flight.resends += 1
+        if "give_up" in self.quirks and flight.resends > 3:
+            self._in_flight = None  # broken on purpose: a frame never acknowledged is dropped
+            return
+        if backoff and "fixed_resend" not in self.quirks:
             flight.interval = min(flight.interval * 2, MAX_RESEND_INTERVAL)
         flight.due = now + flight.interval
         self._transmit(flight.data, now)
@@ -467,10 +505,12 @@ class SimulatedShoe:
         if flight is not None and now >= flight.due:
             self._resend(flight, now, backoff=True)
         if self._in_flight is None and not self._queue and now - self._last_tx >= self.heartbeat_interval:
-            self._queue.append(Heartbeat(self._lid_open, not self._shoe, self._faulted, self._dealt & 0xFFFF))
+            self._queue.append(self._heartbeat())
         if self._in_flight is None and self._queue:
             message = self._queue.popleft()
             data = encode_frame(self._next_seq, message)
+            if "no_stuffing" in self.quirks:
+                data = data[:1] + unstuff(data[1:-1]) + data[-1:]
             due = now + self.ack_timeout
             self._in_flight = _InFlight(self._next_seq, message, data, due, self.ack_timeout)
             self._next_seq = (self._next_seq + 1) & 0xFF

@@ -9,7 +9,7 @@ const WORDS = {
        big_road: "Big road", big_eye_boy: "Big eye boy", small_road: "Small road", cockroach_pig: "Cockroach pig",
        ask: "Next", tilt: "TABLE HALTED", stale: "NO LIVE FEED — waiting for the table", offline: "Offline",
        win: "WIN", lose: "LOSE", push: "PUSH", voided: "ROUND VOIDED", last: "Last results", rounds: "Rounds",
-       pairs: "Pairs", shoe: "This shoe", war: "War", cards_down: "cards face down until the result"},
+       pairs: "Pairs", shoe: "This shoe", war: "War"},
   fr: {round: "Donne", betting: "FAITES VOS JEUX", dealing: "RIEN NE VA PLUS", idle: "RÉSULTAT",
        player: "JOUEUR", banker: "BANQUIER", tie: "ÉGALITÉ", dealer: "CROUPIER", seat: "Place",
        dp: "Joueur désigné", wins: "GAGNE", natural: "NATUREL", pair: "PAIRE", min: "Min", max: "Max",
@@ -17,7 +17,7 @@ const WORDS = {
        small_road: "Petite route", cockroach_pig: "Cockroach pig", ask: "Suivant", tilt: "TABLE ARRÊTÉE",
        stale: "PAS DE FLUX — en attente de la table", offline: "Hors ligne", win: "GAGNÉ", lose: "PERDU",
        push: "ÉGALITÉ", voided: "DONNE ANNULÉE", last: "Derniers résultats", rounds: "Donnes", pairs: "Paires",
-       shoe: "Ce sabot", war: "Guerre", cards_down: "cartes cachées jusqu'au résultat"},
+       shoe: "Ce sabot", war: "Guerre"},
   es: {round: "Mano", betting: "HAGAN SUS APUESTAS", dealing: "NO VA MÁS", idle: "RESULTADO",
        player: "JUGADOR", banker: "BANCA", tie: "EMPATE", dealer: "CRUPIER", seat: "Puesto",
        dp: "Jugador designado", wins: "GANA", natural: "NATURAL", pair: "PAREJA", min: "Mín", max: "Máx",
@@ -25,7 +25,7 @@ const WORDS = {
        cockroach_pig: "Cockroach pig", ask: "Siguiente", tilt: "MESA DETENIDA",
        stale: "SIN SEÑAL — esperando la mesa", offline: "Desconectado", win: "GANA", lose: "PIERDE",
        push: "EMPATE", voided: "MANO ANULADA", last: "Últimos resultados", rounds: "Manos", pairs: "Parejas",
-       shoe: "Este zapato", war: "Guerra", cards_down: "cartas boca abajo hasta el resultado"},
+       shoe: "Este zapato", war: "Guerra"},
 };
 const SUITS = {S: "♠", H: "♥", D: "♦", C: "♣"};
 const COLOURS = {red: "#d7263d", blue: "#1b6fe0", green: "#1f9d55"};
@@ -249,7 +249,6 @@ function seatGameHand(view) {
     seats.append(node);
   }
   box.append(seats);
-  if (view.game === "one_card_poker" && view.phase === "dealing") box.append(el("div", {class: "hint", text: W.cards_down}));
   if (view.voided && view.phase !== "dealing") box.append(el("div", {class: "verdict void", text: W.voided}));
   return box;
 }
