@@ -17,7 +17,7 @@ import yaml
 import zmq
 from test_daemon_support import free_port_base
 
-from controller.daemon.client import CommandClient, request_snapshot
+from controller.daemon.client import CommandClient, local_key, request_snapshot
 from controller.daemon.config import TableConfig, load_table
 from controller.daemon.contract import BUNDLE_NAME, SCHEMA_DIR, build_schema, event_classes, rendered
 from controller.daemon.runner import DaemonThread
@@ -108,7 +108,7 @@ class Capture(threading.Thread):
 def play_session(config: TableConfig, scenario_path: Path, capture: Capture) -> list[tuple[str, Any, Any]]:
     """The scenario's rounds as input commands; every (schema, request, reply) exchanged."""
     z = config.spec.zeromq
-    client = CommandClient(z.command, timeout=10)
+    client = CommandClient(z.command, timeout=10, key=local_key(config))
     exchanges: list[tuple[str, Any, Any]] = []
 
     def call(request: dict[str, Any], valid: bool = True) -> dict[str, Any]:
@@ -179,7 +179,7 @@ def test_every_message_of_a_session_validates(game: str, tmp_path: Path) -> None
             while not any(p.get("event") == "shoe_lid_closed" for _, p in capture.messages):
                 assert time.monotonic() < deadline + 10, "no lid_closed status"
                 time.sleep(0.02)
-            probe = CommandClient(config.spec.zeromq.command, timeout=10)
+            probe = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
             while probe.call("status")["offline"]:
                 time.sleep(0.02)
             probe.close()

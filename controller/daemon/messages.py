@@ -71,6 +71,7 @@ class Heartbeat(TypedDict):
     round: int
     phase: Phase
     tilt: HeartbeatTilt | None
+    journal_fault: JournalFaultInfo | None
     offline: dict[str, str]
     lamps: LampsBody | None
     interval: float
@@ -119,6 +120,13 @@ class SnapshotRequest(TypedDict, total=False):
     journal_id: str
 
 
+class JournalFaultInfo(TypedDict):
+    """The journal cannot be written: the table is halted (docs/daemon.md, "A journal that fails")."""
+
+    file: str
+    error: str
+
+
 class Currency(TypedDict):
     """How amounts are shown and typed: ISO 4217 ``code`` (or ``""``) and its decimals."""
 
@@ -140,6 +148,7 @@ class SnapshotReply(Identity):
     seq: int
     currency: Currency
     state: TableState
+    journal_fault: JournalFaultInfo | None
     lamps: NotRequired[Lamps]
     events: NotRequired[list[dict[str, Any]]]
 
@@ -152,6 +161,7 @@ class ErrorReply(Identity):
     cmd: NotRequired[str]
     refused: NotRequired[Literal[True]]
     wrong_table: NotRequired[Literal[True]]
+    journal_fault: NotRequired[Literal[True]]
     row: NotRequired[int]
     seq: NotRequired[int]
 
@@ -210,6 +220,7 @@ class StatusReply(Identity):
     currency: Currency
     due: dict[str, Any] | None
     tilt: HeartbeatTilt | None
+    journal_fault: JournalFaultInfo | None
     offline: dict[str, str]
     burn_next: bool
     credits: dict[str, int]

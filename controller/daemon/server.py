@@ -295,7 +295,8 @@ class Daemon:
         assert self.service is not None
         lamps = self.gpio.lamps_payload(self.config.table_id) if self.gpio is not None else None
         return heartbeat_payload(self.config.table_id, self.journal_id, self.service.seq,
-                                 self.service.table, lamps, self.zmq_spec.heartbeat)
+                                 self.service.table, lamps, self.zmq_spec.heartbeat,
+                                 journal_fault=self.service.journal_fault())
 
     def _verify_journal(self, loop: asyncio.AbstractEventLoop) -> None:
         """The journal's whole-file checks, on a thread of their own after start; a failure halts the table.
