@@ -39,7 +39,7 @@ from controller.daemon.config import TableConfig, ZmqSpec, exposure_problems
 from controller.daemon.dispenser import Dispenser
 from controller.daemon.endpoints import enable_ipv6
 from controller.daemon.heartbeat import heartbeat_payload
-from controller.daemon.journal import Journal, open_readonly, verify_file
+from controller.daemon.journal import Journal, JournalFault, open_readonly, verify_file
 from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
 from controller.daemon.panels import PanelHost
 from controller.daemon.recall import recall_from_journal
@@ -47,11 +47,12 @@ from controller.daemon.sdnotify import notify, watchdog_interval
 from controller.daemon.selftest import HELLO_TIMEOUT, SelfTest
 from controller.daemon.service import Applied, TableService, dumps
 from controller.daemon.shoe_link import ShoeLink
+from controller.daemon.statelock import StateDirLock
 from controller.inputs import DeviceStatus, Input
 from controller.table import Table
 from drivers.gpio import BackendError
 from drivers.gpio.control import ControlError, parse_endpoint
-from drivers.shoe import ShoeCard, ShoeError, ShoeEvent, ShoeProfile, ShoeStatus
+from drivers.shoe import FrameId, ShoeCard, ShoeError, ShoeEvent, ShoeProfile, ShoeStatus
 from drivers.shoe.linehealth import shoe_health
 
 log = logging.getLogger("croupier.daemon")
@@ -65,6 +66,10 @@ SHOE_FAULT = "shoe fault"
 
 #: Replies queued for one command or snapshot client before ZeroMQ drops them.
 ROUTER_HWM = 1000
+
+#: Shoe frames accepted (heartbeats, statuses) before the shoe cursor is journaled without an input:
+#: well under 128, so a restarted reader never takes a new frame for an old one (docs/daemon.md).
+SHOE_CURSOR_LAG = 64
 
 
 def _plain(sock: Any) -> Any:
@@ -93,6 +98,15 @@ def check_gpio_control(config: TableConfig, endpoint: str) -> None:
         parse_endpoint(endpoint)
     except ControlError as exc:
         raise OptionError(f"--gpio-control {endpoint}: {exc}") from None
+
+
+def journal_fault_reply(cmd: str, fault: JournalFault) -> dict[str, Any]:
+    """The answer to every input once the journal cannot be written: the reason, never "internal error"."""
+    return error_reply(
+        f"journal fault: {fault}: the table is halted and this input was not applied; "
+        "restart the daemon once the journal can be written (and resend with the same ref)",
+        cmd=cmd, journal_fault=True,
+    )
 
 
 class Daemon:
@@ -143,27 +157,39 @@ class Daemon:
         self._stop: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pub: zmq.Socket[bytes] | None = None
+        self._lock: StateDirLock | None = None
+        self._fault_reported = False
         #: The CURVE server key and ZAP authenticator (made by :meth:`serve`).
         self.guard: CurveGuard | None = None
 
     # --- start ---------------------------------------------------------------------------------
 
     def open(self) -> TableService:
-        """Open the journal and replay it; :class:`JournalError` if it must not be started from."""
+        """Lock the state dir, open the journal and replay it.
+
+        :class:`StateDirBusy` if another daemon holds the state dir (before anything is opened);
+        :class:`JournalError` if the journal must not be started from.
+        """
         cfg = self.config
-        journal = Journal.open(
-            self.state_dir,
-            table=cfg.table_id,
-            game=cfg.game_name,
-            options=cfg.options_dict(),
-            fsync=self.fsync,
-            verify=False,  # the whole-file checks run once the table is up: _verify_journal
-        )
-        service = TableService(cfg, journal)
+        self._lock = lock = StateDirLock.acquire(self.state_dir)
         try:
-            service.replay()
-        except Exception:
-            journal.close()
+            journal = Journal.open(
+                self.state_dir,
+                table=cfg.table_id,
+                game=cfg.game_name,
+                options=cfg.options_dict(),
+                fsync=self.fsync,
+                verify=False,  # the whole-file checks run once the table is up: _verify_journal
+            )
+            service = TableService(cfg, journal)
+            try:
+                service.replay()
+            except Exception:
+                journal.close()
+                raise
+        except BaseException:
+            lock.release()
+            self._lock = None
             raise
         self.service = service
         self.selftest.passed("journal", f"{service.journal.path}: {service.replayed} input(s) replayed, "
@@ -203,10 +229,11 @@ class Daemon:
                 self._open_panels(loop)
                 self.selftest.passed("panels", f"{len(self.config.panels)} pin map(s) opened")
             if self.shoe_profile is not None:
-                self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_event)
+                resume = self.service.journal.shoe_cursor if self.service is not None else None
+                self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_frame, resume)
                 if self.shoe_profile.mode == "dealing_shuffler":
                     assert self.service is not None
-                    self.dispenser = Dispenser(self.shoe.reader, loop, self.submit,
+                    self.dispenser = Dispenser(self.shoe.reader, loop, self.submit_from_device,
                                                self.shoe_profile.dispense_timeout, self.service.table)
                 self.selftest.expect_hello(self.shoe_profile.protocol)
                 self.shoe.start()
@@ -265,6 +292,9 @@ class Daemon:
             ctx.term()
             if self.service is not None:
                 self.service.journal.close()
+            if self._lock is not None:
+                self._lock.release()
+                self._lock = None
             log.info("table %s stopped", self.config.table_id)
 
     @property
@@ -311,9 +341,9 @@ class Daemon:
             return
         if problem is not None:
             log.error("%s: %s", service.journal.path, problem)
-            self.submit(DeviceStatus(JOURNAL_DEVICE, False, problem), "journal")
+            self.submit_from_device(DeviceStatus(JOURNAL_DEVICE, False, problem), "journal")
         elif JOURNAL_DEVICE in service.table.offline:
-            self.submit(DeviceStatus(JOURNAL_DEVICE, True, "integrity check passed"), "journal")
+            self.submit_from_device(DeviceStatus(JOURNAL_DEVICE, True, "integrity check passed"), "journal")
         else:
             log.info("%s: integrity check passed", service.journal.path)
 
@@ -333,7 +363,7 @@ class Daemon:
         self.selftest.failed("shoe", what)
         log.error("shoe: %s; the table is halted until it says hello", what)
         if SHOE_HELLO not in self.service.table.offline:
-            self.submit(DeviceStatus(SHOE_HELLO, False, what), "selftest")
+            self.submit_from_device(DeviceStatus(SHOE_HELLO, False, what), "selftest")
 
     async def _watchdog(self, interval: float) -> None:
         """systemd's watchdog, pinged from the table's own loop: a loop that stops turning is restarted."""
@@ -358,7 +388,7 @@ class Daemon:
             config = dataclasses.replace(config, spec=config.spec.model_copy(update={"gpio": gpio}))
         host = PanelHost(config)
         try:
-            host.open(self.service.table, loop, self.submit)
+            host.open(self.service.table, loop, self.submit_from_device)
         except (BackendError, OSError) as exc:
             raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
         self.gpio = host
@@ -380,10 +410,18 @@ class Daemon:
 
     # --- the one input path ----------------------------------------------------------------------
 
-    def submit(self, inp: Input, source: str, ref: str | None = None) -> Applied:
-        """Journal, apply, then publish. Only on the loop thread."""
+    def submit(
+        self, inp: Input, source: str, ref: str | None = None, frame: FrameId | None = None
+    ) -> Applied:
+        """Journal, apply, then publish. Only on the loop thread. :class:`JournalFault` halts the table."""
         assert self.service is not None
-        applied = self.service.submit(inp, source, ref)
+        try:
+            applied = self.service.submit(inp, source, ref, frame=frame)
+        except JournalFault as exc:
+            self.journal_faulted(exc)
+            raise
+        if self.service.journal.fault is not None:  # committed, but a write after it failed
+            self.journal_faulted(self.service.journal.fault)
         pub = self._pub
         tid = self.config.table_id
         # The panels follow first, so whoever sees an event knows the lamps and the bet logic have too
@@ -398,6 +436,25 @@ class Daemon:
             self.dispenser.after_apply(self.service.table)
         return applied
 
+    def submit_from_device(self, inp: Input, source: str) -> None:
+        """A panel's input: as :meth:`submit`; a journal fault is already reported (and halts the table)."""
+        with contextlib.suppress(JournalFault):
+            self.submit(inp, source)
+
+    def journal_faulted(self, fault: JournalFault) -> None:
+        """The journal cannot be written: halt, loudly, once (docs/daemon.md, "A journal that fails")."""
+        if self._fault_reported:
+            return
+        self._fault_reported = True
+        log.critical("JOURNAL FAULT: %s; the table is halted: every input is refused and no shoe frame is "
+                     "acknowledged. Free space or replace the storage, then restart the daemon.", fault)
+        if self.gpio is not None and self.service is not None:
+            self.gpio.show_fault(self.service.table)
+            self.publish_side("lamps", self.gpio.lamps_payload(self.config.table_id))
+        self.publish_side("journal_fault", {"event": "journal_fault", "table": self.config.table_id,
+                                            "at": round(time.time(), 3), "file": str(fault.path),
+                                            "error": fault.reason})
+
     def publish_side(self, topic: str, payload: dict[str, Any]) -> None:
         """A side-topic message (``<table>.lamps``, ``<table>.shoe_status``): derived or device state,
         not a table event, so it has no ``seq`` and is not journaled (docs/zeromq.md)."""
@@ -405,14 +462,41 @@ class Daemon:
             self._pub.send_multipart([f"{self.config.table_id}.{topic}".encode(), dumps(payload)],
                                      flags=zmq.NOBLOCK)
 
-    def on_shoe_event(self, event: ShoeEvent) -> None:
+    def on_shoe_frame(self, frame: FrameId | None, event: ShoeEvent | None) -> bool:
+        """Loop thread: take a shoe frame (or a line status: ``frame`` None); True once it is durable.
+
+        A card is journaled with its frame id; another frame moves the journal's shoe cursor
+        when it starts a new session (HELLO) or the cursor is :data:`SHOE_CURSOR_LAG` behind.
+        """
+        journal = self.service.journal if self.service is not None else None
+        assert journal is not None
+        try:
+            if event is not None:
+                self.on_shoe_event(event, frame)
+            cursor = journal.shoe_cursor
+            if frame is not None and cursor != frame and (
+                cursor is None or cursor.session != frame.session
+                or (frame.seq - cursor.seq) & 0xFF >= SHOE_CURSOR_LAG
+            ):
+                journal.record_shoe_frame(frame)
+        except JournalFault as exc:
+            self.journal_faulted(exc)
+            return False
+        except Exception:
+            # A bug after the commit must not make the shoe's resend a second card: the frame is
+            # durable exactly when the journal's cursor is this frame.
+            log.exception("shoe frame %s (%r) failed", frame, event)
+            return frame is not None and journal.shoe_cursor == frame
+        return True
+
+    def on_shoe_event(self, event: ShoeEvent, frame: FrameId | None = None) -> None:
         """Loop thread: a card becomes an input; the line going down or up becomes a device input."""
         assert self.service is not None
         dispenser = self.dispenser
         if isinstance(event, ShoeCard):
             if dispenser is not None:
                 dispenser.before_card(self.service.table)
-            self.submit(event.to_input(), "shoe")
+            self.submit(event.to_input(), "shoe", frame=frame)
             if dispenser is not None:
                 dispenser.after_card(self.service.table)
             return
@@ -433,20 +517,21 @@ class Daemon:
         # Statuses that must stop a deal are journaled device inputs (a tilt mid-deal, no close
         # while they last); the rest are only published and logged (docs/daemon.md, "Shoe statuses").
         if event.status == "disconnected" and "shoe" not in offline:
-            self.submit(DeviceStatus("shoe", False, str(event.detail.get("reason", "disconnected"))), "shoe")
+            reason = str(event.detail.get("reason", "disconnected"))
+            self.submit(DeviceStatus("shoe", False, reason), "shoe", frame=frame)
         elif event.status == "connected" and "shoe" in offline:
-            self.submit(DeviceStatus("shoe", True, "connected"), "shoe")
+            self.submit(DeviceStatus("shoe", True, "connected"), "shoe", frame=frame)
         elif event.status == "lid_open" and SHOE_LID not in offline:
-            self.submit(DeviceStatus(SHOE_LID, False, "lid open"), "shoe")
+            self.submit(DeviceStatus(SHOE_LID, False, "lid open"), "shoe", frame=frame)
         elif event.status == "lid_closed" and SHOE_LID in offline:
-            self.submit(DeviceStatus(SHOE_LID, True, "lid closed"), "shoe")
+            self.submit(DeviceStatus(SHOE_LID, True, "lid closed"), "shoe", frame=frame)
         elif event.status == "fault":
             what = f"{event.detail.get('fault', 'fault')}: {event.detail.get('text', '')}".rstrip(": ")
-            self.submit(DeviceStatus(SHOE_FAULT, False, what), "shoe")
+            self.submit(DeviceStatus(SHOE_FAULT, False, what), "shoe", frame=frame)
         elif event.status == "protocol_error":
             self.submit(DeviceStatus(SHOE_FAULT, False, f"protocol error: {event.detail['reason']}"), "shoe")
         elif event.status == "hello" and SHOE_FAULT in offline:
-            self.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe")
+            self.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe", frame=frame)
         if dispenser is not None:
             dispenser.on_status(event.status, self.service.table)
             dispenser.after_apply(self.service.table)
@@ -488,7 +573,10 @@ class Daemon:
         if isinstance(parsed, Query) and parsed.name == "shoe":
             return self._shoe_command(parsed.args["action"])
         if isinstance(parsed, InputCommand):
-            applied = self.submit(parsed.input, parsed.source(caller.name), parsed.ref)
+            try:
+                applied = self.submit(parsed.input, parsed.source(caller.name), parsed.ref)
+            except JournalFault as exc:
+                return journal_fault_reply(parsed.name, exc)
             reply: dict[str, Any] = {"ok": True, "cmd": parsed.name, "row": applied.row, "seq": service.seq}
             if applied.duplicate:
                 reply["duplicate"] = True
