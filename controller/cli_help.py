@@ -30,6 +30,7 @@ EXAMPLES: Final[dict[str, str]] = {
     "sim shoe": "croupier sim shoe --profile firmware_configs/shoes/sim_v1.yaml --decks 8 --seed 7",
     "sim panel": "croupier sim panel --map firmware_configs/panels/baccarat.yaml",
     "shoe": "croupier shoe read --profile firmware_configs/shoes/sim_v1.yaml --count 10",
+    "shoe conformance": "croupier shoe conformance --port /tmp/croupier-shoe-v1 --json report.json",
     "shoe read": "croupier shoe read --profile firmware_configs/shoes/sim_v1.yaml --count 10",
     "math": "croupier math baccarat",
     "math baccarat": "croupier math baccarat --decks 6 --tie-pays 9:1",

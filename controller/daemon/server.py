@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 import os
 import signal
@@ -43,6 +42,7 @@ from controller.daemon.journal import Journal, JournalFault, open_readonly, veri
 from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
 from controller.daemon.panels import PanelHost
 from controller.daemon.recall import recall_from_journal
+from controller.daemon.requests import Pacer, RequestError, limit_inbound, loads_request, quote
 from controller.daemon.sdnotify import notify, watchdog_interval
 from controller.daemon.selftest import HELLO_TIMEOUT, SelfTest
 from controller.daemon.service import Applied, TableService, dumps
@@ -159,6 +159,8 @@ class Daemon:
         self._pub: zmq.Socket[bytes] | None = None
         self._lock: StateDirLock | None = None
         self._fault_reported = False
+        #: Shared by the request loops (controller.daemon.requests.Pacer).
+        self._pacer = Pacer()
         #: The CURVE server key and ZAP authenticator (made by :meth:`serve`).
         self.guard: CurveGuard | None = None
 
@@ -398,6 +400,7 @@ class Daemon:
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.SNDHWM, hwm)
         sock.setsockopt(zmq.RCVHWM, hwm)
+        limit_inbound(sock)
         sockets.append(sock)
         try:
             sock.bind(endpoint)
@@ -542,6 +545,7 @@ class Daemon:
         assert self.guard is not None
         while True:
             parts = await sock.recv_multipart(copy=False)
+            started = time.perf_counter()
             caller = self.guard.caller(parts[-1])
             frames = [p.bytes for p in parts]
             identity, rest = frames[0], frames[1:]
@@ -552,8 +556,9 @@ class Daemon:
                     "this key is no longer authorised")
             except Exception as exc:  # a bug must not kill the table: answer it, log it
                 log.exception("command %r failed", payload[:200])
-                reply = error_reply(f"internal error: {type(exc).__name__}: {exc}")
+                reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
             await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
+            await self._pacer.pace(started)  # a flood of requests must not hold back a card
 
     async def handle_command(self, payload: bytes, caller: KeyInfo) -> dict[str, Any]:
         """One request from ``caller``'s key, one reply; an invalid or forbidden one changes nothing."""
@@ -630,6 +635,8 @@ class Daemon:
                     "port": self.shoe_profile.port,
                     "protocol": self.shoe_profile.protocol,
                     "connected": connected,
+                    # What the table makes of it: a shoe that cannot be opened or went away is offline.
+                    "state": "connected" if connected else "device_offline",
                     "last_status": self.shoe_status,
                     **(shoe_health(self.shoe.reader) if self.shoe is not None else {}),
                     **(self.dispenser.view() if self.dispenser is not None else {"mode": "reader"}),
@@ -697,10 +704,17 @@ class Daemon:
     async def _serve_snapshots(self, sock: zmq.asyncio.Socket) -> None:
         while True:
             frames = await sock.recv_multipart()
+            started = time.perf_counter()
             identity, rest = frames[0], frames[1:]
             delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
-            reply = self.snapshot_reply(rest[-1] if rest else b"")
+            payload = rest[-1] if rest else b""
+            try:
+                reply = self.snapshot_reply(payload)
+            except Exception as exc:  # a bug must not end the snapshot socket: answer it, log it
+                log.exception("snapshot request %r failed", payload[:200])
+                reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
             await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
+            await self._pacer.pace(started)
 
     def snapshot_reply(self, payload: bytes) -> dict[str, Any]:
         """``{}`` or ``{"since": N}`` in; the state and its seq out (plus the missed events if held)."""
@@ -710,14 +724,14 @@ class Daemon:
         request: dict[str, Any] = {}
         if payload.strip():
             try:
-                request = json.loads(payload)
-            except ValueError as exc:
-                return error_reply(f"snapshot: malformed JSON: {exc}")
+                request = loads_request(payload)
+            except RequestError as exc:
+                return error_reply(f"snapshot: {exc}")
             if not isinstance(request, dict) or set(request) - {"since", "journal_id"}:
                 return error_reply('snapshot: send {} or {"since": SEQ, "journal_id": ID}')
             since = request.get("since")
             if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
-                return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {since!r}")
+                return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {quote(since)}")
         reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": self.journal_id}
         if self.gpio is not None:
             reply["lamps"] = self.gpio.lamps_payload(self.config.table_id)
