@@ -25,6 +25,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
+from controller.daemon.alerts import log_alerts
 from controller.daemon.auth import CurveGuard, permitted
 from controller.daemon.commands import (
     CommandError,
@@ -316,7 +317,8 @@ class Daemon:
         assert self.service is not None
         lamps = self.gpio.lamps_payload(self.config.table_id) if self.gpio is not None else None
         return heartbeat_payload(self.config.table_id, self.journal_id, self.service.seq,
-                                 self.service.table, lamps, self.zmq_spec.heartbeat)
+                                 self.service.table, lamps, self.zmq_spec.heartbeat,
+                                 journal_fault=self.service.journal_fault())
 
     def _verify_journal(self, loop: asyncio.AbstractEventLoop) -> None:
         """The journal's whole-file checks, on a thread of their own after start; a failure halts the table.
@@ -390,7 +392,7 @@ class Daemon:
             config = dataclasses.replace(config, spec=config.spec.model_copy(update={"gpio": gpio}))
         host = PanelHost(config)
         try:
-            host.open(self.service.table, loop, self.submit_from_device)
+            host.open(self.service.table, loop, self.submit_from_device, self.service.sensor_wagers)
         except (BackendError, OSError) as exc:
             raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
         self.gpio = host
@@ -425,6 +427,7 @@ class Daemon:
             raise
         if self.service.journal.fault is not None:  # committed, but a write after it failed
             self.journal_faulted(self.service.journal.fault)
+        log_alerts(self.config.table_id, source, inp, applied.events)
         pub = self._pub
         tid = self.config.table_id
         # The panels follow first, so whoever sees an event knows the lamps and the bet logic have too
