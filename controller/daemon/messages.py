@@ -212,6 +212,13 @@ class GpioStatus(TypedDict):
     lamps: Lamps
 
 
+class SelfTest(TypedDict):
+    """The start-up self-test: ``passed``, and each check's outcome by name."""
+
+    passed: bool
+    checks: dict[str, str]
+
+
 class StatusReply(Identity):
     ok: Literal[True]
     cmd: Literal["status"]
@@ -232,6 +239,7 @@ class StatusReply(Identity):
     shoe_device: ShoeDevice | None
     gpio: GpioStatus | None
     uptime: float
+    selftest: SelfTest
     fsync: bool
 
 
