@@ -161,6 +161,8 @@ class ErrorReply(Identity):
     cmd: NotRequired[str]
     refused: NotRequired[Literal[True]]
     wrong_table: NotRequired[Literal[True]]
+    #: The caller's key has a role that may not send this command (docs/security.md).
+    denied: NotRequired[Literal[True]]
     journal_fault: NotRequired[Literal[True]]
     row: NotRequired[int]
     seq: NotRequired[int]
@@ -231,6 +233,14 @@ class StatusReply(Identity):
     gpio: GpioStatus | None
     uptime: float
     fsync: bool
+    selftest: SelfTestInfo
+
+
+class SelfTestInfo(TypedDict):
+    """The start-up checks (docs/daemon.md, "Start-up"): one line per check, ``ok: ...`` or ``FAULT: ...``."""
+
+    passed: bool
+    checks: dict[str, str]
 
 
 class TableMeters(TypedDict):
