@@ -193,6 +193,8 @@ class ShoeDevice(TypedDict):
     port: str
     protocol: str
     connected: bool
+    #: What the table makes of the line: a shoe that cannot be opened or went away is offline.
+    state: Literal["connected", "device_offline"]
     last_status: dict[str, Any] | None
     flags: NotRequired[dict[str, bool]]
     last_heartbeat: NotRequired[dict[str, Any] | None]
