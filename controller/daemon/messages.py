@@ -161,6 +161,8 @@ class ErrorReply(Identity):
     cmd: NotRequired[str]
     refused: NotRequired[Literal[True]]
     wrong_table: NotRequired[Literal[True]]
+    #: The caller's key has a role that may not send this command (docs/security.md).
+    denied: NotRequired[Literal[True]]
     journal_fault: NotRequired[Literal[True]]
     row: NotRequired[int]
     seq: NotRequired[int]
@@ -212,13 +214,6 @@ class GpioStatus(TypedDict):
     lamps: Lamps
 
 
-class SelfTest(TypedDict):
-    """The start-up self-test: ``passed``, and each check's outcome by name."""
-
-    passed: bool
-    checks: dict[str, str]
-
-
 class StatusReply(Identity):
     ok: Literal[True]
     cmd: Literal["status"]
@@ -239,8 +234,15 @@ class StatusReply(Identity):
     shoe_device: ShoeDevice | None
     gpio: GpioStatus | None
     uptime: float
-    selftest: SelfTest
     fsync: bool
+    selftest: SelfTestInfo
+
+
+class SelfTestInfo(TypedDict):
+    """The start-up checks (docs/daemon.md, "Start-up"): one line per check, ``ok: ...`` or ``FAULT: ...``."""
+
+    passed: bool
+    checks: dict[str, str]
 
 
 class TableMeters(TypedDict):
