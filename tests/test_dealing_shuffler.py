@@ -18,7 +18,7 @@ import pytest
 import yaml
 from test_daemon_support import free_port_base, write_table
 
-from controller.daemon.client import CommandClient
+from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
@@ -70,7 +70,7 @@ def shuffler(tmp_path: Path) -> Iterator[tuple[SimulatedShoe, Daemon, CommandCli
     daemon = Daemon(config)
     try:
         with DaemonThread(daemon):
-            client = CommandClient(config.spec.zeromq.command)
+            client = CommandClient(config.spec.zeromq.command, key=local_key(config))
             wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader")
             assert sim.wait_idle(5)  # the power-up HELLO is through
             for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"}):
