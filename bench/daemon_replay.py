@@ -23,10 +23,10 @@ from controller import inputs as I
 from controller.daemon.config import parse_table
 from controller.daemon.journal import Journal
 from controller.daemon.service import TableService
-from controller.games.baccarat import Baccarat, BaccaratOptions
+from controller.games.baccarat.rules import Baccarat, BaccaratOptions
 from controller.limits import TableLimits
+from controller.simulation.shoe_shuffle import ShuffledShoe
 from controller.table import Table
-from controller.tools.shoe_shuffle import ShuffledShoe
 
 
 def session(count: int, seed: int) -> list[I.Input]:

@@ -16,7 +16,7 @@ import platform
 import sys
 import time
 
-from controller.tools.baccarat_sim import play
+from controller.games.baccarat.simulation import play
 
 
 def bench(rounds: int, seed: int) -> float:

@@ -67,7 +67,7 @@ def measure_daemon(presses: int, debounce_ms: int) -> list[float]:
     from controller.daemon.config import parse_table
     from controller.daemon.runner import DaemonThread
     from controller.daemon.server import Daemon
-    from controller.tools.shoe_shuffle import ShuffledShoe
+    from controller.simulation.shoe_shuffle import ShuffledShoe
 
     out: list[float] = []
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:

@@ -72,3 +72,8 @@ def parse_card(text: str) -> Card:
 def parse_cards(texts: str) -> list[Card]:
     """Parse a space-separated list such as ``"AS KD 10h"``."""
     return [parse_card(t) for t in texts.split()]
+
+
+def decks_text(n: int) -> str:
+    """``'1 deck'``, ``'6 decks'``: how every message names a shoe's size."""
+    return f"{n} deck" if n == 1 else f"{n} decks"

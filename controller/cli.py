@@ -8,25 +8,17 @@ import os
 import sys
 from collections.abc import Sequence
 
+from controller.cli_help import polish
+from controller.games import GAMES, game_tool
 from controller.tools import ctl, daemon_run, demo, scenario_cmd, watch
 from drivers.gpio import cli as gpio_cli
 from drivers.shoe import cli as shoe_cli
 
-#: ``croupier math GAME``: exact par sheets. Each module has
+#: ``croupier math GAME``: par sheets, and ``croupier simulate GAME``: many rounds through the
+#: real engine. Each is a module of the game's package (``par_sheet``, ``simulation``) with
 #: ``add_arguments(parser)`` and ``run(args) -> int``.
-MATH_TOOLS: dict[str, str] = {
-    "baccarat": "controller.tools.baccarat_math",
-    "one_card_poker": "controller.tools.one_card_poker_math",
-    "swap_hand": "controller.tools.swap_hand_math",
-    "two_way_winner": "controller.tools.two_way_winner_math",
-}
-
-#: ``croupier simulate GAME``: play many rounds through the real engine.
-SIMULATE_TOOLS: dict[str, str] = {
-    "baccarat": "controller.tools.baccarat_sim",
-    "swap_hand": "controller.tools.swap_hand_sim",
-    "two_way_winner": "controller.tools.two_way_winner_sim",
-}
+MATH_TOOLS: dict[str, str] = {g: m for g in GAMES if (m := game_tool(g, "par_sheet"))}
+SIMULATE_TOOLS: dict[str, str] = {g: m for g in GAMES if (m := game_tool(g, "simulation"))}
 
 
 def _add_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser], tools: dict[str, str]) -> None:
@@ -74,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", help="play many rounds through the real engine and report returns")
     _add_tools(p.add_subparsers(dest="game", required=True, metavar="GAME"), SIMULATE_TOOLS)
+    polish(parser)
     return parser
 
 

@@ -32,11 +32,15 @@ class Odds:
     @classmethod
     def parse(cls, text: object) -> Odds:
         """Parse ``'9:1'``. A number (YAML's reading of unquoted ``9:1``) is refused."""
-        if not isinstance(text, str):
+        if isinstance(text, int) and not isinstance(text, bool) and text >= 60:
+            # YAML 1.1 reads unquoted n:d as a base-60 number n*60+d: give back what was written.
+            written = f"{text // 60}:{text % 60}"
             raise OddsError(
-                f"odds must be a quoted string such as '9:1', not {text!r} "
-                "(unquoted 9:1 is read by YAML 1.1 as the number 541)"
+                f"odds must be a quoted string such as '{written}': unquoted {written} "
+                f"is read by YAML 1.1 as the number {text}; write '{written}' in quotes"
             )
+        if not isinstance(text, str):
+            raise OddsError(f"odds must be a quoted string such as '9:1', not {text!r}")
         m = _ODDS.match(text)
         if m is None:
             raise OddsError(f"odds must look like '9:1' or '19:20', not {text!r}")
@@ -56,3 +60,67 @@ EVEN = Odds(1, 1)
 def half_lost(stake: int) -> int:
     """The net of losing half a stake: the house keeps the odd cent (``-(stake - floor(stake/2))``)."""
     return -(stake - stake // 2)
+
+
+class AmountError(ValueError):
+    """Text typed as an amount that is not one (``5,00``, ``5.001`` for cents, ``-5``, ``five``)."""
+
+
+_AMOUNT = re.compile(r"^(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?$")
+
+
+@dataclass(frozen=True, slots=True)
+class Currency:
+    """How people see and type money at a table: the currency's code and its minor units.
+
+    Amounts are integers of minor units everywhere a machine reads them (the
+    wire, the journal, ``--json``); everything a person reads shows them as
+    major units with ``minor_units`` decimals (``99500`` cents is ``995.00``),
+    and everything a person types is read back the same way (``5`` and ``5.00``
+    are both 500 cents). ``minor_units`` is 2 for EUR/USD/GBP, 0 for JPY.
+    """
+
+    code: str = ""
+    minor_units: int = 2
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.minor_units <= 4:
+            raise ValueError(f"minor_units must be 0..4, not {self.minor_units}")
+
+    def format(self, minor: int) -> str:
+        """``99500`` -> ``'995.00'``; ``123456789`` -> ``'1,234,567.89'``; negative with ``-``."""
+        whole, frac = divmod(abs(minor), 10**self.minor_units)
+        text = f"{whole:,}" + (f".{frac:0{self.minor_units}d}" if self.minor_units else "")
+        return f"-{text}" if minor < 0 else text
+
+    def signed(self, minor: int) -> str:
+        """A result: ``+5.00``, ``-5.00``, `` 0.00`` (a win, a loss, a push line up in a column)."""
+        return ("+" if minor > 0 else "-" if minor < 0 else " ") + self.format(abs(minor))
+
+    def parse(self, text: str) -> int:
+        """What a person typed (``5``, ``5.00``, ``1,000.50``) in minor units; :class:`AmountError` else."""
+        m = _AMOUNT.match(text.strip())
+        decimals = m.group(2) if m else None
+        if m is None or (decimals is not None and len(decimals) > self.minor_units):
+            example = "5" if not self.minor_units else f"5 or 5.{'0' * self.minor_units}"
+            unit = f"{self.minor_units} decimal{'s' if self.minor_units != 1 else ''}"
+            code = f"{self.code}, " if self.code else ""
+            raise AmountError(f"an amount is written like {example} ({code}{unit} at most), not {text!r}")
+        whole = int(m.group(1).replace(",", ""))
+        frac = int((decimals or "").ljust(self.minor_units, "0") or "0")
+        scale: int = 10**self.minor_units
+        return whole * scale + frac
+
+    def to_dict(self) -> dict[str, object]:
+        return {"code": self.code, "minor_units": self.minor_units}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Currency:
+        """From a daemon reply's ``currency`` object; the default when a reply has none."""
+        if not isinstance(data, dict):
+            return cls()
+        return cls(str(data.get("code", "")), int(data.get("minor_units", 2)))
+
+
+#: Two decimals, no code: what a table without a ``currency`` key uses.
+DEFAULT_CURRENCY = Currency()

@@ -7,7 +7,7 @@ from typing import Any
 from controller import inputs as I
 from controller.cards import parse_card
 from controller.events import Event
-from controller.games.baccarat import Baccarat, BaccaratOptions
+from controller.games.baccarat.rules import Baccarat, BaccaratOptions
 from controller.limits import TableLimits
 from controller.table import Table
 

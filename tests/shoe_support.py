@@ -1,12 +1,24 @@
-"""What the shoe tests share: a collector of the events a ShoeReader hands to its callback."""
+"""What the shoe tests share: a collector of the events a ShoeReader hands to its callback, and a
+raw shoe on a real pty whose every byte the test writes (as pyserial's test_pty does)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import select
 import threading
 import time
-from collections.abc import Callable
+import tty
+from collections.abc import Callable, Iterator
+from typing import Any
 
+import pytest
+
+from drivers.shoe.codec import Frame, FrameDecoder, encode_frame
 from drivers.shoe.events import ShoeCard, ShoeEvent, ShoeStatus
+from drivers.shoe.messages import Ack, Message
+from drivers.shoe.profile import ShoeProfile, parse_profile
+from drivers.shoe.transport import ShoeReader
 
 
 class ShoeEvents:
@@ -38,3 +50,83 @@ class ShoeEvents:
     def status(self, name: str) -> list[ShoeStatus]:
         with self._cond:
             return [e for e in self.events if isinstance(e, ShoeStatus) and e.status == name]
+
+
+class RawShoe:
+    """The master side of a pty: write frames, read back what the host sent."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+        self._decoder = FrameDecoder()
+
+    def send(self, seq: int, message: Message) -> None:
+        os.write(self.master, encode_frame(seq, message))
+
+    def write(self, data: bytes) -> None:
+        os.write(self.master, data)
+
+    def expect(self, want: Callable[[Frame], bool], timeout: float = 5.0) -> list[Frame]:
+        """Read host frames until one satisfies ``want``; return all read so far."""
+        got: list[Frame] = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if ready:
+                got += [f for f in self._decoder.feed(os.read(self.master, 4096)) if isinstance(f, Frame)]
+                if any(want(f) for f in got):
+                    return got
+        raise AssertionError(f"the host never sent the expected frame; got {got}")
+
+    def drain(self, seconds: float) -> list[Frame]:
+        """Every host frame read during ``seconds``."""
+        got: list[Frame] = []
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.master], [], [], min(left, 0.05))
+            if ready:
+                got += [f for f in self._decoder.feed(os.read(self.master, 4096)) if isinstance(f, Frame)]
+        return got
+
+    def close(self) -> None:
+        for fd in (self.master, self.slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def profile(port: str, protocol: str = "v1", **extra: Any) -> ShoeProfile:
+    data: dict[str, Any] = {"port": port, "protocol": protocol, "baud": 115200,
+                            "reconnect": {"initial": 0.05, "max": 0.2}}
+    if protocol == "v1":
+        data["heartbeat_timeout"] = 5.0
+    data.update(extra)
+    return parse_profile(data, "test")
+
+
+def is_ack(seq: int) -> Callable[[Frame], bool]:
+    return lambda f: isinstance(f.message, Ack) and f.seq == seq
+
+
+@pytest.fixture
+def shoe() -> Iterator[RawShoe]:
+    raw = RawShoe()
+    yield raw
+    raw.close()
+
+
+@pytest.fixture
+def run_reader() -> Iterator[Callable[[ShoeProfile], tuple[ShoeReader, ShoeEvents]]]:
+    readers: list[ShoeReader] = []
+
+    def start(prof: ShoeProfile) -> tuple[ShoeReader, ShoeEvents]:
+        events = ShoeEvents()
+        reader = ShoeReader(prof, events)
+        readers.append(reader)
+        reader.start()
+        events.wait(lambda: bool(events.status("connected")))
+        return reader, events
+
+    yield start
+    for reader in readers:
+        reader.stop()

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from controller.cards import DECK, CardError, parse_card, parse_cards
 from controller.composition import ShoeComposition
-from controller.money import Odds, OddsError, half_lost
+from controller.money import AmountError, Currency, Odds, OddsError, half_lost
 
 
 @pytest.mark.parametrize(
@@ -69,3 +69,51 @@ def test_composition_counts_and_impossible_cards() -> None:
     assert (shoe.dealt, shoe.burned, shoe.remaining()) == (2, 1, 101)
     shoe.shuffle()
     assert shoe.is_possible(ace) and shoe.remaining() == 104
+
+
+@given(st.integers(1, 10_000), st.integers(1, 59))
+def test_unquoted_odds_error_quotes_what_was_written(num: int, den: int) -> None:
+    # YAML 1.1 (PyYAML) reads an unquoted n:d as the base-60 number n*60+d.
+    import yaml
+
+    value = yaml.safe_load(f"odds: {num}:{den}")["odds"]
+    with pytest.raises(OddsError, match=f"'{num}:{den}'"):
+        Odds.parse(value)
+
+
+@given(st.integers(-10**12, 10**12), st.integers(0, 4))
+def test_amounts_read_back_as_shown(minor: int, units: int) -> None:
+    cur = Currency("EUR", units)
+    shown = cur.format(minor)
+    assert cur.parse(shown.lstrip("-")) == abs(minor)
+    assert cur.signed(minor).strip().lstrip("+") == (shown if minor else cur.format(0))
+
+
+@pytest.mark.parametrize(
+    ("text", "minor"), [("5", 500), ("5.00", 500), ("5.5", 550), ("995.00", 99500), ("1,000.50", 100050)]
+)
+def test_typed_amounts(text: str, minor: int) -> None:
+    assert Currency("EUR", 2).parse(text) == minor
+
+
+@pytest.mark.parametrize("bad", ["5,00", "5.001", "-5", "five", "", "5.", ".5", "1,00,000", "5 00", "1e3"])
+def test_mistyped_amounts_are_refused_with_the_text(bad: str) -> None:
+    with pytest.raises(AmountError, match="an amount is written like 5 or 5.00"):
+        Currency("EUR", 2).parse(bad)
+
+
+def test_amounts_without_minor_units() -> None:
+    yen = Currency("JPY", 0)
+    assert yen.format(1500) == "1,500"
+    assert yen.parse("1500") == 1500
+    with pytest.raises(AmountError, match=r"like 5 \(JPY, 0 decimals"):
+        yen.parse("15.00")
+
+
+def test_formatting() -> None:
+    cur = Currency()
+    assert cur.format(99500) == "995.00"
+    assert cur.format(-5) == "-0.05"
+    assert cur.signed(-500) == "-5.00"
+    assert cur.signed(0) == " 0.00"
+    assert cur.signed(12345678) == "+123,456.78"

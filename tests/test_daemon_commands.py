@@ -149,7 +149,7 @@ def test_round_recall_meters_and_status(table: tuple[DaemonThread, CommandClient
     assert ok(client, "recall", round=2)["rounds"] == [r2]
     assert "round 9 has not been played" in client.call("recall", round=9)["error"]
     meters = ok(client, "meters")
-    assert meters["table"] == {"rounds_settled": 2, "rounds_voided": 1, "house_net": -1400}
+    assert meters["totals"] == {"rounds_settled": 2, "rounds_voided": 1, "house_net": -1400}
     assert ok(client, "meters", seat=1)["seats"]["1"]["won"] == 1900
     status = ok(client, "status")
     assert (status["round"], status["phase"], status["credits"]) == (3, "idle", {"1": 101_900, "3": 99_500})

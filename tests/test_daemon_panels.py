@@ -24,7 +24,7 @@ from controller.daemon.journal import open_readonly, read_entries
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.games import GAMES
-from controller.tools.shoe_shuffle import ShuffledShoe
+from controller.simulation.shoe_shuffle import ShuffledShoe
 from drivers.gpio.control import ControlClient
 
 MOCK = {"backend": "mock", "control": "tcp://127.0.0.1:0"}

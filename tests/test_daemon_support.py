@@ -20,8 +20,8 @@ from controller.daemon.server import Daemon
 from controller.daemon.service import event_payload
 from controller.games import GAMES
 from controller.limits import TableLimits
+from controller.simulation.shoe_shuffle import ShuffledShoe
 from controller.table import Table
-from controller.tools.shoe_shuffle import ShuffledShoe
 
 
 def write_table(

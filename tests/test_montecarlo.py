@@ -7,8 +7,8 @@ import statistics
 
 import pytest
 
-from controller.tools.baccarat_sim import simulate
-from controller.tools.montecarlo import chunks, mean_interval
+from controller.games.baccarat.simulation import simulate
+from controller.simulation.montecarlo import chunks, mean_interval
 
 
 def test_mean_interval_matches_the_textbook_formula() -> None:

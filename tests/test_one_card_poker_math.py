@@ -12,14 +12,14 @@ from fractions import Fraction
 import pytest
 
 from controller.cli import main
-from controller.money import Odds
-from controller.tools.one_card_poker_math import (
+from controller.games.one_card_poker.par_sheet import (
     STRATEGIES,
     dp_expectation,
     first_cards,
     first_war_pair,
     tie_wager_edge,
 )
+from controller.money import Odds
 
 
 @pytest.mark.parametrize("decks", range(1, 9))

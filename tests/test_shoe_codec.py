@@ -10,14 +10,17 @@ from controller.cards import DECK, parse_card
 from drivers.shoe.codec import (
     MAX_BODY,
     MAX_FRAME,
+    SOF,
     Frame,
     FrameDecoder,
     FramingError,
     LineDecoder,
+    UndecodableFrame,
     crc16_ccitt,
     encode_frame,
     encode_line,
     parse_body,
+    stuff,
 )
 from drivers.shoe.messages import (
     Ack,
@@ -35,6 +38,8 @@ from drivers.shoe.messages import (
     ShuffleComplete,
     ShuffleStarted,
     StatusRequest,
+    UnknownMessage,
+    is_host_to_shoe,
 )
 
 pytestmark = pytest.mark.timeout(120)
@@ -129,7 +134,26 @@ def _body(seq: int, type_byte: int, payload: bytes, length: int | None = None) -
     (b"\x01\x02", "shorter than the minimum"),
     (_body(1, 0x03, b"AS")[:-1] + b"\x00", "CRC mismatch"),
     (_body(1, 0x03, b"AS", length=3), "length byte says 3"),
-    (_body(1, 0x42, b""), "unknown message type 0x42"),
+    (_body(1, 0x09, b"\x01" + b"x" * 200), "longer than 101"),
+])
+def test_damaged_bodies_are_framing_errors(body: bytes, reason: str) -> None:
+    result = parse_body(body)
+    assert isinstance(result, FramingError)
+    assert reason in result.reason
+    assert result.raw == body[:MAX_BODY + 1]
+
+
+def test_unknown_types_decode_as_unknown_messages_in_both_ranges() -> None:
+    assert parse_body(_body(1, 0x42, b"")) == Frame(1, UnknownMessage(0x42, b""))
+    assert parse_body(_body(7, 0x6A, b"\x01\x02")) == Frame(7, UnknownMessage(0x6A, b"\x01\x02"))
+    assert is_host_to_shoe(UnknownMessage(0xE1)) and not is_host_to_shoe(UnknownMessage(0x61))
+    wire = encode_frame(3, UnknownMessage(0x61, b"v"))
+    assert FrameDecoder().feed(wire) == [Frame(3, UnknownMessage(0x61, b"v"))]
+    with pytest.raises(PayloadError, match="not a free message type"):
+        encode_frame(3, UnknownMessage(0x03, b"AS"))
+
+
+@pytest.mark.parametrize(("body", "reason"), [
     (_body(1, 0x03, b"XX"), "not a card"),
     (_body(1, 0x03, b"as"), "upper case"),
     (_body(1, 0x06, b"\x02"), "LID state"),
@@ -137,10 +161,10 @@ def _body(seq: int, type_byte: int, payload: bytes, length: int | None = None) -
     (_body(1, 0x01, b"\x01\x05ab"), "cut short"),
     (_body(1, 0x81, b"\x00"), "ACK payload must be 0 bytes"),
 ])
-def test_bad_bodies_are_reported_with_reason(body: bytes, reason: str) -> None:
+def test_good_crc_with_bad_payload_is_an_undecodable_frame(body: bytes, reason: str) -> None:
     result = parse_body(body)
-    assert isinstance(result, FramingError)
-    assert reason in result.reason
+    assert isinstance(result, UndecodableFrame)
+    assert reason in result.reason and result.seq == 1 and result.type_byte == body[1]
     assert result.raw == body
 
 
@@ -247,3 +271,55 @@ def test_plain_overlong_line_is_one_error_then_decoding_goes_on() -> None:
     assert len(out) == 2
     assert isinstance(out[0], FramingError) and "longer than" in out[0].reason
     assert out[1] == CardMsg(parse_card("JH"))
+
+
+def _feed_in(wire: bytes, cuts: list[int]) -> list[object]:
+    dec, out, pos = FrameDecoder(), [], 0
+    for cut in sorted(set(cuts)):
+        out += dec.feed(wire[pos:cut])
+        pos = cut
+    out += dec.feed(wire[pos:])
+    return out
+
+
+def _frames(out: list[object]) -> list[object]:
+    return [x for x in out if isinstance(x, Frame | UndecodableFrame)]
+
+
+def _oversize(out: list[object]) -> int:
+    return sum(isinstance(x, FramingError) and "longer than" in x.reason for x in out)
+
+
+def test_oversized_fault_is_refused_whole_byte_by_byte_and_at_every_split() -> None:
+    """Issue reproduction: a 210-byte FAULT frame written in one piece used to be acted on."""
+    body = _body(4, 0x09, b"\x01" + b"jam!" * 50 + b"ja")  # 208 bytes, nothing to stuff
+    wire = bytes((SOF,)) + stuff(body) + b"\x7f"
+    assert len(wire) == 210
+    alone = FrameDecoder().feed(wire)  # the one-read path
+    assert len(alone) == 1 and isinstance(alone[0], FramingError) and "longer than 101" in alone[0].reason
+    after = encode_frame(5, CardMsg(parse_card("KD")))
+    for cuts in ([], list(range(1, len(wire))), *([c] for c in range(1, len(wire)))):
+        out = _feed_in(wire + after, cuts)
+        assert _frames(out) == [Frame(5, CardMsg(parse_card("KD")))], cuts
+        assert _oversize(out) == 1, cuts
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=200)
+@given(damaged_streams(), st.lists(st.integers(1, 3000), max_size=12))
+def test_any_split_of_any_stream_decodes_the_same_frames(
+        case: tuple[list[Frame], bytes], cuts: list[int]) -> None:
+    """One read, a byte at a time, or any split in between: same frames, same size refusals."""
+    _, wire = case
+    whole = FrameDecoder().feed(wire)
+    split = _feed_in(wire, [c for c in cuts if c < len(wire)])
+    bytewise = _feed_in(wire, list(range(1, len(wire))))
+    assert _frames(split) == _frames(whole) == _frames(bytewise)
+    assert _oversize(split) == _oversize(whole) == _oversize(bytewise)
+
+
+@settings(max_examples=200)
+@given(st.binary(min_size=MAX_BODY + 1, max_size=400).filter(lambda b: not set(b) & {0x7D, 0x7E, 0x7F}))
+def test_no_body_over_the_limit_is_ever_decoded(body: bytes) -> None:
+    wire = b"\x7e" + body + b"\x7f"
+    for out in (FrameDecoder().feed(wire), _feed_in(wire, list(range(1, len(wire))))):
+        assert not _frames(out) and _oversize(out) == 1

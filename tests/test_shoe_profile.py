@@ -72,6 +72,9 @@ def test_bad_value_names_file_key_reason(tmp_path: Path, change: str, key: str, 
     ("bytesize: 7\n", "bytesize", "protocol v1 needs bytesize 8"),
     ("stopbits: 3\n", "stopbits", "must be 1, 1.5 or 2"),
     ("parity: no\n", "parity", "got False"),
+    ("line_end: crlf\n", "line_end", "v1 frames have no line ends"),
+    ("mode: dealer\n", "mode", "'reader' or 'dealing_shuffler'"),
+    ("mode: dealing_shuffler\ndispense_timeout: 0\n", "dispense_timeout", "greater than 0"),
 ])
 def test_extra_and_invalid_keys(tmp_path: Path, extra: str, key: str, reason: str) -> None:
     path = tmp_path / "extra.yaml"
@@ -86,8 +89,17 @@ def test_plain_profile_must_not_set_heartbeat(tmp_path: Path) -> None:
     path.write_text(GOOD.replace("protocol: v1", "protocol: plain"))
     with pytest.raises(ProfileError, match="key 'heartbeat_timeout': plain readers send no heartbeats"):
         load_profile(path)
-    path.write_text(GOOD.replace("protocol: v1", "protocol: plain").replace("heartbeat_timeout: 3.0\n", ""))
-    assert load_profile(path).protocol == "plain"
+    plain = GOOD.replace("protocol: v1", "protocol: plain").replace("heartbeat_timeout: 3.0\n", "")
+    path.write_text(plain)
+    assert load_profile(path).protocol == "plain" and load_profile(path).line_end == "any"
+    path.write_text(plain + "line_end: crlf\n")
+    assert load_profile(path).line_end == "crlf"
+    path.write_text(plain + "line_end: lfcr\n")
+    with pytest.raises(ProfileError, match="key 'line_end': .*'any', 'lf', 'cr' or 'crlf'"):
+        load_profile(path)
+    path.write_text(plain + "mode: dealing_shuffler\n")
+    with pytest.raises(ProfileError, match="key 'mode': a dealing shuffler needs protocol v1"):
+        load_profile(path)
 
 
 @pytest.mark.parametrize(("text", "reason"), [

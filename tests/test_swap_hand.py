@@ -16,9 +16,9 @@ from controller import inputs as I
 from controller.cards import parse_card
 from controller.events import Event
 from controller.games.base import DecisionDue, Refusal
-from controller.games.swap_hand import SwapHand
-from controller.games.swap_hand_options import CLASSIC, SwapHandOptions, Variant
-from controller.games.swap_hand_round import SwapHandRound
+from controller.games.swap_hand.options import CLASSIC, SwapHandOptions, Variant
+from controller.games.swap_hand.round import SwapHandRound
+from controller.games.swap_hand.rules import SwapHand
 from controller.limits import TableLimits
 from controller.scenario import RoundSpec, betting_inputs, play_round
 from controller.table import Table

@@ -20,8 +20,8 @@ from controller import inputs as I
 from controller.cards import DECK
 from controller.games.base import CardDue, DecisionDue
 from controller.games.blackjack import dealer_should_hit, hand_total
-from controller.games.swap_hand import SwapHand
-from controller.games.swap_hand_options import SwapHandOptions
+from controller.games.swap_hand.options import SwapHandOptions
+from controller.games.swap_hand.rules import SwapHand
 from controller.limits import TableLimits
 from controller.money import Odds
 from controller.table import Table

@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from controller.cards import parse_cards
-from controller.games.swap_hand_options import SwapHandOptions
-from controller.tools.blackjack_strategy import SWAP_TABLE, Chart, basic_action, should_swap
-from controller.tools.swap_hand_math import Cell, measure
-from controller.tools.swap_hand_sim import Job, play
+from controller.games.blackjack_strategy import SWAP_TABLE, Chart, basic_action, should_swap
+from controller.games.swap_hand.options import SwapHandOptions
+from controller.games.swap_hand.par_sheet import Cell, measure
+from controller.games.swap_hand.simulation import Job, play
 
 ALL = ("hit", "stand", "double", "split")
 

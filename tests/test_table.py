@@ -8,7 +8,7 @@ import pytest
 
 from controller import inputs as I
 from controller.cards import parse_card
-from controller.games.baccarat import Baccarat, BaccaratOptions
+from controller.games.baccarat.rules import Baccarat, BaccaratOptions
 from controller.limits import TableLimits
 from controller.table import Table
 from tests.helpers import baccarat_table, deal, names

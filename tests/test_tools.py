@@ -7,9 +7,9 @@ from fractions import Fraction
 import pytest
 
 from controller.cli import main
+from controller.games.baccarat.par_sheet import outcome_weights, par_sheet
+from controller.games.baccarat.simulation import play
 from controller.money import Odds
-from controller.tools.baccarat_math import outcome_weights, par_sheet
-from controller.tools.baccarat_sim import play
 
 
 def test_par_sheet_reproduces_the_published_figures(capsys: pytest.CaptureFixture[str]) -> None:

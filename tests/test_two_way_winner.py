@@ -11,8 +11,8 @@ from controller import inputs as I
 from controller.cards import parse_card
 from controller.events import CardBurned, CardDealt, Event, GameNotice, RoundResult, RoundSettled
 from controller.games.base import DecisionDue
-from controller.games.two_way_winner import TwoWayWinner
-from controller.games.two_way_winner_options import TwoWayWinnerOptions
+from controller.games.two_way_winner.options import TwoWayWinnerOptions
+from controller.games.two_way_winner.rules import TwoWayWinner
 from controller.limits import TableLimits
 from controller.scenario import RoundSpec, round_inputs
 from controller.table import Table

@@ -18,8 +18,8 @@ from controller.cards import DECK, Card, parse_card
 from controller.events import RoundResult, RoundSettled
 from controller.games.base import CardDue, DecisionDue
 from controller.games.blackjack import dealer_should_hit, hand_total, is_natural
-from controller.games.two_way_winner import TwoWayWinner
-from controller.games.two_way_winner_options import TwoWayWinnerOptions
+from controller.games.two_way_winner.options import TwoWayWinnerOptions
+from controller.games.two_way_winner.rules import TwoWayWinner
 from controller.limits import TableLimits
 from controller.table import Table
 

@@ -13,10 +13,10 @@ import pytest
 
 from controller.cards import DECK, Card
 from controller.cli import main
-from controller.games.two_way_winner_options import DealerBonusPayTable, community_bonus
+from controller.games.two_way_winner.options import DealerBonusPayTable, community_bonus
+from controller.games.two_way_winner.par_sheet import ALL_HANDS, bonus_class_counts, load_paytable, par_sheet
+from controller.games.two_way_winner.policy import check_or_bet, choose
 from controller.money import Odds
-from controller.tools.two_way_winner_math import ALL_HANDS, bonus_class_counts, load_paytable, par_sheet
-from controller.tools.two_way_winner_policy import check_or_bet, choose
 
 
 def test_class_counts_are_the_known_five_card_counts() -> None:

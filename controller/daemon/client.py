@@ -8,28 +8,42 @@ docs/zeromq.md) is exercised by our own tools every day.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import zmq
+
+from controller.daemon.endpoints import check_endpoint, enable_ipv6
+
+#: Seconds a library client waits for a reply (``croupier ctl``/``watch`` wait 2 s: a person is waiting).
+DEFAULT_TIMEOUT = 10.0
+#: Seconds without any message (a heartbeat comes every second) before a feed is stale.
+DEFAULT_STALE_AFTER = 3.0
 
 
 class DaemonUnavailable(RuntimeError):
     """No reply within the timeout: the daemon is not running or not on that endpoint."""
 
 
+class BadReply(RuntimeError):
+    """Something answered, but not with a Croupier reply (JSON object): the wrong kind of socket?"""
+
+
 class CommandClient:
     """Sends commands to a daemon's command socket (a REQ socket, remade after a timeout)."""
 
-    def __init__(self, endpoint: str, timeout: float = 10.0, ctx: zmq.Context[Any] | None = None) -> None:
-        self.endpoint = endpoint
+    def __init__(
+        self, endpoint: str, timeout: float = DEFAULT_TIMEOUT, ctx: zmq.Context[Any] | None = None
+    ) -> None:
+        self.endpoint = check_endpoint(endpoint)
         self.timeout_ms = int(timeout * 1000)
         self._ctx = ctx or zmq.Context.instance()
         self._sock: zmq.Socket[bytes] | None = None
 
     def _socket(self) -> zmq.Socket[bytes]:
         if self._sock is None:
-            sock = self._ctx.socket(zmq.REQ)
+            sock = enable_ipv6(self._ctx.socket(zmq.REQ))
             sock.setsockopt(zmq.LINGER, 0)
             sock.setsockopt(zmq.RCVTIMEO, self.timeout_ms)
             sock.setsockopt(zmq.SNDTIMEO, self.timeout_ms)
@@ -41,12 +55,20 @@ class CommandClient:
         sock = self._socket()
         try:
             sock.send(payload)
-            reply: dict[str, Any] = json.loads(sock.recv())
+            data = sock.recv()
         except zmq.Again:
             self.close()  # a REQ socket that lost its reply cannot be used again
             raise DaemonUnavailable(
-                f"no reply from {self.endpoint} within {self.timeout_ms / 1000:g} s"
+                f"nothing answers at {self.endpoint} within {self.timeout_ms / 1000:g} s: is the table's "
+                "daemon running (croupier run TABLE, or systemctl status 'croupier@*') and is this its "
+                "endpoint (see zeromq: in the table file)?"
             ) from None
+        try:
+            reply = json.loads(data)
+        except (ValueError, UnicodeDecodeError):
+            reply = None
+        if not isinstance(reply, dict):
+            raise BadReply(f"{self.endpoint} answered {data[:60]!r}, not a Croupier reply (a JSON object)")
         return reply
 
     def call(self, cmd: str, **fields: Any) -> dict[str, Any]:
@@ -59,12 +81,25 @@ class CommandClient:
 
 
 def request_snapshot(
-    endpoint: str, since: int | None = None, timeout: float = 10.0, ctx: zmq.Context[Any] | None = None
+    endpoint: str,
+    since: int | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    ctx: zmq.Context[Any] | None = None,
+    journal_id: str | None = None,
 ) -> dict[str, Any]:
-    """Ask the snapshot socket for the state (and the events after ``since`` if it still holds them)."""
+    """Ask the snapshot socket for the state (and the events after ``since`` if it still holds them).
+
+    ``journal_id``: the journal ``since`` counts in; a daemon with another
+    journal then answers with the state alone (the client must redraw).
+    """
+    request: dict[str, Any] = {}
+    if since is not None:
+        request["since"] = since
+        if journal_id is not None:
+            request["journal_id"] = journal_id
     client = CommandClient(endpoint, timeout, ctx)
     try:
-        return client.send_raw(json.dumps({} if since is None else {"since": since}).encode())
+        return client.send_raw(json.dumps(request).encode())
     finally:
         client.close()
 
@@ -72,12 +107,17 @@ def request_snapshot(
 class Subscriber:
     """The clone pattern: subscribe, take a snapshot, then apply only newer events, re-syncing on a gap.
 
-    :meth:`events` yields ``("snapshot", reply)`` whenever it (re)synced and
-    ``("event", payload)`` for each event in ``seq`` order, never one twice
-    and never with a gap: a gap triggers a new snapshot request (with
-    ``since``, so the daemon returns the missed events if it still has them).
-    Side topics (``<table>.lamps``, ``<table>.shoe_status``: no ``seq``) are
-    yielded as ``("side", payload)`` with ``side=True`` and skipped otherwise.
+    :meth:`events` yields ``("snapshot", reply)`` whenever it (re)synced (redraw
+    from ``reply["state"]``) and ``("event", payload)`` for each event in
+    ``seq`` order, never one twice and never with a gap: a gap triggers a new
+    snapshot request (with ``since``, so the daemon returns the missed events
+    if it still has them). The heartbeat keeps it honest without events
+    (docs/zeromq.md): a heartbeat whose ``last_seq`` is ahead is a gap, one
+    with another ``journal_id`` means a new journal (a fresh snapshot, never
+    old events), and nothing at all for ``stale_after`` seconds yields
+    ``("stale", {...})`` once, then ``("live", first_message)`` when the feed
+    is back. Side topics (``lamps``, ``shoe_status``, ``heartbeat``: no
+    ``seq``) are yielded as ``("side", payload)`` with ``side=True``.
     """
 
     def __init__(
@@ -85,43 +125,73 @@ class Subscriber:
         pub: str,
         snapshot: str,
         table: str = "",
-        timeout: float = 10.0,
+        timeout: float = DEFAULT_TIMEOUT,
         ctx: zmq.Context[Any] | None = None,
         side: bool = False,
+        stale_after: float = DEFAULT_STALE_AFTER,
     ) -> None:
         self._ctx = ctx or zmq.Context.instance()
         self.side = side
-        self.snapshot_endpoint = snapshot
+        self.snapshot_endpoint = check_endpoint(snapshot)
         self.timeout = timeout
-        self.sub = self._ctx.socket(zmq.SUB)
+        self.stale_after = stale_after
+        self.sub = enable_ipv6(self._ctx.socket(zmq.SUB))
         self.sub.setsockopt(zmq.LINGER, 0)
         self.sub.setsockopt(zmq.RCVHWM, 100_000)
         self.sub.setsockopt(zmq.SUBSCRIBE, f"{table}.".encode() if table else b"")
-        self.sub.connect(pub)
+        self.sub.connect(check_endpoint(pub))
         self.seq: int | None = None
+        self.journal_id: str | None = None
         self.gaps = 0
+        #: Times the journal changed under us (a new state dir): everything was redrawn.
+        self.redraws = 0
+        self.stale = False
+        self._unsynced = False
+        #: The lamps as last received (a lamps message, or a heartbeat that disagreed with it).
+        self.lamps: dict[str, Any] | None = None
 
     def sync(self) -> dict[str, Any]:
-        reply = request_snapshot(self.snapshot_endpoint, self.seq, self.timeout, self._ctx)
+        reply = request_snapshot(self.snapshot_endpoint, self.seq, self.timeout, self._ctx, self.journal_id)
         if not reply.get("ok"):
             raise RuntimeError(f"snapshot refused: {reply.get('error')}")
         return reply
 
     def events(self, timeout: float | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Yield forever (or until nothing arrived for ``timeout`` seconds)."""
+        """Yield forever (or until no event came for ``timeout`` seconds; heartbeats do not count)."""
         poller = zmq.Poller()
         poller.register(self.sub, zmq.POLLIN)
         if self.seq is None:
             yield from self._resync()
+        heard = last_event = time.monotonic()
         while True:
-            if not poller.poll(None if timeout is None else int(timeout * 1000)):
-                return
+            now = time.monotonic()
+            waits = [] if self.stale else [heard + self.stale_after - now]
+            if timeout is not None:
+                waits.append(last_event + timeout - now)
+            wait = min(waits) if waits else None
+            if not poller.poll(None if wait is None else max(0, int(wait * 1000) + 1)):
+                now = time.monotonic()
+                if timeout is not None and now - last_event >= timeout:
+                    return
+                if not self.stale and now - heard >= self.stale_after:
+                    self.stale = True
+                    yield "stale", {"silent": round(now - heard, 3), "seq": self.seq,
+                                    "journal_id": self.journal_id}
+                continue
+            heard = time.monotonic()
             _topic, data = self.sub.recv_multipart()
             payload = json.loads(data)
+            if self.stale:
+                self.stale = False
+                yield "live", payload
+            if timeout is not None and self._check_timeout(payload, heard, last_event, timeout):
+                return
             if "seq" not in payload:  # a side topic: state derived from events, not numbered
-                if self.side:
-                    yield "side", payload
+                yield from self._side(payload)
                 continue
+            last_event = heard
+            if self._unsynced:
+                yield from self._resync()
             seq = payload["seq"]
             assert self.seq is not None
             if seq <= self.seq:
@@ -136,9 +206,48 @@ class Subscriber:
             self.seq = seq
             yield "event", payload
 
+    @staticmethod
+    def _check_timeout(payload: dict[str, Any], now: float, last_event: float, timeout: float) -> bool:
+        """Heartbeats arrive every second: only events reset the idle ``timeout``."""
+        return "seq" not in payload and now - last_event >= timeout
+
+    def _side(self, payload: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+        """A side message; a heartbeat also checks the journal, the seq and the lamps."""
+        if payload.get("event") == "lamps":
+            self.lamps = {k: v for k, v in payload.items() if k not in ("event", "table")}
+        if payload.get("event") == "heartbeat":
+            yield from self._check(payload)
+            lamps = payload.get("lamps")
+            if lamps is not None and lamps != self.lamps and self.side:
+                # A lamps message we missed (dropped, or sent before we connected): resync them.
+                self.lamps = lamps
+                yield "side", {"event": "lamps", "table": payload["table"], **lamps}
+        if self.side:
+            yield "side", payload
+
+    def _check(self, beat: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+        """A heartbeat: another journal means redraw; a ``last_seq`` ahead of ours is a gap."""
+        if self._unsynced or beat.get("journal_id") != self.journal_id:
+            yield from self._resync()
+        elif self.seq is not None and beat.get("last_seq", 0) > self.seq:
+            self.gaps += 1
+            yield from self._resync()
+
     def _resync(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        reply = self.sync()
+        try:
+            reply = self.sync()
+        except DaemonUnavailable:
+            if self.seq is None:
+                raise  # nothing drawn yet: the caller says nothing answers
+            self._unsynced = True  # the daemon went away again: retry at its next message
+            return
+        self._unsynced = False
         missed = reply.pop("events", None)
+        if reply.get("journal_id") != self.journal_id:
+            if self.journal_id is not None:
+                self.redraws += 1
+            self.journal_id = reply.get("journal_id")
+            missed = None  # a new journal: its seqs are not ours, redraw from the state
         if self.seq is not None and missed is not None:
             for payload in missed:
                 if payload["seq"] == self.seq + 1:
@@ -147,6 +256,8 @@ class Subscriber:
             if self.seq == reply["seq"]:
                 return
         self.seq = reply["seq"]
+        if "lamps" in reply:
+            self.lamps = {k: v for k, v in reply["lamps"].items() if k not in ("event", "table")}
         yield "snapshot", reply
 
     def close(self) -> None:

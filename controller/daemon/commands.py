@@ -26,6 +26,10 @@ class CommandError(ValueError):
     """A request that is not a valid command; the message says which field and why."""
 
 
+class WrongTable(CommandError):
+    """The request names another table (``"table": ID``): refused before anything is done."""
+
+
 @dataclass(frozen=True, slots=True)
 class Query:
     """A read-only command (status, meters, recall, snapshot, ping)."""
@@ -112,21 +116,29 @@ QUERIES: Final[dict[str, tuple[_Fields, str]]] = {
     "ping": ({}, "liveness"),
 }
 
-_COMMON: Final = {"cmd", "ref", "by"}
+_COMMON: Final = {"cmd", "ref", "by", "table"}
 
 
 def command_names() -> list[str]:
     return sorted([*INPUT_COMMANDS, *QUERIES])
 
 
-def parse_command(raw: bytes, seats: int) -> Parsed:
-    """Parse one request; :class:`CommandError` says what is wrong (nothing is journaled then)."""
+def parse_command(raw: bytes, seats: int, table_id: str | None = None) -> Parsed:
+    """Parse one request; :class:`CommandError` says what is wrong (nothing is journaled then).
+
+    A request may name the table it is meant for (``"table": ID``); a daemon of
+    another table refuses it with :class:`WrongTable`, so a client pointed at
+    the wrong endpoint changes nothing there.
+    """
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise CommandError(f"malformed JSON: {exc}") from None
     if not isinstance(data, dict):
         raise CommandError(f'a command is a JSON object like {{"cmd": "status"}}, not {type(data).__name__}')
+    meant = data.get("table")
+    if meant is not None and table_id is not None and meant != table_id:
+        raise WrongTable(f"this is table {table_id!r}, not {meant!r}: nothing done (check the endpoint)")
     name = data.get("cmd")
     if not isinstance(name, str):
         raise CommandError("missing 'cmd' (a string); commands: " + ", ".join(command_names()))

@@ -22,6 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from controller.configfile import ConfigFileError, validation_problems
+from controller.daemon.endpoints import check_endpoint
 from controller.games import GAMES, check_game_name
 from controller.games.base import Game, GameOptions
 from controller.limits import TableLimits
@@ -68,15 +69,13 @@ class ZmqSpec(BaseModel):
     command: str = "tcp://127.0.0.1:5558"
     #: Messages queued per subscriber before the PUB drops for that subscriber (never blocks the table).
     pub_hwm: int = Field(default=10_000, ge=1)
+    #: Seconds between ``<table>.heartbeat`` messages on the PUB (docs/zeromq.md).
+    heartbeat: float = Field(default=1.0, gt=0, le=60)
 
     @field_validator("pub", "snapshot", "command")
     @classmethod
     def _endpoint(cls, value: str) -> str:
-        if not re.match(r"^(tcp|ipc|inproc)://\S+$", value):
-            raise ValueError(
-                f"must be a ZeroMQ endpoint like tcp://127.0.0.1:5556 or ipc:///path, not {value!r}"
-            )
-        return value
+        return check_endpoint(value)
 
 
 class PanelEntry(BaseModel):

@@ -144,6 +144,8 @@ def lamps_payload(table_id: str, n: int, modes: dict[str, LampMode]) -> dict[str
         else:
             tower[parts[1]] = mode.value
     ordered = dict(sorted(seats.items(), key=lambda kv: int(kv[0])))
-    return {"event": "lamps", "table": table_id, "n": n,
-            "fault": any(m is LampMode.FAULT for m in modes.values()),
+    # ``fault`` says what the tower's fault lamp says: lit in the tilt pattern on a tilt, steady
+    # while a device is offline; a table without a tower is at fault when any lamp shows the tilt.
+    fault = any(m is LampMode.FAULT for m in modes.values()) or tower.get("fault", "off") != "off"
+    return {"event": "lamps", "table": table_id, "n": n, "fault": fault,
             "seats": ordered, "dealer": dealer, "tower": tower}

@@ -26,8 +26,17 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
-from controller.daemon.commands import CommandError, InputCommand, Query, error_reply, parse_command
+from controller.daemon.commands import (
+    CommandError,
+    InputCommand,
+    Query,
+    WrongTable,
+    error_reply,
+    parse_command,
+)
 from controller.daemon.config import TableConfig, ZmqSpec
+from controller.daemon.endpoints import enable_ipv6
+from controller.daemon.heartbeat import heartbeat_payload
 from controller.daemon.journal import Journal, open_readonly
 from controller.daemon.panels import PanelHost
 from controller.daemon.recall import recall_from_journal
@@ -38,6 +47,7 @@ from controller.table import Table
 from drivers.gpio import BackendError
 from drivers.gpio.control import ControlError, parse_endpoint
 from drivers.shoe import ShoeCard, ShoeEvent, ShoeProfile, ShoeStatus
+from drivers.shoe.linehealth import shoe_health
 
 log = logging.getLogger("croupier.daemon")
 
@@ -182,6 +192,7 @@ class Daemon:
                 asyncio.create_task(self._serve_commands(cmd)),
                 asyncio.create_task(self._serve_snapshots(snap)),
             ]
+            tasks.append(asyncio.create_task(self._heartbeat(spec.heartbeat)))
             if self.parent_pid is not None:
                 tasks.append(asyncio.create_task(self._watch_parent(self.parent_pid)))
             await self._stop.wait()
@@ -201,6 +212,31 @@ class Daemon:
             if self.service is not None:
                 self.service.journal.close()
             log.info("table %s stopped", self.config.table_id)
+
+    @property
+    def journal_id(self) -> str:
+        """The journal's random id: kept across restarts, new with a new journal (docs/zeromq.md)."""
+        assert self.service is not None
+        return self.service.journal.header["id"]
+
+    def identify(self, reply: dict[str, Any]) -> dict[str, Any]:
+        """Every reply says which table and which journal answered (``table``, ``journal_id``)."""
+        reply.setdefault("table", self.config.table_id)
+        reply["journal_id"] = self.journal_id
+        return reply
+
+    def heartbeat(self) -> dict[str, Any]:
+        """The ``<table>.heartbeat`` message as things stand now."""
+        assert self.service is not None
+        lamps = self.gpio.lamps_payload(self.config.table_id) if self.gpio is not None else None
+        return heartbeat_payload(self.config.table_id, self.journal_id, self.service.seq,
+                                 self.service.table, lamps, self.zmq_spec.heartbeat)
+
+    async def _heartbeat(self, interval: float) -> None:
+        """One heartbeat at once (a restarted table re-publishes its lamps), then every ``interval``."""
+        while True:
+            self.publish_side("heartbeat", self.heartbeat())
+            await asyncio.sleep(interval)
 
     async def _watch_parent(self, pid: int, interval: float = 0.5) -> None:
         """Stop when the parent ``pid`` is gone (we were re-parented): no orphan daemon holding ports."""
@@ -225,6 +261,7 @@ class Daemon:
         self.gpio = host
 
     def _bind(self, sock: Any, name: str, endpoint: str, hwm: int, sockets: list[Any]) -> Any:
+        enable_ipv6(sock)
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.SNDHWM, hwm)
         sock.setsockopt(zmq.RCVHWM, hwm)
@@ -274,7 +311,10 @@ class Daemon:
         self.publish_side("shoe_status", {"event": f"shoe_{event.status}", "table": self.config.table_id,
                                           "at": round(self.shoe_status["at"], 3), **event.detail})
         offline = self.service.table.offline
-        if event.status in ("fault", "framing_error", "lid_open", "shoe_empty"):
+        burst = event.detail.get("burst") if event.status == "framing_error" else None
+        if burst == "ongoing":
+            pass  # counted on shoe_status each interval; the log has one line per burst (and its end)
+        elif event.status in ("fault", "protocol_error", "lid_open", "shoe_empty") or burst == "start":
             log.warning("shoe %s: %s", event.status, event.detail)
         else:
             log.info("shoe %s: %s", event.status, event.detail)
@@ -291,6 +331,8 @@ class Daemon:
         elif event.status == "fault":
             what = f"{event.detail.get('fault', 'fault')}: {event.detail.get('text', '')}".rstrip(": ")
             self.submit(DeviceStatus(SHOE_FAULT, False, what), "shoe")
+        elif event.status == "protocol_error":
+            self.submit(DeviceStatus(SHOE_FAULT, False, f"protocol error: {event.detail['reason']}"), "shoe")
         elif event.status == "hello" and SHOE_FAULT in offline:
             self.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe")
 
@@ -307,14 +349,16 @@ class Daemon:
             except Exception as exc:  # a bug must not kill the table: answer it, log it
                 log.exception("command %r failed", payload[:200])
                 reply = error_reply(f"internal error: {type(exc).__name__}: {exc}")
-            await sock.send_multipart([identity, *delim, dumps(reply)])
+            await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
 
     async def handle_command(self, payload: bytes) -> dict[str, Any]:
         """One request in, one reply out; an invalid request changes nothing."""
         service = self.service
         assert service is not None
         try:
-            parsed = parse_command(payload, self.config.limits.seats)
+            parsed = parse_command(payload, self.config.limits.seats, self.config.table_id)
+        except WrongTable as exc:
+            return error_reply(str(exc), wrong_table=True)
         except CommandError as exc:
             return error_reply(str(exc))
         if isinstance(parsed, InputCommand):
@@ -343,7 +387,7 @@ class Daemon:
         if q.name == "ping":
             return {"ok": True, "cmd": "ping", "table": self.config.table_id, "seq": service.seq}
         if q.name == "snapshot":
-            return {"ok": True, "cmd": "snapshot", **service.snapshot()}
+            return {"ok": True, "cmd": "snapshot", **service.snapshot(), "journal_id": self.journal_id}
         if q.name == "status":
             shoe = None
             if self.shoe_profile is not None:
@@ -353,6 +397,7 @@ class Daemon:
                     "protocol": self.shoe_profile.protocol,
                     "connected": connected,
                     "last_status": self.shoe_status,
+                    **(shoe_health(self.shoe.reader) if self.shoe is not None else {}),
                 }
             return {
                 "ok": True,
@@ -370,7 +415,9 @@ class Daemon:
                 if str(seat) not in meters["seats"]:
                     return error_reply(f"meters: seat {seat} has never been seated")
                 meters = {"table": meters["table"], "seats": {str(seat): meters["seats"][str(seat)]}}
-            return {"ok": True, "cmd": "meters", "seq": service.seq, **meters}
+            # ``table`` is the table's id in every reply; its meters are ``totals``.
+            return {"ok": True, "cmd": "meters", "seq": service.seq, "totals": meters["table"],
+                    "seats": meters["seats"]}
         assert q.name == "recall"
         return await self._recall(q.args.get("n"), q.args.get("round"))
 
@@ -417,27 +464,30 @@ class Daemon:
             identity, rest = frames[0], frames[1:]
             delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
             reply = self.snapshot_reply(rest[-1] if rest else b"")
-            await sock.send_multipart([identity, *delim, dumps(reply)])
+            await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
 
     def snapshot_reply(self, payload: bytes) -> dict[str, Any]:
         """``{}`` or ``{"since": N}`` in; the state and its seq out (plus the missed events if held)."""
         service = self.service
         assert service is not None
         since: Any = None
+        request: dict[str, Any] = {}
         if payload.strip():
             try:
                 request = json.loads(payload)
             except ValueError as exc:
                 return error_reply(f"snapshot: malformed JSON: {exc}")
-            if not isinstance(request, dict) or set(request) - {"since"}:
-                return error_reply('snapshot: send {} or {"since": SEQ}')
+            if not isinstance(request, dict) or set(request) - {"since", "journal_id"}:
+                return error_reply('snapshot: send {} or {"since": SEQ, "journal_id": ID}')
             since = request.get("since")
             if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
                 return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {since!r}")
-        reply: dict[str, Any] = {"ok": True, **service.snapshot()}
+        reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": self.journal_id}
         if self.gpio is not None:
             reply["lamps"] = self.gpio.lamps_payload(self.config.table_id)
-        if since is not None:
+        # Missed events only make sense in the journal the client was following: a client that
+        # names another journal (the state dir was replaced) gets the state alone and redraws.
+        if since is not None and request.get("journal_id", self.journal_id) == self.journal_id:
             events = service.events_since(since)
             if events is not None:
                 reply["events"] = events

@@ -128,7 +128,9 @@ class TableService:
 
     def events_since(self, since: int) -> list[dict[str, Any]] | None:
         """Events with seq > ``since`` if the ring still holds them all; ``None`` otherwise."""
-        if since >= self.seq:
+        if since > self.seq:
+            return None  # not a seq of this journal: the client must redraw from the state
+        if since == self.seq:
             return []
         if not self.recent or self.recent[0][0] > since + 1:
             return None

@@ -1,5 +1,5 @@
-"""Command-line tools over the core: scenarios, exact par sheets, simulations, the demo.
+"""The thin command-line front ends of ``croupier``: ctl, watch, demo, run, scenario.
 
-Randomness lives here and in the device simulators, never in the engine,
-and every random tool takes a seed.
+Game-specific logic (par sheets, simulations, strategies) lives in each game's package
+under :mod:`controller.games`; the front ends only parse arguments and print.
 """

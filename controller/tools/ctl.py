@@ -2,9 +2,12 @@
 
 ``croupier ctl --table firmware_configs/tables/baccarat_sim.yaml open``,
 ``... bet 1 player 500``, ``... recall 10``, ``... status``; ``--json``
-prints the daemon's reply as it is. The exit status is 0 when the command
+prints the daemon's reply as it is. With ``--table FILE`` (or
+``--expect-table ID``) every request names its table, and a daemon of
+another table refuses it without doing anything; every answer starts with
+the table (and journal) that gave it. The exit status is 0 when the command
 was carried out, 1 when it was refused or invalid, 2 when the daemon cannot
-be reached or the arguments are wrong.
+be reached, answers for another table or the arguments are wrong.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ import sys
 import time
 from typing import Any, Final
 
-from controller.daemon.client import CommandClient, DaemonUnavailable
+from controller.daemon.client import BadReply, CommandClient, DaemonUnavailable
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
+from controller.daemon.endpoints import EndpointError
 from controller.tools.watch import format_event, money
 
 #: ctl word -> (command, positional fields); integers are converted where the command expects them.
@@ -42,6 +46,8 @@ WORDS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "ping": ("ping", ()),
 }
 _INTS: Final = {"seat", "amount", "n", "round"}
+#: A person is waiting: say within two seconds that nothing answers (``--timeout`` for slow links).
+CLI_TIMEOUT: Final = 2.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,8 +58,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "loopback endpoint tcp://127.0.0.1:5558 (the one `make demo` uses)",
     )
     parser.add_argument("--endpoint", help="command endpoint (overrides the table file)")
+    parser.add_argument(
+        "--expect-table", metavar="ID",
+        help="refuse a daemon whose table id is not ID (default: the id in --table's file)",
+    )
     parser.add_argument("--json", action="store_true", help="print the reply JSON")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the reply")
+    parser.add_argument(
+        "--timeout", type=float, default=CLI_TIMEOUT,
+        help=f"seconds to wait for the reply before saying nothing answers (default {CLI_TIMEOUT:g})",
+    )
     parser.add_argument("--round", type=int, help="recall: this round only")
     parser.add_argument("--ref", help="idempotency key: a resend with the same ref is not applied twice")
     parser.add_argument("--raw", action="store_true", help="WORDS is one JSON request sent as is")
@@ -171,7 +184,7 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any]) -> str:
         )
         return "\n".join(lines)
     if cmd == "meters":
-        t = reply["table"]
+        t = reply["totals"]
         lines = [
             f"table: rounds settled {t['rounds_settled']}, voided {t['rounds_voided']}, "
             f"house net {t['house_net']}"
@@ -184,8 +197,8 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any]) -> str:
         for r in reply["rounds"]:
             lines.extend(format_round(r))
         return "\n".join(lines) or "no rounds played yet"
-    if cmd in ("snapshot", "ping"):
-        return json.dumps(reply, indent=1)
+    if cmd in ("snapshot", "ping") or "row" not in reply:
+        return json.dumps(reply, indent=1)  # a query ctl has no layout for, or a raw request
     if reply.get("duplicate"):
         return f"ok: already applied (journal row {reply['row']}); nothing done"
     lines = [f"ok: journal row {reply['row']}, seq {reply['seq']}"]
@@ -193,31 +206,56 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _fail(message: str) -> int:
+    print(f"croupier ctl: {message}", file=sys.stderr)
+    return 2
+
+
+def answered_by(reply: dict[str, Any]) -> str:
+    """``[table baccarat_sim, journal 3f2a9c1e]``: who answered (the journal id's first 8 digits)."""
+    journal = str(reply.get("journal_id") or "?")[:8]
+    return f"[table {reply.get('table', '?')}, journal {journal}]"
+
+
 def run(args: argparse.Namespace) -> int:
     endpoint = args.endpoint
+    expect = args.expect_table
     if endpoint is None and not args.table:
         endpoint = ZmqSpec().command
-    if endpoint is None:
+    if args.table:
         try:
-            endpoint = load_table(args.table).spec.zeromq.command
+            config = load_table(args.table)
         except TableFileError as exc:
-            print(f"croupier ctl: {exc}", file=sys.stderr)
-            return 2
+            return _fail(str(exc))
+        endpoint = endpoint or config.spec.zeromq.command
+        expect = expect or config.table_id
     try:
         if args.raw:
             request = json.loads(" ".join(args.words))
+            if not isinstance(request, dict):
+                raise ValueError("--raw takes one JSON object, like '{\"cmd\": \"status\"}'")
         else:
             request = build_request(args.words, args.round, args.ref)
     except ValueError as exc:
-        print(f"croupier ctl: {exc}", file=sys.stderr)
-        return 2
-    client = CommandClient(endpoint, args.timeout)
+        return _fail(str(exc))
+    if expect is not None:
+        request.setdefault("table", expect)  # the daemon refuses it if it is another table
+    try:
+        client = CommandClient(endpoint, args.timeout)
+    except EndpointError as exc:
+        return _fail(str(exc))
     try:
         reply = client.send_raw(json.dumps(request).encode())
-    except DaemonUnavailable as exc:
-        print(f"croupier ctl: {exc}", file=sys.stderr)
-        return 2
+    except (DaemonUnavailable, BadReply) as exc:
+        return _fail(str(exc))
     finally:
         client.close()
-    print(json.dumps(reply, indent=1) if args.json else format_reply(request, reply))
+    if reply.get("wrong_table") or (expect is not None and reply.get("table") not in (None, expect)):
+        return _fail(f"{endpoint} is table {reply.get('table')!r}, not {expect!r}: refused, nothing done "
+                     "(check --table/--endpoint)")
+    if args.json:
+        print(json.dumps(reply, indent=1))
+    else:
+        print(answered_by(reply))
+        print(format_reply(request, reply))
     return 0 if reply.get("ok") else 1

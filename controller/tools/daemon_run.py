@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sqlite3
 import sys
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from controller.configfile import validation_problems
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.journal import JournalError
 from controller.daemon.runner import die_with_parent, run_foreground
@@ -33,7 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="BENCHMARKING ONLY: do not fsync the journal (a power cut can lose the last inputs)",
     )
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="least severe log lines written to stderr (default INFO)",
+    )
 
 
 def build_daemon(args: argparse.Namespace) -> Daemon:
@@ -44,7 +50,10 @@ def build_daemon(args: argparse.Namespace) -> Daemon:
         for k, v in (("pub", args.pub), ("snapshot", args.snapshot), ("command", args.command_endpoint))
         if v
     }
-    zmq_spec = ZmqSpec.model_validate({**spec.model_dump(), **overrides}) if overrides else spec
+    try:
+        zmq_spec = ZmqSpec.model_validate({**spec.model_dump(), **overrides}) if overrides else spec
+    except ValidationError as exc:
+        raise OptionError("; ".join(f"--{p[0]}: {p[1]}" for p in validation_problems(exc))) from None
     return Daemon(
         config,
         state_dir=args.state_dir,
@@ -83,4 +92,8 @@ def run(args: argparse.Namespace) -> int:
     except DaemonError as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 4
+    except (OSError, sqlite3.Error) as exc:  # the state dir or its journal cannot be made or opened
+        where = args.state_dir or "the table file's state_dir"
+        print(f"croupier run: refusing to start: state dir {where}: {exc}", file=sys.stderr)
+        return 3
     return 0

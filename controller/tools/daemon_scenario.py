@@ -8,13 +8,17 @@ panel driver on gpiozero's mock pins (a generated pin map per seat with every
 decision button, ``bet_up``/``bet_down`` and a chip sensor per spot, and a
 dealer panel). Cards go through the simulated shoe; the dealer's inputs
 (open, close, burn, void, new shoe, confirm) are dealer-panel presses; a bet
-is ``bet_up``/``bet_down`` presses to its amount, then chips on the spot's
+is entered as a player would, with the fewest key presses (``clear_bet``, the
+chip keys ``add_100``/``add_25``/``add_5``, ``bet_up``), then chips on the spot's
 sensor (lifting them cancels it); every decision is a press of the seat's
 button (``bet_2x`` for a 2WayWinner bet of twice the ante). What buttons
 cannot say goes through the command socket: credits, the Designated Player,
 a bet amount the buttons cannot select, a decision with an explicit amount
 other than the button's. Events are read back from a SUB socket (snapshot
-first). A mirror table, fed the same
+first). Each input's presses and chips are driven as fast as the pins take
+them and the harness then waits once, for the panel to have taken them all
+(:meth:`Panel.flush`, which wakes on the panel's worker, never polls). A mirror
+table, fed the same
 inputs, chooses each next input (:func:`controller.scenario.round_inputs`)
 and says what the daemon must publish, so every event is checked, and the
 printed lines (``table`` and ``seq`` removed) are byte-identical to the
@@ -39,6 +43,7 @@ from controller.daemon.server import Daemon
 from controller.games import GAMES
 from controller.scenario import Scenario, ScenarioError, round_inputs
 from drivers.gpio import Panel, PinMap, SimulatedPins, parse_pin_map
+from drivers.gpio.betkeys import presses_for
 from drivers.gpio.logic import BET_2X_ANTE, DEALER_INPUTS
 from drivers.gpio.pinmap import BCM_RANGE, BET_2X, InputPin
 from drivers.shoe import ShoeProfile
@@ -48,6 +53,8 @@ log = logging.getLogger("croupier.scenario")
 
 #: Seconds to wait for the events of one input before calling the run failed.
 EVENT_TIMEOUT = 15.0
+#: The chip-denomination keys of the generated seat panels (table units), as on a real bet panel.
+CHIP_KEYS = (5, 25, 100)
 
 
 def command_for(inp: I.Input) -> dict[str, Any]:
@@ -79,7 +86,8 @@ def seat_map(game: str, seat: int) -> PinMap:
     sensors fit only without them) and a sensor per spot; 0 ms debounce, since these contacts never
     bounce and the runner waits for each input's events anyway."""
     cls = GAMES[game]
-    words = [*cls.actions, "bet_up", "bet_down", *([BET_2X] if "bet" in cls.actions else [])]
+    words = [*cls.actions, "bet_up", "bet_down", "clear_bet", *(f"add_{u}" for u in CHIP_KEYS),
+             *([BET_2X] if "bet" in cls.actions else [])]
     pins = iter(BCM_RANGE)
     return parse_pin_map({
         "game": game, "debounce_ms": 0,
@@ -143,6 +151,8 @@ class ThroughDaemon:
         self.headers: dict[int, tuple[Panel, SimulatedPins]] = {}
         #: Spots with chips on their sensor (they must come off before betting opens again).
         self.covered: set[tuple[int, str]] = set()
+        #: The header (seat; 0: dealer) with contacts driven and not yet waited for.
+        self._driving: int | None = None
         #: How the inputs went: by panel, or by command per input kind (a summary for the curious).
         self.routes: dict[str, int] = {"panel": 0, "command": 0}
         self.by_command: dict[str, int] = {}
@@ -179,6 +189,7 @@ class ThroughDaemon:
             return
         if self.by_panel(inp):
             self.routes["panel"] += 1
+            self._settle()  # wait once, after the whole input was keyed in
             return
         self.routes["command"] += 1
         kind = str(inp.to_dict()["input"])
@@ -189,10 +200,21 @@ class ThroughDaemon:
 
     # --------------------------------------------------------------- fingers on the mock pins
     def _drive(self, seat: int, spec: InputPin, active: bool) -> None:
-        panel, pins = self.headers[seat]
-        pins.drive(spec.pin, active == (spec.active == "high"))
-        if not panel.flush(EVENT_TIMEOUT):
-            raise ScenarioError(0, f"the panel did not take GPIO {spec.pin} within {EVENT_TIMEOUT} s")
+        """Drive a contact without waiting: one panel takes its edges in order (0 ms debounce).
+
+        Two panels are two workers, so before a contact on another header the
+        last one is waited for (chips lifted before the dealer opens betting).
+        """
+        if self._driving is not None and self._driving != seat:
+            self._settle()
+        self._driving = seat
+        self.headers[seat][1].drive(spec.pin, active == (spec.active == "high"))
+
+    def _settle(self) -> None:
+        """Wait until the header driven last has taken every edge (see :meth:`Panel.flush`)."""
+        if self._driving is not None and not self.headers[self._driving][0].flush(EVENT_TIMEOUT):
+            raise ScenarioError(0, f"the panels did not take the pins within {EVENT_TIMEOUT} s")
+        self._driving = None
 
     def press(self, seat: int, word: str) -> None:
         pin_map = self.headers[seat][0].map
@@ -217,11 +239,13 @@ class ThroughDaemon:
                 return True
         lim = self.config.limits
         if isinstance(inp, I.PlaceWager) and (inp.seat, inp.spot) not in self.covered:
-            if not (lim.min_bet <= inp.amount <= lim.max_bet and (inp.amount - lim.min_bet) % lim.unit == 0):
+            panel = self.headers[inp.seat][0]
+            keys = presses_for(panel.logic.selected(inp.seat, inp.spot), inp.amount,
+                               panel.map.seats[inp.seat].buttons, lim.unit, lim.min_bet)
+            if keys is None or not lim.min_bet <= inp.amount <= lim.max_bet:
                 return False
-            logic = self.headers[inp.seat][0].logic
-            while (selected := logic.selected(inp.seat, inp.spot)) != inp.amount:
-                self.press(inp.seat, "bet_up" if selected < inp.amount else "bet_down")
+            for word in keys:
+                self.press(inp.seat, word)
             self.chips(inp.seat, inp.spot, True)
             return True
         if isinstance(inp, I.CancelWager) and (inp.seat, inp.spot) in self.covered:

@@ -6,7 +6,8 @@ and a simulated dealer with simulated players (from the table file's
 ``simulation`` section). They act through the table's GPIO panels on mock
 pins, over the daemon's panel control socket, exactly as people at a table
 would: the dealer presses ``open_betting``/``close_betting``/``void``/
-``new_shoe``, each player selects an amount with ``bet_up``/``bet_down``,
+``new_shoe``, each player keys in an amount with the seat's chip keys
+(``add_100``, ``add_25``, ``add_5``), ``clear_bet`` and ``bet_up``/``bet_down``,
 puts chips on spots (the chip sensors) and presses decision buttons; the
 shoe deals each due card on a timer; ``watch`` runs in the foreground and
 shows the lamps. What no panel can do goes through the command socket, as a
@@ -40,6 +41,7 @@ from typing import Any
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber
 from controller.daemon.config import FIRMWARE_CONFIGS, SimulationSpec, TableConfig, TableFileError, load_table
 from controller.tools.watch import watch
+from drivers.gpio.betkeys import presses_for
 from drivers.gpio.control import ControlClient
 from drivers.gpio.pinmap import PinMap
 from drivers.shoe.sim import SimError, SimulatedShoe
@@ -134,17 +136,17 @@ class Dealer:
         self.dealer("new_shoe", "new_shoe")
 
     def bet(self, seat: int, spot: str, amount: int) -> None:
-        """Chips on a spot's sensor after selecting ``amount`` with bet_up/bet_down; else the command."""
+        """Chips on a spot's sensor after keying in ``amount`` on the seat's panel; else the command."""
         pin_map = self.seat_maps.get(seat)
         lim = self.config.limits
         if self.control is not None and pin_map is not None and spot in pin_map.seats[seat].spots:
-            buttons = pin_map.seats[seat].buttons
-            steps = "bet_up" in buttons and "bet_down" in buttons and (amount - lim.min_bet) % lim.unit == 0
-            if amount == lim.min_bet or (steps and lim.min_bet <= amount <= lim.max_bet):
-                selected = json.loads(self.control.call(f"selected {seat}"))[spot]
-                while selected != amount and not self.stop.is_set():
-                    self.control.call(f"press {seat} {'bet_up' if selected < amount else 'bet_down'}")
-                    selected = json.loads(self.control.call(f"selected {seat}"))[spot]
+            selected = json.loads(self.control.call(f"selected {seat}"))[spot]
+            keys = presses_for(selected, amount, pin_map.seats[seat].buttons, lim.unit, lim.min_bet)
+            if keys is not None and lim.min_bet <= amount <= lim.max_bet:
+                for word in keys:
+                    if self.stop.is_set():
+                        return
+                    self.control.call(f"press {seat} {word}")
                 self.control.call(f"chips {seat} {spot} on")
                 self.covered.add((seat, spot))
                 return
@@ -319,6 +321,7 @@ def run(args: argparse.Namespace) -> int:
     client = CommandClient(endpoints["command"], timeout=10.0)
     sub: Subscriber | None = None
     dealer: Dealer | None = None
+    dealer_thread: threading.Thread | None = None
     control: ControlClient | None = None
     code = 0
     main_thread = threading.current_thread() is threading.main_thread()
@@ -344,8 +347,8 @@ def run(args: argparse.Namespace) -> int:
         if "control" in endpoints:
             control = ControlClient(endpoints["control"])
         dealer = Dealer(config, sim, shoe, client, seed, args.rounds, args.delay, control)
-        thread = threading.Thread(target=dealer.run, name="demo dealer", daemon=True)
-        thread.start()
+        dealer_thread = threading.Thread(target=dealer.run, name="demo dealer", daemon=True)
+        dealer_thread.start()
         while not dealer.done.is_set():
             watch(sub, out, args.json, idle=0.2)
             if proc.poll() is not None:
@@ -367,6 +370,10 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(sig, signal.SIG_IGN)
         if dealer is not None:
             dealer.stop.set()
+        if dealer_thread is not None:
+            # The dealer's thread uses ``client``: a ZeroMQ socket closed under a thread still in a
+            # call aborts the process (libzmq asserts). Its calls end within their timeout.
+            dealer_thread.join(timeout=15)
         client.close()
         if control is not None:
             control.close()

@@ -14,8 +14,10 @@ import sys
 import time
 from typing import Any, TextIO
 
-from controller.daemon.client import Subscriber
+from controller.cards import decks_text
+from controller.daemon.client import DEFAULT_STALE_AFTER, DaemonUnavailable, Subscriber
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
+from controller.daemon.endpoints import EndpointError
 
 
 def money(minor: int) -> str:
@@ -74,7 +76,7 @@ def format_event(p: dict[str, Any]) -> str:
     elif name == "device":
         body = f"{p['device']} {'online' if p['online'] else 'OFFLINE'} {p['detail']}".rstrip()
     elif name == "new_shoe":
-        body = f"new shoe: {p['decks']} decks"
+        body = f"new shoe: {decks_text(p['decks'])}"
     else:
         rest = {k: v for k, v in p.items() if k not in ("event", "table", "seq", "round")}
         body = json.dumps(rest)
@@ -106,6 +108,14 @@ def format_lamps(p: dict[str, Any]) -> str:
     return "lamps: " + " | ".join(parts)
 
 
+def format_feed(kind: str, data: dict[str, Any], stale_after: float) -> str:
+    """The line a display shows when its feed goes quiet (``stale``) or comes back (``live``)."""
+    if kind == "stale":
+        return (f"== STALE: nothing from the table for {stale_after:g} s (daemon down or network?); "
+                f"showing seq {data.get('seq')}")
+    return f"== live again ({data.get('event', 'message')} from {data.get('table', '?')})"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--table",
@@ -121,6 +131,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--idle-exit", type=float, default=0.0, help="stop after N seconds without events")
     parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
+    parser.add_argument(
+        "--stale-after", type=float, default=DEFAULT_STALE_AFTER,
+        help=f"say the feed is stale after N seconds without any message (heartbeats come every second; "
+        f"default {DEFAULT_STALE_AFTER:g})",
+    )
 
 
 def watch(
@@ -129,9 +144,13 @@ def watch(
     """Print the table's events (and, if ``sub.side``, lamp lines and shoe statuses) until done."""
     seen = 0
     for kind, data in sub.events(timeout=idle or None):
+        if kind in ("stale", "live"):
+            out.write(format_feed(kind, data, sub.stale_after) + "\n")
+            out.flush()
+            continue
         if kind == "side":
-            if data["event"] == "lamps" and not lamps:
-                continue
+            if data["event"] == "heartbeat" or (data["event"] == "lamps" and not lamps):
+                continue  # the Subscriber acts on heartbeats (gaps, new journal, lamps): not news
             if as_json:
                 out.write(json.dumps(data) + "\n")
             elif data["event"] == "lamps":
@@ -146,12 +165,15 @@ def watch(
             if as_json:
                 out.write(
                     json.dumps(
-                        {"event": "snapshot", "table": data["table"], "seq": data["seq"], "state": state}
+                        {"event": "snapshot", "table": data["table"], "journal_id": data.get("journal_id"),
+                         "seq": data["seq"], "state": state}
                     )
                     + "\n"
                 )
             else:
                 gap = " (re-synced after a gap)" if sub.gaps else ""
+                if sub.redraws:
+                    gap = f" (NEW JOURNAL {str(data.get('journal_id'))[:8]}: everything redrawn)"
                 out.write(
                     f"== {data['table']}: snapshot at seq {data['seq']}{gap}: {state['game']} round "
                     f"{state['round']} {state['phase']}; credits {_credits(state['credits'])}\n"
@@ -182,13 +204,17 @@ def run(args: argparse.Namespace) -> int:
     defaults = ZmqSpec()
     pub = pub or defaults.pub
     snap = snap or defaults.snapshot
-    sub = Subscriber(pub, snap, table, side=True)
+    try:
+        sub = Subscriber(pub, snap, table, timeout=2.0, side=True, stale_after=args.stale_after)
+    except EndpointError as exc:
+        print(f"croupier watch: {exc}", file=sys.stderr)
+        return 2
     try:
         while True:
             try:
                 watch(sub, sys.stdout, args.json, args.count, args.idle_exit, lamps=not args.no_lamps)
                 return 0
-            except RuntimeError as exc:  # daemon gone or refusing: say so, retry
+            except (RuntimeError, DaemonUnavailable) as exc:  # daemon gone or refusing: say so, retry
                 print(f"croupier watch: {exc}; retrying", file=sys.stderr)
                 time.sleep(1.0)
     except KeyboardInterrupt:

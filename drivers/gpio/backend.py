@@ -20,7 +20,9 @@ backend, so the logic a test exercises is the one that runs on the floor.
 
 from __future__ import annotations
 
+import functools
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
@@ -92,7 +94,13 @@ class _ZeroOutput:
 
 
 class GpioZeroBackend:
-    """Buttons and LEDs from gpiozero over an injected pin factory."""
+    """Inputs and LEDs from gpiozero over an injected pin factory.
+
+    Inputs are ``DigitalInputDevice``, not ``Button``: a ``Button`` starts a
+    hold thread per pin that wakes every 100 ms for ``when_held``, which the
+    panel does not use (hold repeat and stuck detection run on the panel's
+    clock), and closing ten of them takes most of a second.
+    """
 
     def __init__(self, factory: Any, name: str = "gpiozero") -> None:
         self.factory = factory
@@ -102,13 +110,14 @@ class GpioZeroBackend:
 
     def input(self, pin: int, *, pull: Pull, active_high: bool,
               on_change: Callable[[bool], None]) -> InputLine:
-        from gpiozero import Button  # type: ignore[import-untyped, unused-ignore]
+        from gpiozero import DigitalInputDevice  # type: ignore[import-untyped, unused-ignore]
 
         if pull == "none":
-            device = Button(pin, pull_up=None, active_state=active_high, bounce_time=None,
-                            pin_factory=self.factory)
+            device = DigitalInputDevice(pin, pull_up=None, active_state=active_high, bounce_time=None,
+                                        pin_factory=self.factory)
         else:
-            device = Button(pin, pull_up=(pull == "up"), bounce_time=None, pin_factory=self.factory)
+            device = DigitalInputDevice(pin, pull_up=(pull == "up"), bounce_time=None,
+                                        pin_factory=self.factory)
         device.when_activated = lambda: on_change(True)
         device.when_deactivated = lambda: on_change(False)
         line = _ZeroInput(device)
@@ -131,13 +140,36 @@ class GpioZeroBackend:
             device.close()
 
 
+@functools.cache
+def _quiet_pin_class() -> Any:
+    """gpiozero's ``MockPin`` without its change history.
+
+    ``MockPin`` appends every state change to ``states`` for its own test
+    helpers (``assert_states``), so a simulated table that runs for days grows
+    by every press and every lamp blink (45,000 entries after 1,500 Baccarat
+    rounds). This subclass keeps only the current state, so memory stays flat.
+    """
+    from gpiozero.pins.mock import MockPin, PinState  # type: ignore[import-untyped, unused-ignore]
+
+    class QuietMockPin(MockPin):  # type: ignore[misc, unused-ignore]
+        def _change_state(self, value: bool) -> bool:
+            if bool(self._state) == value:  # type: ignore[has-type, unused-ignore]
+                return False
+            self._state = value
+            self._last_change = time.monotonic()
+            self.states = [PinState(0.0, value)]
+            return True
+
+    return QuietMockPin
+
+
 def make_factory(name: str) -> Any:
     """The gpiozero pin factory called ``name`` (one of :data:`FACTORIES`)."""
     try:
         if name == "mock":
             from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped, unused-ignore]
 
-            return MockFactory()
+            return MockFactory(pin_class=_quiet_pin_class())
         if name == "rpigpio":
             from gpiozero.pins.rpigpio import RPiGPIOFactory  # type: ignore[import-untyped, unused-ignore]
 

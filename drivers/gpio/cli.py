@@ -37,13 +37,17 @@ def register(sim_sub: Subparsers[argparse.ArgumentParser]) -> None:
     """Add ``panel`` under ``sim_sub`` (the ``sim`` command's group)."""
     p = sim_sub.add_parser(
         "panel", help="a simulated seat/dealer panel (mock pins, control socket, a table behind it)",
-        description=__doc__)
+        description="A simulated seat/dealer panel: the real panel driver over gpiozero's mock pins,\n"
+        "a control socket on loopback to press its buttons and put chips on its spots, and an\n"
+        "in-process table of the map's game that prints each event as a JSON line.\n"
+        "See docs/panel-simulator.md.")
     p.add_argument("--map", required=True, type=Path, help="firmware_configs/panels/*.yaml")
     p.add_argument("--control", default="tcp://127.0.0.1:0",
                    help="control socket endpoint (loopback only; port 0 picks one and prints it)")
     p.add_argument("--game", help="the table's game (default: the map's)")
     p.add_argument("--seats", type=int, default=None, help="seats at the table (default: the game's)")
-    p.add_argument("--credits", type=int, default=100_000, help="credits given to each seat of the map")
+    p.add_argument("--credits", type=int, default=100_000,
+                   help="credits given to each seat, in minor units (default 100000, 1,000.00)")
     p.add_argument("--dp", type=int, default=None, help="One Card Poker: the Designated Player seat")
     p.add_argument("--pins", choices=FACTORIES, default="mock",
                    help="pin factory (the control socket needs 'mock'; rpigpio/lgpio drive a real header)")

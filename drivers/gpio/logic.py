@@ -9,7 +9,9 @@ and does the I/O. The rules it follows:
   still posted and the table refuses it with a reason. The panel never
   second-guesses the core, so the journal shows every press.
 * Bets: each seat has a selected amount, starting at the table minimum;
-  ``bet_up``/``bet_down`` move it by the table unit within the limits;
+  ``bet_up``/``bet_down`` move it by the table unit within the limits
+  (held down, they repeat in growing steps: :mod:`drivers.gpio.betkeys`),
+  a chip key ``add_N`` adds N units, ``clear_bet`` goes back to the minimum;
   ``repeat_bet`` selects, spot by spot, what that seat had down when betting
   last closed. Chips landing on a spot's sensor while betting is open post a
   :class:`PlaceWager` of the selected amount, and lifting them posts a
@@ -42,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 from controller import inputs as I
 from controller.games import GAMES
 from controller.limits import TableLimits
-from drivers.gpio.pinmap import BET_2X, BET_WORDS, PinMap
+from drivers.gpio.pinmap import BET_2X, PinMap, chip_key_units, is_bet_word
 
 if TYPE_CHECKING:
     from controller.table import Table
@@ -261,18 +263,32 @@ class PanelLogic:
         """The amount chips on ``spot`` will wager now."""
         return self.repeat.get(seat, {}).get(spot, self.amount[seat])
 
+    def step(self, seat: int, units: int) -> None:
+        """Move seat ``seat``'s selected amount by ``units`` table units, within the table's limits.
+
+        bet_up/bet_down (one unit, or a held button's growing steps) and the chip keys
+        (``add_N``) all come here; a selection past a limit stops at the limit.
+        """
+        lim = self.limits
+        self.amount[seat] = max(lim.min_bet, min(lim.max_bet, self.amount[seat] + units * lim.unit))
+        self.repeat.pop(seat, None)
+
     def button(self, seat: int | None, word: str) -> list[Post]:
         """A debounced press of ``word`` on seat ``seat``'s panel (``None``: the dealer panel)."""
         if seat is None:
             return [(DEALER_INPUTS[word](), f"gpio dealer {word}")]
         source = f"gpio seat {seat} {word}"
-        lim = self.limits
         if word == "bet_up":
-            self.amount[seat] = min(lim.max_bet, self.amount[seat] + lim.unit)
-            self.repeat.pop(seat, None)
+            self.step(seat, 1)
             return []
         if word == "bet_down":
-            self.amount[seat] = max(lim.min_bet, self.amount[seat] - lim.unit)
+            self.step(seat, -1)
+            return []
+        if (units := chip_key_units(word)) is not None:
+            self.step(seat, units)
+            return []
+        if word == "clear_bet":
+            self.amount[seat] = self.limits.min_bet
             self.repeat.pop(seat, None)
             return []
         if word == "repeat_bet":
@@ -339,7 +355,7 @@ class PanelLogic:
                     continue
                 if tilted:
                     mode = LampMode.FAULT
-                elif word in BET_WORDS:
+                elif is_bet_word(word):
                     mode = LampMode.ON if can_bet else LampMode.OFF
                 else:
                     mode = LampMode.BLINK if (word if word != BET_2X else "bet") in legal else LampMode.OFF

@@ -34,6 +34,7 @@ from typing import Any
 from controller.inputs import Input
 from controller.limits import TableLimits
 from drivers.gpio.backend import InputLine, OutputLine, PinBackend
+from drivers.gpio.betkeys import HoldRepeat
 from drivers.gpio.debounce import Change, Debouncer
 from drivers.gpio.logic import DEALER_DEVICE, LampMode, LampView, PanelLogic, Post, seat_device
 from drivers.gpio.pinmap import InputPin, LampPin, PinMap
@@ -54,6 +55,16 @@ class _Input:
     line: InputLine | None
     debouncer: Debouncer
     last_edge: int = 0
+    #: bet_up/bet_down with press-and-hold repeat (the map's ``bet_hold``); None otherwise.
+    hold: HoldRepeat | None = None
+
+    def deadline(self) -> float | None:
+        """The earliest of the debouncer's and the hold repeat's next deadline."""
+        d = self.debouncer.deadline()
+        h = None if self.hold is None else self.hold.deadline()
+        if d is None or h is None:
+            return h if d is None else d
+        return min(d, h)
 
 
 class Panel:
@@ -67,6 +78,8 @@ class Panel:
         self._clock = clock
         self.logic = PanelLogic(pin_map, limits)
         self._lock = threading.RLock()
+        #: Notified by the worker after every pump, so :meth:`flush` wakes when there is news, not on a poll.
+        self._pumped = threading.Condition(self._lock)
         self._queue: queue.SimpleQueue[tuple[int, int, bool, float] | None] = queue.SimpleQueue()
         self._seq = 0
         self._done_seq = 0  # the last edge seq replayed (see flush)
@@ -117,6 +130,8 @@ class Panel:
         stuck = self.map.stuck_after_s if kind == "button" else None
         index = len(self._inputs)
         entry = _Input(kind, seat, name, spec.pin, None, Debouncer(ms / 1000.0, stuck, False, now))
+        if kind == "button" and seat is not None and name in ("bet_up", "bet_down") and self.map.bet_hold:
+            entry.hold = HoldRepeat(self.map.bet_hold)
         self._inputs.append(entry)
         entry.line = self.backend.input(
             spec.pin, pull=spec.pull, active_high=spec.active == "high",
@@ -180,20 +195,26 @@ class Panel:
         after ``flush`` the panel has seen the pins as they are now (a press has
         been posted, chips lifted are known to the bet logic), however busy the
         machine is. It waits the debounce time, because that is when a level counts.
+        With the worker running it sleeps until the worker has pumped (no polling);
+        without it, it pumps itself at each debounce deadline.
         """
         with self._seq_lock:
             target = self._seq
         deadline = time.monotonic() + timeout
-        while True:
-            with self._lock:
+        with self._pumped:
+            while True:
                 if self._thread is None:
                     self.pump()
                 settled = all(e.debouncer.raw == e.debouncer.stable for e in self._inputs)
                 if self._done_seq >= target and settled:
                     return True
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.001)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                if self._thread is None:
+                    due = [d for e in self._inputs if (d := e.debouncer.deadline()) is not None]
+                    left = min(left, max(0.0, min(due) - self._clock())) if due else left
+                self._pumped.wait(left)
 
     def pump(self, now: float | None = None) -> None:
         """Process every edge reported so far and every deadline up to ``now`` (the clock's by default)."""
@@ -208,6 +229,7 @@ class Panel:
             now = self._clock() if now is None else now
             self._replay(now)
             self._apply_lamps(now)
+            self._pumped.notify_all()
 
     # -------------------------------------------------------------- internals
     def _edge(self, index: int, active: bool) -> None:
@@ -224,7 +246,7 @@ class Panel:
         i = 0
         while True:
             due = [(d, e.last_edge, k) for k, e in enumerate(self._inputs)
-                   if (d := e.debouncer.deadline()) is not None and d <= now]
+                   if (d := e.deadline()) is not None and d <= now]
             first = min(due) if due else None
             if i < len(pending) and (first is None or pending[i][3] < first[0]):
                 seq, index, active, t = pending[i]
@@ -234,14 +256,23 @@ class Panel:
                 self._done_seq = max(self._done_seq, seq)
                 entry.debouncer.edge(active, t)
             elif first is not None:
-                entry = self._inputs[first[2]]
-                for change in entry.debouncer.poll(first[0]):
-                    self._emit(self._changed(entry, change))
+                at, entry = first[0], self._inputs[first[2]]
+                for change in entry.debouncer.poll(at):
+                    self._emit(self._changed(entry, change, at))
+                if entry.hold is not None and entry.seat is not None:
+                    sign = 1 if entry.name == "bet_up" else -1
+                    for units in entry.hold.poll(at):
+                        self.logic.step(entry.seat, sign * units)
             else:
                 return
 
-    def _changed(self, entry: _Input, change: Change) -> list[Post]:
+    def _changed(self, entry: _Input, change: Change, at: float) -> list[Post]:
         seat = entry.seat
+        if entry.hold is not None:
+            if change is Change.ACTIVE:
+                entry.hold.press(at)
+            else:  # released, or stuck: a stuck button does not keep raising the bet
+                entry.hold.release()
         device = DEALER_DEVICE if seat is None else seat_device(seat)
         if entry.kind == "presence":
             if change in (Change.ACTIVE, Change.INACTIVE):
@@ -283,7 +314,7 @@ class Panel:
                 out.set(level)
 
     def _next_deadline(self) -> float | None:
-        deadlines = [d for e in self._inputs if (d := e.debouncer.deadline()) is not None]
+        deadlines = [d for e in self._inputs if (d := e.deadline()) is not None]
         modes = set(self._modes.values())
         now = self._clock()
         for hz, mode in ((self.map.blink_hz, LampMode.BLINK), (self.map.fault_blink_hz, LampMode.FAULT)):

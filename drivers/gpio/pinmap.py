@@ -16,6 +16,7 @@ reported as ``<file>: key '<dotted.key>': <reason>``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -29,7 +30,11 @@ from controller.games import GAMES
 #: BCM numbers on the 40-pin header that are general-purpose I/O (26 of them).
 BCM_RANGE = range(2, 28)
 #: Seat buttons that choose what to bet; they post nothing to the table themselves.
-BET_WORDS = ("bet_up", "bet_down", "repeat_bet")
+#: ``clear_bet`` sets the selection back to the table minimum; chip-denomination keys
+#: are ``add_N`` (see :func:`chip_key_units`).
+BET_WORDS = ("bet_up", "bet_down", "repeat_bet", "clear_bet")
+#: A chip-denomination key: ``add_25`` adds 25 table units to the selected amount.
+CHIP_KEY = re.compile(r"add_([1-9][0-9]{0,3})")
 #: 2WayWinner's "bet twice the ante" button (sends ``bet`` with the amount).
 BET_2X = "bet_2x"
 #: Dealer panel words and the input each one posts (see drivers.gpio.logic).
@@ -40,6 +45,17 @@ TOWER_LAMPS = ("idle", "betting", "in_play", "fault")
 
 class PinMapError(ConfigFileError):
     """A pin map that cannot be used; one ``<file>: key '<key>': <reason>`` line per problem."""
+
+
+def chip_key_units(word: str) -> int | None:
+    """The table units a chip-denomination key adds (``add_25`` -> 25), or None for another word."""
+    match = CHIP_KEY.fullmatch(word)
+    return None if match is None else int(match.group(1))
+
+
+def is_bet_word(word: str) -> bool:
+    """A seat button that selects an amount (bet_up/down, repeat, clear, a chip key): it posts nothing."""
+    return word in BET_WORDS or chip_key_units(word) is not None
 
 
 def _pin_shorthand(value: Any) -> Any:
@@ -117,6 +133,27 @@ class TowerLight(_Strict):
     fault: LampRef
 
 
+class BetHold(_Strict):
+    """Press-and-hold on ``bet_up``/``bet_down``: repeat while held, in growing steps.
+
+    Held for ``delay_ms`` the button steps once more, then once every
+    ``interval_ms``; every ``accelerate_every`` repeats the step moves on to the
+    next of ``steps`` (table units), so holding ``bet_up`` walks 1, 1, ... 5, 5,
+    ... 25 ... units at a time, the way a hotel safe's or a slot's keypad does.
+    """
+
+    delay_ms: int = Field(default=500, ge=50, le=5000)
+    interval_ms: int = Field(default=100, ge=20, le=2000)
+    accelerate_every: int = Field(default=10, ge=1, le=1000)
+    steps: tuple[int, ...] = Field(default=(1, 5, 25, 100), min_length=1, max_length=8)
+
+    @model_validator(mode="after")
+    def _steps_grow(self) -> BetHold:
+        if any(s < 1 for s in self.steps) or list(self.steps) != sorted(set(self.steps)):
+            raise ValueError("steps must be positive unit counts in increasing order")
+        return self
+
+
 class PinMap(_Strict):
     """One header's worth of panels. Timing defaults apply to every input unless a pin overrides them."""
 
@@ -128,6 +165,8 @@ class PinMap(_Strict):
     #: "Your turn" blink rate of decision lamps, and the faster all-lamps fault blink.
     blink_hz: float = Field(default=1.0, gt=0, le=20)
     fault_blink_hz: float = Field(default=4.0, gt=0, le=20)
+    #: Press-and-hold repeat with acceleration on bet_up/bet_down; ``null``: one step per press.
+    bet_hold: BetHold | None = BetHold()
     seats: dict[int, SeatPanel] = Field(default_factory=dict)
     dealer: DealerPanel | None = None
     tower: TowerLight | None = None
@@ -183,8 +222,8 @@ def check_pin_map(pin_map: PinMap) -> list[tuple[str | None, str]]:
         if game_cls is None:
             continue
         for word in panel.buttons:
-            if word not in words:
-                known = ", ".join(sorted(words))
+            if word not in words and chip_key_units(word) is None:
+                known = ", ".join(sorted(words)) + ", add_N (a chip key of N units)"
                 problems.append((f"seats.{seat}.buttons.{word}",
                                  f"unknown action {word!r} for {pin_map.game}; known: {known}"))
         for spot in panel.spots:

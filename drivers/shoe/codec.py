@@ -27,7 +27,15 @@ from dataclasses import dataclass
 from typing import Final
 
 from controller.cards import CardError, parse_card
-from drivers.shoe.messages import MAX_PAYLOAD, CardMsg, Message, PayloadError, decode_payload, encode_payload
+from drivers.shoe.messages import (
+    MAX_PAYLOAD,
+    TYPE_NAMES,
+    CardMsg,
+    Message,
+    PayloadError,
+    decode_payload,
+    encode_payload,
+)
 
 SOF: Final = 0x7E
 EOF: Final = 0x7F
@@ -72,6 +80,28 @@ class Frame:
     message: Message
 
 
+@dataclass(frozen=True, slots=True)
+class UndecodableFrame:
+    """A frame whose CRC and length are good but whose payload breaks its type's rules.
+
+    The line is fine (the CRC says so): the *shoe* sent something wrong, and sending it again will
+    not help. So the host acknowledges it (no NAK loop) and reports it once as a protocol error.
+    """
+
+    seq: int
+    type_byte: int
+    reason: str
+    raw: bytes = b""
+
+    def __str__(self) -> str:
+        name = TYPE_NAMES.get(self.type_byte, f"0x{self.type_byte:02X}")
+        return f"undecodable {name} frame seq {self.seq}: {self.reason}"
+
+
+#: What a decoder hands back per frame: a frame, a frame it cannot decode, or damaged bytes.
+Decoded = Frame | UndecodableFrame | FramingError
+
+
 def stuff(body: bytes) -> bytes:
     """Escape the three special bytes of a frame body."""
     if _SPECIAL.search(body) is None:
@@ -91,8 +121,10 @@ def encode_frame(seq: int, message: Message) -> bytes:
     return bytes((SOF,)) + stuff(head + crc.to_bytes(2, "big")) + bytes((EOF,))
 
 
-def parse_body(body: bytes) -> Frame | FramingError:
+def parse_body(body: bytes) -> Decoded:
     """Check and decode an unstuffed body (SEQ..CRC). Pure; used by the decoder and by tests."""
+    if len(body) > MAX_BODY:
+        return FramingError(f"frame longer than {MAX_BODY} bytes", body[:MAX_BODY + 1])
     if len(body) < 5:
         return FramingError(f"frame of {len(body)} bytes is shorter than the minimum of 5", body)
     got = int.from_bytes(body[-2:], "big")
@@ -104,7 +136,7 @@ def parse_body(body: bytes) -> Frame | FramingError:
     try:
         message = decode_payload(body[1], body[3:-2])
     except PayloadError as exc:
-        return FramingError(f"bad payload in frame seq {body[0]}: {exc}", body)
+        return UndecodableFrame(body[0], body[1], str(exc), body)
     return Frame(body[0], message)
 
 
@@ -125,7 +157,7 @@ class FrameDecoder:
         self._garbage = bytearray()
         self._garbage_count = 0
 
-    def _flush_garbage(self, out: list[Frame | FramingError]) -> None:
+    def _flush_garbage(self, out: list[Decoded]) -> None:
         if self._garbage_count:
             out.append(FramingError(f"{self._garbage_count} bytes outside any frame", bytes(self._garbage)))
             self._garbage.clear()
@@ -136,20 +168,24 @@ class FrameDecoder:
         self._body.clear()
         self._escaped = False
 
-    def _check_size(self, out: list[Frame | FramingError]) -> bool:
+    def _check_size(self, out: list[Decoded]) -> bool:
         if len(self._body) <= MAX_BODY:
             return True
-        out.append(FramingError(f"frame longer than {MAX_BODY} bytes", bytes(self._body)))
+        out.append(FramingError(f"frame longer than {MAX_BODY} bytes", bytes(self._body[:MAX_BODY + 1])))
         self._state = self._DISCARD
         return False
 
-    def feed(self, data: bytes) -> list[Frame | FramingError]:
-        """Consume ``data``; return what it completed. Never raises on any byte sequence."""
+    def feed(self, data: bytes) -> list[Decoded]:
+        """Consume ``data``; return what it completed. Never raises on any byte sequence.
+
+        The result does not depend on how the stream was cut into calls (one read, a byte at a
+        time, any split): the size limit in particular is checked on every path.
+        """
         n = len(data)
         if (self._state == self._HUNT and n > 6 and data[0] == SOF and data[-1] == EOF
                 and not self._garbage_count and _SPECIAL.search(data, 1, n - 1) is None):
-            return [parse_body(data[1:-1])]  # the usual read: exactly one frame, nothing escaped
-        out: list[Frame | FramingError] = []
+            return [parse_body(data[1:-1])]  # the usual read: one frame, nothing escaped (size checked)
+        out: list[Decoded] = []
         i = 0
         while i < n:
             if self._state != self._FRAME:
@@ -162,8 +198,9 @@ class FrameDecoder:
                         i = k + 1
                         continue
                 elif end > i:
-                    if len(self._garbage) < QUOTE_LIMIT + 1:
-                        self._garbage += data[i:min(end, i + QUOTE_LIMIT + 1)]
+                    room = QUOTE_LIMIT + 1 - len(self._garbage)
+                    if room > 0:
+                        self._garbage += data[i:min(end, i + room)]
                     self._garbage_count += end - i
                 if j < 0:
                     break
@@ -217,6 +254,12 @@ def encode_line(message: CardMsg) -> bytes:
     return message.card.code.encode("ascii") + b"\r\n"
 
 
+#: Line ends the plain-line profile can be told to accept (``line_end`` in the profile).
+LINE_ENDS: Final = ("any", "lf", "cr", "crlf")
+_TERMINATOR: Final = {"any": re.compile(b"[\r\n]"), "lf": re.compile(b"\n"), "crlf": re.compile(b"\n"),
+                      "cr": re.compile(b"\r")}
+
+
 class LineDecoder:
     """Incremental decoder for readers that print one card per line (``AS``, ``10h``, ``qd``).
 
@@ -224,11 +267,19 @@ class LineDecoder:
     card is indistinguishable from the truth. What it can do is refuse every
     line that is not a card and quote it, so that noise is seen, not guessed at.
     Blank lines are skipped (readers print them at power-up).
+
+    ``line_end``: ``any`` (default) ends a line at CR, LF or CR LF, since readers differ;
+    ``lf``, ``cr`` or ``crlf`` accept only that ending, and a line with the other control
+    byte in it is an error that says so (for a profile that must notice a misconfigured reader).
     """
 
     MAX_LINE: Final = 32
 
-    def __init__(self) -> None:
+    def __init__(self, line_end: str = "any") -> None:
+        if line_end not in LINE_ENDS:
+            raise ValueError(f"line_end must be one of {', '.join(LINE_ENDS)}, got {line_end!r}")
+        self.line_end = line_end
+        self._terminator = _TERMINATOR[line_end]
         self._line = bytearray()
         self._overflow = False
 
@@ -237,7 +288,8 @@ class LineDecoder:
         out: list[CardMsg | FramingError] = []
         start = 0
         while True:
-            j = data.find(b"\n", start)
+            m = self._terminator.search(data, start)
+            j = -1 if m is None else m.start()
             piece = data[start:] if j < 0 else data[start:j]
             if not self._overflow:
                 self._line += piece
@@ -255,10 +307,18 @@ class LineDecoder:
             self._line.clear()
             self._overflow = False
 
-    @staticmethod
-    def _parse(line: bytes) -> CardMsg | FramingError | None:
-        text = line.rstrip(b"\r")
-        if not text.strip():
+    def _parse(self, line: bytes) -> CardMsg | FramingError | None:
+        mode = self.line_end
+        if mode == "crlf":
+            if line.strip(b" \t") and not line.endswith(b"\r"):
+                return FramingError(f"line {line!r} ends with LF alone; this profile needs CR LF", line)
+            line = line[:-1] if line.endswith(b"\r") else line
+        stray = {"lf": (b"\r", "CR"), "cr": (b"\n", "LF"), "crlf": (b"\r", "CR")}.get(mode)
+        if stray is not None and stray[0] in line:
+            return FramingError(f"line {line!r} has a stray {stray[1]}; "
+                                f"this profile ends lines with {mode.upper()} only", line)
+        text = line.strip(b" \t")
+        if not text:
             return None
         try:
             return CardMsg(parse_card(text.decode("ascii")))

@@ -28,7 +28,7 @@ from drivers.shoe.messages import (
 #: Every ``ShoeStatus.status`` the driver emits.
 STATUSES: Final = frozenset({
     "connected", "disconnected", "hello", "lid_open", "lid_closed", "shuffle_started",
-    "shuffle_complete", "shoe_empty", "fault", "framing_error",
+    "shuffle_complete", "shoe_empty", "fault", "framing_error", "protocol_error", "unknown_message",
 })
 
 

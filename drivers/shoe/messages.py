@@ -18,7 +18,9 @@ from typing import Final
 
 from controller.cards import DECK, Card, CardError, parse_card
 
-#: Protocol version announced in HELLO.
+#: Protocol version announced in HELLO. It is the *major* version: a host refuses any other (a
+#: shoe speaking another major version is a fault naming it). Additions an older peer can ignore
+#: (messages in the vendor ranges, new fault codes) do not change it.
 PROTOCOL_VERSION: Final = 1
 #: Largest payload a frame may carry; HELLO's three strings are the only long one.
 MAX_PAYLOAD: Final = 96
@@ -138,9 +140,21 @@ class Reset:
     """Asks the shoe to restart its protocol state: HELLO with sequence 0 follows."""
 
 
+@dataclass(frozen=True, slots=True)
+class UnknownMessage:
+    """A frame with a good CRC whose TYPE this side does not know: a newer or a vendor's message.
+
+    The host acknowledges and ignores one from the shoe-to-host range (counted, logged once per
+    type), so a vendor can add messages in :data:`VENDOR_SHOE_TYPES` without breaking any host.
+    """
+
+    type_byte: int
+    payload: bytes = b""
+
+
 Message = (
     Hello | Heartbeat | CardMsg | ShoeEmpty | Lid | ShuffleStarted | ShuffleComplete | Fault
-    | Ack | Nak | StatusRequest | Dispense | Reset
+    | Ack | Nak | StatusRequest | Dispense | Reset | UnknownMessage
 )
 
 # Type bytes: shoe-to-host below 0x80, host-to-shoe from 0x80, so a stray echo is recognisable.
@@ -158,6 +172,11 @@ T_NAK: Final = 0x82
 T_STATUS_REQUEST: Final = 0x83
 T_DISPENSE: Final = 0x84
 T_RESET: Final = 0x85
+
+#: TYPE values reserved for vendors' own messages: shoe to host, and host to shoe. The protocol
+#: will never define a message there; a peer that does not know one ignores it.
+VENDOR_SHOE_TYPES: Final = range(0x60, 0x80)
+VENDOR_HOST_TYPES: Final = range(0xE0, 0x100)
 
 TYPE_NAMES: Final[dict[int, str]] = {
     T_HELLO: "HELLO", T_HEARTBEAT: "HEARTBEAT", T_CARD: "CARD", T_BURN: "BURN",
@@ -177,7 +196,9 @@ _HOST_TYPES: Final = frozenset({Ack, Nak, StatusRequest, Dispense, Reset})
 
 
 def is_host_to_shoe(message: Message) -> bool:
-    """True for the messages only the host sends."""
+    """True for the messages only the host sends (an unknown type from the host's range included)."""
+    if isinstance(message, UnknownMessage):
+        return message.type_byte >= 0x80
     return type(message) in _HOST_TYPES
 
 
@@ -195,6 +216,10 @@ def encode_payload(message: Message) -> tuple[int, bytes]:
     empty = _EMPTY_TYPES.get(type(message))
     if empty is not None:
         return empty, b""
+    if isinstance(message, UnknownMessage):
+        if not 0 < message.type_byte <= 0xFF or message.type_byte in TYPE_NAMES:
+            raise PayloadError(f"0x{message.type_byte:02X} is not a free message type")
+        return message.type_byte, message.payload
     if isinstance(message, CardMsg):
         return (T_BURN if message.burn else T_CARD), message.card.code.encode("ascii")
     if isinstance(message, Heartbeat):
@@ -239,14 +264,18 @@ _CARD_BY_BYTES: Final[dict[bytes, Card]] = {card.code.encode("ascii"): card for 
 
 
 def decode_payload(type_byte: int, payload: bytes) -> Message:
-    """Inverse of :func:`encode_payload`; :class:`PayloadError` names the rule that failed."""
+    """Inverse of :func:`encode_payload`; :class:`PayloadError` names the rule that failed.
+
+    An unknown type is not an error here: it decodes to :class:`UnknownMessage`, and the
+    transport decides what to do with it (docs/shoe-protocol.md, "Unknown and vendor messages").
+    """
     if type_byte in (T_CARD, T_BURN):  # the hot path: one dict look-up per card
         card = _CARD_BY_BYTES.get(payload)
         if card is not None:
             return CardMsg(card, type_byte == T_BURN)
     name = TYPE_NAMES.get(type_byte)
     if name is None:
-        raise PayloadError(f"unknown message type 0x{type_byte:02X}")
+        return UnknownMessage(type_byte, payload)
     empty = _EMPTY_BY_TYPE.get(type_byte)
     if empty is not None:
         _need(payload, 0, name)

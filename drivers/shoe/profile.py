@@ -62,9 +62,24 @@ class ShoeProfile(BaseModel):
         if value not in (1, 1.5, 2):
             raise ValueError(f"must be 1, 1.5 or 2, got {value}")
         return value
+    #: plain only: which line ends a reader may use (``any``: CR, LF or CR LF; or exactly one of them).
+    line_end: Literal["any", "lf", "cr", "crlf"] = "any"
     #: v1 only: seconds without any valid frame before the line is taken as dead and reopened.
     heartbeat_timeout: float | None = Field(default=None, validate_default=True)
     reconnect: Backoff
+    #: ``reader``: a shoe the dealer draws from (it reports what it reads). ``dealing_shuffler``:
+    #: a card comes out only when the host sends DISPENSE, which the daemon does when the rules
+    #: call for a card (docs/shoe-protocol.md, "Dealing shufflers").
+    mode: Literal["reader", "dealing_shuffler"] = "reader"
+    #: dealing_shuffler only: seconds from DISPENSE to its card before the table tilts for the dealer.
+    dispense_timeout: float = Field(default=5.0, gt=0, le=600)
+
+    @field_validator("mode")
+    @classmethod
+    def _shuffler_speaks_v1(cls, value: str, info: ValidationInfo) -> str:
+        if value == "dealing_shuffler" and info.data.get("protocol") != "v1":
+            raise ValueError("a dealing shuffler needs protocol v1 (DISPENSE is a v1 command)")
+        return value
 
     @field_validator("port")
     @classmethod
@@ -81,6 +96,13 @@ class ShoeProfile(BaseModel):
     def _eight_bits_for_v1(cls, value: int, info: ValidationInfo) -> int:
         if info.data.get("protocol") == "v1" and value != 8:
             raise ValueError(f"protocol v1 needs bytesize 8 (frames carry binary bytes), got {value}")
+        return value
+
+    @field_validator("line_end")
+    @classmethod
+    def _line_end_for_plain(cls, value: str, info: ValidationInfo) -> str:
+        if info.data.get("protocol") == "v1" and value != "any":
+            raise ValueError("v1 frames have no line ends: remove this key (it is for the plain profile)")
         return value
 
     @field_validator("heartbeat_timeout")

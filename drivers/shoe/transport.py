@@ -26,9 +26,11 @@ from typing import Any, Final
 
 import serial  # type: ignore[import-untyped]  # no stubs in the dev deps (types-pyserial)
 
-from drivers.shoe.codec import Frame, FrameDecoder, FramingError, LineDecoder, encode_frame
+from drivers.shoe.codec import Frame, FrameDecoder, FramingError, LineDecoder, UndecodableFrame, encode_frame
 from drivers.shoe.events import ShoeEvent, ShoeStatus, event_for
+from drivers.shoe.linehealth import DeviceFlags, ErrorBursts
 from drivers.shoe.messages import (
+    PROTOCOL_VERSION,
     Ack,
     CardMsg,
     Dispense,
@@ -38,6 +40,7 @@ from drivers.shoe.messages import (
     Nak,
     Reset,
     StatusRequest,
+    UnknownMessage,
     is_host_to_shoe,
 )
 from drivers.shoe.profile import ShoeProfile
@@ -76,9 +79,16 @@ class ShoeReader:
         self._thread: threading.Thread | None = None
         #: Sequence of the last frame delivered; kept across reconnects for duplicate suppression.
         self._last_seq: int | None = None
+        #: SEQ of the next host command; restarts at 0 with every session (docs/shoe-protocol.md).
         self._cmd_seq = 0
         #: The shoe's status from its latest HEARTBEAT (answer to :meth:`request_status`).
         self.last_heartbeat: Heartbeat | None = None
+        #: Framing errors and NAKs, reported and sent at a bounded rate.
+        self.bursts = ErrorBursts()
+        #: What the shoe has told us of its lid, contents and faults (HEARTBEAT flags add to it).
+        self.flags = DeviceFlags()
+        #: Frames of unknown shoe-to-host TYPEs, acknowledged and ignored, counted per type.
+        self.unknown_types: dict[int, int] = {}
 
     # --- public API --------------------------------------------------------------------------
 
@@ -150,8 +160,8 @@ class ShoeReader:
     def _command_frame(self, message: Message) -> bytes:
         """Host commands carry their own counter; the shoe may log it, it does not acknowledge it."""
         with self._lock:
-            self._cmd_seq = (self._cmd_seq + 1) & 0xFF
-            return encode_frame(self._cmd_seq, message)
+            seq, self._cmd_seq = self._cmd_seq, (self._cmd_seq + 1) & 0xFF
+            return encode_frame(seq, message)
 
     def _send_command(self, message: Message) -> None:
         try:
@@ -182,6 +192,7 @@ class ShoeReader:
                 continue
             with self._lock:
                 self._port = port
+                self._cmd_seq = 0  # host command numbering is per session
             self._status("connected", protocol=self.profile.protocol)
             healthy = [False]
             try:
@@ -219,12 +230,26 @@ class ShoeReader:
         return data
 
     def _framing_error(self, error: FramingError) -> None:
-        self._emit(ShoeStatus("framing_error", {"reason": error.reason, "raw": error.raw.hex(" ")}))
+        """Report damage: the first of a burst now, the rest counted (see :class:`ErrorBursts`)."""
+        status = self.bursts.error(error.reason, error.raw, time.monotonic())
+        if status is not None:
+            self._emit(status)
+
+    def _tick(self) -> None:
+        status = self.bursts.tick(time.monotonic())
+        if status is not None:
+            self._emit(status)
+
+    def _nak(self, seq: int) -> None:
+        """Ask for ``seq`` again, unless a NAK went out moments ago (no NAK storms)."""
+        if self.bursts.may_nak(time.monotonic()):
+            self._write(encode_frame(seq, Nak()))
 
     def _session_plain(self, port: serial.SerialBase, healthy: list[bool]) -> None:
-        decoder = LineDecoder()
+        decoder = LineDecoder(self.profile.line_end)
         healthy[0] = True
         while not self._stopping.is_set():
+            self._tick()
             for item in decoder.feed(self._read(port)):
                 if isinstance(item, CardMsg):
                     event = event_for(item)
@@ -241,49 +266,84 @@ class ShoeReader:
         # Ask for a heartbeat, and for a resend of anything the shoe still holds for us.
         self._write(self._command_frame(StatusRequest()))
         if self._last_seq is not None:
-            self._write(encode_frame((self._last_seq + 1) & 0xFF, Nak()))
+            self._nak((self._last_seq + 1) & 0xFF)
         while not self._stopping.is_set():
+            self._tick()
             data = self._read(port)
             now = time.monotonic()
             if data:
                 items = decoder.feed(data)
                 for item in items:
-                    if isinstance(item, Frame):
-                        if self._accept(item):
-                            last_rx = now
-                            healthy[0] = True
-                    else:
+                    if isinstance(item, FramingError):
                         self._framing_error(item)
+                    elif self._accept(item):
+                        last_rx = now
+                        healthy[0] = True
                 # Damage after the last good frame: ask for the frame we expect now instead of
-                # waiting for the shoe's ACK timeout. Harmless if nothing was lost.
+                # waiting for the shoe's ACK timeout (rate-limited). Before the first good frame
+                # there is no SEQ to ask for: the shoe's resend timer recovers.
                 if items and isinstance(items[-1], FramingError) and self._last_seq is not None:
-                    self._write(encode_frame((self._last_seq + 1) & 0xFF, Nak()))
+                    self._nak((self._last_seq + 1) & 0xFF)
             if now - last_rx > timeout:
                 raise _SessionEnded(f"no frame from the shoe for {timeout} s (heartbeat lost)")
 
-    def _accept(self, frame: Frame) -> bool:
+    def _accept(self, frame: Frame | UndecodableFrame) -> bool:
         """Deliver a frame once and acknowledge it; False if it is not something a shoe sends."""
-        message = frame.message
-        if is_host_to_shoe(message):
+        message = frame.message if isinstance(frame, Frame) else None
+        if message is not None and is_host_to_shoe(message):
+            name = type(message).__name__
+            if isinstance(message, UnknownMessage):
+                name = f"type 0x{message.type_byte:02X}"
             self._framing_error(FramingError(
-                f"received host-to-shoe {type(message).__name__} (seq {frame.seq}): is the line echoing?"))
+                f"received host-to-shoe {name} (seq {frame.seq}): is the line echoing?"))
             return False
         last = self._last_seq
         behind = None if last is None else (last - frame.seq) & 0xFF
-        if behind is not None and 0 < behind < 128 and not isinstance(message, Hello):
+        if isinstance(message, Hello):
+            # HELLO always resets the expectation, whatever its SEQ: after a wrap, a power-cycle
+            # HELLO 0 may carry the SEQ last delivered. Delivering a resent HELLO again is harmless.
+            self._last_seq = frame.seq
+            self._deliver(message)
+        elif behind is not None and 0 < behind < 128:
             # Older than the last delivered frame: a serial line cannot reorder, so this is a
             # late copy. Never deliver it twice; say so, since a sane shoe never causes it.
             self._framing_error(FramingError(f"stale frame seq {frame.seq} after seq {last}: dropped"))
         elif behind != 0:
-            if last is not None and not isinstance(message, Hello) and frame.seq != (last + 1) & 0xFF:
+            if last is not None and frame.seq != (last + 1) & 0xFF:
                 self._framing_error(FramingError(f"sequence gap: expected {(last + 1) & 0xFF}, "
                                                  f"got {frame.seq} (shoe reset without HELLO?)"))
             self._last_seq = frame.seq
-            if isinstance(message, Heartbeat):
-                self.last_heartbeat = message
+            if message is None:
+                assert isinstance(frame, UndecodableFrame)
+                # A good CRC: the line is fine, the shoe sent something wrong. A NAK would only
+                # bring it back; acknowledge it and report it once, as a fault the operator sees.
+                self._status("protocol_error", reason=str(frame), seq=frame.seq,
+                             type=f"0x{frame.type_byte:02X}", raw=frame.raw.hex(" "))
             else:
-                event = event_for(message)
-                if event is not None:
-                    self._emit(event)
+                self._deliver(message)
         self._write(encode_frame(frame.seq, Ack()))
         return True
+
+    def _deliver(self, message: Message) -> None:
+        """Hand a new (not duplicate) shoe message over as events."""
+        if isinstance(message, UnknownMessage):
+            count = self.unknown_types.get(message.type_byte, 0) + 1
+            self.unknown_types[message.type_byte] = count
+            if count == 1:  # once per type: a vendor's message sent every second must not flood
+                log.info("shoe sent unknown message type 0x%02X: acknowledged and ignored", message.type_byte)
+                self._status("unknown_message", type=f"0x{message.type_byte:02X}",
+                             payload=message.payload.hex(" "))
+            return
+        if isinstance(message, Hello) and message.protocol != PROTOCOL_VERSION:
+            self._status("protocol_error", protocol=message.protocol, model=message.model,
+                         firmware=message.firmware, serial=message.serial,
+                         reason=f"the shoe speaks protocol version {message.protocol}; this host speaks "
+                                f"version {PROTOCOL_VERSION} only")
+            return
+        if isinstance(message, Heartbeat):
+            self.last_heartbeat = message
+        for status in self.flags.on_message(message):
+            self._emit(status)
+        event = event_for(message)
+        if event is not None:
+            self._emit(event)

@@ -16,13 +16,13 @@ from controller.cards import DECK, Card
 from controller.events import RoundSettled
 from controller.games.base import CardDue, DecisionDue
 from controller.games.blackjack import Hand, hand_total
-from controller.games.swap_hand import SwapHand
-from controller.games.swap_hand_options import SWAP_HAND, SwapHandOptions, Variant
-from controller.games.swap_hand_round import SwapHandRound
-from controller.games.swap_hand_seat import SeatPlay
+from controller.games.blackjack_strategy import Chart, basic_action, should_swap, up_value
+from controller.games.swap_hand.options import SWAP_HAND, SwapHandOptions, Variant
+from controller.games.swap_hand.round import SwapHandRound
+from controller.games.swap_hand.rules import SwapHand
+from controller.games.swap_hand.seat import SeatPlay
 from controller.limits import TableLimits
 from controller.table import Table
-from controller.tools.blackjack_strategy import Chart, basic_action, should_swap, up_value
 
 #: Minor units per main wager in the simulators (two units of 100: the Odds-Win is one unit).
 STAKE = 200
@@ -33,7 +33,7 @@ _CARDS = {card: I.CardSeen(card) for card in DECK}
 class Player:
     """The default player: basic strategy for the table's rules, and the swap table.
 
-    ``swap_table`` replaces :data:`~controller.tools.blackjack_strategy.SWAP_TABLE`;
+    ``swap_table`` replaces :data:`~controller.games.blackjack_strategy.SWAP_TABLE`;
     ``first_swap`` (``"swap"``/``"keep"``) forces the swap decision, which is
     how the swap-table tool compares the two choices on the same cards.
     """

@@ -15,15 +15,15 @@ import argparse
 from dataclasses import dataclass
 
 from controller import inputs as I
-from controller.cards import DECK
+from controller.cards import DECK, decks_text
 from controller.events import RoundSettled
-from controller.games.baccarat import Baccarat, BaccaratOptions
+from controller.games.baccarat.par_sheet import par_sheet
+from controller.games.baccarat.rules import Baccarat, BaccaratOptions
 from controller.limits import TableLimits
 from controller.money import Odds
+from controller.simulation.montecarlo import chunk_seed, chunks, mean_interval, run_chunks
+from controller.simulation.shoe_shuffle import ShuffledShoe
 from controller.table import Table
-from controller.tools.baccarat_math import par_sheet
-from controller.tools.montecarlo import chunk_seed, chunks, mean_interval, run_chunks
-from controller.tools.shoe_shuffle import ShuffledShoe
 
 BETS = (("player", 1), ("banker", 2), ("tie", 3))
 STAKE = 100
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     tally = simulate(args.rounds, args.seed, args.decks, args.tie_pays, args.workers)
     exact = par_sheet(args.decks, Odds.parse(args.tie_pays), Odds(19, 20))
     n = tally.rounds
-    print(f"Baccarat, {args.decks} decks, {n} rounds, seed {args.seed}, through the engine")
+    print(f"Baccarat, {decks_text(args.decks)}, {n} rounds, seed {args.seed}, through the engine")
     print(f"{'bet':<8} {'return':>9} {'95% interval':>22} {'exact':>9}  inside")
     all_inside = True
     for spot, _ in BETS:

@@ -4,7 +4,7 @@ Every round goes through :class:`controller.table.Table` exactly as the
 daemon drives it (a new one-deck shoe, open betting, both antes per seat,
 close, then each card and decision when the table asks for it), so the
 figures measure the engine as built. Decisions come from the default player
-policy (:mod:`controller.tools.two_way_winner_policy`,
+policy (:mod:`controller.games.two_way_winner.policy`,
 docs/strategy/two_way_winner.md); cards from a ``random.Random`` seeded with
 ``--seed``, so a run can be repeated card for card.
 
@@ -30,16 +30,16 @@ from controller import inputs as I
 from controller.cards import DECK
 from controller.events import RoundSettled
 from controller.games.base import CardDue, DecisionDue
-from controller.games.two_way_winner import TwoWayWinner
-from controller.games.two_way_winner_options import TwoWayWinnerOptions
-from controller.games.two_way_winner_round import TwoWayWinnerRound
-from controller.games.two_way_winner_seat import DEALER_BONUS
+from controller.games.two_way_winner.options import TwoWayWinnerOptions
+from controller.games.two_way_winner.par_sheet import par_sheet
+from controller.games.two_way_winner.policy import decide
+from controller.games.two_way_winner.round import TwoWayWinnerRound
+from controller.games.two_way_winner.rules import TwoWayWinner
+from controller.games.two_way_winner.seat import DEALER_BONUS
 from controller.limits import TableLimits
 from controller.money import Odds
+from controller.simulation.montecarlo import mean_interval
 from controller.table import Table
-from controller.tools.montecarlo import mean_interval
-from controller.tools.two_way_winner_math import par_sheet
-from controller.tools.two_way_winner_policy import decide
 
 ANTE = 1000
 CARD_INPUTS = {card: I.CardSeen(card) for card in DECK}

@@ -29,8 +29,8 @@ from controller.games.blackjack import (
     ten_value,
 )
 from controller.games.poker_hands import PokerHand, best_hand
-from controller.games.two_way_winner_options import TwoWayWinnerOptions, bonus_view, community_bonus
-from controller.games.two_way_winner_seat import (
+from controller.games.two_way_winner.options import TwoWayWinnerOptions, bonus_view, community_bonus
+from controller.games.two_way_winner.seat import (
     BJ_ANTE,
     BJ_PLAY,
     BLACKJACK,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from controller.cards import DECK, Card
+from controller.cards import DECK, Card, decks_text
 
 
 class ShuffledShoe:
@@ -21,7 +21,7 @@ class ShuffledShoe:
 
     def __init__(self, decks: int, seed: int | None, cut_card: int) -> None:
         if cut_card >= 52 * decks:
-            raise ValueError(f"cut card {cut_card} leaves nothing to deal from {decks} decks")
+            raise ValueError(f"cut card {cut_card} leaves nothing to deal from {decks_text(decks)}")
         self.decks = decks
         self.cut_card = cut_card
         self.rng = random.Random(seed)

@@ -27,8 +27,8 @@ from controller.games.blackjack import (
     split_spot,
     ten_value,
 )
-from controller.games.swap_hand_options import SwapHandOptions, Variant
-from controller.games.swap_hand_seat import (
+from controller.games.swap_hand.options import SwapHandOptions, Variant
+from controller.games.swap_hand.seat import (
     BLACKJACK,
     BUST,
     LOSE,

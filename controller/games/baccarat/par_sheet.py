@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 from fractions import Fraction
 
-from controller.games.baccarat import BANKER_DRAWS
+from controller.cards import decks_text
+from controller.games.baccarat.rules import BANKER_DRAWS
 from controller.money import Odds, OddsError
 
 
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"croupier math baccarat: --tie-pays must be '9:1' or '8:1', not '{tie}'")
         return 2
     sheet = par_sheet(args.decks, tie, Odds(19, 20))
-    print(f"Baccarat, {args.decks} deck{'s' if args.decks > 1 else ''}, exact (all deal sequences)")
+    print(f"Baccarat, {decks_text(args.decks)}, exact (all deal sequences)")
     print(f"  Banker wins  {float(sheet['banker']):.6f}")
     print(f"  Player wins  {float(sheet['player']):.6f}")
     print(f"  Tie          {float(sheet['tie']):.6f}")

@@ -22,12 +22,12 @@ import argparse
 import random
 from dataclasses import dataclass
 
-from controller.cards import DECK, Card, parse_card
+from controller.cards import DECK, Card, decks_text, parse_card
 from controller.games.blackjack import is_natural
-from controller.games.swap_hand_options import SwapHandOptions
-from controller.tools.blackjack_strategy import UPS, Chart
-from controller.tools.montecarlo import mean_interval, run_chunks
-from controller.tools.swap_hand_play import STAKE, Player, SimTable
+from controller.games.blackjack_strategy import UPS, Chart
+from controller.games.swap_hand.options import SwapHandOptions
+from controller.games.swap_hand.play import STAKE, Player, SimTable
+from controller.simulation.montecarlo import mean_interval, run_chunks
 
 TOTALS = range(14, 19)
 #: The stacked two-card hand for each total.
@@ -125,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
         print("croupier math swap_hand: --trials must be at least 2")
         return 2
     results = swap_table(args.trials, args.seed, args.decks, args.workers)
-    print(f"Swap-Hand swap table, {args.decks} decks, S17, {args.trials} trials per cell, seed {args.seed}")
+    print(f"Swap-Hand swap table, {decks_text(args.decks)}, S17, {args.trials} trials per cell, "
+          f"seed {args.seed}")
     print("EV per unit of main (main + Odds-Win), swap minus keep, on the same cards; * = not clear at 95 %")
     print("hard  up    swap     keep     diff  +/-      choice")
     for r in results:

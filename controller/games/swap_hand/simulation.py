@@ -18,12 +18,13 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from controller.games.swap_hand_options import CLASSIC, SWAP_HAND, SwapHandOptions
+from controller.cards import decks_text
+from controller.games.blackjack_strategy import Chart
+from controller.games.swap_hand.options import CLASSIC, SWAP_HAND, SwapHandOptions
+from controller.games.swap_hand.play import STAKE, Player, SimTable
 from controller.money import Odds
-from controller.tools.blackjack_strategy import Chart
-from controller.tools.montecarlo import chunk_seed, chunks, mean_interval, run_chunks
-from controller.tools.shoe_shuffle import ShuffledShoe
-from controller.tools.swap_hand_play import STAKE, Player, SimTable
+from controller.simulation.montecarlo import chunk_seed, chunks, mean_interval, run_chunks
+from controller.simulation.shoe_shuffle import ShuffledShoe
 
 CHUNK = 20_000
 SPOTS = ("main", "odds_win", "total")
@@ -111,7 +112,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--decks", type=int, default=6, help="decks (default 6)")
     parser.add_argument("--h17", action="store_true", help="dealer hits soft 17")
     parser.add_argument("--blackjack-pays", default="3:2", help="'3:2' (default) or '6:5'")
-    parser.add_argument("--double-on", default="any2", choices=("any2", "9-11", "10-11"))
+    parser.add_argument("--double-on", default="any2", choices=("any2", "9-11", "10-11"),
+                        help="which two-card totals may double (default any2)")
     parser.add_argument("--no-das", action="store_true", help="no double after split")
     parser.add_argument("--max-split-hands", type=int, default=4, help="1..4 (default 4)")
     parser.add_argument("--classic", action="store_true",
@@ -133,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     )
     tally = simulate(args.rounds, args.seed, options, args.classic, args.workers)
     mode = "classic blackjack (calibration)" if args.classic else "Swap-Hand"
-    print(f"{mode}, {args.decks} decks, {'H17' if args.h17 else 'S17'}, {tally.rounds} rounds, "
+    print(f"{mode}, {decks_text(args.decks)}, {'H17' if args.h17 else 'S17'}, {tally.rounds} rounds, "
           f"seed {args.seed}, strategy {args.strategy}, through the engine")
     print(f"{'wager':<10} {'house edge':>11} {'95% interval':>24}")
     rows = [("main", STAKE)] if args.classic else [("main", STAKE), ("odds_win", STAKE // 2),

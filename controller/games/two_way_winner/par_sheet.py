@@ -30,7 +30,7 @@ from typing import Any, Final
 import yaml
 from pydantic import ValidationError
 
-from controller.games.two_way_winner_options import (
+from controller.games.two_way_winner.options import (
     BONUS_KEYS,
     JACKS,
     DealerBonusPayTable,

@@ -3,8 +3,8 @@
 Rules: docs/rules/swap_hand.md. The player bets ``main``; the engine adds an
 Odds-Win of half of it (:meth:`SwapHand.with_derived`), which is why the main
 must be an even number of units. The round itself is
-:class:`controller.games.swap_hand_round.SwapHandRound`; settlement and the
-result record are in :mod:`controller.games.swap_hand_settle`.
+:class:`controller.games.swap_hand.round.SwapHandRound`, which also settles
+and writes the result record.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from controller.games.base import Game, GameOptions, Refusal, RoundLedger
-from controller.games.swap_hand_options import SWAP_HAND, SwapHandOptions, Variant
-from controller.games.swap_hand_round import SwapHandRound
+from controller.games.swap_hand.options import SWAP_HAND, SwapHandOptions, Variant
+from controller.games.swap_hand.round import SwapHandRound
 from controller.limits import TableLimits
 
 MAIN = "main"

@@ -2,7 +2,7 @@
 
 Rules: docs/rules/two_way_winner.md. The game object holds what does not
 change during a round (options) and the checks made before the deal; a
-round (:mod:`controller.games.two_way_winner_round`) does the rest.
+round (:mod:`controller.games.two_way_winner.round`) does the rest.
 
 Why the antes are checked when betting closes and not as chips go down: a
 player puts chips on one circle and then the other, so at any moment during
@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from controller.games.base import Game, GameOptions, Refusal, RoundLedger
-from controller.games.two_way_winner_options import TwoWayWinnerOptions
-from controller.games.two_way_winner_round import TwoWayWinnerRound
-from controller.games.two_way_winner_seat import BJ_ANTE, DEALER_BONUS, POKER_ANTE
+from controller.games.two_way_winner.options import TwoWayWinnerOptions
+from controller.games.two_way_winner.round import TwoWayWinnerRound
+from controller.games.two_way_winner.seat import BJ_ANTE, DEALER_BONUS, POKER_ANTE
 from controller.limits import TableLimits
 
 

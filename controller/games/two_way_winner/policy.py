@@ -27,8 +27,8 @@ from collections.abc import Sequence
 
 from controller.cards import Card
 from controller.games.blackjack import hand_total, is_pair
-from controller.games.two_way_winner_round import TwoWayWinnerRound
-from controller.tools.blackjack_strategy import Chart, basic_action, up_value
+from controller.games.blackjack_strategy import Chart, basic_action, up_value
+from controller.games.two_way_winner.round import TwoWayWinnerRound
 
 #: Basic strategy of this table: the dealer hits soft 17, no double after a split.
 CHART = Chart(hits_soft_17=True, double_after_split=False)

@@ -1,0 +1,77 @@
+"""Every ``croupier`` subcommand's ``--help`` renders: no traceback, no reStructuredText markup.
+
+The list of subcommands is read from the real parser, so a new subcommand is
+checked without editing this file. Each help runs in a fresh process, as a
+user would type it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+
+import pytest
+
+from controller.cli import build_parser
+
+#: reStructuredText / Sphinx markup that must not reach a terminal.
+MARKUP = re.compile(r"``|:(class|func|meth|mod|data|attr|ref):`")
+
+
+def _subcommands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found: list[tuple[str, ...]] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found.append((*prefix, name))
+                found.extend(_subcommands(sub, (*prefix, name)))
+    return found
+
+
+SUBCOMMANDS = _subcommands(build_parser())
+
+
+def test_every_command_is_listed() -> None:
+    names = {" ".join(c) for c in SUBCOMMANDS}
+    for expected in ("run", "ctl", "watch", "demo", "scenario", "math swap_hand", "simulate baccarat",
+                     "sim shoe", "sim panel", "shoe read"):
+        assert expected in names
+
+
+@pytest.mark.parametrize("command", [(), *SUBCOMMANDS], ids=lambda c: " ".join(c) or "croupier")
+def test_help_renders(command: tuple[str, ...]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "controller.cli", *command, "--help"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stdout.startswith("usage: croupier")
+    assert not MARKUP.search(done.stdout), MARKUP.search(done.stdout)
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS, ids=" ".join)
+def test_every_option_says_what_it_does(command: tuple[str, ...]) -> None:
+    parser = build_parser()
+    for word in command:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = sub.choices[word]
+    undocumented = [
+        a.option_strings or a.dest
+        for a in parser._actions
+        if not isinstance(a, argparse._SubParsersAction) and not a.help
+    ]
+    assert not undocumented
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS, ids=" ".join)
+def test_every_command_has_an_example(command: tuple[str, ...]) -> None:
+    parser = build_parser()
+    for word in command:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = sub.choices[word]
+    assert parser.epilog is not None and "croupier " in parser.epilog
+    first = parser.epilog.split("croupier ", 1)[1].split()
+    assert first[: len(command)] == list(command)

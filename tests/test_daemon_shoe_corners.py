@@ -1,0 +1,95 @@
+"""The protocol corners as the table sees them: a raw shoe on a real pty, the real daemon behind it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_daemon_support import write_table
+
+from controller.daemon.client import CommandClient
+from controller.daemon.config import load_table
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+from drivers.shoe.codec import crc16_ccitt, stuff
+from drivers.shoe.messages import Fault, Heartbeat, Hello
+from tests.shoe_support import RawShoe, is_ack
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def wait_for(check: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def table(tmp_path: Path, shoe: RawShoe) -> Iterator[CommandClient]:
+    profile = tmp_path / "shoe.yaml"
+    profile.write_text(f"port: {shoe.path}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 30.0\n"
+                       "reconnect: {initial: 0.05, max: 0.2}\n")
+    config = load_table(write_table(tmp_path, shoe=str(profile)))
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command)
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+        yield client
+        client.close()
+
+
+def offline(client: CommandClient) -> dict[str, Any]:
+    result: dict[str, Any] = client.call("status")["offline"]
+    return result
+
+
+def test_lid_open_only_in_heartbeats_halts_the_table(shoe: RawShoe, table: CommandClient) -> None:
+    shoe.send(0, Hello("Beats", "1", "B"))
+    shoe.send(1, Heartbeat(lid_open=True))
+    shoe.expect(is_ack(1))
+    wait_for(lambda: "shoe lid" in offline(table), "the lid to halt play")
+    for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"}, {"cmd": "open"},
+                    {"cmd": "bet", "seat": 1, "spot": "player", "amount": 1000}):
+        assert table.call(**request)["ok"]
+    refused = table.call("close")
+    assert refused["refused"] and "shoe lid" in refused["error"]
+    device = table.call("status")["shoe_device"]
+    assert device["flags"]["lid_open"] is True and device["last_heartbeat"]["lid_open"] is True
+    shoe.send(2, Heartbeat())
+    shoe.expect(is_ack(2))
+    wait_for(lambda: not offline(table), "the lid to close")
+    assert table.call("close")["ok"]
+
+
+def test_fault_after_the_sequence_wrapped_clears_on_the_power_cycle_hello(
+        shoe: RawShoe, table: CommandClient) -> None:
+    """Issue reproduction: the HELLO 0 after a FAULT at SEQ 0 used to be dropped; the fault stayed."""
+    shoe.send(0, Hello("Wrap", "1", "W"))
+    for seq in range(1, 256):
+        shoe.send(seq, Heartbeat())
+    shoe.expect(is_ack(255))
+    shoe.send(0, Fault(1, "jam"))
+    shoe.expect(is_ack(0))
+    wait_for(lambda: "shoe fault" in offline(table), "the fault")
+    shoe.send(0, Hello("Wrap", "1", "W"))
+    shoe.expect(is_ack(0))
+    wait_for(lambda: not offline(table), "the HELLO to clear the fault")
+    assert table.call("open")["ok"]
+
+
+def test_undecodable_frame_and_foreign_version_are_shoe_faults(shoe: RawShoe, table: CommandClient) -> None:
+    shoe.send(0, Hello("Next", "2", "N", protocol=2))
+    shoe.expect(is_ack(0))
+    wait_for(lambda: "shoe fault" in offline(table), "the version fault")
+    assert "protocol version 2" in offline(table)["shoe fault"]
+    shoe.send(1, Hello("Now", "1", "N"))
+    shoe.expect(is_ack(1))
+    wait_for(lambda: not offline(table), "a version-1 HELLO to clear it")
+    head = bytes((2, 0x06, 1, 7))  # LID with state 7: a good CRC, an impossible payload
+    shoe.write(b"\x7e" + stuff(head + crc16_ccitt(head).to_bytes(2, "big")) + b"\x7f")
+    shoe.expect(is_ack(2))
+    wait_for(lambda: "shoe fault" in offline(table), "the protocol error")
+    assert "LID state must be 0 or 1" in offline(table)["shoe fault"]

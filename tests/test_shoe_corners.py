@@ -1,0 +1,197 @@
+"""Every corner of protocol v1 that docs/shoe-protocol.md defines, one test each, over a real pty.
+
+The test plays a shoe written from the document alone (tests.shoe_support.RawShoe writes the
+bytes); the host under test is the real ShoeReader on the pty's other end.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from controller.cards import parse_card
+from drivers.shoe.codec import crc16_ccitt, encode_frame, stuff
+from drivers.shoe.events import ShoeCard
+from drivers.shoe.messages import (
+    Ack,
+    CardMsg,
+    Fault,
+    Heartbeat,
+    Hello,
+    Nak,
+    StatusRequest,
+    UnknownMessage,
+)
+from tests.shoe_support import RawShoe, is_ack, profile
+
+pytestmark = pytest.mark.timeout(60)
+
+HELLO = Hello("Doc", "1", "D-1")
+
+
+def raw_frame(seq: int, type_byte: int, payload: bytes) -> bytes:
+    head = bytes((seq, type_byte, len(payload) & 0xFF)) + payload
+    return b"\x7e" + stuff(head + crc16_ccitt(head).to_bytes(2, "big")) + b"\x7f"
+
+
+def test_hello_resets_whatever_its_seq_after_the_sequence_wrapped(shoe: RawShoe, run_reader: Any) -> None:
+    """Issue reproduction: HELLO 0, heartbeats 1..255, FAULT at 0, then the power-cycle HELLO 0."""
+    _, events = run_reader(profile(shoe.path))
+    shoe.send(0, HELLO)
+    shoe.expect(is_ack(0))
+    for seq in range(1, 256):
+        shoe.send(seq, Heartbeat())
+    shoe.expect(is_ack(255))
+    shoe.send(0, Fault(1, "jam"))
+    shoe.expect(is_ack(0))
+    events.wait(lambda: bool(events.status("fault")))
+    shoe.send(0, HELLO)  # same SEQ as the FAULT: still a HELLO, still delivered
+    shoe.expect(is_ack(0))
+    events.wait(lambda: len(events.status("hello")) == 2)
+    shoe.send(1, CardMsg(parse_card("AS")))
+    shoe.expect(is_ack(1))
+    events.wait(lambda: events.codes() == ["AS"])
+
+
+def test_oversized_frame_in_one_write_is_refused_not_acked(shoe: RawShoe, run_reader: Any) -> None:
+    """Issue reproduction: a 210-byte FAULT written in one piece used to be ACKed and acted on."""
+    _, events = run_reader(profile(shoe.path))
+    shoe.send(0, HELLO)
+    shoe.expect(is_ack(0))
+    big = raw_frame(1, 0x09, b"\x01" + b"jam!" * 50 + b"ja")
+    assert len(big) == 210
+    shoe.write(big)
+    got = shoe.expect(lambda f: isinstance(f.message, Nak))
+    assert not any(isinstance(f.message, Ack) and f.seq == 1 for f in got)
+    assert [f.seq for f in got if isinstance(f.message, Nak)] == [1]
+    time.sleep(0.2)
+    assert not events.status("fault")
+    assert "longer than 101" in events.status("framing_error")[0].detail["reason"]
+
+
+def test_unknown_shoe_type_is_acked_ignored_counted_and_logged_once(
+        shoe: RawShoe, run_reader: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue reproduction: TYPE 0x0A used to be NAKed, and the shoe's resend made a NAK storm."""
+    reader, events = run_reader(profile(shoe.path))
+    shoe.send(0, HELLO)
+    shoe.expect(is_ack(0))
+    with caplog.at_level("INFO", logger="croupier.shoe"):
+        for seq in range(1, 41):
+            shoe.send(seq, UnknownMessage(0x0A if seq % 2 else 0x61, b"\x01\x02"))
+            shoe.send(seq, UnknownMessage(0x0A if seq % 2 else 0x61, b"\x01\x02"))  # a resend too
+        got = shoe.expect(is_ack(40))
+        shoe.send(41, CardMsg(parse_card("7H")))
+        shoe.expect(is_ack(41))
+    assert not any(isinstance(f.message, Nak) for f in got)
+    events.wait(lambda: events.codes() == ["7H"])
+    assert reader.unknown_types == {0x0A: 20, 0x61: 20}
+    assert [e.detail["type"] for e in events.status("unknown_message")] == ["0x0A", "0x61"]
+    assert sum("unknown message type" in r.getMessage() for r in caplog.records) == 2
+    assert not events.status("framing_error")
+
+
+def test_good_crc_undecodable_payload_is_acked_and_reported_once(shoe: RawShoe, run_reader: Any) -> None:
+    _, events = run_reader(profile(shoe.path))
+    shoe.send(0, HELLO)
+    shoe.expect(is_ack(0))
+    bad = raw_frame(1, 0x03, b"ZZ")  # a CARD that is no card
+    for _ in range(5):  # the shoe resends it (an ACK lost, say): acknowledged each time, reported once
+        shoe.write(bad)
+    got = shoe.expect(lambda f: len([g for g in [f] if isinstance(g.message, Ack) and g.seq == 1]) > 0)
+    got += shoe.drain(0.3)
+    assert [f.seq for f in got if isinstance(f.message, Ack)] == [1] * 5
+    assert not any(isinstance(f.message, Nak) for f in got)
+    errors = events.status("protocol_error")
+    assert len(errors) == 1 and "CARD payload is not a card" in errors[0].detail["reason"]
+    assert errors[0].detail["seq"] == 1 and errors[0].detail["type"] == "0x03"
+
+
+def test_damage_storm_is_naked_and_reported_at_a_bounded_rate(shoe: RawShoe, run_reader: Any) -> None:
+    reader, events = run_reader(profile(shoe.path))
+    shoe.send(0, HELLO)
+    shoe.expect(is_ack(0))
+    good = encode_frame(1, CardMsg(parse_card("QC")))
+    damaged = good[:4] + bytes((good[4] ^ 0x10,)) + good[5:]
+    naks = 0
+    start = time.monotonic()
+    while time.monotonic() - start < 1.5:  # a shoe resending a frame the line keeps damaging
+        shoe.write(damaged)
+        naks += sum(isinstance(f.message, Nak) for f in shoe.drain(0.005))
+    naks += sum(isinstance(f.message, Nak) for f in shoe.drain(0.3))
+    elapsed = time.monotonic() - start
+    assert reader.bursts.total_errors > 100
+    assert 1 <= naks <= elapsed / 0.1 + 2  # at most one NAK per 100 ms
+    events.wait(lambda: any(e.detail["burst"] == "end" for e in events.status("framing_error")), timeout=5)
+    reports = events.status("framing_error")
+    assert len(reports) <= 2 + elapsed / 1.0 + 1  # start, one per interval, end
+    assert reports[0].detail["burst"] == "start" and reports[-1].detail["burst"] == "end"
+    assert reports[-1].detail["count"] == reader.bursts.total_errors
+
+
+def test_hello_with_another_major_version_is_a_fault_naming_it(shoe: RawShoe, run_reader: Any) -> None:
+    _, events = run_reader(profile(shoe.path))
+    shoe.send(0, Hello("Next", "2.0", "N-1", protocol=2))
+    shoe.expect(is_ack(0))
+    events.wait(lambda: bool(events.status("protocol_error")))
+    error = events.status("protocol_error")[0].detail
+    assert error["protocol"] == 2 and "protocol version 2" in error["reason"]
+    assert not events.status("hello")
+
+
+def test_heartbeat_flags_raise_the_statuses_of_their_messages_once(shoe: RawShoe, run_reader: Any) -> None:
+    reader, events = run_reader(profile(shoe.path))
+    shoe.send(0, HELLO)
+    beats = [Heartbeat(lid_open=True), Heartbeat(lid_open=True), Heartbeat(), Heartbeat(empty=True),
+             Heartbeat(empty=True, faulted=True), Heartbeat(empty=True, faulted=True)]
+    for seq, beat in enumerate(beats, 1):
+        shoe.send(seq, beat)
+    shoe.expect(is_ack(len(beats)))
+    events.wait(lambda: bool(events.status("fault")))
+    time.sleep(0.1)
+    names = [e.status for e in events.events if getattr(e, "status", "") in
+             ("lid_open", "lid_closed", "shoe_empty", "fault")]
+    assert names == ["lid_open", "lid_closed", "shoe_empty", "fault"]
+    assert events.status("fault")[0].detail["source"] == "heartbeat"
+    assert reader.last_heartbeat == beats[-1]
+    shoe.send(7, HELLO)  # a RESET's HELLO clears the fault; a later faulted beat raises it again
+    shoe.send(8, Heartbeat(faulted=True))
+    shoe.expect(is_ack(8))
+    events.wait(lambda: len(events.status("fault")) == 2)
+
+
+def test_host_command_seq_restarts_at_zero_every_session(shoe: RawShoe, run_reader: Any) -> None:
+    reader, events = run_reader(profile(shoe.path, heartbeat_timeout=0.4))
+    first = shoe.expect(lambda f: isinstance(f.message, StatusRequest))
+    reader.request_status()
+    got = first + shoe.expect(lambda f: isinstance(f.message, StatusRequest) and f.seq == 1)
+    assert [f.seq for f in got if isinstance(f.message, StatusRequest)] == [0, 1]
+    events.wait(lambda: len(events.status("connected")) >= 2)  # silent shoe: the session is reopened
+    again = shoe.expect(lambda f: isinstance(f.message, StatusRequest))
+    assert [f.seq for f in again if isinstance(f.message, StatusRequest)][0] == 0
+
+
+def test_no_nak_before_the_first_good_frame(shoe: RawShoe, run_reader: Any) -> None:
+    _, events = run_reader(profile(shoe.path))
+    shoe.expect(lambda f: isinstance(f.message, StatusRequest))
+    shoe.write(b"\x7e\x00\x01garbage\x7f")
+    got = shoe.drain(0.4)
+    assert not any(isinstance(f.message, Nak) for f in got)
+    assert events.status("framing_error")
+
+
+@pytest.mark.parametrize(("line_end", "stream", "codes", "errors"), [
+    ("any", b"AS\r10h\nqd\r\n7c\r", ["AS", "TH", "QD", "7C"], 0),
+    ("crlf", b"AS\r\nKD\nQS\r\n", ["AS", "QS"], 1),
+    ("cr", b"AS\rKD\r\n5H\r", ["AS", "KD"], 1),  # strict: "\\n5H" has a stray LF
+])
+def test_plain_profile_line_ends(shoe: RawShoe, run_reader: Any, line_end: str, stream: bytes,
+                                 codes: list[str], errors: int) -> None:
+    _, events = run_reader(profile(shoe.path, "plain", line_end=line_end))
+    for i in range(len(stream)):  # a byte at a time: a CR LF split across reads is still one end
+        shoe.write(stream[i:i + 1])
+    events.wait(lambda: len(events.cards()) == len(codes))
+    time.sleep(0.2)
+    assert events.codes() == codes and all(isinstance(c, ShoeCard) for c in events.cards())
+    assert len(events.status("framing_error")) == errors
