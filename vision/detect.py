@@ -108,6 +108,9 @@ def find_card(frame: Image, size: tuple[int, int], params: DetectParams = Detect
     if len(big) > 1:
         return Detection("refused", f"{len(big)} separate objects in the window (one card at a time)")
     contour = big[0]
+    x, y, bw, bh = cv2.boundingRect(contour)
+    if x <= 0 or y <= 0 or x + bw >= small.shape[1] or y + bh >= small.shape[0]:
+        return Detection("refused", "the card is not wholly inside the window")
     area = cv2.contourArea(contour)
     if area > params.max_area * area_total:
         return Detection("refused", "the bright area fills the window (glare or a card too close)")

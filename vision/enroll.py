@@ -39,9 +39,11 @@ from vision.recognise import Glyphs, Image, normalise, recognise_face, split_ind
 #: Where to look for the index when measuring it: this share of the face's width and height.
 SEARCH = (0.32, 0.36)
 #: Padding around the measured index, in face pixels.
-PAD = 9
-#: Two templates correlating above this are too alike to be told apart safely.
-MAX_LIKENESS = 0.93
+PAD = 12
+#: Two templates correlating above this are too alike to be told apart safely...
+MAX_LIKENESS = 0.97
+#: ...and so are two whose clear differences (ink 0.3 apart) cover less than this share of the box.
+MIN_DIFFERENCE = 0.02
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 
@@ -219,8 +221,10 @@ def _build(name: str, corner: str, box: tuple[int, int, int, int], glyphs: list[
     )
 
 
-def likeness(a: Glyph, b: Glyph) -> float:
-    return float(cv2.matchTemplate(a, b, cv2.TM_CCOEFF_NORMED)[0, 0])
+def likeness(a: Glyph, b: Glyph) -> tuple[float, float]:
+    """Two templates' correlation, and the share of their box where they clearly differ."""
+    differ = cv2.countNonZero((cv2.absdiff(a, b) > 0.3).astype(np.uint8)) / a.size
+    return float(cv2.matchTemplate(a, b, cv2.TM_CCOEFF_NORMED)[0, 0]), differ
 
 
 def _self_check(profile: DeckProfile, faces: list[tuple[Image, Card, str]], result: EnrolResult) -> None:
@@ -235,7 +239,8 @@ def _self_check(profile: DeckProfile, faces: list[tuple[Image, Card, str]], resu
         names = sorted(templates)
         for i, a in enumerate(names):
             for b in names[i + 1:]:
-                like = likeness(templates[a], templates[b])
-                if like > MAX_LIKENESS:
-                    result.problems.append(f"{kind} {a} and {b} are too alike ({like:.2f} > {MAX_LIKENESS})")
+                like, differ = likeness(templates[a], templates[b])
+                if like > MAX_LIKENESS or differ < MIN_DIFFERENCE:
+                    result.problems.append(f"{kind} {a} and {b} are too alike (correlation {like:.2f}, "
+                                           f"clearly different in {differ:.1%} of the glyph)")
                     result.reshoot.update(cards(a) + cards(b))

@@ -28,7 +28,7 @@ from controller.configfile import ConfigFileError, validation_problems
 Glyph = NDArray[np.float32]
 
 #: The warped face every frame's card is brought to (63:88).
-FACE_SIZE = (200, 280)
+FACE_SIZE = (300, 420)
 #: Glyph templates are compared at these sizes (w, h).
 RANK_SIZE = (28, 40)
 SUIT_SIZE = (28, 28)
@@ -62,14 +62,14 @@ class ColourSpec(BaseModel):
 class AcceptSpec(BaseModel):
     """When a read is a card: each glyph's best correlation, and how much closer it is than the runner-up.
 
-    The lead is a ratio of distances (1 - correlation), as in Lowe's ratio test: 0.45 means the best
-    template is more than twice as close as the next one, whatever the absolute level of the scores.
+    The lead is a ratio of distances (1 - correlation), as in Lowe's ratio test: 0.6 means the best
+    template is closer than 0.6 of the next one's distance, whatever the absolute level of the scores.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     min_score: float = Field(default=0.80, ge=0, le=1)
-    max_ratio: float = Field(default=0.45, gt=0, le=1)
+    max_ratio: float = Field(default=0.6, gt=0, le=1)
     #: How many of the card's two indices must read the same card: 2 (the default) is two independent
     #: reads agreeing; 1 reads a card whose other index is covered or glared, at more risk.
     indices: int = Field(default=2, ge=1, le=2)

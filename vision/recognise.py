@@ -129,9 +129,32 @@ def normalise(glyph: Image, size: tuple[int, int]) -> Glyph:
     return out
 
 
-def best_two(glyph: Image, templates: dict[str, Glyph], size: tuple[int, int],
-             aspects: dict[str, float]) -> tuple[str, float, float]:
-    """The best template's name and score, and the runner-up's score (templates of the wrong shape score -1)."""
+@dataclass(frozen=True)
+class Match:
+    """A glyph against a set of templates: the best two and whether the best is clearly the one."""
+
+    name: str
+    score: float
+    runner: str
+    runner_score: float
+    #: Where the best two templates differ, the glyph's distance to the best over that to the runner-up.
+    split: float
+
+    def why_not(self, what: str, min_score: float, max_ratio: float) -> str | None:
+        """None when the match is a read; else the reason, for the log and the ``unknown`` reading."""
+        if self.score < min_score:
+            return f"{what} unlike any enrolled (best {self.name} {self.score:.2f})"
+        if (1 - self.score) > max_ratio * (1 - self.runner_score) and self.split > SPLIT_RATIO:
+            return f"{what} ambiguous ({self.name} {self.score:.2f}, {self.runner} {self.runner_score:.2f})"
+        return None
+
+
+#: Where two templates differ (6 and 8: the top right), the glyph must be this much nearer the best.
+SPLIT_RATIO: Final = 0.5
+
+
+def match(glyph: Image, templates: dict[str, Glyph], size: tuple[int, int], aspects: dict[str, float]) -> Match:
+    """Correlate ``glyph`` with every template (templates of the wrong proportions score -1)."""
     g = normalise(glyph, size)
     aspect = glyph.shape[1] / max(glyph.shape[0], 1)
     scores = []
@@ -142,7 +165,14 @@ def best_two(glyph: Image, templates: dict[str, Glyph], size: tuple[int, int],
             continue
         scores.append((float(cv2.matchTemplate(g, tmpl, cv2.TM_CCOEFF_NORMED)[0, 0]), name))
     scores.sort(reverse=True)
-    return scores[0][1], scores[0][0], scores[1][0] if len(scores) > 1 else -1.0
+    (best, name), (second, runner) = scores[0], scores[1]
+    a, b = templates[name], templates[runner]
+    differ = (cv2.absdiff(a, b) > 0.3).astype(np.uint8)
+    split = 1.0
+    if cv2.countNonZero(differ):
+        far = cv2.norm(g, b, cv2.NORM_L2, differ)
+        split = cv2.norm(g, a, cv2.NORM_L2, differ) / far if far > 0 else 1.0
+    return Match(name, best, runner, second, split)
 
 
 def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float] | str:
@@ -155,20 +185,20 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float] | str:
                             ("suit", glyphs.suit_height, spec.index.suit_height)):
         if abs(got - want) > HEIGHT_TOLERANCE * want:
             return f"{what} glyph {got} px tall, enrolled {want:.0f}"
-    rank, rank_score, rank_next = best_two(glyphs.rank, profile.ranks, RANK_SIZE, profile.aspects_of("rank"))
-    suit, suit_score, suit_next = best_two(glyphs.suit, profile.suits, SUIT_SIZE, profile.aspects_of("suit"))
+    rank = match(glyphs.rank, profile.ranks, RANK_SIZE, profile.aspects_of("rank"))
+    suit = match(glyphs.suit, profile.suits, SUIT_SIZE, profile.aspects_of("suit"))
     accept = spec.accept
-    for what, name, score, runner in (("rank", rank, rank_score, rank_next), ("suit", suit, suit_score, suit_next)):
-        if score < accept.min_score:
-            return f"{what} unlike any enrolled (best {name} {score:.2f})"
-        if (1 - score) > accept.max_ratio * (1 - runner):
-            return f"{what} ambiguous ({name} {score:.2f}, next {runner:.2f})"
+    for what, m in (("rank", rank), ("suit", suit)):
+        why = m.why_not(what, accept.min_score, accept.max_ratio)
+        if why is not None:
+            return why
     colour = spec.colour
     red = glyphs.red_dominant and glyphs.chroma >= colour.red_min
     black = glyphs.chroma <= colour.black_max
-    if (suit in RED_SUITS and not red) or (suit not in RED_SUITS and not black):
-        return f"suit {suit} but the ink is {'red' if red else 'black' if black else 'neither red nor black'}"
-    return parse_card(rank + suit), min(rank_score, suit_score)
+    if (suit.name in RED_SUITS and not red) or (suit.name not in RED_SUITS and not black):
+        ink = "red" if red else "black" if black else "neither red nor black"
+        return f"suit {suit.name} but the ink is {ink}"
+    return parse_card(rank.name + suit.name), min(rank.score, suit.score)
 
 
 def index_crops(face: Image, profile: DeckProfile) -> list[Image]:

@@ -181,7 +181,7 @@ def render_back(rng: random.Random) -> Image:
 class Conditions:
     """How hard the photographs are: the ranges each scene draws its distortions from."""
 
-    max_tilt: float = 0.10
+    max_tilt: float = 0.06
     blur: float = 1.0
     noise: float = 5.0
     gradient: float = 0.30
@@ -225,7 +225,16 @@ def _corners(rng: random.Random, w: int, h: int, cond: Conditions, spread: float
         x += rng.uniform(-cond.max_tilt, cond.max_tilt) * cw
         y += rng.uniform(-cond.max_tilt, cond.max_tilt) * ch
         out.append((cx + x * math.cos(angle) - y * math.sin(angle), cy + x * math.sin(angle) + y * math.cos(angle)))
-    return np.array(out, np.float32)
+    quad = np.array(out, np.float32)
+    # The tilt can push a corner past the edge: shrink about the centre, then slide the card back in
+    # (the dealer shows the whole card in the window).
+    lo, hi = quad.min(axis=0), quad.max(axis=0)
+    f = min(1.0, (w - 12) / float(hi[0] - lo[0]), (h - 12) / float(hi[1] - lo[1]))
+    centre = quad.mean(axis=0)
+    quad = (quad - centre) * f + centre
+    lo, hi = quad.min(axis=0), quad.max(axis=0)
+    quad += np.maximum(0, np.float32([6, 6]) - lo) - np.maximum(0, hi - np.float32([w - 7, h - 7]))
+    return quad.astype(np.float32)
 
 
 def _place(frame: Image, face: Image, corners: Image) -> None:

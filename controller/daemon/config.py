@@ -22,6 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from controller.configfile import ConfigFileError, validation_problems
+from controller.daemon.camera_config import CameraSettings, CameraSpec, resolve_camera
 from controller.daemon.endpoints import check_endpoint
 from controller.games import GAMES, check_game_name
 from controller.games.base import Game, GameOptions
@@ -152,6 +153,8 @@ class TableFile(BaseModel):
     seats: int | None = Field(default=None, ge=1, le=12)
     limits: LimitsSpec = Field(default_factory=LimitsSpec)
     shoe: ShoeSpec | None = None
+    #: A card-reading camera (docs/vision.md); OpenCV is imported only when this is set.
+    camera: CameraSpec | None = None
     #: Pin maps (paths, or :class:`PanelEntry`), relative to the table file or ``firmware_configs/``.
     panels: list[str | PanelEntry] = Field(default_factory=list)
     gpio: GpioSpec | None = None
@@ -187,6 +190,7 @@ class TableConfig:
     state_dir: Path
     #: (where it came from, the validated map as the table uses it), in file order.
     panels: tuple[tuple[str, PinMap], ...] = ()
+    camera: CameraSettings | None = None
 
     @property
     def table_id(self) -> str:
@@ -271,12 +275,13 @@ def parse_table(raw: object, path: Path) -> TableConfig:
             except ProfileError as exc:
                 problems.append(("shoe.profile", str(exc).replace("\n", "; ")))
     panels = _panels(spec, path, seats, problems)
+    camera = None if spec.camera is None else resolve_camera(spec.camera, path, _find_profile, problems)
     if problems:
         raise TableFileError(path, problems)
     state_dir = Path(spec.state_dir)
     if not state_dir.is_absolute():
         state_dir = (path.parent / state_dir).resolve()
-    return TableConfig(path, spec, options, limits, profile, profile_path, state_dir, panels)
+    return TableConfig(path, spec, options, limits, profile, profile_path, state_dir, panels, camera)
 
 
 def _panels(

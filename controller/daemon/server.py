@@ -110,6 +110,8 @@ class Daemon:
         self.shoe_profile = profile
         self.service: TableService | None = None
         self.shoe: ShoeLink | None = None
+        #: The camera link (controller.daemon.camera_link), when the table file has a camera section.
+        self.camera: Any = None
         self.shoe_status: dict[str, Any] | None = None
         #: The panels (None: the table file has none); opened by :meth:`serve`.
         self.gpio: PanelHost | None = None
@@ -173,6 +175,8 @@ class Daemon:
             if self.shoe_profile is not None:
                 self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_event)
                 self.shoe.start()
+            if self.config.camera is not None:
+                self._open_camera(loop)
             assert self.service is not None
             log.info(
                 "table %s ready: seq %d; pub %s, snapshot %s, command %s%s",
@@ -206,6 +210,8 @@ class Daemon:
                 self.gpio.stop()
             if self.shoe is not None:
                 await self.shoe.stop()
+            if self.camera is not None:
+                await self.camera.stop()
             for sock in sockets:
                 sock.close(linger=0)
             ctx.term()
@@ -259,6 +265,19 @@ class Daemon:
         except (BackendError, OSError) as exc:
             raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
         self.gpio = host
+
+    def _open_camera(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start the camera thread; imported here so that a table without a camera never loads OpenCV."""
+        from controller.daemon.camera_link import CameraLink, CameraStartError
+
+        assert self.config.camera is not None and self.service is not None
+        service = self.service
+        try:
+            self.camera = CameraLink(self.config.camera, self.state_dir, loop,
+                                     lambda inp, ref: self.submit(inp, "camera", ref), lambda: service.table.offline)
+        except CameraStartError as exc:
+            raise DaemonError(f"cannot start the camera: {exc}") from None
+        self.camera.start()
 
     def _bind(self, sock: Any, name: str, endpoint: str, hwm: int, sockets: list[Any]) -> Any:
         enable_ipv6(sock)
@@ -404,6 +423,7 @@ class Daemon:
                 "cmd": "status",
                 **service.status(),
                 "shoe_device": shoe,
+                "camera": self.camera.status() if self.camera is not None else None,
                 "gpio": self._gpio_status(),
                 "uptime": round(time.time() - self.started, 1),
                 "fsync": self.fsync,
