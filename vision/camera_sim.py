@@ -26,8 +26,18 @@ from vision.synth import DESIGNS, STUDIO, Conditions, scene
 class SimulatedCamera:
     """A seeded shoe whose cards appear in the camera's window file (``remaining``/``shuffle``/``deal``)."""
 
-    def __init__(self, window: Path, *, decks: int, seed: int, design: str = "classic", fps: float = 15.0,
-                 stable_frames: int = 3, cond: Conditions = STUDIO, size: tuple[int, int] = (640, 480)) -> None:
+    def __init__(
+        self,
+        window: Path,
+        *,
+        decks: int,
+        seed: int,
+        design: str = "classic",
+        fps: float = 15.0,
+        stable_frames: int = 3,
+        cond: Conditions = STUDIO,
+        size: tuple[int, int] = (640, 480),
+    ) -> None:
         self.window = window
         self.design = DESIGNS[design]
         self.shoe = ShuffledShoe(decks, seed, 0)

@@ -18,9 +18,10 @@ from typing import Final
 
 import cv2
 import numpy as np
+from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-Image = NDArray[np.uint8]
+Image = MatLike
 
 #: Width / height of a poker-size card (63 x 88 mm); bridge size is 57 x 88 (0.65).
 CARD_ASPECT: Final = 63 / 88
@@ -74,18 +75,18 @@ def _refine(contour: NDArray[np.int32], quad: NDArray[np.int32]) -> NDArray[np.f
         a, b = at[k], at[(k + 1) % 4]
         seg = np.roll(contour, -a, axis=0)[: (b - a) % n + 1]
         trim = len(seg) // 5
-        seg = seg[trim: len(seg) - trim] if len(seg) - 2 * trim >= 2 else seg
+        seg = seg[trim : len(seg) - trim] if len(seg) - 2 * trim >= 2 else seg
         if len(seg) < 2:
             return quad.astype(np.float32)
-        vx, vy, x0, y0 = cv2.fitLine(seg.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append((float(vx), float(vy), float(x0), float(y0)))
+        fit = cv2.fitLine(seg.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((float(fit[0]), float(fit[1]), float(fit[2]), float(fit[3])))
     out = []
     for k in range(4):
         (ux, uy, ax, ay), (vx, vy, bx, by) = lines[k - 1], lines[k]
-        det = ux * (-vy) - uy * (-vx)
-        if abs(det) < 1e-6:
+        cross = ux * (-vy) - uy * (-vx)
+        if abs(cross) < 1e-6:
             return quad.astype(np.float32)
-        t = ((bx - ax) * (-vy) - (by - ay) * (-vx)) / det
+        t = ((bx - ax) * (-vy) - (by - ay) * (-vx)) / cross
         out.append((ax + t * ux, ay + t * uy))
     return np.array(out, np.float32)
 
@@ -121,9 +122,12 @@ def find_card(frame: Image, size: tuple[int, int], params: DetectParams = Detect
     fill = area / max(cv2.contourArea(quad), 1.0)
     if fill < params.min_fill:
         return Detection("refused", f"the outline is notched ({fill:.2f} of its corners' area)")
-    q = _order(_refine(contour.reshape(-1, 2), quad.reshape(4, 2)) / scale)
-    short = (np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
-    long = (np.linalg.norm(q[1] - q[2]) + np.linalg.norm(q[3] - q[0])) / 2
+    q = _order(
+        _refine(np.asarray(contour, np.int32).reshape(-1, 2), np.asarray(quad, np.int32).reshape(4, 2))
+        / scale
+    )
+    short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
+    long = float(np.linalg.norm(q[1] - q[2]) + np.linalg.norm(q[3] - q[0])) / 2
     aspect = short / max(long, 1.0)
     if not math.isclose(aspect, CARD_ASPECT, rel_tol=params.aspect_tolerance):
         return Detection("refused", f"the outline's sides are {aspect:.2f} wide to tall, not a card's")
@@ -140,7 +144,7 @@ def _blank_corners(face: Image) -> None:
     so that a glyph printed near a corner is not joined to a dark triangle of felt."""
     fh, fw = face.shape[:2]
     r = max(3, fw // 16)
-    paper = cv2.mean(face[r:2 * r, fw // 2 - r:fw // 2 + r])[:3]
+    paper = cv2.mean(face[r : 2 * r, fw // 2 - r : fw // 2 + r])[:3]
     for cx, cy, sx, sy in ((0, 0, 1, 1), (fw - 1, 0, -1, 1), (fw - 1, fh - 1, -1, -1), (0, fh - 1, 1, -1)):
         tri = np.array([(cx, cy), (cx + sx * r, cy), (cx, cy + sy * r)], np.int32)
         cv2.fillConvexPoly(face, tri, paper)

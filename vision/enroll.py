@@ -90,8 +90,9 @@ def labelled_images(folder: Path, labels: Path | None = None) -> list[tuple[Path
         try:
             out.append((path, parse_card(stem)))
         except CardError:
-            raise EnrolError(f"{path}: the name does not start with a card (QH.png, 10d-2.jpg) and "
-                             f"there is no labels.csv") from None
+            raise EnrolError(
+                f"{path}: the name does not start with a card (QH.png, 10d-2.jpg) and there is no labels.csv"
+            ) from None
     return out
 
 
@@ -122,7 +123,9 @@ def enrol(shots: list[tuple[Image, Card, str]], name: str) -> EnrolResult:
             result.reshoot.add(card.code)
         else:
             faces.append((det.face, card, origin))
-    missing = sorted({c.code for c in DECK} - {c.code for _, c, _ in faces}, key=lambda c: parse_card(c).index)
+    missing = sorted(
+        {c.code for c in DECK} - {c.code for _, c, _ in faces}, key=lambda c: parse_card(c).index
+    )
     if missing:
         result.problems.append(f"no usable photograph of {', '.join(missing)}")
         result.reshoot.update(missing)
@@ -158,19 +161,20 @@ def _corner(faces: list[tuple[Image, Card, str]]) -> str:
     counts = {"tl": 0, "tr": 0}
     for face, _, _ in faces:
         counts["tl"] += not isinstance(split_index(face[:sh, :sw]), str)
-        counts["tr"] += not isinstance(split_index(face[:sh, w - sw:]), str)
+        counts["tr"] += not isinstance(split_index(face[:sh, w - sw :]), str)
     return max(counts, key=lambda k: counts[k])
 
 
-def _index_box(faces: list[tuple[Image, Card, str]], corner: str,
-               result: EnrolResult) -> tuple[int, int, int, int] | None:
+def _index_box(
+    faces: list[tuple[Image, Card, str]], corner: str, result: EnrolResult
+) -> tuple[int, int, int, int] | None:
     w, h = FACE_SIZE
     sw, sh = int(w * SEARCH[0]), int(h * SEARCH[1])
     left = 0 if corner == "tl" else w - sw
     boxes = []
     for face, card, origin in faces:
         for turned in (face, cv2.rotate(face, cv2.ROTATE_180)):
-            g = split_index(turned[:sh, left:left + sw])
+            g = split_index(turned[:sh, left : left + sw])
             if isinstance(g, str):
                 result.problems.append(f"{card} ({origin}): no index in the {corner} corner: {g}")
                 result.reshoot.add(card.code)
@@ -181,15 +185,27 @@ def _index_box(faces: list[tuple[Image, Card, str]], corner: str,
     arr = np.array(boxes, np.float32)
     x0, y0 = np.percentile(arr[:, 0], 2), np.percentile(arr[:, 1], 2)
     x1, y1 = np.percentile(arr[:, 2], 98), np.percentile(arr[:, 3], 98)
-    return (max(0, left + int(x0) - PAD), max(0, int(y0) - PAD), min(w, left + int(x1) + PAD), min(h, int(y1) + PAD))
+    return (
+        max(0, left + int(x0) - PAD),
+        max(0, int(y0) - PAD),
+        min(w, left + int(x1) + PAD),
+        min(h, int(y1) + PAD),
+    )
 
 
-def _build(name: str, corner: str, box: tuple[int, int, int, int], glyphs: list[tuple[Glyphs, Card, str]],
-           images: int, result: EnrolResult) -> DeckProfile | None:
+def _build(
+    name: str,
+    corner: str,
+    box: tuple[int, int, int, int],
+    glyphs: list[tuple[Glyphs, Card, str]],
+    images: int,
+    result: EnrolResult,
+) -> DeckProfile | None:
     ranks: dict[str, list[Glyph]] = defaultdict(list)
     suits: dict[str, list[Glyph]] = defaultdict(list)
     aspects: dict[str, list[float]] = defaultdict(list)
-    red, black = [], []
+    red: list[float] = []
+    black: list[float] = []
     for g, card, _ in glyphs:
         ranks[card.rank].append(normalise(g.rank, RANK_SIZE))
         suits[card.suit].append(normalise(g.suit, SUIT_SIZE))
@@ -198,19 +214,27 @@ def _build(name: str, corner: str, box: tuple[int, int, int, int], glyphs: list[
         (red if card.suit in "HD" else black).append(g.chroma)
     lo_red, hi_black = float(np.percentile(red, 1)), float(np.percentile(black, 99))
     if lo_red <= hi_black + 0.05:
-        result.problems.append(f"red and black suits are not told apart by colour (red ink chroma from "
-                               f"{lo_red:.2f}, black up to {hi_black:.2f}): light the window with white light")
+        result.problems.append(
+            f"red and black suits are not told apart by colour (red ink chroma from "
+            f"{lo_red:.2f}, black up to {hi_black:.2f}): light the window with white light"
+        )
         return None
     spec = ProfileFile(
         deck=name,
         face=FACE_SIZE,
-        index=IndexSpec(corner=corner, box=box,
-                        rank_height=float(np.median([g.rank_height for g, _, _ in glyphs])),
-                        suit_height=float(np.median([g.suit_height for g, _, _ in glyphs]))),
-        colour=ColourSpec(red_min=round(hi_black + 0.5 * (lo_red - hi_black), 4),
-                          black_max=round(hi_black + 0.35 * (lo_red - hi_black), 4)),
+        index=IndexSpec(
+            corner=corner,
+            box=box,
+            rank_height=float(np.median([g.rank_height for g, _, _ in glyphs])),
+            suit_height=float(np.median([g.suit_height for g, _, _ in glyphs])),
+        ),
+        colour=ColourSpec(
+            red_min=round(hi_black + 0.5 * (lo_red - hi_black), 4),
+            black_max=round(hi_black + 0.35 * (lo_red - hi_black), 4),
+        ),
         accept=AcceptSpec(),
-        ranks={}, suits={},
+        ranks={},
+        suits={},
         enrolled={"images": images},
     )
     return DeckProfile(
@@ -234,13 +258,18 @@ def _self_check(profile: DeckProfile, faces: list[tuple[Image, Card, str]], resu
             got = reading.card.code if reading.card else f"unknown: {reading.reason}"
             result.problems.append(f"{card} ({origin}) does not read as itself ({got})")
             result.reshoot.add(card.code)
-    for kind, templates, cards in (("ranks", profile.ranks, lambda k: [k + s for s in SUITS]),
-                                   ("suits", profile.suits, lambda k: [r + k for r in RANKS])):
+
+    def cards(kind: str, name: str) -> list[str]:
+        return [name + s for s in SUITS] if kind == "ranks" else [r + name for r in RANKS]
+
+    for kind, templates in (("ranks", profile.ranks), ("suits", profile.suits)):
         names = sorted(templates)
         for i, a in enumerate(names):
-            for b in names[i + 1:]:
+            for b in names[i + 1 :]:
                 like, differ = likeness(templates[a], templates[b])
                 if like > MAX_LIKENESS or differ < MIN_DIFFERENCE:
-                    result.problems.append(f"{kind} {a} and {b} are too alike (correlation {like:.2f}, "
-                                           f"clearly different in {differ:.1%} of the glyph)")
-                    result.reshoot.update(cards(a) + cards(b))
+                    result.problems.append(
+                        f"{kind} {a} and {b} are too alike (correlation {like:.2f}, "
+                        f"clearly different in {differ:.1%} of the glyph)"
+                    )
+                    result.reshoot.update(cards(kind, a) + cards(kind, b))

@@ -19,13 +19,13 @@ from typing import Any
 import cv2
 import numpy as np
 import yaml
-from numpy.typing import NDArray
+from cv2.typing import MatLike
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from controller.cards import RANKS, SUITS
 from controller.configfile import ConfigFileError, validation_problems
 
-Glyph = NDArray[np.float32]
+Glyph = MatLike
 
 #: The warped face every frame's card is brought to (63:88).
 FACE_SIZE = (300, 420)
@@ -134,9 +134,14 @@ def save_profile(profile: DeckProfile, path: Path) -> None:
         suits[suit] = rel
     spec = profile.spec.model_copy(update={"ranks": ranks, "suits": suits})
     data = spec.model_dump(mode="json")
-    data["enrolled"] = {**data.get("enrolled", {}), "aspects": {k: round(v, 4) for k, v in profile.aspects.items()}}
-    header = (f"# Deck profile {spec.deck!r}: written by `croupier vision enroll` (docs/vision.md).\n"
-              "# Templates are the PNG files in the folder of the same name; re-enrol rather than edit them.\n")
+    data["enrolled"] = {
+        **data.get("enrolled", {}),
+        "aspects": {k: round(v, 4) for k, v in profile.aspects.items()},
+    }
+    header = (
+        f"# Deck profile {spec.deck!r}: written by `croupier vision enroll` (docs/vision.md).\n"
+        "# Templates are the PNG files in the folder of the same name; re-enrol rather than edit them.\n"
+    )
     path.write_text(header + yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     profile.path = path
 
@@ -163,8 +168,14 @@ def load_profile(path: Path | str) -> DeckProfile:
     return DeckProfile(spec, ranks, suits, path, aspects)
 
 
-def _templates(path: Path, files: dict[str, str], names: str, key: str, size: tuple[int, int],
-               problems: list[tuple[str | None, str]]) -> dict[str, Glyph]:
+def _templates(
+    path: Path,
+    files: dict[str, str],
+    names: str,
+    key: str,
+    size: tuple[int, int],
+    problems: list[tuple[str | None, str]],
+) -> dict[str, Glyph]:
     out: dict[str, Glyph] = {}
     missing = [n for n in names if n not in files]
     if missing:
@@ -178,7 +189,9 @@ def _templates(path: Path, files: dict[str, str], names: str, key: str, size: tu
             problems.append((f"{key}.{name}", f"cannot read the template {path.parent / rel}"))
             continue
         if (img.shape[1], img.shape[0]) != size:
-            problems.append((f"{key}.{name}", f"template is {img.shape[1]}x{img.shape[0]}, not {size[0]}x{size[1]}"))
+            problems.append(
+                (f"{key}.{name}", f"template is {img.shape[1]}x{img.shape[0]}, not {size[0]}x{size[1]}")
+            )
             continue
         out[name] = img.astype(np.float32) / 255.0
     return out

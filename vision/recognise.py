@@ -23,13 +23,14 @@ from typing import Final
 
 import cv2
 import numpy as np
+from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from controller.cards import Card, parse_card
-from vision.detect import DetectParams, Detection, find_card
+from vision.detect import Detection, DetectParams, find_card
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
 
-Image = NDArray[np.uint8]
+Image = MatLike
 
 RED_SUITS: Final = frozenset("HD")
 #: A glyph whose width/height is off the template's by more than this factor is not that glyph.
@@ -49,8 +50,12 @@ class Reading:
     face: Image | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"status": self.status, "card": self.card.code if self.card else None,
-                "confidence": round(self.confidence, 4), "reason": self.reason}
+        return {
+            "status": self.status,
+            "card": self.card.code if self.card else None,
+            "confidence": round(self.confidence, 4),
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
@@ -86,13 +91,15 @@ def split_index(crop: Image) -> Glyphs | str:
         return "no rank and suit in the index"
     blobs.sort()
     top = blobs[0]
-    rank = [b for b in blobs if min(b[0] + b[3], top[0] + top[3]) - max(b[0], top[0]) > 0.5 * min(b[3], top[3])]
+    rank = [
+        b for b in blobs if min(b[0] + b[3], top[0] + top[3]) - max(b[0], top[0]) > 0.5 * min(b[3], top[3])
+    ]
     rank_bottom = max(b[0] + b[3] for b in rank)
     below = [b for b in blobs if b not in rank and b[0] >= rank_bottom - 2]
     if not below:
         return "no suit under the rank"
     suit = max(below, key=lambda b: b[2] * b[3])
-    ink = cv2.normalize(255 - grey, None, 0, 255, cv2.NORM_MINMAX)
+    ink = cv2.normalize(255 - np.asarray(grey), np.empty_like(grey), 0, 255, cv2.NORM_MINMAX)
     rank_img = _glyph(labels, [b[4] for b in rank], ink)
     suit_img = _glyph(labels, [suit[4]], ink)
     mask = (labels == suit[4]).astype(np.uint8)
@@ -101,17 +108,18 @@ def split_index(crop: Image) -> Glyphs | str:
     chroma = (hi - lo) / hi if hi > 0 else 0.0
     used = [*rank, suit]
     box = (min(u[1] for u in used), top[0], max(u[1] + u[2] for u in used), suit[0] + suit[3])
-    return Glyphs(rank_img, suit_img, rank_bottom - top[0], suit[3], chroma,
-                  r >= hi and r > max(b, g) * 1.1, box)
+    return Glyphs(
+        rank_img, suit_img, rank_bottom - top[0], suit[3], chroma, r >= hi and r > max(b, g) * 1.1, box
+    )
 
 
-def _glyph(labels: NDArray[np.int32], ids: list[int], ink: Image) -> Image:
+def _glyph(labels: Image, ids: list[int], ink: Image) -> Image:
     """The listed components' ink (grey levels kept: at 20 pixels the anti-aliased edge is half the shape),
     cropped to their joint bounding box, with everything else in the box blanked."""
     mask = np.isin(labels, ids).astype(np.uint8) * 255
     x, y, w, h = cv2.boundingRect(mask)
-    near = cv2.dilate(mask[y:y + h, x:x + w], np.ones((3, 3), np.uint8))
-    return cv2.bitwise_and(ink[y:y + h, x:x + w], near)
+    near = cv2.dilate(mask[y : y + h, x : x + w], np.ones((3, 3), np.uint8))
+    return cv2.bitwise_and(ink[y : y + h, x : x + w], near)
 
 
 def normalise(glyph: Image, size: tuple[int, int]) -> Glyph:
@@ -125,7 +133,9 @@ def normalise(glyph: Image, size: tuple[int, int]) -> Glyph:
     nw, nh = max(1, min(w, round(gw * f))), max(1, min(h, round(gh * f)))
     out = np.zeros((h, w), np.float32)
     x, y = (w - nw) // 2, (h - nh) // 2
-    out[y:y + nh, x:x + nw] = cv2.resize(glyph, (nw, nh), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+    out[y : y + nh, x : x + nw] = (
+        cv2.resize(glyph, (nw, nh), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+    )
     return out
 
 
@@ -153,7 +163,9 @@ class Match:
 SPLIT_RATIO: Final = 0.5
 
 
-def match(glyph: Image, templates: dict[str, Glyph], size: tuple[int, int], aspects: dict[str, float]) -> Match:
+def match(
+    glyph: Image, templates: dict[str, Glyph], size: tuple[int, int], aspects: dict[str, float]
+) -> Match:
     """Correlate ``glyph`` with every template (templates of the wrong proportions score -1)."""
     g = normalise(glyph, size)
     aspect = glyph.shape[1] / max(glyph.shape[0], 1)
@@ -181,8 +193,10 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float] | str:
     if isinstance(glyphs, str):
         return glyphs
     spec = profile.spec
-    for what, got, want in (("rank", glyphs.rank_height, spec.index.rank_height),
-                            ("suit", glyphs.suit_height, spec.index.suit_height)):
+    for what, got, want in (
+        ("rank", glyphs.rank_height, spec.index.rank_height),
+        ("suit", glyphs.suit_height, spec.index.suit_height),
+    ):
         if abs(got - want) > HEIGHT_TOLERANCE * want:
             return f"{what} glyph {got} px tall, enrolled {want:.0f}"
     rank = match(glyphs.rank, profile.ranks, RANK_SIZE, profile.aspects_of("rank"))

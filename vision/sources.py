@@ -37,8 +37,14 @@ class CaptureSource:
     the caller (``actual_size``).
     """
 
-    def __init__(self, device: int | str, width: int, height: int, exposure: float | None = None,
-                 focus: float | None = None) -> None:
+    def __init__(
+        self,
+        device: int | str,
+        width: int,
+        height: int,
+        exposure: float | None = None,
+        focus: float | None = None,
+    ) -> None:
         self.device = device
         self.cap = cv2.VideoCapture(device)
         if not self.cap.isOpened():
@@ -88,10 +94,10 @@ class ReplaySource:
             ok, frame = self.cap.read()
             return frame if ok else None
         while self._next < len(self.files):
-            frame = cv2.imread(str(self.files[self._next]), cv2.IMREAD_COLOR)
+            image = cv2.imread(str(self.files[self._next]), cv2.IMREAD_COLOR)
             self._next += 1
-            if frame is not None:
-                return frame
+            if image is not None:
+                return image
         return None
 
     def close(self) -> None:

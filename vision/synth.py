@@ -22,11 +22,11 @@ from typing import Final
 
 import cv2
 import numpy as np
-from numpy.typing import NDArray
+from cv2.typing import MatLike
 
 from controller.cards import DECK, RANKS, Card
 
-Image = NDArray[np.uint8]
+Image = MatLike
 
 #: The face as drawn, in pixels (63 x 88 mm poker size).
 FACE_W: Final = 252
@@ -61,16 +61,34 @@ class Design:
 DESIGNS: Final[dict[str, Design]] = {
     d.name: d
     for d in (
-        Design("classic", cv2.FONT_HERSHEY_SIMPLEX, 1.05, 3, 10, 12, 26, 1.0, (30, 30, 200), (25, 25, 25), "pips"),
+        Design(
+            "classic", cv2.FONT_HERSHEY_SIMPLEX, 1.05, 3, 10, 12, 26, 1.0, (30, 30, 200), (25, 25, 25), "pips"
+        ),
         Design("bold", cv2.FONT_HERSHEY_DUPLEX, 1.15, 4, 9, 10, 28, 0.9, (40, 20, 180), (10, 10, 10), "big"),
-        Design("serif", cv2.FONT_HERSHEY_TRIPLEX, 1.0, 3, 11, 14, 24, 1.1, (20, 40, 210), (40, 30, 30), "frame"),
-        Design("lefty", cv2.FONT_HERSHEY_COMPLEX, 1.0, 3, 10, 12, 26, 1.0, (30, 30, 190), (20, 20, 20), "big",
-               left_handed=True),
+        Design(
+            "serif", cv2.FONT_HERSHEY_TRIPLEX, 1.0, 3, 11, 14, 24, 1.1, (20, 40, 210), (40, 30, 30), "frame"
+        ),
+        Design(
+            "lefty",
+            cv2.FONT_HERSHEY_COMPLEX,
+            1.0,
+            3,
+            10,
+            12,
+            26,
+            1.0,
+            (30, 30, 190),
+            (20, 20, 20),
+            "big",
+            left_handed=True,
+        ),
     )
 }
 
 
-def _suit_polygons(suit: str, cx: float, cy: float, size: float, stretch: float) -> tuple[list[Image], list[tuple[int, int, int]]]:
+def _suit_polygons(
+    suit: str, cx: float, cy: float, size: float, stretch: float
+) -> tuple[list[Image], list[tuple[int, int, int]]]:
     """A suit as polygons and circles ((x, y, r) triples) centred at (cx, cy), ``size`` pixels tall."""
     s = size / 2.0
     w = s * stretch
@@ -84,38 +102,66 @@ def _suit_polygons(suit: str, cx: float, cy: float, size: float, stretch: float)
         polys.append(pts([(0, -1), (0.75, 0), (0, 1), (-0.75, 0)]))
     elif suit == "H":
         r = 0.5 * w
-        circles += [(round(cx - r * 0.95), round(cy - 0.35 * s), round(r)), (round(cx + r * 0.95), round(cy - 0.35 * s), round(r))]
+        circles += [
+            (round(cx - r * 0.95), round(cy - 0.35 * s), round(r)),
+            (round(cx + r * 0.95), round(cy - 0.35 * s), round(r)),
+        ]
         polys.append(pts([(-0.97, -0.2), (0.97, -0.2), (0, 1)]))
     elif suit == "S":
         r = 0.45 * w
-        circles += [(round(cx - r * 0.95), round(cy + 0.2 * s), round(r)), (round(cx + r * 0.95), round(cy + 0.2 * s), round(r))]
+        circles += [
+            (round(cx - r * 0.95), round(cy + 0.2 * s), round(r)),
+            (round(cx + r * 0.95), round(cy + 0.2 * s), round(r)),
+        ]
         polys.append(pts([(-0.9, 0.1), (0.9, 0.1), (0, -1)]))
         polys.append(pts([(0, 0.3), (0.35, 1), (-0.35, 1)]))
     else:  # clubs
         r = 0.36 * s
-        circles += [(round(cx), round(cy - 0.55 * s), round(r)), (round(cx - 0.52 * w), round(cy + 0.1 * s), round(r)),
-                    (round(cx + 0.52 * w), round(cy + 0.1 * s), round(r))]
+        circles += [
+            (round(cx), round(cy - 0.55 * s), round(r)),
+            (round(cx - 0.52 * w), round(cy + 0.1 * s), round(r)),
+            (round(cx + 0.52 * w), round(cy + 0.1 * s), round(r)),
+        ]
         polys.append(pts([(0, -0.2), (0.35, 1), (-0.35, 1)]))
     return polys, circles
 
 
-def draw_suit(img: Image, suit: str, cx: float, cy: float, size: float, stretch: float, colour: tuple[int, int, int]) -> None:
+def draw_suit(
+    img: Image, suit: str, cx: float, cy: float, size: float, stretch: float, colour: tuple[int, int, int]
+) -> None:
     polys, circles = _suit_polygons(suit, cx, cy, size, stretch)
     cv2.fillPoly(img, polys, colour, lineType=cv2.LINE_AA)
     for x, y, r in circles:
         cv2.circle(img, (x, y), r, colour, -1, lineType=cv2.LINE_AA)
 
 
-def _draw_index(img: Image, design: Design, text: str, suit: str | None, colour: tuple[int, int, int]) -> None:
+def _draw_index(
+    img: Image, design: Design, text: str, suit: str | None, colour: tuple[int, int, int]
+) -> None:
     """The corner index: rank text, the suit shape under it, then the same turned 180 degrees."""
     (tw, th), _ = cv2.getTextSize(text, design.font, design.font_scale, design.thickness)
     x = design.index_x if not design.left_handed else FACE_W - design.index_x - max(tw, design.suit_size)
     col_w = max(tw, design.suit_size)
-    cv2.putText(img, text, (x + (col_w - tw) // 2, design.index_y + th), design.font, design.font_scale, colour,
-                design.thickness, cv2.LINE_AA)
+    cv2.putText(
+        img,
+        text,
+        (x + (col_w - tw) // 2, design.index_y + th),
+        design.font,
+        design.font_scale,
+        colour,
+        design.thickness,
+        cv2.LINE_AA,
+    )
     if suit is not None:
-        draw_suit(img, suit, x + col_w / 2, design.index_y + th + 10 + design.suit_size / 2, design.suit_size,
-                  design.suit_stretch, colour)
+        draw_suit(
+            img,
+            suit,
+            x + col_w / 2,
+            design.index_y + th + 10 + design.suit_size / 2,
+            design.suit_size,
+            design.suit_stretch,
+            colour,
+        )
 
 
 def render_face(card: Card | None, design: Design, *, joker: bool = False) -> Image:
@@ -125,9 +171,13 @@ def render_face(card: Card | None, design: Design, *, joker: bool = False) -> Im
     if joker:
         colour = design.black
         _draw_index(img, design, "JK", None, colour)
-        star = [(FACE_W / 2 + 70 * math.cos(a) * (1 if i % 2 == 0 else 0.4),
-                 FACE_H / 2 + 70 * math.sin(a) * (1 if i % 2 == 0 else 0.4))
-                for i, a in enumerate(np.linspace(-math.pi / 2, 1.5 * math.pi, 10, endpoint=False))]
+        star = [
+            (
+                FACE_W / 2 + 70 * math.cos(a) * (1 if i % 2 == 0 else 0.4),
+                FACE_H / 2 + 70 * math.sin(a) * (1 if i % 2 == 0 else 0.4),
+            )
+            for i, a in enumerate(np.linspace(-math.pi / 2, 1.5 * math.pi, 10, endpoint=False))
+        ]
         cv2.fillPoly(img, [np.array(star, np.int32)], (40, 140, 200))
     else:
         assert card is not None
@@ -138,7 +188,7 @@ def render_face(card: Card | None, design: Design, *, joker: bool = False) -> Im
     top = img[: FACE_H // 2].copy()
     bottom = cv2.rotate(top, cv2.ROTATE_180)
     mask = bottom.min(axis=2) < 240
-    img[FACE_H - FACE_H // 2:][mask] = bottom[mask]
+    img[FACE_H - FACE_H // 2 :][mask] = bottom[mask]
     return img
 
 
@@ -191,8 +241,9 @@ class Conditions:
 
 
 #: Near-studio conditions: what enrolment photographs look like.
-STUDIO: Final = Conditions(max_tilt=0.03, blur=0.4, noise=2.0, gradient=0.08, glare=0.0, jpeg=(90, 95),
-                           scale=(0.7, 0.75))
+STUDIO: Final = Conditions(
+    max_tilt=0.03, blur=0.4, noise=2.0, gradient=0.08, glare=0.0, jpeg=(90, 95), scale=(0.7, 0.75)
+)
 #: The hard conditions of the held-out test sets.
 FLOOR: Final = Conditions()
 
@@ -202,7 +253,7 @@ def _felt(rng: random.Random, w: int, h: int) -> Image:
     img = np.empty((h, w, 3), np.uint8)
     img[:] = base
     noise = np.empty((h, w, 3), np.int16)
-    cv2.randn(noise, 0, 6)
+    cv2.randn(noise, 0, 6)  # type: ignore[call-overload]  # scalars work; stubs say Mat
     return cv2.add(img, noise, dtype=cv2.CV_8U)
 
 
@@ -224,7 +275,9 @@ def _corners(rng: random.Random, w: int, h: int, cond: Conditions, spread: float
         x, y = dx * cw / 2, dy * ch / 2
         x += rng.uniform(-cond.max_tilt, cond.max_tilt) * cw
         y += rng.uniform(-cond.max_tilt, cond.max_tilt) * ch
-        out.append((cx + x * math.cos(angle) - y * math.sin(angle), cy + x * math.sin(angle) + y * math.cos(angle)))
+        out.append(
+            (cx + x * math.cos(angle) - y * math.sin(angle), cy + x * math.sin(angle) + y * math.cos(angle))
+        )
     quad = np.array(out, np.float32)
     # The tilt can push a corner past the edge: shrink about the centre, then slide the card back in
     # (the dealer shows the whole card in the window).
@@ -233,8 +286,11 @@ def _corners(rng: random.Random, w: int, h: int, cond: Conditions, spread: float
     centre = quad.mean(axis=0)
     quad = (quad - centre) * f + centre
     lo, hi = quad.min(axis=0), quad.max(axis=0)
-    quad += np.maximum(0, np.float32([6, 6]) - lo) - np.maximum(0, hi - np.float32([w - 7, h - 7]))
-    return quad.astype(np.float32)
+    quad += np.maximum(0, np.array([6, 6], np.float32) - lo) - np.maximum(
+        0, hi - np.array([w - 7, h - 7], np.float32)
+    )
+    out_quad: Image = quad.astype(np.float32)
+    return out_quad
 
 
 def _place(frame: Image, face: Image, corners: Image) -> None:
@@ -273,17 +329,19 @@ def _photograph(frame: Image, rng: random.Random, cond: Conditions, card_at: Ima
         img += glare[..., None] * rng.uniform(30, 80)
     sigma = rng.uniform(0, cond.blur)
     if sigma > 0.2:
-        img = cv2.GaussianBlur(img, (0, 0), sigma)
+        img = np.asarray(cv2.GaussianBlur(img, (0, 0), sigma), np.float32)
     noise = np.empty(img.shape, np.float32)
-    cv2.randn(noise, 0, rng.uniform(0, cond.noise))
+    cv2.randn(noise, 0, rng.uniform(0, cond.noise))  # type: ignore[call-overload]  # scalars work; stubs say Mat
     out = np.clip(img + noise, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(*cond.jpeg)])
-    assert ok
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    assert ok and decoded is not None
+    return decoded
 
 
-def scene(card: Card | None, design: Design, seed: int, size: tuple[int, int] = (640, 480),
-          cond: Conditions = FLOOR) -> Image:
+def scene(
+    card: Card | None, design: Design, seed: int, size: tuple[int, int] = (640, 480), cond: Conditions = FLOOR
+) -> Image:
     """One frame of the scan window showing ``card`` (None: the empty window)."""
     rng = random.Random(seed)
     w, h = size
@@ -299,8 +357,9 @@ def scene(card: Card | None, design: Design, seed: int, size: tuple[int, int] = 
 NEGATIVES: Final = ("empty", "back", "joker", "two_cards", "hand")
 
 
-def negative_scene(kind: str, design: Design, seed: int, size: tuple[int, int] = (640, 480),
-                   cond: Conditions = FLOOR) -> Image:
+def negative_scene(
+    kind: str, design: Design, seed: int, size: tuple[int, int] = (640, 480), cond: Conditions = FLOOR
+) -> Image:
     """A frame that holds no readable single card: see :data:`NEGATIVES`."""
     rng = random.Random(seed)
     w, h = size

@@ -23,7 +23,8 @@ class CameraSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    #: The enrolled deck profile (``croupier vision enroll``), relative to the table file or firmware_configs/.
+    #: The enrolled deck profile (``croupier vision enroll``), relative to the table file or
+    #: firmware_configs/.
     deck: str = Field(min_length=1)
     #: A camera: its index (0) or device path (/dev/video0).
     device: int | str | None = None
@@ -50,8 +51,10 @@ class CameraSpec(BaseModel):
     def _one_source(self) -> CameraSpec:
         named = [k for k in ("device", "replay", "window") if getattr(self, k) is not None]
         if len(named) != 1:
-            raise ValueError("name exactly one frame source: device (a camera), replay (a folder or video) "
-                             f"or window (the simulated camera); got {', '.join(named) or 'none'}")
+            raise ValueError(
+                "name exactly one frame source: device (a camera), replay (a folder or video) "
+                f"or window (the simulated camera); got {', '.join(named) or 'none'}"
+            )
         return self
 
 
@@ -74,13 +77,22 @@ class CameraSettings:
         return audit if audit.is_absolute() else state_dir / audit
 
 
-def resolve_camera(spec: CameraSpec, table_path: Path, find: Callable[[Path, str, str], Path | None],
-                   problems: list[tuple[str | None, str]]) -> CameraSettings | None:
+def resolve_camera(
+    spec: CameraSpec,
+    table_path: Path,
+    find: Callable[[Path, str, str], Path | None],
+    problems: list[tuple[str | None, str]],
+) -> CameraSettings | None:
     """Check the deck profile and the replay source exist; problems name ``camera.<key>``."""
     deck = find(table_path, spec.deck, "decks")
     if deck is None:
-        problems.append(("camera.deck", f"no deck profile {spec.deck!r} next to the table file or in "
-                                        "firmware_configs/decks (enrol one: croupier vision enroll)"))
+        problems.append(
+            (
+                "camera.deck",
+                f"no deck profile {spec.deck!r} next to the table file or in "
+                "firmware_configs/decks (enrol one: croupier vision enroll)",
+            )
+        )
     replay = None
     if spec.replay is not None:
         replay = Path(spec.replay)

@@ -45,8 +45,14 @@ class CameraStartError(RuntimeError):
 class CameraLink:
     """Runs the camera thread; ``submit(input, ref)`` is called on the loop for each input it makes."""
 
-    def __init__(self, settings: CameraSettings, state_dir: Path, loop: asyncio.AbstractEventLoop,
-                 submit: Callable[[Input, str | None], object], offline: Callable[[], Mapping[str, str]]) -> None:
+    def __init__(
+        self,
+        settings: CameraSettings,
+        state_dir: Path,
+        loop: asyncio.AbstractEventLoop,
+        submit: Callable[[Input, str | None], object],
+        offline: Callable[[], Mapping[str, str]],
+    ) -> None:
         self.settings = settings
         spec = settings.spec
         try:
@@ -175,5 +181,11 @@ class CameraLink:
         """For ``ctl status``: the source, whether frames arrive, and the last frame's reading."""
         spec = self.settings.spec
         source = spec.device if spec.device is not None else spec.replay or str(self.window)
-        return {"source": source, "deck": self.profile.name, "online": bool(self.online), "frames": self.frames,
-                "cards": self.cards, "last": self.last.to_dict() if self.last else None}
+        return {
+            "source": source,
+            "deck": self.profile.name,
+            "online": bool(self.online),
+            "frames": self.frames,
+            "cards": self.cards,
+            "last": self.last.to_dict() if self.last else None,
+        }

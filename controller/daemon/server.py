@@ -274,7 +274,8 @@ class Daemon:
         service = self.service
         try:
             self.camera = CameraLink(self.config.camera, self.state_dir, loop,
-                                     lambda inp, ref: self.submit(inp, "camera", ref), lambda: service.table.offline)
+                                     lambda inp, ref: self.submit(inp, "camera", ref),
+                                     lambda: service.table.offline)
         except CameraStartError as exc:
             raise DaemonError(f"cannot start the camera: {exc}") from None
         self.camera.start()

@@ -36,7 +36,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber
 from controller.daemon.config import FIRMWARE_CONFIGS, SimulationSpec, TableConfig, TableFileError, load_table
@@ -45,6 +45,19 @@ from drivers.gpio.betkeys import presses_for
 from drivers.gpio.control import ControlClient
 from drivers.gpio.pinmap import PinMap
 from drivers.shoe.sim import SimError, SimulatedShoe
+
+
+class CardSource(Protocol):
+    """What the dealer deals from: the simulated shoe, or the simulated camera (vision.camera_sim)."""
+
+    @property
+    def remaining(self) -> int: ...
+
+    def shuffle(self) -> None: ...
+
+    def deal(self) -> Any: ...
+
+    def close(self) -> None: ...
 
 
 class DemoError(RuntimeError):
@@ -58,7 +71,7 @@ class Dealer:
         self,
         config: TableConfig,
         sim: SimulationSpec,
-        shoe: SimulatedShoe,
+        shoe: CardSource,
         client: CommandClient,
         seed: int,
         rounds: int,
@@ -210,7 +223,8 @@ class Dealer:
 def table_file(args: argparse.Namespace) -> Path:
     if args.table:
         return Path(args.table)
-    return FIRMWARE_CONFIGS / "tables" / f"{args.game}_sim.yaml"
+    kind = "camera_sim" if args.camera_sim else "sim"
+    return FIRMWARE_CONFIGS / "tables" / f"{args.game}_{kind}.yaml"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -231,10 +245,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the events as JSON lines")
     parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
+    parser.add_argument("--camera-sim", action="store_true",
+                        help="deal through the simulated camera (<game>_camera_sim.yaml): each card is drawn, "
+                             "photographed and read by the daemon's card recognition (docs/vision.md)")
 
 
 def _start_daemon(
-    args: argparse.Namespace, path: Path, work: Path, shoe_port: str, endpoints: dict[str, str]
+    args: argparse.Namespace, path: Path, work: Path, shoe_port: str | None, endpoints: dict[str, str]
 ) -> tuple[subprocess.Popen[bytes], Path]:
     log_path = work / "daemon.log"
     cmd = [
@@ -245,8 +262,7 @@ def _start_daemon(
         str(path),
         "--state-dir",
         str(work / "state"),
-        "--shoe-port",
-        shoe_port,
+        *(["--shoe-port", shoe_port] if shoe_port else []),
         "--pub",
         endpoints["pub"],
         "--snapshot",
@@ -316,7 +332,18 @@ def run(args: argparse.Namespace) -> int:
         f"(seed {seed}); Ctrl-C stops it.\n"
     )
     work = Path(tempfile.mkdtemp(prefix="croupier-demo-"))
-    shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks)
+    shoe: CardSource
+    if config.camera is not None and config.camera.spec.window is not None:
+        from vision.camera_sim import SimulatedCamera  # OpenCV only for a camera table
+
+        window = config.camera.window_path(work / "state")
+        assert window is not None
+        window.parent.mkdir(parents=True, exist_ok=True)
+        spec = config.camera.spec
+        shoe = SimulatedCamera(window, decks=config.new_game().decks, seed=seed, fps=spec.fps,
+                               stable_frames=spec.stable_frames, size=(spec.width, spec.height))
+    else:
+        shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks)
     proc: subprocess.Popen[bytes] | None = None
     client = CommandClient(endpoints["command"], timeout=10.0)
     sub: Subscriber | None = None
@@ -329,16 +356,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         for sig in handlers:  # SIGTERM (kill, systemd) and SIGHUP (terminal closed) stop it as Ctrl-C does
             signal.signal(sig, _interrupt)
-        shoe_port = shoe.open_pty(work / "shoe")
+        shoe_port = shoe.open_pty(work / "shoe") if isinstance(shoe, SimulatedShoe) else None
         proc, log_path = _start_daemon(args, path, work, shoe_port, endpoints)
         deadline = time.monotonic() + 30
         while True:
             if proc.poll() is not None:
                 raise DemoError(f"the daemon exited ({proc.returncode}):\n{log_path.read_text()}")
             with contextlib.suppress(DaemonUnavailable):
-                if (
-                    CommandClient(endpoints["command"], timeout=0.5).call("status").get("shoe_device") or {}
-                ).get("connected"):
+                status = CommandClient(endpoints["command"], timeout=0.5).call("status")
+                if (status.get("shoe_device") or {}).get("connected") or (status.get("camera") or {}).get("online"):
                     break
             if time.monotonic() > deadline:
                 raise DemoError("the daemon did not come up within 30 s")
