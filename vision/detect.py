@@ -53,7 +53,7 @@ class Detection:
 
 
 def _order(quad: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Corners clockwise on screen, starting so that the first edge is a short side (the card's top or bottom)."""
+    """Corners clockwise on screen, starting so that the first edge is a short side (top or bottom)."""
     c = quad.mean(axis=0)
     angles = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
     q = quad[np.argsort(angles)]

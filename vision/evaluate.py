@@ -133,9 +133,11 @@ def summary(report: dict[str, Any]) -> str:
     acc = report["accuracy"]
     unk = report["unknown_rate"]
     lines = [
-        f"frames {report['frames']}: {report['card_frames']} with a card, {report['negative_frames']} without",
+        f"frames {report['frames']}: {report['card_frames']} with a card, "
+        f"{report['negative_frames']} without",
         f"wrong reads {report['wrong']} ({report['wrong_per_1000']} per 1,000 card frames); "
-        f"false cards {report['false_cards']} ({report['false_per_1000_negatives']} per 1,000 negative frames)",
+        f"false cards {report['false_cards']} "
+        f"({report['false_per_1000_negatives']} per 1,000 negative frames)",
         f"read correctly {report['correct']} ({acc:.2%}); unknown {report['unknown']} ({unk:.2%})"
         if acc is not None and unk is not None
         else "no card frames",

@@ -24,7 +24,6 @@ from typing import Final
 import cv2
 import numpy as np
 from cv2.typing import MatLike
-from numpy.typing import NDArray
 
 from controller.cards import Card, parse_card
 from vision.detect import Detection, DetectParams, find_card
@@ -222,7 +221,11 @@ def index_crops(face: Image, profile: DeckProfile) -> list[Image]:
     return [face[y0:y1, x0:x1], turned[y0:y1, x0:x1]]
 
 
-def recognise(frame: Image, profile: DeckProfile, params: DetectParams = DetectParams()) -> Reading:
+#: The detection limits used unless a caller passes others.
+DEFAULT_DETECT = DetectParams()
+
+
+def recognise(frame: Image, profile: DeckProfile, params: DetectParams = DEFAULT_DETECT) -> Reading:
     """Read ``frame``: a card only when it is certain (see the module's docstring)."""
     det: Detection = find_card(frame, profile.spec.face, params)
     if det.status == "empty":

@@ -246,8 +246,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the events as JSON lines")
     parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
     parser.add_argument("--camera-sim", action="store_true",
-                        help="deal through the simulated camera (<game>_camera_sim.yaml): each card is drawn, "
-                             "photographed and read by the daemon's card recognition (docs/vision.md)")
+                        help="deal through the simulated camera (<game>_camera_sim.yaml): each card is "
+                             "drawn, photographed and read by the daemon's card recognition (docs/vision.md)")
 
 
 def _start_daemon(
@@ -364,7 +364,8 @@ def run(args: argparse.Namespace) -> int:
                 raise DemoError(f"the daemon exited ({proc.returncode}):\n{log_path.read_text()}")
             with contextlib.suppress(DaemonUnavailable):
                 status = CommandClient(endpoints["command"], timeout=0.5).call("status")
-                if (status.get("shoe_device") or {}).get("connected") or (status.get("camera") or {}).get("online"):
+                camera = status.get("camera") or {}
+                if (status.get("shoe_device") or {}).get("connected") or camera.get("online"):
                     break
             if time.monotonic() > deadline:
                 raise DemoError("the daemon did not come up within 30 s")
