@@ -65,7 +65,7 @@ def write_enrolment_set(
     return len(rows) - 1
 
 
-def test_set(
+def held_out_set(
     design: Design, seed: int, count: int, negatives: int, size: tuple[int, int] = (640, 480)
 ) -> Iterator[tuple[Image, Card | None, str]]:
     """``count`` floor-condition frames (every card equally often, in a seeded order) and ``negatives``
@@ -89,7 +89,7 @@ def write_test_set(
 ) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     rows = ["file,card"]
-    for img, card, name in test_set(design, seed, count, negatives, size):
+    for img, card, name in held_out_set(design, seed, count, negatives, size):
         _write(folder, name, img)
         rows.append(f"{name},{card.code if card else 'none'}")
     (folder / "labels.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")

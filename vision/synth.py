@@ -252,8 +252,7 @@ def _felt(rng: random.Random, w: int, h: int) -> Image:
     base = rng.choice([(40, 90, 30), (35, 70, 25), (80, 40, 20), (30, 30, 90), (45, 45, 45)])
     img = np.empty((h, w, 3), np.uint8)
     img[:] = base
-    noise = np.empty((h, w, 3), np.int16)
-    cv2.randn(noise, 0, 6)  # type: ignore[call-overload]  # scalars work; stubs say Mat
+    noise = np.random.default_rng(rng.randrange(1 << 32)).normal(0, 6, (h, w, 3)).astype(np.int16)
     return cv2.add(img, noise, dtype=cv2.CV_8U)
 
 
@@ -330,8 +329,8 @@ def _photograph(frame: Image, rng: random.Random, cond: Conditions, card_at: Ima
     sigma = rng.uniform(0, cond.blur)
     if sigma > 0.2:
         img = np.asarray(cv2.GaussianBlur(img, (0, 0), sigma), np.float32)
-    noise = np.empty(img.shape, np.float32)
-    cv2.randn(noise, 0, rng.uniform(0, cond.noise))  # type: ignore[call-overload]  # scalars work; stubs say Mat
+    # Seeded from the scene's own generator (cv2.randn would draw from OpenCV's global one).
+    noise = np.random.default_rng(rng.randrange(1 << 32)).normal(0, rng.uniform(0, cond.noise), img.shape)
     out = np.clip(img + noise, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(*cond.jpeg)])
     decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
