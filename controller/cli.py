@@ -10,10 +10,14 @@ from collections.abc import Sequence
 
 from controller.cli_help import polish
 from controller.games import GAMES, game_tool
-from controller.tools import ctl, daemon_run, demo, scenario_cmd, watch
+from controller.tools import ctl, daemon_run, demo, journal_cmd, keys_cmd, scenario_cmd, watch
 from drivers.gpio import cli as gpio_cli
 from drivers.shoe import cli as shoe_cli
+<<<<<<< HEAD
 from vision import cli as vision_cli
+=======
+from signage import display_cmd, roads_cmd
+>>>>>>> main
 
 #: ``croupier math GAME``: par sheets, and ``croupier simulate GAME``: many rounds through the
 #: real engine. Each is a module of the game's package (``par_sheet``, ``simulation``) with
@@ -49,6 +53,14 @@ def build_parser() -> argparse.ArgumentParser:
     ctl.add_arguments(p)
     p.set_defaults(func=ctl.run)
 
+    p = sub.add_parser("keys", help="CurveZMQ keys: make, authorise and list a table's keys")
+    keys_cmd.add_arguments(p)
+    p.set_defaults(func=keys_cmd.run)
+
+    p = sub.add_parser("journal", help="a table's journal: export, archive, verify (docs/daemon.md)",
+                       description=journal_cmd.__doc__)
+    journal_cmd.add_arguments(p)
+
     p = sub.add_parser("watch", help="follow a table's events live (snapshot, then newer events)")
     watch.add_arguments(p)
     p.set_defaults(func=watch.run)
@@ -56,6 +68,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="a simulated table: daemon, shoe, players and watch, on loopback")
     demo.add_arguments(p)
     p.set_defaults(func=demo.run)
+
+    p = sub.add_parser("roads", help="the Baccarat scoreboard's five roads from a scenario file or a journal")
+    roads_cmd.add_arguments(p)
+    p.set_defaults(func=roads_cmd.run)
+
+    p = sub.add_parser("display", help="the signage display: tables' results and scoreboard in a browser")
+    display_cmd.add_arguments(p)
+    p.set_defaults(func=display_cmd.run)
 
     p = sub.add_parser("sim", help="simulated hardware: a shoe on a pty, a seat panel on mock pins")
     sim_sub = p.add_subparsers(dest="device", required=True, metavar="DEVICE")

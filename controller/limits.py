@@ -1,8 +1,10 @@
-"""Table limits: seats, the betting unit, the minimum and maximum wager."""
+"""Table limits: seats, the betting unit, the minimum and maximum wager, the currency's decimals."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from controller.money import Currency
 
 
 class TableLimits(BaseModel):
@@ -14,6 +16,15 @@ class TableLimits(BaseModel):
     unit: int = Field(default=100, ge=1)
     min_bet: int = Field(default=100, ge=1)
     max_bet: int = Field(default=1_000_000, ge=1)
+    #: Largest single credit in or out (minor units); a command beyond it is refused, never journaled.
+    max_credit: int = Field(default=100_000_000, ge=1)
+    #: The currency's decimals (the table file's ``currency.minor_units``): how refusals show amounts.
+    minor_units: int = Field(default=2, ge=0, le=4)
+
+    @property
+    def money(self) -> Currency:
+        """How this table's messages show an amount (``995.00``)."""
+        return Currency(minor_units=self.minor_units)
 
     @model_validator(mode="after")
     def _consistent(self) -> TableLimits:

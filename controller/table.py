@@ -13,6 +13,7 @@ replay them after a power cut.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from controller import inputs as I
@@ -72,6 +73,8 @@ class Table:
     def __init__(self, game: Game, limits: TableLimits | None = None) -> None:
         self.game = game
         self.limits = limits or TableLimits(seats=game.default_seats)
+        #: How refusals show amounts; built once (a Currency per wager was a tenth of a round's time).
+        self._money = self.limits.money
         self.round_no = 0
         self.phase = "idle"  # idle | betting | dealing
         self.credits: dict[int, int] = {}
@@ -86,9 +89,13 @@ class Table:
         self.tilt: Tilt | None = None
         self.burn_next = False
         self.offline: dict[str, str] = {}  # devices offline now, with why
+        #: The result records of the current shoe's rounds (``{"round", "result"}``), oldest first:
+        #: a display that joins late draws the shoe's scoreboard from the snapshot alone.
+        self.shoe_results: list[dict[str, Any]] = []
         self._last_due: object = None
         # Most games stake exactly what is chosen; only those that add wagers pay for the general path.
         self._derives = type(game).with_derived is not Game.with_derived
+        self._after_round = type(game).after_round is not Game.after_round
         self._handlers: dict[str, Callable[[Any], list[Event]]] = {
             "new_shoe": self._new_shoe,
             "open_betting": self._open_betting,
@@ -145,6 +152,7 @@ class Table:
             "round_view": self.round.view() if self.round is not None else {},
             "game_state": self.game.view(),
             "meters": self.meters_dict(),
+            "shoe_results": list(self.shoe_results),
         }
 
     def meters_dict(self) -> dict[str, Any]:
@@ -179,6 +187,7 @@ class Table:
             raise Refusal("cannot start a new shoe while a round is being dealt")
         self.composition.shuffle()
         self.burn_next = False
+        self.shoe_results = []
         return [ShoeShuffled(self.composition.decks)]
 
     def _open_betting(self, inp: I.OpenBetting) -> list[Event]:
@@ -195,25 +204,27 @@ class Table:
         seat, spot, amount = inp.seat, inp.spot, inp.amount
         if self.phase != "betting":
             raise Refusal("betting is not open")
-        self._check_seat(seat)
+        lim = self.limits
+        if not 1 <= seat <= lim.seats:
+            self._check_seat(seat)
         if seat not in self.credits:
             raise Refusal(f"seat {seat} is not seated (no credits)")
-        if spot not in self.game.bet_spots:
-            raise Refusal(f"{self.game.name} has no spot {spot!r}; spots: {', '.join(self.game.bet_spots)}")
+        game = self.game
+        if spot not in game.bet_spots:
+            raise Refusal(f"{game.name} has no spot {spot!r}; spots: {', '.join(game.bet_spots)}")
+        m = self._money.format
         if amount <= 0:
-            raise Refusal(f"a wager must be positive, not {amount}")
-        lim = self.limits
+            raise Refusal(f"a wager must be positive, not {m(amount)}")
         current = self.chosen.get(seat, {})
         total = current.get(spot, 0) + amount
         if total % lim.unit:
-            raise Refusal(f"{spot} wager {total} is not a multiple of the unit {lim.unit}")
+            raise Refusal(f"{spot} wager {m(total)} is not a multiple of the unit {m(lim.unit)}")
         if total < lim.min_bet:
-            raise Refusal(f"{spot} wager {total} is below the table minimum {lim.min_bet}")
+            raise Refusal(f"{spot} wager {m(total)} is below the table minimum {m(lim.min_bet)}")
         if total > lim.max_bet:
-            raise Refusal(f"{spot} wager {total} is over the table maximum {lim.max_bet}")
+            raise Refusal(f"{spot} wager {m(total)} is over the table maximum {m(lim.max_bet)}")
         new_bets = dict(current)
         new_bets[spot] = total
-        game = self.game
         game.check_bets(seat, new_bets, lim)
         if self._derives:
             before = game.with_derived(current)
@@ -222,7 +233,7 @@ class Table:
         else:
             before, after, cost = current, {spot: total}, amount
         if cost > self.credits[seat]:
-            raise Refusal(f"seat {seat} has {self.credits[seat]} credits, the wager needs {cost}")
+            raise Refusal(f"seat {seat} has {m(self.credits[seat])} credits, the wager needs {m(cost)}")
         self.credits[seat] -= cost
         self.chosen[seat] = new_bets
         events: list[Event] = []
@@ -277,7 +288,7 @@ class Table:
                 events.extend(self._return_seat(seat, why))
         self.phase = "dealing"
         events.append(BettingClosed(self.round_no, playing))
-        ledger = RoundLedger(self.round_no, self.staked, self.credits)
+        ledger = RoundLedger(self.round_no, self.staked, self.credits, self._money)
         if not self.staked and not self.game.deals_without_wagers:
             self.round = None
             events.extend(self._settle([], {}))
@@ -316,14 +327,15 @@ class Table:
             why = "shoe" if inp.burn else "dealer"
             self.burn_next = False
             return [CardBurned(self.round_no, card.code, why)]
-        due = self.due()
+        rnd = self.round
+        due = rnd.due() if self.phase == "dealing" and rnd is not None else None  # self.due(), untilted
         if not isinstance(due, CardDue):
             waiting = "no round is being dealt" if due is None else "a decision is due"
             self.tilt = Tilt("card_not_due", card, f"{card.code} arrived when no card was due ({waiting})")
             return [TiltRaised(self.round_no, "card_not_due", card.code, self.tilt.detail)]
-        assert self.round is not None
+        assert rnd is not None
         self.composition.see(card)
-        events = self.round.on_card(card)
+        events = rnd.on_card(card)
         events.extend(self._after_step())
         return events
 
@@ -399,39 +411,39 @@ class Table:
         return []
 
     def _settle(self, lines: list[Settlement], result: dict[str, Any]) -> list[Event]:
-        staked = self.staked
+        staked, credits, all_meters = self.staked, self.credits, self.meters
         seen: set[tuple[int, str]] = set()
         total = 0
         for line in lines:
-            key = (line.seat, line.spot)
+            seat, net = line.seat, line.net
+            key = (seat, line.spot)
             seen.add(key)
-            total += line.net
+            total += net
             stake = staked.get(key)
+            meters = all_meters[seat]
             if stake is not None:
                 if stake != line.stake:
                     raise AssertionError(f"settlement of {key} has stake {line.stake}, staked {stake}")
-                self.credits[line.seat] += stake + line.net
-            else:
-                self.credits[line.seat] += line.net
-            meters = self.meters[line.seat]
-            if stake is not None:
+                credits[seat] += stake + net
                 meters.wagered += stake
-            if line.net > 0:
-                meters.won += line.net
-            elif line.net < 0:
-                meters.lost -= line.net
-        missing = set(staked) - seen
-        if missing:
-            raise AssertionError(f"wagers without a settlement line: {sorted(missing)}")
+            else:
+                credits[seat] += net
+            if net > 0:
+                meters.won += net
+            elif net < 0:
+                meters.lost -= net
+        if not seen.issuperset(staked):
+            raise AssertionError(f"wagers without a settlement line: {sorted(set(staked) - seen)}")
         for seat in {s for s, _ in staked}:
-            self.meters[seat].rounds += 1
+            all_meters[seat].rounds += 1
         house = -total
         self.house_net += house
         self.rounds_settled += 1
-        lines.sort(key=lambda s: (s.seat, s.spot))
+        lines.sort(key=_by_seat_spot)
         events: list[Event] = []
         if result:
             events.append(RoundResult(self.round_no, self.game.name, result))
+            self.shoe_results.append({"round": self.round_no, "result": result})
         events.append(
             RoundSettled(
                 self.round_no,
@@ -442,7 +454,8 @@ class Table:
             )
         )
         self._end_round()
-        events.extend(self.game.after_round(self.seated()))
+        if self._after_round:
+            events.extend(self.game.after_round(self.seated()))
         return events
 
     def _end_round(self) -> None:
@@ -477,7 +490,7 @@ class Table:
     def _credit_in(self, inp: I.CreditIn) -> list[Event]:
         self._check_seat(inp.seat)
         if inp.amount < 0:
-            raise Refusal(f"credit in must not be negative, not {inp.amount}")
+            raise Refusal(f"credit in must not be negative, not {self._money.format(inp.amount)}")
         self.credits[inp.seat] = self.credits.get(inp.seat, 0) + inp.amount
         meters = self.meters.setdefault(inp.seat, SeatMeters())
         meters.credits_in += inp.amount
@@ -489,9 +502,10 @@ class Table:
         if have is None:
             raise Refusal(f"seat {inp.seat} is not seated")
         if inp.amount <= 0:
-            raise Refusal(f"credit out must be positive, not {inp.amount}")
+            raise Refusal(f"credit out must be positive, not {self._money.format(inp.amount)}")
         if inp.amount > have:
-            raise Refusal(f"seat {inp.seat} has {have} credits, cannot pay out {inp.amount}")
+            m = self._money.format
+            raise Refusal(f"seat {inp.seat} has {m(have)} credits, cannot pay out {m(inp.amount)}")
         if self.phase == "dealing":
             raise Refusal("credits cannot be paid out while a round is being dealt")
         self.credits[inp.seat] = have - inp.amount
@@ -524,6 +538,10 @@ class Table:
         if inp.seat in self.chosen:
             raise Refusal(f"seat {inp.seat} has wagers this round and cannot be the Designated Player")
         return self.game.set_designated_player(inp.seat, self.seated())
+
+
+#: Settlement lines in seat order, then spot name.
+_by_seat_spot = attrgetter("seat", "spot")
 
 
 def _code(card: Card | None) -> str:

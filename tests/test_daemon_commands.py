@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from test_daemon_support import config_for
 
-from controller.daemon.client import CommandClient
+from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.timeout(90)
 def table(tmp_path: Path) -> Iterator[tuple[DaemonThread, CommandClient]]:
     config = config_for(tmp_path)
     runner = DaemonThread(Daemon(config, use_shoe=False)).start()
-    client = CommandClient(config.spec.zeromq.command, timeout=10)
+    client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
     yield runner, client
     client.close()
     runner.stop()
@@ -80,7 +80,7 @@ def test_bad_commands_get_clear_errors_and_change_nothing(table: tuple[DaemonThr
         ({"cmd": "close"}, "betting is not open"),  # wrong phase
         ({"cmd": "decide", "seat": 1, "action": "hit"}, "no round is in play"),
         ({"cmd": "bet", "seat": 1, "spot": "player", "amount": 100}, "betting is not open"),
-        ({"cmd": "credit_out", "seat": 1, "amount": 5000}, "seat 1 has 1000 credits, cannot pay out 5000"),
+        ({"cmd": "credit_out", "seat": 1, "amount": 5000}, "seat 1 has 10.00 credits, cannot pay out 50.00"),
         ({"cmd": "clear_tilt"}, "the table is not tilted"),
     ]
     for request, message in refusals:
@@ -92,11 +92,11 @@ def test_bad_commands_get_clear_errors_and_change_nothing(table: tuple[DaemonThr
     for request, message in [
         (
             {"cmd": "bet", "seat": 1, "spot": "player", "amount": 5000},
-            "seat 1 has 1000 credits",
+            "seat 1 has 10.00 credits",
         ),  # over credits
         ({"cmd": "bet", "seat": 2, "spot": "player", "amount": 100}, "seat 2 is not seated"),  # wrong seat
         ({"cmd": "bet", "seat": 1, "spot": "dragon", "amount": 100}, "baccarat has no spot 'dragon'"),
-        ({"cmd": "bet", "seat": 1, "spot": "player", "amount": 150}, "not a multiple of the unit 100"),
+        ({"cmd": "bet", "seat": 1, "spot": "player", "amount": 150}, "not a multiple of the unit 1.00"),
         ({"cmd": "cancel", "seat": 1, "spot": "player"}, "seat 1 has no wager on 'player'"),
         ({"cmd": "open"}, "betting cannot open: the table is betting"),
     ]:
@@ -158,7 +158,7 @@ def test_round_recall_meters_and_status(table: tuple[DaemonThread, CommandClient
 def test_restart_restores_state_recall_and_seq(tmp_path: Path) -> None:
     config = config_for(tmp_path)
     with DaemonThread(Daemon(config, use_shoe=False)):
-        client = CommandClient(config.spec.zeromq.command)
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         ok(client, "credit_in", seat=2, amount=10_000)
         ok(client, "new_shoe")
         play_round(client, ["3C", "AD", "9H", "KS"], [(2, "banker", 1000)])
@@ -169,7 +169,7 @@ def test_restart_restores_state_recall_and_seq(tmp_path: Path) -> None:
         before = (ok(client, "snapshot"), ok(client, "recall")["rounds"])
         client.close()
     with DaemonThread(Daemon(config, use_shoe=False)):
-        client = CommandClient(config.spec.zeromq.command)
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         after = (ok(client, "snapshot"), ok(client, "recall")["rounds"])
         assert after == before
         seq = after[0]["seq"]
@@ -189,7 +189,7 @@ def test_recall_of_rounds_older_than_memory_replays_the_journal(tmp_path: Path) 
     assert daemon.service is not None
     daemon.service.recorder.finished = type(daemon.service.recorder.finished)(maxlen=2)
     with DaemonThread(daemon):
-        client = CommandClient(config.spec.zeromq.command)
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         ok(client, "credit_in", seat=1, amount=10_000)
         ok(client, "new_shoe")
         for _ in range(5):

@@ -63,7 +63,8 @@ def started_demo(base: int) -> tuple[subprocess.Popen[str], int]:
         if "round_settled" in line:
             break
         assert time.monotonic() < deadline
-    daemons = processes_with(f"tcp://127.0.0.1:{base}")
+    runs = set(processes_with("controller.cli run "))  # the signage display has the endpoints too
+    daemons = [p for p in processes_with(f"tcp://127.0.0.1:{base}") if p in runs]
     assert len(daemons) == 1  # the daemon (the demo itself is given --ports, not endpoints)
     return proc, daemons[0]
 

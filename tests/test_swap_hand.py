@@ -345,7 +345,7 @@ def test_illegal_decisions_are_refused_and_change_nothing() -> None:
     table.apply(I.Decision(1, "keep"))
     before = table.snapshot()
     [refused] = table.apply(I.Decision(1, "double", 500))
-    assert "double costs exactly 1000, not 500" in refused.to_dict()["reason"]
+    assert "double costs exactly 10.00, not 5.00" in refused.to_dict()["reason"]
     assert table.snapshot() == before
     # The round itself refuses what it did not offer, even when called directly.
     rnd = _round(table)

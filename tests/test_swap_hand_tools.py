@@ -71,3 +71,20 @@ def test_swap_measurement_finds_a_clear_case() -> None:
     res = measure(Cell(16, 10, 400, 3, 6))
     assert res.diff > res.half > 0
     assert res.swap > res.keep
+
+
+def test_math_with_no_options_is_the_house_edge_sheet_with_its_method(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from controller.cli import build_parser, main
+    from controller.games.swap_hand.par_sheet import SHEET_ROUNDS
+
+    defaults = build_parser().parse_args(["math", "swap_hand"])
+    assert defaults.rounds == SHEET_ROUNDS and not defaults.swap_table  # no option needed
+    assert main(["math", "swap_hand", "--rounds", "500", "--seed", "3", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "method: simulation (Monte Carlo) through the real engine, 500 rounds, seed 3" in out
+    spots = ("main", "odds_win", "total")
+    rows = {line.split()[0]: line for line in out.splitlines() if line and line.split()[0] in spots}
+    assert set(rows) == {"main", "odds_win", "total"} and all("%" in r for r in rows.values())
+    assert "command: croupier math swap_hand --rounds 500 --seed 3 --decks 6" in out

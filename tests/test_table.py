@@ -44,7 +44,7 @@ def open_with(table: Table, bets: list[tuple[int, str, int]]) -> None:
         (1, "dragon", 100, "no spot 'dragon'"),
         (9, "player", 100, "no seat 9"),
         (4, "player", 100, "not seated"),
-        (2, "player", 200_000, "has 100000 credits"),
+        (2, "player", 200_000, "has 1,000.00 credits"),
     ],
 )
 def test_bad_wagers_are_refused_with_reasons(seat: int, spot: str, amount: int, reason: str) -> None:
@@ -58,7 +58,7 @@ def test_below_minimum_is_refused() -> None:
     table = Table(Baccarat(BaccaratOptions()), limits)
     table.apply(I.CreditIn(1, 10_000))
     table.apply(I.OpenBetting())
-    refused(table, I.PlaceWager(1, "player", 400), "below the table minimum 500")
+    refused(table, I.PlaceWager(1, "player", 400), "below the table minimum 5.00")
 
 
 def test_player_and_banker_together_is_refused() -> None:

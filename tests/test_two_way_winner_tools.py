@@ -127,3 +127,20 @@ def test_policy_choices() -> None:
     assert check_or_bet(cards("AS KH"), cards("KD 7C"), True, 100, ("check", "bet")) == ("bet", 200)
     assert check_or_bet(cards("9S 3H"), cards("KD 7C"), False, 100, ("check", "bet")) == ("check", None)
     assert check_or_bet(cards("9S 3H"), cards("9D 7C"), False, 100, ("check",)) == ("check", None)
+
+
+def test_math_with_no_options_gives_the_bonus_exactly_and_the_game_by_simulation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from controller.cli import build_parser
+    from controller.games.two_way_winner.par_sheet import SHEET_ROUNDS
+
+    defaults = build_parser().parse_args(["math", "two_way_winner"])
+    assert defaults.rounds == SHEET_ROUNDS and not defaults.bonus  # no option needed
+    assert main(["math", "two_way_winner", "--rounds", "300", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "Dealer Bonus (exact)" in out and "house edge 7.2169 %" in out
+    assert "method: simulation (Monte Carlo) through the real engine, 300 rounds x 1 seat, seed 3" in out
+    edge_line = next(line for line in out.splitlines() if line.startswith("house edge per unit of total"))
+    assert "95 % interval" in edge_line
+    assert "command: croupier math two_way_winner --rounds 300 --seed 3" in out

@@ -55,8 +55,9 @@ def test_camera_cards_play_a_round_with_audit_frames_and_go_offline_without_fram
             time.sleep(0.05)
         sub = Subscriber(z.pub, z.snapshot, config.table_id)
         events = sub.events(timeout=20)
-        for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"}, {"cmd": "open"},
-                        {"cmd": "bet", "seat": 1, "spot": "banker", "amount": 1000}, {"cmd": "close"}):
+        for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"},
+                        {"cmd": "open"}, {"cmd": "bet", "seat": 1, "spot": "banker", "amount": 1000},
+                        {"cmd": "close"}):
             assert client.call(**request)["ok"]
         shown = []
         while client.call("status")["phase"] == "dealing":
@@ -73,7 +74,8 @@ def test_camera_cards_play_a_round_with_audit_frames_and_go_offline_without_fram
         sub.close()
         client.close()
     journal = sqlite3.connect(next(config.state_dir.glob("*.sqlite*")))
-    rows = journal.execute("SELECT source, input, ref FROM inputs WHERE source = 'camera' ORDER BY id").fetchall()
+    query = "SELECT source, input, ref FROM inputs WHERE source = 'camera' ORDER BY id"
+    rows = journal.execute(query).fetchall()
     cards = [(inp, ref) for _, inp, ref in rows if '"input": "card"' in inp]
     assert [parse_card(inp.split('"card": "')[1][:2]).code for inp, _ in cards] == shown
     for inp, ref in cards:

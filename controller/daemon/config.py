@@ -22,15 +22,21 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from controller.configfile import ConfigFileError, validation_problems
+<<<<<<< HEAD
 from controller.daemon.camera_config import CameraSettings, CameraSpec, resolve_camera
+=======
+from controller.daemon.auth import is_loopback
+>>>>>>> main
 from controller.daemon.endpoints import check_endpoint
 from controller.games import GAMES, check_game_name
 from controller.games.base import Game, GameOptions
 from controller.limits import TableLimits
+from controller.money import Currency
 from drivers.gpio.backend import FACTORIES
 from drivers.gpio.control import ControlError, parse_endpoint
 from drivers.gpio.pinmap import PinMap, PinMapError, check_disjoint, load_pin_map
 from drivers.shoe import ProfileError, ShoeProfile, load_profile
+from signage.settings import DisplaySpec
 
 #: Where ``firmware_configs/`` lives in a checkout (profiles are also looked up there).
 FIRMWARE_CONFIGS = Path(__file__).resolve().parents[2] / "firmware_configs"
@@ -50,6 +56,22 @@ class LimitsSpec(BaseModel):
     unit: int = Field(default=100, ge=1)
     min_bet: int = Field(default=100, ge=1)
     max_bet: int = Field(default=1_000_000, ge=1)
+    #: Largest single credit_in / credit_out command (docs/security.md).
+    max_credit: int = Field(default=100_000_000, ge=1)
+
+
+class CurrencySpec(BaseModel):
+    """The table's currency: how people see and type amounts (``995.00``); machines keep minor units."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: ISO 4217 code shown where a reader needs it (``EUR``); empty: none named.
+    code: str = Field(default="", pattern=r"^([A-Z]{3})?$")
+    #: Decimals of the currency: 2 for EUR/USD/GBP (amounts in cents), 0 for JPY.
+    minor_units: int = Field(default=2, ge=0, le=4)
+
+    def currency(self) -> Currency:
+        return Currency(self.code, self.minor_units)
 
 
 class ShoeSpec(BaseModel):
@@ -58,6 +80,9 @@ class ShoeSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     profile: str = Field(min_length=1)
+    #: The line this table's shoe is on, instead of the profile's ``port`` (one profile serves
+    #: many tables; two tables on one machine need two lines).
+    port: str | None = Field(default=None, min_length=1)
 
 
 class ZmqSpec(BaseModel):
@@ -77,6 +102,19 @@ class ZmqSpec(BaseModel):
     @classmethod
     def _endpoint(cls, value: str) -> str:
         return check_endpoint(value)
+
+
+class SecuritySpec(BaseModel):
+    """CurveZMQ (docs/security.md): the command socket always takes authorised keys only."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: The table's key folder (server pair, authorized/, clients/); default ``<state_dir>/keys``.
+    keys: str | None = None
+    #: Also require an authorised key (any role) on the PUB and snapshot sockets.
+    curve_events: bool = False
+    #: Let the PUB and snapshot sockets bind beyond loopback WITHOUT CURVE (anyone there may read).
+    plain_events_beyond_loopback: bool = False
 
 
 class PanelEntry(BaseModel):
@@ -152,6 +190,7 @@ class TableFile(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     seats: int | None = Field(default=None, ge=1, le=12)
     limits: LimitsSpec = Field(default_factory=LimitsSpec)
+    currency: CurrencySpec = Field(default_factory=CurrencySpec)
     shoe: ShoeSpec | None = None
     #: A card-reading camera (docs/vision.md); OpenCV is imported only when this is set.
     camera: CameraSpec | None = None
@@ -159,8 +198,11 @@ class TableFile(BaseModel):
     panels: list[str | PanelEntry] = Field(default_factory=list)
     gpio: GpioSpec | None = None
     zeromq: ZmqSpec = Field(default_factory=ZmqSpec)
+    security: SecuritySpec = Field(default_factory=SecuritySpec)
     state_dir: str
     simulation: SimulationSpec | None = None
+    #: The signage screen (``croupier display``); docs/display.md.
+    display: DisplaySpec = Field(default_factory=DisplaySpec)
 
     @field_validator("table")
     @classmethod
@@ -203,6 +245,13 @@ class TableConfig:
     def new_game(self) -> Game:
         return GAMES[self.spec.game](self.options)
 
+    def key_folder(self, state_dir: Path | None = None) -> Path:
+        """The table's key folder (``security.keys``, else ``keys`` in the state dir in use)."""
+        keys = self.spec.security.keys
+        if keys is None:
+            return (state_dir or self.state_dir) / "keys"
+        return Path(keys) if Path(keys).is_absolute() else (self.path.parent / keys).resolve()
+
     def options_dict(self) -> dict[str, Any]:
         """The game options as stored in the journal header (every option, defaults included)."""
         return self.options.model_dump(mode="json")
@@ -243,7 +292,7 @@ def parse_table(raw: object, path: Path) -> TableConfig:
         raise TableFileError(path, validation_problems(exc, "options")) from None
     seats = spec.seats if spec.seats is not None else cls.default_seats
     try:
-        limits = TableLimits(seats=seats, **spec.limits.model_dump())
+        limits = TableLimits(seats=seats, minor_units=spec.currency.minor_units, **spec.limits.model_dump())
     except ValidationError as exc:
         raise TableFileError(path, validation_problems(exc, "limits")) from None
     problems: list[tuple[str | None, str]] = []
@@ -274,14 +323,33 @@ def parse_table(raw: object, path: Path) -> TableConfig:
                 profile = load_profile(profile_path)
             except ProfileError as exc:
                 problems.append(("shoe.profile", str(exc).replace("\n", "; ")))
+            if profile is not None and spec.shoe.port is not None:
+                profile = profile.model_copy(update={"port": spec.shoe.port})
     panels = _panels(spec, path, seats, problems)
+<<<<<<< HEAD
     camera = None if spec.camera is None else resolve_camera(spec.camera, path, _find_profile, problems)
+=======
+    problems.extend(exposure_problems(spec.zeromq, spec.security))
+>>>>>>> main
     if problems:
         raise TableFileError(path, problems)
     state_dir = Path(spec.state_dir)
     if not state_dir.is_absolute():
         state_dir = (path.parent / state_dir).resolve()
     return TableConfig(path, spec, options, limits, profile, profile_path, state_dir, panels, camera)
+
+
+def exposure_problems(zmq_spec: ZmqSpec, security: SecuritySpec) -> list[tuple[str | None, str]]:
+    """Event sockets bound beyond loopback without CURVE, unless the file says so explicitly."""
+    if security.curve_events or security.plain_events_beyond_loopback:
+        return []
+    return [
+        (f"zeromq.{name}", f"{endpoint} is reachable beyond this machine without CURVE: set "
+         "security.curve_events: true (clients need keys), or security.plain_events_beyond_loopback: "
+         "true to publish in the clear on purpose")
+        for name, endpoint in (("pub", zmq_spec.pub), ("snapshot", zmq_spec.snapshot))
+        if not is_loopback(endpoint)
+    ]
 
 
 def _panels(

@@ -22,6 +22,7 @@ is lost, and the lamps never showed it taken, so the player presses again.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -113,6 +114,20 @@ class PanelHost:
         self._lamps = lamps
         self.lamp_count += 1
         return lamps
+
+    def show_fault(self, table: Table) -> None:
+        """The journal cannot be written: every lamp in its fault pattern, the tower's fault lamp too.
+
+        Shown as a tilt of its own (``journal_fault``) on top of the table's state; nothing the table
+        does afterwards changes it, since no input is applied until the daemon is restarted.
+        """
+        self._view = view = dataclasses.replace(LampView.from_table(table), tilt="journal_fault")
+        lamps: dict[str, LampMode] = {}
+        for panel in self.panels:
+            panel.update(view)
+            lamps.update(panel.lamp_modes())
+        self._lamps = lamps
+        self.lamp_count += 1
 
     def lamps_payload(self, table_id: str) -> dict[str, Any]:
         """The ``<table>.lamps`` message for the lamps as they are now."""

@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.daemon import checkpoint
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import Journal
 from controller.daemon.recall import RoundRecorder
 from controller.events import Event
 from controller.inputs import Input
 from controller.table import Table
+from drivers.shoe import FrameId
 
 log = logging.getLogger("croupier.daemon")
 
@@ -67,7 +70,9 @@ class TableService:
     """A table rebuilt from its journal, taking new inputs through it."""
 
     def __init__(
-        self, config: TableConfig, journal: Journal, *, keep_rounds: int = 100, keep_events: int = 2000
+        self, config: TableConfig, journal: Journal, *, keep_rounds: int = 100, keep_events: int = 2000,
+        checkpoint_every: int = checkpoint.EVERY, checkpoint_keep: int = checkpoint.KEEP,
+        checkpoint_mid_round: bool = False,
     ) -> None:
         self.config = config
         self.journal = journal
@@ -78,19 +83,45 @@ class TableService:
         self.recent: deque[tuple[int, Event]] = deque(maxlen=keep_events)
         self.replayed = 0
         self.replay_seconds = 0.0
+        #: Checkpoints (controller.daemon.checkpoint): every so many inputs, at a round end unless mid_round.
+        self.checkpoint_every = checkpoint_every
+        self.checkpoint_keep = checkpoint_keep
+        self.checkpoint_mid_round = checkpoint_mid_round
+        #: The row of the last checkpoint written or started from (0: none).
+        self.checkpoint_row = 0
 
     @property
     def table_id(self) -> str:
         return self.config.table_id
 
-    def replay(self) -> None:
-        """Apply every journaled input to the fresh table (once, at start)."""
+    def replay(self, *, checkpoint_at: int | None = None) -> None:
+        """Rebuild the state from the newest usable checkpoint and the inputs after it (once, at start).
+
+        ``checkpoint_at``: 0 replays every input from row 1; a row starts from exactly that
+        checkpoint (tests use both to prove a checkpoint plus its tail equals a full replay).
+        """
         if self.seq or self.replayed:
             raise RuntimeError("replay() runs once, on a fresh service")
         started = time.perf_counter()
-        table, recorder, recent = self.table, self.recorder, self.recent
+        conn = self.journal.connection
+        checkpoint.ensure_schema(conn)
+        saved = None if checkpoint_at == 0 else checkpoint.load(
+            conn, self.journal.path, self.journal.last_id, at_row=checkpoint_at)
+        if checkpoint_at and saved is None:
+            raise ValueError(f"no usable checkpoint at row {checkpoint_at}")
         seq = 0
-        for entry in self.journal.entries():
+        if saved is not None and saved.table.limits != self.table.limits:
+            # Replaying under other limits may refuse what was accepted: only a full replay says the same.
+            log.warning("%s: the table's limits changed since the checkpoint at row %d: replaying from row 1",
+                        self.journal.path, saved.row)
+            saved = None
+        if saved is not None:
+            self.table, seq, self.checkpoint_row = saved.table, saved.seq, saved.row
+            self.recorder.finished.extend(saved.finished)
+            self.recorder.current = saved.current
+            self.recent.extend(saved.recent_events())
+        table, recorder, recent = self.table, self.recorder, self.recent
+        for entry in self.journal.entries(self.checkpoint_row + 1):
             events = table.apply(entry.input)
             recorder.observe(seq + 1, entry.at, entry.source, entry.input, events, table)
             for event in events:
@@ -100,22 +131,35 @@ class TableService:
         self.seq = seq
         self.replay_seconds = time.perf_counter() - started
         log.info(
-            "replayed %d inputs in %.3f s: round %d, %s, seq %d",
+            "replayed %d inputs after the checkpoint at row %d in %.3f s: round %d, %s, seq %d",
             self.replayed,
+            self.checkpoint_row,
             self.replay_seconds,
             table.round_no,
             table.phase,
             seq,
         )
+        self.maybe_checkpoint()
 
-    def submit(self, inp: Input, source: str, ref: str | None = None, at: float | None = None) -> Applied:
-        """Journal ``inp`` (durably), apply it, number its events. ``ref`` makes a resend a no-op."""
+    def submit(
+        self,
+        inp: Input,
+        source: str,
+        ref: str | None = None,
+        at: float | None = None,
+        frame: FrameId | None = None,
+    ) -> Applied:
+        """Journal ``inp`` (durably), apply it, number its events. ``ref`` makes a resend a no-op.
+
+        ``frame``: the shoe frame ``inp`` came in, committed with it. A failed write raises
+        :class:`~controller.daemon.journal.JournalFault` before anything is applied.
+        """
         if ref is not None:
             row = self.journal.find_ref(ref)
             if row is not None:
                 return Applied(row, self.seq + 1, [], duplicate=True)
         when = time.time() if at is None else at
-        row = self.journal.append(inp, source, when, ref)
+        row = self.journal.append(inp, source, when, ref, frame)
         events = self.table.apply(inp)
         first = self.seq + 1
         self.recorder.observe(first, when, source, inp, events, self.table)
@@ -124,7 +168,27 @@ class TableService:
             self.seq += 1
             self.recent.append((self.seq, event))
             payloads.append(event_payload(self.table_id, self.seq, event))
+        self.maybe_checkpoint()
         return Applied(row, first, events, payloads=payloads)
+
+    def maybe_checkpoint(self) -> bool:
+        """Write a checkpoint if :attr:`checkpoint_every` inputs went by since the last (at a round end)."""
+        row = self.journal.last_id
+        if row - self.checkpoint_row < self.checkpoint_every:
+            return False
+        if not self.checkpoint_mid_round and self.table.phase != "idle":
+            return False
+        state = checkpoint.capture(row, self.seq, self.table, self.recorder, self.recent)
+        try:
+            size = checkpoint.write(self.journal.connection, state, keep=self.checkpoint_keep)
+        except (sqlite3.Error, OSError) as exc:
+            # The input before it is committed and applied: it must not be reported as failed.
+            # But the disk is failing: the journal is faulted, so the next input is refused.
+            self.journal.mark_fault(f"checkpoint write failed: {type(exc).__name__}: {exc}")
+            return False
+        self.checkpoint_row = row
+        log.info("checkpoint at row %d (seq %d, %d bytes)", row, self.seq, size)
+        return True
 
     def events_since(self, since: int) -> list[dict[str, Any]] | None:
         """Events with seq > ``since`` if the ring still holds them all; ``None`` otherwise."""
@@ -137,8 +201,19 @@ class TableService:
         return [event_payload(self.table_id, s, e) for s, e in self.recent if s > since]
 
     def snapshot(self) -> dict[str, Any]:
-        """The clone-pattern snapshot: the table state and the seq it stands at."""
-        return {"table": self.table_id, "seq": self.seq, "state": self.table.snapshot()}
+        """The clone-pattern snapshot: the table state and the seq it stands at (and a journal fault)."""
+        return {
+            "table": self.table_id,
+            "seq": self.seq,
+            "currency": self.config.spec.currency.model_dump(),
+            "state": self.table.snapshot(),
+            "journal_fault": self.journal_fault(),
+        }
+
+    def journal_fault(self) -> dict[str, str] | None:
+        """``{"file", "error"}`` once a journal write failed (the table is halted), else None."""
+        fault = self.journal.fault
+        return None if fault is None else {"file": str(fault.path), "error": fault.reason}
 
     def status(self) -> dict[str, Any]:
         t = self.table
@@ -148,8 +223,10 @@ class TableService:
             "round": t.round_no,
             "phase": t.phase,
             "seq": self.seq,
+            "currency": self.config.spec.currency.model_dump(),
             "due": t.snapshot()["due"],
             "tilt": None if t.tilt is None else {"reason": t.tilt.reason, "detail": t.tilt.detail},
+            "journal_fault": self.journal_fault(),
             "offline": dict(t.offline),
             "burn_next": t.burn_next,
             "credits": {str(s): c for s, c in sorted(t.credits.items())},
@@ -159,6 +236,7 @@ class TableService:
                 "path": str(self.journal.path),
                 "rows": self.journal.last_id,
                 "replayed_at_start": self.replayed,
+                "checkpoint_row": self.checkpoint_row,
                 "replay_seconds": round(self.replay_seconds, 3),
             },
         }

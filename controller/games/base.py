@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from controller.cards import Card
 from controller.events import Event, WagerPlaced
 from controller.limits import TableLimits
+from controller.money import DEFAULT_CURRENCY, Currency
 
 
 class Refusal(Exception):
@@ -73,10 +74,18 @@ class RoundLedger:
     go through :meth:`add`, which refuses one the seat cannot fund.
     """
 
-    __slots__ = ("round", "stakes", "credits")
+    __slots__ = ("round", "stakes", "credits", "money")
 
-    def __init__(self, round_no: int, stakes: dict[tuple[int, str], int], credits: dict[int, int]) -> None:
+    def __init__(
+        self,
+        round_no: int,
+        stakes: dict[tuple[int, str], int],
+        credits: dict[int, int],
+        money: Currency = DEFAULT_CURRENCY,
+    ) -> None:
         self.round = round_no
+        #: How the round's refusals show amounts (the table's currency).
+        self.money = money
         self.stakes = stakes
         self.credits = credits  # shared with the table
 
@@ -94,7 +103,8 @@ class RoundLedger:
         """Raise :class:`Refusal` unless ``seat`` can stake ``amount`` more."""
         have = self.credits.get(seat, 0)
         if have < amount:
-            raise Refusal(f"seat {seat} cannot fund {what} of {amount}: credits {have}")
+            m = self.money.format
+            raise Refusal(f"seat {seat} cannot fund {what} of {m(amount)}: credits {m(have)}")
 
     def add(self, seat: int, spot: str, amount: int) -> WagerPlaced:
         """Stake ``amount`` more on ``spot`` for ``seat`` (checked first: nothing changes on refusal)."""

@@ -1,13 +1,16 @@
 """``croupier ctl``: operator commands to a running table daemon (docs/commands.md).
 
 ``croupier ctl --table firmware_configs/tables/baccarat_sim.yaml open``,
-``... bet 1 player 500``, ``... recall 10``, ``... status``; ``--json``
-prints the daemon's reply as it is. With ``--table FILE`` (or
-``--expect-table ID``) every request names its table, and a daemon of
-another table refuses it without doing anything; every answer starts with
-the table (and journal) that gave it. The exit status is 0 when the command
-was carried out, 1 when it was refused or invalid, 2 when the daemon cannot
-be reached, answers for another table or the arguments are wrong.
+``... bet 1 player 5.00``, ``... recall 10``, ``... status``. Amounts are
+typed and shown in the table's currency (``5`` and ``5.00`` are the same
+bet; ``995.00`` credits); ``--json`` prints the daemon's reply as it is, in
+integer minor units. With ``--table FILE`` (or ``--expect-table ID``) every
+request names its table, and a daemon of another table refuses it without
+doing anything; every answer starts with the table (and journal) that gave
+it. The exit status is 0 when the command was carried out, 1 when the table
+refused it or it was invalid, 2 when the daemon cannot be reached, answers
+for another table or the arguments are wrong, 3 when it was carried out but
+tilted the table (the reply says what to do).
 """
 
 from __future__ import annotations
@@ -19,10 +22,18 @@ import sys
 import time
 from typing import Any, Final
 
-from controller.daemon.client import BadReply, CommandClient, DaemonUnavailable
-from controller.daemon.config import TableFileError, ZmqSpec, load_table
+from controller.daemon.client import (
+    BadReply,
+    CommandClient,
+    DaemonUnavailable,
+    add_key_arguments,
+    credentials,
+)
+from controller.daemon.config import TableConfig, TableFileError, ZmqSpec, load_table
 from controller.daemon.endpoints import EndpointError
-from controller.tools.watch import format_event, money
+from controller.daemon.keys import KeyFileError
+from controller.money import AmountError, Currency
+from controller.tools.watch import credits_text, format_event, result_text
 
 #: ctl word -> (command, positional fields); integers are converted where the command expects them.
 WORDS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
@@ -44,8 +55,13 @@ WORDS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "recall": ("recall", ("n?",)),
     "snapshot": ("snapshot", ()),
     "ping": ("ping", ()),
+    "shoe": ("shoe", ("action",)),
 }
-_INTS: Final = {"seat", "amount", "n", "round"}
+_INTS: Final = {"seat", "n", "round"}
+#: Exit status when the command was applied but its effect was a tilt.
+TILTED: Final = 3
+#: Meter fields that are amounts (the others are counts).
+_METER_MONEY: Final = {"credits_in", "credits_out", "wagered", "won", "lost", "house_net"}
 #: A person is waiting: say within two seconds that nothing answers (``--timeout`` for slow links).
 CLI_TIMEOUT: Final = 2.0
 
@@ -57,12 +73,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="table file (for its command endpoint); default $CROUPIER_TABLE, else the default "
         "loopback endpoint tcp://127.0.0.1:5558 (the one `make demo` uses)",
     )
-    parser.add_argument("--endpoint", help="command endpoint (overrides the table file)")
+    parser.add_argument(
+        "--endpoint", help="command endpoint, e.g. tcp://127.0.0.1:5558 (overrides the table file)"
+    )
+    add_key_arguments(parser)
     parser.add_argument(
         "--expect-table", metavar="ID",
         help="refuse a daemon whose table id is not ID (default: the id in --table's file)",
     )
-    parser.add_argument("--json", action="store_true", help="print the reply JSON")
+    parser.add_argument(
+        "--json", action="store_true", help="print the daemon's reply as JSON (amounts in minor units)"
+    )
     parser.add_argument(
         "--timeout", type=float, default=CLI_TIMEOUT,
         help=f"seconds to wait for the reply before saying nothing answers (default {CLI_TIMEOUT:g})",
@@ -71,12 +92,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ref", help="idempotency key: a resend with the same ref is not applied twice")
     parser.add_argument("--raw", action="store_true", help="WORDS is one JSON request sent as is")
     parser.add_argument(
-        "words", nargs="+", metavar="WORDS", help=f"command and its arguments: {', '.join(WORDS)}"
+        "words",
+        nargs="+",
+        metavar="WORDS",
+        help=f"command and its arguments: {', '.join(WORDS)}. AMOUNT is in the table's currency "
+        "(5 or 5.00: five units; never cents)",
     )
 
 
-def build_request(words: list[str], round_no: int | None = None, ref: str | None = None) -> dict[str, Any]:
-    """``["bet", "1", "player", "500"]`` -> ``{"cmd": "bet", "seat": 1, ...}``; ValueError if wrong."""
+def build_request(
+    words: list[str], cur: Currency | None, round_no: int | None = None, ref: str | None = None
+) -> dict[str, Any]:
+    """``["bet", "1", "player", "5.00"]`` -> ``{"cmd": "bet", "seat": 1, "amount": 500, ...}``.
+
+    ``ValueError`` (naming the word) if wrong; amounts are read in ``cur`` and sent in minor units
+    (``cur`` None: only the words' shape is checked and amounts stay text).
+    """
     word, rest = words[0], words[1:]
     if word not in WORDS:
         raise ValueError(f"unknown command {word!r}; commands: {', '.join(WORDS)}")
@@ -92,6 +123,11 @@ def build_request(words: list[str], round_no: int | None = None, ref: str | None
             if text != "burn":
                 raise ValueError(f"card CARD [burn]: expected the word 'burn', not {text!r}")
             request["burn"] = True
+        elif name == "amount":
+            try:
+                request[name] = text if cur is None else cur.parse(text)
+            except AmountError as exc:
+                raise ValueError(f"{word}: AMOUNT: {exc}") from None
         elif name in _INTS:
             try:
                 request[name] = int(text)
@@ -110,19 +146,24 @@ def _when(at: float | None) -> str:
     return "-" if at is None else time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
 
 
-def _seat_credits(credits: dict[str, int]) -> str:
-    return ", ".join(f"{seat}: {c / 100:,.2f}" for seat, c in credits.items()) or "none"
-
-
-def format_round(r: dict[str, Any]) -> list[str]:
+def format_round(r: dict[str, Any], cur: Currency) -> list[str]:
+    """One recalled round as lines for a person (amounts in the table's currency)."""
+    m = cur.format
     out = [
         f"Round {r['round']} ({r['game']}, {r['status']}) {_when(r['opened_at'])} .. {_when(r['ended_at'])}"
         f"  seq {r['first_seq']}..{r['last_seq']}"
     ]
-    out.append("  credits before: " + _seat_credits(r["credits_before"]))
+    out.append("  credits before: " + credits_text(r["credits_before"], cur))
+    who: dict[str, dict[str, int]] = {}
+    for inp in r.get("inputs", []):
+        kinds = who.setdefault(inp["source"], {})
+        kinds[inp["input"]] = kinds.get(inp["input"], 0) + 1
+    for source, kinds in who.items():  # who did what: key names of commands, devices
+        done = ", ".join(k + (f" x{n}" if n > 1 else "") for k, n in kinds.items())
+        out.append(f"  by     {source}: {done}")
     for w in r["wagers"]:
         verb = "bet" if w["event"] == "wager_placed" else f"returned ({w['reason']})"
-        out.append(f"  wager  seat {w['seat']} {w['spot']} {w['amount'] / 100:,.2f} {verb}")
+        out.append(f"  wager  seat {w['seat']} {w['spot']} {m(w['amount'])} {verb}")
     cards = [
         f"{c['card']}->{c['hand']}"
         if c["event"] == "card_dealt"
@@ -134,25 +175,25 @@ def format_round(r: dict[str, Any]) -> list[str]:
     for d in r["decisions"]:
         out.append(
             f"  decide seat {d['seat']} {d['action']}"
-            + (f" {d['amount'] / 100:,.2f}" if d["amount"] is not None else "")
+            + (f" {m(d['amount'])}" if d["amount"] is not None else "")
         )
     for t in r["tilts"]:
         out.append(f"  {t['event']:<6} " + json.dumps({k: v for k, v in t.items() if k != "event"}))
     if r["result"]:
-        out.append("  result " + json.dumps(r["result"]))
+        out.append("  result " + result_text(r["result"]))
     for s in r["settlements"] or []:
-        stake = f"{s['stake'] / 100:,.2f}"
-        out.append(f"  settle seat {s['seat']} {s['spot']} stake {stake} net {money(s['net'])}")
+        out.append(f"  settle seat {s['seat']} {s['spot']} stake {m(s['stake'])} net {cur.signed(s['net'])}")
     if r["house_net"] is not None:
-        out.append(f"  house  {money(r['house_net'])}")
+        out.append(f"  house  {cur.signed(r['house_net'])}")
     if r["credits_after"] is not None:
-        out.append("  credits after:  " + _seat_credits(r["credits_after"]))
+        out.append("  credits after:  " + credits_text(r["credits_after"], cur))
     return out
 
 
-def format_reply(request: dict[str, Any], reply: dict[str, Any]) -> str:
+def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) -> str:
+    """The daemon's reply for a person: amounts in the table's currency, a tilt or refusal said first."""
     if not reply.get("ok"):
-        return f"error: {reply.get('error')}"
+        return f"{'REFUSED' if reply.get('refused') else 'error'}: {reply.get('error')}"
     cmd = request.get("cmd")
     if cmd == "status":
         lines = [
@@ -166,10 +207,10 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any]) -> str:
         if reply["offline"]:
             lines.append(f"  offline: {json.dumps(reply['offline'])}")
         lines.append(
-            "  credits: " + (", ".join(f"seat {s}: {c}" for s, c in reply["credits"].items()) or "none")
+            "  credits: " + credits_text(reply["credits"], cur)
         )
         for w in reply["wagers"]:
-            lines.append(f"  wager: seat {w['seat']} {w['spot']} {w['amount']}")
+            lines.append(f"  wager: seat {w['seat']} {w['spot']} {cur.format(w['amount'])}")
         j = reply["journal"]
         lines.append(
             f"  journal: {j['path']}, {j['rows']} inputs (replayed {j['replayed_at_start']} "
@@ -187,23 +228,52 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any]) -> str:
         t = reply["totals"]
         lines = [
             f"table: rounds settled {t['rounds_settled']}, voided {t['rounds_voided']}, "
-            f"house net {t['house_net']}"
+            f"house net {cur.signed(t['house_net'])}"
         ]
-        for seat, m in reply["seats"].items():
-            lines.append(f"  seat {seat}: " + ", ".join(f"{k} {v}" for k, v in m.items()))
+        for seat, meters in reply["seats"].items():
+            lines.append(
+                f"  seat {seat}: "
+                + ", ".join(f"{k} {cur.format(v) if k in _METER_MONEY else v}" for k, v in meters.items())
+            )
         return "\n".join(lines)
     if cmd == "recall":
         lines = []
         for r in reply["rounds"]:
-            lines.extend(format_round(r))
+            lines.extend(format_round(r, cur))
         return "\n".join(lines) or "no rounds played yet"
+    if cmd == "shoe":
+        return f"ok: {reply['sent']} sent to the shoe (its HELLO will say it is back)"
     if cmd in ("snapshot", "ping") or "row" not in reply:
         return json.dumps(reply, indent=1)  # a query ctl has no layout for, or a raw request
     if reply.get("duplicate"):
         return f"ok: already applied (journal row {reply['row']}); nothing done"
-    lines = [f"ok: journal row {reply['row']}, seq {reply['seq']}"]
-    lines.extend("  " + format_event(e) for e in reply.get("events", []))
+    events = reply.get("events", [])
+    tilt = next((e for e in events if e["event"] == "tilt"), None)
+    head = "ok" if tilt is None else f"TILT ({tilt['reason']}): {tilt_advice(tilt['reason'])}"
+    lines = [f"{head}: journal row {reply['row']}, seq {reply['seq']}"]
+    lines.extend("  " + format_event(e, cur) for e in events)
     return "\n".join(lines)
+
+
+def tilt_advice(reason: str) -> str:
+    """What the dealer does about a tilt (docs/rules/common.md, faults)."""
+    if reason == "card_not_due":
+        return "the table is tilted; burn the card (ctl burn) or void the round (ctl void)"
+    if reason == "impossible_card":
+        return "the table is tilted; check the shoe, then clear-tilt or void"
+    return "the table is tilted; void the round (ctl void) or clear-tilt once fixed"
+
+
+def exit_status(reply: dict[str, Any]) -> int:
+    """0 carried out, 1 refused or invalid, 3 carried out but the table tilted (see the module doc)."""
+    if not reply.get("ok"):
+        return 1
+    return TILTED if any(e.get("event") == "tilt" for e in reply.get("events", [])) else 0
+
+
+def table_currency(client: CommandClient) -> Currency:
+    """The table's currency as the daemon states it (``ping``): typed amounts are read in it."""
+    return Currency.from_dict(client.call("ping").get("currency"))
 
 
 def _fail(message: str) -> int:
@@ -217,34 +287,50 @@ def answered_by(reply: dict[str, Any]) -> str:
     return f"[table {reply.get('table', '?')}, journal {journal}]"
 
 
+def _raw_request(words: list[str]) -> dict[str, Any]:
+    request = json.loads(" ".join(words))
+    if not isinstance(request, dict):
+        raise ValueError("--raw takes one JSON object, like '{\"cmd\": \"status\"}'")
+    return request
+
+
 def run(args: argparse.Namespace) -> int:
     endpoint = args.endpoint
     expect = args.expect_table
     if endpoint is None and not args.table:
         endpoint = ZmqSpec().command
-    if args.table:
-        try:
+    config: TableConfig | None = None
+    try:
+        if args.table:
             config = load_table(args.table)
-        except TableFileError as exc:
-            return _fail(str(exc))
+        key = credentials(args.key, args.server_key, config)
+    except (TableFileError, KeyFileError) as exc:
+        return _fail(str(exc))
+    if config is not None:
         endpoint = endpoint or config.spec.zeromq.command
         expect = expect or config.table_id
-    try:
+    try:  # the words' shape first, so a usage error needs no daemon (nor a key)
         if args.raw:
-            request = json.loads(" ".join(args.words))
-            if not isinstance(request, dict):
-                raise ValueError("--raw takes one JSON object, like '{\"cmd\": \"status\"}'")
+            _raw_request(args.words)
         else:
-            request = build_request(args.words, args.round, args.ref)
+            build_request(args.words, None, args.round, args.ref)
     except ValueError as exc:
         return _fail(str(exc))
-    if expect is not None:
-        request.setdefault("table", expect)  # the daemon refuses it if it is another table
     try:
-        client = CommandClient(endpoint, args.timeout)
+        client = CommandClient(endpoint, args.timeout, key=key)
     except EndpointError as exc:
         return _fail(str(exc))
     try:
+        try:
+            cur = table_currency(client)
+            if args.raw:
+                request = _raw_request(args.words)
+            else:
+                request = build_request(args.words, cur, args.round, args.ref)
+        except ValueError as exc:
+            return _fail(str(exc))
+        if expect is not None:
+            request.setdefault("table", expect)  # the daemon refuses it if it is another table
         reply = client.send_raw(json.dumps(request).encode())
     except (DaemonUnavailable, BadReply) as exc:
         return _fail(str(exc))
@@ -257,5 +343,5 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(reply, indent=1))
     else:
         print(answered_by(reply))
-        print(format_reply(request, reply))
-    return 0 if reply.get("ok") else 1
+        print(format_reply(request, reply, cur))
+    return exit_status(reply)

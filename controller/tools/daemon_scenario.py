@@ -36,12 +36,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from controller import inputs as I
-from controller.daemon.client import CommandClient, Subscriber
+from controller.daemon.client import CommandClient, Subscriber, local_key
 from controller.daemon.config import GpioSpec, LimitsSpec, TableConfig, TableFile, ZmqSpec
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.games import GAMES
 from controller.scenario import Scenario, ScenarioError, round_inputs
+from controller.table import Table
 from drivers.gpio import Panel, PinMap, SimulatedPins, parse_pin_map
 from drivers.gpio.betkeys import presses_for
 from drivers.gpio.logic import BET_2X_ANTE, DEALER_INPUTS
@@ -144,7 +145,7 @@ class ThroughDaemon:
         self.daemon = Daemon(self.config)
         self.thread = DaemonThread(self.daemon)
         spec = self.config.spec.zeromq
-        self.client = CommandClient(spec.command, timeout=EVENT_TIMEOUT)
+        self.client = CommandClient(spec.command, timeout=EVENT_TIMEOUT, key=local_key(self.config))
         self.sub: Subscriber | None = None
         self._events: Iterator[tuple[str, dict[str, Any]]] | None = None
         #: seat (0: the dealer panel) -> its panel and mock pins, once the daemon has opened them.
@@ -295,23 +296,34 @@ def run_through_daemon(scenario: Scenario, source: str, out: TextIO, settled_onl
 
 def _play(h: ThroughDaemon, scenario: Scenario, out: TextIO, settled_only: bool) -> None:
     mirror = scenario.new_table()
-    for seat, amount in sorted(scenario.spec.credits.items()):
-        h.send(I.CreditIn(seat, amount))
-        h.receive(1)  # the engine-only run seats these silently: not printed
+    seat_credits(h, scenario)
     for n, spec in enumerate(scenario.spec.rounds, start=1):
         for inp in round_inputs(mirror, spec, n, first=n == 1):
-            expected = [e.to_dict() for e in mirror.apply(inp)]
-            h.send(inp)
-            got = [strip(p) for p in h.receive(len(expected))]
-            for want, have in zip(expected, got, strict=True):
-                if json.dumps(want) != json.dumps(have):
-                    raise ScenarioError(
-                        n, f"the daemon published {json.dumps(have)}, the engine {json.dumps(want)}"
-                    )
-                if not settled_only or have["event"] == "round_settled":
-                    out.write(json.dumps(have) + "\n")
-                if have["event"] == "refused":
-                    raise ScenarioError(n, have["reason"])
-                if have["event"] == "tilt":
-                    raise ScenarioError(n, f"tilt ({have['reason']}): {have['detail']}")
+            play_input(h, mirror, inp, n, out, settled_only)
         out.flush()
+
+
+def seat_credits(h: ThroughDaemon, scenario: Scenario) -> None:
+    """The scenario's players take their seats (the engine-only run seats them silently: not printed)."""
+    for seat, amount in sorted(scenario.spec.credits.items()):
+        h.send(I.CreditIn(seat, amount))
+        h.receive(1)
+
+
+def play_input(h: ThroughDaemon, mirror: Table, inp: I.Input, round_no: int, out: TextIO,
+               settled_only: bool) -> None:
+    """Apply ``inp`` to the mirror, send it to the daemon: its events must be the mirror's, byte for byte."""
+    expected = [e.to_dict() for e in mirror.apply(inp)]
+    h.send(inp)
+    got = [strip(p) for p in h.receive(len(expected))]
+    for want, have in zip(expected, got, strict=True):
+        if json.dumps(want) != json.dumps(have):
+            raise ScenarioError(
+                round_no, f"the daemon published {json.dumps(have)}, the engine {json.dumps(want)}"
+            )
+        if not settled_only or have["event"] == "round_settled":
+            out.write(json.dumps(have) + "\n")
+        if have["event"] == "refused":
+            raise ScenarioError(round_no, have["reason"])
+        if have["event"] == "tilt":
+            raise ScenarioError(round_no, f"tilt ({have['reason']}): {have['detail']}")

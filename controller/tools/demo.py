@@ -38,13 +38,14 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
-from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber
+from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import FIRMWARE_CONFIGS, SimulationSpec, TableConfig, TableFileError, load_table
 from controller.tools.watch import watch
 from drivers.gpio.betkeys import presses_for
 from drivers.gpio.control import ControlClient
 from drivers.gpio.pinmap import PinMap
 from drivers.shoe.sim import SimError, SimulatedShoe
+from signage import demo_display
 
 
 class CardSource(Protocol):
@@ -195,7 +196,9 @@ class Dealer:
                 self.dealer("void", "void")
                 continue
             due = status["due"] or {}
-            if "card" in due:
+            if "card" in due and self.shoe.mode == "dealing_shuffler":
+                self.wait_past(status["seq"])  # the daemon sent DISPENSE; the shuffler deals the card
+            elif "card" in due:
                 self.stop.wait(self.card_interval)
                 try:
                     self.shoe.deal()
@@ -245,9 +248,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the events as JSON lines")
     parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
+<<<<<<< HEAD
     parser.add_argument("--camera-sim", action="store_true",
                         help="deal through the simulated camera (<game>_camera_sim.yaml): each card is "
                              "drawn, photographed and read by the daemon's card recognition (docs/vision.md)")
+=======
+    demo_display.add_arguments(parser)
+>>>>>>> main
 
 
 def _start_daemon(
@@ -332,6 +339,7 @@ def run(args: argparse.Namespace) -> int:
         f"(seed {seed}); Ctrl-C stops it.\n"
     )
     work = Path(tempfile.mkdtemp(prefix="croupier-demo-"))
+<<<<<<< HEAD
     shoe: CardSource
     if config.camera is not None and config.camera.spec.window is not None:
         from vision.camera_sim import SimulatedCamera  # OpenCV only for a camera table
@@ -344,8 +352,18 @@ def run(args: argparse.Namespace) -> int:
                                stable_frames=spec.stable_frames, size=(spec.width, spec.height))
     else:
         shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks)
+=======
+    mode = config.shoe_profile.mode if config.shoe_profile is not None else "reader"
+    delay = args.delay if args.delay is not None else sim.card_interval
+    shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks, mode=mode,
+                         feed_delay=delay if mode == "dealing_shuffler" else 0.0)
+>>>>>>> main
     proc: subprocess.Popen[bytes] | None = None
-    client = CommandClient(endpoints["command"], timeout=10.0)
+    display: subprocess.Popen[bytes] | None = None
+    # The command socket takes authorised keys only: the demo makes its operator key on the fly.
+    key = local_key(config, "operator", "demo", state_dir=work / "state")
+    out.write(f"Commands while it runs: CROUPIER_KEY={key.path} croupier ctl status\n")
+    client = CommandClient(endpoints["command"], timeout=10.0, key=key)
     sub: Subscriber | None = None
     dealer: Dealer | None = None
     dealer_thread: threading.Thread | None = None
@@ -363,13 +381,28 @@ def run(args: argparse.Namespace) -> int:
             if proc.poll() is not None:
                 raise DemoError(f"the daemon exited ({proc.returncode}):\n{log_path.read_text()}")
             with contextlib.suppress(DaemonUnavailable):
+<<<<<<< HEAD
                 status = CommandClient(endpoints["command"], timeout=0.5).call("status")
                 camera = status.get("camera") or {}
                 if (status.get("shoe_device") or {}).get("connected") or camera.get("online"):
                     break
+=======
+                probe = CommandClient(endpoints["command"], timeout=0.5, key=key)
+                try:
+                    if (probe.call("status").get("shoe_device") or {}).get("connected"):
+                        break
+                finally:
+                    probe.close()
+>>>>>>> main
             if time.monotonic() > deadline:
                 raise DemoError("the daemon did not come up within 30 s")
             time.sleep(0.1)
+        if not args.no_display:  # the signage screen, fed by the daemon like any display on the floor
+            display, url, note = demo_display.start_display(
+                path, endpoints["pub"], endpoints["snapshot"], args.display, work
+            )
+            out.write(f"Signage display: {url}  (open it in a browser){f'; {note}' if note else ''}\n")
+            out.flush()
         sub = Subscriber(endpoints["pub"], endpoints["snapshot"], config.table_id, side=not args.no_lamps)
         if "control" in endpoints:
             control = ControlClient(endpoints["control"])
@@ -386,10 +419,12 @@ def run(args: argparse.Namespace) -> int:
         status = client.call("status")
         credits = ", ".join(f"seat {s}: {c / 100:,.2f}" for s, c in status["credits"].items())
         out.write(f"{dealer.played} rounds played; credits {credits}\n")
+        if shoe.mode == "dealing_shuffler":
+            out.write(f"dealing shuffler: {shoe.stats.dispensed} cards dealt on DISPENSE\n")
     except KeyboardInterrupt as exc:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             out.write(f"stopping{f' ({exc})' if str(exc) else ''}...\n")
-    except DemoError as exc:
+    except (DemoError, demo_display.DisplayStartError) as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         code = 1
     finally:
@@ -406,6 +441,8 @@ def run(args: argparse.Namespace) -> int:
             control.close()
         if sub is not None:
             sub.close()
+        if display is not None:
+            _stop_daemon(display)
         if proc is not None:
             _stop_daemon(proc)
         shoe.close()

@@ -15,22 +15,22 @@ import time
 from typing import Any, TextIO
 
 from controller.cards import decks_text
-from controller.daemon.client import DEFAULT_STALE_AFTER, DaemonUnavailable, Subscriber
+from controller.daemon.client import (
+    DEFAULT_STALE_AFTER,
+    DaemonUnavailable,
+    Subscriber,
+    add_key_arguments,
+    credentials,
+)
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.endpoints import EndpointError
+from controller.daemon.keys import KeyFileError
+from controller.money import DEFAULT_CURRENCY, Currency
 
 
-def money(minor: int) -> str:
-    sign = "-" if minor < 0 else "+" if minor > 0 else " "
-    return f"{sign}{abs(minor) / 100:,.2f}"
-
-
-def _credits(credits: dict[str, int]) -> str:
-    return ", ".join(f"seat {s}: {c / 100:,.2f}" for s, c in credits.items()) or "none"
-
-
-def format_event(p: dict[str, Any]) -> str:
-    """One readable line per event (the JSON has every field; this is for eyes)."""
+def format_event(p: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
+    """One readable line per event (the JSON has every field; this is for eyes), amounts as ``995.00``."""
+    m, signed = cur.format, cur.signed
     name, seq = p["event"], p.get("seq", "")
     head = f"#{seq:<6} " if seq != "" else ""
     rnd = f"R{p['round']} " if "round" in p else ""
@@ -41,9 +41,7 @@ def format_event(p: dict[str, Any]) -> str:
         body = f"burn {p['card']} ({p['why']})"
     elif name in ("wager_placed", "wager_returned"):
         verb = "bet" if name == "wager_placed" else f"returned ({p['reason']})"
-        body = (
-            f"seat {p['seat']} {p['spot']} {p['amount'] / 100:,.2f} {verb}; credits {p['credits'] / 100:,.2f}"
-        )
+        body = f"seat {p['seat']} {p['spot']} {m(p['amount'])} {verb}; credits {m(p['credits'])}"
     elif name == "betting_opened":
         body = "place your bets"
     elif name == "betting_closed":
@@ -51,19 +49,20 @@ def format_event(p: dict[str, Any]) -> str:
     elif name == "decision_due":
         body = "waiting for " + "; ".join(f"seat {s}: {'/'.join(a)}" for s, a in p["choices"].items())
     elif name == "decision":
-        body = f"seat {p['seat']} {p['action']}" + (f" {p['amount']}" if p.get("amount") is not None else "")
+        amount = p.get("amount")
+        body = f"seat {p['seat']} {p['action']}" + (f" {m(amount)}" if amount is not None else "")
     elif name == "round_result":
-        body = "result " + json.dumps(p["result"])
+        body = "result " + result_text(p["result"])
     elif name == "round_settled":
         lines = "; ".join(
-            f"seat {s['seat']} {s['spot']} {s['stake'] / 100:,.2f} {money(s['net'])}"
-            for s in p["settlements"]
+            f"seat {s['seat']} {s['spot']} {m(s['stake'])} {signed(s['net'])}" for s in p["settlements"]
         )
         body = (
-            f"SETTLED {lines or 'no wagers'}; house {money(p['house_net'])}; credits {_credits(p['credits'])}"
+            f"SETTLED {lines or 'no wagers'}; house {signed(p['house_net'])}; "
+            f"credits {credits_text(p['credits'], cur)}"
         )
     elif name == "round_voided":
-        body = f"VOIDED: wagers returned; credits {_credits(p['credits'])}"
+        body = f"VOIDED: wagers returned; credits {credits_text(p['credits'], cur)}"
     elif name == "tilt":
         body = f"TILT {p['reason']}: {p['detail']}"
     elif name == "tilt_cleared":
@@ -71,16 +70,29 @@ def format_event(p: dict[str, Any]) -> str:
     elif name == "refused":
         body = f"refused {p['input'].get('input')}: {p['reason']}"
     elif name == "credit":
-        amount, credits = p["amount"] / 100, p["credits"] / 100
-        body = f"seat {p['seat']} credit {p['direction']} {amount:,.2f}; credits {credits:,.2f}"
+        body = f"seat {p['seat']} credit {p['direction']} {m(p['amount'])}; credits {m(p['credits'])}"
     elif name == "device":
         body = f"{p['device']} {'online' if p['online'] else 'OFFLINE'} {p['detail']}".rstrip()
     elif name == "new_shoe":
         body = f"new shoe: {decks_text(p['decks'])}"
     else:
         rest = {k: v for k, v in p.items() if k not in ("event", "table", "seq", "round")}
-        body = json.dumps(rest)
+        body = result_text(rest)
     return f"{head}{rnd}{name:<14} {body}"
+
+
+def credits_text(credits: dict[str, int], cur: Currency = DEFAULT_CURRENCY) -> str:
+    """``seat 1: 995.00, seat 2: 1,000.00`` (or ``none``)."""
+    return ", ".join(f"seat {s}: {cur.format(c)}" for s, c in credits.items()) or "none"
+
+
+def result_text(value: Any) -> str:
+    """A result or notice record as ``key value`` words instead of raw JSON (nested in brackets)."""
+    if isinstance(value, dict):
+        return " ".join(f"{k} {result_text(v)}" for k, v in value.items() if v not in (None, [], {}))
+    if isinstance(value, list):
+        return "[" + " ".join(result_text(v) for v in value) + "]"
+    return str(value)
 
 
 def format_lamps(p: dict[str, Any]) -> str:
@@ -126,6 +138,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pub", help="PUB endpoint (overrides the table file)")
     parser.add_argument("--snapshot", help="snapshot endpoint (overrides the table file)")
     parser.add_argument("--json", action="store_true", help="print each event as its JSON line")
+    add_key_arguments(parser)  # needed when the table has security.curve_events
     parser.add_argument(
         "--count", type=int, default=0, help="stop after N events (default: run until Ctrl-C)"
     )
@@ -143,6 +156,7 @@ def watch(
 ) -> int:
     """Print the table's events (and, if ``sub.side``, lamp lines and shoe statuses) until done."""
     seen = 0
+    cur = DEFAULT_CURRENCY  # the snapshot names the table's currency before any event
     for kind, data in sub.events(timeout=idle or None):
         if kind in ("stale", "live"):
             out.write(format_feed(kind, data, sub.stale_after) + "\n")
@@ -162,6 +176,7 @@ def watch(
             continue
         if kind == "snapshot":
             state = data["state"]
+            cur = Currency.from_dict(data.get("currency"))
             if as_json:
                 out.write(
                     json.dumps(
@@ -176,12 +191,12 @@ def watch(
                     gap = f" (NEW JOURNAL {str(data.get('journal_id'))[:8]}: everything redrawn)"
                 out.write(
                     f"== {data['table']}: snapshot at seq {data['seq']}{gap}: {state['game']} round "
-                    f"{state['round']} {state['phase']}; credits {_credits(state['credits'])}\n"
+                    f"{state['round']} {state['phase']}; credits {credits_text(state['credits'], cur)}\n"
                 )
                 if sub.side and lamps and "lamps" in data:
                     out.write(format_lamps(data["lamps"]) + "\n")
         else:
-            out.write((json.dumps(data) if as_json else format_event(data)) + "\n")
+            out.write((json.dumps(data) if as_json else format_event(data, cur)) + "\n")
             seen += 1
         out.flush()
         if count and seen >= count:
@@ -192,12 +207,15 @@ def watch(
 def run(args: argparse.Namespace) -> int:
     table = ""
     pub, snap = args.pub, args.snapshot
-    if args.table:
-        try:
+    cfg = None
+    try:
+        if args.table:
             cfg = load_table(args.table)
-        except TableFileError as exc:
-            print(f"croupier watch: {exc}", file=sys.stderr)
-            return 2
+        key = credentials(args.key, args.server_key, cfg)
+    except (TableFileError, KeyFileError) as exc:
+        print(f"croupier watch: {exc}", file=sys.stderr)
+        return 2
+    if cfg is not None:
         table = cfg.table_id
         pub = pub or cfg.spec.zeromq.pub
         snap = snap or cfg.spec.zeromq.snapshot
@@ -205,7 +223,8 @@ def run(args: argparse.Namespace) -> int:
     pub = pub or defaults.pub
     snap = snap or defaults.snapshot
     try:
-        sub = Subscriber(pub, snap, table, timeout=2.0, side=True, stale_after=args.stale_after)
+        sub = Subscriber(pub, snap, table, timeout=2.0, side=True, stale_after=args.stale_after,
+                         key=key)
     except EndpointError as exc:
         print(f"croupier watch: {exc}", file=sys.stderr)
         return 2

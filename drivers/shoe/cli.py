@@ -17,7 +17,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from serial import SerialException  # type: ignore[import-untyped]
+
 from drivers.shoe.events import ShoeCard, ShoeEvent
+from drivers.shoe.probe import Probe
 from drivers.shoe.profile import ProfileError, ShoeProfile, load_profile, parse_profile
 from drivers.shoe.sim import SimError, SimulatedShoe, load_deck
 from drivers.shoe.simctl import ControlServer, run_command
@@ -40,6 +43,23 @@ def register(sub: Subparsers[argparse.ArgumentParser], sim_sub: Subparsers[argpa
     read.add_argument("--count", type=int, default=None, help="exit after this many cards")
     read.set_defaults(func=cmd_read)
 
+    conf = shoe_sub.add_parser(
+        "conformance", help="check a shoe or shuffler against protocol v1 (docs/shoe-conformance.md)",
+        description="Act as the host against a device and run the documented checks of protocol v1: "
+                    "pass, fail or skip per check with what was seen. Exit 0 if no check failed. "
+                    "Example: croupier shoe conformance --port /tmp/croupier-shoe-v1 --json report.json")
+    conf.add_argument("--port", required=True, help="a pyserial URL: /dev/ttyUSB0, a pty, socket://HOST:PORT")
+    conf.add_argument("--profile", type=Path,
+                      help="the device profile (line settings; a dealing shuffler adds the DISPENSE check)")
+    conf.add_argument("--json", type=Path, help="also write the report as JSON to this file")
+    conf.add_argument("--only", help="comma-separated check names to run (default: all)")
+    who = conf.add_mutually_exclusive_group()
+    who.add_argument("--operator", action="store_true",
+                     help="prompt a person to open the lid, jam the device... (else those checks skip)")
+    who.add_argument("--sim-control", metavar="HOST:PORT",
+                     help="the simulator's control socket does the operator's steps")
+    conf.set_defaults(func=cmd_conformance)
+
     sim = sim_sub.add_parser(
         "shoe", help="a simulated shoe on a pty or loopback TCP",
         description="Run a simulated shoe where the profile's port says: a path gets a pty linked "
@@ -56,6 +76,11 @@ def register(sub: Subparsers[argparse.ArgumentParser], sim_sub: Subparsers[argpa
     sim.add_argument("--noise", type=float, default=0.0, help="probability of a random fault per frame")
     sim.add_argument("--ack-timeout", type=float, default=0.2,
                      help="seconds before an unacknowledged frame is resent")
+    sim.add_argument("--misbehave", default="", metavar="QUIRK[,QUIRK]",
+                     help="break protocol rules on purpose, to see conformance checks fail: "
+                          "see docs/shoe-conformance.md")
+    sim.add_argument("--feed-delay", type=float, default=0.0,
+                     help="dealing shuffler (profile mode): seconds from DISPENSE to its card")
     sim.set_defaults(func=cmd_sim)
 
 
@@ -115,7 +140,9 @@ def cmd_sim(args: argparse.Namespace) -> int:
         deck = load_deck(args.deck) if args.deck else None
         sim = SimulatedShoe(profile.protocol, seed=args.seed, deck=deck, decks=args.decks,
                             noise=args.noise, ack_timeout=args.ack_timeout,
-                            on_log=lambda text: print(f"# {text}", flush=True))
+                            on_log=lambda text: print(f"# {text}", flush=True),
+                            mode=profile.mode, feed_delay=args.feed_delay,
+                            misbehave=[q for q in args.misbehave.split(",") if q])
     except (ProfileError, SimError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -126,7 +153,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
         sim.close()
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"# simulated shoe ({profile.protocol}) on {url}: point a reader at it, e.g.", flush=True)
+    what = profile.protocol + (", dealing on DISPENSE" if profile.mode == "dealing_shuffler" else "")
+    print(f"# simulated shoe ({what}) on {url}: point a reader at it, e.g.", flush=True)
     print(f"#   croupier shoe read --profile {args.profile} --port {url}", flush=True)
     print(f"# control: 127.0.0.1:{control.port} or stdin; type 'help'", flush=True)
     stopping = threading.Event()
@@ -149,3 +177,29 @@ def cmd_sim(args: argparse.Namespace) -> int:
         control.close()
         sim.close()
     return 0
+
+
+def cmd_conformance(args: argparse.Namespace) -> int:
+    """Run the checks; print one line per check; write the JSON report if asked."""
+    from drivers.shoe.conformance import Conformance, report  # noqa: PLC0415 - only this command needs them
+    from drivers.shoe.operator import person, sim_control  # noqa: PLC0415
+
+    try:
+        profile = load_profile(args.profile) if args.profile else None
+        probe = Probe(args.port, profile)
+    except (ProfileError, OSError, ValueError, SerialException) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    operator = sim_control(args.sim_control) if args.sim_control else person if args.operator else None
+    only = set(args.only.split(",")) if args.only else None
+    print(f"# conformance of {args.port} to Croupier shoe protocol v1 (docs/shoe-conformance.md)", flush=True)
+    kit = Conformance(probe, profile, operator)
+    try:
+        results = kit.run_all(only, lambda r: print(f"{r.verdict}  {r.name:<20} {r.seen}", flush=True))
+    finally:
+        probe.close()
+    data = report(results, args.port, str(args.profile) if args.profile else None)
+    print(f"# {data['passed']} passed, {data['failed']} failed, {data['skipped']} skipped", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return 1 if data["failed"] else 0

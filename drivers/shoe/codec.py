@@ -109,6 +109,21 @@ def stuff(body: bytes) -> bytes:
     return _SPECIAL.sub(lambda m: _STUFF[m.group()[0]], body)
 
 
+def unstuff(stuffed: bytes) -> bytes:
+    """Inverse of :func:`stuff` for a well-formed body (an escape before each special byte)."""
+    out = bytearray()
+    escaped = False
+    for byte in stuffed:
+        if escaped:
+            out.append(byte ^ ESC_XOR)
+            escaped = False
+        elif byte == ESC:
+            escaped = True
+        else:
+            out.append(byte)
+    return bytes(out)
+
+
 def encode_frame(seq: int, message: Message) -> bytes:
     """Encode one message as a complete v1 frame, markers included."""
     if not 0 <= seq <= 255:

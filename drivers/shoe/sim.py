@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from controller.cards import DECK, Card, CardError, parse_card
-from drivers.shoe.codec import Frame, FrameDecoder, encode_frame, encode_line
+from drivers.shoe.codec import Frame, FrameDecoder, FramingError, encode_frame, encode_line, unstuff
 from drivers.shoe.messages import (
     FAULT_CODES,
     Ack,
@@ -41,13 +41,16 @@ from drivers.shoe.messages import (
     Lid,
     Message,
     Nak,
+    PayloadError,
     Reset,
     ShoeEmpty,
     ShuffleComplete,
     ShuffleStarted,
     StatusRequest,
+    decode_payload,
 )
 from drivers.shoe.simlink import Link, PtyLink, SocketLink
+from drivers.shoe.simquirks import check_quirks
 
 #: Faults that damage the next transmission (``delay`` takes milliseconds).
 LINE_FAULTS: Final = ("corrupt", "bitflip", "drop", "dup", "truncate", "delay")
@@ -70,6 +73,9 @@ class SimStats:
     acks: int = 0
     naks: int = 0
     commands: int = 0
+    #: DISPENSE commands received, and cards dealt in answer to them.
+    dispense_requests: int = 0
+    dispensed: int = 0
     faults: dict[str, int] = field(default_factory=dict)
 
 
@@ -80,6 +86,7 @@ class _InFlight:
     data: bytes
     due: float
     interval: float
+    resends: int = 0
 
 
 def load_deck(path: Path | str) -> list[Card]:
@@ -114,9 +121,24 @@ class SimulatedShoe:
         firmware: str = "1.0.0",
         serial: str = "SIM-0001",
         on_log: Callable[[str], None] | None = None,
+        mode: Literal["reader", "dealing_shuffler"] = "reader",
+        feed_delay: float = 0.0,
+        misbehave: Iterable[str] = (),
     ) -> None:
+        #: Rules broken on purpose (drivers/shoe/simquirks.py), for the conformance kit's tests.
+        self.quirks = frozenset(misbehave)
+        try:
+            check_quirks(set(self.quirks))
+        except ValueError as exc:
+            raise SimError(str(exc)) from None
         if protocol not in ("v1", "plain"):
             raise SimError(f"protocol must be 'v1' or 'plain', not {protocol!r}")
+        if mode not in ("reader", "dealing_shuffler") or (mode == "dealing_shuffler" and protocol != "v1"):
+            raise SimError(f"mode must be 'reader', or 'dealing_shuffler' on v1; got {mode!r} on {protocol}")
+        #: ``dealing_shuffler``: a card comes out only on DISPENSE, ``feed_delay`` seconds later.
+        self.mode = mode
+        self.feed_delay = feed_delay
+        self._feed_faults: deque[str] = deque()
         self.noise_kinds = tuple(noise_kinds)
         if unknown := set(self.noise_kinds) - set(LINE_FAULTS):
             raise SimError(f"unknown noise kinds {sorted(unknown)}; known: {', '.join(LINE_FAULTS)}")
@@ -125,18 +147,19 @@ class SimulatedShoe:
         self.protocol = protocol
         self.noise = noise
         self.ack_timeout = ack_timeout
-        self.heartbeat_interval = heartbeat_interval
+        self.heartbeat_interval = heartbeat_interval * (2.2 if "slow_heartbeat" in self.quirks else 1)
         self.stats = SimStats()
         self._rng = random.Random(seed)
         self._fixed_deck = list(deck) if deck is not None else None
         self._decks = decks
         self._shoe: deque[Card] = deque()
-        self._hello = Hello(model, firmware, serial)
+        self._hello = Hello(model, firmware, serial, protocol=2 if "hello_version_2" in self.quirks else 1)
+        self._first_seq = 1 if "hello_seq_1" in self.quirks else 0
         self._on_log = on_log
         self._lock = threading.Condition()
         self._queue: deque[Message] = deque()
         self._in_flight: _InFlight | None = None
-        self._next_seq = 0
+        self._next_seq = self._first_seq
         self._line_faults: deque[tuple[str, float]] = deque()
         self._held: list[bytes] = []  # output stalled by a "delay" fault, in order
         self._hold_until = 0.0
@@ -201,6 +224,7 @@ class SimulatedShoe:
             self._thread.join()
         if self._link is not None:
             self._link.close()
+            self._link.release()
         for sock in (self._wake_r, self._wake_w):
             sock.close()
 
@@ -277,6 +301,23 @@ class SimulatedShoe:
                                f"{', '.join(FAULT_CODES)}")
         self._wake()
 
+    def feed(self, kind: str, arg: float = 0.0) -> None:
+        """Misfeeds of a dealing shuffler: ``jam`` (the next DISPENSE jams: FAULT, the card stays),
+        ``lose`` (the next DISPENSE is never answered), ``empty`` (no card left), ``slow`` (each
+        card comes ``arg`` ms after its DISPENSE), ``normal`` (cards come at once again)."""
+        with self._lock:
+            if kind in ("jam", "lose"):
+                self._feed_faults.append(kind)
+            elif kind == "empty":
+                self._shoe.clear()
+            elif kind == "slow":
+                self.feed_delay = arg / 1000.0
+            elif kind == "normal":
+                self.feed_delay = 0.0
+                self._feed_faults.clear()
+            else:
+                raise SimError(f"unknown feed {kind!r}; known: jam, lose, empty, slow MS, normal")
+
     def wait_idle(self, timeout: float) -> bool:
         """Wait until everything queued was sent and (v1) acknowledged; False on timeout."""
         with self._lock:
@@ -346,15 +387,16 @@ class SimulatedShoe:
             self._link.write(data)
 
     def _on_host_bytes(self, data: bytes, now: float) -> None:
-        for item in self._decoder.feed(data):
-            if not isinstance(item, Frame):
+        for decoded in self._decoder.feed(data):
+            item = decoded if isinstance(decoded, Frame) else self._bad_crc_taken(decoded)
+            if item is None:
                 continue  # damaged host frame: the host will NAK or we will resend on timeout
             msg, seq, flight = item.message, item.seq, self._in_flight
             if isinstance(msg, Ack):
                 if flight is not None and seq == flight.seq:
                     self.stats.acks += 1
                     self._in_flight = None
-            elif isinstance(msg, Nak):
+            elif isinstance(msg, Nak) and "ignore_nak" not in self.quirks:
                 self.stats.naks += 1
                 if flight is not None and seq == flight.seq:
                     self._resend(flight, now, backoff=False)
@@ -366,21 +408,72 @@ class SimulatedShoe:
 
     def _command(self, msg: Message) -> None:
         if isinstance(msg, StatusRequest):
-            self._queue.append(Heartbeat(self._lid_open, not self._shoe, self._faulted, self._dealt & 0xFFFF))
+            if "no_status" not in self.quirks:
+                self._queue.append(self._heartbeat())
         elif isinstance(msg, Dispense):
-            if self._shoe:
-                self._dealt += 1
-                self._queue.append(CardMsg(self._shoe.popleft()))
-            else:
-                self._queue.append(ShoeEmpty())
+            self._dispense()
         else:  # Reset: numbering restarts at HELLO 0; anything unacknowledged is sent again after it.
-            pending = [] if self._in_flight is None else [self._in_flight.message]
+            forget = self._in_flight is None or "reset_forgets" in self.quirks
+            pending = [] if forget or self._in_flight is None else [self._in_flight.message]
             self._queue = deque([self._hello, *pending, *self._queue])
-            self._in_flight, self._next_seq, self._faulted = None, 0, False
+            self._in_flight, self._next_seq = None, self._first_seq
+            self._faulted = self._faulted and "fault_stays" in self.quirks
+            # A card still on its way is void: the host asks again after the HELLO.
+            self._timers = [t for t in self._timers if t[2] != "feed"]
+            heapq.heapify(self._timers)
+
+    def _dispense(self) -> None:
+        self.stats.dispense_requests += 1
+        if self.mode == "dealing_shuffler":
+            if self._faulted:
+                self._log("DISPENSE ignored: jammed until RESET")
+                return
+            fault = self._feed_faults.popleft() if self._feed_faults else ""
+            if fault == "jam":
+                self._faulted = True
+                self._queue.append(Fault(FAULT_CODES["jam"], "card jammed at the gate"))
+                return
+            if fault == "lose":
+                self._log("DISPENSE lost (feed lose)")
+                return
+            if self.feed_delay > 0 and self._shoe:
+                self._timer(self.feed_delay, "feed")
+                return
+        self._feed_card()
+
+    def _heartbeat(self) -> Heartbeat:
+        lid = self._lid_open and "no_lid_flag" not in self.quirks
+        return Heartbeat(lid, not self._shoe, self._faulted, self._dealt & 0xFFFF)
+
+    def _bad_crc_taken(self, item: object) -> Frame | None:
+        """The ``accept_bad_crc`` quirk: a host frame failing only its CRC is taken as good."""
+        if "accept_bad_crc" not in self.quirks or not isinstance(item, FramingError):
+            return None
+        body = item.raw
+        if "CRC mismatch" not in item.reason or len(body) < 5:
+            return None
+        try:
+            return Frame(body[0], decode_payload(body[1], body[3:-2]))
+        except PayloadError:
+            return None
+
+    def _feed_card(self) -> None:
+        if "double_dispense" in self.quirks and self._shoe:
+            self._queue.append(CardMsg(self._shoe.popleft()))
+        if self._shoe:
+            self._dealt += 1
+            self.stats.dispensed += 1
+            self._queue.append(CardMsg(self._shoe.popleft()))
+        else:
+            self._queue.append(ShoeEmpty())
 
     def _resend(self, flight: _InFlight, now: float, backoff: bool) -> None:
         self.stats.resends += 1
-        if backoff:
+        flight.resends += 1
+        if "give_up" in self.quirks and flight.resends > 3:
+            self._in_flight = None  # broken on purpose: a frame never acknowledged is dropped
+            return
+        if backoff and "fixed_resend" not in self.quirks:
             flight.interval = min(flight.interval * 2, MAX_RESEND_INTERVAL)
         flight.due = now + flight.interval
         self._transmit(flight.data, now)
@@ -395,6 +488,8 @@ class SimulatedShoe:
                 self._timer(arg, "replug")
             elif action == "replug" and self._link is not None and not self._link.is_open:
                 self._log(f"plugged in again on {self._link.open()}")
+            elif action == "feed":
+                self._feed_card()
         if self._held and now >= self._hold_until:
             held, self._held = self._held, []
             if self._link is not None:
@@ -410,10 +505,12 @@ class SimulatedShoe:
         if flight is not None and now >= flight.due:
             self._resend(flight, now, backoff=True)
         if self._in_flight is None and not self._queue and now - self._last_tx >= self.heartbeat_interval:
-            self._queue.append(Heartbeat(self._lid_open, not self._shoe, self._faulted, self._dealt & 0xFFFF))
+            self._queue.append(self._heartbeat())
         if self._in_flight is None and self._queue:
             message = self._queue.popleft()
             data = encode_frame(self._next_seq, message)
+            if "no_stuffing" in self.quirks:
+                data = data[:1] + unstuff(data[1:-1]) + data[-1:]
             due = now + self.ack_timeout
             self._in_flight = _InFlight(self._next_seq, message, data, due, self.ack_timeout)
             self._next_seq = (self._next_seq + 1) & 0xFF

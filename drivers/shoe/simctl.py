@@ -27,6 +27,8 @@ HELP = """commands (one per line; answers 'ok ...' or 'error: ...'):
   corrupt | bitflip | drop | dup | truncate     damage the next frame
   delay MS              stall the line MS milliseconds
   disconnect SECONDS    unplug, then plug in again after SECONDS
+  feed jam|lose|empty|normal|slow MS    a dealing shuffler's next DISPENSE jams / is lost;
+                        the shoe runs empty; cards come MS ms after DISPENSE; all normal again
   status                remaining cards and counters
   help | quit"""
 
@@ -84,6 +86,9 @@ def run_command(sim: SimulatedShoe, line: str) -> str:
             seconds = _number(args[0], "disconnect") if args else 1.0
             sim.inject("disconnect", seconds)
             return f"ok unplugged for {seconds:g} s"
+        if cmd == "feed" and args:
+            sim.feed(args[0], _number(args[1], "feed slow") if args[0] == "slow" and len(args) > 1 else 0.0)
+            return f"ok feed {' '.join(args)}"
         if cmd == "status":
             s = sim.stats
             return (f"ok {sim.remaining} cards left on {sim.url}; frames {s.frames}, resends {s.resends}, "

@@ -14,6 +14,7 @@ kept pointing at the current one: that is what a profile's ``port`` names.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import ipaddress
 import os
 import socket
@@ -33,6 +34,36 @@ class PtyLink:
         self.path = ""
         self._master = -1
         self._slave = -1
+        self._claim = -1
+
+    def _take(self, link: Path) -> None:
+        """Claim ``link`` for this simulator's lifetime (an flock on ``.NAME.lock`` beside it).
+
+        Why: a second simulator pointing the same link at its own pty would
+        silently take the reader away from the first one. The kernel drops an
+        flock when its process dies (kill -9 too), so a dead simulator never
+        blocks the next one. Kept across unplug/replug; let go by :meth:`release`.
+        """
+        lock = link.with_name(f".{link.name}.lock")
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise LinkError(
+                f"{link} is held by another live simulator (pid {holder}): stop it, "
+                "or give this one another path (--port)"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._claim = fd
+
+    def release(self) -> None:
+        """Let the link go (after :meth:`close`): another simulator may take it."""
+        if self._claim >= 0:
+            os.close(self._claim)
+            self._claim = -1
 
     @property
     def url(self) -> str:
@@ -45,6 +76,8 @@ class PtyLink:
     def open(self) -> str:
         if self.link is not None and self.link.exists() and not self.link.is_symlink():
             raise LinkError(f"{self.link} exists and is not a symlink: refusing to replace it")
+        if self.link is not None and self._claim < 0:
+            self._take(self.link)
         master, slave = os.openpty()
         # Raw before any reader opens it: no echo of our frames back to us, no CR/LF rewriting.
         tty.setraw(slave)
@@ -170,6 +203,9 @@ class SocketLink:
             with contextlib.suppress(OSError):
                 self._client.close()
             self._client = None
+
+    def release(self) -> None:
+        """Nothing to let go: the listening port itself is the claim."""
 
     def close(self) -> None:
         self._drop_client()

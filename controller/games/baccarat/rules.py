@@ -66,9 +66,10 @@ class BaccaratRound(GameRound):
         return self._next
 
     def on_card(self, card: Card) -> list[Event]:
-        hand = self._next
+        # By name, not identity: a round restored from a journal checkpoint holds equal, not identical, dues.
+        to_player = self._next is not None and self._next.hand == "player"
         player, banker = self.player, self.banker
-        if hand is _PLAYER:
+        if to_player:
             player.append(card)
             self.pscore = (self.pscore + VALUE[card.rank_value]) % 10
         else:
@@ -81,7 +82,7 @@ class BaccaratRound(GameRound):
             self._next = self._third_card_rule()
             if self._next is None:
                 self.finished = True
-        return [CardDealt(self.ledger.round, card.code, "player" if hand is _PLAYER else "banker")]
+        return [CardDealt(self.ledger.round, card.code, "player" if to_player else "banker")]
 
     def _third_card_rule(self) -> CardDue | None:
         p, b = self.player, self.banker

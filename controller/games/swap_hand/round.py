@@ -102,7 +102,8 @@ class SwapHandRound(GameRound):
         if amount is not None and amount != cost:
             if cost is None:
                 raise Refusal(f"{action} takes no amount (got {amount})")
-            raise Refusal(f"{action} costs exactly {cost}, not {amount}")
+            m = self.ledger.money.format
+            raise Refusal(f"{action} costs exactly {m(cost)}, not {m(amount)}")
         events: list[Event] = []
         if action == "swap":
             play.discarded, hand.cards = hand.cards, []

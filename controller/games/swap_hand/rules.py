@@ -41,7 +41,8 @@ class SwapHand(Game):
         main = bets.get(MAIN, 0)
         if self.variant.odds_win and main % (2 * limits.unit):
             raise Refusal(
-                f"main wager {main} must be an even number of units ({2 * limits.unit} steps) "
+                f"main wager {limits.money.format(main)} must be an even number of units "
+                f"(steps of {limits.money.format(2 * limits.unit)}) "
                 "so that the Odds-Win of half of it is a whole number of units"
             )
 

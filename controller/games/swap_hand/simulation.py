@@ -137,11 +137,16 @@ def run(args: argparse.Namespace) -> int:
     mode = "classic blackjack (calibration)" if args.classic else "Swap-Hand"
     print(f"{mode}, {decks_text(args.decks)}, {'H17' if args.h17 else 'S17'}, {tally.rounds} rounds, "
           f"seed {args.seed}, strategy {args.strategy}, through the engine")
+    print_edges(tally, args.classic)
+    return 0
+
+
+def print_edges(tally: Tally, classic: bool = False) -> None:
+    """The house edge of each wager with its 95 % interval, per unit staked on it."""
     print(f"{'wager':<10} {'house edge':>11} {'95% interval':>24}")
-    rows = [("main", STAKE)] if args.classic else [("main", STAKE), ("odds_win", STAKE // 2),
-                                                   ("total", STAKE + STAKE // 2)]
+    rows = [("main", STAKE)] if classic else [("main", STAKE), ("odds_win", STAKE // 2),
+                                              ("total", STAKE + STAKE // 2)]
     for spot, stake in rows:
         edge, half = tally.edge(spot, stake)
         print(f"{spot:<10} {100 * edge:10.3f}% [{100 * (edge - half):9.3f}%, {100 * (edge + half):9.3f}%]")
     print("(per unit of the initial wager; 'total' per unit of main + Odds-Win)")
-    return 0

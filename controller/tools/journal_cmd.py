@@ -1,0 +1,127 @@
+"""``croupier journal export|archive|verify``: what an operator does with a table's journal.
+
+The journal is the table's complete record (every input since the table was
+commissioned) and the daemon never shortens it: start-up time does not grow
+with it (checkpoints, controller.daemon.checkpoint) and recall and audits need
+all of it. These commands read it without disturbing a running daemon:
+
+* ``export`` writes inputs as JSON lines (row, time, source, input, ref), for
+  an auditor, a floor system, or a scenario of a disputed round.
+* ``archive DEST`` makes a consistent copy with SQLite's online backup (safe
+  while the daemon writes), checks the copy and prints its rows and SHA-256,
+  for off-site storage.
+* ``verify`` runs the whole-file checks and parses every row: what start-up
+  no longer does (docs/daemon.md, "Old journals").
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+from controller.daemon.config import TableFileError, load_table
+from controller.daemon.journal import JOURNAL_NAME, JournalError, open_readonly, read_entries, verify_file
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = ("example: croupier journal export --table firmware_configs/tables/baccarat_sim.yaml "
+                     "--from 1000 --out inputs.jsonl")
+    sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    export = sub.add_parser(
+        "export", help="inputs as JSON lines (row, at, source, input, ref)",
+        epilog="example: croupier journal export --table firmware_configs/tables/baccarat_sim.yaml "
+               "--from 1000 --out inputs.jsonl")
+    archive = sub.add_parser(
+        "archive", help="a consistent, checked copy of the journal (safe while running)",
+        epilog="example: croupier journal archive --state-dir /var/lib/croupier/t1 /mnt/backup/t1.sqlite3")
+    verify = sub.add_parser(
+        "verify", help="integrity check, no row missing, every row parses",
+        epilog="example: croupier journal verify --table firmware_configs/tables/baccarat_sim.yaml")
+    for p in (export, archive, verify):
+        where = p.add_mutually_exclusive_group()
+        where.add_argument("--table", default=os.environ.get("CROUPIER_TABLE"),
+                           help="table file (its state_dir); default $CROUPIER_TABLE")
+        where.add_argument("--state-dir", help="the table's state directory")
+    export.add_argument("--from", dest="start", type=int, default=1, metavar="ROW",
+                        help="first row (default 1)")
+    export.add_argument("--to", dest="stop", type=int, default=None, metavar="ROW",
+                        help="last row (default: the last)")
+    export.add_argument("--out", help="write to this file instead of stdout")
+    archive.add_argument("dest", help="the copy to write (must not exist)")
+    parser.set_defaults(func=run)
+
+
+def _state_dir(args: argparse.Namespace) -> Path:
+    if args.state_dir:
+        return Path(args.state_dir)
+    if args.table:
+        return load_table(args.table).state_dir
+    raise JournalError(Path(JOURNAL_NAME), "which journal? give --table FILE or --state-dir DIR")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        state_dir = _state_dir(args)
+        return {"export": _export, "archive": _archive, "verify": _verify}[args.action](args, state_dir)
+    except (JournalError, TableFileError, OSError) as exc:
+        print(f"croupier journal {args.action}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _export(args: argparse.Namespace, state_dir: Path) -> int:
+    conn, path, last = open_readonly(state_dir)
+    stop = last if args.stop is None else min(args.stop, last)
+    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
+    try:
+        for e in read_entries(conn, path, max(1, args.start), stop):
+            out.write(json.dumps({"row": e.id, "at": e.at, "source": e.source, "input": e.input.to_dict(),
+                                  "ref": e.ref}) + "\n")
+    finally:
+        conn.close()
+        if out is not sys.stdout:
+            out.close()
+    return 0
+
+
+def _archive(args: argparse.Namespace, state_dir: Path) -> int:
+    dest = Path(args.dest)
+    if dest.exists():
+        raise JournalError(dest, "already exists; an archive is never overwritten")
+    conn, path, _ = open_readonly(state_dir)
+    tmp = dest.with_name(dest.name + ".part")
+    try:
+        with sqlite3.connect(tmp) as copy:
+            conn.backup(copy)
+        copy.close()
+    finally:
+        conn.close()
+    problem = verify_file(tmp)
+    if problem is not None:
+        tmp.unlink()
+        raise JournalError(dest, f"the copy does not check out: {problem}")
+    with sqlite3.connect(f"file:{tmp}?mode=ro", uri=True) as check:
+        rows = check.execute("SELECT COALESCE(MAX(id), 0) FROM inputs").fetchone()[0]
+    check.close()
+    tmp.replace(dest)
+    digest = hashlib.sha256(dest.read_bytes()).hexdigest()
+    print(f"archived {path} -> {dest}: {rows} inputs, {dest.stat().st_size} bytes, sha256 {digest}")
+    return 0
+
+
+def _verify(args: argparse.Namespace, state_dir: Path) -> int:
+    path = state_dir / JOURNAL_NAME
+    problem = verify_file(path)
+    if problem is not None:
+        raise JournalError(path, problem)
+    conn, path, last = open_readonly(state_dir)
+    try:
+        count = sum(1 for _ in read_entries(conn, path, 1, last))
+    finally:
+        conn.close()
+    print(f"{path}: integrity ok, {count} inputs, every row parses")
+    return 0

@@ -1,0 +1,33 @@
+"""Who does the conformance kit's hands-on steps: a person at the terminal, or the simulator.
+
+A step is a short phrase in the simulator's command language (``lid open``, ``fault jam``,
+``empty``), which a person reads as an instruction and the simulator's control socket runs as is.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+from collections.abc import Callable
+
+
+def person(step: str) -> bool:
+    """Ask the person at the terminal to do ``step`` to the device; the check then waits for it."""
+    print(f"OPERATOR: {step} on the device now (the check waits 30 s for its report)",
+          file=sys.stderr, flush=True)
+    return True
+
+
+def sim_control(where: str) -> Callable[[str], bool]:
+    """Steps sent to the simulator's control socket (``croupier sim shoe`` prints its port)."""
+    host, _, port = where.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"--sim-control wants HOST:PORT, not {where!r}")
+
+    def run(step: str) -> bool:
+        with socket.create_connection((host, int(port)), timeout=5) as sock:
+            sock.sendall(step.encode() + b"\n")
+            answer = sock.makefile("r").readline()
+        return answer.startswith("ok")
+
+    return run

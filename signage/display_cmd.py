@@ -1,0 +1,144 @@
+"""``croupier display TABLE_FILE... [--listen HOST:PORT]``: the signage display of one or more tables.
+
+Reads each table file (its id, game, ZeroMQ endpoints and ``display:``
+section), follows each table (:mod:`signage.feed`) and serves the page
+(:mod:`signage.server`). It prints its address once it listens, so a
+wrapper (``croupier demo``, a kiosk script) can open it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+from typing import Any
+
+import zmq.asyncio
+from aiohttp import web
+
+from controller.daemon.config import TableConfig, TableFileError, load_table
+from controller.daemon.runner import die_with_parent
+from signage.feed import TableFeed, run_feeds
+from signage.server import make_app
+
+DEFAULT_LISTEN = "127.0.0.1:8080"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("tables", nargs="+", metavar="TABLE_FILE", help="table files to show")
+    parser.add_argument(
+        "--listen",
+        default=DEFAULT_LISTEN,
+        help=f"HOST:PORT to serve the page on (default {DEFAULT_LISTEN}; port 0 picks a free one)",
+    )
+    parser.add_argument("--pub", help="override the (only) table's PUB endpoint")
+    parser.add_argument("--snapshot", help="override the (only) table's snapshot endpoint")
+    parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING (default)")
+    parser.add_argument(
+        "--exit-with-parent",
+        type=int,
+        metavar="PID",
+        help="stop once process PID is no longer this display's parent (croupier demo)",
+    )
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"--listen: expected HOST:PORT such as 127.0.0.1:8080, not {text!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def settings_of(config: TableConfig) -> dict[str, Any]:
+    spec = config.spec.display
+    out = spec.model_dump()
+    out["title"] = spec.title or config.spec.description or config.table_id
+    limits = config.limits
+    out["limits"] = {"min_bet": limits.min_bet, "max_bet": limits.max_bet}
+    return out
+
+
+def build_feeds(
+    configs: list[TableConfig], args: argparse.Namespace, ctx: zmq.asyncio.Context
+) -> list[TableFeed]:
+    feeds = []
+    for config in configs:
+        z = config.spec.zeromq
+        feeds.append(
+            TableFeed(
+                config.table_id,
+                config.game_name,
+                args.pub or z.pub,
+                args.snapshot or z.snapshot,
+                settings_of(config),
+                ctx,
+                stale_after=config.spec.display.stale_after,
+            )
+        )
+    return feeds
+
+
+async def _watch_parent(pid: int, stop: asyncio.Event) -> None:
+    while os.getppid() == pid:
+        await asyncio.sleep(0.5)
+    stop.set()
+
+
+async def serve(feeds: list[TableFeed], host: str, port: int, parent: int | None = None) -> None:
+    app = make_app({f.table: f for f in feeds})
+    runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    server = site._server
+    sockets = getattr(server, "sockets", None) or []
+    bound = sockets[0].getsockname()[1] if sockets else port
+    shown = f"[{host}]" if ":" in host else host
+    print(f"display: http://{shown}:{bound}/  ({', '.join(f.table for f in feeds)})", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    task = asyncio.create_task(run_feeds(feeds))
+    watch = asyncio.create_task(_watch_parent(parent, stop)) if parent is not None else None
+    try:
+        await stop.wait()
+    finally:
+        if watch is not None:
+            watch.cancel()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await runner.cleanup()
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        host, port = parse_listen(args.listen)
+        configs = [load_table(path) for path in args.tables]
+    except (ValueError, TableFileError) as exc:
+        print(f"croupier display: {exc}", file=sys.stderr)
+        return 2
+    ids = [c.table_id for c in configs]
+    if len(set(ids)) != len(ids):
+        print(f"croupier display: a table id appears twice: {ids}", file=sys.stderr)
+        return 2
+    if (args.pub or args.snapshot) and len(configs) != 1:
+        print("croupier display: --pub/--snapshot need exactly one table file", file=sys.stderr)
+        return 2
+    ctx = zmq.asyncio.Context()
+    try:
+        if args.exit_with_parent is not None:
+            die_with_parent()
+        asyncio.run(serve(build_feeds(configs, args, ctx), host, port, args.exit_with_parent))
+    except OSError as exc:
+        print(f"croupier display: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    finally:
+        ctx.destroy(linger=0)
+    return 0

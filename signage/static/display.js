@@ -1,0 +1,350 @@
+// The signage page: draws the screen JSON that `croupier display` streams (docs/display.md).
+// Everything is computed by the display process (roads included); this file only draws it.
+"use strict";
+
+const WORDS = {
+  en: {round: "Round", betting: "PLACE YOUR BETS", dealing: "NO MORE BETS", idle: "RESULT",
+       player: "PLAYER", banker: "BANKER", tie: "TIE", dealer: "DEALER", seat: "Seat", dp: "Designated Player",
+       wins: "WINS", natural: "NATURAL", pair: "PAIR", min: "Min", max: "Max", bead_plate: "Bead plate",
+       big_road: "Big road", big_eye_boy: "Big eye boy", small_road: "Small road", cockroach_pig: "Cockroach pig",
+       ask: "Next", tilt: "TABLE HALTED", stale: "NO LIVE FEED — waiting for the table", offline: "Offline",
+       win: "WIN", lose: "LOSE", push: "PUSH", voided: "ROUND VOIDED", last: "Last results", rounds: "Rounds",
+       pairs: "Pairs", shoe: "This shoe", war: "War"},
+  fr: {round: "Donne", betting: "FAITES VOS JEUX", dealing: "RIEN NE VA PLUS", idle: "RÉSULTAT",
+       player: "JOUEUR", banker: "BANQUIER", tie: "ÉGALITÉ", dealer: "CROUPIER", seat: "Place",
+       dp: "Joueur désigné", wins: "GAGNE", natural: "NATUREL", pair: "PAIRE", min: "Min", max: "Max",
+       bead_plate: "Tableau perles", big_road: "Grande route", big_eye_boy: "Big eye boy",
+       small_road: "Petite route", cockroach_pig: "Cockroach pig", ask: "Suivant", tilt: "TABLE ARRÊTÉE",
+       stale: "PAS DE FLUX — en attente de la table", offline: "Hors ligne", win: "GAGNÉ", lose: "PERDU",
+       push: "ÉGALITÉ", voided: "DONNE ANNULÉE", last: "Derniers résultats", rounds: "Donnes", pairs: "Paires",
+       shoe: "Ce sabot", war: "Guerre"},
+  es: {round: "Mano", betting: "HAGAN SUS APUESTAS", dealing: "NO VA MÁS", idle: "RESULTADO",
+       player: "JUGADOR", banker: "BANCA", tie: "EMPATE", dealer: "CRUPIER", seat: "Puesto",
+       dp: "Jugador designado", wins: "GANA", natural: "NATURAL", pair: "PAREJA", min: "Mín", max: "Máx",
+       bead_plate: "Tablero", big_road: "Camino grande", big_eye_boy: "Big eye boy", small_road: "Camino pequeño",
+       cockroach_pig: "Cockroach pig", ask: "Siguiente", tilt: "MESA DETENIDA",
+       stale: "SIN SEÑAL — esperando la mesa", offline: "Desconectado", win: "GANA", lose: "PIERDE",
+       push: "EMPATE", voided: "MANO ANULADA", last: "Últimos resultados", rounds: "Manos", pairs: "Parejas",
+       shoe: "Este zapato", war: "Guerra"},
+};
+const SUITS = {S: "♠", H: "♥", D: "♦", C: "♣"};
+const COLOURS = {red: "#d7263d", blue: "#1b6fe0", green: "#1f9d55"};
+// Visible columns per road: older columns scroll off to the left, as on a real scoreboard.
+const VISIBLE = {bead_plate: 11, big_road: 30, big_eye_boy: 30, small_road: 30, cockroach_pig: 30};
+const ROWS = 6;
+
+let W = WORDS.en;
+let forcedLayout = null;
+let seenCards = new Set();
+window.__seen = {};  // seq -> time drawn (ms since the epoch), read by the latency benchmark
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") node.className = v; else if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) if (c != null) node.append(c);
+  return node;
+}
+
+function money(minor, d) {
+  const digits = d.minor_digits;
+  const value = digits ? (minor / 10 ** digits).toLocaleString(undefined, {minimumFractionDigits: 0,
+    maximumFractionDigits: digits}) : String(minor);
+  return (d.currency || "") + value;
+}
+
+function cardNode(code, key) {
+  const fresh = key && !seenCards.has(key);
+  if (key) seenCards.add(key);
+  if (code === "??") return el("div", {class: "card back" + (fresh ? " new" : ""), "data-card": "??"});
+  const rank = code[0] === "T" ? "10" : code[0];
+  const suit = code[1];
+  const red = suit === "H" || suit === "D";
+  return el("div", {class: "card" + (red ? " red" : "") + (fresh ? " new" : ""), "data-card": code},
+    el("span", {class: "rank", text: rank}), el("span", {class: "suit", text: SUITS[suit] || suit}));
+}
+
+function handLabel(name, view) {
+  if (name === "player" || name === "banker" || name === "dealer") return W[name];
+  if (name === "dp") return W.dp + (view.dp_seat ? ` (${W.seat} ${view.dp_seat})` : "");
+  const m = name.match(/^seat (\d+)(?: hand (\d+))?(.*)$/);
+  if (m) return `${W.seat} ${m[1]}${m[2] ? " · " + m[2] : ""}${m[3] ? " " + m[3] : ""}`;
+  const war = name.match(/^dp war seat (\d+)$/);
+  if (war) return `${W.dp} · ${W.war} ${W.seat} ${war[1]}`;
+  return name;
+}
+
+// ------------------------------------------------------------------ baccarat
+function baccaratHand(view) {
+  const box = el("div", {class: "bac-hand"});
+  const result = view.phase !== "dealing" && view.result && view.result.round === view.hands_round ? view.result : null;
+  for (const side of ["player", "banker"]) {
+    const hand = view.hands.find(h => h.name === side) || {cards: [], score: null};
+    const won = result && result.winner === side;
+    const cards = el("div", {class: "cards"}, ...hand.cards.map((c, i) => cardNode(c, `${view.round}/${side}/${i}`)));
+    const score = el("div", {class: "score", "data-score": side, text: hand.cards.length ? String(hand.score) : ""});
+    const marks = el("div", {class: "marks"});
+    if (result && result[side + "_pair"]) marks.append(el("span", {class: "mark", text: W.pair}));
+    box.append(el("div", {class: `side ${side}` + (won ? " won" : ""), "data-hand": side},
+      el("div", {class: "label", text: W[side]}), score, cards, marks));
+  }
+  if (result) {
+    const text = result.winner === "tie" ? W.tie : `${W[result.winner]} ${W.wins}`;
+    box.append(el("div", {class: `verdict ${result.winner}`, "data-winner": result.winner},
+      text + (result.natural ? ` · ${W.natural}` : "")));
+  } else if (view.voided && view.phase !== "dealing") {
+    box.append(el("div", {class: "verdict void", text: W.voided}));
+  }
+  return box;
+}
+
+function baccaratStats(view) {
+  const c = view.roads.counts;
+  const pct = n => c.rounds ? `${Math.round(100 * n / c.rounds)}%` : "–";
+  const row = (cls, label, n) => el("div", {class: `stat ${cls}`, "data-count": cls},
+    el("span", {class: "dot"}), el("span", {class: "name", text: label}),
+    el("span", {class: "n", text: String(n)}), el("span", {class: "pct", text: pct(n)}));
+  const ask = el("div", {class: "ask"}, el("div", {class: "ask-title", text: W.ask}));
+  for (const w of ["banker", "player"]) {
+    const marks = view.roads.ask[w];
+    const line = el("div", {class: `ask-line ${w}`, "data-ask": w}, el("span", {class: "ask-name", text: W[w]}));
+    for (const [road, kind] of [["big_eye_boy", "ring"], ["small_road", "dot"], ["cockroach_pig", "slash"]]) {
+      line.append(askMark(marks[road], kind, road));
+    }
+    ask.append(line);
+  }
+  return el("div", {class: "bac-stats"},
+    el("div", {class: "stat-title", text: `${W.shoe} · ${W.rounds} ${c.rounds}`}),
+    row("banker", W.banker, c.banker), row("player", W.player, c.player), row("tie", W.tie, c.tie),
+    el("div", {class: "stat pairs"}, el("span", {class: "name", text: W.pairs}),
+      el("span", {class: "pair banker", "data-count": "banker_pair", text: `${W.banker} ${c.banker_pair}`}),
+      el("span", {class: "pair player", "data-count": "player_pair", text: `${W.player} ${c.player_pair}`})),
+    ask);
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+function svg(tag, attrs) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+}
+
+function askMark(colour, kind, road) {
+  const s = svg("svg", {viewBox: "0 0 10 10", class: "askmark", "data-road": road, "data-colour": colour || ""});
+  if (colour) drawMark(s, kind, 5, 5, 4, colour);
+  return s;
+}
+
+function drawMark(parent, kind, cx, cy, r, colour) {
+  const c = COLOURS[colour];
+  if (kind === "ring") parent.append(svg("circle", {cx, cy, r: r * 0.8, fill: "none", stroke: c, "stroke-width": r * 0.35}));
+  else if (kind === "dot") parent.append(svg("circle", {cx, cy, r: r * 0.8, fill: c}));
+  else if (kind === "slash") parent.append(svg("line", {x1: cx - r * 0.7, y1: cy + r * 0.7, x2: cx + r * 0.7,
+    y2: cy - r * 0.7, stroke: c, "stroke-width": r * 0.4, "stroke-linecap": "round"}));
+  else if (kind === "bead") parent.append(svg("circle", {cx, cy, r: r * 0.88, fill: c}));
+}
+
+function road(name, cells, kind) {
+  const maxCol = cells.reduce((m, c) => Math.max(m, c.col), -1);
+  const visible = VISIBLE[name];
+  const first = Math.max(0, maxCol - visible + 2);  // keep one empty column on the right
+  const s = svg("svg", {class: `road ${name}`, "data-road": name, viewBox: `${first * 10} 0 ${visible * 10} ${ROWS * 10}`,
+    preserveAspectRatio: "xMinYMin meet"});
+  s.append(svg("rect", {x: first * 10, y: 0, width: visible * 10, height: ROWS * 10, fill: "url(#road-grid)"}));
+  for (const c of cells) {
+    const g = svg("g", {"data-cell": "", "data-row": c.row, "data-col": c.col, "data-colour": c.colour,
+      "data-ties": c.ties, "data-banker-pair": c.banker_pair, "data-player-pair": c.player_pair});
+    const cx = c.col * 10 + 5, cy = c.row * 10 + 5;
+    drawMark(g, kind, cx, cy, 4.4, c.colour);
+    if (kind === "bead") {
+      const letter = {red: W.banker[0], blue: W.player[0], green: W.tie[0]}[c.colour];
+      const t = svg("text", {x: cx, y: cy + 2.4, class: "bead-letter"});
+      t.textContent = letter;
+      g.append(t);
+    }
+    if (c.ties) {
+      g.append(svg("line", {x1: cx - 3.6, y1: cy + 3.6, x2: cx + 3.6, y2: cy - 3.6, stroke: COLOURS.green,
+        "stroke-width": 1.3}));
+      if (c.ties > 1) {
+        const t = svg("text", {x: cx, y: cy + 1.8, class: "tie-count"});
+        t.textContent = String(c.ties);
+        g.append(t);
+      }
+    }
+    if (c.banker_pair) g.append(svg("circle", {cx: cx - 3.3, cy: cy - 3.3, r: 1.3, fill: COLOURS.red, stroke: "#fff", "stroke-width": 0.3}));
+    if (c.player_pair) g.append(svg("circle", {cx: cx + 3.3, cy: cy + 3.3, r: 1.3, fill: COLOURS.blue, stroke: "#fff", "stroke-width": 0.3}));
+    s.append(g);
+  }
+  return el("figure", {class: `roadbox ${name}`}, el("figcaption", {text: W[name]}), s);
+}
+
+function baccaratBoard(view) {
+  const r = view.roads;
+  return el("div", {class: "scoreboard"},
+    road("big_road", r.big_road, "ring"),
+    el("div", {class: "lower"},
+      road("bead_plate", r.bead_plate, "bead"),
+      el("div", {class: "derived"},
+        road("big_eye_boy", r.big_eye_boy, "ring"),
+        road("small_road", r.small_road, "dot"),
+        road("cockroach_pig", r.cockroach_pig, "slash"))));
+}
+
+function baccaratHistory(view) {
+  const strip = el("div", {class: "strip"}, el("span", {class: "strip-title", text: W.last}));
+  for (const h of view.history.slice().reverse()) {
+    strip.append(el("div", {class: `past ${h.winner}`, "data-round": h.round},
+      el("span", {class: "past-w", text: (W[h.winner] || "")[0]}),
+      el("span", {class: "past-s", text: `${h.player_score}–${h.banker_score}`})));
+  }
+  return strip;
+}
+
+// ------------------------------------------------------------ seat games
+function outcomeWord(net) {
+  if (net > 0) return ["win", W.win];
+  if (net < 0) return ["lose", W.lose];
+  return ["push", W.push];
+}
+
+function seatGameHand(view) {
+  const box = el("div", {class: "seat-game"});
+  const hands = view.hands;
+  const dealerNames = view.game === "one_card_poker" ? ["dp"] : ["dealer"];
+  const top = el("div", {class: "dealer-row"});
+  for (const h of hands.filter(h => dealerNames.includes(h.name) || h.name.startsWith("dp war"))) {
+    top.append(el("div", {class: "hand dealer", "data-hand": h.name}, el("div", {class: "label", text: handLabel(h.name, view)}),
+      el("div", {class: "cards"}, ...h.cards.map((c, i) => cardNode(c, `${view.round}/${h.name}/${i}/${c}`)))));
+  }
+  if (view.game === "one_card_poker" && !top.childNodes.length && view.dp_seat) {
+    top.append(el("div", {class: "hand dealer", "data-hand": "dp"}, el("div", {class: "label", text: handLabel("dp", view)})));
+  }
+  const total = view.result && view.result.round === view.hands_round
+    ? (view.result.dealer_total ?? view.result.dealer_bj_total) : null;
+  if (total != null && view.game !== "one_card_poker") top.append(el("div", {class: "total", text: String(total)}));
+  box.append(top);
+  const seats = el("div", {class: "seats"});
+  const bySeat = new Map();
+  for (const h of hands) {
+    const m = h.name.match(/^seat (\d+)/);
+    if (!m) continue;
+    if (!bySeat.has(m[1])) bySeat.set(m[1], []);
+    bySeat.get(m[1]).push(h);
+  }
+  if (view.game === "one_card_poker" && view.dp_seat && !bySeat.has(String(view.dp_seat))) bySeat.set(String(view.dp_seat), []);
+  for (const seat of [...bySeat.keys()].sort((a, b) => a - b)) {
+    const isDp = view.game === "one_card_poker" && String(view.dp_seat) === seat;
+    const node = el("div", {class: "seat" + (isDp ? " dp" : ""), "data-seat": seat},
+      el("div", {class: "label", text: `${W.seat} ${seat}`}));
+    if (isDp) node.append(el("div", {class: "dp-badge", "data-dp": seat, text: W.dp}));
+    for (const h of bySeat.get(seat)) {
+      node.append(el("div", {class: "cards", "data-hand": h.name}, ...h.cards.map((c, i) => cardNode(c, `${view.round}/${h.name}/${i}/${c}`))));
+    }
+    if (view.phase !== "dealing" && seat in view.outcomes) {
+      const [cls, word] = outcomeWord(view.outcomes[seat]);
+      node.append(el("div", {class: `outcome ${cls}`, "data-outcome": cls, text: word}));
+    }
+    seats.append(node);
+  }
+  box.append(seats);
+  if (view.voided && view.phase !== "dealing") box.append(el("div", {class: "verdict void", text: W.voided}));
+  return box;
+}
+
+function seatGameHistory(view) {
+  const strip = el("div", {class: "strip"}, el("span", {class: "strip-title", text: W.last}));
+  for (const h of view.history.slice().reverse()) {
+    const cards = h.dealer_cards || (h.dp_card ? [h.dp_card] : []);
+    strip.append(el("div", {class: "past seatgame", "data-round": h.round},
+      el("span", {class: "past-r", text: `#${h.round}`}),
+      el("div", {class: "mini"}, ...cards.slice(0, 6).map(c => cardNode(c, null))),
+      h.dealer_total != null ? el("span", {class: "past-s", text: String(h.dealer_total)}) : null));
+  }
+  return strip;
+}
+
+// ------------------------------------------------------------------ screen
+function render(view) {
+  const d = view.display || {};
+  W = WORDS[d.language] || WORDS.en;
+  document.documentElement.lang = d.language || "en";
+  const body = document.body;
+  forcedLayout = d.layout === "auto" || !d.layout ? null : d.layout;
+  const layout = forcedLayout || (innerHeight > innerWidth ? "portrait" : "landscape");
+  body.dataset.layout = layout;
+  body.dataset.game = view.game;
+  body.dataset.phase = view.phase;
+  document.title = d.title || view.table;
+  document.getElementById("title").textContent = d.title || view.table;
+  document.getElementById("round").textContent = view.round ? `${W.round} ${view.round}` : "";
+  const phase = document.getElementById("phase");
+  phase.textContent = W[view.phase] || view.phase;
+  phase.className = `phase ${view.phase}`;
+  const lim = view.limits && view.limits.min_bet != null ? view.limits : d.limits || {};
+  document.getElementById("limits").textContent =
+    lim.min_bet != null ? `${W.min} ${money(lim.min_bet, d)} · ${W.max} ${money(lim.max_bet, d)}` : "";
+
+  const tilt = document.getElementById("banner-tilt");
+  tilt.hidden = !view.tilt;
+  tilt.textContent = view.tilt ? `${W.tilt}: ${view.tilt.detail || view.tilt.reason}` : "";
+  const stale = document.getElementById("banner-stale");
+  stale.hidden = !(view.feed && view.feed.stale);
+  stale.textContent = W.stale;
+  const offline = document.getElementById("banner-offline");
+  const off = Object.entries(view.offline || {});
+  offline.hidden = !off.length || !!view.tilt;
+  offline.textContent = off.length ? `${W.offline}: ${off.map(([k, v]) => v ? `${k} (${v})` : k).join(", ")}` : "";
+
+  const hand = document.getElementById("hand"), stats = document.getElementById("stats");
+  const board = document.getElementById("board"), history = document.getElementById("history");
+  if (view.game === "baccarat") {
+    hand.replaceChildren(baccaratHand(view));
+    stats.replaceChildren(baccaratStats(view));
+    board.replaceChildren(baccaratBoard(view));
+    history.replaceChildren(baccaratHistory(view));
+    stats.hidden = board.hidden = false;
+  } else {
+    hand.replaceChildren(seatGameHand(view));
+    stats.replaceChildren();
+    board.replaceChildren();
+    history.replaceChildren(seatGameHistory(view));
+    stats.hidden = board.hidden = true;
+  }
+  if (seenCards.size > 400) seenCards = new Set();
+  body.dataset.seq = String(view.seq);
+  body.dataset.stale = String(!!(view.feed && view.feed.stale));
+  window.__seen[view.seq] = performance.timeOrigin + performance.now();
+}
+
+function follow(table) {
+  const source = new EventSource(`/feed/${encodeURIComponent(table)}`);
+  // Draw at most once a frame, the latest screen only: a burst of events never queues renders.
+  let latest = null;
+  source.onmessage = msg => {
+    if (latest === null) requestAnimationFrame(() => { const text = latest; latest = null; render(JSON.parse(text)); });
+    latest = msg.data;
+  };
+  source.onerror = () => {  // the display process is gone or restarting: EventSource retries by itself
+    document.getElementById("banner-stale").hidden = false;
+    document.getElementById("banner-stale").textContent = W.stale;
+    document.body.dataset.stale = "true";
+  };
+}
+
+async function start() {
+  const wanted = new URLSearchParams(location.search).get("table");
+  if (wanted) return follow(wanted);
+  const tables = await (await fetch("/tables")).json();
+  if (tables.length === 1) return follow(tables[0].table);
+  const chooser = document.getElementById("chooser");
+  chooser.hidden = false;
+  document.getElementById("main").hidden = true;
+  for (const t of tables) chooser.append(el("a", {href: `/?table=${encodeURIComponent(t.table)}`, text: t.title || t.table}));
+}
+
+addEventListener("resize", () => {  // a screen turned round: the layout is CSS only, no redraw needed
+  if (!forcedLayout) document.body.dataset.layout = innerHeight > innerWidth ? "portrait" : "landscape";
+});
+start();

@@ -1,0 +1,255 @@
+"""What a signage screen shows of one table, kept up to date from the snapshot and the events.
+
+Pure (no sockets, no clock): :class:`TableView` takes the daemon's snapshot
+reply and then each event in ``seq`` order and answers :meth:`TableView.to_dict`,
+the whole screen as JSON. The browser only draws that JSON, so a browser that
+connects late or reconnects gets the full screen in its first message, and
+the roads it draws are the ones :mod:`signage.roads` computed (the same code
+as ``croupier roads``).
+
+What players must not see is never sent: the dealer's hole card stays ``??``
+until the dealer plays or the result is known. (One Card Poker cards are
+dealt face up and compared at once, so they are shown as they arrive.)
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from signage.roads import Result, RoadError, compute
+
+HIDDEN = "??"
+#: Baccarat value of a rank (A=1, 2-9, T J Q K = 0), to show the running score as cards arrive.
+_BACCARAT_VALUE = {r: min(i + 1, 10) % 10 for i, r in enumerate("A23456789TJQK")}
+#: How many past results the "last results" strip keeps.
+HISTORY = 12
+
+
+def baccarat_score(cards: list[str]) -> int:
+    return sum(_BACCARAT_VALUE[c[0]] for c in cards) % 10
+
+
+class TableView:
+    """One table's screen state; ``settings`` is the table file's ``display:`` section as a dict."""
+
+    def __init__(self, table: str, game: str, settings: dict[str, Any]) -> None:
+        self.table = table
+        self.game = game
+        self.settings = settings
+        self.seq = 0
+        self.round = 0
+        self.phase = "idle"
+        self.limits: dict[str, Any] = {}
+        self.tilt: dict[str, Any] | None = None
+        self.offline: dict[str, str] = {}
+        self.dp_seat: int | None = None
+        self.hands: dict[str, list[str]] = {}
+        #: The round the shown hands belong to: the last round's cards and result stay on the
+        #: screen while the next round takes bets, until its first card.
+        self.hands_round = 0
+        self.hole_shown = False
+        self.result: dict[str, Any] | None = None
+        self.outcomes: dict[str, int] = {}
+        self.voided = False
+        self.shoe: list[Result] = []
+        self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
+        self.journal: str | None = None
+        self.problem: str | None = None
+
+    # ------------------------------------------------------------------ snapshot
+    def load_snapshot(self, reply: dict[str, Any]) -> None:
+        """Redraw everything from a snapshot reply (first sync, a gap, a restarted daemon)."""
+        state = reply["state"]
+        self.seq = int(reply["seq"])
+        self.journal = reply.get("journal_id")
+        self.game = state.get("game", self.game)
+        self.round = int(state.get("round", 0))
+        self.phase = state.get("phase", "idle")
+        self.limits = dict(state.get("limits") or {})
+        self.tilt = state.get("tilt")
+        self.offline = dict(state.get("offline") or {})
+        self.dp_seat = (state.get("game_state") or {}).get("dp_seat")
+        self.result = None
+        self.outcomes = {}
+        self.voided = False
+        self.hands = self._hands_from_view(state.get("round_view") or {}) if self.phase == "dealing" else {}
+        self.hands_round = self.round
+        self.hole_shown = False
+        self.shoe = []
+        self.history.clear()
+        for item in state.get("shoe_results") or []:
+            self._add_result(int(item["round"]), item["result"])
+
+    def _hands_from_view(self, view: dict[str, Any]) -> dict[str, list[str]]:
+        """The round in progress as hands, from a snapshot's ``round_view`` (hidden cards stay hidden)."""
+        hands: dict[str, list[str]] = {}
+        if self.game == "baccarat":
+            hands["player"] = list(view.get("player_cards") or [])
+            hands["banker"] = list(view.get("banker_cards") or [])
+        elif self.game == "one_card_poker":
+            for seat, hand in (view.get("players") or {}).items():
+                hands[f"seat {seat}"] = list(hand.get("cards") or [])
+            if view.get("dp_card"):
+                hands["dp"] = [view["dp_card"]]
+        else:
+            if view.get("dealer_cards"):
+                hands["dealer"] = list(view["dealer_cards"])
+            for seat, entry in (view.get("seats") or {}).items():
+                for i, cards in enumerate(_seat_hands(entry)):
+                    hands[f"seat {seat}" + (f" hand {i + 1}" if i else "")] = cards
+        return hands
+
+    # ------------------------------------------------------------------ events
+    def apply(self, event: dict[str, Any]) -> None:
+        """One event, in ``seq`` order (the feed guarantees it)."""
+        self.seq = int(event.get("seq", self.seq))
+        kind = event["event"]
+        if kind == "new_shoe":
+            self.shoe = []
+            if self.game == "baccarat":  # the strip is part of the shoe's scoreboard there
+                self.history.clear()
+        elif kind == "betting_opened":
+            self.round = int(event["round"])
+            self.phase = "betting"
+        elif kind == "betting_closed":
+            self.phase = "dealing"
+        elif kind == "card_dealt":
+            self._card(str(event["hand"]), str(event["card"]))
+        elif kind == "round_result":
+            self.hole_shown = True
+            self._add_result(int(event["round"]), event["result"])
+            self._reveal(event["result"])
+        elif kind == "round_settled":
+            self.phase = "idle"
+            nets: dict[str, int] = {}
+            for line in event.get("settlements") or []:
+                key = str(line["seat"])
+                nets[key] = nets.get(key, 0) + int(line["net"])
+            self.outcomes = nets
+        elif kind == "round_voided":
+            self.phase = "idle"
+            self.voided = True
+            self.hands_round = int(event["round"])
+        elif kind == "tilt":
+            self.tilt = {
+                "reason": event.get("reason"),
+                "card": event.get("card"),
+                "detail": event.get("detail"),
+            }
+        elif kind == "tilt_cleared":
+            self.tilt = None
+        elif kind == "dp_set":
+            self.dp_seat = int(event["seat"])
+        elif kind == "device":
+            name = str(event["device"])
+            if event.get("online"):
+                self.offline.pop(name, None)
+            else:
+                self.offline[name] = str(event.get("detail") or "")
+
+    def _card(self, hand: str, card: str) -> None:
+        if self.hands_round != self.round:  # the first card of a round: the last round leaves the screen
+            self.hands = {}
+            self.hands_round = self.round
+            self.hole_shown = False
+            self.outcomes = {}
+            self.voided = False
+        cards = self.hands.setdefault(hand, [])
+        cards.append(card)
+        if hand == "dealer" and len(cards) >= 3:
+            self.hole_shown = True  # the dealer is drawing: the hole card was turned over
+
+    def _reveal(self, result: dict[str, Any]) -> None:
+        """At the result every card is public: take them from the result record (War cards too)."""
+        if self.game == "one_card_poker":
+            hands: dict[str, list[str]] = {}
+            for seat, hand in (result.get("players") or {}).items():
+                hands[f"seat {seat}"] = list(hand.get("cards") or [])
+                if hand.get("dp_war_cards"):
+                    hands[f"dp war seat {seat}"] = list(hand["dp_war_cards"])
+            if result.get("dp_card"):
+                hands["dp"] = [result["dp_card"]]
+            self.hands = hands
+        elif self.game != "baccarat" and result.get("dealer_cards") is not None:
+            self.hands["dealer"] = list(result["dealer_cards"])
+
+    def _add_result(self, round_no: int, result: dict[str, Any]) -> None:
+        self.result = {"round": round_no, **result}
+        self.history.append({"round": round_no, **_summary(self.game, result)})
+        if self.game == "baccarat":
+            try:
+                self.shoe.append(Result.from_record(result, f"round {round_no}"))
+            except RoadError as exc:
+                self.problem = str(exc)
+
+    # ------------------------------------------------------------------ output
+    def shown_hands(self) -> list[dict[str, Any]]:
+        out = []
+        for name, cards in self.hands.items():
+            shown = list(cards)
+            if name == "dealer" and len(shown) == 2 and not self.hole_shown:
+                shown[1] = HIDDEN
+            entry: dict[str, Any] = {"name": name, "cards": shown}
+            if self.game == "baccarat":
+                entry["score"] = baccarat_score(shown)
+            out.append(entry)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        view: dict[str, Any] = {
+            "table": self.table,
+            "game": self.game,
+            "display": self.settings,
+            "seq": self.seq,
+            "journal": self.journal,
+            "round": self.round,
+            "phase": self.phase,
+            "limits": self.limits,
+            "tilt": self.tilt,
+            "offline": self.offline,
+            "dp_seat": self.dp_seat,
+            "hands": self.shown_hands(),
+            "hands_round": self.hands_round,
+            "result": self.result,
+            "outcomes": self.outcomes,
+            "voided": self.voided,
+            "history": list(self.history),
+            "problem": self.problem,
+        }
+        if self.game == "baccarat":
+            view["roads"] = compute(self.shoe).to_dict()
+        return view
+
+
+def _seat_hands(entry: dict[str, Any]) -> list[list[str]]:
+    """A blackjack-family seat's hands as card lists (the record's shapes differ by game)."""
+    hands = entry.get("hands") or []
+    out: list[list[str]] = []
+    for h in hands:
+        if isinstance(h, dict):
+            out.append(list(h.get("cards") or []))
+        elif isinstance(h, list):
+            out.append([str(c) for c in h])
+    return out
+
+
+def _summary(game: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A short line for the last-results strip."""
+    if game == "baccarat":
+        return {
+            "winner": result.get("winner"),
+            "player_score": result.get("player_score"),
+            "banker_score": result.get("banker_score"),
+            "natural": result.get("natural", False),
+            "player_pair": result.get("player_pair", False),
+            "banker_pair": result.get("banker_pair", False),
+        }
+    if game == "one_card_poker":
+        return {"dp_seat": result.get("dp_seat"), "dp_card": result.get("dp_card")}
+    total = result.get("dealer_total", result.get("dealer_bj_total"))
+    return {
+        "dealer_cards": result.get("dealer_cards"),
+        "dealer_total": total,
+        "dealer_blackjack": result.get("dealer_blackjack", False),
+    }

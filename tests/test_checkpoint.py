@@ -1,0 +1,241 @@
+"""Journal checkpoints: a checkpoint plus the inputs after it rebuilds exactly what a full replay does.
+
+Every scenario file of every game is journaled through ``TableService.submit``
+with a checkpoint after every input (mid-round included); then, for every
+checkpoint, a fresh service starts from it and replays the rest, and must
+match the full replay: the table's snapshot, the event seq, the round records,
+the ring of recent events, and every event of every input applied afterwards.
+Real SQLite files in a temp dir; nothing mocked.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller import inputs as I
+from controller.cli import main as cli_main
+from controller.daemon import checkpoint
+from controller.daemon.client import CommandClient, local_key
+from controller.daemon.config import TableConfig, parse_table
+from controller.daemon.journal import Journal
+from controller.daemon.recall import recall_from_journal
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+from controller.daemon.service import TableService, event_payload
+from controller.scenario import Scenario, load_scenario, round_inputs
+from controller.table import Table
+
+pytestmark = pytest.mark.timeout(120)
+
+SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.yaml"))
+
+
+def config_for(scenario: Scenario, state: Path) -> TableConfig:
+    lim = scenario.limits
+    return parse_table({
+        "table": "t", "game": scenario.spec.game, "options": dict(scenario.spec.options), "seats": lim.seats,
+        "limits": {"unit": lim.unit, "min_bet": lim.min_bet, "max_bet": lim.max_bet},
+        "state_dir": str(state),
+    }, state.parent / "t.yaml")
+
+
+def scenario_inputs(scenario: Scenario) -> list[I.Input]:
+    mirror = scenario.new_table()
+    out: list[I.Input] = [I.CreditIn(s, a) for s, a in sorted(scenario.spec.credits.items())]
+    for n, spec in enumerate(scenario.spec.rounds, start=1):
+        for inp in round_inputs(mirror, spec, n, first=n == 1):
+            mirror.apply(inp)
+            out.append(inp)
+    return out
+
+
+def open_service(config: TableConfig, **kw: Any) -> TableService:
+    journal = Journal.open(config.state_dir, table="t", game=config.game_name, options=config.options_dict(),
+                           fsync=False)
+    return TableService(config, journal, **kw)
+
+
+def state_of(service: TableService) -> dict[str, Any]:
+    return {
+        "snapshot": service.table.snapshot(),
+        "seq": service.seq,
+        "rounds": service.recorder.last(1000),
+        "recent": [event_payload("t", s, e) for s, e in service.recent],
+    }
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_checkpoint_plus_tail_equals_full_replay_at_every_checkpoint(path: Path, tmp_path: Path) -> None:
+    scenario = load_scenario(path)
+    config = config_for(scenario, tmp_path / "state")
+    inputs = scenario_inputs(scenario)
+    half = len(inputs) // 2
+    live = open_service(config, keep_rounds=1000, checkpoint_every=1, checkpoint_keep=10**6,
+                        checkpoint_mid_round=True)
+    live.replay()
+    for inp in inputs[:half]:
+        live.submit(inp, "test", at=1.0)
+    live.journal.close()
+    with sqlite3.connect(config.state_dir / "journal.sqlite3") as conn:
+        rows = checkpoint.rows(conn)
+    assert rows == list(range(1, half + 1))  # one after every input, mid-round ones included
+
+    full = open_service(config, keep_rounds=1000, checkpoint_every=10**9)
+    full.replay(checkpoint_at=0)
+    assert full.replayed == half
+    want = state_of(full)
+    want_after = [[e.to_dict() for e in full.table.apply(inp)] for inp in inputs[half:]]
+    full.journal.close()
+    for row in rows:
+        service = open_service(config, keep_rounds=1000, checkpoint_every=10**9)
+        service.replay(checkpoint_at=row)
+        assert service.replayed == half - row
+        assert state_of(service) == want, f"checkpoint at row {row}"
+        after = [[e.to_dict() for e in service.table.apply(inp)] for inp in inputs[half:]]
+        assert after == want_after, f"checkpoint at row {row}: the inputs after it play differently"
+        service.journal.close()
+
+
+def baccarat_session(tmp_path: Path, rounds: int, **kw: Any) -> tuple[TableConfig, TableService]:
+    scenario = load_scenario(Path(__file__).parent / "scenarios" / "baccarat.yaml")
+    config = config_for(scenario, tmp_path / "state")
+    service = open_service(config, **kw)
+    service.replay()
+    spec = scenario.spec.rounds
+    for seat, amount in sorted(scenario.spec.credits.items()):
+        service.submit(I.CreditIn(seat, amount), "test")
+    for n in range(1, rounds + 1):
+        for inp in round_inputs(service.table, spec[(n - 1) % len(spec)], n, first=(n - 1) % len(spec) == 0):
+            service.submit(inp, "test")
+    return config, service
+
+
+def test_start_uses_the_newest_checkpoint_taken_at_a_round_end(tmp_path: Path) -> None:
+    config, live = baccarat_session(tmp_path, 30, checkpoint_every=50)
+    want = state_of(live)
+    assert live.checkpoint_row > 0 and live.table.phase == "idle"
+    live.journal.close()
+    with sqlite3.connect(config.state_dir / "journal.sqlite3") as conn:
+        rows = checkpoint.rows(conn)
+    assert len(rows) == checkpoint.KEEP  # older ones pruned
+    again = open_service(config)
+    again.replay()
+    assert again.checkpoint_row == rows[-1]
+    assert again.replayed == again.journal.last_id - rows[-1]
+    assert state_of(again)["snapshot"] == want["snapshot"] and again.seq == want["seq"]
+    assert again.status()["journal"]["checkpoint_row"] == rows[-1]
+
+
+def test_recall_still_reaches_every_round_after_a_start_from_a_checkpoint(tmp_path: Path) -> None:
+    config, live = baccarat_session(tmp_path, 20, checkpoint_every=30, keep_rounds=1000)
+    every_round = live.recorder.last(1000)
+    live.journal.close()
+    again = open_service(config, keep_rounds=5)
+    again.replay()
+    assert again.checkpoint_row > 0
+    conn = sqlite3.connect(f"file:{again.journal.path}?mode=ro", uri=True)
+    table = Table(config.new_game(), config.limits)
+    rebuilt = recall_from_journal(conn, again.journal.path, table, 1000, again.journal.last_id)
+    conn.close()
+    assert rebuilt == every_round and [r["round"] for r in rebuilt] == list(range(1, 21))
+
+
+def _tamper(config: TableConfig, sql: str) -> None:
+    with sqlite3.connect(config.state_dir / "journal.sqlite3") as conn:
+        conn.execute(sql)
+
+
+@pytest.mark.parametrize("sql, why", [
+    ("UPDATE checkpoints SET code = 'someone else'", "other engine code"),
+    ("UPDATE checkpoints SET sha256 = 'x'", "fails its SHA-256"),
+])
+def test_a_checkpoint_it_cannot_trust_is_skipped_and_said_so(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, sql: str, why: str) -> None:
+    config, live = baccarat_session(tmp_path, 10, checkpoint_every=20)
+    want = state_of(live)
+    live.journal.close()
+    _tamper(config, sql)
+    again = open_service(config)
+    with caplog.at_level(logging.WARNING, logger="croupier.daemon"):
+        again.replay()
+    assert why in caplog.text
+    assert again.replayed == again.journal.last_id  # every input, from row 1
+    assert state_of(again)["snapshot"] == want["snapshot"] and again.seq == want["seq"]
+
+
+def test_changed_limits_replay_from_row_one(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    config, live = baccarat_session(tmp_path, 10, checkpoint_every=20)
+    live.journal.close()
+    raw = {"table": "t", "game": "baccarat", "seats": 7, "state_dir": str(config.state_dir),
+           "limits": {"unit": 100, "min_bet": 100, "max_bet": 500_000}}
+    other = parse_table(raw, tmp_path / "t.yaml")
+    again = open_service(other)
+    with caplog.at_level(logging.WARNING, logger="croupier.daemon"):
+        again.replay()
+    assert "limits changed" in caplog.text
+    assert again.replayed == again.journal.last_id
+
+
+def test_a_daemon_starts_from_its_checkpoint_and_a_damaged_journal_takes_the_table_offline(
+        tmp_path: Path) -> None:
+    """Start-up skips the whole-file checks; they run after it, and a failure halts the table, saying why."""
+    config, live = baccarat_session(tmp_path, 30, checkpoint_every=50)
+    live.journal.close()
+    _tamper(config, "DELETE FROM inputs WHERE id = 2")  # before the checkpoint: start-up never reads it
+    zmq = {k: f"ipc://{tmp_path}/{k}" for k in ("pub", "snapshot", "command")}
+    raw = {"table": "t", "game": "baccarat", "seats": 7, "state_dir": str(config.state_dir), "zeromq": zmq}
+    daemon_config = parse_table(raw, tmp_path / "t.yaml")
+    key = local_key(daemon_config)
+    with DaemonThread(Daemon(daemon_config)) as thread:
+        service = thread.daemon.service
+        assert service is not None and service.checkpoint_row > 2
+        client = CommandClient(zmq["command"], timeout=10, key=key)
+        try:
+            deadline = time.monotonic() + 30
+            while "journal" not in (status := client.call("status"))["offline"]:
+                assert time.monotonic() < deadline, status
+                time.sleep(0.01)
+            assert "rows are missing" in status["offline"]["journal"]
+            reply = client.call("open")
+            assert reply.get("ok")
+            assert client.call("bet", seat=1, spot="player", amount=100, by="dealer")["ok"]
+            closing = client.call("close")
+            assert "journal is offline" in json.dumps(closing)
+        finally:
+            client.close()
+
+
+# --------------------------------------------------------------- croupier journal export|archive|verify
+def test_journal_export_archive_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config, live = baccarat_session(tmp_path, 8, checkpoint_every=20)
+    last = live.journal.last_id
+    state = str(config.state_dir)
+    assert cli_main(["journal", "export", "--state-dir", state, "--from", "3", "--to", "5"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["row"] for x in lines] == [3, 4, 5] and all(x["source"] == "test" for x in lines)
+    entries = list(live.journal.entries(3, 5))
+    assert [x["input"] for x in lines] == [e.input.to_dict() for e in entries]
+    dest = tmp_path / "archive.sqlite3"
+    assert cli_main(["journal", "archive", "--state-dir", state, str(dest)]) == 0  # while "running"
+    assert f"{last} inputs" in capsys.readouterr().out
+    copy = sqlite3.connect(dest)
+    assert copy.execute("SELECT COUNT(*) FROM inputs").fetchone()[0] == last
+    assert copy.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0] >= 1
+    copy.close()
+    assert cli_main(["journal", "archive", "--state-dir", state, str(dest)]) == 1
+    assert "already exists" in capsys.readouterr().err
+    assert cli_main(["journal", "verify", "--state-dir", state]) == 0
+    assert f"{last} inputs, every row parses" in capsys.readouterr().out
+    live.journal.close()
+    _tamper(config, "UPDATE inputs SET input = '{not json' WHERE id = 4")
+    assert cli_main(["journal", "verify", "--state-dir", state]) == 1
+    assert "row 4: input does not parse" in capsys.readouterr().err
+    assert cli_main(["journal", "export", "--state-dir", str(tmp_path / "nowhere")]) == 1
+    assert "no journal here" in capsys.readouterr().err

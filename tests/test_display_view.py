@@ -1,0 +1,137 @@
+"""The display's screen model (signage/view.py) on real engine events: what is shown and what is hidden."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from helpers import baccarat_table, deal
+
+from controller import inputs as I
+from controller.games import GAMES
+from controller.table import Table
+from signage.roads import compute
+from signage.view import HIDDEN, TableView
+
+
+def feed(view: TableView, table: Table, *inputs: I.Input) -> list[dict[str, Any]]:
+    out = []
+    for inp in inputs:
+        for event in table.apply(inp):
+            payload = {**event.to_dict(), "seq": view.seq + 1}
+            view.apply(payload)
+            out.append(payload)
+    return out
+
+
+def snapshot_of(table: Table, seq: int) -> dict[str, Any]:
+    return {"ok": True, "seq": seq, "state": table.snapshot(), "journal_id": "j1"}
+
+
+def test_baccarat_cards_scores_result_and_the_last_round_stays_until_the_next_deal() -> None:
+    table = baccarat_table()
+    view = TableView("t", "baccarat", {})
+    feed(view, table, I.NewShoe(), I.OpenBetting(), I.CloseBetting())
+    for event in deal(table, "5C 3D 2H AS"):  # Player 8 natural, Banker 3
+        view.apply({**event.to_dict(), "seq": view.seq + 1})
+    shown = {h["name"]: (h["cards"], h["score"]) for h in view.to_dict()["hands"]}
+    assert shown == {"player": (["5C", "3D"], 8), "banker": (["2H", "AS"], 3)}
+    assert view.result is not None and view.result["winner"] == "player"
+    feed(view, table, I.OpenBetting())
+    screen = view.to_dict()
+    assert screen["phase"] == "betting" and screen["hands_round"] == 1  # last round still shown
+    assert [h["cards"] for h in screen["hands"]] == [["5C", "3D"], ["2H", "AS"]]
+    feed(view, table, I.CloseBetting())
+    for event in deal(table, "9H"):
+        view.apply({**event.to_dict(), "seq": view.seq + 1})
+    assert view.to_dict()["hands"] == [{"name": "player", "cards": ["9H"], "score": 9}]
+
+
+def test_a_late_display_draws_the_whole_shoe_from_the_snapshot_and_a_new_shoe_clears_it() -> None:
+    table = baccarat_table()
+    live = TableView("t", "baccarat", {})
+    feed(live, table, I.NewShoe())
+    for cards in ("5C 3D 2H AS", "3C AD 9H KS", "JH 8D 7C AH"):
+        feed(live, table, I.OpenBetting(), I.CloseBetting())
+        for event in deal(table, cards):
+            live.apply({**event.to_dict(), "seq": live.seq + 1})
+    late = TableView("t", "baccarat", {})
+    late.load_snapshot(snapshot_of(table, live.seq))
+    assert late.to_dict()["roads"] == live.to_dict()["roads"]
+    assert late.to_dict()["roads"]["counts"] == {
+        "rounds": 3,
+        "banker": 1,
+        "player": 1,
+        "tie": 1,
+        "banker_pair": 0,
+        "player_pair": 0,
+    }
+    assert late.journal == "j1"
+    feed(live, table, I.NewShoe())
+    assert live.to_dict()["roads"] == compute([]).to_dict()
+    late.load_snapshot(snapshot_of(table, live.seq))
+    assert late.to_dict()["roads"] == compute([]).to_dict()
+
+
+def swap_hand_table() -> Table:
+    cls = GAMES["swap_hand"]
+    table = Table(cls(cls.options_model.model_validate({})))
+    table.apply(I.CreditIn(1, 100_000))
+    return table
+
+
+def test_the_dealer_hole_card_stays_hidden_until_the_dealer_plays() -> None:
+    table = swap_hand_table()
+    view = TableView("t", "swap_hand", {})
+    feed(view, table, I.NewShoe(), I.OpenBetting(), I.PlaceWager(1, "main", 1000), I.CloseBetting())
+    # seat 1 two hands (swap hand), dealer up card 9, hole card K; deal until the seat must decide
+    for code in ("TS", "7H", "9D", "8C", "6S", "KC"):
+        if table.due() is None or not hasattr(table.due(), "hand"):
+            break
+        feed(view, table, I.CardSeen(_card(code)))
+    dealer = next(h for h in view.to_dict()["hands"] if h["name"] == "dealer")
+    assert len(dealer["cards"]) == 2 and dealer["cards"][1] == HIDDEN
+    assert dealer["cards"][0] != HIDDEN
+    events = []
+    for _ in range(20):  # stand everywhere, then let the dealer draw what it needs
+        due = table.due()
+        if due is None:
+            break
+        if hasattr(due, "choices"):
+            seat = int(next(iter(due.choices)))
+            events += feed(view, table, I.Decision(seat, "stand", None))
+        else:
+            events += feed(view, table, I.CardSeen(_card("2D")))
+    assert any(e["event"] == "round_result" for e in events)
+    dealer = next(h for h in view.to_dict()["hands"] if h["name"] == "dealer")
+    assert HIDDEN not in dealer["cards"]
+
+
+def _card(code: str) -> Any:
+    from controller.cards import parse_card
+
+    return parse_card(code)
+
+
+def test_one_card_poker_shows_cards_as_dealt_and_the_designated_player() -> None:
+    cls = GAMES["one_card_poker"]
+    table = Table(cls(cls.options_model.model_validate({})))
+    view = TableView("t", "one_card_poker", {})
+    for seat in (1, 2):
+        table.apply(I.CreditIn(seat, 100_000))
+    feed(
+        view,
+        table,
+        I.NewShoe(),
+        I.SetDesignatedPlayer(2),
+        I.OpenBetting(),
+        I.PlaceWager(1, "primary", 1000),
+        I.CloseBetting(),
+    )
+    feed(view, table, I.CardSeen(_card("9S")))
+    assert view.to_dict()["hands"] == [{"name": "seat 1", "cards": ["9S"]}]
+    events = feed(view, table, I.CardSeen(_card("4H")))
+    assert [e["event"] for e in events] == ["card_dealt", "round_result", "round_settled"]
+    screen = view.to_dict()
+    assert screen["dp_seat"] == 2
+    assert {h["name"]: h["cards"] for h in screen["hands"]} == {"seat 1": ["9S"], "dp": ["4H"]}
+    assert screen["outcomes"] == {"1": 1000, "2": -1000}  # seat 1 wins, the DP's bank loses
