@@ -13,11 +13,8 @@ from controller.games import GAMES, game_tool
 from controller.tools import ctl, daemon_run, demo, journal_cmd, keys_cmd, scenario_cmd, watch
 from drivers.gpio import cli as gpio_cli
 from drivers.shoe import cli as shoe_cli
-<<<<<<< HEAD
-from vision import cli as vision_cli
-=======
 from signage import display_cmd, roads_cmd
->>>>>>> main
+from vision import cli as vision_cli
 
 #: ``croupier math GAME``: par sheets, and ``croupier simulate GAME``: many rounds through the
 #: real engine. Each is a module of the game's package (``par_sheet``, ``simulation``) with

@@ -18,7 +18,7 @@ import pytest
 from test_daemon_support import free_port_base, write_table
 
 from controller.cards import parse_card
-from controller.daemon.client import CommandClient, Subscriber
+from controller.daemon.client import CommandClient, Subscriber, local_key
 from controller.daemon.config import FIRMWARE_CONFIGS, TableFileError, load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
@@ -48,7 +48,7 @@ def test_camera_cards_play_a_round_with_audit_frames_and_go_offline_without_fram
     window.parent.mkdir(parents=True, exist_ok=True)
     camera = SimulatedCamera(window, decks=8, seed=5, fps=30, stable_frames=2)
     with DaemonThread(Daemon(config, use_shoe=False)):
-        client = CommandClient(z.command)
+        client = CommandClient(z.command, key=local_key(config))
         deadline = time.monotonic() + 30
         while not (client.call("status")["camera"] or {}).get("online"):
             assert time.monotonic() < deadline, "the camera never came online"

@@ -39,6 +39,8 @@ class SimulatedCamera:
         size: tuple[int, int] = (640, 480),
     ) -> None:
         self.window = window
+        #: How the demo's dealer deals from it: draws each card, like a plain card-reading shoe.
+        self.mode = "camera"
         self.design = DESIGNS[design]
         self.shoe = ShuffledShoe(decks, seed, 0)
         self.rng = random.Random(seed)

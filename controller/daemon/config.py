@@ -22,11 +22,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from controller.configfile import ConfigFileError, validation_problems
-<<<<<<< HEAD
-from controller.daemon.camera_config import CameraSettings, CameraSpec, resolve_camera
-=======
 from controller.daemon.auth import is_loopback
->>>>>>> main
+from controller.daemon.camera_config import CameraSettings, CameraSpec, resolve_camera
 from controller.daemon.endpoints import check_endpoint
 from controller.games import GAMES, check_game_name
 from controller.games.base import Game, GameOptions
@@ -326,11 +323,8 @@ def parse_table(raw: object, path: Path) -> TableConfig:
             if profile is not None and spec.shoe.port is not None:
                 profile = profile.model_copy(update={"port": spec.shoe.port})
     panels = _panels(spec, path, seats, problems)
-<<<<<<< HEAD
     camera = None if spec.camera is None else resolve_camera(spec.camera, path, _find_profile, problems)
-=======
     problems.extend(exposure_problems(spec.zeromq, spec.security))
->>>>>>> main
     if problems:
         raise TableFileError(path, problems)
     state_dir = Path(spec.state_dir)

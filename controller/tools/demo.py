@@ -52,6 +52,10 @@ class CardSource(Protocol):
     """What the dealer deals from: the simulated shoe, or the simulated camera (vision.camera_sim)."""
 
     @property
+    def mode(self) -> str:
+        """"reader" (the dealer draws each card), "dealing_shuffler" (it deals on DISPENSE) or "camera"."""
+
+    @property
     def remaining(self) -> int: ...
 
     def shuffle(self) -> None: ...
@@ -248,13 +252,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the events as JSON lines")
     parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
-<<<<<<< HEAD
     parser.add_argument("--camera-sim", action="store_true",
                         help="deal through the simulated camera (<game>_camera_sim.yaml): each card is "
                              "drawn, photographed and read by the daemon's card recognition (docs/vision.md)")
-=======
     demo_display.add_arguments(parser)
->>>>>>> main
 
 
 def _start_daemon(
@@ -339,7 +340,6 @@ def run(args: argparse.Namespace) -> int:
         f"(seed {seed}); Ctrl-C stops it.\n"
     )
     work = Path(tempfile.mkdtemp(prefix="croupier-demo-"))
-<<<<<<< HEAD
     shoe: CardSource
     if config.camera is not None and config.camera.spec.window is not None:
         from vision.camera_sim import SimulatedCamera  # OpenCV only for a camera table
@@ -351,13 +351,10 @@ def run(args: argparse.Namespace) -> int:
         shoe = SimulatedCamera(window, decks=config.new_game().decks, seed=seed, fps=spec.fps,
                                stable_frames=spec.stable_frames, size=(spec.width, spec.height))
     else:
-        shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks)
-=======
-    mode = config.shoe_profile.mode if config.shoe_profile is not None else "reader"
-    delay = args.delay if args.delay is not None else sim.card_interval
-    shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks, mode=mode,
-                         feed_delay=delay if mode == "dealing_shuffler" else 0.0)
->>>>>>> main
+        mode = config.shoe_profile.mode if config.shoe_profile is not None else "reader"
+        delay = args.delay if args.delay is not None else sim.card_interval
+        shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks, mode=mode,
+                             feed_delay=delay if mode == "dealing_shuffler" else 0.0)
     proc: subprocess.Popen[bytes] | None = None
     display: subprocess.Popen[bytes] | None = None
     # The command socket takes authorised keys only: the demo makes its operator key on the fly.
@@ -381,19 +378,14 @@ def run(args: argparse.Namespace) -> int:
             if proc.poll() is not None:
                 raise DemoError(f"the daemon exited ({proc.returncode}):\n{log_path.read_text()}")
             with contextlib.suppress(DaemonUnavailable):
-<<<<<<< HEAD
-                status = CommandClient(endpoints["command"], timeout=0.5).call("status")
-                camera = status.get("camera") or {}
-                if (status.get("shoe_device") or {}).get("connected") or camera.get("online"):
-                    break
-=======
                 probe = CommandClient(endpoints["command"], timeout=0.5, key=key)
                 try:
-                    if (probe.call("status").get("shoe_device") or {}).get("connected"):
+                    status = probe.call("status")
+                    camera = status.get("camera") or {}
+                    if (status.get("shoe_device") or {}).get("connected") or camera.get("online"):
                         break
                 finally:
                     probe.close()
->>>>>>> main
             if time.monotonic() > deadline:
                 raise DemoError("the daemon did not come up within 30 s")
             time.sleep(0.1)
@@ -419,7 +411,7 @@ def run(args: argparse.Namespace) -> int:
         status = client.call("status")
         credits = ", ".join(f"seat {s}: {c / 100:,.2f}" for s, c in status["credits"].items())
         out.write(f"{dealer.played} rounds played; credits {credits}\n")
-        if shoe.mode == "dealing_shuffler":
+        if isinstance(shoe, SimulatedShoe) and shoe.mode == "dealing_shuffler":
             out.write(f"dealing shuffler: {shoe.stats.dispensed} cards dealt on DISPENSE\n")
     except KeyboardInterrupt as exc:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
