@@ -12,20 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-EXAMPLES = """examples:
-  croupier vision scenes /tmp/enrol --enrol --design classic --seed 1
-  croupier vision enroll --images /tmp/enrol --out firmware_configs/decks/house.yaml
-  croupier vision scenes /tmp/held-out --count 2000 --negatives 500 --seed 99
-  croupier vision test /tmp/held-out --deck firmware_configs/decks/house.yaml --json report.json
-"""
-
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "vision",
         help="camera card recognition: enrol a deck, test it (docs/vision.md)",
         description=__doc__,
-        epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     vs = p.add_subparsers(dest="vision_command", required=True, metavar="ACTION")
@@ -56,7 +48,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     t = vs.add_parser(
         "test", help="read a folder of labelled frames (labels.csv: file,card or none) and report"
     )
-    t.add_argument("folder", type=Path)
+    t.add_argument(
+        "folder", type=Path, help="a folder of frames with labels.csv (file,card; card 'none' for no card)"
+    )
     t.add_argument(
         "--deck", type=Path, help="the deck profile (default: the only one in firmware_configs/decks)"
     )
@@ -64,14 +58,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     t.set_defaults(func=run_test)
 
     s = vs.add_parser("scenes", help="write synthetic scan-window frames and their labels.csv")
-    s.add_argument("folder", type=Path)
+    s.add_argument("folder", type=Path, help="where to write the frames and labels.csv")
     s.add_argument("--enrol", action="store_true", help="one near-studio photograph of each of the 52 faces")
     s.add_argument("--count", type=int, default=520, help="frames with a card (default 520)")
     s.add_argument("--negatives", type=int, default=0, help="frames without a card (empty, back, joker, ...)")
     s.add_argument(
         "--design", default="classic", help="the deck design to draw (classic, bold, serif, lefty)"
     )
-    s.add_argument("--seed", type=int, default=1)
+    s.add_argument(
+        "--seed", type=int, default=1, help="the scenes' seed: the same seed writes the same frames"
+    )
     s.add_argument("--size", default="640x480", help="frame size WxH (default 640x480)")
     s.set_defaults(func=run_scenes)
 
