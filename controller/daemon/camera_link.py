@@ -177,6 +177,15 @@ class CameraLink:
             except concurrent.futures.TimeoutError:
                 continue
 
+    def describe(self) -> str:
+        """Where frames come from, for the start-up self-test and the log."""
+        spec = self.settings.spec
+        if spec.device is not None:
+            return f"camera {spec.device!r} at {spec.width}x{spec.height}"
+        if self.settings.replay_path is not None:
+            return f"replaying {self.settings.replay_path}"
+        return f"simulated window {self.window}"
+
     def status(self) -> dict[str, object]:
         """For ``ctl status``: the source, whether frames arrive, and the last frame's reading."""
         spec = self.settings.spec
