@@ -397,7 +397,7 @@ def run(args: argparse.Namespace) -> int:
             time.sleep(0.1)
         if not args.no_display:  # the signage screen, fed by the daemon like any display on the floor
             display, url, note = demo_display.start_display(
-                path, endpoints["pub"], endpoints["snapshot"], args.display, work
+                path, endpoints["pub"], endpoints["snapshot"], demo_display.listen_for(args), work
             )
             out.write(f"Signage display: {url}  (open it in a browser){f'; {note}' if note else ''}\n")
             out.flush()
