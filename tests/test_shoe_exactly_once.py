@@ -46,7 +46,7 @@ class Rig:
         self.shoe.open_pty(link)
         profile = tmp / "shoe.yaml"
         profile.write_text(
-            f"port: {link}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 1.0\n"
+            f"port: {link}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 3.0\n"
             "reconnect: {initial: 0.02, max: 0.1}\n"
         )
         self.table = write_table(tmp, name="once", shoe=str(profile))
