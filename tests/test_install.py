@@ -78,7 +78,8 @@ def test_it_lays_down_the_documented_files(installed: Path) -> None:
     assert (installed / "opt/croupier/src/pyproject.toml").is_file()
     assert not (installed / "opt/croupier/src/.venv").exists()
     for unit in ("croupier@.service", "croupier-display@.service"):
-        assert (installed / "etc/systemd/system" / unit).read_bytes() == (ROOT / "systemd" / unit).read_bytes()
+        shipped = (ROOT / "systemd" / unit).read_bytes()
+        assert (installed / "etc/systemd/system" / unit).read_bytes() == shipped
     install_doc = (ROOT / "docs" / "install.md").read_text()
     for path in LAID_DOWN:
         assert "/" + path.replace("baccarat_1", "NAME") in install_doc, path
@@ -86,7 +87,8 @@ def test_it_lays_down_the_documented_files(installed: Path) -> None:
 
 def test_users_groups_and_key_permissions(installed: Path) -> None:
     passwd = (installed / "etc/passwd").read_text()
-    group = {line.split(":")[0]: line.split(":") for line in (installed / "etc/group").read_text().splitlines()}
+    lines = (installed / "etc/group").read_text().splitlines()
+    group = {line.split(":")[0]: line.split(":") for line in lines}
     assert re.search(r"^croupier:x:\d+:\d+:", passwd, re.M) and "croupier-display:" in passwd
     for device_group in ("dialout", "gpio", "video"):
         assert "croupier" in group[device_group][3].split(","), device_group
@@ -124,7 +126,8 @@ def test_systemd_accepts_the_units_and_they_are_hardened(installed: Path) -> Non
         assert exposure(unit, installed) <= 1.5, unit
     daemon = (installed / "etc/systemd/system/croupier@.service").read_text()
     for line in ("Type=notify", "WatchdogSec=", "RestartPreventExitStatus=2 3", "Restart=on-failure",
-                 "SupplementaryGroups=dialout gpio video", "ProtectSystem=strict", "StateDirectory=croupier/%i",
+                 "SupplementaryGroups=dialout gpio video", "ProtectSystem=strict",
+                 "StateDirectory=croupier/%i",
                  "SystemCallFilter=~@privileged @resources", "ProtectProc=invisible", "ProcSubset=pid",
                  "RemoveIPC=yes", "PrivateMounts=yes", "IPAddressDeny=any", "DeviceAllow=char-ttyUSB rw",
                  "DeviceAllow=char-gpiochip rw", "DeviceAllow=char-video4linux rw"):
@@ -137,7 +140,8 @@ def test_udev_rules_name_the_devices_by_vendor_product_serial_with_their_groups(
     names = {}
     for rule in rules:
         keys = dict(re.findall(r'([A-Z]+(?:\{\w+\})?)\s*\+?==?\s*"([^"]*)"', rule))
-        for needed in ("SUBSYSTEM", "ATTRS{idVendor}", "ATTRS{idProduct}", "ATTRS{serial}", "SYMLINK", "GROUP"):
+        for needed in ("SUBSYSTEM", "ATTRS{idVendor}", "ATTRS{idProduct}", "ATTRS{serial}", "SYMLINK",
+                       "GROUP"):
             assert needed in keys, (needed, rule)
         assert re.fullmatch(r"[0-9a-f]{4}", keys["ATTRS{idVendor}"]) and keys["MODE"] == "0660"
         names[keys["SYMLINK"]] = (keys["SUBSYSTEM"], keys["GROUP"])
