@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 import os
 import signal
@@ -26,6 +25,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
+from controller.daemon.alerts import log_alerts
 from controller.daemon.auth import CurveGuard, permitted
 from controller.daemon.commands import (
     CommandError,
@@ -43,6 +43,9 @@ from controller.daemon.journal import Journal, JournalFault, open_readonly, veri
 from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
 from controller.daemon.panels import PanelHost
 from controller.daemon.recall import recall_from_journal
+from controller.daemon.requests import Pacer, RequestError, limit_inbound, loads_request, quote
+from controller.daemon.sdnotify import notify, watchdog_interval
+from controller.daemon.selftest import HELLO_TIMEOUT, SelfTest
 from controller.daemon.service import Applied, TableService, dumps
 from controller.daemon.shoe_link import ShoeLink
 from controller.daemon.statelock import StateDirLock
@@ -58,6 +61,7 @@ log = logging.getLogger("croupier.daemon")
 #: The device a failed whole-journal check takes offline (Daemon._verify_journal).
 JOURNAL_DEVICE = "journal"
 #: Device names of the shoe's statuses that halt play (journaled as DeviceStatus inputs).
+SHOE_HELLO = "shoe hello"
 SHOE_LID = "shoe lid"
 SHOE_FAULT = "shoe fault"
 
@@ -120,8 +124,13 @@ class Daemon:
         use_shoe: bool = True,
         gpio_control: str | None = None,
         parent_pid: int | None = None,
+        hello_timeout: float = HELLO_TIMEOUT,
     ) -> None:
         self.config = config
+        #: The start-up checks (docs/daemon.md, "Start-up"); the shoe's hello is awaited this long.
+        self.selftest = SelfTest()
+        self.selftest.passed("config", str(config.path))
+        self.hello_timeout = hello_timeout
         #: Stop (as on SIGTERM) once this process is no longer our parent (a supervisor that died).
         self.parent_pid = parent_pid
         self.state_dir = state_dir or config.state_dir
@@ -136,6 +145,8 @@ class Daemon:
         self.shoe_profile = profile
         self.service: TableService | None = None
         self.shoe: ShoeLink | None = None
+        #: The camera link (controller.daemon.camera_link), when the table file has a camera section.
+        self.camera: Any = None
         self.shoe_status: dict[str, Any] | None = None
         #: Sends DISPENSE when a card is due (profile ``mode: dealing_shuffler``), else None.
         self.dispenser: Dispenser | None = None
@@ -151,6 +162,8 @@ class Daemon:
         self._pub: zmq.Socket[bytes] | None = None
         self._lock: StateDirLock | None = None
         self._fault_reported = False
+        #: Shared by the request loops (controller.daemon.requests.Pacer).
+        self._pacer = Pacer()
         #: The CURVE server key and ZAP authenticator (made by :meth:`serve`).
         self.guard: CurveGuard | None = None
 
@@ -184,6 +197,8 @@ class Daemon:
             self._lock = None
             raise
         self.service = service
+        self.selftest.passed("journal", f"{service.journal.path}: {service.replayed} input(s) replayed, "
+                                        f"seq {service.seq}")
         return service
 
     def request_stop(self) -> None:
@@ -213,6 +228,24 @@ class Daemon:
             except KeyFileError as exc:
                 raise DaemonError(f"cannot use the table's keys: {exc}") from None
             guard.start()
+            # Self-test (controller/daemon/selftest.py): devices before any socket is bound.
+            self.selftest.passed("keys", f"{len(guard.registry)} authorised key(s) in {guard.folder.root}")
+            if self.config.panels:
+                self._open_panels(loop)
+                self.selftest.passed("panels", f"{len(self.config.panels)} pin map(s) opened")
+            if self.shoe_profile is not None:
+                resume = self.service.journal.shoe_cursor if self.service is not None else None
+                self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_frame, resume)
+                if self.shoe_profile.mode == "dealing_shuffler":
+                    assert self.service is not None
+                    self.dispenser = Dispenser(self.shoe.reader, loop, self.submit_from_device,
+                                               self.shoe_profile.dispense_timeout, self.service.table)
+                self.selftest.expect_hello(self.shoe_profile.protocol)
+                self.shoe.start()
+                await self._await_shoe_hello()
+            if self.config.camera is not None:
+                self._open_camera(loop)
+                self.selftest.passed("camera", f"deck {self.camera.profile.name}, {self.camera.describe()}")
             # The event sockets take keys only when the table file says so (security.curve_events).
             events = guard.secure if self.config.spec.security.curve_events else _plain
             self._pub = pub = self._bind(events(sync_ctx.socket(zmq.PUB)), "pub", spec.pub, spec.pub_hwm,
@@ -221,16 +254,6 @@ class Daemon:
             cmd = self._bind(guard.secure(ctx.socket(zmq.ROUTER)), "command", spec.command, ROUTER_HWM,
                              sockets)
             del pub
-            if self.config.panels:
-                self._open_panels(loop)
-            if self.shoe_profile is not None:
-                resume = self.service.journal.shoe_cursor if self.service is not None else None
-                self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_frame, resume)
-                if self.shoe_profile.mode == "dealing_shuffler":
-                    assert self.service is not None
-                    self.dispenser = Dispenser(self.shoe.reader, loop, self.submit_from_device,
-                                               self.shoe_profile.dispense_timeout, self.service.table)
-                self.shoe.start()
             assert self.service is not None
             log.info(
                 "table %s ready: seq %d; pub %s, snapshot %s, command %s%s",
@@ -246,6 +269,7 @@ class Daemon:
                 log.info("%d panel map(s); control %s", len(self.gpio.panels), control or "none")
                 self.gpio.start()
             self.ready.set()
+            notify("READY=1", f"STATUS=table {self.config.table_id}: {self.selftest.summary()}")
             tasks = [
                 asyncio.create_task(self._serve_commands(cmd)),
                 asyncio.create_task(self._serve_snapshots(snap)),
@@ -254,7 +278,11 @@ class Daemon:
             self._verify_journal(loop)
             if self.parent_pid is not None:
                 tasks.append(asyncio.create_task(self._watch_parent(self.parent_pid)))
+            interval = watchdog_interval()
+            if interval is not None:
+                tasks.append(asyncio.create_task(self._watchdog(interval)))
             await self._stop.wait()
+            notify("STOPPING=1")
             for task in tasks:
                 task.cancel()
             for task in tasks:
@@ -265,6 +293,8 @@ class Daemon:
                 self.gpio.stop()
             if self.shoe is not None:
                 await self.shoe.stop()
+            if self.camera is not None:
+                await self.camera.stop()
             for sock in sockets:
                 sock.close(linger=0)
             if guard is not None:
@@ -294,7 +324,8 @@ class Daemon:
         assert self.service is not None
         lamps = self.gpio.lamps_payload(self.config.table_id) if self.gpio is not None else None
         return heartbeat_payload(self.config.table_id, self.journal_id, self.service.seq,
-                                 self.service.table, lamps, self.zmq_spec.heartbeat)
+                                 self.service.table, lamps, self.zmq_spec.heartbeat,
+                                 journal_fault=self.service.journal_fault())
 
     def _verify_journal(self, loop: asyncio.AbstractEventLoop) -> None:
         """The journal's whole-file checks, on a thread of their own after start; a failure halts the table.
@@ -333,6 +364,24 @@ class Daemon:
             self.publish_side("heartbeat", self.heartbeat())
             await asyncio.sleep(interval)
 
+    async def _await_shoe_hello(self) -> None:
+        """The shoe's part of the self-test: its hello in time, else a journaled, visible fault."""
+        assert self.shoe_profile is not None and self.service is not None
+        if await self.selftest.wait_hello(self.hello_timeout):
+            return
+        what = (f"no {'HELLO' if self.shoe_profile.protocol == 'v1' else 'connection'} from "
+                f"{self.shoe_profile.port} within {self.hello_timeout:g} s of start (self-test)")
+        self.selftest.failed("shoe", what)
+        log.error("shoe: %s; the table is halted until it says hello", what)
+        if SHOE_HELLO not in self.service.table.offline:
+            self.submit_from_device(DeviceStatus(SHOE_HELLO, False, what), "selftest")
+
+    async def _watchdog(self, interval: float) -> None:
+        """systemd's watchdog, pinged from the table's own loop: a loop that stops turning is restarted."""
+        while True:
+            notify("WATCHDOG=1")
+            await asyncio.sleep(interval)
+
     async def _watch_parent(self, pid: int, interval: float = 0.5) -> None:
         """Stop when the parent ``pid`` is gone (we were re-parented): no orphan daemon holding ports."""
         while os.getppid() == pid:
@@ -350,16 +399,31 @@ class Daemon:
             config = dataclasses.replace(config, spec=config.spec.model_copy(update={"gpio": gpio}))
         host = PanelHost(config)
         try:
-            host.open(self.service.table, loop, self.submit_from_device)
+            host.open(self.service.table, loop, self.submit_from_device, self.service.sensor_wagers)
         except (BackendError, OSError) as exc:
             raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
         self.gpio = host
+
+    def _open_camera(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start the camera thread; imported here so that a table without a camera never loads OpenCV."""
+        from controller.daemon.camera_link import CameraLink, CameraStartError
+
+        assert self.config.camera is not None and self.service is not None
+        service = self.service
+        try:
+            self.camera = CameraLink(self.config.camera, self.state_dir, loop,
+                                     lambda inp, ref: self.submit(inp, "camera", ref),
+                                     lambda: service.table.offline)
+        except CameraStartError as exc:
+            raise DaemonError(f"cannot start the camera: {exc}") from None
+        self.camera.start()
 
     def _bind(self, sock: Any, name: str, endpoint: str, hwm: int, sockets: list[Any]) -> Any:
         enable_ipv6(sock)
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.SNDHWM, hwm)
         sock.setsockopt(zmq.RCVHWM, hwm)
+        limit_inbound(sock)
         sockets.append(sock)
         try:
             sock.bind(endpoint)
@@ -384,6 +448,7 @@ class Daemon:
             raise
         if self.service.journal.fault is not None:  # committed, but a write after it failed
             self.journal_faulted(self.service.journal.fault)
+        log_alerts(self.config.table_id, source, inp, applied.events)
         pub = self._pub
         tid = self.config.table_id
         # The panels follow first, so whoever sees an event knows the lamps and the bet logic have too
@@ -463,6 +528,8 @@ class Daemon:
                 dispenser.after_card(self.service.table)
             return
         assert isinstance(event, ShoeStatus)
+        if self.selftest.observe(event.status, event.detail) and SHOE_HELLO in self.service.table.offline:
+            self.submit(DeviceStatus(SHOE_HELLO, True, f"shoe said {event.status}"), "shoe")
         self.shoe_status = {"at": time.time(), **event.to_dict()}
         self.publish_side("shoe_status", {"event": f"shoe_{event.status}", "table": self.config.table_id,
                                           "at": round(self.shoe_status["at"], 3), **event.detail})
@@ -502,6 +569,7 @@ class Daemon:
         assert self.guard is not None
         while True:
             parts = await sock.recv_multipart(copy=False)
+            started = time.perf_counter()
             caller = self.guard.caller(parts[-1])
             frames = [p.bytes for p in parts]
             identity, rest = frames[0], frames[1:]
@@ -512,8 +580,9 @@ class Daemon:
                     "this key is no longer authorised")
             except Exception as exc:  # a bug must not kill the table: answer it, log it
                 log.exception("command %r failed", payload[:200])
-                reply = error_reply(f"internal error: {type(exc).__name__}: {exc}")
+                reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
             await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
+            await self._pacer.pace(started)  # a flood of requests must not hold back a card
 
     async def handle_command(self, payload: bytes, caller: KeyInfo) -> dict[str, Any]:
         """One request from ``caller``'s key, one reply; an invalid or forbidden one changes nothing."""
@@ -590,6 +659,8 @@ class Daemon:
                     "port": self.shoe_profile.port,
                     "protocol": self.shoe_profile.protocol,
                     "connected": connected,
+                    # What the table makes of it: a shoe that cannot be opened or went away is offline.
+                    "state": "connected" if connected else "device_offline",
                     "last_status": self.shoe_status,
                     **(shoe_health(self.shoe.reader) if self.shoe is not None else {}),
                     **(self.dispenser.view() if self.dispenser is not None else {"mode": "reader"}),
@@ -599,8 +670,10 @@ class Daemon:
                 "cmd": "status",
                 **service.status(),
                 "shoe_device": shoe,
+                "camera": self.camera.status() if self.camera is not None else None,
                 "gpio": self._gpio_status(),
                 "uptime": round(time.time() - self.started, 1),
+                "selftest": self.selftest.to_dict(),
                 "fsync": self.fsync,
             }
         if q.name == "meters":
@@ -656,10 +729,17 @@ class Daemon:
     async def _serve_snapshots(self, sock: zmq.asyncio.Socket) -> None:
         while True:
             frames = await sock.recv_multipart()
+            started = time.perf_counter()
             identity, rest = frames[0], frames[1:]
             delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
-            reply = self.snapshot_reply(rest[-1] if rest else b"")
+            payload = rest[-1] if rest else b""
+            try:
+                reply = self.snapshot_reply(payload)
+            except Exception as exc:  # a bug must not end the snapshot socket: answer it, log it
+                log.exception("snapshot request %r failed", payload[:200])
+                reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
             await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
+            await self._pacer.pace(started)
 
     def snapshot_reply(self, payload: bytes) -> dict[str, Any]:
         """``{}`` or ``{"since": N}`` in; the state and its seq out (plus the missed events if held)."""
@@ -669,14 +749,14 @@ class Daemon:
         request: dict[str, Any] = {}
         if payload.strip():
             try:
-                request = json.loads(payload)
-            except ValueError as exc:
-                return error_reply(f"snapshot: malformed JSON: {exc}")
+                request = loads_request(payload)
+            except RequestError as exc:
+                return error_reply(f"snapshot: {exc}")
             if not isinstance(request, dict) or set(request) - {"since", "journal_id"}:
                 return error_reply('snapshot: send {} or {"since": SEQ, "journal_id": ID}')
             since = request.get("since")
             if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
-                return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {since!r}")
+                return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {quote(since)}")
         reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": self.journal_id}
         if self.gpio is not None:
             reply["lamps"] = self.gpio.lamps_payload(self.config.table_id)
