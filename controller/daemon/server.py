@@ -145,6 +145,8 @@ class Daemon:
         self.shoe_profile = profile
         self.service: TableService | None = None
         self.shoe: ShoeLink | None = None
+        #: The camera link (controller.daemon.camera_link), when the table file has a camera section.
+        self.camera: Any = None
         self.shoe_status: dict[str, Any] | None = None
         #: Sends DISPENSE when a card is due (profile ``mode: dealing_shuffler``), else None.
         self.dispenser: Dispenser | None = None
@@ -241,6 +243,9 @@ class Daemon:
                 self.selftest.expect_hello(self.shoe_profile.protocol)
                 self.shoe.start()
                 await self._await_shoe_hello()
+            if self.config.camera is not None:
+                self._open_camera(loop)
+                self.selftest.passed("camera", f"deck {self.camera.profile.name}, {self.camera.describe()}")
             # The event sockets take keys only when the table file says so (security.curve_events).
             events = guard.secure if self.config.spec.security.curve_events else _plain
             self._pub = pub = self._bind(events(sync_ctx.socket(zmq.PUB)), "pub", spec.pub, spec.pub_hwm,
@@ -288,6 +293,8 @@ class Daemon:
                 self.gpio.stop()
             if self.shoe is not None:
                 await self.shoe.stop()
+            if self.camera is not None:
+                await self.camera.stop()
             for sock in sockets:
                 sock.close(linger=0)
             if guard is not None:
@@ -396,6 +403,20 @@ class Daemon:
         except (BackendError, OSError) as exc:
             raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
         self.gpio = host
+
+    def _open_camera(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start the camera thread; imported here so that a table without a camera never loads OpenCV."""
+        from controller.daemon.camera_link import CameraLink, CameraStartError
+
+        assert self.config.camera is not None and self.service is not None
+        service = self.service
+        try:
+            self.camera = CameraLink(self.config.camera, self.state_dir, loop,
+                                     lambda inp, ref: self.submit(inp, "camera", ref),
+                                     lambda: service.table.offline)
+        except CameraStartError as exc:
+            raise DaemonError(f"cannot start the camera: {exc}") from None
+        self.camera.start()
 
     def _bind(self, sock: Any, name: str, endpoint: str, hwm: int, sockets: list[Any]) -> Any:
         enable_ipv6(sock)
@@ -649,6 +670,7 @@ class Daemon:
                 "cmd": "status",
                 **service.status(),
                 "shoe_device": shoe,
+                "camera": self.camera.status() if self.camera is not None else None,
                 "gpio": self._gpio_status(),
                 "uptime": round(time.time() - self.started, 1),
                 "selftest": self.selftest.to_dict(),
