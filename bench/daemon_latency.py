@@ -31,6 +31,8 @@ from pathlib import Path
 import zmq
 
 from controller.cards import DECK
+from controller.daemon.client import local_key
+from controller.daemon.config import load_table
 from drivers.shoe.codec import encode_frame
 from drivers.shoe.messages import CardMsg
 
@@ -104,9 +106,10 @@ def run_daemon(cards: int, fsync: bool, work: Path) -> tuple[list[float], float]
     cmd = [sys.executable, "-m", "controller.cli", "run", str(table), "--log-level", "WARNING"]
     if not fsync:
         cmd.append("--no-fsync")
+    key = local_key(load_table(table))  # the command socket takes authorised CURVE keys only
     proc = subprocess.Popen(cmd, cwd=ROOT)
     ctx = zmq.Context.instance()
-    req = ctx.socket(zmq.REQ)
+    req = key.secure(ctx.socket(zmq.REQ))
     req.setsockopt(zmq.LINGER, 0)
     req.connect("tcp://127.0.0.1:25903")
 

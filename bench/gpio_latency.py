@@ -63,7 +63,7 @@ def measure_daemon(presses: int, debounce_ms: int) -> list[float]:
 
     import zmq
 
-    from controller.daemon.client import CommandClient
+    from controller.daemon.client import CommandClient, local_key
     from controller.daemon.config import parse_table
     from controller.daemon.runner import DaemonThread
     from controller.daemon.server import Daemon
@@ -84,7 +84,7 @@ def measure_daemon(presses: int, debounce_ms: int) -> list[float]:
         }, work / "bench.yaml")
         daemon = Daemon(config, use_shoe=False)
         with DaemonThread(daemon):
-            cmd = CommandClient(config.spec.zeromq.command)
+            cmd = CommandClient(config.spec.zeromq.command, key=local_key(config))
             sub = zmq.Context.instance().socket(zmq.SUB)
             sub.setsockopt(zmq.SUBSCRIBE, b"bench.decision")
             sub.connect(config.spec.zeromq.pub)

@@ -3,7 +3,7 @@
     .venv/bin/python bench/panel_memory.py [--rounds 20000] [--every 1000] [--tables baccarat,swap_hand]
     .venv/bin/python bench/panel_memory.py --rounds 3000 --stock-mock-pins   # gpiozero's MockPin: before
 
-For each ``firmware_configs/tables/<game>_sim.yaml`` (its game, options, limits
+For each shipped ``firmware_configs/tables/*_sim.yaml`` (its game, options, limits
 and its ``simulation`` players), this process hosts the daemon exactly as
 ``croupier scenario --through-daemon`` does (daemon thread, journal in a temp
 dir, ZeroMQ over ipc://, the simulated shoe on a pty, the panel driver on
@@ -42,7 +42,8 @@ from controller.simulation.shoe_shuffle import ShuffledShoe  # noqa: E402
 from controller.table import Table  # noqa: E402
 from controller.tools.daemon_scenario import ThroughDaemon, play_input, seat_credits  # noqa: E402
 
-GAMES = ("baccarat", "one_card_poker", "swap_hand", "two_way_winner")
+#: Every shipped simulated table: firmware_configs/tables/*_sim.yaml, by name.
+TABLES = tuple(sorted(p.stem for p in (FIRMWARE_CONFIGS / "tables").glob("*_sim.yaml")))
 
 
 def rss_mib() -> float:
@@ -84,20 +85,21 @@ def dealer(mirror: Table, sim: SimulationSpec, shoe: ShuffledShoe, rng: random.R
             raise RuntimeError(f"the round waits for nothing: {due!r}")
 
 
-def run_table(game: str, rounds: int, every: int, seed: int) -> list[tuple[int, float, int]]:
-    config = load_table(FIRMWARE_CONFIGS / "tables" / f"{game}_sim.yaml")
+def run_table(name: str, rounds: int, every: int, seed: int) -> list[tuple[int, float, int]]:
+    config = load_table(FIRMWARE_CONFIGS / "tables" / f"{name}.yaml")
+    game = config.spec.game
     sim = config.spec.simulation
-    assert sim is not None, f"{game}_sim.yaml has no simulation section"
+    assert sim is not None, f"{name}.yaml has no simulation section"
     lim = config.limits
-    credits = {p.seat: 10**12 for p in sim.players}
+    credits = {p.seat: lim.max_credit for p in sim.players}  # as much as the table lets a seat hold
     data = {"game": game, "options": dict(config.spec.options), "credits": credits, "rounds": [],
             "table": {"seats": lim.seats, "unit": lim.unit, "min_bet": lim.min_bet, "max_bet": lim.max_bet}}
-    scenario: Scenario = scenario_from_data(data, f"{game}_sim")
+    scenario: Scenario = scenario_from_data(data, name)
     samples: list[tuple[int, float, int]] = []
     rng = random.Random(seed)
     shoe = ShuffledShoe(config.options.decks, seed, sim.cut_card)  # type: ignore[attr-defined]
     with tempfile.TemporaryDirectory(prefix="croupier-mem-") as tmp, open(os.devnull, "w") as null:
-        harness = ThroughDaemon(scenario, f"{game}_sim", Path(tmp))
+        harness = ThroughDaemon(scenario, name, Path(tmp))
         harness.start()
         try:
             mirror = scenario.new_table()
@@ -108,7 +110,7 @@ def run_table(game: str, rounds: int, every: int, seed: int) -> list[tuple[int, 
                 if n % every == 0:
                     gc.collect()
                     samples.append((n, rss_mib(), threading.active_count()))
-                    print(f"  {game:<15} round {n:>6}: RSS {samples[-1][1]:6.1f} MiB, "
+                    print(f"  {name:<22} round {n:>6}: RSS {samples[-1][1]:6.1f} MiB, "
                           f"{samples[-1][2]} threads", flush=True)
         finally:
             harness.close()
@@ -121,7 +123,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=20_000)
     parser.add_argument("--every", type=int, default=1_000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--tables", default=",".join(GAMES), help="games whose <game>_sim.yaml to run")
+    parser.add_argument("--tables", default=",".join(TABLES),
+                        help="shipped simulated tables to run (default: every *_sim.yaml)")
     parser.add_argument("--stock-mock-pins", action="store_true",
                         help="gpiozero's own MockPin, which keeps every change (to show the before)")
     args = parser.parse_args()
@@ -134,17 +137,17 @@ def main() -> int:
     pins = "gpiozero's stock MockPin" if args.stock_mock_pins else "drivers.gpio mock pins (no history)"
     print(f"RSS of one process hosting the daemon and its mock panels ({pins}), every {args.every} rounds:")
     results = []
-    for game in args.tables.split(","):
+    for name in args.tables.split(","):
         start = time.perf_counter()
-        samples = run_table(game, args.rounds, args.every, args.seed)
-        results.append((game, samples, time.perf_counter() - start))
+        samples = run_table(name, args.rounds, args.every, args.seed)
+        results.append((name, samples, time.perf_counter() - start))
     print("summary (anchor: RSS at the first sample):")
     ok = True
-    for game, samples, seconds in results:
+    for name, samples, seconds in results:
         (n0, anchor, _), (n1, last, threads) = samples[0], samples[-1]
         growth = max(r for _, r, _ in samples) - anchor
         ok &= growth <= 5.0
-        print(f"  {game:<15} round {n0}: {anchor:6.1f} MiB -> round {n1}: {last:6.1f} MiB; "
+        print(f"  {name:<22} round {n0}: {anchor:6.1f} MiB -> round {n1}: {last:6.1f} MiB; "
               f"largest growth over the anchor {growth:+5.1f} MiB (aim: within 5), "
               f"ratio {last / anchor:.3f}; "
               f"{threads} threads; {seconds:.0f} s")

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from controller.cli_help import polish
 from controller.games import GAMES, game_tool
-from controller.tools import ctl, daemon_run, demo, journal_cmd, scenario_cmd, watch
+from controller.tools import ctl, daemon_run, demo, journal_cmd, keys_cmd, scenario_cmd, watch
 from drivers.gpio import cli as gpio_cli
 from drivers.shoe import cli as shoe_cli
 from signage import display_cmd, roads_cmd
@@ -48,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ctl", help="operator commands to a running table daemon (docs/commands.md)")
     ctl.add_arguments(p)
     p.set_defaults(func=ctl.run)
+
+    p = sub.add_parser("keys", help="CurveZMQ keys: make, authorise and list a table's keys")
+    keys_cmd.add_arguments(p)
+    p.set_defaults(func=keys_cmd.run)
 
     p = sub.add_parser("journal", help="a table's journal: export, archive, verify (docs/daemon.md)",
                        description=journal_cmd.__doc__)

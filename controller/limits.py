@@ -16,6 +16,8 @@ class TableLimits(BaseModel):
     unit: int = Field(default=100, ge=1)
     min_bet: int = Field(default=100, ge=1)
     max_bet: int = Field(default=1_000_000, ge=1)
+    #: Largest single credit in or out (minor units); a command beyond it is refused, never journaled.
+    max_credit: int = Field(default=100_000_000, ge=1)
     #: The currency's decimals (the table file's ``currency.minor_units``): how refusals show amounts.
     minor_units: int = Field(default=2, ge=0, le=4)
 

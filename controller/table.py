@@ -13,6 +13,7 @@ replay them after a power cut.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from controller import inputs as I
@@ -22,6 +23,7 @@ from controller.events import (
     BettingClosed,
     BettingOpened,
     BurnDeclared,
+    BurnWhy,
     CardBurned,
     CreditChanged,
     DecisionDue,
@@ -72,6 +74,8 @@ class Table:
     def __init__(self, game: Game, limits: TableLimits | None = None) -> None:
         self.game = game
         self.limits = limits or TableLimits(seats=game.default_seats)
+        #: How refusals show amounts; built once (a Currency per wager was a tenth of a round's time).
+        self._money = self.limits.money
         self.round_no = 0
         self.phase = "idle"  # idle | betting | dealing
         self.credits: dict[int, int] = {}
@@ -92,6 +96,7 @@ class Table:
         self._last_due: object = None
         # Most games stake exactly what is chosen; only those that add wagers pay for the general path.
         self._derives = type(game).with_derived is not Game.with_derived
+        self._after_round = type(game).after_round is not Game.after_round
         self._handlers: dict[str, Callable[[Any], list[Event]]] = {
             "new_shoe": self._new_shoe,
             "open_betting": self._open_betting,
@@ -200,15 +205,17 @@ class Table:
         seat, spot, amount = inp.seat, inp.spot, inp.amount
         if self.phase != "betting":
             raise Refusal("betting is not open")
-        self._check_seat(seat)
+        lim = self.limits
+        if not 1 <= seat <= lim.seats:
+            self._check_seat(seat)
         if seat not in self.credits:
             raise Refusal(f"seat {seat} is not seated (no credits)")
-        if spot not in self.game.bet_spots:
-            raise Refusal(f"{self.game.name} has no spot {spot!r}; spots: {', '.join(self.game.bet_spots)}")
+        game = self.game
+        if spot not in game.bet_spots:
+            raise Refusal(f"{game.name} has no spot {spot!r}; spots: {', '.join(game.bet_spots)}")
+        m = self._money.format
         if amount <= 0:
-            raise Refusal(f"a wager must be positive, not {self.limits.money.format(amount)}")
-        lim = self.limits
-        m = lim.money.format
+            raise Refusal(f"a wager must be positive, not {m(amount)}")
         current = self.chosen.get(seat, {})
         total = current.get(spot, 0) + amount
         if total % lim.unit:
@@ -219,7 +226,6 @@ class Table:
             raise Refusal(f"{spot} wager {m(total)} is over the table maximum {m(lim.max_bet)}")
         new_bets = dict(current)
         new_bets[spot] = total
-        game = self.game
         game.check_bets(seat, new_bets, lim)
         if self._derives:
             before = game.with_derived(current)
@@ -283,7 +289,7 @@ class Table:
                 events.extend(self._return_seat(seat, why))
         self.phase = "dealing"
         events.append(BettingClosed(self.round_no, playing))
-        ledger = RoundLedger(self.round_no, self.staked, self.credits, self.limits.money)
+        ledger = RoundLedger(self.round_no, self.staked, self.credits, self._money)
         if not self.staked and not self.game.deals_without_wagers:
             self.round = None
             events.extend(self._settle([], {}))
@@ -319,17 +325,18 @@ class Table:
             return [TiltRaised(self.round_no, "impossible_card", card.code, self.tilt.detail)]
         if inp.burn or self.burn_next:
             self.composition.see(card, burn=True)
-            why = "shoe" if inp.burn else "dealer"
+            why: BurnWhy = "shoe" if inp.burn else "dealer"
             self.burn_next = False
             return [CardBurned(self.round_no, card.code, why)]
-        due = self.due()
+        rnd = self.round
+        due = rnd.due() if self.phase == "dealing" and rnd is not None else None  # self.due(), untilted
         if not isinstance(due, CardDue):
             waiting = "no round is being dealt" if due is None else "a decision is due"
             self.tilt = Tilt("card_not_due", card, f"{card.code} arrived when no card was due ({waiting})")
             return [TiltRaised(self.round_no, "card_not_due", card.code, self.tilt.detail)]
-        assert self.round is not None
+        assert rnd is not None
         self.composition.see(card)
-        events = self.round.on_card(card)
+        events = rnd.on_card(card)
         events.extend(self._after_step())
         return events
 
@@ -405,36 +412,35 @@ class Table:
         return []
 
     def _settle(self, lines: list[Settlement], result: dict[str, Any]) -> list[Event]:
-        staked = self.staked
+        staked, credits, all_meters = self.staked, self.credits, self.meters
         seen: set[tuple[int, str]] = set()
         total = 0
         for line in lines:
-            key = (line.seat, line.spot)
+            seat, net = line.seat, line.net
+            key = (seat, line.spot)
             seen.add(key)
-            total += line.net
+            total += net
             stake = staked.get(key)
+            meters = all_meters[seat]
             if stake is not None:
                 if stake != line.stake:
                     raise AssertionError(f"settlement of {key} has stake {line.stake}, staked {stake}")
-                self.credits[line.seat] += stake + line.net
-            else:
-                self.credits[line.seat] += line.net
-            meters = self.meters[line.seat]
-            if stake is not None:
+                credits[seat] += stake + net
                 meters.wagered += stake
-            if line.net > 0:
-                meters.won += line.net
-            elif line.net < 0:
-                meters.lost -= line.net
-        missing = set(staked) - seen
-        if missing:
-            raise AssertionError(f"wagers without a settlement line: {sorted(missing)}")
+            else:
+                credits[seat] += net
+            if net > 0:
+                meters.won += net
+            elif net < 0:
+                meters.lost -= net
+        if not seen.issuperset(staked):
+            raise AssertionError(f"wagers without a settlement line: {sorted(set(staked) - seen)}")
         for seat in {s for s, _ in staked}:
-            self.meters[seat].rounds += 1
+            all_meters[seat].rounds += 1
         house = -total
         self.house_net += house
         self.rounds_settled += 1
-        lines.sort(key=lambda s: (s.seat, s.spot))
+        lines.sort(key=_by_seat_spot)
         events: list[Event] = []
         if result:
             events.append(RoundResult(self.round_no, self.game.name, result))
@@ -449,7 +455,8 @@ class Table:
             )
         )
         self._end_round()
-        events.extend(self.game.after_round(self.seated()))
+        if self._after_round:
+            events.extend(self.game.after_round(self.seated()))
         return events
 
     def _end_round(self) -> None:
@@ -484,7 +491,7 @@ class Table:
     def _credit_in(self, inp: I.CreditIn) -> list[Event]:
         self._check_seat(inp.seat)
         if inp.amount < 0:
-            raise Refusal(f"credit in must not be negative, not {self.limits.money.format(inp.amount)}")
+            raise Refusal(f"credit in must not be negative, not {self._money.format(inp.amount)}")
         self.credits[inp.seat] = self.credits.get(inp.seat, 0) + inp.amount
         meters = self.meters.setdefault(inp.seat, SeatMeters())
         meters.credits_in += inp.amount
@@ -496,9 +503,9 @@ class Table:
         if have is None:
             raise Refusal(f"seat {inp.seat} is not seated")
         if inp.amount <= 0:
-            raise Refusal(f"credit out must be positive, not {self.limits.money.format(inp.amount)}")
+            raise Refusal(f"credit out must be positive, not {self._money.format(inp.amount)}")
         if inp.amount > have:
-            m = self.limits.money.format
+            m = self._money.format
             raise Refusal(f"seat {inp.seat} has {m(have)} credits, cannot pay out {m(inp.amount)}")
         if self.phase == "dealing":
             raise Refusal("credits cannot be paid out while a round is being dealt")
@@ -532,6 +539,10 @@ class Table:
         if inp.seat in self.chosen:
             raise Refusal(f"seat {inp.seat} has wagers this round and cannot be the Designated Player")
         return self.game.set_designated_player(inp.seat, self.seated())
+
+
+#: Settlement lines in seat order, then spot name.
+_by_seat_spot = attrgetter("seat", "spot")
 
 
 def _code(card: Card | None) -> str:

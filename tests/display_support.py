@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from controller.daemon.client import CommandClient, DaemonUnavailable
+from controller.daemon.client import CommandClient, DaemonUnavailable, local_key
 from controller.daemon.config import FIRMWARE_CONFIGS, load_table
 from controller.tools.demo import Dealer
 from drivers.shoe.sim import SimulatedShoe
@@ -77,7 +77,8 @@ class LiveTable:
         self.url = ""
         z = self.config.spec.zeromq
         self.endpoints = {"pub": z.pub, "snapshot": z.snapshot, "command": z.command}
-        self.client = CommandClient(z.command, timeout=10.0)
+        self.key = local_key(self.config)
+        self.client = CommandClient(z.command, timeout=10.0, key=self.key)
         self.dealer: Dealer | None = None
         try:
             self.start_daemon()
@@ -110,7 +111,7 @@ class LiveTable:
             if self.daemon.poll() is not None:
                 raise RuntimeError((self.tmp / "daemon.log").read_text())
             with contextlib.suppress(DaemonUnavailable):
-                probe = CommandClient(self.endpoints["command"], timeout=0.5)
+                probe = CommandClient(self.endpoints["command"], timeout=0.5, key=self.key)
                 try:
                     if (probe.call("status").get("shoe_device") or {}).get("connected"):
                         return

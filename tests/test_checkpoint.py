@@ -22,7 +22,7 @@ import pytest
 from controller import inputs as I
 from controller.cli import main as cli_main
 from controller.daemon import checkpoint
-from controller.daemon.client import CommandClient
+from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import TableConfig, parse_table
 from controller.daemon.journal import Journal
 from controller.daemon.recall import recall_from_journal
@@ -192,10 +192,11 @@ def test_a_daemon_starts_from_its_checkpoint_and_a_damaged_journal_takes_the_tab
     zmq = {k: f"ipc://{tmp_path}/{k}" for k in ("pub", "snapshot", "command")}
     raw = {"table": "t", "game": "baccarat", "seats": 7, "state_dir": str(config.state_dir), "zeromq": zmq}
     daemon_config = parse_table(raw, tmp_path / "t.yaml")
+    key = local_key(daemon_config)
     with DaemonThread(Daemon(daemon_config)) as thread:
         service = thread.daemon.service
         assert service is not None and service.checkpoint_row > 2
-        client = CommandClient(zmq["command"], timeout=10)
+        client = CommandClient(zmq["command"], timeout=10, key=key)
         try:
             deadline = time.monotonic() + 30
             while "journal" not in (status := client.call("status"))["offline"]:

@@ -14,6 +14,7 @@ import pytest
 from test_daemon_support import config_for
 
 from controller.cli import main
+from controller.daemon.client import local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 
@@ -21,8 +22,9 @@ pytestmark = pytest.mark.timeout(90)
 
 
 @pytest.fixture
-def endpoint(tmp_path: Path) -> Iterator[str]:
+def endpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     config = config_for(tmp_path, currency={"code": "EUR", "minor_units": 2})
+    monkeypatch.setenv("CROUPIER_KEY", str(local_key(config).path))  # as an operator would export it
     runner = DaemonThread(Daemon(config, use_shoe=False)).start()
     yield config.spec.zeromq.command
     runner.stop()

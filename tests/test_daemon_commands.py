@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from test_daemon_support import config_for
 
-from controller.daemon.client import CommandClient
+from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.timeout(90)
 def table(tmp_path: Path) -> Iterator[tuple[DaemonThread, CommandClient]]:
     config = config_for(tmp_path)
     runner = DaemonThread(Daemon(config, use_shoe=False)).start()
-    client = CommandClient(config.spec.zeromq.command, timeout=10)
+    client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
     yield runner, client
     client.close()
     runner.stop()
@@ -158,7 +158,7 @@ def test_round_recall_meters_and_status(table: tuple[DaemonThread, CommandClient
 def test_restart_restores_state_recall_and_seq(tmp_path: Path) -> None:
     config = config_for(tmp_path)
     with DaemonThread(Daemon(config, use_shoe=False)):
-        client = CommandClient(config.spec.zeromq.command)
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         ok(client, "credit_in", seat=2, amount=10_000)
         ok(client, "new_shoe")
         play_round(client, ["3C", "AD", "9H", "KS"], [(2, "banker", 1000)])
@@ -169,7 +169,7 @@ def test_restart_restores_state_recall_and_seq(tmp_path: Path) -> None:
         before = (ok(client, "snapshot"), ok(client, "recall")["rounds"])
         client.close()
     with DaemonThread(Daemon(config, use_shoe=False)):
-        client = CommandClient(config.spec.zeromq.command)
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         after = (ok(client, "snapshot"), ok(client, "recall")["rounds"])
         assert after == before
         seq = after[0]["seq"]
@@ -189,7 +189,7 @@ def test_recall_of_rounds_older_than_memory_replays_the_journal(tmp_path: Path) 
     assert daemon.service is not None
     daemon.service.recorder.finished = type(daemon.service.recorder.finished)(maxlen=2)
     with DaemonThread(daemon):
-        client = CommandClient(config.spec.zeromq.command)
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         ok(client, "credit_in", seat=1, amount=10_000)
         ok(client, "new_shoe")
         for _ in range(5):

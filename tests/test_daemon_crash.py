@@ -25,8 +25,9 @@ from typing import Any
 import pytest
 from test_daemon_support import baccarat_play, expected_payloads, write_table
 
-from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber
+from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import load_table
+from controller.daemon.keys import ClientCredentials
 
 ROOT = Path(__file__).resolve().parents[1]
 ROUNDS = 200
@@ -42,13 +43,13 @@ def start(table: Path) -> subprocess.Popen[bytes]:
     )
 
 
-def wait_ready(proc: subprocess.Popen[bytes], endpoint: str) -> None:
+def wait_ready(proc: subprocess.Popen[bytes], endpoint: str, key: ClientCredentials) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             err = proc.stderr.read().decode() if proc.stderr else ""
             raise AssertionError(f"daemon exited {proc.returncode}: {err}")
-        client = CommandClient(endpoint, timeout=0.3)
+        client = CommandClient(endpoint, timeout=0.3, key=key)
         try:
             if client.call("ping")["ok"]:
                 return
@@ -99,11 +100,12 @@ def test_kill_9_at_random_points_changes_nothing(tmp_path: Path) -> None:
     expected = expected_payloads("crash", inputs)
     rng = random.Random(20240601)
     kill_at = sorted(rng.sample(range(1, len(inputs)), KILLS))
+    key = local_key(config)
     proc = start(table)
-    wait_ready(proc, z.command)
+    wait_ready(proc, z.command, key)
     collector = Collector(z.pub, z.snapshot)
     collector.start()
-    client = CommandClient(z.command, timeout=10)
+    client = CommandClient(z.command, timeout=10, key=key)
     kills = 0
     replies: list[dict[str, Any]] = []
     i = 0
@@ -120,7 +122,7 @@ def test_kill_9_at_random_points_changes_nothing(tmp_path: Path) -> None:
                 client.close()
                 kills += 1
                 proc = start(table)
-                wait_ready(proc, z.command)
+                wait_ready(proc, z.command, key)
                 continue  # resend input i with the same ref
             reply = client.send_raw(request)
             assert reply["ok"] or reply.get("refused"), reply

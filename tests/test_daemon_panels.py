@@ -18,7 +18,7 @@ from gpiozero.pins.mock import MockFactory, MockPin  # type: ignore[import-untyp
 from test_daemon_support import write_table
 
 from controller.cli import main
-from controller.daemon.client import CommandClient
+from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table
 from controller.daemon.journal import open_readonly, read_entries
 from controller.daemon.runner import DaemonThread
@@ -38,7 +38,7 @@ class Table:
         self.config = load_table(path)
         self.daemon = Daemon(self.config, use_shoe=False)
         self.thread = DaemonThread(self.daemon).start()
-        self.cmd = CommandClient(self.config.spec.zeromq.command, timeout=15)
+        self.cmd = CommandClient(self.config.spec.zeromq.command, timeout=15, key=local_key(self.config))
         assert self.daemon.gpio is not None
         endpoint = self.daemon.gpio.control_endpoint
         assert endpoint is not None

@@ -12,7 +12,7 @@ import pytest
 import zmq
 from test_daemon_support import write_table
 
-from controller.daemon.client import CommandClient, Subscriber
+from controller.daemon.client import CommandClient, Subscriber, local_key
 from controller.daemon.config import load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
@@ -51,7 +51,7 @@ def test_shoe_unplugged_mid_round_tilts_and_resumes(tmp_path: Path) -> None:
     z = config.spec.zeromq
     try:
         with DaemonThread(Daemon(config)):
-            client = CommandClient(z.command)
+            client = CommandClient(z.command, key=local_key(config))
             deadline = time.monotonic() + 20
             while not client.call("status")["shoe_device"]["connected"]:
                 assert time.monotonic() < deadline, "the reader never connected"
@@ -135,7 +135,7 @@ def test_lid_open_and_jam_mid_deal_tilt_refuse_cards_clear_and_settle_once(tmp_p
     daemon = Daemon(config)
     try:
         with DaemonThread(daemon):
-            client = CommandClient(z.command)
+            client = CommandClient(z.command, key=local_key(config))
             sub = RawSub(z.pub, tid)
             # Until the subscription has reached the PUB, messages are dropped: credit until one arrives.
             for _ in range(100):

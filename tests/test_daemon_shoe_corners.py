@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from test_daemon_support import write_table
 
-from controller.daemon.client import CommandClient
+from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
@@ -35,7 +35,7 @@ def table(tmp_path: Path, shoe: RawShoe) -> Iterator[CommandClient]:
                        "reconnect: {initial: 0.05, max: 0.2}\n")
     config = load_table(write_table(tmp_path, shoe=str(profile)))
     with DaemonThread(Daemon(config)):
-        client = CommandClient(config.spec.zeromq.command)
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
         yield client
         client.close()

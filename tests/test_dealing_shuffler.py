@@ -18,7 +18,7 @@ import pytest
 import yaml
 from test_daemon_support import free_port_base, write_table
 
-from controller.daemon.client import CommandClient
+from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
@@ -70,7 +70,7 @@ def shuffler(tmp_path: Path) -> Iterator[tuple[SimulatedShoe, Daemon, CommandCli
     daemon = Daemon(config)
     try:
         with DaemonThread(daemon):
-            client = CommandClient(config.spec.zeromq.command)
+            client = CommandClient(config.spec.zeromq.command, key=local_key(config))
             wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader")
             assert sim.wait_idle(5)  # the power-up HELLO is through
             for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"}):
@@ -166,7 +166,7 @@ def test_slow_card_after_the_timeout_clears_the_tilt_and_is_dealt_once(shuffler:
 def test_the_shipped_shuffler_demo_table_plays() -> None:
     base = free_port_base()
     proc = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "demo", "--table", str(TABLES / "baccarat_shuffler.yaml"),
+        [sys.executable, "-m", "controller.cli", "demo", "--table", str(TABLES / "baccarat_shuffler_sim.yaml"),
          "--rounds", "2", "--delay", "0", "--ports", str(base)],
         cwd=ROOT, capture_output=True, text=True, timeout=110, check=False)
     assert proc.returncode == 0, proc.stderr

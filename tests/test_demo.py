@@ -78,6 +78,8 @@ def test_demo_runs_n_rounds(game: str) -> None:
     assert proc.returncode == 0, err
     assert out.count("round_settled") == 3
     assert "3 rounds played" in out
+    assert "summary: 3 rounds played: 3 settled" in out and "house result" in out
+    assert not [line for line in out.splitlines() if "{" in line]  # no raw JSON among the lines
     assert not processes_with(f"tcp://127.0.0.1:{base}")
     assert ports_free(base)
 
@@ -91,6 +93,7 @@ def test_ctrl_c_sigterm_or_sighup_stops_everything(sig: signal.Signals) -> None:
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "stopping" in out
+    assert "summary:" in out and "house result" in out  # what the table did, before it stops
     assert not processes_with(f"tcp://127.0.0.1:{base}")
     assert ports_free(base)
 

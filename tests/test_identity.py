@@ -14,7 +14,7 @@ import zmq
 from test_daemon_support import config_for, free_port_base
 
 from controller.cli import main
-from controller.daemon.client import CommandClient, Subscriber, request_snapshot
+from controller.daemon.client import CommandClient, Subscriber, local_key, request_snapshot
 from controller.daemon.config import TableConfig
 from controller.daemon.panels import lamps_payload
 from controller.daemon.runner import DaemonThread
@@ -42,7 +42,7 @@ def running(config: TableConfig, state_dir: Path | None = None) -> DaemonThread:
 def table(tmp_path: Path) -> Iterator[tuple[TableConfig, CommandClient]]:
     config = fast_config(tmp_path)
     runner = running(config)
-    client = CommandClient(config.spec.zeromq.command, timeout=10)
+    client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
     yield config, client
     client.close()
     runner.stop()
@@ -90,15 +90,17 @@ def test_ctl_names_the_table_that_answered_and_refuses_another(
 ) -> None:
     config, client = table
     journal_id = client.call("ping")["journal_id"]
-    assert main(["ctl", "--table", str(config.path), "credit-in", "1", "500"]) == 0
+    key = str(local_key(config).path)
+    assert main(["ctl", "--table", str(config.path), "--key", key, "credit-in", "1", "5.00"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"[table t1, journal {journal_id[:8]}]" and out[1].startswith("ok: journal row 1")
     endpoint = config.spec.zeromq.command
-    argv = ["ctl", "--endpoint", endpoint, "--expect-table", "swap_hand_sim", "credit-in", "1", "5"]
+    argv = ["ctl", "--endpoint", endpoint, "--key", key, "--expect-table", "swap_hand_sim",
+            "credit-in", "1", "5"]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "is table 't1', not 'swap_hand_sim': refused, nothing done" in err
-    assert client.call("status")["credits"] == {"1": 500}
+    assert client.call("status")["credits"] == {"1": 500}  # ctl reads 5.00 as 500 minor units
 
 
 def test_ctl_with_nothing_listening_says_so_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -177,7 +179,7 @@ def test_a_subscriber_behind_the_heartbeat_catches_up_without_a_new_event(tmp_pa
     """The daemon restarts with inputs the subscriber never saw; no event follows; the heartbeat says."""
     config = fast_config(tmp_path)
     runner = running(config)
-    client = CommandClient(config.spec.zeromq.command, timeout=10)
+    client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
     client.call("credit_in", seat=1, amount=1000)
     z = config.spec.zeromq
     sub = Subscriber(z.pub, z.snapshot, "t1", stale_after=1.0)
@@ -188,7 +190,7 @@ def test_a_subscriber_behind_the_heartbeat_catches_up_without_a_new_event(tmp_pa
         # Inputs journaled while the display is away (another daemon on the same journal, other sockets).
         other = fast_config(tmp_path / "other", name="t1")
         aside = DaemonThread(Daemon(other, use_shoe=False, state_dir=config.state_dir)).start()
-        side_client = CommandClient(other.spec.zeromq.command, timeout=10)
+        side_client = CommandClient(other.spec.zeromq.command, timeout=10, key=local_key(config))
         side_client.call("credit_in", seat=2, amount=2000)
         side_client.call("new_shoe")
         side_client.close()
@@ -211,7 +213,7 @@ def test_a_subscriber_behind_the_heartbeat_catches_up_without_a_new_event(tmp_pa
 def test_a_new_journal_means_a_redraw_never_old_seqs(tmp_path: Path) -> None:
     config = fast_config(tmp_path)
     runner = running(config)
-    client = CommandClient(config.spec.zeromq.command, timeout=10)
+    client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
     for seat in (1, 2, 3, 4, 5):
         client.call("credit_in", seat=seat, amount=1000)
     old_journal = client.call("ping")["journal_id"]
@@ -222,6 +224,8 @@ def test_a_new_journal_means_a_redraw_never_old_seqs(tmp_path: Path) -> None:
         assert next(kinds)[0] == "snapshot" and sub.seq == 5
         runner.stop()
         runner = running(config, state_dir=tmp_path / "new-state")  # the state dir was replaced
+        client.close()  # (and its keys with it: the new one made its own)
+        client = CommandClient(z.command, timeout=10, key=local_key(config, state_dir=tmp_path / "new-state"))
         client.call("credit_in", seat=1, amount=300)
         kind, reply = next(kinds)
         assert kind == "snapshot" and sub.redraws == 1
@@ -242,7 +246,7 @@ def test_the_journal_id_is_kept_across_restarts(tmp_path: Path) -> None:
     ids = []
     for _ in range(2):
         with DaemonThread(Daemon(config, use_shoe=False)):
-            client = CommandClient(config.spec.zeromq.command, timeout=10)
+            client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
             ids.append(client.call("ping")["journal_id"])
             client.close()
     assert ids[0] == ids[1]
@@ -262,9 +266,10 @@ def test_ipv6_endpoints(tmp_path: Path) -> None:
     base = free_port_base()
     zeromq = {"pub": f"tcp://[::1]:{base}", "snapshot": f"tcp://[::]:{base + 1}",
               "command": f"tcp://[::1]:{base + 2}", "heartbeat": HEARTBEAT}
-    config = config_for(tmp_path, zeromq=zeromq)
+    # [::] is every interface: allowed in the clear only when the table file says so (docs/security.md).
+    config = config_for(tmp_path, zeromq=zeromq, security={"plain_events_beyond_loopback": True})
     with DaemonThread(Daemon(config, use_shoe=False)):
-        client = CommandClient(f"tcp://[::1]:{base + 2}", timeout=10)
+        client = CommandClient(f"tcp://[::1]:{base + 2}", timeout=10, key=local_key(config))
         assert client.call("credit_in", seat=1, amount=100)["ok"]
         client.close()
         sub = Subscriber(f"tcp://[::1]:{base}", f"tcp://[::1]:{base + 1}", "t1", side=True)

@@ -10,7 +10,7 @@ import pytest
 import zmq
 from test_daemon_support import baccarat_play, config_for
 
-from controller.daemon.client import CommandClient, Subscriber, request_snapshot
+from controller.daemon.client import CommandClient, Subscriber, local_key, request_snapshot
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.inputs import Input
@@ -33,7 +33,7 @@ def test_framing_topic_and_key_order(tmp_path: Path) -> None:
         sub.setsockopt(zmq.SUBSCRIBE, b"t1.round_settled")
         sub.setsockopt(zmq.RCVTIMEO, 10_000)
         sub.connect(z.pub)
-        client = CommandClient(z.command)
+        client = CommandClient(z.command, key=local_key(config))
         while True:  # the slow-joiner: wait until the subscription is live
             client.call("credit_in", seat=1, amount=100)
             sub.setsockopt(zmq.SUBSCRIBE, b"t1.credit")
@@ -74,7 +74,7 @@ def test_late_joiner_snapshot_plus_events_is_consistent(tmp_path: Path) -> None:
     config = config_for(tmp_path)
     z = config.spec.zeromq
     with DaemonThread(Daemon(config, use_shoe=False)):
-        client = CommandClient(z.command)
+        client = CommandClient(z.command, key=local_key(config))
         send_all(client, inputs[: len(inputs) // 2])
         late = Subscriber(z.pub, z.snapshot, "t1")
         stream = late.events(timeout=5)
@@ -124,7 +124,7 @@ def test_a_subscriber_that_never_reads_does_not_stall_the_table(tmp_path: Path) 
         dead.setsockopt(zmq.RCVHWM, 1)
         dead.setsockopt(zmq.SUBSCRIBE, b"")
         dead.connect(z.pub)  # and never reads
-        client = CommandClient(z.command, timeout=10)
+        client = CommandClient(z.command, timeout=10, key=local_key(config))
         send_all(client, inputs)
         assert client.call("status")["credits"] == {str(s): c for s, c in sorted(engine.credits.items())}
         dead.close(linger=0)

@@ -7,14 +7,19 @@ docs/zeromq.md) is exercised by our own tools every day.
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import zmq
 
+from controller.daemon.config import TableConfig
 from controller.daemon.endpoints import check_endpoint, enable_ipv6
+from controller.daemon.keys import ClientCredentials, KeyFolder, Role, client_credentials, local_client
 
 #: Seconds a library client waits for a reply (``croupier ctl``/``watch`` wait 2 s: a person is waiting).
 DEFAULT_TIMEOUT = 10.0
@@ -26,24 +31,74 @@ class DaemonUnavailable(RuntimeError):
     """No reply within the timeout: the daemon is not running or not on that endpoint."""
 
 
+def local_key(
+    config: TableConfig, role: Role = "operator", name: str | None = None, state_dir: Path | None = None
+) -> ClientCredentials:
+    """A key for a tool on the table's own machine (demo, tests, scenario runner), made on first use
+    in the table's key folder (``state_dir``: the one the daemon runs with, if overridden)."""
+    return local_client(KeyFolder(config.key_folder(state_dir)), name or f"local-{role}", role)
+
+
+def add_key_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--key`` and ``--server-key`` for the tools that talk to a table (ctl, watch)."""
+    parser.add_argument(
+        "--key",
+        default=os.environ.get("CROUPIER_KEY"),
+        help="your CURVE key (a .key_secret made by `croupier keys new`); default $CROUPIER_KEY. "
+        "Without one the command socket answers nothing",
+    )
+    parser.add_argument(
+        "--server-key",
+        default=os.environ.get("CROUPIER_SERVER_KEY"),
+        help="the table's public key (server.key); default $CROUPIER_SERVER_KEY, else server.key beside "
+        "--key, else the one in the table file's key folder",
+    )
+
+
+def credentials(
+    key: str | None, server_key: str | None, table: TableConfig | None
+) -> ClientCredentials | None:
+    """The client's CURVE credentials from ``--key``/``--server-key`` (None: no key given)."""
+    if key is None:
+        return None
+    key_path = Path(key)
+    server = Path(server_key) if server_key else None
+    if server is None and not (key_path.parent / "server.key").exists() and table is not None:
+        server = KeyFolder(table.key_folder()).server_public_file
+    return client_credentials(key_path, server)
+
+
+
 class BadReply(RuntimeError):
     """Something answered, but not with a Croupier reply (JSON object): the wrong kind of socket?"""
 
 
 class CommandClient:
-    """Sends commands to a daemon's command socket (a REQ socket, remade after a timeout)."""
+    """Sends commands to a daemon's command socket (a REQ socket, remade after a timeout).
+
+    ``key``: the client's CURVE credentials. A table answers authorised keys
+    only (docs/security.md); without one, or with a key it does not know, the
+    handshake fails and every request times out with :class:`DaemonUnavailable`.
+    """
 
     def __init__(
-        self, endpoint: str, timeout: float = DEFAULT_TIMEOUT, ctx: zmq.Context[Any] | None = None
+        self,
+        endpoint: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        ctx: zmq.Context[Any] | None = None,
+        key: ClientCredentials | None = None,
     ) -> None:
         self.endpoint = check_endpoint(endpoint)
         self.timeout_ms = int(timeout * 1000)
         self._ctx = ctx or zmq.Context.instance()
         self._sock: zmq.Socket[bytes] | None = None
+        self.key = key
 
     def _socket(self) -> zmq.Socket[bytes]:
         if self._sock is None:
             sock = enable_ipv6(self._ctx.socket(zmq.REQ))
+            if self.key is not None:
+                self.key.secure(sock)
             sock.setsockopt(zmq.LINGER, 0)
             sock.setsockopt(zmq.RCVTIMEO, self.timeout_ms)
             sock.setsockopt(zmq.SNDTIMEO, self.timeout_ms)
@@ -58,10 +113,16 @@ class CommandClient:
             data = sock.recv()
         except zmq.Again:
             self.close()  # a REQ socket that lost its reply cannot be used again
+            waited = f"nothing answers at {self.endpoint} within {self.timeout_ms / 1000:g} s"
+            if self.key is None:
+                raise DaemonUnavailable(
+                    f"{waited}: no key given, and a table answers authorised CURVE keys only "
+                    "(--key FILE or $CROUPIER_KEY; docs/security.md)"
+                ) from None
             raise DaemonUnavailable(
-                f"nothing answers at {self.endpoint} within {self.timeout_ms / 1000:g} s: is the table's "
-                "daemon running (croupier run TABLE, or systemctl status 'croupier@*') and is this its "
-                "endpoint (see zeromq: in the table file)?"
+                f"{waited}: is the table's daemon running (croupier run TABLE, or systemctl status "
+                "'croupier@*'), is this its endpoint (see zeromq: in the table file), and is the key "
+                f"{self.key.path} authorised on it (croupier keys list)?"
             ) from None
         try:
             reply = json.loads(data)
@@ -86,6 +147,7 @@ def request_snapshot(
     timeout: float = DEFAULT_TIMEOUT,
     ctx: zmq.Context[Any] | None = None,
     journal_id: str | None = None,
+    key: ClientCredentials | None = None,
 ) -> dict[str, Any]:
     """Ask the snapshot socket for the state (and the events after ``since`` if it still holds them).
 
@@ -97,7 +159,7 @@ def request_snapshot(
         request["since"] = since
         if journal_id is not None:
             request["journal_id"] = journal_id
-    client = CommandClient(endpoint, timeout, ctx)
+    client = CommandClient(endpoint, timeout, ctx, key)
     try:
         return client.send_raw(json.dumps(request).encode())
     finally:
@@ -129,9 +191,12 @@ class Subscriber:
         ctx: zmq.Context[Any] | None = None,
         side: bool = False,
         stale_after: float = DEFAULT_STALE_AFTER,
+        key: ClientCredentials | None = None,
     ) -> None:
         self._ctx = ctx or zmq.Context.instance()
         self.side = side
+        #: Needed only when the table has ``security.curve_events`` on.
+        self.key = key
         self.snapshot_endpoint = check_endpoint(snapshot)
         self.timeout = timeout
         self.stale_after = stale_after
@@ -139,6 +204,8 @@ class Subscriber:
         self.sub.setsockopt(zmq.LINGER, 0)
         self.sub.setsockopt(zmq.RCVHWM, 100_000)
         self.sub.setsockopt(zmq.SUBSCRIBE, f"{table}.".encode() if table else b"")
+        if key is not None:
+            key.secure(self.sub)
         self.sub.connect(check_endpoint(pub))
         self.seq: int | None = None
         self.journal_id: str | None = None
@@ -151,7 +218,8 @@ class Subscriber:
         self.lamps: dict[str, Any] | None = None
 
     def sync(self) -> dict[str, Any]:
-        reply = request_snapshot(self.snapshot_endpoint, self.seq, self.timeout, self._ctx, self.journal_id)
+        reply = request_snapshot(self.snapshot_endpoint, self.seq, self.timeout, self._ctx, self.journal_id,
+                                 self.key)
         if not reply.get("ok"):
             raise RuntimeError(f"snapshot refused: {reply.get('error')}")
         return reply

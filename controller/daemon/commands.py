@@ -13,13 +13,14 @@ every command with its request and reply.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from controller import inputs as I
 from controller.cards import CardError, parse_card
+from controller.daemon.requests import RequestError, loads_request, quote
+from controller.limits import TableLimits
 
 
 class CommandError(ValueError):
@@ -40,12 +41,17 @@ class Query:
 
 @dataclass(frozen=True, slots=True)
 class InputCommand:
-    """A command that is a table input; ``ref`` is the client's idempotency key, if any."""
+    """A command that is a table input; ``ref`` is the client's idempotency key, ``by`` its label."""
 
     name: str
     input: I.Input
     ref: str | None
-    source: str
+    by: str | None
+
+    def source(self, key: str | None) -> str:
+        """The journal's source: ``command:KEY`` (the authenticated key's name), `` by BY`` if labelled."""
+        who = key or "local"
+        return f"command:{who}" + (f" by {self.by}" if self.by else "")
 
 
 Parsed = Query | InputCommand
@@ -120,27 +126,43 @@ QUERIES: Final[dict[str, tuple[_Fields, str]]] = {
 
 _COMMON: Final = {"cmd", "ref", "by", "table"}
 
+#: Longest request accepted, in bytes (a command is a few hundred; docs/security.md).
+MAX_REQUEST: Final = 16 * 1024
+#: Longest text per field; any other string (an input's device, detail, reason...) gets ``MAX_TEXT``.
+TEXT_LIMITS: Final[dict[str, int]] = {"by": 64, "ref": 200, "spot": 32, "action": 32, "card": 8, "cmd": 32}
+MAX_TEXT: Final = 200
+#: Amount fields and what bounds them (see :func:`check_amounts`).
+_BET_AMOUNTS: Final = {"bet"}
+#: A decision's amount is the stake it adds (a double, a raise): bounded as a credit movement.
+_CREDIT_AMOUNTS: Final = {"credit_in", "credit_out", "decide"}
+
 
 def command_names() -> list[str]:
     return sorted([*INPUT_COMMANDS, *QUERIES])
 
 
-def parse_command(raw: bytes, seats: int, table_id: str | None = None) -> Parsed:
+def parse_command(
+    raw: bytes, seats: int, table_id: str | None = None, limits: TableLimits | None = None
+) -> Parsed:
     """Parse one request; :class:`CommandError` says what is wrong (nothing is journaled then).
 
     A request may name the table it is meant for (``"table": ID``); a daemon of
     another table refuses it with :class:`WrongTable`, so a client pointed at
-    the wrong endpoint changes nothing there.
+    the wrong endpoint changes nothing there. With ``limits`` amounts are
+    bounded by the table's: a wager by ``max_bet``, a credit movement or a
+    decision's stake by ``max_credit``.
     """
+    if len(raw) > MAX_REQUEST:
+        raise CommandError(f"request of {len(raw)} bytes: the limit is {MAX_REQUEST}")
     try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise CommandError(f"malformed JSON: {exc}") from None
+        data = loads_request(raw)
+    except RequestError as exc:
+        raise CommandError(str(exc)) from None
     if not isinstance(data, dict):
         raise CommandError(f'a command is a JSON object like {{"cmd": "status"}}, not {type(data).__name__}')
     meant = data.get("table")
     if meant is not None and table_id is not None and meant != table_id:
-        raise WrongTable(f"this is table {table_id!r}, not {meant!r}: nothing done (check the endpoint)")
+        raise WrongTable(f"this is table {table_id!r}, not {quote(meant)}: nothing done (check the endpoint)")
     name = data.get("cmd")
     if not isinstance(name, str):
         raise CommandError("missing 'cmd' (a string); commands: " + ", ".join(command_names()))
@@ -149,26 +171,59 @@ def parse_command(raw: bytes, seats: int, table_id: str | None = None) -> Parsed
     elif name in QUERIES:
         fields = QUERIES[name][0]
     else:
-        raise CommandError(f"unknown command {name!r}; commands: {', '.join(command_names())}")
+        raise CommandError(f"unknown command {quote(name)}; commands: {', '.join(command_names())}")
+    check_text(name, data)
     args = _check_fields(name, data, fields, seats)
+    if limits is not None:
+        check_amounts(name, args, limits)
     if name == "shoe" and args["action"] != "reset":
-        raise CommandError(f"shoe: unknown action {args['action']!r} (actions: reset)")
+        raise CommandError(f"shoe: unknown action {quote(args['action'])} (actions: reset)")
     if name in QUERIES:
         return Query(name, args)
     ref = data.get("ref")
     if ref is not None and (not isinstance(ref, str) or not 1 <= len(ref) <= 200):
-        raise CommandError(f"{name}: 'ref' must be a string of 1..200 characters, not {ref!r}")
-    by = data.get("by", "operator")
-    if not isinstance(by, str) or not by:
-        raise CommandError(f"{name}: 'by' must be a non-empty string, not {by!r}")
-    return InputCommand(name, INPUT_COMMANDS[name][1](args), ref, f"command:{by}")
+        raise CommandError(f"{name}: 'ref' must be a string of 1..200 characters, not {quote(ref)}")
+    by = data.get("by")
+    if by is not None and (not isinstance(by, str) or not by):
+        raise CommandError(f"{name}: 'by' must be a non-empty string, not {quote(by)}")
+    return InputCommand(name, INPUT_COMMANDS[name][1](args), ref, by)
+
+
+def check_text(name: str, data: Any, path: str = "") -> None:
+    """Every string in the request within its limit and free of control characters (CommandError)."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            check_text(name, value, f"{path}.{key}" if path else str(key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            check_text(name, value, f"{path}.{i}")
+    elif isinstance(data, str):
+        limit = TEXT_LIMITS.get(path, MAX_TEXT)
+        if len(data) > limit:
+            raise CommandError(f"{name}: field {quote(path)}: {len(data)} characters, the limit is {limit}")
+        if any(ord(c) < 32 or ord(c) == 127 for c in data):
+            raise CommandError(f"{name}: field {quote(path)} has control characters")
+
+
+def check_amounts(name: str, args: dict[str, Any], limits: TableLimits) -> None:
+    """Amounts from 1 to the table's bound: ``max_bet`` for wagers, ``max_credit`` for credits and
+    decisions (the table itself judges the exact stake; this only keeps absurd numbers out)."""
+    amount = args.get("amount")
+    if amount is None:
+        return
+    bound, what = ((limits.max_bet, "max_bet") if name in _BET_AMOUNTS
+                   else (limits.max_credit, "max_credit") if name in _CREDIT_AMOUNTS else (None, ""))
+    if bound is None:
+        return
+    if not 1 <= amount <= bound:
+        raise CommandError(f"{name}: amount {amount} is outside 1..{bound} (the table's {what})")
 
 
 def _check_fields(name: str, data: dict[str, Any], fields: _Fields, seats: int) -> dict[str, Any]:
     for key in data:
         if key not in fields and key not in _COMMON:
             known = ", ".join(fields) or "none"
-            raise CommandError(f"{name}: unknown field {key!r} (fields: {known})")
+            raise CommandError(f"{name}: unknown field {quote(key)} (fields: {known})")
     args: dict[str, Any] = {}
     for key, (kind, required) in fields.items():
         if key not in data or data[key] is None:
@@ -178,7 +233,7 @@ def _check_fields(name: str, data: dict[str, Any], fields: _Fields, seats: int) 
         value = data[key]
         ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
         if not ok:
-            raise CommandError(f"{name}: field {key!r} must be {kind.__name__}, not {value!r}")
+            raise CommandError(f"{name}: field {key!r} must be {kind.__name__}, not {quote(value)}")
         if key == "seat" and not 1 <= value <= seats:
             raise CommandError(f"{name}: no seat {value}: this table has seats 1..{seats}")
         if key in ("n", "round") and value < 1:

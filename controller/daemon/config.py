@@ -22,6 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from controller.configfile import ConfigFileError, validation_problems
+from controller.daemon.auth import is_loopback
 from controller.daemon.endpoints import check_endpoint
 from controller.games import GAMES, check_game_name
 from controller.games.base import Game, GameOptions
@@ -51,6 +52,8 @@ class LimitsSpec(BaseModel):
     unit: int = Field(default=100, ge=1)
     min_bet: int = Field(default=100, ge=1)
     max_bet: int = Field(default=1_000_000, ge=1)
+    #: Largest single credit_in / credit_out command (docs/security.md).
+    max_credit: int = Field(default=100_000_000, ge=1)
 
 
 class CurrencySpec(BaseModel):
@@ -95,6 +98,19 @@ class ZmqSpec(BaseModel):
     @classmethod
     def _endpoint(cls, value: str) -> str:
         return check_endpoint(value)
+
+
+class SecuritySpec(BaseModel):
+    """CurveZMQ (docs/security.md): the command socket always takes authorised keys only."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: The table's key folder (server pair, authorized/, clients/); default ``<state_dir>/keys``.
+    keys: str | None = None
+    #: Also require an authorised key (any role) on the PUB and snapshot sockets.
+    curve_events: bool = False
+    #: Let the PUB and snapshot sockets bind beyond loopback WITHOUT CURVE (anyone there may read).
+    plain_events_beyond_loopback: bool = False
 
 
 class PanelEntry(BaseModel):
@@ -176,6 +192,7 @@ class TableFile(BaseModel):
     panels: list[str | PanelEntry] = Field(default_factory=list)
     gpio: GpioSpec | None = None
     zeromq: ZmqSpec = Field(default_factory=ZmqSpec)
+    security: SecuritySpec = Field(default_factory=SecuritySpec)
     state_dir: str
     simulation: SimulationSpec | None = None
     #: The signage screen (``croupier display``); docs/display.md.
@@ -220,6 +237,13 @@ class TableConfig:
 
     def new_game(self) -> Game:
         return GAMES[self.spec.game](self.options)
+
+    def key_folder(self, state_dir: Path | None = None) -> Path:
+        """The table's key folder (``security.keys``, else ``keys`` in the state dir in use)."""
+        keys = self.spec.security.keys
+        if keys is None:
+            return (state_dir or self.state_dir) / "keys"
+        return Path(keys) if Path(keys).is_absolute() else (self.path.parent / keys).resolve()
 
     def options_dict(self) -> dict[str, Any]:
         """The game options as stored in the journal header (every option, defaults included)."""
@@ -295,12 +319,26 @@ def parse_table(raw: object, path: Path) -> TableConfig:
             if profile is not None and spec.shoe.port is not None:
                 profile = profile.model_copy(update={"port": spec.shoe.port})
     panels = _panels(spec, path, seats, problems)
+    problems.extend(exposure_problems(spec.zeromq, spec.security))
     if problems:
         raise TableFileError(path, problems)
     state_dir = Path(spec.state_dir)
     if not state_dir.is_absolute():
         state_dir = (path.parent / state_dir).resolve()
     return TableConfig(path, spec, options, limits, profile, profile_path, state_dir, panels)
+
+
+def exposure_problems(zmq_spec: ZmqSpec, security: SecuritySpec) -> list[tuple[str | None, str]]:
+    """Event sockets bound beyond loopback without CURVE, unless the file says so explicitly."""
+    if security.curve_events or security.plain_events_beyond_loopback:
+        return []
+    return [
+        (f"zeromq.{name}", f"{endpoint} is reachable beyond this machine without CURVE: set "
+         "security.curve_events: true (clients need keys), or security.plain_events_beyond_loopback: "
+         "true to publish in the clear on purpose")
+        for name, endpoint in (("pub", zmq_spec.pub), ("snapshot", zmq_spec.snapshot))
+        if not is_loopback(endpoint)
+    ]
 
 
 def _panels(

@@ -15,6 +15,19 @@ an input whose commit returned is on disk; one whose commit did not return
 was never applied or published, so the world never saw a state the journal
 cannot rebuild. ``fsync=False`` (``synchronous=OFF``) is for benchmarks only.
 
+Exactly once on the shoe path: a card's row also records the shoe frame it
+came in (the shoe session and the frame's sequence number), and the
+``shoe_cursor`` row (the last shoe frame the daemon accepted) is updated in
+the same transaction. The shoe resends a frame until it is acknowledged and
+the daemon acknowledges only after the commit, so after a crash the
+restarted reader starts from this cursor and recognises the resend of a
+frame it had already committed (docs/daemon.md, "Exactly once").
+
+A write that fails (disk full, I/O error, read-only, locked) is a
+:class:`JournalFault`: the journal refuses every later write with the same
+reason until the daemon is restarted, because after a failed commit nothing
+this process holds can be trusted to match the disk.
+
 Refusing to start is better than starting empty: a journal that cannot be
 read (bad header, ``PRAGMA integrity_check`` failing, a row that does not
 parse, a missing row) or is missing where the state directory says one
@@ -23,17 +36,20 @@ existed raises :class:`JournalError` naming the file, the row and the reason.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from controller.daemon import faults
 from controller.inputs import Input, InputError, input_from_dict
+from drivers.shoe.transport import FrameId
 
 FORMAT: Final = "croupier-journal"
 VERSION: Final = 1
@@ -48,9 +64,28 @@ CREATE TABLE inputs (
     at REAL NOT NULL,          -- wall-clock time (the core never sees it)
     source TEXT NOT NULL,      -- shoe, command, gpio, ...
     input TEXT NOT NULL,       -- Input.to_dict() as JSON
-    ref TEXT UNIQUE            -- a client's idempotency key, if it gave one
+    ref TEXT UNIQUE,           -- a client's idempotency key, if it gave one
+    shoe_session TEXT,         -- the shoe frame a shoe input came in: session ...
+    shoe_seq INTEGER           -- ... and sequence number (NULL for other inputs)
+);
+CREATE TABLE shoe_cursor (     -- the last shoe frame accepted: where a restarted reader resumes
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    session TEXT NOT NULL,
+    seq INTEGER NOT NULL
 );
 """
+
+#: Brings a journal written before the shoe cursor existed up to date (same format version: the
+#: added columns and table are optional for reading, so older readers and replay are unaffected).
+_UPGRADE: Final = (
+    "ALTER TABLE inputs ADD COLUMN shoe_session TEXT",
+    "ALTER TABLE inputs ADD COLUMN shoe_seq INTEGER",
+    "CREATE TABLE shoe_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), session TEXT NOT NULL, "
+    "seq INTEGER NOT NULL)",
+)
+
+#: Suffix of the file a new journal is built in before it is renamed into place.
+NEW_SUFFIX: Final = ".new"
 
 
 class JournalError(RuntimeError):
@@ -68,6 +103,10 @@ class JournalMismatch(JournalError):
     """The table file's game or options differ from the journal's (it belongs to another table setup)."""
 
 
+class JournalFault(JournalError):
+    """A journal write failed: the table must halt. Nothing of the failed write was applied."""
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One journaled input."""
@@ -82,11 +121,23 @@ class Entry:
 class Journal:
     """The journal of one table in ``state_dir``; :meth:`open` creates, checks or refuses it."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection, header: dict[str, str], last_id: int) -> None:
+    def __init__(
+        self,
+        path: Path,
+        conn: sqlite3.Connection,
+        header: dict[str, str],
+        last_id: int,
+        shoe_cursor: FrameId | None = None,
+    ) -> None:
         self.path = path
         self._conn = conn
         self.header = header
         self.last_id = last_id
+        #: The last shoe frame accepted (committed with its input, or recorded alone).
+        self.shoe_cursor = shoe_cursor
+        #: Why the journal cannot be written (set once by the first failed write; then every write
+        #: is refused with it until a restart).
+        self.fault: JournalFault | None = None
 
     # --- opening -------------------------------------------------------------------------------
 
@@ -150,7 +201,14 @@ class Journal:
     def _create(
         cls, path: Path, marker: Path, table: str, game: str, options_json: str, fsync: bool
     ) -> Journal:
-        conn = _connect(path, fsync)
+        """Build the whole journal (schema and header, one transaction) aside, then rename it into place.
+
+        A crash at any instant leaves either no journal (a half-built ``.new`` file, removed at the
+        next start) or a complete one: never a journal without its header.
+        """
+        tmp = path.with_name(path.name + NEW_SUFFIX)
+        for leftover in (tmp, *(tmp.with_name(tmp.name + s) for s in ("-wal", "-shm", "-journal"))):
+            leftover.unlink(missing_ok=True)
         header = {
             "format": FORMAT,
             "version": str(VERSION),
@@ -160,11 +218,23 @@ class Journal:
             "options": options_json,
             "created": str(time.time()),
         }
-        with conn:
-            conn.executescript(_SCHEMA)
-            conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", sorted(header.items()))
+        build = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            build.execute("PRAGMA synchronous=FULL")
+            build.execute("BEGIN")
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    build.execute(statement)
+            build.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", sorted(header.items()))
+            build.execute("COMMIT")
+            build.execute("PRAGMA journal_mode=WAL")  # persistent in the file's header
+        finally:
+            build.close()  # checkpoints and removes the -wal file
+        _fsync_file(tmp)
+        tmp.replace(path)
+        _fsync_dir(path.parent)
         _write_marker(marker, header["id"])
-        return cls(path, conn, header, 0)
+        return cls(path, _connect(path, fsync), header, 0)
 
     @classmethod
     def _open_existing(cls, path: Path, fsync: bool, verify: bool = True) -> Journal:
@@ -193,26 +263,83 @@ class Journal:
         if last[0] != last[1]:
             conn.close()
             raise JournalError(path, f"{last[1]} inputs but the last id is {last[0]}: rows are missing")
-        return cls(path, conn, header, int(last[0]))
+        try:
+            cursor = _shoe_cursor(conn)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise JournalError(path, f"cannot add the shoe cursor to this journal: {exc}") from None
+        return cls(path, conn, header, int(last[0]), cursor)
 
     # --- writing -------------------------------------------------------------------------------
 
-    def append(self, inp: Input, source: str, at: float, ref: str | None = None) -> int:
-        """Commit one input (durable when this returns); its row id."""
-        cur = self._conn.execute(
-            "INSERT INTO inputs(at, source, input, ref) VALUES (?, ?, ?, ?)",
-            (at, source, json.dumps(inp.to_dict()), ref),
-        )
-        row = cur.lastrowid
-        assert row is not None
-        if row != self.last_id + 1:
-            raise JournalError(self.path, f"expected to write row {self.last_id + 1}, SQLite gave {row}", row)
-        self.last_id = row
-        return row
+    def append(
+        self, inp: Input, source: str, at: float, ref: str | None = None, frame: FrameId | None = None
+    ) -> int:
+        """Commit one input (durable when this returns); its row id.
+
+        ``frame``: the shoe frame the input came in; it becomes the shoe cursor in the same
+        transaction. :class:`JournalFault` if the write fails: then nothing was applied, and the
+        journal refuses every later write.
+        """
+        expected = self.last_id + 1
+
+        def insert(conn: sqlite3.Connection) -> None:
+            cur = conn.execute(
+                "INSERT INTO inputs(at, source, input, ref, shoe_session, shoe_seq) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (at, source, json.dumps(inp.to_dict()), ref, *(frame or (None, None))),
+            )
+            if cur.lastrowid != expected:  # another writer: never commit a row out of order
+                raise sqlite3.IntegrityError(
+                    f"expected to write row {expected}, SQLite gave {cur.lastrowid} (another writer?)"
+                )
+            if frame is not None:
+                _set_cursor(conn, frame)
+
+        self._write(insert)
+        self.last_id = expected
+        if frame is not None:
+            self.shoe_cursor = frame
+        return expected
+
+    def record_shoe_frame(self, frame: FrameId) -> None:
+        """Make ``frame`` the shoe cursor without an input (a new shoe session, a run of heartbeats)."""
+        self._write(lambda conn: _set_cursor(conn, frame))
+        self.shoe_cursor = frame
+
+    def mark_fault(self, reason: str) -> JournalFault:
+        """A write outside :meth:`append` failed (a checkpoint): fault the journal as a failed append does."""
+        if self.fault is None:
+            self.fault = JournalFault(self.path, reason)
+        return self.fault
+
+    def _write(self, body: Callable[[sqlite3.Connection], None]) -> None:
+        """One transaction; any failure is a :class:`JournalFault`, kept for every later write."""
+        if self.fault is not None:
+            raise self.fault
+        conn = self._conn
+        try:
+            faults.point("journal_write")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                body(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise
+        except (sqlite3.Error, OSError) as exc:
+            raise self.mark_fault(f"write failed: {type(exc).__name__}: {exc}") from exc
+        faults.point("journal_commit")
 
     def find_ref(self, ref: str) -> int | None:
         """The row of an input sent with this idempotency key, if one was journaled."""
-        found = self._conn.execute("SELECT id FROM inputs WHERE ref = ?", (ref,)).fetchone()
+        if self.fault is not None:
+            raise self.fault
+        try:
+            found = self._conn.execute("SELECT id FROM inputs WHERE ref = ?", (ref,)).fetchone()
+        except sqlite3.Error as exc:
+            raise self.mark_fault(f"read failed: {type(exc).__name__}: {exc}") from exc
         return None if found is None else int(found[0])
 
     @property
@@ -286,10 +413,35 @@ def open_readonly(state_dir: Path) -> tuple[sqlite3.Connection, Path, int]:
     return conn, path, int(last)
 
 
+def _shoe_cursor(conn: sqlite3.Connection) -> FrameId | None:
+    """The journal's shoe cursor, adding the cursor's columns and table first to an older journal."""
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "shoe_cursor" not in tables:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _UPGRADE:
+                conn.execute(statement)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    row = conn.execute("SELECT session, seq FROM shoe_cursor WHERE id = 1").fetchone()
+    return None if row is None else FrameId(str(row[0]), int(row[1]))
+
+
+def _set_cursor(conn: sqlite3.Connection, frame: FrameId) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO shoe_cursor(id, session, seq) VALUES (1, ?, ?)", (frame.session, frame.seq)
+    )
+
+
 def _connect(path: Path, fsync: bool) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={'FULL' if fsync else 'OFF'}")
+    pages = faults.journal_max_pages()
+    if pages is not None:
+        conn.execute(f"PRAGMA max_page_count={pages}")
     return conn
 
 
@@ -301,8 +453,21 @@ def _write_marker(marker: Path, journal_id: str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     tmp.replace(marker)
-    dir_fd = os.open(marker.parent, os.O_RDONLY)
+    _fsync_dir(marker.parent)
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
     try:
-        os.fsync(dir_fd)
+        os.fsync(fd)
     finally:
-        os.close(dir_fd)
+        os.close(fd)
+
+
+def _fsync_dir(directory: Path) -> None:
+    """A rename is durable only once its directory is."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

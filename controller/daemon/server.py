@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 import os
 import signal
@@ -26,6 +25,8 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
+from controller.daemon.alerts import log_alerts
+from controller.daemon.auth import CurveGuard, permitted
 from controller.daemon.commands import (
     CommandError,
     InputCommand,
@@ -34,20 +35,23 @@ from controller.daemon.commands import (
     error_reply,
     parse_command,
 )
-from controller.daemon.config import TableConfig, ZmqSpec
+from controller.daemon.config import TableConfig, ZmqSpec, exposure_problems
 from controller.daemon.dispenser import Dispenser
 from controller.daemon.endpoints import enable_ipv6
 from controller.daemon.heartbeat import heartbeat_payload
-from controller.daemon.journal import Journal, open_readonly, verify_file
+from controller.daemon.journal import Journal, JournalFault, open_readonly, verify_file
+from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
 from controller.daemon.panels import PanelHost
 from controller.daemon.recall import recall_from_journal
+from controller.daemon.requests import Pacer, RequestError, limit_inbound, loads_request, quote
 from controller.daemon.service import Applied, TableService, dumps
 from controller.daemon.shoe_link import ShoeLink
+from controller.daemon.statelock import StateDirLock
 from controller.inputs import DeviceStatus, Input
 from controller.table import Table
 from drivers.gpio import BackendError
 from drivers.gpio.control import ControlError, parse_endpoint
-from drivers.shoe import ShoeCard, ShoeError, ShoeEvent, ShoeProfile, ShoeStatus
+from drivers.shoe import FrameId, ShoeCard, ShoeError, ShoeEvent, ShoeProfile, ShoeStatus
 from drivers.shoe.linehealth import shoe_health
 
 log = logging.getLogger("croupier.daemon")
@@ -60,6 +64,14 @@ SHOE_FAULT = "shoe fault"
 
 #: Replies queued for one command or snapshot client before ZeroMQ drops them.
 ROUTER_HWM = 1000
+
+#: Shoe frames accepted (heartbeats, statuses) before the shoe cursor is journaled without an input:
+#: well under 128, so a restarted reader never takes a new frame for an old one (docs/daemon.md).
+SHOE_CURSOR_LAG = 64
+
+
+def _plain(sock: Any) -> Any:
+    return sock
 
 
 class DaemonError(RuntimeError):
@@ -86,6 +98,15 @@ def check_gpio_control(config: TableConfig, endpoint: str) -> None:
         raise OptionError(f"--gpio-control {endpoint}: {exc}") from None
 
 
+def journal_fault_reply(cmd: str, fault: JournalFault) -> dict[str, Any]:
+    """The answer to every input once the journal cannot be written: the reason, never "internal error"."""
+    return error_reply(
+        f"journal fault: {fault}: the table is halted and this input was not applied; "
+        "restart the daemon once the journal can be written (and resend with the same ref)",
+        cmd=cmd, journal_fault=True,
+    )
+
+
 class Daemon:
     """A table daemon: :meth:`open` (replay), then ``await`` :meth:`serve` until :meth:`request_stop`."""
 
@@ -107,6 +128,9 @@ class Daemon:
         self.state_dir = state_dir or config.state_dir
         self.fsync = fsync
         self.zmq_spec = zmq_spec or config.spec.zeromq
+        exposed = exposure_problems(self.zmq_spec, config.spec.security)
+        if exposed:
+            raise OptionError("; ".join(f"{key}: {why}" for key, why in exposed))
         profile: ShoeProfile | None = config.shoe_profile if use_shoe else None
         if profile is not None and shoe_port is not None:
             profile = profile.model_copy(update={"port": shoe_port})
@@ -126,25 +150,41 @@ class Daemon:
         self._stop: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pub: zmq.Socket[bytes] | None = None
+        self._lock: StateDirLock | None = None
+        self._fault_reported = False
+        #: Shared by the request loops (controller.daemon.requests.Pacer).
+        self._pacer = Pacer()
+        #: The CURVE server key and ZAP authenticator (made by :meth:`serve`).
+        self.guard: CurveGuard | None = None
 
     # --- start ---------------------------------------------------------------------------------
 
     def open(self) -> TableService:
-        """Open the journal and replay it; :class:`JournalError` if it must not be started from."""
+        """Lock the state dir, open the journal and replay it.
+
+        :class:`StateDirBusy` if another daemon holds the state dir (before anything is opened);
+        :class:`JournalError` if the journal must not be started from.
+        """
         cfg = self.config
-        journal = Journal.open(
-            self.state_dir,
-            table=cfg.table_id,
-            game=cfg.game_name,
-            options=cfg.options_dict(),
-            fsync=self.fsync,
-            verify=False,  # the whole-file checks run once the table is up: _verify_journal
-        )
-        service = TableService(cfg, journal)
+        self._lock = lock = StateDirLock.acquire(self.state_dir)
         try:
-            service.replay()
-        except Exception:
-            journal.close()
+            journal = Journal.open(
+                self.state_dir,
+                table=cfg.table_id,
+                game=cfg.game_name,
+                options=cfg.options_dict(),
+                fsync=self.fsync,
+                verify=False,  # the whole-file checks run once the table is up: _verify_journal
+            )
+            service = TableService(cfg, journal)
+            try:
+                service.replay()
+            except Exception:
+                journal.close()
+                raise
+        except BaseException:
+            lock.release()
+            self._lock = None
             raise
         self.service = service
         return service
@@ -169,18 +209,29 @@ class Daemon:
         sync_ctx: zmq.Context[Any] = zmq.Context.shadow(ctx.underlying)
         spec = self.zmq_spec
         sockets: list[Any] = []
+        guard: CurveGuard | None = None
         try:
-            self._pub = pub = self._bind(sync_ctx.socket(zmq.PUB), "pub", spec.pub, spec.pub_hwm, sockets)
-            snap = self._bind(ctx.socket(zmq.ROUTER), "snapshot", spec.snapshot, ROUTER_HWM, sockets)
-            cmd = self._bind(ctx.socket(zmq.ROUTER), "command", spec.command, ROUTER_HWM, sockets)
+            try:
+                self.guard = guard = CurveGuard(KeyFolder(self.config.key_folder(self.state_dir)), sync_ctx)
+            except KeyFileError as exc:
+                raise DaemonError(f"cannot use the table's keys: {exc}") from None
+            guard.start()
+            # The event sockets take keys only when the table file says so (security.curve_events).
+            events = guard.secure if self.config.spec.security.curve_events else _plain
+            self._pub = pub = self._bind(events(sync_ctx.socket(zmq.PUB)), "pub", spec.pub, spec.pub_hwm,
+                                         sockets)
+            snap = self._bind(events(ctx.socket(zmq.ROUTER)), "snapshot", spec.snapshot, ROUTER_HWM, sockets)
+            cmd = self._bind(guard.secure(ctx.socket(zmq.ROUTER)), "command", spec.command, ROUTER_HWM,
+                             sockets)
             del pub
             if self.config.panels:
                 self._open_panels(loop)
             if self.shoe_profile is not None:
-                self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_event)
+                resume = self.service.journal.shoe_cursor if self.service is not None else None
+                self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_frame, resume)
                 if self.shoe_profile.mode == "dealing_shuffler":
                     assert self.service is not None
-                    self.dispenser = Dispenser(self.shoe.reader, loop, self.submit,
+                    self.dispenser = Dispenser(self.shoe.reader, loop, self.submit_from_device,
                                                self.shoe_profile.dispense_timeout, self.service.table)
                 self.shoe.start()
             assert self.service is not None
@@ -219,9 +270,14 @@ class Daemon:
                 await self.shoe.stop()
             for sock in sockets:
                 sock.close(linger=0)
+            if guard is not None:
+                guard.stop()
             ctx.term()
             if self.service is not None:
                 self.service.journal.close()
+            if self._lock is not None:
+                self._lock.release()
+                self._lock = None
             log.info("table %s stopped", self.config.table_id)
 
     @property
@@ -241,7 +297,8 @@ class Daemon:
         assert self.service is not None
         lamps = self.gpio.lamps_payload(self.config.table_id) if self.gpio is not None else None
         return heartbeat_payload(self.config.table_id, self.journal_id, self.service.seq,
-                                 self.service.table, lamps, self.zmq_spec.heartbeat)
+                                 self.service.table, lamps, self.zmq_spec.heartbeat,
+                                 journal_fault=self.service.journal_fault())
 
     def _verify_journal(self, loop: asyncio.AbstractEventLoop) -> None:
         """The journal's whole-file checks, on a thread of their own after start; a failure halts the table.
@@ -268,9 +325,9 @@ class Daemon:
             return
         if problem is not None:
             log.error("%s: %s", service.journal.path, problem)
-            self.submit(DeviceStatus(JOURNAL_DEVICE, False, problem), "journal")
+            self.submit_from_device(DeviceStatus(JOURNAL_DEVICE, False, problem), "journal")
         elif JOURNAL_DEVICE in service.table.offline:
-            self.submit(DeviceStatus(JOURNAL_DEVICE, True, "integrity check passed"), "journal")
+            self.submit_from_device(DeviceStatus(JOURNAL_DEVICE, True, "integrity check passed"), "journal")
         else:
             log.info("%s: integrity check passed", service.journal.path)
 
@@ -297,7 +354,7 @@ class Daemon:
             config = dataclasses.replace(config, spec=config.spec.model_copy(update={"gpio": gpio}))
         host = PanelHost(config)
         try:
-            host.open(self.service.table, loop, self.submit)
+            host.open(self.service.table, loop, self.submit_from_device, self.service.sensor_wagers)
         except (BackendError, OSError) as exc:
             raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
         self.gpio = host
@@ -307,6 +364,7 @@ class Daemon:
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.SNDHWM, hwm)
         sock.setsockopt(zmq.RCVHWM, hwm)
+        limit_inbound(sock)
         sockets.append(sock)
         try:
             sock.bind(endpoint)
@@ -319,10 +377,19 @@ class Daemon:
 
     # --- the one input path ----------------------------------------------------------------------
 
-    def submit(self, inp: Input, source: str, ref: str | None = None) -> Applied:
-        """Journal, apply, then publish. Only on the loop thread."""
+    def submit(
+        self, inp: Input, source: str, ref: str | None = None, frame: FrameId | None = None
+    ) -> Applied:
+        """Journal, apply, then publish. Only on the loop thread. :class:`JournalFault` halts the table."""
         assert self.service is not None
-        applied = self.service.submit(inp, source, ref)
+        try:
+            applied = self.service.submit(inp, source, ref, frame=frame)
+        except JournalFault as exc:
+            self.journal_faulted(exc)
+            raise
+        if self.service.journal.fault is not None:  # committed, but a write after it failed
+            self.journal_faulted(self.service.journal.fault)
+        log_alerts(self.config.table_id, source, inp, applied.events)
         pub = self._pub
         tid = self.config.table_id
         # The panels follow first, so whoever sees an event knows the lamps and the bet logic have too
@@ -337,6 +404,25 @@ class Daemon:
             self.dispenser.after_apply(self.service.table)
         return applied
 
+    def submit_from_device(self, inp: Input, source: str) -> None:
+        """A panel's input: as :meth:`submit`; a journal fault is already reported (and halts the table)."""
+        with contextlib.suppress(JournalFault):
+            self.submit(inp, source)
+
+    def journal_faulted(self, fault: JournalFault) -> None:
+        """The journal cannot be written: halt, loudly, once (docs/daemon.md, "A journal that fails")."""
+        if self._fault_reported:
+            return
+        self._fault_reported = True
+        log.critical("JOURNAL FAULT: %s; the table is halted: every input is refused and no shoe frame is "
+                     "acknowledged. Free space or replace the storage, then restart the daemon.", fault)
+        if self.gpio is not None and self.service is not None:
+            self.gpio.show_fault(self.service.table)
+            self.publish_side("lamps", self.gpio.lamps_payload(self.config.table_id))
+        self.publish_side("journal_fault", {"event": "journal_fault", "table": self.config.table_id,
+                                            "at": round(time.time(), 3), "file": str(fault.path),
+                                            "error": fault.reason})
+
     def publish_side(self, topic: str, payload: dict[str, Any]) -> None:
         """A side-topic message (``<table>.lamps``, ``<table>.shoe_status``): derived or device state,
         not a table event, so it has no ``seq`` and is not journaled (docs/zeromq.md)."""
@@ -344,14 +430,41 @@ class Daemon:
             self._pub.send_multipart([f"{self.config.table_id}.{topic}".encode(), dumps(payload)],
                                      flags=zmq.NOBLOCK)
 
-    def on_shoe_event(self, event: ShoeEvent) -> None:
+    def on_shoe_frame(self, frame: FrameId | None, event: ShoeEvent | None) -> bool:
+        """Loop thread: take a shoe frame (or a line status: ``frame`` None); True once it is durable.
+
+        A card is journaled with its frame id; another frame moves the journal's shoe cursor
+        when it starts a new session (HELLO) or the cursor is :data:`SHOE_CURSOR_LAG` behind.
+        """
+        journal = self.service.journal if self.service is not None else None
+        assert journal is not None
+        try:
+            if event is not None:
+                self.on_shoe_event(event, frame)
+            cursor = journal.shoe_cursor
+            if frame is not None and cursor != frame and (
+                cursor is None or cursor.session != frame.session
+                or (frame.seq - cursor.seq) & 0xFF >= SHOE_CURSOR_LAG
+            ):
+                journal.record_shoe_frame(frame)
+        except JournalFault as exc:
+            self.journal_faulted(exc)
+            return False
+        except Exception:
+            # A bug after the commit must not make the shoe's resend a second card: the frame is
+            # durable exactly when the journal's cursor is this frame.
+            log.exception("shoe frame %s (%r) failed", frame, event)
+            return frame is not None and journal.shoe_cursor == frame
+        return True
+
+    def on_shoe_event(self, event: ShoeEvent, frame: FrameId | None = None) -> None:
         """Loop thread: a card becomes an input; the line going down or up becomes a device input."""
         assert self.service is not None
         dispenser = self.dispenser
         if isinstance(event, ShoeCard):
             if dispenser is not None:
                 dispenser.before_card(self.service.table)
-            self.submit(event.to_input(), "shoe")
+            self.submit(event.to_input(), "shoe", frame=frame)
             if dispenser is not None:
                 dispenser.after_card(self.service.table)
             return
@@ -370,20 +483,21 @@ class Daemon:
         # Statuses that must stop a deal are journaled device inputs (a tilt mid-deal, no close
         # while they last); the rest are only published and logged (docs/daemon.md, "Shoe statuses").
         if event.status == "disconnected" and "shoe" not in offline:
-            self.submit(DeviceStatus("shoe", False, str(event.detail.get("reason", "disconnected"))), "shoe")
+            reason = str(event.detail.get("reason", "disconnected"))
+            self.submit(DeviceStatus("shoe", False, reason), "shoe", frame=frame)
         elif event.status == "connected" and "shoe" in offline:
-            self.submit(DeviceStatus("shoe", True, "connected"), "shoe")
+            self.submit(DeviceStatus("shoe", True, "connected"), "shoe", frame=frame)
         elif event.status == "lid_open" and SHOE_LID not in offline:
-            self.submit(DeviceStatus(SHOE_LID, False, "lid open"), "shoe")
+            self.submit(DeviceStatus(SHOE_LID, False, "lid open"), "shoe", frame=frame)
         elif event.status == "lid_closed" and SHOE_LID in offline:
-            self.submit(DeviceStatus(SHOE_LID, True, "lid closed"), "shoe")
+            self.submit(DeviceStatus(SHOE_LID, True, "lid closed"), "shoe", frame=frame)
         elif event.status == "fault":
             what = f"{event.detail.get('fault', 'fault')}: {event.detail.get('text', '')}".rstrip(": ")
-            self.submit(DeviceStatus(SHOE_FAULT, False, what), "shoe")
+            self.submit(DeviceStatus(SHOE_FAULT, False, what), "shoe", frame=frame)
         elif event.status == "protocol_error":
             self.submit(DeviceStatus(SHOE_FAULT, False, f"protocol error: {event.detail['reason']}"), "shoe")
         elif event.status == "hello" and SHOE_FAULT in offline:
-            self.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe")
+            self.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe", frame=frame)
         if dispenser is not None:
             dispenser.on_status(event.status, self.service.table)
             dispenser.after_apply(self.service.table)
@@ -391,32 +505,46 @@ class Daemon:
     # --- commands --------------------------------------------------------------------------------
 
     async def _serve_commands(self, sock: zmq.asyncio.Socket) -> None:
+        assert self.guard is not None
         while True:
-            frames = await sock.recv_multipart()
+            parts = await sock.recv_multipart(copy=False)
+            started = time.perf_counter()
+            caller = self.guard.caller(parts[-1])
+            frames = [p.bytes for p in parts]
             identity, rest = frames[0], frames[1:]
             delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
             payload = rest[-1] if rest else b""
             try:
-                reply = await self.handle_command(payload)
+                reply = await self.handle_command(payload, caller) if caller is not None else error_reply(
+                    "this key is no longer authorised")
             except Exception as exc:  # a bug must not kill the table: answer it, log it
                 log.exception("command %r failed", payload[:200])
-                reply = error_reply(f"internal error: {type(exc).__name__}: {exc}")
+                reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
             await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
+            await self._pacer.pace(started)  # a flood of requests must not hold back a card
 
-    async def handle_command(self, payload: bytes) -> dict[str, Any]:
-        """One request in, one reply out; an invalid request changes nothing."""
+    async def handle_command(self, payload: bytes, caller: KeyInfo) -> dict[str, Any]:
+        """One request from ``caller``'s key, one reply; an invalid or forbidden one changes nothing."""
         service = self.service
         assert service is not None
         try:
-            parsed = parse_command(payload, self.config.limits.seats, self.config.table_id)
+            limits = self.config.limits
+            parsed = parse_command(payload, limits.seats, self.config.table_id, limits)
         except WrongTable as exc:
             return error_reply(str(exc), wrong_table=True)
         except CommandError as exc:
             return error_reply(str(exc))
+        if not permitted(caller.role, parsed.name):
+            log.warning("refused %s from key %r: role %s may not", parsed.name, caller.name, caller.role)
+            return error_reply(f"{parsed.name}: key {caller.name!r} has role {caller.role}, which may not "
+                               f"send it (docs/security.md)", cmd=parsed.name, denied=True)
         if isinstance(parsed, Query) and parsed.name == "shoe":
             return self._shoe_command(parsed.args["action"])
         if isinstance(parsed, InputCommand):
-            applied = self.submit(parsed.input, parsed.source, parsed.ref)
+            try:
+                applied = self.submit(parsed.input, parsed.source(caller.name), parsed.ref)
+            except JournalFault as exc:
+                return journal_fault_reply(parsed.name, exc)
             reply: dict[str, Any] = {"ok": True, "cmd": parsed.name, "row": applied.row, "seq": service.seq}
             if applied.duplicate:
                 reply["duplicate"] = True
@@ -470,6 +598,8 @@ class Daemon:
                     "port": self.shoe_profile.port,
                     "protocol": self.shoe_profile.protocol,
                     "connected": connected,
+                    # What the table makes of it: a shoe that cannot be opened or went away is offline.
+                    "state": "connected" if connected else "device_offline",
                     "last_status": self.shoe_status,
                     **(shoe_health(self.shoe.reader) if self.shoe is not None else {}),
                     **(self.dispenser.view() if self.dispenser is not None else {"mode": "reader"}),
@@ -536,10 +666,17 @@ class Daemon:
     async def _serve_snapshots(self, sock: zmq.asyncio.Socket) -> None:
         while True:
             frames = await sock.recv_multipart()
+            started = time.perf_counter()
             identity, rest = frames[0], frames[1:]
             delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
-            reply = self.snapshot_reply(rest[-1] if rest else b"")
+            payload = rest[-1] if rest else b""
+            try:
+                reply = self.snapshot_reply(payload)
+            except Exception as exc:  # a bug must not end the snapshot socket: answer it, log it
+                log.exception("snapshot request %r failed", payload[:200])
+                reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
             await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
+            await self._pacer.pace(started)
 
     def snapshot_reply(self, payload: bytes) -> dict[str, Any]:
         """``{}`` or ``{"since": N}`` in; the state and its seq out (plus the missed events if held)."""
@@ -549,14 +686,14 @@ class Daemon:
         request: dict[str, Any] = {}
         if payload.strip():
             try:
-                request = json.loads(payload)
-            except ValueError as exc:
-                return error_reply(f"snapshot: malformed JSON: {exc}")
+                request = loads_request(payload)
+            except RequestError as exc:
+                return error_reply(f"snapshot: {exc}")
             if not isinstance(request, dict) or set(request) - {"since", "journal_id"}:
                 return error_reply('snapshot: send {} or {"since": SEQ, "journal_id": ID}')
             since = request.get("since")
             if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
-                return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {since!r}")
+                return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {quote(since)}")
         reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": self.journal_id}
         if self.gpio is not None:
             reply["lamps"] = self.gpio.lamps_payload(self.config.table_id)

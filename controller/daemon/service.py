@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -21,9 +22,10 @@ from controller.daemon import checkpoint
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import Journal
 from controller.daemon.recall import RoundRecorder
-from controller.events import Event
+from controller.events import Event, WagerPlaced
 from controller.inputs import Input
 from controller.table import Table
+from drivers.shoe import FrameId
 
 log = logging.getLogger("croupier.daemon")
 
@@ -81,6 +83,8 @@ class TableService:
         self.recent: deque[tuple[int, Event]] = deque(maxlen=keep_events)
         self.replayed = 0
         self.replay_seconds = 0.0
+        #: Wagers standing now that chip sensors placed (the rest were keyed: no chips to expect).
+        self.sensor_wagers: set[tuple[int, str]] = set()
         #: Checkpoints (controller.daemon.checkpoint): every so many inputs, at a round end unless mid_round.
         self.checkpoint_every = checkpoint_every
         self.checkpoint_keep = checkpoint_keep
@@ -127,6 +131,7 @@ class TableService:
                 recent.append((seq, event))
             self.replayed += 1
         self.seq = seq
+        self.sensor_wagers = self._sensor_wagers_of_round()
         self.replay_seconds = time.perf_counter() - started
         log.info(
             "replayed %d inputs after the checkpoint at row %d in %.3f s: round %d, %s, seq %d",
@@ -139,15 +144,27 @@ class TableService:
         )
         self.maybe_checkpoint()
 
-    def submit(self, inp: Input, source: str, ref: str | None = None, at: float | None = None) -> Applied:
-        """Journal ``inp`` (durably), apply it, number its events. ``ref`` makes a resend a no-op."""
+    def submit(
+        self,
+        inp: Input,
+        source: str,
+        ref: str | None = None,
+        at: float | None = None,
+        frame: FrameId | None = None,
+    ) -> Applied:
+        """Journal ``inp`` (durably), apply it, number its events. ``ref`` makes a resend a no-op.
+
+        ``frame``: the shoe frame ``inp`` came in, committed with it. A failed write raises
+        :class:`~controller.daemon.journal.JournalFault` before anything is applied.
+        """
         if ref is not None:
             row = self.journal.find_ref(ref)
             if row is not None:
                 return Applied(row, self.seq + 1, [], duplicate=True)
         when = time.time() if at is None else at
-        row = self.journal.append(inp, source, when, ref)
+        row = self.journal.append(inp, source, when, ref, frame)
         events = self.table.apply(inp)
+        self._track_wagers(source, events)
         first = self.seq + 1
         self.recorder.observe(first, when, source, inp, events, self.table)
         payloads = []
@@ -158,6 +175,31 @@ class TableService:
         self.maybe_checkpoint()
         return Applied(row, first, events, payloads=payloads)
 
+    def _sensor_wagers_of_round(self) -> set[tuple[int, str]]:
+        """After a replay (from a checkpoint or not): the standing wagers the round's record says chip
+        sensors placed; the last placement of a spot decides."""
+        placed: set[tuple[int, str]] = set()
+        for item in (self.recorder.current or {}).get("inputs", []):
+            if item.get("input") == "place_wager":
+                key = (item["seat"], item["spot"])
+                if str(item["source"]).startswith("gpio "):
+                    placed.add(key)
+                else:
+                    placed.discard(key)
+        return placed & set(self.table.staked)
+
+    def _track_wagers(self, source: str, events: list[Event]) -> None:
+        """Which standing wagers chip sensors placed (``gpio ...`` sources): only those have chips to
+        reconcile after a restart; a wager keyed by command never had chips on a sensor."""
+        for event in events:
+            if isinstance(event, WagerPlaced):
+                key = (event.seat, event.spot)
+                if source.startswith("gpio "):
+                    self.sensor_wagers.add(key)
+                else:
+                    self.sensor_wagers.discard(key)
+        if self.sensor_wagers:
+            self.sensor_wagers &= set(self.table.staked)
     def maybe_checkpoint(self) -> bool:
         """Write a checkpoint if :attr:`checkpoint_every` inputs went by since the last (at a round end)."""
         row = self.journal.last_id
@@ -166,7 +208,13 @@ class TableService:
         if not self.checkpoint_mid_round and self.table.phase != "idle":
             return False
         state = checkpoint.capture(row, self.seq, self.table, self.recorder, self.recent)
-        size = checkpoint.write(self.journal.connection, state, keep=self.checkpoint_keep)
+        try:
+            size = checkpoint.write(self.journal.connection, state, keep=self.checkpoint_keep)
+        except (sqlite3.Error, OSError) as exc:
+            # The input before it is committed and applied: it must not be reported as failed.
+            # But the disk is failing: the journal is faulted, so the next input is refused.
+            self.journal.mark_fault(f"checkpoint write failed: {type(exc).__name__}: {exc}")
+            return False
         self.checkpoint_row = row
         log.info("checkpoint at row %d (seq %d, %d bytes)", row, self.seq, size)
         return True
@@ -182,13 +230,19 @@ class TableService:
         return [event_payload(self.table_id, s, e) for s, e in self.recent if s > since]
 
     def snapshot(self) -> dict[str, Any]:
-        """The clone-pattern snapshot: the table state and the seq it stands at."""
+        """The clone-pattern snapshot: the table state and the seq it stands at (and a journal fault)."""
         return {
             "table": self.table_id,
             "seq": self.seq,
             "currency": self.config.spec.currency.model_dump(),
             "state": self.table.snapshot(),
+            "journal_fault": self.journal_fault(),
         }
+
+    def journal_fault(self) -> dict[str, str] | None:
+        """``{"file", "error"}`` once a journal write failed (the table is halted), else None."""
+        fault = self.journal.fault
+        return None if fault is None else {"file": str(fault.path), "error": fault.reason}
 
     def status(self) -> dict[str, Any]:
         t = self.table
@@ -201,6 +255,7 @@ class TableService:
             "currency": self.config.spec.currency.model_dump(),
             "due": t.snapshot()["due"],
             "tilt": None if t.tilt is None else {"reason": t.tilt.reason, "detail": t.tilt.detail},
+            "journal_fault": self.journal_fault(),
             "offline": dict(t.offline),
             "burn_next": t.burn_next,
             "credits": {str(s): c for s, c in sorted(t.credits.items())},

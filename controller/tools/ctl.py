@@ -22,9 +22,16 @@ import sys
 import time
 from typing import Any, Final
 
-from controller.daemon.client import BadReply, CommandClient, DaemonUnavailable
-from controller.daemon.config import TableFileError, ZmqSpec, load_table
+from controller.daemon.client import (
+    BadReply,
+    CommandClient,
+    DaemonUnavailable,
+    add_key_arguments,
+    credentials,
+)
+from controller.daemon.config import TableConfig, TableFileError, ZmqSpec, load_table
 from controller.daemon.endpoints import EndpointError
+from controller.daemon.keys import KeyFileError
 from controller.money import AmountError, Currency
 from controller.tools.watch import credits_text, format_event, result_text
 
@@ -69,6 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--endpoint", help="command endpoint, e.g. tcp://127.0.0.1:5558 (overrides the table file)"
     )
+    add_key_arguments(parser)
     parser.add_argument(
         "--expect-table", metavar="ID",
         help="refuse a daemon whose table id is not ID (default: the id in --table's file)",
@@ -146,6 +154,13 @@ def format_round(r: dict[str, Any], cur: Currency) -> list[str]:
         f"  seq {r['first_seq']}..{r['last_seq']}"
     ]
     out.append("  credits before: " + credits_text(r["credits_before"], cur))
+    who: dict[str, dict[str, int]] = {}
+    for inp in r.get("inputs", []):
+        kinds = who.setdefault(inp["source"], {})
+        kinds[inp["input"]] = kinds.get(inp["input"], 0) + 1
+    for source, kinds in who.items():  # who did what: key names of commands, devices
+        done = ", ".join(k + (f" x{n}" if n > 1 else "") for k, n in kinds.items())
+        out.append(f"  by     {source}: {done}")
     for w in r["wagers"]:
         verb = "bet" if w["event"] == "wager_placed" else f"returned ({w['reason']})"
         out.append(f"  wager  seat {w['seat']} {w['spot']} {m(w['amount'])} {verb}")
@@ -272,34 +287,44 @@ def answered_by(reply: dict[str, Any]) -> str:
     return f"[table {reply.get('table', '?')}, journal {journal}]"
 
 
+def _raw_request(words: list[str]) -> dict[str, Any]:
+    request = json.loads(" ".join(words))
+    if not isinstance(request, dict):
+        raise ValueError("--raw takes one JSON object, like '{\"cmd\": \"status\"}'")
+    return request
+
+
 def run(args: argparse.Namespace) -> int:
     endpoint = args.endpoint
     expect = args.expect_table
     if endpoint is None and not args.table:
         endpoint = ZmqSpec().command
-    if args.table:
-        try:
+    config: TableConfig | None = None
+    try:
+        if args.table:
             config = load_table(args.table)
-        except TableFileError as exc:
-            return _fail(str(exc))
+        key = credentials(args.key, args.server_key, config)
+    except (TableFileError, KeyFileError) as exc:
+        return _fail(str(exc))
+    if config is not None:
         endpoint = endpoint or config.spec.zeromq.command
         expect = expect or config.table_id
-    if not args.raw:
-        try:  # the words' shape first, so a usage error needs no daemon
+    try:  # the words' shape first, so a usage error needs no daemon (nor a key)
+        if args.raw:
+            _raw_request(args.words)
+        else:
             build_request(args.words, None, args.round, args.ref)
-        except ValueError as exc:
-            return _fail(str(exc))
+    except ValueError as exc:
+        return _fail(str(exc))
     try:
-        client = CommandClient(endpoint, args.timeout)
+        client = CommandClient(endpoint, args.timeout, key=key)
     except EndpointError as exc:
         return _fail(str(exc))
     try:
         try:
             cur = table_currency(client)
             if args.raw:
-                request = json.loads(" ".join(args.words))
-                if not isinstance(request, dict):
-                    raise ValueError("--raw takes one JSON object, like '{\"cmd\": \"status\"}'")
+                request = _raw_request(args.words)
             else:
                 request = build_request(args.words, cur, args.round, args.ref)
         except ValueError as exc:

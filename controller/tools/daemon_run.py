@@ -15,6 +15,7 @@ from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.journal import JournalError
 from controller.daemon.runner import die_with_parent, run_foreground
 from controller.daemon.server import Daemon, DaemonError, OptionError
+from controller.daemon.statelock import StateDirBusy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     except JournalError as exc:
         print(f"croupier run: refusing to start: journal {exc}", file=sys.stderr)
         return 3
-    except DaemonError as exc:
+    except (DaemonError, StateDirBusy) as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 4
     except (OSError, sqlite3.Error) as exc:  # the state dir or its journal cannot be made or opened

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from controller import inputs as I
-from controller.daemon.client import CommandClient, Subscriber
+from controller.daemon.client import CommandClient, Subscriber, local_key
 from controller.daemon.config import GpioSpec, LimitsSpec, TableConfig, TableFile, ZmqSpec
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
@@ -145,7 +145,7 @@ class ThroughDaemon:
         self.daemon = Daemon(self.config)
         self.thread = DaemonThread(self.daemon)
         spec = self.config.spec.zeromq
-        self.client = CommandClient(spec.command, timeout=EVENT_TIMEOUT)
+        self.client = CommandClient(spec.command, timeout=EVENT_TIMEOUT, key=local_key(self.config))
         self.sub: Subscriber | None = None
         self._events: Iterator[tuple[str, dict[str, Any]]] | None = None
         #: seat (0: the dealer panel) -> its panel and mock pins, once the daemon has opened them.

@@ -38,8 +38,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber
+from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import FIRMWARE_CONFIGS, SimulationSpec, TableConfig, TableFileError, load_table
+from controller.tools.demo_summary import summary
+from controller.tools.live_view import TableView, run_live
 from controller.tools.watch import watch
 from drivers.gpio.betkeys import presses_for
 from drivers.gpio.control import ControlClient
@@ -234,6 +236,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the events as JSON lines")
     parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
+    parser.add_argument(
+        "--plain", action="store_true",
+        help="one line per event instead of the live view (automatic when stdout is not a terminal)",
+    )
     demo_display.add_arguments(parser)
 
 
@@ -326,7 +332,10 @@ def run(args: argparse.Namespace) -> int:
                          feed_delay=delay if mode == "dealing_shuffler" else 0.0)
     proc: subprocess.Popen[bytes] | None = None
     display: subprocess.Popen[bytes] | None = None
-    client = CommandClient(endpoints["command"], timeout=10.0)
+    # The command socket takes authorised keys only: the demo makes its operator key on the fly.
+    key = local_key(config, "operator", "demo", state_dir=work / "state")
+    out.write(f"Commands while it runs: CROUPIER_KEY={key.path} croupier ctl status\n")
+    client = CommandClient(endpoints["command"], timeout=10.0, key=key)
     sub: Subscriber | None = None
     dealer: Dealer | None = None
     dealer_thread: threading.Thread | None = None
@@ -344,10 +353,12 @@ def run(args: argparse.Namespace) -> int:
             if proc.poll() is not None:
                 raise DemoError(f"the daemon exited ({proc.returncode}):\n{log_path.read_text()}")
             with contextlib.suppress(DaemonUnavailable):
-                if (
-                    CommandClient(endpoints["command"], timeout=0.5).call("status").get("shoe_device") or {}
-                ).get("connected"):
-                    break
+                probe = CommandClient(endpoints["command"], timeout=0.5, key=key)
+                try:
+                    if (probe.call("status").get("shoe_device") or {}).get("connected"):
+                        break
+                finally:
+                    probe.close()
             if time.monotonic() > deadline:
                 raise DemoError("the daemon did not come up within 30 s")
             time.sleep(0.1)
@@ -357,27 +368,39 @@ def run(args: argparse.Namespace) -> int:
             )
             out.write(f"Signage display: {url}  (open it in a browser){f'; {note}' if note else ''}\n")
             out.flush()
-        sub = Subscriber(endpoints["pub"], endpoints["snapshot"], config.table_id, side=not args.no_lamps)
+        live = out.isatty() and not (args.json or args.plain)
+        if not live:
+            sub = Subscriber(endpoints["pub"], endpoints["snapshot"], config.table_id, side=not args.no_lamps)
         if "control" in endpoints:
             control = ControlClient(endpoints["control"])
         dealer = Dealer(config, sim, shoe, client, seed, args.rounds, args.delay, control)
         dealer_thread = threading.Thread(target=dealer.run, name="demo dealer", daemon=True)
         dealer_thread.start()
-        while not dealer.done.is_set():
+        if live:  # the same live view as `croupier watch`, until the dealer is done or the daemon dies
+            daemon = proc
+            view = TableView(config.table_id, endpoints["snapshot"])
+            run_live([view], [lambda: Subscriber(endpoints["pub"], endpoints["snapshot"], config.table_id,
+                                                 side=True)],
+                     until=lambda: dealer.done.is_set() or daemon.poll() is not None)
+        while sub is not None and not dealer.done.is_set():
             watch(sub, out, args.json, idle=0.2)
             if proc.poll() is not None:
-                raise DemoError(f"the daemon exited ({proc.returncode}):\n{log_path.read_text()}")
-        watch(sub, out, args.json, idle=0.3)  # what the last round published
+                break
+        if proc.poll() is not None:
+            raise DemoError(f"the daemon exited ({proc.returncode}):\n{log_path.read_text()}")
+        if sub is not None:
+            watch(sub, out, args.json, idle=0.3)  # what the last round published
         if dealer.error is not None:
             raise DemoError(f"the simulated dealer stopped: {dealer.error}")
-        status = client.call("status")
-        credits = ", ".join(f"seat {s}: {c / 100:,.2f}" for s, c in status["credits"].items())
-        out.write(f"{dealer.played} rounds played; credits {credits}\n")
+        out.write(f"{dealer.played} rounds played\n")
+        out.write("\n".join(summary(endpoints["command"], dealer.played, key)) + "\n")
         if shoe.mode == "dealing_shuffler":
             out.write(f"dealing shuffler: {shoe.stats.dispensed} cards dealt on DISPENSE\n")
     except KeyboardInterrupt as exc:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             out.write(f"stopping{f' ({exc})' if str(exc) else ''}...\n")
+            if proc is not None and proc.poll() is None and dealer is not None:
+                out.write("\n".join(summary(endpoints["command"], dealer.played, key)) + "\n")
     except (DemoError, demo_display.DisplayStartError) as exc:
         print(f"croupier demo: {exc}", file=sys.stderr)
         code = 1

@@ -8,16 +8,25 @@ snapshot, prints only events newer than the snapshot's ``seq``, and when a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from controller.cards import decks_text
-from controller.daemon.client import DEFAULT_STALE_AFTER, DaemonUnavailable, Subscriber
+from controller.daemon.client import (
+    DEFAULT_STALE_AFTER,
+    DaemonUnavailable,
+    Subscriber,
+    add_key_arguments,
+    credentials,
+)
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.endpoints import EndpointError
+from controller.daemon.keys import ClientCredentials, KeyFileError
 from controller.money import DEFAULT_CURRENCY, Currency
 
 
@@ -124,13 +133,21 @@ def format_feed(kind: str, data: dict[str, Any], stale_after: float) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--table",
-        default=os.environ.get("CROUPIER_TABLE"),
-        help="table file: its id and endpoints; default $CROUPIER_TABLE, else the default loopback "
-        "endpoints (tcp://127.0.0.1:5556 and :5557, the ones `make demo` uses)",
+        action="append",
+        metavar="FILE",
+        help="table file: its id and endpoints; repeat for several tables side by side (live view); "
+        "default $CROUPIER_TABLE, else the default loopback endpoints (tcp://127.0.0.1:5556 and :5557, "
+        "the ones `make demo` uses)",
+    )
+    parser.add_argument(
+        "--plain", action="store_true",
+        help="one line per event instead of the live view, for logs and pipes (automatic when stdout "
+        "is not a terminal, and with --json, --count or --idle-exit)",
     )
     parser.add_argument("--pub", help="PUB endpoint (overrides the table file)")
     parser.add_argument("--snapshot", help="snapshot endpoint (overrides the table file)")
     parser.add_argument("--json", action="store_true", help="print each event as its JSON line")
+    add_key_arguments(parser)  # needed when the table has security.curve_events
     parser.add_argument(
         "--count", type=int, default=0, help="stop after N events (default: run until Ctrl-C)"
     )
@@ -149,6 +166,7 @@ def watch(
     """Print the table's events (and, if ``sub.side``, lamp lines and shoe statuses) until done."""
     seen = 0
     cur = DEFAULT_CURRENCY  # the snapshot names the table's currency before any event
+    last_lamps = ""
     for kind, data in sub.events(timeout=idle or None):
         if kind in ("stale", "live"):
             out.write(format_feed(kind, data, sub.stale_after) + "\n")
@@ -160,10 +178,14 @@ def watch(
             if as_json:
                 out.write(json.dumps(data) + "\n")
             elif data["event"] == "lamps":
-                out.write(format_lamps(data) + "\n")
+                line = format_lamps(data)
+                if line == last_lamps:
+                    continue  # unchanged: a lamp line is news only when a lamp changed
+                last_lamps = line
+                out.write(line + "\n")
             else:
                 rest = {k: v for k, v in data.items() if k not in ("event", "table", "at")}
-                out.write(f"        {data['event']:<14} {json.dumps(rest)}\n")
+                out.write(f"        {data['event']:<14} {result_text(rest) or '(no detail)'}\n")
             out.flush()
             continue
         if kind == "snapshot":
@@ -196,23 +218,45 @@ def watch(
     return seen
 
 
-def run(args: argparse.Namespace) -> int:
+def _endpoints(
+    args: argparse.Namespace, path: str | None
+) -> tuple[str, str, str, ClientCredentials | None]:
+    """(table id or "", PUB, snapshot, CURVE key) for one ``--table`` (or none).
+
+    ``TableFileError`` or ``KeyFileError`` if the table file or the key cannot be used.
+    """
     table = ""
     pub, snap = args.pub, args.snapshot
-    if args.table:
-        try:
-            cfg = load_table(args.table)
-        except TableFileError as exc:
-            print(f"croupier watch: {exc}", file=sys.stderr)
-            return 2
+    cfg = None
+    if path:
+        cfg = load_table(path)
+    key = credentials(args.key, args.server_key, cfg)
+    if cfg is not None:
         table = cfg.table_id
         pub = pub or cfg.spec.zeromq.pub
         snap = snap or cfg.spec.zeromq.snapshot
     defaults = ZmqSpec()
-    pub = pub or defaults.pub
-    snap = snap or defaults.snapshot
+    return table, pub or defaults.pub, snap or defaults.snapshot, key
+
+
+def run(args: argparse.Namespace) -> int:
+    paths: list[str | None] = list(args.table or [os.environ.get("CROUPIER_TABLE")])
     try:
-        sub = Subscriber(pub, snap, table, timeout=2.0, side=True, stale_after=args.stale_after)
+        tables = [_endpoints(args, path) for path in paths]
+    except (TableFileError, KeyFileError) as exc:
+        print(f"croupier watch: {exc}", file=sys.stderr)
+        return 2
+    plain = args.plain or args.json or args.count or args.idle_exit or not sys.stdout.isatty()
+    if not plain:
+        return _run_live(args, tables)
+    if len(tables) > 1:
+        print("croupier watch: the line output (--plain, --json, a pipe) follows one table; "
+              "run one watch per table", file=sys.stderr)
+        return 2
+    table, pub, snap, key = tables[0]
+    try:
+        sub = Subscriber(pub, snap, table, timeout=2.0, side=True, stale_after=args.stale_after,
+                         key=key)
     except EndpointError as exc:
         print(f"croupier watch: {exc}", file=sys.stderr)
         return 2
@@ -228,3 +272,19 @@ def run(args: argparse.Namespace) -> int:
         return 0
     finally:
         sub.close()
+
+
+def _run_live(args: argparse.Namespace, tables: list[tuple[str, str, str, ClientCredentials | None]]) -> int:
+    from controller.tools.live_view import TableView, run_live  # rich is loaded only for the live view
+
+    views = [TableView(table or pub, snap, key) for table, pub, snap, key in tables]
+
+    def subscriber(
+        table: str, pub: str, snap: str, key: ClientCredentials | None
+    ) -> Callable[[], Subscriber]:
+        return lambda: Subscriber(pub, snap, table, timeout=2.0, side=True, stale_after=args.stale_after,
+                                  key=key)
+
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a technician leaves the view
+        run_live(views, [subscriber(*t) for t in tables])
+    return 0

@@ -8,9 +8,9 @@ on its own (docs/shoe-protocol.md, docs/shoe-simulator.md).
 
 from drivers.shoe.events import ShoeCard, ShoeEvent, ShoeStatus
 from drivers.shoe.profile import ProfileError, ShoeProfile, load_profile
-from drivers.shoe.transport import ShoeError, ShoeReader
+from drivers.shoe.transport import FrameId, ShoeError, ShoeReader
 
 __all__ = [
-    "ProfileError", "ShoeCard", "ShoeError", "ShoeEvent", "ShoeProfile", "ShoeReader", "ShoeStatus",
-    "load_profile",
+    "FrameId", "ProfileError", "ShoeCard", "ShoeError", "ShoeEvent", "ShoeProfile", "ShoeReader",
+    "ShoeStatus", "load_profile",
 ]

@@ -12,6 +12,20 @@ reopened after a backoff that doubles up to the profile's maximum. The last
 accepted sequence number is kept across sessions, so the frame the shoe
 resends after a replug is recognised as a duplicate if it was already
 delivered, and nothing is lost or doubled.
+
+Exactly once across a host restart: a frame is acknowledged only once its
+consumer says it is safe (``on_frame`` returned True: the daemon has
+journaled it), never when the consumer refused it, raised, or the reader is
+stopping. The consumer records each accepted frame's :class:`FrameId` (a
+session per HELLO, and the sequence number), and a restarted reader is
+given the last one (``resume``): the shoe's resend of that frame is then
+acknowledged and not delivered again.
+
+Any exception in the reader (opening, reading, writing, a bug) ends the
+session like an unplugged shoe: ``disconnected`` with the cause, logged once
+per outage (WARNING for a port that cannot be opened, ERROR for anything
+else), and the port is retried with the backoff. The thread never dies while
+the reader is running.
 """
 
 from __future__ import annotations
@@ -21,8 +35,9 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import serial  # type: ignore[import-untyped]  # no stubs in the dev deps (types-pyserial)
 
@@ -51,6 +66,26 @@ log = logging.getLogger("croupier.shoe")
 READ_TIMEOUT: Final = 0.1
 #: A write that cannot complete in this time means the port is wedged: end the session.
 WRITE_TIMEOUT: Final = 1.0
+#: URL schemes whose pyserial handler refuses ``write_timeout`` (NotImplementedError at open):
+#: their writes go to a TCP socket and are bounded by the heartbeat timeout instead.
+NO_WRITE_TIMEOUT: Final = ("rfc2217://",)
+
+
+class FrameId(NamedTuple):
+    """A shoe frame's identity: the session it belongs to (a new one per HELLO) and its sequence."""
+
+    session: str
+    seq: int
+
+
+#: ``on_frame(frame, event)``: deliver a frame's event (None for a HEARTBEAT; ``frame`` None on the
+#: plain profile); True when the frame may be acknowledged (its event is durable).
+FrameHandler = Callable[[FrameId | None, ShoeEvent | None], bool]
+
+
+def new_session() -> str:
+    """A fresh session id: the host's name for one run of the shoe's numbering (HELLO to HELLO)."""
+    return uuid.uuid4().hex[:16]
 
 
 class ShoeError(RuntimeError):
@@ -67,18 +102,36 @@ class ShoeReader:
     ``on_event`` must be quick and must not block on the shoe: it runs on the
     reader thread, and a frame is acknowledged only after it returns, so the
     shoe does not send the next card until the previous one was handed over.
-    An exception from ``on_event`` is logged and the reader goes on.
+    An exception from it is logged and the frame is not acknowledged (the shoe
+    sends it again). ``on_frame``, if given, takes the shoe's frames instead
+    (``on_event`` then gets only the line's statuses) and decides whether each
+    is acknowledged; ``resume`` is the last frame it accepted in an earlier
+    run; ``on_acked`` is called after each ACK went out (fault injection).
     """
 
-    def __init__(self, profile: ShoeProfile, on_event: Callable[[ShoeEvent], None]) -> None:
+    def __init__(
+        self,
+        profile: ShoeProfile,
+        on_event: Callable[[ShoeEvent], None],
+        *,
+        on_frame: FrameHandler | None = None,
+        resume: FrameId | None = None,
+        on_acked: Callable[[FrameId], None] | None = None,
+    ) -> None:
         self.profile = profile
         self._on_event = on_event
+        self._on_frame = on_frame
+        self._on_acked = on_acked
+        #: The session of the frames now arriving: the journal's on a resume, new at each HELLO.
+        self._session = resume.session if resume is not None else new_session()
+        #: True until the first frame after a resume: only an exact resend of ``resume`` is old.
+        self._resuming = resume is not None
         self._lock = threading.Lock()
         self._port: serial.SerialBase | None = None
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         #: Sequence of the last frame delivered; kept across reconnects for duplicate suppression.
-        self._last_seq: int | None = None
+        self._last_seq: int | None = resume.seq if resume is not None else None
         #: SEQ of the next host command; restarts at 0 with every session (docs/shoe-protocol.md).
         self._cmd_seq = 0
         #: The shoe's status from its latest HEARTBEAT (answer to :meth:`request_status`).
@@ -148,6 +201,8 @@ class ShoeReader:
         }
         if os.name == "posix" and "://" not in p.port:
             kwargs["exclusive"] = True  # a second reader on the same shoe would steal bytes
+        if p.port.startswith(NO_WRITE_TIMEOUT):
+            del kwargs["write_timeout"]
         port: serial.SerialBase = serial.serial_for_url(p.port, **kwargs)
         return port
 
@@ -169,54 +224,78 @@ class ShoeReader:
         except (OSError, serial.SerialException) as exc:
             raise ShoeError(f"cannot send {type(message).__name__} to {self.profile.port}: {exc}") from exc
 
-    def _emit(self, event: ShoeEvent) -> None:
+    def _emit(self, event: ShoeEvent) -> bool:
+        """Hand a status (or, without ``on_frame``, a frame's event) to ``on_event``; False if it raised."""
         try:
             self._on_event(event)
         except Exception:
             log.exception("shoe event handler failed on %r", event)
+            return False
+        return True
 
     # --- reader thread -------------------------------------------------------------------------
 
     def _run(self) -> None:
+        """The thread: sessions until stopped; nothing that goes wrong in one ends the thread."""
         backoff = self.profile.reconnect.initial
-        down_reported = False
+        down = False  # "disconnected" already reported and the cause logged for this outage
         while not self._stopping.is_set():
             try:
-                port = self._open()
-            except (OSError, ValueError, serial.SerialException) as exc:
-                if not down_reported:
-                    self._status("disconnected", reason=f"cannot open {self.profile.port}: {exc}")
-                    down_reported = True
-                self._stopping.wait(backoff)
-                backoff = min(backoff * 2, self.profile.reconnect.max)
-                continue
-            with self._lock:
-                self._port = port
-                self._cmd_seq = 0  # host command numbering is per session
-            self._status("connected", protocol=self.profile.protocol)
-            healthy = [False]
-            try:
-                if self.profile.protocol == "v1":
-                    self._session_v1(port, healthy)
-                else:
-                    self._session_plain(port, healthy)
-                reason = "stopped"
-            except _SessionEnded as exc:
-                reason = str(exc)
-            except (OSError, serial.SerialException) as exc:
-                reason = f"port error: {exc}"
-            finally:
-                with self._lock:
-                    self._port = None
-                with contextlib.suppress(OSError, serial.SerialException):
-                    port.close()
-            self._status("disconnected", reason=reason)
-            down_reported = True
-            if healthy[0]:
+                opened, healthy, reason, error = self._one_session()
+            except Exception as exc:  # a bug in a status handler: still never a silent death
+                opened, healthy, error = True, False, exc
+                reason = f"reader error: {type(exc).__name__}: {exc}"
+            if healthy:
+                down = False
                 backoff = self.profile.reconnect.initial
+            if opened or not down:
+                self._safe_status("disconnected", reason=reason)
+            if error is not None and not down:
+                level = logging.WARNING if not opened and isinstance(error, OSError) else logging.ERROR
+                log.log(level, "shoe on %s: %s (retried every %.2f..%.2f s; logged once until it is back)",
+                        self.profile.port, reason, self.profile.reconnect.initial,
+                        self.profile.reconnect.max, exc_info=error if _is_bug(error) else None)
+            down = down or error is not None or not opened
             if not self._stopping.is_set():
                 self._stopping.wait(backoff)
                 backoff = min(backoff * 2, self.profile.reconnect.max)
+
+    def _one_session(self) -> tuple[bool, bool, str, BaseException | None]:
+        """Open the port and run one session: (opened, was it healthy, why it ended, the exception)."""
+        try:
+            port = self._open()
+        except Exception as exc:  # OSError, SerialException, ValueError, NotImplementedError, ...
+            return False, False, f"cannot open {self.profile.port}: {type(exc).__name__}: {exc}", exc
+        with self._lock:
+            self._port = port
+            self._cmd_seq = 0  # host command numbering is per session
+        healthy = [False]
+        error: BaseException | None = None
+        try:
+            self._status("connected", protocol=self.profile.protocol)
+            if self.profile.protocol == "v1":
+                self._session_v1(port, healthy)
+            else:
+                self._session_plain(port, healthy)
+            reason = "stopped"
+        except _SessionEnded as exc:
+            reason = str(exc)
+        except (OSError, serial.SerialException) as exc:
+            reason, error = f"port error: {exc}", exc
+        except Exception as exc:
+            reason, error = f"reader error: {type(exc).__name__}: {exc}", exc
+        finally:
+            with self._lock:
+                self._port = None
+            with contextlib.suppress(Exception):
+                port.close()
+        return True, healthy[0], reason, error
+
+    def _safe_status(self, status: str, **detail: Any) -> None:
+        try:
+            self._status(status, **detail)
+        except Exception:
+            log.exception("shoe status %s could not be reported", status)
 
     def _status(self, status: str, **detail: Any) -> None:
         self._emit(ShoeStatus(status, {"port": self.profile.port, **detail}))
@@ -252,9 +331,7 @@ class ShoeReader:
             self._tick()
             for item in decoder.feed(self._read(port)):
                 if isinstance(item, CardMsg):
-                    event = event_for(item)
-                    assert event is not None
-                    self._emit(event)
+                    self._deliver(None, item)  # nothing to acknowledge on this profile
                 else:
                     self._framing_error(item)
 
@@ -288,7 +365,12 @@ class ShoeReader:
                 raise _SessionEnded(f"no frame from the shoe for {timeout} s (heartbeat lost)")
 
     def _accept(self, frame: Frame | UndecodableFrame) -> bool:
-        """Deliver a frame once and acknowledge it; False if it is not something a shoe sends."""
+        """Deliver a frame once and acknowledge it; False if it is not something a shoe sends.
+
+        Acknowledged: a resend of the last accepted frame, a late copy, and a new frame the consumer
+        accepted. A new frame the consumer did not accept is not acknowledged, so the shoe sends it
+        again; it still counts as a sign of life.
+        """
         message = frame.message if isinstance(frame, Frame) else None
         if message is not None and is_host_to_shoe(message):
             name = type(message).__name__
@@ -301,31 +383,51 @@ class ShoeReader:
         behind = None if last is None else (last - frame.seq) & 0xFF
         if isinstance(message, Hello):
             # HELLO always resets the expectation, whatever its SEQ: after a wrap, a power-cycle
-            # HELLO 0 may carry the SEQ last delivered. Delivering a resent HELLO again is harmless.
-            self._last_seq = frame.seq
-            self._deliver(message)
-        elif behind is not None and 0 < behind < 128:
+            # HELLO 0 may carry the SEQ last delivered. Delivering a resent HELLO again is harmless;
+            # it starts a new session (the consumer records it before it is acknowledged).
+            if not self._take(FrameId(new_session(), frame.seq), message):
+                return True
+        elif behind == 0:
+            pass  # a resend of the frame last accepted (its ACK was lost, or we restarted before it)
+        elif behind is not None and 0 < behind < 128 and not self._resuming:
             # Older than the last delivered frame: a serial line cannot reorder, so this is a
             # late copy. Never deliver it twice; say so, since a sane shoe never causes it.
             self._framing_error(FramingError(f"stale frame seq {frame.seq} after seq {last}: dropped"))
-        elif behind != 0:
-            if last is not None and frame.seq != (last + 1) & 0xFF:
+        else:
+            # After a resume the journal's cursor may lag the shoe by the heartbeats acknowledged
+            # since: any SEQ but the cursor's own is new, and no gap is reported.
+            if last is not None and not self._resuming and frame.seq != (last + 1) & 0xFF:
                 self._framing_error(FramingError(f"sequence gap: expected {(last + 1) & 0xFF}, "
                                                  f"got {frame.seq} (shoe reset without HELLO?)"))
-            self._last_seq = frame.seq
             if message is None:
                 assert isinstance(frame, UndecodableFrame)
                 # A good CRC: the line is fine, the shoe sent something wrong. A NAK would only
                 # bring it back; acknowledge it and report it once, as a fault the operator sees.
                 self._status("protocol_error", reason=str(frame), seq=frame.seq,
                              type=f"0x{frame.type_byte:02X}", raw=frame.raw.hex(" "))
-            else:
-                self._deliver(message)
+                self._last_seq, self._resuming = frame.seq, False
+            elif not self._take(FrameId(self._session, frame.seq), message):
+                return True  # not acknowledged: the shoe sends it again
         self._write(encode_frame(frame.seq, Ack()))
+        if self._on_acked is not None:
+            self._on_acked(FrameId(self._session, frame.seq))
         return True
 
-    def _deliver(self, message: Message) -> None:
-        """Hand a new (not duplicate) shoe message over as events."""
+    def _take(self, frame: FrameId, message: Message) -> bool:
+        """Deliver a new frame; once accepted it is the last one (False: not accepted, no ACK)."""
+        if not self._deliver(frame, message):
+            return False
+        self._session, self._last_seq, self._resuming = frame.session, frame.seq, False
+        return True
+
+    def _deliver(self, frame: FrameId | None, message: Message) -> bool:
+        """Hand a new (not duplicate) shoe message over as events; True when it may be acknowledged.
+
+        The message's own event (a card, a lid, HELLO, ...; None for a HEARTBEAT) goes to
+        ``on_frame``, whose answer decides the ACK; the statuses derived from it (HEARTBEAT flags,
+        an unknown type, a wrong protocol version) are reported through ``on_event``.
+        """
+        event: ShoeEvent | None = None
         if isinstance(message, UnknownMessage):
             count = self.unknown_types.get(message.type_byte, 0) + 1
             self.unknown_types[message.type_byte] = count
@@ -333,17 +435,26 @@ class ShoeReader:
                 log.info("shoe sent unknown message type 0x%02X: acknowledged and ignored", message.type_byte)
                 self._status("unknown_message", type=f"0x{message.type_byte:02X}",
                              payload=message.payload.hex(" "))
-            return
-        if isinstance(message, Hello) and message.protocol != PROTOCOL_VERSION:
+        elif isinstance(message, Hello) and message.protocol != PROTOCOL_VERSION:
             self._status("protocol_error", protocol=message.protocol, model=message.model,
                          firmware=message.firmware, serial=message.serial,
                          reason=f"the shoe speaks protocol version {message.protocol}; this host speaks "
                                 f"version {PROTOCOL_VERSION} only")
-            return
-        if isinstance(message, Heartbeat):
-            self.last_heartbeat = message
-        for status in self.flags.on_message(message):
-            self._emit(status)
-        event = event_for(message)
-        if event is not None:
-            self._emit(event)
+        else:
+            if isinstance(message, Heartbeat):
+                self.last_heartbeat = message
+            for status in self.flags.on_message(message):
+                self._emit(status)
+            event = event_for(message)
+        if self._on_frame is None:
+            return event is None or self._emit(event)
+        try:
+            return self._on_frame(frame, event)
+        except Exception:
+            log.exception("shoe frame handler failed on %r (frame %s): not acknowledged", message, frame)
+            return False
+
+
+def _is_bug(error: BaseException) -> bool:
+    """Not a port going away but something the reader did not expect: log its traceback."""
+    return not isinstance(error, OSError | serial.SerialException | ValueError | NotImplementedError)

@@ -1,0 +1,88 @@
+"""Fault injection: end the daemon at a named instant, so tests can crash it at the worst moments.
+
+Off unless the environment asks for it: ``CROUPIER_FAULT=POINT[:N[:ACTION]]`` (several separated
+by commas) makes the N-th time (default 1) the process passes POINT do ACTION:
+
+* ``kill`` (default): SIGKILL to itself, at once; nothing after the point runs, as in a crash;
+* ``term``: SIGTERM to itself, then carry on: a clean stop arriving at exactly that instant;
+* ``eio``: raise ``OSError(EIO)`` there: storage failing in the middle of a write.
+
+``CROUPIER_FAULT_JOURNAL_PAGES=N`` caps the journal at N pages of SQLite (``PRAGMA
+max_page_count``): a disk that fills up, without root or a small filesystem.
+
+Points (each named where it sits):
+
+* ``journal_write``: before a journal transaction begins;
+* ``journal_commit``: right after a journal transaction committed;
+* ``shoe_handover``: the reader thread has handed a shoe frame to the loop and waits for it;
+* ``shoe_committed``: the loop has journaled a shoe frame; the reader has not acknowledged it yet;
+* ``shoe_acked``: the reader has just acknowledged a shoe frame.
+
+Why an environment variable and not a test-only API: the crash tests run the real ``croupier run``
+in a subprocess, and a variable reaches it without any option a production unit could set by
+mistake. The table is read once, at import; with the variable unset every point is one dict lookup.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import threading
+from typing import Final
+
+ENV: Final = "CROUPIER_FAULT"
+POINTS: Final = frozenset(
+    {"journal_write", "journal_commit", "shoe_handover", "shoe_committed", "shoe_acked"}
+)
+ACTIONS: Final = ("kill", "term", "eio")
+PAGES_ENV: Final = "CROUPIER_FAULT_JOURNAL_PAGES"
+
+
+class FaultSpecError(ValueError):
+    """``CROUPIER_FAULT`` does not parse; the message names the variable and the bad part."""
+
+
+def parse(spec: str) -> dict[str, tuple[int, str]]:
+    """``"shoe_committed:3:kill,journal_write"`` -> ``{point: (hit number, action)}``."""
+    table: dict[str, tuple[int, str]] = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        name, _, rest = part.partition(":")
+        count_text, _, action = rest.partition(":")
+        if name not in POINTS:
+            raise FaultSpecError(f"{ENV}: unknown point {name!r} (points: {', '.join(sorted(POINTS))})")
+        if action and action not in ACTIONS:
+            raise FaultSpecError(f"{ENV}: unknown action {action!r} in {part!r} ({', '.join(ACTIONS)})")
+        if count_text and (not count_text.isdigit() or int(count_text) < 1):
+            raise FaultSpecError(f"{ENV}: hit number must be an integer >= 1 in {part!r}")
+        table[name] = (int(count_text or 1), action or "kill")
+    return table
+
+
+def journal_max_pages() -> int | None:
+    """The journal's page cap from :data:`PAGES_ENV`, if set."""
+    text = os.environ.get(PAGES_ENV, "").strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        raise FaultSpecError(f"{PAGES_ENV}: must be a page count, not {text!r}")
+    return int(text)
+
+
+_ARMED: Final = parse(os.environ.get(ENV, ""))
+_hits: dict[str, int] = {}
+_lock = threading.Lock()
+
+
+def point(name: str) -> None:
+    """Pass the point ``name``: a no-op unless :data:`ENV` arms it."""
+    armed = _ARMED.get(name)
+    if armed is None:
+        return
+    with _lock:
+        _hits[name] = hits = _hits.get(name, 0) + 1
+    if hits != armed[0]:
+        return
+    if armed[1] == "eio":
+        raise OSError(errno.EIO, f"{os.strerror(errno.EIO)} (injected at {name})")
+    os.kill(os.getpid(), signal.SIGKILL if armed[1] == "kill" else signal.SIGTERM)

@@ -1,0 +1,291 @@
+"""CurveZMQ keys of a table: the server's pair, the authorised client keys and their roles.
+
+A table's key folder (``security.keys`` in the table file, default
+``<state_dir>/keys``) holds::
+
+    server.key, server.key_secret   the daemon's pair (made on first need)
+    authorized/NAME.key             public keys allowed to connect, each with its role
+    clients/NAME.key_secret         client pairs made here (hand them to the operator)
+    clients/server.key              the server's public key, next to them
+
+Files are pyzmq's certificate format (``zmq.auth.create_certificates``); the
+role is the certificate's ``role`` metadata, so one file says who a key is and
+what it may do. Only public keys in ``authorized/`` are ever trusted: copying
+a client's secret is what grants access, so secrets are written 0600.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import zmq
+import zmq.auth
+
+log = logging.getLogger("croupier.auth")
+
+Role = Literal["observer", "cashier", "operator"]
+ROLES: Final[tuple[Role, ...]] = ("observer", "cashier", "operator")
+
+#: A key's name: its file name and the name journaled with its commands.
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_ROLE_LINE = re.compile(rb"^\s+role\s*=\s*\"?([a-z]+)\"?\s*$")
+
+SERVER = "server"
+AUTHORIZED = "authorized"
+CLIENTS = "clients"
+
+
+class KeyFileError(ValueError):
+    """A key that cannot be used or made; the message names the file and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyInfo:
+    """An authorised client key: its name (who), its role (what it may do), its public key (z85)."""
+
+    name: str
+    role: Role
+    public: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ClientCredentials:
+    """What a client needs for CURVE: its own pair and the server's public key (all z85)."""
+
+    public: bytes
+    secret: bytes
+    server_public: bytes
+    path: Path
+
+    def secure(self, sock: Any) -> Any:
+        """Make ``sock`` a CURVE client of the table (before it connects); returns it."""
+        sock.setsockopt(zmq.CURVE_SERVERKEY, self.server_public)
+        sock.setsockopt(zmq.CURVE_PUBLICKEY, self.public)
+        sock.setsockopt(zmq.CURVE_SECRETKEY, self.secret)
+        return sock
+
+
+def check_name(name: str) -> str:
+    if not _NAME.match(name) or name == SERVER:
+        raise KeyFileError(
+            f"key name {name!r}: 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit "
+            f"(and not {SERVER!r})"
+        )
+    return name
+
+
+def read_role(path: Path) -> Role:
+    """The ``role`` metadata of a certificate file; KeyFileError naming the file if missing or unknown."""
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError as exc:
+        raise KeyFileError(f"{path}: cannot read: {exc}") from None
+    for line in lines:
+        m = _ROLE_LINE.match(line)
+        if m:
+            role = m.group(1).decode()
+            for known in ROLES:
+                if role == known:
+                    return known
+            raise KeyFileError(f"{path}: role {role!r} is not one of {', '.join(ROLES)}")
+    raise KeyFileError(f"{path}: no role (metadata 'role = operator|observer|cashier'); make keys with "
+                    "`croupier keys new`")
+
+
+def load_pair(path: Path) -> tuple[bytes, bytes | None]:
+    """(public, secret or None) of a certificate file; KeyFileError naming the file if unusable."""
+    try:
+        public, secret = zmq.auth.load_certificate(path)
+    except (OSError, ValueError) as exc:
+        raise KeyFileError(f"{path}: not a CURVE certificate: {exc}") from None
+    if len(public) != 40 or (secret is not None and len(secret) != 40):
+        raise KeyFileError(f"{path}: a CURVE key is 40 z85 characters")
+    return public, secret
+
+
+def _copy_atomic(source: Path, target: Path) -> None:
+    _write_atomic(target, source.read_text(encoding="utf-8"))
+
+
+def _write_atomic(target: Path, text: str) -> None:
+    """Write then rename: a running daemon re-reading the folder never sees half a file."""
+    partial = target.with_name(f".{target.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, target)
+
+
+def _public_cert(public: bytes, metadata: dict[str, str]) -> str:
+    """A public certificate in ZeroMQ's format (as pyzmq writes it), with its metadata."""
+    lines = ["#   ZeroMQ CURVE Public Certificate (croupier keys)", "", "metadata"]
+    lines += [f"    {k} = {v}" for k, v in metadata.items()]
+    lines += ["curve", f'    public-key = "{public.decode()}"', ""]
+    return "\n".join(lines)
+
+
+class KeyFolder:
+    """One table's key folder (see the module docstring)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @property
+    def server_public_file(self) -> Path:
+        return self.root / f"{SERVER}.key"
+
+    @property
+    def server_secret_file(self) -> Path:
+        return self.root / f"{SERVER}.key_secret"
+
+    @property
+    def authorized(self) -> Path:
+        return self.root / AUTHORIZED
+
+    @property
+    def clients(self) -> Path:
+        return self.root / CLIENTS
+
+    def ensure_server(self) -> bool:
+        """Make the server's pair if there is none (True when made); the secret is 0600."""
+        if self.server_secret_file.exists():
+            return False
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o750)
+        self.authorized.mkdir(exist_ok=True, mode=0o750)
+        public, secret = zmq.auth.create_certificates(self.root, SERVER)
+        os.chmod(secret, 0o600)
+        return True
+
+    def server_pair(self) -> tuple[bytes, bytes]:
+        """The server's (public, secret); KeyFileError when the folder has no server key."""
+        if not self.server_secret_file.exists():
+            raise KeyFileError(f"{self.server_secret_file}: no server key (run `croupier keys server`)")
+        public, secret = load_pair(self.server_secret_file)
+        if secret is None:
+            raise KeyFileError(f"{self.server_secret_file}: has no secret-key")
+        return public, secret
+
+    def new_client(self, name: str, role: Role, out: Path | None = None) -> Path:
+        """Make a client pair with ``role``, authorise its public key; return the secret file.
+
+        The secret goes to ``out`` (default ``clients/``) with a copy of the
+        server's public key beside it, so that folder is everything a client needs.
+        """
+        check_name(name)
+        if role not in ROLES:
+            raise KeyFileError(f"role {role!r} is not one of {', '.join(ROLES)}")
+        self.ensure_server()
+        target = self.authorized / f"{name}.key"
+        if target.exists():
+            raise KeyFileError(f"{target}: a key named {name!r} is already authorised (remove it first)")
+        out = out or self.clients
+        out.mkdir(parents=True, exist_ok=True, mode=0o700)
+        public, secret = zmq.auth.create_certificates(out, name, metadata={"role": role})
+        os.chmod(secret, 0o600)
+        self.authorized.mkdir(parents=True, exist_ok=True, mode=0o750)
+        # pyzmq writes the metadata into the secret file only: the authorised copy gets it here.
+        pub_key, _ = load_pair(Path(public))
+        _write_atomic(target, _public_cert(pub_key, {"role": role}))
+        _write_atomic(Path(public), _public_cert(pub_key, {"role": role}))
+        _copy_atomic(self.server_public_file, out / f"{SERVER}.key")
+        return Path(secret)
+
+    def load_authorized(self) -> dict[bytes, KeyInfo]:
+        """Every authorised key by its z85 public key; KeyFileError names the first bad file."""
+        keys: dict[bytes, KeyInfo] = {}
+        if not self.authorized.is_dir():
+            return keys
+        for path in sorted(self.authorized.glob("*.key")):
+            public, _ = load_pair(path)
+            info = KeyInfo(check_name(path.stem), read_role(path), public)
+            keys[public] = info
+        return keys
+
+
+class KeyRegistry:
+    """The authorised keys, re-read when the folder changes (a new key works without a restart).
+
+    Used from the ZAP thread and the loop thread: the dict is replaced whole,
+    never mutated, so a reader sees the old set or the new one. The folder is
+    looked at no more than once per :attr:`RECHECK` seconds, so a flood costs
+    no disk reads.
+    """
+
+    RECHECK: float = 1.0
+
+    def __init__(self, folder: KeyFolder) -> None:
+        self.folder = folder
+        self._lock = threading.Lock()
+        self._stamp: tuple[float, int] | None = None
+        self._keys: dict[bytes, KeyInfo] = {}
+        self._checked = float("-inf")
+        self._bad = ""
+        self.refresh()
+
+    def _current_stamp(self) -> tuple[float, int]:
+        d = self.folder.authorized
+        try:
+            files = list(d.glob("*.key"))
+            latest = max([d.stat().st_mtime, *(f.stat().st_mtime for f in files)])
+            return latest, len(files)
+        except (OSError, ValueError):
+            return 0.0, 0
+
+    def refresh(self) -> None:
+        """Re-read the folder if it changed; a bad file there raises KeyFileError (at start: a fault)."""
+        with self._lock:
+            stamp = self._current_stamp()
+            if stamp != self._stamp:
+                self._keys = self.folder.load_authorized()
+                self._stamp = stamp
+
+    def lookup(self, public_z85: bytes) -> KeyInfo | None:
+        now = time.monotonic()
+        if now - self._checked >= self.RECHECK:
+            self._checked = now
+            try:
+                self.refresh()
+            except KeyFileError as exc:  # keep the last good set; say once what is wrong
+                if str(exc) != self._bad:
+                    self._bad = str(exc)
+                    log.error("authorised keys unchanged, a new file is unusable: %s", exc)
+        return self._keys.get(public_z85)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+def client_credentials(key_file: Path, server_key: Path | None = None) -> ClientCredentials:
+    """A client's pair from ``key_file`` (a ``.key_secret``) and the server's public key.
+
+    The server key is ``server_key`` if given, else ``server.key`` beside the client's file.
+    """
+    public, secret = load_pair(key_file)
+    if secret is None:
+        raise KeyFileError(f"{key_file}: has no secret-key (use the .key_secret file)")
+    server_file = server_key or key_file.parent / f"{SERVER}.key"
+    if not server_file.exists():
+        raise KeyFileError(f"{server_file}: no server public key (give --server-key or put server.key beside "
+                        f"{key_file.name})")
+    server_public, _ = load_pair(server_file)
+    return ClientCredentials(public, secret, server_public, key_file)
+
+
+def local_client(folder: KeyFolder, name: str, role: Role) -> ClientCredentials:
+    """A client key of this machine's table, made on first use (the demo, tests, tools on the Pi).
+
+    Reuses ``clients/NAME.key_secret`` when it is there and still authorised
+    with ``role``; otherwise makes and authorises it.
+    """
+    secret = folder.clients / f"{check_name(name)}.key_secret"
+    authorised = folder.authorized / f"{name}.key"
+    if not (secret.exists() and authorised.exists() and read_role(authorised) == role):
+        if authorised.exists():
+            authorised.unlink()
+        secret = folder.new_client(name, role)
+    return client_credentials(secret, folder.server_public_file)

@@ -1,0 +1,63 @@
+"""``croupier keys``: a table's CurveZMQ keys (docs/security.md).
+
+``croupier keys new NAME --role operator --table FILE`` makes a client key
+pair, authorises its public key on that table with that role and prints
+where the secret is (hand that folder to the operator; ``croupier ctl --key
+FILE`` or ``CROUPIER_KEY=FILE`` uses it). ``croupier keys list --table FILE``
+shows the authorised keys; ``croupier keys server --table FILE`` makes the
+table's server pair (the daemon also makes it on first start).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from controller.daemon.config import TableFileError, load_table
+from controller.daemon.keys import ROLES, KeyFileError, KeyFolder
+
+
+def _folder(args: argparse.Namespace) -> KeyFolder:
+    if args.keys is not None:
+        return KeyFolder(Path(args.keys))
+    if not args.table:
+        raise KeyFileError("give --table FILE (its key folder) or --keys DIR")
+    return KeyFolder(load_table(args.table).key_folder(args.state_dir))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    new = sub.add_parser("new", help="make a client key pair and authorise it with a role")
+    new.add_argument("name", help="the key's name: journaled with every command it sends")
+    new.add_argument("--role", required=True, choices=ROLES,
+                     help="observer: status, meters, recall; cashier: also credit in/out; operator: all")
+    new.add_argument("--out", type=Path, help="folder for the secret (default: the key folder's clients/)")
+    listing = sub.add_parser("list", help="the authorised keys and their roles")
+    server = sub.add_parser("server", help="make the table's server key pair if it has none")
+    for p in (new, listing, server):
+        p.add_argument("--table", default=os.environ.get("CROUPIER_TABLE"),
+                       help="table file (default $CROUPIER_TABLE); its security.keys folder is used")
+        p.add_argument("--state-dir", type=Path, help="the state dir the daemon runs with (--state-dir)")
+        p.add_argument("--keys", help="the key folder itself (instead of --table)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        folder = _folder(args)
+        if args.action == "server":
+            made = folder.ensure_server()
+            print(f"{'made' if made else 'kept'} {folder.server_public_file}")
+        elif args.action == "list":
+            for info in sorted(folder.load_authorized().values(), key=lambda k: k.name):
+                print(f"{info.name:<24} {info.role:<9} {info.public.decode()}")
+        else:
+            secret = folder.new_client(args.name, args.role, args.out)
+            print(f"key {args.name!r} ({args.role}) authorised in {folder.authorized}")
+            print(f"secret: {secret} (0600; the server's public key is beside it)")
+            print(f"use it: croupier ctl --key {secret} ...   or   export CROUPIER_KEY={secret}")
+    except (KeyFileError, TableFileError) as exc:
+        print(f"croupier keys: {exc}", file=sys.stderr)
+        return 2
+    return 0

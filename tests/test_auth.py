@@ -1,0 +1,303 @@
+"""Who may command a table: CurveZMQ keys and roles over the real command socket (docs/security.md).
+
+A real daemon on ipc:// sockets in tmp_path, real key files made by the same
+code ``croupier keys new`` uses; the clients are the real CommandClient,
+Subscriber and ``croupier ctl``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_daemon_support import config_for, write_table
+
+from controller.cards import DECK
+from controller.cli import main
+from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
+from controller.daemon.config import TableConfig, TableFileError, load_table
+from controller.daemon.journal import open_readonly, read_entries
+from controller.daemon.keys import ClientCredentials, KeyFolder, client_credentials
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon, OptionError
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[TableConfig]:
+    config = config_for(tmp_path)
+    local_key(config, "operator", "alice")
+    local_key(config, "observer", "olga")
+    local_key(config, "cashier", "carl")
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        yield config
+
+
+def client(config: TableConfig, name: str | None, role: Any = "operator", timeout: float = 10
+           ) -> CommandClient:
+    key = None if name is None else local_key(config, role, name)
+    return CommandClient(config.spec.zeromq.command, timeout=timeout, key=key)
+
+
+def sources(config: TableConfig) -> list[str]:
+    """Every journaled input's source, in order (the journal read as a second process would)."""
+    conn, path, last = open_readonly(config.state_dir)
+    try:
+        return [e.source for e in read_entries(conn, path, 1, last)]
+    finally:
+        conn.close()
+
+
+def test_no_key_gets_nothing_and_ctl_says_so(table: TableConfig, capsys: pytest.CaptureFixture[str]) -> None:
+    anonymous = client(table, None, timeout=1)
+    with pytest.raises(DaemonUnavailable, match="no key given"):
+        anonymous.call("status")
+    anonymous.close()
+    code = main(["ctl", "--table", str(table.path), "--timeout", "1", "status"])
+    assert code == 2
+    assert "no key given" in capsys.readouterr().err
+    # The table was not slowed or harmed: an authorised key still works.
+    assert client(table, "alice").call("status")["ok"]
+
+
+def test_wrong_key_gets_nothing(table: TableConfig, tmp_path: Path) -> None:
+    stranger = KeyFolder(tmp_path / "elsewhere").new_client("mallory", "operator")
+    creds = client_credentials(stranger, KeyFolder(table.key_folder()).server_public_file)
+    c = CommandClient(table.spec.zeromq.command, timeout=1, key=creds)
+    with pytest.raises(DaemonUnavailable, match="authorised on it"):
+        c.call("credit_in", seat=1, amount=100)
+    c.close()
+    assert sources(table) == []
+    # The right client key against the wrong server key: the handshake fails the same way.
+    alice = local_key(table, "operator", "alice")
+    other_server = KeyFolder(tmp_path / "elsewhere").server_public_file
+    c = CommandClient(table.spec.zeromq.command, timeout=1,
+                      key=client_credentials(alice.path, other_server))
+    with pytest.raises(DaemonUnavailable):
+        c.call("status")
+    c.close()
+
+
+def test_roles(table: TableConfig, caplog: pytest.LogCaptureFixture) -> None:
+    olga, carl = client(table, "olga", "observer"), client(table, "carl", "cashier")
+    alice = client(table, "alice")
+    for cmd in ("status", "meters", "recall", "ping", "snapshot"):
+        assert olga.call(cmd)["ok"], cmd
+    with caplog.at_level(logging.WARNING, logger="croupier.daemon"):
+        reply = olga.call("credit_in", seat=1, amount=1000)
+    assert reply["ok"] is False and reply["denied"] is True and "role observer" in reply["error"]
+    assert any("refused credit_in from key 'olga'" in r.getMessage() for r in caplog.records)
+    assert sources(table) == []  # refused before the journal
+    assert carl.call("credit_in", seat=1, amount=1000)["ok"]
+    for cmd, fields in (("bet", {"seat": 1, "spot": "player", "amount": 100}), ("open", {}), ("void", {}),
+                        ("card", {"card": "5C"}), ("input", {"input": {"input": "new_shoe"}})):
+        reply = carl.call(cmd, **fields)
+        assert reply.get("denied") is True, (cmd, reply)
+    assert carl.call("credit_out", seat=1, amount=100)["ok"]
+    assert sources(table) == ["command:carl", "command:carl"]
+    assert alice.call("new_shoe", by="dealer 7")["ok"]
+    assert sources(table)[-1] == "command:alice by dealer 7"
+    for c in (olga, carl, alice):
+        c.close()
+
+
+def test_operator_key_works_through_ctl_and_recall_names_it(
+    table: TableConfig, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = str(local_key(table, "operator", "alice").path)
+
+    def ctl(*words: str) -> str:
+        assert main(["ctl", "--table", str(table.path), "--key", key, *words]) == 0, capsys.readouterr()
+        return capsys.readouterr().out
+
+    ctl("credit-in", "1", "10000")
+    ctl("new-shoe")
+    ctl("open")
+    ctl("bet", "1", "player", "500")
+    ctl("close")
+    for card in ("2C", "3D", "4H", "5S"):
+        ctl("card", card)
+    out = ctl("recall", "1")
+    assert "by     command:alice: open_betting, place_wager, close_betting, card x4" in out
+    rounds = json.loads(ctl("--json", "recall", "1"))["rounds"]
+    assert {i["source"] for i in rounds[0]["inputs"]} == {"command:alice"}
+
+
+def test_new_key_works_without_restart_and_removed_key_stops(table: TableConfig) -> None:
+    late = client(table, "late", "observer")
+    assert late.call("status")["ok"]
+    (KeyFolder(table.key_folder()).authorized / "late.key").unlink()
+    # Within a registry re-check (1 s) the key is gone: replies say so, then the handshake fails.
+    late.timeout_ms = 500
+    for _ in range(40):
+        try:
+            reply = late.call("status")
+        except DaemonUnavailable:
+            break
+        if not reply["ok"]:
+            assert "no longer authorised" in reply["error"]
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("a removed key still commands the table")
+    late.close()
+
+
+@pytest.mark.parametrize(
+    ("fields", "needle"),
+    [
+        ({"cmd": "credit_in", "seat": 1, "amount": 2**70}, "max_credit"),
+        ({"cmd": "credit_in", "seat": 1, "amount": 0}, "outside 1.."),
+        ({"cmd": "credit_out", "seat": 1, "amount": -5}, "outside 1.."),
+        ({"cmd": "bet", "seat": 1, "spot": "player", "amount": 1_000_100}, "max_bet"),
+        ({"cmd": "new_shoe", "by": "x" * 65}, "'by' has 65 characters"),
+        ({"cmd": "new_shoe", "by": "tab\there"}, "control characters"),
+        ({"cmd": "bet", "seat": 1, "spot": "p" * 33, "amount": 100}, "'spot'"),
+        ({"cmd": "input", "input": {"input": "device", "device": "shoe", "online": False,
+                                    "detail": "d" * 201}}, "'input.detail'"),
+        ({"cmd": "new_shoe", "by": "x" * (20 * 1024 * 1024)}, "the limit is 16384"),
+    ],
+)
+def test_oversized_fields_and_amounts_are_refused_never_journaled(
+    table: TableConfig, fields: dict[str, Any], needle: str
+) -> None:
+    alice = client(table, "alice")
+    reply = alice.send_raw(json.dumps(fields).encode())
+    assert reply["ok"] is False and needle in reply["error"], reply
+    assert sources(table) == []
+    alice.close()
+
+
+@settings(max_examples=150)
+@given(payload=st.one_of(
+    st.binary(max_size=300),
+    st.dictionaries(st.sampled_from(["cmd", "seat", "amount", "by", "ref", "spot", "input", "n"]),
+                    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=80),
+                              st.sampled_from(["credit_in", "bet", "status", "recall", "input", "void"])),
+                    max_size=6).map(lambda d: json.dumps(d).encode()),
+))
+def test_malformed_messages_from_an_observer_never_change_the_table(payload: bytes) -> None:
+    """Whatever an observer sends, it gets one JSON reply and the journal gets nothing."""
+    reply = _shared["olga"].send_raw(payload)
+    assert isinstance(reply, dict) and "ok" in reply
+    if reply["ok"]:
+        assert reply.get("cmd") in ("status", "meters", "recall", "snapshot", "ping"), reply
+    assert not sources(_shared["config"])
+
+
+_shared: dict[str, Any] = {}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _observer_table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    config = config_for(tmp_path_factory.mktemp("observed"))
+    _shared["config"] = config
+    _shared["olga"] = client(config, "olga", "observer")
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        yield
+    _shared["olga"].close()
+
+
+def test_flood_while_the_table_deals(table: TableConfig) -> None:
+    """An observer hammering forbidden and malformed requests, and strangers failing handshakes,
+    while the operator plays rounds: every round completes, nothing forbidden is journaled."""
+    stop = threading.Event()
+    denied = [0]
+
+    def observer_flood() -> None:
+        c = client(table, "olga", "observer")
+        while not stop.is_set():
+            reply = c.call("credit_in", seat=1, amount=10**6)
+            assert reply.get("denied"), reply
+            c.send_raw(b"\xff" * 1000)
+            denied[0] += 1
+        c.close()
+
+    server_public = local_key(table, "operator", "alice").server_public
+
+    def stranger_flood() -> None:
+        ctx = zmq.Context()
+        while not stop.is_set():
+            s = ctx.socket(zmq.DEALER)
+            s.setsockopt(zmq.LINGER, 0)
+            pub, sec = zmq.curve_keypair()
+            ClientCredentials(pub, sec, server_public, Path("-")).secure(s)
+            s.connect(table.spec.zeromq.command)
+            s.send_multipart([b"", b'{"cmd": "void"}'])
+            assert not s.poll(20)
+            s.close()
+        ctx.term()
+
+    threads = [threading.Thread(target=observer_flood), threading.Thread(target=stranger_flood)]
+    for t in threads:
+        t.start()
+    alice = client(table, "alice")
+    cards = itertools.cycle(DECK)
+    try:
+        assert alice.call("credit_in", seat=1, amount=100_000)["ok"]
+        assert alice.call("new_shoe")["ok"]
+        for _ in range(20):
+            assert alice.call("open")["ok"]
+            assert alice.call("bet", seat=1, spot="banker", amount=100)["ok"]
+            assert alice.call("close")["ok"]
+            while alice.call("status")["phase"] == "dealing":
+                assert alice.call("card", card=str(next(cards)))["ok"]
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(30)
+    assert denied[0] > 0
+    assert set(sources(table)) == {"command:alice"}
+    assert alice.call("meters")["totals"]["rounds_settled"] == 20
+    alice.close()
+
+
+def test_event_sockets_take_keys_when_the_table_says_so(tmp_path: Path) -> None:
+    config = load_table(write_table(tmp_path, security={"curve_events": True}))
+    key = local_key(config, "observer", "display")
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        z = config.spec.zeromq
+        anonymous = Subscriber(z.pub, z.snapshot, "t1", timeout=1)
+        with pytest.raises(DaemonUnavailable):
+            anonymous.sync()
+        anonymous.close()
+        sub = Subscriber(z.pub, z.snapshot, "t1", key=key)
+        assert sub.sync()["seq"] == 0
+        sub.close()
+
+
+def test_event_sockets_beyond_loopback_need_curve_or_an_explicit_yes(tmp_path: Path) -> None:
+    open_pub = {"pub": "tcp://0.0.0.0:5556", "snapshot": "tcp://127.0.0.1:5557", "command": "ipc://x"}
+    with pytest.raises(TableFileError, match=r"key 'zeromq.pub': tcp://0.0.0.0:5556 is reachable beyond"):
+        load_table(write_table(tmp_path, zeromq=open_pub))
+    load_table(write_table(tmp_path, zeromq=open_pub, security={"curve_events": True}))
+    load_table(write_table(tmp_path, zeromq=open_pub, security={"plain_events_beyond_loopback": True}))
+    config = config_for(tmp_path)
+    with pytest.raises(OptionError, match="zeromq.snapshot"):
+        Daemon(config, zmq_spec=config.spec.zeromq.model_copy(update={"snapshot": "tcp://*:5557"}))
+
+
+def test_keys_command_makes_authorises_and_lists(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_table(tmp_path)
+    assert main(["keys", "new", "bob", "--role", "cashier", "--table", str(path)]) == 0
+    out = capsys.readouterr().out
+    folder = KeyFolder(load_table(path).key_folder())
+    secret = folder.clients / "bob.key_secret"
+    assert str(secret) in out and secret.stat().st_mode & 0o077 == 0
+    assert (folder.clients / "server.key").read_text() == folder.server_public_file.read_text()
+    assert main(["keys", "list", "--table", str(path)]) == 0
+    assert capsys.readouterr().out.split()[:2] == ["bob", "cashier"]
+    assert main(["keys", "new", "bob", "--role", "operator", "--table", str(path)]) == 2
+    assert "already authorised" in capsys.readouterr().err
+    assert main(["keys", "new", "../evil", "--role", "operator", "--table", str(path)]) == 2

@@ -1,0 +1,195 @@
+"""The journal under a full disk, a failing write, a crash at its first start, and a second daemon.
+
+Real SQLite files in tmp dirs; a full disk is a journal capped by SQLite's ``max_page_count``
+(no root needed) or, when the test runs as root, a small tmpfs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_daemon_support import write_table
+
+from controller.cards import parse_card
+from controller.daemon.config import load_table
+from controller.daemon.journal import JOURNAL_NAME, NEW_SUFFIX, Journal, JournalFault
+from controller.daemon.server import Daemon
+from controller.daemon.statelock import StateDirBusy, StateDirLock
+from controller.inputs import CardSeen, CreditIn
+from drivers.shoe import FrameId
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.timeout(120)
+
+
+def _journal(state: Path) -> Journal:
+    return Journal.open(state, table="t1", game="baccarat", options={})
+
+
+def test_a_card_and_its_frame_are_one_commit_and_the_cursor_survives_a_reopen(tmp_path: Path) -> None:
+    journal = _journal(tmp_path)
+    assert journal.shoe_cursor is None
+    journal.append(CreditIn(1, 500), "command:t", 1.0)
+    journal.append(CardSeen(parse_card("AS")), "shoe", 2.0, frame=FrameId("abc", 7))
+    journal.record_shoe_frame(FrameId("def", 0))  # a new shoe session, no input
+    journal.close()
+    again = _journal(tmp_path)
+    assert again.shoe_cursor == FrameId("def", 0)
+    conn = sqlite3.connect(tmp_path / JOURNAL_NAME)
+    rows = conn.execute("SELECT id, source, shoe_session, shoe_seq FROM inputs ORDER BY id").fetchall()
+    assert rows == [(1, "command:t", None, None), (2, "shoe", "abc", 7)]
+    conn.close()
+    again.close()
+
+
+def test_a_journal_from_before_the_shoe_cursor_is_brought_up_to_date(tmp_path: Path) -> None:
+    path = tmp_path / JOURNAL_NAME
+    journal = _journal(tmp_path)
+    journal.append(CreditIn(1, 500), "command:t", 1.0)
+    journal.close()
+    conn = sqlite3.connect(path)  # rebuild the old layout: no frame columns, no cursor table
+    conn.executescript(
+        "CREATE TABLE old AS SELECT id, at, source, input, ref FROM inputs; DROP TABLE inputs; "
+        "CREATE TABLE inputs (id INTEGER PRIMARY KEY, at REAL NOT NULL, source TEXT NOT NULL, "
+        "input TEXT NOT NULL, ref TEXT UNIQUE); INSERT INTO inputs SELECT * FROM old; DROP TABLE old; "
+        "DROP TABLE shoe_cursor;"
+    )
+    conn.close()
+    old = _journal(tmp_path)
+    assert old.shoe_cursor is None and old.last_id == 1
+    old.append(CardSeen(parse_card("2C")), "shoe", 3.0, frame=FrameId("s", 1))
+    assert [e.input for e in old.entries()] == [CreditIn(1, 500), CardSeen(parse_card("2C"))]
+    old.close()
+    assert _journal(tmp_path).shoe_cursor == FrameId("s", 1)
+
+
+def test_a_full_journal_is_a_fault_that_refuses_every_later_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    journal = _journal(tmp_path)
+    pages = journal._conn.execute("PRAGMA page_count").fetchone()[0]
+    journal._conn.execute(f"PRAGMA max_page_count={pages + 1}")
+    committed = 0
+    with pytest.raises(JournalFault) as fault:
+        for i in range(10_000):
+            journal.append(CreditIn(1, 100 + i), "command:t", float(i), ref=f"r{i}-" + "x" * 150)
+            committed += 1
+    assert "database or disk is full" in str(fault.value) and str(tmp_path / JOURNAL_NAME) in str(fault.value)
+    assert journal.last_id == committed > 0
+    journal._conn.execute("PRAGMA max_page_count=1000000")  # space again: still refused until a restart
+    with pytest.raises(JournalFault):
+        journal.append(CreditIn(1, 1), "command:t", 0.0)
+    with pytest.raises(JournalFault):
+        journal.record_shoe_frame(FrameId("s", 1))
+    journal.close()
+    again = _journal(tmp_path)
+    assert again.last_id == committed
+    assert [e.input for e in again.entries()] == [CreditIn(1, 100 + i) for i in range(committed)]
+    again.close()
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
+    """A 256 KiB tmpfs (root only): ENOSPC from the kernel, not from SQLite's page cap."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root; the max_page_count test covers a full journal")
+    mount = tmp_path / "small"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_filesystem_that_fills_up_is_a_fault_and_nothing_acknowledged_is_lost(small_tmpfs: Path) -> None:
+    journal = _journal(small_tmpfs)
+    committed = 0
+    with pytest.raises(JournalFault) as fault:
+        for i in range(100_000):
+            journal.append(CreditIn(1, 100 + i), "command:t", float(i), ref=f"r{i}-" + "y" * 180)
+            committed += 1
+    assert "full" in str(fault.value) or "I/O" in str(fault.value)
+    journal.close()
+    subprocess.run(["mount", "-o", "remount,size=4m", str(small_tmpfs)], check=True)  # more space
+    again = _journal(small_tmpfs)
+    assert again.last_id == committed
+    assert [e.input for e in again.entries()][-1] == CreditIn(1, 100 + committed - 1)
+    again.close()
+
+
+CREATE = """
+import sys
+from pathlib import Path
+from controller.daemon.journal import Journal
+Journal.open(Path(sys.argv[1]), table="t1", game="baccarat", options={}).close()
+"""
+
+
+def test_a_crash_at_any_instant_of_the_first_start_leaves_no_journal_or_a_whole_one(tmp_path: Path) -> None:
+    rng = random.Random(11)
+    outcomes = {"none": 0, "complete": 0}
+    for attempt in range(40):
+        state = tmp_path / f"s{attempt}"
+        proc = subprocess.Popen([sys.executable, "-c", CREATE, str(state)], cwd=ROOT)
+        # The import takes most of the time; aim the kill at the creation itself.
+        deadline = time.monotonic() + 10
+        while not state.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.0005)
+        time.sleep(rng.random() * 0.004 * (attempt + 1))  # widening: on a slow machine too
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        proc.wait()
+        if (state / JOURNAL_NAME).exists():
+            outcomes["complete"] += 1
+        else:
+            outcomes["none"] += 1
+        journal = _journal(state)  # never "bad header": either created now, or complete
+        assert journal.header["game"] == "baccarat" and journal.last_id == 0
+        journal.close()
+        assert not (state / (JOURNAL_NAME + NEW_SUFFIX)).exists()
+    assert outcomes["none"] and outcomes["complete"], outcomes
+
+
+def test_two_daemons_on_one_state_dir_the_second_is_refused_naming_the_holder(tmp_path: Path) -> None:
+    table = write_table(tmp_path)
+    first = Daemon(load_table(table))
+    first.open()
+    try:
+        second = Daemon(load_table(table))
+        with pytest.raises(StateDirBusy) as busy:
+            second.open()
+        assert f"PID {os.getpid()}" in str(busy.value) and str(tmp_path / "t1-state") in str(busy.value)
+        assert second.service is None
+    finally:
+        assert first.service is not None
+        first.service.journal.close()
+        assert first._lock is not None
+        first._lock.release()
+    StateDirLock.acquire(tmp_path / "t1-state").release()  # free again once released
+
+
+def test_croupier_run_on_a_held_state_dir_exits_4_at_once_with_the_pid(tmp_path: Path) -> None:
+    table = write_table(tmp_path)
+    lock = StateDirLock.acquire(tmp_path / "t1-state")
+    try:
+        done = subprocess.run([sys.executable, "-m", "controller.cli", "run", str(table), "--no-shoe"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    finally:
+        lock.release()
+    assert done.returncode == 4, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"PID {os.getpid()}" in lines[0] and "t1-state" in lines[0]
+    assert not (tmp_path / "t1-state" / JOURNAL_NAME).exists()  # refused before opening anything
