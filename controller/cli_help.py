@@ -32,7 +32,6 @@ EXAMPLES: Final[dict[str, str]] = {
     "shoe": "croupier shoe read --profile firmware_configs/shoes/sim_v1.yaml --count 10",
     "shoe conformance": "croupier shoe conformance --port /tmp/croupier-shoe-v1 --json report.json",
     "shoe read": "croupier shoe read --profile firmware_configs/shoes/sim_v1.yaml --count 10",
-    "shoe conformance": "croupier shoe conformance --port /tmp/croupier-shoe-v1 --json report.json",
     "math": "croupier math baccarat",
     "math baccarat": "croupier math baccarat --decks 6 --tie-pays 9:1",
     "math one_card_poker": "croupier math one_card_poker --decks 1",

@@ -166,7 +166,8 @@ def test_slow_card_after_the_timeout_clears_the_tilt_and_is_dealt_once(shuffler:
 def test_the_shipped_shuffler_demo_table_plays() -> None:
     base = free_port_base()
     proc = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "demo", "--table", str(TABLES / "baccarat_shuffler_sim.yaml"),
+        [sys.executable, "-m", "controller.cli", "demo",
+         "--table", str(TABLES / "baccarat_shuffler_sim.yaml"),
          "--rounds", "2", "--delay", "0", "--ports", str(base)],
         cwd=ROOT, capture_output=True, text=True, timeout=110, check=False)
     assert proc.returncode == 0, proc.stderr
