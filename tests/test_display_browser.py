@@ -46,7 +46,7 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture(scope="module")
 def baccarat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveTable]:
     table = LiveTable(
-        tmp_path_factory.mktemp("bac"), "baccarat", SEED, title="Baccarat · Table 7", currency="€"
+        tmp_path_factory.mktemp("bac"), "baccarat", SEED, title="Baccarat · Table 7", symbol="€"
     )
     try:
         yield table

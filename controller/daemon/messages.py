@@ -161,6 +161,8 @@ class ErrorReply(Identity):
     cmd: NotRequired[str]
     refused: NotRequired[Literal[True]]
     wrong_table: NotRequired[Literal[True]]
+    #: The caller's key has a role that may not send this command (docs/security.md).
+    denied: NotRequired[Literal[True]]
     journal_fault: NotRequired[Literal[True]]
     row: NotRequired[int]
     seq: NotRequired[int]
@@ -191,6 +193,8 @@ class ShoeDevice(TypedDict):
     port: str
     protocol: str
     connected: bool
+    #: What the table makes of the line: a shoe that cannot be opened or went away is offline.
+    state: Literal["connected", "device_offline"]
     last_status: dict[str, Any] | None
     flags: NotRequired[dict[str, bool]]
     last_heartbeat: NotRequired[dict[str, Any] | None]
@@ -231,6 +235,14 @@ class StatusReply(Identity):
     gpio: GpioStatus | None
     uptime: float
     fsync: bool
+    selftest: SelfTestInfo
+
+
+class SelfTestInfo(TypedDict):
+    """The start-up checks (docs/daemon.md, "Start-up"): one line per check, ``ok: ...`` or ``FAULT: ...``."""
+
+    passed: bool
+    checks: dict[str, str]
 
 
 class TableMeters(TypedDict):

@@ -14,6 +14,7 @@ from controller.configfile import validation_problems
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.journal import JournalError
 from controller.daemon.runner import die_with_parent, run_foreground
+from controller.daemon.selftest import HELLO_TIMEOUT
 from controller.daemon.server import Daemon, DaemonError, OptionError
 from controller.daemon.statelock import StateDirBusy
 
@@ -37,6 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-fsync",
         action="store_true",
         help="BENCHMARKING ONLY: do not fsync the journal (a power cut can lose the last inputs)",
+    )
+    parser.add_argument(
+        "--hello-timeout", type=float, default=HELLO_TIMEOUT, metavar="S",
+        help=f"self-test: seconds to wait for the shoe's hello before halting the table with a fault "
+        f"(default {HELLO_TIMEOUT:g})",
     )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="least severe log lines written to stderr (default INFO)",
@@ -64,6 +70,7 @@ def build_daemon(args: argparse.Namespace) -> Daemon:
         use_shoe=not args.no_shoe,
         gpio_control=args.gpio_control,
         parent_pid=args.exit_with_parent,
+        hello_timeout=args.hello_timeout,
     )
 
 

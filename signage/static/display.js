@@ -48,13 +48,6 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-function money(minor, d) {
-  const digits = d.minor_digits;
-  const value = digits ? (minor / 10 ** digits).toLocaleString(undefined, {minimumFractionDigits: 0,
-    maximumFractionDigits: digits}) : String(minor);
-  return (d.currency || "") + value;
-}
-
 function cardNode(code, key) {
   const fresh = key && !seenCards.has(key);
   if (key) seenCards.add(key);
@@ -282,9 +275,8 @@ function render(view) {
   const phase = document.getElementById("phase");
   phase.textContent = W[view.phase] || view.phase;
   phase.className = `phase ${view.phase}`;
-  const lim = view.limits && view.limits.min_bet != null ? view.limits : d.limits || {};
-  document.getElementById("limits").textContent =
-    lim.min_bet != null ? `${W.min} ${money(lim.min_bet, d)} · ${W.max} ${money(lim.max_bet, d)}` : "";
+  const lim = d.limits_text;  // written by the display as the table's currency says
+  document.getElementById("limits").textContent = lim ? `${W.min} ${lim.min_bet} · ${W.max} ${lim.max_bet}` : "";
 
   const tilt = document.getElementById("banner-tilt");
   tilt.hidden = !view.tilt;
