@@ -127,7 +127,8 @@ def test_enrol_from_a_camera_card_by_card(tmp_path: Path, monkeypatch: pytest.Mo
     design = DESIGNS["classic"]
     n = 0
     for i, card in enumerate(DECK):
-        for frame in [scene(card, design, 500 + i, cond=STUDIO)] * 4 + [negative_scene("empty", design, i)] * 2:
+        shown = [scene(card, design, 500 + i, cond=STUDIO)] * 4 + [negative_scene("empty", design, i)] * 2
+        for frame in shown:
             cv2.imwrite(str(recording / f"{n:05d}.png"), frame)
             n += 1
     import io
