@@ -91,7 +91,7 @@ def run_table(name: str, rounds: int, every: int, seed: int) -> list[tuple[int, 
     sim = config.spec.simulation
     assert sim is not None, f"{name}.yaml has no simulation section"
     lim = config.limits
-    credits = {p.seat: 10**12 for p in sim.players}
+    credits = {p.seat: lim.max_credit for p in sim.players}  # as much as the table lets a seat hold
     data = {"game": game, "options": dict(config.spec.options), "credits": credits, "rounds": [],
             "table": {"seats": lim.seats, "unit": lim.unit, "min_bet": lim.min_bet, "max_bet": lim.max_bet}}
     scenario: Scenario = scenario_from_data(data, name)

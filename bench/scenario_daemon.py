@@ -75,7 +75,7 @@ def make_scenario(rounds: int, seed: int, seats: int) -> dict[str, object]:
         spec["cards"] = cards
         spec["decisions"] = []
         out_rounds.append(spec)
-    credits = {seat: 10**9 for seat in range(1, seats + 1)}
+    credits = {seat: 10**8 for seat in range(1, seats + 1)}  # the default max_credit
     table_spec = {"seats": seats, "unit": UNIT, "min_bet": UNIT, "max_bet": 1_000_000}
     return {"game": "baccarat", "table": table_spec, "credits": credits, "rounds": out_rounds}
 

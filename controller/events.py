@@ -11,9 +11,15 @@ field is docs/events.md: change both together.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 EVENTS_VERSION = 1
+
+#: The closed sets of values some fields take; docs/schema/ publishes them as enumerations.
+BurnWhy = Literal["shoe", "dealer", "rules"]
+TiltReason = Literal["card_not_due", "impossible_card", "device_offline"]
+TiltHow = Literal["burn", "cleared", "void", "device_back"]
+Direction = Literal["in", "out"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +102,7 @@ class CardBurned(Event):
     event: ClassVar[str] = "card_burned"
     round: int
     card: str
-    why: str
+    why: BurnWhy
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +184,7 @@ class TiltRaised(Event):
 
     event: ClassVar[str] = "tilt"
     round: int
-    reason: str
+    reason: TiltReason
     card: str
     detail: str
 
@@ -189,7 +195,7 @@ class TiltCleared(Event):
 
     event: ClassVar[str] = "tilt_cleared"
     round: int
-    how: str
+    how: TiltHow
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +213,7 @@ class CreditChanged(Event):
 
     event: ClassVar[str] = "credit"
     seat: int
-    direction: str
+    direction: Direction
     amount: int
     credits: int
 

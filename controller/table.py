@@ -23,6 +23,7 @@ from controller.events import (
     BettingClosed,
     BettingOpened,
     BurnDeclared,
+    BurnWhy,
     CardBurned,
     CreditChanged,
     DecisionDue,
@@ -324,7 +325,7 @@ class Table:
             return [TiltRaised(self.round_no, "impossible_card", card.code, self.tilt.detail)]
         if inp.burn or self.burn_next:
             self.composition.see(card, burn=True)
-            why = "shoe" if inp.burn else "dealer"
+            why: BurnWhy = "shoe" if inp.burn else "dealer"
             self.burn_next = False
             return [CardBurned(self.round_no, card.code, why)]
         rnd = self.round

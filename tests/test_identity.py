@@ -91,7 +91,7 @@ def test_ctl_names_the_table_that_answered_and_refuses_another(
     config, client = table
     journal_id = client.call("ping")["journal_id"]
     key = str(local_key(config).path)
-    assert main(["ctl", "--table", str(config.path), "--key", key, "credit-in", "1", "500"]) == 0
+    assert main(["ctl", "--table", str(config.path), "--key", key, "credit-in", "1", "5.00"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"[table t1, journal {journal_id[:8]}]" and out[1].startswith("ok: journal row 1")
     endpoint = config.spec.zeromq.command
@@ -100,7 +100,7 @@ def test_ctl_names_the_table_that_answered_and_refuses_another(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "is table 't1', not 'swap_hand_sim': refused, nothing done" in err
-    assert client.call("status")["credits"] == {"1": 50000}  # ctl reads 500 as 500.00
+    assert client.call("status")["credits"] == {"1": 500}  # ctl reads 5.00 as 500 minor units
 
 
 def test_ctl_with_nothing_listening_says_so_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,13 +13,13 @@ every command with its request and reply.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from controller import inputs as I
 from controller.cards import CardError, parse_card
+from controller.daemon.requests import RequestError, loads_request, quote
 from controller.limits import TableLimits
 
 
@@ -155,14 +155,14 @@ def parse_command(
     if len(raw) > MAX_REQUEST:
         raise CommandError(f"request of {len(raw)} bytes: the limit is {MAX_REQUEST}")
     try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise CommandError(f"malformed JSON: {exc}") from None
+        data = loads_request(raw)
+    except RequestError as exc:
+        raise CommandError(str(exc)) from None
     if not isinstance(data, dict):
         raise CommandError(f'a command is a JSON object like {{"cmd": "status"}}, not {type(data).__name__}')
     meant = data.get("table")
     if meant is not None and table_id is not None and meant != table_id:
-        raise WrongTable(f"this is table {table_id!r}, not {meant!r}: nothing done (check the endpoint)")
+        raise WrongTable(f"this is table {table_id!r}, not {quote(meant)}: nothing done (check the endpoint)")
     name = data.get("cmd")
     if not isinstance(name, str):
         raise CommandError("missing 'cmd' (a string); commands: " + ", ".join(command_names()))
@@ -171,21 +171,21 @@ def parse_command(
     elif name in QUERIES:
         fields = QUERIES[name][0]
     else:
-        raise CommandError(f"unknown command {name!r}; commands: {', '.join(command_names())}")
+        raise CommandError(f"unknown command {quote(name)}; commands: {', '.join(command_names())}")
     check_text(name, data)
     args = _check_fields(name, data, fields, seats)
     if limits is not None:
         check_amounts(name, args, limits)
     if name == "shoe" and args["action"] != "reset":
-        raise CommandError(f"shoe: unknown action {args['action']!r} (actions: reset)")
+        raise CommandError(f"shoe: unknown action {quote(args['action'])} (actions: reset)")
     if name in QUERIES:
         return Query(name, args)
     ref = data.get("ref")
     if ref is not None and (not isinstance(ref, str) or not 1 <= len(ref) <= 200):
-        raise CommandError(f"{name}: 'ref' must be a string of 1..200 characters, not {ref!r}")
+        raise CommandError(f"{name}: 'ref' must be a string of 1..200 characters, not {quote(ref)}")
     by = data.get("by")
     if by is not None and (not isinstance(by, str) or not by):
-        raise CommandError(f"{name}: 'by' must be a non-empty string, not {by!r}")
+        raise CommandError(f"{name}: 'by' must be a non-empty string, not {quote(by)}")
     return InputCommand(name, INPUT_COMMANDS[name][1](args), ref, by)
 
 
@@ -200,9 +200,9 @@ def check_text(name: str, data: Any, path: str = "") -> None:
     elif isinstance(data, str):
         limit = TEXT_LIMITS.get(path, MAX_TEXT)
         if len(data) > limit:
-            raise CommandError(f"{name}: field {path!r} has {len(data)} characters; the limit is {limit}")
+            raise CommandError(f"{name}: field {quote(path)}: {len(data)} characters, the limit is {limit}")
         if any(ord(c) < 32 or ord(c) == 127 for c in data):
-            raise CommandError(f"{name}: field {path!r} has control characters")
+            raise CommandError(f"{name}: field {quote(path)} has control characters")
 
 
 def check_amounts(name: str, args: dict[str, Any], limits: TableLimits) -> None:
@@ -223,7 +223,7 @@ def _check_fields(name: str, data: dict[str, Any], fields: _Fields, seats: int) 
     for key in data:
         if key not in fields and key not in _COMMON:
             known = ", ".join(fields) or "none"
-            raise CommandError(f"{name}: unknown field {key!r} (fields: {known})")
+            raise CommandError(f"{name}: unknown field {quote(key)} (fields: {known})")
     args: dict[str, Any] = {}
     for key, (kind, required) in fields.items():
         if key not in data or data[key] is None:
@@ -233,7 +233,7 @@ def _check_fields(name: str, data: dict[str, Any], fields: _Fields, seats: int) 
         value = data[key]
         ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
         if not ok:
-            raise CommandError(f"{name}: field {key!r} must be {kind.__name__}, not {value!r}")
+            raise CommandError(f"{name}: field {key!r} must be {kind.__name__}, not {quote(value)}")
         if key == "seat" and not 1 <= value <= seats:
             raise CommandError(f"{name}: no seat {value}: this table has seats 1..{seats}")
         if key in ("n", "round") and value < 1:

@@ -24,13 +24,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from controller.daemon.config import TableConfig
 from controller.inputs import Input
 from controller.table import Table
 from drivers.gpio import GpioZeroBackend, LampMode, LampView, Panel, SimulatedPins, make_factory
+from drivers.gpio.backend import own_simulation
 from drivers.gpio.control import ControlServer, PanelControl
 
 log = logging.getLogger("croupier.daemon.gpio")
@@ -50,7 +51,8 @@ class PanelHost:
         self.lamp_count = 0
 
     def open(self, table: Table, loop: asyncio.AbstractEventLoop,
-             submit: Callable[[Input, str], Any]) -> None:
+             submit: Callable[[Input, str], Any],
+             sensor_wagers: Collection[tuple[int, str]] = ()) -> None:
         """Open every map's pins (BackendError, OSError if they cannot be) and show the table's state.
 
         On mock pins each map gets its own pin factory: a map is one header, and
@@ -69,9 +71,14 @@ class PanelHost:
                 factory = shared if shared is not None else make_factory("mock")
                 panel = Panel(pin_map, GpioZeroBackend(factory, gpio.backend), post, self.config.limits)
                 self.panels.append(panel)
+                # Wagers keyed by command have no chips on a sensor: never "chips missing" for them.
+                panel.logic.keyed = {key for key in table.staked if key not in set(sensor_wagers)}
                 panel.logic.restore(table.offline)
                 if shared is None:
-                    self.pins.append(SimulatedPins(factory))
+                    pins = SimulatedPins(factory)
+                    self.pins.append(pins)
+                    if own_simulation(factory):
+                        as_it_was(panel, pins, sensor_wagers)
             if gpio.control is not None:
                 self.control = PanelControl(self.panels[0], self.pins[0],
                                             list(zip(self.panels[1:], self.pins[1:], strict=True)))
@@ -132,6 +139,24 @@ class PanelHost:
     def lamps_payload(self, table_id: str) -> dict[str, Any]:
         """The ``<table>.lamps`` message for the lamps as they are now."""
         return lamps_payload(table_id, self.lamp_count, self._lamps)
+
+
+def as_it_was(panel: Panel, pins: SimulatedPins, sensor_wagers: Collection[tuple[int, str]]) -> None:
+    """Simulated panels come back as real ones would: plugged in, chips still on the spots they were on.
+
+    Real panels keep their cables and chips through a daemon restart; mock
+    pins start from nothing. So, on mock pins only, every presence loop is
+    closed and every sensor-placed wager's chips are back on its sensor
+    before the panel first reads them (a shipped simulated table is plugged
+    from the start; ``unplug`` on the control socket still unplugs).
+    """
+    m = panel.map
+    loops = [p.presence for p in m.seats.values()] + [m.dealer.presence if m.dealer else None]
+    chips = [spec.sensor for seat, p in m.seats.items() for spot, spec in p.spots.items()
+             if (seat, spot) in sensor_wagers]
+    for spec in [*[loop for loop in loops if loop is not None], *chips]:
+        pins.drive(spec.pin, spec.active == "high")
+    panel.resample()
 
 
 def lamps_payload(table_id: str, n: int, modes: dict[str, LampMode]) -> dict[str, Any]:

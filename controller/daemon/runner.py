@@ -34,8 +34,15 @@ def die_with_parent() -> bool:
         return False
 
 
+#: How soon a thread waiting for the GIL gets it from a busy one (Python's default is 5 ms). The shoe
+#: reader needs the GIL two or three times per card; with the loop busy (a request flood) each wait
+#: would otherwise add up to 5 ms to the card (bench/flood_latency.py).
+SWITCH_INTERVAL = 0.0005
+
+
 def run_foreground(daemon: Daemon) -> None:
     """Serve until SIGINT or SIGTERM (the journal is already replayed by ``daemon.open()``)."""
+    sys.setswitchinterval(SWITCH_INTERVAL)
     asyncio.run(daemon.serve(install_signals=True))
 
 

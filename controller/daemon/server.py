@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 import os
 import signal
@@ -26,6 +25,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
+from controller.daemon.alerts import log_alerts
 from controller.daemon.auth import CurveGuard, permitted
 from controller.daemon.commands import (
     CommandError,
@@ -43,6 +43,7 @@ from controller.daemon.journal import Journal, JournalFault, open_readonly, veri
 from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
 from controller.daemon.panels import PanelHost
 from controller.daemon.recall import recall_from_journal
+from controller.daemon.requests import Pacer, RequestError, limit_inbound, loads_request, quote
 from controller.daemon.service import Applied, TableService, dumps
 from controller.daemon.shoe_link import ShoeLink
 from controller.daemon.statelock import StateDirLock
@@ -151,6 +152,8 @@ class Daemon:
         self._pub: zmq.Socket[bytes] | None = None
         self._lock: StateDirLock | None = None
         self._fault_reported = False
+        #: Shared by the request loops (controller.daemon.requests.Pacer).
+        self._pacer = Pacer()
         #: The CURVE server key and ZAP authenticator (made by :meth:`serve`).
         self.guard: CurveGuard | None = None
 
@@ -294,7 +297,8 @@ class Daemon:
         assert self.service is not None
         lamps = self.gpio.lamps_payload(self.config.table_id) if self.gpio is not None else None
         return heartbeat_payload(self.config.table_id, self.journal_id, self.service.seq,
-                                 self.service.table, lamps, self.zmq_spec.heartbeat)
+                                 self.service.table, lamps, self.zmq_spec.heartbeat,
+                                 journal_fault=self.service.journal_fault())
 
     def _verify_journal(self, loop: asyncio.AbstractEventLoop) -> None:
         """The journal's whole-file checks, on a thread of their own after start; a failure halts the table.
@@ -350,7 +354,7 @@ class Daemon:
             config = dataclasses.replace(config, spec=config.spec.model_copy(update={"gpio": gpio}))
         host = PanelHost(config)
         try:
-            host.open(self.service.table, loop, self.submit_from_device)
+            host.open(self.service.table, loop, self.submit_from_device, self.service.sensor_wagers)
         except (BackendError, OSError) as exc:
             raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
         self.gpio = host
@@ -360,6 +364,7 @@ class Daemon:
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.SNDHWM, hwm)
         sock.setsockopt(zmq.RCVHWM, hwm)
+        limit_inbound(sock)
         sockets.append(sock)
         try:
             sock.bind(endpoint)
@@ -384,6 +389,7 @@ class Daemon:
             raise
         if self.service.journal.fault is not None:  # committed, but a write after it failed
             self.journal_faulted(self.service.journal.fault)
+        log_alerts(self.config.table_id, source, inp, applied.events)
         pub = self._pub
         tid = self.config.table_id
         # The panels follow first, so whoever sees an event knows the lamps and the bet logic have too
@@ -502,6 +508,7 @@ class Daemon:
         assert self.guard is not None
         while True:
             parts = await sock.recv_multipart(copy=False)
+            started = time.perf_counter()
             caller = self.guard.caller(parts[-1])
             frames = [p.bytes for p in parts]
             identity, rest = frames[0], frames[1:]
@@ -512,8 +519,9 @@ class Daemon:
                     "this key is no longer authorised")
             except Exception as exc:  # a bug must not kill the table: answer it, log it
                 log.exception("command %r failed", payload[:200])
-                reply = error_reply(f"internal error: {type(exc).__name__}: {exc}")
+                reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
             await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
+            await self._pacer.pace(started)  # a flood of requests must not hold back a card
 
     async def handle_command(self, payload: bytes, caller: KeyInfo) -> dict[str, Any]:
         """One request from ``caller``'s key, one reply; an invalid or forbidden one changes nothing."""
@@ -590,6 +598,8 @@ class Daemon:
                     "port": self.shoe_profile.port,
                     "protocol": self.shoe_profile.protocol,
                     "connected": connected,
+                    # What the table makes of it: a shoe that cannot be opened or went away is offline.
+                    "state": "connected" if connected else "device_offline",
                     "last_status": self.shoe_status,
                     **(shoe_health(self.shoe.reader) if self.shoe is not None else {}),
                     **(self.dispenser.view() if self.dispenser is not None else {"mode": "reader"}),
@@ -656,10 +666,17 @@ class Daemon:
     async def _serve_snapshots(self, sock: zmq.asyncio.Socket) -> None:
         while True:
             frames = await sock.recv_multipart()
+            started = time.perf_counter()
             identity, rest = frames[0], frames[1:]
             delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
-            reply = self.snapshot_reply(rest[-1] if rest else b"")
+            payload = rest[-1] if rest else b""
+            try:
+                reply = self.snapshot_reply(payload)
+            except Exception as exc:  # a bug must not end the snapshot socket: answer it, log it
+                log.exception("snapshot request %r failed", payload[:200])
+                reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
             await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
+            await self._pacer.pace(started)
 
     def snapshot_reply(self, payload: bytes) -> dict[str, Any]:
         """``{}`` or ``{"since": N}`` in; the state and its seq out (plus the missed events if held)."""
@@ -669,14 +686,14 @@ class Daemon:
         request: dict[str, Any] = {}
         if payload.strip():
             try:
-                request = json.loads(payload)
-            except ValueError as exc:
-                return error_reply(f"snapshot: malformed JSON: {exc}")
+                request = loads_request(payload)
+            except RequestError as exc:
+                return error_reply(f"snapshot: {exc}")
             if not isinstance(request, dict) or set(request) - {"since", "journal_id"}:
                 return error_reply('snapshot: send {} or {"since": SEQ, "journal_id": ID}')
             since = request.get("since")
             if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
-                return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {since!r}")
+                return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {quote(since)}")
         reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": self.journal_id}
         if self.gpio is not None:
             reply["lamps"] = self.gpio.lamps_payload(self.config.table_id)

@@ -22,7 +22,7 @@ from controller.daemon import checkpoint
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import Journal
 from controller.daemon.recall import RoundRecorder
-from controller.events import Event
+from controller.events import Event, WagerPlaced
 from controller.inputs import Input
 from controller.table import Table
 from drivers.shoe import FrameId
@@ -83,6 +83,8 @@ class TableService:
         self.recent: deque[tuple[int, Event]] = deque(maxlen=keep_events)
         self.replayed = 0
         self.replay_seconds = 0.0
+        #: Wagers standing now that chip sensors placed (the rest were keyed: no chips to expect).
+        self.sensor_wagers: set[tuple[int, str]] = set()
         #: Checkpoints (controller.daemon.checkpoint): every so many inputs, at a round end unless mid_round.
         self.checkpoint_every = checkpoint_every
         self.checkpoint_keep = checkpoint_keep
@@ -129,6 +131,7 @@ class TableService:
                 recent.append((seq, event))
             self.replayed += 1
         self.seq = seq
+        self.sensor_wagers = self._sensor_wagers_of_round()
         self.replay_seconds = time.perf_counter() - started
         log.info(
             "replayed %d inputs after the checkpoint at row %d in %.3f s: round %d, %s, seq %d",
@@ -161,6 +164,7 @@ class TableService:
         when = time.time() if at is None else at
         row = self.journal.append(inp, source, when, ref, frame)
         events = self.table.apply(inp)
+        self._track_wagers(source, events)
         first = self.seq + 1
         self.recorder.observe(first, when, source, inp, events, self.table)
         payloads = []
@@ -171,6 +175,31 @@ class TableService:
         self.maybe_checkpoint()
         return Applied(row, first, events, payloads=payloads)
 
+    def _sensor_wagers_of_round(self) -> set[tuple[int, str]]:
+        """After a replay (from a checkpoint or not): the standing wagers the round's record says chip
+        sensors placed; the last placement of a spot decides."""
+        placed: set[tuple[int, str]] = set()
+        for item in (self.recorder.current or {}).get("inputs", []):
+            if item.get("input") == "place_wager":
+                key = (item["seat"], item["spot"])
+                if str(item["source"]).startswith("gpio "):
+                    placed.add(key)
+                else:
+                    placed.discard(key)
+        return placed & set(self.table.staked)
+
+    def _track_wagers(self, source: str, events: list[Event]) -> None:
+        """Which standing wagers chip sensors placed (``gpio ...`` sources): only those have chips to
+        reconcile after a restart; a wager keyed by command never had chips on a sensor."""
+        for event in events:
+            if isinstance(event, WagerPlaced):
+                key = (event.seat, event.spot)
+                if source.startswith("gpio "):
+                    self.sensor_wagers.add(key)
+                else:
+                    self.sensor_wagers.discard(key)
+        if self.sensor_wagers:
+            self.sensor_wagers &= set(self.table.staked)
     def maybe_checkpoint(self) -> bool:
         """Write a checkpoint if :attr:`checkpoint_every` inputs went by since the last (at a round end)."""
         row = self.journal.last_id

@@ -163,6 +163,17 @@ def _quiet_pin_class() -> Any:
     return QuietMockPin
 
 
+def own_simulation(factory: Any) -> bool:
+    """Whether ``factory`` is the simulated world :func:`make_factory` makes (no other level source).
+
+    Such pins start from nothing, so the daemon sets up what real panels keep
+    through a restart (plugged in, chips on their spots). Any other factory,
+    a Pi's or mock pins whose levels something outside holds, reads the world
+    as it is.
+    """
+    return getattr(factory, "pin_class", None) is _quiet_pin_class()
+
+
 def make_factory(name: str) -> Any:
     """The gpiozero pin factory called ``name`` (one of :data:`FACTORIES`)."""
     try:

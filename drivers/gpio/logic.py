@@ -158,6 +158,8 @@ class PanelLogic:
         self.faults: dict[str, dict[str, str]] = {}
         #: Spots whose wager the table had accepted but whose chips were missing at start (betting open).
         self.missing: set[tuple[int, str]] = set()
+        #: Wagers standing at start that were keyed by command, not placed by chips: no chips expected.
+        self.keyed: set[tuple[int, str]] = set()
         self._synced = False
 
     # -------------------------------------------------------------- table state
@@ -217,7 +219,8 @@ class PanelLogic:
             amount = view.wagers.get((seat, spot))
             if covered and amount is None and view.phase == "betting":
                 out.append(self._place(seat, spot, "chips on the spot at start"))
-            elif not covered and amount is not None and view.phase in ("betting", "dealing"):
+            elif (not covered and amount is not None and view.phase in ("betting", "dealing")
+                  and (seat, spot) not in self.keyed):
                 detail = f"chips missing at start: {spot} wager {amount} accepted, no chips on the spot"
                 lifted = _moved(spot, covered=False)
                 if lifted in self.faults.get(seat_device(seat), {}).get(RESTORED, "").split(JOIN):
@@ -228,7 +231,8 @@ class PanelLogic:
             if self.at_close is not None:
                 # What the chips must read for the deal to go on: as at the close, as far as the
                 # table knows (an accepted wager has chips); the sensors as they are otherwise.
-                self.at_close[(seat, spot)] = covered or amount is not None
+                self.at_close[(seat, spot)] = covered or (amount is not None
+                                                          and (seat, spot) not in self.keyed)
         for device in sorted(self.faults):
             keys = self.faults[device]
             restored = keys.pop(RESTORED, None)

@@ -144,6 +144,24 @@ class Panel:
     def _add_lamp(self, lamp_id: str, spec: LampPin) -> None:
         self._lamps[lamp_id] = self.backend.output(spec.pin, active_high=spec.active == "high")
 
+    def resample(self) -> None:
+        """Take every input's level now as its settled starting level (before :meth:`start`).
+
+        For simulated pins set up after the panel opened them (a presence loop
+        closed, chips put back): those levels are where the panel starts, not
+        edges to debounce and report.
+        """
+        if self._started:
+            raise RuntimeError("resample() is for a panel not started yet")
+        now = self._clock()
+        with self._lock:
+            for entry in self._inputs:
+                assert entry.line is not None
+                old = entry.debouncer
+                entry.debouncer = Debouncer(old.settle, old.stuck_after, entry.line.is_active, now)
+                if entry.kind == "sensor" and entry.seat is not None:
+                    self.logic.covered[(entry.seat, entry.name)] = entry.line.is_active
+
     # --------------------------------------------------------------- the API
     def start(self, *, thread: bool = True) -> None:
         """Report panels already missing, then (with ``thread``) run the worker. Call once."""

@@ -1,0 +1,28 @@
+"""WARNING log lines for what a floor supervisor must see in the daemon's log: tilts and refused cards.
+
+Why: a tilt halts the table, and a card the table refused is a card out of
+the shoe that no hand holds; both must be in the log (journalctl) at WARNING
+even when nobody watches a display, with the table, the round and the card.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from controller.events import Event, InputRefused, TiltRaised
+from controller.inputs import CardSeen, Input
+
+log = logging.getLogger("croupier.daemon")
+
+
+def log_alerts(table_id: str, source: str, inp: Input, events: Sequence[Event]) -> None:
+    """One WARNING per tilt raised and per card refused by ``inp`` (from ``source``)."""
+    for event in events:
+        if isinstance(event, TiltRaised):
+            card = f" card {event.card}" if event.card else ""
+            log.warning("table %s round %d TILT %s%s: %s (from %s)", table_id, event.round, event.reason,
+                        card, event.detail, source)
+        elif isinstance(event, InputRefused) and isinstance(inp, CardSeen):
+            log.warning("table %s: card %s refused (from %s): %s", table_id, inp.card.code, source,
+                        event.reason)

@@ -1,0 +1,296 @@
+"""The wire shapes that are not table events: side topics, the snapshot exchange and command replies.
+
+Why typed dictionaries: these messages are built as plain dicts (they go
+straight to ``json.dumps``), but a display developer in another language
+needs their exact shape. They are declared once here, next to the code that
+builds them, and :mod:`controller.daemon.contract` turns them (and the event
+dataclasses of :mod:`controller.events`) into the JSON Schema published in
+docs/schema/. ``tests/test_contract.py`` validates every message of a real
+session of each game against that schema, so a field added here but not
+sent, or sent but not declared here, fails a test: add a new reply field
+here (and to docs/commands.md), then run ``python -m controller.daemon.contract``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired
+
+from typing_extensions import TypedDict
+
+from controller.events import TiltReason
+
+LampModeName = Literal["on", "blink", "fault"]
+Phase = Literal["idle", "betting", "dealing"]
+
+
+class SeatLamps(TypedDict):
+    """A seat's lit lamps: its buttons and its spots."""
+
+    buttons: dict[str, LampModeName]
+    spots: dict[str, LampModeName]
+
+
+class LampsBody(TypedDict):
+    """Every lit lamp; ``n``: lamp messages since the daemon started; ``fault``: the tower's fault lamp."""
+
+    n: int
+    fault: bool
+    seats: dict[str, SeatLamps]
+    dealer: dict[str, LampModeName]
+    tower: dict[str, LampModeName]
+
+
+class Lamps(LampsBody):
+    """The ``<table>.lamps`` side topic."""
+
+    event: Literal["lamps"]
+    table: str
+
+
+class ShoeStatusMessage(TypedDict):
+    """The ``<table>.shoe_status`` side topic: ``shoe_<status>``, when, and the status's own detail
+    (further keys, which vary with the status: docs/shoe-protocol.md)."""
+
+    event: str
+    table: str
+    at: float
+
+
+class HeartbeatTilt(TypedDict):
+    reason: TiltReason
+    detail: str
+
+
+class Heartbeat(TypedDict):
+    """The ``<table>.heartbeat`` side topic (docs/zeromq.md)."""
+
+    event: Literal["heartbeat"]
+    table: str
+    journal_id: str
+    last_seq: int
+    round: int
+    phase: Phase
+    tilt: HeartbeatTilt | None
+    journal_fault: JournalFaultInfo | None
+    offline: dict[str, str]
+    lamps: LampsBody | None
+    interval: float
+    at: float
+
+
+class StateTilt(TypedDict):
+    """A tilt in the state: ``card`` is the held card (``""`` for a device tilt)."""
+
+    reason: TiltReason
+    card: str
+    detail: str
+
+
+class Wager(TypedDict):
+    seat: int
+    spot: str
+    amount: int
+
+
+class TableState(TypedDict):
+    """``Table.snapshot()``: the whole table at a ``seq``."""
+
+    game: str
+    round: int
+    phase: Phase
+    limits: dict[str, Any]
+    credits: dict[str, int]
+    wagers: list[Wager]
+    due: dict[str, Any] | None
+    tilt: StateTilt | None
+    offline: dict[str, str]
+    burn_next: bool
+    shoe: dict[str, Any]
+    round_view: dict[str, Any]
+    game_state: dict[str, Any]
+    meters: dict[str, Any]
+    #: This shoe's round results so far (a scoreboard's road), oldest first.
+    shoe_results: list[dict[str, Any]]
+
+
+class SnapshotRequest(TypedDict, total=False):
+    """``{}``, ``{"since": SEQ}`` or ``{"since": SEQ, "journal_id": ID}``."""
+
+    since: int
+    journal_id: str
+
+
+class JournalFaultInfo(TypedDict):
+    """The journal cannot be written: the table is halted (docs/daemon.md, "A journal that fails")."""
+
+    file: str
+    error: str
+
+
+class Currency(TypedDict):
+    """How amounts are shown and typed: ISO 4217 ``code`` (or ``""``) and its decimals."""
+
+    code: str
+    minor_units: int
+
+
+class Identity(TypedDict):
+    """In every reply: which table and which journal answered."""
+
+    table: str
+    journal_id: str
+
+
+class SnapshotReply(Identity):
+    """The snapshot socket's answer (``events``: the missed events, when still held)."""
+
+    ok: Literal[True]
+    seq: int
+    currency: Currency
+    state: TableState
+    journal_fault: JournalFaultInfo | None
+    lamps: NotRequired[Lamps]
+    events: NotRequired[list[dict[str, Any]]]
+
+
+class ErrorReply(Identity):
+    """A request that was refused: invalid (nothing journaled), for another table, or by the table."""
+
+    ok: Literal[False]
+    error: str
+    cmd: NotRequired[str]
+    refused: NotRequired[Literal[True]]
+    wrong_table: NotRequired[Literal[True]]
+    journal_fault: NotRequired[Literal[True]]
+    row: NotRequired[int]
+    seq: NotRequired[int]
+
+
+class InputReply(Identity):
+    """An input command that was applied (or, with ``duplicate``, had been already)."""
+
+    ok: Literal[True]
+    cmd: str
+    row: int
+    seq: int
+    events: NotRequired[list[dict[str, Any]]]
+    duplicate: NotRequired[Literal[True]]
+
+
+class JournalInfo(TypedDict):
+    path: str
+    rows: int
+    replayed_at_start: int
+    checkpoint_row: int
+    replay_seconds: float
+
+
+class ShoeDevice(TypedDict):
+    """The shoe's line; the reader's health (``flags`` ...) once its link is started."""
+
+    port: str
+    protocol: str
+    connected: bool
+    last_status: dict[str, Any] | None
+    flags: NotRequired[dict[str, bool]]
+    last_heartbeat: NotRequired[dict[str, Any] | None]
+    framing_errors: NotRequired[int]
+    naks: NotRequired[int]
+    unknown_types: NotRequired[dict[str, int]]
+    mode: NotRequired[Literal["reader", "dealing_shuffler"]]
+    dispense_outstanding: NotRequired[bool]
+    dispensed: NotRequired[int]
+    dispense_timeout: NotRequired[float]
+
+
+class GpioStatus(TypedDict):
+    backend: str | None
+    maps: list[str]
+    control: str | None
+    lamps: Lamps
+
+
+class StatusReply(Identity):
+    ok: Literal[True]
+    cmd: Literal["status"]
+    game: str
+    round: int
+    phase: Phase
+    seq: int
+    currency: Currency
+    due: dict[str, Any] | None
+    tilt: HeartbeatTilt | None
+    journal_fault: JournalFaultInfo | None
+    offline: dict[str, str]
+    burn_next: bool
+    credits: dict[str, int]
+    wagers: list[Wager]
+    shoe: dict[str, Any]
+    journal: JournalInfo
+    shoe_device: ShoeDevice | None
+    gpio: GpioStatus | None
+    uptime: float
+    fsync: bool
+
+
+class TableMeters(TypedDict):
+    rounds_settled: int
+    rounds_voided: int
+    house_net: int
+
+
+class SeatMeters(TypedDict):
+    credits_in: int
+    credits_out: int
+    wagered: int
+    won: int
+    lost: int
+    rounds: int
+
+
+class MetersReply(Identity):
+    ok: Literal[True]
+    cmd: Literal["meters"]
+    seq: int
+    totals: TableMeters
+    seats: dict[str, SeatMeters]
+
+
+class RecallReply(Identity):
+    """``rounds``: recalled rounds, shaped as docs/commands.md shows."""
+
+    ok: Literal[True]
+    cmd: Literal["recall"]
+    seq: int
+    rounds: list[dict[str, Any]]
+
+
+class SnapshotCommandReply(SnapshotReply):
+    cmd: Literal["snapshot"]
+
+
+class PingReply(Identity):
+    ok: Literal[True]
+    cmd: Literal["ping"]
+    seq: int
+    currency: Currency
+
+
+class ShoeReply(Identity):
+    """``shoe reset``: what was sent to the shoe."""
+
+    ok: Literal[True]
+    cmd: Literal["shoe"]
+    action: Literal["reset"]
+    sent: Literal["RESET"]
+
+
+#: Each query's reply, by command name (an input command answers :class:`InputReply`).
+QUERY_REPLIES: dict[str, type] = {
+    "status": StatusReply,
+    "meters": MetersReply,
+    "recall": RecallReply,
+    "snapshot": SnapshotCommandReply,
+    "ping": PingReply,
+    "shoe": ShoeReply,
+}

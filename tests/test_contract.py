@@ -1,0 +1,232 @@
+"""The machine-readable contract: docs/schema/ is what the code generates, and every message of a real
+session of each game (events, side topics, snapshot and command exchanges) validates against it."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+import zmq
+from test_daemon_support import free_port_base
+
+from controller.daemon.client import CommandClient, local_key, request_snapshot
+from controller.daemon.config import TableConfig, load_table
+from controller.daemon.contract import BUNDLE_NAME, SCHEMA_DIR, build_schema, event_classes, rendered
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+from controller.scenario import load_scenario, round_inputs
+from drivers.shoe.sim import SimulatedShoe
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = ["baccarat", "one_card_poker", "swap_hand", "two_way_winner"]
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def test_the_committed_schema_is_the_generated_one() -> None:
+    for name, text in rendered().items():
+        committed = (SCHEMA_DIR / name).read_text(encoding="utf-8")
+        assert committed == text, f"docs/schema/{name} is stale: run python -m controller.daemon.contract"
+    jsonschema.Draft202012Validator.check_schema(build_schema())
+    asyncapi = json.loads(rendered()["asyncapi.json"])
+    assert asyncapi["asyncapi"].startswith("3.")
+    for message in asyncapi["components"]["messages"].values():
+        ref = message["payload"]["$ref"]
+        assert ref.split("#/$defs/")[1] in build_schema()["$defs"], ref
+
+
+@cache
+def validator(name: str) -> jsonschema.Draft202012Validator:
+    defs = json.loads((SCHEMA_DIR / BUNDLE_NAME).read_text(encoding="utf-8"))["$defs"]
+    assert name in defs, f"no schema for {name}"
+    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": defs})
+
+
+def check(name: str, message: dict[str, Any]) -> None:
+    errors = sorted(validator(name).iter_errors(message), key=str)
+    assert not errors, f"{name}: {errors[0].message} at {list(errors[0].absolute_path)} in {message}"
+
+
+def session_table(tmp: Path, game: str) -> tuple[TableConfig, dict[str, Any]]:
+    """The shipped simulated table of ``game`` (panels, shoe), with the scenario's options and limits,
+    on free ports and a state dir in ``tmp``."""
+    shipped = yaml.safe_load((ROOT / f"firmware_configs/tables/{game}_sim.yaml").read_text())
+    scenario = yaml.safe_load((ROOT / f"tests/scenarios/{game}.yaml").read_text())
+    base = free_port_base()
+    table = scenario.get("table", {})
+    data = {
+        **shipped,
+        "options": scenario.get("options", {}),
+        "limits": {k: table[k] for k in ("unit", "min_bet", "max_bet") if k in table} or shipped["limits"],
+        "zeromq": {"pub": f"tcp://127.0.0.1:{base}", "snapshot": f"tcp://127.0.0.1:{base + 1}",
+                   "command": f"tcp://127.0.0.1:{base + 2}", "heartbeat": 0.2},
+        "gpio": {**shipped["gpio"], "control": f"tcp://127.0.0.1:{free_port_base()}"},
+        "state_dir": str(tmp / "state"),
+        "panels": [p if isinstance(p, str) else p for p in shipped["panels"]],
+        "shoe": {"profile": str(ROOT / "firmware_configs/shoes/sim_v1.yaml"), "port": str(tmp / "shoe")},
+    }
+    if "seats" in table:
+        data["seats"] = table["seats"]
+    data.pop("simulation", None)
+    for i, entry in enumerate(data["panels"]):  # relative to the shipped file's folder
+        rel = entry if isinstance(entry, str) else entry["map"]
+        absolute = str((ROOT / "firmware_configs/tables" / rel).resolve())
+        data["panels"][i] = absolute if isinstance(entry, str) else {**entry, "map": absolute}
+    path = tmp / f"{game}.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return load_table(path), scenario
+
+
+class Capture(threading.Thread):
+    """Every PUB message (all topics) as (topic, payload)."""
+
+    def __init__(self, endpoint: str) -> None:
+        super().__init__(daemon=True)
+        self.sock = zmq.Context.instance().socket(zmq.SUB)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.SUBSCRIBE, b"")
+        self.sock.connect(endpoint)
+        self.messages: list[tuple[str, dict[str, Any]]] = []
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            if self.sock.poll(50):
+                topic, data = self.sock.recv_multipart()
+                self.messages.append((topic.decode(), json.loads(data)))
+        self.sock.close()
+
+
+def play_session(config: TableConfig, scenario_path: Path, capture: Capture) -> list[tuple[str, Any, Any]]:
+    """The scenario's rounds as input commands; every (schema, request, reply) exchanged."""
+    z = config.spec.zeromq
+    client = CommandClient(z.command, timeout=10, key=local_key(config))
+    exchanges: list[tuple[str, Any, Any]] = []
+
+    def call(request: dict[str, Any], valid: bool = True) -> dict[str, Any]:
+        reply = client.send_raw(json.dumps(request).encode())
+        exchanges.append((f"request.{request['cmd']}" if valid else "invalid", request, reply))
+        return reply
+
+    scenario = load_scenario(scenario_path)
+    mirror = scenario.new_table()
+    for seat, amount in sorted(scenario.spec.credits.items()):
+        call({"cmd": "credit_in", "seat": seat, "amount": amount, "by": "cashier"})
+    for n, spec in enumerate(scenario.spec.rounds, start=1):
+        for inp in round_inputs(mirror, spec, n, first=n == 1):
+            mirror.apply(inp)
+            reply = call({"cmd": "input", "input": inp.to_dict(), "table": config.table_id})
+            assert reply["ok"], reply
+    for request in ({"cmd": "status"}, {"cmd": "meters"}, {"cmd": "meters", "seat": 1}, {"cmd": "recall"},
+                    {"cmd": "snapshot"}, {"cmd": "ping"}, {"cmd": "close"},
+                    {"cmd": "ping", "table": "another"}, {"cmd": "void", "ref": "v-1"},
+                    {"cmd": "void", "ref": "v-1"}):
+        call(request)
+    call({"cmd": "bet", "seat": 1}, valid=False)  # answered with an error naming the missing field
+    for since in (None, 0, 3):
+        request = {} if since is None else {"since": since}
+        exchanges.append(("SnapshotRequest", request, request_snapshot(z.snapshot, since)))
+    client.close()
+    deadline = time.monotonic() + 10
+    while not any(t.endswith(".heartbeat") and p["last_seq"] == mirror_seq(exchanges)
+                  for t, p in capture.messages):
+        assert time.monotonic() < deadline, "no heartbeat at the last seq"
+        time.sleep(0.05)
+    return exchanges
+
+
+def mirror_seq(exchanges: list[tuple[str, Any, Any]]) -> int:
+    return max(reply.get("seq", 0) for _, _, reply in exchanges)
+
+
+def reply_schema(name: str, reply: dict[str, Any]) -> str:
+    if not reply["ok"]:
+        return "ErrorReply"
+    if name == "SnapshotRequest":
+        return "SnapshotReply"
+    cmd = name.removeprefix("request.")
+    return f"reply.{cmd}" if f"reply.{cmd}" in validator_names() else "InputReply"
+
+
+@cache
+def validator_names() -> frozenset[str]:
+    return frozenset(build_schema()["$defs"])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_message_of_a_session_validates(game: str, tmp_path: Path) -> None:
+    config, _ = session_table(tmp_path, game)
+    shoe = SimulatedShoe("v1", seed=1)
+    link = shoe.open_pty(tmp_path / "shoe")
+    capture = Capture(config.spec.zeromq.pub)
+    try:
+        with DaemonThread(Daemon(config, shoe_port=link, fsync=False)):
+            capture.start()
+            deadline = time.monotonic() + 10
+            while not any(t.endswith(".heartbeat") for t, _ in capture.messages):  # connected
+                assert time.monotonic() < deadline, "no heartbeat"
+                time.sleep(0.02)
+            shoe.lid(True)  # a shoe status (and a device event) between rounds
+            shoe.lid(False)
+            while not any(p.get("event") == "shoe_lid_closed" for _, p in capture.messages):
+                assert time.monotonic() < deadline + 10, "no lid_closed status"
+                time.sleep(0.02)
+            probe = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
+            while probe.call("status")["offline"]:
+                time.sleep(0.02)
+            probe.close()
+            exchanges = play_session(config, ROOT / f"tests/scenarios/{game}.yaml", capture)
+    finally:
+        capture.stop.set()
+        if capture.is_alive():
+            capture.join()
+        shoe.close()
+    for name, request, reply in exchanges:
+        if name != "invalid":
+            check(name, request)
+        check(reply_schema(name, reply), reply)
+        assert reply["table"] == config.table_id and "journal_id" in reply
+    topics = set()
+    for topic, payload in capture.messages:
+        table, _, name = topic.partition(".")
+        assert table == config.table_id, (topic, payload)
+        assert payload["event"] == name or name == "shoe_status", (topic, payload)
+        if "seq" in payload:
+            check(f"event.{name}", payload)
+            check("event", payload)
+        else:
+            side = {"lamps": "Lamps", "heartbeat": "Heartbeat", "shoe_status": "ShoeStatusMessage"}
+            check(side[name], payload)
+            check("side_topic", payload)
+        topics.add(name)
+    assert {"round_settled", "card_dealt", "wager_placed", "lamps", "heartbeat", "shoe_status"} <= topics
+
+
+def test_events_reference_lists_every_field_the_schema_has() -> None:
+    """docs/events.md's table: each event's fields (and closed value sets) as the schema says."""
+    text = (ROOT / "docs/events.md").read_text(encoding="utf-8")
+    defs = build_schema()["$defs"]
+    for cls in event_classes():
+        row = re.search(rf"^\| `{cls.event}` \| ([^|]*) \|", text, re.M)
+        assert row is not None, f"docs/events.md has no row for {cls.event}"
+        cell = row.group(1)
+        top = re.sub(r"\([^)]*\)", "", cell)
+        documented = set(re.findall(r"`(\w+)`", top))
+        props = defs[f"event.{cls.event}"]["properties"]
+        assert documented == set(props) - {"event", "table", "seq"}, cls.event
+        for field, prop in props.items():
+            values = prop.get("enum")
+            if values:
+                listed = re.search(rf"`{field}` \(([^)]*)\)", cell)
+                assert listed is not None, f"{cls.event}.{field}: values not listed"
+                assert set(re.findall(r"`(\w+)`", listed.group(1))) == set(values), f"{cls.event}.{field}"
+            if {"type": "null"} in prop.get("anyOf", []):
+                assert re.search(rf"`{field}`[^,]*null", cell), f"{cls.event}.{field} is nullable: say so"
