@@ -17,7 +17,7 @@ demo: $(BIN)/.installed
 	$(BIN)/croupier demo
 
 lint: $(BIN)/.installed
-	$(BIN)/ruff check controller drivers vision signage tests bench
+	$(BIN)/ruff check controller drivers vision signage tests bench examples
 	$(BIN)/mypy controller drivers signage
 
 # The signage page's browser tests drive Debian's Chromium (Playwright comes with the dev extra and

@@ -14,6 +14,7 @@ from controller.tools import ctl, daemon_run, demo, journal_cmd, keys_cmd, scena
 from drivers.gpio import cli as gpio_cli
 from drivers.shoe import cli as shoe_cli
 from signage import display_cmd, roads_cmd
+from vision import cli as vision_cli
 
 #: ``croupier math GAME``: par sheets, and ``croupier simulate GAME``: many rounds through the
 #: real engine. Each is a module of the game's package (``par_sheet``, ``simulation``) with
@@ -77,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim_sub = p.add_subparsers(dest="device", required=True, metavar="DEVICE")
     shoe_cli.register(sub, sim_sub)  # also adds `croupier shoe read`
     gpio_cli.register(sim_sub)
+    vision_cli.register(sub)
 
     p = sub.add_parser("math", help="exact probabilities and house edges (par sheets)")
     _add_tools(p.add_subparsers(dest="game", required=True, metavar="GAME"), MATH_TOOLS)

@@ -28,10 +28,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--display",
         default=DEFAULT,
         metavar="HOST:PORT",
-        help=f"serve the signage page there (default {DEFAULT}; if that port is taken, a free one, "
-        "and the address is printed)",
+        help=f"serve the signage page there (default {DEFAULT}, or any free port with --ports; if the "
+        "port is taken, a free one; the address is printed)",
     )
     parser.add_argument("--no-display", action="store_true", help="do not start the signage display")
+
+
+def listen_for(args: argparse.Namespace) -> str:
+    """Where the demo's display listens: ``--display``; with ``--ports`` and no ``--display``, a free port
+    (``--ports`` asks for a demo that keeps off the default ports)."""
+    if args.ports and args.display == DEFAULT:
+        return "127.0.0.1:0"
+    return str(args.display)
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -46,12 +54,26 @@ def _port_free(host: str, port: int) -> bool:
 def start_display(
     table: Path, pub: str, snapshot: str, listen: str, work: Path
 ) -> tuple[subprocess.Popen[bytes], str, str | None]:
-    """Start ``croupier display``; (process, its URL, a note if the asked port was taken)."""
+    """Start ``croupier display``; (process, its URL, a note if the asked port was taken).
+
+    The default port may be held by another demo or display on the machine:
+    then a free port is used, and the note says so (the address is printed).
+    """
     host, _, port_text = listen.rpartition(":")
-    note = None
+    taken = f"port {port_text} is taken; the display uses a free port instead"
     if port_text.isdigit() and int(port_text) and not _port_free(host or "127.0.0.1", int(port_text)):
-        note = f"port {port_text} is taken; the display uses a free port instead"
-        listen = f"{host}:0"
+        return (*_launch(table, pub, snapshot, f"{host}:0", work), taken)
+    try:
+        return (*_launch(table, pub, snapshot, listen, work), None)
+    except DisplayStartError as exc:
+        if "address already in use" not in str(exc) or not port_text.isdigit() or not int(port_text):
+            raise
+        return (*_launch(table, pub, snapshot, f"{host}:0", work), taken)  # taken since we looked
+
+
+def _launch(
+    table: Path, pub: str, snapshot: str, listen: str, work: Path
+) -> tuple[subprocess.Popen[bytes], str]:
     log_path = work / "display.log"
     cmd = [
         sys.executable,
@@ -81,7 +103,7 @@ def start_display(
         text = log_path.read_text(encoding="utf-8", errors="replace")
         for line in text.splitlines():
             if line.startswith("display: http"):
-                return proc, line.split()[1], note
+                return proc, line.split()[1]
         if proc.poll() is not None:
             raise DisplayStartError(f"the display exited ({proc.returncode}):\n{text}")
         time.sleep(0.05)

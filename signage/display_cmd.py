@@ -57,8 +57,13 @@ def settings_of(config: TableConfig) -> dict[str, Any]:
     spec = config.spec.display
     out = spec.model_dump()
     out["title"] = spec.title or config.spec.description or config.table_id
+    currency = config.spec.currency
+    symbol = spec.symbol if spec.symbol is not None else (f"{currency.code} " if currency.code else "")
+    money = currency.currency()
     limits = config.limits
-    out["limits"] = {"min_bet": limits.min_bet, "max_bet": limits.max_bet}
+    out["symbol"] = symbol
+    out["limits_text"] = {"min_bet": symbol + money.format(limits.min_bet),
+                          "max_bet": symbol + money.format(limits.max_bet)}
     return out
 
 

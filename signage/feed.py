@@ -39,6 +39,10 @@ log = logging.getLogger("croupier.display")
 SNAPSHOT_TIMEOUT = 2.0
 
 
+class FrameError(ValueError):
+    """A published message the display cannot use: ``<table>: <what is wrong>``."""
+
+
 class TableFeed:
     """One table: its sockets, its :class:`TableView`, and the browsers waiting for changes."""
 
@@ -134,21 +138,41 @@ class TableFeed:
         self.synced = True
         return True
 
+    def take_frame(self, data: bytes) -> str:
+        """One PUB message's JSON frame; :class:`FrameError` names the table and what is wrong."""
+        try:
+            payload = json.loads(data)
+        except (ValueError, UnicodeDecodeError):
+            raise FrameError(f"{self.table}: a message that is not JSON: {data[:80]!r}") from None
+        if not isinstance(payload, dict):
+            raise FrameError(f"{self.table}: a message that is not a JSON object: {data[:80]!r}")
+        return self._take(payload)
+
     def _take(self, payload: dict[str, Any]) -> str:
         """Apply one published message: ``ok``, ``side``, ``gap`` (resync needed) or ``old``."""
         if "seq" not in payload:
             if payload.get("event") == "heartbeat":
                 if payload.get("journal_id") != self.view.journal:
                     return "journal"  # the table's journal was replaced: redraw everything
-                if int(payload.get("last_seq", 0)) > self.view.seq:
+                last_seq = payload.get("last_seq", 0)
+                if isinstance(last_seq, int) and last_seq > self.view.seq:
                     return "gap"  # events we never saw: re-sync now, not at the next event
             return "side"  # a side topic: the table is alive; nothing numbered changed
-        seq = int(payload["seq"])
+        seq = payload["seq"]
+        if not isinstance(seq, int) or not isinstance(payload.get("event"), str):
+            raise FrameError(
+                f"{self.table}: an event needs an integer seq and an event name: {payload!r:.120}"
+            )
         if seq <= self.view.seq:
             return "old"
         if seq != self.view.seq + 1:
             return "gap"
-        self.view.apply(payload)
+        try:
+            self.view.apply(payload)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise FrameError(
+                f"{self.table}: event seq {seq} ({payload['event']}) does not fit: {exc!r}"
+            ) from None
         return "ok"
 
     async def run(self) -> None:
@@ -176,11 +200,14 @@ class TableFeed:
                         break
                     self.last_heard = time.monotonic()
                     try:
-                        payload = json.loads(data)
-                    except ValueError:
-                        log.warning("%s: a message that is not JSON: %r", self.table, data[:80])
-                        continue
-                    what = self._take(payload)
+                        what = self.take_frame(data)
+                    except FrameError as exc:
+                        # Shown on the screen and logged; the table's own journal is the record,
+                        # so a fresh snapshot puts the screen right.
+                        log.warning("%s", exc)
+                        self.view.problem = str(exc)
+                        need = "journal"
+                        break
                     if what in ("gap", "journal"):
                         need = what
                         break
@@ -220,6 +247,7 @@ class TableFeed:
 
 async def run_feeds(feeds: list[TableFeed]) -> None:
     """Run every table's feed; one table's trouble never stops the others."""
+
     async def guarded(feed: TableFeed) -> None:
         while True:
             try:

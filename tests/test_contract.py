@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 import yaml
 import zmq
-from test_daemon_support import free_port_base
+from shipped_support import shipped_table
 
 from controller.daemon.client import CommandClient, local_key, request_snapshot
 from controller.daemon.config import TableConfig, load_table
@@ -56,33 +56,16 @@ def check(name: str, message: dict[str, Any]) -> None:
 
 
 def session_table(tmp: Path, game: str) -> tuple[TableConfig, dict[str, Any]]:
-    """The shipped simulated table of ``game`` (panels, shoe), with the scenario's options and limits,
-    on free ports and a state dir in ``tmp``."""
-    shipped = yaml.safe_load((ROOT / f"firmware_configs/tables/{game}_sim.yaml").read_text())
+    """The shipped simulated table of ``game`` (panels, shoe) with the scenario's options and limits."""
     scenario = yaml.safe_load((ROOT / f"tests/scenarios/{game}.yaml").read_text())
-    base = free_port_base()
     table = scenario.get("table", {})
-    data = {
-        **shipped,
-        "options": scenario.get("options", {}),
-        "limits": {k: table[k] for k in ("unit", "min_bet", "max_bet") if k in table} or shipped["limits"],
-        "zeromq": {"pub": f"tcp://127.0.0.1:{base}", "snapshot": f"tcp://127.0.0.1:{base + 1}",
-                   "command": f"tcp://127.0.0.1:{base + 2}", "heartbeat": 0.2},
-        "gpio": {**shipped["gpio"], "control": f"tcp://127.0.0.1:{free_port_base()}"},
-        "state_dir": str(tmp / "state"),
-        "panels": [p if isinstance(p, str) else p for p in shipped["panels"]],
-        "shoe": {"profile": str(ROOT / "firmware_configs/shoes/sim_v1.yaml"), "port": str(tmp / "shoe")},
-    }
+    overrides: dict[str, Any] = {"options": scenario.get("options", {})}
+    limits = {k: table[k] for k in ("unit", "min_bet", "max_bet") if k in table}
+    if limits:
+        overrides["limits"] = limits
     if "seats" in table:
-        data["seats"] = table["seats"]
-    data.pop("simulation", None)
-    for i, entry in enumerate(data["panels"]):  # relative to the shipped file's folder
-        rel = entry if isinstance(entry, str) else entry["map"]
-        absolute = str((ROOT / "firmware_configs/tables" / rel).resolve())
-        data["panels"][i] = absolute if isinstance(entry, str) else {**entry, "map": absolute}
-    path = tmp / f"{game}.yaml"
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return load_table(path), scenario
+        overrides["seats"] = table["seats"]
+    return load_table(shipped_table(tmp, game, **overrides)), scenario
 
 
 class Capture(threading.Thread):

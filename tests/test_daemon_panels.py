@@ -69,7 +69,8 @@ class Table:
 
 def stable(status: dict[str, Any]) -> dict[str, Any]:
     """The table's state in a status reply, without what changes with every input (seq, rows, time)."""
-    return {k: v for k, v in status.items() if k not in ("seq", "journal", "uptime", "gpio", "shoe_device")}
+    moving = ("seq", "journal", "uptime", "gpio", "shoe_device", "selftest")
+    return {k: v for k, v in status.items() if k not in moving}
 
 
 # ------------------------------------------------------------------ the table file

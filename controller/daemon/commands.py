@@ -126,8 +126,6 @@ QUERIES: Final[dict[str, tuple[_Fields, str]]] = {
 
 _COMMON: Final = {"cmd", "ref", "by", "table"}
 
-#: Longest request accepted, in bytes (a command is a few hundred; docs/security.md).
-MAX_REQUEST: Final = 16 * 1024
 #: Longest text per field; any other string (an input's device, detail, reason...) gets ``MAX_TEXT``.
 TEXT_LIMITS: Final[dict[str, int]] = {"by": 64, "ref": 200, "spot": 32, "action": 32, "card": 8, "cmd": 32}
 MAX_TEXT: Final = 200
@@ -152,8 +150,6 @@ def parse_command(
     bounded by the table's: a wager by ``max_bet``, a credit movement or a
     decision's stake by ``max_credit``.
     """
-    if len(raw) > MAX_REQUEST:
-        raise CommandError(f"request of {len(raw)} bytes: the limit is {MAX_REQUEST}")
     try:
         data = loads_request(raw)
     except RequestError as exc:

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from controller.configfile import ConfigFileError, validation_problems
+from controller.configfile import ConfigFileError, read_yaml, validation_problems
 from controller.daemon.auth import is_loopback
+from controller.daemon.camera_config import CameraSettings, CameraSpec, resolve_camera
 from controller.daemon.endpoints import check_endpoint
 from controller.games import GAMES, check_game_name
 from controller.games.base import Game, GameOptions
@@ -188,6 +188,8 @@ class TableFile(BaseModel):
     limits: LimitsSpec = Field(default_factory=LimitsSpec)
     currency: CurrencySpec = Field(default_factory=CurrencySpec)
     shoe: ShoeSpec | None = None
+    #: A card-reading camera (docs/vision.md); OpenCV is imported only when this is set.
+    camera: CameraSpec | None = None
     #: Pin maps (paths, or :class:`PanelEntry`), relative to the table file or ``firmware_configs/``.
     panels: list[str | PanelEntry] = Field(default_factory=list)
     gpio: GpioSpec | None = None
@@ -226,6 +228,7 @@ class TableConfig:
     state_dir: Path
     #: (where it came from, the validated map as the table uses it), in file order.
     panels: tuple[tuple[str, PinMap], ...] = ()
+    camera: CameraSettings | None = None
 
     @property
     def table_id(self) -> str:
@@ -261,13 +264,7 @@ def _find_profile(table_path: Path, name: str, folder: str = "shoes") -> Path | 
 def load_table(path: Path | str) -> TableConfig:
     """Read and validate a table file; :class:`TableFileError` names the file, key and reason."""
     path = Path(path)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TableFileError(path, [(None, f"cannot read: {exc}")]) from None
-    except yaml.YAMLError as exc:
-        raise TableFileError(path, [(None, f"not valid YAML: {exc}".replace("\n", " "))]) from None
-    return parse_table(raw, path)
+    return parse_table(read_yaml(path, TableFileError), path)
 
 
 def parse_table(raw: object, path: Path) -> TableConfig:
@@ -319,13 +316,14 @@ def parse_table(raw: object, path: Path) -> TableConfig:
             if profile is not None and spec.shoe.port is not None:
                 profile = profile.model_copy(update={"port": spec.shoe.port})
     panels = _panels(spec, path, seats, problems)
+    camera = None if spec.camera is None else resolve_camera(spec.camera, path, _find_profile, problems)
     problems.extend(exposure_problems(spec.zeromq, spec.security))
     if problems:
         raise TableFileError(path, problems)
     state_dir = Path(spec.state_dir)
     if not state_dir.is_absolute():
         state_dir = (path.parent / state_dir).resolve()
-    return TableConfig(path, spec, options, limits, profile, profile_path, state_dir, panels)
+    return TableConfig(path, spec, options, limits, profile, profile_path, state_dir, panels, camera)
 
 
 def exposure_problems(zmq_spec: ZmqSpec, security: SecuritySpec) -> list[tuple[str | None, str]]:

@@ -161,6 +161,8 @@ class ErrorReply(Identity):
     cmd: NotRequired[str]
     refused: NotRequired[Literal[True]]
     wrong_table: NotRequired[Literal[True]]
+    #: The caller's key has a role that may not send this command (docs/security.md).
+    denied: NotRequired[Literal[True]]
     journal_fault: NotRequired[Literal[True]]
     row: NotRequired[int]
     seq: NotRequired[int]
@@ -191,6 +193,8 @@ class ShoeDevice(TypedDict):
     port: str
     protocol: str
     connected: bool
+    #: What the table makes of the line: a shoe that cannot be opened or went away is offline.
+    state: Literal["connected", "device_offline"]
     last_status: dict[str, Any] | None
     flags: NotRequired[dict[str, bool]]
     last_heartbeat: NotRequired[dict[str, Any] | None]
@@ -208,6 +212,17 @@ class GpioStatus(TypedDict):
     maps: list[str]
     control: str | None
     lamps: Lamps
+
+
+class CameraStatus(TypedDict):
+    """A camera table's camera: its source, deck profile, whether frames arrive, the last reading."""
+
+    source: str
+    deck: str
+    online: bool
+    frames: int
+    cards: int
+    last: dict[str, Any] | None
 
 
 class StatusReply(Identity):
@@ -229,8 +244,17 @@ class StatusReply(Identity):
     journal: JournalInfo
     shoe_device: ShoeDevice | None
     gpio: GpioStatus | None
+    camera: CameraStatus | None
     uptime: float
     fsync: bool
+    selftest: SelfTestInfo
+
+
+class SelfTestInfo(TypedDict):
+    """The start-up checks (docs/daemon.md, "Start-up"): one line per check, ``ok: ...`` or ``FAULT: ...``."""
+
+    passed: bool
+    checks: dict[str, str]
 
 
 class TableMeters(TypedDict):

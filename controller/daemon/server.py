@@ -44,6 +44,8 @@ from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
 from controller.daemon.panels import PanelHost
 from controller.daemon.recall import recall_from_journal
 from controller.daemon.requests import Pacer, RequestError, limit_inbound, loads_request, quote
+from controller.daemon.sdnotify import notify, watchdog_interval
+from controller.daemon.selftest import HELLO_TIMEOUT, SelfTest
 from controller.daemon.service import Applied, TableService, dumps
 from controller.daemon.shoe_link import ShoeLink
 from controller.daemon.statelock import StateDirLock
@@ -59,6 +61,7 @@ log = logging.getLogger("croupier.daemon")
 #: The device a failed whole-journal check takes offline (Daemon._verify_journal).
 JOURNAL_DEVICE = "journal"
 #: Device names of the shoe's statuses that halt play (journaled as DeviceStatus inputs).
+SHOE_HELLO = "shoe hello"
 SHOE_LID = "shoe lid"
 SHOE_FAULT = "shoe fault"
 
@@ -121,8 +124,16 @@ class Daemon:
         use_shoe: bool = True,
         gpio_control: str | None = None,
         parent_pid: int | None = None,
+        hello_timeout: float = HELLO_TIMEOUT,
+        keys_dir: Path | None = None,
     ) -> None:
         self.config = config
+        #: The start-up checks (docs/daemon.md, "Start-up"); the shoe's hello is awaited this long.
+        self.selftest = SelfTest()
+        self.selftest.passed("config", str(config.path))
+        self.hello_timeout = hello_timeout
+        #: The CurveZMQ key folder (``croupier run --keys``; else the table file's, docs/security.md).
+        self.keys_dir = keys_dir or config.key_folder(state_dir)
         #: Stop (as on SIGTERM) once this process is no longer our parent (a supervisor that died).
         self.parent_pid = parent_pid
         self.state_dir = state_dir or config.state_dir
@@ -137,6 +148,8 @@ class Daemon:
         self.shoe_profile = profile
         self.service: TableService | None = None
         self.shoe: ShoeLink | None = None
+        #: The camera link (controller.daemon.camera_link), when the table file has a camera section.
+        self.camera: Any = None
         self.shoe_status: dict[str, Any] | None = None
         #: Sends DISPENSE when a card is due (profile ``mode: dealing_shuffler``), else None.
         self.dispenser: Dispenser | None = None
@@ -187,6 +200,8 @@ class Daemon:
             self._lock = None
             raise
         self.service = service
+        self.selftest.passed("journal", f"{service.journal.path}: {service.replayed} input(s) replayed, "
+                                        f"seq {service.seq}")
         return service
 
     def request_stop(self) -> None:
@@ -212,10 +227,28 @@ class Daemon:
         guard: CurveGuard | None = None
         try:
             try:
-                self.guard = guard = CurveGuard(KeyFolder(self.config.key_folder(self.state_dir)), sync_ctx)
+                self.guard = guard = CurveGuard(KeyFolder(self.keys_dir), sync_ctx)
             except KeyFileError as exc:
                 raise DaemonError(f"cannot use the table's keys: {exc}") from None
             guard.start()
+            # Self-test (controller/daemon/selftest.py): devices before any socket is bound.
+            self.selftest.passed("keys", f"{len(guard.registry)} authorised key(s) in {guard.folder.root}")
+            if self.config.panels:
+                self._open_panels(loop)
+                self.selftest.passed("panels", f"{len(self.config.panels)} pin map(s) opened")
+            if self.shoe_profile is not None:
+                resume = self.service.journal.shoe_cursor if self.service is not None else None
+                self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_frame, resume)
+                if self.shoe_profile.mode == "dealing_shuffler":
+                    assert self.service is not None
+                    self.dispenser = Dispenser(self.shoe.reader, loop, self.submit_from_device,
+                                               self.shoe_profile.dispense_timeout, self.service.table)
+                self.selftest.expect_hello(self.shoe_profile.protocol)
+                self.shoe.start()
+                await self._await_shoe_hello()
+            if self.config.camera is not None:
+                self._open_camera(loop)
+                self.selftest.passed("camera", f"deck {self.camera.profile.name}, {self.camera.describe()}")
             # The event sockets take keys only when the table file says so (security.curve_events).
             events = guard.secure if self.config.spec.security.curve_events else _plain
             self._pub = pub = self._bind(events(sync_ctx.socket(zmq.PUB)), "pub", spec.pub, spec.pub_hwm,
@@ -224,16 +257,6 @@ class Daemon:
             cmd = self._bind(guard.secure(ctx.socket(zmq.ROUTER)), "command", spec.command, ROUTER_HWM,
                              sockets)
             del pub
-            if self.config.panels:
-                self._open_panels(loop)
-            if self.shoe_profile is not None:
-                resume = self.service.journal.shoe_cursor if self.service is not None else None
-                self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_frame, resume)
-                if self.shoe_profile.mode == "dealing_shuffler":
-                    assert self.service is not None
-                    self.dispenser = Dispenser(self.shoe.reader, loop, self.submit_from_device,
-                                               self.shoe_profile.dispense_timeout, self.service.table)
-                self.shoe.start()
             assert self.service is not None
             log.info(
                 "table %s ready: seq %d; pub %s, snapshot %s, command %s%s",
@@ -249,6 +272,7 @@ class Daemon:
                 log.info("%d panel map(s); control %s", len(self.gpio.panels), control or "none")
                 self.gpio.start()
             self.ready.set()
+            notify("READY=1", f"STATUS=table {self.config.table_id}: {self.selftest.summary()}")
             tasks = [
                 asyncio.create_task(self._serve_commands(cmd)),
                 asyncio.create_task(self._serve_snapshots(snap)),
@@ -257,7 +281,11 @@ class Daemon:
             self._verify_journal(loop)
             if self.parent_pid is not None:
                 tasks.append(asyncio.create_task(self._watch_parent(self.parent_pid)))
+            interval = watchdog_interval()
+            if interval is not None:
+                tasks.append(asyncio.create_task(self._watchdog(interval)))
             await self._stop.wait()
+            notify("STOPPING=1")
             for task in tasks:
                 task.cancel()
             for task in tasks:
@@ -268,6 +296,8 @@ class Daemon:
                 self.gpio.stop()
             if self.shoe is not None:
                 await self.shoe.stop()
+            if self.camera is not None:
+                await self.camera.stop()
             for sock in sockets:
                 sock.close(linger=0)
             if guard is not None:
@@ -337,6 +367,24 @@ class Daemon:
             self.publish_side("heartbeat", self.heartbeat())
             await asyncio.sleep(interval)
 
+    async def _await_shoe_hello(self) -> None:
+        """The shoe's part of the self-test: its hello in time, else a journaled, visible fault."""
+        assert self.shoe_profile is not None and self.service is not None
+        if await self.selftest.wait_hello(self.hello_timeout):
+            return
+        what = (f"no {'HELLO' if self.shoe_profile.protocol == 'v1' else 'connection'} from "
+                f"{self.shoe_profile.port} within {self.hello_timeout:g} s of start (self-test)")
+        self.selftest.failed("shoe", what)
+        log.error("shoe: %s; the table is halted until it says hello", what)
+        if SHOE_HELLO not in self.service.table.offline:
+            self.submit_from_device(DeviceStatus(SHOE_HELLO, False, what), "selftest")
+
+    async def _watchdog(self, interval: float) -> None:
+        """systemd's watchdog, pinged from the table's own loop: a loop that stops turning is restarted."""
+        while True:
+            notify("WATCHDOG=1")
+            await asyncio.sleep(interval)
+
     async def _watch_parent(self, pid: int, interval: float = 0.5) -> None:
         """Stop when the parent ``pid`` is gone (we were re-parented): no orphan daemon holding ports."""
         while os.getppid() == pid:
@@ -358,6 +406,20 @@ class Daemon:
         except (BackendError, OSError) as exc:
             raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
         self.gpio = host
+
+    def _open_camera(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start the camera thread; imported here so that a table without a camera never loads OpenCV."""
+        from controller.daemon.camera_link import CameraLink, CameraStartError
+
+        assert self.config.camera is not None and self.service is not None
+        service = self.service
+        try:
+            self.camera = CameraLink(self.config.camera, self.state_dir, loop,
+                                     lambda inp, ref: self.submit(inp, "camera", ref),
+                                     lambda: service.table.offline)
+        except CameraStartError as exc:
+            raise DaemonError(f"cannot start the camera: {exc}") from None
+        self.camera.start()
 
     def _bind(self, sock: Any, name: str, endpoint: str, hwm: int, sockets: list[Any]) -> Any:
         enable_ipv6(sock)
@@ -469,6 +531,8 @@ class Daemon:
                 dispenser.after_card(self.service.table)
             return
         assert isinstance(event, ShoeStatus)
+        if self.selftest.observe(event.status, event.detail) and SHOE_HELLO in self.service.table.offline:
+            self.submit(DeviceStatus(SHOE_HELLO, True, f"shoe said {event.status}"), "shoe")
         self.shoe_status = {"at": time.time(), **event.to_dict()}
         self.publish_side("shoe_status", {"event": f"shoe_{event.status}", "table": self.config.table_id,
                                           "at": round(self.shoe_status["at"], 3), **event.detail})
@@ -609,8 +673,10 @@ class Daemon:
                 "cmd": "status",
                 **service.status(),
                 "shoe_device": shoe,
+                "camera": self.camera.status() if self.camera is not None else None,
                 "gpio": self._gpio_status(),
                 "uptime": round(time.time() - self.started, 1),
+                "selftest": self.selftest.to_dict(),
                 "fsync": self.fsync,
             }
         if q.name == "meters":

@@ -14,6 +14,7 @@ from controller.configfile import validation_problems
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.journal import JournalError
 from controller.daemon.runner import die_with_parent, run_foreground
+from controller.daemon.selftest import HELLO_TIMEOUT
 from controller.daemon.server import Daemon, DaemonError, OptionError
 from controller.daemon.statelock import StateDirBusy
 
@@ -21,6 +22,8 @@ from controller.daemon.statelock import StateDirBusy
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", help="table file (firmware_configs/tables/*.yaml)")
     parser.add_argument("--state-dir", type=Path, help="override the table file's state_dir")
+    parser.add_argument("--keys", type=Path,
+                        help="the table's key folder (override security.keys; docs/security.md)")
     parser.add_argument("--shoe-port", help="override the shoe profile's port (a pty of `croupier sim shoe`)")
     parser.add_argument("--no-shoe", action="store_true", help="run without the shoe (cards by command only)")
     parser.add_argument("--pub", help="override the PUB endpoint")
@@ -37,6 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-fsync",
         action="store_true",
         help="BENCHMARKING ONLY: do not fsync the journal (a power cut can lose the last inputs)",
+    )
+    parser.add_argument(
+        "--hello-timeout", type=float, default=HELLO_TIMEOUT, metavar="S",
+        help=f"self-test: seconds to wait for the shoe's hello before halting the table with a fault "
+        f"(default {HELLO_TIMEOUT:g})",
     )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="least severe log lines written to stderr (default INFO)",
@@ -64,6 +72,8 @@ def build_daemon(args: argparse.Namespace) -> Daemon:
         use_shoe=not args.no_shoe,
         gpio_control=args.gpio_control,
         parent_pid=args.exit_with_parent,
+        hello_timeout=args.hello_timeout,
+        keys_dir=args.keys,
     )
 
 

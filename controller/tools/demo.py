@@ -36,7 +36,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import FIRMWARE_CONFIGS, SimulationSpec, TableConfig, TableFileError, load_table
@@ -50,6 +50,23 @@ from drivers.shoe.sim import SimError, SimulatedShoe
 from signage import demo_display
 
 
+class CardSource(Protocol):
+    """What the dealer deals from: the simulated shoe, or the simulated camera (vision.camera_sim)."""
+
+    @property
+    def mode(self) -> str:
+        """"reader" (the dealer draws each card), "dealing_shuffler" (it deals on DISPENSE) or "camera"."""
+
+    @property
+    def remaining(self) -> int: ...
+
+    def shuffle(self) -> None: ...
+
+    def deal(self) -> Any: ...
+
+    def close(self) -> None: ...
+
+
 class DemoError(RuntimeError):
     """The demo cannot go on (the daemon died, a command failed); the message says why."""
 
@@ -61,7 +78,7 @@ class Dealer:
         self,
         config: TableConfig,
         sim: SimulationSpec,
-        shoe: SimulatedShoe,
+        shoe: CardSource,
         client: CommandClient,
         seed: int,
         rounds: int,
@@ -215,7 +232,8 @@ class Dealer:
 def table_file(args: argparse.Namespace) -> Path:
     if args.table:
         return Path(args.table)
-    return FIRMWARE_CONFIGS / "tables" / f"{args.game}_sim.yaml"
+    kind = "sim_camera" if args.camera_sim else "sim"
+    return FIRMWARE_CONFIGS / "tables" / f"{args.game}_{kind}.yaml"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -236,6 +254,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the events as JSON lines")
     parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
+    parser.add_argument("--camera-sim", action="store_true",
+                        help="deal through the simulated camera (<game>_sim_camera.yaml): each card is "
+                             "drawn, photographed and read by the daemon's card recognition (docs/vision.md)")
     parser.add_argument(
         "--plain", action="store_true",
         help="one line per event instead of the live view (automatic when stdout is not a terminal)",
@@ -244,7 +265,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _start_daemon(
-    args: argparse.Namespace, path: Path, work: Path, shoe_port: str, endpoints: dict[str, str]
+    args: argparse.Namespace, path: Path, work: Path, shoe_port: str | None, endpoints: dict[str, str]
 ) -> tuple[subprocess.Popen[bytes], Path]:
     log_path = work / "daemon.log"
     cmd = [
@@ -255,8 +276,7 @@ def _start_daemon(
         str(path),
         "--state-dir",
         str(work / "state"),
-        "--shoe-port",
-        shoe_port,
+        *(["--shoe-port", shoe_port] if shoe_port else []),
         "--pub",
         endpoints["pub"],
         "--snapshot",
@@ -326,10 +346,21 @@ def run(args: argparse.Namespace) -> int:
         f"(seed {seed}); Ctrl-C stops it.\n"
     )
     work = Path(tempfile.mkdtemp(prefix="croupier-demo-"))
-    mode = config.shoe_profile.mode if config.shoe_profile is not None else "reader"
-    delay = args.delay if args.delay is not None else sim.card_interval
-    shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks, mode=mode,
-                         feed_delay=delay if mode == "dealing_shuffler" else 0.0)
+    shoe: CardSource
+    if config.camera is not None and config.camera.spec.window is not None:
+        from vision.camera_sim import SimulatedCamera  # OpenCV only for a camera table
+
+        window = config.camera.window_path(work / "state")
+        assert window is not None
+        window.parent.mkdir(parents=True, exist_ok=True)
+        spec = config.camera.spec
+        shoe = SimulatedCamera(window, decks=config.new_game().decks, seed=seed, fps=spec.fps,
+                               stable_frames=spec.stable_frames, size=(spec.width, spec.height))
+    else:
+        mode = config.shoe_profile.mode if config.shoe_profile is not None else "reader"
+        delay = args.delay if args.delay is not None else sim.card_interval
+        shoe = SimulatedShoe("v1", seed=seed, decks=config.new_game().decks, mode=mode,
+                             feed_delay=delay if mode == "dealing_shuffler" else 0.0)
     proc: subprocess.Popen[bytes] | None = None
     display: subprocess.Popen[bytes] | None = None
     # The command socket takes authorised keys only: the demo makes its operator key on the fly.
@@ -346,7 +377,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         for sig in handlers:  # SIGTERM (kill, systemd) and SIGHUP (terminal closed) stop it as Ctrl-C does
             signal.signal(sig, _interrupt)
-        shoe_port = shoe.open_pty(work / "shoe")
+        shoe_port = shoe.open_pty(work / "shoe") if isinstance(shoe, SimulatedShoe) else None
         proc, log_path = _start_daemon(args, path, work, shoe_port, endpoints)
         deadline = time.monotonic() + 30
         while True:
@@ -355,7 +386,9 @@ def run(args: argparse.Namespace) -> int:
             with contextlib.suppress(DaemonUnavailable):
                 probe = CommandClient(endpoints["command"], timeout=0.5, key=key)
                 try:
-                    if (probe.call("status").get("shoe_device") or {}).get("connected"):
+                    status = probe.call("status")
+                    camera = status.get("camera") or {}
+                    if (status.get("shoe_device") or {}).get("connected") or camera.get("online"):
                         break
                 finally:
                     probe.close()
@@ -364,7 +397,7 @@ def run(args: argparse.Namespace) -> int:
             time.sleep(0.1)
         if not args.no_display:  # the signage screen, fed by the daemon like any display on the floor
             display, url, note = demo_display.start_display(
-                path, endpoints["pub"], endpoints["snapshot"], args.display, work
+                path, endpoints["pub"], endpoints["snapshot"], demo_display.listen_for(args), work
             )
             out.write(f"Signage display: {url}  (open it in a browser){f'; {note}' if note else ''}\n")
             out.flush()
@@ -394,7 +427,7 @@ def run(args: argparse.Namespace) -> int:
             raise DemoError(f"the simulated dealer stopped: {dealer.error}")
         out.write(f"{dealer.played} rounds played\n")
         out.write("\n".join(summary(endpoints["command"], dealer.played, key)) + "\n")
-        if shoe.mode == "dealing_shuffler":
+        if isinstance(shoe, SimulatedShoe) and shoe.mode == "dealing_shuffler":
             out.write(f"dealing shuffler: {shoe.stats.dispensed} cards dealt on DISPENSE\n")
     except KeyboardInterrupt as exc:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone

@@ -48,13 +48,6 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-function money(minor, d) {
-  const digits = d.minor_digits;
-  const value = digits ? (minor / 10 ** digits).toLocaleString(undefined, {minimumFractionDigits: 0,
-    maximumFractionDigits: digits}) : String(minor);
-  return (d.currency || "") + value;
-}
-
 function cardNode(code, key) {
   const fresh = key && !seenCards.has(key);
   if (key) seenCards.add(key);
@@ -240,7 +233,12 @@ function seatGameHand(view) {
       el("div", {class: "label", text: `${W.seat} ${seat}`}));
     if (isDp) node.append(el("div", {class: "dp-badge", "data-dp": seat, text: W.dp}));
     for (const h of bySeat.get(seat)) {
-      node.append(el("div", {class: "cards", "data-hand": h.name}, ...h.cards.map((c, i) => cardNode(c, `${view.round}/${h.name}/${i}/${c}`))));
+      const sub = h.name.replace(/^seat \d+ ?/, "");
+      node.append(el("div", {class: "cards", "data-hand": h.name},
+        ...h.cards.map((c, i) => cardNode(c, `${view.round}/${h.name}/${i}/${c}`)),
+        h.total != null || sub ? el("div", {class: "hand-info", "data-hand-outcome": h.outcome || ""},
+          [sub, h.total != null ? String(h.total) : "", h.outcome ? (W[h.outcome] || h.outcome) : ""]
+            .filter(Boolean).join(" · ")) : null));
     }
     if (view.phase !== "dealing" && seat in view.outcomes) {
       const [cls, word] = outcomeWord(view.outcomes[seat]);
@@ -282,9 +280,8 @@ function render(view) {
   const phase = document.getElementById("phase");
   phase.textContent = W[view.phase] || view.phase;
   phase.className = `phase ${view.phase}`;
-  const lim = view.limits && view.limits.min_bet != null ? view.limits : d.limits || {};
-  document.getElementById("limits").textContent =
-    lim.min_bet != null ? `${W.min} ${money(lim.min_bet, d)} · ${W.max} ${money(lim.max_bet, d)}` : "";
+  const lim = d.limits_text;  // written by the display as the table's currency says
+  document.getElementById("limits").textContent = lim ? `${W.min} ${lim.min_bet} · ${W.max} ${lim.max_bet}` : "";
 
   const tilt = document.getElementById("banner-tilt");
   tilt.hidden = !view.tilt;

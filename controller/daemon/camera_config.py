@@ -1,0 +1,105 @@
+"""The ``camera`` section of a table file: a card-reading camera instead of (or beside) a shoe.
+
+Kept apart from ``config.py`` and free of OpenCV: a table file is validated
+(and a daemon without a camera runs) on a machine without the ``vision``
+extra; OpenCV is imported only by the camera link, when a camera is
+configured. Exactly one frame source is named: ``device`` (a camera through
+OpenCV), ``replay`` (a folder of images or a video file, for tests and
+demos) or ``window`` (the simulated camera: one image file re-read for each
+frame, which ``croupier demo --camera-sim`` paints).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class CameraSpec(BaseModel):
+    """Where frames come from, the deck they are read against, and when a read counts."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: The enrolled deck profile (``croupier vision enroll``), relative to the table file or
+    #: firmware_configs/.
+    deck: str = Field(min_length=1)
+    #: A camera: its index (0) or device path (/dev/video0).
+    device: int | str | None = None
+    #: A folder of images (name order) or a video file, played once, relative to the table file.
+    replay: str | None = None
+    #: The simulated camera's image file, relative to the state directory.
+    window: str | None = None
+    width: int = Field(default=640, ge=64, le=4096)
+    height: int = Field(default=480, ge=48, le=4096)
+    #: Manual exposure (the driver's units; V4L2: 100 us steps); None leaves automatic exposure on.
+    exposure: float | None = None
+    #: Manual focus (the driver's units, 0 = infinity on most UVC cameras); None leaves autofocus on.
+    focus: float | None = None
+    #: Frames per second asked for (replay and window sources are paced to it).
+    fps: float = Field(default=15.0, gt=0, le=120)
+    #: A card is reported after this many consecutive frames read it the same.
+    stable_frames: int = Field(default=3, ge=1, le=60)
+    #: Seconds without a frame before the camera is offline (a tilt, as an unplugged shoe).
+    offline_after: float = Field(default=2.0, gt=0, le=600)
+    #: Where the frame of each reported card is kept, relative to the state directory.
+    audit_dir: str = "camera-audit"
+
+    @model_validator(mode="after")
+    def _one_source(self) -> CameraSpec:
+        named = [k for k in ("device", "replay", "window") if getattr(self, k) is not None]
+        if len(named) != 1:
+            raise ValueError(
+                "name exactly one frame source: device (a camera), replay (a folder or video) "
+                f"or window (the simulated camera); got {', '.join(named) or 'none'}"
+            )
+        return self
+
+
+@dataclass(frozen=True)
+class CameraSettings:
+    """A validated camera section with its paths resolved (the state-relative ones at start)."""
+
+    spec: CameraSpec
+    deck_path: Path
+    replay_path: Path | None
+
+    def window_path(self, state_dir: Path) -> Path | None:
+        if self.spec.window is None:
+            return None
+        window = Path(self.spec.window)
+        return window if window.is_absolute() else state_dir / window
+
+    def audit_path(self, state_dir: Path) -> Path:
+        audit = Path(self.spec.audit_dir)
+        return audit if audit.is_absolute() else state_dir / audit
+
+
+def resolve_camera(
+    spec: CameraSpec,
+    table_path: Path,
+    find: Callable[[Path, str, str], Path | None],
+    problems: list[tuple[str | None, str]],
+) -> CameraSettings | None:
+    """Check the deck profile and the replay source exist; problems name ``camera.<key>``."""
+    deck = find(table_path, spec.deck, "decks")
+    if deck is None:
+        problems.append(
+            (
+                "camera.deck",
+                f"no deck profile {spec.deck!r} next to the table file or in "
+                "firmware_configs/decks (enrol one: croupier vision enroll)",
+            )
+        )
+    replay = None
+    if spec.replay is not None:
+        replay = Path(spec.replay)
+        if not replay.is_absolute():
+            replay = (table_path.parent / replay).resolve()
+        if not replay.exists():
+            problems.append(("camera.replay", f"no folder or video file {replay}"))
+    if deck is None or problems:
+        return None
+    return CameraSettings(spec, deck, replay)

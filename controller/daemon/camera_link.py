@@ -1,0 +1,200 @@
+"""The camera's reader thread: frames in, stable card reads out, through the daemon's one input path.
+
+A card the camera is sure of becomes the same :class:`CardSeen` input a shoe
+produces (so it meets the same rules and tilts), submitted with source
+``camera``; the frame it was read from is saved first (``audit_dir``), and
+its path is the input's ``ref`` in the journal (``camera:<path>``), so every
+card dealt by camera can be looked at again in a dispute. A camera that
+gives no frame for ``offline_after`` seconds is a ``DeviceStatus`` offline
+input (``device_offline`` tilt mid-deal), and back online when frames come
+again, exactly as an unplugged shoe.
+
+This module imports OpenCV (through ``vision``); the daemon imports it only
+when the table file has a ``camera`` section.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import cv2
+
+from controller.daemon.camera_config import CameraSettings
+from controller.inputs import CardSeen, DeviceStatus, Input
+from vision.profile import DeckProfile, ProfileError, load_profile
+from vision.recognise import Image, Reading, recognise
+from vision.sources import CaptureSource, FrameSource, ReplaySource, SourceError, WindowSource
+from vision.stable import StableReads
+
+log = logging.getLogger("croupier.daemon.camera")
+
+#: The device name in DeviceStatus inputs and ``device_offline`` tilts.
+CAMERA = "camera"
+
+
+class CameraStartError(RuntimeError):
+    """The camera's deck profile cannot be used; the message names the file and key."""
+
+
+class CameraLink:
+    """Runs the camera thread; ``submit(input, ref)`` is called on the loop for each input it makes."""
+
+    def __init__(
+        self,
+        settings: CameraSettings,
+        state_dir: Path,
+        loop: asyncio.AbstractEventLoop,
+        submit: Callable[[Input, str | None], object],
+        offline: Callable[[], Mapping[str, str]],
+    ) -> None:
+        self.settings = settings
+        spec = settings.spec
+        try:
+            self.profile: DeckProfile = load_profile(settings.deck_path)
+        except ProfileError as exc:
+            raise CameraStartError(f"camera.deck: {exc}") from None
+        self.state_dir = state_dir
+        self.audit_dir = settings.audit_path(state_dir)
+        self.window = settings.window_path(state_dir)
+        self._loop = loop
+        self._submit = submit
+        self._offline = offline
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+        self.stable = StableReads(spec.stable_frames)
+        self.frames = 0
+        self.cards = 0
+        self.online: bool | None = None
+        self.last: Reading | None = None
+        self._saved = 0
+
+    # --- the thread ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.audit_dir.mkdir(parents=True, exist_ok=True)
+        self._thread.start()
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        await self._loop.run_in_executor(None, self._thread.join, 5.0)
+
+    def _open(self) -> FrameSource:
+        spec = self.settings.spec
+        if self.window is not None:
+            return WindowSource(self.window)
+        if self.settings.replay_path is not None:
+            return ReplaySource(self.settings.replay_path)
+        assert spec.device is not None
+        source = CaptureSource(spec.device, spec.width, spec.height, spec.exposure, spec.focus)
+        log.info("camera %r open at %dx%d", spec.device, *source.actual_size)
+        return source
+
+    def _run(self) -> None:
+        spec = self.settings.spec
+        interval = 1.0 / spec.fps
+        last_frame = time.monotonic()
+        source: FrameSource | None = None
+        try:
+            while not self._stopping.is_set():
+                started = time.monotonic()
+                if source is None:
+                    try:
+                        source = self._open()
+                    except SourceError as exc:
+                        log.warning("camera: %s", exc)
+                frame = source.read() if source is not None else None
+                if frame is None:
+                    if started - last_frame >= spec.offline_after and self.online is not False:
+                        self._status(False, f"no frames for {spec.offline_after:g} s")
+                else:
+                    last_frame = started
+                    if self.online is not True:
+                        self._status(True, "frames")
+                    self._frame(frame)
+                self._stopping.wait(max(0.0, interval - (time.monotonic() - started)))
+        except Exception:  # a fault must halt play loudly, not leave a silent camera
+            log.exception("camera thread failed")
+            if self.online is not False:
+                self._status(False, "camera thread failed (see the log)")
+        finally:
+            if source is not None:
+                source.close()
+
+    def _frame(self, frame: Image) -> None:
+        self.frames += 1
+        reading = recognise(frame, self.profile)
+        self.last = reading
+        report = self.stable.feed(reading)
+        if report is None or report.card is None:
+            return
+        path = self._save(frame, report)
+        ref = f"camera:{path}"
+        log.info("camera read %s (confidence %.2f), frame %s", report.card, report.confidence, path)
+        self.cards += 1
+        self._deliver(CardSeen(report.card), ref)
+
+    def _save(self, frame: Image, reading: Reading) -> str:
+        """The frame a card was read from, kept for audit; the name is unique across restarts."""
+        assert reading.card is not None
+        self._saved += 1
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        name = f"{stamp}-{time.time_ns() % 1_000_000_000:09d}-{self._saved:05d}-{reading.card.code}.jpg"
+        path = self.audit_dir / name
+        if not cv2.imwrite(str(path), frame, [cv2.IMWRITE_JPEG_QUALITY, 90]):
+            raise OSError(f"cannot write the audit frame {path}")
+        try:
+            return str(path.relative_to(self.state_dir))
+        except ValueError:
+            return str(path)
+
+    def _status(self, online: bool, detail: str) -> None:
+        (log.info if online else log.warning)("camera %s: %s", "online" if online else "offline", detail)
+        self.online = online
+        self._deliver(DeviceStatus(CAMERA, online, detail), None)
+
+    def _deliver(self, inp: Input, ref: str | None) -> None:
+        """Hand ``inp`` to the loop and wait until it is journaled (or we are stopping)."""
+
+        async def on_loop() -> None:
+            if isinstance(inp, DeviceStatus) and (CAMERA not in self._offline()) == inp.online:
+                return  # the table already knows (after a restart, or a flap)
+            self._submit(inp, ref)
+
+        try:
+            done = asyncio.run_coroutine_threadsafe(on_loop(), self._loop)
+        except RuntimeError:  # the loop is closed: shutting down
+            return
+        while not self._stopping.is_set():
+            try:
+                done.result(timeout=0.2)
+                return
+            except concurrent.futures.TimeoutError:
+                continue
+
+    def describe(self) -> str:
+        """Where frames come from, for the start-up self-test and the log."""
+        spec = self.settings.spec
+        if spec.device is not None:
+            return f"camera {spec.device!r} at {spec.width}x{spec.height}"
+        if self.settings.replay_path is not None:
+            return f"replaying {self.settings.replay_path}"
+        return f"simulated window {self.window}"
+
+    def status(self) -> dict[str, object]:
+        """For ``ctl status``: the source, whether frames arrive, and the last frame's reading."""
+        spec = self.settings.spec
+        source = spec.device if spec.device is not None else spec.replay or str(self.window)
+        return {
+            "source": source,
+            "deck": self.profile.name,
+            "online": bool(self.online),
+            "frames": self.frames,
+            "cards": self.cards,
+            "last": self.last.to_dict() if self.last else None,
+        }

@@ -1,0 +1,107 @@
+"""The display's handling of what arrives on the PUB socket: outside bytes, fuzzed.
+
+Whatever a publisher sends, :meth:`TableFeed.take_frame` either takes it
+(``ok``, ``side``, ``old``, ``gap``, ``journal``) or raises :class:`FrameError`
+naming the table; nothing else escapes to stop the feed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import zmq.asyncio
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from signage.feed import FrameError, TableFeed
+
+OUTCOMES = {"ok", "side", "old", "gap", "journal"}
+
+
+def new_feed(game: str = "baccarat") -> TableFeed:
+    ctx = zmq.asyncio.Context.instance()
+    feed = TableFeed("t1", game, "ipc:///nonexistent/pub", "ipc:///nonexistent/snap", {}, ctx)
+    feed.view.load_snapshot({"seq": 10, "journal_id": "j1", "state": {"game": game, "phase": "idle"}})
+    return feed
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+EVENTS = [
+    "new_shoe",
+    "betting_opened",
+    "betting_closed",
+    "card_dealt",
+    "round_result",
+    "round_settled",
+    "round_voided",
+    "tilt",
+    "tilt_cleared",
+    "dp_set",
+    "device",
+    "heartbeat",
+    "lamps",
+]
+events = st.fixed_dictionaries(
+    {"event": st.sampled_from(EVENTS), "seq": st.integers(9, 12) | json_values},
+    optional={
+        k: json_values
+        for k in (
+            "round",
+            "card",
+            "hand",
+            "result",
+            "settlements",
+            "seat",
+            "device",
+            "online",
+            "journal_id",
+            "last_seq",
+            "reason",
+            "detail",
+        )
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200))
+def test_any_bytes_are_taken_or_refused_by_name(data: bytes) -> None:
+    feed = new_feed()
+    try:
+        assert feed.take_frame(data) in OUTCOMES
+    except FrameError as exc:
+        assert str(exc).startswith("t1: ")
+
+
+@settings(max_examples=400, deadline=None)
+@given(events, st.sampled_from(["baccarat", "swap_hand", "one_card_poker"]))
+def test_event_shaped_messages_are_taken_or_refused_by_name(payload: dict[str, Any], game: str) -> None:
+    feed = new_feed(game)
+    try:
+        assert feed.take_frame(json.dumps(payload).encode()) in OUTCOMES
+    except FrameError as exc:
+        assert str(exc).startswith("t1: ")
+    feed.view.to_dict()  # whatever was taken still draws
+
+
+def test_sequence_rules() -> None:
+    feed = new_feed()
+    frame = lambda **kw: json.dumps(kw).encode()  # noqa: E731
+    assert feed.take_frame(frame(event="betting_opened", seq=10, round=1)) == "old"
+    assert feed.take_frame(frame(event="betting_opened", seq=12, round=1)) == "gap"
+    assert feed.take_frame(frame(event="betting_opened", seq=11, round=1)) == "ok"
+    assert feed.view.phase == "betting"
+    assert feed.take_frame(frame(event="heartbeat", journal_id="j1", last_seq=11)) == "side"
+    assert feed.take_frame(frame(event="heartbeat", journal_id="j1", last_seq=15)) == "gap"
+    assert feed.take_frame(frame(event="heartbeat", journal_id="j2", last_seq=1)) == "journal"
+    assert feed.take_frame(frame(event="lamps", n=3)) == "side"
+    with pytest.raises(FrameError, match="t1: event seq 12 \\(card_dealt\\) does not fit"):
+        feed.take_frame(frame(event="card_dealt", seq=12, round=1))  # no card, no hand
+    with pytest.raises(FrameError, match="not JSON"):
+        feed.take_frame(b"\xff{")

@@ -1,0 +1,165 @@
+"""The camera as a card source of the daemon: stable reads, the journal's audit path, device_offline.
+
+Real parts only: the daemon's loop and sockets, the SQLite journal, OpenCV reading the simulated
+camera's window file (vision.camera_sim paints synthetic photographs into it).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_daemon_support import free_port_base, write_table
+
+from controller.cards import parse_card
+from controller.daemon.client import CommandClient, Subscriber, local_key
+from controller.daemon.config import FIRMWARE_CONFIGS, TableFileError, load_table
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+from vision.camera_sim import SimulatedCamera
+from vision.recognise import Reading
+from vision.stable import StableReads
+
+ROOT = Path(__file__).resolve().parents[1]
+DECK = str(FIRMWARE_CONFIGS / "decks" / "sim_classic.yaml")
+
+
+def next_event(events: Iterator[tuple[str, dict[str, Any]]], name: str) -> dict[str, Any]:
+    for kind, payload in events:
+        if kind == "event" and payload["event"] == name:
+            return payload
+    raise AssertionError(f"no {name} event")
+
+
+@pytest.mark.timeout(120)
+def test_camera_cards_play_a_round_with_audit_frames_and_go_offline_without_frames(tmp_path: Path) -> None:
+    camera_spec = {"deck": DECK, "window": "window.png", "fps": 30, "stable_frames": 2, "offline_after": 0.6}
+    config = load_table(write_table(tmp_path, camera=camera_spec))
+    assert config.camera is not None
+    z = config.spec.zeromq
+    window = config.camera.window_path(config.state_dir)
+    assert window is not None
+    window.parent.mkdir(parents=True, exist_ok=True)
+    camera = SimulatedCamera(window, decks=8, seed=5, fps=30, stable_frames=2)
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        client = CommandClient(z.command, key=local_key(config))
+        deadline = time.monotonic() + 30
+        while not (client.call("status")["camera"] or {}).get("online"):
+            assert time.monotonic() < deadline, "the camera never came online"
+            time.sleep(0.05)
+        sub = Subscriber(z.pub, z.snapshot, config.table_id)
+        events = sub.events(timeout=20)
+        for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"},
+                        {"cmd": "open"}, {"cmd": "bet", "seat": 1, "spot": "banker", "amount": 1000},
+                        {"cmd": "close"}):
+            assert client.call(**request)["ok"]
+        shown = []
+        while client.call("status")["phase"] == "dealing":
+            shown.append(camera.deal().code)
+            assert next_event(events, "card_dealt")["card"] == shown[-1]
+        settled = next_event(events, "round_settled")
+        assert settled["settlements"][0]["seat"] == 1
+        assert len(shown) >= 4
+        status = client.call("status")["camera"]
+        assert status["deck"] == "sim_classic" and status["cards"] == len(shown) and status["frames"] > 10
+        camera.close()  # no window file: no frames
+        offline = next_event(events, "device")
+        assert offline["device"] == "camera" and offline["online"] is False
+        sub.close()
+        client.close()
+    journal = sqlite3.connect(next(config.state_dir.glob("*.sqlite*")))
+    query = "SELECT source, input, ref FROM inputs WHERE source = 'camera' ORDER BY id"
+    rows = journal.execute(query).fetchall()
+    cards = [(inp, ref) for _, inp, ref in rows if '"input": "card"' in inp]
+    assert [parse_card(inp.split('"card": "')[1][:2]).code for inp, _ in cards] == shown
+    for inp, ref in cards:
+        assert ref.startswith("camera:")
+        frame = config.state_dir / ref.removeprefix("camera:")
+        assert frame.is_file() and frame.stat().st_size > 1000
+        assert frame.name.endswith(inp.split('"card": "')[1][:2] + ".jpg")
+    journal.close()
+
+
+def test_a_camera_section_is_checked_and_names_the_key(tmp_path: Path) -> None:
+    with pytest.raises(TableFileError, match="camera.deck"):
+        load_table(write_table(tmp_path, camera={"deck": "nowhere.yaml", "window": "w.png"}))
+    with pytest.raises(TableFileError, match="exactly one frame source"):
+        load_table(write_table(tmp_path, camera={"deck": DECK, "window": "w.png", "device": 0}))
+    with pytest.raises(TableFileError, match="camera.replay"):
+        load_table(write_table(tmp_path, camera={"deck": DECK, "replay": "missing-folder"}))
+    with pytest.raises(TableFileError, match="stable_frames"):
+        load_table(write_table(tmp_path, camera={"deck": DECK, "window": "w.png", "stable_frames": 0}))
+
+
+def test_the_daemon_does_not_import_opencv_without_a_camera() -> None:
+    code = ("import sys; import controller.cli, controller.daemon.server, controller.daemon.config; "
+            "sys.exit(1 if 'cv2' in sys.modules else 0)")
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
+
+
+@pytest.mark.timeout(180)
+def test_demo_camera_sim_plays_baccarat_rounds() -> None:
+    base = free_port_base()
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "demo", "--camera-sim", "--rounds", "2", "--delay", "0",
+         "--seed", "3", "--ports", str(base), "--no-lamps"],
+        cwd=ROOT, text=True, capture_output=True, timeout=170,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("round_settled") == 2
+    assert proc.stdout.count("card_dealt") >= 8
+    assert "2 rounds played" in proc.stdout
+
+
+# --------------------------------------------------------------------------- stable reads
+
+
+def card(code: str) -> Reading:
+    return Reading("card", parse_card(code), 0.95)
+
+
+EMPTY = Reading("empty")
+UNKNOWN = Reading("unknown", reason="glare")
+
+
+def feed(stable: StableReads, readings: list[Reading]) -> list[str]:
+    out = []
+    for r in readings:
+        got = stable.feed(r)
+        if got is not None:
+            assert got.card is not None
+            out.append(got.card.code)
+    return out
+
+
+def test_a_card_is_reported_once_after_k_frames() -> None:
+    assert feed(StableReads(3), [card("QH")] * 2) == []
+    assert feed(StableReads(3), [card("QH")] * 10) == ["QH"]
+
+
+def test_unknown_frames_break_the_count_but_never_repeat_the_card() -> None:
+    stable = StableReads(3)
+    assert feed(stable, [card("QH"), card("QH"), UNKNOWN, card("QH"), card("QH")]) == []
+    assert feed(stable, [card("QH")]) == ["QH"]
+    assert feed(stable, [UNKNOWN] * 5 + [card("QH")] * 5) == []  # the same card behind a passing hand
+
+
+def test_the_same_card_again_needs_an_empty_window_of_k_frames() -> None:
+    stable = StableReads(2)
+    assert feed(stable, [card("7D")] * 3 + [EMPTY] + [card("7D")] * 3) == ["7D"]  # one empty frame: a flicker
+    assert feed(stable, [EMPTY] * 2 + [card("7D")] * 2) == ["7D"]
+
+
+def test_a_different_card_is_reported_without_an_empty_window() -> None:
+    assert feed(StableReads(2), [card("2C")] * 2 + [card("KS")] * 2 + [card("2C")] * 2) == ["2C", "KS", "2C"]
+
+
+def test_stable_frames_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        StableReads(0)

@@ -1,0 +1,119 @@
+"""Card recognition on synthetic scan-window frames: right cards, explicit unknowns, never a wrong card."""
+
+from __future__ import annotations
+
+import random
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from vision_support import profile
+
+from controller.cards import DECK, parse_card
+from vision.dataset import held_out_set
+from vision.detect import find_card
+from vision.evaluate import evaluate
+from vision.recognise import recognise, recognise_face
+from vision.synth import DESIGNS, FLOOR, NEGATIVES, Conditions, negative_scene, render_face, scene
+
+
+@pytest.mark.parametrize("design", ["classic", "lefty"])
+def test_held_out_frames_read_right_or_unknown_never_wrong(design: str) -> None:
+    """Floor conditions (rotation, perspective, blur, noise, gradient, glare, JPEG), seeds never enrolled.
+    ``lefty`` has its indices in the top-right and bottom-left corners."""
+    report = evaluate(held_out_set(DESIGNS[design], seed=4242, count=156, negatives=25), profile(design))
+    assert report["wrong"] == 0, report["wrong_frames"]
+    assert report["false_cards"] == 0, report["wrong_frames"]
+    assert report["accuracy"] >= 0.95, report["unknown_reasons"]  # bench/ measures the large set
+    assert report["card_frames"] == 156 and report["negative_frames"] == 25
+    assert sum(row["frames"] for row in report["per_card"].values()) == 156
+
+
+@pytest.mark.parametrize("kind", NEGATIVES)
+def test_no_card_back_joker_two_cards_or_hand_is_ever_a_card(kind: str) -> None:
+    deck = profile()
+    for seed in range(12):
+        reading = recognise(negative_scene(kind, DESIGNS["classic"], 900 + seed), deck)
+        assert reading.status in ("empty", "unknown"), (kind, seed, reading.card)
+        assert reading.card is None
+        if kind == "empty":
+            assert reading.status == "empty"
+        else:
+            assert reading.reason  # an unknown always says why
+
+
+def test_either_way_up_is_the_same_card() -> None:
+    deck = profile()
+    for code in ("QH", "6S", "9D", "TC", "AS"):
+        card = parse_card(code)
+        face = cv2.resize(render_face(card, DESIGNS["classic"]), deck.spec.face, interpolation=cv2.INTER_AREA)
+        for turned in (face, cv2.rotate(face, cv2.ROTATE_180)):
+            reading = recognise_face(turned, deck)
+            assert reading.status == "card" and reading.card is card, reading.reason
+            assert 0.8 <= reading.confidence <= 1.0
+
+
+def test_an_index_covered_on_one_corner_is_unknown_with_two_index_agreement() -> None:
+    """The default profile wants both indices to agree: cover one and the card is not read."""
+    deck = profile()
+    face = cv2.resize(render_face(parse_card("8C"), DESIGNS["classic"]), deck.spec.face)
+    x0, y0, x1, y1 = deck.spec.index.box
+    covered = face.copy()
+    cv2.rectangle(covered, (x0, y0), (x1, y1), (140, 170, 220), -1)  # a thumb over the top index
+    reading = recognise_face(covered, deck)
+    assert reading.status == "unknown" and "only one index" in reading.reason
+    one_index = deck.spec.accept.model_copy(update={"indices": 1})
+    lenient = type(deck)(deck.spec.model_copy(update={"accept": one_index}), deck.ranks, deck.suits,
+                         aspects=deck.aspects)
+    assert recognise_face(covered, lenient).card is parse_card("8C")
+
+
+def test_another_manufacturers_deck_is_never_read_as_a_wrong_card() -> None:
+    """Templates of one design against photographs of another: unknowns are fine, a wrong card is not."""
+    deck = profile("classic")
+    rng = random.Random(3)
+    wrong = []
+    for i in range(104):
+        card = DECK[i % 52]
+        reading = recognise(scene(card, DESIGNS["serif"], rng.randrange(1 << 30)), deck)
+        if reading.status == "card" and reading.card is not card:
+            wrong.append((card.code, reading.card))
+    assert wrong == []
+
+
+def test_red_ink_on_a_black_suit_shape_is_unknown() -> None:
+    """The colour check: a club printed in red is no card of this deck."""
+    deck = profile()
+    face = render_face(parse_card("7C"), DESIGNS["classic"])
+    red = face.copy()
+    ink = face.min(axis=2) < 120
+    red[ink] = (30, 30, 200)
+    reading = recognise_face(cv2.resize(red, deck.spec.face, interpolation=cv2.INTER_AREA), deck)
+    assert reading.status == "unknown" and "ink is red" in reading.reason
+
+
+def test_a_card_cut_by_the_window_edge_is_refused() -> None:
+    frame = scene(parse_card("KD"), DESIGNS["classic"], 5, cond=Conditions(scale=(0.7, 0.7)))
+    shifted = np.roll(frame, frame.shape[1] // 2, axis=1)  # half the card off one side, on the other
+    detection = find_card(shifted, profile().spec.face)
+    assert detection.status != "card"
+
+
+def test_scenes_are_the_same_for_the_same_seed_and_differ_otherwise() -> None:
+    a = scene(parse_card("2H"), DESIGNS["bold"], 11, cond=FLOOR)
+    b = scene(parse_card("2H"), DESIGNS["bold"], 11, cond=FLOOR)
+    c = scene(parse_card("2H"), DESIGNS["bold"], 12, cond=FLOOR)
+    assert a.shape == (480, 640, 3) and np.array_equal(a, b) and not np.array_equal(a, c)
+    assert scene(parse_card("2H"), DESIGNS["bold"], 11, size=(1280, 720)).shape == (720, 1280, 3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(min_size=16 * 12 * 3, max_size=16 * 12 * 3), st.integers(0, 255))
+def test_arbitrary_pixels_never_crash_and_never_read_as_a_card(data: bytes, offset: int) -> None:
+    frame = cv2.resize(np.frombuffer(data, np.uint8).reshape(12, 16, 3), (320, 240),
+                       interpolation=cv2.INTER_NEAREST)
+    frame = cv2.add(frame, np.full_like(frame, offset % 64))
+    reading = recognise(frame, profile())
+    assert reading.status in ("empty", "unknown")

@@ -1,0 +1,79 @@
+"""The simulated camera's dealer side: shows each dealt card in the scan window, then clears it.
+
+``croupier demo --camera-sim`` deals with this instead of the simulated shoe:
+it draws the next card of a seeded shoe, renders a synthetic photograph of
+it (:mod:`vision.synth`, the table's deck design) and writes it atomically
+into the window file the daemon's camera reads (``camera.window``); before
+each card it shows the empty window long enough for the camera to see it
+empty, as a dealer's hand sliding one card out and the next in. So the demo's
+cards go through the real recognition, stable reads, audit frames and journal.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+
+import cv2
+
+from controller.cards import Card
+from controller.simulation.shoe_shuffle import ShuffledShoe
+from vision.synth import DESIGNS, STUDIO, Conditions, scene
+
+
+class SimulatedCamera:
+    """A seeded shoe whose cards appear in the camera's window file (``remaining``/``shuffle``/``deal``)."""
+
+    def __init__(
+        self,
+        window: Path,
+        *,
+        decks: int,
+        seed: int,
+        design: str = "classic",
+        fps: float = 15.0,
+        stable_frames: int = 3,
+        cond: Conditions = STUDIO,
+        size: tuple[int, int] = (640, 480),
+    ) -> None:
+        self.window = window
+        #: How the demo's dealer deals from it: draws each card, like a plain card-reading shoe.
+        self.mode = "camera"
+        self.design = DESIGNS[design]
+        self.shoe = ShuffledShoe(decks, seed, 0)
+        self.rng = random.Random(seed)
+        self.hold = (stable_frames + 2) / fps
+        self.cond = cond
+        self.size = size
+        self.shown: Card | None = None
+        self.show(None)
+
+    @property
+    def remaining(self) -> int:
+        return len(self.shoe.cards)
+
+    def shuffle(self) -> None:
+        self.shoe.shuffle()
+
+    def show(self, card: Card | None) -> None:
+        """Put ``card`` (None: nothing) in the window, atomically (the camera never sees half a file)."""
+        img = scene(card, self.design, self.rng.randrange(1 << 30), self.size, self.cond)
+        tmp = self.window.with_name(f".{self.window.name}.tmp.png")
+        if not cv2.imwrite(str(tmp), img):
+            raise OSError(f"cannot write {tmp}")
+        os.replace(tmp, self.window)
+        self.shown = card
+
+    def deal(self) -> Card:
+        """Clear the window, wait until the camera has seen it empty, then show the next card."""
+        card = self.shoe.draw()
+        self.show(None)
+        time.sleep(self.hold)
+        self.show(card)
+        return card
+
+    def close(self) -> None:
+        """Take the camera away (no window file: no frames)."""
+        self.window.unlink(missing_ok=True)

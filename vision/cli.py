@@ -1,0 +1,182 @@
+"""``croupier vision``: enrol a deck, test a deck profile on labelled frames, make synthetic scenes.
+
+OpenCV is imported when one of these commands runs, never when ``croupier``
+itself starts, so the other commands work without the ``vision`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "vision",
+        help="camera card recognition: enrol a deck, test it (docs/vision.md)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    vs = p.add_subparsers(dest="vision_command", required=True, metavar="ACTION")
+
+    e = vs.add_parser("enroll", help="enrol the house's deck from photographs or a camera, with a self-check")
+    src = e.add_mutually_exclusive_group(required=True)
+    src.add_argument(
+        "--images", type=Path, help="folder of face photographs (QH.png, 10d-2.jpg, or labels.csv)"
+    )
+    src.add_argument(
+        "--camera",
+        help="a camera (index or /dev/videoN) or a folder/video to replay: "
+        "shows a prompt for each of the 52 cards",
+    )
+    e.add_argument("--labels", type=Path, help="a file,card CSV naming the images (default DIR/labels.csv)")
+    e.add_argument(
+        "--out", type=Path, required=True, help="the profile to write (firmware_configs/decks/NAME.yaml)"
+    )
+    e.add_argument("--name", help="the deck's name (default: the file name)")
+    e.add_argument("--shots", type=int, default=1, help="with --camera: photographs per card (default 1)")
+    e.add_argument(
+        "--no-prompt",
+        action="store_true",
+        help="with --camera: do not wait for Enter, take each card as soon as it reads steadily",
+    )
+    e.set_defaults(func=run_enroll)
+
+    t = vs.add_parser(
+        "test", help="read a folder of labelled frames (labels.csv: file,card or none) and report"
+    )
+    t.add_argument(
+        "folder", type=Path, help="a folder of frames with labels.csv (file,card; card 'none' for no card)"
+    )
+    t.add_argument(
+        "--deck", type=Path, help="the deck profile (default: the only one in firmware_configs/decks)"
+    )
+    t.add_argument("--json", type=Path, help="also write the full JSON report here ('-' for standard output)")
+    t.set_defaults(func=run_test)
+
+    s = vs.add_parser("scenes", help="write synthetic scan-window frames and their labels.csv")
+    s.add_argument("folder", type=Path, help="where to write the frames and labels.csv")
+    s.add_argument("--enrol", action="store_true", help="one near-studio photograph of each of the 52 faces")
+    s.add_argument("--count", type=int, default=520, help="frames with a card (default 520)")
+    s.add_argument("--negatives", type=int, default=0, help="frames without a card (empty, back, joker, ...)")
+    s.add_argument(
+        "--design", default="classic", help="the deck design to draw (classic, bold, serif, lefty)"
+    )
+    s.add_argument(
+        "--seed", type=int, default=1, help="the scenes' seed: the same seed writes the same frames"
+    )
+    s.add_argument("--size", default="640x480", help="frame size WxH (default 640x480)")
+    s.set_defaults(func=run_scenes)
+
+
+def _size(text: str) -> tuple[int, int]:
+    w, _, h = text.lower().partition("x")
+    try:
+        return int(w), int(h)
+    except ValueError:
+        raise SystemExit(f"croupier vision: --size {text!r}: expected WxH such as 640x480") from None
+
+
+def run_scenes(args: argparse.Namespace) -> int:
+    from vision.dataset import write_enrolment_set, write_test_set
+    from vision.synth import DESIGNS
+
+    if args.design not in DESIGNS:
+        print(
+            f"croupier vision scenes: no design {args.design!r}; designs: {', '.join(DESIGNS)}",
+            file=sys.stderr,
+        )
+        return 2
+    if args.enrol:
+        n = write_enrolment_set(args.folder, DESIGNS[args.design], args.seed, _size(args.size))
+    else:
+        n = write_test_set(
+            args.folder, DESIGNS[args.design], args.seed, args.count, args.negatives, _size(args.size)
+        )
+    print(f"{n} frames and labels.csv in {args.folder}")
+    return 0
+
+
+def run_enroll(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.enroll import EnrolError, enrol, labelled_images
+    from vision.profile import save_profile
+
+    name = args.name or args.out.stem
+    try:
+        if args.images is not None:
+            shots = []
+            for path, card in labelled_images(args.images, args.labels):
+                img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+                if img is None:
+                    raise EnrolError(f"{path}: not an image OpenCV can read")
+                shots.append((img, card, path.name))
+        else:
+            from vision.capture_enrol import shoot_deck
+
+            shots = shoot_deck(
+                args.camera,
+                args.out.with_name(args.out.stem + "-shots"),
+                args.shots,
+                prompt=not args.no_prompt,
+            )
+    except EnrolError as exc:
+        print(f"croupier vision enroll: {exc}", file=sys.stderr)
+        return 2
+    result = enrol(shots, name)
+    for problem in result.problems:
+        print(f"  problem: {problem}")
+    if not result.ok or result.profile is None:
+        order = sorted(result.reshoot, key=lambda c: (c[:-1], c[-1]))
+        print(
+            f"croupier vision enroll: the profile failed its self-check; nothing written. "
+            f"Re-shoot: {' '.join(order) or '(see the problems above)'}",
+            file=sys.stderr,
+        )
+        return 1
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    save_profile(result.profile, args.out)
+    idx = result.profile.spec.index
+    print(
+        f"enrolled deck {name!r} from {result.images} photographs: index in the {idx.corner} corner, "
+        f"box {idx.box}; every face reads as itself; wrote {args.out} and {args.out.with_suffix('')}/"
+    )
+    return 0
+
+
+def default_deck() -> Path | None:
+    from controller.daemon.config import FIRMWARE_CONFIGS
+
+    decks = sorted((FIRMWARE_CONFIGS / "decks").glob("*.yaml"))
+    return decks[0] if len(decks) == 1 else None
+
+
+def run_test(args: argparse.Namespace) -> int:
+    from vision.dataset import DatasetError, labelled_frames
+    from vision.evaluate import evaluate, summary
+    from vision.profile import ProfileError, load_profile
+
+    deck = args.deck or default_deck()
+    if deck is None:
+        print("croupier vision test: name the deck profile with --deck", file=sys.stderr)
+        return 2
+    try:
+        profile = load_profile(deck)
+        frames = list(labelled_frames(args.folder))
+    except (ProfileError, DatasetError) as exc:
+        print(f"croupier vision test: {exc}", file=sys.stderr)
+        return 2
+    report: dict[str, Any] = {"deck": str(deck), "folder": str(args.folder), **evaluate(frames, profile)}
+    print(summary(report))
+    if args.json is not None:
+        text = json.dumps(report, indent=2)
+        if str(args.json) == "-":
+            print(text)
+        else:
+            args.json.write_text(text + "\n", encoding="utf-8")
+            print(f"JSON report: {args.json}")
+    return 0

@@ -1,0 +1,275 @@
+"""Enrolment: photographs of the house's own 52 faces in, a checked deck profile out.
+
+Each photograph goes through the same detection and warp as a live frame,
+so the templates are what the camera will really see. The index box is
+measured (the corner that holds the index, and the box around rank and suit
+on every face, padded), then each rank's and each suit's glyphs are averaged
+into a template. The profile then checks itself before anyone relies on it:
+every photograph must read back as its own card, and no two templates may be
+so alike that a smudge could turn one into the other; the result names the
+cards to photograph again.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from controller.cards import DECK, RANKS, SUITS, Card, CardError, parse_card
+from vision.detect import find_card
+from vision.profile import (
+    FACE_SIZE,
+    RANK_SIZE,
+    SUIT_SIZE,
+    AcceptSpec,
+    ColourSpec,
+    DeckProfile,
+    Glyph,
+    IndexSpec,
+    ProfileFile,
+)
+from vision.recognise import Glyphs, Image, normalise, recognise_face, split_index
+
+#: Where to look for the index when measuring it: this share of the face's width and height.
+SEARCH = (0.32, 0.36)
+#: Padding around the measured index, in face pixels.
+PAD = 12
+#: Two templates correlating above this are too alike to be told apart safely...
+MAX_LIKENESS = 0.97
+#: ...and so are two whose clear differences (ink 0.3 apart) cover less than this share of the box.
+MIN_DIFFERENCE = 0.02
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
+
+
+class EnrolError(ValueError):
+    """Enrolment cannot start (no images, a bad labels file); the message names the file."""
+
+
+@dataclass
+class EnrolResult:
+    """The profile (None when it could not be built) and what is wrong with the photographs."""
+
+    profile: DeckProfile | None
+    problems: list[str] = field(default_factory=list)
+    reshoot: set[str] = field(default_factory=set)
+    images: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.profile is not None and not self.problems
+
+
+def labelled_images(folder: Path, labels: Path | None = None) -> list[tuple[Path, Card]]:
+    """The images of ``folder`` and their cards: from a ``file,card`` CSV, or from names like ``QH-2.png``."""
+    if not folder.is_dir():
+        raise EnrolError(f"{folder}: not a folder")
+    if labels is None and (folder / "labels.csv").is_file():
+        labels = folder / "labels.csv"
+    out: list[tuple[Path, Card]] = []
+    if labels is not None:
+        for lineno, file, text in read_labels(labels):
+            try:
+                card = parse_card(text)
+            except CardError as exc:
+                raise EnrolError(f"{labels}: line {lineno}: {exc}") from None
+            if not (folder / file).is_file():
+                raise EnrolError(f"{labels}: line {lineno}: no image {folder / file}")
+            out.append((folder / file, card))
+        return out
+    for path in sorted(folder.iterdir()):
+        if path.suffix.lower() not in IMAGE_SUFFIXES:
+            continue
+        stem = path.stem.split("-")[0].split("_")[0]
+        try:
+            out.append((path, parse_card(stem)))
+        except CardError:
+            raise EnrolError(
+                f"{path}: the name does not start with a card (QH.png, 10d-2.jpg) and there is no labels.csv"
+            ) from None
+    return out
+
+
+def read_labels(path: Path) -> Iterable[tuple[int, str, str]]:
+    """Rows of a ``file,card`` CSV (a header row is skipped); :class:`EnrolError` names the line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EnrolError(f"{path}: cannot read: {exc}") from None
+    for lineno, row in enumerate(csv.reader(text.splitlines()), 1):
+        if not row or row[0].startswith("#"):
+            continue
+        if lineno == 1 and [c.strip().lower() for c in row] == ["file", "card"]:
+            continue
+        if len(row) != 2:
+            raise EnrolError(f"{path}: line {lineno}: expected file,card, got {len(row)} fields")
+        yield lineno, row[0].strip(), row[1].strip()
+
+
+def enrol(shots: list[tuple[Image, Card, str]], name: str) -> EnrolResult:
+    """Build and self-check a profile from (image, card, where it came from) photographs."""
+    result = EnrolResult(None, images=len(shots))
+    faces: list[tuple[Image, Card, str]] = []
+    for img, card, origin in shots:
+        det = find_card(img, FACE_SIZE)
+        if det.face is None:
+            result.problems.append(f"{card} ({origin}): no card found: {det.reason}")
+            result.reshoot.add(card.code)
+        else:
+            faces.append((det.face, card, origin))
+    missing = sorted(
+        {c.code for c in DECK} - {c.code for _, c, _ in faces}, key=lambda c: parse_card(c).index
+    )
+    if missing:
+        result.problems.append(f"no usable photograph of {', '.join(missing)}")
+        result.reshoot.update(missing)
+        return result
+    corner = _corner(faces)
+    box = _index_box(faces, corner, result)
+    if box is None:
+        return result
+    glyphs: list[tuple[Glyphs, Card, str]] = []
+    x0, y0, x1, y1 = box
+    for face, card, origin in faces:
+        for turned in (face, cv2.rotate(face, cv2.ROTATE_180)):
+            g = split_index(turned[y0:y1, x0:x1])
+            if isinstance(g, str):
+                result.problems.append(f"{card} ({origin}): index not readable: {g}")
+                result.reshoot.add(card.code)
+            else:
+                glyphs.append((g, card, origin))
+    if result.problems:
+        return result
+    profile = _build(name, corner, box, glyphs, len(shots), result)
+    if profile is None:
+        return result
+    _self_check(profile, faces, result)
+    result.profile = profile
+    return result
+
+
+def _corner(faces: list[tuple[Image, Card, str]]) -> str:
+    """``tl`` for indices at top-left/bottom-right, ``tr`` for a left-handed deck."""
+    w, h = FACE_SIZE
+    sw, sh = int(w * SEARCH[0]), int(h * SEARCH[1])
+    counts = {"tl": 0, "tr": 0}
+    for face, _, _ in faces:
+        counts["tl"] += not isinstance(split_index(face[:sh, :sw]), str)
+        counts["tr"] += not isinstance(split_index(face[:sh, w - sw :]), str)
+    return max(counts, key=lambda k: counts[k])
+
+
+def _index_box(
+    faces: list[tuple[Image, Card, str]], corner: str, result: EnrolResult
+) -> tuple[int, int, int, int] | None:
+    w, h = FACE_SIZE
+    sw, sh = int(w * SEARCH[0]), int(h * SEARCH[1])
+    left = 0 if corner == "tl" else w - sw
+    boxes = []
+    for face, card, origin in faces:
+        for turned in (face, cv2.rotate(face, cv2.ROTATE_180)):
+            g = split_index(turned[:sh, left : left + sw])
+            if isinstance(g, str):
+                result.problems.append(f"{card} ({origin}): no index in the {corner} corner: {g}")
+                result.reshoot.add(card.code)
+            else:
+                boxes.append(g.box)
+    if not boxes:
+        return None
+    arr = np.array(boxes, np.float32)
+    x0, y0 = np.percentile(arr[:, 0], 2), np.percentile(arr[:, 1], 2)
+    x1, y1 = np.percentile(arr[:, 2], 98), np.percentile(arr[:, 3], 98)
+    return (
+        max(0, left + int(x0) - PAD),
+        max(0, int(y0) - PAD),
+        min(w, left + int(x1) + PAD),
+        min(h, int(y1) + PAD),
+    )
+
+
+def _build(
+    name: str,
+    corner: str,
+    box: tuple[int, int, int, int],
+    glyphs: list[tuple[Glyphs, Card, str]],
+    images: int,
+    result: EnrolResult,
+) -> DeckProfile | None:
+    ranks: dict[str, list[Glyph]] = defaultdict(list)
+    suits: dict[str, list[Glyph]] = defaultdict(list)
+    aspects: dict[str, list[float]] = defaultdict(list)
+    red: list[float] = []
+    black: list[float] = []
+    for g, card, _ in glyphs:
+        ranks[card.rank].append(normalise(g.rank, RANK_SIZE))
+        suits[card.suit].append(normalise(g.suit, SUIT_SIZE))
+        aspects[f"rank:{card.rank}"].append(g.rank.shape[1] / g.rank.shape[0])
+        aspects[f"suit:{card.suit}"].append(g.suit.shape[1] / g.suit.shape[0])
+        (red if card.suit in "HD" else black).append(g.chroma)
+    lo_red, hi_black = float(np.percentile(red, 1)), float(np.percentile(black, 99))
+    if lo_red <= hi_black + 0.05:
+        result.problems.append(
+            f"red and black suits are not told apart by colour (red ink chroma from "
+            f"{lo_red:.2f}, black up to {hi_black:.2f}): light the window with white light"
+        )
+        return None
+    spec = ProfileFile(
+        deck=name,
+        face=FACE_SIZE,
+        index=IndexSpec(
+            corner=corner,
+            box=box,
+            rank_height=float(np.median([g.rank_height for g, _, _ in glyphs])),
+            suit_height=float(np.median([g.suit_height for g, _, _ in glyphs])),
+        ),
+        colour=ColourSpec(
+            red_min=round(hi_black + 0.5 * (lo_red - hi_black), 4),
+            black_max=round(hi_black + 0.35 * (lo_red - hi_black), 4),
+        ),
+        accept=AcceptSpec(),
+        ranks={},
+        suits={},
+        enrolled={"images": images},
+    )
+    return DeckProfile(
+        spec,
+        {r: np.mean(ranks[r], axis=0).astype(np.float32) for r in RANKS},
+        {s: np.mean(suits[s], axis=0).astype(np.float32) for s in SUITS},
+        aspects={k: float(np.median(v)) for k, v in aspects.items()},
+    )
+
+
+def likeness(a: Glyph, b: Glyph) -> tuple[float, float]:
+    """Two templates' correlation, and the share of their box where they clearly differ."""
+    differ = cv2.countNonZero((cv2.absdiff(a, b) > 0.3).astype(np.uint8)) / a.size
+    return float(cv2.matchTemplate(a, b, cv2.TM_CCOEFF_NORMED)[0, 0]), differ
+
+
+def _self_check(profile: DeckProfile, faces: list[tuple[Image, Card, str]], result: EnrolResult) -> None:
+    for face, card, origin in faces:
+        reading = recognise_face(face, profile)
+        if reading.card is not card:
+            got = reading.card.code if reading.card else f"unknown: {reading.reason}"
+            result.problems.append(f"{card} ({origin}) does not read as itself ({got})")
+            result.reshoot.add(card.code)
+
+    def cards(kind: str, name: str) -> list[str]:
+        return [name + s for s in SUITS] if kind == "ranks" else [r + name for r in RANKS]
+
+    for kind, templates in (("ranks", profile.ranks), ("suits", profile.suits)):
+        names = sorted(templates)
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                like, differ = likeness(templates[a], templates[b])
+                if like > MAX_LIKENESS or differ < MIN_DIFFERENCE:
+                    result.problems.append(
+                        f"{kind} {a} and {b} are too alike (correlation {like:.2f}, "
+                        f"clearly different in {differ:.1%} of the glyph)"
+                    )
+                    result.reshoot.update(cards(kind, a) + cards(kind, b))

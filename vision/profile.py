@@ -1,0 +1,192 @@
+"""Deck profiles: one enrolled deck's index geometry, glyph templates and acceptance thresholds.
+
+Why per deck: a corner index's glyphs differ from one manufacturer to the
+next (font, weight, suit shapes), and templates taken from one deck read
+another deck's cards at a few percent wrong. So the house enrols its own
+deck (``croupier vision enroll``) and the camera recognises only against it.
+
+The profile is a small YAML file; the templates are PNG files in a folder of
+the same name beside it (``decks/house.yaml`` and ``decks/house/ranks/Q.png``),
+so an operator can look at exactly what the camera compares against.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import yaml
+from cv2.typing import MatLike
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from controller.cards import RANKS, SUITS
+from controller.configfile import ConfigFileError, read_yaml, validation_problems
+
+Glyph = MatLike
+
+#: The warped face every frame's card is brought to (63:88).
+FACE_SIZE = (300, 420)
+#: Glyph templates are compared at these sizes (w, h).
+RANK_SIZE = (28, 40)
+SUIT_SIZE = (28, 28)
+
+
+class ProfileError(ConfigFileError):
+    """A deck profile that cannot be used: ``<file>: key '<key>': <reason>``."""
+
+
+class IndexSpec(BaseModel):
+    """Where the index is on the upright warped face, in its pixels; ``corner`` tl or tr."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    corner: str = Field(pattern="^(tl|tr)$")
+    box: tuple[int, int, int, int]
+    #: Median glyph heights in face pixels, used to refuse blobs of the wrong size (a card back's pattern).
+    rank_height: float = Field(gt=0)
+    suit_height: float = Field(gt=0)
+
+
+class ColourSpec(BaseModel):
+    """Chroma ((max - min) / max of the suit's mean colour) that separates red suits from black ones."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    red_min: float = Field(ge=0, le=1)
+    black_max: float = Field(ge=0, le=1)
+
+
+class AcceptSpec(BaseModel):
+    """When a read is a card: each glyph's best correlation, and how much closer it is than the runner-up.
+
+    The lead is a ratio of distances (1 - correlation), as in Lowe's ratio test: 0.6 means the best
+    template is closer than 0.6 of the next one's distance, whatever the absolute level of the scores.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_score: float = Field(default=0.80, ge=0, le=1)
+    max_ratio: float = Field(default=0.6, gt=0, le=1)
+    #: How many of the card's two indices must read the same card: 2 (the default) is two independent
+    #: reads agreeing; 1 reads a card whose other index is covered or glared, at more risk.
+    indices: int = Field(default=2, ge=1, le=2)
+
+
+class ProfileFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    deck: str = Field(min_length=1)
+    version: int = Field(default=1, ge=1, le=1)
+    face: tuple[int, int] = FACE_SIZE
+    index: IndexSpec
+    colour: ColourSpec
+    accept: AcceptSpec = Field(default_factory=AcceptSpec)
+    #: Rank/suit -> PNG file, relative to the profile's folder.
+    ranks: dict[str, str]
+    suits: dict[str, str]
+    enrolled: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass
+class DeckProfile:
+    """A loaded profile: its settings and the templates as float images in [0, 1]."""
+
+    spec: ProfileFile
+    ranks: dict[str, Glyph]
+    suits: dict[str, Glyph]
+    path: Path | None = None
+    #: Width / height of each template's glyph as enrolled (a glyph far off this is not that glyph).
+    aspects: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.spec.deck
+
+    def aspects_of(self, kind: str) -> dict[str, float]:
+        """``rank`` or ``suit``: template name -> its enrolled width/height (keys ``rank:Q``, ``suit:H``)."""
+        return {k.split(":", 1)[1]: v for k, v in self.aspects.items() if k.startswith(kind + ":")}
+
+
+def template_folder(path: Path) -> Path:
+    """``decks/house.yaml`` keeps its templates in ``decks/house/``."""
+    return path.with_suffix("")
+
+
+def save_profile(profile: DeckProfile, path: Path) -> None:
+    """Write the YAML and the template PNGs (the folder is replaced, so no stale template stays)."""
+    folder = template_folder(path)
+    for sub in ("ranks", "suits"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+        for old in (folder / sub).glob("*.png"):
+            old.unlink()
+    ranks = {}
+    for rank, glyph in profile.ranks.items():
+        rel = f"{folder.name}/ranks/{rank}.png"
+        cv2.imwrite(str(path.parent / rel), np.clip(glyph * 255, 0, 255).astype(np.uint8))
+        ranks[rank] = rel
+    suits = {}
+    for suit, glyph in profile.suits.items():
+        rel = f"{folder.name}/suits/{suit}.png"
+        cv2.imwrite(str(path.parent / rel), np.clip(glyph * 255, 0, 255).astype(np.uint8))
+        suits[suit] = rel
+    spec = profile.spec.model_copy(update={"ranks": ranks, "suits": suits})
+    data = spec.model_dump(mode="json")
+    data["enrolled"] = {
+        **data.get("enrolled", {}),
+        "aspects": {k: round(v, 4) for k, v in profile.aspects.items()},
+    }
+    header = (
+        f"# Deck profile {spec.deck!r}: written by `croupier vision enroll` (docs/vision.md).\n"
+        "# Templates are the PNG files in the folder of the same name; re-enrol rather than edit them.\n"
+    )
+    path.write_text(header + yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    profile.path = path
+
+
+def load_profile(path: Path | str) -> DeckProfile:
+    """Read a profile and its templates; :class:`ProfileError` names the file, key and reason."""
+    path = Path(path)
+    raw = read_yaml(path, ProfileError)
+    try:
+        spec = ProfileFile.model_validate(raw)
+    except ValidationError as exc:
+        raise ProfileError(path, validation_problems(exc)) from None
+    problems: list[tuple[str | None, str]] = []
+    ranks = _templates(path, spec.ranks, RANKS, "ranks", RANK_SIZE, problems)
+    suits = _templates(path, spec.suits, SUITS, "suits", SUIT_SIZE, problems)
+    if problems:
+        raise ProfileError(path, problems)
+    aspects = {str(k): float(v) for k, v in dict(spec.enrolled.get("aspects", {})).items()}
+    return DeckProfile(spec, ranks, suits, path, aspects)
+
+
+def _templates(
+    path: Path,
+    files: dict[str, str],
+    names: str,
+    key: str,
+    size: tuple[int, int],
+    problems: list[tuple[str | None, str]],
+) -> dict[str, Glyph]:
+    out: dict[str, Glyph] = {}
+    missing = [n for n in names if n not in files]
+    if missing:
+        problems.append((key, f"no template for {', '.join(missing)} (enrol all 52 faces)"))
+    for name, rel in files.items():
+        if name not in names:
+            problems.append((f"{key}.{name}", f"not one of {names}"))
+            continue
+        img = cv2.imread(str(path.parent / rel), cv2.IMREAD_GRAYSCALE)
+        if img is None:
+            problems.append((f"{key}.{name}", f"cannot read the template {path.parent / rel}"))
+            continue
+        if (img.shape[1], img.shape[0]) != size:
+            problems.append(
+                (f"{key}.{name}", f"template is {img.shape[1]}x{img.shape[0]}, not {size[0]}x{size[1]}")
+            )
+            continue
+        out[name] = img.astype(np.float32) / 255.0
+    return out

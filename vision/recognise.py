@@ -1,0 +1,250 @@
+"""Read one frame: the card, with a confidence, or an explicit "unknown" / "empty" and the reason.
+
+How: :func:`vision.detect.find_card` warps the card flat; the index box of
+the deck profile is cut from the face as it lies and from the face turned
+half a turn (so a card read either way up, and a deck with indices in the
+top-right corner, are the same case); each index is split into the rank
+glyph(s) above and the suit glyph below by their connected components; each
+glyph is scaled to its template size and compared with every template of
+the enrolled deck by normalised correlation (:func:`cv2.matchTemplate`).
+
+Why it never guesses: a read is a card only when the rank and the suit each
+beat their threshold *and* their runner-up by a margin, the glyphs have the
+enrolled sizes and shapes, the suit's colour agrees with the suit (red
+hearts and diamonds, black clubs and spades), and the two indices, when both
+are readable, say the same card. Anything else is "unknown": the dealer
+shows the card again, which costs a second; a wrong card costs a misdeal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+from cv2.typing import MatLike
+
+from controller.cards import Card, parse_card
+from vision.detect import Detection, DetectParams, find_card
+from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
+
+Image = MatLike
+
+RED_SUITS: Final = frozenset("HD")
+#: A glyph whose width/height is off the template's by more than this factor is not that glyph.
+ASPECT_FACTOR: Final = 1.35
+#: A glyph whose height is off the enrolled median by more than this fraction is not an index glyph.
+HEIGHT_TOLERANCE: Final = 0.35
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One frame's result: ``card`` (with ``card`` set), ``unknown`` or ``empty`` (no card in the window)."""
+
+    status: str
+    card: Card | None = None
+    confidence: float = 0.0
+    reason: str = ""
+    face: Image | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "status": self.status,
+            "card": self.card.code if self.card else None,
+            "confidence": round(self.confidence, 4),
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    """An index split into its rank and suit glyphs (binary, cropped), and the suit's chroma."""
+
+    rank: Image
+    suit: Image
+    rank_height: int
+    suit_height: int
+    chroma: float
+    red_dominant: bool
+    #: x0, y0, x1, y1 of rank and suit together, in the crop's pixels.
+    box: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+
+def split_index(crop: Image) -> Glyphs | str:
+    """The rank glyph(s) on top and the suit glyph under them; a reason string when there are none."""
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    if int(grey.max()) - int(grey.min()) < 50:
+        return "blank index"
+    _, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    h, w = binary.shape
+    min_area = 0.012 * h * w
+    blobs = []
+    for i in range(1, n):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        if area < min_area or x == 0 or y == 0 or x + bw >= w or y + bh >= h:
+            continue  # specks, and anything cut by the box edge (the card's corner, a centre pip)
+        blobs.append((y, x, bw, bh, i))
+    if len(blobs) < 2:
+        return "no rank and suit in the index"
+    blobs.sort()
+    top = blobs[0]
+    rank = [
+        b for b in blobs if min(b[0] + b[3], top[0] + top[3]) - max(b[0], top[0]) > 0.5 * min(b[3], top[3])
+    ]
+    rank_bottom = max(b[0] + b[3] for b in rank)
+    below = [b for b in blobs if b not in rank and b[0] >= rank_bottom - 2]
+    if not below:
+        return "no suit under the rank"
+    suit = max(below, key=lambda b: b[2] * b[3])
+    ink = cv2.normalize(255 - np.asarray(grey), np.empty_like(grey), 0, 255, cv2.NORM_MINMAX)
+    rank_img = _glyph(labels, [b[4] for b in rank], ink)
+    suit_img = _glyph(labels, [suit[4]], ink)
+    mask = (labels == suit[4]).astype(np.uint8)
+    b, g, r, _ = cv2.mean(crop, mask=mask)
+    hi, lo = max(b, g, r), min(b, g, r)
+    chroma = (hi - lo) / hi if hi > 0 else 0.0
+    used = [*rank, suit]
+    box = (min(u[1] for u in used), top[0], max(u[1] + u[2] for u in used), suit[0] + suit[3])
+    return Glyphs(
+        rank_img, suit_img, rank_bottom - top[0], suit[3], chroma, r >= hi and r > max(b, g) * 1.1, box
+    )
+
+
+def _glyph(labels: Image, ids: list[int], ink: Image) -> Image:
+    """The listed components' ink (grey levels kept: at 20 pixels the anti-aliased edge is half the shape),
+    cropped to their joint bounding box, with everything else in the box blanked."""
+    mask = np.isin(labels, ids).astype(np.uint8) * 255
+    x, y, w, h = cv2.boundingRect(mask)
+    near = cv2.dilate(mask[y : y + h, x : x + w], np.ones((3, 3), np.uint8))
+    return cv2.bitwise_and(ink[y : y + h, x : x + w], near)
+
+
+def normalise(glyph: Image, size: tuple[int, int]) -> Glyph:
+    """A binary glyph scaled into a template's box keeping its proportions (centred), as floats in [0, 1].
+
+    Keeping the proportions matters: stretched to fill a square, a diamond and a club are two blobs.
+    """
+    w, h = size
+    gh, gw = glyph.shape[:2]
+    f = min(w / max(gw, 1), h / max(gh, 1))
+    nw, nh = max(1, min(w, round(gw * f))), max(1, min(h, round(gh * f)))
+    out = np.zeros((h, w), np.float32)
+    x, y = (w - nw) // 2, (h - nh) // 2
+    out[y : y + nh, x : x + nw] = (
+        cv2.resize(glyph, (nw, nh), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+    )
+    return out
+
+
+@dataclass(frozen=True)
+class Match:
+    """A glyph against a set of templates: the best two and whether the best is clearly the one."""
+
+    name: str
+    score: float
+    runner: str
+    runner_score: float
+    #: Where the best two templates differ, the glyph's distance to the best over that to the runner-up.
+    split: float
+
+    def why_not(self, what: str, min_score: float, max_ratio: float) -> str | None:
+        """None when the match is a read; else the reason, for the log and the ``unknown`` reading."""
+        if self.score < min_score:
+            return f"{what} unlike any enrolled (best {self.name} {self.score:.2f})"
+        if (1 - self.score) > max_ratio * (1 - self.runner_score) and self.split > SPLIT_RATIO:
+            return f"{what} ambiguous ({self.name} {self.score:.2f}, {self.runner} {self.runner_score:.2f})"
+        return None
+
+
+#: Where two templates differ (6 and 8: the top right), the glyph must be this much nearer the best.
+SPLIT_RATIO: Final = 0.5
+
+
+def match(
+    glyph: Image, templates: dict[str, Glyph], size: tuple[int, int], aspects: dict[str, float]
+) -> Match:
+    """Correlate ``glyph`` with every template (templates of the wrong proportions score -1)."""
+    g = normalise(glyph, size)
+    aspect = glyph.shape[1] / max(glyph.shape[0], 1)
+    scores = []
+    for name, tmpl in templates.items():
+        want = aspects.get(name)
+        if want is not None and not (want / ASPECT_FACTOR <= aspect <= want * ASPECT_FACTOR):
+            scores.append((-1.0, name))
+            continue
+        scores.append((float(cv2.matchTemplate(g, tmpl, cv2.TM_CCOEFF_NORMED)[0, 0]), name))
+    scores.sort(reverse=True)
+    (best, name), (second, runner) = scores[0], scores[1]
+    a, b = templates[name], templates[runner]
+    differ = (cv2.absdiff(a, b) > 0.3).astype(np.uint8)
+    split = 1.0
+    if cv2.countNonZero(differ):
+        far = cv2.norm(g, b, cv2.NORM_L2, differ)
+        split = cv2.norm(g, a, cv2.NORM_L2, differ) / far if far > 0 else 1.0
+    return Match(name, best, runner, second, split)
+
+
+def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float] | str:
+    """One index crop to a card and its confidence, or the reason it is not one."""
+    glyphs = split_index(crop)
+    if isinstance(glyphs, str):
+        return glyphs
+    spec = profile.spec
+    for what, got, want in (
+        ("rank", glyphs.rank_height, spec.index.rank_height),
+        ("suit", glyphs.suit_height, spec.index.suit_height),
+    ):
+        if abs(got - want) > HEIGHT_TOLERANCE * want:
+            return f"{what} glyph {got} px tall, enrolled {want:.0f}"
+    rank = match(glyphs.rank, profile.ranks, RANK_SIZE, profile.aspects_of("rank"))
+    suit = match(glyphs.suit, profile.suits, SUIT_SIZE, profile.aspects_of("suit"))
+    accept = spec.accept
+    for what, m in (("rank", rank), ("suit", suit)):
+        why = m.why_not(what, accept.min_score, accept.max_ratio)
+        if why is not None:
+            return why
+    colour = spec.colour
+    red = glyphs.red_dominant and glyphs.chroma >= colour.red_min
+    black = glyphs.chroma <= colour.black_max
+    if (suit.name in RED_SUITS and not red) or (suit.name not in RED_SUITS and not black):
+        ink = "red" if red else "black" if black else "neither red nor black"
+        return f"suit {suit.name} but the ink is {ink}"
+    return parse_card(rank.name + suit.name), min(rank.score, suit.score)
+
+
+def index_crops(face: Image, profile: DeckProfile) -> list[Image]:
+    """The index box as the card lies, then with the card turned half a turn."""
+    x0, y0, x1, y1 = profile.spec.index.box
+    turned = cv2.rotate(face, cv2.ROTATE_180)
+    return [face[y0:y1, x0:x1], turned[y0:y1, x0:x1]]
+
+
+#: The detection limits used unless a caller passes others.
+DEFAULT_DETECT = DetectParams()
+
+
+def recognise(frame: Image, profile: DeckProfile, params: DetectParams = DEFAULT_DETECT) -> Reading:
+    """Read ``frame``: a card only when it is certain (see the module's docstring)."""
+    det: Detection = find_card(frame, profile.spec.face, params)
+    if det.status == "empty":
+        return Reading("empty", reason=det.reason)
+    if det.status != "card" or det.face is None:
+        return Reading("unknown", reason=det.reason)
+    return recognise_face(det.face, profile)
+
+
+def recognise_face(face: Image, profile: DeckProfile) -> Reading:
+    """Read an already warped face: both indices, which must agree when both are readable."""
+    reads = [read_index(crop, profile) for crop in index_crops(face, profile)]
+    cards = [r for r in reads if not isinstance(r, str)]
+    if not cards:
+        return Reading("unknown", reason="; ".join(str(r) for r in reads), face=face)
+    if len(cards) == 2 and cards[0][0] is not cards[1][0]:
+        return Reading("unknown", reason=f"the indices disagree ({cards[0][0]} / {cards[1][0]})", face=face)
+    if len(cards) < profile.spec.accept.indices:
+        why = next(r for r in reads if isinstance(r, str))
+        return Reading("unknown", reason=f"only one index readable ({why})", face=face)
+    card, conf = min(cards, key=lambda c: c[1])
+    return Reading("card", card, conf, face=face)

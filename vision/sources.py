@@ -1,0 +1,126 @@
+"""Where frames come from: a camera through OpenCV, a replayed folder or video, or a simulated window.
+
+Every source has the same two calls, :meth:`FrameSource.read` (a BGR frame,
+or None when there is none right now) and :meth:`FrameSource.close`, so the
+daemon's camera link treats a USB camera, a recorded session and the demo's
+simulated camera alike, and a source that stops giving frames is noticed
+the same way for all of them (the camera goes ``device_offline``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+
+from vision.recognise import Image
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
+
+
+class SourceError(RuntimeError):
+    """A source that cannot be opened; the message names the device or path."""
+
+
+class FrameSource(Protocol):
+    def read(self) -> Image | None: ...
+
+    def close(self) -> None: ...
+
+
+class CaptureSource:
+    """A camera through :class:`cv2.VideoCapture`: a device index (0) or path (/dev/video0).
+
+    Resolution, exposure and focus are asked of the driver; a camera may ignore
+    what it cannot do, so the size it really gives is read back and logged by
+    the caller (``actual_size``).
+    """
+
+    def __init__(
+        self,
+        device: int | str,
+        width: int,
+        height: int,
+        exposure: float | None = None,
+        focus: float | None = None,
+    ) -> None:
+        self.device = device
+        self.cap = cv2.VideoCapture(device)
+        if not self.cap.isOpened():
+            raise SourceError(f"cannot open camera {device!r}")
+        self.cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+        self.cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        if exposure is not None:
+            self.cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1)  # V4L2: 1 = manual
+            self.cap.set(cv2.CAP_PROP_EXPOSURE, exposure)
+        if focus is not None:
+            self.cap.set(cv2.CAP_PROP_AUTOFOCUS, 0)
+            self.cap.set(cv2.CAP_PROP_FOCUS, focus)
+
+    @property
+    def actual_size(self) -> tuple[int, int]:
+        return int(self.cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(self.cap.get(cv2.CAP_PROP_FRAME_HEIGHT))
+
+    def read(self) -> Image | None:
+        ok, frame = self.cap.read()
+        return frame if ok else None
+
+    def close(self) -> None:
+        self.cap.release()
+
+
+class ReplaySource:
+    """A folder of images (in name order) or a video file, played once: then no more frames."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.files: list[Path] = []
+        self.cap: cv2.VideoCapture | None = None
+        if path.is_dir():
+            self.files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+            if not self.files:
+                raise SourceError(f"{path}: no images ({', '.join(IMAGE_SUFFIXES)}) to replay")
+        elif path.is_file():
+            self.cap = cv2.VideoCapture(str(path))
+            if not self.cap.isOpened():
+                raise SourceError(f"{path}: OpenCV cannot open this video")
+        else:
+            raise SourceError(f"{path}: no such folder or video file")
+        self._next = 0
+
+    def read(self) -> Image | None:
+        if self.cap is not None:
+            ok, frame = self.cap.read()
+            return frame if ok else None
+        while self._next < len(self.files):
+            image = cv2.imread(str(self.files[self._next]), cv2.IMREAD_COLOR)
+            self._next += 1
+            if image is not None:
+                return image
+        return None
+
+    def close(self) -> None:
+        if self.cap is not None:
+            self.cap.release()
+
+
+class WindowSource:
+    """The simulated camera: one image file, read again for every frame (no file: no frame).
+
+    Whoever plays the dealer (``croupier demo --camera-sim``) writes the scene
+    the camera should see into the file, replacing it atomically; deleting the
+    file is unplugging the camera.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self) -> Image | None:
+        if not self.path.is_file():
+            return None
+        frame = cv2.imread(str(self.path), cv2.IMREAD_COLOR)
+        return frame if frame is not None else None
+
+    def close(self) -> None:
+        pass
