@@ -14,12 +14,15 @@ dealt face up and compared at once, so they are shown as they arrive.)
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from typing import Any
 
 from signage.roads import Result, RoadError, compute
 
 HIDDEN = "??"
+#: A card as the events write it (``TD``, ``AS``).
+_CARD = re.compile(r"^[2-9TJQKA][CDHS]$")
 #: Baccarat value of a rank (A=1, 2-9, T J Q K = 0), to show the running score as cards arrive.
 _BACCARAT_VALUE = {r: min(i + 1, 10) % 10 for i, r in enumerate("A23456789TJQK")}
 #: How many past results the "last results" strip keeps.
@@ -27,7 +30,8 @@ HISTORY = 12
 
 
 def baccarat_score(cards: list[str]) -> int:
-    return sum(_BACCARAT_VALUE[c[0]] for c in cards) % 10
+    """The Baccarat score of the cards shown (a hidden card counts nothing)."""
+    return sum(_BACCARAT_VALUE.get(c[:1], 0) for c in cards) % 10
 
 
 class TableView:
@@ -48,6 +52,8 @@ class TableView:
         #: The round the shown hands belong to: the last round's cards and result stay on the
         #: screen while the next round takes bets, until its first card.
         self.hands_round = 0
+        #: Per hand, from the result record: its total and outcome (Swap-Hand), shown under its cards.
+        self.hand_info: dict[str, dict[str, Any]] = {}
         self.hole_shown = False
         self.result: dict[str, Any] | None = None
         self.outcomes: dict[str, int] = {}
@@ -74,6 +80,7 @@ class TableView:
         self.outcomes = {}
         self.voided = False
         self.hands = self._hands_from_view(state.get("round_view") or {}) if self.phase == "dealing" else {}
+        self.hand_info = {}
         self.hands_round = self.round
         self.hole_shown = False
         self.shoe = []
@@ -115,7 +122,10 @@ class TableView:
         elif kind == "betting_closed":
             self.phase = "dealing"
         elif kind == "card_dealt":
-            self._card(str(event["hand"]), str(event["card"]))
+            hand, card = event["hand"], event["card"]
+            if not isinstance(hand, str) or not isinstance(card, str) or not _CARD.match(card):
+                raise ValueError(f"card_dealt needs a hand name and a card code, not {hand!r}, {card!r}")
+            self._card(hand, card)
         elif kind == "round_result":
             self.hole_shown = True
             self._add_result(int(event["round"]), event["result"])
@@ -151,6 +161,7 @@ class TableView:
     def _card(self, hand: str, card: str) -> None:
         if self.hands_round != self.round:  # the first card of a round: the last round leaves the screen
             self.hands = {}
+            self.hand_info = {}
             self.hands_round = self.round
             self.hole_shown = False
             self.outcomes = {}
@@ -172,7 +183,18 @@ class TableView:
                 hands["dp"] = [result["dp_card"]]
             self.hands = hands
         elif self.game != "baccarat" and result.get("dealer_cards") is not None:
-            self.hands["dealer"] = list(result["dealer_cards"])
+            # The record is the truth (a swap moves cards between hands): seats' hands from it.
+            hands = {"dealer": list(result["dealer_cards"])}
+            for seat, entry in (result.get("seats") or {}).items():
+                for i, hand in enumerate(entry.get("hands") or []):
+                    if isinstance(hand, dict):  # Swap-Hand: each hand with its spot, total and outcome
+                        spot = hand.get("spot", "main")
+                        name = f"seat {seat}" if spot == "main" else f"seat {seat} {spot}"
+                        hands[name] = list(hand.get("cards") or [])
+                        self.hand_info[name] = {"total": hand.get("total"), "outcome": hand.get("outcome")}
+                    else:  # 2WayWinner: card lists, one per blackjack hand after a split
+                        hands[f"seat {seat}" + (f" hand {i + 1}" if i else "")] = [str(c) for c in hand]
+            self.hands = hands
 
     def _add_result(self, round_no: int, result: dict[str, Any]) -> None:
         self.result = {"round": round_no, **result}
@@ -193,6 +215,7 @@ class TableView:
             entry: dict[str, Any] = {"name": name, "cards": shown}
             if self.game == "baccarat":
                 entry["score"] = baccarat_score(shown)
+            entry.update(self.hand_info.get(name, {}))
             out.append(entry)
         return out
 

@@ -235,6 +235,8 @@ def test_seat_games_show_hands_dealer_outcomes_and_the_dp(
             assert page.locator('[data-hand="dp"] .card').count() == 1
         else:
             assert page.locator('.dealer-row [data-hand="dealer"] .card').count() >= 2
+        if game == "swap_hand":  # each hand's total and outcome from the result record
+            assert page.locator(".seat [data-hand-outcome]").count() >= 1
         shot(page, f"{game}_landscape")
     finally:
         if page is not None:

@@ -102,8 +102,18 @@ def test_the_dealer_hole_card_stays_hidden_until_the_dealer_plays() -> None:
         else:
             events += feed(view, table, I.CardSeen(_card("2D")))
     assert any(e["event"] == "round_result" for e in events)
-    dealer = next(h for h in view.to_dict()["hands"] if h["name"] == "dealer")
+    hands = view.to_dict()["hands"]
+    dealer = next(h for h in hands if h["name"] == "dealer")
     assert HIDDEN not in dealer["cards"]
+    record = next(e for e in events if e["event"] == "round_result")["result"]
+    assert dealer["cards"] == record["dealer_cards"]
+    seat = next(h for h in hands if h["name"] == "seat 1")  # the record's hands, total and outcome
+    main_hand = next(h for h in record["seats"]["1"]["hands"] if h["spot"] == "main")
+    assert (seat["cards"], seat["total"], seat["outcome"]) == (
+        main_hand["cards"],
+        main_hand["total"],
+        main_hand["outcome"],
+    )
 
 
 def _card(code: str) -> Any:

@@ -46,8 +46,7 @@ def register(sub: Subparsers[argparse.ArgumentParser], sim_sub: Subparsers[argpa
     conf = shoe_sub.add_parser(
         "conformance", help="check a shoe or shuffler against protocol v1 (docs/shoe-conformance.md)",
         description="Act as the host against a device and run the documented checks of protocol v1: "
-                    "pass, fail or skip per check with what was seen. Exit 0 if no check failed. "
-                    "Example: croupier shoe conformance --port /tmp/croupier-shoe-v1 --json report.json")
+                    "pass, fail or skip per check with what was seen. Exit 0 if no check failed.")
     conf.add_argument("--port", required=True, help="a pyserial URL: /dev/ttyUSB0, a pty, socket://HOST:PORT")
     conf.add_argument("--profile", type=Path,
                       help="the device profile (line settings; a dealing shuffler adds the DISPENSE check)")

@@ -233,7 +233,12 @@ function seatGameHand(view) {
       el("div", {class: "label", text: `${W.seat} ${seat}`}));
     if (isDp) node.append(el("div", {class: "dp-badge", "data-dp": seat, text: W.dp}));
     for (const h of bySeat.get(seat)) {
-      node.append(el("div", {class: "cards", "data-hand": h.name}, ...h.cards.map((c, i) => cardNode(c, `${view.round}/${h.name}/${i}/${c}`))));
+      const sub = h.name.replace(/^seat \d+ ?/, "");
+      node.append(el("div", {class: "cards", "data-hand": h.name},
+        ...h.cards.map((c, i) => cardNode(c, `${view.round}/${h.name}/${i}/${c}`)),
+        h.total != null || sub ? el("div", {class: "hand-info", "data-hand-outcome": h.outcome || ""},
+          [sub, h.total != null ? String(h.total) : "", h.outcome ? (W[h.outcome] || h.outcome) : ""]
+            .filter(Boolean).join(" · ")) : null));
     }
     if (view.phase !== "dealing" && seat in view.outcomes) {
       const [cls, word] = outcomeWord(view.outcomes[seat]);
