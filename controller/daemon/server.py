@@ -125,12 +125,15 @@ class Daemon:
         gpio_control: str | None = None,
         parent_pid: int | None = None,
         hello_timeout: float = HELLO_TIMEOUT,
+        keys_dir: Path | None = None,
     ) -> None:
         self.config = config
         #: The start-up checks (docs/daemon.md, "Start-up"); the shoe's hello is awaited this long.
         self.selftest = SelfTest()
         self.selftest.passed("config", str(config.path))
         self.hello_timeout = hello_timeout
+        #: The CurveZMQ key folder (``croupier run --keys``; else the table file's, docs/security.md).
+        self.keys_dir = keys_dir or config.key_folder(state_dir)
         #: Stop (as on SIGTERM) once this process is no longer our parent (a supervisor that died).
         self.parent_pid = parent_pid
         self.state_dir = state_dir or config.state_dir
@@ -224,7 +227,7 @@ class Daemon:
         guard: CurveGuard | None = None
         try:
             try:
-                self.guard = guard = CurveGuard(KeyFolder(self.config.key_folder(self.state_dir)), sync_ctx)
+                self.guard = guard = CurveGuard(KeyFolder(self.keys_dir), sync_ctx)
             except KeyFileError as exc:
                 raise DaemonError(f"cannot use the table's keys: {exc}") from None
             guard.start()
@@ -596,7 +599,9 @@ class Daemon:
         except CommandError as exc:
             return error_reply(str(exc))
         if not permitted(caller.role, parsed.name):
-            log.warning("refused %s from key %r: role %s may not", parsed.name, caller.name, caller.role)
+            assert self.guard is not None
+            self.guard.refusals.warning(f"key {caller.name!r}", "refused %s from key %r: role %s may not",
+                                        parsed.name, caller.name, caller.role)
             return error_reply(f"{parsed.name}: key {caller.name!r} has role {caller.role}, which may not "
                                f"send it (docs/security.md)", cmd=parsed.name, denied=True)
         if isinstance(parsed, Query) and parsed.name == "shoe":
