@@ -109,6 +109,15 @@ def test_scenes_are_the_same_for_the_same_seed_and_differ_otherwise() -> None:
     assert scene(parse_card("2H"), DESIGNS["bold"], 11, size=(1280, 720)).shape == (720, 1280, 3)
 
 
+def test_grey_and_bgra_frames_are_read_safely() -> None:
+    spade = scene(parse_card("QS"), DESIGNS["classic"], 77, cond=Conditions(glare=0.0))
+    heart = scene(parse_card("QH"), DESIGNS["classic"], 77, cond=Conditions(glare=0.0))
+    grey = recognise(cv2.cvtColor(heart, cv2.COLOR_BGR2GRAY), profile())
+    assert grey.status == "unknown" and "ink is black" in grey.reason  # a heart needs red ink
+    assert recognise(cv2.cvtColor(spade, cv2.COLOR_BGR2GRAY), profile()).card is parse_card("QS")
+    assert recognise(cv2.cvtColor(spade, cv2.COLOR_BGR2BGRA), profile()).card is parse_card("QS")
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.binary(min_size=16 * 12 * 3, max_size=16 * 12 * 3), st.integers(0, 255))
 def test_arbitrary_pixels_never_crash_and_never_read_as_a_card(data: bytes, offset: int) -> None:
