@@ -137,8 +137,8 @@ def cards_in(value: Any) -> list[str]:
     """Every card code in a (nested) round-view value, in order."""
     if isinstance(value, str):
         return [value] if _CARD.match(value) else []
-    if isinstance(value, dict):
-        return [c for v in value.values() for c in cards_in(v)]
+    if isinstance(value, dict):  # cards swapped out or burned are not in the hand any more
+        return [c for k, v in value.items() if k not in ("discarded", "burned") for c in cards_in(v)]
     if isinstance(value, list):
         return [c for v in value for c in cards_in(v)]
     return []
