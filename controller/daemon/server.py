@@ -599,7 +599,9 @@ class Daemon:
         except CommandError as exc:
             return error_reply(str(exc))
         if not permitted(caller.role, parsed.name):
-            log.warning("refused %s from key %r: role %s may not", parsed.name, caller.name, caller.role)
+            assert self.guard is not None
+            self.guard.refusals.warning(f"key {caller.name!r}", "refused %s from key %r: role %s may not",
+                                        parsed.name, caller.name, caller.role)
             return error_reply(f"{parsed.name}: key {caller.name!r} has role {caller.role}, which may not "
                                f"send it (docs/security.md)", cmd=parsed.name, denied=True)
         if isinstance(parsed, Query) and parsed.name == "shoe":
