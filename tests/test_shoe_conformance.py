@@ -99,3 +99,11 @@ def test_cli_fails_with_exit_1_against_a_misbehaving_sim(tmp_path: Path, sims: l
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 1
     assert "FAIL  hello" in out.stdout and "protocol version 2" in out.stdout
+
+
+def test_cli_refuses_a_bad_sim_control_address_with_exit_2() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "shoe", "conformance", "--port", "/nonexistent/tty",
+         "--sim-control", "127.0.0.1:"], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 2 and "--sim-control wants HOST:PORT" in out.stderr
+    assert "Traceback" not in out.stderr
