@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
 from pydantic import ValidationError
 
 Problem = tuple[str | None, str]
@@ -43,3 +44,13 @@ def validation_problems(exc: ValidationError, prefix: str = "") -> list[Problem]
             reason += f", got {err['input']!r}"
         out.append((key, reason))
     return out
+
+
+def read_yaml(path: Path, error: type[ConfigFileError]) -> object:
+    """A YAML file's data; ``error`` naming the file when it cannot be read or is not YAML."""
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(path, [(None, f"cannot read: {exc}")]) from None
+    except yaml.YAMLError as exc:
+        raise error(path, [(None, f"not valid YAML: {exc}".replace("\n", " "))]) from None

@@ -40,8 +40,8 @@ def wait_for(check: Callable[[], bool], what: str, timeout: float = 15.0) -> Non
 @pytest.mark.parametrize("game", ["baccarat", "one_card_poker", "swap_hand", "two_way_winner"])
 def test_every_demo_game_plays_rounds_through_dispense(tmp_path: Path, game: str) -> None:
     table = yaml.safe_load((TABLES / f"{game}_sim.yaml").read_text())
-    table.pop("panels", None)
-    table.pop("gpio", None)
+    for key in ("panels", "gpio", "display"):  # the shuffler deals; no pins, no screen port to share
+        table.pop(key, None)
     table["shoe"] = {"profile": str(SHUFFLER)}
     path = tmp_path / f"{game}_shuffler.yaml"
     path.write_text(yaml.safe_dump(table))
@@ -160,3 +160,17 @@ def test_slow_card_after_the_timeout_clears_the_tilt_and_is_dealt_once(shuffler:
     assert sim.stats.dispense_requests == sim.stats.dispensed
     rounds = client.call("recall", n=1)["rounds"]
     assert len(rounds[0]["cards"]) == sim.stats.dispensed
+
+
+@pytest.mark.timeout(120)
+def test_the_shipped_shuffler_demo_table_plays() -> None:
+    base = free_port_base()
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "demo",
+         "--table", str(TABLES / "baccarat_shuffler_sim.yaml"),
+         "--rounds", "2", "--delay", "0", "--ports", str(base)],
+        cwd=ROOT, capture_output=True, text=True, timeout=110, check=False)
+    assert proc.returncode == 0, proc.stderr
+    dealt = proc.stdout.count("card_dealt")
+    assert "2 rounds played" in proc.stdout
+    assert f"dealing shuffler: {dealt} cards dealt on DISPENSE" in proc.stdout

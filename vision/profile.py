@@ -23,7 +23,7 @@ from cv2.typing import MatLike
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from controller.cards import RANKS, SUITS
-from controller.configfile import ConfigFileError, validation_problems
+from controller.configfile import ConfigFileError, read_yaml, validation_problems
 
 Glyph = MatLike
 
@@ -149,12 +149,7 @@ def save_profile(profile: DeckProfile, path: Path) -> None:
 def load_profile(path: Path | str) -> DeckProfile:
     """Read a profile and its templates; :class:`ProfileError` names the file, key and reason."""
     path = Path(path)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProfileError(path, [(None, f"cannot read: {exc}")]) from None
-    except yaml.YAMLError as exc:
-        raise ProfileError(path, [(None, f"not valid YAML: {exc}".replace("\n", " "))]) from None
+    raw = read_yaml(path, ProfileError)
     try:
         spec = ProfileFile.model_validate(raw)
     except ValidationError as exc:

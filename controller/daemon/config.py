@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from controller.configfile import ConfigFileError, validation_problems
+from controller.configfile import ConfigFileError, read_yaml, validation_problems
 from controller.daemon.auth import is_loopback
 from controller.daemon.camera_config import CameraSettings, CameraSpec, resolve_camera
 from controller.daemon.endpoints import check_endpoint
@@ -265,13 +264,7 @@ def _find_profile(table_path: Path, name: str, folder: str = "shoes") -> Path | 
 def load_table(path: Path | str) -> TableConfig:
     """Read and validate a table file; :class:`TableFileError` names the file, key and reason."""
     path = Path(path)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TableFileError(path, [(None, f"cannot read: {exc}")]) from None
-    except yaml.YAMLError as exc:
-        raise TableFileError(path, [(None, f"not valid YAML: {exc}".replace("\n", " "))]) from None
-    return parse_table(raw, path)
+    return parse_table(read_yaml(path, TableFileError), path)
 
 
 def parse_table(raw: object, path: Path) -> TableConfig:

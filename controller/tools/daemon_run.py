@@ -22,6 +22,8 @@ from controller.daemon.statelock import StateDirBusy
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", help="table file (firmware_configs/tables/*.yaml)")
     parser.add_argument("--state-dir", type=Path, help="override the table file's state_dir")
+    parser.add_argument("--keys", type=Path,
+                        help="the table's key folder (override security.keys; docs/security.md)")
     parser.add_argument("--shoe-port", help="override the shoe profile's port (a pty of `croupier sim shoe`)")
     parser.add_argument("--no-shoe", action="store_true", help="run without the shoe (cards by command only)")
     parser.add_argument("--pub", help="override the PUB endpoint")
@@ -71,6 +73,7 @@ def build_daemon(args: argparse.Namespace) -> Daemon:
         gpio_control=args.gpio_control,
         parent_pid=args.exit_with_parent,
         hello_timeout=args.hello_timeout,
+        keys_dir=args.keys,
     )
 
 

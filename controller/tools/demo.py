@@ -232,7 +232,7 @@ class Dealer:
 def table_file(args: argparse.Namespace) -> Path:
     if args.table:
         return Path(args.table)
-    kind = "camera_sim" if args.camera_sim else "sim"
+    kind = "sim_camera" if args.camera_sim else "sim"
     return FIRMWARE_CONFIGS / "tables" / f"{args.game}_{kind}.yaml"
 
 
@@ -255,7 +255,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the events as JSON lines")
     parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
     parser.add_argument("--camera-sim", action="store_true",
-                        help="deal through the simulated camera (<game>_camera_sim.yaml): each card is "
+                        help="deal through the simulated camera (<game>_sim_camera.yaml): each card is "
                              "drawn, photographed and read by the daemon's card recognition (docs/vision.md)")
     parser.add_argument(
         "--plain", action="store_true",

@@ -46,8 +46,7 @@ def register(sub: Subparsers[argparse.ArgumentParser], sim_sub: Subparsers[argpa
     conf = shoe_sub.add_parser(
         "conformance", help="check a shoe or shuffler against protocol v1 (docs/shoe-conformance.md)",
         description="Act as the host against a device and run the documented checks of protocol v1: "
-                    "pass, fail or skip per check with what was seen. Exit 0 if no check failed. "
-                    "Example: croupier shoe conformance --port /tmp/croupier-shoe-v1 --json report.json")
+                    "pass, fail or skip per check with what was seen. Exit 0 if no check failed.")
     conf.add_argument("--port", required=True, help="a pyserial URL: /dev/ttyUSB0, a pty, socket://HOST:PORT")
     conf.add_argument("--profile", type=Path,
                       help="the device profile (line settings; a dealing shuffler adds the DISPENSE check)")
@@ -185,12 +184,12 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     from drivers.shoe.operator import person, sim_control  # noqa: PLC0415
 
     try:
+        operator = sim_control(args.sim_control) if args.sim_control else person if args.operator else None
         profile = load_profile(args.profile) if args.profile else None
         probe = Probe(args.port, profile)
     except (ProfileError, OSError, ValueError, SerialException) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    operator = sim_control(args.sim_control) if args.sim_control else person if args.operator else None
     only = set(args.only.split(",")) if args.only else None
     print(f"# conformance of {args.port} to Croupier shoe protocol v1 (docs/shoe-conformance.md)", flush=True)
     kit = Conformance(probe, profile, operator)

@@ -1,0 +1,151 @@
+"""deploy/install.sh run into a temporary root: what it lays down, and that systemd accepts the units.
+
+The real script, the real systemd-sysusers and systemd-analyze of this machine; only the root is
+a temporary folder (``--root``), so nothing of the machine is touched. The venv is made for real;
+``--no-deps`` keeps the test from downloading every dependency again (the first-run keys are made
+with this checkout's croupier, ``CROUPIER_INSTALL_TOOL``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from test_daemon_support import write_table
+
+from controller.daemon.client import CommandClient
+from controller.daemon.config import load_table
+from controller.daemon.keys import client_credentials, read_role
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.timeout(300)
+
+#: Every file the install lays down outside /opt/croupier (docs/install.md lists the same).
+LAID_DOWN = [
+    "usr/lib/sysusers.d/croupier.conf",
+    "etc/systemd/system/croupier@.service",
+    "etc/systemd/system/croupier-display@.service",
+    "etc/udev/rules.d/70-croupier.rules",
+    "etc/croupier/tables/baccarat_1.yaml",
+    "etc/croupier/keys/baccarat_1/server.key",
+    "etc/croupier/keys/baccarat_1/server.key_secret",
+    "etc/croupier/keys/baccarat_1/authorized/admin.key",
+    "etc/croupier/keys/baccarat_1/clients/admin.key_secret",
+    "etc/croupier/keys/baccarat_1/clients/server.key",
+]
+
+
+def exposure(unit: str, root: Path) -> float:
+    out = subprocess.run(["systemd-analyze", "security", "--offline=true", f"--root={root}", unit],
+                         capture_output=True, text=True, check=False).stdout
+    m = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", out)
+    assert m, out[-2000:]
+    return float(m.group(1))
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("install")
+    root = work / "root"
+    root.mkdir()
+    table = write_table(work, name="baccarat_1", shoe="shoes/sim_v1.yaml")
+    raw = yaml.safe_load(table.read_text())
+    raw["state_dir"] = "/var/lib/croupier/baccarat_1"
+    raw["shoe"] = {"profile": "/opt/croupier/src/firmware_configs/shoes/sim_v1.yaml"}
+    table.write_text(yaml.safe_dump(raw))
+    env = {**os.environ, "CROUPIER_INSTALL_TOOL": str(Path(sys.executable).parent / "croupier")}
+    done = subprocess.run(
+        ["bash", str(ROOT / "deploy" / "install.sh"), "--root", str(root), "--python", "python3.11",
+         "--pip-args", "--no-deps", "--table", str(table)],
+        env=env, capture_output=True, text=True, check=False, timeout=280)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return root
+
+
+def test_it_lays_down_the_documented_files(installed: Path) -> None:
+    for path in LAID_DOWN:
+        assert (installed / path).is_file(), path
+    assert os.access(installed / "opt/croupier/venv/bin/croupier", os.X_OK)
+    assert os.readlink(installed / "usr/local/bin/croupier") == "/opt/croupier/venv/bin/croupier"
+    assert "/usr/local/bin/croupier" in (ROOT / "docs" / "install.md").read_text()
+    assert (installed / "opt/croupier/src/pyproject.toml").is_file()
+    assert not (installed / "opt/croupier/src/.venv").exists()
+    for unit in ("croupier@.service", "croupier-display@.service"):
+        shipped = (ROOT / "systemd" / unit).read_bytes()
+        assert (installed / "etc/systemd/system" / unit).read_bytes() == shipped
+    install_doc = (ROOT / "docs" / "install.md").read_text()
+    for path in LAID_DOWN:
+        assert "/" + path.replace("baccarat_1", "NAME") in install_doc, path
+
+
+def test_users_groups_and_key_permissions(installed: Path) -> None:
+    passwd = (installed / "etc/passwd").read_text()
+    lines = (installed / "etc/group").read_text().splitlines()
+    group = {line.split(":")[0]: line.split(":") for line in lines}
+    assert re.search(r"^croupier:x:\d+:\d+:", passwd, re.M) and "croupier-display:" in passwd
+    for device_group in ("dialout", "gpio", "video"):
+        assert "croupier" in group[device_group][3].split(","), device_group
+    gid = int(group["croupier"][2])
+    keys = installed / "etc/croupier/keys/baccarat_1"
+    secret = (keys / "server.key_secret").stat()
+    assert stat.S_IMODE(secret.st_mode) == 0o640 and (secret.st_uid, secret.st_gid) == (0, gid)
+    clients = (keys / "clients").stat()
+    assert stat.S_IMODE(clients.st_mode) == 0o700 and clients.st_uid == 0
+    assert stat.S_IMODE((keys / "clients/admin.key_secret").stat().st_mode) == 0o600
+    assert read_role(keys / "authorized/admin.key") == "operator"
+
+
+def test_the_first_run_keys_command_the_table(installed: Path, tmp_path: Path) -> None:
+    config = load_table(write_table(tmp_path, name="baccarat_1"))
+    keys = installed / "etc/croupier/keys/baccarat_1"
+    with DaemonThread(Daemon(config, use_shoe=False, keys_dir=keys)):
+        admin = client_credentials(keys / "clients/admin.key_secret")
+        client = CommandClient(config.spec.zeromq.command, timeout=10, key=admin)
+        assert client.call("credit_in", seat=1, amount=100)["ok"]
+        client.close()
+
+
+def test_systemd_accepts_the_units_and_they_are_hardened(installed: Path) -> None:
+    # The distribution's own targets and slices, as on the Pi, so verify can resolve the dependencies.
+    units = installed / "usr/lib/systemd/system"
+    units.mkdir(parents=True, exist_ok=True)
+    for pattern in ("*.target", "*.slice"):
+        for unit in Path("/usr/lib/systemd/system").glob(pattern):
+            shutil.copy(unit, units / unit.name, follow_symlinks=True)
+    for unit in ("croupier@baccarat_1.service", "croupier-display@baccarat_1.service"):
+        verify = subprocess.run(["systemd-analyze", "verify", f"--root={installed}", unit],
+                                capture_output=True, text=True, check=False)
+        assert verify.returncode == 0 and not verify.stderr.strip(), verify.stderr
+        assert exposure(unit, installed) <= 1.5, unit
+    daemon = (installed / "etc/systemd/system/croupier@.service").read_text()
+    for line in ("Type=notify", "WatchdogSec=", "RestartPreventExitStatus=2 3", "Restart=on-failure",
+                 "SupplementaryGroups=dialout gpio video", "ProtectSystem=strict",
+                 "StateDirectory=croupier/%i",
+                 "SystemCallFilter=~@privileged @resources", "ProtectProc=invisible", "ProcSubset=pid",
+                 "RemoveIPC=yes", "PrivateMounts=yes", "IPAddressDeny=any", "DeviceAllow=char-ttyUSB rw",
+                 "DeviceAllow=char-gpiochip rw", "DeviceAllow=char-video4linux rw"):
+        assert line in daemon, line
+
+
+def test_udev_rules_name_the_devices_by_vendor_product_serial_with_their_groups() -> None:
+    rules = [line for line in (ROOT / "deploy/70-croupier.rules").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    names = {}
+    for rule in rules:
+        keys = dict(re.findall(r'([A-Z]+(?:\{\w+\})?)\s*\+?==?\s*"([^"]*)"', rule))
+        for needed in ("SUBSYSTEM", "ATTRS{idVendor}", "ATTRS{idProduct}", "ATTRS{serial}", "SYMLINK",
+                       "GROUP"):
+            assert needed in keys, (needed, rule)
+        assert re.fullmatch(r"[0-9a-f]{4}", keys["ATTRS{idVendor}"]) and keys["MODE"] == "0660"
+        names[keys["SYMLINK"]] = (keys["SUBSYSTEM"], keys["GROUP"])
+    assert names["croupier-shoe"] == ("tty", "dialout")
+    assert names["croupier-camera"] == ("video4linux", "video")
