@@ -33,6 +33,15 @@ def _subcommands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) 
 SUBCOMMANDS = _subcommands(build_parser())
 
 
+def parser_of(command: tuple[str, ...]) -> argparse.ArgumentParser:
+    """The real parser of ``croupier COMMAND...``."""
+    parser = build_parser()
+    for word in command:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = sub.choices[word]
+    return parser
+
+
 def test_every_command_is_listed() -> None:
     names = {" ".join(c) for c in SUBCOMMANDS}
     for expected in ("run", "ctl", "watch", "demo", "scenario", "math swap_hand", "simulate baccarat",
@@ -54,10 +63,7 @@ def test_help_renders(command: tuple[str, ...]) -> None:
 
 @pytest.mark.parametrize("command", SUBCOMMANDS, ids=" ".join)
 def test_every_option_says_what_it_does(command: tuple[str, ...]) -> None:
-    parser = build_parser()
-    for word in command:
-        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        parser = sub.choices[word]
+    parser = parser_of(command)
     undocumented = [
         a.option_strings or a.dest
         for a in parser._actions
@@ -68,10 +74,7 @@ def test_every_option_says_what_it_does(command: tuple[str, ...]) -> None:
 
 @pytest.mark.parametrize("command", SUBCOMMANDS, ids=" ".join)
 def test_every_command_has_an_example(command: tuple[str, ...]) -> None:
-    parser = build_parser()
-    for word in command:
-        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        parser = sub.choices[word]
+    parser = parser_of(command)
     # After the usage lines: the epilog of controller/cli_help.py, or an example in the description.
     body = parser.format_help().split("\n\n", 1)[1]
     assert re.search(r"(?i)example:?\s+croupier " + re.escape(" ".join(command)), body), body

@@ -214,6 +214,17 @@ class GpioStatus(TypedDict):
     lamps: Lamps
 
 
+class CameraStatus(TypedDict):
+    """A camera table's camera: its source, deck profile, whether frames arrive, the last reading."""
+
+    source: str
+    deck: str
+    online: bool
+    frames: int
+    cards: int
+    last: dict[str, Any] | None
+
+
 class StatusReply(Identity):
     ok: Literal[True]
     cmd: Literal["status"]
@@ -233,6 +244,7 @@ class StatusReply(Identity):
     journal: JournalInfo
     shoe_device: ShoeDevice | None
     gpio: GpioStatus | None
+    camera: CameraStatus | None
     uptime: float
     fsync: bool
     selftest: SelfTestInfo
