@@ -6,6 +6,7 @@
 # Lays down (docs/install.md lists every file and why):
 #   /opt/croupier/src                       this checkout (code, docs, device profiles, pin maps)
 #   /opt/croupier/venv                      a virtual environment with croupier[pi] installed
+#   /usr/local/bin/croupier                 a link to its croupier command
 #   /usr/lib/sysusers.d/croupier.conf       users croupier (groups dialout, gpio, video) and croupier-display
 #   /etc/systemd/system/croupier@.service   the table daemon, one instance per table file
 #   /etc/systemd/system/croupier-display@.service
@@ -64,6 +65,8 @@ tar -C "$SRC" --exclude=./.venv --exclude=./.git --exclude='__pycache__' --exclu
 [ -x "$OPT/venv/bin/python" ] || "$PYTHON" -m venv "$OPT/venv"
 # shellcheck disable=SC2086  # PIP_ARGS is a list of options
 "$OPT/venv/bin/python" -m pip install --quiet $PIP_ARGS "$OPT/src[pi]"
+install -d -m 0755 "$R/usr/local/bin"
+ln -sfn /opt/croupier/venv/bin/croupier "$R/usr/local/bin/croupier"  # `croupier` on every PATH
 say "installed croupier into $OPT/venv"
 
 # 3. Units and udev rules.

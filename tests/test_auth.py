@@ -24,6 +24,7 @@ from test_daemon_support import config_for, write_table
 
 from controller.cards import DECK
 from controller.cli import main
+from controller.daemon.auth import RateLimitedLog
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.daemon.journal import open_readonly, read_entries
@@ -310,3 +311,17 @@ def test_keys_command_makes_authorises_and_lists(tmp_path: Path, capsys: pytest.
     assert main(["keys", "new", "bob", "--role", "operator", "--table", str(path)]) == 2
     assert "already authorised" in capsys.readouterr().err
     assert main(["keys", "new", "../evil", "--role", "operator", "--table", str(path)]) == 2
+
+
+def test_a_flood_of_refusals_is_logged_in_bursts_and_counted(caplog: pytest.LogCaptureFixture) -> None:
+    limited = RateLimitedLog(logging.getLogger("croupier.test.refusals"), burst=3, window=0.2)
+    with caplog.at_level(logging.WARNING, logger="croupier.test.refusals"):
+        for i in range(10):
+            limited.warning("key 'olga'", "refused %d", i)
+        limited.warning("key 'carl'", "refused carl")  # another subject has its own burst
+        time.sleep(0.25)  # the window ends: the next refusal reports what was held back
+        limited.warning("key 'olga'", "refused %d", 10)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == ["refused 0", "refused 1", "refused 2", "refused carl",
+                     lines[4], "refused 10"]
+    assert lines[4].startswith("7 more refusal(s) of key 'olga' in the last")

@@ -75,6 +75,8 @@ def test_it_lays_down_the_documented_files(installed: Path) -> None:
     for path in LAID_DOWN:
         assert (installed / path).is_file(), path
     assert os.access(installed / "opt/croupier/venv/bin/croupier", os.X_OK)
+    assert os.readlink(installed / "usr/local/bin/croupier") == "/opt/croupier/venv/bin/croupier"
+    assert "/usr/local/bin/croupier" in (ROOT / "docs" / "install.md").read_text()
     assert (installed / "opt/croupier/src/pyproject.toml").is_file()
     assert not (installed / "opt/croupier/src/.venv").exists()
     for unit in ("croupier@.service", "croupier-display@.service"):

@@ -12,11 +12,13 @@ import random
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_daemon_panels import swap_hand_table
 from test_daemon_support import write_table
 
 from controller.cards import parse_card
@@ -193,3 +195,31 @@ def test_croupier_run_on_a_held_state_dir_exits_4_at_once_with_the_pid(tmp_path:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and f"PID {os.getpid()}" in lines[0] and "t1-state" in lines[0]
     assert not (tmp_path / "t1-state" / JOURNAL_NAME).exists()  # refused before opening anything
+
+
+def test_a_journal_fault_puts_every_panel_lamp_in_its_fault_pattern(tmp_path: Path) -> None:
+    t = swap_hand_table(tmp_path)
+    try:
+        journal = t.daemon.service.journal if t.daemon.service is not None else None
+        assert journal is not None and t.daemon._loop is not None
+        capped = threading.Event()
+
+        def cap() -> None:  # on the loop thread, which owns the connection
+            pages = journal.connection.execute("PRAGMA page_count").fetchone()[0]
+            journal.connection.execute(f"PRAGMA max_page_count={pages}")
+            capped.set()
+
+        t.daemon._loop.call_soon_threadsafe(cap)
+        assert capped.wait(10)
+        for i in range(2000):
+            reply = t.call("credit_in", seat=1, amount=1, ref=f"fill-{i}-" + "f" * 150)
+            if not reply["ok"]:
+                break
+        assert reply.get("journal_fault"), reply
+        lamps = t.lamps()
+        assert lamps["tower fault"]["mode"] == "fault"
+        seat_lamps = {k: v["mode"] for k, v in lamps.items() if k.startswith("seat ")}
+        assert seat_lamps and set(seat_lamps.values()) == {"fault"}
+        assert t.status()["journal_fault"]["file"] == str(journal.path)
+    finally:
+        t.close()

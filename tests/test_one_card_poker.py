@@ -406,7 +406,7 @@ def test_a_tie_wager_without_a_primary_is_returned_at_close() -> None:
         ((3, "extend"), "not to act"),
         ((4, "dp_extend"), "not to act"),
         ((1, "hit"), "not legal"),
-        ((1, "extend", 400), "must be 500"),
+        ((1, "extend", 400), "must be 5.00"),
         ((1, "surrender", 250), "takes no amount"),
     ],
 )
@@ -426,7 +426,7 @@ def test_illegal_player_decisions_are_refused_and_change_nothing(
     [
         ((1, "dp_extend"), "not to act"),
         ((4, "extend"), "not legal"),
-        ((4, "dp_extend", 1000), "must be 500"),
+        ((4, "dp_extend", 1000), "must be 5.00"),
         ((4, "dp_decline", 0), "takes no amount"),
     ],
 )

@@ -4,8 +4,9 @@ The daemon is the real ``croupier run`` in a subprocess, the shoe the simulator 
 the journal a real SQLite file. The fault-injection points (controller/daemon/faults.py) end the
 daemon at the worst instants: right after a card's commit and before its ACK, right after the
 ACK, in the middle of the reader-to-loop hand-over (SIGKILL, and SIGTERM: a clean stop arriving
-then), right after any journal commit, and a write failing with EIO. Then SIGKILLs and SIGTERMs at
-random instants of a longer deal.
+then), right after any journal commit, and a write failing with EIO. Then Baccarat rounds (commands
+with refs, cards by the shoe) through SIGKILLs and SIGTERMs at random instants: the journal is the
+crash-free session, exactly.
 """
 
 from __future__ import annotations
@@ -17,18 +18,20 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from test_daemon_crash import wait_ready
-from test_daemon_support import write_table
+from test_daemon_support import baccarat_play, expected_payloads, write_table
 
 from controller.cards import DECK
-from controller.daemon.client import CommandClient, local_key
+from controller.daemon.client import CommandClient, DaemonUnavailable, local_key
 from controller.daemon.config import load_table
 from controller.daemon.journal import JOURNAL_NAME
+from controller.inputs import CardSeen
 from drivers.shoe.sim import SimulatedShoe
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +46,7 @@ class Rig:
         self.shoe.open_pty(link)
         profile = tmp / "shoe.yaml"
         profile.write_text(
-            f"port: {link}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 1.0\n"
+            f"port: {link}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 3.0\n"
             "reconnect: {initial: 0.02, max: 0.1}\n"
         )
         self.table = write_table(tmp, name="once", shoe=str(profile))
@@ -60,8 +63,8 @@ class Rig:
             self.shoe.deal(card)
             self.dealt.append(card.code)
 
-    def start(self, fault: str = "") -> subprocess.Popen[bytes]:
-        env = {**os.environ, "CROUPIER_FAULT": fault}
+    def start(self, fault: str = "", **env_extra: str) -> subprocess.Popen[bytes]:
+        env = {**os.environ, "CROUPIER_FAULT": fault, **env_extra}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "controller.cli", "run", str(self.table), "--log-level", "ERROR"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -79,6 +82,19 @@ class Rig:
         finally:
             conn.close()
         return [d["card"] for d in map(json.loads, (r[0] for r in rows)) if d["input"] == "card"]
+
+    def journal_inputs(self) -> list[dict[str, object]]:
+        """Every journaled input, in order (all sources)."""
+        if not self.journal.exists():
+            return []
+        conn = sqlite3.connect(f"file:{self.journal}?mode=ro", uri=True)
+        try:
+            rows = conn.execute("SELECT input FROM inputs ORDER BY id").fetchall()
+        except sqlite3.OperationalError:
+            return []
+        finally:
+            conn.close()
+        return [json.loads(r[0]) for r in rows]
 
     def wait_cards(self, n: int, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
@@ -158,29 +174,139 @@ def test_the_worst_instants_lose_or_double_no_card(rig: Rig, fault: str) -> None
     assert rig.journal_cards() == rig.dealt
 
 
-@pytest.mark.timeout(600)
-def test_dozens_of_kills_and_stops_at_random_instants_keep_every_card_exactly_once(rig: Rig) -> None:
-    rng = random.Random(20261130)
-    rig.deal(60, rng)
+#: The suite's size; the acceptance run of docs/daemon.md sets CROUPIER_SOAK_ROUNDS=300 and
+#: CROUPIER_SOAK_STRIKES=60 (about 15 minutes on a loaded 2-core machine).
+ROUNDS = int(os.environ.get("CROUPIER_SOAK_ROUNDS", "40"))
+STRIKES = int(os.environ.get("CROUPIER_SOAK_STRIKES", "26"))
+
+
+@pytest.mark.timeout(900 if ROUNDS <= 100 else 3600)
+def test_rounds_dealt_by_the_shoe_through_dozens_of_kills_settle_as_a_crash_free_run(rig: Rig) -> None:
+    """Commands by the command socket (with refs), cards by the simulated shoe; SIGKILL and SIGTERM at
+    random instants, mid-command and mid-card; the journal must be exactly the crash-free session."""
+    inputs, engine = baccarat_play(ROUNDS, seed=11)
+    rng = random.Random(42)
     kills = terms = 0
-    for _ in range(36):
+    proc = rig.start()
+    wait_ready(proc, rig.command, rig.key)
+    client = CommandClient(rig.command, timeout=2, key=rig.key)
+
+    def alive() -> None:
+        nonlocal proc
+        if rig.proc is not None and rig.proc.poll() is None:
+            return
+        client.close()
         proc = rig.start()
-        if rng.random() < 0.3:  # a clean stop: once it serves (before, SIGTERM is the default kill)
-            wait_ready(proc, rig.command, rig.key)
-            time.sleep(rng.random() * 0.3)
-            proc.send_signal(signal.SIGTERM)
+        wait_ready(proc, rig.command, rig.key)
+
+    def strike(target: subprocess.Popen[bytes]) -> None:
+        nonlocal kills, terms
+        if rng.random() < 0.3:
+            target.send_signal(signal.SIGTERM)
             terms += 1
-            assert proc.wait(30) == 0, rig.stderr()
-        else:  # at any instant: python's start-up, the replay, the deal
-            time.sleep(0.2 + rng.random() * 0.8)
-            proc.kill()
+        else:
+            target.kill()
             kills += 1
-            proc.wait()
-        rig.deal(rng.randrange(0, 8), rng)
-    rig.start()
-    rig.wait_cards(len(rig.dealt), timeout=120)
-    time.sleep(0.5)
+
+    try:
+        for i, inp in enumerate(inputs):
+            if rng.random() < STRIKES / len(inputs):  # a kill or a stop at a random instant of this input
+                threading.Timer(rng.random() * 0.02, strike, args=(proc,)).start()
+            if isinstance(inp, CardSeen):
+                rig.shoe.deal(inp.card)
+                rig.dealt.append(inp.card.code)
+            else:
+                request = json.dumps({"cmd": "input", "input": inp.to_dict(), "ref": f"in-{i}"}).encode()
+                while True:
+                    alive()
+                    try:
+                        reply = client.send_raw(request)
+                        break
+                    except DaemonUnavailable:
+                        continue  # dead, or stopped mid-request: restart and resend with the same ref
+                assert reply["ok"] or reply.get("refused"), reply
+            deadline = time.monotonic() + 60
+            while len(rig.journal_inputs()) < i + 1:  # applied before the next step, as a dealer would
+                assert time.monotonic() < deadline, f"input {i} never journaled"
+                alive()
+                time.sleep(0.005)
+        time.sleep(0.5)  # a card doubled by a late resend would show up now
+        alive()
+        status = client.call("status")
+    finally:
+        client.close()
     rig.stop()
-    assert kills >= 20 and terms >= 8
-    cards = rig.journal_cards()
-    assert len(cards) == len(rig.dealt) and cards == rig.dealt
+    assert kills >= STRIKES // 2 and terms >= STRIKES // 8, (kills, terms)
+    assert rig.journal_inputs() == [inp.to_dict() for inp in inputs]
+    assert rig.journal_cards() == rig.dealt
+    assert status["credits"] == {str(s): c for s, c in sorted(engine.credits.items())}
+    assert status["round"] == engine.round_no and status["seq"] == len(expected_payloads("once", inputs))
+
+
+@pytest.mark.timeout(300)
+def test_a_journal_that_fills_up_halts_the_table_and_a_restart_with_space_is_exact(rig: Rig) -> None:
+    """A journal capped a few pages above its size (a disk that fills, without root)."""
+    proc = rig.start()
+    wait_ready(proc, rig.command, rig.key)
+    rig.stop()
+    conn = sqlite3.connect(rig.journal)
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.close()
+    proc = rig.start(CROUPIER_FAULT_JOURNAL_PAGES=str(pages + 3))
+    wait_ready(proc, rig.command, rig.key)
+    client = CommandClient(rig.command, timeout=10, key=rig.key)
+    acknowledged: list[dict[str, object]] = []
+    rng = random.Random(5)
+    try:
+        for i in range(5000):
+            if i % 5 == 4:
+                card = rng.choice(DECK)
+                rig.shoe.deal(card)
+                rig.dealt.append(card.code)
+                deadline = time.monotonic() + 10
+                while len(rig.journal_cards()) < len(rig.dealt) and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                if len(rig.journal_cards()) < len(rig.dealt):
+                    break  # not journaled, so not acknowledged: the shoe holds it
+                acknowledged.append({"input": "card", "card": card.code, "burn": False})
+                continue
+            reply = client.call("credit_in", seat=1, amount=100 + i, ref=f"c{i}")
+            if not reply["ok"]:
+                assert reply.get("journal_fault") and reply["error"].startswith("journal fault: ")
+                assert "database or disk is full" in reply["error"]
+                break
+            acknowledged.append({"input": "credit_in", "seat": 1, "amount": 100 + i})
+        else:
+            raise AssertionError("the journal never filled up")
+        status = client.call("status")
+        assert status["journal_fault"] is not None and "full" in status["journal_fault"]["error"]
+        snapshot = client.call("snapshot")
+        assert snapshot["journal_fault"] == status["journal_fault"]
+        refused = client.call("open")
+        assert not refused["ok"] and refused["journal_fault"] and "internal error" not in refused["error"]
+        pending = rng.choice(DECK)  # read by the shoe while the table is halted: never acknowledged
+        rig.shoe.deal(pending)
+        rig.dealt.append(pending.code)
+        time.sleep(0.5)
+        assert rig.journal_inputs() == acknowledged  # nothing acknowledged is missing, nothing else is there
+    finally:
+        client.close()
+    assert rig.proc is not None and rig.proc.stderr is not None
+    rig.proc.send_signal(signal.SIGTERM)
+    rig.proc.wait(30)
+    log = rig.proc.stderr.read().decode()
+    assert log.count("CRITICAL") == 1 and "JOURNAL FAULT" in log and str(rig.journal) in log
+    rig.proc = None
+    proc = rig.start()  # more space: no cap
+    wait_ready(proc, rig.command, rig.key)
+    rig.wait_cards(len(rig.dealt))
+    client = CommandClient(rig.command, timeout=10, key=rig.key)
+    try:
+        status = client.call("status")
+    finally:
+        client.close()
+    rig.stop()
+    assert status["journal_fault"] is None
+    assert rig.journal_inputs() == [*acknowledged, {"input": "card", "card": pending.code, "burn": False}]
+    credited = sum(int(str(a["amount"])) for a in acknowledged if a["input"] == "credit_in")
+    assert status["credits"] == {"1": credited}

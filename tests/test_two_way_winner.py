@@ -243,7 +243,7 @@ def test_a_natural_has_only_poker_or_take_natural() -> None:
     assert isinstance(due, DecisionDue)
     assert due.choices == {1: ("poker", "take_natural"), 2: ("blackjack", "poker", "surrender")}
     refused_unchanged(table, I.Decision(1, "blackjack"), "not legal")
-    refused_unchanged(table, I.Decision(2, "poker", 2000), "poker stakes exactly 1000, not 2000")
+    refused_unchanged(table, I.Decision(2, "poker", 2000), "poker stakes exactly 10.00, not 20.00")
     # Any order: seat 2 may answer before seat 1.
     assert table.apply(I.Decision(2, "surrender"))[0].event == "decision"
 
@@ -299,7 +299,7 @@ def test_double_stakes_the_play_again_and_takes_one_card() -> None:
     table = new_table()
     start(table, {1: ANTES}, "5S 9C 6C 8D")
     table.apply(I.Decision(1, "blackjack"))
-    refused_unchanged(table, I.Decision(1, "double", 500), "double stakes exactly 1000, not 500")
+    refused_unchanged(table, I.Decision(1, "double", 500), "double stakes exactly 10.00, not 5.00")
     out = table.apply(I.Decision(1, "double"))
     assert [e.to_dict()["amount"] for e in out if e.event == "wager_placed"] == [2000]
     # 5 6 + 2 = 13 and the hand is over; the dealer's 9 8 = 17 stands: the round settles at once.

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import threading
+import time
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -58,16 +60,50 @@ def is_loopback(endpoint: str) -> bool:
         return False  # '*', an interface name or a host name: reachable from elsewhere
 
 
+class RateLimitedLog:
+    """Warnings about refusals, at most ``burst`` per subject per ``window`` seconds.
+
+    A flood of forbidden requests must not turn into a flood of log lines (journald would drop
+    them, a plain log file would fill the disk): past the burst, refusals are counted and the
+    count is logged once the window ends, so every refusal is still accounted for.
+    """
+
+    def __init__(self, logger: logging.Logger, burst: int = 10, window: float = 60.0) -> None:
+        self.log = logger
+        self.burst = burst
+        self.window = window
+        self._seen: dict[str, tuple[float, int, int]] = {}  # subject -> (window start, logged, held back)
+        self._lock = threading.Lock()
+
+    def warning(self, subject: str, msg: str, *args: Any) -> None:
+        now = time.monotonic()
+        with self._lock:
+            start, logged, held = self._seen.get(subject, (now, 0, 0))
+            if now - start >= self.window:
+                if held:
+                    self.log.warning("%d more refusal(s) of %s in the last %.0f s were not logged one by one",
+                                     held, subject, now - start)
+                start, logged, held = now, 0, 0
+            if logged < self.burst:
+                self.log.warning(msg, *args)
+                logged += 1
+            else:
+                held += 1
+            self._seen[subject] = (start, logged, held)
+
+
 class _Provider:
     """The ZAP callback: a client key is allowed when it is authorised (re-reading the folder)."""
 
-    def __init__(self, registry: KeyRegistry) -> None:
+    def __init__(self, registry: KeyRegistry, refusals: RateLimitedLog) -> None:
         self.registry = registry
+        self.refusals = refusals
 
     def callback(self, domain: str, key: bytes) -> bool:
         info = self.registry.lookup(key)
         if info is None:
-            log.warning("refused a CURVE client with an unknown key %s", key.decode(errors="replace"))
+            self.refusals.warning("unknown keys", "refused a CURVE client with an unknown key %s",
+                             key.decode(errors="replace"))
         return info is not None
 
 
@@ -80,11 +116,14 @@ class CurveGuard:
             log.info("made the table's server key pair in %s", folder.root)
         self.public, self.secret = folder.server_pair()
         self.registry = KeyRegistry(folder)
+        #: Refusals of unknown keys (ZAP thread) and of commands outside a role (loop thread).
+        self.refusals = RateLimitedLog(log)
         self._auth = ThreadAuthenticator(ctx, log=logging.getLogger("croupier.auth.zap"))
 
     def start(self) -> None:
         self._auth.start()
-        self._auth.configure_curve_callback(DOMAIN, credentials_provider=_Provider(self.registry))
+        provider = _Provider(self.registry, self.refusals)
+        self._auth.configure_curve_callback(DOMAIN, credentials_provider=provider)
         if not len(self.registry):
             log.warning("no authorised keys in %s: nobody can command this table (make one: "
                         "croupier keys new NAME --role operator --table FILE)", self.folder.authorized)

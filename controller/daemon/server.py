@@ -502,6 +502,8 @@ class Daemon:
         journal = self.service.journal if self.service is not None else None
         assert journal is not None
         try:
+            if frame is not None and not (isinstance(event, ShoeStatus) and event.status == "hello"):
+                self._shoe_heard(frame)  # (a HELLO says so itself, with the shoe's details)
             if event is not None:
                 self.on_shoe_event(event, frame)
             cursor = journal.shoe_cursor
@@ -519,6 +521,14 @@ class Daemon:
             log.exception("shoe frame %s (%r) failed", frame, event)
             return frame is not None and journal.shoe_cursor == frame
         return True
+
+    def _shoe_heard(self, frame: FrameId) -> None:
+        """Any good v1 frame is the shoe's hello for the self-test: a shoe that was running when the
+        daemon restarted sends no HELLO (it resends the frame it holds, or answers STATUS_REQUEST),
+        and must not be taken for a silent one (docs/daemon.md, "Start-up: the self-test")."""
+        assert self.service is not None
+        if self.selftest.observe("hello", {"seq": frame.seq}) and SHOE_HELLO in self.service.table.offline:
+            self.submit(DeviceStatus(SHOE_HELLO, True, "shoe answered"), "shoe", frame=frame)
 
     def on_shoe_event(self, event: ShoeEvent, frame: FrameId | None = None) -> None:
         """Loop thread: a card becomes an input; the line going down or up becomes a device input."""
@@ -600,7 +610,9 @@ class Daemon:
         except CommandError as exc:
             return error_reply(str(exc))
         if not permitted(caller.role, parsed.name):
-            log.warning("refused %s from key %r: role %s may not", parsed.name, caller.name, caller.role)
+            assert self.guard is not None
+            self.guard.refusals.warning(f"key {caller.name!r}", "refused %s from key %r: role %s may not",
+                                        parsed.name, caller.name, caller.role)
             return error_reply(f"{parsed.name}: key {caller.name!r} has role {caller.role}, which may not "
                                f"send it (docs/security.md)", cmd=parsed.name, denied=True)
         if isinstance(parsed, Query) and parsed.name == "shoe":

@@ -184,12 +184,12 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     from drivers.shoe.operator import person, sim_control  # noqa: PLC0415
 
     try:
+        operator = sim_control(args.sim_control) if args.sim_control else person if args.operator else None
         profile = load_profile(args.profile) if args.profile else None
         probe = Probe(args.port, profile)
     except (ProfileError, OSError, ValueError, SerialException) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    operator = sim_control(args.sim_control) if args.sim_control else person if args.operator else None
     only = set(args.only.split(",")) if args.only else None
     print(f"# conformance of {args.port} to Croupier shoe protocol v1 (docs/shoe-conformance.md)", flush=True)
     kit = Conformance(probe, profile, operator)

@@ -35,7 +35,7 @@ from controller.games.base import (
     Settlement,
 )
 from controller.limits import TableLimits
-from controller.money import EVEN, Odds, half_lost
+from controller.money import EVEN, Currency, Odds, half_lost
 from controller.options import OddsText
 
 
@@ -237,7 +237,8 @@ class OneCardPokerRound(GameRound):
         if action in DP_ACTIONS:
             assert self._waiting_dp is not None
             hand = self.hands[self._waiting_dp]
-            self._check_amount(action, amount, hand.primary if action == "dp_extend" else None)
+            fixed = hand.primary if action == "dp_extend" else None
+            self._check_amount(self.ledger.money, action, amount, fixed)
             hand.answer = action
             if action == "dp_decline":
                 hand.outcome = "dp_decline"
@@ -245,7 +246,8 @@ class OneCardPokerRound(GameRound):
             events: list[Event] = []
         else:
             hand = self.hands[seat]
-            self._check_amount(action, amount, hand.primary if action == "extend" else None)
+            fixed = hand.primary if action == "extend" else None
+            self._check_amount(self.ledger.money, action, amount, fixed)
             if action == "extend":
                 events = [self.ledger.add(seat, "extension", hand.primary)]
                 self._waiting_dp = seat
@@ -263,14 +265,15 @@ class OneCardPokerRound(GameRound):
         return events
 
     @staticmethod
-    def _check_amount(action: str, amount: int | None, fixed: int | None) -> None:
+    def _check_amount(money: Currency, action: str, amount: int | None, fixed: int | None) -> None:
         """The rules fix every amount here: one given must equal it (none for surrender/decline)."""
         if amount is None:
             return
         if fixed is None:
-            raise Refusal(f"{action} takes no amount (given {amount})")
+            raise Refusal(f"{action} takes no amount (given {money.format(amount)})")
         if amount != fixed:
-            raise Refusal(f"{action} must be {fixed}, the primary wager, not {amount}")
+            m = money.format
+            raise Refusal(f"{action} must be {m(fixed)}, the primary wager, not {m(amount)}")
 
     # ---------------------------------------------------------- settlement
     def _nets(self, hand: Hand) -> dict[str, int]:

@@ -46,6 +46,7 @@ from controller.games.two_way_winner.seat import (
     bonus_net,
     seat_nets,
 )
+from controller.money import Currency
 
 #: Community cards: five at most; a dealer card past the fifth is burned.
 COMMUNITY = 5
@@ -134,9 +135,9 @@ class TwoWayWinnerRound(GameRound):
     # ------------------------------------------------------------ decisions
     def _choose(self, play: SeatPlay, action: str, amount: int | None) -> list[Event]:
         if action in (BLACKJACK, POKER):
-            _exact(action, amount, play.ante)
+            _exact(self.ledger.money, action, amount, play.ante)
         else:
-            _exact(action, amount, None)
+            _exact(self.ledger.money, action, amount, None)
         events: list[Event] = []
         if action == BLACKJACK:
             events.append(self.ledger.add(play.seat, BJ_PLAY, play.ante))
@@ -149,7 +150,7 @@ class TwoWayWinnerRound(GameRound):
     def _turn_action(self, play: SeatPlay, action: str, amount: int | None) -> list[Event]:
         hand = self._hand_in_turn()
         stake = self.ledger.stake(play.seat, hand.spot)
-        _exact(action, amount, stake if action in ("double", "split") else None)
+        _exact(self.ledger.money, action, amount, stake if action in ("double", "split") else None)
         events: list[Event] = []
         if action == "hit":
             self._draw = True
@@ -173,7 +174,7 @@ class TwoWayWinnerRound(GameRound):
     def _check_or_bet(self, play: SeatPlay, action: str, amount: int | None) -> list[Event]:
         events: list[Event] = []
         if action == "check":
-            _exact(action, amount, None)
+            _exact(self.ledger.money, action, amount, None)
         else:
             bet = play.ante if amount is None else amount
             allowed = (play.ante, 2 * play.ante) if play.natural else (play.ante,)
@@ -409,10 +410,10 @@ class TwoWayWinnerRound(GameRound):
         }
 
 
-def _exact(action: str, amount: int | None, cost: int | None) -> None:
+def _exact(money: Currency, action: str, amount: int | None, cost: int | None) -> None:
     """Refuse an amount that differs from what the rules fix for ``action`` (``None``: no amount)."""
     if amount is None or amount == cost:
         return
     if cost is None:
-        raise Refusal(f"{action} takes no amount (got {amount})")
-    raise Refusal(f"{action} stakes exactly {cost}, not {amount}")
+        raise Refusal(f"{action} takes no amount (got {money.format(amount)})")
+    raise Refusal(f"{action} stakes exactly {money.format(cost)}, not {money.format(amount)}")

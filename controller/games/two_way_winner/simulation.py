@@ -131,7 +131,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int, default=100_000, help="rounds to play (default 100000)")
     parser.add_argument("--seed", type=int, default=1, help="shuffle seed (default 1)")
     parser.add_argument("--seats", type=int, default=1, choices=range(1, 7), help="seats in play (default 1)")
-    parser.add_argument("--natural-pays", default="6:5", choices=("6:5", "3:2"), help="default 6:5")
+    parser.add_argument("--natural-pays", default="6:5", choices=("6:5", "3:2"),
+                        help="odds paid on a blackjack natural (default 6:5)")
     parser.add_argument("--with-bonus", action="store_true", help="each seat also stakes the Dealer Bonus")
 
 
