@@ -34,7 +34,7 @@ from controller.cards import DECK
 from controller.daemon.client import local_key
 from controller.daemon.config import load_table
 from drivers.shoe.codec import encode_frame
-from drivers.shoe.messages import CardMsg
+from drivers.shoe.messages import CardMsg, Hello
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,15 +46,20 @@ class Pty:
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)
         self.path = os.ttyname(self.slave)
-        self.seq = 0
+        self.seq = 1  # after the HELLO, sequence 0
         self.seq_total = 0
         self._stop = False
         threading.Thread(target=self._drain, daemon=True).start()
 
     def _drain(self) -> None:
+        """Read (and drop) what the host sends; its first bytes (it asks for a RESET when the line
+        comes up) are answered with HELLO, sequence 0, as a v1 shoe does: the self-test waits for it."""
+        said_hello = False
         while not self._stop:
             try:
-                os.read(self.master, 4096)
+                if os.read(self.master, 4096) and not said_hello:
+                    os.write(self.master, encode_frame(0, Hello("bench shoe", "1.0", "BENCH-1")))
+                    said_hello = True
             except OSError:
                 return
 

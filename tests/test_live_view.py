@@ -126,3 +126,17 @@ def test_bead_plate_fills_columns_of_six() -> None:
     results = [{"round": i, "result": {"winner": w}} for i, w in enumerate("BBPTPBBP", 1)]
     rows = bead_plate(results).plain.splitlines()
     assert rows[:6] == ["BB", "BP", "P ", "T ", "P ", "B "]
+
+
+def test_a_blackjack_result_in_a_few_words() -> None:
+    from controller.tools.watch import compact_result
+
+    result = {
+        "dealer_cards": ["9S", "8D"], "dealer_total": 17, "dealer_blackjack": False,
+        "seats": {"1": {"hands": [{"cards": ["7H", "6C", "3S"], "total": 16, "outcome": "lose"}]},
+                  "6": {"hands": [{"cards": ["8D", "KS", "AS"], "outcome": "bust"},
+                                  {"cards": ["TC", "9D"], "outcome": "win"}]}},
+    }
+    assert compact_result(result) == "dealer 17, seat 1 lose, seat 6 bust/win"
+    ocp = {"dp_seat": 4, "dp_card": "KD", "players": {"1": {"cards": ["9C"], "outcome": "lose"}}}
+    assert compact_result(ocp) == "DP seat 4 KD, seat 1 lose"

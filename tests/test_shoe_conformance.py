@@ -56,6 +56,24 @@ def test_every_check_passes_against_the_dealing_shuffler_sim(
         "stuffing", "reset", "unplug", "dispense", "lid", "fault", "empty", "line_clean"]
 
 
+#: What each check must say it saw against each misbehaviour.
+WHY = {
+    "hello_version_2": "protocol version 2, not 1",
+    "hello_seq_1": "HELLO with SEQ 1, not 0",
+    "no_status": "no HEARTBEAT within 0.5 s of STATUS_REQUEST",
+    "slow_heartbeat": "heartbeat",
+    "fixed_resend": "resend waits 0.20, 0.20",
+    "ignore_nak": "within 150 ms of NAK",
+    "accept_bad_crc": "after an ACK with a bad CRC",
+    "no_stuffing": "bad frames",
+    "reset_forgets": "was not sent again",
+    "give_up": "resent after the port was closed",
+    "double_dispense": "one DISPENSE gave 2 cards",
+    "no_lid_flag": "the HEARTBEAT flag lid_open is not set",
+    "fault_stays": "RESET did not clear the HEARTBEAT flag faulted",
+}
+
+
 @pytest.mark.parametrize("quirk", sorted(QUIRKS))
 def test_each_check_fails_against_the_sim_broken_its_way(
         tmp_path: Path, sims: list[SimulatedShoe], quirk: str) -> None:
@@ -65,7 +83,7 @@ def test_each_check_fails_against_the_sim_broken_its_way(
     results = run_kit(sim, sim.open_pty(tmp_path / "shoe"), shuffler=True, only={check})
     verdicts = {r.name: r for r in results}
     assert verdicts[check].verdict == "FAIL", verdicts[check]
-    assert verdicts[check].seen  # says what was seen
+    assert WHY[quirk] in verdicts[check].seen  # fails for the reason it exists, and says what it saw
 
 
 def test_cli_over_socket_passes_prints_each_check_and_writes_json(

@@ -29,7 +29,7 @@ from rich.text import Text
 from controller.daemon.client import DaemonUnavailable, Subscriber, request_snapshot
 from controller.daemon.keys import ClientCredentials
 from controller.money import DEFAULT_CURRENCY, Currency
-from controller.tools.watch import format_event, result_text
+from controller.tools.watch import compact_result, format_event, result_text
 
 #: A card code in a round view (``TD``, ``AS``) or a hole card not yet shown.
 _CARD = re.compile(r"^([2-9TJQKA][CDHS]|\?\?)$")
@@ -137,8 +137,8 @@ def cards_in(value: Any) -> list[str]:
     """Every card code in a (nested) round-view value, in order."""
     if isinstance(value, str):
         return [value] if _CARD.match(value) else []
-    if isinstance(value, dict):
-        return [c for v in value.values() for c in cards_in(v)]
+    if isinstance(value, dict):  # cards swapped out or burned are not in the hand any more
+        return [c for k, v in value.items() if k not in ("discarded", "burned") for c in cards_in(v)]
     if isinstance(value, list):
         return [c for v in value for c in cards_in(v)]
     return []
@@ -210,7 +210,7 @@ def bead_plate(results: list[dict[str, Any]], columns: int = 20) -> Text:
     """Baccarat's bead plate: P/B/T of each round of the shoe, six down, then the next column."""
     beads = [str(r["result"].get("winner", "?"))[:1].upper() for r in results]
     beads = beads[-BEAD_ROWS * columns:]
-    text = Text()
+    text = Text(no_wrap=True)
     for row in range(BEAD_ROWS):
         for col in range((len(beads) + BEAD_ROWS - 1) // BEAD_ROWS):
             i = col * BEAD_ROWS + row
@@ -218,7 +218,8 @@ def bead_plate(results: list[dict[str, Any]], columns: int = 20) -> Text:
                 text.append(beads[i], style=_BEAD_STYLE.get(beads[i], ""))
             else:
                 text.append(" ")
-        text.append("\n")
+        if row < BEAD_ROWS - 1:
+            text.append("\n")
     return text
 
 
@@ -231,8 +232,8 @@ def _results(state: dict[str, Any], cur: Currency) -> RenderableType:
         head = Text(f"bead plate ({len(results)} rounds this shoe); last: R{results[-1]['round']} "
                     f"{last.get('winner')} {last.get('player_score')}-{last.get('banker_score')}")
         return Group(head, bead_plate(results))
-    lines = [f"R{r['round']}: {result_text(r['result'])}"[:110] for r in results[-3:]]
-    return Text("last results:\n" + ("\n".join(lines) if lines else "none yet this shoe"), style="")
+    lines = [f"R{r['round']}: {compact_result(r['result'])}" for r in results[-3:]]
+    return Text("last results: " + ("; ".join(lines) if lines else "none yet this shoe"))
 
 
 def render_table(v: TableView) -> RenderableType:
@@ -296,7 +297,7 @@ def render_table(v: TableView) -> RenderableType:
         dealer_panel,
         Text(shoe_line),
         _results(state, cur),
-        Text("\n".join(recent), style="dim"),
+        *(Text(line, style="dim", no_wrap=True, overflow="ellipsis") for line in recent),
     ]
     return Panel(Group(*parts), title=title, subtitle=subtitle, border_style="red" if banners else "blue")
 

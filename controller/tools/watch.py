@@ -54,7 +54,7 @@ def format_event(p: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
         amount = p.get("amount")
         body = f"seat {p['seat']} {p['action']}" + (f" {m(amount)}" if amount is not None else "")
     elif name == "round_result":
-        body = "result " + result_text(p["result"])
+        body = "result " + compact_result(p["result"])
     elif name == "round_settled":
         lines = "; ".join(
             f"seat {s['seat']} {s['spot']} {m(s['stake'])} {signed(s['net'])}" for s in p["settlements"]
@@ -95,6 +95,35 @@ def result_text(value: Any) -> str:
     if isinstance(value, list):
         return "[" + " ".join(result_text(v) for v in value) + "]"
     return str(value)
+
+
+def _outcomes(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        own = [str(value["outcome"])] if value.get("outcome") else []
+        return own + [o for k, v in value.items() if k != "outcome" for o in _outcomes(v)]
+    if isinstance(value, list):
+        return [o for v in value for o in _outcomes(v)]
+    return []
+
+
+def compact_result(result: dict[str, Any]) -> str:
+    """A round's result in a few words: the winner, the dealer's total or cards, each seat's outcomes."""
+    parts: list[str] = []
+    if "winner" in result:  # Baccarat
+        parts.append(f"{result['winner']} {result.get('player_score')}-{result.get('banker_score')}"
+                     + (" natural" if result.get("natural") else ""))
+    if "dealer_total" in result:
+        parts.append(f"dealer {result['dealer_total']}")
+    elif result.get("dealer_cards"):
+        parts.append("dealer " + " ".join(result["dealer_cards"]))
+    if result.get("dp_seat") is not None:
+        parts.append(f"DP seat {result['dp_seat']} {result.get('dp_card') or ''}".rstrip())
+    for key in ("seats", "players"):
+        for seat, rec in (result.get(key) or {}).items():
+            choice = rec.get("choice") if isinstance(rec, dict) else None
+            outcome = "/".join(_outcomes(rec))
+            parts.append(f"seat {seat} {choice + ' ' if choice else ''}{outcome}".rstrip())
+    return ", ".join(parts) or result_text(result)
 
 
 def format_lamps(p: dict[str, Any]) -> str:

@@ -102,13 +102,15 @@ class Probe:
                 self.errors.append(str(item))
 
     def next(self, timeout: float, want: Callable[[Seen], bool] | None = None) -> Seen | None:
-        """The next frame (the next one ``want`` accepts, dropping others) within ``timeout``."""
+        """The next frame within ``timeout``; with ``want``, the next one it accepts: the others are
+        ACKed and dropped (a host acknowledges every good frame, or the shoe would resend it forever)."""
         deadline = time.monotonic() + timeout
         while True:
             while self._pending:
                 seen = self._pending.popleft()
                 if want is None or want(seen):
                     return seen
+                self.ack(seen)
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
