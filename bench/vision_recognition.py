@@ -49,6 +49,7 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=2080, help="card frames per design and size")
     parser.add_argument("--negatives", type=int, default=500, help="frames without a card")
     parser.add_argument("--enrol-seed", type=int, default=1)
+    parser.add_argument("--shots", type=int, default=1, help="enrolment photographs per face (averaged)")
     parser.add_argument("--seed", type=int, default=2026, help="the held-out set's seed")
     parser.add_argument("--json", type=Path, help="write every report here")
     args = parser.parse_args()
@@ -61,8 +62,8 @@ def main() -> int:
     failed = False
     for name in args.designs.split(","):
         design = DESIGNS[name]
-        shots = [(scene(card, design, args.enrol_seed * 1_000_003 + i * 31, cond=STUDIO), card, card.code)
-                 for i, card in enumerate(DECK)]
+        shots = [(scene(card, design, args.enrol_seed * 1_000_003 + i * 31 + k, cond=STUDIO), card, card.code)
+                 for i, card in enumerate(DECK) for k in range(args.shots)]
         result = enrol(shots, name)
         if result.profile is None:
             print(f"{name}: enrolment failed: {result.problems}")

@@ -291,3 +291,37 @@ def test_lamps_fault_agrees_with_the_tower() -> None:
     assert quiet["fault"] is False
     tilted = lamps_payload("t", 3, {"seat 1 hit": LampMode.FAULT})
     assert tilted["fault"] is True
+
+
+def test_missed_lamps_come_back_with_the_heartbeat(tmp_path: Path) -> None:
+    """A display that missed lamp messages (dropped, or sent before it connected) is right at the next
+    heartbeat: the Subscriber yields the heartbeat's lamps as a lamps message."""
+    tmp_path.mkdir(exist_ok=True)
+    zeromq = {"pub": f"ipc://{tmp_path}/l.pub", "snapshot": f"ipc://{tmp_path}/l.snap",
+              "command": f"ipc://{tmp_path}/l.cmd", "heartbeat": HEARTBEAT}
+    config = config_for(tmp_path, name="l", zeromq=zeromq, panels=["baccarat.yaml"],
+                        gpio={"backend": "mock", "control": "tcp://127.0.0.1:0"})
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        sub = Subscriber(zeromq["pub"], zeromq["snapshot"], "l", side=True)
+        try:
+            kinds = iter(sub.events(timeout=10))
+            kind, snap = next(kinds)
+            assert kind == "snapshot" and sub.lamps is not None
+            shown = dict(sub.lamps)
+            sub.lamps = {**shown, "n": -1, "tower": {}}  # what a display that missed a message shows
+            for kind, data in kinds:
+                if kind == "side" and data["event"] == "lamps":
+                    break
+            assert {k: v for k, v in data.items() if k not in ("event", "table")} == shown
+            assert data["tower"] == snap["lamps"]["tower"] and data["fault"] is False
+        finally:
+            sub.close()
+
+
+def test_ctl_raw_to_the_snapshot_socket_prints_its_reply(
+    table: tuple[TableConfig, CommandClient], capsys: pytest.CaptureFixture[str]
+) -> None:
+    config, _ = table
+    assert main(["ctl", "--endpoint", config.spec.zeromq.snapshot, "--raw", "{}"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("[table t1, journal ") and '"state"' in out

@@ -8,32 +8,31 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+import test_daemon_commands
 import zmq
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_daemon_support import config_for
 
-from controller.daemon.client import CommandClient, local_key
-from controller.daemon.config import TableConfig
+from controller.daemon.client import CommandClient
 from controller.daemon.requests import MAX_DEPTH, MAX_FRAME, RequestError, loads_request, nesting, quote
 from controller.daemon.runner import DaemonThread
-from controller.daemon.server import Daemon
 
 pytestmark = pytest.mark.timeout(120)
 
 
+#: The fixture of tests/test_daemon_commands.py: a daemon on a thread and its command client.
+table = test_daemon_commands.table
+Served = tuple[DaemonThread, CommandClient]
+
+
 @pytest.fixture
-def table(tmp_path: Path) -> Iterator[tuple[TableConfig, CommandClient]]:
-    config = config_for(tmp_path)
-    runner = DaemonThread(Daemon(config, use_shoe=False)).start()
-    client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
-    yield config, client
-    client.close()
-    runner.stop()
+def ctx() -> Iterator[zmq.Context[Any]]:
+    context: zmq.Context[Any] = zmq.Context()
+    yield context
+    context.destroy(linger=0)
 
 
 def snapshot_request(ctx: zmq.Context[Any], endpoint: str, payload: bytes, timeout_ms: int = 10_000) -> Any:
@@ -52,70 +51,61 @@ DEEP = b"[" * 1000 + b"]" * 1000
 
 
 def test_deep_json_gets_an_error_and_both_sockets_keep_answering(
-    table: tuple[TableConfig, CommandClient],
+    table: Served, ctx: zmq.Context[Any],
 ) -> None:
-    config, client = table
-    ctx = zmq.Context()
-    try:
-        snap = config.spec.zeromq.snapshot
-        for _ in range(2):
-            reply = snapshot_request(ctx, snap, DEEP)
-            assert not reply["ok"] and f"limit is {MAX_DEPTH}" in reply["error"], reply
-        assert snapshot_request(ctx, snap, b"{}")["ok"]
-        deep_cmd = b'{"cmd": "input", "input": ' + b"[" * 990 + b"]" * 990 + b"}"
-        for payload in (DEEP, deep_cmd):
-            reply = client.send_raw(payload)
-            assert not reply["ok"] and "nested" in reply["error"] and "internal error" not in reply["error"]
-        assert client.call("ping")["ok"]
-    finally:
-        ctx.destroy(linger=0)
+    runner, client = table
+    config = runner.daemon.config
+    snap = config.spec.zeromq.snapshot
+    for _ in range(2):
+        reply = snapshot_request(ctx, snap, DEEP)
+        assert not reply["ok"] and f"limit is {MAX_DEPTH}" in reply["error"], reply
+    assert snapshot_request(ctx, snap, b"{}")["ok"]
+    deep_cmd = b'{"cmd": "input", "input": ' + b"[" * 990 + b"]" * 990 + b"}"
+    for payload in (DEEP, deep_cmd):
+        reply = client.send_raw(payload)
+        assert not reply["ok"] and "nested" in reply["error"] and "internal error" not in reply["error"]
+    assert client.call("ping")["ok"]
 
 
 def test_a_huge_frame_is_dropped_and_the_sockets_keep_answering(
-    table: tuple[TableConfig, CommandClient],
+    table: Served, ctx: zmq.Context[Any],
 ) -> None:
-    config, client = table
-    ctx = zmq.Context()
-    try:
-        big = b'{"since": "' + b"x" * (50 * 1024 * 1024) + b'"}'
-        snap = config.spec.zeromq.snapshot
-        sender = ctx.socket(zmq.DEALER)
-        sender.setsockopt(zmq.LINGER, 0)
-        sender.connect(snap)
-        sender.send_multipart([b"", big])
-        assert sender.poll(1000) == 0  # no reply: ZeroMQ dropped the frame and the peer
-        sender.close()
-        assert snapshot_request(ctx, snap, b"{}")["ok"]
-        assert client.call("ping")["ok"]
-        # Under the frame limit but over the request limit: an error that does not echo it.
-        reply = client.send_raw(b'{"cmd": "' + b"y" * (MAX_FRAME - 100) + b'"}')
-        assert not reply["ok"] and len(json.dumps(reply)) < 400, len(json.dumps(reply))
-    finally:
-        ctx.destroy(linger=0)
+    runner, client = table
+    config = runner.daemon.config
+    big = b'{"since": "' + b"x" * (50 * 1024 * 1024) + b'"}'
+    snap = config.spec.zeromq.snapshot
+    sender = ctx.socket(zmq.DEALER)
+    sender.setsockopt(zmq.LINGER, 0)
+    sender.connect(snap)
+    sender.send_multipart([b"", big])
+    assert sender.poll(1000) == 0  # no reply: ZeroMQ dropped the frame and the peer
+    sender.close()
+    assert snapshot_request(ctx, snap, b"{}")["ok"]
+    assert client.call("ping")["ok"]
+    # Under the frame limit but over the request limit: an error that does not echo it.
+    reply = client.send_raw(b'{"cmd": "' + b"y" * (MAX_FRAME - 100) + b'"}')
+    assert not reply["ok"] and len(json.dumps(reply)) < 400, len(json.dumps(reply))
 
 
-def test_error_replies_quote_a_short_escaped_prefix(table: tuple[TableConfig, CommandClient]) -> None:
-    config, client = table
+def test_error_replies_quote_a_short_escaped_prefix(table: Served, ctx: zmq.Context[Any]) -> None:
+    runner, client = table
+    config = runner.daemon.config
     reply = client.send_raw(json.dumps({"cmd": "z\u0001" * 1000}).encode())
     assert not reply["ok"] and len(reply["error"]) < 300 and "characters)" in reply["error"], reply
     assert "\\x01" in reply["error"]  # escaped, never the raw control character
     bet = {"cmd": "bet", "seat": 1, "spot": "player", "amount": "9" * 5000}
     reply = client.send_raw(json.dumps(bet).encode())
     assert not reply["ok"] and len(reply["error"]) < 300, reply
-    ctx = zmq.Context()
-    try:
-        reply = snapshot_request(ctx, config.spec.zeromq.snapshot, json.dumps({"since": "s" * 9000}).encode())
-        assert not reply["ok"] and len(reply["error"]) < 200, reply
-    finally:
-        ctx.destroy(linger=0)
+    reply = snapshot_request(ctx, config.spec.zeromq.snapshot, json.dumps({"since": "s" * 9000}).encode())
+    assert not reply["ok"] and len(reply["error"]) < 200, reply
 
 
 def test_a_twenty_peer_snapshot_flood_does_not_stop_the_table(
-    table: tuple[TableConfig, CommandClient],
+    table: Served, ctx: zmq.Context[Any],
 ) -> None:
     """Every flood request is answered and every input meanwhile applied (timing: bench/flood_latency.py)."""
-    config, client = table
-    ctx = zmq.Context()
+    runner, client = table
+    config = runner.daemon.config
     peers, per_peer = 20, 300
     answered = [0] * peers
 
@@ -132,18 +122,15 @@ def test_a_twenty_peer_snapshot_flood_does_not_stop_the_table(
         sock.close()
 
     threads = [threading.Thread(target=flood, args=(i,)) for i in range(peers)]
-    try:
-        for t in threads:
-            t.start()
-        assert client.call("credit_in", seat=1, amount=10_000)["ok"]
-        for _ in range(20):
-            assert client.call("credit_in", seat=2, amount=100)["ok"]
-        for t in threads:
-            t.join(60)
-        assert answered == [per_peer] * peers
-        assert client.call("status")["credits"]["2"] == 2000
-    finally:
-        ctx.destroy(linger=0)
+    for t in threads:
+        t.start()
+    assert client.call("credit_in", seat=1, amount=10_000)["ok"]
+    for _ in range(20):
+        assert client.call("credit_in", seat=2, amount=100)["ok"]
+    for t in threads:
+        t.join(60)
+    assert answered == [per_peer] * peers
+    assert client.call("status")["credits"]["2"] == 2000
 
 
 @settings(max_examples=200, deadline=None)

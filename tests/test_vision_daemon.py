@@ -163,3 +163,53 @@ def test_a_different_card_is_reported_without_an_empty_window() -> None:
 def test_stable_frames_must_be_positive() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         StableReads(0)
+
+
+def wait_for(pred: Any, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+@pytest.mark.timeout(120)
+def test_a_replayed_video_deals_its_cards_then_goes_offline(tmp_path: Path) -> None:
+    import cv2
+
+    from vision.synth import DESIGNS, STUDIO, negative_scene, scene
+
+    video = tmp_path / "session.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 20, (640, 480))
+    assert writer.isOpened()
+    for i, code in enumerate(["AS", "AS", "9H"]):  # the same card twice: the window empties between
+        for frame in [negative_scene("empty", DESIGNS["classic"], i)] * 3 + \
+                [scene(parse_card(code), DESIGNS["classic"], 40 + i, cond=STUDIO)] * 4:
+            writer.write(frame)
+    writer.release()
+    camera_spec = {"deck": DECK, "replay": str(video), "fps": 40, "stable_frames": 2, "offline_after": 0.5}
+    config = load_table(write_table(tmp_path, camera=camera_spec))
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"}):
+            assert client.call(**request)["ok"]
+        wait_for(lambda: "camera" in client.call("status")["offline"], "the camera never went offline")
+        status = client.call("status")
+        assert status["camera"]["cards"] == 3 and status["camera"]["online"] is False
+        # No round was open: the cards were refused by the rules, but each was journaled as read.
+        client.close()
+    journal = sqlite3.connect(next(config.state_dir.glob("*.sqlite*")))
+    query = "SELECT ref FROM inputs WHERE source = 'camera' AND ref IS NOT NULL"
+    refs = [r for (r,) in journal.execute(query)]
+    journal.close()
+    assert [Path(r).stem[-2:] for r in refs] == ["AS", "AS", "9H"]
+
+
+@pytest.mark.timeout(60)
+def test_a_camera_that_cannot_be_opened_is_offline(tmp_path: Path) -> None:
+    camera_spec = {"deck": DECK, "device": str(tmp_path / "no-such-video0"), "offline_after": 0.3}
+    config = load_table(write_table(tmp_path, camera=camera_spec))
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: "camera" in client.call("status")["offline"], "the camera never went offline")
+        assert client.call("status")["camera"]["frames"] == 0
+        client.close()

@@ -23,12 +23,12 @@ from vision.synth import DESIGNS, FLOOR, NEGATIVES, Conditions, negative_scene, 
 def test_held_out_frames_read_right_or_unknown_never_wrong(design: str) -> None:
     """Floor conditions (rotation, perspective, blur, noise, gradient, glare, JPEG), seeds never enrolled.
     ``lefty`` has its indices in the top-right and bottom-left corners."""
-    report = evaluate(held_out_set(DESIGNS[design], seed=4242, count=156, negatives=25), profile(design))
+    report = evaluate(held_out_set(DESIGNS[design], seed=4242, count=104, negatives=25), profile(design))
     assert report["wrong"] == 0, report["wrong_frames"]
     assert report["false_cards"] == 0, report["wrong_frames"]
     assert report["accuracy"] >= 0.95, report["unknown_reasons"]  # bench/ measures the large set
-    assert report["card_frames"] == 156 and report["negative_frames"] == 25
-    assert sum(row["frames"] for row in report["per_card"].values()) == 156
+    assert report["card_frames"] == 104 and report["negative_frames"] == 25
+    assert sum(row["frames"] for row in report["per_card"].values()) == 104
 
 
 @pytest.mark.parametrize("kind", NEGATIVES)
@@ -75,8 +75,8 @@ def test_another_manufacturers_deck_is_never_read_as_a_wrong_card() -> None:
     deck = profile("classic")
     rng = random.Random(3)
     wrong = []
-    for i in range(104):
-        card = DECK[i % 52]
+    for i in range(52):
+        card = DECK[i]
         reading = recognise(scene(card, DESIGNS["serif"], rng.randrange(1 << 30)), deck)
         if reading.status == "card" and reading.card is not card:
             wrong.append((card.code, reading.card))
@@ -109,7 +109,16 @@ def test_scenes_are_the_same_for_the_same_seed_and_differ_otherwise() -> None:
     assert scene(parse_card("2H"), DESIGNS["bold"], 11, size=(1280, 720)).shape == (720, 1280, 3)
 
 
-@settings(max_examples=60, deadline=None)
+def test_grey_and_bgra_frames_are_read_safely() -> None:
+    spade = scene(parse_card("QS"), DESIGNS["classic"], 77, cond=Conditions(glare=0.0))
+    heart = scene(parse_card("QH"), DESIGNS["classic"], 77, cond=Conditions(glare=0.0))
+    grey = recognise(cv2.cvtColor(heart, cv2.COLOR_BGR2GRAY), profile())
+    assert grey.status == "unknown" and "ink is black" in grey.reason  # a heart needs red ink
+    assert recognise(cv2.cvtColor(spade, cv2.COLOR_BGR2GRAY), profile()).card is parse_card("QS")
+    assert recognise(cv2.cvtColor(spade, cv2.COLOR_BGR2BGRA), profile()).card is parse_card("QS")
+
+
+@settings(max_examples=30, deadline=None)
 @given(st.binary(min_size=16 * 12 * 3, max_size=16 * 12 * 3), st.integers(0, 255))
 def test_arbitrary_pixels_never_crash_and_never_read_as_a_card(data: bytes, offset: int) -> None:
     frame = cv2.resize(np.frombuffer(data, np.uint8).reshape(12, 16, 3), (320, 240),

@@ -226,7 +226,15 @@ DEFAULT_DETECT = DetectParams()
 
 
 def recognise(frame: Image, profile: DeckProfile, params: DetectParams = DEFAULT_DETECT) -> Reading:
-    """Read ``frame``: a card only when it is certain (see the module's docstring)."""
+    """Read ``frame``: a card only when it is certain (see the module's docstring).
+
+    A grey (one channel) or BGRA frame, as some cameras give, is read as BGR; a grey frame has no
+    colour, so its red cards fail the colour check (unknown) and only black cards can be read.
+    """
+    if frame.ndim == 2:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    elif frame.shape[2] == 4:
+        frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
     det: Detection = find_card(frame, profile.spec.face, params)
     if det.status == "empty":
         return Reading("empty", reason=det.reason)

@@ -191,7 +191,7 @@ class CameraLink:
         spec = self.settings.spec
         source = spec.device if spec.device is not None else spec.replay or str(self.window)
         return {
-            "source": source,
+            "source": str(source),
             "deck": self.profile.name,
             "online": bool(self.online),
             "frames": self.frames,

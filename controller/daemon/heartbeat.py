@@ -28,6 +28,7 @@ def heartbeat_payload(
     interval: float,
     at: float | None = None,
     journal_fault: dict[str, str] | None = None,
+    tilt: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The heartbeat message (docs/events.md, "heartbeat"); ``lamps`` is the lamps message or None."""
     return {
@@ -37,7 +38,7 @@ def heartbeat_payload(
         "last_seq": seq,
         "round": table.round_no,
         "phase": table.phase,
-        "tilt": None if table.tilt is None else {"reason": table.tilt.reason, "detail": table.tilt.detail},
+        "tilt": tilt,
         "journal_fault": journal_fault,
         "offline": dict(table.offline),
         "lamps": None if lamps is None else {k: v for k, v in lamps.items() if k not in ("event", "table")},

@@ -57,8 +57,12 @@ class ShoeStatusMessage(TypedDict):
 
 
 class HeartbeatTilt(TypedDict):
+    """The tilt, and the cards refused while it lasts (out of the shoe: the dealer keys them again
+    with ``card`` once it is resolved, or as burns with ``card X burn``)."""
+
     reason: TiltReason
     detail: str
+    refused_cards: list[str]
 
 
 class Heartbeat(TypedDict):
@@ -149,6 +153,8 @@ class SnapshotReply(Identity):
     currency: Currency
     state: TableState
     journal_fault: JournalFaultInfo | None
+    #: Cards refused while the table is tilted (until the tilt ends).
+    refused_cards: NotRequired[list[str]]
     lamps: NotRequired[Lamps]
     events: NotRequired[list[dict[str, Any]]]
 

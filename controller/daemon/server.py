@@ -328,7 +328,8 @@ class Daemon:
         lamps = self.gpio.lamps_payload(self.config.table_id) if self.gpio is not None else None
         return heartbeat_payload(self.config.table_id, self.journal_id, self.service.seq,
                                  self.service.table, lamps, self.zmq_spec.heartbeat,
-                                 journal_fault=self.service.journal_fault())
+                                 journal_fault=self.service.journal_fault(),
+                                 tilt=self.service.tilt_view())
 
     def _verify_journal(self, loop: asyncio.AbstractEventLoop) -> None:
         """The journal's whole-file checks, on a thread of their own after start; a failure halts the table.
@@ -772,7 +773,8 @@ class Daemon:
             since = request.get("since")
             if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
                 return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {quote(since)}")
-        reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": self.journal_id}
+        reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": self.journal_id,
+                                 "refused_cards": list(service.refused_cards)}
         if self.gpio is not None:
             reply["lamps"] = self.gpio.lamps_payload(self.config.table_id)
         # Missed events only make sense in the journal the client was following: a client that

@@ -23,7 +23,7 @@ from controller.daemon.config import TableConfig
 from controller.daemon.journal import Journal
 from controller.daemon.recall import RoundRecorder
 from controller.events import Event, WagerPlaced
-from controller.inputs import Input
+from controller.inputs import CardSeen, Input
 from controller.table import Table
 from drivers.shoe import FrameId
 
@@ -83,6 +83,9 @@ class TableService:
         self.recent: deque[tuple[int, Event]] = deque(maxlen=keep_events)
         self.replayed = 0
         self.replay_seconds = 0.0
+        #: Cards the shoe delivered while the table was tilted (refused, journaled), until the tilt ends:
+        #: shown with the tilt so the dealer decides their fate (key them again, or as burns).
+        self.refused_cards: list[str] = []
         #: Wagers standing now that chip sensors placed (the rest were keyed: no chips to expect).
         self.sensor_wagers: set[tuple[int, str]] = set()
         #: Checkpoints (controller.daemon.checkpoint): every so many inputs, at a round end unless mid_round.
@@ -125,6 +128,7 @@ class TableService:
         table, recorder, recent = self.table, self.recorder, self.recent
         for entry in self.journal.entries(self.checkpoint_row + 1):
             events = table.apply(entry.input)
+            self._track_refused_cards(entry.input, events)
             recorder.observe(seq + 1, entry.at, entry.source, entry.input, events, table)
             for event in events:
                 seq += 1
@@ -165,6 +169,7 @@ class TableService:
         row = self.journal.append(inp, source, when, ref, frame)
         events = self.table.apply(inp)
         self._track_wagers(source, events)
+        self._track_refused_cards(inp, events)
         first = self.seq + 1
         self.recorder.observe(first, when, source, inp, events, self.table)
         payloads = []
@@ -187,6 +192,20 @@ class TableService:
                 else:
                     placed.discard(key)
         return placed & set(self.table.staked)
+
+    def _track_refused_cards(self, inp: Input, events: list[Event]) -> None:
+        """A card refused because the table is tilted is out of the shoe: in view until the tilt ends."""
+        if self.table.tilt is None:
+            self.refused_cards.clear()
+        elif isinstance(inp, CardSeen) and len(events) == 1 and events[0].event == "refused":
+            self.refused_cards.append(inp.card.code)
+
+    def tilt_view(self) -> dict[str, Any] | None:
+        """The tilt as status and the heartbeat show it: reason, detail, and the cards refused since."""
+        tilt = self.table.tilt
+        if tilt is None:
+            return None
+        return {"reason": tilt.reason, "detail": tilt.detail, "refused_cards": list(self.refused_cards)}
 
     def _track_wagers(self, source: str, events: list[Event]) -> None:
         """Which standing wagers chip sensors placed (``gpio ...`` sources): only those have chips to
@@ -254,7 +273,7 @@ class TableService:
             "seq": self.seq,
             "currency": self.config.spec.currency.model_dump(),
             "due": t.snapshot()["due"],
-            "tilt": None if t.tilt is None else {"reason": t.tilt.reason, "detail": t.tilt.detail},
+            "tilt": self.tilt_view(),
             "journal_fault": self.journal_fault(),
             "offline": dict(t.offline),
             "burn_next": t.burn_next,

@@ -204,6 +204,10 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
             lines.append(f"  due: {json.dumps(reply['due'])}")
         if reply["tilt"]:
             lines.append(f"  TILT: {reply['tilt']['reason']}: {reply['tilt']['detail']}")
+            held = reply["tilt"].get("refused_cards")
+            if held:
+                lines.append(f"  cards refused during the tilt (out of the shoe): {' '.join(held)}; once it "
+                             "is resolved, key each as the due card (card X) or as a burn (card X burn)")
         if reply["offline"]:
             lines.append(f"  offline: {json.dumps(reply['offline'])}")
         lines.append(
