@@ -319,9 +319,9 @@ class ShoeReader:
         if status is not None:
             self._emit(status)
 
-    def _nak(self, seq: int) -> None:
+    def _nak(self, seq: int, limited: bool = True) -> None:
         """Ask for ``seq`` again, unless a NAK went out moments ago (no NAK storms)."""
-        if self.bursts.may_nak(time.monotonic()):
+        if self.bursts.may_nak(time.monotonic()) or not limited:
             self._write(encode_frame(seq, Nak()))
 
     def _session_plain(self, port: serial.SerialBase, healthy: list[bool]) -> None:
@@ -343,7 +343,10 @@ class ShoeReader:
         # Ask for a heartbeat, and for a resend of anything the shoe still holds for us.
         self._write(self._command_frame(StatusRequest()))
         if self._last_seq is not None:
-            self._nak((self._last_seq + 1) & 0xFF)
+            # Not rate-limited: one per session (the reconnect backoff bounds it), and it is what
+            # gets the shoe's held frame back before its 1 s resend, so a short heartbeat_timeout
+            # cannot end session after session.
+            self._nak((self._last_seq + 1) & 0xFF, limited=False)
         while not self._stopping.is_set():
             self._tick()
             data = self._read(port)
