@@ -58,6 +58,9 @@ def test_shoe_unplugged_mid_round_tilts_and_resumes(tmp_path: Path) -> None:
                 time.sleep(0.02)
             sub = Subscriber(z.pub, z.snapshot, config.table_id)
             events = sub.events(timeout=15)
+            # Take the snapshot now: taken lazily after a card, it would hold the card and the
+            # card_dealt event would never be yielded.
+            assert next(events)[0] == "snapshot"
             for request in (
                 {"cmd": "credit_in", "seat": 1, "amount": 10_000},
                 {"cmd": "new_shoe"},

@@ -55,6 +55,9 @@ def test_camera_cards_play_a_round_with_audit_frames_and_go_offline_without_fram
             time.sleep(0.05)
         sub = Subscriber(z.pub, z.snapshot, config.table_id)
         events = sub.events(timeout=20)
+        # Take the snapshot now: taken lazily after a card, it would hold the card and the
+        # card_dealt event would never be yielded.
+        assert next(events)[0] == "snapshot"
         for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"},
                         {"cmd": "open"}, {"cmd": "bet", "seat": 1, "spot": "banker", "amount": 1000},
                         {"cmd": "close"}):
