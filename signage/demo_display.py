@@ -9,12 +9,12 @@ the demo's daemon over ZeroMQ like any screen on the floor.
 from __future__ import annotations
 
 import argparse
-import os
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from controller.tools.children import start_child
 
 DEFAULT = "127.0.0.1:8080"
 
@@ -75,29 +75,9 @@ def _launch(
     table: Path, pub: str, snapshot: str, listen: str, work: Path
 ) -> tuple[subprocess.Popen[bytes], str]:
     log_path = work / "display.log"
-    cmd = [
-        sys.executable,
-        "-m",
-        "controller.cli",
-        "display",
-        str(table),
-        "--pub",
-        pub,
-        "--snapshot",
-        snapshot,
-        "--listen",
-        listen,
-        "--exit-with-parent",
-        str(os.getpid()),
-    ]
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            cmd,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            cwd=Path(__file__).resolve().parents[1],
-        )
+    proc = start_child(
+        ["display", str(table), "--pub", pub, "--snapshot", snapshot, "--listen", listen], log_path
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         text = log_path.read_text(encoding="utf-8", errors="replace")

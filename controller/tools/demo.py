@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import random
 import shutil
 import signal
@@ -40,6 +39,7 @@ from typing import Any, Protocol
 
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import FIRMWARE_CONFIGS, SimulationSpec, TableConfig, TableFileError, load_table
+from controller.tools.children import start_child
 from controller.tools.demo_summary import summary
 from controller.tools.live_view import TableView, run_live
 from controller.tools.watch import watch
@@ -268,10 +268,7 @@ def _start_daemon(
     args: argparse.Namespace, path: Path, work: Path, shoe_port: str | None, endpoints: dict[str, str]
 ) -> tuple[subprocess.Popen[bytes], Path]:
     log_path = work / "daemon.log"
-    cmd = [
-        sys.executable,
-        "-m",
-        "controller.cli",
+    args_ = [
         "run",
         str(path),
         "--state-dir",
@@ -285,20 +282,10 @@ def _start_daemon(
         endpoints["command"],
         "--log-level",
         "WARNING",
-        "--exit-with-parent",  # if the demo dies abruptly (SIGKILL), so does its daemon
-        str(os.getpid()),
     ]
     if "control" in endpoints:
-        cmd += ["--gpio-control", endpoints["control"]]
-    with open(log_path, "wb") as log:
-        # A new session: Ctrl-C reaches the demo only, which then stops the daemon in order.
-        proc = subprocess.Popen(
-            cmd,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            cwd=Path(__file__).resolve().parents[2],
-        )
+        args_ += ["--gpio-control", endpoints["control"]]
+    proc = start_child(args_, log_path)
     return proc, log_path
 
 
