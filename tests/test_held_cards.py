@@ -81,13 +81,13 @@ def test_held_cards_during_a_card_not_due_tilt_burn_the_tilt_card_then_wait() ->
     events = table.apply(I.DeclareBurn())  # burns 5D, the tilt's own card
     assert names(events) == ["card_burned", "tilt_cleared", "tilt"]
     assert events[0].to_dict()["card"] == "5D"
-    assert tilt_of(events) | {"detail": ""} == {"event": "tilt", "round": 0, "reason": "held_card", "card": "6D",
-                                                "detail": "", "held": ["6D", "7D"]}
+    assert tilt_of(events) | {"detail": ""} == {"event": "tilt", "round": 0, "reason": "held_card",
+                                                "card": "6D", "detail": "", "held": ["6D", "7D"]}
     # Taken between rounds, 6D is not due either: the tilt it would raise, 7D still held.
     events = table.apply(I.TakeHeld())
     assert names(events) == ["tilt_cleared", "tilt"]
-    assert tilt_of(events) | {"detail": ""} == {"event": "tilt", "round": 0, "reason": "card_not_due", "card": "6D",
-                                                "detail": "", "held": ["7D"]}
+    assert tilt_of(events) | {"detail": ""} == {"event": "tilt", "round": 0, "reason": "card_not_due",
+                                                "card": "6D", "detail": "", "held": ["7D"]}
     events = table.apply(I.DeclareBurn())
     assert names(events) == ["card_burned", "tilt_cleared", "tilt"] and tilt_of(events)["held"] == ["7D"]
     events = table.apply(I.DeclareBurn())  # during held_card: burns the first held card
@@ -235,7 +235,8 @@ def test_every_card_delivered_is_dealt_burned_held_refused_or_set_aside_exactly_
     table = baccarat_table(decks=1)
     inputs = {
         "burn": I.DeclareBurn(), "take": I.TakeHeld(), "void": I.VoidRound(), "clear": I.ClearTilt(),
-        "lid_open": I.DeviceStatus("shoe lid", False, "lid open"), "lid_closed": I.DeviceStatus("shoe lid", True),
+        "lid_open": I.DeviceStatus("shoe lid", False, "lid open"),
+        "lid_closed": I.DeviceStatus("shoe lid", True),
         "open": I.OpenBetting(), "declare_burn_next": I.DeclareBurn(),
     }
     delivered = dealt = burned = refused = set_aside = 0
