@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from test_identity import fast_config
 from test_restart_invisible import Running
 
 from controller.daemon.client import CommandClient, local_key, request_snapshot
-from controller.daemon.config import load_table
+from controller.daemon.config import ZmqSpec, load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.money import Currency
@@ -64,97 +65,101 @@ class Feed:
         self.sock.close()
 
 
-def test_cards_during_a_lid_open_tilt_are_held_shown_and_taken(tmp_path: Path,
+@pytest.fixture
+def table(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Iterator[tuple[ZmqSpec, CommandClient]]:
+    """A Baccarat daemon (no shoe: cards by command), its endpoints and a command client; WARNINGs caught."""
+    config = fast_config(tmp_path)
+    caplog.set_level(logging.WARNING, logger="croupier.daemon")
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
+        try:
+            yield config.spec.zeromq, client
+        finally:
+            client.close()
+
+
+def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+
+def test_cards_during_a_lid_open_tilt_are_held_shown_and_taken(table: tuple[ZmqSpec, CommandClient],
                                                                 caplog: pytest.LogCaptureFixture) -> None:
-    config = fast_config(tmp_path)
-    z = config.spec.zeromq
-    caplog.set_level(logging.WARNING, logger="croupier.daemon")
-    with DaemonThread(Daemon(config, use_shoe=False)):
-        client = CommandClient(z.command, timeout=10, key=local_key(config))
-        feed = Feed(z.pub)
-        try:
-            feed.heartbeat_at(0)  # subscribed: nothing published from here on is missed
-            for call in (*ROUND, {"cmd": "card", "card": "2C"}, {"cmd": "input", "input": LID_OPEN}):
-                assert client.call(**call)["ok"]
-            for n, card in enumerate(("5C", "9D"), 1):
-                reply = client.call("card", card=card)
-                assert reply["ok"] and not reply.get("refused"), reply
-                [held] = reply["events"]
-                assert (held["event"], held["card"], held["held"]) == ("card_held", card, ["5C", "9D"][:n])
-            status = client.call("status")
-            assert status["tilt"] == {"reason": "device_offline", "card": "", "detail": "shoe lid offline",
-                                      "held": ["5C", "9D"], "refused_cards": []}
-            assert status["shoe"]["dealt"] == 1  # held cards are neither dealt nor burned yet
-            snap = request_snapshot(z.snapshot)
-            assert snap["state"]["tilt"]["held"] == ["5C", "9D"] and snap["refused_cards"] == []
-            assert feed.heartbeat_at(status["seq"])["tilt"] == status["tilt"]
-            text = format_reply({"cmd": "status"}, status, Currency("", 2))
-            assert "cards held by the tilt, in order: 5C 9D" in text
+    z, client = table
+    feed = Feed(z.pub)
+    try:
+        feed.heartbeat_at(0)  # subscribed: nothing published from here on is missed
+        for call in (*ROUND, {"cmd": "card", "card": "2C"}, {"cmd": "input", "input": LID_OPEN}):
+            assert client.call(**call)["ok"]
+        for n, card in enumerate(("5C", "9D"), 1):
+            reply = client.call("card", card=card)
+            assert reply["ok"] and not reply.get("refused"), reply
+            [held] = reply["events"]
+            assert (held["event"], held["card"], held["held"]) == ("card_held", card, ["5C", "9D"][:n])
+        status = client.call("status")
+        assert status["tilt"] == {"reason": "device_offline", "card": "", "detail": "shoe lid offline",
+                                  "held": ["5C", "9D"], "refused_cards": []}
+        assert status["shoe"]["dealt"] == 1  # held cards are neither dealt nor burned yet
+        snap = request_snapshot(z.snapshot)
+        assert snap["state"]["tilt"]["held"] == ["5C", "9D"] and snap["refused_cards"] == []
+        assert feed.heartbeat_at(status["seq"])["tilt"] == status["tilt"]
+        text = format_reply({"cmd": "status"}, status, Currency("", 2))
+        assert "cards held by the tilt, in order: 5C 9D" in text
 
-            closed = client.call("input", input=LID_CLOSED)["events"]
-            assert [e["event"] for e in closed] == ["device", "tilt_cleared", "tilt"]
-            assert (closed[2]["reason"], closed[2]["card"], closed[2]["held"]) == ("held_card", "5C",
-                                                                                  ["5C", "9D"])
-            assert client.call("status")["due"] is None  # not applied by themselves
-            taken = client.call("take")["events"]
-            assert [e["event"] for e in taken] == ["tilt_cleared", "card_dealt", "tilt"]
-            assert taken[1]["card"] == "5C" and taken[2]["held"] == ["9D"]
-            taken = client.call("take")["events"]
-            assert [e["event"] for e in taken] == ["tilt_cleared", "card_dealt"]
-            assert client.call("status")["tilt"] is None
-            events = client.call("card", card="KD")["events"]  # Player 2+5 = 7, Banker 9+K = a natural 9
-            assert events[-1]["event"] == "round_settled"
-            status = client.call("status")
-            assert status["phase"] == "idle" and status["shoe"]["dealt"] == 4
-            feed.heartbeat_at(status["seq"])
-            names = [e["event"] for e in feed.events]
-            assert names.count("round_settled") == 1 and names.count("card_held") == 2
-            tilts = [(e["reason"], e["held"]) for e in feed.events if e["event"] == "tilt"]
-            assert tilts == [("device_offline", []), ("held_card", ["5C", "9D"]), ("held_card", ["9D"])]
-            [record] = client.call("recall", n=1)["rounds"]
-            assert [(c["event"], c["card"]) for c in record["cards"]] == [
-                ("card_dealt", "2C"), ("card_held", "5C"), ("card_held", "9D"), ("card_dealt", "5C"),
-                ("card_dealt", "9D"), ("card_dealt", "KD")]
-            assert "take_held" in [i["input"] for i in record["inputs"]]
-        finally:
-            client.close()
-            feed.close()
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert any("TILT device_offline" in w for w in warnings), warnings
-    assert any("card 5C held by the tilt" in w for w in warnings), warnings
-    assert any("TILT held_card card 5C" in w for w in warnings), warnings
+        closed = client.call("input", input=LID_CLOSED)["events"]
+        assert [e["event"] for e in closed] == ["device", "tilt_cleared", "tilt"]
+        assert (closed[2]["reason"], closed[2]["card"], closed[2]["held"]) == ("held_card", "5C",
+                                                                              ["5C", "9D"])
+        assert client.call("status")["due"] is None  # not applied by themselves
+        taken = client.call("take")["events"]
+        assert [e["event"] for e in taken] == ["tilt_cleared", "card_dealt", "tilt"]
+        assert taken[1]["card"] == "5C" and taken[2]["held"] == ["9D"]
+        taken = client.call("take")["events"]
+        assert [e["event"] for e in taken] == ["tilt_cleared", "card_dealt"]
+        assert client.call("status")["tilt"] is None
+        events = client.call("card", card="KD")["events"]  # Player 2+5 = 7, Banker 9+K = a natural 9
+        assert events[-1]["event"] == "round_settled"
+        status = client.call("status")
+        assert status["phase"] == "idle" and status["shoe"]["dealt"] == 4
+        feed.heartbeat_at(status["seq"])
+        names = [e["event"] for e in feed.events]
+        assert names.count("round_settled") == 1 and names.count("card_held") == 2
+        tilts = [(e["reason"], e["held"]) for e in feed.events if e["event"] == "tilt"]
+        assert tilts == [("device_offline", []), ("held_card", ["5C", "9D"]), ("held_card", ["9D"])]
+        [record] = client.call("recall", n=1)["rounds"]
+        assert [(c["event"], c["card"]) for c in record["cards"]] == [
+            ("card_dealt", "2C"), ("card_held", "5C"), ("card_held", "9D"), ("card_dealt", "5C"),
+            ("card_dealt", "9D"), ("card_dealt", "KD")]
+        assert "take_held" in [i["input"] for i in record["inputs"]]
+    finally:
+        feed.close()
+    logged = warnings(caplog)
+    assert any("TILT device_offline" in w for w in logged), logged
+    assert any("card 5C held by the tilt" in w for w in logged), logged
+    assert any("TILT held_card card 5C" in w for w in logged), logged
 
 
-def test_a_card_past_the_bound_is_refused_and_listed(tmp_path: Path,
+def test_a_card_past_the_bound_is_refused_and_listed(table: tuple[ZmqSpec, CommandClient],
                                                      caplog: pytest.LogCaptureFixture) -> None:
-    config = fast_config(tmp_path)
-    z = config.spec.zeromq
-    caplog.set_level(logging.WARNING, logger="croupier.daemon")
-    with DaemonThread(Daemon(config, use_shoe=False)):
-        client = CommandClient(z.command, timeout=10, key=local_key(config))
-        try:
-            for call in (*ROUND, {"cmd": "input", "input": LID_OPEN}):
-                assert client.call(**call)["ok"]
-            codes = ["2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TC", "JC"][:MAX_HELD]
-            for code in codes:
-                assert client.call("card", card=code)["ok"]
-            refused = client.call("card", card="KH")
-            assert refused["refused"] and f"already holds {MAX_HELD} cards" in refused["error"]
-            status = client.call("status")
-            assert status["tilt"]["held"] == codes and status["tilt"]["refused_cards"] == ["KH"]
-            assert request_snapshot(z.snapshot)["refused_cards"] == ["KH"]
-            text = format_reply({"cmd": "status"}, status, Currency("", 2))
-            assert "cards refused during the tilt (out of the shoe): KH" in text
-            events = client.call("void")["events"]  # every held card burned, every wager returned
-            assert [e["card"] for e in events if e["event"] == "card_burned"] == codes
-            assert events[-1]["event"] == "round_voided"
-            status = client.call("status")
-            assert status["tilt"] is None and status["shoe"]["burned"] == MAX_HELD
-            assert request_snapshot(z.snapshot)["refused_cards"] == []
-        finally:
-            client.close()
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert any("card KH refused" in w for w in warnings), warnings
+    z, client = table
+    for call in (*ROUND, {"cmd": "input", "input": LID_OPEN}):
+        assert client.call(**call)["ok"]
+    codes = ["2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TC", "JC"][:MAX_HELD]
+    for code in codes:
+        assert client.call("card", card=code)["ok"]
+    refused = client.call("card", card="KH")
+    assert refused["refused"] and f"already holds {MAX_HELD} cards" in refused["error"]
+    status = client.call("status")
+    assert status["tilt"]["held"] == codes and status["tilt"]["refused_cards"] == ["KH"]
+    assert request_snapshot(z.snapshot)["refused_cards"] == ["KH"]
+    text = format_reply({"cmd": "status"}, status, Currency("", 2))
+    assert "cards refused during the tilt (out of the shoe): KH" in text
+    events = client.call("void")["events"]  # every held card burned, every wager returned
+    assert [e["card"] for e in events if e["event"] == "card_burned"] == codes
+    assert events[-1]["event"] == "round_voided"
+    status = client.call("status")
+    assert status["tilt"] is None and status["shoe"]["burned"] == MAX_HELD
+    assert request_snapshot(z.snapshot)["refused_cards"] == []
+    assert any("card KH refused" in w for w in warnings(caplog)), warnings(caplog)
 
 
 def test_kill_9_during_a_held_card_tilt_comes_back_the_same(tmp_path: Path) -> None:
