@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Any
+from typing import Any, NoReturn
 
 from controller import inputs as I
 from controller.cards import Card
@@ -123,6 +123,10 @@ class Table:
         # Most games stake exactly what is chosen; only those that add wagers pay for the general path.
         self._derives = type(game).with_derived is not Game.with_derived
         self._after_round = type(game).after_round is not Game.after_round
+        self._screens = type(game).playable is not Game.playable
+        #: Whether the round in play can take decisions (set at each deal): a round that cannot
+        #: never has a decision due, so a card needs no look for one after it.
+        self._decides = False
         self._handlers: dict[str, Callable[[Any], list[Event]]] = {
             "new_shoe": self._new_shoe,
             "open_betting": self._open_betting,
@@ -217,7 +221,8 @@ class Table:
         return [ShoeShuffled(self.composition.decks)]
 
     def _open_betting(self, inp: I.OpenBetting) -> list[Event]:
-        self._check_not_tilted()
+        if self.tilt is not None:
+            self._check_not_tilted()
         if self.phase != "idle":
             raise Refusal(f"betting cannot open: the table is {self.phase}")
         self.round_no += 1
@@ -238,36 +243,48 @@ class Table:
         game = self.game
         if spot not in game.bet_spots:
             raise Refusal(f"{game.name} has no spot {spot!r}; spots: {', '.join(game.bet_spots)}")
-        m = self._money.format
-        if amount <= 0:
-            raise Refusal(f"a wager must be positive, not {m(amount)}")
-        current = self.chosen.get(seat, {})
-        total = current.get(spot, 0) + amount
-        if total % lim.unit:
-            raise Refusal(f"{spot} wager {m(total)} is not a multiple of the unit {m(lim.unit)}")
-        if total < lim.min_bet:
-            raise Refusal(f"{spot} wager {m(total)} is below the table minimum {m(lim.min_bet)}")
-        if total > lim.max_bet:
-            raise Refusal(f"{spot} wager {m(total)} is over the table maximum {m(lim.max_bet)}")
-        new_bets = dict(current)
-        new_bets[spot] = total
+        current = self.chosen.get(seat)
+        total = amount if current is None else current.get(spot, 0) + amount
+        if amount <= 0 or total % lim.unit or not lim.min_bet <= total <= lim.max_bet:
+            self._refuse_amount(spot, amount, total)
+        new_bets = {spot: total} if current is None else {**current, spot: total}
         game.check_bets(seat, new_bets, lim)
-        if self._derives:
-            before = game.with_derived(current)
-            after = game.with_derived(new_bets)
-            cost = sum(after.values()) - sum(before.values())
-        else:
-            before, after, cost = current, {spot: total}, amount
-        if cost > self.credits[seat]:
-            raise Refusal(f"seat {seat} has {m(self.credits[seat])} credits, the wager needs {m(cost)}")
-        self.credits[seat] -= cost
+        credits = self.credits
+        if not self._derives:  # the wager is staked as chosen: one spot changes, by ``amount``
+            if amount > credits[seat]:
+                self._refuse_cost(seat, amount)
+            left = credits[seat] = credits[seat] - amount
+            self.chosen[seat] = new_bets
+            self.staked[(seat, spot)] = total
+            return [WagerPlaced(self.round_no, seat, spot, total, left)]
+        before = game.with_derived(current or {})
+        after = game.with_derived(new_bets)
+        cost = sum(after.values()) - sum(before.values())
+        if cost > credits[seat]:
+            self._refuse_cost(seat, cost)
+        credits[seat] -= cost
         self.chosen[seat] = new_bets
         events: list[Event] = []
         for name, value in after.items():
             if before.get(name) != value:
                 self.staked[(seat, name)] = value
-                events.append(WagerPlaced(self.round_no, seat, name, value, self.credits[seat]))
+                events.append(WagerPlaced(self.round_no, seat, name, value, credits[seat]))
         return events
+
+    def _refuse_amount(self, spot: str, amount: int, total: int) -> NoReturn:
+        """Why a wager's amount (or the spot's new total) is not one the limits take."""
+        lim, m = self.limits, self._money.format
+        if amount <= 0:
+            raise Refusal(f"a wager must be positive, not {m(amount)}")
+        if total % lim.unit:
+            raise Refusal(f"{spot} wager {m(total)} is not a multiple of the unit {m(lim.unit)}")
+        if total < lim.min_bet:
+            raise Refusal(f"{spot} wager {m(total)} is below the table minimum {m(lim.min_bet)}")
+        raise Refusal(f"{spot} wager {m(total)} is over the table maximum {m(lim.max_bet)}")
+
+    def _refuse_cost(self, seat: int, cost: int) -> NoReturn:
+        m = self._money.format
+        raise Refusal(f"seat {seat} has {m(self.credits[seat])} credits, the wager needs {m(cost)}")
 
     def _cancel_wager(self, inp: I.CancelWager) -> list[Event]:
         seat, spot = inp.seat, inp.spot
@@ -307,11 +324,12 @@ class Table:
         events: list[Event] = []
         playing = sorted(self.chosen)
         self.game.check_close(playing)
-        for seat in list(playing):
-            why = self.game.playable(seat, self.chosen[seat])
-            if why is not None:
-                playing.remove(seat)
-                events.extend(self._return_seat(seat, why))
+        if self._screens:
+            for seat in list(playing):
+                why = self.game.playable(seat, self.chosen[seat])
+                if why is not None:
+                    playing.remove(seat)
+                    events.extend(self._return_seat(seat, why))
         self.phase = "dealing"
         events.append(BettingClosed(self.round_no, playing))
         ledger = RoundLedger(self.round_no, self.staked, self.credits, self._money)
@@ -319,8 +337,9 @@ class Table:
             self.round = None
             events.extend(self._settle([], {}))
             return events
-        self.round = self.game.new_round(ledger)
-        events.extend(self.round.start())
+        self.round = rnd = self.game.new_round(ledger)
+        self._decides = type(rnd).on_decision is not GameRound.on_decision
+        events.extend(rnd.start())
         events.extend(self._after_step())
         return events
 
@@ -359,7 +378,10 @@ class Table:
         assert rnd is not None
         self.composition.see(card)
         events = rnd.on_card(card)
-        events.extend(self._after_step())
+        if rnd.finished:
+            events.extend(self._settle(rnd.settlements(), rnd.result()))
+        elif self._decides:
+            events.extend(self._after_step())
         return events
 
     def _hold(self, inp: I.CardSeen) -> list[Event]:

@@ -135,6 +135,14 @@ class JournalFaultInfo(TypedDict):
     error: str
 
 
+class JournalFaultMessage(JournalFaultInfo):
+    """The ``<table>.journal_fault`` side topic: sent once when the journal cannot be written."""
+
+    event: Literal["journal_fault"]
+    table: str
+    at: float
+
+
 class Currency(TypedDict):
     """How amounts are shown and typed: ISO 4217 ``code`` (or ``""``) and its decimals."""
 

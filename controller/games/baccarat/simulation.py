@@ -65,18 +65,17 @@ def play_shoe(rounds: int, shoe: CardSource, decks: int, tie_pays: str) -> Tally
     betting = [I.OpenBetting(), *(I.PlaceWager(seat, spot, STAKE) for spot, seat in BETS), I.CloseBetting()]
     spot_of = {seat: spot for spot, seat in BETS}
     tally = Tally(0, {s: 0 for s, _ in BETS}, {s: 0 for s, _ in BETS})
-    apply = table.apply
+    apply, draw = table.apply, shoe.draw
     for _ in range(rounds):
         if shoe.needs_shuffle():
             shoe.shuffle()
             apply(I.NewShoe())
         for inp in betting:
             apply(inp)
-        settled: RoundSettled | None = None
-        while settled is None:
-            for event in apply(card_inputs[shoe.draw()]):
-                if isinstance(event, RoundSettled):
-                    settled = event
+        while True:  # a Baccarat round's last event is its settlement
+            settled = apply(card_inputs[draw()])[-1]
+            if isinstance(settled, RoundSettled):
+                break
         for line in settled.settlements:
             spot = spot_of[line["seat"]]
             net = line["net"]
