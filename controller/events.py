@@ -18,8 +18,8 @@ EVENTS_VERSION = 1
 
 #: The closed sets of values some fields take; docs/schema/ publishes them as enumerations.
 BurnWhy = Literal["shoe", "dealer", "rules"]
-TiltReason = Literal["card_not_due", "impossible_card", "device_offline"]
-TiltHow = Literal["burn", "cleared", "void", "device_back"]
+TiltReason = Literal["card_not_due", "impossible_card", "device_offline", "held_card"]
+TiltHow = Literal["burn", "cleared", "void", "device_back", "taken"]
 Direction = Literal["in", "out"]
 
 _E = TypeVar("_E")
@@ -194,10 +194,13 @@ class RoundVoided(Event):
 
 @record
 class TiltRaised(Event):
-    """Play is halted until the dealer resolves it (declare a burn, clear, or void).
+    """Play is halted until the dealer resolves it (declare a burn, clear, take, or void).
 
-    ``reason``: ``card_not_due``, ``impossible_card`` or ``device_offline``
-    (``card`` is then empty and ``detail`` names the device).
+    ``reason``: ``card_not_due``, ``impossible_card``, ``device_offline``
+    (``card`` is then empty and ``detail`` names the device) or ``held_card``
+    (the cause is resolved but cards arrived meanwhile: ``card`` is the first
+    of them, which the dealer takes or burns). ``held``: the cards delivered
+    during the tilt, in order, that no hand holds yet (docs/rules/common.md).
     """
 
     event: ClassVar[str] = "tilt"
@@ -205,15 +208,32 @@ class TiltRaised(Event):
     reason: TiltReason
     card: str
     detail: str
+    held: list[str]
 
 
 @record
 class TiltCleared(Event):
-    """``how``: ``burn`` (the held card became a burn), ``cleared``, ``void`` or ``device_back``."""
+    """``how``: ``burn`` (the held card became a burn), ``cleared``, ``void``, ``device_back`` or
+    ``taken`` (the dealer took the first held card: it is applied as if delivered now)."""
 
     event: ClassVar[str] = "tilt_cleared"
     round: int
     how: TiltHow
+
+
+@record
+class CardHeld(Event):
+    """A card delivered while the table is tilted: journaled and held, in order, by the tilt.
+
+    Why held and not refused: the card is out of the shoe; the dealer's resolution
+    (take it, burn it, or void) decides its fate. Until then it is neither dealt
+    nor burned (not counted in the shoe). ``held``: every held card, in order.
+    """
+
+    event: ClassVar[str] = "card_held"
+    round: int
+    card: str
+    held: list[str]
 
 
 @record

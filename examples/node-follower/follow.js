@@ -11,6 +11,7 @@
 //   {"what": "behind", "seq", "table_seq"}               a heartbeat says events were missed
 //   {"what": "new_journal", "old", "new"}                the state dir was replaced: redraw
 //   {"what": "lamps", "n", "fault"}                      the lamps shown changed
+//   {"what": "journal_fault", "file", "error"}           the table is halted: its journal cannot be written
 //   {"what": "stale", "silent"} / {"what": "live"}       the feed went quiet / came back
 //   {"what": "invalid", "schema", "error", "message"}    a message that fails docs/schema/ (not used)
 //
@@ -181,6 +182,8 @@ class Display {
     if (!this.valid(this.contract.ref("sideTopics", name), message)) return
     if (name === "lamps") {
       this.showLamps(message)
+    } else if (name === "journal_fault") {
+      say(this.contract, { what: "journal_fault", file: message.file, error: message.error })
     } else if (name === "heartbeat") {
       // step 5
       if (message.journal_id !== this.journalId) {
