@@ -27,7 +27,7 @@ from typing import TextIO
 
 from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig, TableFileError, load_table
 from controller.tools.children import start_child
-from controller.tools.demo import STOP_SIGNALS, _interrupt, _stop_daemon, demo_endpoints
+from controller.tools.demo import STOP_SIGNALS, _interrupt, demo_endpoints
 
 #: The shipped simulated tables (``<game>_sim.yaml``; camera tables are ``..._sim_camera.yaml``).
 SIM_TABLES = "*_sim.yaml"
@@ -35,6 +35,8 @@ SIM_TABLES = "*_sim.yaml"
 PORTS_PER_TABLE = 4
 #: How long a table's demo may take to print its key and display address (its daemon starting).
 START_TIMEOUT = 60.0
+#: How long the demos may take to stop (each stops its dealer, daemon and display in turn).
+STOP_TIMEOUT = 30.0
 
 
 @dataclass
@@ -99,11 +101,17 @@ def _describe(table: RunningTable, ported: bool) -> str:
 
 
 def _stop(tables: list[RunningTable]) -> None:
+    """SIGTERM once to each demo (a second one would cut its clean-up short), then wait for them."""
     for table in tables:
         if table.proc.poll() is None:
             table.proc.send_signal(signal.SIGTERM)  # each demo stops its daemon, shoe and display
+    deadline = time.monotonic() + STOP_TIMEOUT
     for table in tables:
-        _stop_daemon(table.proc)
+        try:
+            table.proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            table.proc.kill()  # hung: its own children go with it (--exit-with-parent)
+            table.proc.wait()
 
 
 def _summaries(tables: list[RunningTable], out: TextIO) -> None:
