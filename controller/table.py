@@ -104,6 +104,7 @@ class Table:
         self._money = self.limits.money
         self.round_no = 0
         self.phase = "idle"  # idle | betting | dealing
+        #: Kept in seat order (a new seat is sorted in), so views need not sort it.
         self.credits: dict[int, int] = {}
         self.meters: dict[int, SeatMeters] = {}
         self.house_net = 0
@@ -160,7 +161,7 @@ class Table:
         return self.round.due()
 
     def seated(self) -> list[int]:
-        return sorted(self.credits)
+        return list(self.credits)
 
     def snapshot(self) -> dict[str, Any]:
         """The whole table state as JSON-able data (for late-joining displays)."""
@@ -170,7 +171,7 @@ class Table:
             "round": self.round_no,
             "phase": self.phase,
             "limits": self.limits.model_dump(),
-            "credits": {str(s): c for s, c in sorted(self.credits.items())},
+            "credits": self._credits_view(),
             "wagers": [
                 {"seat": s, "spot": p, "amount": a} for (s, p), a in sorted(self.staked.items())
             ],
@@ -208,7 +209,7 @@ class Table:
             )
 
     def _credits_view(self) -> dict[str, int]:
-        return {str(s): c for s, c in sorted(self.credits.items())}
+        return {_SEAT_KEYS[s]: c for s, c in self.credits.items()}
 
     # ------------------------------------------------------------ handlers
     def _new_shoe(self, inp: I.NewShoe) -> list[Event]:
@@ -339,8 +340,10 @@ class Table:
             return events
         self.round = rnd = self.game.new_round(ledger)
         self._decides = type(rnd).on_decision is not GameRound.on_decision
-        events.extend(rnd.start())
-        events.extend(self._after_step())
+        if type(rnd).start is not GameRound.start:
+            events.extend(rnd.start())
+        if rnd.finished or self._decides:
+            events.extend(self._after_step())
         return events
 
     def _return_seat(self, seat: int, why: str) -> list[Event]:
@@ -595,7 +598,13 @@ class Table:
         self._check_seat(inp.seat)
         if inp.amount < 0:
             raise Refusal(f"credit in must not be negative, not {self._money.format(inp.amount)}")
-        self.credits[inp.seat] = self.credits.get(inp.seat, 0) + inp.amount
+        credits = self.credits
+        if inp.seat in credits:
+            credits[inp.seat] += inp.amount
+        else:  # a new seat, sorted in place: a round in play shares this dict
+            seats = sorted([*credits.items(), (inp.seat, inp.amount)])
+            credits.clear()
+            credits.update(seats)
         meters = self.meters.setdefault(inp.seat, SeatMeters())
         meters.credits_in += inp.amount
         return [CreditChanged(inp.seat, "in", inp.amount, self.credits[inp.seat])]
@@ -643,6 +652,9 @@ class Table:
             raise Refusal(f"seat {inp.seat} has wagers this round and cannot be the Designated Player")
         return self.game.set_designated_player(inp.seat, self.seated())
 
+
+#: The wire's key of each seat number (seats are 1..12): views are built every round.
+_SEAT_KEYS = tuple(str(seat) for seat in range(13))
 
 #: Settlement lines in seat order, then spot name.
 _by_seat_spot = attrgetter("seat", "spot")

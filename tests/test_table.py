@@ -191,6 +191,23 @@ def test_credits_and_meters() -> None:
     assert table.credits[1] == 1075
 
 
+def test_seats_arriving_out_of_order_read_in_seat_order_everywhere() -> None:
+    """Credits are kept in seat order as seats arrive (one even mid-round), so every view lists seats 1..n."""
+    table = baccarat_table({5: 1000, 2: 1000})
+    open_with(table, [(5, "player", 100), (2, "banker", 100)])
+    assert names(table.apply(I.CloseBetting())) == ["betting_closed"]
+    deal(table, "2C 3C")
+    assert table.apply(I.CreditIn(1, 700))[0].to_dict()["credits"] == 700  # seated while the round is dealt
+    events = deal(table, "9H KH")  # banker natural 9: seat 5 loses, seat 2 wins 0.95
+    settled = events[-1].to_dict()
+    assert list(settled["credits"]) == ["1", "2", "5"]
+    assert settled["credits"] == {"1": 700, "2": 1095, "5": 900}
+    assert [(line["seat"], line["spot"]) for line in settled["settlements"]] == [(2, "banker"), (5, "player")]
+    assert list(table.snapshot()["credits"]) == ["1", "2", "5"]
+    assert table.seated() == [1, 2, 5]
+    assert list(table.meters_dict()["seats"]) == ["1", "2", "5"]
+
+
 def test_inputs_round_trip_through_json() -> None:
     for inp in [
         I.PlaceWager(1, "tie", 100), I.CardSeen(parse_card("10h"), burn=True), I.Decision(2, "bet", 2000),
