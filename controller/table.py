@@ -421,11 +421,15 @@ class Table:
         if tilt.reason != "held_card":
             raise Refusal(f"cards are held ({' '.join(tilt.held_codes())}), but the {tilt.reason} tilt "
                           "comes first: resolve it, then take or burn them in order")
-        first, rest = tilt.held[0], tilt.held[1:]
+        first, rest, last_due = tilt.held[0], tilt.held[1:], self._last_due
         self.tilt = None
         self._last_due = None
         events: list[Event] = [TiltCleared(self.round_no, "taken")]
-        applied = self._card(first)
+        try:
+            applied = self._card(first)
+        except Refusal:  # nothing changed: the tilt and its cards stand as they were
+            self.tilt, self._last_due = tilt, last_due
+            raise
         if self.tilt is not None:  # it raised its own tilt: the others are held by that one
             self.tilt.held = rest
             applied = [self.tilt.event(self.round_no) if e.event == "tilt" else e for e in applied]
