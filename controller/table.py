@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Any
+from typing import Any, NoReturn
 
 from controller import inputs as I
 from controller.cards import Card
@@ -25,6 +25,7 @@ from controller.events import (
     BurnDeclared,
     BurnWhy,
     CardBurned,
+    CardHeld,
     CreditChanged,
     DecisionDue,
     DecisionMade,
@@ -36,7 +37,9 @@ from controller.events import (
     RoundVoided,
     ShoeShuffled,
     TiltCleared,
+    TiltHow,
     TiltRaised,
+    TiltReason,
     WagerPlaced,
     WagerReturned,
 )
@@ -57,15 +60,38 @@ class SeatMeters:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
+#: Cards a tilt holds at most; a card past them is refused (journaled, listed by the daemon) as a
+#: sign that the shoe keeps dealing into a halted table: a real dealer stops long before.
+MAX_HELD = 8
+
+
 class Tilt:
-    """A halt of play that only the dealer can resolve."""
+    """A halt of play that only the dealer can resolve.
 
-    __slots__ = ("reason", "card", "detail")
+    ``held``: the cards delivered while it lasts, in order (each as its input, so
+    a card the shoe flagged as a burn is still one when taken). They are out of
+    the shoe but neither dealt nor burned until the dealer decides their fate.
+    """
 
-    def __init__(self, reason: str, card: Card | None, detail: str) -> None:
-        self.reason = reason
+    __slots__ = ("reason", "card", "detail", "held")
+
+    def __init__(self, reason: TiltReason, card: Card | None, detail: str,
+                 held: list[I.CardSeen] | None = None) -> None:
+        self.reason: TiltReason = reason
         self.card = card
         self.detail = detail
+        self.held: list[I.CardSeen] = [] if held is None else held
+
+    def held_codes(self) -> list[str]:
+        return [c.card.code for c in self.held]
+
+    def event(self, round_no: int) -> TiltRaised:
+        """The ``tilt`` event announcing this tilt as it stands."""
+        return TiltRaised(round_no, self.reason, _code(self.card), self.detail, self.held_codes())
+
+    def view(self) -> dict[str, Any]:
+        return {"reason": self.reason, "card": _code(self.card), "detail": self.detail,
+                "held": self.held_codes()}
 
 
 class Table:
@@ -97,6 +123,10 @@ class Table:
         # Most games stake exactly what is chosen; only those that add wagers pay for the general path.
         self._derives = type(game).with_derived is not Game.with_derived
         self._after_round = type(game).after_round is not Game.after_round
+        self._screens = type(game).playable is not Game.playable
+        #: Whether the round in play can take decisions (set at each deal): a round that cannot
+        #: never has a decision due, so a card needs no look for one after it.
+        self._decides = False
         self._handlers: dict[str, Callable[[Any], list[Event]]] = {
             "new_shoe": self._new_shoe,
             "open_betting": self._open_betting,
@@ -108,6 +138,7 @@ class Table:
             "decision": self._decision,
             "void": self._void,
             "clear_tilt": self._clear_tilt,
+            "take_held": self._take_held,
             "credit_in": self._credit_in,
             "credit_out": self._credit_out,
             "set_dp": self._set_dp,
@@ -144,9 +175,7 @@ class Table:
                 {"seat": s, "spot": p, "amount": a} for (s, p), a in sorted(self.staked.items())
             ],
             "due": _due_dict(due),
-            "tilt": None
-            if self.tilt is None
-            else {"reason": self.tilt.reason, "card": _code(self.tilt.card), "detail": self.tilt.detail},
+            "tilt": None if self.tilt is None else self.tilt.view(),
             "offline": dict(sorted(self.offline.items())),
             "burn_next": self.burn_next,
             "shoe": self.composition.to_dict(),
@@ -192,7 +221,8 @@ class Table:
         return [ShoeShuffled(self.composition.decks)]
 
     def _open_betting(self, inp: I.OpenBetting) -> list[Event]:
-        self._check_not_tilted()
+        if self.tilt is not None:
+            self._check_not_tilted()
         if self.phase != "idle":
             raise Refusal(f"betting cannot open: the table is {self.phase}")
         self.round_no += 1
@@ -213,36 +243,48 @@ class Table:
         game = self.game
         if spot not in game.bet_spots:
             raise Refusal(f"{game.name} has no spot {spot!r}; spots: {', '.join(game.bet_spots)}")
-        m = self._money.format
-        if amount <= 0:
-            raise Refusal(f"a wager must be positive, not {m(amount)}")
-        current = self.chosen.get(seat, {})
-        total = current.get(spot, 0) + amount
-        if total % lim.unit:
-            raise Refusal(f"{spot} wager {m(total)} is not a multiple of the unit {m(lim.unit)}")
-        if total < lim.min_bet:
-            raise Refusal(f"{spot} wager {m(total)} is below the table minimum {m(lim.min_bet)}")
-        if total > lim.max_bet:
-            raise Refusal(f"{spot} wager {m(total)} is over the table maximum {m(lim.max_bet)}")
-        new_bets = dict(current)
-        new_bets[spot] = total
+        current = self.chosen.get(seat)
+        total = amount if current is None else current.get(spot, 0) + amount
+        if amount <= 0 or total % lim.unit or not lim.min_bet <= total <= lim.max_bet:
+            self._refuse_amount(spot, amount, total)
+        new_bets = {spot: total} if current is None else {**current, spot: total}
         game.check_bets(seat, new_bets, lim)
-        if self._derives:
-            before = game.with_derived(current)
-            after = game.with_derived(new_bets)
-            cost = sum(after.values()) - sum(before.values())
-        else:
-            before, after, cost = current, {spot: total}, amount
-        if cost > self.credits[seat]:
-            raise Refusal(f"seat {seat} has {m(self.credits[seat])} credits, the wager needs {m(cost)}")
-        self.credits[seat] -= cost
+        credits = self.credits
+        if not self._derives:  # the wager is staked as chosen: one spot changes, by ``amount``
+            if amount > credits[seat]:
+                self._refuse_cost(seat, amount)
+            left = credits[seat] = credits[seat] - amount
+            self.chosen[seat] = new_bets
+            self.staked[(seat, spot)] = total
+            return [WagerPlaced(self.round_no, seat, spot, total, left)]
+        before = game.with_derived(current or {})
+        after = game.with_derived(new_bets)
+        cost = sum(after.values()) - sum(before.values())
+        if cost > credits[seat]:
+            self._refuse_cost(seat, cost)
+        credits[seat] -= cost
         self.chosen[seat] = new_bets
         events: list[Event] = []
         for name, value in after.items():
             if before.get(name) != value:
                 self.staked[(seat, name)] = value
-                events.append(WagerPlaced(self.round_no, seat, name, value, self.credits[seat]))
+                events.append(WagerPlaced(self.round_no, seat, name, value, credits[seat]))
         return events
+
+    def _refuse_amount(self, spot: str, amount: int, total: int) -> NoReturn:
+        """Why a wager's amount (or the spot's new total) is not one the limits take."""
+        lim, m = self.limits, self._money.format
+        if amount <= 0:
+            raise Refusal(f"a wager must be positive, not {m(amount)}")
+        if total % lim.unit:
+            raise Refusal(f"{spot} wager {m(total)} is not a multiple of the unit {m(lim.unit)}")
+        if total < lim.min_bet:
+            raise Refusal(f"{spot} wager {m(total)} is below the table minimum {m(lim.min_bet)}")
+        raise Refusal(f"{spot} wager {m(total)} is over the table maximum {m(lim.max_bet)}")
+
+    def _refuse_cost(self, seat: int, cost: int) -> NoReturn:
+        m = self._money.format
+        raise Refusal(f"seat {seat} has {m(self.credits[seat])} credits, the wager needs {m(cost)}")
 
     def _cancel_wager(self, inp: I.CancelWager) -> list[Event]:
         seat, spot = inp.seat, inp.spot
@@ -282,11 +324,12 @@ class Table:
         events: list[Event] = []
         playing = sorted(self.chosen)
         self.game.check_close(playing)
-        for seat in list(playing):
-            why = self.game.playable(seat, self.chosen[seat])
-            if why is not None:
-                playing.remove(seat)
-                events.extend(self._return_seat(seat, why))
+        if self._screens:
+            for seat in list(playing):
+                why = self.game.playable(seat, self.chosen[seat])
+                if why is not None:
+                    playing.remove(seat)
+                    events.extend(self._return_seat(seat, why))
         self.phase = "dealing"
         events.append(BettingClosed(self.round_no, playing))
         ledger = RoundLedger(self.round_no, self.staked, self.credits, self._money)
@@ -294,8 +337,9 @@ class Table:
             self.round = None
             events.extend(self._settle([], {}))
             return events
-        self.round = self.game.new_round(ledger)
-        events.extend(self.round.start())
+        self.round = rnd = self.game.new_round(ledger)
+        self._decides = type(rnd).on_decision is not GameRound.on_decision
+        events.extend(rnd.start())
         events.extend(self._after_step())
         return events
 
@@ -311,10 +355,7 @@ class Table:
     def _card(self, inp: I.CardSeen) -> list[Event]:
         card = inp.card
         if self.tilt is not None:
-            raise Refusal(
-                f"card {card.code} refused: table is tilted "
-                f"({self.tilt.reason}: {_code(self.tilt.card) or self.tilt.detail})"
-            )
+            return self._hold(inp)
         if not self.composition.is_possible(card):
             self.tilt = Tilt(
                 "impossible_card",
@@ -322,7 +363,7 @@ class Table:
                 f"{card.code} seen {self.composition.seen(card) + 1} times in a "
                 f"{self.composition.decks}-deck shoe",
             )
-            return [TiltRaised(self.round_no, "impossible_card", card.code, self.tilt.detail)]
+            return [self.tilt.event(self.round_no)]
         if inp.burn or self.burn_next:
             self.composition.see(card, burn=True)
             why: BurnWhy = "shoe" if inp.burn else "dealer"
@@ -333,28 +374,82 @@ class Table:
         if not isinstance(due, CardDue):
             waiting = "no round is being dealt" if due is None else "a decision is due"
             self.tilt = Tilt("card_not_due", card, f"{card.code} arrived when no card was due ({waiting})")
-            return [TiltRaised(self.round_no, "card_not_due", card.code, self.tilt.detail)]
+            return [self.tilt.event(self.round_no)]
         assert rnd is not None
         self.composition.see(card)
         events = rnd.on_card(card)
+        if rnd.finished:
+            events.extend(self._settle(rnd.settlements(), rnd.result()))
+        elif self._decides:
+            events.extend(self._after_step())
+        return events
+
+    def _hold(self, inp: I.CardSeen) -> list[Event]:
+        """A card while tilted: held, in order, until the dealer decides (refused past :data:`MAX_HELD`)."""
+        tilt = self.tilt
+        assert tilt is not None
+        what = f"{tilt.reason}: {_code(tilt.card) or tilt.detail}"
+        if len(tilt.held) >= MAX_HELD:
+            raise Refusal(f"card {inp.card.code} refused: table is tilted ({what}) and already holds "
+                          f"{MAX_HELD} cards ({' '.join(tilt.held_codes())}); resolve the tilt first")
+        tilt.held.append(inp)
+        return [CardHeld(self.round_no, inp.card.code, tilt.held_codes())]
+
+    def _resolved(self, how: TiltHow, held: list[I.CardSeen]) -> list[Event]:
+        """The tilt's cause is resolved: play resumes, or, with cards held meanwhile, a ``held_card`` tilt."""
+        events: list[Event] = [TiltCleared(self.round_no, how)]
+        self._last_due = None
+        if held:
+            first = held[0].card
+            self.tilt = Tilt("held_card", first, f"{len(held)} card(s) arrived during the tilt: take or burn "
+                             f"{first.code}", held)
+            events.append(self.tilt.event(self.round_no))
+            return events
+        self.tilt = None
         events.extend(self._after_step())
         return events
 
+    def _take_held(self, inp: I.TakeHeld) -> list[Event]:
+        """The first held card, applied as if it were delivered now; the others stay held."""
+        tilt = self.tilt
+        if tilt is None or not tilt.held:
+            raise Refusal("no card is held by a tilt")
+        if tilt.reason != "held_card":
+            raise Refusal(f"cards are held ({' '.join(tilt.held_codes())}), but the {tilt.reason} tilt "
+                          "comes first: resolve it, then take or burn them in order")
+        first, rest = tilt.held[0], tilt.held[1:]
+        self.tilt = None
+        self._last_due = None
+        events: list[Event] = [TiltCleared(self.round_no, "taken")]
+        applied = self._card(first)
+        if self.tilt is not None:  # it raised its own tilt: the others are held by that one
+            self.tilt.held = rest
+            applied = [self.tilt.event(self.round_no) if e.event == "tilt" else e for e in applied]
+            return events + applied
+        events.extend(applied)
+        if rest:
+            events.extend(self._resolved("taken", rest)[1:])
+        return events
+
+    def _burn_held(self, tilt: Tilt) -> list[Event]:
+        """``declare_burn`` during a ``held_card`` tilt: the first held card is burned (counted)."""
+        card = tilt.held[0].card
+        if not self.composition.is_possible(card):
+            raise Refusal(f"{card.code} cannot be in the shoe ({self.composition.seen(card)} seen in a "
+                          f"{self.composition.decks}-deck shoe): take it (an impossible-card tilt) or void")
+        self.composition.see(card, burn=True)
+        return [CardBurned(self.round_no, card.code, "dealer"), *self._resolved("burn", tilt.held[1:])]
+
     def _declare_burn(self, inp: I.DeclareBurn) -> list[Event]:
         if self.tilt is not None:
+            if self.tilt.reason == "held_card":
+                return self._burn_held(self.tilt)
             if self.tilt.reason != "card_not_due":
                 raise Refusal(f"an {self.tilt.reason} cannot be burned: clear the tilt or void the round")
             card = self.tilt.card
             assert card is not None
-            self.tilt = None
             self.composition.see(card, burn=True)
-            events: list[Event] = [
-                CardBurned(self.round_no, card.code, "dealer"),
-                TiltCleared(self.round_no, "burn"),
-            ]
-            self._last_due = None
-            events.extend(self._after_step())
-            return events
+            return [CardBurned(self.round_no, card.code, "dealer"), *self._resolved("burn", self.tilt.held)]
         if self.burn_next:
             raise Refusal("a burn is already declared for the next card")
         self.burn_next = True
@@ -365,13 +460,12 @@ class Table:
             raise Refusal("the table is not tilted")
         if self.tilt.reason == "device_offline":
             raise Refusal(f"{self.tilt.detail}: play resumes when it is back, or void the round")
+        if self.tilt.reason == "held_card":
+            raise Refusal(f"cards are held ({' '.join(self.tilt.held_codes())}): take or burn each "
+                          "in order, or void the round")
         if self.tilt.reason != "impossible_card":
             raise Refusal("a card that was not due must be declared a burn, or the round voided")
-        self.tilt = None
-        self._last_due = None
-        events: list[Event] = [TiltCleared(self.round_no, "cleared")]
-        events.extend(self._after_step())
-        return events
+        return self._resolved("cleared", self.tilt.held)
 
     def _decision(self, inp: I.Decision) -> list[Event]:
         self._check_not_tilted()
@@ -469,10 +563,15 @@ class Table:
     def _void(self, inp: I.VoidRound) -> list[Event]:
         events: list[Event] = []
         if self.tilt is not None:
-            if self.tilt.reason == "card_not_due" and self.tilt.card is not None:
-                # The card is out of the shoe: count it so the composition stays true.
-                self.composition.see(self.tilt.card, burn=True)
-                events.append(CardBurned(self.round_no, self.tilt.card.code, "dealer"))
+            # The cards are out of the shoe: count them as burned so the composition stays true.
+            # Held cards are counted too, except one that cannot be in the shoe (an impossible card).
+            out = [self.tilt.card] if self.tilt.reason == "card_not_due" and self.tilt.card else []
+            if self.tilt.reason == "held_card":
+                out = []  # its card is the first held one
+            for card in out + [c.card for c in self.tilt.held]:
+                if self.composition.is_possible(card):
+                    self.composition.see(card, burn=True)
+                    events.append(CardBurned(self.round_no, card.code, "dealer"))
             self.tilt = None
             events.append(TiltCleared(self.round_no, "void"))
         if self.phase == "idle":
@@ -518,16 +617,16 @@ class Table:
         events: list[Event] = [DeviceChanged(inp.device, inp.online, inp.detail)]
         if not inp.online:
             self.offline[inp.device] = inp.detail or "offline"
-            if self.phase == "dealing" and self.tilt is None:
-                self.tilt = Tilt("device_offline", None, f"{inp.device} offline")
-                events.append(TiltRaised(self.round_no, "device_offline", "", self.tilt.detail))
+            held_tilt = self.tilt is not None and self.tilt.reason == "held_card"
+            if self.phase == "dealing" and (self.tilt is None or held_tilt):
+                # A device lost while held cards wait pre-empts them: they stay held by the new tilt.
+                held = [] if self.tilt is None else self.tilt.held
+                self.tilt = Tilt("device_offline", None, f"{inp.device} offline", held)
+                events.append(self.tilt.event(self.round_no))
             return events
         self.offline.pop(inp.device, None)
         if self.tilt is not None and self.tilt.reason == "device_offline" and not self.offline:
-            self.tilt = None
-            self._last_due = None
-            events.append(TiltCleared(self.round_no, "device_back"))
-            events.extend(self._after_step())
+            events.extend(self._resolved("device_back", self.tilt.held))
         return events
 
     def _set_dp(self, inp: I.SetDesignatedPlayer) -> list[Event]:

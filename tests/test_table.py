@@ -93,7 +93,7 @@ def test_card_when_none_is_due_tilts_until_declared_a_burn() -> None:
     assert names(events) == ["tilt"]
     assert events[0].to_dict()["reason"] == "card_not_due"
     refused(table, I.OpenBetting(), "tilted")
-    refused(table, I.CardSeen(parse_card("6D")), "tilted")
+    refused(table, I.NewShoe(), "tilted")
     events = table.apply(I.DeclareBurn())
     assert names(events) == ["card_burned", "tilt_cleared"]
     assert table.composition.burned == 1
@@ -223,7 +223,6 @@ def test_shoe_offline_mid_round_tilts_and_resumes_when_back() -> None:
     events = table.apply(I.DeviceStatus("shoe", False, "port closed"))
     assert names(events) == ["device", "tilt"]
     assert events[1].to_dict()["reason"] == "device_offline"
-    refused(table, I.CardSeen(parse_card("4C")), "tilted")
     refused(table, I.ClearTilt(), "resumes when it is back")
     events = table.apply(I.DeviceStatus("shoe", True))
     assert names(events) == ["device", "tilt_cleared"]
