@@ -104,6 +104,7 @@ class Table:
         self._money = self.limits.money
         self.round_no = 0
         self.phase = "idle"  # idle | betting | dealing
+        #: Kept in seat order (a new seat is sorted in), so views need not sort it.
         self.credits: dict[int, int] = {}
         self.meters: dict[int, SeatMeters] = {}
         self.house_net = 0
@@ -160,7 +161,7 @@ class Table:
         return self.round.due()
 
     def seated(self) -> list[int]:
-        return sorted(self.credits)
+        return list(self.credits)
 
     def snapshot(self) -> dict[str, Any]:
         """The whole table state as JSON-able data (for late-joining displays)."""
@@ -170,7 +171,7 @@ class Table:
             "round": self.round_no,
             "phase": self.phase,
             "limits": self.limits.model_dump(),
-            "credits": {str(s): c for s, c in sorted(self.credits.items())},
+            "credits": self._credits_view(),
             "wagers": [
                 {"seat": s, "spot": p, "amount": a} for (s, p), a in sorted(self.staked.items())
             ],
@@ -208,7 +209,7 @@ class Table:
             )
 
     def _credits_view(self) -> dict[str, int]:
-        return {str(s): c for s, c in sorted(self.credits.items())}
+        return {_SEAT_KEYS[s]: c for s, c in self.credits.items()}
 
     # ------------------------------------------------------------ handlers
     def _new_shoe(self, inp: I.NewShoe) -> list[Event]:
@@ -315,7 +316,8 @@ class Table:
         return events
 
     def _close_betting(self, inp: I.CloseBetting) -> list[Event]:
-        self._check_not_tilted()
+        if self.tilt is not None:
+            self._check_not_tilted()
         if self.phase != "betting":
             raise Refusal("betting is not open")
         if self.offline:
@@ -339,8 +341,10 @@ class Table:
             return events
         self.round = rnd = self.game.new_round(ledger)
         self._decides = type(rnd).on_decision is not GameRound.on_decision
-        events.extend(rnd.start())
-        events.extend(self._after_step())
+        if type(rnd).start is not GameRound.start:
+            events.extend(rnd.start())
+        if rnd.finished or self._decides:
+            events.extend(self._after_step())
         return events
 
     def _return_seat(self, seat: int, why: str) -> list[Event]:
@@ -417,11 +421,15 @@ class Table:
         if tilt.reason != "held_card":
             raise Refusal(f"cards are held ({' '.join(tilt.held_codes())}), but the {tilt.reason} tilt "
                           "comes first: resolve it, then take or burn them in order")
-        first, rest = tilt.held[0], tilt.held[1:]
+        first, rest, last_due = tilt.held[0], tilt.held[1:], self._last_due
         self.tilt = None
         self._last_due = None
         events: list[Event] = [TiltCleared(self.round_no, "taken")]
-        applied = self._card(first)
+        try:
+            applied = self._card(first)
+        except Refusal:  # nothing changed: the tilt and its cards stand as they were
+            self.tilt, self._last_due = tilt, last_due
+            raise
         if self.tilt is not None:  # it raised its own tilt: the others are held by that one
             self.tilt.held = rest
             applied = [self.tilt.event(self.round_no) if e.event == "tilt" else e for e in applied]
@@ -506,35 +514,41 @@ class Table:
         return []
 
     def _settle(self, lines: list[Settlement], result: dict[str, Any]) -> list[Event]:
+        """Pay every line, meter it, and check that each staked wager has exactly one line."""
         staked, credits, all_meters = self.staked, self.credits, self.meters
-        seen: set[tuple[int, str]] = set()
+        unsettled = dict(staked)
+        lines.sort(key=_by_seat_spot)
+        wire: list[dict[str, Any]] = []
         total = 0
+        counted = 0  # the last seat whose round was metered: a seat's lines are together
         for line in lines:
             seat, net = line.seat, line.net
-            key = (seat, line.spot)
-            seen.add(key)
             total += net
-            stake = staked.get(key)
             meters = all_meters[seat]
+            stake = unsettled.pop((seat, line.spot), None)
             if stake is not None:
                 if stake != line.stake:
-                    raise AssertionError(f"settlement of {key} has stake {line.stake}, staked {stake}")
+                    raise AssertionError(f"settlement of {(seat, line.spot)} has stake {line.stake}, "
+                                         f"staked {stake}")
                 credits[seat] += stake + net
                 meters.wagered += stake
-            else:
+                if seat != counted:
+                    meters.rounds += 1
+                    counted = seat
+            elif (seat, line.spot) in staked:
+                raise AssertionError(f"wager {(seat, line.spot)} has more than one settlement line")
+            else:  # a line with no stake of its own (a banking seat's result)
                 credits[seat] += net
             if net > 0:
                 meters.won += net
             elif net < 0:
                 meters.lost -= net
-        if not seen.issuperset(staked):
-            raise AssertionError(f"wagers without a settlement line: {sorted(set(staked) - seen)}")
-        for seat in {s for s, _ in staked}:
-            all_meters[seat].rounds += 1
+            wire.append(line.to_dict())
+        if unsettled:
+            raise AssertionError(f"wagers without a settlement line: {sorted(unsettled)}")
         house = -total
         self.house_net += house
         self.rounds_settled += 1
-        lines.sort(key=_by_seat_spot)
         events: list[Event] = []
         if result:
             events.append(RoundResult(self.round_no, self.game.name, result))
@@ -543,7 +557,7 @@ class Table:
             RoundSettled(
                 self.round_no,
                 self.game.name,
-                [s.to_dict() for s in lines],
+                wire,
                 house,
                 self._credits_view(),
             )
@@ -591,7 +605,13 @@ class Table:
         self._check_seat(inp.seat)
         if inp.amount < 0:
             raise Refusal(f"credit in must not be negative, not {self._money.format(inp.amount)}")
-        self.credits[inp.seat] = self.credits.get(inp.seat, 0) + inp.amount
+        credits = self.credits
+        if inp.seat in credits:
+            credits[inp.seat] += inp.amount
+        else:  # a new seat, sorted in place: a round in play shares this dict
+            seats = sorted([*credits.items(), (inp.seat, inp.amount)])
+            credits.clear()
+            credits.update(seats)
         meters = self.meters.setdefault(inp.seat, SeatMeters())
         meters.credits_in += inp.amount
         return [CreditChanged(inp.seat, "in", inp.amount, self.credits[inp.seat])]
@@ -639,6 +659,9 @@ class Table:
             raise Refusal(f"seat {inp.seat} has wagers this round and cannot be the Designated Player")
         return self.game.set_designated_player(inp.seat, self.seated())
 
+
+#: The wire's key of each seat number (seats are 1..12): views are built every round.
+_SEAT_KEYS = tuple(str(seat) for seat in range(13))
 
 #: Settlement lines in seat order, then spot name.
 _by_seat_spot = attrgetter("seat", "spot")

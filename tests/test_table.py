@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from controller import inputs as I
 from controller.cards import parse_card
-from controller.games.baccarat.rules import Baccarat, BaccaratOptions
+from controller.games.baccarat.rules import Baccarat, BaccaratOptions, BaccaratRound
+from controller.games.base import RoundLedger, Settlement
 from controller.limits import TableLimits
 from controller.table import Table
 from tests.helpers import baccarat_table, deal, names
@@ -191,6 +193,23 @@ def test_credits_and_meters() -> None:
     assert table.credits[1] == 1075
 
 
+def test_seats_arriving_out_of_order_read_in_seat_order_everywhere() -> None:
+    """Credits are kept in seat order as seats arrive (one even mid-round), so every view lists seats 1..n."""
+    table = baccarat_table({5: 1000, 2: 1000})
+    open_with(table, [(5, "player", 100), (2, "banker", 100)])
+    assert names(table.apply(I.CloseBetting())) == ["betting_closed"]
+    deal(table, "2C 3C")
+    assert table.apply(I.CreditIn(1, 700))[0].to_dict()["credits"] == 700  # seated while the round is dealt
+    events = deal(table, "9H KH")  # banker natural 9: seat 5 loses, seat 2 wins 0.95
+    settled = events[-1].to_dict()
+    assert list(settled["credits"]) == ["1", "2", "5"]
+    assert settled["credits"] == {"1": 700, "2": 1095, "5": 900}
+    assert [(line["seat"], line["spot"]) for line in settled["settlements"]] == [(2, "banker"), (5, "player")]
+    assert list(table.snapshot()["credits"]) == ["1", "2", "5"]
+    assert table.seated() == [1, 2, 5]
+    assert list(table.meters_dict()["seats"]) == ["1", "2", "5"]
+
+
 def test_inputs_round_trip_through_json() -> None:
     for inp in [
         I.PlaceWager(1, "tie", 100), I.CardSeen(parse_card("10h"), burn=True), I.Decision(2, "bet", 2000),
@@ -237,3 +256,36 @@ def test_shoe_offline_between_rounds_blocks_the_deal_only() -> None:
     refused(table, I.CloseBetting(), "shoe is offline (unplugged)")
     table.apply(I.DeviceStatus("shoe", True))
     assert names(table.apply(I.CloseBetting())) == ["betting_closed"]
+
+
+class _MisSettledRound(BaccaratRound):
+    """A deliberately wrong game: its settlement drops or repeats the first line."""
+
+    __slots__ = ("fault",)
+
+    def settlements(self) -> list[Settlement]:
+        lines = super().settlements()
+        return lines[1:] if self.fault == "drops" else [lines[0], *lines]
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [("drops", "wagers without a settlement line: [(1, 'player')]"),
+     ("repeats", "wager (1, 'player') has more than one settlement line")],
+)
+def test_a_game_that_settles_a_wager_twice_or_never_is_stopped(fault: str, reason: str) -> None:
+    """The table pays nothing it cannot account for: every staked wager has exactly one line."""
+
+    class Faulty(Baccarat):
+        def new_round(self, ledger: RoundLedger) -> BaccaratRound:
+            round_ = _MisSettledRound(self, ledger)
+            round_.fault = fault
+            return round_
+
+    table = Table(Faulty(BaccaratOptions()), TableLimits())
+    for seat in (1, 2):
+        table.apply(I.CreditIn(seat, 10_000))
+    open_with(table, [(1, "player", 100), (2, "banker", 100)])
+    table.apply(I.CloseBetting())
+    with pytest.raises(AssertionError, match=re.escape(reason)):
+        deal(table, "2C 3C 9H KH")

@@ -29,7 +29,7 @@ from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.money import Currency
 from controller.table import MAX_HELD
-from controller.tools.ctl import format_reply
+from controller.tools.ctl import format_reply, format_round
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -130,6 +130,8 @@ def test_cards_during_a_lid_open_tilt_are_held_shown_and_taken(table: tuple[ZmqS
             ("card_dealt", "2C"), ("card_held", "5C"), ("card_held", "9D"), ("card_dealt", "5C"),
             ("card_dealt", "9D"), ("card_dealt", "KD")]
         assert "take_held" in [i["input"] for i in record["inputs"]]
+        assert "  cards  2C->player 5C held 9D held 5C->player 9D->banker KD->banker" in format_round(
+            record, Currency("", 2))
     finally:
         feed.close()
     logged = warnings(caplog)
