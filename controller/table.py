@@ -316,7 +316,8 @@ class Table:
         return events
 
     def _close_betting(self, inp: I.CloseBetting) -> list[Event]:
-        self._check_not_tilted()
+        if self.tilt is not None:
+            self._check_not_tilted()
         if self.phase != "betting":
             raise Refusal("betting is not open")
         if self.offline:
@@ -513,35 +514,41 @@ class Table:
         return []
 
     def _settle(self, lines: list[Settlement], result: dict[str, Any]) -> list[Event]:
+        """Pay every line, meter it, and check that each staked wager has exactly one line."""
         staked, credits, all_meters = self.staked, self.credits, self.meters
-        seen: set[tuple[int, str]] = set()
+        unsettled = dict(staked)
+        lines.sort(key=_by_seat_spot)
+        wire: list[dict[str, Any]] = []
         total = 0
+        counted = 0  # the last seat whose round was metered: a seat's lines are together
         for line in lines:
             seat, net = line.seat, line.net
-            key = (seat, line.spot)
-            seen.add(key)
             total += net
-            stake = staked.get(key)
             meters = all_meters[seat]
+            stake = unsettled.pop((seat, line.spot), None)
             if stake is not None:
                 if stake != line.stake:
-                    raise AssertionError(f"settlement of {key} has stake {line.stake}, staked {stake}")
+                    raise AssertionError(f"settlement of {(seat, line.spot)} has stake {line.stake}, "
+                                         f"staked {stake}")
                 credits[seat] += stake + net
                 meters.wagered += stake
-            else:
+                if seat != counted:
+                    meters.rounds += 1
+                    counted = seat
+            elif (seat, line.spot) in staked:
+                raise AssertionError(f"wager {(seat, line.spot)} has more than one settlement line")
+            else:  # a line with no stake of its own (a banking seat's result)
                 credits[seat] += net
             if net > 0:
                 meters.won += net
             elif net < 0:
                 meters.lost -= net
-        if not seen.issuperset(staked):
-            raise AssertionError(f"wagers without a settlement line: {sorted(set(staked) - seen)}")
-        for seat in {s for s, _ in staked}:
-            all_meters[seat].rounds += 1
+            wire.append(line.to_dict())
+        if unsettled:
+            raise AssertionError(f"wagers without a settlement line: {sorted(unsettled)}")
         house = -total
         self.house_net += house
         self.rounds_settled += 1
-        lines.sort(key=_by_seat_spot)
         events: list[Event] = []
         if result:
             events.append(RoundResult(self.round_no, self.game.name, result))
@@ -550,7 +557,7 @@ class Table:
             RoundSettled(
                 self.round_no,
                 self.game.name,
-                [s.to_dict() for s in lines],
+                wire,
                 house,
                 self._credits_view(),
             )

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from controller import inputs as I
 from controller.cards import parse_card
-from controller.games.baccarat.rules import Baccarat, BaccaratOptions
+from controller.games.baccarat.rules import Baccarat, BaccaratOptions, BaccaratRound
+from controller.games.base import RoundLedger, Settlement
 from controller.limits import TableLimits
 from controller.table import Table
 from tests.helpers import baccarat_table, deal, names
@@ -254,3 +256,36 @@ def test_shoe_offline_between_rounds_blocks_the_deal_only() -> None:
     refused(table, I.CloseBetting(), "shoe is offline (unplugged)")
     table.apply(I.DeviceStatus("shoe", True))
     assert names(table.apply(I.CloseBetting())) == ["betting_closed"]
+
+
+class _MisSettledRound(BaccaratRound):
+    """A deliberately wrong game: its settlement drops or repeats the first line."""
+
+    __slots__ = ("fault",)
+
+    def settlements(self) -> list[Settlement]:
+        lines = super().settlements()
+        return lines[1:] if self.fault == "drops" else [lines[0], *lines]
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [("drops", "wagers without a settlement line: [(1, 'player')]"),
+     ("repeats", "wager (1, 'player') has more than one settlement line")],
+)
+def test_a_game_that_settles_a_wager_twice_or_never_is_stopped(fault: str, reason: str) -> None:
+    """The table pays nothing it cannot account for: every staked wager has exactly one line."""
+
+    class Faulty(Baccarat):
+        def new_round(self, ledger: RoundLedger) -> BaccaratRound:
+            round_ = _MisSettledRound(self, ledger)
+            round_.fault = fault
+            return round_
+
+    table = Table(Faulty(BaccaratOptions()), TableLimits())
+    for seat in (1, 2):
+        table.apply(I.CreditIn(seat, 10_000))
+    open_with(table, [(1, "player", 100), (2, "banker", 100)])
+    table.apply(I.CloseBetting())
+    with pytest.raises(AssertionError, match=re.escape(reason)):
+        deal(table, "2C 3C 9H KH")

@@ -120,16 +120,13 @@ class BaccaratRound(GameRound):
     def settlements(self) -> list[Settlement]:
         winner = self.winner()
         opts = self.game.options
-        lines = []
-        for (seat, spot), stake in self.ledger.stakes.items():
-            if winner == "tie":
-                net = opts.tie_pays.win(stake) if spot == "tie" else 0
-            elif spot == winner:
-                net = (opts.banker_pays if spot == "banker" else EVEN).win(stake)
-            else:
-                net = -stake
-            lines.append(Settlement(seat, spot, stake, net))
-        return lines
+        # The winning spot is paid at its odds; a tie pushes Player and Banker, any other result loses.
+        odds = opts.tie_pays if winner == "tie" else opts.banker_pays if winner == "banker" else EVEN
+        push = winner == "tie"
+        return [
+            Settlement(seat, spot, stake, odds.win(stake) if spot == winner else 0 if push else -stake)
+            for (seat, spot), stake in self.ledger.stakes.items()
+        ]
 
     def view(self) -> dict[str, Any]:
         return {
