@@ -80,14 +80,31 @@ def shuffled(seed: int, rounds: int) -> list[list[Card]]:
     return shoes
 
 
-def draw_only(shoe: DealtShoes, left: list[int]) -> None:
-    """The draws both loops make, and nothing else (``left``: the cards left after each round)."""
+def cards_taken(left: list[int]) -> list[int]:
+    """Cards each round took, from the cards left after each (a shoe due a shuffle starts full)."""
+    taken, before = [], 52 * DECKS
+    for after in left:
+        if before < CUT_CARD:
+            before = 52 * DECKS
+        taken.append(before - after)
+        before = after
+    return taken
+
+
+def draw_only(shoe: DealtShoes, taken: list[int]) -> None:
+    """The draws both loops make, with as little else as possible (``taken``: cards per round, 4 to 6)."""
     draw = shoe.draw
-    for remaining in left:
+    for cards in taken:
         if shoe.needs_shuffle():
             shoe.shuffle()
-        while len(shoe.cards) > remaining:
+        draw()
+        draw()
+        draw()
+        draw()
+        if cards > 4:
             draw()
+            if cards > 5:
+                draw()
 
 
 def shuffle_only(seed: int, count: int) -> None:
@@ -100,7 +117,7 @@ def shuffle_only(seed: int, count: int) -> None:
 def bare(rounds: int, shoe: DealtShoes, left: list[int] | None = None) -> Tally:
     """The same coups and nets as :func:`play_shoe`, in the fewest lines of plain Python.
 
-    ``left`` (untimed runs only) collects the cards left after each round, for :func:`draw_only`.
+    ``left`` (untimed runs only) collects the cards left after each round, for :func:`cards_taken`.
     """
     sums = {"player": 0, "banker": 0, "tie": 0}
     squares = {"player": 0, "banker": 0, "tie": 0}
@@ -191,8 +208,10 @@ def main() -> int:
         shuffle_t.append(time.perf_counter() - start)
         left: list[int] = []
         bare(args.rounds, DealtShoes(shoes, CUT_CARD), left)
+        taken = cards_taken(left)
+        assert all(4 <= n <= 6 for n in taken), "a coup takes four to six cards"
         start = time.perf_counter()
-        draw_only(DealtShoes(shoes, CUT_CARD), left)
+        draw_only(DealtShoes(shoes, CUT_CARD), taken)
         draw_t.append(time.perf_counter() - start)
     n = args.rounds
     print(f"Baccarat, {args.chunks} interleaved chunks of {n:,} rounds per loop, 3 wagers per round, "
