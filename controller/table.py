@@ -100,8 +100,6 @@ class Table:
     def __init__(self, game: Game, limits: TableLimits | None = None) -> None:
         self.game = game
         self.limits = limits or TableLimits(seats=game.default_seats)
-        #: How refusals show amounts; built once (a Currency per wager was a tenth of a round's time).
-        self._money = self.limits.money
         self.round_no = 0
         self.phase = "idle"  # idle | betting | dealing
         #: Kept in seat order (a new seat is sorted in), so views need not sort it.
@@ -145,6 +143,19 @@ class Table:
             "set_dp": self._set_dp,
             "device": self._device,
         }
+
+    @property
+    def limits(self) -> TableLimits:
+        return self._limits
+
+    @limits.setter
+    def limits(self, limits: TableLimits) -> None:
+        self._limits = limits
+        #: How refusals show amounts; built once (a Currency per wager was a tenth of a round's time).
+        self._money = limits.money
+        #: What every wager is checked against, as plain ints (seats, unit, minimum, maximum): a
+        #: pydantic model's field reads through its ``__getattr__`` hook, four times a plain one.
+        self._wager_limits = (limits.seats, limits.unit, limits.min_bet, limits.max_bet)
 
     # ----------------------------------------------------------------- API
     def apply(self, inp: I.Input) -> list[Event]:
@@ -236,8 +247,8 @@ class Table:
         seat, spot, amount = inp.seat, inp.spot, inp.amount
         if self.phase != "betting":
             raise Refusal("betting is not open")
-        lim = self.limits
-        if not 1 <= seat <= lim.seats:
+        seats, unit, min_bet, max_bet = self._wager_limits
+        if not 1 <= seat <= seats:
             self._check_seat(seat)
         if seat not in self.credits:
             raise Refusal(f"seat {seat} is not seated (no credits)")
@@ -246,10 +257,10 @@ class Table:
             raise Refusal(f"{game.name} has no spot {spot!r}; spots: {', '.join(game.bet_spots)}")
         current = self.chosen.get(seat)
         total = amount if current is None else current.get(spot, 0) + amount
-        if amount <= 0 or total % lim.unit or not lim.min_bet <= total <= lim.max_bet:
+        if amount <= 0 or total % unit or not min_bet <= total <= max_bet:
             self._refuse_amount(spot, amount, total)
         new_bets = {spot: total} if current is None else {**current, spot: total}
-        game.check_bets(seat, new_bets, lim)
+        game.check_bets(seat, new_bets, self._limits)
         credits = self.credits
         if not self._derives:  # the wager is staked as chosen: one spot changes, by ``amount``
             if amount > credits[seat]:
