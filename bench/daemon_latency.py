@@ -1,12 +1,13 @@
 """Benchmark: a card frame's last byte on the pty to its event at a SUB subscriber, p50/p99.
 
-Three runs over the same path, each ``--cards`` cards, one at a time:
-the daemon with the journal's fsync (as in production), the daemon with
+Three paths side by side, ``--cards`` cards each, one card in flight at a
+time: the daemon with the journal's fsync (as in production), the daemon with
 ``--no-fsync`` (benchmarking only), and the bare relay (bench/relay_serial_zmq.py:
-pyserial in, pyzmq out, nothing else), the anchor. ``--repeat N`` runs the three
-N times, interleaved (the machine is shared and noisy: a neighbour's burst then
-hits all three alike), and prints each run's figures and the medians of their
-p50 and p99 with both ratios to the relay. This process plays the shoe: it
+pyserial in, pyzmq out, nothing else), the anchor. The three run at once and
+take their cards in turn (relay, fsync, no-fsync, then the next card starting
+with the next path), so a neighbour's burst on a shared machine hits all three
+alike. ``--repeat N`` does that N times and prints each run's figures and the
+medians of their p50 and p99, with both ratios to the relay. This process plays the shoe: it
 writes protocol v1 CARD frames (reported as burns, so every card makes
 exactly one ``card_burned`` event and the table never tilts) on the master
 side of a real pty, timestamps the write of the last byte, and times the
@@ -19,6 +20,7 @@ arrival at its own SUB socket. It also reports the daemon's peak RSS
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -31,6 +33,7 @@ import tempfile
 import threading
 import time
 import tty
+from collections.abc import Callable
 from pathlib import Path
 
 import zmq
@@ -42,6 +45,8 @@ from drivers.shoe.codec import encode_frame
 from drivers.shoe.messages import CardMsg, Hello
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Cards through each path before the measured ones (imports, caches, the first pages of the journal).
+WARMUP = 200
 
 
 class Pty:
@@ -107,22 +112,51 @@ def measure(pty: Pty, sub: zmq.Socket[bytes], cards: int, reshuffle: object = No
     return lat
 
 
-def run_daemon(cards: int, fsync: bool, work: Path) -> tuple[list[float], float]:
+class Target:
+    """One measured path: a pty we play the shoe on, a SUB socket where its event arrives."""
+
+    def __init__(self, name: str, proc: subprocess.Popen[bytes], pty: Pty, sub: zmq.Socket[bytes],
+                 reshuffle: Callable[[], object] | None = None,
+                 close: Callable[[], None] | None = None) -> None:
+        self.name, self.proc, self.pty, self.sub = name, proc, pty, sub
+        self._reshuffle, self._close = reshuffle, close
+        self.lat: list[float] = []
+
+    def card(self, i: int) -> float:
+        """One card, frame to event, in ms."""
+        if self._reshuffle is not None and self.pty.seq_total and self.pty.seq_total % 400 == 0:
+            self._reshuffle()  # 8 decks: a new shoe before any card is impossible
+        t0 = self.pty.send_card(i)
+        self.sub.recv_multipart()
+        return (time.perf_counter() - t0) * 1000
+
+    def close(self) -> None:
+        self.sub.close(linger=0)
+        if self._close is not None:
+            self._close()
+        self.proc.terminate()
+        self.proc.wait(30)
+        self.pty.close()
+
+
+def start_daemon(fsync: bool, work: Path) -> Target:
+    """``croupier run`` on a table whose shoe is a pty of ours, up and subscribed to."""
     pty = Pty()
-    profile = work / "shoe.yaml"
+    name = "fsync" if fsync else "nofsync"
+    profile = work / f"shoe-{name}.yaml"
     profile.write_text(
         f"port: {pty.path}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 600\n"
         "reconnect: {initial: 0.05, max: 0.5}\n"
     )
-    state = work / ("state-fsync" if fsync else "state-nofsync")
-    shutil.rmtree(state, ignore_errors=True)  # each repeat starts from an empty journal
-    table = work / "table.yaml"
+    state = work / f"state-{name}"
+    shutil.rmtree(state, ignore_errors=True)  # each run starts from an empty journal
+    table = work / f"table-{name}.yaml"
     pub, snapshot, command = (f"tcp://127.0.0.1:{free_port()}" for _ in range(3))
     table.write_text(
         f"table: bench\ngame: baccarat\nshoe: {{profile: {profile}}}\nstate_dir: {state}\n"
         f"zeromq: {{pub: '{pub}', snapshot: '{snapshot}', command: '{command}'}}\n"
     )
-    cmd = [sys.executable, "-m", "controller.cli", "run", str(table), "--log-level", "WARNING"]
+    cmd = [sys.executable, "-m", "controller.cli", "run", str(table), "--log-level", "ERROR"]
     if not fsync:
         cmd.append("--no-fsync")
     key = local_key(load_table(table))  # the command socket takes authorised CURVE keys only
@@ -137,30 +171,20 @@ def run_daemon(cards: int, fsync: bool, work: Path) -> tuple[list[float], float]
         reply: dict[str, object] = json.loads(req.recv())
         return reply
 
-    try:
-        while True:
-            status = call("status")
-            if (status.get("shoe_device") or {}).get("connected"):  # type: ignore[union-attr]
-                break
-            time.sleep(0.1)
-        sub = ctx.socket(zmq.SUB)
-        sub.setsockopt(zmq.SUBSCRIBE, b"bench.card_burned")
-        sub.connect(pub)
-        call("new_shoe")
-        time.sleep(0.5)  # the subscription reaches the PUB
-        measure(pty, sub, 200, lambda: call("new_shoe"))  # warm-up
-        lat = measure(pty, sub, cards, lambda: call("new_shoe"))
-        rss = peak_rss_mb(proc.pid)
-        sub.close(linger=0)
-    finally:
-        req.close(linger=0)
-        proc.terminate()
-        proc.wait(30)
-        pty.close()
-    return lat, rss
+    while True:
+        status = call("status")
+        if (status.get("shoe_device") or {}).get("connected"):  # type: ignore[union-attr]
+            break
+        time.sleep(0.1)
+    sub = ctx.socket(zmq.SUB)
+    sub.setsockopt(zmq.SUBSCRIBE, b"bench.card_burned")
+    sub.connect(pub)
+    call("new_shoe")
+    return Target(name, proc, pty, sub, lambda: call("new_shoe"), lambda: req.close(linger=0))
 
 
-def run_relay(cards: int) -> list[float]:
+def start_relay() -> Target:
+    """bench/relay_serial_zmq.py on a pty of ours, up and subscribed to."""
     pty = Pty()
     endpoint = f"tcp://127.0.0.1:{free_port()}"
     proc = subprocess.Popen(
@@ -169,21 +193,34 @@ def run_relay(cards: int) -> list[float]:
         stdout=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    try:
-        assert proc.stdout is not None
-        proc.stdout.readline()
-        sub = zmq.Context.instance().socket(zmq.SUB)
-        sub.setsockopt(zmq.SUBSCRIBE, b"")
-        sub.connect(endpoint)
-        time.sleep(0.5)
-        measure(pty, sub, 200)
-        lat = measure(pty, sub, cards)
-        sub.close(linger=0)
-    finally:
-        proc.terminate()
-        proc.wait(30)
-        pty.close()
-    return lat
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    sub: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.SUB)
+    sub.setsockopt(zmq.SUBSCRIBE, b"")
+    sub.connect(endpoint)
+    return Target("relay", proc, pty, sub)
+
+
+def side_by_side(cards: int, work: Path) -> tuple[dict[str, list[float]], float]:
+    """The three paths up at once, card by card in turn (the first of each turn rotating), so a
+    neighbour's burst on this shared machine hits the three alike; the daemons' peak RSS."""
+    with contextlib.ExitStack() as stack:
+        targets = []
+        for start in (start_relay, lambda: start_daemon(True, work), lambda: start_daemon(False, work)):
+            target = start()
+            stack.callback(target.close)
+            targets.append(target)
+        time.sleep(0.5)  # the subscriptions reach the PUBs
+        for i in range(WARMUP):
+            for target in targets:
+                target.card(i)
+        lat: dict[str, list[float]] = {t.name: [] for t in targets}
+        for i in range(cards):
+            for k in range(len(targets)):
+                target = targets[(i + k) % len(targets)]
+                lat[target.name].append(target.card(i))
+        rss = max(peak_rss_mb(t.proc.pid) for t in targets[1:])
+    return lat, rss
 
 
 def figures(name: str, lat: list[float]) -> str:
@@ -210,14 +247,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for n in range(1, args.repeat + 1):
-            relay = run_relay(args.cards)
-            fs, rss_fs = run_daemon(args.cards, True, work)
-            nofs, rss_nofs = run_daemon(args.cards, False, work)
-            rss += [rss_fs, rss_nofs]
+            lat, peak = side_by_side(args.cards, work)
+            rss.append(peak)
             print(f"run {n}:")
-            for key, lat in (("relay", relay), ("fsync", fs), ("nofsync", nofs)):
-                print("  " + figures(names[key], lat))
-                runs[key].append(p50_p99(lat))
+            for key, name in names.items():
+                print("  " + figures(name, lat[key]))
+                runs[key].append(p50_p99(lat[key]))
     med = {key: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v))
            for key, v in runs.items()}
     print(f"medians of {args.repeat} interleaved run(s), {args.cards} cards each:")
