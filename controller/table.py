@@ -371,33 +371,37 @@ class Table:
         card = inp.card
         if self.tilt is not None:
             return self._hold(inp)
+        rnd = self.round
+        due = rnd.due() if self.phase == "dealing" and rnd is not None else None  # self.due(), untilted
+        if isinstance(due, CardDue) and not (inp.burn or self.burn_next):
+            # The card every round is made of: checked against the shoe and counted in one call.
+            if not self.composition.take(card):
+                return self._impossible(card)
+            assert rnd is not None
+            events = rnd.on_card(card)
+            if rnd.finished:
+                events.extend(self._settle(rnd.settlements(), rnd.result()))
+            elif self._decides:
+                events.extend(self._after_step())
+            return events
+        # In this order: an impossible card tilts, a burn is burned, any other card was not due.
         if not self.composition.is_possible(card):
-            self.tilt = Tilt(
-                "impossible_card",
-                card,
-                f"{card.code} seen {self.composition.seen(card) + 1} times in a "
-                f"{self.composition.decks}-deck shoe",
-            )
-            return [self.tilt.event(self.round_no)]
+            return self._impossible(card)
         if inp.burn or self.burn_next:
             self.composition.see(card, burn=True)
             why: BurnWhy = "shoe" if inp.burn else "dealer"
             self.burn_next = False
             return [CardBurned(self.round_no, card.code, why)]
-        rnd = self.round
-        due = rnd.due() if self.phase == "dealing" and rnd is not None else None  # self.due(), untilted
-        if not isinstance(due, CardDue):
-            waiting = "no round is being dealt" if due is None else "a decision is due"
-            self.tilt = Tilt("card_not_due", card, f"{card.code} arrived when no card was due ({waiting})")
-            return [self.tilt.event(self.round_no)]
-        assert rnd is not None
-        self.composition.see(card)
-        events = rnd.on_card(card)
-        if rnd.finished:
-            events.extend(self._settle(rnd.settlements(), rnd.result()))
-        elif self._decides:
-            events.extend(self._after_step())
-        return events
+        waiting = "no round is being dealt" if due is None else "a decision is due"
+        self.tilt = Tilt("card_not_due", card, f"{card.code} arrived when no card was due ({waiting})")
+        return [self.tilt.event(self.round_no)]
+
+    def _impossible(self, card: Card) -> list[Event]:
+        """A card the shoe cannot hold another copy of: an ``impossible_card`` tilt."""
+        comp = self.composition
+        detail = f"{card.code} seen {comp.seen(card) + 1} times in a {comp.decks}-deck shoe"
+        self.tilt = Tilt("impossible_card", card, detail)
+        return [self.tilt.event(self.round_no)]
 
     def _hold(self, inp: I.CardSeen) -> list[Event]:
         """A card while tilted: held, in order, until the dealer decides (refused past :data:`MAX_HELD`)."""

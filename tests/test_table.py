@@ -133,6 +133,26 @@ def test_card_while_a_round_is_tilted_then_void_returns_every_wager() -> None:
     refused(table, I.VoidRound(), "no round to void")
 
 
+@pytest.mark.parametrize(
+    ("when", "burn"),
+    [("due", False), ("due", True), ("declared burn", False), ("idle", False), ("idle", True)],
+)
+def test_an_impossible_card_tilts_first_whatever_else_it_is(when: str, burn: bool) -> None:
+    """An impossible card is neither burned nor dealt nor a card not due: the shoe's count comes first."""
+    table = baccarat_table(decks=1)
+    deal(table, "AS")  # a one-deck shoe's only ace of spades, dealt to nobody: its own tilt, burned
+    table.apply(I.DeclareBurn())
+    if when != "idle":
+        open_with(table, [(1, "player", 1000)])
+        table.apply(I.CloseBetting())
+    if when == "declared burn":
+        table.apply(I.DeclareBurn())
+    before = table.composition.to_dict()
+    events = table.apply(I.CardSeen(parse_card("AS"), burn=burn))
+    assert [(e.event, e.to_dict()["reason"]) for e in events] == [("tilt", "impossible_card")]
+    assert table.composition.to_dict() == before
+
+
 def test_impossible_card_halts_without_using_the_card() -> None:
     table = baccarat_table(decks=1)
     open_with(table, [(1, "player", 1000)])
