@@ -24,11 +24,13 @@ draws taken out of both too" subtracts the same cards drawn alone (the
 stricter reading, but a subtraction of two noisy timings).
 
 The two loops run interleaved, chunk by chunk (alternating which goes
-first), so a busy machine slows both alike; the figure is the ratio of their
+first; the bare loop plays each chunk ``--bare-repeat`` times in one timed
+window, so that both windows are about as long), so a busy machine slows
+both alike; the figure is the ratio of their
 rates (aim: engine >= 0.10x), from each loop's fastest chunk and from the
 totals. Not a test: it prints figures.
 
-    python bench/engine_rounds.py [--rounds 5000] [--chunks 60] [--seed S]
+    python bench/engine_rounds.py [--rounds 5000] [--chunks 60] [--seed S] [--bare-repeat 10]
 """
 
 from __future__ import annotations
@@ -78,14 +80,31 @@ def shuffled(seed: int, rounds: int) -> list[list[Card]]:
     return shoes
 
 
-def draw_only(shoe: DealtShoes, left: list[int]) -> None:
-    """The draws both loops make, and nothing else (``left``: the cards left after each round)."""
+def cards_taken(left: list[int]) -> list[int]:
+    """Cards each round took, from the cards left after each (a shoe due a shuffle starts full)."""
+    taken, before = [], 52 * DECKS
+    for after in left:
+        if before < CUT_CARD:
+            before = 52 * DECKS
+        taken.append(before - after)
+        before = after
+    return taken
+
+
+def draw_only(shoe: DealtShoes, taken: list[int]) -> None:
+    """The draws both loops make, with as little else as possible (``taken``: cards per round, 4 to 6)."""
     draw = shoe.draw
-    for remaining in left:
+    for cards in taken:
         if shoe.needs_shuffle():
             shoe.shuffle()
-        while len(shoe.cards) > remaining:
+        draw()
+        draw()
+        draw()
+        draw()
+        if cards > 4:
             draw()
+            if cards > 5:
+                draw()
 
 
 def shuffle_only(seed: int, count: int) -> None:
@@ -98,7 +117,7 @@ def shuffle_only(seed: int, count: int) -> None:
 def bare(rounds: int, shoe: DealtShoes, left: list[int] | None = None) -> Tally:
     """The same coups and nets as :func:`play_shoe`, in the fewest lines of plain Python.
 
-    ``left`` (untimed runs only) collects the cards left after each round, for :func:`draw_only`.
+    ``left`` (untimed runs only) collects the cards left after each round, for :func:`cards_taken`.
     """
     sums = {"player": 0, "banker": 0, "tie": 0}
     squares = {"player": 0, "banker": 0, "tie": 0}
@@ -137,6 +156,20 @@ def bare(rounds: int, shoe: DealtShoes, left: list[int] | None = None) -> Tally:
     return Tally(rounds, sums, squares)
 
 
+def timed_bare(rounds: int, shoes: list[list[Card]], repeat: int) -> tuple[float, Tally, DealtShoes]:
+    """The bare loop played ``repeat`` times over the same shoes: seconds per play, its tally, its shoe.
+
+    Repeated so that its timed window is about as long as the engine's: on a shared machine a
+    short window slips between other processes' time slices more often than a long one, and
+    its fastest chunk would then flatter the anchor.
+    """
+    dealt = [DealtShoes(shoes, CUT_CARD) for _ in range(repeat)]
+    start = time.perf_counter()
+    for shoe in dealt:
+        tally = bare(rounds, shoe)
+    return (time.perf_counter() - start) / repeat, tally, dealt[-1]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -144,6 +177,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5_000, help="rounds per loop per chunk")
     parser.add_argument("--chunks", type=int, default=60, help="interleaved chunks of each loop")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--bare-repeat", type=int, default=10,
+                        help="plays of each chunk by the bare loop, timed together (default 10)")
     args = parser.parse_args()
     engine_t: list[float] = []
     bare_t: list[float] = []
@@ -152,20 +187,16 @@ def main() -> int:
     for chunk in range(args.chunks):
         seed = args.seed + chunk % 10  # ten shoes, each played many times: the fastest run is the figure
         shoes = shuffled(seed, args.rounds)
-        engine_shoe, bare_shoe = DealtShoes(shoes, CUT_CARD), DealtShoes(shoes, CUT_CARD)
-        start = time.perf_counter()
+        engine_shoe = DealtShoes(shoes, CUT_CARD)
         if chunk % 2:
-            want = bare(args.rounds, bare_shoe)
-            bare_t.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            got = play_shoe(args.rounds, engine_shoe, DECKS, "9:1")
-            engine_t.append(time.perf_counter() - start)
-        else:
-            got = play_shoe(args.rounds, engine_shoe, DECKS, "9:1")
-            engine_t.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            want = bare(args.rounds, bare_shoe)
-            bare_t.append(time.perf_counter() - start)
+            took, want, bare_shoe = timed_bare(args.rounds, shoes, args.bare_repeat)
+            bare_t.append(took)
+        start = time.perf_counter()
+        got = play_shoe(args.rounds, engine_shoe, DECKS, "9:1")
+        engine_t.append(time.perf_counter() - start)
+        if not chunk % 2:
+            took, want, bare_shoe = timed_bare(args.rounds, shoes, args.bare_repeat)
+            bare_t.append(took)
         if (got.sums, got.squares) != (want.sums, want.squares):
             print(f"chunk {chunk}: the engine and the bare loop disagree: {got.sums} vs {want.sums}")
             return 1
@@ -177,8 +208,10 @@ def main() -> int:
         shuffle_t.append(time.perf_counter() - start)
         left: list[int] = []
         bare(args.rounds, DealtShoes(shoes, CUT_CARD), left)
+        taken = cards_taken(left)
+        assert all(4 <= n <= 6 for n in taken), "a coup takes four to six cards"
         start = time.perf_counter()
-        draw_only(DealtShoes(shoes, CUT_CARD), left)
+        draw_only(DealtShoes(shoes, CUT_CARD), taken)
         draw_t.append(time.perf_counter() - start)
     n = args.rounds
     print(f"Baccarat, {args.chunks} interleaved chunks of {n:,} rounds per loop, 3 wagers per round, "
@@ -198,7 +231,7 @@ def main() -> int:
     print("  every chunk: both loops' total net per bet identical, the same cards taken")
     print(f"Python {platform.python_version()} on {platform.machine()}")
     print(f"command: python bench/engine_rounds.py --rounds {args.rounds} --chunks {args.chunks} "
-          f"--seed {args.seed}")
+          f"--seed {args.seed} --bare-repeat {args.bare_repeat}")
     return 0
 
 

@@ -100,8 +100,6 @@ class Table:
     def __init__(self, game: Game, limits: TableLimits | None = None) -> None:
         self.game = game
         self.limits = limits or TableLimits(seats=game.default_seats)
-        #: How refusals show amounts; built once (a Currency per wager was a tenth of a round's time).
-        self._money = self.limits.money
         self.round_no = 0
         self.phase = "idle"  # idle | betting | dealing
         #: Kept in seat order (a new seat is sorted in), so views need not sort it.
@@ -145,6 +143,19 @@ class Table:
             "set_dp": self._set_dp,
             "device": self._device,
         }
+
+    @property
+    def limits(self) -> TableLimits:
+        return self._limits
+
+    @limits.setter
+    def limits(self, limits: TableLimits) -> None:
+        self._limits = limits
+        #: How refusals show amounts; built once (a Currency per wager was a tenth of a round's time).
+        self._money = limits.money
+        #: What every wager is checked against, as plain ints (seats, unit, minimum, maximum): a
+        #: pydantic model's field reads through its ``__getattr__`` hook, four times a plain one.
+        self._wager_limits = (limits.seats, limits.unit, limits.min_bet, limits.max_bet)
 
     # ----------------------------------------------------------------- API
     def apply(self, inp: I.Input) -> list[Event]:
@@ -236,8 +247,8 @@ class Table:
         seat, spot, amount = inp.seat, inp.spot, inp.amount
         if self.phase != "betting":
             raise Refusal("betting is not open")
-        lim = self.limits
-        if not 1 <= seat <= lim.seats:
+        seats, unit, min_bet, max_bet = self._wager_limits
+        if not 1 <= seat <= seats:
             self._check_seat(seat)
         if seat not in self.credits:
             raise Refusal(f"seat {seat} is not seated (no credits)")
@@ -246,10 +257,10 @@ class Table:
             raise Refusal(f"{game.name} has no spot {spot!r}; spots: {', '.join(game.bet_spots)}")
         current = self.chosen.get(seat)
         total = amount if current is None else current.get(spot, 0) + amount
-        if amount <= 0 or total % lim.unit or not lim.min_bet <= total <= lim.max_bet:
+        if amount <= 0 or total % unit or not min_bet <= total <= max_bet:
             self._refuse_amount(spot, amount, total)
         new_bets = {spot: total} if current is None else {**current, spot: total}
-        game.check_bets(seat, new_bets, lim)
+        game.check_bets(seat, new_bets, self._limits)
         credits = self.credits
         if not self._derives:  # the wager is staked as chosen: one spot changes, by ``amount``
             if amount > credits[seat]:
@@ -316,7 +327,8 @@ class Table:
         return events
 
     def _close_betting(self, inp: I.CloseBetting) -> list[Event]:
-        self._check_not_tilted()
+        if self.tilt is not None:
+            self._check_not_tilted()
         if self.phase != "betting":
             raise Refusal("betting is not open")
         if self.offline:
@@ -359,33 +371,37 @@ class Table:
         card = inp.card
         if self.tilt is not None:
             return self._hold(inp)
+        rnd = self.round
+        due = rnd.due() if self.phase == "dealing" and rnd is not None else None  # self.due(), untilted
+        if isinstance(due, CardDue) and not (inp.burn or self.burn_next):
+            # The card every round is made of: checked against the shoe and counted in one call.
+            if not self.composition.take(card):
+                return self._impossible(card)
+            assert rnd is not None
+            events = rnd.on_card(card)
+            if rnd.finished:
+                events.extend(self._settle(rnd.settlements(), rnd.result()))
+            elif self._decides:
+                events.extend(self._after_step())
+            return events
+        # In this order: an impossible card tilts, a burn is burned, any other card was not due.
         if not self.composition.is_possible(card):
-            self.tilt = Tilt(
-                "impossible_card",
-                card,
-                f"{card.code} seen {self.composition.seen(card) + 1} times in a "
-                f"{self.composition.decks}-deck shoe",
-            )
-            return [self.tilt.event(self.round_no)]
+            return self._impossible(card)
         if inp.burn or self.burn_next:
             self.composition.see(card, burn=True)
             why: BurnWhy = "shoe" if inp.burn else "dealer"
             self.burn_next = False
             return [CardBurned(self.round_no, card.code, why)]
-        rnd = self.round
-        due = rnd.due() if self.phase == "dealing" and rnd is not None else None  # self.due(), untilted
-        if not isinstance(due, CardDue):
-            waiting = "no round is being dealt" if due is None else "a decision is due"
-            self.tilt = Tilt("card_not_due", card, f"{card.code} arrived when no card was due ({waiting})")
-            return [self.tilt.event(self.round_no)]
-        assert rnd is not None
-        self.composition.see(card)
-        events = rnd.on_card(card)
-        if rnd.finished:
-            events.extend(self._settle(rnd.settlements(), rnd.result()))
-        elif self._decides:
-            events.extend(self._after_step())
-        return events
+        waiting = "no round is being dealt" if due is None else "a decision is due"
+        self.tilt = Tilt("card_not_due", card, f"{card.code} arrived when no card was due ({waiting})")
+        return [self.tilt.event(self.round_no)]
+
+    def _impossible(self, card: Card) -> list[Event]:
+        """A card the shoe cannot hold another copy of: an ``impossible_card`` tilt."""
+        comp = self.composition
+        detail = f"{card.code} seen {comp.seen(card) + 1} times in a {comp.decks}-deck shoe"
+        self.tilt = Tilt("impossible_card", card, detail)
+        return [self.tilt.event(self.round_no)]
 
     def _hold(self, inp: I.CardSeen) -> list[Event]:
         """A card while tilted: held, in order, until the dealer decides (refused past :data:`MAX_HELD`)."""
@@ -420,11 +436,15 @@ class Table:
         if tilt.reason != "held_card":
             raise Refusal(f"cards are held ({' '.join(tilt.held_codes())}), but the {tilt.reason} tilt "
                           "comes first: resolve it, then take or burn them in order")
-        first, rest = tilt.held[0], tilt.held[1:]
+        first, rest, last_due = tilt.held[0], tilt.held[1:], self._last_due
         self.tilt = None
         self._last_due = None
         events: list[Event] = [TiltCleared(self.round_no, "taken")]
-        applied = self._card(first)
+        try:
+            applied = self._card(first)
+        except Refusal:  # nothing changed: the tilt and its cards stand as they were
+            self.tilt, self._last_due = tilt, last_due
+            raise
         if self.tilt is not None:  # it raised its own tilt: the others are held by that one
             self.tilt.held = rest
             applied = [self.tilt.event(self.round_no) if e.event == "tilt" else e for e in applied]
@@ -509,35 +529,41 @@ class Table:
         return []
 
     def _settle(self, lines: list[Settlement], result: dict[str, Any]) -> list[Event]:
+        """Pay every line, meter it, and check that each staked wager has exactly one line."""
         staked, credits, all_meters = self.staked, self.credits, self.meters
-        seen: set[tuple[int, str]] = set()
+        unsettled = dict(staked)
+        lines.sort(key=_by_seat_spot)
+        wire: list[dict[str, Any]] = []
         total = 0
+        counted = 0  # the last seat whose round was metered: a seat's lines are together
         for line in lines:
             seat, net = line.seat, line.net
-            key = (seat, line.spot)
-            seen.add(key)
             total += net
-            stake = staked.get(key)
             meters = all_meters[seat]
+            stake = unsettled.pop((seat, line.spot), None)
             if stake is not None:
                 if stake != line.stake:
-                    raise AssertionError(f"settlement of {key} has stake {line.stake}, staked {stake}")
+                    raise AssertionError(f"settlement of {(seat, line.spot)} has stake {line.stake}, "
+                                         f"staked {stake}")
                 credits[seat] += stake + net
                 meters.wagered += stake
-            else:
+                if seat != counted:
+                    meters.rounds += 1
+                    counted = seat
+            elif (seat, line.spot) in staked:
+                raise AssertionError(f"wager {(seat, line.spot)} has more than one settlement line")
+            else:  # a line with no stake of its own (a banking seat's result)
                 credits[seat] += net
             if net > 0:
                 meters.won += net
             elif net < 0:
                 meters.lost -= net
-        if not seen.issuperset(staked):
-            raise AssertionError(f"wagers without a settlement line: {sorted(set(staked) - seen)}")
-        for seat in {s for s, _ in staked}:
-            all_meters[seat].rounds += 1
+            wire.append(line.to_dict())
+        if unsettled:
+            raise AssertionError(f"wagers without a settlement line: {sorted(unsettled)}")
         house = -total
         self.house_net += house
         self.rounds_settled += 1
-        lines.sort(key=_by_seat_spot)
         events: list[Event] = []
         if result:
             events.append(RoundResult(self.round_no, self.game.name, result))
@@ -546,7 +572,7 @@ class Table:
             RoundSettled(
                 self.round_no,
                 self.game.name,
-                [s.to_dict() for s in lines],
+                wire,
                 house,
                 self._credits_view(),
             )

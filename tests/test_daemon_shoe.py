@@ -223,6 +223,9 @@ def test_lid_open_and_jam_mid_deal_tilt_hold_cards_clear_and_settle_once(tmp_pat
             assert all("seq" in p for p in events) and not any("seq" in p for p in side)
             seqs = [p["seq"] for p in events]
             assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # side topics take no number
+            # Each shoe card of a tilt was held exactly once (ACKed after its commit, never resent).
+            assert [p["card"] for p in events if p["event"] == "card_held"] == ["3D", "2H"]
+            assert status["shoe"]["burned"] == 1  # 2H, burned by the dealer
             ns = [p["n"] for t, p in sub.seen if t == f"{tid}.lamps"]
             assert ns == list(range(ns[0], ns[0] + len(ns)))
             for topic, payload in sub.seen:

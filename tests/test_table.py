@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from controller import inputs as I
 from controller.cards import parse_card
-from controller.games.baccarat.rules import Baccarat, BaccaratOptions
+from controller.games.baccarat.rules import Baccarat, BaccaratOptions, BaccaratRound
+from controller.games.base import RoundLedger, Settlement
 from controller.limits import TableLimits
 from controller.table import Table
 from tests.helpers import baccarat_table, deal, names
@@ -129,6 +131,26 @@ def test_card_while_a_round_is_tilted_then_void_returns_every_wager() -> None:
     assert table.credits == {1: 100_000, 2: 100_000, 3: 100_000}
     assert table.phase == "idle"
     refused(table, I.VoidRound(), "no round to void")
+
+
+@pytest.mark.parametrize(
+    ("when", "burn"),
+    [("due", False), ("due", True), ("declared burn", False), ("idle", False), ("idle", True)],
+)
+def test_an_impossible_card_tilts_first_whatever_else_it_is(when: str, burn: bool) -> None:
+    """An impossible card is neither burned nor dealt nor a card not due: the shoe's count comes first."""
+    table = baccarat_table(decks=1)
+    deal(table, "AS")  # a one-deck shoe's only ace of spades, dealt to nobody: its own tilt, burned
+    table.apply(I.DeclareBurn())
+    if when != "idle":
+        open_with(table, [(1, "player", 1000)])
+        table.apply(I.CloseBetting())
+    if when == "declared burn":
+        table.apply(I.DeclareBurn())
+    before = table.composition.to_dict()
+    events = table.apply(I.CardSeen(parse_card("AS"), burn=burn))
+    assert [(e.event, e.to_dict()["reason"]) for e in events] == [("tilt", "impossible_card")]
+    assert table.composition.to_dict() == before
 
 
 def test_impossible_card_halts_without_using_the_card() -> None:
@@ -254,3 +276,36 @@ def test_shoe_offline_between_rounds_blocks_the_deal_only() -> None:
     refused(table, I.CloseBetting(), "shoe is offline (unplugged)")
     table.apply(I.DeviceStatus("shoe", True))
     assert names(table.apply(I.CloseBetting())) == ["betting_closed"]
+
+
+class _MisSettledRound(BaccaratRound):
+    """A deliberately wrong game: its settlement drops or repeats the first line."""
+
+    __slots__ = ("fault",)
+
+    def settlements(self) -> list[Settlement]:
+        lines = super().settlements()
+        return lines[1:] if self.fault == "drops" else [lines[0], *lines]
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [("drops", "wagers without a settlement line: [(1, 'player')]"),
+     ("repeats", "wager (1, 'player') has more than one settlement line")],
+)
+def test_a_game_that_settles_a_wager_twice_or_never_is_stopped(fault: str, reason: str) -> None:
+    """The table pays nothing it cannot account for: every staked wager has exactly one line."""
+
+    class Faulty(Baccarat):
+        def new_round(self, ledger: RoundLedger) -> BaccaratRound:
+            round_ = _MisSettledRound(self, ledger)
+            round_.fault = fault
+            return round_
+
+    table = Table(Faulty(BaccaratOptions()), TableLimits())
+    for seat in (1, 2):
+        table.apply(I.CreditIn(seat, 10_000))
+    open_with(table, [(1, "player", 100), (2, "banker", 100)])
+    table.apply(I.CloseBetting())
+    with pytest.raises(AssertionError, match=re.escape(reason)):
+        deal(table, "2C 3C 9H KH")

@@ -29,7 +29,7 @@ from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.money import Currency
 from controller.table import MAX_HELD
-from controller.tools.ctl import format_reply
+from controller.tools.ctl import format_reply, format_round
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -95,6 +95,7 @@ def test_cards_during_a_lid_open_tilt_are_held_shown_and_taken(table: tuple[ZmqS
             assert reply["ok"] and not reply.get("refused"), reply
             [held] = reply["events"]
             assert (held["event"], held["card"], held["held"]) == ("card_held", card, ["5C", "9D"][:n])
+        assert "card 9D HELD by the tilt (held: 5C 9D)" in format_reply({"cmd": "card"}, reply, Currency())
         status = client.call("status")
         assert status["tilt"] == {"reason": "device_offline", "card": "", "detail": "shoe lid offline",
                                   "held": ["5C", "9D"], "refused_cards": []}
@@ -105,7 +106,10 @@ def test_cards_during_a_lid_open_tilt_are_held_shown_and_taken(table: tuple[ZmqS
         text = format_reply({"cmd": "status"}, status, Currency("", 2))
         assert "cards held by the tilt, in order: 5C 9D" in text
 
-        closed = client.call("input", input=LID_CLOSED)["events"]
+        reply = client.call("input", input=LID_CLOSED)
+        assert format_reply({"cmd": "input"}, reply, Currency()).startswith(
+            "TILT (held_card): cards were held during the tilt; take the first (ctl take), burn it")
+        closed = reply["events"]
         assert [e["event"] for e in closed] == ["device", "tilt_cleared", "tilt"]
         assert (closed[2]["reason"], closed[2]["card"], closed[2]["held"]) == ("held_card", "5C",
                                                                               ["5C", "9D"])
@@ -130,6 +134,8 @@ def test_cards_during_a_lid_open_tilt_are_held_shown_and_taken(table: tuple[ZmqS
             ("card_dealt", "2C"), ("card_held", "5C"), ("card_held", "9D"), ("card_dealt", "5C"),
             ("card_dealt", "9D"), ("card_dealt", "KD")]
         assert "take_held" in [i["input"] for i in record["inputs"]]
+        assert "  cards  2C->player 5C held 9D held 5C->player 9D->banker KD->banker" in format_round(
+            record, Currency("", 2))
     finally:
         feed.close()
     logged = warnings(caplog)

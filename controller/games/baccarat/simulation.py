@@ -65,6 +65,7 @@ def play_shoe(rounds: int, shoe: CardSource, decks: int, tie_pays: str) -> Tally
     betting = [I.OpenBetting(), *(I.PlaceWager(seat, spot, STAKE) for spot, seat in BETS), I.CloseBetting()]
     spot_of = {seat: spot for spot, seat in BETS}
     tally = Tally(0, {s: 0 for s, _ in BETS}, {s: 0 for s, _ in BETS})
+    sums, squares = tally.sums, tally.squares
     apply, draw = table.apply, shoe.draw
     for _ in range(rounds):
         if shoe.needs_shuffle():
@@ -79,8 +80,8 @@ def play_shoe(rounds: int, shoe: CardSource, decks: int, tie_pays: str) -> Tally
         for line in settled.settlements:
             spot = spot_of[line["seat"]]
             net = line["net"]
-            tally.sums[spot] += net
-            tally.squares[spot] += net * net
+            sums[spot] += net
+            squares[spot] += net * net
     tally.rounds = rounds
     return tally
 
