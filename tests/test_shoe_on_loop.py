@@ -23,8 +23,19 @@ from tests.shoe_support import RawShoe, ShoeEvents, is_ack, profile
 pytestmark = pytest.mark.timeout(60)
 
 
+#: Threads that were there before (other tests in this process may have left some).
+_BEFORE: set[threading.Thread] = set()
+
+
 def shoe_threads() -> list[str]:
-    return [t.name for t in threading.enumerate() if t.name.startswith("shoe-")]
+    """The shoe threads started since the test began."""
+    return [t.name for t in threading.enumerate() if t.name.startswith("shoe-") and t not in _BEFORE]
+
+
+@pytest.fixture(autouse=True)
+def _threads_before() -> None:
+    _BEFORE.clear()
+    _BEFORE.update(threading.enumerate())
 
 
 async def until(pred: Any, timeout: float = 10.0) -> None:
