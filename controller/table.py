@@ -123,6 +123,7 @@ class Table:
         self._derives = type(game).with_derived is not Game.with_derived
         self._after_round = type(game).after_round is not Game.after_round
         self._screens = type(game).playable is not Game.playable
+        self._checks_close = type(game).check_close is not Game.check_close
         #: Whether the round in play can take decisions (set at each deal): a round that cannot
         #: never has a decision due, so a card needs no look for one after it.
         self._decides = False
@@ -336,7 +337,8 @@ class Table:
             raise Refusal(f"cannot deal: {device} is offline ({detail})")
         events: list[Event] = []
         playing = sorted(self.chosen)
-        self.game.check_close(playing)
+        if self._checks_close:
+            self.game.check_close(playing)
         if self._screens:
             for seat in list(playing):
                 why = self.game.playable(seat, self.chosen[seat])

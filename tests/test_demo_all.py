@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from test_daemon_support import free_port_base
 from test_demo import ports_free, processes_with
 
 from controller.tools.demo_all import PORTS_PER_TABLE, shipped_tables
@@ -21,34 +21,11 @@ from controller.tools.demo_all import PORTS_PER_TABLE, shipped_tables
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def free_ports(count: int) -> int:
-    """The first of ``count`` consecutive free 127.0.0.1 ports."""
-    for _ in range(200):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            base = probe.getsockname()[1]
-        if base + count >= 65000:
-            continue
-        socks = []
-        try:
-            for port in range(base, base + count):
-                s = socket.socket()
-                socks.append(s)
-                s.bind(("127.0.0.1", port))
-            return base
-        except OSError:
-            continue
-        finally:
-            for s in socks:
-                s.close()
-    raise AssertionError(f"no {count} consecutive free ports")
-
-
 @pytest.mark.timeout(180)
 def test_every_shipped_table_runs_at_once_and_answers_as_itself() -> None:
     tables = shipped_tables()
     assert len(tables) >= 4
-    base = free_ports(PORTS_PER_TABLE * len(tables))
+    base = free_port_base(PORTS_PER_TABLE * len(tables))
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "demo", "--game", "all", "--ports",
                              str(base), "--delay", "0.05", "--seed", "3"], cwd=ROOT, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)

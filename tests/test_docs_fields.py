@@ -12,8 +12,11 @@ message a field list in one parseable layout (docs/events.md, "How fields are wr
 A header line ending ``(`DEF`):`` names the schema definition (``*`` matches any suffix: the
 fields common to every event, request or reply), then one bullet per field: its name (``?`` when it
 may be left out), its type (``int``, ``number``, ``string``, ``bool``, ``object``, ``list``,
-``null``, JSON literals for a fixed value or a closed set, ``|`` between alternatives; ``"<name>"``
-in a ``*`` list is the definition's own name), then ``—`` and what it means (units, values).
+``null``, JSON literals for a fixed value or a closed set, the name of an object that has a field
+list of its own, ``|`` between alternatives; ``"<name>"`` in a ``*`` list is the definition's own
+name), then ``—`` and what it means (units, values). Objects inside messages (``Currency``,
+``HeartbeatTilt``, ``ShoeDevice``...) have field lists too, so the check reaches every depth the
+schema declares.
 """
 
 from __future__ import annotations
@@ -50,10 +53,34 @@ def wire_messages() -> list[str]:
     return sorted(set(names))
 
 
+def documented_objects() -> list[str]:
+    """The messages and every object with declared fields that they contain (at any depth)."""
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.split("#/$defs/")[1] not in found:
+                name = ref.split("#/$defs/")[1]
+                found.add(name)
+                walk(defs()[name])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    messages = wire_messages()
+    for name in messages:
+        walk(defs()[name])
+    return sorted(set(messages) | {n for n in found if "properties" in defs()[n]})
+
+
 def kinds(prop: dict[str, Any]) -> frozenset[str]:
     """A property's alternatives as the docs write them: a JSON type, or the literal of a const/enum."""
-    if "$ref" in prop:
-        return kinds(defs()[prop["$ref"].split("#/$defs/")[1]])
+    if "$ref" in prop:  # a documented object by its name (it has a field list of its own)
+        name = prop["$ref"].split("#/$defs/")[1]
+        return frozenset({name}) if "properties" in defs()[name] else kinds(defs()[name])
     if "const" in prop:
         return frozenset({json.dumps(prop["const"])})
     if "enum" in prop:
@@ -112,7 +139,7 @@ def expected(name: str, lists: dict[str, dict[str, tuple[bool, frozenset[str], s
     return fields
 
 
-@pytest.mark.parametrize("name", wire_messages())
+@pytest.mark.parametrize("name", documented_objects())
 def test_the_docs_give_every_field_of_the_message_as_the_schema_does(name: str) -> None:
     lists = documented()
     schema = defs()[name]
@@ -140,7 +167,7 @@ def test_the_docs_give_every_field_of_the_message_as_the_schema_does(name: str) 
 
 
 def test_every_field_list_of_the_docs_is_a_message_of_the_schema() -> None:
-    messages = wire_messages()
+    messages = documented_objects()
     for pattern, fields in documented().items():
         where = next(iter(fields.values()))[2] if fields else pattern
         matched = [m for m in messages if fnmatchcase(m, pattern)]
@@ -152,6 +179,7 @@ def test_the_checker_sees_a_wrong_type_a_missing_null_and_a_missing_field() -> N
     assert kinds({"anyOf": [{"type": "integer"}, {"type": "null"}]}) == {"int", "null"}
     assert kinds({"enum": ["on", "blink"], "type": "string"}) == {'"on"', '"blink"'}
     assert kinds({"const": True, "type": "boolean"}) == {"true"}
+    assert kinds({"anyOf": [{"$ref": "#/$defs/Currency"}, {"type": "null"}]}) == {"Currency", "null"}
     match = FIELD.match("- `amount`?: int | null — minor units")
     assert match is not None and match.groups() == ("amount", "?", "int | null", "minor units")
     assert FIELD.match("- amount: int") is None

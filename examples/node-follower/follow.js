@@ -175,8 +175,9 @@ class Display {
     const name = topic.slice(this.args.table.length + 1)
     if ("seq" in message) {
       if (!this.valid(this.contract.ref("events", name), message)) return
-      if (message.seq > this.seq + 1) await this.sync() // step 4: a gap
-      this.apply(message)
+      // step 4: a gap (or nothing drawn yet: a new journal whose snapshot did not come)
+      if (this.seq === null || message.seq > this.seq + 1) await this.sync()
+      if (this.seq !== null) this.apply(message)
       return
     }
     if (!this.valid(this.contract.ref("sideTopics", name), message)) return
