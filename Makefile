@@ -4,7 +4,7 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint browser
+.PHONY: demo test lint browser node
 
 $(BIN)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
@@ -29,5 +29,23 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-test: lint browser
+# examples/node-follower (a display feed in JavaScript, tested against a real daemon) needs Node and
+# its npm packages (zeromq ships its libzmq build inside the package). Debian's nodejs and npm are
+# installed when missing and we are root; `npm ci` runs when the lock file is newer than the install.
+# Without Node its tests say loudly that they are skipped.
+NODE_FOLLOWER := examples/node-follower
+node:
+	@if ! command -v npm >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's nodejs and npm for examples/node-follower"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	fi
+	@if command -v npm >/dev/null 2>&1; then \
+		if [ ! -f $(NODE_FOLLOWER)/node_modules/.package-lock.json ] || \
+		   [ $(NODE_FOLLOWER)/package-lock.json -nt $(NODE_FOLLOWER)/node_modules/.package-lock.json ]; then \
+			echo "npm ci in $(NODE_FOLLOWER)"; \
+			cd $(NODE_FOLLOWER) && npm ci --no-audit --no-fund --loglevel=error; \
+		fi; \
+	else echo "no npm: the Node follower's tests will be skipped"; fi
+
+test: lint browser node
 	$(BIN)/pytest

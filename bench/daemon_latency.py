@@ -1,24 +1,31 @@
 """Benchmark: a card frame's last byte on the pty to its event at a SUB subscriber, p50/p99.
 
-Three runs over the same path, each ``--cards`` cards, one at a time:
-the daemon with the journal's fsync (as in production), the daemon with
+Three paths side by side, ``--cards`` cards each, one card in flight at a
+time: the daemon with the journal's fsync (as in production), the daemon with
 ``--no-fsync`` (benchmarking only), and the bare relay (bench/relay_serial_zmq.py:
-pyserial in, pyzmq out, nothing else). This process plays the shoe: it
+pyserial in, pyzmq out, nothing else), the anchor. The three run at once and
+take their cards in turn (relay, fsync, no-fsync, then the next card starting
+with the next path), so a neighbour's burst on a shared machine hits all three
+alike. ``--repeat N`` does that N times and prints each run's figures and the
+medians of their p50 and p99, with both ratios to the relay. This process plays the shoe: it
 writes protocol v1 CARD frames (reported as burns, so every card makes
 exactly one ``card_burned`` event and the table never tilts) on the master
 side of a real pty, timestamps the write of the last byte, and times the
 arrival at its own SUB socket. It also reports the daemon's peak RSS
 (VmHWM). Not a test: it prints figures and the command that produced them.
 
-    python bench/daemon_latency.py [--cards 10000]
+    python bench/daemon_latency.py [--cards 10000] [--repeat 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -26,6 +33,7 @@ import tempfile
 import threading
 import time
 import tty
+from collections.abc import Callable
 from pathlib import Path
 
 import zmq
@@ -37,6 +45,8 @@ from drivers.shoe.codec import encode_frame
 from drivers.shoe.messages import CardMsg, Hello
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Cards through each path before the measured ones (imports, caches, the first pages of the journal).
+WARMUP = 200
 
 
 class Pty:
@@ -76,6 +86,14 @@ class Pty:
         os.close(self.slave)
 
 
+def free_port() -> int:
+    """A TCP port nobody listens on now (other benchmarks and tests may run beside this one)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
 def peak_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -94,21 +112,51 @@ def measure(pty: Pty, sub: zmq.Socket[bytes], cards: int, reshuffle: object = No
     return lat
 
 
-def run_daemon(cards: int, fsync: bool, work: Path) -> tuple[list[float], float]:
+class Target:
+    """One measured path: a pty we play the shoe on, a SUB socket where its event arrives."""
+
+    def __init__(self, name: str, proc: subprocess.Popen[bytes], pty: Pty, sub: zmq.Socket[bytes],
+                 reshuffle: Callable[[], object] | None = None,
+                 close: Callable[[], None] | None = None) -> None:
+        self.name, self.proc, self.pty, self.sub = name, proc, pty, sub
+        self._reshuffle, self._close = reshuffle, close
+        self.lat: list[float] = []
+
+    def card(self, i: int) -> float:
+        """One card, frame to event, in ms."""
+        if self._reshuffle is not None and self.pty.seq_total and self.pty.seq_total % 400 == 0:
+            self._reshuffle()  # 8 decks: a new shoe before any card is impossible
+        t0 = self.pty.send_card(i)
+        self.sub.recv_multipart()
+        return (time.perf_counter() - t0) * 1000
+
+    def close(self) -> None:
+        self.sub.close(linger=0)
+        if self._close is not None:
+            self._close()
+        self.proc.terminate()
+        self.proc.wait(30)
+        self.pty.close()
+
+
+def start_daemon(fsync: bool, work: Path) -> Target:
+    """``croupier run`` on a table whose shoe is a pty of ours, up and subscribed to."""
     pty = Pty()
-    profile = work / "shoe.yaml"
+    name = "fsync" if fsync else "nofsync"
+    profile = work / f"shoe-{name}.yaml"
     profile.write_text(
         f"port: {pty.path}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 600\n"
         "reconnect: {initial: 0.05, max: 0.5}\n"
     )
-    state = work / ("state-fsync" if fsync else "state-nofsync")
-    table = work / "table.yaml"
+    state = work / f"state-{name}"
+    shutil.rmtree(state, ignore_errors=True)  # each run starts from an empty journal
+    table = work / f"table-{name}.yaml"
+    pub, snapshot, command = (f"tcp://127.0.0.1:{free_port()}" for _ in range(3))
     table.write_text(
         f"table: bench\ngame: baccarat\nshoe: {{profile: {profile}}}\nstate_dir: {state}\n"
-        f"zeromq: {{pub: 'tcp://127.0.0.1:25901', snapshot: 'tcp://127.0.0.1:25902', "
-        f"command: 'tcp://127.0.0.1:25903'}}\n"
+        f"zeromq: {{pub: '{pub}', snapshot: '{snapshot}', command: '{command}'}}\n"
     )
-    cmd = [sys.executable, "-m", "controller.cli", "run", str(table), "--log-level", "WARNING"]
+    cmd = [sys.executable, "-m", "controller.cli", "run", str(table), "--log-level", "ERROR"]
     if not fsync:
         cmd.append("--no-fsync")
     key = local_key(load_table(table))  # the command socket takes authorised CURVE keys only
@@ -116,59 +164,63 @@ def run_daemon(cards: int, fsync: bool, work: Path) -> tuple[list[float], float]
     ctx = zmq.Context.instance()
     req = key.secure(ctx.socket(zmq.REQ))
     req.setsockopt(zmq.LINGER, 0)
-    req.connect("tcp://127.0.0.1:25903")
+    req.connect(command)
 
     def call(cmd: str) -> dict[str, object]:
         req.send(json.dumps({"cmd": cmd}).encode())
         reply: dict[str, object] = json.loads(req.recv())
         return reply
 
-    try:
-        while True:
-            status = call("status")
-            if (status.get("shoe_device") or {}).get("connected"):  # type: ignore[union-attr]
-                break
-            time.sleep(0.1)
-        sub = ctx.socket(zmq.SUB)
-        sub.setsockopt(zmq.SUBSCRIBE, b"bench.card_burned")
-        sub.connect("tcp://127.0.0.1:25901")
-        call("new_shoe")
-        time.sleep(0.5)  # the subscription reaches the PUB
-        measure(pty, sub, 200, lambda: call("new_shoe"))  # warm-up
-        lat = measure(pty, sub, cards, lambda: call("new_shoe"))
-        rss = peak_rss_mb(proc.pid)
-        sub.close(linger=0)
-    finally:
-        req.close(linger=0)
-        proc.terminate()
-        proc.wait(30)
-        pty.close()
-    return lat, rss
+    while True:
+        status = call("status")
+        if (status.get("shoe_device") or {}).get("connected"):  # type: ignore[union-attr]
+            break
+        time.sleep(0.1)
+    sub = ctx.socket(zmq.SUB)
+    sub.setsockopt(zmq.SUBSCRIBE, b"bench.card_burned")
+    sub.connect(pub)
+    call("new_shoe")
+    return Target(name, proc, pty, sub, lambda: call("new_shoe"), lambda: req.close(linger=0))
 
 
-def run_relay(cards: int) -> list[float]:
+def start_relay() -> Target:
+    """bench/relay_serial_zmq.py on a pty of ours, up and subscribed to."""
     pty = Pty()
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "bench" / "relay_serial_zmq.py"), pty.path, "tcp://127.0.0.1:25911"],
+        [sys.executable, str(ROOT / "bench" / "relay_serial_zmq.py"), pty.path, endpoint],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    try:
-        assert proc.stdout is not None
-        proc.stdout.readline()
-        sub = zmq.Context.instance().socket(zmq.SUB)
-        sub.setsockopt(zmq.SUBSCRIBE, b"")
-        sub.connect("tcp://127.0.0.1:25911")
-        time.sleep(0.5)
-        measure(pty, sub, 200)
-        lat = measure(pty, sub, cards)
-        sub.close(linger=0)
-    finally:
-        proc.terminate()
-        proc.wait(30)
-        pty.close()
-    return lat
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    sub: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.SUB)
+    sub.setsockopt(zmq.SUBSCRIBE, b"")
+    sub.connect(endpoint)
+    return Target("relay", proc, pty, sub)
+
+
+def side_by_side(cards: int, work: Path) -> tuple[dict[str, list[float]], float]:
+    """The three paths up at once, card by card in turn (the first of each turn rotating), so a
+    neighbour's burst on this shared machine hits the three alike; the daemons' peak RSS."""
+    with contextlib.ExitStack() as stack:
+        targets = []
+        for start in (start_relay, lambda: start_daemon(True, work), lambda: start_daemon(False, work)):
+            target = start()
+            stack.callback(target.close)
+            targets.append(target)
+        time.sleep(0.5)  # the subscriptions reach the PUBs
+        for i in range(WARMUP):
+            for target in targets:
+                target.card(i)
+        lat: dict[str, list[float]] = {t.name: [] for t in targets}
+        for i in range(cards):
+            for k in range(len(targets)):
+                target = targets[(i + k) % len(targets)]
+                lat[target.name].append(target.card(i))
+        rss = max(peak_rss_mb(t.proc.pid) for t in targets[1:])
+    return lat, rss
 
 
 def figures(name: str, lat: list[float]) -> str:
@@ -176,23 +228,42 @@ def figures(name: str, lat: list[float]) -> str:
     return f"{name:<26} p50 {q[49]:7.3f} ms   p99 {q[98]:7.3f} ms   max {max(lat):7.3f} ms"
 
 
+def p50_p99(lat: list[float]) -> tuple[float, float]:
+    q = statistics.quantiles(lat, n=100)
+    return q[49], q[98]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved runs of the three (medians)")
     args = parser.parse_args()
-    print(f"$ python bench/daemon_latency.py --cards {args.cards}")
-    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores")
+    print(f"$ python bench/daemon_latency.py --cards {args.cards} --repeat {args.repeat}")
+    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.2f} at start")
+    names = {"relay": "bare relay (anchor)", "fsync": "daemon (fsync)", "nofsync": "daemon (--no-fsync)"}
+    runs: dict[str, list[tuple[float, float]]] = {key: [] for key in names}
+    rss: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        fs, rss_fs = run_daemon(args.cards, True, work)
-        nofs, rss_nofs = run_daemon(args.cards, False, work)
-        relay = run_relay(args.cards)
-    print(figures("daemon (fsync)", fs))
-    print(figures("daemon (--no-fsync)", nofs))
-    print(figures("bare relay", relay))
-    r = statistics.quantiles(nofs, n=100)[98] / statistics.quantiles(relay, n=100)[98]
-    print(f"daemon --no-fsync p99 / relay p99 = {r:.2f}x (aim: <= 1.5x)")
-    print(f"daemon peak RSS: {rss_fs:.1f} MB (fsync run), {rss_nofs:.1f} MB (--no-fsync run) (aim: < 60 MB)")
+        for n in range(1, args.repeat + 1):
+            lat, peak = side_by_side(args.cards, work)
+            rss.append(peak)
+            print(f"run {n}:")
+            for key, name in names.items():
+                print("  " + figures(name, lat[key]))
+                runs[key].append(p50_p99(lat[key]))
+    med = {key: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v))
+           for key, v in runs.items()}
+    print(f"medians of {args.repeat} interleaved run(s), {args.cards} cards each:")
+    for key, name in names.items():
+        print(f"  {name:<24} p50 {med[key][0]:7.3f} ms   p99 {med[key][1]:7.3f} ms")
+    relay_p50, relay_p99 = med["relay"]
+    print(f"daemon --no-fsync / relay: p99 {med['nofsync'][1] / relay_p99:.2f}x (aim: <= 1.5x), "
+          f"p50 {med['nofsync'][0] / relay_p50:.2f}x")
+    print(f"daemon (fsync) / relay:    p99 {med['fsync'][1] / relay_p99:.2f}x (aim: <= 3x), "
+          f"p50 {med['fsync'][0] / relay_p50:.2f}x")
+    print(f"daemon peak RSS: {max(rss):.1f} MB, the largest of the runs (aim: < 60 MB)")
     return 0
 
 

@@ -1,12 +1,15 @@
 """How soon a display knows it is behind after a daemon restart, with no further input (target: 2 s).
 
-    .venv/bin/python bench/resync_after_restart.py [--runs 5] [--heartbeat 1.0]
+    .venv/bin/python bench/resync_after_restart.py [--runs 5] [--heartbeat 1.0] [--follower node]
 
 Each run: a real daemon (``croupier run``, no shoe, ipc:// sockets, journal
 with fsync in a temporary dir) and the docs-only follower
-(``examples/follow_table.py``, its own process). The follower has drawn seq
+(``examples/follow_table.py``, its own process; ``--follower node``: the
+JavaScript one, ``examples/node-follower/follow.js``, which also validates
+every message against docs/schema/). The follower has drawn seq
 N; the daemon is killed with SIGKILL; a second daemon on the same journal
-(other sockets) takes two inputs and is killed too; the table's daemon is
+(other sockets) takes two inputs and is killed too; once the follower says
+the feed is stale (``--stale-after 1``), the table's daemon is
 started again and nobody sends anything. t0 is the restart's ``Popen``; the
 figures are t(behind) - t0 (the follower printed that a heartbeat's
 ``last_seq`` is ahead of its own) and t(caught up) - t0 (it printed the
@@ -78,7 +81,11 @@ def until(follower: subprocess.Popen[str], test: Any) -> tuple[float, dict[str, 
     raise RuntimeError("the follower stopped")
 
 
-def one_run(tmp: Path, heartbeat: float, run: int) -> tuple[float, float, float]:
+FOLLOWERS = {"python": [sys.executable, str(ROOT / "examples" / "follow_table.py")],
+             "node": ["node", str(ROOT / "examples" / "node-follower" / "follow.js")]}
+
+
+def one_run(tmp: Path, heartbeat: float, run: int, follower_cmd: list[str]) -> tuple[float, float, float]:
     zeromq = {k: f"ipc://{tmp}/t.{k}" for k in ("pub", "snapshot", "command")}
     table = tmp / "t.yaml"
     table.write_text(yaml.safe_dump({
@@ -87,8 +94,8 @@ def one_run(tmp: Path, heartbeat: float, run: int) -> tuple[float, float, float]
     config = load_table(table)
     local_key(config)
     proc = daemon(table)
-    follow = [sys.executable, str(ROOT / "examples" / "follow_table.py"),
-              "--pub", zeromq["pub"], "--snapshot", zeromq["snapshot"], "--table", "bench"]
+    follow = [*follower_cmd, "--stale-after", "1", "--pub", zeromq["pub"], "--snapshot", zeromq["snapshot"],
+              "--table", "bench"]
     follower = subprocess.Popen(follow, stdout=subprocess.PIPE, text=True)
     try:
         until(follower, lambda x: x["what"] == "redraw")
@@ -100,6 +107,7 @@ def one_run(tmp: Path, heartbeat: float, run: int) -> tuple[float, float, float]
         last = commands(config, alt["command"], {"cmd": "credit_in", "seat": 2, "amount": 100},
                         {"cmd": "credit_in", "seat": 3, "amount": 100})
         kill9(aside)
+        until(follower, lambda x: x["what"] == "stale")  # so its first message after the restart says "live"
         t0 = time.monotonic()
         proc = daemon(table)
         t_live, _ = until(follower, lambda x: x["what"] == "live")  # its first message after the restart
@@ -118,17 +126,20 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--heartbeat", type=float, default=1.0, help="zeromq.heartbeat (default 1 s)")
+    parser.add_argument("--follower", choices=sorted(FOLLOWERS), default="python",
+                        help="the docs-only follower: Python (default) or JavaScript (make node first)")
     args = parser.parse_args()
     live, behind, caught = [], [], []
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:
         for run in range(args.runs):
-            first, b, c = one_run(Path(tmp), args.heartbeat, run)
+            first, b, c = one_run(Path(tmp), args.heartbeat, run, FOLLOWERS[args.follower])
             live.append(first)
             behind.append(b)
             caught.append(c)
     worst = max(b - f for b, f in zip(caught, live, strict=True))
     print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}")
-    print(f"runs {args.runs}, heartbeat {args.heartbeat:g} s, restart by kill -9 then croupier run")
+    print(f"runs {args.runs}, heartbeat {args.heartbeat:g} s, follower {args.follower}, "
+          "restart by kill -9 then croupier run")
     print(f"daemon up (first message at the follower): median {statistics.median(live):.2f} s, "
           f"max {max(live):.2f} s")
     lag = [b - f for b, f in zip(behind, live, strict=True)]

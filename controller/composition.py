@@ -42,6 +42,18 @@ class ShoeComposition:
         else:
             self.dealt += 1
 
+    def take(self, card: Card) -> bool:
+        """Count a card dealt to a hand if the shoe can hold another copy; ``False`` (nothing counted) if not.
+
+        :meth:`is_possible` then :meth:`see` in one call: the engine's path for every card dealt.
+        """
+        seen, i = self._seen, card.index
+        if seen[i] >= self.decks:
+            return False
+        seen[i] += 1
+        self.dealt += 1
+        return True
+
     def seen(self, card: Card) -> int:
         return self._seen[card.index]
 

@@ -122,6 +122,18 @@ class ClearTilt(Input):
 
 
 @dataclass(frozen=True, slots=True)
+class TakeHeld(Input):
+    """The dealer takes the first card held by a ``held_card`` tilt: applied as if delivered now.
+
+    Taken as the due card if one is due and it is possible; otherwise it raises
+    the tilt it would raise (``card_not_due``, ``impossible_card``), the other
+    held cards still held.
+    """
+
+    kind: ClassVar[str] = "take_held"
+
+
+@dataclass(frozen=True, slots=True)
 class CreditIn(Input):
     """Credits added to a seat (cash or ticket in); seats the player if new."""
 
@@ -165,7 +177,7 @@ INPUT_TYPES: dict[str, type[Input]] = {
     cls.kind: cls
     for cls in (
         NewShoe, OpenBetting, CloseBetting, PlaceWager, CancelWager, CardSeen, DeclareBurn,
-        Decision, VoidRound, ClearTilt, CreditIn, CreditOut, SetDesignatedPlayer, DeviceStatus,
+        Decision, VoidRound, ClearTilt, TakeHeld, CreditIn, CreditOut, SetDesignatedPlayer, DeviceStatus,
     )
 }
 

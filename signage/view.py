@@ -146,7 +146,10 @@ class TableView:
                 "reason": event.get("reason"),
                 "card": event.get("card"),
                 "detail": event.get("detail"),
+                "held": list(event.get("held") or []),
             }
+        elif kind == "card_held" and self.tilt is not None:
+            self.tilt["held"] = list(event.get("held") or [])
         elif kind == "tilt_cleared":
             self.tilt = None
         elif kind == "dp_set":

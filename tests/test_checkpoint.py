@@ -71,12 +71,28 @@ def state_of(service: TableService) -> dict[str, Any]:
     }
 
 
+def with_held_cards(scenario: Scenario, inputs: list[I.Input]) -> tuple[list[I.Input], int]:
+    """``inputs`` with a tilt that holds cards: the shoe lid opens before the first card that
+    is due, that card (and the next, if it is a card too) arrives during the tilt and is held, the lid
+    closes and the dealer takes them; the index of the lid closing is returned too."""
+    mirror = scenario.new_table()
+    for k, inp in enumerate(inputs):
+        if isinstance(inp, I.CardSeen) and mirror.due() is not None:
+            n = 2 if isinstance(inputs[k + 1], I.CardSeen) else 1
+            tilt = [I.DeviceStatus("shoe lid", False, "lid open"), *inputs[k:k + n],
+                    I.DeviceStatus("shoe lid", True, "lid closed")]
+            return inputs[:k] + tilt + [I.TakeHeld()] * n + inputs[k + n:], k + n + 1
+        mirror.apply(inp)
+    raise AssertionError("no card is dealt in the scenario")
+
+
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
 def test_checkpoint_plus_tail_equals_full_replay_at_every_checkpoint(path: Path, tmp_path: Path) -> None:
     scenario = load_scenario(path)
     config = config_for(scenario, tmp_path / "state")
-    inputs = scenario_inputs(scenario)
-    half = len(inputs) // 2
+    inputs, lid_closed = with_held_cards(scenario, scenario_inputs(scenario))
+    half = max(len(inputs) // 2, lid_closed + 1)  # checkpoints with cards held, and in the held_card tilt
+    assert half < len(inputs)
     live = open_service(config, keep_rounds=1000, checkpoint_every=1, checkpoint_keep=10**6,
                         checkpoint_mid_round=True)
     live.replay()
@@ -91,6 +107,8 @@ def test_checkpoint_plus_tail_equals_full_replay_at_every_checkpoint(path: Path,
     full.replay(checkpoint_at=0)
     assert full.replayed == half
     want = state_of(full)
+    mid_tilt = [r for r in want["rounds"] if any(c["event"] == "card_held" for c in r["cards"])]
+    assert len(mid_tilt) == 1, "the held cards are in the round's record"
     want_after = [[e.to_dict() for e in full.table.apply(inp)] for inp in inputs[half:]]
     full.journal.close()
     for row in rows:

@@ -125,7 +125,7 @@ class RawSub:
         self.sock.close(linger=0)
 
 
-def test_lid_open_and_jam_mid_deal_tilt_refuse_cards_clear_and_settle_once(tmp_path: Path) -> None:
+def test_lid_open_and_jam_mid_deal_tilt_hold_cards_clear_and_settle_once(tmp_path: Path) -> None:
     shoe = SimulatedShoe("v1", seed=1, heartbeat_interval=0.3)
     link = tmp_path / "shoe-pty"
     shoe.open_pty(link)
@@ -166,14 +166,18 @@ def test_lid_open_and_jam_mid_deal_tilt_refuse_cards_clear_and_settle_once(tmp_p
             assert list(lamps) == ["event", "table", "n", "fault", "seats", "dealer", "tower"]
             assert lamps["tower"] == {"fault": "fault"} and lamps["dealer"] == {}  # (no dealer lamps)
             assert lamps["seats"]["1"]["spots"] == {s: "fault" for s in ("banker", "player", "tie")}
-            shoe.deal("3D")  # dealt with the lid open: journaled and refused, the round does not move
-            refused = sub.until("refused")
-            assert refused["input"] == {"input": "card", "card": "3D", "burn": False}
-            assert "tilted" in refused["reason"]
+            shoe.deal("3D")  # dealt with the lid open: journaled and held by the tilt; the round waits
+            assert sub.until("card_held") == {"event": "card_held", "table": tid, "seq": ANY_SEQ, "round": 1,
+                                              "card": "3D", "held": ["3D"]}
             shoe.lid(False)
             assert set(sub.until("shoe_status", event="shoe_lid_closed")) == {"event", "table", "at"}
             assert sub.until("device")["online"] is True
             assert sub.until("tilt_cleared")["how"] == "device_back"
+            held = sub.until("tilt")  # the lid is closed, the card waits for the dealer
+            assert (held["reason"], held["card"], held["held"]) == ("held_card", "3D", ["3D"])
+            assert client.call("take")["ok"]
+            assert sub.until("tilt_cleared")["how"] == "taken"
+            assert sub.until("card_dealt")["card"] == "3D"
             assert sub.until("lamps", fault=False)["tower"] == {"in_play": "on"}
 
             shoe.fault("jam", "card stuck at the gate")
@@ -184,8 +188,8 @@ def test_lid_open_and_jam_mid_deal_tilt_refuse_cards_clear_and_settle_once(tmp_p
             assert (device["device"], device["online"]) == ("shoe fault", False)
             assert device["detail"] == "jam: card stuck at the gate"
             assert sub.until("tilt")["detail"] == "shoe fault offline"
-            shoe.deal("3D")
-            assert "tilted" in sub.until("refused")["reason"]
+            shoe.deal("2H")
+            assert sub.until("card_held")["held"] == ["2H"]
             assert client.call("status")["offline"] == {"shoe fault": "jam: card stuck at the gate"}
             assert daemon.shoe is not None
             daemon.shoe.reader.reset()  # the shoe restarts (RESET): its HELLO says it is back
@@ -193,8 +197,12 @@ def test_lid_open_and_jam_mid_deal_tilt_refuse_cards_clear_and_settle_once(tmp_p
             assert hello["model"] == "Croupier SimShoe" and "seq" not in hello
             assert sub.until("device")["detail"] == "shoe reset (HELLO)"
             assert sub.until("tilt_cleared")["how"] == "device_back"
+            assert sub.until("tilt")["held"] == ["2H"]
+            assert client.call("burn")["ok"]  # the jammed card is burned
+            assert sub.until("card_burned")["card"] == "2H"
+            assert sub.until("tilt_cleared")["how"] == "burn"
 
-            for card in ("3D", "2H", "AS", "4C", "6D", "8S"):
+            for card in ("AS", "4C", "6D", "8S", "9H", "KD"):
                 shoe.deal(card)
                 item = sub.until("card_dealt")
                 assert item["card"] == card
@@ -207,7 +215,7 @@ def test_lid_open_and_jam_mid_deal_tilt_refuse_cards_clear_and_settle_once(tmp_p
             assert len(settled) == 1 and settled[0]["round"] == 1
             rounds = client.call("recall", n=1)["rounds"]
             tilts = [t["event"] for t in rounds[0]["tilts"]]
-            assert tilts == ["device", "tilt", "device", "tilt_cleared"] * 2
+            assert tilts == ["device", "tilt", "device", "tilt_cleared", "tilt", "tilt_cleared"] * 2
 
             not_events = (f"{tid}.shoe_status", f"{tid}.lamps", f"{tid}.heartbeat")  # side topics
             events = [p for t, p in sub.seen if t not in not_events]
@@ -215,6 +223,9 @@ def test_lid_open_and_jam_mid_deal_tilt_refuse_cards_clear_and_settle_once(tmp_p
             assert all("seq" in p for p in events) and not any("seq" in p for p in side)
             seqs = [p["seq"] for p in events]
             assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # side topics take no number
+            # Each shoe card of a tilt was held exactly once (ACKed after its commit, never resent).
+            assert [p["card"] for p in events if p["event"] == "card_held"] == ["3D", "2H"]
+            assert status["shoe"]["burned"] == 1  # 2H, burned by the dealer
             ns = [p["n"] for t, p in sub.seen if t == f"{tid}.lamps"]
             assert ns == list(range(ns[0], ns[0] + len(ns)))
             for topic, payload in sub.seen:

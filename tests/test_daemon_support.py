@@ -56,14 +56,14 @@ def daemon_for(config: TableConfig, **kwargs: Any) -> Daemon:
     return Daemon(config, **kwargs)
 
 
-def free_port_base() -> int:
-    """Three consecutive free 127.0.0.1 ports."""
+def free_port_base(count: int = 3) -> int:
+    """The first of ``count`` (default three) consecutive free 127.0.0.1 ports."""
     rng = random.Random()
     for _ in range(200):
         base = rng.randrange(20000, 60000)
         socks = []
         try:
-            for port in range(base, base + 3):
+            for port in range(base, base + count):
                 s = socket.socket()
                 socks.append(s)
                 s.bind(("127.0.0.1", port))
@@ -73,7 +73,7 @@ def free_port_base() -> int:
         finally:
             for s in socks:
                 s.close()
-    raise RuntimeError("no three free consecutive ports")
+    raise RuntimeError(f"no {count} free consecutive ports")
 
 
 def baccarat_play(rounds: int, seed: int) -> tuple[list[I.Input], Table]:

@@ -136,7 +136,11 @@ def test_tilt_banner_on_tilt_and_gone_on_clear(browser: Browser, baccarat: LiveT
         page.wait_for_selector("#banner-tilt:not([hidden])", timeout=3000)
         assert "TABLE HALTED" in page.locator("#banner-tilt").inner_text()
         shot(page, "baccarat_tilt")
-        assert client.call("burn", by="dealer")["ok"]  # the held card is burned: play resumes
+        assert client.call("card", card="5C", by="dealer")["ok"]  # during the tilt: held, and shown
+        page.wait_for_function(
+            "document.getElementById('banner-tilt').innerText.includes('[5C]')", timeout=3000)
+        assert client.call("burn", by="dealer")["ok"]  # the tilt's card is burned: 5C still held
+        assert client.call("burn", by="dealer")["ok"]  # and 5C burned too: play resumes
         page.wait_for_selector("#banner-tilt", state="hidden", timeout=3000)
         assert client.call("void", by="dealer")["ok"] or True  # leave the table idle for the next test
         page.wait_for_function(f"+document.body.dataset.seq >= {baccarat.seq()}", timeout=3000)

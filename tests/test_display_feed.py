@@ -42,6 +42,7 @@ EVENTS = [
     "round_voided",
     "tilt",
     "tilt_cleared",
+    "card_held",
     "dp_set",
     "device",
     "heartbeat",
@@ -64,6 +65,7 @@ events = st.fixed_dictionaries(
             "last_seq",
             "reason",
             "detail",
+            "held",
         )
     },
 )
@@ -88,6 +90,19 @@ def test_event_shaped_messages_are_taken_or_refused_by_name(payload: dict[str, A
     except FrameError as exc:
         assert str(exc).startswith("t1: ")
     feed.view.to_dict()  # whatever was taken still draws
+
+
+def test_the_tilt_shows_the_cards_it_holds() -> None:
+    feed = new_feed()
+    frame = lambda **kw: json.dumps(kw).encode()  # noqa: E731
+    assert feed.take_frame(frame(event="betting_opened", seq=11, round=1)) == "ok"
+    assert feed.take_frame(frame(event="tilt", seq=12, round=1, reason="device_offline", card="",
+                                 detail="shoe lid offline", held=[])) == "ok"
+    assert feed.take_frame(frame(event="card_held", seq=13, round=1, card="5C", held=["5C"])) == "ok"
+    assert feed.view.to_dict()["tilt"] == {"reason": "device_offline", "card": "",
+                                           "detail": "shoe lid offline", "held": ["5C"]}
+    assert feed.take_frame(frame(event="tilt_cleared", seq=14, round=1, how="device_back")) == "ok"
+    assert feed.view.to_dict()["tilt"] is None
 
 
 def test_sequence_rules() -> None:

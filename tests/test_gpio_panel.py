@@ -181,7 +181,7 @@ def test_chips_moved_after_no_more_bets_is_a_fault_that_changes_no_wager() -> No
     rig.sync()
     assert rig.table.staked == staked and rig.table.credits == credits
     assert rig.table.tilt is not None and rig.table.tilt.reason == "device_offline"
-    assert rig.table.apply(I.CardSeen(parse_card("2H")))[0].event == "refused"  # no deal on a moved stake
+    assert rig.table.apply(I.CardSeen(parse_card("2H")))[0].event == "card_held"  # no deal on a moved stake
     rig.chips(1, "tie", False)
     rig.chips(1, "player", True)  # chips back as they were at the close
     assert [inp for inp, _ in rig.posted] == [
@@ -189,8 +189,29 @@ def test_chips_moved_after_no_more_bets_is_a_fault_that_changes_no_wager() -> No
         I.DeviceStatus("panel 1", True, "chips player: back to normal"),
     ]
     rig.sync()
-    assert rig.table.tilt is None and rig.table.staked == staked
+    assert rig.table.tilt is not None and rig.table.tilt.reason == "held_card" and rig.table.staked == staked
+    assert [e.event for e in rig.table.apply(I.TakeHeld())][:2] == ["tilt_cleared", "card_dealt"]
+    assert rig.table.tilt is None
 
+
+
+def test_the_dealer_confirm_takes_a_held_card_and_its_lamps_say_so() -> None:
+    """During a ``held_card`` tilt the dealer's confirm, burn and void lamps are lit; confirm takes."""
+    rig = Rig(build_map("baccarat", {1: {"spots": ["player"]}}, dealer=True))
+    rig.press(None, "open_betting")
+    rig.sync()
+    rig.table.apply(I.PlaceWager(1, "player", 100))
+    rig.press(None, "close_betting")
+    rig.sync()
+    for inp in (I.DeviceStatus("shoe lid", False, "lid open"), I.CardSeen(parse_card("2H")),
+                I.DeviceStatus("shoe lid", True)):
+        rig.posted.append((inp, "test"))
+    rig.sync()
+    assert rig.panel.logic._dealer_lit() == {"confirm", "burn", "void"}  # (this map's dealer has no lamps)
+    rig.press(None, "confirm")
+    assert [inp for inp, _ in rig.posted] == [I.TakeHeld()]
+    assert [e.event for e in rig.sync()] == ["tilt_cleared", "card_dealt"]
+    assert rig.table.tilt is None
 
 
 def test_at_start_a_missing_stake_is_a_fault_until_its_chips_are_back_or_its_wager_is_gone() -> None:

@@ -7,6 +7,7 @@ Real SQLite files in tmp dirs; a full disk is a journal capped by SQLite's ``max
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import sqlite3
@@ -18,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import zmq
+from test_contract import check
 from test_daemon_panels import swap_hand_table
 from test_daemon_support import write_table
 
@@ -199,7 +202,14 @@ def test_croupier_run_on_a_held_state_dir_exits_4_at_once_with_the_pid(tmp_path:
 
 def test_a_journal_fault_puts_every_panel_lamp_in_its_fault_pattern(tmp_path: Path) -> None:
     t = swap_hand_table(tmp_path)
+    context = zmq.Context.instance()
+    sub = context.socket(zmq.SUB)
+    sub.setsockopt(zmq.LINGER, 0)
+    for topic in ("journal_fault", "heartbeat"):
+        sub.setsockopt(zmq.SUBSCRIBE, f"{t.daemon.config.table_id}.{topic}".encode())
+    sub.connect(t.daemon.config.spec.zeromq.pub)
     try:
+        assert sub.poll(10_000) and sub.recv_multipart()  # a heartbeat: the SUB is connected
         journal = t.daemon.service.journal if t.daemon.service is not None else None
         assert journal is not None and t.daemon._loop is not None
         capped = threading.Event()
@@ -221,5 +231,14 @@ def test_a_journal_fault_puts_every_panel_lamp_in_its_fault_pattern(tmp_path: Pa
         seat_lamps = {k: v["mode"] for k, v in lamps.items() if k.startswith("seat ")}
         assert seat_lamps and set(seat_lamps.values()) == {"fault"}
         assert t.status()["journal_fault"]["file"] == str(journal.path)
+        topic = b""
+        while not topic.endswith(b".journal_fault"):
+            assert sub.poll(5000), "no <table>.journal_fault message"
+            topic, payload = sub.recv_multipart()
+        message = json.loads(payload)
+        check("JournalFaultMessage", message)  # the side topic, as docs/schema/ says
+        check("side_topic", message)
+        assert message["file"] == str(journal.path)
     finally:
+        sub.close()
         t.close()

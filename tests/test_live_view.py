@@ -99,6 +99,8 @@ def test_a_tilt_and_a_stale_feed_are_banners(table: tuple[TableConfig, DaemonThr
         client.call("open")
         client.call("card", card="TH")  # betting is open: no card is due, the table tilts
         wait_for(lambda: "TILT card_not_due" in drawn([view]), "the tilt banner")
+        client.call("card", card="2D")  # delivered during the tilt: held, and shown with it
+        wait_for(lambda: "TILT card_not_due: TH; held 2D" in drawn([view]), "the held card")
         runner.stop()  # the daemon goes away: nothing more comes, not even heartbeats
         wait_for(lambda: "STALE FEED" in drawn([view]), "the stale-feed banner")
         assert "TILT card_not_due" in drawn([view])  # the last state stays on screen

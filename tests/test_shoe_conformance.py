@@ -62,7 +62,7 @@ WHY = {
     "hello_seq_1": "HELLO with SEQ 1, not 0",
     "no_status": "no HEARTBEAT within 0.5 s of STATUS_REQUEST",
     "slow_heartbeat": "heartbeat",
-    "fixed_resend": "resend waits 0.20, 0.20",
+    "fixed_resend": "s (want 0.2, 0.4",  # the waits seen vary with load; what is asked does not
     "ignore_nak": "within 150 ms of NAK",
     "accept_bad_crc": "after an ACK with a bad CRC",
     "no_stuffing": "bad frames",

@@ -3,7 +3,7 @@
 The daemon is the real ``croupier run`` in a subprocess, the shoe the simulator on a real pty,
 the journal a real SQLite file. The fault-injection points (controller/daemon/faults.py) end the
 daemon at the worst instants: right after a card's commit and before its ACK, right after the
-ACK, in the middle of the reader-to-loop hand-over (SIGKILL, and SIGTERM: a clean stop arriving
+ACK, between the read of a card and its commit (SIGKILL, and SIGTERM: a clean stop arriving
 then), right after any journal commit, and a write failing with EIO. Then Baccarat rounds (commands
 with refs, cards by the shoe) through SIGKILLs and SIGTERMs at random instants: the journal is the
 crash-free session, exactly.
@@ -130,8 +130,8 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
 FAULTS = [
     "shoe_committed:{k}:kill",  # the card is committed, its ACK never sent
     "shoe_acked:{k}:kill",  # the ACK went out, nothing after it ran
-    "shoe_handover:{k}:kill",  # the card is queued on the loop, not journaled yet
-    "shoe_handover:{k}:term",  # a clean stop arriving in the middle of the hand-over
+    "shoe_received:{k}:kill",  # the card is read and decoded on the loop, not journaled yet
+    "shoe_received:{k}:term",  # a clean stop arriving between the read and the commit
     "journal_commit:{k}:kill",  # after any commit (cards, device statuses, the shoe cursor)
     "journal_write:{k}:eio",  # the storage fails in the middle of a write: a journal fault
 ]

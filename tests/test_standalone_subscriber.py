@@ -1,5 +1,6 @@
 """Acceptance: a subscriber written only from the docs (examples/follow_table.py: pyzmq and json, no
-Croupier import) follows a real daemon across kill -9 with no further input, and redraws when the state
+Croupier import; examples/node-follower/follow.js: JavaScript, validating every message against
+docs/schema/) follows a real daemon across kill -9 with no further input, and redraws when the state
 dir is replaced."""
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ import ast
 import json
 import os
 import queue
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +27,7 @@ from controller.daemon.config import TableConfig, load_table
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "examples" / "follow_table.py"
+NODE_FOLLOWER = ROOT / "examples" / "node-follower"
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -37,6 +41,28 @@ def test_the_example_imports_nothing_of_the_project() -> None:
     assert imported <= {"__future__", "argparse", "json", "sys", "time", "typing", "zmq"}, imported
 
 
+def test_the_node_follower_requires_nothing_of_the_project() -> None:
+    source = (NODE_FOLLOWER / "follow.js").read_text(encoding="utf-8")
+    required = set(re.findall(r"require\(\"([^\"]+)\"\)", source))
+    assert required == {"fs", "path", "zeromq", "ajv/dist/2020"}, required
+    dependencies = json.loads((NODE_FOLLOWER / "package.json").read_text(encoding="utf-8"))["dependencies"]
+    assert set(dependencies) == {"zeromq", "ajv"}
+
+
+def follower_command(language: str) -> list[str]:
+    """How to start the follower in ``language``; skipped, saying why, when Node or its packages are
+    missing (``make test`` installs them: its ``node`` target runs ``npm ci`` there)."""
+    if language == "python":
+        return [sys.executable, str(SCRIPT)]
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("NOT TESTED: no `node` on PATH for examples/node-follower (make node installs "
+                    "Debian's nodejs when root)")
+    if not (NODE_FOLLOWER / "node_modules" / "zeromq").is_dir():
+        pytest.skip("NOT TESTED: examples/node-follower has no node_modules (run `make node`: npm ci)")
+    return [node, str(NODE_FOLLOWER / "follow.js")]
+
+
 class Lines(threading.Thread):
     """The follower's JSON lines, as they come."""
 
@@ -44,11 +70,16 @@ class Lines(threading.Thread):
         super().__init__(daemon=True)
         self.proc = proc
         self.lines: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.every: list[dict[str, Any]] = []  # every line, with the Node follower's "valid" count
+        self.valid = 0
 
     def run(self) -> None:
         assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(json.loads(line))
+        for text in self.proc.stdout:
+            line = json.loads(text)
+            self.every.append(dict(line))
+            self.valid = line.pop("valid", self.valid)
+            self.lines.put(line)
 
     def until(self, test: Any, what: str, timeout: float = 30) -> list[dict[str, Any]]:
         """Lines up to and including the first that passes ``test``."""
@@ -95,14 +126,16 @@ def kill9(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def test_a_docs_only_subscriber_follows_kill_9_and_a_new_state_dir(tmp_path: Path) -> None:
+@pytest.mark.parametrize("language", ["python", "node"])
+def test_a_docs_only_subscriber_follows_kill_9_and_a_new_state_dir(language: str, tmp_path: Path) -> None:
+    start = follower_command(language)
     table = write_table(tmp_path, name="shown")
     config = load_table(table)
     z = config.spec.zeromq
     state = config.state_dir
     local_key(config)  # the operator key, before the daemon starts
     proc = daemon(table)
-    follower = subprocess.Popen([sys.executable, str(SCRIPT), "--pub", z.pub, "--snapshot", z.snapshot,
+    follower = subprocess.Popen([*start, "--pub", z.pub, "--snapshot", z.snapshot,
                                  "--table", "shown", "--stale-after", "2"],
                                 stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": ""})
     lines = Lines(follower)
@@ -131,9 +164,45 @@ def test_a_docs_only_subscriber_follows_kill_9_and_a_new_state_dir(tmp_path: Pat
         seen = lines.until(lambda x: x["what"] == "redraw", "redraw from the new journal")
         assert any(x["what"] == "new_journal" and x["old"] == journal for x in seen), seen
         assert seen[-1]["seq"] == 0 and seen[-1]["credits"] == {} and seen[-1]["journal_id"] != journal
+        assert not [x for x in lines.every if x["what"] == "invalid"], lines.every
+        if language == "node":  # every message it acted on was validated against docs/schema/ first
+            acted = [x for x in lines.every if x["what"] in ("redraw", "event", "behind", "new_journal")]
+            assert all("valid" in x for x in lines.every) and lines.valid >= len(acted), lines.every
     finally:
         follower.terminate()
         follower.wait()
         for p in (proc, aside):
             if p is not None and p.poll() is None:
                 kill9(p)
+
+
+def test_the_node_follower_refuses_a_message_the_schema_does_not_allow(tmp_path: Path) -> None:
+    """The validation can fail: against a schema where a credit's ``amount`` must be a string, the
+    daemon's real ``credit`` event is reported invalid (and not applied), the rest still validates."""
+    start = follower_command("node")
+    schema_dir = tmp_path / "schema"
+    schema_dir.mkdir()
+    bundle = json.loads((ROOT / "docs/schema/croupier.schema.json").read_text(encoding="utf-8"))
+    bundle["$defs"]["event.credit"]["properties"]["amount"] = {"type": "string"}
+    (schema_dir / "croupier.schema.json").write_text(json.dumps(bundle), encoding="utf-8")
+    shutil.copy(ROOT / "docs/schema/asyncapi.json", schema_dir / "asyncapi.json")
+    table = write_table(tmp_path, name="shown")
+    config = load_table(table)
+    z = config.spec.zeromq
+    local_key(config)
+    proc = daemon(table)
+    follower = subprocess.Popen([*start, "--pub", z.pub, "--snapshot", z.snapshot, "--table", "shown",
+                                 "--schema-dir", str(schema_dir)], stdout=subprocess.PIPE, text=True)
+    lines = Lines(follower)
+    lines.start()
+    try:
+        lines.until(lambda x: x["what"] == "redraw", "first redraw")
+        seq = command(config, z.command, config.state_dir, {"cmd": "credit_in", "seat": 1, "amount": 1000})
+        seen = lines.until(lambda x: x["what"] == "invalid", "the credit event reported invalid")
+        assert seen[-1]["schema"] == "croupier.schema.json#/$defs/event.credit", seen
+        assert "amount" in seen[-1]["error"] and seen[-1]["message"]["seq"] == seq, seen
+        assert not any(x["what"] == "event" for x in seen), seen  # not applied
+    finally:
+        follower.terminate()
+        follower.wait()
+        kill9(proc)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from controller import inputs as I
 from controller.cards import parse_card
-from controller.games.baccarat.rules import Baccarat, BaccaratOptions
+from controller.games.baccarat.rules import Baccarat, BaccaratOptions, BaccaratRound
+from controller.games.base import RoundLedger, Settlement
 from controller.limits import TableLimits
 from controller.table import Table
 from tests.helpers import baccarat_table, deal, names
@@ -93,7 +95,7 @@ def test_card_when_none_is_due_tilts_until_declared_a_burn() -> None:
     assert names(events) == ["tilt"]
     assert events[0].to_dict()["reason"] == "card_not_due"
     refused(table, I.OpenBetting(), "tilted")
-    refused(table, I.CardSeen(parse_card("6D")), "tilted")
+    refused(table, I.NewShoe(), "tilted")
     events = table.apply(I.DeclareBurn())
     assert names(events) == ["card_burned", "tilt_cleared"]
     assert table.composition.burned == 1
@@ -129,6 +131,26 @@ def test_card_while_a_round_is_tilted_then_void_returns_every_wager() -> None:
     assert table.credits == {1: 100_000, 2: 100_000, 3: 100_000}
     assert table.phase == "idle"
     refused(table, I.VoidRound(), "no round to void")
+
+
+@pytest.mark.parametrize(
+    ("when", "burn"),
+    [("due", False), ("due", True), ("declared burn", False), ("idle", False), ("idle", True)],
+)
+def test_an_impossible_card_tilts_first_whatever_else_it_is(when: str, burn: bool) -> None:
+    """An impossible card is neither burned nor dealt nor a card not due: the shoe's count comes first."""
+    table = baccarat_table(decks=1)
+    deal(table, "AS")  # a one-deck shoe's only ace of spades, dealt to nobody: its own tilt, burned
+    table.apply(I.DeclareBurn())
+    if when != "idle":
+        open_with(table, [(1, "player", 1000)])
+        table.apply(I.CloseBetting())
+    if when == "declared burn":
+        table.apply(I.DeclareBurn())
+    before = table.composition.to_dict()
+    events = table.apply(I.CardSeen(parse_card("AS"), burn=burn))
+    assert [(e.event, e.to_dict()["reason"]) for e in events] == [("tilt", "impossible_card")]
+    assert table.composition.to_dict() == before
 
 
 def test_impossible_card_halts_without_using_the_card() -> None:
@@ -191,6 +213,23 @@ def test_credits_and_meters() -> None:
     assert table.credits[1] == 1075
 
 
+def test_seats_arriving_out_of_order_read_in_seat_order_everywhere() -> None:
+    """Credits are kept in seat order as seats arrive (one even mid-round), so every view lists seats 1..n."""
+    table = baccarat_table({5: 1000, 2: 1000})
+    open_with(table, [(5, "player", 100), (2, "banker", 100)])
+    assert names(table.apply(I.CloseBetting())) == ["betting_closed"]
+    deal(table, "2C 3C")
+    assert table.apply(I.CreditIn(1, 700))[0].to_dict()["credits"] == 700  # seated while the round is dealt
+    events = deal(table, "9H KH")  # banker natural 9: seat 5 loses, seat 2 wins 0.95
+    settled = events[-1].to_dict()
+    assert list(settled["credits"]) == ["1", "2", "5"]
+    assert settled["credits"] == {"1": 700, "2": 1095, "5": 900}
+    assert [(line["seat"], line["spot"]) for line in settled["settlements"]] == [(2, "banker"), (5, "player")]
+    assert list(table.snapshot()["credits"]) == ["1", "2", "5"]
+    assert table.seated() == [1, 2, 5]
+    assert list(table.meters_dict()["seats"]) == ["1", "2", "5"]
+
+
 def test_inputs_round_trip_through_json() -> None:
     for inp in [
         I.PlaceWager(1, "tie", 100), I.CardSeen(parse_card("10h"), burn=True), I.Decision(2, "bet", 2000),
@@ -223,7 +262,6 @@ def test_shoe_offline_mid_round_tilts_and_resumes_when_back() -> None:
     events = table.apply(I.DeviceStatus("shoe", False, "port closed"))
     assert names(events) == ["device", "tilt"]
     assert events[1].to_dict()["reason"] == "device_offline"
-    refused(table, I.CardSeen(parse_card("4C")), "tilted")
     refused(table, I.ClearTilt(), "resumes when it is back")
     events = table.apply(I.DeviceStatus("shoe", True))
     assert names(events) == ["device", "tilt_cleared"]
@@ -238,3 +276,36 @@ def test_shoe_offline_between_rounds_blocks_the_deal_only() -> None:
     refused(table, I.CloseBetting(), "shoe is offline (unplugged)")
     table.apply(I.DeviceStatus("shoe", True))
     assert names(table.apply(I.CloseBetting())) == ["betting_closed"]
+
+
+class _MisSettledRound(BaccaratRound):
+    """A deliberately wrong game: its settlement drops or repeats the first line."""
+
+    __slots__ = ("fault",)
+
+    def settlements(self) -> list[Settlement]:
+        lines = super().settlements()
+        return lines[1:] if self.fault == "drops" else [lines[0], *lines]
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [("drops", "wagers without a settlement line: [(1, 'player')]"),
+     ("repeats", "wager (1, 'player') has more than one settlement line")],
+)
+def test_a_game_that_settles_a_wager_twice_or_never_is_stopped(fault: str, reason: str) -> None:
+    """The table pays nothing it cannot account for: every staked wager has exactly one line."""
+
+    class Faulty(Baccarat):
+        def new_round(self, ledger: RoundLedger) -> BaccaratRound:
+            round_ = _MisSettledRound(self, ledger)
+            round_.fault = fault
+            return round_
+
+    table = Table(Faulty(BaccaratOptions()), TableLimits())
+    for seat in (1, 2):
+        table.apply(I.CreditIn(seat, 10_000))
+    open_with(table, [(1, "player", 100), (2, "banker", 100)])
+    table.apply(I.CloseBetting())
+    with pytest.raises(AssertionError, match=re.escape(reason)):
+        deal(table, "2C 3C 9H KH")

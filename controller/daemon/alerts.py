@@ -10,19 +10,23 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from controller.events import Event, InputRefused, TiltRaised
+from controller.events import CardHeld, Event, InputRefused, TiltRaised
 from controller.inputs import CardSeen, Input
 
 log = logging.getLogger("croupier.daemon")
 
 
 def log_alerts(table_id: str, source: str, inp: Input, events: Sequence[Event]) -> None:
-    """One WARNING per tilt raised and per card refused by ``inp`` (from ``source``)."""
+    """One WARNING per tilt raised, card held by a tilt and card refused by ``inp`` (from ``source``)."""
     for event in events:
         if isinstance(event, TiltRaised):
             card = f" card {event.card}" if event.card else ""
-            log.warning("table %s round %d TILT %s%s: %s (from %s)", table_id, event.round, event.reason,
-                        card, event.detail, source)
+            held = f"; held {' '.join(event.held)}" if event.held else ""
+            log.warning("table %s round %d TILT %s%s: %s%s (from %s)", table_id, event.round, event.reason,
+                        card, event.detail, held, source)
+        elif isinstance(event, CardHeld):
+            log.warning("table %s round %d: card %s held by the tilt (from %s); held: %s", table_id,
+                        event.round, event.card, source, " ".join(event.held))
         elif isinstance(event, InputRefused) and isinstance(inp, CardSeen):
             log.warning("table %s: card %s refused (from %s): %s", table_id, inp.card.code, source,
                         event.reason)

@@ -102,6 +102,7 @@ INPUT_COMMANDS: Final[dict[str, tuple[_Fields, Callable[[dict[str, Any]], I.Inpu
     "credit_out": (_SEAT_AMOUNT, lambda a: I.CreditOut(a["seat"], a["amount"]), "credits out of a seat"),
     "burn": ({}, lambda a: I.DeclareBurn(), "declare a burn (the next card, or the held card of a tilt)"),
     "clear_tilt": ({}, lambda a: I.ClearTilt(), "clear an impossible-card tilt"),
+    "take": ({}, lambda a: I.TakeHeld(), "take the first card held by a tilt, as if delivered now"),
     "void": ({}, lambda a: I.VoidRound(), "void the round: every wager returned"),
     "set_dp": (_SEAT, lambda a: I.SetDesignatedPlayer(a["seat"]), "One Card Poker: the Designated Player"),
     "new_shoe": ({}, lambda a: I.NewShoe(), "a new shoe was shuffled"),

@@ -32,6 +32,9 @@ DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 
 #: Types of command fields (commands.py) as JSON Schema types.
 _JSON_TYPES: Final[dict[type, str]] = {int: "integer", str: "string", bool: "boolean", dict: "object"}
+#: The side topics of the PUB socket (no ``seq``): schema definition -> topic.
+SIDE_TOPICS: Final = {"Lamps": "lamps", "Heartbeat": "heartbeat", "ShoeStatusMessage": "shoe_status",
+                      "JournalFaultMessage": "journal_fault"}
 #: Objects that may carry more keys than declared (a shoe status's detail varies with the status).
 _OPEN: Final = {"ShoeStatusMessage"}
 
@@ -124,10 +127,11 @@ def build_schema() -> dict[str, Any]:
     event_refs = [b.event(cls) for cls in event_classes()]
     b.defs["event"] = {"description": "Any table event (PUB topic <table>.<event>).", "oneOf": event_refs}
     side = [b.typed("Lamps", msg.Lamps), b.typed("Heartbeat", msg.Heartbeat),
-            b.typed("ShoeStatusMessage", msg.ShoeStatusMessage)]
+            b.typed("ShoeStatusMessage", msg.ShoeStatusMessage),
+            b.typed("JournalFaultMessage", msg.JournalFaultMessage)]
     b.defs["ShoeStatusMessage"]["properties"]["event"]["pattern"] = "^shoe_"
-    b.defs["side_topic"] = {"description": "A side-topic message (no seq): lamps, heartbeat, shoe_status.",
-                            "oneOf": side}
+    b.defs["side_topic"] = {"description": "A side-topic message (no seq): lamps, heartbeat, shoe_status, "
+                            "journal_fault.", "oneOf": side}
     b.typed("SnapshotRequest", msg.SnapshotRequest)
     b.defs["SnapshotRequest"]["properties"]["since"]["minimum"] = 0
     b.typed("SnapshotReply", msg.SnapshotReply)
@@ -171,7 +175,7 @@ def build_asyncapi(schema: dict[str, Any]) -> dict[str, Any]:
     for name in (d for d in defs if d.startswith("event.")):
         event = name.removeprefix("event.")
         messages[f"event_{event}"] = _message(event, name, defs[name]["description"])
-    for name, topic in (("Lamps", "lamps"), ("Heartbeat", "heartbeat"), ("ShoeStatusMessage", "shoe_status")):
+    for name, topic in SIDE_TOPICS.items():
         messages[f"side_{topic}"] = _message(topic, name, f"<table>.{topic} side topic (no seq)")
     messages["snapshot_request"] = _message("snapshot_request", "SnapshotRequest",
                                             "{} or {since, journal_id}")
@@ -213,7 +217,7 @@ def build_asyncapi(schema: dict[str, Any]) -> dict[str, Any]:
                        "messages": refs("event_")},
             "sideTopics": {"address": "{table}.{topic}", "servers": [{"$ref": "#/servers/pub"}],
                            "parameters": {"table": table_param,
-                                          "topic": {"enum": ["lamps", "heartbeat", "shoe_status"]}},
+                                          "topic": {"enum": list(SIDE_TOPICS.values())}},
                            "messages": refs("side_")},
             "snapshotRequests": {"address": None, "servers": [{"$ref": "#/servers/snapshot"}],
                                  "messages": refs("snapshot_request")},

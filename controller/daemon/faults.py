@@ -14,9 +14,9 @@ Points (each named where it sits):
 
 * ``journal_write``: before a journal transaction begins;
 * ``journal_commit``: right after a journal transaction committed;
-* ``shoe_handover``: the reader thread has handed a shoe frame to the loop and waits for it;
-* ``shoe_committed``: the loop has journaled a shoe frame; the reader has not acknowledged it yet;
-* ``shoe_acked``: the reader has just acknowledged a shoe frame.
+* ``shoe_received``: the loop has read and decoded a new shoe frame; it is not journaled yet;
+* ``shoe_committed``: the loop has journaled a shoe frame; it has not acknowledged it yet;
+* ``shoe_acked``: the loop has just acknowledged a shoe frame.
 
 Why an environment variable and not a test-only API: the crash tests run the real ``croupier run``
 in a subprocess, and a variable reaches it without any option a production unit could set by
@@ -33,7 +33,7 @@ from typing import Final
 
 ENV: Final = "CROUPIER_FAULT"
 POINTS: Final = frozenset(
-    {"journal_write", "journal_commit", "shoe_handover", "shoe_committed", "shoe_acked"}
+    {"journal_write", "journal_commit", "shoe_received", "shoe_committed", "shoe_acked"}
 )
 ACTIONS: Final = ("kill", "term", "eio")
 PAGES_ENV: Final = "CROUPIER_FAULT_JOURNAL_PAGES"

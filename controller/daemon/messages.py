@@ -57,11 +57,13 @@ class ShoeStatusMessage(TypedDict):
 
 
 class HeartbeatTilt(TypedDict):
-    """The tilt, and the cards refused while it lasts (out of the shoe: the dealer keys them again
-    with ``card`` once it is resolved, or as burns with ``card X burn``)."""
+    """The tilt as the state shows it, and the cards refused while it lasts: only past the bound of
+    held cards (out of the shoe: the dealer keys them again with ``card`` once it is resolved)."""
 
     reason: TiltReason
+    card: str
     detail: str
+    held: list[str]
     refused_cards: list[str]
 
 
@@ -83,11 +85,13 @@ class Heartbeat(TypedDict):
 
 
 class StateTilt(TypedDict):
-    """A tilt in the state: ``card`` is the held card (``""`` for a device tilt)."""
+    """A tilt in the state: ``card`` is the tilt's card (``""`` for a device tilt); ``held``: the cards
+    delivered during the tilt, in order, that the dealer takes or burns once its cause is resolved."""
 
     reason: TiltReason
     card: str
     detail: str
+    held: list[str]
 
 
 class Wager(TypedDict):
@@ -131,6 +135,14 @@ class JournalFaultInfo(TypedDict):
     error: str
 
 
+class JournalFaultMessage(JournalFaultInfo):
+    """The ``<table>.journal_fault`` side topic: sent once when the journal cannot be written."""
+
+    event: Literal["journal_fault"]
+    table: str
+    at: float
+
+
 class Currency(TypedDict):
     """How amounts are shown and typed: ISO 4217 ``code`` (or ``""``) and its decimals."""
 
@@ -153,7 +165,7 @@ class SnapshotReply(Identity):
     currency: Currency
     state: TableState
     journal_fault: JournalFaultInfo | None
-    #: Cards refused while the table is tilted (until the tilt ends).
+    #: Cards refused while the table is tilted (past the bound of held cards), until the tilt ends.
     refused_cards: NotRequired[list[str]]
     lamps: NotRequired[Lamps]
     events: NotRequired[list[dict[str, Any]]]

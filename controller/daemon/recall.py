@@ -29,6 +29,7 @@ _ROUND_EVENTS = frozenset(
         "betting_closed",
         "card_dealt",
         "card_burned",
+        "card_held",
         "burn_declared",
         "decision",
         "notice",
@@ -95,7 +96,7 @@ class RoundRecorder:
             d = event.to_dict()
             if name in ("wager_placed", "wager_returned"):
                 cur["wagers"].append(d)
-            elif name in ("card_dealt", "card_burned", "burn_declared"):
+            elif name in ("card_dealt", "card_burned", "card_held", "burn_declared"):
                 cur["cards"].append(d)
             elif name == "decision":
                 cur["decisions"].append(d)

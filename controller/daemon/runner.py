@@ -34,9 +34,10 @@ def die_with_parent() -> bool:
         return False
 
 
-#: How soon a thread waiting for the GIL gets it from a busy one (Python's default is 5 ms). The shoe
-#: reader needs the GIL two or three times per card; with the loop busy (a request flood) each wait
-#: would otherwise add up to 5 ms to the card (bench/flood_latency.py).
+#: How soon a thread waiting for the GIL gets it from a busy one (Python's default is 5 ms). The shoe is
+#: read on the loop, but a panel's worker thread (or the pump thread of a shoe port without an fd) needs
+#: the GIL for each input it posts; with the loop busy (a request flood) each wait would otherwise add
+#: up to 5 ms to that input (bench/flood_latency.py).
 SWITCH_INTERVAL = 0.0005
 
 

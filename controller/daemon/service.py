@@ -83,8 +83,8 @@ class TableService:
         self.recent: deque[tuple[int, Event]] = deque(maxlen=keep_events)
         self.replayed = 0
         self.replay_seconds = 0.0
-        #: Cards the shoe delivered while the table was tilted (refused, journaled), until the tilt ends:
-        #: shown with the tilt so the dealer decides their fate (key them again, or as burns).
+        #: Cards refused while the table is tilted (journaled): only past the engine's bound of held
+        #: cards (controller.table.MAX_HELD), until the tilt ends; the dealer keys them again by hand.
         self.refused_cards: list[str] = []
         #: Wagers standing now that chip sensors placed (the rest were keyed: no chips to expect).
         self.sensor_wagers: set[tuple[int, str]] = set()
@@ -194,18 +194,20 @@ class TableService:
         return placed & set(self.table.staked)
 
     def _track_refused_cards(self, inp: Input, events: list[Event]) -> None:
-        """A card refused because the table is tilted is out of the shoe: in view until the tilt ends."""
+        """A card refused while tilted (the tilt already holds its most) is out of the shoe and no hand
+        or tilt holds it: in view until the tilt ends. Cards the tilt holds are the engine's state."""
         if self.table.tilt is None:
             self.refused_cards.clear()
         elif isinstance(inp, CardSeen) and len(events) == 1 and events[0].event == "refused":
             self.refused_cards.append(inp.card.code)
 
     def tilt_view(self) -> dict[str, Any] | None:
-        """The tilt as status and the heartbeat show it: reason, detail, and the cards refused since."""
+        """The tilt as status and the heartbeat show it: the snapshot's (reason, card, detail, held), and
+        the cards refused past the bound of held cards."""
         tilt = self.table.tilt
         if tilt is None:
             return None
-        return {"reason": tilt.reason, "detail": tilt.detail, "refused_cards": list(self.refused_cards)}
+        return {**tilt.view(), "refused_cards": list(self.refused_cards)}
 
     def _track_wagers(self, source: str, events: list[Event]) -> None:
         """Which standing wagers chip sensors placed (``gpio ...`` sources): only those have chips to

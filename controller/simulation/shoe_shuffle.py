@@ -8,8 +8,19 @@ caller, so a simulation run can be repeated card for card.
 from __future__ import annotations
 
 import random
+from typing import Protocol
 
 from controller.cards import DECK, Card, decks_text
+
+
+class CardSource(Protocol):
+    """What a simulation deals from: a shoe that says when it is due a shuffle."""
+
+    def needs_shuffle(self) -> bool: ...
+
+    def shuffle(self) -> None: ...
+
+    def draw(self) -> Card: ...
 
 
 class ShuffledShoe:

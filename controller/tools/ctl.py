@@ -42,6 +42,7 @@ WORDS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "burn": ("burn", ()),
     "void": ("void", ()),
     "clear-tilt": ("clear_tilt", ()),
+    "take": ("take", ()),
     "new-shoe": ("new_shoe", ()),
     "bet": ("bet", ("seat", "spot", "amount")),
     "cancel": ("cancel", ("seat", "spot")),
@@ -164,12 +165,7 @@ def format_round(r: dict[str, Any], cur: Currency) -> list[str]:
     for w in r["wagers"]:
         verb = "bet" if w["event"] == "wager_placed" else f"returned ({w['reason']})"
         out.append(f"  wager  seat {w['seat']} {w['spot']} {m(w['amount'])} {verb}")
-    cards = [
-        f"{c['card']}->{c['hand']}"
-        if c["event"] == "card_dealt"
-        else (f"{c['card']}->burn" if c["event"] == "card_burned" else "(burn declared)")
-        for c in r["cards"]
-    ]
+    cards = [_card_text(c) for c in r["cards"]]
     if cards:
         out.append("  cards  " + " ".join(cards))
     for d in r["decisions"]:
@@ -203,11 +199,15 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
         if reply["due"]:
             lines.append(f"  due: {json.dumps(reply['due'])}")
         if reply["tilt"]:
-            lines.append(f"  TILT: {reply['tilt']['reason']}: {reply['tilt']['detail']}")
-            held = reply["tilt"].get("refused_cards")
-            if held:
-                lines.append(f"  cards refused during the tilt (out of the shoe): {' '.join(held)}; once it "
-                             "is resolved, key each as the due card (card X) or as a burn (card X burn)")
+            tilt = reply["tilt"]
+            lines.append(f"  TILT: {tilt['reason']}: {tilt['detail']}; {tilt_advice(tilt['reason'])}")
+            if tilt.get("held"):
+                lines.append(f"  cards held by the tilt, in order: {' '.join(tilt['held'])}; once its cause "
+                             "is resolved, take (ctl take) or burn (ctl burn) each in turn, or void")
+            refused = tilt.get("refused_cards")
+            if refused:
+                lines.append(f"  cards refused during the tilt (out of the shoe): {' '.join(refused)}; once "
+                             "it is resolved, key each as the due card (card X) or as a burn (card X burn)")
         if reply["offline"]:
             lines.append(f"  offline: {json.dumps(reply['offline'])}")
         lines.append(
@@ -259,12 +259,25 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
     return "\n".join(lines)
 
 
+def _card_text(c: dict[str, Any]) -> str:
+    """One card of a recalled round: ``9S->player``, ``5D->burn``, ``4C held`` (during a tilt)."""
+    if c["event"] == "card_dealt":
+        return f"{c['card']}->{c['hand']}"
+    if c["event"] == "card_burned":
+        return f"{c['card']}->burn"
+    if c["event"] == "card_held":
+        return f"{c['card']} held"
+    return "(burn declared)"
+
+
 def tilt_advice(reason: str) -> str:
     """What the dealer does about a tilt (docs/rules/common.md, faults)."""
     if reason == "card_not_due":
         return "the table is tilted; burn the card (ctl burn) or void the round (ctl void)"
     if reason == "impossible_card":
         return "the table is tilted; check the shoe, then clear-tilt or void"
+    if reason == "held_card":
+        return "cards were held during the tilt; take the first (ctl take), burn it (ctl burn) or void"
     return "the table is tilted; void the round (ctl void) or clear-tilt once fixed"
 
 

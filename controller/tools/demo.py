@@ -39,6 +39,7 @@ from typing import Any, Protocol
 
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import FIRMWARE_CONFIGS, SimulationSpec, TableConfig, TableFileError, load_table
+from controller.daemon.runner import die_with_parent
 from controller.tools.children import start_child
 from controller.tools.demo_summary import summary
 from controller.tools.live_view import TableView, run_live
@@ -229,6 +230,19 @@ class Dealer:
             time.sleep(0.01)
 
 
+def demo_endpoints(config: TableConfig, ports: int | None) -> dict[str, str]:
+    """The table's sockets as the demo runs them: the file's, or 127.0.0.1 ports N..N+3 (``--ports``)."""
+    z = config.spec.zeromq
+    endpoints = {"pub": z.pub, "snapshot": z.snapshot, "command": z.command}
+    gpio = config.spec.gpio
+    if gpio is not None and gpio.control is not None:
+        endpoints["control"] = gpio.control
+    if ports:
+        names = ("pub", "snapshot", "command", "control")
+        endpoints = {k: f"tcp://127.0.0.1:{ports + i}" for i, k in enumerate(names) if k in endpoints}
+    return endpoints
+
+
 def table_file(args: argparse.Namespace) -> Path:
     if args.table:
         return Path(args.table)
@@ -238,7 +252,9 @@ def table_file(args: argparse.Namespace) -> Path:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--game", default="baccarat", help="play GAME's <game>_sim.yaml table (default baccarat)"
+        "--game", default="baccarat",
+        help="play GAME's <game>_sim.yaml table (default baccarat); `all`: every shipped simulated table "
+        "at once, each with its simulators and display",
     )
     parser.add_argument("--table", help="a table file with a simulation section (overrides --game)")
     parser.add_argument("--rounds", type=int, default=0, help="stop after N rounds (default: until Ctrl-C)")
@@ -261,6 +277,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--plain", action="store_true",
         help="one line per event instead of the live view (automatic when stdout is not a terminal)",
     )
+    parser.add_argument("--exit-with-parent", type=int, metavar="PID",
+                        help="stop (as on SIGTERM) when process PID ends (croupier demo --game all)")
     demo_display.add_arguments(parser)
 
 
@@ -308,6 +326,12 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.game == "all" and not args.table:
+        from controller.tools.demo_all import run_all
+
+        return run_all(args)
+    if args.exit_with_parent is not None:
+        die_with_parent()  # SIGTERM from the kernel when the --game all demo ends: clean up as on Ctrl-C
     path = table_file(args)
     try:
         config = load_table(path)
@@ -319,14 +343,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"croupier demo: {path} has no simulation section", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else sim.seed
-    z = config.spec.zeromq
-    endpoints = {"pub": z.pub, "snapshot": z.snapshot, "command": z.command}
-    gpio = config.spec.gpio
-    if gpio is not None and gpio.control is not None:
-        endpoints["control"] = gpio.control
-    if args.ports:
-        names = ("pub", "snapshot", "command", "control")
-        endpoints = {k: f"tcp://127.0.0.1:{args.ports + i}" for i, k in enumerate(names) if k in endpoints}
+    endpoints = demo_endpoints(config, args.ports)
     out = sys.stdout
     out.write(
         f"Croupier demo: {config.game_name} table {config.table_id!r} on simulated hardware "

@@ -187,7 +187,8 @@ def _banners(v: TableView, state: dict[str, Any] | None) -> list[RenderableType]
         tilt = state.get("tilt")
         if tilt:
             what = tilt.get("card") or tilt["detail"]
-            out.append(f"TILT {tilt['reason']}: {what} (burn, clear-tilt or void)")
+            held = f"; held {' '.join(tilt['held'])}" if tilt.get("held") else ""
+            out.append(f"TILT {tilt['reason']}: {what}{held} (burn, clear-tilt, take or void)")
         for device, detail in (state.get("offline") or {}).items():
             out.append(f"FAULT {device} offline: {detail}")
     if v.lamps and v.lamps.get("fault"):

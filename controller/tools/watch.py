@@ -66,7 +66,10 @@ def format_event(p: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
     elif name == "round_voided":
         body = f"VOIDED: wagers returned; credits {credits_text(p['credits'], cur)}"
     elif name == "tilt":
-        body = f"TILT {p['reason']}: {p['detail']}"
+        held = f"; held {' '.join(p['held'])}" if p.get("held") else ""
+        body = f"TILT {p['reason']}: {p['detail']}{held}"
+    elif name == "card_held":
+        body = f"card {p['card']} HELD by the tilt (held: {' '.join(p['held'])})"
     elif name == "tilt_cleared":
         body = f"tilt cleared ({p['how']})"
     elif name == "refused":

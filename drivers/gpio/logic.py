@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 DEALER_INPUTS: dict[str, type[I.Input]] = {
     "open_betting": I.OpenBetting,
     "close_betting": I.CloseBetting,
-    "confirm": I.ClearTilt,  # the dealer confirms an impossible card was taken out
+    "confirm": I.ClearTilt,  # the dealer confirms an impossible card was taken out (held_card: take it)
     "burn": I.DeclareBurn,
     "void": I.VoidRound,
     "new_shoe": I.NewShoe,
@@ -95,7 +95,7 @@ class LampView:
     due: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     #: Accepted (staked) wagers: (seat, spot) -> amount.
     wagers: Mapping[tuple[int, str], int] = field(default_factory=dict)
-    #: The tilt's reason (``card_not_due``, ``impossible_card``, ``device_offline``) or None.
+    #: The tilt's reason (``card_not_due``, ``impossible_card``, ``device_offline``, ``held_card``) or None.
     tilt: str | None = None
     dp_seat: int | None = None
     seated: frozenset[int] = frozenset()
@@ -280,6 +280,8 @@ class PanelLogic:
     def button(self, seat: int | None, word: str) -> list[Post]:
         """A debounced press of ``word`` on seat ``seat``'s panel (``None``: the dealer panel)."""
         if seat is None:
+            if word == "confirm" and self.view.tilt == "held_card":  # confirm: take the held card
+                return [(I.TakeHeld(), f"gpio dealer {word}")]
             return [(DEALER_INPUTS[word](), f"gpio dealer {word}")]
         source = f"gpio seat {seat} {word}"
         if word == "bet_up":
@@ -392,6 +394,8 @@ class PanelLogic:
             return {"burn", "void"}
         if v.tilt == "impossible_card":
             return {"confirm", "void"}
+        if v.tilt == "held_card":  # confirm takes the first held card, burn burns it
+            return {"confirm", "burn", "void"}
         if v.tilt is not None:
             return {"void"}
         if v.phase == "idle":

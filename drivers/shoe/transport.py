@@ -1,4 +1,4 @@
-"""Thin transport: a serial port (any pyserial URL), a reader thread, ACKs, duplicates, reconnects.
+"""Thin transport: a serial port (any pyserial URL) read on an event loop, ACKs, duplicates, reconnects.
 
 This module knows the port and the delivery rules of protocol v1 (ACK what
 you accepted, deliver a sequence number once, ask for a resend with NAK when
@@ -13,6 +13,15 @@ accepted sequence number is kept across sessions, so the frame the shoe
 resends after a replug is recognised as a duplicate if it was already
 delivered, and nothing is lost or doubled.
 
+One thread: the reader runs on an asyncio loop, the daemon's own
+(:meth:`ShoeReader.start_on`) or, for a program without one, a loop on a thread
+of the reader's (:meth:`ShoeReader.start`). The loop watches the port's file
+descriptor (``add_reader``), so the bytes are read, decoded, handed to the
+consumer (which journals a card) and the ACK written on that one thread, with
+no hop between threads on the card's path. Only a pyserial URL handler that
+has no file descriptor (``rfc2217://``, ``loop://``) gets a pump thread that
+reads and posts the bytes to the loop; all the rest still runs on the loop.
+
 Exactly once across a host restart: a frame is acknowledged only once its
 consumer says it is safe (``on_frame`` returned True: the daemon has
 journaled it), never when the consumer refused it, raised, or the reader is
@@ -24,19 +33,20 @@ acknowledged and not delivered again.
 Any exception in the reader (opening, reading, writing, a bug) ends the
 session like an unplugged shoe: ``disconnected`` with the cause, logged once
 per outage (WARNING for a port that cannot be opened, ERROR for anything
-else), and the port is retried with the backoff. The thread never dies while
-the reader is running.
+else), and the port is retried with the backoff. The reader never dies while
+it is running.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Final, NamedTuple
 
 import serial  # type: ignore[import-untyped]  # no stubs in the dev deps (types-pyserial)
@@ -62,8 +72,10 @@ from drivers.shoe.profile import ShoeProfile
 
 log = logging.getLogger("croupier.shoe")
 
-#: How long one read waits; bounds how late a heartbeat timeout or a stop is noticed.
+#: How often a session checks the heartbeat and reports error bursts; how long a pump thread's read waits.
 READ_TIMEOUT: Final = 0.1
+#: The most bytes taken from a readable fd at once (a v1 frame is at most a few hundred).
+READ_CHUNK: Final = 4096
 #: A write that cannot complete in this time means the port is wedged: end the session.
 WRITE_TIMEOUT: Final = 1.0
 #: URL schemes whose pyserial handler refuses ``write_timeout`` (NotImplementedError at open):
@@ -88,6 +100,33 @@ def new_session() -> str:
     return uuid.uuid4().hex[:16]
 
 
+class _Line:
+    """One session's reading state: its decoder, when the last good frame came, whether any did."""
+
+    def __init__(self, profile: ShoeProfile, now: float) -> None:
+        self.decoder: FrameDecoder | LineDecoder = (
+            FrameDecoder() if profile.protocol == "v1" else LineDecoder(profile.line_end))
+        self.last_rx = now
+        self.healthy = False
+
+
+def _fileno(port: serial.SerialBase) -> int | None:
+    """The port's file descriptor for the loop to watch, or None (a URL handler without one)."""
+    if os.name != "posix":
+        return None  # Windows' proactor loop cannot watch a serial handle
+    try:
+        fd = port.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        return None
+    return fd if isinstance(fd, int) and fd >= 0 else None
+
+
+def _fail(ended: asyncio.Future[None], exc: BaseException) -> None:
+    """End the session with ``exc`` (the first cause wins)."""
+    if not ended.done():
+        ended.set_exception(exc)
+
+
 class ShoeError(RuntimeError):
     """A command could not be sent to the shoe (not connected, or the write failed)."""
 
@@ -97,10 +136,10 @@ class _SessionEnded(Exception):
 
 
 class ShoeReader:
-    """Reads a shoe described by a profile and calls ``on_event`` (from its own thread) per event.
+    """Reads a shoe described by a profile and calls ``on_event`` (on the reader's loop) per event.
 
     ``on_event`` must be quick and must not block on the shoe: it runs on the
-    reader thread, and a frame is acknowledged only after it returns, so the
+    reader's loop, and a frame is acknowledged only after it returns, so the
     shoe does not send the next card until the previous one was handed over.
     An exception from it is logged and the frame is not acknowledged (the shoe
     sends it again). ``on_frame``, if given, takes the shoe's frames instead
@@ -129,7 +168,13 @@ class ShoeReader:
         self._lock = threading.Lock()
         self._port: serial.SerialBase | None = None
         self._stopping = threading.Event()
+        #: Who runs the sessions: a thread of its own (:meth:`start`) or a task on the daemon's loop.
         self._thread: threading.Thread | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        #: Set on the loop when a stop is asked for (ends the backoff); the running session's end.
+        self._stop_event: asyncio.Event | None = None
+        self._ended: asyncio.Future[None] | None = None
         #: Sequence of the last frame delivered; kept across reconnects for duplicate suppression.
         self._last_seq: int | None = resume.seq if resume is not None else None
         #: SEQ of the next host command; restarts at 0 with every session (docs/shoe-protocol.md).
@@ -146,25 +191,45 @@ class ShoeReader:
     # --- public API --------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Spawn the reader thread; it opens the port and keeps it open until :meth:`stop`."""
-        if self._thread is not None:
-            raise RuntimeError("ShoeReader.start() called twice (a stopped reader cannot restart)")
+        """Run the reader on a thread of its own (with its own event loop) until :meth:`stop`.
+
+        For a program without an event loop (``croupier sim watch``, the tests of the driver);
+        the daemon runs it on its loop instead (:meth:`start_on`). Both run the same code.
+        """
+        self._claim()
         name = f"shoe-reader {self.profile.port}"
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._serve()), name=name, daemon=True)
         self._thread.start()
+
+    def start_on(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Run the reader on ``loop`` (call it on the loop's thread): every callback runs there, and
+        :meth:`aclose` stops it. No thread of its own for a port with a file descriptor."""
+        self._claim()
+        self._task = loop.create_task(self._serve(), name=f"shoe-reader {self.profile.port}")
 
     def stop(self) -> None:
         """Close the port and join the reader thread. Idempotent; a no-op before :meth:`start`."""
         if self._thread is None:
             return
         self._stopping.set()
-        with self._lock:
-            port = self._port
-        if port is not None and hasattr(port, "cancel_read"):
-            with contextlib.suppress(OSError, serial.SerialException):  # it is going away anyway
-                port.cancel_read()
-        if self._thread is not None and self._thread is not threading.current_thread():
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has already finished
+                loop.call_soon_threadsafe(self._wake)
+        if self._thread is not threading.current_thread():
             self._thread.join()
+
+    async def aclose(self) -> None:
+        """Stop a reader started with :meth:`start_on` (on its loop): the port is closed on return."""
+        self._stopping.set()
+        if self._task is None:
+            return
+        self._wake()
+        await self._task
+
+    def _claim(self) -> None:
+        if self._thread is not None or self._task is not None:
+            raise RuntimeError("ShoeReader started twice (a stopped reader cannot restart)")
 
     def request_card(self) -> None:
         """Ask a dealing shuffler to dispense the next card. No-op on the plain profile.
@@ -233,15 +298,24 @@ class ShoeReader:
             return False
         return True
 
-    # --- reader thread -------------------------------------------------------------------------
+    # --- sessions, on the reader's event loop ---------------------------------------------------
 
-    def _run(self) -> None:
-        """The thread: sessions until stopped; nothing that goes wrong in one ends the thread."""
+    def _wake(self) -> None:
+        """On the loop: a stop was asked for; end the session or the backoff now."""
+        if self._stop_event is not None:
+            self._stop_event.set()
+        if self._ended is not None and not self._ended.done():
+            self._ended.set_result(None)
+
+    async def _serve(self) -> None:
+        """Sessions until stopped; nothing that goes wrong in one ends the reader."""
+        self._loop = asyncio.get_running_loop()
+        self._stop_event = asyncio.Event()
         backoff = self.profile.reconnect.initial
         down = False  # "disconnected" already reported and the cause logged for this outage
         while not self._stopping.is_set():
             try:
-                opened, healthy, reason, error = self._one_session()
+                opened, healthy, reason, error = await self._one_session()
             except Exception as exc:  # a bug in a status handler: still never a silent death
                 opened, healthy, error = True, False, exc
                 reason = f"reader error: {type(exc).__name__}: {exc}"
@@ -257,26 +331,30 @@ class ShoeReader:
                         self.profile.reconnect.max, exc_info=error if _is_bug(error) else None)
             down = down or error is not None or not opened
             if not self._stopping.is_set():
-                self._stopping.wait(backoff)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stop_event.wait(), backoff)
                 backoff = min(backoff * 2, self.profile.reconnect.max)
 
-    def _one_session(self) -> tuple[bool, bool, str, BaseException | None]:
+    async def _one_session(self) -> tuple[bool, bool, str, BaseException | None]:
         """Open the port and run one session: (opened, was it healthy, why it ended, the exception)."""
-        try:
-            port = self._open()
+        loop = asyncio.get_running_loop()
+        try:  # off the loop: a socket:// connect may take seconds
+            port = await loop.run_in_executor(None, self._open)
         except Exception as exc:  # OSError, SerialException, ValueError, NotImplementedError, ...
             return False, False, f"cannot open {self.profile.port}: {type(exc).__name__}: {exc}", exc
         with self._lock:
             self._port = port
             self._cmd_seq = 0  # host command numbering is per session
-        healthy = [False]
+        line = _Line(self.profile, time.monotonic())
+        self._ended = ended = loop.create_future()
+        if self._stopping.is_set():
+            ended.set_result(None)
         error: BaseException | None = None
         try:
             self._status("connected", protocol=self.profile.protocol)
-            if self.profile.protocol == "v1":
-                self._session_v1(port, healthy)
-            else:
-                self._session_plain(port, healthy)
+            self._begin(line)
+            async with self._bytes_from(port, line, ended):
+                await self._watch(line, ended)
             reason = "stopped"
         except _SessionEnded as exc:
             reason = str(exc)
@@ -285,11 +363,92 @@ class ShoeReader:
         except Exception as exc:
             reason, error = f"reader error: {type(exc).__name__}: {exc}", exc
         finally:
+            self._ended = None
             with self._lock:
                 self._port = None
-            with contextlib.suppress(Exception):
-                port.close()
-        return True, healthy[0], reason, error
+            with contextlib.suppress(Exception):  # off the loop: a tty's close may wait for its output
+                await loop.run_in_executor(None, port.close)
+        return True, line.healthy, reason, error
+
+    @contextlib.asynccontextmanager
+    async def _bytes_from(
+        self, port: serial.SerialBase, line: _Line, ended: asyncio.Future[None]
+    ) -> AsyncIterator[None]:
+        """While inside, the port's bytes are fed to ``line`` on the loop.
+
+        One way per kind of port: a port with a file descriptor (a tty, a pty, ``socket://``) is
+        watched by the loop itself (``add_reader``), so a frame is read, decoded, journaled by the
+        consumer and acknowledged on the loop's thread with no hop between threads. A pyserial URL
+        handler without one (``rfc2217://``, ``loop://``) is read by a small pump thread that posts
+        the bytes to the loop: the decoding, the consumer and the ACK still run on the loop.
+        """
+        loop = asyncio.get_running_loop()
+        fd = _fileno(port)
+        if fd is not None:
+            port.timeout = 0  # read what the fd has, never wait: the loop said it is readable
+            loop.add_reader(fd, self._readable, port, line, ended)
+            try:
+                yield
+            finally:
+                loop.remove_reader(fd)
+            return
+        over = threading.Event()
+        pump = threading.Thread(target=self._pump, args=(port, line, ended, loop, over),
+                                name=f"shoe-pump {self.profile.port}", daemon=True)
+        pump.start()
+        try:
+            yield
+        finally:
+            over.set()
+            if hasattr(port, "cancel_read"):
+                with contextlib.suppress(Exception):  # it is going away anyway
+                    port.cancel_read()
+            await loop.run_in_executor(None, pump.join)
+
+    def _readable(self, port: serial.SerialBase, line: _Line, ended: asyncio.Future[None]) -> None:
+        """The loop saw the port's fd readable: take what is there (never blocks: timeout 0)."""
+        if ended.done():
+            return
+        try:
+            data: bytes = port.read(READ_CHUNK)
+        except Exception as exc:
+            _fail(ended, exc)
+            return
+        if data:
+            self._take_bytes(line, ended, data)
+
+    def _pump(self, port: serial.SerialBase, line: _Line, ended: asyncio.Future[None],
+              loop: asyncio.AbstractEventLoop, over: threading.Event) -> None:
+        """Pump thread (ports without an fd): blocking reads, bytes posted to the loop in order."""
+        try:
+            while not over.is_set():
+                data = self._read(port)
+                if data and not over.is_set():
+                    loop.call_soon_threadsafe(self._take_bytes, line, ended, data)
+        except Exception as exc:
+            if not over.is_set():
+                with contextlib.suppress(RuntimeError):  # the loop is closed: we are shutting down
+                    loop.call_soon_threadsafe(_fail, ended, exc)
+
+    def _take_bytes(self, line: _Line, ended: asyncio.Future[None], data: bytes) -> None:
+        if ended.done():
+            return  # the session is over: these bytes belong to no one (the shoe resends)
+        try:
+            self._feed(line, data)
+        except Exception as exc:
+            _fail(ended, exc)
+
+    async def _watch(self, line: _Line, ended: asyncio.Future[None]) -> None:
+        """Until the session ends: every READ_TIMEOUT, report error bursts and check the heartbeat."""
+        while True:
+            done, _ = await asyncio.wait({ended}, timeout=READ_TIMEOUT)
+            if done:
+                ended.result()  # raises what ended it (a read error), if anything
+                return
+            self._tick()
+            timeout = self.profile.heartbeat_timeout
+            if timeout is not None and time.monotonic() - line.last_rx > timeout:
+                raise _SessionEnded(f"no frame from the shoe for {timeout} s (heartbeat lost)")
 
     def _safe_status(self, status: str, **detail: Any) -> None:
         try:
@@ -324,48 +483,40 @@ class ShoeReader:
         if self.bursts.may_nak(time.monotonic()) or not limited:
             self._write(encode_frame(seq, Nak()))
 
-    def _session_plain(self, port: serial.SerialBase, healthy: list[bool]) -> None:
-        decoder = LineDecoder(self.profile.line_end)
-        healthy[0] = True
-        while not self._stopping.is_set():
-            self._tick()
-            for item in decoder.feed(self._read(port)):
-                if isinstance(item, CardMsg):
-                    self._deliver(None, item)  # nothing to acknowledge on this profile
-                else:
-                    self._framing_error(item)
-
-    def _session_v1(self, port: serial.SerialBase, healthy: list[bool]) -> None:
-        decoder = FrameDecoder()
-        timeout = self.profile.heartbeat_timeout
-        assert timeout is not None  # the profile requires it for v1
-        last_rx = time.monotonic()
-        # Ask for a heartbeat, and for a resend of anything the shoe still holds for us.
+    def _begin(self, line: _Line) -> None:
+        """A session starts: on v1, ask for a heartbeat, and for a resend of anything the shoe holds."""
+        if self.profile.protocol != "v1":
+            line.healthy = True
+            return
         self._write(self._command_frame(StatusRequest()))
         if self._last_seq is not None:
             # Not rate-limited: one per session (the reconnect backoff bounds it), and it is what
             # gets the shoe's held frame back before its 1 s resend, so a short heartbeat_timeout
             # cannot end session after session.
             self._nak((self._last_seq + 1) & 0xFF, limited=False)
-        while not self._stopping.is_set():
-            self._tick()
-            data = self._read(port)
-            now = time.monotonic()
-            if data:
-                items = decoder.feed(data)
-                for item in items:
-                    if isinstance(item, FramingError):
-                        self._framing_error(item)
-                    elif self._accept(item):
-                        last_rx = now
-                        healthy[0] = True
-                # Damage after the last good frame: ask for the frame we expect now instead of
-                # waiting for the shoe's ACK timeout (rate-limited). Before the first good frame
-                # there is no SEQ to ask for: the shoe's resend timer recovers.
-                if items and isinstance(items[-1], FramingError) and self._last_seq is not None:
-                    self._nak((self._last_seq + 1) & 0xFF)
-            if now - last_rx > timeout:
-                raise _SessionEnded(f"no frame from the shoe for {timeout} s (heartbeat lost)")
+
+    def _feed(self, line: _Line, data: bytes) -> None:
+        """Bytes from the port: decode, deliver and acknowledge what they complete."""
+        if isinstance(line.decoder, LineDecoder):
+            for item in line.decoder.feed(data):
+                if isinstance(item, CardMsg):
+                    self._deliver(None, item)  # nothing to acknowledge on this profile
+                else:
+                    self._framing_error(item)
+            return
+        now = time.monotonic()
+        items = line.decoder.feed(data)
+        for frame in items:
+            if isinstance(frame, FramingError):
+                self._framing_error(frame)
+            elif self._accept(frame):
+                line.last_rx = now
+                line.healthy = True
+        # Damage after the last good frame: ask for the frame we expect now instead of waiting for
+        # the shoe's ACK timeout (rate-limited). Before the first good frame there is no SEQ to ask
+        # for: the shoe's resend timer recovers.
+        if items and isinstance(items[-1], FramingError) and self._last_seq is not None:
+            self._nak((self._last_seq + 1) & 0xFF)
 
     def _accept(self, frame: Frame | UndecodableFrame) -> bool:
         """Deliver a frame once and acknowledge it; False if it is not something a shoe sends.

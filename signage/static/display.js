@@ -285,7 +285,8 @@ function render(view) {
 
   const tilt = document.getElementById("banner-tilt");
   tilt.hidden = !view.tilt;
-  tilt.textContent = view.tilt ? `${W.tilt}: ${view.tilt.detail || view.tilt.reason}` : "";
+  const held = view.tilt && view.tilt.held && view.tilt.held.length ? ` [${view.tilt.held.join(" ")}]` : "";
+  tilt.textContent = view.tilt ? `${W.tilt}: ${view.tilt.detail || view.tilt.reason}${held}` : "";
   const stale = document.getElementById("banner-stale");
   stale.hidden = !(view.feed && view.feed.stale);
   stale.textContent = W.stale;

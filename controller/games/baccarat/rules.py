@@ -67,22 +67,24 @@ class BaccaratRound(GameRound):
 
     def on_card(self, card: Card) -> list[Event]:
         # By name, not identity: a round restored from a journal checkpoint holds equal, not identical, dues.
-        to_player = self._next is not None and self._next.hand == "player"
+        due = self._next
         player, banker = self.player, self.banker
-        if to_player:
+        if due is not None and due.hand == "player":
+            hand = "player"
             player.append(card)
             self.pscore = (self.pscore + VALUE[card.rank_value]) % 10
         else:
+            hand = "banker"
             banker.append(card)
             self.bscore = (self.bscore + VALUE[card.rank_value]) % 10
         n = len(player) + len(banker)
         if n < 4:
             self._next = self.game.first_four[n]
         else:
-            self._next = self._third_card_rule()
-            if self._next is None:
+            self._next = due = self._third_card_rule()
+            if due is None:
                 self.finished = True
-        return [CardDealt(self.ledger.round, card.code, "player" if to_player else "banker")]
+        return [CardDealt(self.ledger.round, card.code, hand)]
 
     def _third_card_rule(self) -> CardDue | None:
         p, b = self.player, self.banker
@@ -119,17 +121,12 @@ class BaccaratRound(GameRound):
 
     def settlements(self) -> list[Settlement]:
         winner = self.winner()
-        opts = self.game.options
-        lines = []
-        for (seat, spot), stake in self.ledger.stakes.items():
-            if winner == "tie":
-                net = opts.tie_pays.win(stake) if spot == "tie" else 0
-            elif spot == winner:
-                net = (opts.banker_pays if spot == "banker" else EVEN).win(stake)
-            else:
-                net = -stake
-            lines.append(Settlement(seat, spot, stake, net))
-        return lines
+        odds = self.game.pays[winner]
+        push = winner == "tie"  # a tie pushes Player and Banker; any other result loses the other spots
+        return [
+            Settlement(seat, spot, stake, odds.win(stake) if spot == winner else 0 if push else -stake)
+            for (seat, spot), stake in self.ledger.stakes.items()
+        ]
 
     def view(self) -> dict[str, Any]:
         return {
@@ -150,6 +147,8 @@ class Baccarat(Game):
         super().__init__(options)
         order = {"PPBB": "PPBB", "PBPB": "PBPB"}[options.deal_order]
         self.first_four = tuple(_PLAYER if h == "P" else _BANKER for h in order)
+        #: What a winning stake on each spot is paid at (read every round: kept out of the options model).
+        self.pays = {"player": EVEN, "banker": options.banker_pays, "tie": options.tie_pays}
 
     def check_bets(self, seat: int, bets: Mapping[str, int], limits: TableLimits) -> None:
         if "player" in bets and "banker" in bets:

@@ -1,0 +1,70 @@
+"""``croupier demo --game all``: every shipped simulated table at once, each answering as itself, and one
+Ctrl-C stops them all (no process, no port left)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from test_daemon_support import free_port_base
+from test_demo import ports_free, processes_with
+
+from controller.tools.demo_all import PORTS_PER_TABLE, shipped_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.timeout(180)
+def test_every_shipped_table_runs_at_once_and_answers_as_itself() -> None:
+    tables = shipped_tables()
+    assert len(tables) >= 4
+    base = free_port_base(PORTS_PER_TABLE * len(tables))
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "demo", "--game", "all", "--ports",
+                             str(base), "--delay", "0.05", "--seed", "3"], cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    try:
+        lines = []
+        for line in proc.stdout:  # bounded by the test's timeout
+            lines.append(line.rstrip("\n"))
+            if line.startswith("all tables running"):
+                break
+        text = "\n".join(lines)
+        blocks = re.findall(r"^table (\S+) \((\w+)\): (\S+)\n  pub (\S+) .*\n  display: (\S+)\n"
+                            r"  ctl: CROUPIER_KEY=(\S+) croupier ctl (.*) status$", text, re.M)
+        assert sorted(b[2] for b in blocks) == sorted(t.name for t in tables), text
+        for table_id, _game, _file, pub, display, key, target in blocks:
+            assert pub.startswith("tcp://127.0.0.1:") and base <= int(pub.rsplit(":", 1)[1]) < base + 40
+            ctl = subprocess.run([sys.executable, "-m", "controller.cli", "ctl", *target.split(), "status"],
+                                 cwd=ROOT, capture_output=True, text=True, timeout=60,
+                                 env={**os.environ, "CROUPIER_KEY": key})
+            assert ctl.returncode == 0, ctl.stderr
+            assert ctl.stdout.startswith(f"[table {table_id}, journal "), ctl.stdout
+            with urllib.request.urlopen(display, timeout=10) as page:  # its signage display serves
+                assert page.status == 200 and b"<html" in page.read()
+        for port in (base + PORTS_PER_TABLE * i for i in range(len(tables))):
+            assert processes_with(f"--ports {port} ") and processes_with(f"tcp://127.0.0.1:{port} ")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+        assert "stopping" in out
+        for table_id, *_ in blocks:
+            assert re.search(rf"^{table_id}: summary: \d+ rounds? played", out, re.M), out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    deadline = time.monotonic() + 30  # waits for the children's exit; it measures nothing
+    firsts = [base + PORTS_PER_TABLE * i for i in range(len(tables))]
+    marks = [f"tcp://127.0.0.1:{port} " for port in firsts] + [f"--ports {port} " for port in firsts]
+    while left := [pid for mark in marks for pid in processes_with(mark)]:
+        assert time.monotonic() < deadline, f"processes {left} outlived the demo"
+        time.sleep(0.1)
+    assert all(ports_free(port) for port in firsts)
