@@ -67,6 +67,9 @@ def test_profile_round_trip_and_errors_name_the_key(tmp_path: Path) -> None:
     path.write_text(text)
     with pytest.raises(ProfileError, match=r"accept\.min_score"):
         load_profile(path)
+    path.write_text(text.replace("version: 2", "version: 1"))
+    with pytest.raises(ProfileError, match=r"key 'version'.*enrol the deck again"):
+        load_profile(path)
 
 
 def test_labels_name_the_line(tmp_path: Path) -> None:

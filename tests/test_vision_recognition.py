@@ -19,14 +19,15 @@ from vision.recognise import recognise, recognise_face
 from vision.synth import DESIGNS, FLOOR, NEGATIVES, Conditions, negative_scene, render_face, scene
 
 
-@pytest.mark.parametrize("design", ["classic", "lefty"])
+@pytest.mark.parametrize("design", ["classic", "serif", "lefty"])
 def test_held_out_frames_read_right_or_unknown_never_wrong(design: str) -> None:
     """Floor conditions (rotation, perspective, blur, noise, gradient, glare, JPEG), seeds never enrolled.
-    ``lefty`` has its indices in the top-right and bottom-left corners."""
+    ``lefty`` has its indices in the top-right and bottom-left corners; ``serif``'s 6 and 8 differ by
+    a notch of two pixels."""
     report = evaluate(held_out_set(DESIGNS[design], seed=4242, count=104, negatives=25), profile(design))
     assert report["wrong"] == 0, report["wrong_frames"]
     assert report["false_cards"] == 0, report["wrong_frames"]
-    assert report["accuracy"] >= 0.95, report["unknown_reasons"]  # bench/ measures the large set
+    assert report["accuracy"] >= 0.99, report["unknown_reasons"]  # bench/ measures the large set
     assert report["card_frames"] == 104 and report["negative_frames"] == 25
     assert sum(row["frames"] for row in report["per_card"].values()) == 104
 
@@ -53,6 +54,26 @@ def test_either_way_up_is_the_same_card() -> None:
             reading = recognise_face(turned, deck)
             assert reading.status == "card" and reading.card is card, reading.reason
             assert 0.8 <= reading.confidence <= 1.0
+
+
+@pytest.mark.parametrize("design", ["serif", "lefty"])
+def test_blurred_sixes_and_eights_of_every_design_read_as_themselves(design: str) -> None:
+    """The closest pair, on a smaller card slightly out of focus: placed by its bounding box, a glyph
+    whose box came out a pixel wider was scaled 4 % smaller and a serif 8 matched a 6 about as well
+    as an 8 (unknown). Placed by its ink's centroid at the deck's one scale, it reads as itself."""
+    deck = profile(design)
+    misread = []
+    for code in ("6C", "6D", "6H", "6S", "8C", "8D", "8H", "8S"):
+        card = parse_card(code)
+        for scale in (0.74, 0.8, 0.86):
+            for sigma in (0.6, 0.8):
+                small = cv2.resize(render_face(card, DESIGNS[design]), None, fx=scale, fy=scale,
+                                   interpolation=cv2.INTER_AREA)
+                face = cv2.resize(cv2.GaussianBlur(small, (0, 0), sigma), deck.spec.face)
+                reading = recognise_face(face, deck)
+                if reading.card is not card:
+                    misread.append((code, scale, sigma, reading.card, reading.reason))
+    assert misread == []
 
 
 def test_an_index_covered_on_one_corner_is_unknown_with_two_index_agreement() -> None:

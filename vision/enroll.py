@@ -34,7 +34,16 @@ from vision.profile import (
     IndexSpec,
     ProfileFile,
 )
-from vision.recognise import Glyphs, Image, normalise, recognise_face, split_index
+from vision.recognise import (
+    RANK_FILL,
+    SUIT_FILL,
+    Glyphs,
+    Image,
+    aspect_of,
+    normalise,
+    recognise_face,
+    split_index,
+)
 
 #: Where to look for the index when measuring it: this share of the face's width and height.
 SEARCH = (0.32, 0.36)
@@ -206,11 +215,13 @@ def _build(
     aspects: dict[str, list[float]] = defaultdict(list)
     red: list[float] = []
     black: list[float] = []
+    rank_height = float(np.median([g.rank_height for g, _, _ in glyphs]))
+    suit_height = float(np.median([g.suit_height for g, _, _ in glyphs]))
     for g, card, _ in glyphs:
-        ranks[card.rank].append(normalise(g.rank, RANK_SIZE))
-        suits[card.suit].append(normalise(g.suit, SUIT_SIZE))
-        aspects[f"rank:{card.rank}"].append(g.rank.shape[1] / g.rank.shape[0])
-        aspects[f"suit:{card.suit}"].append(g.suit.shape[1] / g.suit.shape[0])
+        ranks[card.rank].append(normalise(g.rank, RANK_SIZE, rank_height, RANK_FILL))
+        suits[card.suit].append(normalise(g.suit, SUIT_SIZE, suit_height, SUIT_FILL))
+        aspects[f"rank:{card.rank}"].append(aspect_of(g.rank))
+        aspects[f"suit:{card.suit}"].append(aspect_of(g.suit))
         (red if card.suit in "HD" else black).append(g.chroma)
     lo_red, hi_black = float(np.percentile(red, 1)), float(np.percentile(black, 99))
     if lo_red <= hi_black + 0.05:
@@ -225,8 +236,8 @@ def _build(
         index=IndexSpec(
             corner=corner,
             box=box,
-            rank_height=float(np.median([g.rank_height for g, _, _ in glyphs])),
-            suit_height=float(np.median([g.suit_height for g, _, _ in glyphs])),
+            rank_height=rank_height,
+            suit_height=suit_height,
         ),
         colour=ColourSpec(
             red_min=round(hi_black + 0.5 * (lo_red - hi_black), 4),

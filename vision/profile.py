@@ -32,6 +32,9 @@ FACE_SIZE = (300, 420)
 #: Glyph templates are compared at these sizes (w, h).
 RANK_SIZE = (28, 40)
 SUIT_SIZE = (28, 28)
+#: The template format: 2 places each glyph by its ink's centroid at one scale per deck (version 1,
+#: fitted by its bounding box, is refused: its templates do not line up with version 2's glyphs).
+PROFILE_VERSION = 2
 
 
 class ProfileError(ConfigFileError):
@@ -79,7 +82,7 @@ class ProfileFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     deck: str = Field(min_length=1)
-    version: int = Field(default=1, ge=1, le=1)
+    version: int = Field(default=PROFILE_VERSION, ge=PROFILE_VERSION, le=PROFILE_VERSION)
     face: tuple[int, int] = FACE_SIZE
     index: IndexSpec
     colour: ColourSpec
@@ -150,6 +153,17 @@ def load_profile(path: Path | str) -> DeckProfile:
     """Read a profile and its templates; :class:`ProfileError` names the file, key and reason."""
     path = Path(path)
     raw = read_yaml(path, ProfileError)
+    if isinstance(raw, dict) and raw.get("version", 1) != PROFILE_VERSION:
+        raise ProfileError(
+            path,
+            [
+                (
+                    "version",
+                    f"version {raw.get('version', 1)!r}: this recogniser reads version {PROFILE_VERSION} "
+                    "profiles only; enrol the deck again (croupier vision enroll, docs/vision.md)",
+                )
+            ],
+        )
     try:
         spec = ProfileFile.model_validate(raw)
     except ValidationError as exc:

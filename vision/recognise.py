@@ -121,21 +121,39 @@ def _glyph(labels: Image, ids: list[int], ink: Image) -> Image:
     return cv2.bitwise_and(ink[y : y + h, x : x + w], near)
 
 
-def normalise(glyph: Image, size: tuple[int, int]) -> Glyph:
-    """A binary glyph scaled into a template's box keeping its proportions (centred), as floats in [0, 1].
+#: The deck's enrolled glyph height fills this share of a template box's height (room for blur and
+#: a slightly larger card; a wider glyph, such as ``10``, is cut at the box's sides, the same way in
+#: the templates as in the frames).
+RANK_FILL: Final = 0.85
+SUIT_FILL: Final = 0.8
 
-    Keeping the proportions matters: stretched to fill a square, a diamond and a club are two blobs.
+
+def normalise(glyph: Image, size: tuple[int, int], height: float, fill: float) -> Glyph:
+    """A glyph's ink placed in a template's box, as floats in [0, 1]: centred on its ink's centroid and
+    scaled by one factor for the whole deck (``fill`` of the box's height over the enrolled ``height``).
+
+    Why not fit its bounding box: the box of a blurred 23-pixel glyph is a whole pixel wider or
+    narrower from one frame to the next, which rescaled the glyph by 4 % and shifted its bottom by
+    1.5 pixels -- enough to make the top of a serif 8 correlate with a 6 better than with an 8. The
+    warped face already has a fixed size, so every glyph of a deck needs the same scale, and the
+    centroid (:func:`cv2.moments`) is sub-pixel and steady under blur. Keeping the proportions
+    matters too: stretched to fill a square, a diamond and a club are two blobs.
     """
     w, h = size
-    gh, gw = glyph.shape[:2]
-    f = min(w / max(gw, 1), h / max(gh, 1))
-    nw, nh = max(1, min(w, round(gw * f))), max(1, min(h, round(gh * f)))
-    out = np.zeros((h, w), np.float32)
-    x, y = (w - nw) // 2, (h - nh) // 2
-    out[y : y + nh, x : x + nw] = (
-        cv2.resize(glyph, (nw, nh), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
-    )
+    ink = np.asarray(glyph, np.float32) / 255.0
+    m = cv2.moments(ink)
+    if m["m00"] <= 0:
+        return np.zeros((h, w), np.float32)
+    f = fill * h / height
+    cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
+    warp = np.array([[f, 0, w / 2 - f * cx], [0, f, h / 2 - f * cy]], np.float32)
+    out: Glyph = cv2.warpAffine(ink, warp, (w, h), flags=cv2.INTER_LINEAR)
     return out
+
+
+def aspect_of(glyph: Image) -> float:
+    """A cropped glyph's width over its height."""
+    return float(glyph.shape[1] / max(glyph.shape[0], 1))
 
 
 @dataclass(frozen=True)
@@ -162,12 +180,10 @@ class Match:
 SPLIT_RATIO: Final = 0.5
 
 
-def match(
-    glyph: Image, templates: dict[str, Glyph], size: tuple[int, int], aspects: dict[str, float]
-) -> Match:
-    """Correlate ``glyph`` with every template (templates of the wrong proportions score -1)."""
-    g = normalise(glyph, size)
-    aspect = glyph.shape[1] / max(glyph.shape[0], 1)
+def match(glyph: Glyph, templates: dict[str, Glyph], aspect: float, aspects: dict[str, float]) -> Match:
+    """Correlate the normalised ``glyph`` (its ink was ``aspect`` wide to tall) with every template;
+    templates of other proportions score -1."""
+    g = glyph
     scores = []
     for name, tmpl in templates.items():
         want = aspects.get(name)
@@ -198,8 +214,18 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float] | str:
     ):
         if abs(got - want) > HEIGHT_TOLERANCE * want:
             return f"{what} glyph {got} px tall, enrolled {want:.0f}"
-    rank = match(glyphs.rank, profile.ranks, RANK_SIZE, profile.aspects_of("rank"))
-    suit = match(glyphs.suit, profile.suits, SUIT_SIZE, profile.aspects_of("suit"))
+    rank = match(
+        normalise(glyphs.rank, RANK_SIZE, spec.index.rank_height, RANK_FILL),
+        profile.ranks,
+        aspect_of(glyphs.rank),
+        profile.aspects_of("rank"),
+    )
+    suit = match(
+        normalise(glyphs.suit, SUIT_SIZE, spec.index.suit_height, SUIT_FILL),
+        profile.suits,
+        aspect_of(glyphs.suit),
+        profile.aspects_of("suit"),
+    )
     accept = spec.accept
     for what, m in (("rank", rank), ("suit", suit)):
         why = m.why_not(what, accept.min_score, accept.max_ratio)
