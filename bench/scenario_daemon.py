@@ -100,17 +100,19 @@ def main() -> int:
                         help="only write the generated scenario to FILE (to run `croupier scenario FILE "
                              "[--through-daemon]` by hand) and exit")
     args = parser.parse_args()
+    scenario = yaml.safe_dump(make_scenario(args.rounds, args.seed, args.seats), sort_keys=False)
     if args.write is not None:
         # A user checking the aim by hand needs the same file the bench times; writing it is all.
-        args.write.write_text(yaml.safe_dump(make_scenario(args.rounds, args.seed, args.seats), sort_keys=False))
-        print(f"wrote {args.write}: {args.rounds} Baccarat rounds, {args.seats} seats (seed {args.seed}); try\n"
+        args.write.write_text(scenario)
+        print(f"wrote {args.write}: {args.rounds} Baccarat rounds, {args.seats} seats "
+              f"(seed {args.seed}); try\n"
               f"  croupier scenario {args.write} --settled-only\n"
               f"  croupier scenario {args.write} --settled-only --through-daemon")
         return 0
     croupier = str(Path(sys.executable).with_name("croupier"))
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:
         path = Path(tmp) / "baccarat.yaml"
-        path.write_text(yaml.safe_dump(make_scenario(args.rounds, args.seed, args.seats), sort_keys=False))
+        path.write_text(scenario)
         run = [croupier, "scenario", str(path), "--settled-only"]
         engine_s, engine_lines = timed(run)
         daemon_s, daemon_lines = timed([*run, "--through-daemon"])

@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def write(path: Path, rounds: int, seed: int) -> str:
-    done = subprocess.run([sys.executable, "bench/scenario_daemon.py", "--rounds", str(rounds), "--seed",
-                           str(seed), "--write", str(path)], cwd=ROOT, capture_output=True, text=True, check=True)
+    args = ["--rounds", str(rounds), "--seed", str(seed), "--write", str(path)]
+    done = subprocess.run([sys.executable, "bench/scenario_daemon.py", *args],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
     return done.stdout
 
 
