@@ -40,12 +40,16 @@ def local_key(
     return local_client(KeyFolder(config.key_folder(state_dir)), name or f"local-{role}", role)
 
 
-def add_key_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--key`` and ``--server-key`` for the tools that talk to a table (ctl, watch)."""
+def add_key_arguments(parser: argparse.ArgumentParser, key_help: str | None = None) -> None:
+    """``--key`` and ``--server-key`` for the tools that talk to a table (ctl, watch).
+
+    ``key_help``: a tool whose sockets may be plain (watch) says itself when the key is used, and
+    ``--key`` then has no default (the tool reads $CROUPIER_KEY only where a key is needed).
+    """
     parser.add_argument(
         "--key",
-        default=os.environ.get("CROUPIER_KEY"),
-        help="your CURVE key (a .key_secret made by `croupier keys new`); default $CROUPIER_KEY. "
+        default=os.environ.get("CROUPIER_KEY") if key_help is None else None,
+        help=key_help or "your CURVE key (a .key_secret made by `croupier keys new`); default $CROUPIER_KEY. "
         "Without one the command socket answers nothing",
     )
     parser.add_argument(
@@ -170,9 +174,9 @@ class CommandClient:
                     "that table (croupier keys list / keys add there; docs/security.md)")
         if seen == "failed":
             return (f"something listens at {where} but the CURVE handshake failed: it is not the table "
-                    "whose server key this client uses (another table's daemon at that endpoint, or the "
-                    "table's keys were made anew): refused, nothing done; check --table/--endpoint and "
-                    "--server-key")
+                    "whose server key this client uses (another table's daemon at that endpoint, the "
+                    "table's keys made anew, or a socket without keys such as the table's snapshot port): "
+                    "refused, nothing done; check --table/--endpoint and --server-key")
         return (f"the daemon at {where} took the request over a secured connection but did not answer "
                 f"within {secs}: busy or stuck (its log says; croupier ctl --timeout to wait longer)")
 
