@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from controller import inputs as I
+from controller.daemon.config import load_table
 from controller.limits import TableLimits
+from controller.table import Table
 from drivers.gpio import GpioZeroBackend, Panel, PinMapError, SimulatedPins, make_factory, parse_pin_map
 from drivers.gpio.betkeys import HoldRepeat, presses_for
 from drivers.gpio.logic import PanelLogic
-from drivers.gpio.pinmap import BetHold, chip_key_units
+from drivers.gpio.pinmap import BetHold, chip_key_units, load_pin_map
 from tests.test_gpio_rig import Rig, build_map
 
 pytestmark = pytest.mark.timeout(60)
@@ -164,3 +167,42 @@ def test_mock_pins_keep_no_history_and_inputs_start_no_threads() -> None:
         pins.drive(pin, True)
     assert len(factory.pin(pin).states) == 1
     panel.stop()
+
+
+SWAP_HAND = Path(__file__).resolve().parents[1] / "firmware_configs"
+
+
+@given(st.lists(st.sampled_from(["bet_up", "bet_down", "clear_bet", "add_10", "add_50", "add_100"]),
+                max_size=40))
+def test_the_swap_hand_panel_selects_only_wagers_the_table_takes(words: list[str]) -> None:
+    """Swap-Hand's main must be an even number of units: whatever the player keys, the amount the
+    chips will wager is one the table accepts (an add_5 key once selected 7 units, which it refused)."""
+    pin_map = load_pin_map(SWAP_HAND / "panels" / "swap_hand.yaml")
+    config = load_table(SWAP_HAND / "tables" / "swap_hand_sim.yaml")
+    assert set(words) <= set(pin_map.seats[1].buttons)
+    logic = PanelLogic(pin_map, config.limits)
+    for word in words:
+        logic.button(1, word)
+    amount = logic.selected(1, "main")
+    table = Table(config.new_game(), config.limits)
+    table.apply(I.CreditIn(1, 10**9))
+    table.apply(I.OpenBetting())
+    events = table.apply(I.PlaceWager(1, "main", amount))
+    assert {e.event for e in events} == {"wager_placed"}, events  # the main (and its Odds-Win)
+
+
+def test_a_step_the_table_cannot_take_is_refused_in_the_pin_map() -> None:
+    seats = {1: {"buttons": {"bet_up": {"pin": 4}, "add_5": {"pin": 5}}}}
+    odd_key = "seats.1.buttons.add_5: a chip key must add a multiple of bet_step"
+    with pytest.raises(PinMapError, match=odd_key):
+        parse_pin_map({"game": "swap_hand", "bet_step": 2, "bet_hold": None, "seats": seats}, "m.yaml")
+    seats = {1: {"buttons": {"bet_up": {"pin": 4}}}}
+    with pytest.raises(PinMapError, match="bet_hold.steps must be multiples of bet_step"):
+        parse_pin_map({"game": "swap_hand", "bet_step": 2, "seats": seats}, "m.yaml")  # steps 1, 5, ...
+
+
+def test_presses_with_a_two_unit_bet_step() -> None:
+    keys = ["bet_up", "bet_down", "clear_bet", "add_10", "add_50", "add_100"]
+    assert presses_for(200, 1_600, keys, 100, 200, bet_step=2) == ["add_10", "bet_up", "bet_up"]
+    assert presses_for(1_600, 1_200, ["bet_down"], 100, 200, bet_step=2) == ["bet_down", "bet_down"]
+    assert presses_for(200, 700, keys, 100, 200, bet_step=2) is None  # 5 units: no key gets there

@@ -242,7 +242,7 @@ class ThroughDaemon:
         if isinstance(inp, I.PlaceWager) and (inp.seat, inp.spot) not in self.covered:
             panel = self.headers[inp.seat][0]
             keys = presses_for(panel.logic.selected(inp.seat, inp.spot), inp.amount,
-                               panel.map.seats[inp.seat].buttons, lim.unit, lim.min_bet)
+                               panel.map.seats[inp.seat].buttons, lim.unit, lim.min_bet, panel.map.bet_step)
             if keys is None or not lim.min_bet <= inp.amount <= lim.max_bet:
                 return False
             for word in keys:

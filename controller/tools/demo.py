@@ -162,7 +162,8 @@ class Dealer:
         lim = self.config.limits
         if self.control is not None and pin_map is not None and spot in pin_map.seats[seat].spots:
             selected = json.loads(self.control.call(f"selected {seat}"))[spot]
-            keys = presses_for(selected, amount, pin_map.seats[seat].buttons, lim.unit, lim.min_bet)
+            keys = presses_for(selected, amount, pin_map.seats[seat].buttons, lim.unit, lim.min_bet,
+                               pin_map.bet_step)
             if keys is not None and lim.min_bet <= amount <= lim.max_bet:
                 for word in keys:
                     if self.stop.is_set():

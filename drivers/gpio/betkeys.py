@@ -51,13 +51,14 @@ class HoldRepeat:
 
 
 def presses_for(selected: int, target: int, words: Collection[str], unit: int,
-                min_bet: int) -> list[str] | None:
+                min_bet: int, bet_step: int = 1) -> list[str] | None:
     """The fewest key presses from ``selected`` to ``target``; None if the keys cannot get there.
 
     What a player does at a panel: down to the minimum with ``clear_bet`` when
     the target is lower (else ``bet_down`` one unit at a time), then the largest
     chip keys that fit, then ``bet_up`` for the last units. ``words`` are the
-    seat's buttons; amounts are minor units, ``unit`` the table's step.
+    seat's buttons; amounts are minor units, ``unit`` the table's step, ``bet_step``
+    the units one ``bet_up``/``bet_down`` press moves (the pin map's).
     """
     if target == selected:
         return []
@@ -66,8 +67,8 @@ def presses_for(selected: int, target: int, words: Collection[str], unit: int,
         if "clear_bet" in words:
             out.append("clear_bet")
             selected = min_bet
-        elif "bet_down" in words and (selected - target) % unit == 0:
-            return ["bet_down"] * ((selected - target) // unit)
+        elif "bet_down" in words and (selected - target) % (unit * bet_step) == 0:
+            return ["bet_down"] * ((selected - target) // (unit * bet_step))
         else:
             return None
     if (target - selected) % unit:
@@ -77,6 +78,6 @@ def presses_for(selected: int, target: int, words: Collection[str], unit: int,
     for units in keys:
         count, left = divmod(left, units)
         out += [f"add_{units}"] * count
-    if left and "bet_up" not in words:
+    if left and ("bet_up" not in words or left % bet_step):
         return None
-    return out + ["bet_up"] * left
+    return out + ["bet_up"] * (left // bet_step)

@@ -274,7 +274,7 @@ class PanelLogic:
     def step(self, seat: int, units: int) -> None:
         """Move seat ``seat``'s selected amount by ``units`` table units, within the table's limits.
 
-        bet_up/bet_down (one unit, or a held button's growing steps) and the chip keys
+        bet_up/bet_down (the map's ``bet_step``, or a held button's growing steps) and the chip keys
         (``add_N``) all come here; a selection past a limit stops at the limit.
         """
         lim = self.limits
@@ -289,10 +289,10 @@ class PanelLogic:
             return [(DEALER_INPUTS[word](), f"gpio dealer {word}")]
         source = f"gpio seat {seat} {word}"
         if word == "bet_up":
-            self.step(seat, 1)
+            self.step(seat, self.map.bet_step)
             return []
         if word == "bet_down":
-            self.step(seat, -1)
+            self.step(seat, -self.map.bet_step)
             return []
         if (units := chip_key_units(word)) is not None:
             self.step(seat, units)

@@ -166,9 +166,26 @@ class PinMap(_Strict):
     fault_blink_hz: float = Field(default=4.0, gt=0, le=20)
     #: Press-and-hold repeat with acceleration on bet_up/bet_down; ``null``: one step per press.
     bet_hold: BetHold | None = BetHold()
+    #: Table units one bet_up/bet_down press moves. A game whose wager must be an even number of
+    #: units (Swap-Hand's main) says 2, and its chip keys and held steps are then multiples of 2:
+    #: a panel that can only select wagers the table takes.
+    bet_step: int = Field(default=1, ge=1, le=100)
     seats: dict[int, SeatPanel] = Field(default_factory=dict)
     dealer: DealerPanel | None = None
     tower: TowerLight | None = None
+
+    @model_validator(mode="after")
+    def _steps_fit_bet_step(self) -> PinMap:
+        step = self.bet_step
+        if self.bet_hold is not None and any(s % step for s in self.bet_hold.steps):
+            raise ValueError(f"bet_hold.steps must be multiples of bet_step ({step})")
+        for seat, panel in self.seats.items():
+            for word in panel.buttons:
+                units = chip_key_units(word)
+                if units is not None and units % step:
+                    raise ValueError(f"seats.{seat}.buttons.{word}: a chip key must add a multiple of "
+                                     f"bet_step ({step}) units")
+        return self
 
     def seat_words(self) -> set[str]:
         """Every word a seat button may carry for this map's game."""
