@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import subprocess
 import sys
@@ -43,6 +41,8 @@ from pathlib import Path
 import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision_recognition import start  # noqa: E402  (bench/, beside this script)
 
 from controller.cards import DECK, RANKS, SUITS, Card  # noqa: E402
 from vision.enroll import enrol  # noqa: E402
@@ -118,11 +118,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    cv2.setNumThreads(1)
-    command = "python " + " ".join([sys.argv[0], *sys.argv[1:]])
-    print(f"# {command}")
-    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"OpenCV {cv2.__version__}, one thread; load average at start {os.getloadavg()[0]:.1f}")
+    command = start()
     sheet = render_sheet(args.svgz, zoom=FACE_H / (615 / SHEET_ROWS))
     faces, others = cut_faces(sheet)
     shots = [
