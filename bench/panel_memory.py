@@ -117,6 +117,12 @@ def run_table(name: str, rounds: int, every: int, seed: int) -> list[tuple[int, 
     return samples
 
 
+def table_name(name: str) -> str:
+    """A shipped table by its file's stem (``baccarat_sim``) or by its game's name (``baccarat``), as the
+    docstring's example and ``croupier demo --game`` spell it."""
+    return name if name in TABLES else f"{name}_sim"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -128,6 +134,12 @@ def main() -> int:
     parser.add_argument("--stock-mock-pins", action="store_true",
                         help="gpiozero's own MockPin, which keeps every change (to show the before)")
     args = parser.parse_args()
+    asked = args.tables.split(",")
+    if unknown := [name for name in asked if table_name(name) not in TABLES]:
+        parser.error(f"--tables: no shipped simulated table {', '.join(unknown)} "
+                     f"(one of {', '.join(TABLES)}; a game's name is enough: baccarat is baccarat_sim)")
+    tables = [table_name(name) for name in asked]
+    args.tables = ",".join(tables)
     if args.stock_mock_pins:
         from gpiozero.pins.mock import MockPin
 
@@ -137,7 +149,7 @@ def main() -> int:
     pins = "gpiozero's stock MockPin" if args.stock_mock_pins else "drivers.gpio mock pins (no history)"
     print(f"RSS of one process hosting the daemon and its mock panels ({pins}), every {args.every} rounds:")
     results = []
-    for name in args.tables.split(","):
+    for name in tables:
         start = time.perf_counter()
         samples = run_table(name, args.rounds, args.every, args.seed)
         results.append((name, samples, time.perf_counter() - start))

@@ -1,6 +1,7 @@
 """Hardware in the loop against the engine: one Baccarat scenario file, engine-only and through the daemon.
 
     .venv/bin/python bench/scenario_daemon.py [--rounds 200] [--seed 1] [--seats 3]
+    .venv/bin/python bench/scenario_daemon.py --write baccarat_200.yaml   # only the file, to run by hand
 
 Writes a scenario of ``--rounds`` Baccarat coups dealt from a seeded 8-deck
 shoe (the new shoe and its shuffle when the cut card comes out), with
@@ -95,11 +96,23 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--seats", type=int, default=3)
+    parser.add_argument("--write", metavar="FILE", type=Path,
+                        help="only write the generated scenario to FILE (to run `croupier scenario FILE "
+                             "[--through-daemon]` by hand) and exit")
     args = parser.parse_args()
+    scenario = yaml.safe_dump(make_scenario(args.rounds, args.seed, args.seats), sort_keys=False)
+    if args.write is not None:
+        # A user checking the aim by hand needs the same file the bench times; writing it is all.
+        args.write.write_text(scenario)
+        print(f"wrote {args.write}: {args.rounds} Baccarat rounds, {args.seats} seats "
+              f"(seed {args.seed}); try\n"
+              f"  croupier scenario {args.write} --settled-only\n"
+              f"  croupier scenario {args.write} --settled-only --through-daemon")
+        return 0
     croupier = str(Path(sys.executable).with_name("croupier"))
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:
         path = Path(tmp) / "baccarat.yaml"
-        path.write_text(yaml.safe_dump(make_scenario(args.rounds, args.seed, args.seats), sort_keys=False))
+        path.write_text(scenario)
         run = [croupier, "scenario", str(path), "--settled-only"]
         engine_s, engine_lines = timed(run)
         daemon_s, daemon_lines = timed([*run, "--through-daemon"])

@@ -9,6 +9,7 @@ one place that words them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -46,11 +47,46 @@ def validation_problems(exc: ValidationError, prefix: str = "") -> list[Problem]
     return out
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping (PyYAML would silently keep the last)."""
+
+
+def _mapping_no_duplicates(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is given twice",
+                                                    key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_no_duplicates)
+
+
+def _yaml_reason(exc: yaml.YAMLError) -> str:
+    """One line: where in the file (line and column, counted from 1) and what is wrong there."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        what = " ".join(part for part in (exc.context, exc.problem) if part)
+        return f"not valid YAML: line {mark.line + 1}, column {mark.column + 1}: {what}"
+    return f"not valid YAML: {exc}".replace("\n", " ")
+
+
 def read_yaml(path: Path, error: type[ConfigFileError]) -> object:
-    """A YAML file's data; ``error`` naming the file when it cannot be read or is not YAML."""
+    """A YAML file's data, the one way every YAML file of the project is read.
+
+    ``error`` names the file when it cannot be read, and the file and line when it is not YAML
+    (a key given twice in one mapping included: PyYAML alone would silently keep the last).
+    """
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(path, [(None, f"cannot read: {exc.strerror or exc}")]) from None
+    except UnicodeDecodeError as exc:
         raise error(path, [(None, f"cannot read: {exc}")]) from None
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
-        raise error(path, [(None, f"not valid YAML: {exc}".replace("\n", " "))]) from None
+        raise error(path, [(None, _yaml_reason(exc))]) from None

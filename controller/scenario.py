@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from controller import inputs as I
 from controller.cards import Card, CardError, parse_card
-from controller.configfile import validation_problems
+from controller.configfile import ConfigFileError, read_yaml, validation_problems
 from controller.events import Event
 from controller.games import check_game_name, game_class
 from controller.games.base import CardDue, DecisionDue, Game
@@ -141,11 +140,9 @@ def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file; :class:`ScenarioError` (round 0) names the key."""
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ScenarioError(0, f"{path}: cannot read: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise ScenarioError(0, f"{path}: not valid YAML: {exc}") from None
+        raw = read_yaml(path, ConfigFileError)
+    except ConfigFileError as exc:  # "<file>: cannot read: ..." or "<file>: not valid YAML: line N, ..."
+        raise ScenarioError(0, str(exc)) from None
     return scenario_from_data(raw, str(path))
 
 

@@ -17,8 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from controller.configfile import ConfigFileError, read_yaml
 from controller.daemon.config import TableFileError, load_table
 from controller.daemon.journal import JOURNAL_NAME, JournalError, open_readonly, read_entries
 from controller.events import Event
@@ -72,11 +71,13 @@ def _source_events(path: Path) -> tuple[str, Iterator[dict[str, Any]]]:
         events = list(_journal_events(path))
         return _game_of(events, path), iter(events)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RoadsInputError(f"{path}: cannot read: {exc}") from None
-    except yaml.YAMLError:
-        raise RoadsInputError(f"{path}: neither YAML (a scenario or table file) nor a journal") from None
+        raw = read_yaml(path, ConfigFileError)
+    except ConfigFileError as exc:
+        reason = exc.problems[0][1]
+        if not reason.startswith("not valid YAML"):
+            raise RoadsInputError(str(exc)) from None  # "<file>: cannot read: ..."
+        raise RoadsInputError(f"{path}: neither YAML (a scenario or table file) nor a journal "
+                              f"({reason})") from None
     if isinstance(raw, dict) and "state_dir" in raw and "rounds" not in raw:
         config = load_table(path)
         events = list(_journal_events(config.state_dir))

@@ -76,7 +76,8 @@ def test_wrong_key_gets_nothing(table: TableConfig, tmp_path: Path) -> None:
     stranger = KeyFolder(tmp_path / "elsewhere").new_client("mallory", "operator")
     creds = client_credentials(stranger, KeyFolder(table.key_folder()).server_public_file)
     c = CommandClient(table.spec.zeromq.command, timeout=1, key=creds)
-    with pytest.raises(DaemonUnavailable, match="authorised on it"):
+    not_authorised = "refused the key .*mallory.key_secret: it is not authorised on that table"
+    with pytest.raises(DaemonUnavailable, match=not_authorised):
         c.call("credit_in", seat=1, amount=100)
     c.close()
     assert sources(table) == []

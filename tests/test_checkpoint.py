@@ -257,3 +257,24 @@ def test_journal_export_archive_verify(tmp_path: Path, capsys: pytest.CaptureFix
     assert "row 4: input does not parse" in capsys.readouterr().err
     assert cli_main(["journal", "export", "--state-dir", str(tmp_path / "nowhere")]) == 1
     assert "no journal here" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("action", [["export"], ["verify"], ["archive", "copy.sqlite3"]])
+def test_journal_tools_say_in_one_line_what_is_wrong_with_the_state_dir(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], action: list[str]) -> None:
+    # Every action, on a state dir with no journal, a file that is not SQLite, and SQLite that is no journal:
+    # exit 1 and one line naming the file (verify on a missing dir was a sqlite3 traceback).
+    garbage, foreign = tmp_path / "garbage", tmp_path / "foreign"
+    garbage.mkdir()
+    (garbage / "journal.sqlite3").write_text("not a database at all\n")
+    foreign.mkdir()
+    sqlite3.connect(foreign / "journal.sqlite3").execute("CREATE TABLE other (a)").connection.close()
+    cases = {tmp_path / "nowhere": "no journal here",
+             garbage: "not a readable SQLite journal: file is not a database",
+             foreign: "not a readable SQLite journal: no such table: inputs"}
+    args = [*action[:1], *[str(tmp_path / a) for a in action[1:]]]
+    for state, why in cases.items():
+        assert cli_main(["journal", *args, "--state-dir", str(state)]) == 1
+        err = capsys.readouterr().err
+        assert err == f"croupier journal {action[0]}: {state / 'journal.sqlite3'}: {why}\n"
+    assert not (tmp_path / "copy.sqlite3").exists()

@@ -6,6 +6,7 @@ are exact and nothing sleeps.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -17,6 +18,7 @@ from controller.games.base import CardDue
 from controller.games.base import DecisionDue as DecisionDueState
 from controller.limits import TableLimits
 from drivers.gpio import LampMode, LampView, PanelLogic
+from drivers.gpio.logic import JOURNAL_FAULT
 from drivers.gpio.pinmap import BET_2X, BET_WORDS
 from tests.test_gpio_rig import Rig, build_map
 
@@ -439,3 +441,24 @@ def test_a_tilt_puts_every_lamp_in_the_fault_pattern() -> None:
     assert {modes[k] for k in modes if k.startswith("seat")} == {LampMode.FAULT}
     assert modes["tower fault"] is LampMode.FAULT and modes["tower in_play"] is LampMode.OFF
     _check_lamps(rig, "swap_hand")
+
+
+def test_a_journal_fault_lights_no_dealer_action() -> None:
+    """No input is applied during a journal fault (void neither): no dealer lamp offers one."""
+    pin_map = build_map("swap_hand", {1: {"buttons": ["hit", "stand"], "spots": ["main"]}}, tower=True,
+                        dealer=True)
+    rig = Rig(pin_map, limits=TableLimits(min_bet=200))
+    rig.press(None, "open_betting")
+    rig.sync()
+    rig.chips(1, "main", True)
+    rig.sync()
+    rig.press(None, "close_betting")
+    rig.sync()
+    assert "void" in rig.panel.logic._dealer_lit()  # (this map's dealer has no lamps)
+    view = dataclasses.replace(LampView.from_table(rig.table), tilt=JOURNAL_FAULT)
+    rig.panel.logic.update(view)
+    modes = rig.panel.logic.lamps()
+    assert rig.panel.logic._dealer_lit() == set()  # void stayed lit before
+    assert {modes[k] for k in modes if k.startswith("seat")} == {LampMode.FAULT}
+    assert modes["tower fault"] is LampMode.FAULT
+    assert {modes[f"tower {n}"] for n in ("idle", "betting", "in_play")} == {LampMode.OFF}

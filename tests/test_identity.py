@@ -325,3 +325,38 @@ def test_ctl_raw_to_the_snapshot_socket_prints_its_reply(
     assert main(["ctl", "--endpoint", config.spec.zeromq.snapshot, "--raw", "{}"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("[table t1, journal ") and '"state"' in out
+
+
+def test_ctl_pointed_at_another_tables_endpoint_refuses_in_one_line(
+    table: tuple[TableConfig, CommandClient], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another table's file (its server key, its key) at this table's endpoint: the CURVE handshake
+    fails, and ctl says so, not "nothing answers"; this table's journal is untouched."""
+    config, client = table
+    rows = client.call("status")["journal"]["rows"]
+    other = fast_config(tmp_path / "other", name="t2")
+    running(other).stop()  # made its keys once, as a table that has run
+    key = str(local_key(other).path)
+    argv = ["ctl", "--table", str(other.path), "--key", key, "--endpoint", config.spec.zeromq.command,
+            "--timeout", "1", "credit-in", "1", "5"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert "the CURVE handshake failed: it is not the table whose server key this client uses" in err
+    assert "refused, nothing done" in err
+    assert client.call("status")["journal"]["rows"] == rows
+
+
+def test_ctl_with_a_key_the_table_does_not_know_says_so(
+    table: tuple[TableConfig, CommandClient], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config, _ = table
+    stranger = fast_config(tmp_path / "stranger", name="t3")
+    key = str(local_key(stranger).path)  # a key made elsewhere, never authorised on t1
+    server = str(local_key(config).path.parent / "server.key")
+    argv = ["ctl", "--endpoint", config.spec.zeromq.command, "--key", key, "--server-key", server,
+            "--timeout", "1", "status"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert f"refused the key {key}: it is not authorised on that table" in err

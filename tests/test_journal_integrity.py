@@ -230,6 +230,8 @@ def test_a_journal_fault_puts_every_panel_lamp_in_its_fault_pattern(tmp_path: Pa
         assert lamps["tower fault"]["mode"] == "fault"
         seat_lamps = {k: v["mode"] for k, v in lamps.items() if k.startswith("seat ")}
         assert seat_lamps and set(seat_lamps.values()) == {"fault"}
+        dealer_lamps = {k: v["mode"] for k, v in lamps.items() if k.startswith("dealer ")}
+        assert dealer_lamps and set(dealer_lamps.values()) == {"off"}  # void is refused too: not offered
         assert t.status()["journal_fault"]["file"] == str(journal.path)
         topic = b""
         while not topic.endswith(b".journal_fault"):

@@ -106,7 +106,7 @@ def test_plain_profile_must_not_set_heartbeat(tmp_path: Path) -> None:
     ("", "the file is empty"),
     ("- a\n- b\n", "top level must be a mapping"),
     ("port: [unclosed\n", "not valid YAML"),
-    (GOOD + "baud: 9600\n", "key 'baud' given twice"),
+    (GOOD + "baud: 9600\n", "line 6, column 1: key 'baud' is given twice"),
 ])
 def test_file_level_problems(tmp_path: Path, text: str, reason: str) -> None:
     path = tmp_path / "broken.yaml"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from controller.daemon.config import TableConfig
 from controller.daemon.endpoints import check_endpoint, enable_ipv6
@@ -39,12 +40,16 @@ def local_key(
     return local_client(KeyFolder(config.key_folder(state_dir)), name or f"local-{role}", role)
 
 
-def add_key_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--key`` and ``--server-key`` for the tools that talk to a table (ctl, watch)."""
+def add_key_arguments(parser: argparse.ArgumentParser, key_help: str | None = None) -> None:
+    """``--key`` and ``--server-key`` for the tools that talk to a table (ctl, watch).
+
+    ``key_help``: a tool whose sockets may be plain (watch) says itself when the key is used, and
+    ``--key`` then has no default (the tool reads $CROUPIER_KEY only where a key is needed).
+    """
     parser.add_argument(
         "--key",
-        default=os.environ.get("CROUPIER_KEY"),
-        help="your CURVE key (a .key_secret made by `croupier keys new`); default $CROUPIER_KEY. "
+        default=os.environ.get("CROUPIER_KEY") if key_help is None else None,
+        help=key_help or "your CURVE key (a .key_secret made by `croupier keys new`); default $CROUPIER_KEY. "
         "Without one the command socket answers nothing",
     )
     parser.add_argument(
@@ -67,6 +72,11 @@ def credentials(
         server = KeyFolder(table.key_folder()).server_public_file
     return client_credentials(key_path, server)
 
+
+
+#: The monitor events that tell a failed CURVE handshake from a daemon that is not there at all.
+_HANDSHAKE_EVENTS = (zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+                     | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
 
 
 class BadReply(RuntimeError):
@@ -92,6 +102,7 @@ class CommandClient:
         self.timeout_ms = int(timeout * 1000)
         self._ctx = ctx or zmq.Context.instance()
         self._sock: zmq.Socket[bytes] | None = None
+        self._monitor: zmq.Socket[bytes] | None = None
         self.key = key
 
     def _socket(self) -> zmq.Socket[bytes]:
@@ -102,9 +113,26 @@ class CommandClient:
             sock.setsockopt(zmq.LINGER, 0)
             sock.setsockopt(zmq.RCVTIMEO, self.timeout_ms)
             sock.setsockopt(zmq.SNDTIMEO, self.timeout_ms)
+            if self.key is not None:  # to say, if nothing answers, whether the CURVE handshake failed
+                self._monitor = sock.get_monitor_socket(_HANDSHAKE_EVENTS)
             sock.connect(self.endpoint)
             self._sock = sock
         return self._sock
+
+    def _handshake_seen(self) -> str:
+        """What the connection's monitor saw: ``auth`` (our key refused), ``failed`` (the handshake
+        failed: the server key is not that daemon's), ``ok`` (connected and secured), or ``""``."""
+        seen = ""
+        monitor = self._monitor
+        while monitor is not None and monitor.poll(0):
+            event = recv_monitor_message(monitor)["event"]
+            if event == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+                return "auth"
+            if event in (zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL, zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL):
+                seen = "failed"
+            elif event == zmq.EVENT_HANDSHAKE_SUCCEEDED and not seen:
+                seen = "ok"
+        return seen
 
     def send_raw(self, payload: bytes) -> dict[str, Any]:
         sock = self._socket()
@@ -112,8 +140,11 @@ class CommandClient:
             sock.send(payload)
             data = sock.recv()
         except zmq.Again:
+            seen = self._handshake_seen()
             self.close()  # a REQ socket that lost its reply cannot be used again
             waited = f"nothing answers at {self.endpoint} within {self.timeout_ms / 1000:g} s"
+            if self.key is not None and seen:
+                raise DaemonUnavailable(self._why_unanswered(seen)) from None
             if self.key is None:
                 raise DaemonUnavailable(
                     f"{waited}: no key given, and a table answers authorised CURVE keys only "
@@ -135,8 +166,26 @@ class CommandClient:
     def call(self, cmd: str, **fields: Any) -> dict[str, Any]:
         return self.send_raw(json.dumps({"cmd": cmd, **fields}).encode())
 
+    def _why_unanswered(self, seen: str) -> str:
+        assert self.key is not None
+        where, secs = self.endpoint, f"{self.timeout_ms / 1000:g} s"
+        if seen == "auth":
+            return (f"the daemon at {where} refused the key {self.key.path}: it is not authorised on "
+                    "that table (croupier keys list / keys add there; docs/security.md)")
+        if seen == "failed":
+            return (f"something listens at {where} but the CURVE handshake failed: it is not the table "
+                    "whose server key this client uses (another table's daemon at that endpoint, or the "
+                    "table's keys were made anew): refused, nothing done; check --table/--endpoint and "
+                    "--server-key")
+        return (f"the daemon at {where} took the request over a secured connection but did not answer "
+                f"within {secs}: busy or stuck (its log says; croupier ctl --timeout to wait longer)")
+
     def close(self) -> None:
         if self._sock is not None:
+            if self._monitor is not None:
+                self._sock.disable_monitor()
+                self._monitor.close(linger=0)
+                self._monitor = None
             self._sock.close(linger=0)
             self._sock = None
 

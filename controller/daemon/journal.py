@@ -409,7 +409,11 @@ def open_readonly(state_dir: Path) -> tuple[sqlite3.Connection, Path, int]:
     if not path.exists():
         raise JournalError(path, "no journal here")
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-    last = conn.execute("SELECT COALESCE(MAX(id), 0) FROM inputs").fetchone()[0]
+    try:
+        last = conn.execute("SELECT COALESCE(MAX(id), 0) FROM inputs").fetchone()[0]
+    except sqlite3.DatabaseError as exc:  # not SQLite, or no inputs table: a tool's one-line error
+        conn.close()
+        raise JournalError(path, f"not a readable SQLite journal: {exc}") from None
     return conn, path, int(last)
 
 

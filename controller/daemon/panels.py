@@ -33,6 +33,7 @@ from controller.table import Table
 from drivers.gpio import GpioZeroBackend, LampMode, LampView, Panel, SimulatedPins, make_factory
 from drivers.gpio.backend import own_simulation
 from drivers.gpio.control import ControlServer, PanelControl
+from drivers.gpio.logic import JOURNAL_FAULT
 
 log = logging.getLogger("croupier.daemon.gpio")
 
@@ -128,7 +129,7 @@ class PanelHost:
         Shown as a tilt of its own (``journal_fault``) on top of the table's state; nothing the table
         does afterwards changes it, since no input is applied until the daemon is restarted.
         """
-        self._view = view = dataclasses.replace(LampView.from_table(table), tilt="journal_fault")
+        self._view = view = dataclasses.replace(LampView.from_table(table), tilt=JOURNAL_FAULT)
         lamps: dict[str, LampMode] = {}
         for panel in self.panels:
             panel.update(view)

@@ -114,12 +114,11 @@ def _archive(args: argparse.Namespace, state_dir: Path) -> int:
 
 
 def _verify(args: argparse.Namespace, state_dir: Path) -> int:
-    path = state_dir / JOURNAL_NAME
-    problem = verify_file(path)
-    if problem is not None:
-        raise JournalError(path, problem)
-    conn, path, last = open_readonly(state_dir)
+    conn, path, last = open_readonly(state_dir)  # first: a missing journal is "no journal here"
     try:
+        problem = verify_file(path)
+        if problem is not None:
+            raise JournalError(path, problem)
         count = sum(1 for _ in read_entries(conn, path, 1, last))
     finally:
         conn.close()

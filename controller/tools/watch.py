@@ -179,7 +179,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pub", help="PUB endpoint (overrides the table file)")
     parser.add_argument("--snapshot", help="snapshot endpoint (overrides the table file)")
     parser.add_argument("--json", action="store_true", help="print each event as its JSON line")
-    add_key_arguments(parser)  # needed when the table has security.curve_events
+    add_key_arguments(parser, key_help=(
+        "your CURVE key, only for a table whose file says security.curve_events: true (then default "
+        "$CROUPIER_KEY); a table with plain events (the default) is followed without one, whatever "
+        "$CROUPIER_KEY says"))
     parser.add_argument(
         "--count", type=int, default=0, help="stop after N events (default: run until Ctrl-C)"
     )
@@ -262,7 +265,12 @@ def _endpoints(
     cfg = None
     if path:
         cfg = load_table(path)
-    key = credentials(args.key, args.server_key, cfg)
+    # Plain PUB and snapshot sockets (the default) fail a CURVE handshake: a key is used only where the
+    # table file says its events need one (or, with no table file, when --key is given outright).
+    key_path = args.key
+    if cfg is not None:
+        key_path = (args.key or os.environ.get("CROUPIER_KEY")) if cfg.spec.security.curve_events else None
+    key = credentials(key_path, args.server_key, cfg)
     if cfg is not None:
         table = cfg.table_id
         pub = pub or cfg.spec.zeromq.pub

@@ -84,6 +84,9 @@ def seat_device(seat: int) -> str:
 
 
 DEALER_DEVICE = "dealer panel"
+#: The tilt the daemon shows when its journal cannot be written: no input is applied, so no
+#: dealer action can resolve it (only a restart of the daemon with a working journal does).
+JOURNAL_FAULT = "journal_fault"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +98,8 @@ class LampView:
     due: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     #: Accepted (staked) wagers: (seat, spot) -> amount.
     wagers: Mapping[tuple[int, str], int] = field(default_factory=dict)
-    #: The tilt's reason (``card_not_due``, ``impossible_card``, ``device_offline``, ``held_card``) or None.
+    #: The tilt's reason (``card_not_due``, ``impossible_card``, ``device_offline``, ``held_card``;
+    #: :data:`JOURNAL_FAULT` when the daemon cannot write its journal) or None.
     tilt: str | None = None
     dp_seat: int | None = None
     seated: frozenset[int] = frozenset()
@@ -388,8 +392,13 @@ class PanelLogic:
         return out
 
     def _dealer_lit(self) -> set[str]:
-        """Dealer lamps light the actions that make sense now; on a tilt, the ones that resolve it."""
+        """Dealer lamps light the actions that make sense now; on a tilt, the ones that resolve it.
+
+        A journal fault refuses every input (void too), so no dealer lamp may offer one.
+        """
         v = self.view
+        if v.tilt == JOURNAL_FAULT:
+            return set()
         if v.tilt == "card_not_due":
             return {"burn", "void"}
         if v.tilt == "impossible_card":

@@ -21,10 +21,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from controller.configfile import ConfigFileError, validation_problems
+from controller.configfile import ConfigFileError, read_yaml, validation_problems
 from controller.games import GAMES
 
 #: BCM numbers on the 40-pin header that are general-purpose I/O (26 of them).
@@ -247,24 +246,6 @@ def check_pin_map(pin_map: PinMap) -> list[tuple[str | None, str]]:
     return problems
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice in one mapping."""
-
-
-def _mapping_no_duplicates(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"key {key!r} is given twice", key_node.start_mark)
-        seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_no_duplicates)
-
-
 def parse_pin_map(data: Any, path: Path | str = "<pin map>", game: str | None = None) -> PinMap:
     """Validate already-loaded YAML data; ``game`` (the table's game) must match the map's if given."""
     if not isinstance(data, Mapping):
@@ -284,15 +265,7 @@ def parse_pin_map(data: Any, path: Path | str = "<pin map>", game: str | None = 
 def load_pin_map(path: Path | str, game: str | None = None) -> PinMap:
     """Read and validate a pin map file; :class:`PinMapError` names the file, the key and the reason."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PinMapError(path, [(None, f"cannot read: {exc.strerror or exc}")]) from None
-    try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        raise PinMapError(path, [(None, f"not valid YAML: {exc}")]) from None
-    return parse_pin_map(data, path, game)
+    return parse_pin_map(read_yaml(path, PinMapError), path, game)
 
 
 def check_disjoint(maps: Mapping[str, PinMap]) -> None:

@@ -14,10 +14,9 @@ import math
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from controller.configfile import ConfigFileError
+from controller.configfile import ConfigFileError, read_yaml
 
 
 class ProfileError(ConfigFileError):
@@ -134,24 +133,6 @@ def _problems(exc: ValidationError) -> list[tuple[str | None, str]]:
     return out
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice (PyYAML would silently keep the last)."""
-
-
-def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)
-        if key in seen:
-            raise yaml.MarkedYAMLError("while reading a mapping", node.start_mark,
-                                       f"key {key!r} given twice", key_node.start_mark)
-        seen.add(key)
-    return loader.construct_mapping(node)
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
 def parse_profile(data: Any, source: Path | str = "<profile>") -> ShoeProfile:
     """Validate already-loaded data; ``source`` names it in errors."""
     if not isinstance(data, dict):
@@ -166,14 +147,7 @@ def parse_profile(data: Any, source: Path | str = "<profile>") -> ShoeProfile:
 def load_profile(path: Path | str) -> ShoeProfile:
     """Read and validate a shoe profile; :class:`ProfileError` names the file, key and reason."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProfileError(path, [(None, f"cannot read: {exc}")]) from None
-    try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        raise ProfileError(path, [(None, f"not valid YAML: {exc}".replace("\n", " "))]) from None
+    data = read_yaml(path, ProfileError)
     if data is None:
         raise ProfileError(path, [(None, "the file is empty")])
     return parse_profile(data, path)

@@ -11,6 +11,11 @@ a NAK for the frame in flight resends it at once; a heartbeat after a second
 of silence; HELLO with sequence 0 at start and after RESET. One thread owns
 the line; the public methods only queue work and wake it, so they are safe
 to call from any thread (a test, stdin, the control socket).
+
+This module is the shoe's face and its thread; the stop-and-wait sender
+(:mod:`drivers.shoe.simsender`), the line's noise (:mod:`drivers.shoe.simnoise`),
+the cards and the shuffler's gate (:mod:`drivers.shoe.simcards`) and the pty or
+socket (:mod:`drivers.shoe.simlink`) are modules of their own.
 """
 
 from __future__ import annotations
@@ -26,10 +31,10 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal
+from typing import Literal
 
-from controller.cards import DECK, Card, CardError, parse_card
-from drivers.shoe.codec import Frame, FrameDecoder, FramingError, encode_frame, encode_line, unstuff
+from controller.cards import Card, CardError, parse_card
+from drivers.shoe.codec import Frame, FrameDecoder, FramingError, encode_line
 from drivers.shoe.messages import (
     FAULT_CODES,
     Ack,
@@ -49,19 +54,14 @@ from drivers.shoe.messages import (
     StatusRequest,
     decode_payload,
 )
+from drivers.shoe.simcards import Gate, SimError, fill, load_deck
 from drivers.shoe.simlink import Link, PtyLink, SocketLink
+from drivers.shoe.simnoise import LINE_FAULTS, NOISE_KINDS, LineNoise
 from drivers.shoe.simquirks import check_quirks
+from drivers.shoe.simsender import MAX_RESEND_INTERVAL, StopAndWait
 
-#: Faults that damage the next transmission (``delay`` takes milliseconds).
-LINE_FAULTS: Final = ("corrupt", "bitflip", "drop", "dup", "truncate", "delay")
-#: What random noise picks from by default (``delay`` stalls the line, so it is opt-in).
-NOISE_KINDS: Final = ("corrupt", "bitflip", "drop", "dup", "truncate")
-#: Longest wait between resends of an unacknowledged frame.
-MAX_RESEND_INTERVAL: Final = 1.0
-
-
-class SimError(ValueError):
-    """A request the simulated shoe cannot do (empty shoe, no such message on the plain profile...)."""
+__all__ = ["LINE_FAULTS", "MAX_RESEND_INTERVAL", "NOISE_KINDS", "SimError", "SimStats", "SimulatedShoe",
+           "load_deck"]
 
 
 @dataclass
@@ -77,30 +77,6 @@ class SimStats:
     dispense_requests: int = 0
     dispensed: int = 0
     faults: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass
-class _InFlight:
-    seq: int
-    message: Message
-    data: bytes
-    due: float
-    interval: float
-    resends: int = 0
-
-
-def load_deck(path: Path | str) -> list[Card]:
-    """Cards in shoe order from a text file: whitespace separated, ``#`` starts a comment."""
-    cards: list[Card] = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        for text in line.split("#", 1)[0].split():
-            try:
-                cards.append(parse_card(text))
-            except CardError as exc:
-                raise SimError(f"{path}:{number}: {exc}") from None
-    if not cards:
-        raise SimError(f"{path}: no cards in the file")
-    return cards
 
 
 class SimulatedShoe:
@@ -137,32 +113,26 @@ class SimulatedShoe:
             raise SimError(f"mode must be 'reader', or 'dealing_shuffler' on v1; got {mode!r} on {protocol}")
         #: ``dealing_shuffler``: a card comes out only on DISPENSE, ``feed_delay`` seconds later.
         self.mode = mode
-        self.feed_delay = feed_delay
-        self._feed_faults: deque[str] = deque()
+        self._gate = Gate(feed_delay)
         self.noise_kinds = tuple(noise_kinds)
         if unknown := set(self.noise_kinds) - set(LINE_FAULTS):
             raise SimError(f"unknown noise kinds {sorted(unknown)}; known: {', '.join(LINE_FAULTS)}")
         if not 0.0 <= noise <= 1.0 or not 1 <= decks <= 255:
             raise SimError(f"noise must be 0..1 and decks 1..255, got {noise} and {decks}")
         self.protocol = protocol
-        self.noise = noise
-        self.ack_timeout = ack_timeout
         self.heartbeat_interval = heartbeat_interval * (2.2 if "slow_heartbeat" in self.quirks else 1)
         self.stats = SimStats()
         self._rng = random.Random(seed)
+        self._line = LineNoise(self._rng, noise, self.noise_kinds, self.stats.faults)
         self._fixed_deck = list(deck) if deck is not None else None
         self._decks = decks
         self._shoe: deque[Card] = deque()
         self._hello = Hello(model, firmware, serial, protocol=2 if "hello_version_2" in self.quirks else 1)
-        self._first_seq = 1 if "hello_seq_1" in self.quirks else 0
+        first_seq = 1 if "hello_seq_1" in self.quirks else 0
+        self._sender = StopAndWait(ack_timeout, first_seq, self.quirks, self.stats)
         self._on_log = on_log
         self._lock = threading.Condition()
         self._queue: deque[Message] = deque()
-        self._in_flight: _InFlight | None = None
-        self._next_seq = self._first_seq
-        self._line_faults: deque[tuple[str, float]] = deque()
-        self._held: list[bytes] = []  # output stalled by a "delay" fault, in order
-        self._hold_until = 0.0
         self._timers: list[tuple[float, int, str, float]] = []  # (when, tiebreak, action, arg)
         self._tiebreak = 0
         self._last_tx = 0.0
@@ -295,7 +265,7 @@ class SimulatedShoe:
             if fault == "disconnect":
                 self._timer(0.0, "unplug", arg)
             elif fault in LINE_FAULTS:
-                self._line_faults.append((fault, arg))
+                self._line.inject(fault, arg)
             else:
                 raise SimError(f"unknown fault {fault!r}; known: {', '.join(LINE_FAULTS)}, disconnect, "
                                f"{', '.join(FAULT_CODES)}")
@@ -306,23 +276,16 @@ class SimulatedShoe:
         ``lose`` (the next DISPENSE is never answered), ``empty`` (no card left), ``slow`` (each
         card comes ``arg`` ms after its DISPENSE), ``normal`` (cards come at once again)."""
         with self._lock:
-            if kind in ("jam", "lose"):
-                self._feed_faults.append(kind)
-            elif kind == "empty":
+            if kind == "empty":
                 self._shoe.clear()
-            elif kind == "slow":
-                self.feed_delay = arg / 1000.0
-            elif kind == "normal":
-                self.feed_delay = 0.0
-                self._feed_faults.clear()
-            else:
+            elif not self._gate.misfeed(kind, arg):
                 raise SimError(f"unknown feed {kind!r}; known: jam, lose, empty, slow MS, normal")
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until everything queued was sent and (v1) acknowledged; False on timeout."""
         with self._lock:
-            return self._lock.wait_for(
-                lambda: not self._queue and self._in_flight is None and not self._held, timeout)
+            return self._lock.wait_for(lambda: not self._queue and self._sender.in_flight is None
+                                       and not self._line.stalled, timeout)
 
     # --- internals (the lock is held) ----------------------------------------------------------------
 
@@ -331,12 +294,7 @@ class SimulatedShoe:
             raise SimError(f"the plain-line profile has no way to report {what}")
 
     def _refill(self) -> None:
-        if self._fixed_deck is not None:
-            cards = list(self._fixed_deck)
-        else:
-            cards = list(DECK) * self._decks
-            self._rng.shuffle(cards)
-        self._shoe = deque(cards)
+        self._shoe = fill(self._fixed_deck, self._decks, self._rng)
         self._dealt = 0
 
     def _send(self, message: Message) -> None:
@@ -356,34 +314,13 @@ class SimulatedShoe:
             self._on_log(text)
 
     def _transmit(self, data: bytes, now: float) -> None:
-        """Put bytes on the line, through an injected or random fault if one is due."""
-        self._last_tx = now
-        if self._line_faults:
-            kind, arg = self._line_faults.popleft()
-        elif self.noise and self._rng.random() < self.noise:
-            kind, arg = self._rng.choice(self.noise_kinds), 100.0
-        else:
-            kind, arg = "", 0.0
-        if kind:
-            self.stats.faults[kind] = self.stats.faults.get(kind, 0) + 1
-        if kind == "corrupt":
-            pos = self._rng.randrange(len(data))
-            data = data[:pos] + bytes(((data[pos] + self._rng.randrange(1, 256)) & 0xFF,)) + data[pos + 1:]
-        elif kind == "bitflip":
-            pos = self._rng.randrange(len(data))
-            data = data[:pos] + bytes((data[pos] ^ (1 << self._rng.randrange(8)),)) + data[pos + 1:]
-        elif kind == "drop":
-            return
-        elif kind == "dup":
-            data = data + data
-        elif kind == "truncate":
-            data = data[:self._rng.randrange(1, len(data))] if len(data) > 1 else b""
-        elif kind == "delay":
-            # A serial line is FIFO: a stall delays everything after it too, never reorders.
-            self._hold_until = max(self._hold_until, now + arg / 1000.0)
-        if self._held or now < self._hold_until:
-            self._held.append(data)
-        elif self._link is not None:
+        """Put bytes on the line, through the line's noise (:mod:`drivers.shoe.simnoise`)."""
+        if data:
+            self._last_tx = now
+            self._line.send(data, now, self._write)
+
+    def _write(self, data: bytes) -> None:
+        if self._link is not None:
             self._link.write(data)
 
     def _on_host_bytes(self, data: bytes, now: float) -> None:
@@ -391,17 +328,11 @@ class SimulatedShoe:
             item = decoded if isinstance(decoded, Frame) else self._bad_crc_taken(decoded)
             if item is None:
                 continue  # damaged host frame: the host will NAK or we will resend on timeout
-            msg, seq, flight = item.message, item.seq, self._in_flight
+            msg, seq = item.message, item.seq
             if isinstance(msg, Ack):
-                if flight is not None and seq == flight.seq:
-                    self.stats.acks += 1
-                    self._in_flight = None
-            elif isinstance(msg, Nak) and "ignore_nak" not in self.quirks:
-                self.stats.naks += 1
-                if flight is not None and seq == flight.seq:
-                    self._resend(flight, now, backoff=False)
-                elif flight is not None and seq == (flight.seq + 1) & 0xFF:
-                    self._in_flight = None  # NAK n acknowledges everything before n
+                self._sender.ack(seq)
+            elif isinstance(msg, Nak):
+                self._transmit(self._sender.nak(seq, now) or b"", now)
             elif isinstance(msg, StatusRequest | Dispense | Reset):
                 self.stats.commands += 1
                 self._command(msg)
@@ -413,10 +344,8 @@ class SimulatedShoe:
         elif isinstance(msg, Dispense):
             self._dispense()
         else:  # Reset: numbering restarts at HELLO 0; anything unacknowledged is sent again after it.
-            forget = self._in_flight is None or "reset_forgets" in self.quirks
-            pending = [] if forget or self._in_flight is None else [self._in_flight.message]
-            self._queue = deque([self._hello, *pending, *self._queue])
-            self._in_flight, self._next_seq = None, self._first_seq
+            pending = self._sender.restart()
+            self._queue = deque([self._hello, *([] if pending is None else [pending]), *self._queue])
             self._faulted = self._faulted and "fault_stays" in self.quirks
             # A card still on its way is void: the host asks again after the HELLO.
             self._timers = [t for t in self._timers if t[2] != "feed"]
@@ -424,22 +353,18 @@ class SimulatedShoe:
 
     def _dispense(self) -> None:
         self.stats.dispense_requests += 1
-        if self.mode == "dealing_shuffler":
-            if self._faulted:
-                self._log("DISPENSE ignored: jammed until RESET")
-                return
-            fault = self._feed_faults.popleft() if self._feed_faults else ""
-            if fault == "jam":
-                self._faulted = True
-                self._queue.append(Fault(FAULT_CODES["jam"], "card jammed at the gate"))
-                return
-            if fault == "lose":
-                self._log("DISPENSE lost (feed lose)")
-                return
-            if self.feed_delay > 0 and self._shoe:
-                self._timer(self.feed_delay, "feed")
-                return
-        self._feed_card()
+        shuffler = self.mode == "dealing_shuffler"
+        outcome = self._gate.dispense(self._faulted, bool(self._shoe)) if shuffler else "now"
+        if outcome == "jam":
+            self._faulted = True
+            self._queue.append(Fault(FAULT_CODES["jam"], "card jammed at the gate"))
+        elif outcome == "later":
+            self._timer(self._gate.delay, "feed")
+        elif outcome == "now":
+            self._feed_card()
+        else:
+            jammed = outcome == "jammed"
+            self._log("DISPENSE ignored: jammed until RESET" if jammed else "DISPENSE lost (feed lose)")
 
     def _heartbeat(self) -> Heartbeat:
         lid = self._lid_open and "no_lid_flag" not in self.quirks
@@ -467,17 +392,6 @@ class SimulatedShoe:
         else:
             self._queue.append(ShoeEmpty())
 
-    def _resend(self, flight: _InFlight, now: float, backoff: bool) -> None:
-        self.stats.resends += 1
-        flight.resends += 1
-        if "give_up" in self.quirks and flight.resends > 3:
-            self._in_flight = None  # broken on purpose: a frame never acknowledged is dropped
-            return
-        if backoff and "fixed_resend" not in self.quirks:
-            flight.interval = min(flight.interval * 2, MAX_RESEND_INTERVAL)
-        flight.due = now + flight.interval
-        self._transmit(flight.data, now)
-
     def _tick(self, now: float) -> None:
         while self._timers and self._timers[0][0] <= now:
             _, _, action, arg = heapq.heappop(self._timers)
@@ -490,10 +404,7 @@ class SimulatedShoe:
                 self._log(f"plugged in again on {self._link.open()}")
             elif action == "feed":
                 self._feed_card()
-        if self._held and now >= self._hold_until:
-            held, self._held = self._held, []
-            if self._link is not None:
-                self._link.write(b"".join(held))
+        self._line.flush(now, self._write)
         if self.protocol == "plain":
             while self._queue:
                 msg = self._queue.popleft()
@@ -501,28 +412,19 @@ class SimulatedShoe:
                     self.stats.frames += 1
                     self._transmit(encode_line(msg), now)
             return
-        flight = self._in_flight
-        if flight is not None and now >= flight.due:
-            self._resend(flight, now, backoff=True)
-        if self._in_flight is None and not self._queue and now - self._last_tx >= self.heartbeat_interval:
+        sender = self._sender
+        self._transmit(sender.due(now) or b"", now)
+        if sender.in_flight is None and not self._queue and now - self._last_tx >= self.heartbeat_interval:
             self._queue.append(self._heartbeat())
-        if self._in_flight is None and self._queue:
-            message = self._queue.popleft()
-            data = encode_frame(self._next_seq, message)
-            if "no_stuffing" in self.quirks:
-                data = data[:1] + unstuff(data[1:-1]) + data[-1:]
-            due = now + self.ack_timeout
-            self._in_flight = _InFlight(self._next_seq, message, data, due, self.ack_timeout)
-            self._next_seq = (self._next_seq + 1) & 0xFF
-            self.stats.frames += 1
-            self._transmit(data, now)
+        if sender.in_flight is None and self._queue:
+            self._transmit(sender.frame(self._queue.popleft(), now), now)
 
     def _next_deadline(self, now: float) -> float:
         deadlines = [now + self.heartbeat_interval]
-        if self._in_flight is not None:
-            deadlines.append(self._in_flight.due)
-        if self._held:
-            deadlines.append(self._hold_until)
+        if self._sender.in_flight is not None:
+            deadlines.append(self._sender.in_flight.due)
+        if (stall_ends := self._line.stall_ends) is not None:
+            deadlines.append(stall_ends)
         if self._timers:
             deadlines.append(self._timers[0][0])
         return max(0.0, min(deadlines) - now)

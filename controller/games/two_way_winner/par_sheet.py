@@ -33,9 +33,9 @@ from math import comb
 from pathlib import Path
 from typing import Any, Final
 
-import yaml
 from pydantic import ValidationError
 
+from controller.configfile import ConfigFileError, read_yaml
 from controller.games.two_way_winner.options import (
     BONUS_KEYS,
     JACKS,
@@ -123,7 +123,7 @@ def load_paytable(table_file: str | None, pairs: Sequence[str]) -> DealerBonusPa
     """The pay table from the defaults, a table file, then ``KEY=ODDS`` pairs; ValueError names the key."""
     data: dict[str, Any] = {}
     if table_file is not None:
-        raw = yaml.safe_load(Path(table_file).read_text(encoding="utf-8"))
+        raw = read_yaml(Path(table_file), ConfigFileError)  # a ValueError naming the file (and line)
         if not isinstance(raw, Mapping):
             raise ValueError(f"{table_file}: a table file is a mapping")
         options = raw.get("options", raw)
@@ -180,7 +180,7 @@ def _pct(value: Fraction, places: int = 4) -> str:
 def run(args: argparse.Namespace) -> int:
     try:
         table = load_paytable(args.table, args.paytable)
-    except (OSError, ValueError, yaml.YAMLError) as exc:
+    except (OSError, ValueError) as exc:
         print(f"croupier math two_way_winner: {exc}", file=sys.stderr)
         return 2
     sheet = par_sheet(table)

@@ -1,0 +1,58 @@
+"""Benches' options a user types from their docstrings (issue 17's acceptance, tried by hand).
+
+bench/scenario_daemon.py --write: the bench times a file it makes in a temp dir; a user checking
+the aim with `croupier scenario FILE --through-daemon` needs that same
+file, so `--write FILE` keeps it. The file must be a valid scenario that settles every round it says
+it has, and the same seed must give the same file.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write(path: Path, rounds: int, seed: int) -> str:
+    args = ["--rounds", str(rounds), "--seed", str(seed), "--write", str(path)]
+    done = subprocess.run([sys.executable, "bench/scenario_daemon.py", *args],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_written_file_is_the_scenario_the_bench_times(tmp_path: Path) -> None:
+    path = tmp_path / "baccarat.yaml"
+    out = write(path, 6, 3)
+    assert f"wrote {path}: 6 Baccarat rounds" in out
+    assert f"croupier scenario {path} --settled-only --through-daemon" in out
+    done = subprocess.run([sys.executable, "-m", "controller.cli", "scenario", str(path), "--settled-only"],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    settled = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["round"] for line in settled] == [1, 2, 3, 4, 5, 6]
+    assert all(line["event"] == "round_settled" and line["settlements"] for line in settled)
+    again = tmp_path / "again.yaml"
+    write(again, 6, 3)
+    assert again.read_text() == path.read_text()
+    write(again, 6, 4)
+    assert again.read_text() != path.read_text()
+
+
+def test_panel_memory_takes_game_names_and_names_an_unknown_table() -> None:
+    # The docstring's example is `--tables baccarat,swap_hand`: game names, not the files' stems.
+    spec = importlib.util.spec_from_file_location("panel_memory", ROOT / "bench" / "panel_memory.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.table_name("baccarat") == "baccarat_sim"
+    assert bench.table_name("baccarat_shuffler_sim") == "baccarat_shuffler_sim"
+    assert {bench.table_name(name) for name in ("baccarat", "swap_hand")} <= set(bench.TABLES)
+    args = ["--tables", "baccarat,nope", "--rounds", "1"]
+    done = subprocess.run([sys.executable, "bench/panel_memory.py", *args],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert "--tables: no shipped simulated table nope (one of " in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""

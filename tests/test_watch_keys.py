@@ -1,0 +1,59 @@
+"""`croupier watch` and keys: a table with plain events (the default) is followed whatever $CROUPIER_KEY says.
+
+Users export CROUPIER_KEY for `ctl` (the demo prints that line) and then run `watch` in the same shell;
+watch used the key for the plain PUB and snapshot sockets, whose CURVE handshake then failed for ever
+("the CURVE handshake failed ... retrying"). A key is for a table whose file says
+security.curve_events: true; there it is still required and used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_daemon_support import config_for
+from test_identity import fast_config, running
+
+from controller.cli import main
+from controller.daemon.client import local_key
+
+
+def watch(table: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    assert main(["watch", "--table", str(table), "--json", "--idle-exit", "1"]) == 0
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def test_watch_follows_a_plain_table_with_croupier_key_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = fast_config(tmp_path)
+    runner = running(config)
+    try:
+        monkeypatch.setenv("CROUPIER_KEY", str(local_key(config).path))  # the table's own operator key
+        out, err = watch(config.path, capsys)
+        assert '"table": "t1"' in out and "handshake" not in err
+        monkeypatch.setenv("CROUPIER_KEY", str(tmp_path / "missing.key_secret"))  # not even read
+        out, err = watch(config.path, capsys)
+        assert '"table": "t1"' in out and err == ""
+    finally:
+        runner.stop()
+
+
+def test_watch_uses_the_key_where_the_table_says_events_need_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "curve").mkdir()
+    zeromq = {"pub": f"ipc://{tmp_path}/c.pub", "snapshot": f"ipc://{tmp_path}/c.snap",
+              "command": f"ipc://{tmp_path}/c.cmd", "heartbeat": 0.2}
+    config = config_for(tmp_path / "curve", name="c1", zeromq=zeromq, security={"curve_events": True})
+    runner = running(config)
+    try:
+        monkeypatch.setenv("CROUPIER_KEY", str(local_key(config).path))
+        out, err = watch(config.path, capsys)
+        assert '"table": "c1"' in out and "handshake" not in err
+        monkeypatch.setenv("CROUPIER_KEY", str(tmp_path / "missing.key_secret"))
+        assert main(["watch", "--table", str(config.path), "--json", "--idle-exit", "1"]) != 0
+        assert "missing.key_secret" in capsys.readouterr().err
+    finally:
+        runner.stop()
