@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import platform
 import shutil
@@ -39,7 +38,7 @@ from pathlib import Path
 import zmq
 
 from controller.cards import DECK
-from controller.daemon.client import local_key
+from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table
 from drivers.shoe.codec import encode_frame
 from drivers.shoe.messages import CardMsg, Hello
@@ -47,6 +46,8 @@ from drivers.shoe.messages import CardMsg, Hello
 ROOT = Path(__file__).resolve().parents[1]
 #: Cards through each path before the measured ones (imports, caches, the first pages of the journal).
 WARMUP = 200
+#: Seconds a command may wait for its reply: the first waits for the daemon to start.
+START_TIMEOUT = 60.0
 
 
 class Pty:
@@ -161,26 +162,14 @@ def start_daemon(fsync: bool, work: Path) -> Target:
         cmd.append("--no-fsync")
     key = local_key(load_table(table))  # the command socket takes authorised CURVE keys only
     proc = subprocess.Popen(cmd, cwd=ROOT)
-    ctx = zmq.Context.instance()
-    req = key.secure(ctx.socket(zmq.REQ))
-    req.setsockopt(zmq.LINGER, 0)
-    req.connect(command)
-
-    def call(cmd: str) -> dict[str, object]:
-        req.send(json.dumps({"cmd": cmd}).encode())
-        reply: dict[str, object] = json.loads(req.recv())
-        return reply
-
-    while True:
-        status = call("status")
-        if (status.get("shoe_device") or {}).get("connected"):  # type: ignore[union-attr]
-            break
+    client = CommandClient(command, timeout=START_TIMEOUT, key=key)
+    while not (client.call("status").get("shoe_device") or {}).get("connected"):
         time.sleep(0.1)
-    sub = ctx.socket(zmq.SUB)
+    sub = zmq.Context.instance().socket(zmq.SUB)
     sub.setsockopt(zmq.SUBSCRIBE, b"bench.card_burned")
     sub.connect(pub)
-    call("new_shoe")
-    return Target(name, proc, pty, sub, lambda: call("new_shoe"), lambda: req.close(linger=0))
+    client.call("new_shoe")
+    return Target(name, proc, pty, sub, lambda: client.call("new_shoe"), client.close)
 
 
 def start_relay() -> Target:

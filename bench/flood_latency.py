@@ -19,7 +19,6 @@ table does not know (their handshakes fail in the ZAP thread; they get nothing).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -30,9 +29,9 @@ import time
 from pathlib import Path
 
 import zmq
-from daemon_latency import Pty, figures, measure
+from daemon_latency import START_TIMEOUT, Pty, figures, measure
 
-from controller.daemon.client import local_key
+from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table
 from controller.daemon.keys import ClientCredentials, client_credentials
 
@@ -111,18 +110,11 @@ def run(cards: int, peers: int, window: int, work: Path, against: str = "snapsho
         cwd=ROOT,
     )
     ctx = zmq.Context.instance()
-    req = key.secure(ctx.socket(zmq.REQ))
-    req.setsockopt(zmq.LINGER, 0)
-    req.connect(command)
-
-    def call(cmd: str) -> dict[str, object]:
-        req.send(json.dumps({"cmd": cmd}).encode())
-        reply: dict[str, object] = json.loads(req.recv())
-        return reply
-
+    client = CommandClient(command, timeout=START_TIMEOUT, key=key)
+    call = client.call
     flooder = None
     try:
-        while not (call("status").get("shoe_device") or {}).get("connected"):  # type: ignore[union-attr]
+        while not (call("status").get("shoe_device") or {}).get("connected"):
             time.sleep(0.1)
         sub = ctx.socket(zmq.SUB)
         sub.setsockopt(zmq.SUBSCRIBE, b"bench.card_burned")
@@ -154,7 +146,7 @@ def run(cards: int, peers: int, window: int, work: Path, against: str = "snapsho
     finally:
         if flooder is not None and flooder.poll() is None:
             flooder.kill()
-        req.close(linger=0)
+        client.close()
         proc.terminate()
         proc.wait(30)
         pty.close()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -129,6 +130,10 @@ def main() -> int:
     parser.add_argument("--follower", choices=sorted(FOLLOWERS), default="python",
                         help="the docs-only follower: Python (default) or JavaScript (make node first)")
     args = parser.parse_args()
+    node_modules = ROOT / "examples" / "node-follower" / "node_modules"
+    if args.follower == "node" and not (shutil.which("node") and (node_modules / "zeromq").is_dir()):
+        parser.error(f"--follower node needs Node and the follower's packages in {node_modules}: "
+                     "run `make node` first")
     live, behind, caught = [], [], []
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:
         for run in range(args.runs):

@@ -56,3 +56,14 @@ def test_panel_memory_takes_game_names_and_names_an_unknown_table() -> None:
     assert done.returncode == 2
     assert "--tables: no shipped simulated table nope (one of " in done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_resync_bench_asks_for_make_node_when_the_node_follower_cannot_run(tmp_path: Path) -> None:
+    # Without node on PATH the Node follower cannot start: one usage line saying `make node`, not a
+    # traceback from inside the first run ("the follower stopped").
+    args = ["--follower", "node", "--runs", "1"]
+    done = subprocess.run([sys.executable, "bench/resync_after_restart.py", *args],
+                          cwd=ROOT, capture_output=True, text=True, check=False, env={"PATH": str(tmp_path)})
+    assert done.returncode == 2
+    assert "--follower node needs Node and the follower's packages" in done.stderr
+    assert "run `make node` first" in done.stderr and "Traceback" not in done.stderr

@@ -424,7 +424,8 @@ def test_lamps_tell_the_truth_at_every_step_of_a_round(game: str) -> None:
     _check_lamps(rig, game)
 
 
-def test_a_tilt_puts_every_lamp_in_the_fault_pattern() -> None:
+def _dealing_rig() -> Rig:
+    """One seat with a staked main bet, dealing; the dealer panel (no lamps) and the tower."""
     pin_map = build_map("swap_hand", {1: {"buttons": ["hit", "stand"], "spots": ["main"]}}, tower=True,
                         dealer=True)
     rig = Rig(pin_map, limits=TableLimits(min_bet=200))
@@ -434,6 +435,11 @@ def test_a_tilt_puts_every_lamp_in_the_fault_pattern() -> None:
     rig.sync()
     rig.press(None, "close_betting")
     rig.sync()
+    return rig
+
+
+def test_a_tilt_puts_every_lamp_in_the_fault_pattern() -> None:
+    rig = _dealing_rig()
     assert rig.table.phase == "dealing"
     rig.table.apply(I.DeviceStatus("shoe", False, "unplugged"))
     rig.sync()
@@ -445,15 +451,7 @@ def test_a_tilt_puts_every_lamp_in_the_fault_pattern() -> None:
 
 def test_a_journal_fault_lights_no_dealer_action() -> None:
     """No input is applied during a journal fault (void neither): no dealer lamp offers one."""
-    pin_map = build_map("swap_hand", {1: {"buttons": ["hit", "stand"], "spots": ["main"]}}, tower=True,
-                        dealer=True)
-    rig = Rig(pin_map, limits=TableLimits(min_bet=200))
-    rig.press(None, "open_betting")
-    rig.sync()
-    rig.chips(1, "main", True)
-    rig.sync()
-    rig.press(None, "close_betting")
-    rig.sync()
+    rig = _dealing_rig()
     assert "void" in rig.panel.logic._dealer_lit()  # (this map's dealer has no lamps)
     view = dataclasses.replace(LampView.from_table(rig.table), tilt=JOURNAL_FAULT)
     rig.panel.logic.update(view)

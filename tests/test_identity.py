@@ -360,3 +360,17 @@ def test_ctl_with_a_key_the_table_does_not_know_says_so(
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
     assert f"refused the key {key}: it is not authorised on that table" in err
+
+
+def test_ctl_with_a_key_at_the_snapshot_port_says_it_may_be_a_socket_without_keys(
+    table: tuple[TableConfig, CommandClient], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A user with CROUPIER_KEY exported who points ctl at the snapshot port (plain) is told that this
+    # may be such a socket, not only "another table".
+    config, _ = table
+    argv = ["ctl", "--key", str(local_key(config).path), "--endpoint", config.spec.zeromq.snapshot,
+            "--timeout", "1", "--raw", "{}"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the CURVE handshake failed" in err
+    assert "or a socket without keys such as the table's snapshot port" in err

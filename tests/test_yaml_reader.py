@@ -11,19 +11,12 @@ from pathlib import Path
 
 import pytest
 from test_daemon_support import write_table
+from test_scenario_format import BASE as SCENARIO
 
 from controller.cli import main
 from controller.configfile import ConfigFileError, read_yaml
 from controller.daemon.config import TableFileError, load_table
 from controller.scenario import ScenarioError, load_scenario
-
-SCENARIO = """\
-game: baccarat
-credits: {1: 10000}
-rounds:
-  - bets: {1: {player: 100}}
-    cards: [9C, 9D, KH, KS]
-"""
 
 
 def test_bad_yaml_names_the_file_the_line_and_the_column(tmp_path: Path) -> None:

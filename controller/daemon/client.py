@@ -174,9 +174,9 @@ class CommandClient:
                     "that table (croupier keys list / keys add there; docs/security.md)")
         if seen == "failed":
             return (f"something listens at {where} but the CURVE handshake failed: it is not the table "
-                    "whose server key this client uses (another table's daemon at that endpoint, or the "
-                    "table's keys were made anew): refused, nothing done; check --table/--endpoint and "
-                    "--server-key")
+                    "whose server key this client uses (another table's daemon at that endpoint, the "
+                    "table's keys made anew, or a socket without keys such as the table's snapshot port): "
+                    "refused, nothing done; check --table/--endpoint and --server-key")
         return (f"the daemon at {where} took the request over a secured connection but did not answer "
                 f"within {secs}: busy or stuck (its log says; croupier ctl --timeout to wait longer)")
 

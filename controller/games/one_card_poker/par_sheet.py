@@ -33,20 +33,27 @@ def _counts(decks: int) -> list[int]:
     return [4 * decks] * RANKS
 
 
+def _showdown(counts: list[int], weight: int = 1) -> tuple[int, int, int]:
+    """Ways (player higher, lower, tie) to draw the player's card then the DP's from ``counts``,
+    each way counted ``weight`` times (the ways the cards already gone could have come)."""
+    higher = lower = tie = 0
+    for p in range(RANKS):
+        for d in range(RANKS):
+            ways = weight * counts[p] * (counts[d] - (p == d))
+            if p > d:
+                higher += ways
+            elif p < d:
+                lower += ways
+            else:
+                tie += ways
+    return higher, lower, tie
+
+
 def first_cards(decks: int) -> tuple[Fraction, Fraction, Fraction]:
     """(player higher, player lower, tie) for one player's first card against the DP's."""
     counts = _counts(decks)
     n = sum(counts)
-    higher = lower = tie = 0
-    for p in range(RANKS):
-        for d in range(RANKS):
-            weight = counts[p] * (counts[d] - (p == d))
-            if p > d:
-                higher += weight
-            elif p < d:
-                lower += weight
-            else:
-                tie += weight
+    higher, lower, tie = _showdown(counts)
     total = n * (n - 1)
     return Fraction(higher, total), Fraction(lower, total), Fraction(tie, total)
 
@@ -58,15 +65,8 @@ def first_war_pair(decks: int) -> tuple[Fraction, Fraction, Fraction]:
     for r in range(RANKS):  # the tied rank: two of its cards are gone
         w_tie = counts[r] * (counts[r] - 1)
         counts[r] -= 2
-        for p in range(RANKS):
-            for d in range(RANKS):
-                weight = w_tie * counts[p] * (counts[d] - (p == d))
-                if p > d:
-                    higher += weight
-                elif p < d:
-                    lower += weight
-                else:
-                    tie += weight
+        h, lo, t = _showdown(counts, w_tie)
+        higher, lower, tie = higher + h, lower + lo, tie + t
         counts[r] += 2
     total = higher + lower + tie
     return Fraction(higher, total), Fraction(lower, total), Fraction(tie, total)
