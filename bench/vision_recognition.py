@@ -41,6 +41,16 @@ AIM_ACCURACY = 0.995
 AIM_MS = 10.0
 
 
+def start() -> str:
+    """One OpenCV thread (the figures are per thread); print and return the command, then the machine."""
+    cv2.setNumThreads(1)
+    command = "python " + " ".join([sys.argv[0], *sys.argv[1:]])
+    print(f"# {command}")
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"OpenCV {cv2.__version__}, one thread; load average at start {os.getloadavg()[0]:.1f}")
+    return command
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -53,11 +63,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2026, help="the held-out set's seed")
     parser.add_argument("--json", type=Path, help="write every report here")
     args = parser.parse_args()
-    cv2.setNumThreads(1)
-    command = "python " + " ".join([sys.argv[0], *sys.argv[1:]])
-    print(f"# {command}")
-    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"OpenCV {cv2.__version__}, one thread; load average at start {os.getloadavg()[0]:.1f}")
+    command = start()
     reports = {}
     failed = False
     for name in args.designs.split(","):

@@ -342,13 +342,21 @@ def scene(
     card: Card | None, design: Design, seed: int, size: tuple[int, int] = (640, 480), cond: Conditions = FLOOR
 ) -> Image:
     """One frame of the scan window showing ``card`` (None: the empty window)."""
+    return photograph(None if card is None else render_face(card, design), seed, size, cond)
+
+
+def photograph(
+    face: Image | None, seed: int, size: tuple[int, int] = (640, 480), cond: Conditions = FLOOR
+) -> Image:
+    """One frame of the scan window showing ``face`` (any artwork, ``FACE_W`` x ``FACE_H`` BGR; None:
+    the empty window), photographed as :func:`scene` photographs the drawn designs."""
     rng = random.Random(seed)
     w, h = size
     frame = _felt(rng, w, h)
     corners = None
-    if card is not None:
+    if face is not None:
         corners = _corners(rng, w, h, cond)
-        _place(frame, render_face(card, design), corners)
+        _place(frame, face, corners)
     return _photograph(frame, rng, cond, corners)
 
 
