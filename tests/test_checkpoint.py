@@ -257,6 +257,9 @@ def test_journal_export_archive_verify(tmp_path: Path, capsys: pytest.CaptureFix
     assert "row 4: input does not parse" in capsys.readouterr().err
     assert cli_main(["journal", "export", "--state-dir", str(tmp_path / "nowhere")]) == 1
     assert "no journal here" in capsys.readouterr().err
+    for rows in (["--from", "5", "--to", "2"], ["--from", "0"]):  # an empty or impossible range is said
+        assert cli_main(["journal", "export", "--state-dir", state, *rows]) == 2
+        assert "rows are numbered from 1 and --to is not before --from" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("action", [["export"], ["verify"], ["archive", "copy.sqlite3"]])

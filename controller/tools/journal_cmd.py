@@ -74,11 +74,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace, state_dir: Path) -> int:
+    if args.start < 1 or (args.stop is not None and args.stop < args.start):
+        print(f"croupier journal export: --from {args.start} --to {args.stop}: rows are numbered from 1 "
+              "and --to is not before --from", file=sys.stderr)
+        return 2
     conn, path, last = open_readonly(state_dir)
     stop = last if args.stop is None else min(args.stop, last)
     out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
     try:
-        for e in read_entries(conn, path, max(1, args.start), stop):
+        for e in read_entries(conn, path, args.start, stop):
             out.write(json.dumps({"row": e.id, "at": e.at, "source": e.source, "input": e.input.to_dict(),
                                   "ref": e.ref}) + "\n")
     finally:
