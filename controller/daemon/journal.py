@@ -230,9 +230,9 @@ class Journal:
             build.execute("PRAGMA journal_mode=WAL")  # persistent in the file's header
         finally:
             build.close()  # checkpoints and removes the -wal file
-        _fsync_file(tmp)
+        _fsync(tmp)
         tmp.replace(path)
-        _fsync_dir(path.parent)
+        _fsync(path.parent)
         _write_marker(marker, header["id"])
         return cls(path, _connect(path, fsync), header, 0)
 
@@ -457,20 +457,12 @@ def _write_marker(marker: Path, journal_id: str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     tmp.replace(marker)
-    _fsync_dir(marker.parent)
+    _fsync(marker.parent)
 
 
-def _fsync_file(path: Path) -> None:
+def _fsync(path: Path) -> None:
+    """Flush a file, or a directory (a rename is durable only once its directory is)."""
     fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_dir(directory: Path) -> None:
-    """A rename is durable only once its directory is."""
-    fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
