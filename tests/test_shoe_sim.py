@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -298,3 +299,31 @@ def test_shuffled_decks_are_seeded_and_complete() -> None:
     finally:
         a.close()
         b.close()
+
+
+def _close_at_once(sim: SimulatedShoe, start: threading.Barrier, errors: list[BaseException]) -> None:
+    start.wait()
+    try:
+        sim.close()
+    except BaseException as exc:  # noqa: BLE001 - what the test is about
+        errors.append(exc)
+
+
+def test_close_from_two_threads_at_once_lets_the_link_go_once(tmp_path: Path) -> None:
+    """'quit' on stdin closes the simulator while the CLI's own exit closes it too: neither may close
+    the other's fds (once it was EBADF on the link's claim, and `croupier sim shoe` exited 1)."""
+    for attempt in range(30):
+        sim = SimulatedShoe("v1", seed=attempt)
+        sim.open_pty(tmp_path / f"shoe{attempt}")
+        start = threading.Barrier(4)
+        errors: list[BaseException] = []
+        closers = [threading.Thread(target=_close_at_once, args=(sim, start, errors)) for _ in range(4)]
+        for t in closers:
+            t.start()
+        for t in closers:
+            t.join(10)
+        assert errors == []
+        assert not (tmp_path / f"shoe{attempt}").exists()  # unplugged: the link is gone
+        again = SimulatedShoe("v1", seed=attempt)  # and its claim let go: another may take it
+        again.open_pty(tmp_path / f"shoe{attempt}")
+        again.close()

@@ -145,6 +145,10 @@ class SimulatedShoe:
         self._wake_w.setblocking(False)  # a full wake buffer means "already awake", never a wait
         self._thread: threading.Thread | None = None
         self._closed = threading.Event()
+        #: close() may run on two threads at once ('quit' on stdin, and the CLI's own exit): the link's
+        #: fds and its claim are let go by exactly one of them.
+        self._teardown = threading.Lock()
+        self._torn_down = False
         self._refill()
         if protocol == "v1":
             self._queue.append(self._hello)
@@ -187,16 +191,20 @@ class SimulatedShoe:
         return self._closed
 
     def close(self) -> None:
-        """Stop the loop and unplug. Idempotent."""
+        """Stop the loop and unplug. Idempotent, and safe from two threads at once."""
         self._closed.set()
         self._wake()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join()
-        if self._link is not None:
-            self._link.close()
-            self._link.release()
-        for sock in (self._wake_r, self._wake_w):
-            sock.close()
+        with self._teardown:
+            if self._torn_down:
+                return
+            self._torn_down = True
+            if self._link is not None:
+                self._link.close()
+                self._link.release()
+            for sock in (self._wake_r, self._wake_w):
+                sock.close()
 
     # --- what the shoe does ----------------------------------------------------------------------
 
