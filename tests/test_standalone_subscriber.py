@@ -199,8 +199,17 @@ def test_the_node_follower_refuses_a_message_the_schema_does_not_allow(tmp_path:
         lines.until(lambda x: x["what"] == "redraw", "first redraw")
         seq = command(config, z.command, config.state_dir, {"cmd": "credit_in", "seat": 1, "amount": 1000})
         seen = lines.until(lambda x: x["what"] == "invalid", "the credit event reported invalid")
-        assert seen[-1]["schema"] == "croupier.schema.json#/$defs/event.credit", seen
-        assert "amount" in seen[-1]["error"] and seen[-1]["message"]["seq"] == seq, seen
+        invalid = seen[-1]
+        assert "amount" in invalid["error"], seen
+        if invalid["schema"] == "croupier.schema.json#/$defs/SnapshotReply":
+            # The event went out before the follower's subscription reached the PUB socket (ZeroMQ's
+            # slow joiner): the heartbeat said it was behind, and the re-sync's reply carried the event.
+            assert seen[0]["what"] == "behind", seen
+            carried = [e for e in invalid["message"]["events"] if e["seq"] == seq]
+            assert [e["event"] for e in carried] == ["credit"], seen
+        else:
+            assert invalid["schema"] == "croupier.schema.json#/$defs/event.credit", seen
+            assert invalid["message"]["seq"] == seq, seen
         assert not any(x["what"] == "event" for x in seen), seen  # not applied
     finally:
         follower.terminate()
