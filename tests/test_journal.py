@@ -169,3 +169,17 @@ def test_table_file_errors_name_file_key_reason(tmp_path: Path, capsys: pytest.C
     table = write_table(tmp_path, name="t3", shoe="nowhere.yaml")
     assert main(["run", str(table)]) == 2
     assert "key 'shoe.profile': no file 'nowhere.yaml'" in capsys.readouterr().err
+
+
+def test_a_resent_commands_key_is_found_through_the_partial_index(tmp_path: Path) -> None:
+    """Only inputs sent with a key are in ``inputs_ref`` (a card writes no index page), and looking a
+    key up still reads the index, not the whole journal."""
+    service = _open(tmp_path)
+    service.submit(I.CreditIn(1, 500), "test", ref="cash-1")
+    conn = service.journal.connection
+    query = "EXPLAIN QUERY PLAN SELECT id FROM inputs WHERE ref = ?"
+    plan = " ".join(str(row[-1]) for row in conn.execute(query, ("cash-1",)))
+    assert "USING COVERING INDEX inputs_ref" in plan
+    (index,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'inputs_ref'").fetchone()
+    assert str(index).endswith("WHERE ref IS NOT NULL")
+    service.journal.close()

@@ -26,7 +26,7 @@ from test_daemon_support import write_table
 
 from controller.cards import parse_card
 from controller.daemon.config import load_table
-from controller.daemon.journal import JOURNAL_NAME, NEW_SUFFIX, Journal, JournalFault
+from controller.daemon.journal import JOURNAL_NAME, NEW_SUFFIX, Journal, JournalError, JournalFault
 from controller.daemon.server import Daemon
 from controller.daemon.statelock import StateDirBusy, StateDirLock
 from controller.inputs import CardSeen, CreditIn
@@ -56,25 +56,82 @@ def test_a_card_and_its_frame_are_one_commit_and_the_cursor_survives_a_reopen(tm
     again.close()
 
 
+def _version_1(path: Path, with_cursor: bool) -> None:
+    """Rebuild a version 1 layout: ``ref TEXT UNIQUE``; no frame columns or cursor table (the first
+    journals), or a cursor row without ``row``, written with every card."""
+    conn = sqlite3.connect(path)
+    frame_columns = ", shoe_session TEXT, shoe_seq INTEGER" if with_cursor else ""
+    conn.executescript(
+        f"CREATE TABLE old AS SELECT id, at, source, input, ref{', shoe_session, shoe_seq' * with_cursor} "
+        "FROM inputs; DROP TABLE inputs; "
+        "CREATE TABLE inputs (id INTEGER PRIMARY KEY, at REAL NOT NULL, source TEXT NOT NULL, "
+        f"input TEXT NOT NULL, ref TEXT UNIQUE{frame_columns}); INSERT INTO inputs SELECT * FROM old; "
+        "DROP TABLE old; DROP TABLE shoe_cursor; UPDATE meta SET value = '1' WHERE key = 'version';"
+    )
+    if with_cursor:
+        last = conn.execute("SELECT shoe_session, shoe_seq FROM inputs WHERE shoe_session IS NOT NULL "
+                            "ORDER BY id DESC LIMIT 1").fetchone()
+        conn.executescript("CREATE TABLE shoe_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), "
+                           "session TEXT NOT NULL, seq INTEGER NOT NULL);")
+        conn.execute("INSERT INTO shoe_cursor VALUES (1, ?, ?)", last)
+        conn.commit()
+    conn.close()
+
+
+def _version(path: Path) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        return str(conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0])
+    finally:
+        conn.close()
+
+
 def test_a_journal_from_before_the_shoe_cursor_is_brought_up_to_date(tmp_path: Path) -> None:
     path = tmp_path / JOURNAL_NAME
     journal = _journal(tmp_path)
     journal.append(CreditIn(1, 500), "command:t", 1.0)
     journal.close()
-    conn = sqlite3.connect(path)  # rebuild the old layout: no frame columns, no cursor table
-    conn.executescript(
-        "CREATE TABLE old AS SELECT id, at, source, input, ref FROM inputs; DROP TABLE inputs; "
-        "CREATE TABLE inputs (id INTEGER PRIMARY KEY, at REAL NOT NULL, source TEXT NOT NULL, "
-        "input TEXT NOT NULL, ref TEXT UNIQUE); INSERT INTO inputs SELECT * FROM old; DROP TABLE old; "
-        "DROP TABLE shoe_cursor;"
-    )
-    conn.close()
+    _version_1(path, with_cursor=False)
     old = _journal(tmp_path)
     assert old.shoe_cursor is None and old.last_id == 1
+    assert _version(path) == "2" and old.header["version"] == "2"
     old.append(CardSeen(parse_card("2C")), "shoe", 3.0, frame=FrameId("s", 1))
     assert [e.input for e in old.entries()] == [CreditIn(1, 500), CardSeen(parse_card("2C"))]
     old.close()
     assert _journal(tmp_path).shoe_cursor == FrameId("s", 1)
+
+
+def test_a_version_1_journal_keeps_its_cursor_and_idempotency_keys_when_brought_up_to_date(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / JOURNAL_NAME
+    journal = _journal(tmp_path)
+    journal.append(CardSeen(parse_card("AS")), "shoe", 1.0, frame=FrameId("a", 5))
+    journal.append(CreditIn(1, 500), "command:t", 2.0, ref="r1")
+    journal.close()
+    _version_1(path, with_cursor=True)
+    old = _journal(tmp_path)
+    assert old.shoe_cursor == FrameId("a", 5) and _version(path) == "2"
+    with pytest.raises(JournalFault, match="UNIQUE constraint failed: inputs.ref"):
+        old.append(CreditIn(1, 500), "command:t", 3.0, ref="r1")  # the old UNIQUE index still holds
+    old.close()
+    again = _journal(tmp_path)
+    assert again.shoe_cursor == FrameId("a", 5) and again.find_ref("r1") == 2
+    again.append(CardSeen(parse_card("KD")), "shoe", 4.0, frame=FrameId("a", 6))
+    again.close()
+    assert _journal(tmp_path).shoe_cursor == FrameId("a", 6)
+
+
+def test_a_journal_of_a_newer_version_is_refused_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / JOURNAL_NAME
+    _journal(tmp_path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE meta SET value = '3' WHERE key = 'version'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(JournalError, match=r"bad header: format 'croupier-journal' version '3' \(expected "
+                                           r"'croupier-journal' version 2 or older\)"):
+        _journal(tmp_path)
 
 
 def test_a_full_journal_is_a_fault_that_refuses_every_later_write(

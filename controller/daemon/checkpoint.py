@@ -31,11 +31,12 @@ import pickle
 import sqlite3
 import time
 from collections import deque
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from controller.daemon.journal import Journal
 from controller.daemon.recall import RoundRecorder
 from controller.events import Event
 from controller.table import Table
@@ -99,26 +100,27 @@ def ensure_schema(conn: sqlite3.Connection) -> None:
 
 def capture(row: int, seq: int, table: Table, recorder: RoundRecorder,
             recent: deque[tuple[int, Event]]) -> CheckpointState:
-    flat = [(s, type(e), tuple(getattr(e, name) for name in _field_names(type(e)))) for s, e in recent]
+    flat = [(s, type(e), tuple(getattr(e, name) for name in _fields_of(e))) for s, e in recent]
     return CheckpointState(row, seq, table, list(recorder.finished), recorder.current, flat)
 
 
-_FIELD_NAMES: dict[type[Event], tuple[str, ...]] = {}
-
-
-def _field_names(cls: type[Event]) -> tuple[str, ...]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+def _fields_of(event: Event) -> tuple[str, ...]:
+    names: tuple[str, ...] = event.__match_args__  # the constructor's fields, in order
     return names
 
 
-def write(conn: sqlite3.Connection, state: CheckpointState, *, keep: int = KEEP) -> int:
-    """Store ``state`` atomically (one transaction, older ones beyond ``keep`` pruned); its size in bytes."""
+def write(journal: Journal, state: CheckpointState, *, keep: int = KEEP) -> int:
+    """Store ``state`` atomically (one transaction, older ones beyond ``keep`` pruned); its size in bytes.
+
+    The same transaction writes the journal's shoe cursor as of ``state.row``: a start then looks for
+    a later cursor in the input rows after the newest checkpoint only (controller.daemon.journal).
+    """
     blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
     digest = hashlib.sha256(blob).hexdigest()
+    conn = journal.connection
     conn.execute("BEGIN IMMEDIATE")
     try:
+        journal.save_cursor(conn)
         conn.execute(
             "INSERT OR REPLACE INTO checkpoints(row, at, seq, code, sha256, state) VALUES (?, ?, ?, ?, ?, ?)",
             (state.row, time.time(), state.seq, engine_code(), digest, blob),

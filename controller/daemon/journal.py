@@ -9,19 +9,24 @@ applied before a crash is not applied twice: it is the same settlement,
 recomputed. Nothing but the journal and a marker file is kept on disk.
 
 Durability: WAL mode with ``synchronous=FULL`` fsyncs the WAL at every
-commit, and each input is its own transaction; the caller publishes the
+commit, and each input is its own transaction (one INSERT, one page: the
+card path's commit is most of its time); the caller publishes the
 input's events only after :meth:`Journal.append` returned. On a power cut,
 an input whose commit returned is on disk; one whose commit did not return
 was never applied or published, so the world never saw a state the journal
 cannot rebuild. ``fsync=False`` (``synchronous=OFF``) is for benchmarks only.
 
 Exactly once on the shoe path: a card's row also records the shoe frame it
-came in (the shoe session and the frame's sequence number), and the
-``shoe_cursor`` row (the last shoe frame the daemon accepted) is updated in
-the same transaction. The shoe resends a frame until it is acknowledged and
-the daemon acknowledges only after the commit, so after a crash the
-restarted reader starts from this cursor and recognises the resend of a
-frame it had already committed (docs/daemon.md, "Exactly once").
+came in (the shoe session and the frame's sequence number), in the same
+single-row commit. The shoe cursor (the last shoe frame the daemon accepted)
+is the frame of the last input row that has one, unless the ``shoe_cursor``
+row was written after that input: it holds frames that are not inputs (a new
+shoe session, a run of heartbeats) and the row it was written after, and is
+refreshed by every checkpoint, so finding the cursor at start reads only the
+rows since the last checkpoint. The shoe resends a frame until it is
+acknowledged and the daemon acknowledges only after the commit, so after a
+crash the restarted reader starts from this cursor and recognises the resend
+of a frame it had already committed (docs/daemon.md, "Exactly once").
 
 A write that fails (disk full, I/O error, read-only, locked) is a
 :class:`JournalFault`: the journal refuses every later write with the same
@@ -36,13 +41,12 @@ existed raises :class:`JournalError` naming the file, the row and the reason.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -52,7 +56,10 @@ from controller.inputs import Input, InputError, input_from_dict
 from drivers.shoe.transport import FrameId
 
 FORMAT: Final = "croupier-journal"
-VERSION: Final = 1
+#: 2: the shoe cursor is read from the input rows (version 1 wrote a cursor row with every card);
+#: a version 1 journal is brought up to version 2 when a daemon opens it (:func:`_bring_up_to_date`),
+#: and a daemon of version 1 refuses a version 2 journal instead of resuming from a stale cursor.
+VERSION: Final = 2
 JOURNAL_NAME: Final = "journal.sqlite3"
 #: Written once a journal exists; its presence without the journal means the journal was lost.
 MARKER_NAME: Final = "journal.marker"
@@ -64,25 +71,24 @@ CREATE TABLE inputs (
     at REAL NOT NULL,          -- wall-clock time (the core never sees it)
     source TEXT NOT NULL,      -- shoe, command, gpio, ...
     input TEXT NOT NULL,       -- Input.to_dict() as JSON
-    ref TEXT UNIQUE,           -- a client's idempotency key, if it gave one
+    ref TEXT,                  -- a client's idempotency key, if it gave one (unique: inputs_ref)
     shoe_session TEXT,         -- the shoe frame a shoe input came in: session ...
     shoe_seq INTEGER           -- ... and sequence number (NULL for other inputs)
 );
-CREATE TABLE shoe_cursor (     -- the last shoe frame accepted: where a restarted reader resumes
+-- Partial: the inputs without a key (every card) write no index page.
+CREATE UNIQUE INDEX inputs_ref ON inputs(ref) WHERE ref IS NOT NULL;
+CREATE TABLE shoe_cursor (     -- a shoe frame accepted without an input, or a checkpoint's cursor
     id INTEGER PRIMARY KEY CHECK (id = 1),
     session TEXT NOT NULL,
-    seq INTEGER NOT NULL
+    seq INTEGER NOT NULL,
+    row INTEGER NOT NULL       -- the last input row when it was written: a frame on a later row is newer
 );
 """
 
-#: Brings a journal written before the shoe cursor existed up to date (same format version: the
-#: added columns and table are optional for reading, so older readers and replay are unaffected).
-_UPGRADE: Final = (
-    "ALTER TABLE inputs ADD COLUMN shoe_session TEXT",
-    "ALTER TABLE inputs ADD COLUMN shoe_seq INTEGER",
-    "CREATE TABLE shoe_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), session TEXT NOT NULL, "
-    "seq INTEGER NOT NULL)",
+_INSERT: Final = (
+    "INSERT INTO inputs(id, at, source, input, ref, shoe_session, shoe_seq) VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
+_SET_CURSOR: Final = "INSERT OR REPLACE INTO shoe_cursor(id, session, seq, row) VALUES (1, ?, ?, ?)"
 
 #: Suffix of the file a new journal is built in before it is renamed into place.
 NEW_SUFFIX: Final = ".new"
@@ -131,6 +137,8 @@ class Journal:
     ) -> None:
         self.path = path
         self._conn = conn
+        #: One cursor for every write: a new one per statement is an allocation on the card path.
+        self._writer = conn.cursor()
         self.header = header
         self.last_id = last_id
         #: The last shoe frame accepted (committed with its input, or recorded alone).
@@ -253,21 +261,22 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise JournalError(path, f"bad header: {exc}") from None
-        if header.get("format") != FORMAT or header.get("version") != str(VERSION) or "id" not in header:
+        if header.get("format") != FORMAT or header.get("version") not in _READS or "id" not in header:
             conn.close()
             raise JournalError(
                 path,
                 f"bad header: format {header.get('format')!r} version "
-                f"{header.get('version')!r} (expected {FORMAT!r} version {VERSION})",
+                f"{header.get('version')!r} (expected {FORMAT!r} version {VERSION} or older)",
             )
         if last[0] != last[1]:
             conn.close()
             raise JournalError(path, f"{last[1]} inputs but the last id is {last[0]}: rows are missing")
         try:
+            _bring_up_to_date(conn, header, int(last[0]))
             cursor = _shoe_cursor(conn)
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise JournalError(path, f"cannot add the shoe cursor to this journal: {exc}") from None
+            raise JournalError(path, f"cannot bring this journal up to version {VERSION}: {exc}") from None
         return cls(path, conn, header, int(last[0]), cursor)
 
     # --- writing -------------------------------------------------------------------------------
@@ -282,21 +291,10 @@ class Journal:
         journal refuses every later write.
         """
         expected = self.last_id + 1
-
-        def insert(conn: sqlite3.Connection) -> None:
-            cur = conn.execute(
-                "INSERT INTO inputs(at, source, input, ref, shoe_session, shoe_seq) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (at, source, json.dumps(inp.to_dict()), ref, *(frame or (None, None))),
-            )
-            if cur.lastrowid != expected:  # another writer: never commit a row out of order
-                raise sqlite3.IntegrityError(
-                    f"expected to write row {expected}, SQLite gave {cur.lastrowid} (another writer?)"
-                )
-            if frame is not None:
-                _set_cursor(conn, frame)
-
-        self._write(insert)
+        session, seq = frame if frame is not None else (None, None)
+        # The row's id is given, not taken: if another writer took it, the INSERT fails (a fault),
+        # so a row is never committed out of order.
+        self._write(_INSERT, (expected, at, source, inp.to_json(), ref, session, seq))
         self.last_id = expected
         if frame is not None:
             self.shoe_cursor = frame
@@ -304,8 +302,15 @@ class Journal:
 
     def record_shoe_frame(self, frame: FrameId) -> None:
         """Make ``frame`` the shoe cursor without an input (a new shoe session, a run of heartbeats)."""
-        self._write(lambda conn: _set_cursor(conn, frame))
+        self._write(_SET_CURSOR, (frame.session, frame.seq, self.last_id))
         self.shoe_cursor = frame
+
+    def save_cursor(self, conn: sqlite3.Connection) -> None:
+        """In a caller's transaction (a checkpoint's): write the cursor as of now, so a start reads only
+        the input rows after it to find the cursor. Nothing to write if no shoe frame was ever taken:
+        then no row up to now has one either."""
+        if self.shoe_cursor is not None:
+            conn.execute(_SET_CURSOR, (self.shoe_cursor.session, self.shoe_cursor.seq, self.last_id))
 
     def mark_fault(self, reason: str) -> JournalFault:
         """A write outside :meth:`append` failed (a checkpoint): fault the journal as a failed append does."""
@@ -313,21 +318,15 @@ class Journal:
             self.fault = JournalFault(self.path, reason)
         return self.fault
 
-    def _write(self, body: Callable[[sqlite3.Connection], None]) -> None:
-        """One transaction; any failure is a :class:`JournalFault`, kept for every later write."""
+    def _write(self, statement: str, args: tuple[Any, ...]) -> None:
+        """One statement, committed by SQLite as its own transaction (the connection is in autocommit
+        mode): all of it or none of it. Any failure is a :class:`JournalFault`, kept for every later
+        write."""
         if self.fault is not None:
             raise self.fault
-        conn = self._conn
         try:
             faults.point("journal_write")
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                body(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.execute("ROLLBACK")
-                raise
+            self._writer.execute(statement, args)
         except (sqlite3.Error, OSError) as exc:
             raise self.mark_fault(f"write failed: {type(exc).__name__}: {exc}") from exc
         faults.point("journal_commit")
@@ -417,26 +416,57 @@ def open_readonly(state_dir: Path) -> tuple[sqlite3.Connection, Path, int]:
     return conn, path, int(last)
 
 
-def _shoe_cursor(conn: sqlite3.Connection) -> FrameId | None:
-    """The journal's shoe cursor, adding the cursor's columns and table first to an older journal."""
+#: The header versions this code opens (older ones are brought up to :data:`VERSION` first).
+_READS: Final = frozenset(str(v) for v in range(1, VERSION + 1))
+
+
+def _bring_up_to_date(conn: sqlite3.Connection, header: dict[str, str], last_id: int) -> None:
+    """Make an older journal a version :data:`VERSION` one, in one transaction.
+
+    Version 1 from before the shoe cursor: add the frame columns and the cursor table. Version 1
+    with a cursor: it was written with every card, so it is the cursor as of the last row; it gets
+    that row. The input rows and their ``ref TEXT UNIQUE`` index stay as they are.
+    """
+    if header.get("version") == str(VERSION):
+        return
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "shoe_cursor" not in tables:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in _UPGRADE:
-                conn.execute(statement)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-    row = conn.execute("SELECT session, seq FROM shoe_cursor WHERE id = 1").fetchone()
-    return None if row is None else FrameId(str(row[0]), int(row[1]))
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if "shoe_cursor" not in tables:
+            conn.execute("ALTER TABLE inputs ADD COLUMN shoe_session TEXT")
+            conn.execute("ALTER TABLE inputs ADD COLUMN shoe_seq INTEGER")
+            conn.execute("CREATE TABLE shoe_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), "
+                         "session TEXT NOT NULL, seq INTEGER NOT NULL, row INTEGER NOT NULL)")
+        else:
+            conn.execute("ALTER TABLE shoe_cursor ADD COLUMN row INTEGER NOT NULL DEFAULT 0")
+            conn.execute("UPDATE shoe_cursor SET row = ?", (last_id,))
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'version'", (str(VERSION),))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    header["version"] = str(VERSION)
 
 
-def _set_cursor(conn: sqlite3.Connection, frame: FrameId) -> None:
-    conn.execute(
-        "INSERT OR REPLACE INTO shoe_cursor(id, session, seq) VALUES (1, ?, ?)", (frame.session, frame.seq)
-    )
+def _shoe_cursor(conn: sqlite3.Connection) -> FrameId | None:
+    """The last shoe frame accepted: the cursor row, or the frame of a later input row.
+
+    Only the rows after the cursor row and after the newest checkpoint (which refreshed the cursor
+    row in its own transaction, :meth:`Journal.save_cursor`) are read, newest first.
+    """
+    saved = conn.execute("SELECT session, seq, row FROM shoe_cursor WHERE id = 1").fetchone()
+    floor = 0 if saved is None else int(saved[2])
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "checkpoints" in tables:
+        floor = max(floor, int(conn.execute("SELECT COALESCE(MAX(row), 0) FROM checkpoints").fetchone()[0]))
+    later = conn.execute(
+        "SELECT shoe_session, shoe_seq FROM inputs WHERE id > ? AND shoe_session IS NOT NULL "
+        "ORDER BY id DESC LIMIT 1",
+        (floor,),
+    ).fetchone()
+    if later is not None:
+        return FrameId(str(later[0]), int(later[1]))
+    return None if saved is None else FrameId(str(saved[0]), int(saved[1]))
 
 
 def _connect(path: Path, fsync: bool) -> sqlite3.Connection:

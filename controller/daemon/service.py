@@ -230,7 +230,7 @@ class TableService:
             return False
         state = checkpoint.capture(row, self.seq, self.table, self.recorder, self.recent)
         try:
-            size = checkpoint.write(self.journal.connection, state, keep=self.checkpoint_keep)
+            size = checkpoint.write(self.journal, state, keep=self.checkpoint_keep)
         except (sqlite3.Error, OSError) as exc:
             # The input before it is committed and applied: it must not be reported as failed.
             # But the disk is failing: the journal is faulted, so the next input is refused.
