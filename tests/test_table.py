@@ -8,7 +8,7 @@ import re
 import pytest
 
 from controller import inputs as I
-from controller.cards import parse_card
+from controller.cards import DECK, parse_card
 from controller.games.baccarat.rules import Baccarat, BaccaratOptions, BaccaratRound
 from controller.games.base import RoundLedger, Settlement
 from controller.limits import TableLimits
@@ -236,6 +236,17 @@ def test_inputs_round_trip_through_json() -> None:
         I.Decision(3, "hit"), I.VoidRound(), I.SetDesignatedPlayer(4), I.CreditOut(1, 5),
     ]:
         assert I.input_from_dict(json.loads(json.dumps(inp.to_dict()))) == inp
+        assert inp.to_json() == json.dumps(inp.to_dict())
+
+
+@pytest.mark.parametrize("burn", [False, True])
+def test_a_card_inputs_remembered_json_is_its_json(burn: bool) -> None:
+    """CardSeen.to_json is memoised (it is most of the journal): for every card, the same text as the
+    generic encoding, and it reads back as the same input."""
+    for card in DECK:
+        inp = I.CardSeen(card, burn)
+        assert inp.to_json() == json.dumps(inp.to_dict())
+        assert I.input_from_dict(json.loads(inp.to_json())) == inp
 
 
 @pytest.mark.parametrize(
