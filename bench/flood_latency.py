@@ -126,6 +126,7 @@ def run(cards: int, peers: int, window: int, work: Path, against: str = "snapsho
             call("new_shoe")
 
         measure(pty, sub, 200, reshuffle)  # warm-up
+        pty.stop_and_wait()  # every measured card must be acknowledged
         quiet = measure(pty, sub, cards, reshuffle)
         flooder = subprocess.Popen(
             [sys.executable, __file__, "--flood", snap if against == "snapshot" else command, "--peers",
