@@ -18,12 +18,10 @@ import sys
 from typing import Any
 
 import zmq.asyncio
-from aiohttp import web
 
 from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.daemon.runner import die_with_parent
 from signage.feed import TableFeed, run_feeds
-from signage.server import make_app
 
 DEFAULT_LISTEN = "127.0.0.1:8080"
 
@@ -94,6 +92,12 @@ async def _watch_parent(pid: int, stop: asyncio.Event) -> None:
 
 
 async def serve(feeds: list[TableFeed], host: str, port: int, parent: int | None = None) -> None:
+    # Imported here, not at the top: every ``croupier`` command builds its parser from this module,
+    # and aiohttp and its dependencies are a third of a table daemon's memory.
+    from aiohttp import web
+
+    from signage.server import make_app
+
     app = make_app({f.table: f for f in feeds})
     runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
     await runner.setup()

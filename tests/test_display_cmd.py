@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,3 +61,12 @@ def test_listen_and_command_line_errors(tmp_path: Path, capsys: pytest.CaptureFi
     broken.write_text(yaml.safe_dump({"table": "x"}))
     assert main(["display", str(broken)]) == 2
     assert "broken.yaml" in capsys.readouterr().err
+
+
+def test_croupier_loads_the_display_server_only_to_serve() -> None:
+    """Every ``croupier`` command (the table daemon included) builds its parser from
+    signage.display_cmd; aiohttp and its dependencies weigh about 10 MB of a daemon's memory."""
+    probe = "import sys, controller.cli; print(sorted({m.split('.')[0] for m in sys.modules} & {'aiohttp'}))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1], timeout=60)
+    assert out.stdout.strip() == "[]"
