@@ -16,6 +16,7 @@ before checkpoints. Not a test: it prints figures.
 from __future__ import annotations
 
 import argparse
+import logging
 import shutil
 import sqlite3
 import statistics
@@ -73,6 +74,8 @@ def main() -> int:
     parser.add_argument("--inputs", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    # Its tables have no keys (nobody commands them): that warning, once per start, is not a figure.
+    logging.getLogger("croupier.auth").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory(prefix="croupier-start-") as tmp:
         work = Path(tmp)
         old = config_for(work, work / "old")
