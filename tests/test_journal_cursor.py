@@ -99,7 +99,9 @@ def _steps_to_find_the_cursor(path: Path) -> int:
 
 
 @pytest.mark.parametrize("framed", [True, False], ids=["shoe table", "table without a shoe"])
-def test_finding_the_cursor_reads_only_the_rows_after_the_newest_checkpoint(tmp_path: Path, framed: bool) -> None:
+def test_finding_the_cursor_reads_only_the_rows_after_the_newest_checkpoint(
+    tmp_path: Path, framed: bool
+) -> None:
     """A camera table's journal has no framed row at all: without the checkpoint's bound every start
     would read the whole journal looking for one."""
     counts = []
