@@ -16,6 +16,7 @@ from test_identity import fast_config, running
 
 from controller.cli import main
 from controller.daemon.client import local_key
+from controller.daemon.keys import KeyFolder
 
 
 def watch(table: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
@@ -55,5 +56,26 @@ def test_watch_uses_the_key_where_the_table_says_events_need_one(
         monkeypatch.setenv("CROUPIER_KEY", str(tmp_path / "missing.key_secret"))
         assert main(["watch", "--table", str(config.path), "--json", "--idle-exit", "1"]) != 0
         assert "missing.key_secret" in capsys.readouterr().err
+    finally:
+        runner.stop()
+
+
+def test_idle_exit_gives_up_on_a_table_that_refuses_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key the table does not know fails the CURVE handshake, so no event ever arrives: that is
+    idle too. --idle-exit used to retry for ever there; a script waiting on it hung."""
+    (tmp_path / "curve").mkdir()
+    zeromq = {"pub": f"ipc://{tmp_path}/c.pub", "snapshot": f"ipc://{tmp_path}/c.snap",
+              "command": f"ipc://{tmp_path}/c.cmd", "heartbeat": 0.2}
+    config = config_for(tmp_path / "curve", name="c1", zeromq=zeromq, security={"curve_events": True})
+    runner = running(config)
+    try:
+        stranger = KeyFolder(tmp_path / "elsewhere").new_client("mallory", "observer")
+        monkeypatch.setenv("CROUPIER_KEY", str(stranger))
+        assert main(["watch", "--table", str(config.path), "--json", "--idle-exit", "1"]) == 1
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert "retrying" in captured.err and "no events for 1 s (--idle-exit): giving up" in captured.err
     finally:
         runner.stop()

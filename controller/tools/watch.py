@@ -186,7 +186,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--count", type=int, default=0, help="stop after N events (default: run until Ctrl-C)"
     )
-    parser.add_argument("--idle-exit", type=float, default=0.0, help="stop after N seconds without events")
+    parser.add_argument("--idle-exit", type=float, default=0.0,
+                        help="stop after N seconds without events (exit 1 if the table could not be "
+                             "reached, or refused the key, for that long)")
     parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
     parser.add_argument(
         "--stale-after", type=float, default=DEFAULT_STALE_AFTER,
@@ -301,11 +303,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"croupier watch: {exc}", file=sys.stderr)
         return 2
     try:
+        failing_since: float | None = None
         while True:
             try:
                 watch(sub, sys.stdout, args.json, args.count, args.idle_exit, lamps=not args.no_lamps)
                 return 0
             except (RuntimeError, DaemonUnavailable) as exc:  # daemon gone or refusing: say so, retry
+                now = time.monotonic()
+                failing_since = now if failing_since is None else failing_since
+                if args.idle_exit and now - failing_since >= args.idle_exit:
+                    # Nothing arrives while the table cannot be reached (or refuses our key): that is
+                    # idle too, and a script waiting on --idle-exit must not wait for ever.
+                    print(f"croupier watch: {exc}; no events for {args.idle_exit:g} s (--idle-exit): "
+                          "giving up", file=sys.stderr)
+                    return 1
                 print(f"croupier watch: {exc}; retrying", file=sys.stderr)
                 time.sleep(1.0)
     except KeyboardInterrupt:
