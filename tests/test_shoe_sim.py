@@ -120,6 +120,7 @@ def test_shoe_messages_and_commands(tmp_path: Path, cleanup: list[Any]) -> None:
     assert run_command(sim, "burn") == "ok burned KD"
     assert run_command(sim, "deal 9S") == "ok dealt 9S"
     assert run_command(sim, "lid open") == "ok lid open"
+    assert run_command(sim, "lid close") == "error: lid open|closed, not 'close'"
     assert run_command(sim, "fault misread smudged") == "ok fault misread"
     reader.request_card()  # DISPENSE: the shuffler deals its next card, 2C
     events.wait(lambda: len(events.cards()) == 4)

@@ -69,7 +69,9 @@ def run_command(sim: SimulatedShoe, line: str) -> str:
         if cmd == "empty":
             sim.empty()
             return "ok"
-        if cmd == "lid" and args and args[0] in ("open", "closed"):
+        if cmd == "lid":
+            if not args or args[0] not in ("open", "closed"):
+                return f"error: lid open|closed, not {' '.join(args) or 'nothing'!r}"
             sim.lid(args[0] == "open")
             return f"ok lid {args[0]}"
         if cmd == "fault" and args:
