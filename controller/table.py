@@ -418,17 +418,18 @@ class Table:
 
     def _resolved(self, how: TiltHow, held: list[I.CardSeen]) -> list[Event]:
         """The tilt's cause is resolved: play resumes, or, with cards held meanwhile, a ``held_card`` tilt."""
-        events: list[Event] = [TiltCleared(self.round_no, how)]
+        return [TiltCleared(self.round_no, how), *self._resume(held)]
+
+    def _resume(self, held: list[I.CardSeen]) -> list[Event]:
+        """After a tilt ends: play goes on, or the cards still ``held`` raise a ``held_card`` tilt."""
         self._last_due = None
         if held:
             first = held[0].card
             self.tilt = Tilt("held_card", first, f"{len(held)} card(s) arrived during the tilt: take or burn "
                              f"{first.code}", held)
-            events.append(self.tilt.event(self.round_no))
-            return events
+            return [self.tilt.event(self.round_no)]
         self.tilt = None
-        events.extend(self._after_step())
-        return events
+        return self._after_step()
 
     def _take_held(self, inp: I.TakeHeld) -> list[Event]:
         """The first held card, applied as if it were delivered now; the others stay held."""
@@ -453,7 +454,7 @@ class Table:
             return events + applied
         events.extend(applied)
         if rest:
-            events.extend(self._resolved("taken", rest)[1:])
+            events.extend(self._resume(rest))
         return events
 
     def _burn_held(self, tilt: Tilt) -> list[Event]:
