@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zmq
 
 from controller import inputs as I
 from controller.cli import main as cli_main
@@ -281,3 +282,45 @@ def test_journal_tools_say_in_one_line_what_is_wrong_with_the_state_dir(
         err = capsys.readouterr().err
         assert err == f"croupier journal {action[0]}: {state / 'journal.sqlite3'}: {why}\n"
     assert not (tmp_path / "copy.sqlite3").exists()
+
+
+def test_the_input_that_makes_a_checkpoint_due_is_published_first_and_a_failed_checkpoint_halts_at_once(
+        tmp_path: Path) -> None:
+    """The daemon writes a due checkpoint after the input's events are out (a round's settlement
+    does not wait for milliseconds of pickling), before the next input; if that write fails, the
+    table halts then, not at the next input. A trigger on the journal's checkpoints table makes the
+    write fail as a full disk would: a real SQLite error."""
+    zmq_spec = {k: f"ipc://{tmp_path}/{k}" for k in ("pub", "snapshot", "command")}
+    raw = {"table": "t", "game": "baccarat", "seats": 7, "state_dir": str(tmp_path / "state"),
+           "zeromq": zmq_spec}
+    config = parse_table(raw, tmp_path / "t.yaml")
+    key = local_key(config)
+    daemon = Daemon(config, use_shoe=False)
+    service = daemon.open()
+    service.checkpoint_every = 5
+    service.journal.connection.execute(
+        "CREATE TRIGGER no_room BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'no room'); END")
+    sub = zmq.Context.instance().socket(zmq.SUB)
+    sub.setsockopt(zmq.SUBSCRIBE, b"t.")
+    sub.setsockopt(zmq.RCVTIMEO, 10_000)
+    with DaemonThread(daemon):
+        sub.connect(zmq_spec["pub"])
+        client = CommandClient(zmq_spec["command"], timeout=10, key=key)
+        try:
+            time.sleep(0.3)  # the subscription reaches the PUB
+            for n in range(1, 5):  # rows 1..4: no checkpoint due yet
+                assert client.call("credit_in", seat=1, amount=100 * n)["ok"]
+            assert client.call("credit_in", seat=2, amount=500)["ok"]  # row 5: due, and it fails
+            topics = []
+            while not topics or topics[-1] != "t.journal_fault":
+                topic, body = sub.recv_multipart()
+                topics.append(topic.decode())
+            assert topics.count("t.credit") == 5 and topics.index("t.journal_fault") > max(
+                i for i, t in enumerate(topics) if t == "t.credit")
+            error = json.loads(body)["error"]
+            assert "checkpoint write failed" in error and "no room" in error
+            refused = client.call("credit_in", seat=3, amount=100)
+            assert not refused.get("ok") and "journal" in json.dumps(refused)
+        finally:
+            client.close()
+            sub.close(linger=0)

@@ -217,6 +217,8 @@ class Daemon:
             self.open()
         self._loop = loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
+        assert self.service is not None
+        self.service.checkpoint_later = lambda: loop.call_soon(self._checkpoint)
         if install_signals:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, self._stop.set)
@@ -466,6 +468,17 @@ class Daemon:
         if self.dispenser is not None:
             self.dispenser.after_apply(self.service.table)
         return applied
+
+    def _checkpoint(self) -> None:
+        """Loop, right after the input that made a checkpoint due was published (and, from the shoe,
+        acknowledged), before the next input. Not while stopping: the journal may be closed by the
+        time the loop runs this, and the next start replays a few more inputs instead."""
+        service, stop = self.service, self._stop
+        if service is None or stop is None or stop.is_set():
+            return
+        service.maybe_checkpoint()
+        if service.journal.fault is not None:  # the write failed: halt now, not at the next input
+            self.journal_faulted(service.journal.fault)
 
     def submit_from_device(self, inp: Input, source: str) -> None:
         """A panel's input: as :meth:`submit`; a journal fault is already reported (and halts the table)."""

@@ -15,6 +15,7 @@ import logging
 import sqlite3
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,6 +95,11 @@ class TableService:
         self.checkpoint_mid_round = checkpoint_mid_round
         #: The row of the last checkpoint written or started from (0: none).
         self.checkpoint_row = 0
+        #: Set by the daemon: called when :meth:`submit` finds a checkpoint due, instead of writing it
+        #: there; it must call :meth:`maybe_checkpoint` before the next input. So the input's events
+        #: (a round's settlement: checkpoints come at round ends) are published, and its shoe frame
+        #: acknowledged, without waiting for the checkpoint (milliseconds of pickling and a write).
+        self.checkpoint_later: Callable[[], object] | None = None
 
     @property
     def table_id(self) -> str:
@@ -177,7 +183,10 @@ class TableService:
             self.seq += 1
             self.recent.append((self.seq, event))
             payloads.append(event_payload(self.table_id, self.seq, event))
-        self.maybe_checkpoint()
+        if self.checkpoint_later is None:
+            self.maybe_checkpoint()
+        elif self.checkpoint_due():
+            self.checkpoint_later()
         return Applied(row, first, events, payloads=payloads)
 
     def _sensor_wagers_of_round(self) -> set[tuple[int, str]]:
@@ -221,13 +230,19 @@ class TableService:
                     self.sensor_wagers.discard(key)
         if self.sensor_wagers:
             self.sensor_wagers &= set(self.table.staked)
+
+    def checkpoint_due(self) -> bool:
+        """:attr:`checkpoint_every` inputs went by since the last checkpoint, and (unless mid_round) the
+        round is over."""
+        if self.journal.last_id - self.checkpoint_row < self.checkpoint_every:
+            return False
+        return self.checkpoint_mid_round or self.table.phase == "idle"
+
     def maybe_checkpoint(self) -> bool:
-        """Write a checkpoint if :attr:`checkpoint_every` inputs went by since the last (at a round end)."""
+        """Write a checkpoint if one is due (:meth:`checkpoint_due`); True if it was written."""
+        if not self.checkpoint_due():
+            return False
         row = self.journal.last_id
-        if row - self.checkpoint_row < self.checkpoint_every:
-            return False
-        if not self.checkpoint_mid_round and self.table.phase != "idle":
-            return False
         state = checkpoint.capture(row, self.seq, self.table, self.recorder, self.recent)
         try:
             size = checkpoint.write(self.journal, state, keep=self.checkpoint_keep)
