@@ -16,6 +16,7 @@ from test_identity import fast_config, running
 
 from controller.cli import main
 from controller.daemon.client import local_key
+from controller.daemon.config import TableConfig
 from controller.daemon.keys import KeyFolder
 
 
@@ -41,13 +42,18 @@ def test_watch_follows_a_plain_table_with_croupier_key_set(
         runner.stop()
 
 
-def test_watch_uses_the_key_where_the_table_says_events_need_one(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def curve_table(tmp_path: Path) -> TableConfig:
+    """Table c1, whose file says its events need a key (security.curve_events)."""
     (tmp_path / "curve").mkdir()
     zeromq = {"pub": f"ipc://{tmp_path}/c.pub", "snapshot": f"ipc://{tmp_path}/c.snap",
               "command": f"ipc://{tmp_path}/c.cmd", "heartbeat": 0.2}
-    config = config_for(tmp_path / "curve", name="c1", zeromq=zeromq, security={"curve_events": True})
+    return config_for(tmp_path / "curve", name="c1", zeromq=zeromq, security={"curve_events": True})
+
+
+def test_watch_uses_the_key_where_the_table_says_events_need_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = curve_table(tmp_path)
     runner = running(config)
     try:
         monkeypatch.setenv("CROUPIER_KEY", str(local_key(config).path))
@@ -65,10 +71,7 @@ def test_idle_exit_gives_up_on_a_table_that_refuses_the_key(
 ) -> None:
     """A key the table does not know fails the CURVE handshake, so no event ever arrives: that is
     idle too. --idle-exit used to retry for ever there; a script waiting on it hung."""
-    (tmp_path / "curve").mkdir()
-    zeromq = {"pub": f"ipc://{tmp_path}/c.pub", "snapshot": f"ipc://{tmp_path}/c.snap",
-              "command": f"ipc://{tmp_path}/c.cmd", "heartbeat": 0.2}
-    config = config_for(tmp_path / "curve", name="c1", zeromq=zeromq, security={"curve_events": True})
+    config = curve_table(tmp_path)
     runner = running(config)
     try:
         stranger = KeyFolder(tmp_path / "elsewhere").new_client("mallory", "observer")
