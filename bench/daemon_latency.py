@@ -142,16 +142,21 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def measure(pty: Pty, sub: zmq.Socket[bytes], cards: int, reshuffle: object = None) -> list[float]:
-    lat = []
-    for i in range(cards):
-        if reshuffle is not None and pty.seq_total and pty.seq_total % 400 == 0:
-            reshuffle()  # type: ignore[operator]  # 8 decks: a new shoe before any card is impossible
-        t0 = pty.send_card(i)
-        sub.recv_multipart()
-        lat.append((time.perf_counter() - t0) * 1000)
-        pty.take_ack()
-    return lat
+def one_card(pty: Pty, sub: zmq.Socket[bytes], i: int,
+             reshuffle: Callable[[], object] | None = None) -> float:
+    """One card, frame to event, in ms; then its ACK (once :meth:`Pty.stop_and_wait` was called)."""
+    if reshuffle is not None and pty.seq_total and pty.seq_total % 400 == 0:
+        reshuffle()  # 8 decks: a new shoe before any card is impossible
+    t0 = pty.send_card(i)
+    sub.recv_multipart()
+    took = (time.perf_counter() - t0) * 1000
+    pty.take_ack()
+    return took
+
+
+def measure(pty: Pty, sub: zmq.Socket[bytes], cards: int,
+            reshuffle: Callable[[], object] | None = None) -> list[float]:
+    return [one_card(pty, sub, i, reshuffle) for i in range(cards)]
 
 
 class Target:
@@ -162,17 +167,10 @@ class Target:
                  close: Callable[[], None] | None = None) -> None:
         self.name, self.proc, self.pty, self.sub = name, proc, pty, sub
         self._reshuffle, self._close = reshuffle, close
-        self.lat: list[float] = []
 
     def card(self, i: int) -> float:
         """One card, frame to event, in ms."""
-        if self._reshuffle is not None and self.pty.seq_total and self.pty.seq_total % 400 == 0:
-            self._reshuffle()  # 8 decks: a new shoe before any card is impossible
-        t0 = self.pty.send_card(i)
-        self.sub.recv_multipart()
-        took = (time.perf_counter() - t0) * 1000
-        self.pty.take_ack()
-        return took
+        return one_card(self.pty, self.sub, i, self._reshuffle)
 
     def close(self) -> None:
         self.sub.close(linger=0)
