@@ -416,6 +416,11 @@ def open_readonly(state_dir: Path) -> tuple[sqlite3.Connection, Path, int]:
     return conn, path, int(last)
 
 
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    """The names of the journal file's tables."""
+    return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
 #: The header versions this code opens (older ones are brought up to :data:`VERSION` first).
 _READS: Final = frozenset(str(v) for v in range(1, VERSION + 1))
 
@@ -429,7 +434,7 @@ def _bring_up_to_date(conn: sqlite3.Connection, header: dict[str, str], last_id:
     """
     if header.get("version") == str(VERSION):
         return
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    tables = _tables(conn)
     conn.execute("BEGIN IMMEDIATE")
     try:
         if "shoe_cursor" not in tables:
@@ -456,8 +461,7 @@ def _shoe_cursor(conn: sqlite3.Connection) -> FrameId | None:
     """
     saved = conn.execute("SELECT session, seq, row FROM shoe_cursor WHERE id = 1").fetchone()
     floor = 0 if saved is None else int(saved[2])
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "checkpoints" in tables:
+    if "checkpoints" in _tables(conn):
         floor = max(floor, int(conn.execute("SELECT COALESCE(MAX(row), 0) FROM checkpoints").fetchone()[0]))
     later = conn.execute(
         "SELECT shoe_session, shoe_seq FROM inputs WHERE id > ? AND shoe_session IS NOT NULL "
