@@ -452,8 +452,6 @@ class Daemon:
         except JournalFault as exc:
             self.journal_faulted(exc)
             raise
-        if self.service.journal.fault is not None:  # committed, but a write after it failed
-            self.journal_faulted(self.service.journal.fault)
         log_alerts(self.config.table_id, source, inp, applied.events)
         pub = self._pub
         tid = self.config.table_id
