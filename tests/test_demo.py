@@ -27,17 +27,20 @@ def demo(*args: str) -> subprocess.Popen[str]:
     )
 
 
-def processes_with(text: str) -> list[int]:
-    found = []
+def command_lines() -> dict[int, str]:
+    """Every process's command line, by pid (one that ends while this reads is left out)."""
+    found = {}
     for pid in os.listdir("/proc"):
         if pid.isdigit():
             try:
-                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                found[int(pid)] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
             except OSError:
                 continue
-            if text in cmdline:
-                found.append(int(pid))
     return found
+
+
+def processes_with(text: str) -> list[int]:
+    return [pid for pid, cmdline in command_lines().items() if text in cmdline]
 
 
 def ports_free(base: int) -> bool:
@@ -59,14 +62,29 @@ def started_demo(base: int) -> tuple[subprocess.Popen[str], int]:
     proc = demo("--delay", "0.02", "--ports", str(base))
     assert proc.stdout is not None
     deadline = time.monotonic() + 60
+    work: Path | None = None
     for line in proc.stdout:
+        if line.startswith("Commands while it runs: CROUPIER_KEY="):  # <work>/state/keys/clients/demo.key_…
+            work = Path(line.split("=", 1)[1].split()[0]).parents[3]
         if "round_settled" in line:
             break
         assert time.monotonic() < deadline
     runs = set(processes_with("controller.cli run "))  # the signage display has the endpoints too
     daemons = [p for p in processes_with(f"tcp://127.0.0.1:{base}") if p in runs]
-    assert len(daemons) == 1  # the daemon (the demo itself is given --ports, not endpoints)
+    if len(daemons) != 1:  # the daemon (the demo itself is given --ports, not endpoints)
+        why = _what_ran(work, proc)
+        proc.kill()  # its children follow it (--exit-with-parent): none is left to the next test
+        proc.communicate(timeout=30)
+        raise AssertionError(f"{len(daemons)} daemons on port {base}: {why}")
     return proc, daemons[0]
+
+
+def _what_ran(work: Path | None, proc: subprocess.Popen[str]) -> str:
+    """For a failure: the croupier processes now, whether the demo still runs, and its daemon's log."""
+    log = work / "daemon.log" if work is not None else None
+    tail = log.read_text(errors="replace")[-3000:] if log is not None and log.exists() else "(no daemon.log)"
+    cli = {pid: cmdline for pid, cmdline in command_lines().items() if "controller.cli" in cmdline}
+    return f"demo exit code {proc.poll()}; croupier processes {cli}; the daemon's log: {tail}"
 
 
 @pytest.mark.timeout(120)
