@@ -1,98 +1,27 @@
-"""The ``croupier`` command: one entry point for the table, its tools and its simulators."""
+"""The ``croupier`` command: one entry point for the table, its tools and its simulators.
+
+This module imports nothing heavy at its top: the parser and every tool are loaded inside ``main``, so a
+Ctrl-C while they load (most of a second on a Pi) ends in one "interrupted" line, not a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
 
-from controller.cli_help import polish
-from controller.games import GAMES, game_tool
-from controller.tools import ctl, daemon_run, demo, journal_cmd, keys_cmd, scenario_cmd, watch
-from drivers.gpio import cli as gpio_cli
-from drivers.shoe import cli as shoe_cli
-from signage import display_cmd, roads_cmd
-from vision import cli as vision_cli
-
-#: ``croupier math GAME``: par sheets, and ``croupier simulate GAME``: many rounds through the
-#: real engine. Each is a module of the game's package (``par_sheet``, ``simulation``) with
-#: ``add_arguments(parser)`` and ``run(args) -> int``.
-MATH_TOOLS: dict[str, str] = {g: m for g in GAMES if (m := game_tool(g, "par_sheet"))}
-SIMULATE_TOOLS: dict[str, str] = {g: m for g in GAMES if (m := game_tool(g, "simulation"))}
-
-
-def _add_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser], tools: dict[str, str]) -> None:
-    for game, module_name in tools.items():
-        module = importlib.import_module(module_name)
-        doc = (module.__doc__ or "").strip().splitlines()
-        p = sub.add_parser(game, help=doc[0] if doc else game, description=module.__doc__)
-        module.add_arguments(p)
-        p.set_defaults(func=module.run)
-
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="croupier", description="Controller for automated physical card tables."
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    """The whole command line (:mod:`controller.cli_parser`)."""
+    from controller.cli_parser import build_parser as build
 
-    p = sub.add_parser("scenario", help="run a scenario file through the rules engine")
-    scenario_cmd.add_arguments(p)
-    p.set_defaults(func=scenario_cmd.run)
-
-    p = sub.add_parser("run", help="the table daemon: journal, engine, ZeroMQ (docs/daemon.md)")
-    daemon_run.add_arguments(p)
-    p.set_defaults(func=daemon_run.run)
-
-    p = sub.add_parser("ctl", help="operator commands to a running table daemon (docs/commands.md)")
-    ctl.add_arguments(p)
-    p.set_defaults(func=ctl.run)
-
-    p = sub.add_parser("keys", help="CurveZMQ keys: make, authorise and list a table's keys")
-    keys_cmd.add_arguments(p)
-    p.set_defaults(func=keys_cmd.run)
-
-    p = sub.add_parser("journal", help="a table's journal: export, archive, verify (docs/daemon.md)",
-                       description=journal_cmd.__doc__)
-    journal_cmd.add_arguments(p)
-
-    p = sub.add_parser("watch", help="follow a table's events live (snapshot, then newer events)")
-    watch.add_arguments(p)
-    p.set_defaults(func=watch.run)
-
-    p = sub.add_parser("demo", help="a simulated table: daemon, shoe, players and watch, on loopback")
-    demo.add_arguments(p)
-    p.set_defaults(func=demo.run)
-
-    p = sub.add_parser("roads", help="the Baccarat scoreboard's five roads from a scenario file or a journal")
-    roads_cmd.add_arguments(p)
-    p.set_defaults(func=roads_cmd.run)
-
-    p = sub.add_parser("display", help="the signage display: tables' results and scoreboard in a browser")
-    display_cmd.add_arguments(p)
-    p.set_defaults(func=display_cmd.run)
-
-    p = sub.add_parser("sim", help="simulated hardware: a shoe on a pty, a seat panel on mock pins")
-    sim_sub = p.add_subparsers(dest="device", required=True, metavar="DEVICE")
-    shoe_cli.register(sub, sim_sub)  # also adds `croupier shoe read`
-    gpio_cli.register(sim_sub)
-    vision_cli.register(sub)
-
-    p = sub.add_parser("math", help="exact probabilities and house edges (par sheets)")
-    _add_tools(p.add_subparsers(dest="game", required=True, metavar="GAME"), MATH_TOOLS)
-
-    p = sub.add_parser("simulate", help="play many rounds through the real engine and report returns")
-    _add_tools(p.add_subparsers(dest="game", required=True, metavar="GAME"), SIMULATE_TOOLS)
-    polish(parser)
-    return parser
+    return build()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         code: int = args.func(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -12,6 +12,7 @@ import argparse
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from controller.tools.children import start_child
@@ -23,10 +24,12 @@ class DisplayStartError(RuntimeError):
     """The display process did not come up (the message has its output)."""
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, address: Callable[[str], str] = str) -> None:
+    """``--display`` (checked by ``address``, which raises argparse.ArgumentTypeError), ``--no-display``."""
     parser.add_argument(
         "--display",
         default=DEFAULT,
+        type=address,
         metavar="HOST:PORT",
         help=f"serve the signage page there (default {DEFAULT}, or any free port with --ports; if the "
         "port is taken, a free one; the address is printed)",

@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--exit-with-parent",
         type=int,
         metavar="PID",
-        help="stop once process PID is no longer this display's parent (croupier demo)",
+        help=argparse.SUPPRESS,  # internal: croupier demo stops its display with it
     )
 
 

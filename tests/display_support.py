@@ -22,7 +22,7 @@ import yaml
 
 from controller.daemon.client import CommandClient, DaemonUnavailable, local_key
 from controller.daemon.config import FIRMWARE_CONFIGS, load_table
-from controller.tools.demo import Dealer
+from controller.tools.demo_dealer import Dealer
 from drivers.shoe.sim import SimulatedShoe
 
 ROOT = Path(__file__).resolve().parents[1]

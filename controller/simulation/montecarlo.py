@@ -9,6 +9,7 @@ progress bar over the whole run.
 from __future__ import annotations
 
 import math
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from multiprocessing import Pool
@@ -43,6 +44,12 @@ def chunks(rounds: int, size: int) -> Iterator[tuple[int, int]]:
         yield c, min(size, rounds - start)
 
 
+def _worker_ignores_interrupt() -> None:
+    """Ctrl-C reaches every process of the terminal's group: the workers leave it to the parent, which
+    stops the pool and says "interrupted" once, instead of each worker printing its own traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run_chunks(
     jobs: Sequence[J],
     play: Callable[[J], T],
@@ -64,7 +71,7 @@ def run_chunks(
                 bar.update(weight(job))
             return
         sizes = {id(job): weight(job) for job in jobs}
-        with Pool(workers) as pool:
+        with Pool(workers, initializer=_worker_ignores_interrupt) as pool:
             for job, result in zip(jobs, pool.imap(play, jobs), strict=True):
                 merge(result)
                 bar.update(sizes[id(job)])

@@ -27,12 +27,11 @@ from typing import TextIO
 
 from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig, TableFileError, load_table
 from controller.tools.children import start_child
-from controller.tools.demo import STOP_SIGNALS, _interrupt, demo_endpoints
+from controller.tools.demo_setup import PORTS_PER_TABLE, STOP_SIGNALS, _interrupt, demo_endpoints
 
 #: The shipped simulated tables (``<game>_sim.yaml``; camera tables are ``..._sim_camera.yaml``).
 SIM_TABLES = "*_sim.yaml"
 #: Ports one table's demo takes with ``--ports`` (PUB, snapshot, command, panel control).
-PORTS_PER_TABLE = 4
 #: How long a table's demo may take to print its key and display address (its daemon starting).
 START_TIMEOUT = 60.0
 #: How long the demos may take to stop (each stops its dealer, daemon and display in turn).
@@ -124,6 +123,11 @@ def _summaries(tables: list[RunningTable], out: TextIO) -> None:
 def run_all(args: argparse.Namespace) -> int:
     """Start every shipped simulated table's demo, say where each is, and run until stopped."""
     out = sys.stdout
+    paths = shipped_tables()
+    if args.ports and args.ports + PORTS_PER_TABLE * len(paths) > 65536:
+        print(f"croupier demo: --ports {args.ports}: the {len(paths)} tables take {PORTS_PER_TABLE} ports "
+              f"each, so N must be at most {65536 - PORTS_PER_TABLE * len(paths)}", file=sys.stderr)
+        return 2
     work = Path(tempfile.mkdtemp(prefix="croupier-demo-all-"))
     tables: list[RunningTable] = []
     handlers = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
@@ -131,7 +135,7 @@ def run_all(args: argparse.Namespace) -> int:
     try:
         for sig in handlers:
             signal.signal(sig, _interrupt)
-        for i, path in enumerate(shipped_tables()):
+        for i, path in enumerate(paths):
             config = load_table(path)
             ports = args.ports + PORTS_PER_TABLE * i if args.ports else None
             log = work / f"{config.table_id}.log"

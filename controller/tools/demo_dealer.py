@@ -1,0 +1,201 @@
+"""The demo's simulated dealer and players: they work the table's panels and command socket as people would.
+
+The dealer presses the dealer panel's buttons (or sends the command a dealer would key in where the table
+has no such button), each player keys an amount with the seat's chip keys and puts chips on the spots'
+sensors, and the shoe (or the camera) deals each due card on a timer (``croupier demo``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from typing import Any, Protocol
+
+from controller.daemon.client import CommandClient
+from controller.daemon.config import SimulationSpec, TableConfig
+from drivers.gpio.betkeys import presses_for
+from drivers.gpio.control import ControlClient
+from drivers.gpio.pinmap import PinMap
+from drivers.shoe.sim import SimError
+
+
+class CardSource(Protocol):
+    """What the dealer deals from: the simulated shoe, or the simulated camera (vision.camera_sim)."""
+
+    @property
+    def mode(self) -> str:
+        """"reader" (the dealer draws each card), "dealing_shuffler" (it deals on DISPENSE) or "camera"."""
+
+    @property
+    def remaining(self) -> int: ...
+
+    def shuffle(self) -> None: ...
+
+    def deal(self) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+class DemoError(RuntimeError):
+    """The demo cannot go on (the daemon died, a command failed); the message says why."""
+
+
+class Dealer:
+    """The simulated dealer and players: drives rounds through the command socket and the shoe."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        sim: SimulationSpec,
+        shoe: CardSource,
+        client: CommandClient,
+        seed: int,
+        rounds: int | None,
+        delay: float | None,
+        control: ControlClient | None = None,
+    ) -> None:
+        self.config = config
+        self.control = control
+        #: The table's panels: seat -> its map, and the map with the dealer panel (None: no panels).
+        self.seat_maps: dict[int, PinMap] = {s: m for _, m in config.panels for s in m.seats}
+        self.dealer_map = next((m for _, m in config.panels if m.dealer is not None), None)
+        self.covered: set[tuple[int, str]] = set()
+        self.sim = sim
+        self.shoe = shoe
+        self.client = client
+        self.rng = random.Random(seed)
+        self.rounds = rounds
+        self.card_interval = sim.card_interval if delay is None else delay
+        self.betting_time = sim.betting_time if delay is None else delay * 2
+        self.stop = threading.Event()
+        self.done = threading.Event()
+        self.played = 0
+        self.error: BaseException | None = None
+
+    def call(self, cmd: str, **fields: Any) -> dict[str, Any]:
+        reply = self.client.call(cmd, **fields)
+        if not reply.get("ok") and not reply.get("refused"):
+            raise DemoError(f"{cmd} {fields}: {reply.get('error')}")
+        return reply
+
+    def run(self) -> None:
+        try:
+            self.setup()
+            while not self.stop.is_set() and (self.rounds is None or self.played < self.rounds):
+                self.play_round()
+                self.played += 1
+                self.stop.wait(self.betting_time)
+        except BaseException as exc:  # reported by the foreground
+            self.error = exc
+        finally:
+            self.done.set()
+
+    def press(self, owner: int | str, word: str) -> bool:
+        """Press a panel button if the table has it (True), else leave it to the caller (False)."""
+        if self.control is None:
+            return False
+        if owner == "dealer":
+            panel = None if self.dealer_map is None else self.dealer_map.dealer
+            if panel is None or word not in panel.buttons:
+                return False
+        else:
+            pin_map = self.seat_maps.get(int(owner))
+            if pin_map is None or word not in pin_map.seats[int(owner)].buttons:
+                return False
+        self.control.call(f"press {owner} {word}")
+        return True
+
+    def dealer(self, word: str, cmd: str) -> None:
+        """A dealer action: its button on the dealer panel, or the command when there is no button."""
+        if not self.press("dealer", word):
+            self.call(cmd, by="dealer")
+
+    def setup(self) -> None:
+        for player in self.sim.players:
+            self.call("credit_in", seat=player.seat, amount=player.credits, by="cashier")
+        if self.sim.dp is not None:
+            self.call("set_dp", seat=self.sim.dp, by="dealer")
+        if self.control is not None:  # the simulated panels are plugged in (presence loops closed)
+            for seat, pin_map in sorted(self.seat_maps.items()):
+                if pin_map.seats[seat].presence is not None:
+                    self.control.call(f"plug {seat}")
+            panel = None if self.dealer_map is None else self.dealer_map.dealer
+            if panel is not None and panel.presence is not None:
+                self.control.call("plug dealer")
+        self.dealer("new_shoe", "new_shoe")
+
+    def bet(self, seat: int, spot: str, amount: int) -> None:
+        """Chips on a spot's sensor after keying in ``amount`` on the seat's panel; else the command."""
+        pin_map = self.seat_maps.get(seat)
+        lim = self.config.limits
+        if self.control is not None and pin_map is not None and spot in pin_map.seats[seat].spots:
+            selected = json.loads(self.control.call(f"selected {seat}"))[spot]
+            keys = presses_for(selected, amount, pin_map.seats[seat].buttons, lim.unit, lim.min_bet,
+                               pin_map.bet_step)
+            if keys is not None and lim.min_bet <= amount <= lim.max_bet:
+                for word in keys:
+                    if self.stop.is_set():
+                        return
+                    self.control.call(f"press {seat} {word}")
+                self.control.call(f"chips {seat} {spot} on")
+                self.covered.add((seat, spot))
+                return
+        self.call("bet", seat=seat, spot=spot, amount=amount, by=f"seat {seat}")
+
+    def play_round(self) -> None:
+        if self.control is not None:  # the last round's chips come off before betting opens again
+            for seat, spot in sorted(self.covered):
+                self.control.call(f"chips {seat} {spot} off")
+            self.covered.clear()
+        if self.shoe.remaining < self.sim.cut_card:
+            self.shoe.shuffle()
+            self.dealer("new_shoe", "new_shoe")
+        self.dealer("open_betting", "open")
+        state = self.call("snapshot")["state"]
+        dp = state["game_state"].get("dp_seat")
+        for player in self.sim.players:
+            if player.seat == dp or self.rng.random() < player.sit_out:
+                continue
+            pick = self.rng.randrange(max(len(a) for a in player.bets.values()))
+            for spot, amounts in player.bets.items():
+                self.bet(player.seat, spot, amounts[min(pick, len(amounts) - 1)])
+            for spot, chance in player.extras.items():
+                if self.rng.random() < chance:
+                    self.bet(player.seat, spot, self.config.limits.min_bet)
+        self.stop.wait(self.betting_time)
+        self.dealer("close_betting", "close")
+        while not self.stop.is_set():
+            status = self.call("status")
+            if status["phase"] != "dealing":
+                return
+            if status["tilt"] is not None:
+                self.dealer("void", "void")
+                continue
+            due = status["due"] or {}
+            if "card" in due and self.shoe.mode == "dealing_shuffler":
+                self.wait_past(status["seq"])  # the daemon sent DISPENSE; the shuffler deals the card
+            elif "card" in due:
+                self.stop.wait(self.card_interval)
+                try:
+                    self.shoe.deal()
+                except SimError:  # the shoe ran out mid-round: a real dealer would void and reshuffle
+                    self.dealer("void", "void")
+                    continue
+                self.wait_past(status["seq"])
+            elif "decision" in due:
+                self.stop.wait(self.card_interval)
+                seat, actions = self.rng.choice(sorted(due["decision"].items()))
+                action = self.rng.choice(actions)
+                if not self.press(int(seat), action):
+                    self.call("decide", seat=int(seat), action=action, by=f"seat {seat}")
+
+    def wait_past(self, seq: int, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.call("ping")["seq"] <= seq:
+            if time.monotonic() > deadline or self.stop.is_set():
+                if self.stop.is_set():
+                    return
+                raise DemoError(f"the daemon did not take the dealt card within {timeout} s")
+            time.sleep(0.01)

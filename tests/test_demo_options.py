@@ -1,0 +1,107 @@
+"""``croupier demo``'s options are checked before anything starts, and Ctrl-C never prints a traceback.
+
+A mistyped option is one usage line naming the option (exit 2), with no temporary folder, key or process
+left behind; Ctrl-C while the command is still loading, or while a simulation's worker processes run,
+ends in one "interrupted" line.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _croupier(args: list[str], tmp: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--ports", "70000"], ["--ports", "70000", "65532"]),
+        (["--ports", "0"], ["--ports", "1..65532"]),
+        (["--display", "127.0.0.1:99999"], ["--display", "99999", "HOST:PORT"]),
+        (["--display", "nowhere"], ["--display", "HOST:PORT"]),
+        (["--rounds", "-1"], ["--rounds", "'-1'", "1 or more"]),
+        (["--rounds", "0"], ["--rounds", "'0'", "until Ctrl-C"]),
+        (["--delay", "-1"], ["--delay", "'-1'", "0 or more"]),
+        (["--delay", "nan"], ["--delay", "'nan'"]),
+        (["--game", "poker"], ["--game", "'poker'", "baccarat", "one_card_poker", "swap_hand",
+                               "two_way_winner", "all"]),
+    ],
+)
+def test_a_bad_option_is_one_usage_line_and_leaves_nothing(tmp_path: Path, args: list[str],
+                                                             words: list[str]) -> None:
+    done = _croupier(["demo", *args], tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    for word in words:
+        assert word in done.stderr, (word, done.stderr)
+    assert list(tmp_path.iterdir()) == []  # no croupier-demo-* folder, no key, no pty link
+
+
+def test_game_all_refuses_ports_its_tables_cannot_fit(tmp_path: Path) -> None:
+    done = _croupier(["demo", "--game", "all", "--ports", "65520"], tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "--ports 65520" in done.stderr and "at most" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_internal_options_are_not_in_the_users_help(tmp_path: Path) -> None:
+    for command in (["demo", "--help"], ["display", "--help"]):
+        done = _croupier(command, tmp_path)
+        assert done.returncode == 0
+        assert "--exit-with-parent" not in done.stdout, command
+    assert "play until Ctrl-C" in " ".join(_croupier(["demo", "--help"], tmp_path).stdout.split())
+
+
+def _interrupted_group(args: list[str], tmp: Path, wait_for: str | None) -> tuple[int, str]:
+    """Start croupier ARGS in its own process group, Ctrl-C the whole group (as a terminal does) once
+    ``wait_for`` appeared on stderr (at once when None), and return its exit code and stderr."""
+    env = {**os.environ, "TMPDIR": str(tmp), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    assert proc.stderr is not None
+    seen = b""
+    try:
+        if wait_for is not None:
+            deadline = time.monotonic() + 60
+            while wait_for.encode() not in seen:
+                assert time.monotonic() < deadline, f"never saw {wait_for!r}: {seen!r}"
+                chunk = os.read(proc.stderr.fileno(), 4096)  # blocks until the child writes or ends
+                assert chunk, f"it ended before {wait_for!r}: {seen!r}"
+                seen += chunk
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return proc.returncode, (seen + err).decode(errors="replace")
+
+
+def test_ctrl_c_while_loading_is_one_line(tmp_path: Path) -> None:
+    code, err = _interrupted_group(["demo", "--rounds", "1", "--no-display"], tmp_path, None)
+    assert "Traceback" not in err, err
+    # SIGINT before Python set its handler ends the process by the signal itself, silently.
+    assert code in (130, -signal.SIGINT), (code, err)
+    assert code == -signal.SIGINT or err.strip().splitlines()[-1] == "interrupted"
+
+
+def test_ctrl_c_during_a_parallel_simulation_is_one_line(tmp_path: Path) -> None:
+    code, err = _interrupted_group(["math", "swap_hand", "--workers", "2", "--rounds", "2000000"], tmp_path,
+                                   "round")
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.count("interrupted") == 1, err
