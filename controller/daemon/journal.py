@@ -331,15 +331,15 @@ class Journal:
             raise self.mark_fault(f"write failed: {type(exc).__name__}: {exc}") from exc
         faults.point("journal_commit")
 
-    def find_ref(self, ref: str) -> int | None:
-        """The row of an input sent with this idempotency key, if one was journaled."""
+    def find_ref(self, ref: str) -> Entry | None:
+        """The input journaled with this idempotency key (as journaled: controller.daemon.resend), if any."""
         if self.fault is not None:
             raise self.fault
         try:
             found = self._conn.execute("SELECT id FROM inputs WHERE ref = ?", (ref,)).fetchone()
         except sqlite3.Error as exc:
             raise self.mark_fault(f"read failed: {type(exc).__name__}: {exc}") from exc
-        return None if found is None else int(found[0])
+        return None if found is None else next(self.entries(int(found[0]), int(found[0])))
 
     @property
     def connection(self) -> sqlite3.Connection:

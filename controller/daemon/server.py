@@ -25,6 +25,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
+from controller.daemon import resend
 from controller.daemon.alerts import log_alerts
 from controller.daemon.auth import CurveGuard, permitted
 from controller.daemon.commands import (
@@ -630,25 +631,10 @@ class Daemon:
             return self._shoe_command(parsed.args["action"])
         if isinstance(parsed, InputCommand):
             try:
-                applied = self.submit(parsed.input, parsed.source(caller.name), parsed.ref)
+                return resend.run(service, self.submit, parsed, caller.name)
             except JournalFault as exc:
+                self.journal_faulted(exc)  # once: a failed read of a ref faults the journal too
                 return journal_fault_reply(parsed.name, exc)
-            reply: dict[str, Any] = {"ok": True, "cmd": parsed.name, "row": applied.row, "seq": service.seq}
-            if applied.duplicate:
-                reply["duplicate"] = True
-                return reply
-            refused = applied.refused
-            if refused is not None:
-                return {
-                    "ok": False,
-                    "cmd": parsed.name,
-                    "error": refused,
-                    "refused": True,
-                    "row": applied.row,
-                    "seq": service.seq,
-                }
-            reply["events"] = applied.payloads
-            return reply
         return await self._query(parsed)
 
     def _shoe_command(self, action: str) -> dict[str, Any]:
