@@ -53,6 +53,7 @@ from typing import Any, Final
 
 from controller.daemon import faults
 from controller.inputs import Input, InputError, input_from_dict
+from controller.rules_version import RULES_VERSION, UNRECORDED
 from drivers.shoe.transport import FrameId
 
 FORMAT: Final = "croupier-journal"
@@ -106,7 +107,7 @@ class JournalError(RuntimeError):
 
 
 class JournalMismatch(JournalError):
-    """The table file's game or options differ from the journal's (it belongs to another table setup)."""
+    """The table file's game or options, or the software's rules version, differ from the journal's."""
 
 
 class JournalFault(JournalError):
@@ -184,6 +185,17 @@ class Journal:
                 )
         else:
             _write_marker(marker, h["id"])
+        rules = h.get("rules", str(UNRECORDED))
+        if rules != str(RULES_VERSION):
+            journal.close()
+            raise JournalMismatch(
+                path,
+                f"written under rules version {rules}; this software plays rules version {RULES_VERSION}, "
+                "and replaying the journal could settle its rounds differently, so it is not replayed: "
+                "archive it (croupier journal archive --state-dir "
+                f"{state_dir} {state_dir.name}-rules{rules}.sqlite3), then run the table from a new state "
+                "dir (or run the software that wrote it to cash out first)",
+            )
         diffs = []
         if h.get("game") != game:
             diffs.append(f"game: journal has {h.get('game')!r}, table file has {game!r}")
@@ -224,6 +236,7 @@ class Journal:
             "table": table,
             "game": game,
             "options": options_json,
+            "rules": str(RULES_VERSION),
             "created": str(time.time()),
         }
         build = sqlite3.connect(tmp, isolation_level=None)
