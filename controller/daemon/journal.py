@@ -42,7 +42,6 @@ existed raises :class:`JournalError` naming the file, the row and the reason.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 import uuid
@@ -51,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from controller.daemon import faults
+from controller.daemon import faults, private
 from controller.inputs import Input, InputError, input_from_dict
 from controller.rules_version import RULES_VERSION, UNRECORDED
 from drivers.shoe.transport import FrameId
@@ -160,7 +159,7 @@ class Journal:
         ``verify=False`` leaves out the checks that read the whole file (:func:`verify_file`);
         the daemon runs those after it is ready, so its start does not grow with the journal.
         """
-        state_dir.mkdir(parents=True, exist_ok=True)
+        private.make_dir(state_dir)
         path = state_dir / JOURNAL_NAME
         marker = state_dir / MARKER_NAME
         options_json = json.dumps(options, sort_keys=True)
@@ -239,6 +238,7 @@ class Journal:
             "rules": str(RULES_VERSION),
             "created": str(time.time()),
         }
+        private.create_empty(tmp)  # SQLite gives its -wal and -shm files the database's mode: 0600
         build = sqlite3.connect(tmp, isolation_level=None)
         try:
             build.execute("PRAGMA synchronous=FULL")
@@ -251,9 +251,10 @@ class Journal:
             build.execute("PRAGMA journal_mode=WAL")  # persistent in the file's header
         finally:
             build.close()  # checkpoints and removes the -wal file
-        _fsync(tmp)
+        private.fsync_path(tmp)
+        faults.point("journal_created")
         tmp.replace(path)
-        _fsync(path.parent)
+        private.fsync_path(path.parent)
         _write_marker(marker, header["id"])
         return cls(path, _connect(path, fsync), header, 0)
 
@@ -498,19 +499,4 @@ def _connect(path: Path, fsync: bool) -> sqlite3.Connection:
 
 def _write_marker(marker: Path, journal_id: str) -> None:
     """Atomically, and durably: a marker lost in a power cut would let a lost journal go unnoticed."""
-    tmp = marker.with_suffix(".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(journal_id + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(marker)
-    _fsync(marker.parent)
-
-
-def _fsync(path: Path) -> None:
-    """Flush a file, or a directory (a rename is durable only once its directory is)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    private.write_atomic(marker, journal_id + "\n")
