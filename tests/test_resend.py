@@ -15,7 +15,9 @@ import pytest
 from test_daemon_support import config_for
 
 from controller import inputs as I
+from controller.daemon import resend
 from controller.daemon.client import CommandClient, local_key
+from controller.daemon.commands import InputCommand
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import JOURNAL_NAME, Journal
 from controller.daemon.runner import DaemonThread
@@ -40,6 +42,14 @@ def _call(config: TableConfig, name: str, role: Any, cmd: str, **fields: Any) ->
     finally:
         client.close()
     return {k: v for k, v in reply.items() if k != "journal_id"}
+
+
+def _kept_rows(config: TableConfig) -> list[int]:
+    conn = sqlite3.connect(f"file:{config.state_dir / JOURNAL_NAME}?mode=ro", uri=True)
+    try:
+        return [row for (row,) in conn.execute("SELECT row FROM replies ORDER BY row")]
+    finally:
+        conn.close()
 
 
 @pytest.fixture
@@ -67,6 +77,7 @@ def test_a_refused_cash_out_is_refused_again_on_resend_and_after_a_restart(table
         conn.execute("DELETE FROM replies")
     conn.close()
     with DaemonThread(Daemon(table, use_shoe=False)):
+        assert _kept_rows(table) == [first["row"] - 1, first["row"], paid["row"]]  # kept again at start
         assert _call(table, "carl", "cashier", "credit_out", seat=5, amount=999999, ref="O1") == {
             **first, "duplicate": True}
         assert _call(table, "carl", "cashier", "credit_in", seat=5, amount=700, ref="I2") == {
@@ -115,3 +126,31 @@ def test_an_unscoped_ref_of_an_older_journal_belongs_to_the_key_in_its_source(ta
         fresh = _call(table, "olive", "operator", "credit_in", seat=2, amount=300, ref="L1")
         assert fresh["ok"] and "duplicate" not in fresh
         assert _call(table, "olive", "operator", "status")["credits"]["2"] == 600
+
+
+def test_a_reply_lost_before_the_checkpoint_is_derived_by_replaying_the_journal(table: TableConfig) -> None:
+    def service_of(checkpoint_every: int) -> TableService:
+        journal = Journal.open(table.state_dir, table=table.table_id, game=table.game_name,
+                               options=table.options_dict())
+        service = TableService(table, journal, checkpoint_every=checkpoint_every)
+        service.replay()
+        resend.keep_replayed(service)
+        return service
+
+    def send(service: TableService, cmd: str, inp: I.Input, ref: str) -> dict[str, Any]:
+        return resend.run(service, lambda i, src, r: service.submit(i, src, r),
+                          InputCommand(cmd, inp, ref, None), "carl")
+
+    service = service_of(checkpoint_every=1)  # a checkpoint after every input: nothing replayed at start
+    paid = send(service, "credit_in", I.CreditIn(3, 40), "P1")
+    refused = send(service, "credit_out", I.CreditOut(3, 41), "P2")
+    assert paid["ok"] and refused["refused"]
+    with service.journal.connection as conn:
+        conn.execute("DELETE FROM replies")  # as a journal from before replies were kept
+    service.journal.close()
+    again = service_of(checkpoint_every=1)
+    assert again.checkpoint_row == 2 and again.replayed == 0 and _kept_rows(table) == []
+    assert send(again, "credit_out", I.CreditOut(3, 41), "P2") == {**refused, "duplicate": True}
+    assert send(again, "credit_in", I.CreditIn(3, 40), "P1") == {**paid, "duplicate": True}
+    assert _kept_rows(table) == [1, 2] and again.table.credits[3] == 40
+    again.journal.close()

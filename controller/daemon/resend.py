@@ -13,9 +13,11 @@ would pay out twice on the floor. Three rules make that so:
 * the first reply is kept in the journal's ``replies`` table (row -> reply JSON, created at
   replay: controller.daemon.service), written right
   after the input was applied; a resend gets it back with ``"duplicate": true``. When it is
-  missing (the daemon died between the input's commit and the reply's, or the row is from a
-  journal older than this table), it is derived again by replaying rows 1..N through a fresh
-  table: the journal holds inputs and the core is deterministic, so that is the first reply.
+  missing because the daemon died between the input's commit and the reply's, the next start
+  keeps it from its replay (:func:`keep_replayed`); when the row is older than the newest
+  checkpoint (a journal older than this table, a failed write), a resend derives it by replaying
+  rows 1..N through a fresh table (on the loop: seconds for a long journal, once per such row).
+  Either way it is the first reply: the journal holds inputs and the core is deterministic.
 
 Refs journaled before scoping (plain ``REF``) are read as belonging to the key named in their
 row's source (``command:NAME``): a resend across the upgrade is still recognised.
@@ -110,13 +112,27 @@ def _keep(journal: Journal, row: int, reply: dict[str, Any]) -> None:
                     "answer it", row, exc)
 
 
+def keep_replayed(service: TableService) -> None:
+    """At start, after the replay: keep the replies of the ref'd command rows replayed that have none
+    (a crash came between an input's commit and its reply's: the last row, most often), so a resend
+    of one is answered at once. ``cmd`` is left empty: :func:`_kept_reply` gives the resend's."""
+    conn = service.journal.connection
+    for applied in service.replayed_commands:
+        if conn.execute("SELECT 1 FROM replies WHERE row = ?", (applied.row,)).fetchone() is None:
+            applied.payloads = [event_payload(service.table_id, applied.first_seq + i, e)
+                                for i, e in enumerate(applied.events)]
+            _keep(service.journal, applied.row, first_reply("", applied, applied.last_seq))
+    service.replayed_commands = []
+
+
 def _kept_reply(service: TableService, prior: Entry, cmd: str) -> dict[str, Any]:
-    """The first reply to row ``prior.id``: kept, or derived by replaying rows 1..N (then kept)."""
+    """The first reply to row ``prior.id``: kept, or derived by replaying rows 1..N (then kept). Its
+    ``cmd`` is the resend's (the same input, so the same command but for an alias: ``card``, ``input``)."""
     found = service.journal.connection.execute(
         "SELECT reply FROM replies WHERE row = ?", (prior.id,)).fetchone()
     if found is not None:
         kept: dict[str, Any] = json.loads(found[0])
-        return kept
+        return {**kept, "cmd": cmd}
     table = Table(service.config.new_game(), service.config.limits)
     seq = 0
     reply: dict[str, Any] = {}

@@ -193,6 +193,7 @@ class Daemon:
             service = TableService(cfg, journal)
             try:
                 service.replay()
+                resend.keep_replayed(service)
             except Exception:
                 journal.close()
                 raise

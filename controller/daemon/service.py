@@ -103,6 +103,9 @@ class TableService:
         #: (a round's settlement: checkpoints come at round ends) are published, and its shoe frame
         #: acknowledged, without waiting for the checkpoint (milliseconds of pickling and a write).
         self.checkpoint_later: Callable[[], object] | None = None
+        #: The ref'd command rows :meth:`replay` applied (after the checkpoint): the daemon keeps the
+        #: replies a crash lost from them (controller.daemon.resend.keep_replayed), then drops them.
+        self.replayed_commands: list[Applied] = []
 
     @property
     def table_id(self) -> str:
@@ -140,6 +143,8 @@ class TableService:
             events = table.apply(entry.input)
             self._track_refused_cards(entry.input, events)
             recorder.observe(seq + 1, entry.at, entry.source, entry.input, events, table)
+            if entry.ref is not None and entry.source.startswith("command:"):
+                self.replayed_commands.append(Applied(entry.id, seq + 1, events))
             for event in events:
                 seq += 1
                 recent.append((seq, event))
