@@ -23,6 +23,7 @@ from controller.daemon.journal import JOURNAL_NAME, Journal
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.daemon.service import TableService
+from controller.tools.ctl import format_reply
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -65,6 +66,8 @@ def test_a_refused_cash_out_is_refused_again_on_resend_and_after_a_restart(table
         assert first["refused"] and not first["ok"] and "credits" in first["error"]
         again = _call(table, "carl", "cashier", "credit_out", seat=5, amount=999999, ref="O1")
         assert again == {**first, "duplicate": True}
+        assert format_reply({"cmd": "credit_out"}, again, table.limits.money) == (
+            f"REFUSED: {first['error']} (a resend: the first answer, repeated)")
         paid = _call(table, "carl", "cashier", "credit_in", seat=5, amount=700, ref="I2")
         assert _call(table, "carl", "cashier", "credit_in", seat=5, amount=700, ref="I2") == {
             **paid, "duplicate": True}  # the first answer's seq and events, not today's
