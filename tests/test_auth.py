@@ -169,7 +169,8 @@ def test_a_20_mb_request_gets_nothing_and_changes_nothing(table: TableConfig) ->
 @pytest.mark.parametrize(
     ("fields", "needle"),
     [
-        ({"cmd": "credit_in", "seat": 1, "amount": 2**70}, "max_credit"),
+        ({"cmd": "credit_in", "seat": 1, "amount": 2**62}, "max_credit"),
+        ({"cmd": "credit_in", "seat": 1, "amount": 2**70}, "is too large: the limit is 9223372036854775807"),
         ({"cmd": "credit_in", "seat": 1, "amount": 0}, "outside 1.."),
         ({"cmd": "credit_out", "seat": 1, "amount": -5}, "outside 1.."),
         ({"cmd": "bet", "seat": 1, "spot": "player", "amount": 1_000_100}, "max_bet"),

@@ -183,3 +183,32 @@ def test_a_resent_commands_key_is_found_through_the_partial_index(tmp_path: Path
     (index,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'inputs_ref'").fetchone()
     assert str(index).endswith("WHERE ref IS NOT NULL")
     service.journal.close()
+
+
+def test_a_journal_of_another_rules_version_is_refused_with_the_archive_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    service = _open(tmp_path)
+    service.submit(I.CreditIn(1, 500), "test")
+    assert service.journal.header["rules"] == "1"
+    service.journal.close()
+    monkeypatch.setattr("controller.daemon.journal.RULES_VERSION", 2)
+    with pytest.raises(JournalMismatch, match=r"written under rules version 1; this software plays rules "
+                                              r"version 2.*croupier journal archive --state-dir "):
+        _open(tmp_path)
+    monkeypatch.undo()
+    assert _open(tmp_path).table.credits[1] == 500  # refused, not changed: the right software still runs it
+
+
+def test_a_journal_without_a_rules_version_is_read_as_version_1(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    service = _open(tmp_path)
+    path = service.journal.path
+    service.journal.close()
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("DELETE FROM meta WHERE key = 'rules'")  # as code before the rules version wrote it
+    conn.close()
+    _open(tmp_path).journal.close()
+    monkeypatch.setattr("controller.daemon.journal.RULES_VERSION", 2)
+    with pytest.raises(JournalMismatch, match="written under rules version 1;"):
+        _open(tmp_path)

@@ -116,7 +116,8 @@ def test_a_version_1_journal_keeps_its_cursor_and_idempotency_keys_when_brought_
         old.append(CreditIn(1, 500), "command:t", 3.0, ref="r1")  # the old UNIQUE index still holds
     old.close()
     again = _journal(tmp_path)
-    assert again.shoe_cursor == FrameId("a", 5) and again.find_ref("r1") == 2
+    entry = again.find_ref("r1")
+    assert again.shoe_cursor == FrameId("a", 5) and entry is not None and entry.id == 2
     again.append(CardSeen(parse_card("KD")), "shoe", 4.0, frame=FrameId("a", 6))
     again.close()
     assert _journal(tmp_path).shoe_cursor == FrameId("a", 6)

@@ -17,10 +17,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.daemon.client import CommandClient
-from controller.daemon.requests import MAX_DEPTH, MAX_FRAME, RequestError, loads_request, nesting, quote
+from controller.daemon.commands import CommandError, parse_command
+from controller.daemon.requests import (
+    MAX_DEPTH,
+    MAX_FRAME,
+    MAX_INT,
+    RequestError,
+    loads_request,
+    nesting,
+    parse_snapshot_request,
+    quote,
+)
 from controller.daemon.runner import DaemonThread
+from controller.limits import TableLimits
 
 pytestmark = pytest.mark.timeout(120)
+LIMITS = TableLimits(seats=7, unit=100, min_bet=100, max_bet=1_000_000)
 
 
 #: The fixture of tests/test_daemon_commands.py: a daemon on a thread and its command client.
@@ -134,7 +146,7 @@ def test_a_twenty_peer_snapshot_flood_does_not_stop_the_table(
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+@given(st.recursive(st.none() | st.booleans() | st.integers(-MAX_INT, MAX_INT) | st.text(max_size=5),
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
                                                                                  max_size=3),
                     max_leaves=30))
@@ -165,3 +177,79 @@ def test_quote_cuts_and_escapes() -> None:
     assert quote("ok") == "'ok'"
     long = quote("a\nb" * 100)
     assert long.startswith("'a\\nb") and long.endswith("(300 characters)") and "\n" not in long
+
+
+#: Words a client must never be answered with: Python's internals, not what was wrong with the request.
+PROGRAMMER_WORDS = ("codec", "sys.", "int_max_str_digits", "Traceback", "Error:", "Exception")
+
+
+@pytest.mark.parametrize(("payload", "said"), [
+    ('{"cmd": "status"}'.encode("utf-16"), "byte order mark"),
+    ('{"cmd": "status"}'.encode("utf-16-le"), "NUL bytes (UTF-16 or UTF-32 text?)"),
+    ('{"cmd": "status"}'.encode("utf-32"), "byte order mark"),
+    ('{"cmd": "status"}'.encode("utf-32-be"), "NUL bytes"),
+    (b"\xef\xbb\xbf" + b'{"cmd": "status"}', "byte order mark"),
+    (b'{"cmd": "st\xe9tus"}', "not UTF-8 text (byte 0xe9 at position 11)"),
+    (b'{"since": ' + b"1" * 401 + b"}", "is too large: the limit is 9223372036854775807"),
+    (b'{"since": 9223372036854775808}', "is too large"),
+    (b'{"since": NaN}', "NaN is not a JSON value"),
+    (b'{"x": 1e999}', "is out of range"),
+    (b'{"amount": 700, "amount": 900000}', "field 'amount' is given twice"),
+    (b'{"cmd": ', "malformed JSON: Expecting value at character 8"),
+])
+def test_requests_that_are_not_quite_json_text_are_refused_in_words_for_the_client(
+        payload: bytes, said: str) -> None:
+    with pytest.raises(RequestError) as refused:
+        loads_request(payload)
+    assert said in str(refused.value)
+    assert not any(word in str(refused.value) for word in PROGRAMMER_WORDS), refused.value
+
+
+@pytest.mark.parametrize(("payload", "said"), [
+    (b"", "snapshot: an empty request: send {}"),
+    (b"  ", "snapshot: an empty request"),
+    (b'{"since": ' + b"9" * 400 + b"}", "snapshot: the number '9999"),
+    (b'{"since": 0, "journal_id": 5}', "snapshot: 'journal_id' must be the journal's id (a string of 1..64"),
+    (b'{"since": -1}', "snapshot: 'since' must be a seq (an integer, 0 or more), not -1"),
+    (b'{"since": true}', "snapshot: 'since' must be a seq"),
+    ('{"since": 0}'.encode("utf-16"), "snapshot: the request starts with a byte order mark"),
+])
+def test_the_snapshot_socket_refuses_what_is_not_a_snapshot_request(
+        table: Served, ctx: zmq.Context[Any], payload: bytes, said: str) -> None:
+    runner, _ = table
+    reply = snapshot_request(ctx, runner.daemon.config.spec.zeromq.snapshot, payload)
+    assert reply["ok"] is False and reply["error"].startswith(said), reply
+    assert snapshot_request(ctx, runner.daemon.config.spec.zeromq.snapshot, b"{}")["ok"]
+
+
+def test_the_command_socket_refuses_utf16_and_a_table_that_is_not_a_string(table: Served) -> None:
+    _, client = table
+    reply = client.send_raw('{"cmd": "status"}'.encode("utf-16"))
+    assert not reply["ok"] and "byte order mark" in reply["error"]
+    reply = client.send_raw(b'{"cmd": "status", "table": 5}')
+    assert not reply["ok"] and "'table' must be the table's id" in reply["error"]
+    assert "wrong_table" not in reply
+
+
+_JSONISH = st.one_of(
+    st.binary(max_size=200),
+    st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+                 lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                     st.sampled_from(["cmd", "since", "journal_id", "seat", "amount", "ref", "table", "x"]),
+                     inner, max_size=4),
+                 max_leaves=12).map(lambda v: json.dumps(v).encode()),
+    st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-16-be", "utf-32", "utf-32-le"]).flatmap(
+        lambda codec: st.text(max_size=30).map(lambda t: json.dumps({"cmd": t}).encode(codec))),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSONISH)
+def test_the_request_parsers_answer_any_bytes_with_their_error_or_a_request(data: bytes) -> None:
+    """Whatever arrives: a value, or the documented error (a RequestError or CommandError, worded for
+    the client); never another exception."""
+    for parse in (loads_request, parse_snapshot_request, lambda d: parse_command(d, 7, "t1", LIMITS)):
+        try:
+            parse(data)
+        except (RequestError, CommandError) as exc:
+            assert len(str(exc)) < 300 and not any(w in str(exc) for w in PROGRAMMER_WORDS), exc

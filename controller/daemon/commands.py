@@ -158,6 +158,8 @@ def parse_command(
     if not isinstance(data, dict):
         raise CommandError(f'a command is a JSON object like {{"cmd": "status"}}, not {type(data).__name__}')
     meant = data.get("table")
+    if meant is not None and not isinstance(meant, str):
+        raise CommandError(f"field 'table' must be the table's id (a string), not {quote(meant)}")
     if meant is not None and table_id is not None and meant != table_id:
         raise WrongTable(f"this is table {table_id!r}, not {quote(meant)}: nothing done (check the endpoint)")
     name = data.get("cmd")

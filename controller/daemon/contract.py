@@ -24,6 +24,7 @@ from pydantic import TypeAdapter
 from controller import events as ev
 from controller.daemon import messages as msg
 from controller.daemon.commands import INPUT_COMMANDS, QUERIES
+from controller.daemon.requests import MAX_INT
 
 SCHEMA_DIR: Final = Path(__file__).resolve().parents[2] / "docs" / "schema"
 BUNDLE_NAME: Final = "croupier.schema.json"
@@ -133,7 +134,8 @@ def build_schema() -> dict[str, Any]:
     b.defs["side_topic"] = {"description": "A side-topic message (no seq): lamps, heartbeat, shoe_status, "
                             "journal_fault.", "oneOf": side}
     b.typed("SnapshotRequest", msg.SnapshotRequest)
-    b.defs["SnapshotRequest"]["properties"]["since"]["minimum"] = 0
+    b.defs["SnapshotRequest"]["properties"]["since"].update(minimum=0, maximum=MAX_INT)
+    b.defs["SnapshotRequest"]["properties"]["journal_id"].update(minLength=1, maxLength=64)
     b.typed("SnapshotReply", msg.SnapshotReply)
     b.typed("ErrorReply", msg.ErrorReply)
     b.typed("InputReply", msg.InputReply)

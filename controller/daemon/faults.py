@@ -16,7 +16,11 @@ Points (each named where it sits):
 * ``journal_commit``: right after a journal transaction committed;
 * ``shoe_received``: the loop has read and decoded a new shoe frame; it is not journaled yet;
 * ``shoe_committed``: the loop has journaled a shoe frame; it has not acknowledged it yet;
-* ``shoe_acked``: the loop has just acknowledged a shoe frame.
+* ``shoe_acked``: the loop has just acknowledged a shoe frame;
+* ``file_created``, ``file_written``, ``file_synced``, ``file_renamed``: the steps of every atomic
+  file write (controller.daemon.private: keys, the journal's marker): the temporary file exists
+  empty, holds the text, is fsynced, was renamed over its target (its folder not yet fsynced);
+* ``journal_created``: a new journal is complete under its temporary name, not yet renamed.
 
 Why an environment variable and not a test-only API: the crash tests run the real ``croupier run``
 in a subprocess, and a variable reaches it without any option a production unit could set by
@@ -33,7 +37,8 @@ from typing import Final
 
 ENV: Final = "CROUPIER_FAULT"
 POINTS: Final = frozenset(
-    {"journal_write", "journal_commit", "shoe_received", "shoe_committed", "shoe_acked"}
+    {"journal_write", "journal_commit", "shoe_received", "shoe_committed", "shoe_acked",
+     "file_created", "file_written", "file_synced", "file_renamed", "journal_created"}
 )
 ACTIONS: Final = ("kill", "term", "eio")
 PAGES_ENV: Final = "CROUPIER_FAULT_JOURNAL_PAGES"

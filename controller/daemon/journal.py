@@ -42,7 +42,6 @@ existed raises :class:`JournalError` naming the file, the row and the reason.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 import uuid
@@ -51,8 +50,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from controller.daemon import faults
+from controller.daemon import faults, private
 from controller.inputs import Input, InputError, input_from_dict
+from controller.rules_version import RULES_VERSION, UNRECORDED
 from drivers.shoe.transport import FrameId
 
 FORMAT: Final = "croupier-journal"
@@ -106,7 +106,7 @@ class JournalError(RuntimeError):
 
 
 class JournalMismatch(JournalError):
-    """The table file's game or options differ from the journal's (it belongs to another table setup)."""
+    """The table file's game or options, or the software's rules version, differ from the journal's."""
 
 
 class JournalFault(JournalError):
@@ -159,7 +159,7 @@ class Journal:
         ``verify=False`` leaves out the checks that read the whole file (:func:`verify_file`);
         the daemon runs those after it is ready, so its start does not grow with the journal.
         """
-        state_dir.mkdir(parents=True, exist_ok=True)
+        private.make_dir(state_dir)
         path = state_dir / JOURNAL_NAME
         marker = state_dir / MARKER_NAME
         options_json = json.dumps(options, sort_keys=True)
@@ -184,6 +184,17 @@ class Journal:
                 )
         else:
             _write_marker(marker, h["id"])
+        rules = h.get("rules", str(UNRECORDED))
+        if rules != str(RULES_VERSION):
+            journal.close()
+            raise JournalMismatch(
+                path,
+                f"written under rules version {rules}; this software plays rules version {RULES_VERSION}, "
+                "and replaying the journal could settle its rounds differently, so it is not replayed: "
+                "archive it (croupier journal archive --state-dir "
+                f"{state_dir} {state_dir.name}-rules{rules}.sqlite3), then run the table from a new state "
+                "dir (or run the software that wrote it to cash out first)",
+            )
         diffs = []
         if h.get("game") != game:
             diffs.append(f"game: journal has {h.get('game')!r}, table file has {game!r}")
@@ -224,8 +235,10 @@ class Journal:
             "table": table,
             "game": game,
             "options": options_json,
+            "rules": str(RULES_VERSION),
             "created": str(time.time()),
         }
+        private.create_empty(tmp)  # SQLite gives its -wal and -shm files the database's mode: 0600
         build = sqlite3.connect(tmp, isolation_level=None)
         try:
             build.execute("PRAGMA synchronous=FULL")
@@ -238,9 +251,10 @@ class Journal:
             build.execute("PRAGMA journal_mode=WAL")  # persistent in the file's header
         finally:
             build.close()  # checkpoints and removes the -wal file
-        _fsync(tmp)
+        private.fsync_path(tmp)
+        faults.point("journal_created")
         tmp.replace(path)
-        _fsync(path.parent)
+        private.fsync_path(path.parent)
         _write_marker(marker, header["id"])
         return cls(path, _connect(path, fsync), header, 0)
 
@@ -331,15 +345,15 @@ class Journal:
             raise self.mark_fault(f"write failed: {type(exc).__name__}: {exc}") from exc
         faults.point("journal_commit")
 
-    def find_ref(self, ref: str) -> int | None:
-        """The row of an input sent with this idempotency key, if one was journaled."""
+    def find_ref(self, ref: str) -> Entry | None:
+        """The input journaled with this idempotency key (as journaled: controller.daemon.resend), if any."""
         if self.fault is not None:
             raise self.fault
         try:
             found = self._conn.execute("SELECT id FROM inputs WHERE ref = ?", (ref,)).fetchone()
         except sqlite3.Error as exc:
             raise self.mark_fault(f"read failed: {type(exc).__name__}: {exc}") from exc
-        return None if found is None else int(found[0])
+        return None if found is None else next(self.entries(int(found[0]), int(found[0])))
 
     @property
     def connection(self) -> sqlite3.Connection:
@@ -485,19 +499,4 @@ def _connect(path: Path, fsync: bool) -> sqlite3.Connection:
 
 def _write_marker(marker: Path, journal_id: str) -> None:
     """Atomically, and durably: a marker lost in a power cut would let a lost journal go unnoticed."""
-    tmp = marker.with_suffix(".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(journal_id + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(marker)
-    _fsync(marker.parent)
-
-
-def _fsync(path: Path) -> None:
-    """Flush a file, or a directory (a rename is durable only once its directory is)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    private.write_atomic(marker, journal_id + "\n")

@@ -11,13 +11,13 @@ A table's key folder (``security.keys`` in the table file, default
 Files are pyzmq's certificate format (``zmq.auth.create_certificates``); the
 role is the certificate's ``role`` metadata, so one file says who a key is and
 what it may do. Only public keys in ``authorized/`` are ever trusted: copying
-a client's secret is what grants access, so secrets are written 0600.
+a client's secret is what grants access, so every file is written 0600 and every
+folder made 0700 from its first byte, atomically (controller.daemon.private).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import re
 import threading
 import time
@@ -27,6 +27,8 @@ from typing import Any, Final, Literal
 
 import zmq
 import zmq.auth
+
+from controller.daemon import private
 
 log = logging.getLogger("croupier.auth")
 
@@ -111,22 +113,19 @@ def load_pair(path: Path) -> tuple[bytes, bytes | None]:
 
 
 def _copy_atomic(source: Path, target: Path) -> None:
-    _write_atomic(target, source.read_text(encoding="utf-8"))
+    private.write_atomic(target, source.read_text(encoding="utf-8"))
 
 
-def _write_atomic(target: Path, text: str) -> None:
-    """Write then rename: a running daemon re-reading the folder never sees half a file."""
-    partial = target.with_name(f".{target.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, target)
-
-
-def _public_cert(public: bytes, metadata: dict[str, str]) -> str:
-    """A public certificate in ZeroMQ's format (as pyzmq writes it), with its metadata."""
-    lines = ["#   ZeroMQ CURVE Public Certificate (croupier keys)", "", "metadata"]
+def _cert(public: bytes, secret: bytes | None, metadata: dict[str, str]) -> str:
+    """A certificate in ZeroMQ's format (as pyzmq writes it), with its metadata; a secret one if
+    ``secret`` is given (written by :func:`private.write_atomic`: 0600, whole or absent)."""
+    kind = "Secret" if secret is not None else "Public"
+    lines = [f"#   ZeroMQ CURVE {kind} Certificate (croupier keys)", "", "metadata"]
     lines += [f"    {k} = {v}" for k, v in metadata.items()]
-    lines += ["curve", f'    public-key = "{public.decode()}"', ""]
-    return "\n".join(lines)
+    lines += ["curve", f'    public-key = "{public.decode()}"']
+    if secret is not None:
+        lines.append(f'    secret-key = "{secret.decode()}"')
+    return "\n".join([*lines, ""])
 
 
 class KeyFolder:
@@ -152,22 +151,59 @@ class KeyFolder:
         return self.root / CLIENTS
 
     def ensure_server(self) -> bool:
-        """Make the server's pair if there is none (True when made); the secret is 0600."""
-        if self.server_secret_file.exists():
-            return False
-        self.root.mkdir(parents=True, exist_ok=True, mode=0o750)
-        self.authorized.mkdir(exist_ok=True, mode=0o750)
-        public, secret = zmq.auth.create_certificates(self.root, SERVER)
-        os.chmod(secret, 0o600)
-        return True
+        """Make the server's pair if there is no secret (True when made); put back a missing or stale
+        public file from the secret (a first start cut short between the two writes).
+
+        An unusable secret (empty, corrupt) raises KeyFileError: replacing it locks out every
+        client, so only a person does that (:meth:`replace_server_pair`, ``croupier keys server``).
+        """
+        private.make_dir(self.root)
+        private.make_dir(self.authorized)
+        if not self.server_secret_file.exists():
+            self.replace_server_pair()
+            return True
+        public, _ = self.server_pair()
+        try:
+            current: bytes | None = load_pair(self.server_public_file)[0]
+        except KeyFileError:
+            current = None
+        if current != public:
+            private.write_atomic(self.server_public_file, _cert(public, None, {}))
+        return False
+
+    def server_secret_problem(self) -> str | None:
+        """What makes the server's secret file unusable (None: usable, or there is none yet)."""
+        if not self.server_secret_file.exists():
+            return None
+        try:
+            self.server_pair()
+        except KeyFileError as exc:
+            return str(exc)
+        return None
+
+    def replace_server_pair(self) -> None:
+        """A new server pair: the secret first, then the public file and its copy beside the clients
+        made here. Each write is atomic (a crash leaves the old file or the new one)."""
+        private.make_dir(self.root)
+        public, secret = zmq.curve_keypair()
+        private.write_atomic(self.server_secret_file, _cert(public, secret, {}))
+        private.write_atomic(self.server_public_file, _cert(public, None, {}))
+        copy = self.clients / f"{SERVER}.key"
+        if copy.exists():
+            _copy_atomic(self.server_public_file, copy)
 
     def server_pair(self) -> tuple[bytes, bytes]:
-        """The server's (public, secret); KeyFileError when the folder has no server key."""
+        """The server's (public, secret); KeyFileError when the folder has no usable server key."""
         if not self.server_secret_file.exists():
             raise KeyFileError(f"{self.server_secret_file}: no server key (run `croupier keys server`)")
-        public, secret = load_pair(self.server_secret_file)
+        try:
+            public, secret = load_pair(self.server_secret_file)
+        except KeyFileError as exc:
+            raise KeyFileError(f"{exc} (`croupier keys server` makes a new pair; every client then "
+                               "needs the new server.key)") from None
         if secret is None:
-            raise KeyFileError(f"{self.server_secret_file}: has no secret-key")
+            raise KeyFileError(f"{self.server_secret_file}: has no secret-key (`croupier keys server` "
+                               "makes a new pair; every client then needs the new server.key)")
         return public, secret
 
     def new_client(self, name: str, role: Role, out: Path | None = None) -> Path:
@@ -184,16 +220,14 @@ class KeyFolder:
         if target.exists():
             raise KeyFileError(f"{target}: a key named {name!r} is already authorised (remove it first)")
         out = out or self.clients
-        out.mkdir(parents=True, exist_ok=True, mode=0o700)
-        public, secret = zmq.auth.create_certificates(out, name, metadata={"role": role})
-        os.chmod(secret, 0o600)
-        self.authorized.mkdir(parents=True, exist_ok=True, mode=0o750)
-        # pyzmq writes the metadata into the secret file only: the authorised copy gets it here.
-        pub_key, _ = load_pair(Path(public))
-        _write_atomic(target, _public_cert(pub_key, {"role": role}))
-        _write_atomic(Path(public), _public_cert(pub_key, {"role": role}))
+        private.make_dir(out)
+        public, secret = zmq.curve_keypair()
+        secret_file = out / f"{name}.key_secret"
+        private.write_atomic(secret_file, _cert(public, secret, {"role": role}))
+        private.write_atomic(out / f"{name}.key", _cert(public, None, {"role": role}))
         _copy_atomic(self.server_public_file, out / f"{SERVER}.key")
-        return Path(secret)
+        private.write_atomic(target, _cert(public, None, {"role": role}))  # last: authorised once complete
+        return secret_file
 
     def load_authorized(self) -> dict[bytes, KeyInfo]:
         """Every authorised key by its z85 public key; KeyFileError names the first bad file."""

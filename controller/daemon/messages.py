@@ -182,12 +182,16 @@ class ErrorReply(Identity):
     #: The caller's key has a role that may not send this command (docs/security.md).
     denied: NotRequired[Literal[True]]
     journal_fault: NotRequired[Literal[True]]
+    #: The request reused a ``ref`` its key had sent with another body: nothing done.
+    ref_reused: NotRequired[Literal[True]]
     row: NotRequired[int]
     seq: NotRequired[int]
+    #: A resend of a refused command: this is the first reply, repeated (nothing applied again).
+    duplicate: NotRequired[Literal[True]]
 
 
 class InputReply(Identity):
-    """An input command that was applied (or, with ``duplicate``, had been already)."""
+    """An input command that was applied (or, with ``duplicate``, had been already: the first reply)."""
 
     ok: Literal[True]
     cmd: str

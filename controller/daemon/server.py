@@ -25,6 +25,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
+from controller.daemon import resend
 from controller.daemon.alerts import log_alerts
 from controller.daemon.auth import CurveGuard, permitted
 from controller.daemon.commands import (
@@ -43,7 +44,7 @@ from controller.daemon.journal import Journal, JournalFault, open_readonly, veri
 from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
 from controller.daemon.panels import PanelHost
 from controller.daemon.recall import recall_from_journal
-from controller.daemon.requests import Pacer, RequestError, limit_inbound, loads_request, quote
+from controller.daemon.requests import Pacer, RequestError, limit_inbound, parse_snapshot_request, quote
 from controller.daemon.sdnotify import notify, watchdog_interval
 from controller.daemon.selftest import HELLO_TIMEOUT, SelfTest
 from controller.daemon.service import Applied, TableService, dumps
@@ -192,6 +193,7 @@ class Daemon:
             service = TableService(cfg, journal)
             try:
                 service.replay()
+                resend.keep_replayed(service)
             except Exception:
                 journal.close()
                 raise
@@ -630,25 +632,10 @@ class Daemon:
             return self._shoe_command(parsed.args["action"])
         if isinstance(parsed, InputCommand):
             try:
-                applied = self.submit(parsed.input, parsed.source(caller.name), parsed.ref)
+                return resend.run(service, self.submit, parsed, caller.name)
             except JournalFault as exc:
+                self.journal_faulted(exc)  # once: a failed read of a ref faults the journal too
                 return journal_fault_reply(parsed.name, exc)
-            reply: dict[str, Any] = {"ok": True, "cmd": parsed.name, "row": applied.row, "seq": service.seq}
-            if applied.duplicate:
-                reply["duplicate"] = True
-                return reply
-            refused = applied.refused
-            if refused is not None:
-                return {
-                    "ok": False,
-                    "cmd": parsed.name,
-                    "error": refused,
-                    "refused": True,
-                    "row": applied.row,
-                    "seq": service.seq,
-                }
-            reply["events"] = applied.payloads
-            return reply
         return await self._query(parsed)
 
     def _shoe_command(self, action: str) -> dict[str, Any]:
@@ -772,25 +759,17 @@ class Daemon:
         """``{}`` or ``{"since": N}`` in; the state and its seq out (plus the missed events if held)."""
         service = self.service
         assert service is not None
-        since: Any = None
-        request: dict[str, Any] = {}
-        if payload.strip():
-            try:
-                request = loads_request(payload)
-            except RequestError as exc:
-                return error_reply(f"snapshot: {exc}")
-            if not isinstance(request, dict) or set(request) - {"since", "journal_id"}:
-                return error_reply('snapshot: send {} or {"since": SEQ, "journal_id": ID}')
-            since = request.get("since")
-            if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
-                return error_reply(f"snapshot: 'since' must be a seq (integer >= 0), not {quote(since)}")
+        try:
+            since, journal_id = parse_snapshot_request(payload)
+        except RequestError as exc:
+            return error_reply(f"snapshot: {exc}")
         reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": self.journal_id,
                                  "refused_cards": list(service.refused_cards)}
         if self.gpio is not None:
             reply["lamps"] = self.gpio.lamps_payload(self.config.table_id)
         # Missed events only make sense in the journal the client was following: a client that
         # names another journal (the state dir was replaced) gets the state alone and redraws.
-        if since is not None and request.get("journal_id", self.journal_id) == self.journal_id:
+        if since is not None and journal_id in (None, self.journal_id):
             events = service.events_since(since)
             if events is not None:
                 reply["events"] = events

@@ -30,6 +30,9 @@ from drivers.shoe import FrameId
 
 log = logging.getLogger("croupier.daemon")
 
+#: The first reply to each ref'd command, kept for its resends (controller.daemon.resend).
+REPLIES_SCHEMA = "CREATE TABLE IF NOT EXISTS replies (row INTEGER PRIMARY KEY, reply TEXT NOT NULL)"
+
 
 def event_payload(table_id: str, seq: int, event: Event) -> dict[str, Any]:
     """The wire form of an event: ``event``, ``table``, ``seq`` first, then the event's own fields in order.
@@ -100,6 +103,9 @@ class TableService:
         #: (a round's settlement: checkpoints come at round ends) are published, and its shoe frame
         #: acknowledged, without waiting for the checkpoint (milliseconds of pickling and a write).
         self.checkpoint_later: Callable[[], object] | None = None
+        #: The ref'd command rows :meth:`replay` applied (after the checkpoint): the daemon keeps the
+        #: replies a crash lost from them (controller.daemon.resend.keep_replayed), then drops them.
+        self.replayed_commands: list[Applied] = []
 
     @property
     def table_id(self) -> str:
@@ -116,6 +122,7 @@ class TableService:
         started = time.perf_counter()
         conn = self.journal.connection
         checkpoint.ensure_schema(conn)
+        conn.execute(REPLIES_SCHEMA)
         saved = None if checkpoint_at == 0 else checkpoint.load(
             conn, self.journal.path, self.journal.last_id, at_row=checkpoint_at)
         if checkpoint_at and saved is None:
@@ -136,6 +143,8 @@ class TableService:
             events = table.apply(entry.input)
             self._track_refused_cards(entry.input, events)
             recorder.observe(seq + 1, entry.at, entry.source, entry.input, events, table)
+            if entry.ref is not None and entry.source.startswith("command:"):
+                self.replayed_commands.append(Applied(entry.id, seq + 1, events))
             for event in events:
                 seq += 1
                 recent.append((seq, event))
@@ -165,12 +174,14 @@ class TableService:
         """Journal ``inp`` (durably), apply it, number its events. ``ref`` makes a resend a no-op.
 
         ``frame``: the shoe frame ``inp`` came in, committed with it. A failed write raises
-        :class:`~controller.daemon.journal.JournalFault` before anything is applied.
+        :class:`~controller.daemon.journal.JournalFault` before anything is applied. A command's
+        resend is answered before it gets here (controller.daemon.resend); a ref found here is a
+        device's resend (the camera's ``camera:<file>``), which only needs not to be applied twice.
         """
         if ref is not None:
-            row = self.journal.find_ref(ref)
-            if row is not None:
-                return Applied(row, self.seq + 1, [], duplicate=True)
+            entry = self.journal.find_ref(ref)
+            if entry is not None:
+                return Applied(entry.id, self.seq + 1, [], duplicate=True)
         when = time.time() if at is None else at
         row = self.journal.append(inp, source, when, ref, frame)
         events = self.table.apply(inp)

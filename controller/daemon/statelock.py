@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 from typing import Final
 
+from controller.daemon import private
+
 LOCK_NAME: Final = "daemon.lock"
 
 
@@ -31,10 +33,11 @@ class StateDirLock:
 
     @classmethod
     def acquire(cls, state_dir: Path) -> StateDirLock:
-        """Lock ``state_dir`` (created if missing) or raise :class:`StateDirBusy` naming the holder."""
-        state_dir.mkdir(parents=True, exist_ok=True)
+        """Lock ``state_dir`` (made 0700 if missing; the lock file 0600) or raise :class:`StateDirBusy`
+        naming the holder."""
+        private.make_dir(state_dir)
         path = state_dir / LOCK_NAME
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = private.open_private(path, os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -189,7 +189,8 @@ def format_round(r: dict[str, Any], cur: Currency) -> list[str]:
 def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) -> str:
     """The daemon's reply for a person: amounts in the table's currency, a tilt or refusal said first."""
     if not reply.get("ok"):
-        return f"{'REFUSED' if reply.get('refused') else 'error'}: {reply.get('error')}"
+        again = " (a resend: the first answer, repeated)" if reply.get("duplicate") else ""
+        return f"{'REFUSED' if reply.get('refused') else 'error'}: {reply.get('error')}{again}"
     cmd = request.get("cmd")
     if cmd == "status":
         lines = [

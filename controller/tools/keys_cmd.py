@@ -5,7 +5,9 @@ pair, authorises its public key on that table with that role and prints
 where the secret is (hand that folder to the operator; ``croupier ctl --key
 FILE`` or ``CROUPIER_KEY=FILE`` uses it). ``croupier keys list --table FILE``
 shows the authorised keys; ``croupier keys server --table FILE`` makes the
-table's server pair (the daemon also makes it on first start).
+table's server pair (the daemon also makes it on first start), or replaces an
+unusable one (empty, corrupt: said loudly, since every client then needs the new
+public key; the daemon itself never replaces a secret it cannot read).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="observer: status, meters, recall; cashier: also credit in/out; operator: all")
     new.add_argument("--out", type=Path, help="folder for the secret (default: the key folder's clients/)")
     listing = sub.add_parser("list", help="the authorised keys and their roles")
-    server = sub.add_parser("server", help="make the table's server key pair if it has none")
+    server = sub.add_parser("server", help="make the table's server key pair if it has none, "
+                            "or replace an unusable one")
     for p in (new, listing, server):
         p.add_argument("--table", default=os.environ.get("CROUPIER_TABLE"),
                        help="table file (default $CROUPIER_TABLE); its security.keys folder is used")
@@ -47,8 +50,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         folder = _folder(args)
         if args.action == "server":
-            made = folder.ensure_server()
-            print(f"{'made' if made else 'kept'} {folder.server_public_file}")
+            problem = folder.server_secret_problem()
+            if problem is not None:
+                folder.replace_server_pair()
+                print(f"croupier keys: THE SERVER KEY WAS REPLACED: {problem}.\nA new pair is in "
+                      f"{folder.root}: every client needs the new public key {folder.server_public_file} "
+                      "(give it to each client as its server.key; the copy in clients/ is updated), and "
+                      "the daemon must be restarted to use it.", file=sys.stderr)
+                print(f"replaced {folder.server_public_file}")
+            else:
+                made = folder.ensure_server()
+                print(f"{'made' if made else 'kept'} {folder.server_public_file}")
         elif args.action == "list":
             for info in sorted(folder.load_authorized().values(), key=lambda k: k.name):
                 print(f"{info.name:<24} {info.role:<9} {info.public.decode()}")

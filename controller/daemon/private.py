@@ -1,0 +1,92 @@
+"""Files and folders the daemon creates: private from their first byte, and whole or absent after a crash.
+
+A table's state holds its journal (every credit of every player) and its CURVE secret (who may
+command it), so nothing the daemon creates may be readable by another local user even for an
+instant: files are created 0600 and folders 0700 by the call that creates them, then set to
+exactly that with an explicit ``chmod`` (the mode given to ``open``/``mkdir`` is masked by the
+umask, which only ever removes bits; a umask like 0277 would otherwise leave a folder we cannot
+write). And a power cut at any instant must leave either the old file or the new one: a file is
+written under a temporary name, fsynced, renamed over its target, and the directory fsynced
+(a rename is durable only once its directory is).
+
+Fault points (controller.daemon.faults) sit at each step of :func:`write_atomic`, so the crash
+tests can kill a first start inside every write.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Final
+
+from controller.daemon import faults
+
+FILE_MODE: Final = 0o600
+DIR_MODE: Final = 0o700
+
+
+def make_dir(path: Path) -> None:
+    """``path`` and any missing parent, each created 0700 (an existing folder keeps its mode)."""
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.is_dir():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, DIR_MODE)
+        except FileExistsError:
+            continue  # made meanwhile by someone else: theirs, mode and all
+        os.chmod(folder, DIR_MODE)
+
+
+def create_empty(path: Path) -> None:
+    """Create ``path`` empty and 0600 (it must not exist), durably: e.g. before SQLite opens it, so
+    the database, and the ``-wal`` and ``-shm`` files SQLite gives the database's mode, are private."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def open_private(path: Path, flags: int) -> int:
+    """``os.open``, creating ``path`` 0600 whatever the umask if it is missing (the lock file); an
+    existing file is opened as it is."""
+    try:
+        fd = os.open(path, flags | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+    except FileExistsError:
+        return os.open(path, flags | os.O_CLOEXEC)
+    os.fchmod(fd, FILE_MODE)
+    return fd
+
+
+def write_atomic(target: Path, text: str) -> None:
+    """Replace ``target`` with ``text`` (0600), atomically and durably: after a crash it holds the old
+    text or the new, never part of either; a stale temporary file is overwritten by the next write."""
+    partial = target.with_name(f".{target.name}.partial")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)
+        faults.point("file_created")
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            data = data[os.write(fd, data):]
+        faults.point("file_written")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    faults.point("file_synced")
+    os.replace(partial, target)
+    faults.point("file_renamed")
+    fsync_path(target.parent)
+
+
+def fsync_path(path: Path) -> None:
+    """Flush a file, or a directory (a rename is durable only once its directory is)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

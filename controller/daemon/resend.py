@@ -1,0 +1,147 @@
+"""A resent input command answered exactly as it was first: refs scoped per key, bodies compared.
+
+A client that timed out resends its command with the same ``ref`` (docs/commands.md), so the
+reply to the resend must say what the first one did: a refused cash-out answered as a success
+would pay out twice on the floor. Three rules make that so:
+
+* a ``ref`` belongs to the key that sent it: it is journaled as ``key:NAME:REF``
+  (:func:`journal_ref`; key names have no ``:``), so one key's refs can neither block nor
+  answer for another key's commands;
+* a resend must be the same request: the same input and the same journaled source (key and
+  ``by``); another body under a used ref is refused, naming both (a client reusing refs is a
+  bug that would otherwise lose the second command silently);
+* the first reply is kept in the journal's ``replies`` table (row -> reply JSON, created at
+  replay: controller.daemon.service), written right
+  after the input was applied; a resend gets it back with ``"duplicate": true``. When it is
+  missing because the daemon died between the input's commit and the reply's, the next start
+  keeps it from its replay (:func:`keep_replayed`); when the row is older than the newest
+  checkpoint (a journal older than this table, a failed write), a resend derives it by replaying
+  rows 1..N through a fresh table (on the loop: seconds for a long journal, once per such row).
+  Either way it is the first reply: the journal holds inputs and the core is deterministic.
+
+Refs journaled before scoping (plain ``REF``) are read as belonging to the key named in their
+row's source (``command:NAME``): a resend across the upgrade is still recognised.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from controller.daemon.commands import InputCommand, error_reply
+from controller.daemon.journal import Entry, Journal
+from controller.daemon.service import Applied, TableService, event_payload
+from controller.inputs import Input
+from controller.table import Table
+
+log = logging.getLogger("croupier.daemon")
+
+#: ``submit(input, source, ref)``: the daemon's one input path (journal, apply, publish).
+Submit = Callable[[Input, str, "str | None"], Applied]
+
+
+def journal_ref(key: str, ref: str) -> str:
+    """The ref as journaled: scoped to the key that sent it."""
+    return f"key:{key}:{ref}"
+
+
+def first_reply(cmd: str, applied: Applied, seq: int) -> dict[str, Any]:
+    """The reply to an input command that was journaled and applied (``seq``: the table's after it)."""
+    refused = applied.refused
+    if refused is not None:
+        return {"ok": False, "cmd": cmd, "error": refused, "refused": True, "row": applied.row, "seq": seq}
+    return {"ok": True, "cmd": cmd, "row": applied.row, "seq": seq, "events": applied.payloads}
+
+
+def run(service: TableService, submit: Submit, command: InputCommand, key: str) -> dict[str, Any]:
+    """Answer ``command`` from ``key``: apply it, or repeat the first reply to its ``ref``.
+
+    :class:`~controller.daemon.journal.JournalFault` passes through (nothing was applied).
+    """
+    source = command.source(key)
+    if command.ref is None:
+        applied = submit(command.input, source, None)
+        return first_reply(command.name, applied, service.seq)
+    prior = _find(service.journal, key, command.ref)
+    if prior is not None:
+        if (prior.input, prior.source) != (command.input, source):
+            return error_reply(
+                f"ref {command.ref!r} was first used for {describe(prior.input, prior.source)}; this "
+                f"request is {describe(command.input, source)}: nothing done (use a new ref for a new "
+                "request)", cmd=command.name, ref_reused=True)
+        return {**_kept_reply(service, prior, command.name), "duplicate": True}
+    applied = submit(command.input, source, journal_ref(key, command.ref))
+    reply = first_reply(command.name, applied, service.seq)
+    _keep(service.journal, applied.row, reply)
+    return reply
+
+
+def describe(inp: Input, source: str) -> str:
+    """``credit_in seat 5 amount 700 (command:cashier)``: an input as a person reads it."""
+    fields = inp.to_dict()
+    words = [str(fields.pop("input"))]
+    words += [f"{name} {json.dumps(value)}" for name, value in fields.items() if value is not None]
+    return " ".join(words) + f" ({source})"
+
+
+def _find(journal: Journal, key: str, ref: str) -> Entry | None:
+    """The input ``key`` first sent with ``ref``: scoped, or an unscoped ref of an older journal whose
+    row's source names that key."""
+    entry = journal.find_ref(journal_ref(key, ref))
+    if entry is not None:
+        return entry
+    legacy = journal.find_ref(ref)
+    prefix = f"command:{key}"
+    if legacy is not None and legacy.source.startswith(prefix):
+        rest = legacy.source[len(prefix):]
+        if not rest or rest.startswith(" by "):
+            return legacy
+    return None
+
+
+def _keep(journal: Journal, row: int, reply: dict[str, Any]) -> None:
+    """Keep the first reply to a ref'd command. A failed write loses nothing: it is derived again."""
+    try:
+        journal.connection.execute("INSERT OR REPLACE INTO replies(row, reply) VALUES (?, ?)",
+                                   (row, json.dumps(reply)))
+    except sqlite3.Error as exc:
+        log.warning("the reply to journal row %d was not kept (%s): a resend will replay the journal to "
+                    "answer it", row, exc)
+
+
+def keep_replayed(service: TableService) -> None:
+    """At start, after the replay: keep the replies of the ref'd command rows replayed that have none
+    (a crash came between an input's commit and its reply's: the last row, most often), so a resend
+    of one is answered at once. ``cmd`` is left empty: :func:`_kept_reply` gives the resend's."""
+    conn = service.journal.connection
+    for applied in service.replayed_commands:
+        if conn.execute("SELECT 1 FROM replies WHERE row = ?", (applied.row,)).fetchone() is None:
+            applied.payloads = [event_payload(service.table_id, applied.first_seq + i, e)
+                                for i, e in enumerate(applied.events)]
+            _keep(service.journal, applied.row, first_reply("", applied, applied.last_seq))
+    service.replayed_commands = []
+
+
+def _kept_reply(service: TableService, prior: Entry, cmd: str) -> dict[str, Any]:
+    """The first reply to row ``prior.id``: kept, or derived by replaying rows 1..N (then kept). Its
+    ``cmd`` is the resend's (the same input, so the same command but for an alias: ``card``, ``input``)."""
+    found = service.journal.connection.execute(
+        "SELECT reply FROM replies WHERE row = ?", (prior.id,)).fetchone()
+    if found is not None:
+        kept: dict[str, Any] = json.loads(found[0])
+        return {**kept, "cmd": cmd}
+    table = Table(service.config.new_game(), service.config.limits)
+    seq = 0
+    reply: dict[str, Any] = {}
+    for entry in service.journal.entries(1, prior.id):
+        events = table.apply(entry.input)
+        if entry.id == prior.id:
+            payloads = [event_payload(service.table_id, seq + i, e) for i, e in enumerate(events, 1)]
+            reply = first_reply(cmd, Applied(entry.id, seq + 1, events, payloads=payloads), seq + len(events))
+        seq += len(events)
+    log.info("derived the first reply to journal row %d by replaying rows 1..%d", prior.id, prior.id)
+    _keep(service.journal, prior.id, reply)
+    return reply

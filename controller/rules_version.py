@@ -1,0 +1,21 @@
+"""The rules version: one number that changes whenever replaying a journal could come out differently.
+
+A journal holds inputs, not outcomes, so a change to the rules engine (a payout, a drawing rule,
+what a tilt holds, what is refused) would replay an old journal into other settlements and
+credits than the ones the table paid. Every journal records the number it was written under
+(its header's ``rules``), and the daemon refuses to replay one of another number
+(controller.daemon.journal): archive it and start a new state dir.
+
+Bump it in the same change as any engine change that alters what some input sequence does
+(events, settlements, refusals), and say so in docs/daemon.md ("Rules versions"). Journals
+written before the number existed have none: they are read as version 1, today's rules.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: 1: the rules as of the first journals that record it (held cards of a tilt included).
+RULES_VERSION: Final = 1
+#: What a journal without a ``rules`` entry in its header was written under.
+UNRECORDED: Final = 1
