@@ -16,7 +16,10 @@ Points (each named where it sits):
 * ``journal_commit``: right after a journal transaction committed;
 * ``shoe_received``: the loop has read and decoded a new shoe frame; it is not journaled yet;
 * ``shoe_committed``: the loop has journaled a shoe frame; it has not acknowledged it yet;
-* ``shoe_acked``: the loop has just acknowledged a shoe frame.
+* ``shoe_acked``: the loop has just acknowledged a shoe frame;
+* ``dispense_due``: a dealing shuffler's card is due and none is asked for yet: nothing journaled or sent;
+* ``dispense_journaled``: that DISPENSE is journaled (controller.daemon.feed_state), not sent yet;
+* ``shoe_reset_sent``: RESET (``ctl shoe reset``) was journaled and sent; its HELLO has not come.
 
 Why an environment variable and not a test-only API: the crash tests run the real ``croupier run``
 in a subprocess, and a variable reaches it without any option a production unit could set by
@@ -33,7 +36,8 @@ from typing import Final
 
 ENV: Final = "CROUPIER_FAULT"
 POINTS: Final = frozenset(
-    {"journal_write", "journal_commit", "shoe_received", "shoe_committed", "shoe_acked"}
+    {"journal_write", "journal_commit", "shoe_received", "shoe_committed", "shoe_acked",
+     "dispense_due", "dispense_journaled", "shoe_reset_sent"}
 )
 ACTIONS: Final = ("kill", "term", "eio")
 PAGES_ENV: Final = "CROUPIER_FAULT_JOURNAL_PAGES"

@@ -154,6 +154,9 @@ class PanelLogic:
         self.amount: dict[int, int] = {seat: limits.min_bet for seat in pin_map.seats}
         self.repeat: dict[int, dict[str, int]] = {}
         self.last_round: dict[int, dict[str, int]] = {}
+        #: Seats whose keyed amount a daemon restart put back at the minimum: their bet keys blink
+        #: until the seat keys again (controller.daemon.panels.after_restart).
+        self.restarted: set[int] = set()
         self._betting_wagers: Mapping[tuple[int, str], int] = {}
         self.covered: dict[tuple[int, str], bool] = {
             (seat, spot): False for seat, panel in pin_map.seats.items() for spot in panel.spots
@@ -288,6 +291,8 @@ class PanelLogic:
                 return [(I.TakeHeld(), f"gpio dealer {word}")]
             return [(DEALER_INPUTS[word](), f"gpio dealer {word}")]
         source = f"gpio seat {seat} {word}"
+        if is_bet_word(word):
+            self.restarted.discard(seat)  # the player keyed after the restart: what they key is selected
         if word == "bet_up":
             self.step(seat, self.map.bet_step)
             return []
@@ -366,7 +371,8 @@ class PanelLogic:
                 if tilted:
                     mode = LampMode.FAULT
                 elif is_bet_word(word):
-                    mode = LampMode.ON if can_bet else LampMode.OFF
+                    keyed = LampMode.BLINK if seat in self.restarted else LampMode.ON
+                    mode = keyed if can_bet else LampMode.OFF
                 else:
                     mode = LampMode.BLINK if (word if word != BET_2X else "bet") in legal else LampMode.OFF
                 out[f"seat {seat} {word}"] = mode
