@@ -76,10 +76,12 @@ class Dispenser:
         self._empty = state.empty
         #: A RESET went out (before a restart, too) and its HELLO has not come: that HELLO voids.
         self._resetting = state.reset_row is not None
+        #: That RESET is sent again once the shoe is connected (see :meth:`_reset_again`).
+        self._reset_again_due = self._resetting
         #: A DISPENSE was sent and its card has not come yet. At a start mid-deal the previous
         #: process may have sent one whose card the shoe still holds: wait for it (the timeout
         #: tilts for the dealer) rather than risk a second card.
-        self.outstanding = (due and not state.empty and state.dispense_row is not None
+        self.outstanding = (not state.empty and state.dispense_row is not None
                             and not self.log.card_since(state.dispense_row))
         if self.outstanding:
             self._unknown = self._unknown or (
@@ -131,6 +133,9 @@ class Dispenser:
 
     def on_status(self, status: str, table: Table) -> None:
         """The shoe's news that changes what is on its way (called before after_apply)."""
+        if status == "connected" and self._reset_again_due:
+            self._reset_again_due = False
+            self._loop.call_soon(self._reset_again)  # after the reader's greeting (its resume NAK)
         if status == "shoe_empty" and self.outstanding:
             self._answered()
             self._empty = True
@@ -189,6 +194,24 @@ class Dispenser:
             return False
         self._state = state
         return True
+
+    def _reset_again(self) -> None:
+        """A RESET sent before a restart whose HELLO this process has not seen: send it once more.
+
+        Its HELLO may never be delivered to this process: the restarted reader's greeting NAKs the
+        journal's next SEQ, and a shoe whose numbering the RESET restarted can take that NAK as the
+        ACK of its HELLO (docs/shoe-protocol.md, "Delivery", rule 4). RESET, unlike DISPENSE, is safe
+        to repeat: a second one only restarts the numbering again and voids the same unanswered
+        DISPENSE the dealer's reset was for; a card already out is sent again after its HELLO.
+        """
+        if not self._resetting:
+            return
+        try:
+            self.reader.reset()
+        except ShoeError as exc:
+            log.warning("a RESET sent before the restart is unanswered, and cannot be sent again: %s", exc)
+            return
+        log.warning("a RESET sent before the restart had not been answered by HELLO: sent it again")
 
     def _timed_out(self, which: int) -> None:
         if not self.outstanding or which != self.sent:
