@@ -1,4 +1,4 @@
-"""Shared set-up for the tests that SIGKILL a real daemon (no tests here): the process, its shuffler, its panels.
+"""Shared set-up for the tests that SIGKILL a real daemon (no tests here): the process, shuffler, panels.
 
 The daemon is ``croupier run`` in a subprocess with its real journal; a kill at a
 named instant is ``CROUPIER_FAULT`` (controller.daemon.faults), read only at the
@@ -28,6 +28,8 @@ from drivers.gpio.control import ControlClient
 from drivers.shoe.sim import SimulatedShoe
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The shipped one-seat Baccarat panel (seat 1, the dealer's buttons, the tower).
+BACCARAT_PANEL = str(ROOT / "firmware_configs/panels/baccarat.yaml")
 
 
 def wait_for(check: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
@@ -51,11 +53,11 @@ def shuffler(tmp: Path, timeout: float = 1.0, seed: int = 3) -> tuple[SimulatedS
 class Croupier:
     """One table's daemon as a process: started, SIGKILLed and started again on the same state dir."""
 
-    def __init__(self, tmp: Path, panels: bool = False, shoe: Path | None = None) -> None:
+    def __init__(self, tmp: Path, panels: list[Any] | None = None, shoe: Path | None = None) -> None:
         self.tmp = tmp
         extra: dict[str, Any] = {}
         if panels:
-            extra = {"panels": [str(ROOT / "firmware_configs/panels/baccarat.yaml")], "gpio": {"backend": "mock"}}
+            extra = {"panels": panels, "gpio": {"backend": "mock"}}
         self.path = write_table(tmp, shoe=str(shoe) if shoe else None, **extra)
         self.config = load_table(self.path)
         self.key = local_key(self.config)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from restart_support import Croupier, shuffler, wait_for
+from restart_support import BACCARAT_PANEL, Croupier, shuffler, wait_for
 
 from controller.daemon.journal import Journal
 from controller.daemon.service import TableService
@@ -48,7 +48,7 @@ def checkpoint_now(t: Croupier) -> int:
 def test_repeat_bet_after_a_kill_between_rounds_bets_what_the_seat_had_down(
     tmp_path: Path, from_checkpoint: bool
 ) -> None:
-    t = Croupier(tmp_path, panels=True).start()
+    t = Croupier(tmp_path, panels=[BACCARAT_PANEL]).start()
     shoe = ShuffledShoe(8, 5, 0)
     try:
         t.ok("credit_in", seat=1, amount=100_000)
@@ -104,7 +104,9 @@ def cards_of_last_round(t: Croupier) -> int:
 
 
 @pytest.mark.timeout(90)
-def test_kill_between_a_cards_commit_and_the_next_dispense_deals_on_without_the_dealer(tmp_path: Path) -> None:
+def test_kill_between_a_cards_commit_and_the_next_dispense_deals_on_without_the_dealer(
+    tmp_path: Path,
+) -> None:
     sim, t = shuffler_table(tmp_path)
     try:
         # The second DISPENSE of the round is due right after the first card's commit: killed there.

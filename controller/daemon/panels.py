@@ -154,14 +154,16 @@ def after_restart(logic: PanelLogic, last_bets: Mapping[int, Mapping[str, int]],
     ``repeat_bet`` repeats what the journal says each seat had down when betting last ended, as it
     would have without the restart. The keyed amount (bet_up, chip keys) is not an input and is not
     journaled, so it is back at the table minimum; each seat's bet keys blink while betting is open
-    until the seat keys again, so a player sees it before chips wager the minimum.
+    until the seat presses ``clear_bet`` or ``repeat_bet``, so a player sees it before chips wager
+    the minimum. (Not until any key: a chip key pressed across the restart adds to the minimum, not
+    to what the player had keyed, and the blink must still say so.)
     """
     logic.last_round = {seat: {spot: amount for spot, amount in bets.items() if spot in logic.spots}
                         for seat, bets in last_bets.items() if seat in logic.map.seats}
     logic.restarted = set(logic.map.seats)
     repeats = ", ".join(f"seat {seat} {bets}" for seat, bets in sorted(logic.last_round.items()) if bets)
     log.warning("restart: seats %s: keyed amount back at the table minimum %d (bet keys blink until the "
-                "seat keys again); repeat_bet repeats the journal's last round: %s",
+                "seat presses clear_bet or repeat_bet); repeat_bet repeats the journal's last round: %s",
                 ",".join(str(s) for s in sorted(logic.map.seats)), minimum, repeats or "no wagers")
 
 
