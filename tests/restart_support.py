@@ -19,11 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from test_daemon_support import free_port_base, write_table
+from test_daemon_support import free_port_base, journal_inputs, write_table
 
 from controller.daemon.client import CommandClient, DaemonUnavailable, local_key
 from controller.daemon.config import load_table
-from controller.daemon.journal import open_readonly, read_entries
 from drivers.gpio.control import ControlClient
 from drivers.shoe.sim import SimulatedShoe
 
@@ -143,8 +142,4 @@ class Croupier:
 
     def inputs(self) -> list[tuple[str, dict[str, Any]]]:
         """The journal's inputs, (source, input), read as a tool reads them."""
-        conn, path, last = open_readonly(self.config.state_dir)
-        try:
-            return [(e.source, e.input.to_dict()) for e in read_entries(conn, path, 1, last)]
-        finally:
-            conn.close()
+        return journal_inputs(self.config.state_dir)

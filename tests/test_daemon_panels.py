@@ -15,12 +15,11 @@ from typing import Any
 import pytest
 import yaml
 from gpiozero.pins.mock import MockFactory, MockPin  # type: ignore[import-untyped, unused-ignore]
-from test_daemon_support import write_table
+from test_daemon_support import journal_inputs, write_table
 
 from controller.cli import main
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table
-from controller.daemon.journal import open_readonly, read_entries
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.games import GAMES
@@ -55,11 +54,7 @@ class Table:
         return answer
 
     def sources(self) -> list[tuple[str, dict[str, Any]]]:
-        conn, path, last = open_readonly(self.config.state_dir)
-        try:
-            return [(e.source, e.input.to_dict()) for e in read_entries(conn, path, 1, last)]
-        finally:
-            conn.close()
+        return journal_inputs(self.config.state_dir)
 
     def close(self) -> None:
         self.ctl.close()

@@ -8,6 +8,7 @@ and starts it again on the same journal (restart_support.py).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from restart_support import BACCARAT_PANEL, Croupier, shuffler, wait_for
 from controller.daemon.journal import Journal
 from controller.daemon.service import TableService
 from controller.simulation.shoe_shuffle import ShuffledShoe
+from drivers.shoe.sim import SimulatedShoe
 
 BET_KEYS = ("bet_up", "bet_down", "repeat_bet")
 
@@ -88,9 +90,20 @@ def test_repeat_bet_after_a_kill_between_rounds_bets_what_the_seat_had_down(
         t.stop()
 
 
-def shuffler_table(tmp_path: Path, timeout: float = 1.0) -> tuple[Any, Croupier]:
-    sim, profile = shuffler(tmp_path, timeout)
-    return sim, Croupier(tmp_path, shoe=profile)
+@pytest.fixture
+def shuffler_table(tmp_path: Path) -> Iterator[Callable[[float], tuple[SimulatedShoe, Croupier]]]:
+    """A table dealt by a simulated dealing shuffler (``dispense_timeout`` given); both closed after."""
+    made: list[tuple[SimulatedShoe, Croupier]] = []
+
+    def make(timeout: float) -> tuple[SimulatedShoe, Croupier]:
+        sim, profile = shuffler(tmp_path, timeout)
+        made.append((sim, Croupier(tmp_path, shoe=profile)))
+        return made[-1]
+
+    yield make
+    for sim, t in made:
+        t.stop()
+        sim.close()
 
 
 def play_to_close(t: Croupier) -> None:
@@ -105,68 +118,56 @@ def cards_of_last_round(t: Croupier) -> int:
 
 @pytest.mark.timeout(90)
 def test_kill_between_a_cards_commit_and_the_next_dispense_deals_on_without_the_dealer(
-    tmp_path: Path,
+    shuffler_table: Callable[[float], tuple[SimulatedShoe, Croupier]],
 ) -> None:
-    sim, t = shuffler_table(tmp_path)
-    try:
-        # The second DISPENSE of the round is due right after the first card's commit: killed there.
-        t.start(fault="dispense_due:2:kill")
-        play_to_close(t)
-        t.died()
-        assert sim.stats.dispense_requests == 1 and [i["input"] for _, i in t.inputs()][-1] == "card"
-        t.start()
-        wait_for(lambda: t.status()["phase"] == "idle", "the round to settle with no dealer action")
-        assert sim.stats.dispense_requests == sim.stats.dispensed == cards_of_last_round(t)
-        assert not [i for _, i in t.inputs() if i["input"] == "device"]  # never a feed tilt
-        assert "no DISPENSE is on its way for the card due: asking for it" in t.log
-    finally:
-        t.stop()
-        sim.close()
+    sim, t = shuffler_table(1.0)
+    # The second DISPENSE of the round is due right after the first card's commit: killed there.
+    t.start(fault="dispense_due:2:kill")
+    play_to_close(t)
+    t.died()
+    assert sim.stats.dispense_requests == 1 and [i["input"] for _, i in t.inputs()][-1] == "card"
+    t.start()
+    wait_for(lambda: t.status()["phase"] == "idle", "the round to settle with no dealer action")
+    assert sim.stats.dispense_requests == sim.stats.dispensed == cards_of_last_round(t)
+    assert not [i for _, i in t.inputs() if i["input"] == "device"]  # never a feed tilt
+    assert "no DISPENSE is on its way for the card due: asking for it" in t.log
 
 
 @pytest.mark.timeout(90)
 def test_kill_after_a_dispense_is_journaled_before_it_is_sent_tilts_saying_the_table_cannot_know(
-    tmp_path: Path,
+    shuffler_table: Callable[[float], tuple[SimulatedShoe, Croupier]],
 ) -> None:
-    sim, t = shuffler_table(tmp_path, timeout=0.5)
-    try:
-        t.start(fault="dispense_journaled:2:kill")
-        play_to_close(t)
-        t.died()
-        assert sim.stats.dispense_requests == 1  # the second was journaled, never sent
-        t.start()
-        wait_for(lambda: "shoe feed" in t.status()["offline"], "the tilt")
-        why = t.status()["offline"]["shoe feed"]
-        assert "after the restart" in why and "not repeated" in why, why
-        assert "cannot know whether that DISPENSE reached the shuffler" in t.log
-        assert "after DISPENSE 0" not in t.log  # this process sent none
-        assert sim.stats.dispense_requests == 1  # waited, never asked twice
-        t.ok("shoe", action="reset")  # the dealer looked: the HELLO voids it, the card is asked for
-        wait_for(lambda: t.status()["phase"] == "idle", "the round after the reset")
-        assert sim.stats.dispense_requests == sim.stats.dispensed == cards_of_last_round(t)
-    finally:
-        t.stop()
-        sim.close()
+    sim, t = shuffler_table(0.5)
+    t.start(fault="dispense_journaled:2:kill")
+    play_to_close(t)
+    t.died()
+    assert sim.stats.dispense_requests == 1  # the second was journaled, never sent
+    t.start()
+    wait_for(lambda: "shoe feed" in t.status()["offline"], "the tilt")
+    why = t.status()["offline"]["shoe feed"]
+    assert "after the restart" in why and "not repeated" in why, why
+    assert "cannot know whether that DISPENSE reached the shuffler" in t.log
+    assert "after DISPENSE 0" not in t.log  # this process sent none
+    assert sim.stats.dispense_requests == 1  # waited, never asked twice
+    t.ok("shoe", action="reset")  # the dealer looked: the HELLO voids it, the card is asked for
+    wait_for(lambda: t.status()["phase"] == "idle", "the round after the reset")
+    assert sim.stats.dispense_requests == sim.stats.dispensed == cards_of_last_round(t)
 
 
 @pytest.mark.timeout(90)
 def test_shoe_reset_in_flight_across_a_kill_is_answered_by_the_hello_without_a_second_reset(
-    tmp_path: Path,
+    shuffler_table: Callable[[float], tuple[SimulatedShoe, Croupier]],
 ) -> None:
-    sim, t = shuffler_table(tmp_path, timeout=0.5)
-    try:
-        t.start(fault="shoe_reset_sent:1:kill")
-        sim.feed("lose")  # the round's first DISPENSE is never answered: the table tilts for the dealer
-        play_to_close(t)
-        wait_for(lambda: "shoe feed" in t.status()["offline"], "the feed tilt")
-        assert t.cmd is not None
-        t.cmd._socket().send(json.dumps({"cmd": "shoe", "action": "reset"}).encode())  # no reply comes
-        t.died()  # RESET sent, its HELLO not yet taken
-        t.start()
-        wait_for(lambda: t.status()["phase"] == "idle", "the round to settle on the HELLO of that reset")
-        assert sim.stats.dispense_requests == sim.stats.dispensed + 1  # the lost one, never repeated
-        assert sim.stats.dispensed == cards_of_last_round(t)
-        assert t.status()["offline"] == {}
-    finally:
-        t.stop()
-        sim.close()
+    sim, t = shuffler_table(0.5)
+    t.start(fault="shoe_reset_sent:1:kill")
+    sim.feed("lose")  # the round's first DISPENSE is never answered: the table tilts for the dealer
+    play_to_close(t)
+    wait_for(lambda: "shoe feed" in t.status()["offline"], "the feed tilt")
+    assert t.cmd is not None
+    t.cmd._socket().send(json.dumps({"cmd": "shoe", "action": "reset"}).encode())  # no reply comes
+    t.died()  # RESET sent, its HELLO not yet taken
+    t.start()
+    wait_for(lambda: t.status()["phase"] == "idle", "the round to settle on the HELLO of that reset")
+    assert sim.stats.dispense_requests == sim.stats.dispensed + 1  # the lost one, never repeated
+    assert sim.stats.dispensed == cards_of_last_round(t)
+    assert t.status()["offline"] == {}
