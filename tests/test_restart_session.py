@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -162,11 +164,13 @@ def test_dozens_of_kills_at_random_instants_leave_every_wager_as_the_players_mea
         held[r["round"]] = stakes
         assert r["status"] == "settled"
     wrong = [p for p in s.placed if p[3] != p[4]]
-    print(f"{s.kills} kills ({s.between_rounds} between rounds), {ROUNDS} rounds, {len(s.placed)} wagers "
+    phases = Counter(re.findall(r"replayed \d+ inputs .*?: round \d+, (\w+),", t.log)[1:])  # each restart's
+    print(f"{s.kills} kills (phase at restart: {dict(phases)}; {s.between_rounds} right after a settlement), "
+          f"{ROUNDS} rounds, {len(s.placed)} wagers "
           f"placed, {len(wrong)} not as meant, {sum(1 for r in rounds for _ in r['cards'])} cards dealt on "
           f"{sim.stats.dispense_requests} DISPENSEs, {len(s.dealer_resets)} rounds needing the dealer: "
           f"{s.dealer_resets}")
     assert wrong == []
     assert held == meant
-    assert s.kills >= 24
+    assert s.kills >= 24 and phases["idle"] and phases["betting"] and phases["dealing"]
     assert sim.stats.dispense_requests == sim.stats.dispensed == sum(len(r["cards"]) for r in rounds)
