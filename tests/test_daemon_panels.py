@@ -15,12 +15,11 @@ from typing import Any
 import pytest
 import yaml
 from gpiozero.pins.mock import MockFactory, MockPin  # type: ignore[import-untyped, unused-ignore]
-from test_daemon_support import write_table
+from test_daemon_support import journal_inputs, write_table
 
 from controller.cli import main
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table
-from controller.daemon.journal import open_readonly, read_entries
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.games import GAMES
@@ -55,11 +54,7 @@ class Table:
         return answer
 
     def sources(self) -> list[tuple[str, dict[str, Any]]]:
-        conn, path, last = open_readonly(self.config.state_dir)
-        try:
-            return [(e.source, e.input.to_dict()) for e in read_entries(conn, path, 1, last)]
-        finally:
-            conn.close()
+        return journal_inputs(self.config.state_dir)
 
     def close(self) -> None:
         self.ctl.close()
@@ -405,21 +400,25 @@ def test_chips_on_the_spots_across_a_restart_are_reconciled_with_the_accepted_wa
         new = t.sources()[rows:]
         # seat 1 banker: chips present, wager accepted -> nothing posted, nothing charged twice
         assert not any(inp.get("seat") == 1 and inp.get("spot") == "banker" for _, inp in new), new
-        # seat 2 banker: chips present, no wager -> placed (the table minimum: the selection is not journaled)
-        assert ("gpio seat 2 sensor banker: chips on the spot at start",
-                {"input": "place_wager", "seat": 2, "spot": "banker", "amount": 100}) in new, new
-        assert len(new) == 2  # and the fault below
+        # seat 2 banker: chips present, no wager -> nothing placed: the keyed amount is not journaled, so it
+        # is back at the minimum, and the seat's bet keys blink until it chooses (docs/wiring.md)
+        assert not any(inp.get("seat") == 2 for _, inp in new), new
+        assert t.lamps()["seat 2 bet_up"]["mode"] == "blink"
+        assert len(new) == 1  # the fault below
         # seat 1 tie: wager accepted, no chips -> a panel fault (betting cannot close), the wager kept
         detail = "chips missing at start: tie wager 200 accepted, no chips on the spot"
         assert after["offline"] == {"panel 1": detail}
-        assert after["wagers"] == [*before["wagers"], {"seat": 2, "spot": "banker", "amount": 100}]
-        assert after["credits"] == {"1": 100_000 - 400, "2": 100_000 - 100}
+        assert after["wagers"] == before["wagers"]
+        assert after["credits"] == {"1": 100_000 - 400, "2": 100_000}
         assert t.call("close").get("refused"), "betting closed with chips missing"
         assert t.lamps()["tower fault"]["mode"] == "on"
         t.ctl.call("chips 1 tie on")  # the chips back: the fault clears, the wager is not placed again
+        for line in ("press 2 clear_bet", "chips 2 banker off", "chips 2 banker on"):  # seat 2 chooses, bets
+            t.ctl.call(line)
         back = t.status()
-        assert back["offline"] == {} and back["wagers"] == after["wagers"]
-        assert back["credits"] == after["credits"]
+        assert back["offline"] == {}
+        assert back["wagers"] == [*before["wagers"], {"seat": 2, "spot": "banker", "amount": 100}]
+        assert back["credits"] == {"1": 100_000 - 400, "2": 100_000 - 100}
         rows = len(t.sources())
     finally:
         t.close()

@@ -16,6 +16,7 @@ import yaml
 
 from controller import inputs as I
 from controller.daemon.config import TableConfig, load_table
+from controller.daemon.journal import open_readonly, read_entries
 from controller.daemon.server import Daemon
 from controller.daemon.service import event_payload
 from controller.games import GAMES
@@ -46,6 +47,15 @@ def write_table(
     path = tmp / f"{name}.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path
+
+
+def journal_inputs(state_dir: Path) -> list[tuple[str, dict[str, Any]]]:
+    """A state dir's journaled inputs as (source, input dict), read as a tool reads them (read-only)."""
+    conn, path, last = open_readonly(state_dir)
+    try:
+        return [(e.source, e.input.to_dict()) for e in read_entries(conn, path, 1, last)]
+    finally:
+        conn.close()
 
 
 def config_for(tmp: Path, **kwargs: Any) -> TableConfig:

@@ -15,6 +15,13 @@ offline) and the dealer looks. What ends it:
 * the dealer clears a jam and resets the shoe (``croupier ctl shoe reset`` sends RESET): the
   HELLO that answers it says every earlier DISPENSE is void, so one DISPENSE asks again.
 
+Across a restart (docs/daemon.md, "A dealing shuffler across a restart"): every DISPENSE and RESET is
+journaled before it goes out (:mod:`controller.daemon.feed_state`). A restarted table whose card is
+due and whose last DISPENSE was answered by a journaled card asks for the card at once; one whose
+DISPENSE has no card after it waits for that card, and if it does not come, tilts saying the table
+cannot know whether that DISPENSE reached the shuffler (never repeating it). A RESET sent before the
+restart is still pending: the HELLO that answers it voids the unanswered DISPENSE as usual.
+
 Timers run on the daemon's loop; nothing here blocks or sleeps.
 """
 
@@ -23,8 +30,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Final
 
+from controller.daemon import faults
+from controller.daemon.feed_state import FeedLog, FeedState
+from controller.daemon.journal import Journal, JournalFault
 from controller.games.base import CardDue
 from controller.inputs import DeviceStatus, Input
 from controller.table import Table
@@ -40,22 +51,47 @@ class Dispenser:
     """Sends DISPENSE for each card the round calls for; tilts (never repeats) when one does not come."""
 
     def __init__(self, reader: ShoeReader, loop: asyncio.AbstractEventLoop,
-                 submit: Callable[[Input, str], Any], timeout: float, table: Table) -> None:
+                 submit: Callable[[Input, str], Any], timeout: float, table: Table,
+                 journal: Journal, faulted: Callable[[JournalFault], None]) -> None:
         self.reader = reader
         self._loop = loop
         self._submit = submit
+        self._faulted = faulted
         self.timeout = timeout
         #: DISPENSEs sent since start, for ``status`` and tests.
         self.sent = 0
         self._timer: asyncio.TimerHandle | None = None
-        self._empty = False
-        self._resetting = False
+        self.log = FeedLog(journal)
+        due = isinstance(table.due(), CardDue)
+        state = self.log.saved
+        #: Why the table cannot know whether the DISPENSE it waits for reached the shuffler (a restart).
+        self._unknown = ""
+        if state is None:  # a journal from before DISPENSEs were journaled: mid-deal, one may be on its way
+            state = FeedState(dispense_row=self.log.here() if due else None)
+            if due:
+                self._unknown = "this journal has no record of DISPENSEs (an older version wrote it)"
+        self._state = state
+        if self.log.saved is None:
+            self._save(state)
+        self._empty = state.empty
+        #: A RESET went out (before a restart, too) and its HELLO has not come: that HELLO voids.
+        self._resetting = state.reset_row is not None
+        #: That RESET is sent again once the shoe is connected (see :meth:`_reset_again`).
+        self._reset_again_due = self._resetting
         #: A DISPENSE was sent and its card has not come yet. At a start mid-deal the previous
         #: process may have sent one whose card the shoe still holds: wait for it (the timeout
         #: tilts for the dealer) rather than risk a second card.
-        self.outstanding = isinstance(table.due(), CardDue)
+        self.outstanding = (not state.empty and state.dispense_row is not None
+                            and not self.log.card_since(state.dispense_row))
         if self.outstanding:
+            self._unknown = self._unknown or (
+                f"the process before this restart journaled a DISPENSE for it (after row "
+                f"{state.dispense_row}) and stopped: the table cannot know whether that DISPENSE "
+                "reached the shuffler")
+            log.warning("restart mid-deal: waiting for the card due, never asking twice: %s", self._unknown)
             self._timer = loop.call_later(timeout, self._timed_out, self.sent)
+        elif due:
+            log.info("restart mid-deal: no DISPENSE is on its way for the card due: asking for it")
 
     def after_apply(self, table: Table) -> None:
         """After every applied input (and on shoe news): send one DISPENSE if a card is due now."""
@@ -63,11 +99,20 @@ class Dispenser:
             return
         if SHOE_FEED in table.offline:
             return
+        faults.point("dispense_due")
+        if not self.reader.connected:  # asked when the shoe says it is back
+            log.warning("card due but the shoe is not connected: DISPENSE once it is")
+            return
+        if not self._save(replace(self._state, dispense_row=self.log.here())):
+            return  # the journal failed: the table is halted, nothing is asked for
+        faults.point("dispense_journaled")
         try:
             self.reader.request_card()
         except ShoeError as exc:  # not connected: asked again when the shoe says it is back
             log.warning("card due but cannot send DISPENSE: %s", exc)
+            self._save(replace(self._state, dispense_row=None))
             return
+        self._unknown = ""
         self.sent += 1
         self.outstanding = True
         self._timer = self._loop.call_later(self.timeout, self._timed_out, self.sent)
@@ -88,24 +133,44 @@ class Dispenser:
 
     def on_status(self, status: str, table: Table) -> None:
         """The shoe's news that changes what is on its way (called before after_apply)."""
+        if status == "connected" and self._reset_again_due:
+            self._reset_again_due = False
+            self._loop.call_soon(self._reset_again)  # after the reader's greeting (its resume NAK)
         if status == "shoe_empty" and self.outstanding:
             self._answered()
             self._empty = True
+            self._save(replace(self._state, dispense_row=None, empty=True))
             self._offline(table, "shoe empty: load cards and shuffle")
         elif status == "shuffle_complete":
             self._empty = False
+            if self._state.empty:
+                self._save(replace(self._state, empty=False))
             self._online(table, "shuffle complete")
         elif status == "hello" and self._resetting:
-            # The HELLO after our RESET: no earlier DISPENSE will be answered, so ask again. (A
-            # HELLO we did not ask for, e.g. the power-up HELLO arriving late, voids nothing: the
-            # card may still come, and the timeout tilts for the dealer if it does not.)
+            # The HELLO after our RESET (sent by this process or the one before a restart): no
+            # earlier DISPENSE will be answered, so ask again. (A HELLO we did not ask for, e.g. the
+            # power-up HELLO arriving late, voids nothing: the card may still come, and the timeout
+            # tilts for the dealer if it does not.)
+            self._save(replace(self._state, dispense_row=None, reset_row=None))
             self._resetting = False
+            self._unknown = ""
             self._answered()
             self._online(table, "shoe reset (HELLO)")
 
     def reset(self) -> None:
-        """Send RESET (the dealer cleared a jam or a feed): ShoeError if the shoe is not connected."""
-        self.reader.reset()
+        """Send RESET (the dealer cleared a jam or a feed): ShoeError if the shoe is not connected.
+
+        Journaled before it goes out, so a restart before the HELLO still takes that HELLO as its answer.
+        """
+        before = self._state
+        if not self._save(replace(before, reset_row=self.log.here())):
+            raise ShoeError("the journal cannot be written (the table is halted): RESET not sent")
+        try:
+            self.reader.reset()
+        except ShoeError:
+            self._save(before)
+            raise
+        faults.point("shoe_reset_sent")
         self._resetting = True
 
     def view(self) -> dict[str, Any]:
@@ -120,14 +185,49 @@ class Dispenser:
             self._timer.cancel()
             self._timer = None
 
+    def _save(self, state: FeedState) -> bool:
+        """Journal ``state`` before the command it records goes out; False (the table halts) if it cannot."""
+        try:
+            self.log.save(state)
+        except JournalFault as exc:
+            self._faulted(exc)
+            return False
+        self._state = state
+        return True
+
+    def _reset_again(self) -> None:
+        """A RESET sent before a restart whose HELLO this process has not seen: send it once more.
+
+        Its HELLO may never be delivered to this process: the restarted reader's greeting NAKs the
+        journal's next SEQ, and a shoe whose numbering the RESET restarted can take that NAK as the
+        ACK of its HELLO (docs/shoe-protocol.md, "Delivery", rule 4). RESET, unlike DISPENSE, is safe
+        to repeat: a second one only restarts the numbering again and voids the same unanswered
+        DISPENSE the dealer's reset was for; a card already out is sent again after its HELLO.
+        """
+        if not self._resetting:
+            return
+        try:
+            self.reader.reset()
+        except ShoeError as exc:
+            log.warning("a RESET sent before the restart is unanswered, and cannot be sent again: %s", exc)
+            return
+        log.warning("a RESET sent before the restart had not been answered by HELLO: sent it again")
+
     def _timed_out(self, which: int) -> None:
         if not self.outstanding or which != self.sent:
             return
         self._timer = None
-        log.warning("no card %.1f s after DISPENSE %d: a tilt for the dealer, not a repeat", self.timeout,
-                    which)
         # Still outstanding: a late card counts for this DISPENSE; the dealer resets the shoe otherwise.
-        self._submit(DeviceStatus(SHOE_FEED, False, f"no card {self.timeout:g} s after DISPENSE"), "shoe")
+        if self._unknown:
+            pending = "; a RESET sent before the restart has had no HELLO either" if self._resetting else ""
+            why = (f"no card {self.timeout:g} s after the restart: {self._unknown}{pending}; not repeated "
+                   "(a second card could come): look at the shuffler, then shoe reset")
+            log.warning("%s", why)
+        else:
+            log.warning("no card %.1f s after DISPENSE %d: a tilt for the dealer, not a repeat", self.timeout,
+                        which)
+            why = f"no card {self.timeout:g} s after DISPENSE"
+        self._submit(DeviceStatus(SHOE_FEED, False, why), "shoe")
 
     def _offline(self, table: Table, why: str) -> None:
         if SHOE_FEED not in table.offline:

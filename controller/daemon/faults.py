@@ -21,6 +21,9 @@ Points (each named where it sits):
   file write (controller.daemon.private: keys, the journal's marker): the temporary file exists
   empty, holds the text, is fsynced, was renamed over its target (its folder not yet fsynced);
 * ``journal_created``: a new journal is complete under its temporary name, not yet renamed.
+* ``dispense_due``: a dealing shuffler's card is due and none is asked for yet: nothing journaled or sent;
+* ``dispense_journaled``: that DISPENSE is journaled (controller.daemon.feed_state), not sent yet;
+* ``shoe_reset_sent``: RESET (``ctl shoe reset``) was journaled and sent; its HELLO has not come.
 
 Why an environment variable and not a test-only API: the crash tests run the real ``croupier run``
 in a subprocess, and a variable reaches it without any option a production unit could set by
@@ -38,7 +41,8 @@ from typing import Final
 ENV: Final = "CROUPIER_FAULT"
 POINTS: Final = frozenset(
     {"journal_write", "journal_commit", "shoe_received", "shoe_committed", "shoe_acked",
-     "file_created", "file_written", "file_synced", "file_renamed", "journal_created"}
+     "file_created", "file_written", "file_synced", "file_renamed", "journal_created",
+     "dispense_due", "dispense_journaled", "shoe_reset_sent"}
 )
 ACTIONS: Final = ("kill", "term", "eio")
 PAGES_ENV: Final = "CROUPIER_FAULT_JOURNAL_PAGES"

@@ -319,6 +319,11 @@ class Journal:
         self._write(_SET_CURSOR, (frame.session, frame.seq, self.last_id))
         self.shoe_cursor = frame
 
+    def write(self, statement: str, args: tuple[Any, ...]) -> None:
+        """One statement on a table another module keeps in this file (the dealing shuffler's, in
+        controller.daemon.feed_state): committed alone, under the same fault rules as an input."""
+        self._write(statement, args)
+
     def save_cursor(self, conn: sqlite3.Connection) -> None:
         """In a caller's transaction (a checkpoint's): write the cursor as of now, so a start reads only
         the input rows after it to find the cursor. Nothing to write if no shoe frame was ever taken:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from controller.daemon.config import TableConfig
@@ -33,7 +33,7 @@ from controller.table import Table
 from drivers.gpio import GpioZeroBackend, LampMode, LampView, Panel, SimulatedPins, make_factory
 from drivers.gpio.backend import own_simulation
 from drivers.gpio.control import ControlServer, PanelControl
-from drivers.gpio.logic import JOURNAL_FAULT
+from drivers.gpio.logic import JOURNAL_FAULT, PanelLogic
 
 log = logging.getLogger("croupier.daemon.gpio")
 
@@ -53,8 +53,12 @@ class PanelHost:
 
     def open(self, table: Table, loop: asyncio.AbstractEventLoop,
              submit: Callable[[Input, str], Any],
-             sensor_wagers: Collection[tuple[int, str]] = ()) -> None:
+             sensor_wagers: Collection[tuple[int, str]] = (),
+             last_bets: Mapping[int, Mapping[str, int]] | None = None) -> None:
         """Open every map's pins (BackendError, OSError if they cannot be) and show the table's state.
+
+        ``last_bets`` (a restart: the journal has rounds or inputs): each seat's wagers when betting
+        last ended, from the journal, for ``repeat_bet`` (:func:`after_restart`).
 
         On mock pins each map gets its own pin factory: a map is one header, and
         two headers may both use BCM 4. A real backend has the Pi's one header
@@ -75,6 +79,8 @@ class PanelHost:
                 # Wagers keyed by command have no chips on a sensor: never "chips missing" for them.
                 panel.logic.keyed = {key for key in table.staked if key not in set(sensor_wagers)}
                 panel.logic.restore(table.offline)
+                if last_bets is not None:
+                    after_restart(panel.logic, last_bets, table.limits.min_bet)
                 if shared is None:
                     pins = SimulatedPins(factory)
                     self.pins.append(pins)
@@ -140,6 +146,25 @@ class PanelHost:
     def lamps_payload(self, table_id: str) -> dict[str, Any]:
         """The ``<table>.lamps`` message for the lamps as they are now."""
         return lamps_payload(table_id, self.lamp_count, self._lamps)
+
+
+def after_restart(logic: PanelLogic, last_bets: Mapping[int, Mapping[str, int]], minimum: int) -> None:
+    """What a press bets after a restart: never a surprise (docs/wiring.md, "After a restart").
+
+    ``repeat_bet`` repeats what the journal says each seat had down when betting last ended, as it
+    would have without the restart. The keyed amount (bet_up, chip keys) is not an input and is not
+    journaled, so it is back at the table minimum; each seat's bet keys blink while betting is open
+    until the seat presses ``clear_bet`` or ``repeat_bet``, so a player sees it before chips wager
+    the minimum. (Not until any key: a chip key pressed across the restart adds to the minimum, not
+    to what the player had keyed, and the blink must still say so.)
+    """
+    logic.last_round = {seat: {spot: amount for spot, amount in bets.items() if spot in logic.spots}
+                        for seat, bets in last_bets.items() if seat in logic.map.seats}
+    logic.restarted = set(logic.map.seats)
+    repeats = ", ".join(f"seat {seat} {bets}" for seat, bets in sorted(logic.last_round.items()) if bets)
+    log.warning("restart: seats %s: keyed amount back at the table minimum %d (bet keys blink until the "
+                "seat presses clear_bet or repeat_bet); repeat_bet repeats the journal's last round: %s",
+                ",".join(str(s) for s in sorted(logic.map.seats)), minimum, repeats or "no wagers")
 
 
 def as_it_was(panel: Panel, pins: SimulatedPins, sensor_wagers: Collection[tuple[int, str]]) -> None:

@@ -73,6 +73,7 @@ class RoundRecorder:
                 "settlements": None,
                 "house_net": None,
                 "tilts": [],
+                "bets": {},
             }
         cur = self.current
         if cur is None:
@@ -104,6 +105,22 @@ class RoundRecorder:
                 cur["result"] = d["result"]
             elif name in ("tilt", "tilt_cleared", "device"):
                 cur["tilts"].append(d)
+        if table.phase == "betting":
+            cur["bets"] = _standing(table)
+
+    def last_bets(self, betting: bool) -> dict[int, dict[str, int]]:
+        """Each seat's wagers standing when betting last ended: what a panel's ``repeat_bet`` repeats.
+
+        ``betting``: the table is taking bets now, so the round in progress has not ended its betting
+        and the finished round before it is the one to repeat. Rebuilt from the records (a checkpoint
+        holds them too), so a restart repeats what the player last had down, not the table minimum.
+        """
+        rounds = list(self.finished)
+        if self.current is not None and not betting:
+            rounds.append(self.current)
+        if not rounds:
+            return {}
+        return {int(seat): dict(spots) for seat, spots in rounds[-1].get("bets", {}).items()}
 
     def last(self, n: int) -> list[dict[str, Any]]:
         """The last ``n`` rounds, oldest first, the round in progress (if any) last."""
@@ -111,6 +128,16 @@ class RoundRecorder:
         if self.current is not None:
             rounds.append(self.current)
         return rounds[-n:] if n > 0 else []
+
+
+def _standing(table: Table) -> dict[str, dict[str, int]]:
+    """The wagers standing now on the game's bet spots, by seat (JSON keys: the seat as text)."""
+    spots = table.game.bet_spots
+    bets: dict[str, dict[str, int]] = {}
+    for (seat, spot), amount in sorted(table.staked.items()):
+        if spot in spots:
+            bets.setdefault(str(seat), {})[spot] = amount
+    return bets
 
 
 def recall_from_journal(

@@ -246,7 +246,8 @@ class Daemon:
                 if self.shoe_profile.mode == "dealing_shuffler":
                     assert self.service is not None
                     self.dispenser = Dispenser(self.shoe.reader, loop, self.submit_from_device,
-                                               self.shoe_profile.dispense_timeout, self.service.table)
+                                               self.shoe_profile.dispense_timeout, self.service.table,
+                                               self.service.journal, self.journal_faulted)
                 self.selftest.expect_hello(self.shoe_profile.protocol)
                 self.shoe.start()
                 await self._await_shoe_hello()
@@ -407,7 +408,10 @@ class Daemon:
             config = dataclasses.replace(config, spec=config.spec.model_copy(update={"gpio": gpio}))
         host = PanelHost(config)
         try:
-            host.open(self.service.table, loop, self.submit_from_device, self.service.sensor_wagers)
+            service = self.service
+            host.open(service.table, loop, self.submit_from_device, service.sensor_wagers,
+                      service.recorder.last_bets(service.table.phase == "betting")
+                      if service.journal.last_id else None)  # a restart: what a press bets (panels.py)
         except (BackendError, OSError) as exc:
             raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
         self.gpio = host

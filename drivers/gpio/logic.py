@@ -16,7 +16,10 @@ and does the I/O. The rules it follows:
   last closed. Chips landing on a spot's sensor while betting is open post a
   :class:`PlaceWager` of the selected amount, and lifting them posts a
   :class:`CancelWager`. Chips already on a spot when betting opens are placed
-  then (a player letting a bet ride).
+  then (a player letting a bet ride). After a daemon restart the keyed amount is
+  the minimum again and ``repeat_bet`` the journal's last round; the seat's bet
+  keys blink, and its chips wager nothing, until it presses ``clear_bet`` or
+  ``repeat_bet`` (controller.daemon.panels.after_restart).
 * After "no more bets" a spot's sensor must keep the state it had at the
   close. A change is a fault ("chips moved after no more bets") reported as
   ``DeviceStatus('panel N', online=False)``: it changes no wager, and the table
@@ -154,6 +157,9 @@ class PanelLogic:
         self.amount: dict[int, int] = {seat: limits.min_bet for seat in pin_map.seats}
         self.repeat: dict[int, dict[str, int]] = {}
         self.last_round: dict[int, dict[str, int]] = {}
+        #: Seats whose keyed amount a daemon restart put back at the minimum: their bet keys blink
+        #: until the seat presses clear_bet or repeat_bet (controller.daemon.panels.after_restart).
+        self.restarted: set[int] = set()
         self._betting_wagers: Mapping[tuple[int, str], int] = {}
         self.covered: dict[tuple[int, str], bool] = {
             (seat, spot): False for seat, panel in pin_map.seats.items() for spot in panel.spots
@@ -182,7 +188,7 @@ class PanelLogic:
         if before != "betting" and view.phase == "betting":
             for (seat, spot), covered in sorted(self.covered.items()):
                 if covered:
-                    out.append(self._place(seat, spot, "already on the spot when betting opened"))
+                    out.extend(self._place(seat, spot, "already on the spot when betting opened"))
         if before == "betting" and view.phase != "betting":
             last: dict[int, dict[str, int]] = {}
             for (seat, spot), amount in self._betting_wagers.items():
@@ -206,10 +212,11 @@ class PanelLogic:
 
         A restart must not charge a seat twice: chips still on a spot whose
         wager the table holds post nothing. Chips on a spot with no wager are
-        placed if betting is open. A wager with no chips on its spot is not
-        cancelled behind anyone's back: it is a fault, so the dealer sees it
-        (betting cannot close, or the deal halts) and the player puts the
-        chips back, takes the wager back, or the dealer voids the round.
+        placed if betting is open and the amount was chosen (:meth:`_place`). A
+        wager with no chips on its spot is not cancelled behind anyone's back:
+        it is a fault, so the dealer sees it (betting cannot close, or the deal
+        halts) and the player puts the chips back, takes the wager back, or
+        the dealer voids the round.
         """
         self._synced = True
         self.view = view
@@ -222,7 +229,7 @@ class PanelLogic:
         for (seat, spot), covered in sorted(self.covered.items()):
             amount = view.wagers.get((seat, spot))
             if covered and amount is None and view.phase == "betting":
-                out.append(self._place(seat, spot, "chips on the spot at start"))
+                out.extend(self._place(seat, spot, "chips on the spot at start"))
             elif (not covered and amount is not None and view.phase in ("betting", "dealing")
                   and (seat, spot) not in self.keyed):
                 detail = f"chips missing at start: {spot} wager {amount} accepted, no chips on the spot"
@@ -288,6 +295,8 @@ class PanelLogic:
                 return [(I.TakeHeld(), f"gpio dealer {word}")]
             return [(DEALER_INPUTS[word](), f"gpio dealer {word}")]
         source = f"gpio seat {seat} {word}"
+        if word in ("clear_bet", "repeat_bet"):
+            self.restarted.discard(seat)  # an amount chosen afresh after a restart: no surprise left
         if word == "bet_up":
             self.step(seat, self.map.bet_step)
             return []
@@ -321,7 +330,7 @@ class PanelLogic:
             return self.fault(seat_device(seat), f"chips {spot}", None)
         if phase == "betting":
             if covered:
-                return [self._place(seat, spot, "chips on the spot")]
+                return self._place(seat, spot, "chips on the spot")
             return [(I.CancelWager(seat, spot), f"gpio seat {seat} sensor {spot}: chips lifted")]
         if phase == "dealing" and self.at_close is not None:
             moved = covered != self.at_close.get((seat, spot), False)
@@ -329,9 +338,12 @@ class PanelLogic:
             return self.fault(seat_device(seat), f"chips {spot}", detail)
         return []
 
-    def _place(self, seat: int, spot: str, why: str) -> Post:
+    def _place(self, seat: int, spot: str, why: str) -> list[Post]:
+        """Chips wager the selected amount; nothing while a restart's blink says it is not chosen yet."""
+        if seat in self.restarted:
+            return []  # the spot's lamp stays dark: choose (clear_bet, repeat_bet), then chips down again
         amount = self.selected(seat, spot)
-        return I.PlaceWager(seat, spot, amount), f"gpio seat {seat} sensor {spot}: {why}"
+        return [(I.PlaceWager(seat, spot, amount), f"gpio seat {seat} sensor {spot}: {why}")]
 
     def fault(self, device: str, key: str, detail: str | None) -> list[Post]:
         """Raise (``detail``) or clear (``None``) one fault of a panel; posts only when its status changes."""
@@ -366,7 +378,8 @@ class PanelLogic:
                 if tilted:
                     mode = LampMode.FAULT
                 elif is_bet_word(word):
-                    mode = LampMode.ON if can_bet else LampMode.OFF
+                    keyed = LampMode.BLINK if seat in self.restarted else LampMode.ON
+                    mode = keyed if can_bet else LampMode.OFF
                 else:
                     mode = LampMode.BLINK if (word if word != BET_2X else "bet") in legal else LampMode.OFF
                 out[f"seat {seat} {word}"] = mode

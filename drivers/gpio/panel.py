@@ -302,7 +302,11 @@ class Panel:
                 return self.logic.sensor(seat, entry.name, change is Change.ACTIVE)
             return []
         if change is Change.ACTIVE:
-            return self.logic.button(seat, entry.name)
+            blinking = seat in self.logic.restarted
+            posts = self.logic.button(seat, entry.name)
+            if blinking and seat not in self.logic.restarted:
+                self._modes = self.logic.lamps()  # keyed after a restart: its bet keys stop blinking
+            return posts
         if change is Change.STUCK:
             held = self.map.stuck_after_s
             detail = f"button {entry.name} (GPIO {entry.pin}) active for over {held:g} s: stuck or shorted"
