@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -95,8 +96,8 @@ def test_demo_runs_n_rounds(game: str) -> None:
     out, err = proc.communicate(timeout=100)
     assert proc.returncode == 0, err
     assert out.count("round_settled") == 3
-    assert "3 rounds played" in out
     assert "summary: 3 rounds played: 3 settled" in out and "house result" in out
+    assert out.count("rounds played") == 1  # one summary, not a second count before it
     assert not [line for line in out.splitlines() if "{" in line]  # no raw JSON among the lines
     assert not processes_with(f"tcp://127.0.0.1:{base}")
     assert ports_free(base)
@@ -112,6 +113,14 @@ def test_ctrl_c_sigterm_or_sighup_stops_everything(sig: signal.Signals) -> None:
     assert proc.returncode == 0, err
     assert "stopping" in out
     assert "summary:" in out and "house result" in out  # what the table did, before it stops
+    # Every figure is the table's: the rounds played are the settled and voided ones, and a round
+    # the stop cut short is named as such, never counted as played.
+    found = re.search(r"summary: (\d+) rounds? played: (\d+) settled \(\d+ seat settlements\), (\d+) voided"
+                      r"(; round (\d+) unfinished \(stopped while (betting|dealing)\))?", out)
+    assert found, out
+    played, settled, voided = (int(found.group(i)) for i in (1, 2, 3))
+    assert played == settled + voided and out.count("round_settled") <= settled
+    assert found.group(5) is None or int(found.group(5)) == played + 1
     assert not processes_with(f"tcp://127.0.0.1:{base}")
     assert ports_free(base)
 

@@ -199,7 +199,6 @@ def run(args: argparse.Namespace) -> int:
             watch(sub, out, args.json, idle=0.3)  # what the last round published
         if dealer.error is not None:
             raise DemoError(f"the simulated dealer stopped: {dealer.error}")
-        out.write(f"{dealer.played} rounds played\n")
         out.write("\n".join(summary(endpoints["command"], dealer.played, key)) + "\n")
         if isinstance(shoe, SimulatedShoe) and shoe.mode == "dealing_shuffler":
             out.write(f"dealing shuffler: {shoe.stats.dispensed} cards dealt on DISPENSE\n")

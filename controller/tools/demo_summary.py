@@ -13,14 +13,21 @@ from controller.money import Currency
 from controller.tools.watch import credits_text
 
 
+def _rounds(n: int) -> str:
+    return f"{n} round{'s' if n != 1 else ''}"
+
+
 def summary(endpoint: str, played: int, key: ClientCredentials | None = None) -> list[str]:
-    """Lines for the end of a demo: ``played`` rounds by the dealer, and what the table metered."""
+    """Lines for the end of a demo, every figure the table's own: the rounds it finished (settled or
+    voided), the one it was in the middle of (if any), the money, the credits. ``played`` (the simulated
+    dealer's count) is said only when the table cannot be asked: a dealer stopped mid-round has not
+    counted the round the table may still have settled."""
     client = CommandClient(endpoint, timeout=2.0, key=key)
     try:
         meters = client.call("meters")
         status = client.call("status")
     except DaemonUnavailable as exc:
-        return [f"summary: {played} rounds played; the table's meters are not available ({exc})"]
+        return [f"summary: the dealer played {_rounds(played)}; the table's meters are not available ({exc})"]
     finally:
         client.close()
     cur = Currency.from_dict(status.get("currency"))
@@ -28,10 +35,13 @@ def summary(endpoint: str, played: int, key: ClientCredentials | None = None) ->
     seats = meters.get("seats", {})
     settlements = sum(m.get("rounds", 0) for m in seats.values())
     wagered = sum(m.get("wagered", 0) for m in seats.values())
+    settled, voided = int(totals.get("rounds_settled", 0)), int(totals.get("rounds_voided", 0))
+    phase = str(status.get("phase", ""))
+    unfinished = (f"; round {status.get('round')} unfinished (stopped while {phase})"
+                  if phase in ("betting", "dealing") else "")
     return [
-        f"summary: {played} round{'s' if played != 1 else ''} played: "
-        f"{totals.get('rounds_settled', 0)} settled "
-        f"({settlements} seat settlements), {totals.get('rounds_voided', 0)} voided",
+        f"summary: {_rounds(settled + voided)} played: {settled} settled "
+        f"({settlements} seat settlements), {voided} voided{unfinished}",
         f"  wagered {cur.format(wagered)}; house result {cur.signed(totals.get('house_net', 0))}",
         f"  credits {credits_text(status.get('credits', {}), cur)}",
     ]
