@@ -141,3 +141,47 @@ def test_a_killed_demo_leaves_no_orphan_daemon() -> None:
         assert ports_free(base)
     finally:
         shutil.rmtree(work, ignore_errors=True)  # the demo's temporary dir: it had no time to remove it
+
+
+def path_without_this_venv() -> str:
+    """PATH as a new user's shell has it after `make demo`: the clone's .venv/bin is not on it."""
+    venv_bin = str(Path(sys.executable).parent)
+    return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != venv_bin)
+
+
+@pytest.mark.timeout(120)
+def test_the_printed_ctl_command_runs_as_printed() -> None:
+    base = free_port_base()
+    proc = demo("--delay", "0.05", "--ports", str(base), "--no-display")
+    assert proc.stdout is not None
+    try:
+        line = next(line for line in proc.stdout if line.startswith("Commands while it runs: "))
+        command = line.split(": ", 1)[1].strip()
+        env = {**os.environ, "PATH": path_without_this_venv()}
+        env.pop("CROUPIER_KEY", None)
+        deadline = time.monotonic() + 60
+        while True:  # the line is printed before the daemon is up: retry until it answers
+            done = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True,
+                                  timeout=30)
+            if done.returncode == 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert done.returncode == 0, (command, done.stdout, done.stderr)
+        assert done.stdout.startswith("[table baccarat_sim, journal "), done.stdout
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+
+
+def test_keys_new_prints_a_ctl_line_that_runs_as_printed(tmp_path: Path) -> None:
+    table = ROOT / "firmware_configs/tables/baccarat_sim.yaml"
+    env = {**os.environ, "PATH": path_without_this_venv()}
+    done = subprocess.run([sys.executable, "-m", "controller.cli", "keys", "new", "ann", "--role", "operator",
+                           "--table", str(table), "--state-dir", str(tmp_path / "state")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    use = next(line for line in done.stdout.splitlines() if line.startswith("use it: "))
+    command = use.removeprefix("use it: ").split("   or   ")[0].replace(" ...", " --help")
+    ran = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert ran.returncode == 0 and "usage: croupier ctl" in ran.stdout, (command, ran.stderr)

@@ -9,6 +9,8 @@ its children with it.
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,3 +24,23 @@ def start_child(args: list[str], log_path: Path) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "controller.cli", *args, "--exit-with-parent", str(os.getpid())]
     with open(log_path, "wb") as log:
         return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT)
+
+
+def croupier_command(cwd: Path | None = None) -> str:
+    """How a person types ``croupier`` so that a printed command runs as printed from ``cwd``.
+
+    After ``make demo`` the command lives in the clone's ``.venv/bin``, which is not on PATH: the plain
+    word only when PATH finds this very installation, else the script beside this interpreter (relative
+    to ``cwd`` when it is below it), else ``python -m controller.cli`` from the project root.
+    """
+    here = Path.cwd() if cwd is None else cwd
+    script = Path(sys.executable).parent / "croupier"
+    found = shutil.which("croupier")
+    if found is not None and script.exists() and Path(found).resolve() == script.resolve():
+        return "croupier"
+    if script.exists():
+        try:
+            return shlex.quote(str(script.relative_to(here)))
+        except ValueError:
+            return shlex.quote(str(script))
+    return f"{shlex.quote(sys.executable)} -m controller.cli"

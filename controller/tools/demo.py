@@ -39,7 +39,7 @@ from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.daemon.runner import die_with_parent
 from controller.tools.children import start_child
 from controller.tools.demo_dealer import CardSource, Dealer, DemoError
-from controller.tools.demo_setup import STOP_SIGNALS, _interrupt, demo_endpoints, table_file
+from controller.tools.demo_setup import STOP_SIGNALS, _interrupt, ctl_command, demo_endpoints, table_file
 from controller.tools.demo_summary import summary
 from controller.tools.live_view import TableView, run_live
 from controller.tools.watch import watch
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     proc: subprocess.Popen[bytes] | None = None
     display: subprocess.Popen[bytes] | None = None
-    out.write(f"Commands while it runs: CROUPIER_KEY={key.path} croupier ctl status\n")
+    out.write(f"Commands while it runs: {ctl_command(key.path, config, path, endpoints, bool(args.ports))}\n")
     sub: Subscriber | None = None
     dealer: Dealer | None = None
     dealer_thread: threading.Thread | None = None

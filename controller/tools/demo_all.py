@@ -27,7 +27,7 @@ from typing import TextIO
 
 from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig, TableFileError, load_table
 from controller.tools.children import start_child
-from controller.tools.demo_setup import PORTS_PER_TABLE, STOP_SIGNALS, _interrupt, demo_endpoints
+from controller.tools.demo_setup import PORTS_PER_TABLE, STOP_SIGNALS, _interrupt, ctl_command, demo_endpoints
 
 #: The shipped simulated tables (``<game>_sim.yaml``; camera tables are ``..._sim_camera.yaml``).
 SIM_TABLES = "*_sim.yaml"
@@ -89,13 +89,11 @@ def _wait_started(table: RunningTable, with_display: bool) -> None:
 
 def _describe(table: RunningTable, ported: bool) -> str:
     e = table.endpoints
-    target = (f"--endpoint {e['command']} --expect-table {table.config.table_id}" if ported
-              else f"--table {table.path}")
     lines = [f"table {table.config.table_id} ({table.config.game_name}): {table.path.name}",
              f"  pub {e['pub']}  snapshot {e['snapshot']}  command {e['command']}"
              + (f"  panels {e['control']}" if "control" in e else ""),
              f"  display: {table.display or 'none (--no-display)'}",
-             f"  ctl: CROUPIER_KEY={table.key} croupier ctl {target} status"]
+             f"  ctl: {ctl_command(table.key or '?', table.config, table.path, e, ported)}"]
     return "\n".join(lines)
 
 

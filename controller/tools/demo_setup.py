@@ -15,6 +15,7 @@ from typing import Any
 
 from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig
 from controller.games import GAMES
+from controller.tools.children import croupier_command
 from signage import demo_display
 from signage.display_cmd import parse_listen
 
@@ -120,6 +121,16 @@ def demo_endpoints(config: TableConfig, ports: int | None) -> dict[str, str]:
         names = ("pub", "snapshot", "command", "control")
         endpoints = {k: f"tcp://127.0.0.1:{ports + i}" for i, k in enumerate(names) if k in endpoints}
     return endpoints
+
+
+def ctl_command(
+    key: str | Path, config: TableConfig, path: Path, endpoints: dict[str, str], ported: bool
+) -> str:
+    """The ``ctl status`` line a person can paste while the demo runs: this table's key, the command as
+    it runs from here, and the table (its file, or the ``--ports`` endpoint the file does not name)."""
+    target = (f"--endpoint {endpoints['command']} --expect-table {config.table_id}" if ported
+              else f"--table {path}")
+    return f"CROUPIER_KEY={key} {croupier_command()} ctl {target} status"
 
 
 def table_file(args: argparse.Namespace) -> Path:

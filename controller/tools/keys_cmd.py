@@ -19,6 +19,7 @@ from pathlib import Path
 
 from controller.daemon.config import TableFileError, load_table
 from controller.daemon.keys import ROLES, KeyFileError, KeyFolder
+from controller.tools.children import croupier_command
 
 
 def _folder(args: argparse.Namespace) -> KeyFolder:
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             secret = folder.new_client(args.name, args.role, args.out)
             print(f"key {args.name!r} ({args.role}) authorised in {folder.authorized}")
             print(f"secret: {secret} (0600; the server's public key is beside it)")
-            print(f"use it: croupier ctl --key {secret} ...   or   export CROUPIER_KEY={secret}")
+            print(f"use it: {croupier_command()} ctl --key {secret} ...   or   export CROUPIER_KEY={secret}")
     except (KeyFileError, TableFileError) as exc:
         print(f"croupier keys: {exc}", file=sys.stderr)
         return 2
