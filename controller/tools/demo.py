@@ -32,15 +32,18 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import TableConfig, TableFileError, load_table
+from controller.daemon.keys import ClientCredentials
 from controller.daemon.runner import die_with_parent
 from controller.tools.children import start_child
 from controller.tools.demo_dealer import CardSource, Dealer, DemoError
 from controller.tools.demo_setup import STOP_SIGNALS, _interrupt, ctl_command, demo_endpoints, table_file
 from controller.tools.demo_summary import summary
+from controller.tools.live_keys import keys_pressed
 from controller.tools.live_view import TableView, run_live
 from controller.tools.watch import watch
 from drivers.gpio.control import ControlClient
@@ -81,6 +84,21 @@ def _stop_daemon(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _closer(endpoint: str, key: ClientCredentials) -> Callable[[], None]:
+    """``c`` in the live view: the dealer closes betting (a client of its own: the dealer's is in use)."""
+
+    def close() -> None:
+        client = CommandClient(endpoint, timeout=5.0, key=key)
+        try:
+            client.call("close", by="dealer (demo keyboard)")
+        except DaemonUnavailable:
+            pass  # the view shows the table as it is; a dead daemon ends the demo anyway
+        finally:
+            client.close()
+
+    return close
 
 
 def _card_source(config: TableConfig, args: argparse.Namespace, seed: int, work: Path) -> CardSource:
@@ -140,7 +158,12 @@ def run(args: argparse.Namespace) -> int:
         raise
     proc: subprocess.Popen[bytes] | None = None
     display: subprocess.Popen[bytes] | None = None
-    out.write(f"Commands while it runs: {ctl_command(key.path, config, path, endpoints, bool(args.ports))}\n")
+    ctl_line = ctl_command(key.path, config, path, endpoints, bool(args.ports))
+    out.write(f"Commands while it runs: {ctl_line}\n")
+    if args.hold_betting:
+        out.write(f"Betting stays open until you close it: {ctl_line.removesuffix(' status')} close"
+                  f"{' (or press c in the live view)' if out.isatty() else ''}\n")
+    notes = [f"ctl: {ctl_line}"]
     sub: Subscriber | None = None
     dealer: Dealer | None = None
     dealer_thread: threading.Thread | None = None
@@ -174,21 +197,25 @@ def run(args: argparse.Namespace) -> int:
                 path, endpoints["pub"], endpoints["snapshot"], demo_display.listen_for(args), work
             )
             out.write(f"Signage display: {url}  (open it in a browser){f'; {note}' if note else ''}\n")
+            notes.append(f"display: {url}")
             out.flush()
         live = out.isatty() and not (args.json or args.plain)
         if not live:
             sub = Subscriber(endpoints["pub"], endpoints["snapshot"], config.table_id, side=not args.no_lamps)
         if "control" in endpoints:
             control = ControlClient(endpoints["control"])
-        dealer = Dealer(config, sim, shoe, client, seed, args.rounds, args.delay, control)
+        dealer = Dealer(config, sim, shoe, client, seed, args.rounds, args.delay, control, args.hold_betting)
         dealer_thread = threading.Thread(target=dealer.run, name="demo dealer", daemon=True)
         dealer_thread.start()
         if live:  # the same live view as `croupier watch`, until the dealer is done or the daemon dies
             daemon = proc
             view = TableView(config.table_id, endpoints["snapshot"])
-            run_live([view], [lambda: Subscriber(endpoints["pub"], endpoints["snapshot"], config.table_id,
-                                                 side=True)],
-                     until=lambda: dealer.done.is_set() or daemon.poll() is not None)
+            if args.hold_betting:
+                notes.append("betting stays open: press c to close it")
+            with keys_pressed({"c": _closer(endpoints["command"], key)} if args.hold_betting else {}):
+                run_live([view], [lambda: Subscriber(endpoints["pub"], endpoints["snapshot"], config.table_id,
+                                                     side=True)],
+                         until=lambda: dealer.done.is_set() or daemon.poll() is not None, notes=tuple(notes))
         while sub is not None and not dealer.done.is_set():
             watch(sub, out, args.json, idle=0.2)
             if proc.poll() is not None:

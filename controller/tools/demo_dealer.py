@@ -55,6 +55,7 @@ class Dealer:
         rounds: int | None,
         delay: float | None,
         control: ControlClient | None = None,
+        hold_betting: bool = False,
     ) -> None:
         self.config = config
         self.control = control
@@ -69,6 +70,9 @@ class Dealer:
         self.rounds = rounds
         self.card_interval = sim.card_interval if delay is None else delay
         self.betting_time = sim.betting_time if delay is None else delay * 2
+        #: Betting stays open until a person closes it (``ctl close``, the dealer panel, or ``c`` in the
+        #: live view): the simulated players bet at once, then the dealer waits for the table's phase.
+        self.hold_betting = hold_betting
         self.stop = threading.Event()
         self.done = threading.Event()
         self.played = 0
@@ -164,8 +168,12 @@ class Dealer:
             for spot, chance in player.extras.items():
                 if self.rng.random() < chance:
                     self.bet(player.seat, spot, self.config.limits.min_bet)
-        self.stop.wait(self.betting_time)
-        self.dealer("close_betting", "close")
+        if self.hold_betting:
+            while not self.stop.is_set() and self.call("status")["phase"] == "betting":
+                self.stop.wait(0.2)
+        else:
+            self.stop.wait(self.betting_time)
+            self.dealer("close_betting", "close")
         while not self.stop.is_set():
             status = self.call("status")
             if status["phase"] != "dealing":

@@ -96,6 +96,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--ports", type=first_port, default=None, metavar="N",
         help="use 127.0.0.1 ports N..N+3 (PUB, snapshot, command, panel control) instead of the file's",
     )
+    parser.add_argument(
+        "--hold-betting", action="store_true",
+        help="keep betting open until a person closes it (c in the live view, or the printed ctl line with "
+        "close instead of status), so bets typed by hand with ctl make it in time",
+    )
     parser.add_argument("--json", action="store_true", help="print the events as JSON lines")
     parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
     parser.add_argument("--camera-sim", action="store_true",

@@ -303,8 +303,10 @@ def render_table(v: TableView) -> RenderableType:
     return Panel(Group(*parts), title=title, subtitle=subtitle, border_style="red" if banners else "blue")
 
 
-def render(views: list[TableView]) -> RenderableType:
-    return Group(*(render_table(v) for v in views))
+def render(views: list[TableView], notes: tuple[str, ...] = ()) -> RenderableType:
+    """The panels, under ``notes`` (the demo's key, display and keys): on top, so a small terminal that
+    cuts the bottom of the view never hides them."""
+    return Group(*(Text(note, style="dim") for note in notes), *(render_table(v) for v in views))
 
 
 def run_live(
@@ -312,6 +314,7 @@ def run_live(
     subscribers: list[Callable[[], Subscriber]],
     until: Callable[[], bool] = lambda: False,
     console: Console | None = None,
+    notes: tuple[str, ...] = (),
 ) -> None:
     """Draw ``views`` in place until ``until()`` is true or Ctrl-C; one feed thread per table."""
     stop = threading.Event()
@@ -322,10 +325,10 @@ def run_live(
     for t in threads:
         t.start()
     try:
-        with Live(render(views), console=console, refresh_per_second=4, transient=False) as live:
+        with Live(render(views, notes), console=console, refresh_per_second=4, transient=False) as live:
             while not until():
                 time.sleep(0.25)
-                live.update(render(views))
+                live.update(render(views, notes))
     finally:
         stop.set()
         for t in threads:
