@@ -88,3 +88,14 @@ def test_a_card_that_tilts_the_table_is_not_ok(endpoint: str, capsys: pytest.Cap
     code, out, _ = ctl(endpoint, capsys, "card", "TH")  # betting is open: no card is due
     assert code == 3
     assert out.splitlines()[1].startswith("TILT (card_not_due)") and "burn" in out and "void" in out
+
+
+@pytest.mark.parametrize(("typed", "said"), [("99999", "99,999.00"), ("0", "0.00")])
+def test_an_amount_out_of_bounds_is_refused_in_the_tables_currency(
+    endpoint: str, capsys: pytest.CaptureFixture[str], typed: str, said: str
+) -> None:
+    code, out, err = ctl(endpoint, capsys, "bet", "1", "banker", typed)
+    text = out + err
+    assert code != 0
+    assert f"amount {said} is outside 0.01..10,000.00 (the table's max_bet)" in text, text
+    assert "9999900" not in text and "1000000" not in text  # no minor units where a person reads

@@ -21,6 +21,7 @@ from controller import inputs as I
 from controller.cards import CardError, parse_card
 from controller.daemon.requests import RequestError, loads_request, quote
 from controller.limits import TableLimits
+from controller.money import DEFAULT_CURRENCY, Currency
 
 
 class CommandError(ValueError):
@@ -141,7 +142,11 @@ def command_names() -> list[str]:
 
 
 def parse_command(
-    raw: bytes, seats: int, table_id: str | None = None, limits: TableLimits | None = None
+    raw: bytes,
+    seats: int,
+    table_id: str | None = None,
+    limits: TableLimits | None = None,
+    money: Currency = DEFAULT_CURRENCY,
 ) -> Parsed:
     """Parse one request; :class:`CommandError` says what is wrong (nothing is journaled then).
 
@@ -149,7 +154,8 @@ def parse_command(
     another table refuses it with :class:`WrongTable`, so a client pointed at
     the wrong endpoint changes nothing there. With ``limits`` amounts are
     bounded by the table's: a wager by ``max_bet``, a credit movement or a
-    decision's stake by ``max_credit``.
+    decision's stake by ``max_credit``; a refusal says the amounts in ``money`` (the table's currency),
+    as every amount a person reads.
     """
     try:
         data = loads_request(raw)
@@ -174,7 +180,7 @@ def parse_command(
     check_text(name, data)
     args = _check_fields(name, data, fields, seats)
     if limits is not None:
-        check_amounts(name, args, limits)
+        check_amounts(name, args, limits, money)
     if name == "shoe" and args["action"] != "reset":
         raise CommandError(f"shoe: unknown action {quote(args['action'])} (actions: reset)")
     if name in QUERIES:
@@ -204,7 +210,9 @@ def check_text(name: str, data: Any, path: str = "") -> None:
             raise CommandError(f"{name}: field {quote(path)} has control characters")
 
 
-def check_amounts(name: str, args: dict[str, Any], limits: TableLimits) -> None:
+def check_amounts(
+    name: str, args: dict[str, Any], limits: TableLimits, money: Currency = DEFAULT_CURRENCY
+) -> None:
     """Amounts from 1 to the table's bound: ``max_bet`` for wagers, ``max_credit`` for credits and
     decisions (the table itself judges the exact stake; this only keeps absurd numbers out)."""
     amount = args.get("amount")
@@ -215,7 +223,8 @@ def check_amounts(name: str, args: dict[str, Any], limits: TableLimits) -> None:
     if bound is None:
         return
     if not 1 <= amount <= bound:
-        raise CommandError(f"{name}: amount {amount} is outside 1..{bound} (the table's {what})")
+        raise CommandError(f"{name}: amount {money.format(amount)} is outside {money.format(1)}.."
+                           f"{money.format(bound)} (the table's {what})")
 
 
 def _check_fields(name: str, data: dict[str, Any], fields: _Fields, seats: int) -> dict[str, Any]:

@@ -621,7 +621,8 @@ class Daemon:
         assert service is not None
         try:
             limits = self.config.limits
-            parsed = parse_command(payload, limits.seats, self.config.table_id, limits)
+            parsed = parse_command(payload, limits.seats, self.config.table_id, limits,
+                                   self.config.spec.currency.currency())
         except WrongTable as exc:
             return error_reply(str(exc), wrong_table=True)
         except CommandError as exc:
