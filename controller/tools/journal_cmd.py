@@ -2,7 +2,7 @@
 
 The journal is the table's complete record (every input since the table was
 commissioned) and the daemon never shortens it: start-up time does not grow
-with it (checkpoints, controller.daemon.checkpoint) and recall and audits need
+with it (checkpoints: docs/daemon.md) and recall and audits need
 all of it. These commands read it without disturbing a running daemon:
 
 * ``export`` writes inputs as JSON lines (row, time, source, input, ref), for
