@@ -500,6 +500,7 @@ class Daemon:
     def publish_side(self, topic: str, payload: dict[str, Any]) -> None:
         """A side-topic message (``<table>.lamps``, ``<table>.shoe_status``): derived or device state,
         not a table event, so it has no ``seq`` and is not journaled (docs/zeromq.md)."""
+        assert "seq" not in payload, f"a side topic with a seq would be read as an event: {topic}"
         if self._pub is not None:
             self._pub.send_multipart([f"{self.config.table_id}.{topic}".encode(), dumps(payload)],
                                      flags=zmq.NOBLOCK)

@@ -67,6 +67,9 @@ class Contract {
     this.valid = 0
     this.messages = asyncapi.components.messages
     this.channels = asyncapi.channels
+    // The side topics by name (lamps, heartbeat, shoe_status, journal_fault): filed by their topic,
+    // so nothing on them is ever taken for a numbered event.
+    this.sideTopics = new Set(asyncapi.channels.sideTopics.parameters.topic.enum)
   }
 
   // The payload schema ($ref) of a channel's message whose `name` (or key) is `name`.
@@ -170,10 +173,11 @@ class Display {
     return false
   }
 
-  // One PUB message: an event (it has a seq) or a side topic (heartbeat, lamps, shoe_status).
+  // One PUB message: a side topic (by its topic: heartbeat, lamps, shoe_status, journal_fault; it has
+  // no seq) or an event (it has a seq).
   async receive(topic, message) {
     const name = topic.slice(this.args.table.length + 1)
-    if ("seq" in message) {
+    if (!this.contract.sideTopics.has(name) && "seq" in message) {
       if (!this.valid(this.contract.ref("events", name), message)) return
       // step 4: a gap (or nothing drawn yet: a new journal whose snapshot did not come)
       if (this.seq === null || message.seq > this.seq + 1) await this.sync()
