@@ -235,3 +235,43 @@ def test_lid_open_and_jam_mid_deal_tilt_hold_cards_clear_and_settle_once(tmp_pat
             client.close()
     finally:
         shoe.close()
+
+
+def test_a_hung_shoe_keeps_its_halt_through_the_port_retries(tmp_path: Path) -> None:
+    """Issue 24 item 7: the port of a hung shoe reopens fine every retry; each reopen used to clear the
+    "shoe offline" halt until the heartbeat was missed again (a banner blinking every few seconds)."""
+    shoe = SimulatedShoe("v1", seed=1)
+    link = tmp_path / "shoe-pty"
+    shoe.open_pty(link)
+    profile = tmp_path / "shoe.yaml"
+    profile.write_text(f"port: {link}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 1.2\n"
+                       "reconnect: {initial: 0.05, max: 0.2}\n")
+    config = load_table(write_table(tmp_path, shoe=str(profile)))
+    z = config.spec.zeromq
+    try:
+        with DaemonThread(Daemon(config)):
+            client = CommandClient(z.command, key=local_key(config))
+            deadline = time.monotonic() + 20
+            while client.call("status")["offline"]:  # the shoe's HELLO came
+                assert time.monotonic() < deadline, "the shoe never said hello"
+                time.sleep(0.02)
+            raw = RawSub(z.pub, config.table_id)
+            raw.until("heartbeat")  # subscribed
+            shoe.inject("delay", 6000)  # the shoe hangs 6 s: the port reopens, nothing comes out
+            stall_over, deadline = time.monotonic() + 6.5, time.monotonic() + 30
+
+            def shoe_devices() -> list[bool]:
+                return [p["online"] for _, p in raw.seen if p["event"] == "device" and p["device"] == "shoe"]
+
+            while time.monotonic() < stall_over or shoe_devices()[-1:] != [True]:
+                assert time.monotonic() < deadline and raw.next() is not None, shoe_devices()
+            assert shoe_devices() == [False, True]  # one halt, cleared once: by the shoe, not by a retry
+            line = [p["event"] for t, p in raw.seen
+                    if t.endswith(".shoe_status") and p["event"] in ("shoe_connected", "shoe_disconnected")]
+            assert line == ["shoe_disconnected", "shoe_connected"], line
+            assert client.call("status")["offline"] == {}
+            raw.close()
+            client.close()
+    finally:
+        shoe.close()
+
