@@ -275,3 +275,25 @@ def test_a_hung_shoe_keeps_its_halt_through_the_port_retries(tmp_path: Path) -> 
     finally:
         shoe.close()
 
+
+def test_a_subscriber_connected_before_the_start_hears_the_shoe_say_hello(tmp_path: Path) -> None:
+    """Issue 24 item 6: the daemon waited for the shoe's HELLO before it bound PUB, so the start-up
+    statuses (shoe_connected, shoe_hello) reached nobody. ZeroMQ lets a SUB connect before the bind."""
+    shoe = SimulatedShoe("v1", seed=1)
+    shoe.inject("delay", 300)  # the HELLO comes 300 ms after the start: long after a SUB can join
+    link = tmp_path / "shoe-pty"
+    shoe.open_pty(link)
+    profile = tmp_path / "shoe.yaml"
+    profile.write_text(f"port: {link}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 3.0\n"
+                       "reconnect: {initial: 0.05, max: 0.2}\n")
+    config = load_table(write_table(tmp_path, shoe=str(profile)))
+    raw = RawSub(config.spec.zeromq.pub, config.table_id)  # nothing is bound yet: it connects when it is
+    raw.sock.setsockopt(zmq.RECONNECT_IVL, 10)
+    try:
+        with DaemonThread(Daemon(config)):
+            raw.until("heartbeat")
+            said = [p["event"] for t, p in raw.seen if t.endswith(".shoe_status")]
+            assert said[:2] == ["shoe_connected", "shoe_hello"], said
+    finally:
+        raw.close()
+        shoe.close()

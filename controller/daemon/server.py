@@ -233,7 +233,18 @@ class Daemon:
             except KeyFileError as exc:
                 raise DaemonError(f"cannot use the table's keys: {exc}") from None
             guard.start()
-            # Self-test (controller/daemon/selftest.py): devices before any socket is bound.
+            # Every socket is bound before the devices open, so the start-up statuses (shoe_connected,
+            # shoe_hello, a failed self-test) reach a subscriber that connected first; no request is
+            # answered before the self-test is over (they wait in their queues). The event sockets
+            # take keys only when the table file says so (security.curve_events).
+            events = guard.secure if self.config.spec.security.curve_events else _plain
+            self._pub = pub = self._bind(events(sync_ctx.socket(zmq.PUB)), "pub", spec.pub, spec.pub_hwm,
+                                         sockets)
+            snap = self._bind(events(ctx.socket(zmq.ROUTER)), "snapshot", spec.snapshot, ROUTER_HWM, sockets)
+            cmd = self._bind(guard.secure(ctx.socket(zmq.ROUTER)), "command", spec.command, ROUTER_HWM,
+                             sockets)
+            del pub
+            # Self-test (controller/daemon/selftest.py): the devices, once the sockets are bound.
             self.selftest.passed("keys", f"{len(guard.registry)} authorised key(s) in {guard.folder.root}")
             if self.config.panels:
                 self._open_panels(loop)
@@ -251,14 +262,6 @@ class Daemon:
             if self.config.camera is not None:
                 self._open_camera(loop)
                 self.selftest.passed("camera", f"deck {self.camera.profile.name}, {self.camera.describe()}")
-            # The event sockets take keys only when the table file says so (security.curve_events).
-            events = guard.secure if self.config.spec.security.curve_events else _plain
-            self._pub = pub = self._bind(events(sync_ctx.socket(zmq.PUB)), "pub", spec.pub, spec.pub_hwm,
-                                         sockets)
-            snap = self._bind(events(ctx.socket(zmq.ROUTER)), "snapshot", spec.snapshot, ROUTER_HWM, sockets)
-            cmd = self._bind(guard.secure(ctx.socket(zmq.ROUTER)), "command", spec.command, ROUTER_HWM,
-                             sockets)
-            del pub
             assert self.service is not None
             log.info(
                 "table %s ready: seq %d; pub %s, snapshot %s, command %s%s",
