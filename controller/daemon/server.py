@@ -38,6 +38,7 @@ from controller.daemon.commands import (
 from controller.daemon.config import TableConfig, ZmqSpec, exposure_problems
 from controller.daemon.dispenser import Dispenser
 from controller.daemon.endpoints import enable_ipv6
+from controller.daemon.handshakes import HandshakeLog
 from controller.daemon.heartbeat import heartbeat_payload
 from controller.daemon.journal import Journal, JournalFault, open_readonly, verify_file
 from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
@@ -227,6 +228,7 @@ class Daemon:
         spec = self.zmq_spec
         sockets: list[Any] = []
         guard: CurveGuard | None = None
+        handshakes: HandshakeLog | None = None
         try:
             try:
                 self.guard = guard = CurveGuard(KeyFolder(self.keys_dir), sync_ctx)
@@ -244,6 +246,10 @@ class Daemon:
             cmd = self._bind(guard.secure(ctx.socket(zmq.ROUTER)), "command", spec.command, ROUTER_HWM,
                              sockets)
             del pub
+            curve = [("command", spec.command, cmd)]
+            if self.config.spec.security.curve_events:
+                curve += [("pub", spec.pub, self._pub), ("snapshot", spec.snapshot, snap)]
+            handshakes = HandshakeLog.started(sync_ctx, guard.refusals, curve)  # refusals ZAP never sees
             # Self-test (controller/daemon/selftest.py): the devices, once the sockets are bound.
             self.selftest.passed("keys", f"{len(guard.registry)} authorised key(s) in {guard.folder.root}")
             if self.config.panels:
@@ -303,6 +309,8 @@ class Daemon:
                 await self.shoe.stop()
             if self.camera is not None:
                 await self.camera.stop()
+            if handshakes is not None:
+                handshakes.stop()
             for sock in sockets:
                 sock.close(linger=0)
             if guard is not None:
