@@ -213,3 +213,13 @@ def test_no_side_topic_may_carry_a_seq() -> None:
         check(name, sample)
         assert not validator(name).is_valid({**sample, "seq": 8}), name
         assert not validator("side_topic").is_valid({**sample, "seq": 8}), name
+
+
+def test_a_table_without_a_currency_code_says_so_with_an_empty_code() -> None:
+    """Issue 24 item 14: ``"code": ""`` is the documented answer of a table file without ``currency:``
+    (never a guessed code); the schema says what a code may be."""
+    check("Currency", {"code": "", "minor_units": 2})
+    check("Currency", {"code": "EUR", "minor_units": 2})
+    for wrong in ({"code": "eur", "minor_units": 2}, {"code": "EURO", "minor_units": 2},
+                  {"code": "EUR", "minor_units": 5}):
+        assert not validator("Currency").is_valid(wrong), wrong

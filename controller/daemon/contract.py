@@ -145,6 +145,10 @@ def build_schema() -> dict[str, Any]:
         "description": "Any command (docs/commands.md).",
         "oneOf": [{"$ref": f"#/$defs/request.{n}"} for n in [*INPUT_COMMANDS, *QUERIES]],
     }
+    currency = b.defs["Currency"]["properties"]  # what the table file allows (config.CurrencySpec)
+    currency["code"].update(pattern="^([A-Z]{3})?$", description="ISO 4217 (EUR), or \"\" when the table "
+                            "file names none: show amounts without a code; never a guessed one")
+    currency["minor_units"].update(minimum=0, maximum=4, description="decimals: 99500 is 995.00 with 2")
     for name in SIDE_TOPICS:  # readers tell a side topic from an event by the missing seq: never allow one
         b.defs[name]["not"] = {"description": "a side topic never has a seq", "properties": {"seq": {}},
                                "required": ["seq"], "additionalProperties": True}
