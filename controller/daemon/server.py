@@ -66,8 +66,11 @@ SHOE_HELLO = "shoe hello"
 SHOE_LID = "shoe lid"
 SHOE_FAULT = "shoe fault"
 
-#: Replies queued for one command or snapshot client before ZeroMQ drops them.
+#: Replies queued for one command client before ZeroMQ drops them (a reply is a few hundred bytes).
 ROUTER_HWM = 1000
+#: Snapshot replies queued for one client: each may be the state and 2,000 events (hundreds of KB), so a
+#: client that asks and never reads holds at most this many (a REQ client has one in flight).
+SNAPSHOT_HWM = 2
 
 #: Shoe frames accepted (heartbeats, statuses) before the shoe cursor is journaled without an input:
 #: well under 128, so a restarted reader never takes a new frame for an old one (docs/daemon.md).
@@ -242,7 +245,8 @@ class Daemon:
             events = guard.secure if self.config.spec.security.curve_events else _plain
             self._pub = pub = self._bind(events(sync_ctx.socket(zmq.PUB)), "pub", spec.pub, spec.pub_hwm,
                                          sockets)
-            snap = self._bind(events(ctx.socket(zmq.ROUTER)), "snapshot", spec.snapshot, ROUTER_HWM, sockets)
+            snap = self._bind(events(ctx.socket(zmq.ROUTER)), "snapshot", spec.snapshot, SNAPSHOT_HWM,
+                              sockets)
             cmd = self._bind(guard.secure(ctx.socket(zmq.ROUTER)), "command", spec.command, ROUTER_HWM,
                              sockets)
             del pub
