@@ -31,6 +31,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
+from controller.daemon.topics import is_side_topic
 from signage.view import TableView
 
 log = logging.getLogger("croupier.display")
@@ -138,19 +139,20 @@ class TableFeed:
         self.synced = True
         return True
 
-    def take_frame(self, data: bytes) -> str:
-        """One PUB message's JSON frame; :class:`FrameError` names the table and what is wrong."""
+    def take_frame(self, data: bytes, topic: bytes = b"") -> str:
+        """One PUB message's JSON frame (and its topic); :class:`FrameError` names the table and what is
+        wrong. A side topic is filed by its topic, never as an event, whatever fields it has."""
         try:
             payload = json.loads(data)
         except (ValueError, UnicodeDecodeError):
             raise FrameError(f"{self.table}: a message that is not JSON: {data[:80]!r}") from None
         if not isinstance(payload, dict):
             raise FrameError(f"{self.table}: a message that is not a JSON object: {data[:80]!r}")
-        return self._take(payload)
+        return self._take(payload, is_side_topic(topic))
 
-    def _take(self, payload: dict[str, Any]) -> str:
+    def _take(self, payload: dict[str, Any], side: bool) -> str:
         """Apply one published message: ``ok``, ``side``, ``gap`` (resync needed) or ``old``."""
-        if "seq" not in payload:
+        if side or "seq" not in payload:
             if payload.get("event") == "heartbeat":
                 if payload.get("journal_id") != self.view.journal:
                     return "journal"  # the table's journal was replaced: redraw everything
@@ -195,12 +197,12 @@ class TableFeed:
                 need: str | None = None
                 while True:  # drain what is there, then draw once
                     try:
-                        _topic, data = await sub.recv_multipart(flags=zmq.NOBLOCK)
+                        topic, data = await sub.recv_multipart(flags=zmq.NOBLOCK)
                     except zmq.Again:
                         break
                     self.last_heard = time.monotonic()
                     try:
-                        what = self.take_frame(data)
+                        what = self.take_frame(data, topic)
                     except FrameError as exc:
                         # Shown on the screen and logged; the table's own journal is the record,
                         # so a fresh snapshot puts the screen right.

@@ -10,7 +10,8 @@ plain HTTP through any kiosk or proxy.
 Routes: ``/`` the page (``?table=ID``; with one table it is that table),
 ``/tables`` the tables as JSON, ``/feed/ID`` the stream (each message is the
 whole screen as JSON, see docs/display.md), ``/static/...`` the page's files
-(fonts included: the page needs no network beyond this server).
+(fonts included: the page needs no network beyond this server). Its bounds
+(header timeout, streams at once, bad-request log lines) are :mod:`signage.limits`.
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ from pathlib import Path
 from aiohttp import web
 
 from signage.feed import TableFeed
+from signage.limits import StreamSlots, WebLimits
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: A comment line every so often keeps idle connections open through proxies and shows a dead browser.
 KEEPALIVE = 15.0
 
 FEEDS: web.AppKey[dict[str, TableFeed]] = web.AppKey("feeds", dict)
+STREAMS: web.AppKey[StreamSlots] = web.AppKey("streams", StreamSlots)
 
 
 async def index(request: web.Request) -> web.FileResponse:
@@ -51,6 +54,19 @@ async def feed(request: web.Request) -> web.StreamResponse:
     follow = feeds.get(table)
     if follow is None:
         raise web.HTTPNotFound(text=f"no table {table!r} on this display; tables: {', '.join(feeds)}")
+    slots = request.app[STREAMS]
+    if not slots.take():
+        raise web.HTTPServiceUnavailable(
+            text=f"this display already serves {slots.limit} live streams (its limit): close a screen "
+                 "and reconnect", headers={"Retry-After": "5"})
+    try:
+        return await _stream(request, follow)
+    finally:
+        slots.give_back()
+
+
+async def _stream(request: web.Request, follow: TableFeed) -> web.StreamResponse:
+    """The SSE stream itself: the whole screen at once, then at every change, keepalives between."""
     response = web.StreamResponse(
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     )
@@ -84,9 +100,11 @@ async def no_icon(request: web.Request) -> web.Response:
     return web.Response(status=204)  # kiosks ask for one; an empty answer keeps the log clean
 
 
-def make_app(feeds: dict[str, TableFeed]) -> web.Application:
+def make_app(feeds: dict[str, TableFeed], limits: WebLimits | None = None) -> web.Application:
+    """The app; run it with ``AppRunner(app, **limits.runner_options())`` so its timeouts hold."""
     app = web.Application()
     app[FEEDS] = feeds
+    app[STREAMS] = StreamSlots((limits or WebLimits()).max_streams)
     app.router.add_get("/", index)
     app.router.add_get("/tables", tables)
     app.router.add_get("/health", health)

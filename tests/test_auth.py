@@ -20,7 +20,7 @@ import pytest
 import zmq
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_daemon_support import config_for, write_table
+from test_daemon_support import config_for, free_port_base, write_table
 
 from controller.cards import DECK
 from controller.cli import main
@@ -335,3 +335,37 @@ def test_a_flood_of_refusals_is_logged_in_bursts_and_counted(caplog: pytest.LogC
     assert lines == ["refused 0", "refused 1", "refused 2", "refused carl",
                      lines[4], "refused 10"]
     assert lines[4].startswith("7 more refusal(s) of key 'olga' in the last")
+
+
+def test_a_client_with_no_key_or_another_server_key_leaves_a_line(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 24 item 11: these fail inside libzmq, before ZAP; only the socket monitor sees them."""
+    base = free_port_base()
+    endpoints = {"pub": f"tcp://127.0.0.1:{base}", "snapshot": f"tcp://127.0.0.1:{base + 1}",
+                 "command": f"tcp://127.0.0.1:{base + 2}"}
+    config = config_for(tmp_path, zeromq=endpoints)
+    alice = local_key(config, "operator", "alice")
+    caplog.set_level(logging.WARNING, logger="croupier.auth")
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        anonymous = CommandClient(endpoints["command"], timeout=1)
+        with pytest.raises(DaemonUnavailable):
+            anonymous.call("status")
+        anonymous.close()
+        elsewhere = KeyFolder(tmp_path / "elsewhere")
+        elsewhere.ensure_server()
+        lost = CommandClient(endpoints["command"], timeout=1,
+                             key=client_credentials(alice.path, elsewhere.server_public_file))
+        with pytest.raises(DaemonUnavailable):
+            lost.call("status")
+        lost.close()
+        deadline = time.monotonic() + 10
+        while len([r for r in caplog.records if "handshake failed" in r.getMessage()]) < 2:
+            assert time.monotonic() < deadline, [r.getMessage() for r in caplog.records]
+            time.sleep(0.05)
+    lines = [r.getMessage() for r in caplog.records if "handshake failed" in r.getMessage()]
+    command = f"refused a client on the command socket ({endpoints['command']}): CURVE handshake failed: "
+    keyless = (command + "the client does not use CURVE", command + "the client left during it")
+    assert lines[0].startswith(keyless), lines  # which of the two: whichever side sees the mismatch first
+    assert any(line.startswith(command + "the client's hello cannot be decrypted") for line in lines), lines
+    assert all(line.endswith("; peer unknown") or "; peer 127.0.0.1:" in line for line in lines), lines
+    assert any("; peer 127.0.0.1:" in line for line in lines), lines  # TCP: the peer, where it can be read

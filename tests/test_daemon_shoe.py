@@ -13,7 +13,7 @@ import zmq
 from test_daemon_support import write_table
 
 from controller.daemon.client import CommandClient, Subscriber, local_key
-from controller.daemon.config import load_table
+from controller.daemon.config import TableConfig, load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from drivers.shoe.sim import SimulatedShoe
@@ -234,4 +234,66 @@ def test_lid_open_and_jam_mid_deal_tilt_hold_cards_clear_and_settle_once(tmp_pat
             sub.close()
             client.close()
     finally:
+        shoe.close()
+
+
+def sim_table(tmp_path: Path, shoe: SimulatedShoe, heartbeat_timeout: float) -> TableConfig:
+    """A baccarat table on ``shoe`` over a pty (its quick reconnect, the given heartbeat timeout)."""
+    link = tmp_path / "shoe-pty"
+    shoe.open_pty(link)
+    profile = tmp_path / "shoe.yaml"
+    profile.write_text(f"port: {link}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: {heartbeat_timeout}\n"
+                       "reconnect: {initial: 0.05, max: 0.2}\n")
+    return load_table(write_table(tmp_path, shoe=str(profile)))
+
+
+def test_a_hung_shoe_keeps_its_halt_through_the_port_retries(tmp_path: Path) -> None:
+    """Issue 24 item 7: the port of a hung shoe reopens fine every retry; each reopen used to clear the
+    "shoe offline" halt until the heartbeat was missed again (a banner blinking every few seconds)."""
+    shoe = SimulatedShoe("v1", seed=1)
+    config = sim_table(tmp_path, shoe, heartbeat_timeout=1.2)
+    z = config.spec.zeromq
+    try:
+        with DaemonThread(Daemon(config)):
+            client = CommandClient(z.command, key=local_key(config))
+            deadline = time.monotonic() + 20
+            while client.call("status")["offline"]:  # the shoe's HELLO came
+                assert time.monotonic() < deadline, "the shoe never said hello"
+                time.sleep(0.02)
+            raw = RawSub(z.pub, config.table_id)
+            raw.until("heartbeat")  # subscribed
+            shoe.inject("delay", 6000)  # the shoe hangs 6 s: the port reopens, nothing comes out
+            stall_over, deadline = time.monotonic() + 6.5, time.monotonic() + 30
+
+            def shoe_devices() -> list[bool]:
+                return [p["online"] for _, p in raw.seen if p["event"] == "device" and p["device"] == "shoe"]
+
+            while time.monotonic() < stall_over or shoe_devices()[-1:] != [True]:
+                assert time.monotonic() < deadline and raw.next() is not None, shoe_devices()
+            assert shoe_devices() == [False, True]  # one halt, cleared once: by the shoe, not by a retry
+            line = [p["event"] for t, p in raw.seen
+                    if t.endswith(".shoe_status") and p["event"] in ("shoe_connected", "shoe_disconnected")]
+            assert line == ["shoe_disconnected", "shoe_connected"], line
+            assert client.call("status")["offline"] == {}
+            raw.close()
+            client.close()
+    finally:
+        shoe.close()
+
+
+def test_a_subscriber_connected_before_the_start_hears_the_shoe_say_hello(tmp_path: Path) -> None:
+    """Issue 24 item 6: the daemon waited for the shoe's HELLO before it bound PUB, so the start-up
+    statuses (shoe_connected, shoe_hello) reached nobody. ZeroMQ lets a SUB connect before the bind."""
+    shoe = SimulatedShoe("v1", seed=1)
+    shoe.inject("delay", 300)  # the HELLO comes 300 ms after the start: long after a SUB can join
+    config = sim_table(tmp_path, shoe, heartbeat_timeout=3.0)
+    raw = RawSub(config.spec.zeromq.pub, config.table_id)  # nothing is bound yet: it connects when it is
+    raw.sock.setsockopt(zmq.RECONNECT_IVL, 10)
+    try:
+        with DaemonThread(Daemon(config)):
+            raw.until("heartbeat")
+            said = [p["event"] for t, p in raw.seen if t.endswith(".shoe_status")]
+            assert said[:2] == ["shoe_connected", "shoe_hello"], said
+    finally:
+        raw.close()
         shoe.close()

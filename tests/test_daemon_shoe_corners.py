@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from test_daemon_support import write_table
 
-from controller.daemon.client import CommandClient, local_key
-from controller.daemon.config import load_table
+from controller.daemon.client import CommandClient, Subscriber, local_key
+from controller.daemon.config import TableConfig, load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from drivers.shoe.codec import crc16_ccitt, stuff
@@ -28,12 +30,17 @@ def wait_for(check: Callable[[], bool], what: str, timeout: float = 15.0) -> Non
         time.sleep(0.02)
 
 
-@pytest.fixture
-def table(tmp_path: Path, shoe: RawShoe) -> Iterator[CommandClient]:
+def shoe_table(tmp_path: Path, shoe: RawShoe) -> TableConfig:
+    """A baccarat table whose shoe is the raw shoe's pty (a quick reconnect, no heartbeat timeout)."""
     profile = tmp_path / "shoe.yaml"
     profile.write_text(f"port: {shoe.path}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 30.0\n"
                        "reconnect: {initial: 0.05, max: 0.2}\n")
-    config = load_table(write_table(tmp_path, shoe=str(profile)))
+    return load_table(write_table(tmp_path, shoe=str(profile)))
+
+
+@pytest.fixture
+def table(tmp_path: Path, shoe: RawShoe) -> Iterator[CommandClient]:
+    config = shoe_table(tmp_path, shoe)
     with DaemonThread(Daemon(config)):
         client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
@@ -93,3 +100,40 @@ def test_undecodable_frame_and_foreign_version_are_shoe_faults(shoe: RawShoe, ta
     shoe.expect(is_ack(2))
     wait_for(lambda: "shoe fault" in offline(table), "the protocol error")
     assert "LID state must be 0 or 1" in offline(table)["shoe fault"]
+
+
+def test_a_protocol_error_is_a_side_topic_without_seq_that_no_reader_takes_for_an_event(
+        tmp_path: Path, shoe: RawShoe) -> None:
+    """Issue 24 item 5: an undecodable CARD at shoe SEQ 8 with the table at seq 7 was published with
+    ``seq: 8``; readers took it for event 8 and missed the real one (the ``shoe fault`` device event)."""
+    config = shoe_table(tmp_path, shoe)
+    bundle = json.loads((Path(__file__).parents[1] / "docs/schema/croupier.schema.json").read_text())
+    side_schema = jsonschema.Draft202012Validator({"$ref": "#/$defs/side_topic", "$defs": bundle["$defs"]})
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+        shoe.send(0, Hello("Side", "1", "S"))
+        shoe.expect(is_ack(0))
+        wait_for(lambda: not offline(client), "the shoe's HELLO")
+        table_seq = client.call("status")["seq"]
+        reader = Subscriber(config.spec.zeromq.pub, config.spec.zeromq.snapshot, config.table_id,
+                            timeout=5, side=True)
+        seen = reader.events()
+        while next(seen)[1].get("event") != "heartbeat":
+            pass  # subscribed (a SUB hears nothing published before it joined)
+        head = bytes((table_seq + 1, 0x03, 2)) + b"ZZ"  # a CARD that is no card, at SEQ table seq + 1
+        shoe.write(b"\x7e" + stuff(head + crc16_ccitt(head).to_bytes(2, "big")) + b"\x7f")
+        shoe.expect(is_ack(table_seq + 1))
+        status: dict[str, Any] | None = None
+        device: dict[str, Any] | None = None
+        while status is None or device is None:
+            kind, payload = next(seen)
+            if kind == "side" and payload["event"] == "shoe_protocol_error":
+                status = payload
+            elif kind == "event" and payload["event"] == "device":
+                device = payload
+        assert "seq" not in status and status["frame_seq"] == table_seq + 1, status
+        assert side_schema.is_valid(status) and not side_schema.is_valid({**status, "seq": table_seq + 1})
+        assert device["seq"] == table_seq + 1 and device["device"] == "shoe fault" and not device["online"]
+        reader.close()
+        client.close()

@@ -120,3 +120,13 @@ def test_sequence_rules() -> None:
         feed.take_frame(frame(event="card_dealt", seq=12, round=1))  # no card, no hand
     with pytest.raises(FrameError, match="not JSON"):
         feed.take_frame(b"\xff{")
+
+
+
+def test_a_side_topic_is_filed_by_its_topic_even_with_a_seq() -> None:
+    """Issue 24 item 5: a shoe status carrying ``seq`` was applied as the next event (the display then
+    showed that seq with nothing offline and dropped the real event of that seq as old)."""
+    feed = new_feed()
+    stray = {"event": "shoe_protocol_error", "table": "t1", "at": 1.0, "seq": 11, "reason": "not a card"}
+    assert feed.take_frame(json.dumps(stray).encode(), b"t1.shoe_status") == "side"
+    assert feed.view.seq == 10

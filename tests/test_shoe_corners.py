@@ -105,7 +105,8 @@ def test_good_crc_undecodable_payload_is_acked_and_reported_once(shoe: RawShoe, 
     assert not any(isinstance(f.message, Nak) for f in got)
     errors = events.status("protocol_error")
     assert len(errors) == 1 and "CARD payload is not a card" in errors[0].detail["reason"]
-    assert errors[0].detail["seq"] == 1 and errors[0].detail["type"] == "0x03"
+    assert errors[0].detail["frame_seq"] == 1 and errors[0].detail["type"] == "0x03"
+    assert "seq" not in errors[0].detail  # a side topic's field: readers would take it for an event
 
 
 def test_damage_storm_is_naked_and_reported_at_a_bounded_rate(shoe: RawShoe, run_reader: Any) -> None:

@@ -215,3 +215,35 @@ def test_the_node_follower_refuses_a_message_the_schema_does_not_allow(tmp_path:
         follower.terminate()
         follower.wait()
         kill9(proc)
+
+
+def test_the_node_follower_follows_a_curve_events_table_with_the_key_files(tmp_path: Path) -> None:
+    """Issue 24 item 12: the key files as docs/security.md describes them are all another language needs.
+    Without them the follower hears nothing; with an observer's secret file and the table's public key
+    it redraws and follows, every message validated."""
+    start = follower_command("node")
+    table = write_table(tmp_path, name="shown", security={"curve_events": True})
+    config = load_table(table)
+    z = config.spec.zeromq
+    display_key = local_key(config, "observer", "screen")  # clients/screen.key_secret, server.key beside it
+    proc = daemon(table)
+    keyless = subprocess.Popen([*start, "--pub", z.pub, "--snapshot", z.snapshot, "--table", "shown"],
+                               stdout=subprocess.PIPE, text=True)
+    follower = subprocess.Popen([*start, "--pub", z.pub, "--snapshot", z.snapshot, "--table", "shown",
+                                 "--key", str(display_key.path),
+                                 "--server-key", str(display_key.path.parent / "server.key")],
+                                stdout=subprocess.PIPE, text=True)
+    lines, unheard = Lines(follower), Lines(keyless)
+    lines.start()
+    unheard.start()
+    try:
+        lines.until(lambda x: x["what"] == "redraw", "first redraw")
+        seq = command(config, z.command, config.state_dir, {"cmd": "credit_in", "seat": 1, "amount": 1000})
+        seen = lines.until(lambda x: x.get("seq") == seq, f"event seq {seq}")
+        assert seen[-1]["credits"] == {"1": 1000} and not [x for x in seen if x["what"] == "invalid"]
+        assert unheard.every == []  # no key: the table's CURVE sockets give it nothing at all
+    finally:
+        for p in (follower, keyless):
+            p.terminate()
+            p.wait()
+        kill9(proc)

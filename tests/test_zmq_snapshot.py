@@ -129,3 +129,38 @@ def test_a_subscriber_that_never_reads_does_not_stall_the_table(tmp_path: Path) 
         assert client.call("status")["credits"] == {str(s): c for s, c in sorted(engine.credits.items())}
         dead.close(linger=0)
         client.close()
+
+
+def test_a_snapshot_client_that_never_reads_is_not_queued_for(tmp_path: Path) -> None:
+    """Issue 24 item 13: each snapshot reply may be the state and 2,000 events (hundreds of KB); a
+    client that asks again and again and never reads had up to 1,000 of them queued by the daemon
+    (its RSS grew by tens of MB and kept it). Now the daemon holds at most a couple per client and
+    drops the rest, as ZeroMQ drops what a slow subscriber cannot take (bench/slow_consumers_memory.py
+    has the RSS figures)."""
+    config = config_for(tmp_path)
+    with DaemonThread(Daemon(config, fsync=False)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        for n in range(2100):  # the 2,000 events a snapshot reply may carry
+            assert client.call("credit_in", seat=1 + n % 7, amount=100)["ok"]
+        ctx = zmq.Context.instance()
+        asker = ctx.socket(zmq.DEALER)
+        asker.setsockopt(zmq.LINGER, 0)
+        asker.setsockopt(zmq.RCVHWM, 1)
+        asker.setsockopt(zmq.RCVBUF, 4096)
+        asker.connect(config.spec.zeromq.snapshot)
+        asked, since = 40, client.call("status")["seq"] - 1990  # ~1,990 events a reply: about 400 KB
+        for _ in range(asked):
+            asker.send_multipart([b"", json.dumps({"since": since}).encode()])
+        probe = zmq.Context.instance()
+        for _ in range(asked + 5):  # requests are served in turn: by now every one of the asker's was
+            assert request_snapshot(config.spec.zeromq.snapshot, ctx=probe)["ok"]
+        got = 0
+        while asker.poll(1000):
+            asker.recv_multipart()
+            got += 1
+        assert got <= 8, f"{got} of {asked} replies were held for a client that did not read"
+        asker.send_multipart([b"", b"{}"])  # and the client is not cut off: it is answered again
+        assert asker.poll(10_000)
+        assert json.loads(asker.recv_multipart()[-1])["ok"]
+        asker.close()
+        client.close()

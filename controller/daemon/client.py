@@ -21,6 +21,7 @@ from zmq.utils.monitor import recv_monitor_message
 from controller.daemon.config import TableConfig
 from controller.daemon.endpoints import check_endpoint, enable_ipv6
 from controller.daemon.keys import ClientCredentials, KeyFolder, Role, client_credentials, local_client
+from controller.daemon.topics import is_side_topic
 
 #: Seconds a library client waits for a reply (``croupier ctl``/``watch`` wait 2 s: a person is waiting).
 DEFAULT_TIMEOUT = 10.0
@@ -296,14 +297,14 @@ class Subscriber:
                                     "journal_id": self.journal_id}
                 continue
             heard = time.monotonic()
-            _topic, data = self.sub.recv_multipart()
+            topic, data = self.sub.recv_multipart()
             payload = json.loads(data)
             if self.stale:
                 self.stale = False
                 yield "live", payload
             if timeout is not None and self._check_timeout(payload, heard, last_event, timeout):
                 return
-            if "seq" not in payload:  # a side topic: state derived from events, not numbered
+            if "seq" not in payload or is_side_topic(topic):  # a side topic: derived state, not numbered
                 yield from self._side(payload)
                 continue
             last_event = heard

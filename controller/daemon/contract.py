@@ -25,6 +25,7 @@ from controller import events as ev
 from controller.daemon import messages as msg
 from controller.daemon.commands import INPUT_COMMANDS, QUERIES
 from controller.daemon.requests import MAX_INT
+from controller.daemon.topics import SIDE_TOPICS
 
 SCHEMA_DIR: Final = Path(__file__).resolve().parents[2] / "docs" / "schema"
 BUNDLE_NAME: Final = "croupier.schema.json"
@@ -33,9 +34,6 @@ DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 
 #: Types of command fields (commands.py) as JSON Schema types.
 _JSON_TYPES: Final[dict[type, str]] = {int: "integer", str: "string", bool: "boolean", dict: "object"}
-#: The side topics of the PUB socket (no ``seq``): schema definition -> topic.
-SIDE_TOPICS: Final = {"Lamps": "lamps", "Heartbeat": "heartbeat", "ShoeStatusMessage": "shoe_status",
-                      "JournalFaultMessage": "journal_fault"}
 #: Objects that may carry more keys than declared (a shoe status's detail varies with the status).
 _OPEN: Final = {"ShoeStatusMessage"}
 
@@ -149,6 +147,13 @@ def build_schema() -> dict[str, Any]:
         "description": "Any command (docs/commands.md).",
         "oneOf": [{"$ref": f"#/$defs/request.{n}"} for n in [*INPUT_COMMANDS, *QUERIES]],
     }
+    currency = b.defs["Currency"]["properties"]  # what the table file allows (config.CurrencySpec)
+    currency["code"].update(pattern="^([A-Z]{3})?$", description="ISO 4217 (EUR), or \"\" when the table "
+                            "file names none: show amounts without a code; never a guessed one")
+    currency["minor_units"].update(minimum=0, maximum=4, description="decimals: 99500 is 995.00 with 2")
+    for name in SIDE_TOPICS:  # readers tell a side topic from an event by the missing seq: never allow one
+        b.defs[name]["not"] = {"description": "a side topic never has a seq", "properties": {"seq": {}},
+                               "required": ["seq"], "additionalProperties": True}
     for definition in b.defs.values():  # missed or replied events are events
         events = definition.get("properties", {}).get("events")
         if events is not None:

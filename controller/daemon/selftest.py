@@ -1,6 +1,7 @@
-"""The daemon's self-test: nothing is published or accepted before the table knows it can work.
+"""The daemon's self-test: no request is answered before the table knows it can work.
 
-In order, before any socket is bound (docs/daemon.md, "Start-up"):
+In order (docs/daemon.md, "Start-up"); the sockets are bound between keys and devices, so the
+devices' start-up statuses are published, while requests wait until the self-test is over:
 
 1. configuration: the table file was validated whole (``croupier run`` exits 2 otherwise);
 2. journal: opened, its header matches the table, every row replayed (exit 3 otherwise);

@@ -39,6 +39,7 @@ from controller.daemon.commands import (
 from controller.daemon.config import TableConfig, ZmqSpec, exposure_problems
 from controller.daemon.dispenser import Dispenser
 from controller.daemon.endpoints import enable_ipv6
+from controller.daemon.handshakes import HandshakeLog
 from controller.daemon.heartbeat import heartbeat_payload
 from controller.daemon.journal import Journal, JournalFault, open_readonly, verify_file
 from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
@@ -66,8 +67,11 @@ SHOE_HELLO = "shoe hello"
 SHOE_LID = "shoe lid"
 SHOE_FAULT = "shoe fault"
 
-#: Replies queued for one command or snapshot client before ZeroMQ drops them.
+#: Replies queued for one command client before ZeroMQ drops them (a reply is a few hundred bytes).
 ROUTER_HWM = 1000
+#: Snapshot replies queued for one client: each may be the state and 2,000 events (hundreds of KB), so a
+#: client that asks and never reads holds at most this many (a REQ client has one in flight).
+SNAPSHOT_HWM = 2
 
 #: Shoe frames accepted (heartbeats, statuses) before the shoe cursor is journaled without an input:
 #: well under 128, so a restarted reader never takes a new frame for an old one (docs/daemon.md).
@@ -229,13 +233,30 @@ class Daemon:
         spec = self.zmq_spec
         sockets: list[Any] = []
         guard: CurveGuard | None = None
+        handshakes: HandshakeLog | None = None
         try:
             try:
                 self.guard = guard = CurveGuard(KeyFolder(self.keys_dir), sync_ctx)
             except KeyFileError as exc:
                 raise DaemonError(f"cannot use the table's keys: {exc}") from None
             guard.start()
-            # Self-test (controller/daemon/selftest.py): devices before any socket is bound.
+            # Every socket is bound before the devices open, so the start-up statuses (shoe_connected,
+            # shoe_hello, a failed self-test) reach a subscriber that connected first; no request is
+            # answered before the self-test is over (they wait in their queues). The event sockets
+            # take keys only when the table file says so (security.curve_events).
+            events = guard.secure if self.config.spec.security.curve_events else _plain
+            self._pub = pub = self._bind(events(sync_ctx.socket(zmq.PUB)), "pub", spec.pub, spec.pub_hwm,
+                                         sockets)
+            snap = self._bind(events(ctx.socket(zmq.ROUTER)), "snapshot", spec.snapshot, SNAPSHOT_HWM,
+                              sockets)
+            cmd = self._bind(guard.secure(ctx.socket(zmq.ROUTER)), "command", spec.command, ROUTER_HWM,
+                             sockets)
+            del pub
+            curve = [("command", spec.command, cmd)]
+            if self.config.spec.security.curve_events:
+                curve += [("pub", spec.pub, self._pub), ("snapshot", spec.snapshot, snap)]
+            handshakes = HandshakeLog.started(sync_ctx, guard.refusals, curve)  # refusals ZAP never sees
+            # Self-test (controller/daemon/selftest.py): the devices, once the sockets are bound.
             self.selftest.passed("keys", f"{len(guard.registry)} authorised key(s) in {guard.folder.root}")
             if self.config.panels:
                 self._open_panels(loop)
@@ -254,14 +275,6 @@ class Daemon:
             if self.config.camera is not None:
                 self._open_camera(loop)
                 self.selftest.passed("camera", f"deck {self.camera.profile.name}, {self.camera.describe()}")
-            # The event sockets take keys only when the table file says so (security.curve_events).
-            events = guard.secure if self.config.spec.security.curve_events else _plain
-            self._pub = pub = self._bind(events(sync_ctx.socket(zmq.PUB)), "pub", spec.pub, spec.pub_hwm,
-                                         sockets)
-            snap = self._bind(events(ctx.socket(zmq.ROUTER)), "snapshot", spec.snapshot, ROUTER_HWM, sockets)
-            cmd = self._bind(guard.secure(ctx.socket(zmq.ROUTER)), "command", spec.command, ROUTER_HWM,
-                             sockets)
-            del pub
             assert self.service is not None
             log.info(
                 "table %s ready: seq %d; pub %s, snapshot %s, command %s%s",
@@ -303,6 +316,8 @@ class Daemon:
                 await self.shoe.stop()
             if self.camera is not None:
                 await self.camera.stop()
+            if handshakes is not None:
+                handshakes.stop()
             for sock in sockets:
                 sock.close(linger=0)
             if guard is not None:
@@ -506,6 +521,7 @@ class Daemon:
     def publish_side(self, topic: str, payload: dict[str, Any]) -> None:
         """A side-topic message (``<table>.lamps``, ``<table>.shoe_status``): derived or device state,
         not a table event, so it has no ``seq`` and is not journaled (docs/zeromq.md)."""
+        assert "seq" not in payload, f"a side topic with a seq would be read as an event: {topic}"
         if self._pub is not None:
             self._pub.send_multipart([f"{self.config.table_id}.{topic}".encode(), dumps(payload)],
                                      flags=zmq.NOBLOCK)

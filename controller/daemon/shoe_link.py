@@ -11,6 +11,13 @@ to the restarted one. The restarted reader resumes from the journal's shoe
 cursor, so a resend of a frame that was committed but not acknowledged is
 acknowledged and not delivered twice. No thread and no hand-over between
 threads: nothing to wait for, and nothing that can deadlock at shutdown.
+
+The line's ``connected`` and ``disconnected`` reach the daemon once per
+outage, and ``connected`` only once the shoe speaks (its first frame after
+the port reopened): the reader reopens the port of a dead shoe every few
+seconds, and a halt must not clear with each retry (a pty or a USB adapter
+opens fine while the shoe behind it is hung). A line profile has no frames
+to wait for: the open port is all it knows.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import logging
 from collections.abc import Callable
 
 from controller.daemon import faults
-from drivers.shoe import FrameId, ShoeEvent, ShoeProfile, ShoeReader
+from drivers.shoe import FrameId, ShoeEvent, ShoeProfile, ShoeReader, ShoeStatus
 
 log = logging.getLogger("croupier.daemon.shoe")
 
@@ -42,6 +49,10 @@ class ShoeLink:
         self._loop = loop
         self._handle = handle
         self._stopping = False
+        #: What the daemon was last told of the line (None: nothing yet).
+        self._up: bool | None = None
+        #: The port's ``connected``, held back until the shoe's first frame proves the shoe is there.
+        self._opened: ShoeEvent | None = None
         self.reader = ShoeReader(
             profile,
             self._on_status,
@@ -61,14 +72,34 @@ class ShoeLink:
 
     def _on_status(self, event: ShoeEvent) -> None:
         """The line's statuses (connected, disconnected, framing errors): not acknowledged."""
-        if not self._stopping:
-            self._handle(None, event)
+        if self._stopping:
+            return
+        status = event.status if isinstance(event, ShoeStatus) else None
+        if status == "connected":
+            self._opened = event
+            if self.profile.protocol != "v1":
+                self._shoe_speaks()
+            return
+        if status == "disconnected":
+            self._opened = None
+            if self._up is False:
+                return  # a retry of the port of a shoe still silent: nothing changed
+            self._up = False
+        self._handle(None, event)
+
+    def _shoe_speaks(self) -> None:
+        """The shoe's first frame since the port opened: now it is connected (once per outage)."""
+        opened, self._opened = self._opened, None
+        if opened is not None and self._up is not True:
+            self._up = True
+            self._handle(None, opened)
 
     def _on_frame(self, frame: FrameId | None, event: ShoeEvent | None) -> bool:
         """Loop: journal the frame; True (acknowledge it) only once it is durable."""
         if self._stopping:
             return False  # never acknowledged: the shoe resends it to the next daemon
         faults.point("shoe_received")
+        self._shoe_speaks()  # before the frame: a card is never taken as if the shoe were still away
         durable = self._handle(frame, event)
         if durable:
             faults.point("shoe_committed")

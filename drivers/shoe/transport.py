@@ -557,7 +557,7 @@ class ShoeReader:
                 assert isinstance(frame, UndecodableFrame)
                 # A good CRC: the line is fine, the shoe sent something wrong. A NAK would only
                 # bring it back; acknowledge it and report it once, as a fault the operator sees.
-                self._status("protocol_error", reason=str(frame), seq=frame.seq,
+                self._status("protocol_error", reason=str(frame), frame_seq=frame.seq,
                              type=f"0x{frame.type_byte:02X}", raw=frame.raw.hex(" "))
                 self._last_seq, self._resuming = frame.seq, False
             elif not self._take(FrameId(self._session, frame.seq), message):

@@ -19,6 +19,12 @@
 //
 //   node follow.js --pub tcp://127.0.0.1:5556 --snapshot tcp://127.0.0.1:5557 --table baccarat_sim
 //
+// A table with `security.curve_events` takes keys on its event sockets: give the client's secret key
+// file and the table's public key file (docs/security.md, "Key files"; read here, not with any
+// Croupier code):
+//
+//   node follow.js ... --key olga.key_secret --server-key server.key
+//
 // The steps are docs/zeromq.md's "How a display subscribes" (1-6), nothing else.
 "use strict"
 
@@ -34,6 +40,8 @@ function parseArgs(argv) {
     table: null,
     staleAfter: 3,
     schemaDir: path.join(__dirname, "..", "..", "docs", "schema"),
+    key: null,
+    serverKey: null,
   }
   const names = {
     "--pub": "pub",
@@ -41,11 +49,16 @@ function parseArgs(argv) {
     "--table": "table",
     "--stale-after": "staleAfter",
     "--schema-dir": "schemaDir",
+    "--key": "key",
+    "--server-key": "serverKey",
   }
   for (let i = 0; i < argv.length; i += 2) {
     const key = names[argv[i]]
     if (key === undefined || argv[i + 1] === undefined) {
-      throw new Error(`usage: follow.js --pub EP --snapshot EP --table ID [--stale-after S] [--schema-dir DIR] (at ${argv[i]})`)
+      throw new Error(
+        `usage: follow.js --pub EP --snapshot EP --table ID [--stale-after S] [--schema-dir DIR] ` +
+          `[--key FILE.key_secret --server-key server.key] (at ${argv[i]})`,
+      )
     }
     args[key] = key === "staleAfter" ? Number(argv[i + 1]) : argv[i + 1]
   }
@@ -53,7 +66,28 @@ function parseArgs(argv) {
     if (!args[key]) throw new Error(`--${key} is required`)
   }
   if (!(args.staleAfter > 0)) throw new Error("--stale-after must be a number of seconds > 0")
+  if ((args.key === null) !== (args.serverKey === null)) throw new Error("--key and --server-key go together")
   return args
+}
+
+// A ZeroMQ certificate file (docs/security.md, "Key files"): `name = "value"` lines; the keys are
+// Z85 text of 40 characters. Only `public-key` and `secret-key` are read (the `role` is the table's
+// business).
+function readKeyFile(file, field) {
+  const text = fs.readFileSync(file, "utf8")
+  const match = text.match(new RegExp(`^\\s*${field}\\s*=\\s*"([^"]{40})"\\s*$`, "m"))
+  if (match === null) throw new Error(`${file}: no ${field} (a ZeroMQ certificate: ${field} = "40 Z85 characters")`)
+  return match[1]
+}
+
+// The socket options that make a socket a CURVE client of the table; {} without keys.
+function curveOptions(args) {
+  if (args.key === null) return {}
+  return {
+    curveServerKey: readKeyFile(args.serverKey, "public-key"),
+    curvePublicKey: readKeyFile(args.key, "public-key"),
+    curveSecretKey: readKeyFile(args.key, "secret-key"),
+  }
 }
 
 // The contract: croupier.schema.json for the shapes, asyncapi.json for which message goes where
@@ -67,6 +101,9 @@ class Contract {
     this.valid = 0
     this.messages = asyncapi.components.messages
     this.channels = asyncapi.channels
+    // The side topics by name (lamps, heartbeat, shoe_status, journal_fault): filed by their topic,
+    // so nothing on them is ever taken for a numbered event.
+    this.sideTopics = new Set(asyncapi.channels.sideTopics.parameters.topic.enum)
   }
 
   // The payload schema ($ref) of a channel's message whose `name` (or key) is `name`.
@@ -103,13 +140,14 @@ class Display {
     this.seq = null
     this.credits = {}
     this.lampsN = null
+    this.curve = curveOptions(args)
   }
 
   // One REQ round trip to the snapshot socket; null when nothing answers (the daemon is down).
   async ask(request) {
     const problem = this.contract.check(this.contract.ref("snapshotRequests", "snapshot_request"), request)
     if (problem !== null) throw new Error(`our own snapshot request is invalid: ${problem}`)
-    const req = new zmq.Request({ linger: 0, ipv6: true, receiveTimeout: 2000, sendTimeout: 2000 })
+    const req = new zmq.Request({ linger: 0, ipv6: true, receiveTimeout: 2000, sendTimeout: 2000, ...this.curve })
     req.connect(this.args.snapshot)
     try {
       await req.send(JSON.stringify(request))
@@ -170,10 +208,11 @@ class Display {
     return false
   }
 
-  // One PUB message: an event (it has a seq) or a side topic (heartbeat, lamps, shoe_status).
+  // One PUB message: a side topic (by its topic: heartbeat, lamps, shoe_status, journal_fault; it has
+  // no seq) or an event (it has a seq).
   async receive(topic, message) {
     const name = topic.slice(this.args.table.length + 1)
-    if ("seq" in message) {
+    if (!this.contract.sideTopics.has(name) && "seq" in message) {
       if (!this.valid(this.contract.ref("events", name), message)) return
       // step 4: a gap (or nothing drawn yet: a new journal whose snapshot did not come)
       if (this.seq === null || message.seq > this.seq + 1) await this.sync()
@@ -203,7 +242,7 @@ async function main() {
   const args = parseArgs(process.argv.slice(2))
   const contract = new Contract(args.schemaDir)
   const display = new Display(args, contract)
-  const sub = new zmq.Subscriber({ linger: 0, ipv6: true })
+  const sub = new zmq.Subscriber({ linger: 0, ipv6: true, ...display.curve })
   sub.subscribe(`${args.table}.`)
   sub.connect(args.pub) // step 1: the SUB buffers while we ask for the state
   const stop = () => {
