@@ -16,7 +16,10 @@ Points (each named where it sits):
 * ``journal_commit``: right after a journal transaction committed;
 * ``shoe_received``: the loop has read and decoded a new shoe frame; it is not journaled yet;
 * ``shoe_committed``: the loop has journaled a shoe frame; it has not acknowledged it yet;
-* ``shoe_acked``: the loop has just acknowledged a shoe frame.
+* ``shoe_acked``: the loop has just acknowledged a shoe frame;
+* ``camera_read``: the camera thread has a stable card (its frame saved); it is not journaled yet;
+* ``camera_committed``: the loop has journaled a camera card; the camera link has not noted it yet;
+* ``camera_delivered``: the camera link has noted the card it journaled (both are done).
 
 Why an environment variable and not a test-only API: the crash tests run the real ``croupier run``
 in a subprocess, and a variable reaches it without any option a production unit could set by
@@ -33,7 +36,8 @@ from typing import Final
 
 ENV: Final = "CROUPIER_FAULT"
 POINTS: Final = frozenset(
-    {"journal_write", "journal_commit", "shoe_received", "shoe_committed", "shoe_acked"}
+    {"journal_write", "journal_commit", "shoe_received", "shoe_committed", "shoe_acked", "camera_read",
+     "camera_committed", "camera_delivered"}
 )
 ACTIONS: Final = ("kill", "term", "eio")
 PAGES_ENV: Final = "CROUPIER_FAULT_JOURNAL_PAGES"

@@ -305,6 +305,11 @@ class Journal:
         self._write(_SET_CURSOR, (frame.session, frame.seq, self.last_id))
         self.shoe_cursor = frame
 
+    def record(self, statement: str, args: tuple[Any, ...]) -> None:
+        """One write outside the input rows (the camera window's memory, controller.daemon.camera_window),
+        its own commit, with the faults of :meth:`append`."""
+        self._write(statement, args)
+
     def save_cursor(self, conn: sqlite3.Connection) -> None:
         """In a caller's transaction (a checkpoint's): write the cursor as of now, so a start reads only
         the input rows after it to find the cursor. Nothing to write if no shoe frame was ever taken:
