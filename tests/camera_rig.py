@@ -126,7 +126,9 @@ class CameraTable:
         while True:
             self.alive()
             if self.client is None:
-                self.client = CommandClient(self.config.spec.zeromq.command, timeout=2, key=self.key)
+                # A short wait: a daemon killed under a request is noticed (and restarted) soon; a slow
+                # answer is only asked again, with the same ref.
+                self.client = CommandClient(self.config.spec.zeromq.command, timeout=0.7, key=self.key)
             try:
                 return self.client.send_raw(request)
             except DaemonUnavailable:

@@ -43,34 +43,31 @@ def check(rig: CameraTable) -> None:
     assert rig.repeat_rows() == rig.same + rig.new
 
 
+#: The k-th time each point is passed: the second card of the first round (a commit: mid-round).
 FAULTS = [
-    "camera_read:{k}:kill",  # stable, its frame saved, not journaled
-    "camera_read:{k}:term",  # a clean stop arriving then
-    "camera_committed:{k}:kill",  # journaled; the link has not noted it (the card lies in the window)
-    "camera_committed:{k}:term",  # a clean stop right after the commit
-    "camera_delivered:{k}:kill",  # both done
-    "journal_commit:{k}:kill",  # after any commit (commands, cards, the window seen empty)
+    "camera_read:2:kill",  # stable, its frame saved, not journaled
+    "camera_read:2:term",  # a clean stop arriving then
+    "camera_committed:2:kill",  # journaled; the link has not noted it (the card lies in the window)
+    "camera_committed:2:term",  # a clean stop right after the commit
+    "camera_delivered:2:kill",  # both done
+    "journal_commit:7:kill",  # after any commit (commands, cards, the window seen empty)
 ]
 
 
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("fault", FAULTS)
 def test_the_worst_instants_of_the_camera_path_lose_or_double_no_card(rig: CameraTable, fault: str) -> None:
-    rig.start()
+    proc = rig.start(fault)
     rig.seat()
-    rig.stop()
-    for k in (1, 4):  # the k-th card (or commit) of this run
-        proc = rig.start(fault.format(k=k))
-        while proc.poll() is None:
-            rig.play_round()
-        assert proc.returncode == (0 if fault.endswith(":term") else -signal.SIGKILL)
-        rig.stop()  # the daemon the dealer restarted to finish the round
+    while proc.poll() is None:
+        rig.play_round()
+    assert proc.returncode == (0 if fault.endswith(":term") else -signal.SIGKILL)
     rig.play_round()  # the restarted daemon, with the card the fault caught still in the window
     rig.stop()
     check(rig)
-    if fault.startswith(("camera_committed", "camera_delivered")):
+    if fault.startswith(("camera_committed", "camera_delivered")) and fault.endswith(":kill"):
         # The card lay in the window, journaled: the restart asked, and the dealer said "the same card".
-        assert rig.same >= 2
+        assert rig.same == 1 and rig.new == 0
 
 
 @pytest.mark.timeout(120)
@@ -147,7 +144,7 @@ def test_a_camera_unplugged_and_back_keeps_the_card_in_the_window_as_dealt(rig: 
 
 #: The suite's size; the acceptance run of docs/vision.md sets CROUPIER_CAMERA_SOAK_ROUNDS=300 and
 #: CROUPIER_CAMERA_SOAK_STRIKES=... (minutes).
-ROUNDS = int(os.environ.get("CROUPIER_CAMERA_SOAK_ROUNDS", "24"))
+ROUNDS = int(os.environ.get("CROUPIER_CAMERA_SOAK_ROUNDS", "20"))
 STRIKES = int(os.environ.get("CROUPIER_CAMERA_SOAK_STRIKES", "32"))
 
 
@@ -169,7 +166,7 @@ def test_rounds_dealt_by_camera_through_dozens_of_kills_journal_every_card_once(
         nonlocal kills, terms
         if rig.proc is None or rig.proc is not proc or rig.proc.poll() is not None:
             return
-        if rng.random() < 0.3:
+        if rng.random() < 0.35:
             rig.proc.send_signal(signal.SIGTERM)
             terms += 1
         else:

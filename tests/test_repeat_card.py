@@ -100,3 +100,23 @@ def test_a_repeat_card_reads_back_from_its_journal_form_and_other_cards_keep_the
     assert I.input_from_dict(json.loads(text)) == repeat("6C")
     with pytest.raises(I.InputError, match="repeat"):
         I.input_from_dict({"input": "card", "card": "6C", "repeat": "yes"})
+
+
+def test_the_dealer_panel_offers_confirm_burn_and_void_and_confirm_takes_nothing() -> None:
+    """The lamps of a ``repeat_card`` tilt: confirm (the card already dealt), burn (a new card) and void."""
+    from tests.test_gpio_rig import Rig, build_map
+
+    rig = Rig(build_map("baccarat", {1: {"spots": ["player"]}}, dealer=True))
+    rig.press(None, "open_betting")
+    rig.sync()
+    rig.table.apply(I.PlaceWager(1, "player", 100))
+    rig.press(None, "close_betting")
+    rig.sync()
+    rig.posted.extend([(I.CardSeen(parse_card("2H")), "camera"), (repeat("2H"), "camera")])
+    rig.sync()
+    assert rig.table.tilt is not None and rig.table.tilt.reason == "repeat_card"
+    assert rig.panel.logic._dealer_lit() == {"confirm", "burn", "void"}
+    rig.press(None, "confirm")
+    assert [inp for inp, _ in rig.posted] == [I.ClearTilt()]
+    assert [e.event for e in rig.sync()] == ["tilt_cleared"]
+    assert rig.table.tilt is None and counted(rig.table) == (1, 0)
