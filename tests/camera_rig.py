@@ -163,8 +163,8 @@ class CameraTable:
         return any((d["input"] == "card" and not d.get("repeat")) or d["input"] == "take_held"
                    for _, d in self.inputs(self.placed_row))
 
-    def dealt(self) -> list[str]:
-        """The journal replayed through a fresh table: every card it dealt, in order."""
+    def replay(self) -> tuple[Table, list[str]]:
+        """The journal replayed through a fresh table, and every card it dealt (or burned), in order."""
         table = Table(self.config.new_game(), self.config.limits)
         out = []
         for _, data in self.inputs():
@@ -172,7 +172,23 @@ class CameraTable:
                 d = event.to_dict()
                 if d["event"] in ("card_dealt", "card_burned"):
                     out.append(d["card"])
-        return out
+        return table, out
+
+    def dealt(self) -> list[str]:
+        return self.replay()[1]
+
+    def swap(self) -> bool:
+        """While the daemon is down, the next card is an identical one from another deck: the card in
+        the window (dealt) makes way for its twin, with no empty window between. Only if the journal says
+        a card is due and the window's card was taken; True if swapped."""
+        assert self.proc is None or self.proc.poll() is not None, "the daemon is running"
+        shown = self.camera.shown
+        if shown is None or not self.window_taken() or self.replay()[0].due() is None:
+            return False
+        self.placed_row = self.last_row()
+        self.camera.show(shown)
+        self.placed.append(shown.code)
+        return True
 
     def repeat_rows(self) -> int:
         return sum(1 for _, d in self.inputs() if d["input"] == "card" and d.get("repeat"))
