@@ -235,14 +235,18 @@ class CameraTable:
     def seat(self) -> None:
         self.command("credit_in", lambda s: bool(s["credits"]), seat=1, amount=10_000_000)
 
-    def play_round(self) -> None:
-        if self.camera.remaining < 20:
-            self.camera.shuffle()
-            self.command("new_shoe", lambda s: s["shoe"]["dealt"] + s["shoe"]["burned"] == 0)
+    def open_round(self) -> None:
+        """Open betting, a bet on seat 1, close: the deal starts."""
         self.command("open", lambda s: s["phase"] != "idle")
         self.command("bet", lambda s: s["phase"] != "betting" or bool(s["wagers"]), seat=1, spot="banker",
                      amount=100)
         self.command("close", lambda s: s["phase"] != "betting")
+
+    def play_round(self) -> None:
+        if self.camera.remaining < 20:
+            self.camera.shuffle()
+            self.command("new_shoe", lambda s: s["shoe"]["dealt"] + s["shoe"]["burned"] == 0)
+        self.open_round()
         while True:
             status = self.status()
             if self.resolve(status):

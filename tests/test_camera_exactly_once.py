@@ -96,9 +96,7 @@ def test_an_identical_card_swapped_in_while_the_daemon_was_down_is_taken_when_th
 
     rig.start()
     rig.seat()
-    rig.command("open", lambda s: s["phase"] != "idle")
-    rig.command("bet", lambda s: bool(s["wagers"]), seat=1, spot="banker", amount=100)
-    rig.command("close", lambda s: s["phase"] != "betting")
+    rig.open_round()
     rig.deal_card()
     rig.stop()
     same = parse_card(rig.placed[-1])  # another deck's copy, put in its place while the table was down
@@ -120,9 +118,7 @@ def test_an_identical_card_swapped_in_while_the_daemon_was_down_is_taken_when_th
 def test_a_camera_unplugged_and_back_keeps_the_card_in_the_window_as_dealt(rig: CameraTable) -> None:
     rig.start()
     rig.seat()
-    rig.command("open", lambda s: s["phase"] != "idle")
-    rig.command("bet", lambda s: bool(s["wagers"]), seat=1, spot="banker", amount=100)
-    rig.command("close", lambda s: s["phase"] != "betting")
+    rig.open_round()
     rig.deal_card()
     card = rig.camera.shown
     rows = rig.last_row()

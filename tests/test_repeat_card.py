@@ -23,14 +23,20 @@ def repeat(code: str) -> I.CardSeen:
     return I.CardSeen(parse_card(code), repeat=True)
 
 
+def dealt_first(code: str) -> Table:
+    """A Baccarat round being dealt, its first card ``code`` dealt."""
+    table = baccarat_table()
+    dealing(table)
+    deal(table, code)
+    return table
+
+
 def counted(table: Table) -> tuple[int, int]:
     return table.composition.dealt, table.composition.burned
 
 
 def test_a_repeat_card_is_held_in_a_repeat_card_tilt_and_clearing_it_takes_nothing() -> None:
-    table = baccarat_table()
-    dealing(table)
-    deal(table, "6C")
+    table = dealt_first("6C")
     before = json.dumps(table.composition.to_dict())
     events = table.apply(repeat("6C"))
     assert tilt_of(events) == {
@@ -46,9 +52,7 @@ def test_a_repeat_card_is_held_in_a_repeat_card_tilt_and_clearing_it_takes_nothi
 
 
 def test_a_repeat_card_taken_is_a_new_card_dealt_and_burned_is_a_new_card_burned() -> None:
-    table = baccarat_table()
-    dealing(table)
-    deal(table, "6C")
+    table = dealt_first("6C")
     table.apply(repeat("6C"))
     events = table.apply(I.TakeHeld())
     assert names(events) == ["tilt_cleared", "card_dealt"] and events[1].to_dict()["hand"] == "player"
@@ -83,9 +87,7 @@ def test_a_repeat_card_during_another_tilt_is_held_and_asked_about_once_that_til
 
 
 def test_a_void_during_a_repeat_card_tilt_does_not_count_the_repeat() -> None:
-    table = baccarat_table()
-    dealing(table)
-    deal(table, "4H")
+    table = dealt_first("4H")
     table.apply(repeat("4H"))
     deal(table, "5H")  # held behind it: out of the shoe, counted as burned by the void
     events = table.apply(I.VoidRound())
@@ -107,12 +109,9 @@ def test_the_dealer_panel_offers_confirm_burn_and_void_and_confirm_takes_nothing
     from tests.test_gpio_rig import Rig, build_map
 
     rig = Rig(build_map("baccarat", {1: {"spots": ["player"]}}, dealer=True))
-    rig.press(None, "open_betting")
-    rig.sync()
-    rig.table.apply(I.PlaceWager(1, "player", 100))
-    rig.press(None, "close_betting")
-    rig.sync()
-    rig.posted.extend([(I.CardSeen(parse_card("2H")), "camera"), (repeat("2H"), "camera")])
+    rig.posted.extend([(I.OpenBetting(), "test"), (I.PlaceWager(1, "player", 100), "test"),
+                       (I.CloseBetting(), "test"), (I.CardSeen(parse_card("2H")), "camera"),
+                       (repeat("2H"), "camera")])
     rig.sync()
     assert rig.table.tilt is not None and rig.table.tilt.reason == "repeat_card"
     assert rig.panel.logic._dealer_lit() == {"confirm", "burn", "void"}
