@@ -138,8 +138,8 @@ def test_a_camera_unplugged_and_back_keeps_the_card_in_the_window_as_dealt(rig: 
     check(rig)
 
 
-#: The suite's size; the acceptance run of docs/vision.md sets CROUPIER_CAMERA_SOAK_ROUNDS=300 and
-#: CROUPIER_CAMERA_SOAK_STRIKES=... (minutes).
+#: The suite's size (about 90 s); the acceptance run of docs/vision.md sets CROUPIER_CAMERA_SOAK_ROUNDS=60
+#: and CROUPIER_CAMERA_SOAK_STRIKES=70 (about 5 minutes).
 ROUNDS = int(os.environ.get("CROUPIER_CAMERA_SOAK_ROUNDS", "16"))
 STRIKES = int(os.environ.get("CROUPIER_CAMERA_SOAK_STRIKES", "34"))
 
