@@ -138,10 +138,10 @@ def test_a_camera_unplugged_and_back_keeps_the_card_in_the_window_as_dealt(rig: 
     check(rig)
 
 
-#: The suite's size (about 90 s); the acceptance run of docs/vision.md sets CROUPIER_CAMERA_SOAK_ROUNDS=60
-#: and CROUPIER_CAMERA_SOAK_STRIKES=70 (about 5 minutes).
-ROUNDS = int(os.environ.get("CROUPIER_CAMERA_SOAK_ROUNDS", "16"))
-STRIKES = int(os.environ.get("CROUPIER_CAMERA_SOAK_STRIKES", "34"))
+#: The suite's size (about 110 s, most of it the daemon's starts); the acceptance run of docs/vision.md
+#: sets CROUPIER_CAMERA_SOAK_ROUNDS=60 and CROUPIER_CAMERA_SOAK_STRIKES=70 (about 5 minutes).
+ROUNDS = int(os.environ.get("CROUPIER_CAMERA_SOAK_ROUNDS", "14"))
+STRIKES = int(os.environ.get("CROUPIER_CAMERA_SOAK_STRIKES", "33"))
 
 
 @pytest.mark.timeout(300 if ROUNDS <= 50 else 7200)
@@ -162,7 +162,7 @@ def test_rounds_dealt_by_camera_through_dozens_of_kills_journal_every_card_once(
         nonlocal kills, terms
         if rig.proc is None or rig.proc is not proc or rig.proc.poll() is not None:
             return
-        if rng.random() < 0.3:
+        if (kills + terms) % 3 == 2:  # one strike in three is a clean stop
             rig.proc.send_signal(signal.SIGTERM)
             terms += 1
         else:
@@ -202,4 +202,4 @@ def test_rounds_dealt_by_camera_through_dozens_of_kills_journal_every_card_once(
           f"journal, {kills} SIGKILL, {terms} SIGTERM, {rig.starts} starts, repeat_card tilts: {rig.same} "
           f"same card, {rig.new} new card ({sum(swaps)} twins put in while down)")
     check(rig)
-    assert kills + terms >= STRIKES * 3 // 4 and terms >= STRIKES // 8, (kills, terms)
+    assert kills + terms >= STRIKES * 3 // 4 and terms >= (kills + terms) // 3, (kills, terms)
