@@ -18,7 +18,7 @@ EVENTS_VERSION = 1
 
 #: The closed sets of values some fields take; docs/schema/ publishes them as enumerations.
 BurnWhy = Literal["shoe", "dealer", "rules"]
-TiltReason = Literal["card_not_due", "impossible_card", "device_offline", "held_card"]
+TiltReason = Literal["card_not_due", "impossible_card", "device_offline", "held_card", "repeat_card"]
 TiltHow = Literal["burn", "cleared", "void", "device_back", "taken"]
 Direction = Literal["in", "out"]
 
@@ -199,7 +199,10 @@ class TiltRaised(Event):
     ``reason``: ``card_not_due``, ``impossible_card``, ``device_offline``
     (``card`` is then empty and ``detail`` names the device) or ``held_card``
     (the cause is resolved but cards arrived meanwhile: ``card`` is the first
-    of them, which the dealer takes or burns). ``held``: the cards delivered
+    of them, which the dealer takes or burns) or ``repeat_card`` (a restarted
+    camera found a card equal to the last one it delivered still in its window:
+    ``card``, held first, is that card again, cleared, or a new one, taken or
+    burned; docs/vision.md). ``held``: the cards delivered
     during the tilt, in order, that no hand holds yet (docs/rules/common.md).
     """
 

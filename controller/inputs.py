@@ -86,22 +86,33 @@ class CancelWager(Input):
 class CardSeen(Input):
     """A card read by the shoe or the camera, in shoe order.
 
-    ``burn`` is true when the device itself reports the card as a burn.
+    ``burn`` is true when the device itself reports the card as a burn. ``repeat`` is true when
+    a restarted camera finds a card equal to the last one it delivered still in its window, never
+    seen gone: it cannot tell whether it is that card or a new one, so the table holds it in a
+    ``repeat_card`` tilt for the dealer to say (docs/vision.md, "Across restarts"). It is left
+    out of the input's form when false, so every other card reads as it always has.
     """
 
     kind: ClassVar[str] = "card"
     card: Card
     burn: bool = False
+    repeat: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"input": self.kind, "card": self.card.code, "burn": self.burn}
+        if self.repeat:
+            out["repeat"] = True
+        return out
 
     def to_json(self) -> str:
         """As :meth:`Input.to_json`, remembered: most of what a table journals is one of 104 card
         inputs, and encoding one was a tenth of a card's way from the shoe to its event."""
-        return _card_json(self.card.code, bool(self.burn))
+        return _card_json(self.card.code, bool(self.burn), bool(self.repeat))
 
 
 @cache
-def _card_json(code: str, burn: bool) -> str:
-    return json.dumps({"input": CardSeen.kind, "card": code, "burn": burn})
+def _card_json(code: str, burn: bool, repeat: bool) -> str:
+    return json.dumps(CardSeen(parse_card(code), burn, repeat).to_dict())
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +243,7 @@ def input_from_dict(data: dict[str, Any]) -> Input:
         elif name in ("spot", "action", "device", "detail"):
             if not isinstance(value, str):
                 raise InputError(f"{kind}: field {name!r} must be a string, not {value!r}")
-        elif name in ("burn", "online") and not isinstance(value, bool):
+        elif name in ("burn", "online", "repeat") and not isinstance(value, bool):
             raise InputError(f"{kind}: field {name!r} must be true or false, not {value!r}")
         kwargs[name] = value
     return cls(**kwargs)

@@ -63,6 +63,8 @@ class SeatMeters:
 #: Cards a tilt holds at most; a card past them is refused (journaled, listed by the daemon) as a
 #: sign that the shoe keeps dealing into a halted table: a real dealer stops long before.
 MAX_HELD = 8
+#: The tilts whose card is the first held one: the dealer takes or burns it (and clears a repeat_card).
+HOLDING = ("held_card", "repeat_card")
 
 
 class Tilt:
@@ -373,6 +375,8 @@ class Table:
         card = inp.card
         if self.tilt is not None:
             return self._hold(inp)
+        if inp.repeat:  # maybe the card already dealt: only the dealer can say (docs/vision.md)
+            return self._resume([inp])
         rnd = self.round
         due = rnd.due() if self.phase == "dealing" and rnd is not None else None  # self.due(), untilted
         if isinstance(due, CardDue) and not (inp.burn or self.burn_next):
@@ -421,12 +425,18 @@ class Table:
         return [TiltCleared(self.round_no, how), *self._resume(held)]
 
     def _resume(self, held: list[I.CardSeen]) -> list[Event]:
-        """After a tilt ends: play goes on, or the cards still ``held`` raise a ``held_card`` tilt."""
+        """After a tilt ends: play goes on, or the cards still ``held`` raise a ``held_card`` tilt (a
+        ``repeat_card`` one if the first is a camera's card it cannot tell from the last it delivered)."""
         self._last_due = None
         if held:
             first = held[0].card
-            self.tilt = Tilt("held_card", first, f"{len(held)} card(s) arrived during the tilt: take or burn "
-                             f"{first.code}", held)
+            if held[0].repeat:
+                detail = (f"{first.code} is still in the camera's window after a restart: the {first.code} "
+                          "already dealt (clear the tilt) or a new one (take or burn it)")
+                self.tilt = Tilt("repeat_card", first, detail, held)
+            else:
+                self.tilt = Tilt("held_card", first, f"{len(held)} card(s) arrived during the tilt: take or "
+                                 f"burn {first.code}", held)
             return [self.tilt.event(self.round_no)]
         self.tilt = None
         return self._after_step()
@@ -436,7 +446,7 @@ class Table:
         tilt = self.tilt
         if tilt is None or not tilt.held:
             raise Refusal("no card is held by a tilt")
-        if tilt.reason != "held_card":
+        if tilt.reason not in HOLDING:
             raise Refusal(f"cards are held ({' '.join(tilt.held_codes())}), but the {tilt.reason} tilt "
                           "comes first: resolve it, then take or burn them in order")
         first, rest, last_due = tilt.held[0], tilt.held[1:], self._last_due
@@ -444,7 +454,7 @@ class Table:
         self._last_due = None
         events: list[Event] = [TiltCleared(self.round_no, "taken")]
         try:
-            applied = self._card(first)
+            applied = self._card(I.CardSeen(first.card, first.burn))  # a repeat taken is a new card
         except Refusal:  # nothing changed: the tilt and its cards stand as they were
             self.tilt, self._last_due = tilt, last_due
             raise
@@ -458,7 +468,8 @@ class Table:
         return events
 
     def _burn_held(self, tilt: Tilt) -> list[Event]:
-        """``declare_burn`` during a ``held_card`` tilt: the first held card is burned (counted)."""
+        """``declare_burn`` during a ``held_card`` (or ``repeat_card``) tilt: the first held card is burned
+        (counted)."""
         card = tilt.held[0].card
         if not self.composition.is_possible(card):
             raise Refusal(f"{card.code} cannot be in the shoe ({self.composition.seen(card)} seen in a "
@@ -468,7 +479,7 @@ class Table:
 
     def _declare_burn(self, inp: I.DeclareBurn) -> list[Event]:
         if self.tilt is not None:
-            if self.tilt.reason == "held_card":
+            if self.tilt.reason in HOLDING:
                 return self._burn_held(self.tilt)
             if self.tilt.reason != "card_not_due":
                 raise Refusal(f"an {self.tilt.reason} cannot be burned: clear the tilt or void the round")
@@ -486,6 +497,8 @@ class Table:
             raise Refusal("the table is not tilted")
         if self.tilt.reason == "device_offline":
             raise Refusal(f"{self.tilt.detail}: play resumes when it is back, or void the round")
+        if self.tilt.reason == "repeat_card":  # the card already dealt: nothing to take, nothing to count
+            return self._resolved("cleared", self.tilt.held[1:])
         if self.tilt.reason == "held_card":
             raise Refusal(f"cards are held ({' '.join(self.tilt.held_codes())}): take or burn each "
                           "in order, or void the round")
@@ -596,11 +609,10 @@ class Table:
         events: list[Event] = []
         if self.tilt is not None:
             # The cards are out of the shoe: count them as burned so the composition stays true.
-            # Held cards are counted too, except one that cannot be in the shoe (an impossible card).
+            # Held cards are counted too, except one that cannot be in the shoe (an impossible card)
+            # and a camera's repeat (most likely the card already dealt, and counted).
             out = [self.tilt.card] if self.tilt.reason == "card_not_due" and self.tilt.card else []
-            if self.tilt.reason == "held_card":
-                out = []  # its card is the first held one
-            for card in out + [c.card for c in self.tilt.held]:
+            for card in out + [c.card for c in self.tilt.held if not c.repeat]:
                 if self.composition.is_possible(card):
                     self.composition.see(card, burn=True)
                     events.append(CardBurned(self.round_no, card.code, "dealer"))
@@ -655,7 +667,7 @@ class Table:
         events: list[Event] = [DeviceChanged(inp.device, inp.online, inp.detail)]
         if not inp.online:
             self.offline[inp.device] = inp.detail or "offline"
-            held_tilt = self.tilt is not None and self.tilt.reason == "held_card"
+            held_tilt = self.tilt is not None and self.tilt.reason in HOLDING
             if self.phase == "dealing" and (self.tilt is None or held_tilt):
                 # A device lost while held cards wait pre-empts them: they stay held by the new tilt.
                 held = [] if self.tilt is None else self.tilt.held

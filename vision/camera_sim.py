@@ -37,6 +37,7 @@ class SimulatedCamera:
         stable_frames: int = 3,
         cond: Conditions = STUDIO,
         size: tuple[int, int] = (640, 480),
+        photos: dict[Card | None, bytes] | None = None,
     ) -> None:
         self.window = window
         #: How the demo's dealer deals from it: draws each card, like a plain card-reading shoe.
@@ -48,6 +49,9 @@ class SimulatedCamera:
         self.cond = cond
         self.size = size
         self.shown: Card | None = None
+        #: Given: each card's photograph (PNG), rendered once and kept there (tests that deal hundreds of
+        #: cards spend their time on the camera's side, not on painting); else every showing is a new one.
+        self.photos = photos
         self.show(None)
 
     @property
@@ -59,12 +63,23 @@ class SimulatedCamera:
 
     def show(self, card: Card | None) -> None:
         """Put ``card`` (None: nothing) in the window, atomically (the camera never sees half a file)."""
-        img = scene(card, self.design, self.rng.randrange(1 << 30), self.size, self.cond)
         tmp = self.window.with_name(f".{self.window.name}.tmp.png")
-        if not cv2.imwrite(str(tmp), img):
-            raise OSError(f"cannot write {tmp}")
+        tmp.write_bytes(self.photo(card))
         os.replace(tmp, self.window)
         self.shown = card
+
+    def photo(self, card: Card | None) -> bytes:
+        """A photograph of ``card`` on the felt (None: the empty window), PNG: a new one, or the kept one."""
+        photo = None if self.photos is None else self.photos.get(card)
+        if photo is None:
+            img = scene(card, self.design, self.rng.randrange(1 << 30), self.size, self.cond)
+            ok, encoded = cv2.imencode(".png", img)
+            if not ok:
+                raise OSError(f"cannot encode the photograph of {card} for {self.window}")
+            photo = encoded.tobytes()
+            if self.photos is not None:
+                self.photos[card] = photo
+        return photo
 
     def deal(self) -> Card:
         """Clear the window, wait until the camera has seen it empty, then show the next card."""

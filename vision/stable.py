@@ -35,6 +35,11 @@ class StableReads:
         if self.frames < 1:
             raise ValueError(f"stable frames must be at least 1, not {self.frames}")
 
+    @property
+    def cleared(self) -> bool:
+        """The window has been empty for K frames (or more): no card the camera reported is in it."""
+        return self._empty >= self.frames
+
     def feed(self, reading: Reading) -> Reading | None:
         if reading.status == "empty":
             self._candidate, self._count = None, 0

@@ -9,6 +9,18 @@ gives no frame for ``offline_after`` seconds is a ``DeviceStatus`` offline
 input (``device_offline`` tilt mid-deal), and back online when frames come
 again, exactly as an unplugged shoe.
 
+Exactly once across restarts (docs/vision.md, "Across restarts"): the link
+starts from the journal's memory of the window (the card it delivered last
+and never saw gone, controller.daemon.camera_window), given before its
+thread reads the first frame. A first stable read of that same card cannot
+be told from it (the daemon was down: an identical card may have been put
+there), so it is delivered with ``repeat`` and the table holds it in a
+``repeat_card`` tilt for the dealer; an empty window or another card is
+simply new. While the link runs, frames that stop and resume (a camera
+unplugged and back) keep the in-memory state: the card still in the window
+is the same card. The window seen empty is journaled (``gone``) before the
+link forgets the card.
+
 This module imports OpenCV (through ``vision``); the daemon imports it only
 when the table file has a ``camera`` section.
 """
@@ -25,7 +37,10 @@ from pathlib import Path
 
 import cv2
 
+from controller.cards import Card
+from controller.daemon import faults
 from controller.daemon.camera_config import CameraSettings
+from controller.daemon.journal import JournalFault
 from controller.inputs import CardSeen, DeviceStatus, Input
 from vision.profile import DeckProfile, ProfileError, load_profile
 from vision.recognise import Image, Reading, recognise
@@ -43,7 +58,11 @@ class CameraStartError(RuntimeError):
 
 
 class CameraLink:
-    """Runs the camera thread; ``submit(input, ref)`` is called on the loop for each input it makes."""
+    """Runs the camera thread; ``submit(input, ref)`` is called on the loop for each input it makes.
+
+    ``in_window``: the journal's memory of the window at start; ``gone()``, on the loop, journals
+    that the window was seen empty after the last card delivered.
+    """
 
     def __init__(
         self,
@@ -52,6 +71,9 @@ class CameraLink:
         loop: asyncio.AbstractEventLoop,
         submit: Callable[[Input, str | None], object],
         offline: Callable[[], Mapping[str, str]],
+        *,
+        in_window: Card | None,
+        gone: Callable[[], object],
     ) -> None:
         self.settings = settings
         spec = settings.spec
@@ -65,9 +87,14 @@ class CameraLink:
         self._loop = loop
         self._submit = submit
         self._offline = offline
+        self._gone = gone
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
         self.stable = StableReads(spec.stable_frames)
+        #: The card the journal says was delivered last and not seen gone since.
+        self.in_window = in_window
+        #: That card as the journal had it at start: a first stable read of it may be it or a new one.
+        self.doubted = in_window
         self.frames = 0
         self.cards = 0
         self.online: bool | None = None
@@ -131,13 +158,31 @@ class CameraLink:
         reading = recognise(frame, self.profile)
         self.last = reading
         report = self.stable.feed(reading)
+        if self.stable.cleared:
+            self.doubted = None
+            if self.in_window is not None and self._on_loop(self._record_gone):
+                self.in_window = None
         if report is None or report.card is None:
             return
+        repeat = report.card is self.doubted
+        self.doubted = None
         path = self._save(frame, report)
         ref = f"camera:{path}"
-        log.info("camera read %s (confidence %.2f), frame %s", report.card, report.confidence, path)
-        self.cards += 1
-        self._deliver(CardSeen(report.card), ref)
+        faults.point("camera_read")
+        log.info("camera read %s (confidence %.2f), frame %s%s", report.card, report.confidence, path,
+                 ": the card it delivered last, never seen gone: the dealer says which" if repeat else "")
+        if self._deliver(CardSeen(report.card, repeat=repeat), ref):
+            self.in_window = report.card
+            self.cards += 1
+            faults.point("camera_delivered")
+
+    def _record_gone(self) -> bool:
+        """Loop: journal that the window was seen empty; False if the journal is faulted."""
+        try:
+            self._gone()
+        except JournalFault:
+            return False  # the daemon halts the table; the card stays remembered, so never dealt twice
+        return True
 
     def _save(self, frame: Image, reading: Reading) -> str:
         """The frame a card was read from, kept for audit; the name is unique across restarts."""
@@ -158,24 +203,40 @@ class CameraLink:
         self.online = online
         self._deliver(DeviceStatus(CAMERA, online, detail), None)
 
-    def _deliver(self, inp: Input, ref: str | None) -> None:
-        """Hand ``inp`` to the loop and wait until it is journaled (or we are stopping)."""
+    def _deliver(self, inp: Input, ref: str | None) -> bool:
+        """Hand ``inp`` to the loop and wait until it is journaled: True; False if it was not (the table
+        already knew a status, the journal is faulted, or we are stopping)."""
 
-        async def on_loop() -> None:
+        def journal() -> bool:
             if isinstance(inp, DeviceStatus) and (CAMERA not in self._offline()) == inp.online:
-                return  # the table already knows (after a restart, or a flap)
-            self._submit(inp, ref)
+                return False  # the table already knows (after a restart, or a flap)
+            try:
+                self._submit(inp, ref)
+            except JournalFault:
+                return False  # reported by the daemon, which halts the table
+            if isinstance(inp, CardSeen):
+                faults.point("camera_committed")
+            return True
+
+        return self._on_loop(journal)
+
+    def _on_loop(self, work: Callable[[], bool]) -> bool:
+        """Run ``work`` on the loop and wait for its answer; False once we are stopping: nothing is
+        journaled then (a card in the window is read again by the next start)."""
+
+        async def on_loop() -> bool:
+            return False if self._stopping.is_set() else work()
 
         try:
             done = asyncio.run_coroutine_threadsafe(on_loop(), self._loop)
         except RuntimeError:  # the loop is closed: shutting down
-            return
+            return False
         while not self._stopping.is_set():
             try:
-                done.result(timeout=0.2)
-                return
+                return done.result(timeout=0.2)
             except concurrent.futures.TimeoutError:
                 continue
+        return False
 
     def describe(self) -> str:
         """Where frames come from, for the start-up self-test and the log."""

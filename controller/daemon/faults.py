@@ -24,6 +24,9 @@ Points (each named where it sits):
 * ``dispense_due``: a dealing shuffler's card is due and none is asked for yet: nothing journaled or sent;
 * ``dispense_journaled``: that DISPENSE is journaled (controller.daemon.feed_state), not sent yet;
 * ``shoe_reset_sent``: RESET (``ctl shoe reset``) was journaled and sent; its HELLO has not come.
+* ``camera_read``: the camera thread has a stable card (its frame saved); it is not journaled yet;
+* ``camera_committed``: the loop has journaled a camera card; the camera link has not noted it yet;
+* ``camera_delivered``: the camera link has noted the card it journaled (both are done).
 
 Why an environment variable and not a test-only API: the crash tests run the real ``croupier run``
 in a subprocess, and a variable reaches it without any option a production unit could set by
@@ -42,7 +45,8 @@ ENV: Final = "CROUPIER_FAULT"
 POINTS: Final = frozenset(
     {"journal_write", "journal_commit", "shoe_received", "shoe_committed", "shoe_acked",
      "file_created", "file_written", "file_synced", "file_renamed", "journal_created",
-     "dispense_due", "dispense_journaled", "shoe_reset_sent"}
+     "dispense_due", "dispense_journaled", "shoe_reset_sent",
+     "camera_read", "camera_committed", "camera_delivered"}
 )
 ACTIONS: Final = ("kill", "term", "eio")
 PAGES_ENV: Final = "CROUPIER_FAULT_JOURNAL_PAGES"

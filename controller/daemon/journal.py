@@ -320,8 +320,9 @@ class Journal:
         self.shoe_cursor = frame
 
     def write(self, statement: str, args: tuple[Any, ...]) -> None:
-        """One statement on a table another module keeps in this file (the dealing shuffler's, in
-        controller.daemon.feed_state): committed alone, under the same fault rules as an input."""
+        """One statement on a table another module keeps in this file (the dealing shuffler's in
+        controller.daemon.feed_state, the camera window's in controller.daemon.camera_window): committed
+        alone, under the same fault rules as an input."""
         self._write(statement, args)
 
     def save_cursor(self, conn: sqlite3.Connection) -> None:

@@ -433,14 +433,24 @@ class Daemon:
 
     def _open_camera(self, loop: asyncio.AbstractEventLoop) -> None:
         """Start the camera thread; imported here so that a table without a camera never loads OpenCV."""
+        from controller.daemon import camera_window
         from controller.daemon.camera_link import CameraLink, CameraStartError
 
         assert self.config.camera is not None and self.service is not None
         service = self.service
-        try:
+
+        def gone() -> None:  # the window seen empty, journaled: a failed write halts the table
+            try:
+                camera_window.record_gone(service.journal)
+            except JournalFault as exc:
+                self.journal_faulted(exc)
+                raise
+
+        try:  # the journal's memory of the window is read before the camera's first frame
             self.camera = CameraLink(self.config.camera, self.state_dir, loop,
-                                     lambda inp, ref: self.submit(inp, "camera", ref),
-                                     lambda: service.table.offline)
+                                     lambda inp, ref: self.submit(inp, camera_window.SOURCE, ref),
+                                     lambda: service.table.offline,
+                                     in_window=camera_window.in_window(service.journal), gone=gone)
         except CameraStartError as exc:
             raise DaemonError(f"cannot start the camera: {exc}") from None
         self.camera.start()

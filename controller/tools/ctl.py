@@ -277,6 +277,9 @@ def tilt_advice(reason: str) -> str:
         return "the table is tilted; burn the card (ctl burn) or void the round (ctl void)"
     if reason == "impossible_card":
         return "the table is tilted; check the shoe, then clear-tilt or void"
+    if reason == "repeat_card":
+        return ("the camera's card may be the one already dealt: if it is, ctl clear-tilt (nothing is "
+                "taken); if it is a new card, ctl take (or ctl burn)")
     if reason == "held_card":
         return "cards were held during the tilt; take the first (ctl take), burn it (ctl burn) or void"
     return "the table is tilted; void the round (ctl void) or clear-tilt once fixed"

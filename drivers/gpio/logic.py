@@ -416,7 +416,7 @@ class PanelLogic:
             return {"burn", "void"}
         if v.tilt == "impossible_card":
             return {"confirm", "void"}
-        if v.tilt == "held_card":  # confirm takes the first held card, burn burns it
+        if v.tilt in ("held_card", "repeat_card"):  # confirm takes it (a repeat: nothing), burn burns it
             return {"confirm", "burn", "void"}
         if v.tilt is not None:
             return {"void"}
