@@ -1,0 +1,122 @@
+"""The floor's command line: ``croupier uplink TABLE_FILE`` on the Pi, ``croupier floor ...`` on its servers.
+
+The NATS and PostgreSQL clients are imported only when one of these commands runs, so the table
+daemon and every other command start without them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+#: How long a clean stop (SIGTERM, Ctrl-C) waits for publishes or a batch in hand before it gives up
+#: (nothing is lost then: the stream, or the unacknowledged batch, is where the next start resumes).
+STOP_GRACE = 10.0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``croupier uplink`` and ``croupier floor`` to the main parser."""
+    p = sub.add_parser("uplink", help="carry a table's journal to the floor's NATS JetStream (docs/floor.md)",
+                       description=_uplink_doc())
+    p.add_argument("table_file", help="the table file (the same the daemon runs)")
+    _nats_arguments(p)
+    p.add_argument("--window", type=int, default=128, help="publishes awaiting their ack at once (128)")
+    p.set_defaults(func=run_uplink)
+
+    p = sub.add_parser("floor", help="the floor's history in PostgreSQL: record, tables, recall",
+                       description="The floor's history of every table in PostgreSQL (docs/floor.md).")
+    floor_sub = p.add_subparsers(dest="floor_command", required=True, metavar="COMMAND")
+    r = floor_sub.add_parser("record", help="record the stream into PostgreSQL (any number may run)")
+    _nats_arguments(r)
+    r.add_argument("--db", required=True, help="PostgreSQL URL, postgresql://user@host:port/dbname")
+    r.add_argument("--batch", type=int, default=256, help="messages per transaction (256)")
+    r.add_argument("--durable", default="recorder", help="the shared consumer's name (recorder)")
+    r.add_argument("--ack-wait", type=float, default=30.0,
+                   help="seconds before a batch a recorder took and did not acknowledge goes to another (30)")
+    r.set_defaults(func=run_record)
+
+
+def _uplink_doc() -> str:
+    from controller.floor import uplink
+
+    return uplink.__doc__ or ""
+
+
+def _nats_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--nats", required=True, help="NATS server URL, nats://host:4222")
+    p.add_argument("--user", help="NATS user name (the table's own, docs/floor.md)")
+    p.add_argument("--password-file", help="a file holding the NATS password (not on the command line)")
+
+
+def _connect_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if args.user:
+        options["user"] = args.user
+    if args.password_file:
+        with open(args.password_file, encoding="utf-8") as fh:
+            options["password"] = fh.read().strip()
+    return options
+
+
+def _serve(name: str, start: Callable[[asyncio.Event], Awaitable[None]]) -> int:
+    """Run ``start(stop)`` until it ends or SIGTERM/SIGINT sets ``stop`` (then at most STOP_GRACE s more)."""
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
+                        format=f"%(asctime)s {name} %(levelname)s %(message)s")
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        task = asyncio.ensure_future(start(stop))
+        await asyncio.wait([task, asyncio.ensure_future(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
+        if not task.done():
+            try:
+                await asyncio.wait_for(task, STOP_GRACE)
+            except TimeoutError:
+                logging.getLogger("croupier.floor").warning("%s: stopped with work in hand", name)
+        else:
+            task.result()
+
+    asyncio.run(main())
+    return 0
+
+
+def run_uplink(args: argparse.Namespace) -> int:
+    from controller.daemon.config import load_table
+    from controller.floor.uplink import Uplink, connect
+
+    config = load_table(args.table_file)
+
+    async def start(stop: asyncio.Event) -> None:
+        nc = await connect(args.nats, stop, **_connect_options(args))
+        uplink = Uplink(config, nc.jetstream(), window=args.window)
+        uplink.stop = stop
+        try:
+            await uplink.run()
+        finally:
+            await nc.close()
+
+    return _serve(f"uplink {config.table_id}", start)
+
+
+def run_record(args: argparse.Namespace) -> int:
+    from controller.floor.recorder import Recorder
+    from controller.floor.uplink import connect
+
+    async def start(stop: asyncio.Event) -> None:
+        nc = await connect(args.nats, stop, **_connect_options(args))
+        recorder = Recorder(nc.jetstream(), args.db, durable=args.durable, batch=args.batch,
+                            ack_wait=args.ack_wait)
+        recorder.stop = stop
+        try:
+            await recorder.run()
+        finally:
+            await nc.close()
+
+    return _serve("recorder", start)
