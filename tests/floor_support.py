@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -22,6 +23,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from controller.daemon import faults
 from controller.daemon.client import Subscriber
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import open_readonly, read_entries
@@ -56,16 +58,24 @@ def postgres() -> Iterator[Postgres]:
 class Proc:
     """A ``croupier`` command as its own process, its output in a log file; SIGKILL and restart it."""
 
-    def __init__(self, log: Path, *args: str) -> None:
+    def __init__(self, log: Path, *args: str, fault: str = "") -> None:
         self.args = [sys.executable, "-m", "controller.cli", *args]
         self.log = log
+        #: CROUPIER_FAULT for the first start only (controller.daemon.faults): it dies there, once.
+        self.fault = fault
         self.proc: subprocess.Popen[bytes] | None = None
         self.kills = 0
 
     def start(self) -> Proc:
+        env = {k: v for k, v in os.environ.items() if k != faults.ENV}
+        if self.fault:
+            env[faults.ENV], self.fault = self.fault, ""
         with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen(self.args, stdout=out, stderr=out, start_new_session=True)
+            self.proc = subprocess.Popen(self.args, stdout=out, stderr=out, start_new_session=True, env=env)
         return self
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
 
     def kill(self) -> None:
         assert self.proc is not None and self.proc.poll() is None, self.text()

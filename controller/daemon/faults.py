@@ -16,7 +16,9 @@ Points (each named where it sits):
 * ``journal_commit``: right after a journal transaction committed;
 * ``shoe_received``: the loop has read and decoded a new shoe frame; it is not journaled yet;
 * ``shoe_committed``: the loop has journaled a shoe frame; it has not acknowledged it yet;
-* ``shoe_acked``: the loop has just acknowledged a shoe frame.
+* ``shoe_acked``: the loop has just acknowledged a shoe frame;
+* ``floor_published``: ``croupier uplink`` has sent a row to JetStream; its ack is not awaited yet;
+* ``floor_committed``: ``croupier floor record`` has committed a batch; it has not acknowledged it yet.
 
 Why an environment variable and not a test-only API: the crash tests run the real ``croupier run``
 in a subprocess, and a variable reaches it without any option a production unit could set by
@@ -33,7 +35,8 @@ from typing import Final
 
 ENV: Final = "CROUPIER_FAULT"
 POINTS: Final = frozenset(
-    {"journal_write", "journal_commit", "shoe_received", "shoe_committed", "shoe_acked"}
+    {"journal_write", "journal_commit", "shoe_received", "shoe_committed", "shoe_acked",
+     "floor_published", "floor_committed"}
 )
 ACTIONS: Final = ("kill", "term", "eio")
 PAGES_ENV: Final = "CROUPIER_FAULT_JOURNAL_PAGES"

@@ -38,6 +38,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--durable", default="recorder", help="the shared consumer's name (recorder)")
     r.add_argument("--ack-wait", type=float, default=30.0,
                    help="seconds before a batch a recorder took and did not acknowledge goes to another (30)")
+    r.add_argument("--gap-grace", type=float, default=60.0,
+                   help="seconds a hole in a journal's rows may last, with nothing left to deliver, before "
+                        "it is recorded as a gap (60)")
     r.set_defaults(func=run_record)
 
 
@@ -112,7 +115,7 @@ def run_record(args: argparse.Namespace) -> int:
     async def start(stop: asyncio.Event) -> None:
         nc = await connect(args.nats, stop, **_connect_options(args))
         recorder = Recorder(nc.jetstream(), args.db, durable=args.durable, batch=args.batch,
-                            ack_wait=args.ack_wait)
+                            ack_wait=args.ack_wait, gap_grace=args.gap_grace)
         recorder.stop = stop
         try:
             await recorder.run()

@@ -7,9 +7,11 @@ delivers it again after ``ack_wait``: to this recorder restarted or to another, 
 make the second write a no-op. A database that is down is retried (the batch is kept, not acked).
 
 Holes: rows recorded above a missing one. With several recorders a hole is normal for an instant
-(another recorder is committing the batch before). It is a *gap* when the consumer had nothing
-pending and nothing awaiting an ack at three checks in a row while the hole stayed, or when it stays
-longer than ``gap_grace``: then it is written to ``gaps`` and logged as an error.
+(another recorder is committing the batch before), and an uplink that died while republishing a
+few rows (controller.floor.cursor) fills its hole when it is restarted. A hole is a *gap* when it
+stayed ``gap_grace`` seconds while the consumer had nothing pending and nothing awaiting an ack
+(three checks in a row), or four times as long in any case: then it is written to ``gaps`` and
+logged as an error; if the rows come after all, the gap is marked filled.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import psycopg
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext, api
 
+from controller.daemon import faults
 from controller.floor import store
 from controller.floor.schema import migrate
 from controller.floor.uplink import NATS_ERRORS, ensure_stream, retrying
@@ -43,13 +46,13 @@ class Recorder:
     """One recorder process's work; :attr:`stop` ends it after the batch in hand."""
 
     def __init__(self, js: JetStreamContext, dsn: str, *, durable: str = "recorder", batch: int = 256,
-                 ack_wait: float = 30.0, gap_grace: float | None = None, check_every: float = 1.0) -> None:
+                 ack_wait: float = 30.0, gap_grace: float = 60.0, check_every: float = 1.0) -> None:
         self.js = js
         self.dsn = dsn
         self.durable = durable
         self.batch = batch
         self.ack_wait = ack_wait
-        self.gap_grace = gap_grace if gap_grace is not None else 4 * ack_wait
+        self.gap_grace = gap_grace
         self.check_every = check_every
         self.stop = asyncio.Event()
         self.conn: psycopg.Connection[Any] | None = None
@@ -96,6 +99,7 @@ class Recorder:
                 await m.nak(delay=self.ack_wait)
         if parsed:
             await self._database(lambda conn: store.write_batch(conn, parsed))
+            faults.point("floor_committed")
         recorded = {p.id for p in parsed}
         for m in msgs:
             if (m.headers or {}).get(MSG_ID) in recorded:
@@ -145,7 +149,8 @@ class Recorder:
             since, count = self._suspects.get(hole, (now, 0))
             count = count + 1 if idle else 0
             suspects[hole] = (since, count)
-            if count >= IDLE_CHECKS or now - since >= self.gap_grace:
+            age = now - since
+            if (count >= IDLE_CHECKS and age >= self.gap_grace) or age >= 4 * self.gap_grace:
                 new = await self._record_gap(hole)
                 if new:
                     log.error("GAP: table %s journal %s rows %d..%d are missing from the stream (recorded "

@@ -25,10 +25,12 @@ import nats.js.errors
 from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext, api
 
+from controller.daemon import faults
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import JournalError
+from controller.floor.cursor import STORED, Stored, read_tail
 from controller.floor.derive import JournalSource, Replay
-from controller.floor.wire import MSG_ID, STREAM, SUBJECTS, RowMessage, parse_msg_id, subject
+from controller.floor.wire import MSG_ID, STREAM, SUBJECTS, RowMessage, subject
 
 log = logging.getLogger("croupier.floor")
 
@@ -77,23 +79,6 @@ async def ensure_stream(js: JetStreamContext, replicas: int = 1, duplicate_windo
         log.info("created stream %s (%s, file storage, %d replica(s))", STREAM, SUBJECTS, replicas)
 
 
-async def stream_cursor(js: JetStreamContext, table_id: str, journal_id: str) -> int:
-    """The last row of this journal the stream holds (0: none, or the last message is another journal's)."""
-    try:
-        raw = await js.get_last_msg(STREAM, subject(table_id))
-    except nats.js.errors.NotFoundError:
-        return 0
-    held = (raw.headers or {}).get(MSG_ID)
-    if held is None:
-        raise RuntimeError(f"the last message on {subject(table_id)} has no {MSG_ID} header")
-    held_table, held_journal, row = parse_msg_id(held)
-    if held_journal != journal_id:
-        log.info("%s: the stream's last row is of journal %s; journal %s starts at row 1",
-                 table_id, held_journal, journal_id)
-        return 0
-    return row
-
-
 @dataclass
 class _InFlight:
     message: RowMessage
@@ -124,26 +109,33 @@ class Uplink:
             finally:
                 source.close()
 
-    def _send(self, message: RowMessage, body: bytes) -> asyncio.Task[api.PubAck]:
+    def _send(self, message: RowMessage, body: bytes, stored: Stored) -> asyncio.Task[api.PubAck]:
         return asyncio.ensure_future(self.js.publish(
             subject(message.table_id), body, timeout=self.publish_timeout, stream=STREAM,
-            headers={MSG_ID: message.id}))
+            headers={MSG_ID: message.id, STORED: stored.header()}))
 
     async def _publish_journal(self, source: JournalSource) -> None:
         table_id, journal_id = self.config.table_id, source.journal_id
-        cursor = await retrying("reading the stream's cursor",
-                                lambda: stream_cursor(self.js, table_id, journal_id), self.stop)
+        tail = await retrying("reading the stream's cursor",
+                              lambda: read_tail(self.js, table_id, journal_id), self.stop)
+        stored, missing = tail.stored, set(tail.missing)
         replay = Replay(source)
         last = source.last_row()
-        if cursor > last:
-            raise JournalError(source.path, f"the stream holds row {cursor} of journal {journal_id} but "
+        if tail.last > last:
+            raise JournalError(source.path, f"the stream holds row {tail.last} of journal {journal_id} but "
                                             f"the journal has {last} rows: is this the table's journal?")
-        for start in range(1, cursor + 1, 1000):  # the rows already sent, to rebuild the state
-            for entry in source.entries(start, min(cursor, start + 999)):
-                replay.message(entry, last)
-        log.info("%s: journal %s, resuming after row %d of %d", table_id, journal_id, cursor, last)
-        self.acked = cursor
         pending: deque[_InFlight] = deque()
+        for start in range(1, tail.last + 1, 1000):  # the rows already sent, to rebuild the state
+            for entry in source.entries(start, min(tail.last, start + 999)):
+                message = replay.message(entry, last)
+                if entry.id in missing:
+                    body = message.body()
+                    pending.append(_InFlight(message, body, self._send(message, body, stored)))
+        if missing:
+            log.warning("%s: the stream lacks rows %s of journal %s below its row %d: publishing them again",
+                        table_id, sorted(missing), journal_id, tail.last)
+        log.info("%s: journal %s, resuming after row %d of %d", table_id, journal_id, tail.last, last)
+        self.acked = tail.last
         delay = 0.1
         while True:
             if not self.stop.is_set() and len(pending) < self.window:
@@ -153,7 +145,9 @@ class Uplink:
                     for entry in source.entries(replay.row + 1, stop_row):
                         message = replay.message(entry, last)
                         body = message.body()
-                        pending.append(_InFlight(message, body, self._send(message, body)))
+                        pending.append(_InFlight(message, body, self._send(message, body, stored)))
+                        await asyncio.sleep(0)  # the publish goes out
+                        faults.point("floor_published")
             if not pending:
                 if self.stop.is_set() or source.replaced():
                     return
@@ -162,7 +156,7 @@ class Uplink:
                 continue
             head = pending[0]
             try:
-                await head.ack
+                ack = await head.ack
             except NATS_ERRORS as exc:
                 log.warning("%s: row %d not acknowledged (%s: %s): publishing rows %d..%d again",
                             table_id, head.message.row, type(exc).__name__, exc, head.message.row,
@@ -173,8 +167,9 @@ class Uplink:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 2.0)
                 for item in pending:
-                    item.ack = self._send(item.message, item.body)
+                    item.ack = self._send(item.message, item.body, stored)
                 continue
             delay = 0.1
             pending.popleft()
-            self.acked = head.message.row
+            stored.add(head.message.row, ack.seq)
+            self.acked = max(self.acked, head.message.row)
