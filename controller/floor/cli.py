@@ -17,21 +17,26 @@ from typing import Any
 #: How long a clean stop (SIGTERM, Ctrl-C) waits for publishes or a batch in hand before it gives up
 #: (nothing is lost then: the stream, or the unacknowledged batch, is where the next start resumes).
 STOP_GRACE = 10.0
+EXAMPLE_DB = "postgresql://croupier@127.0.0.1:5432/floor"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``croupier uplink`` and ``croupier floor`` to the main parser."""
     p = sub.add_parser("uplink", help="carry a table's journal to the floor's NATS JetStream (docs/floor.md)",
-                       description=_uplink_doc())
+                       description=UPLINK_DOC + "\n\nExample:\n  croupier uplink "
+                       "/etc/croupier/tables/baccarat_1.yaml --nats nats://floor1:4222")
     p.add_argument("table_file", help="the table file (the same the daemon runs)")
     _nats_arguments(p)
     p.add_argument("--window", type=int, default=128, help="publishes awaiting their ack at once (128)")
     p.set_defaults(func=run_uplink)
 
     p = sub.add_parser("floor", help="the floor's history in PostgreSQL: record, tables, recall",
-                       description="The floor's history of every table in PostgreSQL (docs/floor.md).")
+                       description="The floor's history of every table in PostgreSQL (docs/floor.md).\n\n"
+                       "Example:\n  croupier floor record --nats nats://127.0.0.1:4222 --db " + EXAMPLE_DB)
     floor_sub = p.add_subparsers(dest="floor_command", required=True, metavar="COMMAND")
-    r = floor_sub.add_parser("record", help="record the stream into PostgreSQL (any number may run)")
+    r = floor_sub.add_parser("record", help="record the stream into PostgreSQL (any number may run)",
+                             description=RECORDER_DOC + "\n\nExample:\n  croupier floor record --nats "
+                             "nats://127.0.0.1:4222 --db " + EXAMPLE_DB)
     _nats_arguments(r)
     r.add_argument("--db", required=True, help="PostgreSQL URL, postgresql://user@host:port/dbname")
     r.add_argument("--batch", type=int, default=256, help="messages per transaction (256)")
@@ -44,10 +49,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.set_defaults(func=run_record)
 
 
-def _uplink_doc() -> str:
-    from controller.floor import uplink
+UPLINK_DOC = """Carry a table's journal to the floor's NATS JetStream, row by row, in order, exactly once.
 
-    return uplink.__doc__ or ""
+Runs beside the daemon on the table's computer and reads its journal read-only (the daemon never
+waits for it). One message per journal row on subject croupier.<table>.rows: the input, its source,
+its time and the events the daemon published for it. On start it resumes from what the stream
+holds (the stream is the cursor); rows a crash left out are published again."""
+
+RECORDER_DOC = """Record the floor's stream into PostgreSQL, once.
+
+A durable pull consumer shared by every recorder: each batch is written in one transaction, with
+the journal's own keys (a second write changes nothing), and acknowledged only after the commit.
+Any number of recorders may run at once. Rows missing from a journal are recorded in gaps and
+logged as an error, never skipped silently."""
 
 
 def _nats_arguments(p: argparse.ArgumentParser) -> None:
