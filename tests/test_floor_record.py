@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from floor_support import (
 from test_daemon_support import baccarat_play, config_for
 from test_zmq_snapshot import send_all
 
+from controller.cli import main as cli_main
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
@@ -27,7 +29,8 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def test_a_dealing_table_is_recorded_row_for_row_and_event_for_event(
-        tmp_path: Path, nats_server: NatsServer, postgres: Postgres) -> None:  # noqa: F811
+        tmp_path: Path, nats_server: NatsServer, postgres: Postgres,  # noqa: F811
+        capsys: pytest.CaptureFixture[str]) -> None:
     """Inputs equal the journal (hash of each row's input, its time and source); events equal what a
     ZeroMQ subscriber received from the daemon, by seq; rounds are there; two recorders, no gap."""
     config = config_for(tmp_path, name="f1")
@@ -46,6 +49,7 @@ def test_a_dealing_table_is_recorded_row_for_row_and_event_for_event(
                 r.start()
             send_all(client, inputs[len(inputs) // 2:])  # while the uplink follows the journal
             seq = int(client.call("ping")["seq"])
+            table_recall = client.call("recall", n=3)["rounds"]
         finally:
             client.close()
         published = capture.until(seq)
@@ -59,3 +63,13 @@ def test_a_dealing_table_is_recorded_row_for_row_and_event_for_event(
     rounds = query(postgres.dsn, "SELECT round, status FROM rounds WHERE table_id = 'f1' ORDER BY round")
     assert [r[0] for r in rounds] == list(range(1, engine.round_no + 1))
     assert {r[1] for r in rounds} == {"settled"}
+    # The floor's recall is the table's own: the same three round records, field for field.
+    assert cli_main(["floor", "recall", "f1", "--last", "3", "--json", "--db", postgres.dsn]) == 0
+    recalled = json.loads(capsys.readouterr().out)
+    assert recalled["rounds"] == table_recall and len(table_recall) == 3
+    assert cli_main(["floor", "recall", "f1", "--last", "1", "--db", postgres.dsn]) == 0
+    assert capsys.readouterr().out.startswith(f"Round {engine.round_no} (baccarat, settled)")
+    assert cli_main(["floor", "tables", "--json", "--db", postgres.dsn]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert (listed["table"], listed["recorded_row"], listed["behind"]) == ("f1", len(inputs), 0)
+    assert listed["gap"] is False

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import signal
 import sys
@@ -47,6 +48,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="seconds a hole in a journal's rows may last, with nothing left to deliver, before "
                         "it is recorded as a gap (60)")
     r.set_defaults(func=run_record)
+
+    t = floor_sub.add_parser("tables", help="every table the floor recorded: game, rows, how far behind",
+                             description="Every table the floor recorded, from PostgreSQL.\n\nExample:\n"
+                             "  croupier floor tables --db " + EXAMPLE_DB)
+    t.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
+    t.add_argument("--json", action="store_true", help="one JSON object per table, for programs")
+    t.set_defaults(func=run_tables)
+    c = floor_sub.add_parser("recall", help="a table's last rounds from the floor, as ctl recall shows them",
+                             description="A table's last rounds from PostgreSQL: the same records as "
+                             "croupier ctl recall.\n\nExample:\n  croupier floor recall baccarat_1 --last 10 "
+                             "--db " + EXAMPLE_DB)
+    c.add_argument("table", help="the table's id")
+    c.add_argument("--last", type=int, default=10, help="how many rounds, newest last (10)")
+    c.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
+    c.add_argument("--json", action="store_true", help="the journal and the round records as JSON")
+    c.set_defaults(func=run_recall)
 
 
 UPLINK_DOC = """Carry a table's journal to the floor's NATS JetStream, row by row, in order, exactly once.
@@ -137,3 +154,31 @@ def run_record(args: argparse.Namespace) -> int:
             await nc.close()
 
     return _serve("recorder", start)
+
+
+def run_tables(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from controller.floor import queries
+
+    with psycopg.connect(args.db, connect_timeout=5) as conn:
+        rows = queries.tables(conn)
+    print("\n".join(json.dumps(r) for r in rows) if args.json else queries.tables_text(rows))
+    return 0
+
+
+def run_recall(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from controller.floor import queries
+
+    with psycopg.connect(args.db, connect_timeout=5) as conn:
+        journal, rounds = queries.recall(conn, args.table, args.last)
+    if not journal:
+        print(f"croupier floor recall: no table {args.table!r} recorded", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"table": args.table, "journal": journal["journal_id"], "rounds": rounds}))
+    else:
+        print(queries.recall_text(journal, rounds))
+    return 0

@@ -70,6 +70,7 @@ class Replay:
         self.journal_id = source.journal_id
         self.game = source.header.get("game", config.game_name)
         self.options: dict[str, Any] = json.loads(source.header.get("options", "{}"))
+        self.currency: dict[str, Any] = config.spec.currency.model_dump()
         self.table = Table(config.new_game(), config.limits)
         self.recorder = RoundRecorder(keep=1)
         self.seq = 0
@@ -90,4 +91,4 @@ class Replay:
         return RowMessage(
             self.table_id, self.journal_id, entry.id, entry.at, entry.source, entry.ref,
             entry.input.to_dict(), first, payloads, self.game, self.options, journal_rows,
-            ended if ended is not finished else None)
+            ended if ended is not finished else None, self.currency)

@@ -43,8 +43,9 @@ def write_batch(conn: psycopg.Connection[Any], messages: Sequence[RowMessage]) -
         for (table_id, journal_id), rows in by_journal.items():
             newest = rows[-1]
             cur.execute(
-                "INSERT INTO tables (table_id, journal_id, game, options) VALUES (%s, %s, %s, %s) "
-                "ON CONFLICT DO NOTHING", (table_id, journal_id, newest.game, Jsonb(newest.options)))
+                "INSERT INTO tables (table_id, journal_id, game, options, currency) "
+                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (table_id, journal_id, newest.game, Jsonb(newest.options), Jsonb(newest.currency)))
             cur.execute("SELECT recorded_row FROM tables WHERE table_id = %s AND journal_id = %s FOR UPDATE",
                         (table_id, journal_id))
             cur.executemany(

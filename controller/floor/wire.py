@@ -53,6 +53,8 @@ class RowMessage:
     options: dict[str, Any]
     journal_rows: int
     round: dict[str, Any] | None
+    #: The table's currency (code, minor units): how the floor's queries show amounts.
+    currency: dict[str, Any]
 
     def body(self) -> bytes:
         return json.dumps({
@@ -60,6 +62,7 @@ class RowMessage:
             "at": self.at, "source": self.source, "ref": self.ref, "input": self.input,
             "first_seq": self.first_seq, "events": self.events, "game": self.game,
             "options": self.options, "journal_rows": self.journal_rows, "round": self.round,
+            "currency": self.currency,
         }, separators=(",", ":")).encode()
 
     @property
@@ -75,6 +78,6 @@ class RowMessage:
                 raise ValueError(f"format {d.get('format')!r}, this recorder reads {FORMAT}")
             return cls(str(d["table"]), str(d["journal"]), int(d["row"]), float(d["at"]), str(d["source"]),
                        d["ref"], dict(d["input"]), int(d["first_seq"]), list(d["events"]), str(d["game"]),
-                       dict(d["options"]), int(d["journal_rows"]), d["round"])
+                       dict(d["options"]), int(d["journal_rows"]), d["round"], dict(d["currency"]))
         except (KeyError, TypeError, AttributeError, json.JSONDecodeError) as exc:
             raise ValueError(f"not a floor row message: {exc!r}") from None

@@ -8,6 +8,7 @@ CREATE TABLE tables (
     journal_id    text NOT NULL,
     game          text NOT NULL,
     options       jsonb NOT NULL,
+    currency      jsonb NOT NULL,              -- {"code", "minor_units"}: how amounts are shown
     recorded_row  bigint NOT NULL DEFAULT 0,   -- every row 1..recorded_row is recorded (no hole below)
     journal_rows  bigint NOT NULL DEFAULT 0,   -- the journal's length the uplink last reported
     last_at       double precision,            -- the table's own time of its newest recorded row

@@ -1,0 +1,67 @@
+"""Reading the floor's history: each table's state (``croupier floor tables``) and its rounds (``recall``)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+
+from controller.money import Currency
+from controller.tools.ctl import format_round
+
+
+def tables(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
+    """Each table's newest journal: game, rows recorded, how far the record is behind the journal's
+    length its uplink last reported, and when a row of it was last recorded."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(
+            """
+            SELECT DISTINCT ON (table_id) table_id AS table, game, journal_id AS journal,
+                   recorded_row, journal_rows, GREATEST(journal_rows - recorded_row, 0) AS behind,
+                   EXTRACT(EPOCH FROM last_seen)::float8 AS last_seen, last_at,
+                   EXISTS (SELECT 1 FROM gaps g WHERE g.table_id = t.table_id AND g.journal_id = t.journal_id
+                           AND g.filled_at IS NULL) AS gap
+            FROM tables t ORDER BY table_id, last_seen DESC
+            """)
+        return list(cur.fetchall())
+
+
+def recall(
+    conn: psycopg.Connection[Any], table_id: str, last: int
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The table's newest journal (``{}`` if the floor never heard of it) and its last ``last`` rounds,
+    oldest first: each the record ``croupier ctl recall`` shows."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        cur.execute("SELECT journal_id, game, currency FROM tables WHERE table_id = %s "
+                    "ORDER BY last_seen DESC LIMIT 1", (table_id,))
+        journal = cur.fetchone()
+        if journal is None:
+            return {}, []
+        cur.execute("SELECT record FROM rounds WHERE table_id = %s AND journal_id = %s "
+                    "ORDER BY round DESC LIMIT %s", (table_id, journal["journal_id"], last))
+        rounds = [row["record"] for row in cur.fetchall()]
+    return dict(journal), rounds[::-1]
+
+
+def tables_text(rows: list[dict[str, Any]]) -> str:
+    """``croupier floor tables`` for a person: one line per table."""
+    if not rows:
+        return "no table recorded yet"
+    lines = [f"{'table':<16} {'game':<15} {'rows':>8} {'behind':>6}  last recorded        journal"]
+    for r in rows:
+        seen = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["last_seen"]))
+        flag = "  GAP" if r["gap"] else ""
+        lines.append(f"{r['table']:<16} {r['game']:<15} {r['recorded_row']:>8} {r['behind']:>6}  {seen}  "
+                     f"{r['journal']}{flag}")
+    return "\n".join(lines)
+
+
+def recall_text(journal: dict[str, Any], rounds: list[dict[str, Any]]) -> str:
+    """The rounds as ``croupier ctl recall`` prints them."""
+    currency = Currency(**journal["currency"]) if journal else Currency()
+    lines: list[str] = []
+    for r in rounds:
+        lines.extend(format_round(r, currency))
+    return "\n".join(lines) or "no rounds recorded"
