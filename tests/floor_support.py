@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 import pytest
@@ -29,30 +28,30 @@ from controller.daemon.config import TableConfig
 from controller.daemon.journal import open_readonly, read_entries
 from controller.floor.local import NatsServer, Postgres, ServerMissing
 
+Server = TypeVar("Server", NatsServer, Postgres)
 
-@pytest.fixture
-def nats_server() -> Iterator[NatsServer]:
+
+def serve(make: Callable[[], Server]) -> Iterator[Server]:
+    """A fixture's body: the server made, started, then stopped and removed even if the test failed.
+    A missing server fails the test with the packages to install (never a skip)."""
     try:
-        server = NatsServer()
+        server = make()
     except ServerMissing as exc:
         pytest.fail(f"{exc}: run `make test` as root, or install them")
     try:
         yield server.start()
     finally:
-        server.stop()
-        shutil.rmtree(server.folder, ignore_errors=True)
+        server.remove()
+
+
+@pytest.fixture
+def nats_server() -> Iterator[NatsServer]:
+    yield from serve(NatsServer)
 
 
 @pytest.fixture
 def postgres() -> Iterator[Postgres]:
-    try:
-        pg = Postgres()
-    except ServerMissing as exc:
-        pytest.fail(f"{exc}: run `make test` as root, or install them")
-    try:
-        yield pg.start()
-    finally:
-        pg.remove()
+    yield from serve(Postgres)
 
 
 class Proc:
@@ -109,6 +108,15 @@ def wait_for(what: str, check: Callable[[], bool], timeout: float, *logs: Proc) 
         time.sleep(0.1)
     tails = "\n".join(f"--- {' '.join(p.args[3:5])}\n{p.text()[-3000:]}" for p in logs)
     pytest.fail(f"not within {timeout} s: {what}\n{tails}")
+
+
+def run_until(what: str, check: Callable[[], bool], timeout: float, *procs: Proc) -> None:
+    """:func:`wait_for` ``check``, then stop ``procs`` (also when it failed)."""
+    try:
+        wait_for(what, check, timeout, *procs)
+    finally:
+        for p in procs:
+            p.stop()
 
 
 def query(dsn: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import nats
 import nats.errors
 import nats.js.errors
 import pytest
-from floor_support import Proc, postgres, recorded_row, wait_for  # noqa: F401 (fixture)
+from floor_support import Proc, postgres, recorded_row, run_until, serve  # noqa: F401 (fixture)
 from test_daemon_support import baccarat_play, config_for
 from test_floor_uplink import write_journal
 
@@ -36,12 +35,7 @@ authorization {
 
 @pytest.fixture
 def secured_nats() -> Iterator[NatsServer]:
-    server = NatsServer(config=USERS)
-    try:
-        yield server.start()
-    finally:
-        server.stop()
-        shutil.rmtree(server.folder, ignore_errors=True)
+    yield from serve(lambda: NatsServer(config=USERS))
 
 
 def test_a_table_publishes_its_own_rows_and_cannot_publish_another_table_s(
@@ -57,12 +51,8 @@ def test_a_table_publishes_its_own_rows_and_cannot_publish_another_table_s(
                "--password-file", str(floor_secret), "--db", postgres.dsn).start()  # it creates the stream
     uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", secured_nats.url,
                   "--user", "p1", "--password-file", str(secret)).start()
-    try:
-        wait_for("the table's rows recorded", lambda: recorded_row(postgres.dsn, "p1") == len(inputs), 40,
-                 uplink, rec)
-    finally:
-        uplink.stop()
-        rec.stop()
+    run_until("the table's rows recorded", lambda: recorded_row(postgres.dsn, "p1") == len(inputs), 40,
+              uplink, rec)
 
     async def forge() -> tuple[bool, bool]:
         """As p1: publish a row on p2's subject. Then as the floor: did the stream take it?"""

@@ -15,6 +15,7 @@ from floor_support import (
     postgres,  # noqa: F401 (fixture)
     query,
     recorded_row,
+    run_until,
     wait_for,
 )
 from test_daemon_support import baccarat_play, config_for, expected_payloads
@@ -85,12 +86,7 @@ def test_an_uplink_restarted_after_a_crash_republishes_rows_missing_below_the_st
     publish_rows(nats_server.url, config, {1, 2, 4, 5})
     uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", nats_server.url).start()
     rec = recorder(tmp_path, nats_server.url, postgres.dsn)
-    try:
-        wait_for("every row recorded", lambda: recorded_row(postgres.dsn, "u1") == len(inputs), 30,
-                 uplink, rec)
-    finally:
-        uplink.stop()
-        rec.stop()
+    run_until("every row recorded", lambda: recorded_row(postgres.dsn, "u1") == len(inputs), 30, uplink, rec)
     assert "the stream lacks rows [3]" in uplink.text() and "resuming after row 5 of" in uplink.text()
     assert_journal_recorded(postgres.dsn, config, journal_id, inputs)
     assert query(postgres.dsn, "SELECT * FROM gaps") == []
@@ -128,10 +124,7 @@ def test_rows_missing_from_the_stream_are_recorded_as_a_gap_and_logged(
     journal_id = write_journal(config, inputs)
     publish_rows(nats_server.url, config, {1, 2, 5, 6})
     rec = recorder(tmp_path, nats_server.url, postgres.dsn, "--gap-grace", "1")
-    try:
-        wait_for("the gap recorded", lambda: bool(query(postgres.dsn, "SELECT 1 FROM gaps")), 30, rec)
-    finally:
-        rec.stop()
+    run_until("the gap recorded", lambda: bool(query(postgres.dsn, "SELECT 1 FROM gaps")), 30, rec)
     assert query(postgres.dsn, "SELECT table_id, journal_id, first_row, last_row, filled_at FROM gaps") == [
         ("u3", journal_id, 3, 4, None)]
     assert f"GAP: table u3 journal {journal_id} rows 3..4 are missing" in rec.text()

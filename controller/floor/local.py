@@ -99,6 +99,13 @@ class NatsServer:
                 self.kill()
         self.proc = None
 
+    def remove(self) -> None:
+        """Stop it and delete its folder."""
+        try:
+            self.stop()
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
     def log(self) -> str:
         path = self.folder / "nats.log"
         return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
@@ -143,5 +150,8 @@ class Postgres:
             self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop", timeout=70)
 
     def remove(self) -> None:
-        self.stop("immediate")
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """Stop it at once (whatever state it is in) and delete its folder."""
+        try:
+            self.stop("immediate")
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
