@@ -50,6 +50,7 @@ def test_a_dealing_table_is_recorded_row_for_row_and_event_for_event(
             send_all(client, inputs[len(inputs) // 2:])  # while the uplink follows the journal
             seq = int(client.call("ping")["seq"])
             table_recall = client.call("recall", n=3)["rounds"]
+            round_two = client.call("recall", round=2)["rounds"]
         finally:
             client.close()
         published = capture.until(seq)
@@ -67,6 +68,8 @@ def test_a_dealing_table_is_recorded_row_for_row_and_event_for_event(
     assert cli_main(["floor", "recall", "f1", "--last", "3", "--json", "--db", postgres.dsn]) == 0
     recalled = json.loads(capsys.readouterr().out)
     assert recalled["rounds"] == table_recall and len(table_recall) == 3
+    assert cli_main(["floor", "recall", "f1", "--round", "2", "--json", "--db", postgres.dsn]) == 0
+    assert json.loads(capsys.readouterr().out)["rounds"] == round_two and round_two[0]["round"] == 2
     assert cli_main(["floor", "recall", "f1", "--last", "1", "--db", postgres.dsn]) == 0
     assert capsys.readouterr().out.startswith(f"Round {engine.round_no} (baccarat, settled)")
     assert cli_main(["floor", "tables", "--json", "--db", postgres.dsn]) == 0

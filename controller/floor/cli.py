@@ -61,6 +61,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                              "--db " + EXAMPLE_DB)
     c.add_argument("table", help="the table's id")
     c.add_argument("--last", type=int, default=10, help="how many rounds, newest last (10)")
+    c.add_argument("--round", type=int, help="this round only (of the table's newest journal)")
     c.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
     c.add_argument("--json", action="store_true", help="the journal and the round records as JSON")
     c.set_defaults(func=run_recall)
@@ -173,7 +174,7 @@ def run_recall(args: argparse.Namespace) -> int:
     from controller.floor import queries
 
     with psycopg.connect(args.db, connect_timeout=5) as conn:
-        journal, rounds = queries.recall(conn, args.table, args.last)
+        journal, rounds = queries.recall(conn, args.table, args.last, args.round)
     if not journal:
         print(f"croupier floor recall: no table {args.table!r} recorded", file=sys.stderr)
         return 1

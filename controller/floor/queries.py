@@ -29,10 +29,10 @@ def tables(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
 
 
 def recall(
-    conn: psycopg.Connection[Any], table_id: str, last: int
+    conn: psycopg.Connection[Any], table_id: str, last: int, round_no: int | None = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The table's newest journal (``{}`` if the floor never heard of it) and its last ``last`` rounds,
-    oldest first: each the record ``croupier ctl recall`` shows."""
+    oldest first, or only round ``round_no``: each the record ``croupier ctl recall`` shows."""
     with conn.cursor(row_factory=dict_row) as cur:
         cur.execute("SELECT journal_id, game, currency FROM tables WHERE table_id = %s "
                     "ORDER BY last_seen DESC LIMIT 1", (table_id,))
@@ -40,7 +40,8 @@ def recall(
         if journal is None:
             return {}, []
         cur.execute("SELECT record FROM rounds WHERE table_id = %s AND journal_id = %s "
-                    "ORDER BY round DESC LIMIT %s", (table_id, journal["journal_id"], last))
+                    "AND (%s::bigint IS NULL OR round = %s) ORDER BY round DESC LIMIT %s",
+                    (table_id, journal["journal_id"], round_no, round_no, last))
         rounds = [row["record"] for row in cur.fetchall()]
     return dict(journal), rounds[::-1]
 
