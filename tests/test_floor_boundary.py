@@ -6,6 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from test_daemon_support import write_table
+
+from controller.cli import main as cli_main
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -23,3 +28,12 @@ def test_the_floor_s_clients_are_loaded_only_by_the_floor_s_commands() -> None:
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('nats', 'psycopg')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+def test_an_uplink_without_a_journal_says_so_in_one_line(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Before it reaches for the network (no server listens on port 9 here)."""
+    table = write_table(tmp_path, name="nj")
+    assert cli_main(["uplink", str(table), "--nats", "nats://127.0.0.1:9"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"croupier uplink: {tmp_path / 'nj-state' / 'journal.sqlite3'}: no journal here\n"

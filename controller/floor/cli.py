@@ -123,10 +123,17 @@ def _serve(name: str, start: Callable[[asyncio.Event], Awaitable[None]]) -> int:
 
 
 def run_uplink(args: argparse.Namespace) -> int:
-    from controller.daemon.config import load_table
+    from controller.daemon.config import TableFileError, load_table
+    from controller.daemon.journal import JournalError
+    from controller.floor.derive import JournalSource
     from controller.floor.uplink import Uplink, connect
 
-    config = load_table(args.table_file)
+    try:
+        config = load_table(args.table_file)
+        JournalSource(config).close()  # before the network: a wrong table file or state dir says so now
+    except (TableFileError, JournalError) as exc:
+        print(f"croupier uplink: {exc}", file=sys.stderr)
+        return 1
 
     async def start(stop: asyncio.Event) -> None:
         nc = await connect(args.nats, stop, **_connect_options(args))
