@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from test_daemon_support import baccarat_play, config_for, expected_payloads
 
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import Journal
+from controller.daemon.service import TableService
 from controller.floor.cursor import STORED, Stored
 from controller.floor.derive import JournalSource, Replay
 from controller.floor.local import NatsServer, Postgres
@@ -129,3 +131,27 @@ def test_rows_missing_from_the_stream_are_recorded_as_a_gap_and_logged(
         ("u3", journal_id, 3, 4, None)]
     assert f"GAP: table u3 journal {journal_id} rows 3..4 are missing" in rec.text()
     assert recorded_row(postgres.dsn, "u3") == 2
+
+
+def test_an_uplink_resuming_far_into_a_journal_starts_from_the_daemon_s_checkpoint(
+        tmp_path: Path, nats_server: NatsServer, postgres: Postgres) -> None:  # noqa: F811
+    """The daemon checkpoints every 30 inputs (at a round's end); the stream already holds rows
+    1..100: the uplink takes the state at the newest checkpoint before row 100, not a replay from row
+    1, and the events it derives after it are still the daemon's."""
+    config = config_for(tmp_path, name="u4")
+    inputs, _ = baccarat_play(12, seed=12)
+    journal = Journal.open(config.state_dir, table=config.table_id, game=config.game_name,
+                           options=config.options_dict(), fsync=False)
+    service = TableService(config, journal, checkpoint_every=30)
+    service.replay()
+    for inp in inputs:
+        service.submit(inp, "command tester")
+    journal_id = journal.header["id"]
+    journal.close()
+    publish_rows(nats_server.url, config, set(range(1, 101)))
+    uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", nats_server.url).start()
+    rec = recorder(tmp_path, nats_server.url, postgres.dsn)
+    run_until("every row recorded", lambda: recorded_row(postgres.dsn, "u4") == len(inputs), 30, uplink, rec)
+    used = re.search(r"state from the journal's checkpoint at row (\d+)\n", uplink.text())
+    assert used and 30 <= int(used.group(1)) <= 100, uplink.text()
+    assert_journal_recorded(postgres.dsn, config, journal_id, inputs)

@@ -14,6 +14,7 @@ import json
 import os
 from typing import Any
 
+from controller.daemon import checkpoint
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import Entry, JournalError, open_readonly, read_entries
 from controller.daemon.recall import RoundRecorder
@@ -61,6 +62,10 @@ class JournalSource:
         self.conn.close()
 
 
+def _tables(source: JournalSource) -> set[str]:
+    return {row[0] for row in source.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
 class Replay:
     """The daemon's engine, driven row by row: each row's events and, at a round's end, its record."""
 
@@ -75,6 +80,19 @@ class Replay:
         self.recorder = RoundRecorder(keep=1)
         self.seq = 0
         self.row = 0
+
+    def resume(self, source: JournalSource, bound: int) -> int:
+        """Start from the daemon's newest usable checkpoint at or before row ``bound`` (as the daemon's
+        own start does: same engine code, same limits), so a year-old journal is not replayed from
+        row 1; the row it starts after (0: none usable)."""
+        if self.row or "checkpoints" not in _tables(source):
+            return 0
+        saved = checkpoint.load(source.conn, source.path, bound)
+        if saved is None or saved.table.limits != self.table.limits:
+            return 0
+        self.table, self.seq, self.row = saved.table, saved.seq, saved.row
+        self.recorder.current = saved.current
+        return saved.row
 
     def message(self, entry: Entry, journal_rows: int) -> RowMessage:
         """Apply ``entry`` (the next row) and describe it; rows must come in order, each once."""

@@ -125,7 +125,10 @@ class Uplink:
             raise JournalError(source.path, f"the stream holds row {tail.last} of journal {journal_id} but "
                                             f"the journal has {last} rows: is this the table's journal?")
         pending: deque[_InFlight] = deque()
-        for start in range(1, tail.last + 1, 1000):  # the rows already sent, to rebuild the state
+        begun = replay.resume(source, min([tail.last, *(row - 1 for row in missing)]))
+        if begun:
+            log.info("%s: state from the journal's checkpoint at row %d", table_id, begun)
+        for start in range(begun + 1, tail.last + 1, 1000):  # the rows already sent, to rebuild the state
             for entry in source.entries(start, min(tail.last, start + 999)):
                 message = replay.message(entry, last)
                 if entry.id in missing:
