@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import nats
 import pytest
@@ -21,6 +23,7 @@ from floor_support import (
 )
 from test_daemon_support import baccarat_play, config_for, expected_payloads
 
+from controller.cli import main as cli_main
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import Journal
 from controller.daemon.service import TableService
@@ -155,3 +158,35 @@ def test_an_uplink_resuming_far_into_a_journal_starts_from_the_daemon_s_checkpoi
     used = re.search(r"state from the journal's checkpoint at row (\d+)\n", uplink.text())
     assert used and 30 <= int(used.group(1)) <= 100, uplink.text()
     assert_journal_recorded(postgres.dsn, config, journal_id, inputs)
+
+
+def test_floor_tables_says_which_uplinks_are_online_and_since_when(
+        tmp_path: Path, nats_server: NatsServer, postgres: Postgres,  # noqa: F811
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A quiet table's uplink still says it is alive; once it stops, the table is offline since then."""
+    config = config_for(tmp_path, name="u5")
+    inputs, _ = baccarat_play(1, seed=1)
+    write_journal(config, inputs)
+
+    def listed(*extra: str) -> dict[str, Any]:
+        assert cli_main(["floor", "tables", "--json", "--db", postgres.dsn, *extra]) == 0
+        out = capsys.readouterr().out
+        return json.loads(out) if out.strip() else {}
+
+    uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", nats_server.url,
+                  "--heartbeat", "0.3").start()
+    rec = recorder(tmp_path, nats_server.url, postgres.dsn)
+    try:
+        wait_for("recorded", lambda: recorded_row(postgres.dsn, "u5") == len(inputs), 30, uplink, rec)
+        wait_for("online", lambda: listed().get("online") is True, 30, uplink, rec)
+        up = listed()
+        assert up["behind"] == 0 and up["since"] is not None
+        uplink.stop()
+        wait_for("offline", lambda: listed("--offline-after", "1").get("online") is False, 30, uplink, rec)
+        down = listed("--offline-after", "1")
+        assert down["since"] >= up["since"]  # offline since its last heartbeat
+        assert cli_main(["floor", "tables", "--db", postgres.dsn, "--offline-after", "1"]) == 0
+        assert "u5" in capsys.readouterr().out.splitlines()[1].split()[0]
+    finally:
+        uplink.stop()
+        rec.stop()

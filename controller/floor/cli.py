@@ -18,6 +18,7 @@ from typing import Any
 #: How long a clean stop (SIGTERM, Ctrl-C) waits for publishes or a batch in hand before it gives up
 #: (nothing is lost then: the stream, or the unacknowledged batch, is where the next start resumes).
 STOP_GRACE = 10.0
+NO_SCHEMA = "croupier floor {}: this database has no floor tables yet (a recorder creates them)"
 EXAMPLE_DB = "postgresql://croupier@127.0.0.1:5432/floor"
 
 
@@ -29,6 +30,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("table_file", help="the table file (the same the daemon runs)")
     _nats_arguments(p)
     p.add_argument("--window", type=int, default=128, help="publishes awaiting their ack at once (128)")
+    p.add_argument("--heartbeat", type=float, default=5.0,
+                   help="seconds between heartbeats, by which the floor knows the table is online (5)")
     p.set_defaults(func=run_uplink)
 
     p = sub.add_parser("floor", help="the floor's history in PostgreSQL: record, tables, recall",
@@ -54,6 +57,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                              "  croupier floor tables --db " + EXAMPLE_DB)
     t.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
     t.add_argument("--json", action="store_true", help="one JSON object per table, for programs")
+    t.add_argument("--offline-after", type=float, default=15.0,
+                   help="seconds without a heartbeat after which a table is offline (15)")
     t.set_defaults(func=run_tables)
     c = floor_sub.add_parser("recall", help="a table's last rounds from the floor, as ctl recall shows them",
                              description="A table's last rounds from PostgreSQL: the same records as "
@@ -125,6 +130,7 @@ def _serve(name: str, start: Callable[[asyncio.Event], Awaitable[None]]) -> int:
 def run_uplink(args: argparse.Namespace) -> int:
     from controller.daemon.config import TableFileError, load_table
     from controller.daemon.journal import JournalError
+    from controller.floor import alive
     from controller.floor.derive import JournalSource
     from controller.floor.uplink import Uplink, connect
 
@@ -139,9 +145,11 @@ def run_uplink(args: argparse.Namespace) -> int:
         nc = await connect(args.nats, stop, **_connect_options(args))
         uplink = Uplink(config, nc.jetstream(), window=args.window)
         uplink.stop = stop
+        heart = asyncio.ensure_future(alive.beat(nc, config.table_id, uplink, args.heartbeat, stop))
         try:
             await uplink.run()
         finally:
+            heart.cancel()
             await nc.close()
 
     return _serve(f"uplink {config.table_id}", start)
@@ -153,7 +161,7 @@ def run_record(args: argparse.Namespace) -> int:
 
     async def start(stop: asyncio.Event) -> None:
         nc = await connect(args.nats, stop, **_connect_options(args))
-        recorder = Recorder(nc.jetstream(), args.db, durable=args.durable, batch=args.batch,
+        recorder = Recorder(nc, args.db, durable=args.durable, batch=args.batch,
                             ack_wait=args.ack_wait, gap_grace=args.gap_grace)
         recorder.stop = stop
         try:
@@ -170,7 +178,11 @@ def run_tables(args: argparse.Namespace) -> int:
     from controller.floor import queries
 
     with psycopg.connect(args.db, connect_timeout=5) as conn:
-        rows = queries.tables(conn)
+        try:
+            rows = queries.tables(conn, args.offline_after)
+        except psycopg.errors.UndefinedTable:
+            print(NO_SCHEMA.format("tables"), file=sys.stderr)
+            return 1
     print("\n".join(json.dumps(r) for r in rows) if args.json else queries.tables_text(rows))
     return 0
 
@@ -181,7 +193,11 @@ def run_recall(args: argparse.Namespace) -> int:
     from controller.floor import queries
 
     with psycopg.connect(args.db, connect_timeout=5) as conn:
-        journal, rounds = queries.recall(conn, args.table, args.last, args.round)
+        try:
+            journal, rounds = queries.recall(conn, args.table, args.last, args.round)
+        except psycopg.errors.UndefinedTable:
+            print(NO_SCHEMA.format("recall"), file=sys.stderr)
+            return 1
     if not journal:
         print(f"croupier floor recall: no table {args.table!r} recorded", file=sys.stderr)
         return 1

@@ -8,23 +8,29 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
+from controller.floor.alive import OFFLINE_AFTER
 from controller.money import Currency
 from controller.tools.ctl import format_round
 
 
-def tables(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
+def tables(conn: psycopg.Connection[Any], offline_after: float = OFFLINE_AFTER) -> list[dict[str, Any]]:
     """Each table's newest journal: game, rows recorded, how far the record is behind the journal's
-    length its uplink last reported, and when a row of it was last recorded."""
+    length its uplink last reported, when a row of it was last recorded, and whether its uplink is
+    online (a heartbeat within ``offline_after`` seconds) and since when (online: since its first
+    heartbeat after a silence; offline: since its last heartbeat)."""
     with conn.cursor(row_factory=dict_row) as cur:
         cur.execute(
             """
             SELECT DISTINCT ON (table_id) table_id AS table, game, journal_id AS journal,
                    recorded_row, journal_rows, GREATEST(journal_rows - recorded_row, 0) AS behind,
                    EXTRACT(EPOCH FROM last_seen)::float8 AS last_seen, last_at,
+                   COALESCE(heartbeat_at > now() - %(off)s * interval '1 second', false) AS online,
+                   EXTRACT(EPOCH FROM CASE WHEN heartbeat_at > now() - %(off)s * interval '1 second'
+                                           THEN online_since ELSE heartbeat_at END)::float8 AS since,
                    EXISTS (SELECT 1 FROM gaps g WHERE g.table_id = t.table_id AND g.journal_id = t.journal_id
                            AND g.filled_at IS NULL) AS gap
             FROM tables t ORDER BY table_id, last_seen DESC
-            """)
+            """, {"off": offline_after})
         return list(cur.fetchall())
 
 
@@ -50,11 +56,13 @@ def tables_text(rows: list[dict[str, Any]]) -> str:
     """``croupier floor tables`` for a person: one line per table."""
     if not rows:
         return "no table recorded yet"
-    lines = [f"{'table':<16} {'game':<15} {'rows':>8} {'behind':>6}  last recorded        journal"]
+    lines = [f"{'table':<16} {'game':<15} {'rows':>8} {'behind':>6}  {'uplink':<30} journal"]
     for r in rows:
-        seen = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["last_seen"]))
+        since = "never heard" if r["since"] is None else time.strftime(
+            "%Y-%m-%d %H:%M:%S", time.localtime(r["since"]))
+        state = f"{'online' if r['online'] else 'OFFLINE'} since {since}" if r["since"] else "never heard"
         flag = "  GAP" if r["gap"] else ""
-        lines.append(f"{r['table']:<16} {r['game']:<15} {r['recorded_row']:>8} {r['behind']:>6}  {seen}  "
+        lines.append(f"{r['table']:<16} {r['game']:<15} {r['recorded_row']:>8} {r['behind']:>6}  {state:<30} "
                      f"{r['journal']}{flag}")
     return "\n".join(lines)
 

@@ -23,11 +23,12 @@ from typing import Any
 
 import nats.errors
 import psycopg
+from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
-from nats.js import JetStreamContext, api
+from nats.js import api
 
 from controller.daemon import faults
-from controller.floor import store
+from controller.floor import alive, store
 from controller.floor.schema import migrate
 from controller.floor.uplink import NATS_ERRORS, ensure_stream, retrying
 from controller.floor.wire import MSG_ID, STREAM, SUBJECTS, RowMessage
@@ -45,9 +46,11 @@ def _open(dsn: str) -> psycopg.Connection[Any]:
 class Recorder:
     """One recorder process's work; :attr:`stop` ends it after the batch in hand."""
 
-    def __init__(self, js: JetStreamContext, dsn: str, *, durable: str = "recorder", batch: int = 256,
+    def __init__(self, nc: NATS, dsn: str, *, durable: str = "recorder", batch: int = 256,
                  ack_wait: float = 30.0, gap_grace: float = 60.0, check_every: float = 1.0) -> None:
-        self.js = js
+        self.nc = nc
+        self.js = nc.jetstream()
+        self.board = alive.Board()
         self.dsn = dsn
         self.durable = durable
         self.batch = batch
@@ -69,6 +72,7 @@ class Recorder:
         psub = await retrying("joining the consumer", lambda: self.js.pull_subscribe(
             SUBJECTS, durable=self.durable, stream=STREAM, config=config), self.stop)
         await self._database(lambda conn: migrate(conn))
+        await self.board.listen(self.nc)
         try:
             while not self.stop.is_set():
                 try:
@@ -83,6 +87,7 @@ class Recorder:
                     await self._record(msgs)
                 if time.monotonic() - self._checked >= self.check_every:
                     self._checked = time.monotonic()
+                    await self._record_heartbeats()
                     await self._check_holes()
         finally:
             if self.conn is not None:
@@ -127,6 +132,10 @@ class Recorder:
                 self.conn = None
             await asyncio.sleep(delay)
             delay = min(delay * 2, 3.0)
+
+    async def _record_heartbeats(self) -> None:
+        heard = self.board.take()
+        await self._database(lambda conn: alive.record(conn, heard))
 
     async def _check_holes(self) -> None:
         found: list[store.Hole] = []

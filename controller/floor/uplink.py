@@ -97,8 +97,10 @@ class Uplink:
         self.poll = poll
         self.publish_timeout = publish_timeout
         self.stop = asyncio.Event()
-        #: The last row the stream acknowledged (for tests and the log).
+        #: The last row the stream acknowledged, the journal followed and its length (the heartbeat's).
         self.acked = 0
+        self.journal_id: str | None = None
+        self.journal_rows = 0
 
     async def run(self) -> None:
         await retrying("creating the stream", lambda: ensure_stream(self.js), self.stop)
@@ -116,6 +118,7 @@ class Uplink:
 
     async def _publish_journal(self, source: JournalSource) -> None:
         table_id, journal_id = self.config.table_id, source.journal_id
+        self.journal_id, self.journal_rows = journal_id, source.last_row()
         tail = await retrying("reading the stream's cursor",
                               lambda: read_tail(self.js, table_id, journal_id), self.stop)
         stored, missing = tail.stored, set(tail.missing)
@@ -142,7 +145,7 @@ class Uplink:
         delay = 0.1
         while True:
             if not self.stop.is_set() and len(pending) < self.window:
-                last = source.last_row()
+                last = self.journal_rows = source.last_row()
                 if replay.row < last:
                     stop_row = min(last, replay.row + self.window - len(pending))
                     for entry in source.entries(replay.row + 1, stop_row):
