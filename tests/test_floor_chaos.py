@@ -9,6 +9,7 @@ no gap was recorded.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -21,11 +22,13 @@ from floor_support import (
     nats_server,  # noqa: F401 (fixture)
     postgres,  # noqa: F401 (fixture)
     recorded_row,
+    run_until,
     wait_for,
 )
 from test_daemon_support import baccarat_play, config_for
 from test_zmq_snapshot import send_all
 
+from controller.cli import main as cli_main
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
@@ -115,3 +118,39 @@ def test_nothing_lost_nothing_doubled_through_kills_of_every_floor_process(
     assert kills == {"uplink": 3, "recorder": 3, "nats": 3, "postgres": 1}
     assert assert_exactly_once(db, config, published) == len(inputs)
     assert "GAP" not in "".join(p.text() for p in everyone)
+
+
+def test_a_floor_outage_goes_unnoticed_by_the_table_and_is_backfilled(
+        tmp_path: Path, nats_server: NatsServer, postgres: Postgres,  # noqa: F811
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """nats-server is down while the table deals: every input is taken as usual (the daemon has no
+    idea); when the server is back the uplink sends what the journal gathered, and the floor has it
+    all, once, with nothing behind."""
+    config = config_for(tmp_path, name="f3")
+    inputs, _ = baccarat_play(20, seed=21)
+    half = len(inputs) // 2
+    uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", nats_server.url,
+                  "--heartbeat", "0.5")
+    rec = Proc(tmp_path / "rec.log", "floor", "record", "--nats", nats_server.url, "--db", postgres.dsn)
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        capture = Capture(config)
+        client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
+        try:
+            uplink.start()
+            rec.start()
+            send_all(client, inputs[:half])
+            wait_for("the first half recorded", lambda: recorded_row(postgres.dsn, "f3") == half, 40,
+                     uplink, rec)
+            nats_server.kill()
+            send_all(client, inputs[half:])  # each reply checked: the table goes on as if nothing happened
+            assert client.call("status")["journal_fault"] is None
+            assert recorded_row(postgres.dsn, "f3") == half
+            nats_server.start()
+            seq = int(client.call("ping")["seq"])
+        finally:
+            client.close()
+        published = capture.until(seq)
+        run_until("backfilled", lambda: recorded_row(postgres.dsn, "f3") == len(inputs), 60, uplink, rec)
+    assert assert_exactly_once(postgres.dsn, config, published) == len(inputs)
+    assert cli_main(["floor", "tables", "--json", "--db", postgres.dsn]) == 0
+    assert json.loads(capsys.readouterr().out)["behind"] == 0
