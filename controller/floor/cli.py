@@ -88,7 +88,11 @@ logged as an error, never skipped silently."""
 
 
 def _nats_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--nats", required=True, help="NATS server URL, nats://host:4222")
+    p.add_argument("--nats", required=True,
+                   help="NATS server URL, nats://host:4222; a cluster's, separated by commas")
+    p.add_argument("--replicas", type=int, default=1,
+                   help="copies of the stream (and of the recorders' consumer) if this creates it: 3 on a "
+                        "cluster (1)")
     p.add_argument("--user", help="NATS user name (the table's own, docs/floor.md)")
     p.add_argument("--password-file", help="a file holding the NATS password (not on the command line)")
 
@@ -143,7 +147,7 @@ def run_uplink(args: argparse.Namespace) -> int:
 
     async def start(stop: asyncio.Event) -> None:
         nc = await connect(args.nats, stop, **_connect_options(args))
-        uplink = Uplink(config, nc.jetstream(), window=args.window)
+        uplink = Uplink(config, nc.jetstream(), window=args.window, replicas=args.replicas)
         uplink.stop = stop
         heart = asyncio.ensure_future(alive.beat(nc, config.table_id, uplink, args.heartbeat, stop))
         try:
@@ -162,7 +166,7 @@ def run_record(args: argparse.Namespace) -> int:
     async def start(stop: asyncio.Event) -> None:
         nc = await connect(args.nats, stop, **_connect_options(args))
         recorder = Recorder(nc, args.db, durable=args.durable, batch=args.batch,
-                            ack_wait=args.ack_wait, gap_grace=args.gap_grace)
+                            ack_wait=args.ack_wait, gap_grace=args.gap_grace, replicas=args.replicas)
         recorder.stop = stop
         try:
             await recorder.run()

@@ -111,6 +111,16 @@ class NatsServer:
         return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
 
+def nats_cluster(size: int = 3) -> list[NatsServer]:
+    """``size`` servers (not started) routed into one JetStream cluster ``croupier`` on loopback: each
+    its own name, folder and store, all routes listed in each (the engine's own clustering)."""
+    routes = [free_port() for _ in range(size)]
+    listed = ", ".join(f'"nats-route://127.0.0.1:{p}"' for p in routes)
+    return [NatsServer(config=f'server_name: "n{n + 1}"\ncluster {{ name: "croupier", '
+                              f'listen: "127.0.0.1:{route}", routes: [{listed}] }}\n')
+            for n, route in enumerate(routes)]
+
+
 class Postgres:
     """One PostgreSQL 15 cluster made by ``initdb`` in a private folder, trust auth on loopback only."""
 

@@ -47,7 +47,8 @@ class Recorder:
     """One recorder process's work; :attr:`stop` ends it after the batch in hand."""
 
     def __init__(self, nc: NATS, dsn: str, *, durable: str = "recorder", batch: int = 256,
-                 ack_wait: float = 30.0, gap_grace: float = 60.0, check_every: float = 1.0) -> None:
+                 ack_wait: float = 30.0, gap_grace: float = 60.0, check_every: float = 1.0,
+                 replicas: int = 1) -> None:
         self.nc = nc
         self.js = nc.jetstream()
         self.board = alive.Board()
@@ -56,6 +57,7 @@ class Recorder:
         self.batch = batch
         self.ack_wait = ack_wait
         self.gap_grace = gap_grace
+        self.replicas = replicas
         self.check_every = check_every
         self.stop = asyncio.Event()
         self.conn: psycopg.Connection[Any] | None = None
@@ -66,9 +68,10 @@ class Recorder:
         self.recorded = 0
 
     async def run(self) -> None:
-        await retrying("creating the stream", lambda: ensure_stream(self.js), self.stop)
+        await retrying("creating the stream", lambda: ensure_stream(self.js, self.replicas), self.stop)
         config = api.ConsumerConfig(ack_policy=api.AckPolicy.EXPLICIT, ack_wait=self.ack_wait,
-                                    max_ack_pending=20_000, filter_subject=SUBJECTS)
+                                    max_ack_pending=20_000, filter_subject=SUBJECTS,
+                                    num_replicas=self.replicas)
         psub = await retrying("joining the consumer", lambda: self.js.pull_subscribe(
             SUBJECTS, durable=self.durable, stream=STREAM, config=config), self.stop)
         await self._database(lambda conn: migrate(conn))

@@ -41,14 +41,14 @@ T = TypeVar("T")
 
 async def connect(url: str, stop: asyncio.Event, **options: Any) -> NATS:
     """A client that reconnects for ever (the floor server may be down for hours); tried until it first
-    connects, or ``stop``."""
+    connects, or ``stop``. ``url``: one server, or a cluster's servers separated by commas."""
 
     async def quiet(exc: Exception) -> None:  # the client's own errors: a line in the log, no traceback
         log.warning("NATS: %s: %s", type(exc).__name__, exc)
 
     async def first() -> NATS:
         return await nats.connect(
-            servers=[url], max_reconnect_attempts=-1, reconnect_time_wait=0.5, connect_timeout=2,
+            servers=url.split(","), max_reconnect_attempts=-1, reconnect_time_wait=0.5, connect_timeout=2,
             allow_reconnect=True, ping_interval=5, max_outstanding_pings=2, error_cb=quiet, **options)
 
     return await retrying(f"connecting to {url}", first, stop)
@@ -90,12 +90,13 @@ class Uplink:
     """One table's uplink: publish every row of its journal, then follow it, until :attr:`stop` is set."""
 
     def __init__(self, config: TableConfig, js: JetStreamContext, *, window: int = 128,
-                 poll: float = 0.05, publish_timeout: float = 5.0) -> None:
+                 poll: float = 0.05, publish_timeout: float = 5.0, replicas: int = 1) -> None:
         self.config = config
         self.js = js
         self.window = window
         self.poll = poll
         self.publish_timeout = publish_timeout
+        self.replicas = replicas
         self.stop = asyncio.Event()
         #: The last row the stream acknowledged, the journal followed and its length (the heartbeat's).
         self.acked = 0
@@ -103,7 +104,7 @@ class Uplink:
         self.journal_rows = 0
 
     async def run(self) -> None:
-        await retrying("creating the stream", lambda: ensure_stream(self.js), self.stop)
+        await retrying("creating the stream", lambda: ensure_stream(self.js, self.replicas), self.stop)
         while not self.stop.is_set():
             source = JournalSource(self.config)
             try:
