@@ -73,18 +73,16 @@ def write_batch(conn: psycopg.Connection[Any], messages: Sequence[RowMessage]) -
 def _advance(cur: psycopg.Cursor[Any], table_id: str, journal_id: str, journal_rows: int,
              at: float) -> None:
     """Move ``recorded_row`` to the end of the run of recorded rows that starts right after it."""
+    # The rows after recorded_row, numbered in order: the first run is where row - its number is
+    # still recorded_row (an index range of the few rows above it, not a scan of the journal).
     cur.execute(
         """
-        WITH t AS (SELECT recorded_row FROM tables WHERE table_id = %(t)s AND journal_id = %(j)s),
-        run_end AS (
-            SELECT MIN(i.row) AS row FROM inputs i, t
-            WHERE i.table_id = %(t)s AND i.journal_id = %(j)s AND i.row > t.recorded_row
-              AND NOT EXISTS (SELECT 1 FROM inputs n WHERE n.table_id = %(t)s AND n.journal_id = %(j)s
-                              AND n.row = i.row + 1))
         UPDATE tables SET
-            recorded_row = CASE WHEN EXISTS (SELECT 1 FROM inputs i, t WHERE i.table_id = %(t)s
-                                   AND i.journal_id = %(j)s AND i.row = t.recorded_row + 1)
-                                THEN (SELECT row FROM run_end) ELSE tables.recorded_row END,
+            recorded_row = COALESCE((
+                SELECT MAX(x.row) FROM (
+                    SELECT i.row, i.row - ROW_NUMBER() OVER (ORDER BY i.row) AS start FROM inputs i
+                    WHERE i.table_id = %(t)s AND i.journal_id = %(j)s AND i.row > tables.recorded_row) x
+                WHERE x.start = tables.recorded_row), tables.recorded_row),
             journal_rows = GREATEST(tables.journal_rows, %(n)s),
             last_at = GREATEST(tables.last_at, %(at)s),
             last_seen = now()
