@@ -6,8 +6,10 @@ ids (new journal ids too); ``croupier uplink`` runs for each copy and ``croupier
 each its own process, against a nats-server and a PostgreSQL 15 started here in temporary folders
 (controller.floor.local). Two figures:
 
-* sustained: rows recorded per second, from the first row in PostgreSQL to the last (the uplinks'
-  start, a second of imports each, is left out);
+* sustained, in two stages (on 2 cores, K Python processes starting at once would measure their
+  imports): the uplinks publish every row into the stream, rows/s from the first in the stream to
+  the last; then one recorder drains the stream into PostgreSQL, rows/s from the first row
+  recorded to the last;
 * latency at an offered rate: this process publishes rows of one more table itself at ``--rate``
   rows/s and reads, for each, the time from its publish to its transaction in PostgreSQL
   (``inputs.recorded_at`` is the transaction's start, a little before its commit).
@@ -29,9 +31,11 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import nats
+import nats.js.errors
 import psycopg
 import yaml
 
@@ -91,37 +95,55 @@ def count(dsn: str, sql: str) -> int:
         return 0
 
 
+def stream_count(nats_url: str) -> int:
+    async def ask() -> int:
+        nc = await nats.connect(nats_url)
+        try:
+            return int((await nc.jetstream().stream_info(STREAM)).state.messages)
+        except nats.js.errors.NotFoundError:
+            return 0
+        finally:
+            await nc.close()
+
+    return asyncio.run(ask())
+
+
+def rate_of(what: str, counter: Callable[[], int], total: int, timeout: float = 600) -> tuple[float, float]:
+    """(per second from the first to the last, seconds) while ``counter()`` goes from 0 to ``total``."""
+    first: tuple[float, int] | None = None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        n, now = counter(), time.monotonic()
+        if first is None and n > 0:
+            first = (now, n)
+        if first is not None and n >= total:
+            return (total - first[1]) / max(now - first[0], 1e-9), now - first[0]
+        time.sleep(0.1)
+    raise SystemExit(f"{what}: not all {total} within {timeout} s")
+
+
 def sustained(
     work: Path, nats_url: str, dsn: str, configs: list[TableConfig], rows: int
-) -> tuple[float, float]:
-    """(rows per second first to last row, seconds) with every uplink and one recorder as processes."""
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Every uplink as a process into the stream, then one recorder process draining it into
+    PostgreSQL: (rows/s, seconds) of each stage, first row to last (start-up left out)."""
     croupier = [sys.executable, "-m", "controller.cli"]
+    total = rows * len(configs)
     log = open(work / "procs.log", "ab")  # noqa: SIM115
-    procs = [subprocess.Popen([*croupier, "floor", "record", "--nats", nats_url, "--db", dsn],
-                              stdout=log, stderr=log)]
-    procs += [subprocess.Popen([*croupier, "uplink", str(c.path), "--nats", nats_url],
-                               stdout=log, stderr=log) for c in configs]
-    total, first, done = rows * len(configs), None, None
-    deadline = time.monotonic() + 600
+    procs = [subprocess.Popen([*croupier, "uplink", str(c.path), "--nats", nats_url],
+                              stdout=log, stderr=log) for c in configs]
     try:
-        while time.monotonic() < deadline:
-            n = count(dsn, "SELECT count(*) FROM inputs")
-            now = time.monotonic()
-            if first is None and n > 0:
-                first, first_n = now, n
-            if n >= total:
-                done = now
-                break
-            time.sleep(0.2)
+        into_stream = rate_of("the stream", lambda: stream_count(nats_url), total)
+        procs.append(subprocess.Popen([*croupier, "floor", "record", "--nats", nats_url, "--db", dsn],
+                                      stdout=log, stderr=log))
+        into_db = rate_of("PostgreSQL", lambda: count(dsn, "SELECT count(*) FROM inputs"), total)
     finally:
         for p in procs:
             p.terminate()
         for p in procs:
             p.wait(20)
         log.close()
-    if first is None or done is None:
-        raise SystemExit(f"not every row was recorded in time: see {work / 'procs.log'}")
-    return (total - first_n) / max(done - first, 1e-9), done - first
+    return into_stream, into_db
 
 
 def latency(work: Path, nats_url: str, dsn: str, rate: float, seconds: float) -> list[float]:
@@ -183,7 +205,7 @@ def main() -> int:
         nats_server.start()
         pg.start()
         configs = journal_copies(work, args.tables, args.rows)
-        per_second, took = sustained(work, nats_server.url, pg.dsn, configs, args.rows)
+        (up_rate, up_took), (db_rate, db_took) = sustained(work, nats_server.url, pg.dsn, configs, args.rows)
         waits = latency(work, nats_server.url, pg.dsn, args.rate, args.seconds)
     finally:
         nats_server.remove()
@@ -192,8 +214,11 @@ def main() -> int:
     print("command:", "python bench/floor_ingest.py " + " ".join(sys.argv[1:]))
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{platform.platform()}")
-    print(f"sustained: {args.tables} uplinks x {args.rows} rows = {args.tables * args.rows} rows in "
-          f"{took:.1f} s: {per_second:,.0f} rows/s into PostgreSQL (one nats-server, one recorder)")
+    rows = args.tables * args.rows
+    print(f"uplinks into the stream: {args.tables} uplink processes x {args.rows} rows = {rows} rows in "
+          f"{up_took:.1f} s: {up_rate:,.0f} rows/s (one nats-server)")
+    print(f"recorder into PostgreSQL: the {rows} rows in {db_took:.1f} s: {db_rate:,.0f} rows/s "
+          "(one recorder)")
     p = statistics.quantiles(waits, n=100)
     print(f"publish to transaction at {args.rate:.0f} rows/s offered for {args.seconds:.0f} s "
           f"({len(waits)} rows): p50 {p[49] * 1000:.1f} ms, p99 {p[98] * 1000:.1f} ms, "
