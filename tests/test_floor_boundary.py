@@ -7,9 +7,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from floor_support import Proc, wait_for
 from test_daemon_support import write_table
+from test_floor_uplink import write_journal
 
 from controller.cli import main as cli_main
+from controller.daemon.config import load_table
+from controller.inputs import CreditIn
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,3 +41,13 @@ def test_an_uplink_without_a_journal_says_so_in_one_line(tmp_path: Path,
     assert cli_main(["uplink", str(table), "--nats", "nats://127.0.0.1:9"]) == 1
     err = capsys.readouterr().err
     assert err == f"croupier uplink: {tmp_path / 'nj-state' / 'journal.sqlite3'}: no journal here\n"
+
+
+def test_a_stop_while_the_floor_is_away_is_a_clean_exit(tmp_path: Path) -> None:
+    """SIGTERM while the uplink keeps trying a server that is not there: exit 0, no traceback."""
+    config = load_table(write_table(tmp_path, name="away"))
+    write_journal(config, [CreditIn(1, 100)])
+    uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", "nats://127.0.0.1:9").start()
+    wait_for("a failed connection", lambda: "failed" in uplink.text(), 30, uplink)
+    assert uplink.stop() == 0, uplink.text()
+    assert "Traceback" not in uplink.text()

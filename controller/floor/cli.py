@@ -119,13 +119,19 @@ def _serve(name: str, start: Callable[[asyncio.Event], Awaitable[None]]) -> int:
             loop.add_signal_handler(sig, stop.set)
         task = asyncio.ensure_future(start(stop))
         await asyncio.wait([task, asyncio.ensure_future(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
-        if not task.done():
-            try:
+        from controller.floor.uplink import Stopped
+
+        try:
+            if task.done():
+                task.result()
+            else:
                 await asyncio.wait_for(task, STOP_GRACE)
-            except TimeoutError:
-                logging.getLogger("croupier.floor").warning("%s: stopped with work in hand", name)
-        else:
-            task.result()
+        except Stopped:
+            pass
+        except TimeoutError:
+            if not task.cancelled():  # the task's own TimeoutError, not the grace running out
+                raise
+            logging.getLogger("croupier.floor").warning("%s: stopped with work in hand", name)
 
     asyncio.run(main())
     return 0

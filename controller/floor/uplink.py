@@ -54,8 +54,13 @@ async def connect(url: str, stop: asyncio.Event, **options: Any) -> NATS:
     return await retrying(f"connecting to {url}", first, stop)
 
 
+class Stopped(Exception):
+    """A stop (SIGTERM) came while the floor was away: a clean end, nothing is in hand."""
+
+
 async def retrying(what: str, call: Callable[[], Awaitable[T]], stop: asyncio.Event) -> T:
-    """``call()`` until it succeeds, waiting a little more each time (at most 2 s); CancelledError on stop."""
+    """``call()`` until it succeeds, waiting a little longer each time (at most 2 s); :class:`Stopped` on
+    stop."""
     delay = 0.1
     while True:
         try:
@@ -63,7 +68,7 @@ async def retrying(what: str, call: Callable[[], Awaitable[T]], stop: asyncio.Ev
         except NATS_ERRORS as exc:
             log.warning("%s failed (%s: %s): retrying", what, type(exc).__name__, exc)
         if stop.is_set():
-            raise asyncio.CancelledError(f"stopped while retrying {what}")
+            raise Stopped(f"stopped while retrying {what}")
         await asyncio.sleep(delay)
         delay = min(delay * 2, 2.0)
 
