@@ -21,12 +21,14 @@ from typing import Any, TypeVar
 
 import psycopg
 import pytest
+from test_zmq_snapshot import send_all
 
 from controller.daemon import faults
-from controller.daemon.client import Subscriber
+from controller.daemon.client import CommandClient, Subscriber
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import open_readonly, read_entries
 from controller.floor.local import NatsServer, Postgres, ServerMissing
+from controller.inputs import Input
 
 Server = TypeVar("Server", NatsServer, Postgres)
 
@@ -165,6 +167,33 @@ def assert_exactly_once(dsn: str, config: TableConfig, published: dict[int, dict
     assert query(dsn, "SELECT * FROM gaps") == []
     assert query(dsn, "SELECT recorded_row FROM tables WHERE table_id = %s", table_id) == [(len(rows),)]
     return len(rows)
+
+
+class Dealer:
+    """A table's inputs sent to its daemon from a thread, ``chunk`` at a time with ``pause`` s between:
+    the table deals while a test kills the floor's processes around it."""
+
+    def __init__(self, client: CommandClient, inputs: list[Input], chunk: int = 20,
+                 pause: float = 0.3) -> None:
+        self.done = threading.Event()
+
+        def deal() -> None:
+            try:
+                for start in range(0, len(inputs), chunk):
+                    send_all(client, inputs[start:start + chunk])  # each reply checked
+                    time.sleep(pause)
+            finally:
+                self.done.set()
+
+        self._thread = threading.Thread(target=deal, daemon=True)
+
+    def start(self) -> Dealer:
+        self._thread.start()
+        return self
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+        assert self.done.is_set() and not self._thread.is_alive(), "the dealer did not finish"
 
 
 class Capture:

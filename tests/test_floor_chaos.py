@@ -10,13 +10,13 @@ no gap was recorded.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from pathlib import Path
 
 import pytest
 from floor_support import (
     Capture,
+    Dealer,
     Proc,
     assert_exactly_once,
     nats_server,  # noqa: F401 (fixture)
@@ -53,21 +53,11 @@ def test_nothing_lost_nothing_doubled_through_kills_of_every_floor_process(
                       fault="floor_committed:3" if n == 1 else "")
                  for n in (1, 2)]
     everyone = (uplink, *recorders)
-    done = threading.Event()
     kills: dict[str, int] = {}
     with DaemonThread(Daemon(config, use_shoe=False)):
         capture = Capture(config)
         client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
-
-        def deal() -> None:
-            try:
-                for start in range(0, len(inputs), 20):  # about 12 s of play
-                    send_all(client, inputs[start:start + 20])
-                    time.sleep(0.4)
-            finally:
-                done.set()
-
-        dealer = threading.Thread(target=deal, daemon=True)
+        dealer = Dealer(client, inputs, pause=0.4)  # about 12 s of play
         try:
             for p in everyone:
                 p.start()
@@ -80,7 +70,7 @@ def test_nothing_lost_nothing_doubled_through_kills_of_every_floor_process(
             for n, victim in enumerate(KILLS):
                 before = recorded_row(db, "f2")
                 wait_for(f"progress before kill {n} ({victim})",
-                         lambda b=before: recorded_row(db, "f2") > b or done.is_set(), 30, *everyone)
+                         lambda b=before: recorded_row(db, "f2") > b or dealer.done.is_set(), 30, *everyone)
                 time.sleep(0.2)
                 kills[victim.split("-")[0]] = kills.get(victim.split("-")[0], 0) + 1
                 if victim == "uplink":
@@ -104,10 +94,8 @@ def test_nothing_lost_nothing_doubled_through_kills_of_every_floor_process(
                     time.sleep(0.3)
                     postgres.start()
             dealer.join(60)
-            assert done.is_set() and not dealer.is_alive()
             seq = int(client.call("ping")["seq"])
         finally:
-            done.set()
             client.close()
         published = capture.until(seq)
         try:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +10,7 @@ import nats
 import pytest
 from floor_support import (
     Capture,
+    Dealer,
     Proc,
     assert_exactly_once,
     postgres,  # noqa: F401 (fixture)
@@ -20,7 +19,6 @@ from floor_support import (
     wait_for,
 )
 from test_daemon_support import baccarat_play, config_for
-from test_zmq_snapshot import send_all
 
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
@@ -72,20 +70,10 @@ def test_killing_the_stream_s_leader_of_three_loses_and_doubles_nothing(
     recorders = [Proc(tmp_path / f"rec{n}.log", "floor", "record", "--nats", urls, "--replicas", "3",
                       "--db", postgres.dsn, "--ack-wait", "3", "--gap-grace", "20") for n in (1, 2)]
     everyone = (uplink, *recorders)
-    done = threading.Event()
     with DaemonThread(Daemon(config, use_shoe=False)):
         capture = Capture(config)
         client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
-
-        def deal() -> None:
-            try:
-                for start in range(0, len(inputs), 20):
-                    send_all(client, inputs[start:start + 20])
-                    time.sleep(0.3)
-            finally:
-                done.set()
-
-        dealer = threading.Thread(target=deal, daemon=True)
+        dealer = Dealer(client, inputs)
         try:
             for p in everyone:
                 p.start()
@@ -97,10 +85,8 @@ def test_killing_the_stream_s_leader_of_three_loses_and_doubles_nothing(
             victim = next(s for s in cluster if f'server_name: "{leaders[-1]}"' in s.config)
             victim.kill()  # SIGKILL, mid-flow: the other two elect a new leader and go on
             dealer.join(90)
-            assert done.is_set() and not dealer.is_alive()
             seq = int(client.call("ping")["seq"])
         finally:
-            done.set()
             client.close()
         published = capture.until(seq)
         run_until("every row recorded", lambda: recorded_row(postgres.dsn, "c1") == len(inputs), 90,
