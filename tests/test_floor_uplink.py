@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,29 @@ def test_an_uplink_restarted_after_a_crash_republishes_rows_missing_below_the_st
     assert "the stream lacks rows [3]" in uplink.text() and "resuming after row 5 of" in uplink.text()
     assert_journal_recorded(postgres.dsn, config, journal_id, inputs)
     assert query(postgres.dsn, "SELECT * FROM gaps") == []
+
+
+def test_floor_export_gives_a_time_range_of_rows_with_their_events_as_json_lines(
+        tmp_path: Path, nats_server: NatsServer, postgres: Postgres,  # noqa: F811
+        capsys: pytest.CaptureFixture[str]) -> None:
+    config = config_for(tmp_path, name="u6")
+    inputs, _ = baccarat_play(1, seed=3)
+    journal_id = write_journal(config, inputs)  # row n journaled at 1_700_000_000 + n - 1
+    uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", nats_server.url).start()
+    rec = recorder(tmp_path, nats_server.url, postgres.dsn)
+    run_until("recorded", lambda: recorded_row(postgres.dsn, "u6") == len(inputs), 30, uplink, rec)
+    start = datetime.fromtimestamp(1_700_000_002, UTC).isoformat()  # rows 3, 4 and 5
+    assert cli_main(["floor", "export", "u6", "--from", start, "--to", "1700000005", "--db", postgres.dsn]) \
+        == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(d["table"], d["journal"], d["row"], d["at"]) for d in lines] == [
+        ("u6", journal_id, n, 1_700_000_000.0 + n - 1) for n in (3, 4, 5)]
+    assert [d["input"] for d in lines] == [inp.to_dict() for inp in inputs[2:5]]
+    assert_journal_recorded(postgres.dsn, config, journal_id, inputs)  # the events are the daemon's
+    recorded = query(postgres.dsn, "SELECT payload FROM events WHERE table_id = 'u6' AND row BETWEEN 3 AND 5 "
+                                   "ORDER BY seq")
+    assert [e for d in lines for e in d["events"]] == [p for (p,) in recorded] and recorded
+    assert cli_main(["floor", "export", "u6", "--from", "yesterday", "--to", "1", "--db", postgres.dsn]) == 2
 
 
 def test_a_new_journal_starts_its_own_rows_and_the_old_one_stays_whole(

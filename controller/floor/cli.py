@@ -70,6 +70,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
     c.add_argument("--json", action="store_true", help="the journal and the round records as JSON")
     c.set_defaults(func=run_recall)
+    e = floor_sub.add_parser("export", help="a table's rows and events between two times, as JSON lines",
+                             description="A table's journal rows (every journal) journaled from --from up to "
+                             "--to, each with its events, one JSON object a line.\n\nExample:\n  croupier "
+                             "floor export baccarat_1 --from 2026-12-01 --to 2026-12-02 --db " + EXAMPLE_DB)
+    e.add_argument("table", help="the table's id")
+    e.add_argument("--from", dest="start", required=True,
+                   help="from this time (ISO 8601, UTC unless it says its zone; or seconds since the epoch)")
+    e.add_argument("--to", dest="end", required=True, help="up to (not including) this time, the same way")
+    e.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
+    e.set_defaults(func=run_export)
 
 
 UPLINK_DOC = """Carry a table's journal to the floor's NATS JetStream, row by row, in order, exactly once.
@@ -194,6 +204,26 @@ def run_tables(args: argparse.Namespace) -> int:
             print(NO_SCHEMA.format("tables"), file=sys.stderr)
             return 1
     print("\n".join(json.dumps(r) for r in rows) if args.json else queries.tables_text(rows))
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from controller.floor import queries
+
+    try:
+        start, end = queries.parse_when(args.start), queries.parse_when(args.end)
+    except ValueError as exc:
+        print(f"croupier floor export: {exc}", file=sys.stderr)
+        return 2
+    with psycopg.connect(args.db, connect_timeout=5) as conn:
+        try:
+            for row in queries.export(conn, args.table, start, end):
+                print(json.dumps(row))
+        except psycopg.errors.UndefinedTable:
+            print(NO_SCHEMA.format("export"), file=sys.stderr)
+            return 1
     return 0
 
 

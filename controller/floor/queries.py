@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -50,6 +52,36 @@ def recall(
                     (table_id, journal["journal_id"], round_no, round_no, last))
         rounds = [row["record"] for row in cur.fetchall()]
     return dict(journal), rounds[::-1]
+
+
+def parse_when(text: str) -> float:
+    """A time for ``export``: seconds since the epoch, or ISO 8601 (a date, or a date and time; UTC
+    unless it names its zone)."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    when = datetime.fromisoformat(text)
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
+
+
+def export(
+    conn: psycopg.Connection[Any], table_id: str, start: float, end: float
+) -> Iterator[dict[str, Any]]:
+    """Every row of the table (all its journals) journaled at ``start`` <= at < ``end``, in time
+    order, each with the events it caused: read through a server-side cursor, a year at a time."""
+    with conn.transaction(), conn.cursor("floor_export", row_factory=dict_row) as cur:
+        cur.itersize = 2000
+        cur.execute(
+            """
+            SELECT i.table_id AS table, i.journal_id AS journal, i.row, i.at, i.source, i.ref, i.input,
+                   COALESCE((SELECT json_agg(e.payload ORDER BY e.seq) FROM events e
+                             WHERE e.table_id = i.table_id AND e.journal_id = i.journal_id
+                               AND e.row = i.row), '[]'::json) AS events
+            FROM inputs i WHERE i.table_id = %s AND i.at >= %s AND i.at < %s
+            ORDER BY i.at, i.journal_id, i.row
+            """, (table_id, start, end))
+        yield from cur
 
 
 def tables_text(rows: list[dict[str, Any]]) -> str:
