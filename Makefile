@@ -4,7 +4,7 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint browser node
+.PHONY: demo test lint browser node floor
 
 $(BIN)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
@@ -47,5 +47,16 @@ node:
 		fi; \
 	else echo "no npm: the Node follower's tests will be skipped"; fi
 
-test: lint browser node
+# The floor's tests (tests/test_floor_*.py) start their own nats-server (JetStream) and PostgreSQL 15
+# from Debian's packages in temporary folders. Installed here when missing and we are root; without
+# them and without root, `make test` stops here with one line naming the packages (never a silent skip).
+floor:
+	@if ! command -v nats-server >/dev/null 2>&1 || [ ! -x /usr/lib/postgresql/15/bin/initdb ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing Debian's nats-server and postgresql for the floor tests"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server postgresql >/dev/null; \
+		else echo "the floor tests need Debian's packages nats-server and postgresql (apt-get install nats-server postgresql, as root)"; exit 1; fi; \
+	fi
+
+test: lint browser node floor
 	$(BIN)/pytest

@@ -6,6 +6,7 @@ import argparse
 import importlib
 
 from controller.cli_help import polish
+from controller.floor import cli as floor_cli
 from controller.games import GAMES, game_tool
 from controller.tools import ctl, daemon_run, demo, demo_setup, journal_cmd, keys_cmd, scenario_cmd, watch
 from drivers.gpio import cli as gpio_cli
@@ -76,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     shoe_cli.register(sub, sim_sub)  # also adds `croupier shoe read`
     gpio_cli.register(sim_sub)
     vision_cli.register(sub)
+
+    floor_cli.register(sub)  # `croupier uplink` and `croupier floor ...` (docs/floor.md)
 
     p = sub.add_parser("math", help="exact probabilities and house edges (par sheets)")
     _add_tools(p.add_subparsers(dest="game", required=True, metavar="GAME"), MATH_TOOLS)

@@ -10,6 +10,7 @@
 #   /usr/lib/sysusers.d/croupier.conf       users croupier (groups dialout, gpio, video) and croupier-display
 #   /etc/systemd/system/croupier@.service   the table daemon, one instance per table file
 #   /etc/systemd/system/croupier-display@.service
+#   /etc/systemd/system/croupier-uplink@.service  the floor uplink (docs/floor.md), enabled by hand
 #   /etc/udev/rules.d/70-croupier.rules     /dev/croupier-shoe, /dev/croupier-camera (edit the serials)
 #   /etc/croupier/tables/NAME.yaml          each --table FILE (the unit instance is NAME)
 #   /etc/croupier/keys/NAME/                first run: the table's server key and an operator key "admin"
@@ -72,6 +73,7 @@ say "installed croupier into $OPT/venv"
 # 3. Units and udev rules.
 install -D -m 0644 "$SRC/systemd/croupier@.service" "$R/etc/systemd/system/croupier@.service"
 install -D -m 0644 "$SRC/systemd/croupier-display@.service" "$R/etc/systemd/system/croupier-display@.service"
+install -D -m 0644 "$SRC/systemd/croupier-uplink@.service" "$R/etc/systemd/system/croupier-uplink@.service"
 RULES=$R/etc/udev/rules.d/70-croupier.rules
 if [ -e "$RULES" ] && ! cmp -s "$RULES" "$SRC/deploy/70-croupier.rules"; then
     install -m 0644 "$SRC/deploy/70-croupier.rules" "$RULES.dist"

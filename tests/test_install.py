@@ -34,6 +34,7 @@ LAID_DOWN = [
     "usr/lib/sysusers.d/croupier.conf",
     "etc/systemd/system/croupier@.service",
     "etc/systemd/system/croupier-display@.service",
+    "etc/systemd/system/croupier-uplink@.service",
     "etc/udev/rules.d/70-croupier.rules",
     "etc/croupier/tables/baccarat_1.yaml",
     "etc/croupier/keys/baccarat_1/server.key",
@@ -121,7 +122,8 @@ def test_systemd_accepts_the_units_and_they_are_hardened(installed: Path) -> Non
     for pattern in ("*.target", "*.slice"):
         for unit in Path("/usr/lib/systemd/system").glob(pattern):
             shutil.copy(unit, units / unit.name, follow_symlinks=True)
-    for unit in ("croupier@baccarat_1.service", "croupier-display@baccarat_1.service"):
+    for unit in ("croupier@baccarat_1.service", "croupier-display@baccarat_1.service",
+                 "croupier-uplink@baccarat_1.service"):
         verify = subprocess.run(["systemd-analyze", "verify", f"--root={installed}", unit],
                                 capture_output=True, text=True, check=False)
         assert verify.returncode == 0 and not verify.stderr.strip(), verify.stderr

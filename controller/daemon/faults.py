@@ -27,6 +27,8 @@ Points (each named where it sits):
 * ``camera_read``: the camera thread has a stable card (its frame saved); it is not journaled yet;
 * ``camera_committed``: the loop has journaled a camera card; the camera link has not noted it yet;
 * ``camera_delivered``: the camera link has noted the card it journaled (both are done).
+* ``floor_published``: ``croupier uplink`` has sent a row to JetStream; its ack is not awaited yet;
+* ``floor_committed``: ``croupier floor record`` has committed a batch; it has not acknowledged it yet.
 
 Why an environment variable and not a test-only API: the crash tests run the real ``croupier run``
 in a subprocess, and a variable reaches it without any option a production unit could set by
@@ -46,7 +48,8 @@ POINTS: Final = frozenset(
     {"journal_write", "journal_commit", "shoe_received", "shoe_committed", "shoe_acked",
      "file_created", "file_written", "file_synced", "file_renamed", "journal_created",
      "dispense_due", "dispense_journaled", "shoe_reset_sent",
-     "camera_read", "camera_committed", "camera_delivered"}
+     "camera_read", "camera_committed", "camera_delivered",
+     "floor_published", "floor_committed"}
 )
 ACTIONS: Final = ("kill", "term", "eio")
 PAGES_ENV: Final = "CROUPIER_FAULT_JOURNAL_PAGES"

@@ -1,0 +1,248 @@
+"""The floor's command line: ``croupier uplink TABLE_FILE`` on the Pi, ``croupier floor ...`` on its servers.
+
+The NATS and PostgreSQL clients are imported only when one of these commands runs, so the table
+daemon and every other command start without them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+#: How long a clean stop (SIGTERM, Ctrl-C) waits for publishes or a batch in hand before it gives up
+#: (nothing is lost then: the stream, or the unacknowledged batch, is where the next start resumes).
+STOP_GRACE = 10.0
+NO_SCHEMA = "croupier floor {}: this database has no floor tables yet (a recorder creates them)"
+EXAMPLE_DB = "postgresql://croupier@127.0.0.1:5432/floor"
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``croupier uplink`` and ``croupier floor`` to the main parser."""
+    p = sub.add_parser("uplink", help="carry a table's journal to the floor's NATS JetStream (docs/floor.md)",
+                       description=UPLINK_DOC + "\n\nExample:\n  croupier uplink "
+                       "/etc/croupier/tables/baccarat_1.yaml --nats nats://floor1:4222")
+    p.add_argument("table_file", help="the table file (the same the daemon runs)")
+    _nats_arguments(p)
+    p.add_argument("--window", type=int, default=128, help="publishes awaiting their ack at once (128)")
+    p.add_argument("--heartbeat", type=float, default=5.0,
+                   help="seconds between heartbeats, by which the floor knows the table is online (5)")
+    p.set_defaults(func=run_uplink)
+
+    p = sub.add_parser("floor", help="the floor's history in PostgreSQL: record, tables, recall",
+                       description="The floor's history of every table in PostgreSQL (docs/floor.md).\n\n"
+                       "Example:\n  croupier floor record --nats nats://127.0.0.1:4222 --db " + EXAMPLE_DB)
+    floor_sub = p.add_subparsers(dest="floor_command", required=True, metavar="COMMAND")
+    r = floor_sub.add_parser("record", help="record the stream into PostgreSQL (any number may run)",
+                             description=RECORDER_DOC + "\n\nExample:\n  croupier floor record --nats "
+                             "nats://127.0.0.1:4222 --db " + EXAMPLE_DB)
+    _nats_arguments(r)
+    r.add_argument("--db", required=True, help="PostgreSQL URL, postgresql://user@host:port/dbname")
+    r.add_argument("--batch", type=int, default=256, help="messages per transaction (256)")
+    r.add_argument("--durable", default="recorder", help="the shared consumer's name (recorder)")
+    r.add_argument("--ack-wait", type=float, default=30.0,
+                   help="seconds before a batch a recorder took and did not acknowledge goes to another (30)")
+    r.add_argument("--gap-grace", type=float, default=60.0,
+                   help="seconds a hole in a journal's rows may last, with nothing left to deliver, before "
+                        "it is recorded as a gap (60)")
+    r.set_defaults(func=run_record)
+
+    t = floor_sub.add_parser("tables", help="every table the floor recorded: game, rows, how far behind",
+                             description="Every table the floor recorded, from PostgreSQL.\n\nExample:\n"
+                             "  croupier floor tables --db " + EXAMPLE_DB)
+    t.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
+    t.add_argument("--json", action="store_true", help="one JSON object per table, for programs")
+    t.add_argument("--offline-after", type=float, default=15.0,
+                   help="seconds without a heartbeat after which a table is offline (15)")
+    t.set_defaults(func=run_tables)
+    c = floor_sub.add_parser("recall", help="a table's last rounds from the floor, as ctl recall shows them",
+                             description="A table's last rounds from PostgreSQL: the same records as "
+                             "croupier ctl recall.\n\nExample:\n  croupier floor recall baccarat_1 --last 10 "
+                             "--db " + EXAMPLE_DB)
+    c.add_argument("table", help="the table's id")
+    c.add_argument("--last", type=int, default=10, help="how many rounds, newest last (10)")
+    c.add_argument("--round", type=int, help="this round only (of the table's newest journal)")
+    c.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
+    c.add_argument("--json", action="store_true", help="the journal and the round records as JSON")
+    c.set_defaults(func=run_recall)
+    e = floor_sub.add_parser("export", help="a table's rows and events between two times, as JSON lines",
+                             description="A table's journal rows (every journal) journaled from --from up to "
+                             "--to, each with its events, one JSON object a line.\n\nExample:\n  croupier "
+                             "floor export baccarat_1 --from 2026-12-01 --to 2026-12-02 --db " + EXAMPLE_DB)
+    e.add_argument("table", help="the table's id")
+    e.add_argument("--from", dest="start", required=True,
+                   help="from this time (ISO 8601, UTC unless it says its zone; or seconds since the epoch)")
+    e.add_argument("--to", dest="end", required=True, help="up to (not including) this time, the same way")
+    e.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
+    e.set_defaults(func=run_export)
+
+
+UPLINK_DOC = """Carry a table's journal to the floor's NATS JetStream, row by row, in order, exactly once.
+
+Runs beside the daemon on the table's computer and reads its journal read-only (the daemon never
+waits for it). One message per journal row on subject croupier.<table>.rows: the input, its source,
+its time and the events the daemon published for it. On start it resumes from what the stream
+holds (the stream is the cursor); rows a crash left out are published again."""
+
+RECORDER_DOC = """Record the floor's stream into PostgreSQL, once.
+
+A durable pull consumer shared by every recorder: each batch is written in one transaction, with
+the journal's own keys (a second write changes nothing), and acknowledged only after the commit.
+Any number of recorders may run at once. Rows missing from a journal are recorded in gaps and
+logged as an error, never skipped silently."""
+
+
+def _nats_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--nats", required=True,
+                   help="NATS server URL, nats://host:4222; a cluster's, separated by commas")
+    p.add_argument("--replicas", type=int, default=1,
+                   help="copies of the stream (and of the recorders' consumer) if this creates it: 3 on a "
+                        "cluster (1)")
+    p.add_argument("--user", help="NATS user name (the table's own, docs/floor.md)")
+    p.add_argument("--password-file", help="a file holding the NATS password (not on the command line)")
+
+
+def _connect_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if args.user:
+        options["user"] = args.user
+    if args.password_file:
+        with open(args.password_file, encoding="utf-8") as fh:
+            options["password"] = fh.read().strip()
+    return options
+
+
+def _serve(name: str, start: Callable[[asyncio.Event], Awaitable[None]]) -> int:
+    """Run ``start(stop)`` until it ends or SIGTERM/SIGINT sets ``stop`` (then at most STOP_GRACE s more)."""
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
+                        format=f"%(asctime)s {name} %(levelname)s %(message)s")
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        task = asyncio.ensure_future(start(stop))
+        await asyncio.wait([task, asyncio.ensure_future(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
+        from controller.floor.uplink import Stopped
+
+        try:
+            if task.done():
+                task.result()
+            else:
+                await asyncio.wait_for(task, STOP_GRACE)
+        except Stopped:
+            pass
+        except TimeoutError:
+            if not task.cancelled():  # the task's own TimeoutError, not the grace running out
+                raise
+            logging.getLogger("croupier.floor").warning("%s: stopped with work in hand", name)
+
+    asyncio.run(main())
+    return 0
+
+
+def run_uplink(args: argparse.Namespace) -> int:
+    from controller.daemon.config import TableFileError, load_table
+    from controller.daemon.journal import JournalError
+    from controller.floor import alive
+    from controller.floor.derive import JournalSource
+    from controller.floor.uplink import Uplink, connect
+
+    try:
+        config = load_table(args.table_file)
+        JournalSource(config).close()  # before the network: a wrong table file or state dir says so now
+    except (TableFileError, JournalError) as exc:
+        print(f"croupier uplink: {exc}", file=sys.stderr)
+        return 1
+
+    async def start(stop: asyncio.Event) -> None:
+        nc = await connect(args.nats, stop, **_connect_options(args))
+        uplink = Uplink(config, nc.jetstream(), window=args.window, replicas=args.replicas)
+        uplink.stop = stop
+        heart = asyncio.ensure_future(alive.beat(nc, config.table_id, uplink, args.heartbeat, stop))
+        try:
+            await uplink.run()
+        finally:
+            heart.cancel()
+            await nc.close()
+
+    return _serve(f"uplink {config.table_id}", start)
+
+
+def run_record(args: argparse.Namespace) -> int:
+    from controller.floor.recorder import Recorder
+    from controller.floor.uplink import connect
+
+    async def start(stop: asyncio.Event) -> None:
+        nc = await connect(args.nats, stop, **_connect_options(args))
+        recorder = Recorder(nc, args.db, durable=args.durable, batch=args.batch,
+                            ack_wait=args.ack_wait, gap_grace=args.gap_grace, replicas=args.replicas)
+        recorder.stop = stop
+        try:
+            await recorder.run()
+        finally:
+            await nc.close()
+
+    return _serve("recorder", start)
+
+
+def run_tables(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from controller.floor import queries
+
+    with psycopg.connect(args.db, connect_timeout=5) as conn:
+        try:
+            rows = queries.tables(conn, args.offline_after)
+        except psycopg.errors.UndefinedTable:
+            print(NO_SCHEMA.format("tables"), file=sys.stderr)
+            return 1
+    print("\n".join(json.dumps(r) for r in rows) if args.json else queries.tables_text(rows))
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from controller.floor import queries
+
+    try:
+        start, end = queries.parse_when(args.start), queries.parse_when(args.end)
+    except ValueError as exc:
+        print(f"croupier floor export: {exc}", file=sys.stderr)
+        return 2
+    with psycopg.connect(args.db, connect_timeout=5) as conn:
+        try:
+            for row in queries.export(conn, args.table, start, end):
+                print(json.dumps(row))
+        except psycopg.errors.UndefinedTable:
+            print(NO_SCHEMA.format("export"), file=sys.stderr)
+            return 1
+    return 0
+
+
+def run_recall(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from controller.floor import queries
+
+    with psycopg.connect(args.db, connect_timeout=5) as conn:
+        try:
+            journal, rounds = queries.recall(conn, args.table, args.last, args.round)
+        except psycopg.errors.UndefinedTable:
+            print(NO_SCHEMA.format("recall"), file=sys.stderr)
+            return 1
+    if not journal:
+        print(f"croupier floor recall: no table {args.table!r} recorded", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"table": args.table, "journal": journal["journal_id"], "rounds": rounds}))
+    else:
+        print(queries.recall_text(journal, rounds))
+    return 0

@@ -1,0 +1,87 @@
+"""Where an uplink resumes: read from the stream itself, including rows a crash left out below its last one.
+
+Rows are published with a window, and a client that reconnects sends what it had buffered while rows
+written into the dying connection are lost: so the stream can hold row 478 without rows 471-472
+until the uplink publishes those again. If the uplink dies in that instant, the last row alone would
+be a wrong cursor. So every message also says which rows were stored when it was sent
+(:data:`STORED`: all rows up to ``row``, the last of them at stream sequence ``seq``). At start the
+uplink reads the last message on its subject, then walks the subject forward from that ``seq`` (a
+few messages: at most a window's worth) and publishes again exactly the rows it does not find.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+import nats.js.errors
+from nats.js import JetStreamContext
+
+from controller.floor.wire import MSG_ID, STREAM, parse_msg_id, subject
+
+#: Header: ``<row>:<seq>``: every row up to ``row`` of this journal was stored, none later than ``seq``.
+STORED: Final = "Croupier-Stored"
+
+
+@dataclass
+class Stored:
+    """The rows of one journal known to be in the stream: all up to :attr:`row`, and some above it."""
+
+    row: int = 0
+    seq: int = 0
+    above: dict[int, int] = field(default_factory=dict)
+
+    def add(self, row: int, seq: int) -> None:
+        """Row ``row`` is in the stream at ``seq``."""
+        if row > self.row:
+            self.above[row] = seq
+        while self.row + 1 in self.above:
+            self.row += 1
+            self.seq = max(self.seq, self.above.pop(self.row))
+
+    def header(self) -> str:
+        return f"{self.row}:{self.seq}"
+
+
+@dataclass
+class Tail:
+    """What the stream holds of a journal: its last row, and the rows below it that are missing."""
+
+    last: int
+    missing: list[int]
+    stored: Stored
+
+
+def _parse_stored(text: str | None) -> tuple[int, int]:
+    if not text:
+        return 0, 0
+    row, seq = text.split(":")
+    return int(row), int(seq)
+
+
+async def read_tail(js: JetStreamContext, table_id: str, journal_id: str) -> Tail:
+    """The stream's record of ``journal_id`` (nothing if the subject's last message is of another journal:
+    a new journal starts at row 1)."""
+    subj = subject(table_id)
+    try:
+        last = await js.get_last_msg(STREAM, subj)
+    except nats.js.errors.NotFoundError:
+        return Tail(0, [], Stored())
+    headers = last.headers or {}
+    if MSG_ID not in headers:
+        raise RuntimeError(f"the last message on {subj} has no {MSG_ID} header")
+    _, held_journal, last_row = parse_msg_id(headers[MSG_ID])
+    if held_journal != journal_id:
+        return Tail(0, [], Stored())
+    row, seq = _parse_stored(headers.get(STORED))
+    stored = Stored(row, seq)
+    position = seq + 1
+    last_seq = int(last.seq or 0)
+    while position <= last_seq:
+        msg = await js.get_msg(STREAM, seq=position, subject=subj, next=True)
+        _, msg_journal, msg_row = parse_msg_id((msg.headers or {})[MSG_ID])
+        if msg_journal == journal_id:
+            stored.add(msg_row, int(msg.seq or 0))
+        position = int(msg.seq or 0) + 1
+    missing = [r for r in range(stored.row + 1, last_row) if r not in stored.above]
+    return Tail(last_row, missing, stored)

@@ -1,0 +1,112 @@
+"""A table's journal read read-only and replayed with the daemon's own code, one floor message per row.
+
+The uplink must send, for each row, the very events the daemon published for it. It gets them the
+way the daemon's start-up replay does (``TableService.replay``): a fresh :class:`Table` from the
+table file, ``Table.apply`` on each journaled input in row order, events numbered by ``seq`` from 1
+and put on the wire by :func:`event_payload`, rounds recorded by :class:`RoundRecorder`. The journal
+is only read (``open_readonly``, ``read_entries``): in WAL mode a reader never makes the daemon's
+commit wait, and each read is one short statement so the WAL can still be checkpointed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from controller.daemon import checkpoint
+from controller.daemon.config import TableConfig
+from controller.daemon.journal import Entry, JournalError, open_readonly, read_entries
+from controller.daemon.recall import RoundRecorder
+from controller.daemon.service import event_payload
+from controller.floor.wire import RowMessage
+from controller.table import Table
+
+
+class JournalSource:
+    """The journal of the table in ``config``, opened read-only; notices when a new journal replaces it."""
+
+    def __init__(self, config: TableConfig) -> None:
+        self.config = config
+        self.conn, self.path, _ = open_readonly(config.state_dir)
+        self.inode = os.stat(self.path).st_ino
+        try:
+            self.header: dict[str, str] = dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+        except Exception as exc:
+            self.conn.close()
+            raise JournalError(self.path, f"bad header: {exc}") from None
+        if self.header.get("table") != config.table_id:
+            self.conn.close()
+            raise JournalError(self.path, f"this journal is table {self.header.get('table')!r}'s, "
+                                          f"not {config.table_id!r}'s")
+
+    @property
+    def journal_id(self) -> str:
+        return self.header["id"]
+
+    def last_row(self) -> int:
+        return int(self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM inputs").fetchone()[0])
+
+    def entries(self, start: int, stop: int) -> list[Entry]:
+        """Rows ``start``..``stop`` (all read at once: no read transaction left open)."""
+        return list(read_entries(self.conn, self.path, start, stop))
+
+    def replaced(self) -> bool:
+        """A new journal file stands at the path (the table was given a new journal)."""
+        try:
+            return os.stat(self.path).st_ino != self.inode
+        except FileNotFoundError:
+            return False  # being replaced right now: look again later
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _tables(source: JournalSource) -> set[str]:
+    return {row[0] for row in source.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+class Replay:
+    """The daemon's engine, driven row by row: each row's events and, at a round's end, its record."""
+
+    def __init__(self, source: JournalSource) -> None:
+        config = source.config
+        self.table_id = config.table_id
+        self.journal_id = source.journal_id
+        self.game = source.header.get("game", config.game_name)
+        self.options: dict[str, Any] = json.loads(source.header.get("options", "{}"))
+        self.currency: dict[str, Any] = config.spec.currency.model_dump()
+        self.table = Table(config.new_game(), config.limits)
+        self.recorder = RoundRecorder(keep=1)
+        self.seq = 0
+        self.row = 0
+
+    def resume(self, source: JournalSource, bound: int) -> int:
+        """Start from the daemon's newest usable checkpoint at or before row ``bound`` (as the daemon's
+        own start does: same engine code, same limits), so a year-old journal is not replayed from
+        row 1; the row it starts after (0: none usable)."""
+        if self.row or "checkpoints" not in _tables(source):
+            return 0
+        saved = checkpoint.load(source.conn, source.path, bound)
+        if saved is None or saved.table.limits != self.table.limits:
+            return 0
+        self.table, self.seq, self.row = saved.table, saved.seq, saved.row
+        self.recorder.current = saved.current
+        return saved.row
+
+    def message(self, entry: Entry, journal_rows: int) -> RowMessage:
+        """Apply ``entry`` (the next row) and describe it; rows must come in order, each once."""
+        if entry.id != self.row + 1:
+            raise ValueError(f"row {entry.id} replayed after row {self.row}")
+        events = self.table.apply(entry.input)
+        first = self.seq + 1
+        finished = self.recorder.finished[-1] if self.recorder.finished else None
+        self.recorder.observe(first, entry.at, entry.source, entry.input, events, self.table)
+        ended = self.recorder.finished[-1] if self.recorder.finished else None
+        payloads = [event_payload(self.table_id, first + i, e) for i, e in enumerate(events)]
+        self.seq += len(events)
+        self.row = entry.id
+        return RowMessage(
+            self.table_id, self.journal_id, entry.id, entry.at, entry.source, entry.ref,
+            entry.input.to_dict(), first, payloads, self.game, self.options, journal_rows,
+            ended if ended is not finished else None, self.currency)

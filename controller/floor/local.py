@@ -1,0 +1,167 @@
+"""Throwaway nats-server and PostgreSQL processes in a private folder on free loopback ports.
+
+The floor's tests (and a one-machine trial) start their own servers rather than use whatever the
+machine happens to run: each in a folder of its own, on a port picked free on 127.0.0.1, stopped
+(and killed if it will not stop) by its owner. PostgreSQL refuses to run as root, so when we are
+root its ``initdb``/``pg_ctl`` run as the ``postgres`` system user the Debian package creates
+(``runuser -u postgres --``) in a folder owned by that user. Every wait here is bounded.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Final
+
+NATS_SERVER: Final = "nats-server"
+PG_BIN: Final = Path("/usr/lib/postgresql/15/bin")
+#: What to install when a server is missing (Debian package names).
+PACKAGES: Final = "nats-server postgresql"
+
+
+class ServerMissing(RuntimeError):
+    """A server binary this needs is not installed: the message names the Debian packages."""
+
+
+def free_port() -> int:
+    """A port free on 127.0.0.1 now (the OS picks it)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, timeout: float, proc: subprocess.Popen[bytes] | None = None) -> None:
+    """Until something accepts on 127.0.0.1:``port``; TimeoutError after ``timeout`` s or if ``proc`` ends."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise TimeoutError(f"the server exited with {proc.returncode} before it listened on {port}")
+        with socket.socket() as s:
+            s.settimeout(0.2)
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listening on 127.0.0.1:{port} after {timeout} s")
+
+
+def _private_dir(prefix: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=prefix))  # 0700 from its first byte
+
+
+class NatsServer:
+    """One ``nats-server -js`` with file storage in ``folder``; :meth:`kill` (SIGKILL) and :meth:`start`
+    again keep its folder and port, as a crashed and restarted server would."""
+
+    def __init__(self, folder: Path | None = None, config: str = "") -> None:
+        if shutil.which(NATS_SERVER) is None:
+            raise ServerMissing(f"{NATS_SERVER} is not installed (Debian packages: {PACKAGES})")
+        self.folder = folder or _private_dir("croupier-nats-")
+        self.port = free_port()
+        self.config = config
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"nats://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 20.0) -> NatsServer:
+        conf = self.folder / "nats.conf"
+        conf.write_text(
+            f'listen: "127.0.0.1:{self.port}"\n'
+            f'jetstream {{ store_dir: "{self.folder / "js"}" }}\n' + self.config, encoding="utf-8")
+        log = open(self.folder / "nats.log", "ab")  # noqa: SIM115 (the child holds it)
+        try:
+            self.proc = subprocess.Popen([NATS_SERVER, "-c", str(conf)], stdout=log, stderr=log)
+        finally:
+            log.close()
+        wait_port(self.port, timeout, self.proc)
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL: no clean shutdown, as a power cut of the floor server's process."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+        self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.proc = None
+
+    def remove(self) -> None:
+        """Stop it and delete its folder."""
+        try:
+            self.stop()
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def log(self) -> str:
+        path = self.folder / "nats.log"
+        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+
+def nats_cluster(size: int = 3) -> list[NatsServer]:
+    """``size`` servers (not started) routed into one JetStream cluster ``croupier`` on loopback: each
+    its own name, folder and store, all routes listed in each (the engine's own clustering)."""
+    routes = [free_port() for _ in range(size)]
+    listed = ", ".join(f'"nats-route://127.0.0.1:{p}"' for p in routes)
+    return [NatsServer(config=f'server_name: "n{n + 1}"\ncluster {{ name: "croupier", '
+                              f'listen: "127.0.0.1:{route}", routes: [{listed}] }}\n')
+            for n, route in enumerate(routes)]
+
+
+class Postgres:
+    """One PostgreSQL 15 cluster made by ``initdb`` in a private folder, trust auth on loopback only."""
+
+    def __init__(self) -> None:
+        if not (PG_BIN / "initdb").exists():
+            raise ServerMissing(f"{PG_BIN / 'initdb'} is not installed (Debian packages: {PACKAGES})")
+        self.as_postgres = os.geteuid() == 0
+        self.folder = _private_dir("croupier-pg-")
+        if self.as_postgres:
+            shutil.chown(self.folder, "postgres", "postgres")
+        self.data = self.folder / "data"
+        self.port = free_port()
+        self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "croupier", "--no-sync",
+                  "-E", "UTF8", "--locale", "C", timeout=120)
+
+    @property
+    def dsn(self) -> str:
+        return f"postgresql://croupier@127.0.0.1:{self.port}/postgres"
+
+    def _run(self, tool: str, *args: str, timeout: float) -> None:
+        command = [str(PG_BIN / tool), *args]
+        if self.as_postgres:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        done = subprocess.run(command, capture_output=True, timeout=timeout, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"{tool} failed ({done.returncode}): {done.stderr.decode(errors='replace')}")
+
+    def start(self, timeout: int = 60) -> Postgres:
+        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self.folder}"
+        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "pg.log"),
+                  "-w", "-t", str(timeout), "start", timeout=timeout + 10)
+        return self
+
+    def stop(self, mode: str = "fast") -> None:
+        """``pg_ctl stop -m MODE``; ``immediate`` is a crash (recovery from the WAL at the next start)."""
+        if (self.data / "postmaster.pid").exists():
+            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop", timeout=70)
+
+    def remove(self) -> None:
+        """Stop it at once (whatever state it is in) and delete its folder."""
+        try:
+            self.stop("immediate")
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)

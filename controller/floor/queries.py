@@ -1,0 +1,108 @@
+"""Reading the floor's history: each table's state (``croupier floor tables``) and its rounds (``recall``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+
+from controller.floor.alive import OFFLINE_AFTER
+from controller.money import Currency
+from controller.tools.ctl import format_round
+
+
+def tables(conn: psycopg.Connection[Any], offline_after: float = OFFLINE_AFTER) -> list[dict[str, Any]]:
+    """Each table's newest journal: game, rows recorded, how far the record is behind the journal's
+    length its uplink last reported, when a row of it was last recorded, and whether its uplink is
+    online (a heartbeat within ``offline_after`` seconds) and since when (online: since its first
+    heartbeat after a silence; offline: since its last heartbeat)."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(
+            """
+            SELECT DISTINCT ON (table_id) table_id AS table, game, journal_id AS journal,
+                   recorded_row, journal_rows, GREATEST(journal_rows - recorded_row, 0) AS behind,
+                   EXTRACT(EPOCH FROM last_seen)::float8 AS last_seen, last_at,
+                   COALESCE(heartbeat_at > now() - %(off)s * interval '1 second', false) AS online,
+                   EXTRACT(EPOCH FROM CASE WHEN heartbeat_at > now() - %(off)s * interval '1 second'
+                                           THEN online_since ELSE heartbeat_at END)::float8 AS since,
+                   EXISTS (SELECT 1 FROM gaps g WHERE g.table_id = t.table_id AND g.journal_id = t.journal_id
+                           AND g.filled_at IS NULL) AS gap
+            FROM tables t ORDER BY table_id, last_seen DESC
+            """, {"off": offline_after})
+        return list(cur.fetchall())
+
+
+def recall(
+    conn: psycopg.Connection[Any], table_id: str, last: int, round_no: int | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The table's newest journal (``{}`` if the floor never heard of it) and its last ``last`` rounds,
+    oldest first, or only round ``round_no``: each the record ``croupier ctl recall`` shows."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        cur.execute("SELECT journal_id, game, currency FROM tables WHERE table_id = %s "
+                    "ORDER BY last_seen DESC LIMIT 1", (table_id,))
+        journal = cur.fetchone()
+        if journal is None:
+            return {}, []
+        cur.execute("SELECT record FROM rounds WHERE table_id = %s AND journal_id = %s "
+                    "AND (%s::bigint IS NULL OR round = %s) ORDER BY round DESC LIMIT %s",
+                    (table_id, journal["journal_id"], round_no, round_no, last))
+        rounds = [row["record"] for row in cur.fetchall()]
+    return dict(journal), rounds[::-1]
+
+
+def parse_when(text: str) -> float:
+    """A time for ``export``: seconds since the epoch, or ISO 8601 (a date, or a date and time; UTC
+    unless it names its zone)."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    when = datetime.fromisoformat(text)
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
+
+
+def export(
+    conn: psycopg.Connection[Any], table_id: str, start: float, end: float
+) -> Iterator[dict[str, Any]]:
+    """Every row of the table (all its journals) journaled at ``start`` <= at < ``end``, in time
+    order, each with the events it caused: read through a server-side cursor, a year at a time."""
+    with conn.transaction(), conn.cursor("floor_export", row_factory=dict_row) as cur:
+        cur.itersize = 2000
+        cur.execute(
+            """
+            SELECT i.table_id AS table, i.journal_id AS journal, i.row, i.at, i.source, i.ref, i.input,
+                   COALESCE((SELECT json_agg(e.payload ORDER BY e.seq) FROM events e
+                             WHERE e.table_id = i.table_id AND e.journal_id = i.journal_id
+                               AND e.row = i.row), '[]'::json) AS events
+            FROM inputs i WHERE i.table_id = %s AND i.at >= %s AND i.at < %s
+            ORDER BY i.at, i.journal_id, i.row
+            """, (table_id, start, end))
+        yield from cur
+
+
+def tables_text(rows: list[dict[str, Any]]) -> str:
+    """``croupier floor tables`` for a person: one line per table."""
+    if not rows:
+        return "no table recorded yet"
+    lines = [f"{'table':<16} {'game':<15} {'rows':>8} {'behind':>6}  {'uplink':<30} journal"]
+    for r in rows:
+        since = "never heard" if r["since"] is None else time.strftime(
+            "%Y-%m-%d %H:%M:%S", time.localtime(r["since"]))
+        state = f"{'online' if r['online'] else 'OFFLINE'} since {since}" if r["since"] else "never heard"
+        flag = "  GAP" if r["gap"] else ""
+        lines.append(f"{r['table']:<16} {r['game']:<15} {r['recorded_row']:>8} {r['behind']:>6}  {state:<30} "
+                     f"{r['journal']}{flag}")
+    return "\n".join(lines)
+
+
+def recall_text(journal: dict[str, Any], rounds: list[dict[str, Any]]) -> str:
+    """The rounds as ``croupier ctl recall`` prints them."""
+    currency = Currency(**journal["currency"]) if journal else Currency()
+    lines: list[str] = []
+    for r in rounds:
+        lines.extend(format_round(r, currency))
+    return "\n".join(lines) or "no rounds recorded"

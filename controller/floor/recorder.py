@@ -1,0 +1,175 @@
+"""``croupier floor record``: the stream written into PostgreSQL, acknowledged only after the commit.
+
+A durable pull consumer (shared by every recorder: each batch goes to one of them) with explicit
+acks. A batch is parsed, written in one transaction (controller.floor.store) and only then
+acknowledged, so a recorder killed at any instant leaves its batch unacknowledged and JetStream
+delivers it again after ``ack_wait``: to this recorder restarted or to another, and the primary keys
+make the second write a no-op. A database that is down is retried (the batch is kept, not acked).
+
+Holes: rows recorded above a missing one. With several recorders a hole is normal for an instant
+(another recorder is committing the batch before), and an uplink that died while republishing a
+few rows (controller.floor.cursor) fills its hole when it is restarted. A hole is a *gap* when it
+stayed ``gap_grace`` seconds while the consumer had nothing pending and nothing awaiting an ack
+(three checks in a row), or four times as long in any case: then it is written to ``gaps`` and
+logged as an error; if the rows come after all, the gap is marked filled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+import nats.errors
+import psycopg
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.js import api
+
+from controller.daemon import faults
+from controller.floor import alive, store
+from controller.floor.schema import migrate
+from controller.floor.uplink import NATS_ERRORS, ensure_stream, retrying
+from controller.floor.wire import MSG_ID, STREAM, SUBJECTS, RowMessage
+
+log = logging.getLogger("croupier.floor")
+
+#: Consecutive idle checks (nothing pending, nothing unacknowledged) a hole must survive to be a gap.
+IDLE_CHECKS = 3
+
+
+def _open(dsn: str) -> psycopg.Connection[Any]:
+    return psycopg.connect(dsn, connect_timeout=5)
+
+
+class Recorder:
+    """One recorder process's work; :attr:`stop` ends it after the batch in hand."""
+
+    def __init__(self, nc: NATS, dsn: str, *, durable: str = "recorder", batch: int = 256,
+                 ack_wait: float = 30.0, gap_grace: float = 60.0, check_every: float = 1.0,
+                 replicas: int = 1) -> None:
+        self.nc = nc
+        self.js = nc.jetstream()
+        self.board = alive.Board()
+        self.dsn = dsn
+        self.durable = durable
+        self.batch = batch
+        self.ack_wait = ack_wait
+        self.gap_grace = gap_grace
+        self.replicas = replicas
+        self.check_every = check_every
+        self.stop = asyncio.Event()
+        self.conn: psycopg.Connection[Any] | None = None
+        #: Holes seen: (first seen, idle checks in a row).
+        self._suspects: dict[store.Hole, tuple[float, int]] = {}
+        self._checked = 0.0
+        #: Messages recorded by this process (for its log).
+        self.recorded = 0
+
+    async def run(self) -> None:
+        await retrying("creating the stream", lambda: ensure_stream(self.js, self.replicas), self.stop)
+        config = api.ConsumerConfig(ack_policy=api.AckPolicy.EXPLICIT, ack_wait=self.ack_wait,
+                                    max_ack_pending=20_000, filter_subject=SUBJECTS,
+                                    num_replicas=self.replicas)
+        psub = await retrying("joining the consumer", lambda: self.js.pull_subscribe(
+            SUBJECTS, durable=self.durable, stream=STREAM, config=config), self.stop)
+        await self._database(lambda conn: migrate(conn))
+        await self.board.listen(self.nc)
+        try:
+            while not self.stop.is_set():
+                try:
+                    msgs = await psub.fetch(self.batch, timeout=1.0)
+                except (nats.errors.TimeoutError, TimeoutError):  # nothing to fetch
+                    msgs = []
+                except NATS_ERRORS as exc:
+                    log.warning("fetch failed (%s: %s): retrying", type(exc).__name__, exc)
+                    await asyncio.sleep(0.5)
+                    continue
+                if msgs:
+                    await self._record(msgs)
+                if time.monotonic() - self._checked >= self.check_every:
+                    self._checked = time.monotonic()
+                    await self._record_heartbeats()
+                    await self._check_holes()
+        finally:
+            if self.conn is not None:
+                self.conn.close()
+
+    async def _record(self, msgs: list[Msg]) -> None:
+        parsed: list[RowMessage] = []
+        for m in msgs:
+            try:
+                parsed.append(RowMessage.parse(m.data))
+            except ValueError as exc:
+                # Not ours to judge: a newer uplink's format waits (unacknowledged) for a newer recorder.
+                log.error("message %s on %s not recorded: %s", m.headers, m.subject, exc)
+                await m.nak(delay=self.ack_wait)
+        if parsed:
+            await self._database(lambda conn: store.write_batch(conn, parsed))
+            faults.point("floor_committed")
+        recorded = {p.id for p in parsed}
+        for m in msgs:
+            if (m.headers or {}).get(MSG_ID) in recorded:
+                try:
+                    await m.ack()
+                except NATS_ERRORS as exc:  # committed: a redelivery will be a no-op
+                    log.warning("ack failed (%s): the batch will be delivered again", exc)
+        self.recorded += len(parsed)
+
+    async def _database(self, work: store.Work) -> None:
+        """``work(conn)`` on a worker thread until it succeeds, reconnecting while the database is away."""
+        delay = 0.2
+        while True:
+            try:
+                conn = self.conn
+                if conn is None or conn.closed:
+                    conn = await asyncio.to_thread(_open, self.dsn)
+                    self.conn = conn
+                await asyncio.to_thread(work, conn)
+                return
+            except psycopg.OperationalError as exc:
+                log.warning("database unavailable (%s): retrying in %.1f s", str(exc).strip(), delay)
+                if self.conn is not None:
+                    self.conn.close()
+                self.conn = None
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 3.0)
+
+    async def _record_heartbeats(self) -> None:
+        heard = self.board.take()
+        await self._database(lambda conn: alive.record(conn, heard))
+
+    async def _check_holes(self) -> None:
+        found: list[store.Hole] = []
+
+        def look(conn: psycopg.Connection[Any]) -> None:
+            found[:] = store.holes(conn)
+
+        await self._database(look)
+        if not found:
+            self._suspects.clear()
+            return
+        try:
+            info = await self.js.consumer_info(STREAM, self.durable)
+            idle = info.num_pending == 0 and info.num_ack_pending == 0
+        except NATS_ERRORS:
+            idle = False
+        now = time.monotonic()
+        suspects = {}
+        for hole in found:
+            since, count = self._suspects.get(hole, (now, 0))
+            count = count + 1 if idle else 0
+            suspects[hole] = (since, count)
+            age = now - since
+            if (count >= IDLE_CHECKS and age >= self.gap_grace) or age >= 4 * self.gap_grace:
+                new = await self._record_gap(hole)
+                if new:
+                    log.error("GAP: table %s journal %s rows %d..%d are missing from the stream (recorded "
+                              "in gaps)", hole.table_id, hole.journal_id, hole.first_row, hole.last_row)
+        self._suspects = suspects
+
+    async def _record_gap(self, hole: store.Hole) -> bool:
+        new: list[bool] = []
+        await self._database(lambda conn: new.append(store.record_gap(conn, hole)))
+        return new[-1]

@@ -1,0 +1,187 @@
+"""``croupier uplink``: a table's journal carried to NATS JetStream, row by row, in order, exactly once.
+
+The journal is the outbox and the stream is the cursor: at start the uplink asks the stream for the
+last message on its table's subject; if it is of this journal, publishing resumes at the next row,
+otherwise at row 1 (a new journal starts its own rows). Rows go out in order with at most ``window``
+publishes awaiting JetStream's acknowledgement; a failed publish (server down, timeout) republishes
+every unacknowledged row from the oldest, in order, with the same message id, so the stream stores
+each row once and never one after a missing one. The daemon never waits for any of this: the uplink
+is its own process reading the journal read-only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import nats
+import nats.errors
+import nats.js.errors
+from nats.aio.client import Client as NATS
+from nats.js import JetStreamContext, api
+
+from controller.daemon import faults
+from controller.daemon.config import TableConfig
+from controller.daemon.journal import JournalError
+from controller.floor.cursor import STORED, Stored, read_tail
+from controller.floor.derive import JournalSource, Replay
+from controller.floor.wire import MSG_ID, STREAM, SUBJECTS, RowMessage, subject
+
+log = logging.getLogger("croupier.floor")
+
+#: What a publish or a JetStream request raises while the server is away or slow.
+NATS_ERRORS: tuple[type[BaseException], ...] = (nats.errors.Error, asyncio.TimeoutError, OSError)
+T = TypeVar("T")
+
+
+async def connect(url: str, stop: asyncio.Event, **options: Any) -> NATS:
+    """A client that reconnects for ever (the floor server may be down for hours); tried until it first
+    connects, or ``stop``. ``url``: one server, or a cluster's servers separated by commas."""
+
+    async def quiet(exc: Exception) -> None:  # the client's own errors: a line in the log, no traceback
+        log.warning("NATS: %s: %s", type(exc).__name__, exc)
+
+    async def first() -> NATS:
+        return await nats.connect(
+            servers=url.split(","), max_reconnect_attempts=-1, reconnect_time_wait=0.5, connect_timeout=2,
+            allow_reconnect=True, ping_interval=5, max_outstanding_pings=2, error_cb=quiet, **options)
+
+    return await retrying(f"connecting to {url}", first, stop)
+
+
+class Stopped(Exception):
+    """A stop (SIGTERM) came while the floor was away: a clean end, nothing is in hand."""
+
+
+async def retrying(what: str, call: Callable[[], Awaitable[T]], stop: asyncio.Event) -> T:
+    """``call()`` until it succeeds, waiting a little longer each time (at most 2 s); :class:`Stopped` on
+    stop."""
+    delay = 0.1
+    while True:
+        try:
+            return await call()
+        except NATS_ERRORS as exc:
+            log.warning("%s failed (%s: %s): retrying", what, type(exc).__name__, exc)
+        if stop.is_set():
+            raise Stopped(f"stopped while retrying {what}")
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 2.0)
+
+
+async def ensure_stream(js: JetStreamContext, replicas: int = 1, duplicate_window: float = 120.0) -> None:
+    """Create the stream if it is missing (file storage, a duplicate window that outlasts a resend)."""
+    try:
+        await js.stream_info(STREAM)
+    except nats.js.errors.NotFoundError:
+        await js.add_stream(api.StreamConfig(
+            name=STREAM, subjects=[SUBJECTS], storage=api.StorageType.FILE, num_replicas=replicas,
+            duplicate_window=duplicate_window, retention=api.RetentionPolicy.LIMITS))
+        log.info("created stream %s (%s, file storage, %d replica(s))", STREAM, SUBJECTS, replicas)
+
+
+@dataclass
+class _InFlight:
+    message: RowMessage
+    body: bytes
+    ack: asyncio.Task[api.PubAck]
+
+
+class Uplink:
+    """One table's uplink: publish every row of its journal, then follow it, until :attr:`stop` is set."""
+
+    def __init__(self, config: TableConfig, js: JetStreamContext, *, window: int = 128,
+                 poll: float = 0.05, publish_timeout: float = 5.0, replicas: int = 1) -> None:
+        self.config = config
+        self.js = js
+        self.window = window
+        self.poll = poll
+        self.publish_timeout = publish_timeout
+        self.replicas = replicas
+        self.stop = asyncio.Event()
+        #: The last row the stream acknowledged, the journal followed and its length (the heartbeat's).
+        self.acked = 0
+        self.journal_id: str | None = None
+        self.journal_rows = 0
+
+    async def run(self) -> None:
+        await retrying("creating the stream", lambda: ensure_stream(self.js, self.replicas), self.stop)
+        while not self.stop.is_set():
+            source = JournalSource(self.config)
+            try:
+                await self._publish_journal(source)
+            finally:
+                source.close()
+
+    def _send(self, message: RowMessage, body: bytes, stored: Stored) -> asyncio.Task[api.PubAck]:
+        return asyncio.ensure_future(self.js.publish(
+            subject(message.table_id), body, timeout=self.publish_timeout, stream=STREAM,
+            headers={MSG_ID: message.id, STORED: stored.header()}))
+
+    async def _publish_journal(self, source: JournalSource) -> None:
+        table_id, journal_id = self.config.table_id, source.journal_id
+        self.journal_id, self.journal_rows = journal_id, source.last_row()
+        tail = await retrying("reading the stream's cursor",
+                              lambda: read_tail(self.js, table_id, journal_id), self.stop)
+        stored, missing = tail.stored, set(tail.missing)
+        replay = Replay(source)
+        last = source.last_row()
+        if tail.last > last:
+            raise JournalError(source.path, f"the stream holds row {tail.last} of journal {journal_id} but "
+                                            f"the journal has {last} rows: is this the table's journal?")
+        pending: deque[_InFlight] = deque()
+        begun = replay.resume(source, min([tail.last, *(row - 1 for row in missing)]))
+        if begun:
+            log.info("%s: state from the journal's checkpoint at row %d", table_id, begun)
+        for start in range(begun + 1, tail.last + 1, 1000):  # the rows already sent, to rebuild the state
+            for entry in source.entries(start, min(tail.last, start + 999)):
+                message = replay.message(entry, last)
+                if entry.id in missing:
+                    body = message.body()
+                    pending.append(_InFlight(message, body, self._send(message, body, stored)))
+        if missing:
+            log.warning("%s: the stream lacks rows %s of journal %s below its row %d: publishing them again",
+                        table_id, sorted(missing), journal_id, tail.last)
+        log.info("%s: journal %s, resuming after row %d of %d", table_id, journal_id, tail.last, last)
+        self.acked = tail.last
+        delay = 0.1
+        while True:
+            if not self.stop.is_set() and len(pending) < self.window:
+                last = self.journal_rows = source.last_row()
+                if replay.row < last:
+                    stop_row = min(last, replay.row + self.window - len(pending))
+                    for entry in source.entries(replay.row + 1, stop_row):
+                        message = replay.message(entry, last)
+                        body = message.body()
+                        pending.append(_InFlight(message, body, self._send(message, body, stored)))
+                        await asyncio.sleep(0)  # the publish goes out
+                        faults.point("floor_published")
+            if not pending:
+                if self.stop.is_set() or source.replaced():
+                    return
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stop.wait(), self.poll)
+                continue
+            head = pending[0]
+            try:
+                ack = await head.ack
+            except NATS_ERRORS as exc:
+                log.warning("%s: row %d not acknowledged (%s: %s): publishing rows %d..%d again",
+                            table_id, head.message.row, type(exc).__name__, exc, head.message.row,
+                            pending[-1].message.row)
+                for item in pending:
+                    item.ack.cancel()
+                await asyncio.gather(*(item.ack for item in pending), return_exceptions=True)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+                for item in pending:
+                    item.ack = self._send(item.message, item.body, stored)
+                continue
+            delay = 0.1
+            pending.popleft()
+            stored.add(head.message.row, ack.seq)
+            self.acked = max(self.acked, head.message.row)

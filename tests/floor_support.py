@@ -1,0 +1,233 @@
+"""Shared set-up for the floor tests (no tests here): real nats-server and PostgreSQL, real processes.
+
+The servers are the Debian packages' binaries started in private temporary folders on free
+127.0.0.1 ports (controller.floor.local) and stopped even when a test fails. A missing server is a
+failure naming the packages, never a skip: `make test` installs them (as root) first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import psycopg
+import pytest
+from test_zmq_snapshot import send_all
+
+from controller.daemon import faults
+from controller.daemon.client import CommandClient, Subscriber
+from controller.daemon.config import TableConfig
+from controller.daemon.journal import open_readonly, read_entries
+from controller.floor.local import NatsServer, Postgres, ServerMissing
+from controller.inputs import Input
+
+Server = TypeVar("Server", NatsServer, Postgres)
+
+
+def serve(make: Callable[[], Server]) -> Iterator[Server]:
+    """A fixture's body: the server made, started, then stopped and removed even if the test failed.
+    A missing server fails the test with the packages to install (never a skip)."""
+    try:
+        server = make()
+    except ServerMissing as exc:
+        pytest.fail(f"{exc}: run `make test` as root, or install them")
+    try:
+        yield server.start()
+    finally:
+        server.remove()
+
+
+@pytest.fixture
+def nats_server() -> Iterator[NatsServer]:
+    yield from serve(NatsServer)
+
+
+@pytest.fixture
+def postgres() -> Iterator[Postgres]:
+    yield from serve(Postgres)
+
+
+class Proc:
+    """A ``croupier`` command as its own process, its output in a log file; SIGKILL and restart it."""
+
+    def __init__(self, log: Path, *args: str, fault: str = "") -> None:
+        self.args = [sys.executable, "-m", "controller.cli", *args]
+        self.log = log
+        #: CROUPIER_FAULT for the first start only (controller.daemon.faults): it dies there, once.
+        self.fault = fault
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.kills = 0
+
+    def start(self) -> Proc:
+        env = {k: v for k, v in os.environ.items() if k != faults.ENV}
+        if self.fault:
+            env[faults.ENV], self.fault = self.fault, ""
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen(self.args, stdout=out, stderr=out, start_new_session=True, env=env)
+        return self
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self) -> None:
+        assert self.proc is not None and self.proc.poll() is None, self.text()
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+        self.kills += 1
+
+    def stop(self) -> int | None:
+        """SIGTERM, then SIGKILL if it has not ended within 15 s; its exit code."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        return self.proc.returncode
+
+    def text(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
+
+
+def wait_for(what: str, check: Callable[[], bool], timeout: float, *logs: Proc) -> None:
+    """Until ``check()``; a failure names ``what`` and shows the processes' logs' tails."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    tails = "\n".join(f"--- {' '.join(p.args[3:5])}\n{p.text()[-3000:]}" for p in logs)
+    pytest.fail(f"not within {timeout} s: {what}\n{tails}")
+
+
+def run_until(what: str, check: Callable[[], bool], timeout: float, *procs: Proc) -> None:
+    """:func:`wait_for` ``check``, then stop ``procs`` (also when it failed)."""
+    try:
+        wait_for(what, check, timeout, *procs)
+    finally:
+        for p in procs:
+            p.stop()
+
+
+def query(dsn: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    """One read of the floor database (a connection of its own, closed after)."""
+    try:
+        with psycopg.connect(dsn, connect_timeout=5) as conn:
+            return conn.execute(sql, args).fetchall()  # type: ignore[arg-type]
+    except (psycopg.OperationalError, psycopg.errors.UndefinedTable):  # not up, or not migrated yet
+        return []
+
+
+def recorded_row(dsn: str, table_id: str) -> int:
+    rows = query(dsn, "SELECT MAX(recorded_row) FROM tables WHERE table_id = %s", table_id)
+    return int(rows[0][0]) if rows and rows[0][0] is not None else 0
+
+
+def digest(value: Any) -> str:
+    """A payload's hash, independent of how JSON was spaced or its object keys ordered."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def journal_rows(config: TableConfig) -> tuple[str, dict[int, tuple[float, str, str]]]:
+    """The journal's id and, per row, (time, source, hash of the input as journaled)."""
+    conn, path, last = open_readonly(config.state_dir)
+    try:
+        journal_id = str(conn.execute("SELECT value FROM meta WHERE key = 'id'").fetchone()[0])
+        rows = {e.id: (e.at, e.source, digest(e.input.to_dict())) for e in read_entries(conn, path, 1, last)}
+    finally:
+        conn.close()
+    return journal_id, rows
+
+
+def assert_exactly_once(dsn: str, config: TableConfig, published: dict[int, dict[str, Any]]) -> int:
+    """The floor holds every journal row once, equal to the journal, and every event the daemon
+    published once, equal to it by seq; no gap. The number of rows."""
+    table_id = config.table_id
+    journal_id, rows = journal_rows(config)
+    got = query(dsn, "SELECT row, at, source, input FROM inputs WHERE table_id = %s AND journal_id = %s "
+                     "ORDER BY row", table_id, journal_id)
+    assert [r[0] for r in got] == list(range(1, len(rows) + 1))
+    assert {r[0]: (r[1], r[2], digest(r[3])) for r in got} == rows
+    events = query(dsn, "SELECT seq, payload FROM events WHERE table_id = %s AND journal_id = %s "
+                        "ORDER BY seq", table_id, journal_id)
+    assert [s for s, _ in events] == sorted(published) == list(range(1, len(published) + 1))
+    assert {s: digest(p) for s, p in events} == {s: digest(p) for s, p in published.items()}
+    assert query(dsn, "SELECT * FROM gaps") == []
+    assert query(dsn, "SELECT recorded_row FROM tables WHERE table_id = %s", table_id) == [(len(rows),)]
+    return len(rows)
+
+
+class Dealer:
+    """A table's inputs sent to its daemon from a thread, ``chunk`` at a time with ``pause`` s between:
+    the table deals while a test kills the floor's processes around it."""
+
+    def __init__(self, client: CommandClient, inputs: list[Input], chunk: int = 20,
+                 pause: float = 0.3) -> None:
+        self.done = threading.Event()
+
+        def deal() -> None:
+            try:
+                for start in range(0, len(inputs), chunk):
+                    send_all(client, inputs[start:start + chunk])  # each reply checked
+                    time.sleep(pause)
+            finally:
+                self.done.set()
+
+        self._thread = threading.Thread(target=deal, daemon=True)
+
+    def start(self) -> Dealer:
+        self._thread.start()
+        return self
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+        assert self.done.is_set() and not self._thread.is_alive(), "the dealer did not finish"
+
+
+class Capture:
+    """Every event the daemon publishes, from seq 1, as a ZeroMQ subscriber receives it (a thread)."""
+
+    def __init__(self, config: TableConfig) -> None:
+        z = config.spec.zeromq
+        self.sub = Subscriber(z.pub, z.snapshot, config.table_id, timeout=5)
+        self.events: dict[int, dict[str, Any]] = {}
+        self.snapshots = 0
+        self.ready = threading.Event()
+        self.done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        assert self.ready.wait(15), "no snapshot from the daemon"
+
+    def _run(self) -> None:
+        while not self.done.is_set():
+            for kind, payload in self.sub.events(timeout=0.5):
+                if kind == "snapshot":
+                    self.snapshots += 1
+                    assert payload["seq"] == 0 and self.snapshots == 1, "the capture must start at seq 1"
+                    self.ready.set()
+                elif kind == "event":
+                    self.events[int(payload["seq"])] = payload
+                if self.done.is_set():
+                    return
+
+    def until(self, seq: int, timeout: float = 20) -> dict[int, dict[str, Any]]:
+        deadline = time.monotonic() + timeout
+        while len(self.events) < seq and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.done.set()
+        self._thread.join(5)
+        self.sub.close()
+        assert len(self.events) == seq, f"captured {len(self.events)} events, the daemon is at seq {seq}"
+        return self.events

@@ -1,0 +1,53 @@
+"""The floor stays outside the table: nothing in the core or the daemon imports it, nor its clients."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from floor_support import Proc, wait_for
+from test_daemon_support import write_table
+from test_floor_uplink import write_journal
+
+from controller.cli import main as cli_main
+from controller.daemon.config import load_table
+from controller.inputs import CreditIn
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_core_and_the_daemon_never_import_the_floor() -> None:
+    """Only the command line registers the floor's commands (controller/cli.py)."""
+    offenders = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "controller").rglob("*.py"))
+                 if "controller/floor" not in p.as_posix() and p.name != "cli.py"
+                 and "controller.floor" in p.read_text(encoding="utf-8")]
+    assert offenders == []
+
+
+def test_the_floor_s_clients_are_loaded_only_by_the_floor_s_commands() -> None:
+    """``croupier run`` and every other command start without nats-py or psycopg."""
+    code = ("import sys, controller.cli, controller.daemon.server; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('nats', 'psycopg')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+
+
+def test_an_uplink_without_a_journal_says_so_in_one_line(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Before it reaches for the network (no server listens on port 9 here)."""
+    table = write_table(tmp_path, name="nj")
+    assert cli_main(["uplink", str(table), "--nats", "nats://127.0.0.1:9"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"croupier uplink: {tmp_path / 'nj-state' / 'journal.sqlite3'}: no journal here\n"
+
+
+def test_a_stop_while_the_floor_is_away_is_a_clean_exit(tmp_path: Path) -> None:
+    """SIGTERM while the uplink keeps trying a server that is not there: exit 0, no traceback."""
+    config = load_table(write_table(tmp_path, name="away"))
+    write_journal(config, [CreditIn(1, 100)])
+    uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", "nats://127.0.0.1:9").start()
+    wait_for("a failed connection", lambda: "failed" in uplink.text(), 30, uplink)
+    assert uplink.stop() == 0, uplink.text()
+    assert "Traceback" not in uplink.text()

@@ -1,0 +1,78 @@
+"""The floor end to end: a dealing table, its uplink, recorders, a real nats-server and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from floor_support import (
+    Capture,
+    Proc,
+    assert_exactly_once,
+    nats_server,  # noqa: F401 (fixture)
+    postgres,  # noqa: F401 (fixture)
+    query,
+    recorded_row,
+    wait_for,
+)
+from test_daemon_support import baccarat_play, config_for
+from test_zmq_snapshot import send_all
+
+from controller.cli import main as cli_main
+from controller.daemon.client import CommandClient, local_key
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+from controller.floor.local import NatsServer, Postgres
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def test_a_dealing_table_is_recorded_row_for_row_and_event_for_event(
+        tmp_path: Path, nats_server: NatsServer, postgres: Postgres,  # noqa: F811
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Inputs equal the journal (hash of each row's input, its time and source); events equal what a
+    ZeroMQ subscriber received from the daemon, by seq; rounds are there; two recorders, no gap."""
+    config = config_for(tmp_path, name="f1")
+    inputs, engine = baccarat_play(25, seed=4)
+    uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", nats_server.url,
+                  "--window", "16")
+    recorders = [Proc(tmp_path / f"rec{n}.log", "floor", "record", "--nats", nats_server.url,
+                      "--db", postgres.dsn, "--batch", "20") for n in (1, 2)]
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        capture = Capture(config)
+        client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
+        try:
+            send_all(client, inputs[: len(inputs) // 2])
+            uplink.start()
+            for r in recorders:
+                r.start()
+            send_all(client, inputs[len(inputs) // 2:])  # while the uplink follows the journal
+            seq = int(client.call("ping")["seq"])
+            table_recall = client.call("recall", n=3)["rounds"]
+            round_two = client.call("recall", round=2)["rounds"]
+        finally:
+            client.close()
+        published = capture.until(seq)
+        try:
+            wait_for("every row recorded", lambda: recorded_row(postgres.dsn, "f1") == len(inputs), 60,
+                     uplink, *recorders)
+        finally:
+            for p in (uplink, *recorders):
+                assert p.stop() == 0, p.text()
+    assert assert_exactly_once(postgres.dsn, config, published) == len(inputs)
+    rounds = query(postgres.dsn, "SELECT round, status FROM rounds WHERE table_id = 'f1' ORDER BY round")
+    assert [r[0] for r in rounds] == list(range(1, engine.round_no + 1))
+    assert {r[1] for r in rounds} == {"settled"}
+    # The floor's recall is the table's own: the same three round records, field for field.
+    assert cli_main(["floor", "recall", "f1", "--last", "3", "--json", "--db", postgres.dsn]) == 0
+    recalled = json.loads(capsys.readouterr().out)
+    assert recalled["rounds"] == table_recall and len(table_recall) == 3
+    assert cli_main(["floor", "recall", "f1", "--round", "2", "--json", "--db", postgres.dsn]) == 0
+    assert json.loads(capsys.readouterr().out)["rounds"] == round_two and round_two[0]["round"] == 2
+    assert cli_main(["floor", "recall", "f1", "--last", "1", "--db", postgres.dsn]) == 0
+    assert capsys.readouterr().out.startswith(f"Round {engine.round_no} (baccarat, settled)")
+    assert cli_main(["floor", "tables", "--json", "--db", postgres.dsn]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert (listed["table"], listed["recorded_row"], listed["behind"]) == ("f1", len(inputs), 0)
+    assert listed["gap"] is False
