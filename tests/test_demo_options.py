@@ -83,7 +83,7 @@ def _interrupted_group(args: list[str], tmp: Path, wait_for: str | None) -> tupl
                 assert chunk, f"it ended before {wait_for!r}: {seen!r}"
                 seen += chunk
         os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=120)  # generous: it waits for an exit, it measures nothing
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)

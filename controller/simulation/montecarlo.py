@@ -44,12 +44,6 @@ def chunks(rounds: int, size: int) -> Iterator[tuple[int, int]]:
         yield c, min(size, rounds - start)
 
 
-def _worker_ignores_interrupt() -> None:
-    """Ctrl-C reaches every process of the terminal's group: the workers leave it to the parent, which
-    stops the pool and says "interrupted" once, instead of each worker printing its own traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def run_chunks(
     jobs: Sequence[J],
     play: Callable[[J], T],
@@ -61,7 +55,9 @@ def run_chunks(
     """Play every job (in ``workers`` processes when above 1) and ``merge`` each result as it arrives.
 
     ``play`` must be a module-level function (it is pickled to the workers);
-    ``weight`` says how far one job moves the progress bar.
+    ``weight`` says how far one job moves the progress bar. Ctrl-C reaches every process of the
+    terminal's group: the workers ignore it and the parent stops the pool and says "interrupted" once,
+    instead of each worker printing its own traceback.
     """
     total = sum(weight(j) for j in jobs)
     with tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5) as bar:
@@ -71,7 +67,15 @@ def run_chunks(
                 bar.update(weight(job))
             return
         sizes = {id(job): weight(job) for job in jobs}
-        with Pool(workers, initializer=_worker_ignores_interrupt) as pool:
+        # SIGINT is blocked while the workers are forked: they inherit the block (no window before an
+        # initializer would run), so a Ctrl-C reaches only the parent, which gets it, if it came meanwhile,
+        # as soon as the block is lifted.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            pool = Pool(workers)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        with pool:
             for job, result in zip(jobs, pool.imap(play, jobs), strict=True):
                 merge(result)
                 bar.update(sizes[id(job)])
