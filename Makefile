@@ -19,6 +19,7 @@ demo: $(BIN)/.installed
 lint: $(BIN)/.installed
 	$(BIN)/ruff check controller drivers vision signage tests bench examples
 	$(BIN)/mypy controller drivers signage
+	$(BIN)/lint-imports
 
 # The signage page's browser tests drive Debian's Chromium (Playwright comes with the dev extra and
 # is pointed at /usr/bin/chromium; it never downloads a browser). Installed here when missing and

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from controller import inputs as I
 from controller.cards import DECK, parse_card
 from controller.events import Event
-from controller.table import MAX_HELD, Table
+from controller.table import Table
+from controller.tilts import MAX_HELD
 from tests.helpers import baccarat_table, deal, names
 
 

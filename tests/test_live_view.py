@@ -131,7 +131,7 @@ def test_bead_plate_fills_columns_of_six() -> None:
 
 
 def test_a_blackjack_result_in_a_few_words() -> None:
-    from controller.tools.watch import compact_result
+    from controller.tools.event_text import compact_result
 
     result = {
         "dealer_cards": ["9S", "8D"], "dealer_total": 17, "dealer_blackjack": False,

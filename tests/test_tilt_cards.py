@@ -28,7 +28,7 @@ from controller.daemon.config import ZmqSpec, load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.money import Currency
-from controller.table import MAX_HELD
+from controller.tilts import MAX_HELD
 from controller.tools.ctl import format_reply, format_round
 
 pytestmark = pytest.mark.timeout(120)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import logging
-import signal
 import sys
 import threading
 from types import TracebackType
@@ -13,25 +11,6 @@ from types import TracebackType
 from controller.daemon.server import Daemon
 
 log = logging.getLogger("croupier.daemon")
-
-
-#: prctl(2) option: the signal this process gets when its parent dies.
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent() -> bool:
-    """Linux: have the kernel send this process SIGTERM when its parent dies (even by SIGKILL).
-
-    Best effort (False elsewhere or if prctl fails): the daemon's parent watch
-    (``Daemon(parent_pid=...)``) stops it anyway, within half a second.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) == 0)
-    except (OSError, AttributeError):
-        return False
 
 
 #: How soon a thread waiting for the GIL gets it from a busy one (Python's default is 5 ms). The shoe is

@@ -88,7 +88,7 @@ class TableService:
         self.replayed = 0
         self.replay_seconds = 0.0
         #: Cards refused while the table is tilted (journaled): only past the engine's bound of held
-        #: cards (controller.table.MAX_HELD), until the tilt ends; the dealer keys them again by hand.
+        #: cards (controller.tilts.MAX_HELD), until the tilt ends; the dealer keys them again by hand.
         self.refused_cards: list[str] = []
         #: Wagers standing now that chip sensors placed (the rest were keyed: no chips to expect).
         self.sensor_wagers: set[tuple[int, str]] = set()

@@ -1,19 +1,40 @@
-"""Start a ``croupier`` subcommand as a child of the demo: the daemon and the signage display.
+"""Start a ``croupier`` subcommand as a child of the demo (the daemon, the display), and follow a parent.
 
 One way for both, because both need the same three things: the child's output in a log file the
 demo can show when it fails; a session of its own, so Ctrl-C reaches the demo only and the demo
 stops its children in order; and ``--exit-with-parent``, so a demo killed abruptly (SIGKILL) takes
-its children with it.
+its children with it (the child's side of that is :func:`die_with_parent`, here too).
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
+
+#: prctl(2) option: the signal this process gets when its parent dies.
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> bool:
+    """Linux: have the kernel send this process SIGTERM when its parent dies (even by SIGKILL).
+
+    Best effort (False elsewhere or if prctl fails): the daemon's parent watch
+    (``Daemon(parent_pid=...)``) stops it anyway, within half a second.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
 
 #: The project root: ``python -m controller.cli`` must find this checkout's packages.
 ROOT = Path(__file__).resolve().parents[2]

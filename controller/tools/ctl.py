@@ -33,7 +33,7 @@ from controller.daemon.config import TableConfig, TableFileError, ZmqSpec, load_
 from controller.daemon.endpoints import EndpointError
 from controller.daemon.keys import KeyFileError
 from controller.money import AmountError, Currency
-from controller.tools.watch import credits_text, format_event, result_text
+from controller.tools.event_text import credits_text, format_event, result_text
 
 #: ctl word -> (command, positional fields); integers are converted where the command expects them.
 WORDS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {

@@ -13,10 +13,11 @@ from pydantic import ValidationError
 from controller.configfile import validation_problems
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.journal import JournalError
-from controller.daemon.runner import die_with_parent, run_foreground
+from controller.daemon.runner import run_foreground
 from controller.daemon.selftest import HELLO_TIMEOUT
 from controller.daemon.server import Daemon, DaemonError, OptionError
 from controller.daemon.statelock import StateDirBusy
+from controller.tools.children import die_with_parent
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

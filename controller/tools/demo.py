@@ -38,8 +38,7 @@ from pathlib import Path
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.daemon.keys import ClientCredentials
-from controller.daemon.runner import die_with_parent
-from controller.tools.children import start_child
+from controller.tools.children import die_with_parent, start_child
 from controller.tools.demo_dealer import CardSource, Dealer, DemoError
 from controller.tools.demo_setup import STOP_SIGNALS, _interrupt, ctl_command, demo_endpoints, table_file
 from controller.tools.demo_summary import summary

@@ -10,7 +10,7 @@ from __future__ import annotations
 from controller.daemon.client import CommandClient, DaemonUnavailable
 from controller.daemon.keys import ClientCredentials
 from controller.money import Currency
-from controller.tools.watch import credits_text
+from controller.tools.event_text import credits_text
 
 
 def _rounds(n: int) -> str:

@@ -29,7 +29,7 @@ from rich.text import Text
 from controller.daemon.client import DaemonUnavailable, Subscriber, request_snapshot
 from controller.daemon.keys import ClientCredentials
 from controller.money import DEFAULT_CURRENCY, Currency
-from controller.tools.watch import compact_result, format_event, result_text
+from controller.tools.event_text import compact_result, format_event, result_text
 
 #: A card code in a round view (``TD``, ``AS``) or a hole card not yet shown.
 _CARD = re.compile(r"^([2-9TJQKA][CDHS]|\?\?)$")

@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from controller.cards import decks_text
 from controller.daemon.client import (
     DEFAULT_STALE_AFTER,
     DaemonUnavailable,
@@ -28,105 +27,7 @@ from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.endpoints import EndpointError
 from controller.daemon.keys import ClientCredentials, KeyFileError
 from controller.money import DEFAULT_CURRENCY, Currency
-
-
-def format_event(p: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
-    """One readable line per event (the JSON has every field; this is for eyes), amounts as ``995.00``."""
-    m, signed = cur.format, cur.signed
-    name, seq = p["event"], p.get("seq", "")
-    head = f"#{seq:<6} " if seq != "" else ""
-    rnd = f"R{p['round']} " if "round" in p else ""
-    body: str
-    if name == "card_dealt":
-        body = f"{p['hand']:<8} <- {p['card']}"
-    elif name == "card_burned":
-        body = f"burn {p['card']} ({p['why']})"
-    elif name in ("wager_placed", "wager_returned"):
-        verb = "bet" if name == "wager_placed" else f"returned ({p['reason']})"
-        body = f"seat {p['seat']} {p['spot']} {m(p['amount'])} {verb}; credits {m(p['credits'])}"
-    elif name == "betting_opened":
-        body = "place your bets"
-    elif name == "betting_closed":
-        body = f"no more bets; playing seats {p['seats']}"
-    elif name == "decision_due":
-        body = "waiting for " + "; ".join(f"seat {s}: {'/'.join(a)}" for s, a in p["choices"].items())
-    elif name == "decision":
-        amount = p.get("amount")
-        body = f"seat {p['seat']} {p['action']}" + (f" {m(amount)}" if amount is not None else "")
-    elif name == "round_result":
-        body = "result " + compact_result(p["result"])
-    elif name == "round_settled":
-        lines = "; ".join(
-            f"seat {s['seat']} {s['spot']} {m(s['stake'])} {signed(s['net'])}" for s in p["settlements"]
-        )
-        body = (
-            f"SETTLED {lines or 'no wagers'}; house {signed(p['house_net'])}; "
-            f"credits {credits_text(p['credits'], cur)}"
-        )
-    elif name == "round_voided":
-        body = f"VOIDED: wagers returned; credits {credits_text(p['credits'], cur)}"
-    elif name == "tilt":
-        held = f"; held {' '.join(p['held'])}" if p.get("held") else ""
-        body = f"TILT {p['reason']}: {p['detail']}{held}"
-    elif name == "card_held":
-        body = f"card {p['card']} HELD by the tilt (held: {' '.join(p['held'])})"
-    elif name == "tilt_cleared":
-        body = f"tilt cleared ({p['how']})"
-    elif name == "refused":
-        body = f"refused {p['input'].get('input')}: {p['reason']}"
-    elif name == "credit":
-        body = f"seat {p['seat']} credit {p['direction']} {m(p['amount'])}; credits {m(p['credits'])}"
-    elif name == "device":
-        body = f"{p['device']} {'online' if p['online'] else 'OFFLINE'} {p['detail']}".rstrip()
-    elif name == "new_shoe":
-        body = f"new shoe: {decks_text(p['decks'])}"
-    else:
-        rest = {k: v for k, v in p.items() if k not in ("event", "table", "seq", "round")}
-        body = result_text(rest)
-    return f"{head}{rnd}{name:<14} {body}"
-
-
-def credits_text(credits: dict[str, int], cur: Currency = DEFAULT_CURRENCY) -> str:
-    """``seat 1: 995.00, seat 2: 1,000.00`` (or ``none``)."""
-    return ", ".join(f"seat {s}: {cur.format(c)}" for s, c in credits.items()) or "none"
-
-
-def result_text(value: Any) -> str:
-    """A result or notice record as ``key value`` words instead of raw JSON (nested in brackets)."""
-    if isinstance(value, dict):
-        return " ".join(f"{k} {result_text(v)}" for k, v in value.items() if v not in (None, [], {}))
-    if isinstance(value, list):
-        return "[" + " ".join(result_text(v) for v in value) + "]"
-    return str(value)
-
-
-def _outcomes(value: Any) -> list[str]:
-    if isinstance(value, dict):
-        own = [str(value["outcome"])] if value.get("outcome") else []
-        return own + [o for k, v in value.items() if k != "outcome" for o in _outcomes(v)]
-    if isinstance(value, list):
-        return [o for v in value for o in _outcomes(v)]
-    return []
-
-
-def compact_result(result: dict[str, Any]) -> str:
-    """A round's result in a few words: the winner, the dealer's total or cards, each seat's outcomes."""
-    parts: list[str] = []
-    if "winner" in result:  # Baccarat
-        parts.append(f"{result['winner']} {result.get('player_score')}-{result.get('banker_score')}"
-                     + (" natural" if result.get("natural") else ""))
-    if "dealer_total" in result:
-        parts.append(f"dealer {result['dealer_total']}")
-    elif result.get("dealer_cards"):
-        parts.append("dealer " + " ".join(result["dealer_cards"]))
-    if result.get("dp_seat") is not None:
-        parts.append(f"DP seat {result['dp_seat']} {result.get('dp_card') or ''}".rstrip())
-    for key in ("seats", "players"):
-        for seat, rec in (result.get(key) or {}).items():
-            choice = rec.get("choice") if isinstance(rec, dict) else None
-            outcome = "/".join(_outcomes(rec))
-            parts.append(f"seat {seat} {choice + ' ' if choice else ''}{outcome}".rstrip())
-    return ", ".join(parts) or result_text(result)
+from controller.tools.event_text import credits_text, format_event, result_text
 
 
 def format_lamps(p: dict[str, Any]) -> str:

@@ -16,20 +16,20 @@ from typing import Any
 
 from controller.cards import Card
 from controller.events import CardBurned, CardDealt, Event, GameNotice
-from controller.games.base import CardDue, DecisionDue, Due, GameRound, Refusal, RoundLedger, Settlement
+from controller.games.base import CardDue, DecisionDue, Due, GameRound, Refusal, RoundLedger
 from controller.games.blackjack import (
     Hand,
     can_double,
     can_hit,
     can_split,
     dealer_should_hit,
-    hand_total,
     is_natural,
     split_spot,
     ten_value,
 )
-from controller.games.poker_hands import PokerHand, best_hand
-from controller.games.two_way_winner.options import TwoWayWinnerOptions, bonus_view, community_bonus
+from controller.games.poker_hands import best_hand
+from controller.games.two_way_winner.options import TwoWayWinnerOptions
+from controller.games.two_way_winner.report import COMMUNITY, RoundReport
 from controller.games.two_way_winner.seat import (
     BJ_ANTE,
     BJ_PLAY,
@@ -42,21 +42,16 @@ from controller.games.two_way_winner.seat import (
     SURRENDER,
     TAKE_NATURAL,
     SeatPlay,
-    Showdown,
-    bonus_net,
-    seat_nets,
 )
 from controller.money import Currency
 
-#: Community cards: five at most; a dealer card past the fifth is burned.
-COMMUNITY = 5
 _DEALER = CardDue("dealer")
 _BURN = CardDue("burn")
 _COMMUNITY = CardDue("community")
 _DEALER_POKER = CardDue("dealer poker")
 
 
-class TwoWayWinnerRound(GameRound):
+class TwoWayWinnerRound(RoundReport, GameRound):
     """A round over the wagers fixed at close (every seat holds both antes, equal)."""
 
     __slots__ = ("options", "seats", "dealer", "burned", "extra", "dealer_poker", "phase",
@@ -344,71 +339,6 @@ class TwoWayWinnerRound(GameRound):
 
     def _notice(self, what: str, **detail: Any) -> GameNotice:
         return GameNotice(self.ledger.round, what, detail)
-
-    def dealer_total(self) -> int:
-        return hand_total(self.dealer)[0]
-
-    def dealer_best(self) -> PokerHand | None:
-        """The dealer's best five of its two poker cards and the community (once drawn)."""
-        if len(self.dealer_poker) < 2:
-            return None
-        return best_hand([*self.dealer_poker, *self.community()])
-
-    # ------------------------------------------------------------ results
-    def settlements(self) -> list[Settlement]:
-        opts = self.options
-        show = Showdown(self.dealer_blackjack, self.dealer_total(), self.dealer_best(), opts.natural_pays)
-        nets: dict[tuple[int, str], int] = {}
-        for play in self.seats:
-            for spot, net in seat_nets(play, self.ledger, show).items():
-                nets[(play.seat, spot)] = net
-        if self._bonus_staked():
-            _, key = community_bonus(self.community())
-            pays = self.options.dealer_bonus_paytable.pays(key)
-            for play in self.seats:
-                stake = self.ledger.stake(play.seat, DEALER_BONUS)
-                if stake:
-                    nets[(play.seat, DEALER_BONUS)] = bonus_net(stake, pays)
-        return [Settlement(seat, spot, stake, nets[(seat, spot)])
-                for (seat, spot), stake in self.ledger.stakes.items()]
-
-    def result(self) -> dict[str, Any]:
-        community = self.community()
-        dealer_best = self.dealer_best()
-        bonus = bonus_view(*community_bonus(community)) if len(community) == COMMUNITY else None
-        seats: dict[str, Any] = {}
-        for play in self.seats:
-            entry: dict[str, Any] = {"choice": play.choice, "hands": play.hand_codes()}
-            if play.choice == POKER and play.best is not None:
-                entry["best_hand"] = play.best.to_dict()
-            seats[str(play.seat)] = entry
-        return {
-            "dealer_cards": [c.code for c in self.dealer],
-            "community": [c.code for c in community],
-            "burned": [c.code for c in self.burned],
-            "dealer_poker_cards": [c.code for c in self.dealer_poker],
-            "dealer_bj_total": self.dealer_total(),
-            "dealer_blackjack": self.dealer_blackjack,
-            "dealer_best_hand": None if dealer_best is None else dealer_best.to_dict(),
-            "bonus_hand": bonus,
-            "seats": seats,
-        }
-
-    def view(self) -> dict[str, Any]:
-        """The round so far as players see it: the hole card stays face down until the dealer's turn."""
-        dealer = [c.code for c in self.dealer]
-        if len(dealer) == 2 and self.phase in ("choose", "play") and not self.dealer_blackjack:
-            dealer[1] = "??"
-        return {
-            "phase": self.phase,
-            "dealer_cards": dealer,
-            "community": [c.code for c in self.community()],
-            "burned": [c.code for c in self.burned],
-            "dealer_poker_cards": [c.code for c in self.dealer_poker],
-            "seats": {str(p.seat): {"choice": p.choice, "hands": p.hand_codes(),
-                                    "bet_decided": p.bet_decided} for p in self.seats},
-        }
-
 
 def _exact(money: Currency, action: str, amount: int | None, cost: int | None) -> None:
     """Refuse an amount that differs from what the rules fix for ``action`` (``None``: no amount)."""
