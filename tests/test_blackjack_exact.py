@@ -10,13 +10,22 @@ post-split simplification is not spelled out by the source).
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.games.blackjack_dealer import full_shoe, no_blackjack, outcomes, outcomes_exact, remove
+from controller.games.blackjack_dealer import (
+    forget,
+    full_shoe,
+    no_blackjack,
+    outcomes,
+    outcomes_exact,
+    prefetch,
+    remove,
+)
 from controller.games.blackjack_exact import PLAIN, Evaluator, Rules, game_value
 
 
@@ -27,7 +36,8 @@ from controller.games.blackjack_exact import PLAIN, Evaluator, Rules, game_value
     up=st.integers(1, 10),
     h17=st.booleans(),
 )
-def test_dealer_probabilities_are_exact_and_sum_to_one(counts: list[int], tens: int, up: int, h17: bool) -> None:
+def test_dealer_probabilities_are_exact_and_sum_to_one(counts: list[int], tens: int, up: int,
+                                                       h17: bool) -> None:
     shoe = (*counts, tens)
     floats = outcomes(shoe, up, h17)
     exact = outcomes_exact(shoe, up, h17)
@@ -35,6 +45,20 @@ def test_dealer_probabilities_are_exact_and_sum_to_one(counts: list[int], tens: 
     assert sum(floats) == pytest.approx(1.0, abs=1e-12)
     for f, e in zip(floats, exact, strict=True):
         assert f == pytest.approx(float(e), abs=1e-12)
+
+
+def test_batched_dealer_probabilities_are_exact() -> None:
+    # Batches go through the draw graph, single shoes through the multiset sums: both against fractions.
+    rng = random.Random(4)
+    shoes = [tuple(rng.randint(1, 4) for _ in range(9)) + (rng.randint(4, 16),) for _ in range(20)]
+    for up in (1, 2, 7, 10):
+        for h17 in (False, True):
+            forget()
+            prefetch({(shoe, up, h17) for shoe in shoes})
+            for shoe in shoes[:4]:
+                exact = outcomes_exact(shoe, up, h17)
+                assert outcomes(shoe, up, h17) == pytest.approx([float(e) for e in exact], abs=1e-12)
+    forget()
 
 
 def test_dealer_bust_six_decks_against_a_six() -> None:

@@ -22,6 +22,7 @@ for the tests that check the float figures against exact ones.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -89,7 +90,7 @@ _CACHE: dict[tuple[Shoe, int, bool], tuple[float, ...]] = {}
 _WANTED: set[tuple[Shoe, int, bool]] | None = None
 _NOTHING: Final = (0.0,) * 7
 #: Shoes computed together in one matrix product.
-BATCH: Final = 1024
+BATCH: Final = 2048
 
 
 def outcomes(shoe: Shoe, up: int, hits_soft_17: bool) -> tuple[float, ...]:
@@ -142,6 +143,33 @@ _IMPOSSIBLE: Final = -1e4
 
 
 def _batch(shoes: list[Shoe], up: int, hits_soft_17: bool) -> np.ndarray:
+    """Outcome vectors of ``shoes`` (rows) against ``up``: through the draw graph for a batch (its cost
+    is per node, shared by the whole batch), through the multiset sums for a few shoes."""
+    if len(shoes) >= _GRAPH_FROM:
+        return _graph_batch(shoes, dealer_table(up, hits_soft_17))
+    return _sum_batch(shoes, up, hits_soft_17)
+
+
+#: Batches at least this large go through the draw graph.
+_GRAPH_FROM: Final = 16
+
+
+def _graph_batch(shoes: list[Shoe], table: DealerTable) -> np.ndarray:
+    """Push the probability of every shoe through the draw graph, node by node in order of size."""
+    counts = np.asarray(shoes, dtype=np.float64).T
+    n = counts.sum(axis=0)
+    reach = np.zeros((len(table.nodes), len(shoes)))
+    reach[0] = 1.0
+    ends = np.zeros((7, len(shoes)))
+    for node, (drawn, k, values, targets, ending) in enumerate(table.nodes):
+        step = np.maximum(counts - drawn, 0.0) * (reach[node] / np.maximum(n - k, 1.0))
+        reach[targets] += step[values]
+        ends += ending @ step
+    result: np.ndarray = ends.T
+    return result
+
+
+def _sum_batch(shoes: list[Shoe], up: int, hits_soft_17: bool) -> np.ndarray:
     """Outcome vectors of ``shoes`` (rows) against ``up``.
 
     One ordered draw of the cards of a multiset has probability
@@ -213,6 +241,40 @@ class DealerTable:
         self.most_of = self.drawn.max(axis=0)
         self.onehot = np.zeros((len(rows), 7))
         self.onehot[np.arange(len(rows)), self.outcome] = 1.0
+        self._graph(up, hits_soft_17)
+
+    def _graph(self, up: int, hits_soft_17: bool) -> None:
+        """The same draws as a graph for many shoes at once: nodes are what the dealer holds (a multiset,
+        order forgotten, in order of size), each edge one more card, into a node or an ending."""
+        start: tuple[int, ...] = (0,) * 10
+        ids = {start: 0}
+        #: Per node: the cards drawn, how many, the values leading to nodes and those nodes, and a
+        #: (7, 10) matrix sending each value's probability to the ending it makes.
+        self.nodes: list[tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]] = []
+        queue = deque([(start, up, up == ACE)])
+        while queue:
+            drawn, hard, has_ace = queue.popleft()
+            k = sum(drawn)
+            to_node: list[tuple[int, int]] = []
+            ending = np.zeros((7, 10))
+            for v in range(1, 11):
+                child = drawn[:v - 1] + (drawn[v - 1] + 1,) + drawn[v:]
+                h2, a2 = hard + v, has_ace or v == ACE
+                total, soft = best_total(h2, a2), a2 and h2 <= 11
+                if k == 0 and h2 == 11 and a2:
+                    ending[BLACKJACK, v - 1] = 1.0
+                elif total > 21:
+                    ending[BUST, v - 1] = 1.0
+                elif total >= 18 or (total == 17 and not (soft and hits_soft_17)):
+                    ending[total - 17, v - 1] = 1.0
+                else:
+                    if child not in ids:
+                        ids[child] = len(ids)
+                        queue.append((child, h2, a2))
+                    to_node.append((v - 1, ids[child]))
+            self.nodes.append((np.array(drawn, dtype=np.float64)[:, None], k,
+                               np.array([v for v, _ in to_node], dtype=np.intp),
+                               np.array([t for _, t in to_node], dtype=np.intp), ending))
 
 
 @lru_cache(maxsize=40)
