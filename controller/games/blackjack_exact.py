@@ -120,7 +120,7 @@ class Evaluator:
         self._splits: dict[tuple[Shoe, int, int, Stakes], tuple[float, float, float]] = {}
 
     def pay(self, st: Stakes) -> Stakes:
-        """What stake profile ``st`` is counted as in this evaluation."""
+        """What stake profile ``st`` is counted as in this evaluation (inlined in the hot loop)."""
         return self.payoff.get(st, st)
 
     # ------------------------------------------------------------ terminal values
@@ -131,14 +131,10 @@ class Evaluator:
         if total == 21 and self.rules.auto_win_21:
             return win * no_blackjack(up, shoe)
         vec = outcomes(shoe, up, self.rules.hits_soft_17)
-        won = vec[BUST]
-        lost = 0.0
-        for k in range(5):
-            if 17 + k < total:
-                won += vec[k]
-            elif 17 + k > total:
-                lost += vec[k]
-        return win * won - lose * lost
+        if total < 17:  # wins only on a dealer bust, loses on any dealer total
+            return win * vec[BUST] - lose * (vec[0] + vec[1] + vec[2] + vec[3] + vec[4])
+        k = total - 17
+        return win * (vec[BUST] + sum(vec[:k])) - lose * sum(vec[k + 1:BUST])
 
     def double(self, shoe: Shoe, hard: int, has_ace: bool, up: int, st: Stakes) -> float:
         """Doubling: one card, then stand, at the doubled stakes."""
@@ -156,7 +152,7 @@ class Evaluator:
     def hit_stand(self, shoe: Shoe, hard: int, has_ace: bool, up: int, st: Stakes) -> float:
         """Value of a hand that may only hit or stand, played best (or by the policy)."""
         total = best_total(hard, has_ace)
-        pay = self.pay(st)
+        pay = self.payoff.get(st, st)
         if total >= 21:
             return self.stand(shoe, total, up, pay.win, pay.lose)
         key = (shoe, hard, has_ace, up, st)
@@ -181,65 +177,93 @@ class Evaluator:
         return value
 
     def hit(self, shoe: Shoe, hard: int, has_ace: bool, up: int, st: Stakes) -> float:
-        """Taking one card, then playing on (the busting cards inline: they are most of the calls)."""
+        """Taking one card, then playing on.
+
+        The hot loop of every sheet: busts, 21s and cached hands are settled
+        inline rather than through :meth:`hit_stand`.
+        """
         n = sum(shoe)
         value = 0.0
         peek = TEN if up == ACE else ACE if up == TEN else 0
-        lose = self.pay(st).lose
+        pay = self.payoff.get(st, st)
+        hits = self._hits
+        auto = self.rules.auto_win_21
         for i, count in enumerate(shoe):
             if not count:
                 continue
             v = i + 1
-            if hard + v > 21:
+            after = hard + v
+            if after > 21 or (auto and (after == 21 or (after == 11 and (has_ace or v == ACE)))):
                 hole = shoe[peek - 1] - (v == peek) if peek else 0
-                value -= count / n * lose * (1.0 - hole / (n - 1))
-            else:
-                rest = shoe[:i] + (count - 1,) + shoe[i + 1:]
-                value += count / n * self.hit_stand(rest, hard + v, has_ace or v == ACE, up, st)
+                value += count / n * (-pay.lose if after > 21 else pay.win) * (1.0 - hole / (n - 1))
+                continue
+            rest = shoe[:i] + (count - 1,) + shoe[i + 1:]
+            ace = has_ace or v == ACE
+            cached = hits.get((rest, after, ace, up, st))
+            if cached is None:
+                cached = self.hit_stand(rest, after, ace, up, st)
+            value += count / n * cached
         return value
 
     # ------------------------------------------------------------ two-card hands
-    def options(self, shoe: Shoe, c1: int, c2: int, up: int, st: Stakes, *, split_hand: bool = False,
-                may_split: bool = True, others: Stakes | None = None) -> dict[str, float]:
-        """Every legal action's value for the two cards ``c1``, ``c2`` (``shoe``: without them and the up).
+    def legal(self, c1: int, c2: int, *, split_hand: bool = False, may_split: bool = True) -> tuple[str, ...]:
+        """The actions open to the two cards ``c1``, ``c2``.
 
         ``split_hand``: the hand was made by a split (double only with
         double-after-split, a split ace only stands unless split aces may be
-        hit). ``may_split``: the pair may be split now; ``others``: the stakes of
-        the hands a split makes (default ``st``).
+        hit). ``may_split``: the pair may be split now.
         """
         hard, has_ace = c1 + c2, ACE in (c1, c2)
         rules = self.rules
-        total = best_total(hard, has_ace)
-        pay = self.pay(st)
-        stand = self.stand(shoe, total, up, pay.win, pay.lose)
-        if total == 21 or (split_hand and c1 == ACE and not rules.hit_split_aces):
-            return {"stand": stand}
-        values = {"stand": stand,
-                  "hit": self.hit(shoe, hard, has_ace, up, st)}
+        if best_total(hard, has_ace) == 21 or (split_hand and c1 == ACE and not rules.hit_split_aces):
+            return ("stand",)
+        actions = ["stand", "hit"]
         if (not split_hand or rules.double_after_split) and double_allowed(hard, has_ace, rules.double_on):
-            values["double"] = self.double(shoe, hard, has_ace, up, st)
+            actions.append("double")
         if may_split and c1 == c2 and rules.max_split_hands >= 2:
-            values["split"] = self.split(shoe, c1, up, st, others or st)
-        return values
+            actions.append("split")
+        return tuple(actions)
+
+    def value(self, action: str, shoe: Shoe, c1: int, c2: int, up: int, st: Stakes,
+              others: Stakes | None = None) -> float:
+        """One action's value for the two cards ``c1``, ``c2`` (``shoe``: without them and the up card);
+        ``others``: the stakes of the hands a split makes (default ``st``)."""
+        hard, has_ace = c1 + c2, ACE in (c1, c2)
+        if action == "stand":
+            pay = self.pay(st)
+            return self.stand(shoe, best_total(hard, has_ace), up, pay.win, pay.lose)
+        if action == "hit":
+            return self.hit(shoe, hard, has_ace, up, st)
+        if action == "double":
+            return self.double(shoe, hard, has_ace, up, st)
+        return self.split(shoe, c1, up, st, others or st)
+
+    def options(self, shoe: Shoe, c1: int, c2: int, up: int, st: Stakes, *, split_hand: bool = False,
+                may_split: bool = True, others: Stakes | None = None) -> dict[str, float]:
+        """Every legal action's value (see :meth:`legal` and :meth:`value`)."""
+        return {a: self.value(a, shoe, c1, c2, up, st, others)
+                for a in self.legal(c1, c2, split_hand=split_hand, may_split=may_split)}
 
     def play(self, shoe: Shoe, c1: int, c2: int, up: int, st: Stakes, *, split_hand: bool = False,
              may_split: bool = True, others: Stakes | None = None) -> float:
-        """The value of the two-card hand as played (best action, the policy's, or the replayed one)."""
-        values = self.options(shoe, c1, c2, up, st, split_hand=split_hand, may_split=may_split, others=others)
-        if len(values) == 1:
-            return next(iter(values.values()))
+        """The value of the two-card hand as played: the best action (recorded in :attr:`decisions`), or
+        the policy's or replayed one (then only that action is valued)."""
+        legal = self.legal(c1, c2, split_hand=split_hand, may_split=may_split)
         key = (shoe, c1, c2, up, st, split_hand, may_split)
-        if self.replay is not None:
-            return values[self.replay[key]]
-        if self.policy is not None:
+        if len(legal) == 1:
+            action = legal[0]
+        elif self.replay is not None:
+            action = self.replay[key]
+        elif self.policy is not None:
             hard, has_ace = c1 + c2, ACE in (c1, c2)
             action = self.policy(best_total(hard, has_ace), has_ace and hard <= 11, c1 if c1 == c2 else 0, up,
-                                 tuple(values))
+                                 legal)
+        else:
+            values = {a: self.value(a, shoe, c1, c2, up, st, others) for a in legal}
+            action = max(values, key=values.__getitem__)
+            self.decisions[key] = action
             return values[action]
-        action = max(values, key=values.__getitem__)
-        self.decisions[key] = action
-        return values[action]
+        return self.value(action, shoe, c1, c2, up, st, others)
 
     # ------------------------------------------------------------ splits
     def split(self, shoe: Shoe, pair: int, up: int, first: Stakes, others: Stakes) -> float:
@@ -345,12 +369,13 @@ def deal_value(ev: Evaluator, up: int, c1: int, c2: int, rest: Shoe) -> float:
     return -p_bj + ev.play(rest, c1, c2, up, PLAIN)
 
 
-def two_pass(work: Callable[[], T]) -> T:
-    """Run ``work`` twice: once to learn every shoe the dealer is asked about (answered with zeros), then,
-    after computing those together, for real. ``work`` must build its own :class:`Evaluator` (the first
-    pass's values are meaningless) and its strategy must not depend on values it has not computed."""
+def two_pass(work: Callable[[], T], explore: Callable[[], object] | None = None) -> T:
+    """Run ``explore`` (default ``work``) to learn every shoe the dealer will be asked about (answered
+    with zeros), compute those together, then run ``work`` for real. Each must build its own
+    :class:`Evaluator` (the first pass's values are meaningless); ``explore`` must reach every shoe
+    ``work`` does: a best-play evaluation values every action, so it reaches those of any strategy."""
     with recording() as wanted:
-        work()
+        (explore or work)()
     prefetch(wanted)
     try:
         return work()
