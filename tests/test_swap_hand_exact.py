@@ -83,3 +83,10 @@ def test_math_with_no_options_prints_the_stored_exact_sheet(capsys: pytest.Captu
     assert data["rules"]["decks"] == 6 and data["chart"]["hard 16"]["10"].startswith("W")
     assert main(["math", "swap_hand", "--format", "markdown"]) == 0
     assert capsys.readouterr().out.startswith("# Swap-Hand Blackjack: exact par sheet")
+
+
+def test_math_refuses_options_outside_the_table_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.cli import main
+
+    assert main(["math", "swap_hand", "--decks", "9"]) == 2
+    assert "decks" in capsys.readouterr().err
