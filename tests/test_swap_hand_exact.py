@@ -67,6 +67,13 @@ def test_a_short_simulation_contains_the_exact_basic_strategy_figures() -> None:
         sd = math.sqrt(tally.squares[spot] / n - mean * mean)
         half = Z999 * sd / math.sqrt(n)
         assert mean - half <= exact * stake <= mean + half, (spot, mean / stake, half / stake, exact)
+    # The Odds-Win's second moment (its net is +2, 0 or -1 a unit, so its square lies in [0, 4]): Hoeffding's
+    # bound at 99.9 % holds whatever the distribution.
+    spread = stored().odds_win_spread()["basic"]
+    second = 4 * spread["hit_frequency"] + spread["loss_frequency"]
+    simulated = tally.squares["odds_win"] / tally.rounds / (STAKE // 2) ** 2
+    assert abs(simulated - second) <= 4 * math.sqrt(math.log(2 / 0.001) / (2 * tally.rounds))
+    assert 0 < spread["hit_frequency"] < 0.5 < spread["hit_frequency"] + spread["loss_frequency"] <= 1
 
 
 def test_math_with_no_options_prints_the_stored_exact_sheet(capsys: pytest.CaptureFixture[str]) -> None:
@@ -76,7 +83,7 @@ def test_math_with_no_options_prints_the_stored_exact_sheet(capsys: pytest.Captu
     out = capsys.readouterr().out
     returns = stored().returns()
     assert f"{100 * (1 + returns['optimal']['main']):.4f} %" in out
-    assert "Stored figures" in out and "Best first decision" in out
+    assert "Stored figures" in out and "Best first decision" in out and "Odds-Win (per unit staked" in out
     assert main(["math", "swap_hand", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["returns"]["basic"]["odds_win"] == pytest.approx(returns["basic"]["odds_win"])

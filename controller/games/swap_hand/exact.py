@@ -18,7 +18,9 @@ left; both strategies are computed in the same pass: the documented chart
 the simulator plays (docs/strategy/swap_hand.md, :func:`basic_policy`) and
 the best composition-dependent play, swap included. The Odds-Win share of a
 strategy is measured by replaying its decisions with only the Odds-Win
-counted; the Main's is the rest.
+counted (and once more counting only its wins: the Odds-Win's hit
+frequency, which with its mean fixes its standard deviation, its net being
++2, 0 or -1 a unit); the Main's share is the rest.
 """
 
 from __future__ import annotations
@@ -46,7 +48,16 @@ from controller.games.swap_hand.options import SwapHandOptions
 DEAD: Final = Stakes(1.0, 1.0, 2.0, 2.0)
 LIVE: Final = Stakes(2.0, 1.5, 3.0, 2.5)
 #: Counting the Odds-Win alone, per main unit: +1 on a win, -0.5 on a loss, a double changes nothing.
-ODDS_ONLY: Final = {LIVE: Stakes(1.0, 0.5, 1.0, 0.5), DEAD: Stakes(0.0, 0.0, 0.0, 0.0)}
+NOTHING: Final = Stakes(0.0, 0.0, 0.0, 0.0)
+#: What each count measures, per stake profile: both wagers (the stakes themselves), the Odds-Win's
+#: net, and the chance the Odds-Win wins (its hit frequency; with its mean it fixes its variance).
+COUNTS: Final[dict[str, dict[Stakes, Stakes]]] = {
+    "both": {},
+    "odds": {LIVE: Stakes(1.0, 0.5, 1.0, 0.5), DEAD: NOTHING},
+    "odds_wins": {LIVE: Stakes(1.0, 0.0, 1.0, 0.0), DEAD: NOTHING},
+}
+#: Per count: a natural, a dealer blackjack against any other hand, an even start's lost Odds-Win.
+_FIXED: Final = {"both": (None, -1.5, -0.5), "odds": (1.0, -0.5, -0.5), "odds_wins": (1.0, 0.0, 0.0)}
 SWAP_TOTALS: Final = range(14, 19)
 STRATEGIES: Final = ("basic", "optimal")
 
@@ -100,6 +111,8 @@ class UpResult:
 
     total: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STRATEGIES, 0.0))
     odds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STRATEGIES, 0.0))
+    #: P(the Odds-Win wins), per strategy.
+    odds_wins: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STRATEGIES, 0.0))
     #: (row, up) -> action -> probability, the optimal first decision of each two-card start.
     cells: dict[tuple[str, int], dict[str, float]] = field(default_factory=dict)
 
@@ -107,6 +120,7 @@ class UpResult:
         for k in STRATEGIES:
             self.total[k] += other.total[k]
             self.odds[k] += other.odds[k]
+            self.odds_wins[k] += other.odds_wins[k]
         for key, acts in other.cells.items():
             mine = self.cells.setdefault(key, {})
             for a, p in acts.items():
@@ -127,20 +141,22 @@ class Deal:
     """Values of one strategy on the deals of one up card (an evaluator plus the swap decision)."""
 
     def __init__(self, options: SwapHandOptions, strategy: str, replay: dict[object, str] | None = None,
-                 odds_only: bool = False) -> None:
+                 count: str = "both") -> None:
         rules = rules_of(options)
         self.rules = rules
         self.basic = strategy == "basic"
         self.ev = Evaluator(rules, basic_policy(options) if self.basic else None, replay=replay,
-                            payoff=ODDS_ONLY if odds_only else None)
-        self.odds_only = odds_only
+                            payoff=COUNTS[count])
+        self.count = count
         self.replay = replay
         self.decisions = self.ev.decisions
 
     def natural(self, live: bool) -> float:
         """A natural (dealt or swapped in) wins whatever the dealer holds; the live Odds-Win wins with it."""
-        odds = 1.0 if live else 0.0
-        return odds if self.odds_only else self.rules.blackjack_pays + odds
+        odds = _FIXED[self.count][0]
+        if odds is None:
+            return self.rules.blackjack_pays + (1.0 if live else 0.0)
+        return odds if live else 0.0
 
     def fresh(self, shoe: Shoe, up: int, st: Stakes) -> float:
         """Two new cards off ``shoe`` after a swap, played as a new start (joint with no dealer blackjack)."""
@@ -158,10 +174,10 @@ class Deal:
         if is_natural(c1, c2):
             return self.natural(live), "blackjack"
         p_bj = hole_blackjack(up, rest)
-        on_bj = -0.5 if self.odds_only else -1.5
-        even = 0.0 if live else -0.5 * (1 - p_bj)
-        if self.odds_only and not live:
-            return -0.5, "even"
+        _, on_bj, lost = _FIXED[self.count]
+        even = 0.0 if live else lost * (1 - p_bj)
+        if self.count != "both" and not live:
+            return lost, "even"
         st = LIVE if live else DEAD
         keep = self.ev.play(rest, c1, c2, up, st, others=DEAD)
         action = self.decisions.get((rest, c1, c2, up, st, False, True), "stand")
@@ -179,8 +195,6 @@ class Deal:
                 self.decisions[swap_key] = "swap" if swapping else "keep"
             if swapping:
                 keep, action = swap, "swap"
-        if self.odds_only:
-            even = 0.0
         return p_bj * on_bj + keep + even, action
 
 
@@ -225,9 +239,11 @@ def up_result(job: Job) -> UpResult:
                 if strategy == "optimal":
                     cell = result.cells.setdefault((row_name(c1, c2), up), {})
                     cell[action] = cell.get(action, 0.0) + p
-            odds = Deal(options, strategy, replay=None if deal.basic else deal.decisions, odds_only=True)
-            result.odds[strategy] = sum(p * odds.deal(u, c1, c2, rest)[0]
-                                        for u, c1, c2, p, rest in starts(shoe) if u == up)
+            replay = None if deal.basic else deal.decisions
+            for count, into in (("odds", result.odds), ("odds_wins", result.odds_wins)):
+                share = Deal(options, strategy, replay=replay, count=count)
+                into[strategy] = sum(p * share.deal(u, c1, c2, rest)[0]
+                                     for u, c1, c2, p, rest in starts(shoe) if u == up)
         return result
 
     return two_pass(work, explore)
@@ -250,9 +266,11 @@ def deal_values(options: SwapHandOptions, up: int, deals: list[tuple[int, int]])
         for strategy in STRATEGIES:
             deal = Deal(options, strategy)
             totals = [deal.deal(up, c1, c2, rest)[0] for (c1, c2), rest in zip(deals, rests, strict=True)]
-            odds = Deal(options, strategy, replay=None if deal.basic else deal.decisions, odds_only=True)
-            out[strategy] = totals + [odds.deal(up, c1, c2, rest)[0]
-                                      for (c1, c2), rest in zip(deals, rests, strict=True)]
+            out[strategy] = totals
+            for count in ("odds", "odds_wins"):
+                share = Deal(options, strategy, replay=None if deal.basic else deal.decisions, count=count)
+                out[strategy] += [share.deal(up, c1, c2, rest)[0]
+                                  for (c1, c2), rest in zip(deals, rests, strict=True)]
         return out
 
     return two_pass(work, explore)

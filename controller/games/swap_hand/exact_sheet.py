@@ -12,6 +12,7 @@ and the best strategy's first decision as a chart.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -67,10 +68,25 @@ class Sheet:
             out[k] = {"main": whole.total[k] - odds, "odds_win": odds / 0.5, "both": whole.total[k] / 1.5}
         return out
 
+    def odds_win_spread(self) -> dict[str, dict[str, float]]:
+        """Per strategy: the Odds-Win's hit frequency and standard deviation per unit staked on it.
+
+        Its net is +2 (a win), 0 (a push) or -1 (a loss) a unit, so P(win)
+        and the mean fix P(loss) = 2 P(win) - mean and E[net^2] = 4 P(win) + P(loss).
+        """
+        whole = self.merged()
+        out = {}
+        for k in STRATEGIES:
+            wins, mean = whole.odds_wins[k], whole.odds[k] / 0.5
+            losses = 2 * wins - mean
+            out[k] = {"hit_frequency": wins, "loss_frequency": losses,
+                      "standard_deviation": math.sqrt(4 * wins + losses - mean * mean)}
+        return out
+
     def to_json(self) -> dict[str, Any]:
         return {
             "options": options_key(self.options),
-            "per_up": {str(up): {"total": r.total, "odds": r.odds,
+            "per_up": {str(up): {"total": r.total, "odds": r.odds, "odds_wins": r.odds_wins,
                                  "cells": [[row, u, acts] for (row, u), acts in sorted(r.cells.items())]}
                        for up, r in sorted(self.per_up.items())},
             "checks": self.checks,
@@ -80,7 +96,7 @@ class Sheet:
     def from_json(cls, data: dict[str, Any]) -> Sheet:
         per_up = {}
         for up, r in data["per_up"].items():
-            per_up[int(up)] = UpResult(int(up), dict(r["total"]), dict(r["odds"]),
+            per_up[int(up)] = UpResult(int(up), dict(r["total"]), dict(r["odds"]), dict(r["odds_wins"]),
                                        {(row, u): dict(acts) for row, u, acts in r["cells"]})
         return cls(SwapHandOptions.model_validate(data["options"]), per_up, data.get("checks", {}))
 
@@ -141,7 +157,8 @@ def render(sheet: Sheet, fmt: str, source: str) -> str:
     returns = sheet.returns()
     if fmt == "json":
         return json.dumps({"game": "swap_hand", "rules": options_key(sheet.options), "method": METHOD,
-                           "source": source, "returns": returns, "chart": chart(sheet)}, indent=1)
+                           "source": source, "returns": returns, "odds_win": sheet.odds_win_spread(),
+                           "chart": chart(sheet)}, indent=1)
     md = fmt == "markdown"
     lines = ["# Swap-Hand Blackjack: exact par sheet" if md else "Swap-Hand Blackjack: exact par sheet", "",
              f"Rules: {rules_line(sheet.options)}.", "", f"Method: {METHOD}. {source}", ""]
@@ -155,6 +172,13 @@ def render(sheet: Sheet, fmt: str, source: str) -> str:
         cells = [k, *(f"{100 * (1 + r[w]):.4f} %" for w in ("main", "odds_win", "both")),
                  *(f"{-100 * r[w]:.4f} %" for w in ("main", "odds_win", "both"))]
         lines.append("| " + " | ".join(cells) + " |" if md else "  ".join(f"{c:>14}" for c in cells))
+    spread = sheet.odds_win_spread()
+    lines += ["", "Odds-Win (per unit staked on it; it wins 2:1, pushes or loses): "
+              + "; ".join(f"{k}: hit frequency {100 * spread[k]['hit_frequency']:.4f} %, loses "
+                          f"{100 * spread[k]['loss_frequency']:.4f} %, standard deviation "
+                          f"{spread[k]['standard_deviation']:.4f}" for k in STRATEGIES) + ".",
+              "Not computed yet: the Main's hit frequency and standard deviation (split hands share the "
+              "dealer's cards, which the split simplification leaves out)."]
     gain = returns["optimal"]["both"] - returns["basic"]["both"]
     lines += ["", f"The best strategy gains {100 * gain:.4f} % of everything staked over the basic strategy "
               f"({100 * 1.5 * gain:.4f} % of the main wager).", ""]
