@@ -73,14 +73,13 @@ def test_swap_measurement_finds_a_clear_case() -> None:
     assert res.swap > res.keep
 
 
-def test_math_with_no_options_is_the_house_edge_sheet_with_its_method(
+def test_math_with_rounds_is_the_simulated_house_edge_sheet_with_its_method(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from controller.cli import build_parser, main
-    from controller.games.swap_hand.par_sheet import SHEET_ROUNDS
 
     defaults = build_parser().parse_args(["math", "swap_hand"])
-    assert defaults.rounds == SHEET_ROUNDS and not defaults.swap_table  # no option needed
+    assert defaults.rounds is None and not defaults.swap_table  # no option: the exact sheet
     assert main(["math", "swap_hand", "--rounds", "500", "--seed", "3", "--workers", "1"]) == 0
     out = capsys.readouterr().out
     assert "method: simulation (Monte Carlo) through the real engine, 500 rounds, seed 3" in out

@@ -1,11 +1,18 @@
-"""Swap-Hand Blackjack par sheet: the house edge of the main, the Odds-Win and both together.
+"""Swap-Hand Blackjack par sheet: the exact Main and Odds-Win returns, basic and best strategy, and its chart.
 
-Blackjack has no closed form worth trusting here (the swap, splits and the
-Odds-Win that follows the hand), so the figure is measured, and the sheet
-says so: a Monte Carlo through the real engine (every round through the
-table as the daemon drives it, a seeded six-deck shoe, the default
-strategy of docs/strategy/swap_hand.md), with its 95 % interval and round
-count. With no options it takes well under a minute on two cores.
+With no options the sheet is exact (controller/games/swap_hand/exact.py):
+every deal valued on the exact shoe composition, under the documented
+basic strategy and under the best composition-dependent strategy the
+engine finds (the swap included), with the best strategy's chart. The
+default table's figures are stored in the repository and print at once;
+other options (--decks, --h17, ...) are computed, one job per up card over
+--workers processes. --format markdown|json prints it as a document;
+--output writes it to a file (docs/strategy/swap_hand_exact.md).
+
+--rounds N measures the house edge by simulation instead: a Monte Carlo
+through the real engine (every round through the table as the daemon
+drives it, a seeded shoe, the default strategy of
+docs/strategy/swap_hand.md), with its 95 % interval and round count.
 
 --swap-table measures the swap chart itself instead: the EV of swapping
 versus keeping each hard 14-18 against each dealer up card. Each trial
@@ -26,13 +33,18 @@ import os
 import random
 import sys
 from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
 
 from controller.cards import DECK, Card, decks_text, parse_card
 from controller.games.blackjack import is_natural
 from controller.games.blackjack_strategy import UPS, Chart
+from controller.games.swap_hand.exact_sheet import DEFAULTS_FILE, cached, compute, render
 from controller.games.swap_hand.options import SwapHandOptions
 from controller.games.swap_hand.play import STAKE, Player, SimTable
 from controller.games.swap_hand.simulation import print_edges, simulate
+from controller.money import Odds
 from controller.simulation.montecarlo import mean_interval, run_chunks
 
 TOTALS = range(14, 19)
@@ -119,10 +131,22 @@ SHEET_ROUNDS = 200_000
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--rounds", type=int, default=SHEET_ROUNDS,
-        help=f"rounds of the house-edge simulation (default {SHEET_ROUNDS}; 4x the rounds halve the "
-        "interval)",
+        "--rounds", type=int, default=None,
+        help=f"measure the house edge by simulating this many rounds instead of the exact sheet (e.g. "
+        f"{SHEET_ROUNDS}; 4x the rounds halve the interval)",
     )
+    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                        help="exact sheet: plain text (default), a markdown document or JSON")
+    parser.add_argument("--output", metavar="FILE", help="exact sheet: write it to FILE, not to the terminal")
+    parser.add_argument("--recompute", action="store_true",
+                        help="exact sheet: compute the table defaults too, not read the stored figures")
+    parser.add_argument("--h17", action="store_true", help="exact sheet: the dealer hits soft 17")
+    parser.add_argument("--blackjack-pays", default="3:2", choices=("3:2", "6:5"), help="default 3:2")
+    parser.add_argument("--double-on", default="any2", choices=("any2", "9-11", "10-11"), help="default any2")
+    parser.add_argument("--no-das", action="store_true", help="exact sheet: no double after a split")
+    parser.add_argument("--max-split-hands", type=int, default=4, choices=range(1, 5), help="default 4")
+    parser.add_argument("--resplit-aces", action="store_true", help="exact sheet: split aces may resplit")
+    parser.add_argument("--hit-split-aces", action="store_true", help="exact sheet: split aces may be hit")
     parser.add_argument("--swap-table", action="store_true",
                         help="measure the swap chart (swap versus keep per total and up card) instead")
     parser.add_argument("--trials", type=int, default=6000,
@@ -139,7 +163,7 @@ def _up_name(up: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if not args.swap_table:
-        return house_edge_sheet(args)
+        return house_edge_sheet(args) if args.rounds is not None else exact(args)
     if args.trials < 2:
         print("croupier math swap_hand: --trials must be at least 2")
         return 2
@@ -157,6 +181,33 @@ def run(args: argparse.Namespace) -> int:
         ups = sorted(r.up for r in results if r.total == t and r.diff > 0)
         print(f"    {t}: frozenset({{{', '.join(str(u) for u in ups)}}}),")
     print("}")
+    return 0
+
+
+def exact(args: argparse.Namespace) -> int:
+    """The exact sheet: stored for the table defaults, else computed (progress bar on stderr)."""
+    try:
+        options = SwapHandOptions(
+            decks=args.decks, dealer_hits_soft_17=args.h17, blackjack_pays=Odds.parse(args.blackjack_pays),
+            double_on=args.double_on, double_after_split=not args.no_das,
+            max_split_hands=args.max_split_hands,
+            resplit_aces=args.resplit_aces, hit_split_aces=args.hit_split_aces,
+        )
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        print(f"croupier math swap_hand: {err['loc'][0]}: {err['msg']}", file=sys.stderr)
+        return 2
+    sheet = None if args.recompute else cached(options)
+    if sheet is None:
+        sheet = compute(options, args.workers)
+        source = f"Computed now ({args.workers} worker(s))."
+    else:
+        source = f"Stored figures ({DEFAULTS_FILE.name}); `--recompute` computes them again."
+    text = render(sheet, args.format, source)
+    if args.output:
+        Path(args.output).write_text(text)
+    else:
+        print(text, end="")
     return 0
 
 

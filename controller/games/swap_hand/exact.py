@@ -1,0 +1,276 @@
+"""Swap-Hand Blackjack computed exactly: the Main and Odds-Win returns and the best strategy.
+
+Built on the exact blackjack engine (:mod:`controller.games.blackjack_exact`)
+with the game's three changes (docs/rules/swap_hand.md):
+
+- the Odds-Win (half the main, 2:1) lives on an odd first two cards and
+  follows the first hand, so that hand is valued at a win of 2 main units
+  and a loss of 1.5 (3 and 2.5 doubled); an even start loses it at once;
+- a hand reaching 21 wins on the spot (``auto_win_21``), a natural wins
+  even against a dealer blackjack, and the dealer's blackjack takes every
+  other hand (the peek comes before any swap);
+- a two-card hard 14-18 may be swapped for two fresh cards off the same
+  shoe (the discards stay out), played as a new start that can double,
+  split or be a natural, with the Odds-Win as decided by the first cards.
+
+One deal (up card, two player cards) is valued on the exact composition
+left; both strategies are computed in the same pass: the documented chart
+the simulator plays (docs/strategy/swap_hand.md, :func:`basic_policy`) and
+the best composition-dependent play, swap included. The Odds-Win share of a
+strategy is measured by replaying its decisions with only the Odds-Win
+counted (and once more counting only its wins: the Odds-Win's hit
+frequency, which with its mean fixes its standard deviation, its net being
++2, 0 or -1 a unit); the Main's share is the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Final
+
+from controller.cards import Card, parse_card
+from controller.games.blackjack_dealer import (
+    ACE,
+    TEN,
+    Shoe,
+    full_shoe,
+    hole_blackjack,
+    no_blackjack,
+    remove,
+    take,
+)
+from controller.games.blackjack_exact import Evaluator, Rules, Stakes, is_natural, starts, two_pass
+from controller.games.blackjack_strategy import Chart, basic_action, should_swap
+from controller.games.swap_hand.options import SwapHandOptions
+
+#: The first hand with the Odds-Win dead (plain stakes) and live (2:1 on half a unit rides along).
+DEAD: Final = Stakes(1.0, 1.0, 2.0, 2.0)
+LIVE: Final = Stakes(2.0, 1.5, 3.0, 2.5)
+#: Counting the Odds-Win alone, per main unit: +1 on a win, -0.5 on a loss, a double changes nothing.
+NOTHING: Final = Stakes(0.0, 0.0, 0.0, 0.0)
+#: What each count measures, per stake profile: both wagers (the stakes themselves), the Odds-Win's
+#: net, and the chance the Odds-Win wins (its hit frequency; with its mean it fixes its variance).
+COUNTS: Final[dict[str, dict[Stakes, Stakes]]] = {
+    "both": {},
+    "odds": {LIVE: Stakes(1.0, 0.5, 1.0, 0.5), DEAD: NOTHING},
+    "odds_wins": {LIVE: Stakes(1.0, 0.0, 1.0, 0.0), DEAD: NOTHING},
+}
+#: Per count: a natural, a dealer blackjack against any other hand, an even start's lost Odds-Win.
+_FIXED: Final = {"both": (None, -1.5, -0.5), "odds": (1.0, -0.5, -0.5), "odds_wins": (1.0, 0.0, 0.0)}
+SWAP_TOTALS: Final = range(14, 19)
+STRATEGIES: Final = ("basic", "optimal")
+
+
+def rules_of(options: SwapHandOptions) -> Rules:
+    return Rules(
+        hits_soft_17=options.dealer_hits_soft_17,
+        blackjack_pays=options.blackjack_pays.num / options.blackjack_pays.den,
+        double_on=options.double_on,
+        double_after_split=options.double_after_split,
+        max_split_hands=options.max_split_hands,
+        resplit_aces=options.resplit_aces,
+        hit_split_aces=options.hit_split_aces,
+        auto_win_21=True,
+    )
+
+
+def chart_up(up: int) -> int:
+    """Engine up value (1 ace .. 10) as a chart column (2..10, ace 11)."""
+    return 11 if up == ACE else up
+
+
+def _card(value: int) -> Card:
+    return parse_card(("A" if value == ACE else "T" if value == TEN else str(value)) + "S")
+
+
+def _cards(total: int, soft: bool, pair: int) -> list[Card]:
+    """Two cards that the chart reads as this hand (only total, softness and a pair's rank matter to it)."""
+    if pair:
+        return [_card(pair), _card(pair)]
+    if soft:
+        return [_card(ACE), _card(total - 11)]
+    return [_card(TEN), _card(total - 10)] if total >= 12 else [_card(2), _card(total - 2)]
+
+
+def basic_policy(options: SwapHandOptions) -> Callable[[int, bool, int, int, tuple[str, ...]], str]:
+    """The simulator's player (docs/strategy/swap_hand.md) as a policy of the exact engine."""
+    chart = Chart(options.dealer_hits_soft_17, options.double_after_split)
+
+    def policy(total: int, soft: bool, pair: int, up: int, legal: tuple[str, ...]) -> str:
+        return basic_action(_cards(total, soft, pair), chart_up(up), legal, chart)
+
+    return policy
+
+
+@dataclass
+class UpResult:
+    """One up card's share of the returns (probability-weighted, per main unit) and the chart cells."""
+
+    up: int = 0
+
+    total: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STRATEGIES, 0.0))
+    odds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STRATEGIES, 0.0))
+    #: P(the Odds-Win wins), per strategy.
+    odds_wins: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STRATEGIES, 0.0))
+    #: (row, up) -> action -> probability, the optimal first decision of each two-card start.
+    cells: dict[tuple[str, int], dict[str, float]] = field(default_factory=dict)
+
+    def merge(self, other: UpResult) -> None:
+        for k in STRATEGIES:
+            self.total[k] += other.total[k]
+            self.odds[k] += other.odds[k]
+            self.odds_wins[k] += other.odds_wins[k]
+        for key, acts in other.cells.items():
+            mine = self.cells.setdefault(key, {})
+            for a, p in acts.items():
+                mine[a] = mine.get(a, 0.0) + p
+
+
+def row_name(c1: int, c2: int) -> str:
+    """The chart row of a two-card start: a pair, a soft total or a hard total."""
+    if c1 == c2:
+        rank = "A" if c1 == ACE else "T" if c1 == TEN else str(c1)
+        return f"{rank}-{rank}"
+    if ACE in (c1, c2):
+        return f"A-{c1 + c2 - 1}"
+    return f"hard {c1 + c2}"
+
+
+class Deal:
+    """Values of one strategy on the deals of one up card (an evaluator plus the swap decision)."""
+
+    def __init__(self, options: SwapHandOptions, strategy: str, replay: dict[object, str] | None = None,
+                 count: str = "both") -> None:
+        rules = rules_of(options)
+        self.rules = rules
+        self.basic = strategy == "basic"
+        self.ev = Evaluator(rules, basic_policy(options) if self.basic else None, replay=replay,
+                            payoff=COUNTS[count])
+        self.count = count
+        self.replay = replay
+        self.decisions = self.ev.decisions
+
+    def natural(self, live: bool) -> float:
+        """A natural (dealt or swapped in) wins whatever the dealer holds; the live Odds-Win wins with it."""
+        odds = _FIXED[self.count][0]
+        if odds is None:
+            return self.rules.blackjack_pays + (1.0 if live else 0.0)
+        return odds if live else 0.0
+
+    def fresh(self, shoe: Shoe, up: int, st: Stakes) -> float:
+        """Two new cards off ``shoe`` after a swap, played as a new start (joint with no dealer blackjack)."""
+        value = 0.0
+        for d1, d2, p, rest in pairs(shoe):
+            if is_natural(d1, d2):
+                value += p * self.natural(st is LIVE) * no_blackjack(up, rest)
+            else:
+                value += p * self.ev.play(rest, d1, d2, up, st, others=DEAD)
+        return value
+
+    def deal(self, up: int, c1: int, c2: int, rest: Shoe) -> tuple[float, str]:
+        """The value of one deal (per main unit, both wagers or the Odds-Win alone) and the first decision."""
+        live = (c1 + c2) % 2 == 1
+        if is_natural(c1, c2):
+            return self.natural(live), "blackjack"
+        p_bj = hole_blackjack(up, rest)
+        _, on_bj, lost = _FIXED[self.count]
+        even = 0.0 if live else lost * (1 - p_bj)
+        if self.count != "both" and not live:
+            return lost, "even"
+        st = LIVE if live else DEAD
+        keep = self.ev.play(rest, c1, c2, up, st, others=DEAD)
+        action = self.decisions.get((rest, c1, c2, up, st, False, True), "stand")
+        if ACE not in (c1, c2) and c1 + c2 in SWAP_TOTALS:
+            swap_key = ("swap", rest, c1, c2, up)
+            if self.replay is not None:
+                swapping = self.replay[swap_key] == "swap"
+                swap = self.fresh(rest, up, st) if swapping else 0.0
+            elif self.basic:
+                swapping = should_swap(c1 + c2, chart_up(up))
+                swap = self.fresh(rest, up, st) if swapping else 0.0
+            else:
+                swap = self.fresh(rest, up, st)
+                swapping = swap > keep
+                self.decisions[swap_key] = "swap" if swapping else "keep"
+            if swapping:
+                keep, action = swap, "swap"
+        return p_bj * on_bj + keep + even, action
+
+
+def pairs(shoe: Shoe) -> Iterator[tuple[int, int, float, Shoe]]:
+    """Two cards off ``shoe``, unordered (low first), with their probability and the shoe left."""
+    n = sum(shoe)
+    for d1 in range(1, 11):
+        if shoe[d1 - 1]:
+            after = take(shoe, d1)
+            p1 = shoe[d1 - 1] / n
+            for d2 in range(d1, 11):
+                if after[d2 - 1]:
+                    yield d1, d2, p1 * after[d2 - 1] / (n - 1) * (1 if d1 == d2 else 2), take(after, d2)
+
+
+@dataclass(frozen=True)
+class Job:
+    up: int
+    options: SwapHandOptions
+
+
+def up_result(job: Job) -> UpResult:
+    """Both strategies' returns (both wagers, and the Odds-Win alone) from the deals under one up card."""
+    options, up = job.options, job.up
+    shoe = full_shoe(options.decks)
+
+    def explore() -> None:
+        deal = Deal(options, "optimal")
+        for u, c1, c2, _, rest in starts(shoe):
+            if u == up:
+                deal.deal(u, c1, c2, rest)
+
+    def work() -> UpResult:
+        result = UpResult(up)
+        for strategy in STRATEGIES:
+            deal = Deal(options, strategy)
+            for u, c1, c2, p, rest in starts(shoe):
+                if u != up:
+                    continue
+                value, action = deal.deal(u, c1, c2, rest)
+                result.total[strategy] += p * value
+                if strategy == "optimal":
+                    cell = result.cells.setdefault((row_name(c1, c2), up), {})
+                    cell[action] = cell.get(action, 0.0) + p
+            replay = None if deal.basic else deal.decisions
+            for count, into in (("odds", result.odds), ("odds_wins", result.odds_wins)):
+                share = Deal(options, strategy, replay=replay, count=count)
+                into[strategy] = sum(p * share.deal(u, c1, c2, rest)[0]
+                                     for u, c1, c2, p, rest in starts(shoe) if u == up)
+        return result
+
+    return two_pass(work, explore)
+
+
+def deal_values(options: SwapHandOptions, up: int, deals: list[tuple[int, int]]) -> dict[str, list[float]]:
+    """Per strategy: for each of ``deals`` (two player cards under ``up``, off a full shoe) its value for
+    both wagers and for the Odds-Win alone, per main unit. A few seconds: the stored sheet carries these
+    for a handful of deals so a test can prove, cheaply, that the engine still gives what was stored."""
+    shoe = full_shoe(options.decks)
+    rests = [remove(shoe, up, c1, c2) for c1, c2 in deals]
+
+    def explore() -> None:
+        deal = Deal(options, "optimal")
+        for (c1, c2), rest in zip(deals, rests, strict=True):
+            deal.deal(up, c1, c2, rest)
+
+    def work() -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        for strategy in STRATEGIES:
+            deal = Deal(options, strategy)
+            totals = [deal.deal(up, c1, c2, rest)[0] for (c1, c2), rest in zip(deals, rests, strict=True)]
+            out[strategy] = totals
+            for count in ("odds", "odds_wins"):
+                share = Deal(options, strategy, replay=None if deal.basic else deal.decisions, count=count)
+                out[strategy] += [share.deal(up, c1, c2, rest)[0]
+                                  for (c1, c2), rest in zip(deals, rests, strict=True)]
+        return out
+
+    return two_pass(work, explore)
