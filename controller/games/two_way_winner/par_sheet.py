@@ -28,96 +28,21 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from itertools import combinations_with_replacement
-from math import comb
 from pathlib import Path
 from typing import Any, Final
 
 from pydantic import ValidationError
 
 from controller.configfile import ConfigFileError, read_yaml
+from controller.games.two_way_winner.bonus_math import ALL_HANDS, bonus_class_counts, par_sheet
 from controller.games.two_way_winner.options import (
     BONUS_KEYS,
-    JACKS,
     DealerBonusPayTable,
     TwoWayWinnerOptions,
 )
+from controller.games.two_way_winner.simulation import ANTE, interval, play
 
-#: Every five-card hand of one deck.
-ALL_HANDS: Final = comb(52, 5)
-
-#: Rank indexes (2 = 0 .. A = 12) of the ten straights, the wheel included.
-_STRAIGHTS: Final = frozenset(
-    [frozenset(range(low, low + 5)) for low in range(9)] + [frozenset({12, 0, 1, 2, 3})]
-)
-_ACE_HIGH_STRAIGHT: Final = frozenset(range(8, 13))
-
-
-def bonus_class_counts() -> dict[str | None, int]:
-    """How many five-card hands fall in each pay-table class (``None``: below a pair of jacks)."""
-    counts: dict[str | None, int] = dict.fromkeys((*BONUS_KEYS, None), 0)
-    for ranks in combinations_with_replacement(range(13), 5):
-        per_rank = {r: ranks.count(r) for r in set(ranks)}
-        if max(per_rank.values()) > 4:
-            continue
-        ways = 1
-        for n in per_rank.values():
-            ways *= comb(4, n)
-        shape = sorted(per_rank.values(), reverse=True)
-        if len(per_rank) == 5:
-            distinct = frozenset(per_rank)
-            flushes = 4  # all five of one suit
-            straight = distinct in _STRAIGHTS
-            if straight:
-                top = "royal_flush" if distinct == _ACE_HIGH_STRAIGHT else "straight_flush"
-                counts[top] += flushes
-                counts["straight"] += ways - flushes
-            else:
-                counts["flush"] += flushes
-                counts[None] += ways - flushes
-        elif shape == [4, 1]:
-            counts["four_of_a_kind"] += ways
-        elif shape == [3, 2]:
-            counts["full_house"] += ways
-        elif shape == [3, 1, 1]:
-            counts["three_of_a_kind"] += ways
-        elif shape == [2, 2, 1]:
-            counts["two_pair"] += ways
-        else:  # one pair
-            pair = next(r for r, n in per_rank.items() if n == 2)
-            counts["jacks_or_better" if pair + 2 >= JACKS else None] += ways
-    return counts
-
-
-def par_sheet(table: DealerBonusPayTable) -> dict[str, Any]:
-    """Exact return, house edge, hit rate and per-class lines of a pay table (fractions)."""
-    counts = bonus_class_counts()
-    assert sum(counts.values()) == ALL_HANDS
-    returned = Fraction(0)
-    hits = 0
-    second = Fraction(0)  # E[net^2] per unit
-    lines = []
-    for key in (*BONUS_KEYS, None):
-        n = counts[key]
-        odds = table.pays(key)
-        net = Fraction(-1) if odds is None else Fraction(odds.num, odds.den)
-        if odds is not None:
-            hits += n
-            returned += n * (1 + net)
-        second += n * net * net
-        lines.append({"hand": key or "nothing", "hands": n, "pays": "lose" if odds is None else str(odds)})
-    ret = returned / ALL_HANDS
-    edge = 1 - ret
-    variance = second / ALL_HANDS - edge * edge
-    return {
-        "hands": ALL_HANDS,
-        "lines": lines,
-        "return": ret,
-        "house_edge": edge,
-        "hit_rate": Fraction(hits, ALL_HANDS),
-        "variance": variance,
-    }
-
+__all__ = ["ALL_HANDS", "bonus_class_counts", "par_sheet", "load_paytable", "add_arguments", "run"]
 
 def load_paytable(table_file: str | None, pairs: Sequence[str]) -> DealerBonusPayTable:
     """The pay table from the defaults, a table file, then ``KEY=ODDS`` pairs; ValueError names the key."""
@@ -207,8 +132,6 @@ def run(args: argparse.Namespace) -> int:
 
 def game_sheet(rounds: int, seed: int) -> int:
     """The game's house edge by simulation, with the method, its size and its interval stated."""
-    from controller.games.two_way_winner.simulation import ANTE, interval, play  # it imports this module
-
     if rounds < 2:
         print("croupier math two_way_winner: --rounds must be at least 2", file=sys.stderr)
         return 2
