@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller import inputs as I  # noqa: E402
 from controller.daemon.config import FIRMWARE_CONFIGS, SimulationSpec, load_table  # noqa: E402
-from controller.games.base import CardDue, DecisionDue  # noqa: E402
+from controller.game_base import CardDue, DecisionDue  # noqa: E402
 from controller.scenario import Scenario, scenario_from_data  # noqa: E402
 from controller.simulation.shoe_shuffle import ShuffledShoe  # noqa: E402
 from controller.table import Table  # noqa: E402

@@ -22,8 +22,8 @@ from controller import inputs as I
 from controller.cards import Card, CardError, parse_card
 from controller.configfile import ConfigFileError, read_yaml, validation_problems
 from controller.events import Event
+from controller.game_base import CardDue, DecisionDue, Game
 from controller.games import check_game_name, game_class
-from controller.games.base import CardDue, DecisionDue, Game
 from controller.limits import TableLimits
 from controller.table import Table
 

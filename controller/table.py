@@ -31,8 +31,8 @@ from controller.events import (
     RoundVoided,
     ShoeShuffled,
 )
-from controller.games.base import CardDue, Game, GameRound, Refusal, RoundLedger, Settlement
-from controller.games.base import DecisionDue as DecisionDueState
+from controller.game_base import CardDue, Game, GameRound, Refusal, RoundLedger, Settlement
+from controller.game_base import DecisionDue as DecisionDueState
 from controller.limits import TableLimits
 from controller.tilts import Tilt, TiltRules
 from controller.wagers import SeatMeters, WagerRules

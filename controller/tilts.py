@@ -24,7 +24,7 @@ from controller.events import (
     TiltRaised,
     TiltReason,
 )
-from controller.games.base import Refusal
+from controller.game_base import Refusal
 
 #: Cards a tilt holds at most; a card past them is refused (journaled, listed by the daemon) as a
 #: sign that the shoe keeps dealing into a halted table: a real dealer stops long before.

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from controller import inputs as I
 from controller.events import CreditChanged, Event, RoundResult, RoundSettled, WagerPlaced, WagerReturned
-from controller.games.base import Game, Refusal, Settlement
+from controller.game_base import Game, Refusal, Settlement
 from controller.limits import TableLimits
 from controller.money import Currency
 

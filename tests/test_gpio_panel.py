@@ -13,9 +13,9 @@ import pytest
 
 from controller import inputs as I
 from controller.cards import parse_card
+from controller.game_base import CardDue
+from controller.game_base import DecisionDue as DecisionDueState
 from controller.games import GAMES
-from controller.games.base import CardDue
-from controller.games.base import DecisionDue as DecisionDueState
 from controller.limits import TableLimits
 from drivers.gpio import LampMode, LampView, PanelLogic
 from drivers.gpio.logic import JOURNAL_FAULT

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from controller import inputs as I
 from controller.cards import parse_card
 from controller.events import Event
-from controller.games.base import CardDue, DecisionDue, Refusal
+from controller.game_base import CardDue, DecisionDue, Refusal
 from controller.games.one_card_poker.rules import OneCardPoker, OneCardPokerOptions, deal_order
 from controller.limits import TableLimits
 from controller.table import Table

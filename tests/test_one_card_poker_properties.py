@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from controller import inputs as I
 from controller.cards import DECK, Card
-from controller.games.base import CardDue, DecisionDue
+from controller.game_base import CardDue, DecisionDue
 from controller.games.one_card_poker.rules import OneCardPoker, OneCardPokerOptions
 from controller.limits import TableLimits
 from controller.table import Table

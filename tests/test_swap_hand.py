@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from controller import inputs as I
 from controller.cards import parse_card
 from controller.events import Event
-from controller.games.base import DecisionDue, Refusal
+from controller.game_base import DecisionDue, Refusal
 from controller.games.swap_hand.options import CLASSIC, SwapHandOptions, Variant
 from controller.games.swap_hand.round import SwapHandRound
 from controller.games.swap_hand.rules import SwapHand

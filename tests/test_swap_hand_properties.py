@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from controller import inputs as I
 from controller.cards import DECK
-from controller.games.base import CardDue, DecisionDue
+from controller.game_base import CardDue, DecisionDue
 from controller.games.blackjack import dealer_should_hit, hand_total
 from controller.games.swap_hand.options import SwapHandOptions
 from controller.games.swap_hand.rules import SwapHand

@@ -9,8 +9,8 @@ import pytest
 
 from controller import inputs as I
 from controller.cards import DECK, parse_card
+from controller.game_base import RoundLedger, Settlement
 from controller.games.baccarat.rules import Baccarat, BaccaratOptions, BaccaratRound
-from controller.games.base import RoundLedger, Settlement
 from controller.limits import TableLimits
 from controller.table import Table
 from tests.helpers import baccarat_table, deal, names

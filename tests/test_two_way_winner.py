@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from controller import inputs as I
 from controller.cards import parse_card
 from controller.events import CardBurned, CardDealt, Event, GameNotice, RoundResult, RoundSettled
-from controller.games.base import DecisionDue
+from controller.game_base import DecisionDue
 from controller.games.two_way_winner.options import TwoWayWinnerOptions
 from controller.games.two_way_winner.rules import TwoWayWinner
 from controller.limits import TableLimits

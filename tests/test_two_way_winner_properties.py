@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from controller import inputs as I
 from controller.cards import DECK, Card, parse_card
 from controller.events import RoundResult, RoundSettled
-from controller.games.base import CardDue, DecisionDue
+from controller.game_base import CardDue, DecisionDue
 from controller.games.blackjack import dealer_should_hit, hand_total, is_natural
 from controller.games.two_way_winner.options import TwoWayWinnerOptions
 from controller.games.two_way_winner.rules import TwoWayWinner

@@ -24,8 +24,8 @@ from controller.configfile import ConfigFileError, read_yaml, validation_problem
 from controller.daemon.auth import is_loopback
 from controller.daemon.camera_config import CameraSettings, CameraSpec, resolve_camera
 from controller.daemon.endpoints import check_endpoint
+from controller.game_base import Game, GameOptions
 from controller.games import GAMES, check_game_name
-from controller.games.base import Game, GameOptions
 from controller.limits import TableLimits
 from controller.money import Currency
 from drivers.gpio.backend import FACTORIES

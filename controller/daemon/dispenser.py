@@ -36,7 +36,7 @@ from typing import Any, Final
 from controller.daemon import faults
 from controller.daemon.feed_state import FeedLog, FeedState
 from controller.daemon.journal import Journal, JournalFault
-from controller.games.base import CardDue
+from controller.game_base import CardDue
 from controller.inputs import DeviceStatus, Input
 from controller.table import Table
 from drivers.shoe import ShoeError, ShoeReader

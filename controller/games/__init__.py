@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from controller.games.base import Game
+from controller.game_base import Game
 
 #: The game packages of this build (each ``controller/games/<name>/``).
 GAME_PACKAGES: tuple[str, ...] = (

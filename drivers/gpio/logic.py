@@ -130,7 +130,7 @@ class LampView:
     @classmethod
     def from_table(cls, table: Table) -> LampView:
         """Cheaper than a snapshot (no meters, no shoe): what the daemon calls after every input."""
-        from controller.games.base import DecisionDue
+        from controller.game_base import DecisionDue
 
         due = table.due()
         dp = getattr(table.game, "dp_seat", None)

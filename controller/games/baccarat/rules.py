@@ -14,7 +14,7 @@ from pydantic import Field
 
 from controller.cards import Card
 from controller.events import CardDealt, Event
-from controller.games.base import CardDue, Due, Game, GameOptions, GameRound, Refusal, RoundLedger, Settlement
+from controller.game_base import CardDue, Due, Game, GameOptions, GameRound, Refusal, RoundLedger, Settlement
 from controller.limits import TableLimits
 from controller.money import EVEN, Odds
 from controller.options import OddsText, odds_in

@@ -23,7 +23,7 @@ from pydantic import AfterValidator, Field
 
 from controller.cards import Card
 from controller.events import CardDealt, DesignatedPlayerSet, Event, GameNotice
-from controller.games.base import (
+from controller.game_base import (
     CardDue,
     DecisionDue,
     Due,

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from controller.games.base import GameOptions
+from controller.game_base import GameOptions
 from controller.games.blackjack import SplitRules
 from controller.money import Odds
 from controller.options import OddsText, odds_in

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from controller import inputs as I
 from controller.cards import DECK, Card
 from controller.events import RoundSettled
-from controller.games.base import CardDue, DecisionDue
+from controller.game_base import CardDue, DecisionDue
 from controller.games.blackjack import Hand, hand_total
 from controller.games.blackjack_strategy import Chart, basic_action, should_swap, up_value
 from controller.games.swap_hand.options import SWAP_HAND, SwapHandOptions, Variant

@@ -14,7 +14,7 @@ from typing import Any
 
 from controller.cards import Card
 from controller.events import CardDealt, Event, GameNotice
-from controller.games.base import CardDue, DecisionDue, Due, GameRound, Refusal, RoundLedger, Settlement
+from controller.game_base import CardDue, DecisionDue, Due, GameRound, Refusal, RoundLedger, Settlement
 from controller.games.blackjack import (
     Hand,
     SplitRules,

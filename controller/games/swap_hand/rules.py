@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from controller.games.base import Game, GameOptions, Refusal, RoundLedger
+from controller.game_base import Game, GameOptions, Refusal, RoundLedger
 from controller.games.swap_hand.options import SWAP_HAND, SwapHandOptions, Variant
 from controller.games.swap_hand.round import SwapHandRound
 from controller.limits import TableLimits

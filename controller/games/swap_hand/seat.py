@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from controller.cards import Card
-from controller.games.base import Settlement
+from controller.game_base import Settlement
 from controller.games.blackjack import Hand
 from controller.money import EVEN, Odds
 

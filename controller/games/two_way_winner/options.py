@@ -17,7 +17,7 @@ from typing import Annotated, Any, Final
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from controller.cards import Card
-from controller.games.base import GameOptions
+from controller.game_base import GameOptions
 from controller.games.poker_hands import HandRank, PokerHand, best_hand
 from controller.money import Odds, OddsError
 from controller.options import OddsText

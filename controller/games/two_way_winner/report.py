@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from controller.cards import Card
-from controller.games.base import RoundLedger, Settlement
+from controller.game_base import RoundLedger, Settlement
 from controller.games.blackjack import hand_total
 from controller.games.poker_hands import PokerHand, best_hand
 from controller.games.two_way_winner.options import TwoWayWinnerOptions, bonus_view, community_bonus

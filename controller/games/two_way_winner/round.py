@@ -16,7 +16,7 @@ from typing import Any
 
 from controller.cards import Card
 from controller.events import CardBurned, CardDealt, Event, GameNotice
-from controller.games.base import CardDue, DecisionDue, Due, GameRound, Refusal, RoundLedger
+from controller.game_base import CardDue, DecisionDue, Due, GameRound, Refusal, RoundLedger
 from controller.games.blackjack import (
     Hand,
     can_double,

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from controller.games.base import Game, GameOptions, Refusal, RoundLedger
+from controller.game_base import Game, GameOptions, Refusal, RoundLedger
 from controller.games.two_way_winner.options import TwoWayWinnerOptions
 from controller.games.two_way_winner.round import TwoWayWinnerRound
 from controller.games.two_way_winner.seat import BJ_ANTE, DEALER_BONUS, POKER_ANTE

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from controller.cards import Card
-from controller.games.base import RoundLedger
+from controller.game_base import RoundLedger
 from controller.games.blackjack import Hand, SplitRules, is_natural
 from controller.games.poker_hands import HandRank, PokerHand
 from controller.money import EVEN, Odds

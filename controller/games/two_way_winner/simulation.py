@@ -29,7 +29,7 @@ from tqdm import tqdm
 from controller import inputs as I
 from controller.cards import DECK
 from controller.events import RoundSettled
-from controller.games.base import CardDue, DecisionDue
+from controller.game_base import CardDue, DecisionDue
 from controller.games.two_way_winner.bonus_math import par_sheet
 from controller.games.two_way_winner.options import TwoWayWinnerOptions
 from controller.games.two_way_winner.policy import decide
