@@ -72,12 +72,12 @@ def test_the_driver_reports_pin_events_and_lights_what_it_is_told() -> None:
 
 
 def test_the_drivers_import_no_rules() -> None:
-    """Importing every driver module loads neither the table, a game, the limits nor the panel logic."""
+    """Importing every driver module loads no rules: no table, game, input, limit, money or panel logic."""
     probe = ("import sys, pkgutil, importlib, drivers\n"
              "for m in pkgutil.walk_packages(drivers.__path__, 'drivers.'):\n"
              "    importlib.import_module(m.name)\n"
-             "rules = ('controller.table', 'controller.games', 'controller.limits', 'controller.panels',\n"
-             "         'controller.daemon')\n"
+             "rules = ('controller.table', 'controller.games', 'controller.inputs', 'controller.limits',\n"
+             "         'controller.money', 'controller.events', 'controller.panels', 'controller.daemon')\n"
              "print(','.join(sorted(n for n in sys.modules if n.startswith(rules))))\n")
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
