@@ -30,7 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller import inputs as I  # noqa: E402
 from controller.limits import TableLimits  # noqa: E402
-from drivers.gpio import GpioZeroBackend, Panel, SimulatedPins, make_factory, parse_pin_map  # noqa: E402
+from controller.panels.link import PanelLink  # noqa: E402
+from controller.panels.pinmaps import parse_pin_map  # noqa: E402
+from drivers.gpio import GpioZeroBackend, SimulatedPins, make_factory  # noqa: E402
 
 
 def measure(presses: int, debounce_ms: int) -> list[float]:
@@ -39,8 +41,8 @@ def measure(presses: int, debounce_ms: int) -> list[float]:
     factory = make_factory("mock")
     pins = SimulatedPins(factory)
     got: queue.SimpleQueue[tuple[I.Input, float]] = queue.SimpleQueue()
-    panel = Panel(pin_map, GpioZeroBackend(factory), lambda inp, src: got.put((inp, time.monotonic())),
-                  TableLimits())
+    panel = PanelLink(pin_map, GpioZeroBackend(factory), lambda inp, src: got.put((inp, time.monotonic())),
+                      TableLimits())
     panel.start()
     out: list[float] = []
     try:

@@ -8,8 +8,8 @@ import importlib
 from controller.cli_help import polish
 from controller.floor import cli as floor_cli
 from controller.games import GAMES, game_tool
+from controller.panels import cli as gpio_cli
 from controller.tools import ctl, daemon_run, demo, demo_setup, journal_cmd, keys_cmd, scenario_cmd, watch
-from drivers.gpio import cli as gpio_cli
 from drivers.shoe import cli as shoe_cli
 from signage import display_cmd, roads_cmd
 from vision import cli as vision_cli

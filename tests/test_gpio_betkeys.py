@@ -12,11 +12,13 @@ from hypothesis import strategies as st
 from controller import inputs as I
 from controller.daemon.config import load_table
 from controller.limits import TableLimits
+from controller.panels.link import PanelLink
+from controller.panels.logic import PanelLogic
+from controller.panels.pinmaps import load_pin_map, parse_pin_map
 from controller.table import Table
-from drivers.gpio import GpioZeroBackend, Panel, PinMapError, SimulatedPins, make_factory, parse_pin_map
+from drivers.gpio import GpioZeroBackend, PinMapError, SimulatedPins, make_factory
 from drivers.gpio.betkeys import HoldRepeat, presses_for
-from drivers.gpio.logic import PanelLogic
-from drivers.gpio.pinmap import BetHold, chip_key_units, load_pin_map
+from drivers.gpio.pinmap import BetHold, chip_key_units
 from tests.test_gpio_rig import Rig, build_map
 
 pytestmark = pytest.mark.timeout(60)
@@ -159,7 +161,7 @@ def test_mock_pins_keep_no_history_and_inputs_start_no_threads() -> None:
     pins = SimulatedPins(factory)
     before = threading.active_count()
     pin_map = build_map("baccarat", {1: {"buttons": KEYS, "spots": ["banker", "player", "tie"]}}, dealer=True)
-    panel = Panel(pin_map, GpioZeroBackend(factory), lambda inp, src: None, TableLimits())
+    panel = PanelLink(pin_map, GpioZeroBackend(factory), lambda inp, src: None, TableLimits())
     assert threading.active_count() == before  # no hold thread per input (gpiozero's Button has one)
     pin = pin_map.seats[1].buttons["bet_up"].pin
     for _ in range(5_000):

@@ -19,7 +19,9 @@ import pytest
 
 from controller import inputs as I
 from controller.limits import TableLimits
-from drivers.gpio import GpioZeroBackend, LampView, Panel, SimulatedPins, make_factory
+from controller.panels.link import PanelLink
+from controller.panels.view import LampView
+from drivers.gpio import GpioZeroBackend, SimulatedPins, make_factory
 from drivers.gpio.control import ControlError, ControlServer, PanelControl, parse_endpoint, send
 from tests.test_gpio_rig import build_map
 
@@ -34,8 +36,8 @@ def test_buttons_chips_and_lamps_over_the_socket_from_a_thread() -> None:
     assert presence is not None
     factory = make_factory("mock")
     posted: queue.SimpleQueue[I.Input] = queue.SimpleQueue()
-    panel = Panel(pin_map, GpioZeroBackend(factory), lambda inp, src: posted.put(inp),
-                  TableLimits(min_bet=200))
+    panel = PanelLink(pin_map, GpioZeroBackend(factory), lambda inp, src: posted.put(inp),
+                      TableLimits(min_bet=200))
     server = ControlServer(PanelControl(panel, SimulatedPins(factory)), "tcp://127.0.0.1:0")
     panel.start()
     server.start()
@@ -77,7 +79,7 @@ def test_the_control_socket_is_loopback_only() -> None:
 def test_sim_panel_in_another_process_plays_a_baccarat_round_from_the_buttons() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "drivers.gpio.cli", "panel",
+        [sys.executable, "-m", "controller.panels.cli", "panel",
          "--map", "firmware_configs/panels/baccarat.yaml", "--control", "tcp://127.0.0.1:0"],
         cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)

@@ -15,7 +15,9 @@ import pytest
 
 from controller import inputs as I
 from controller.limits import TableLimits
-from drivers.gpio import GpioZeroBackend, Panel, make_factory, parse_pin_map
+from controller.panels.link import PanelLink
+from controller.panels.pinmaps import parse_pin_map
+from drivers.gpio import GpioZeroBackend, make_factory
 
 pytestmark = pytest.mark.timeout(30)
 LOOPBACK = os.environ.get("CROUPIER_GPIO_LOOPBACK")
@@ -31,7 +33,7 @@ def test_a_real_edge_through_a_jumper_is_one_press() -> None:
     backend = GpioZeroBackend(factory, "real")
     drive = backend.output(out_pin, active_high=True)
     posted: queue.SimpleQueue[I.Input] = queue.SimpleQueue()
-    panel = Panel(pin_map, backend, lambda inp, src: posted.put(inp), TableLimits())
+    panel = PanelLink(pin_map, backend, lambda inp, src: posted.put(inp), TableLimits())
     panel.start()
     try:
         drive.set(True)

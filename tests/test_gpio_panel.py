@@ -17,8 +17,9 @@ from controller.game_base import CardDue
 from controller.game_base import DecisionDue as DecisionDueState
 from controller.games import GAMES
 from controller.limits import TableLimits
-from drivers.gpio import LampMode, LampView, PanelLogic
-from drivers.gpio.logic import JOURNAL_FAULT
+from controller.panels.logic import PanelLogic
+from controller.panels.view import JOURNAL_FAULT, LampView
+from drivers.gpio import LampMode
 from drivers.gpio.pinmap import BET_2X, BET_WORDS
 from tests.test_gpio_rig import Rig, build_map
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from drivers.gpio.pinmap import PinMapError, check_disjoint, load_pin_map, parse_pin_map
+from controller.panels.pinmaps import load_pin_map, parse_pin_map
+from drivers.gpio.pinmap import PinMapError, check_disjoint
 
 pytestmark = pytest.mark.timeout(30)
 

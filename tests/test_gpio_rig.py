@@ -13,8 +13,11 @@ from controller import inputs as I
 from controller.events import Event
 from controller.games import GAMES
 from controller.limits import TableLimits
+from controller.panels.link import PanelLink
+from controller.panels.pinmaps import parse_pin_map
+from controller.panels.view import LampView
 from controller.table import Table
-from drivers.gpio import GpioZeroBackend, LampView, Panel, SimulatedPins, make_factory, parse_pin_map
+from drivers.gpio import GpioZeroBackend, SimulatedPins, make_factory
 from drivers.gpio.pinmap import InputPin, PinMap
 
 #: Free GPIOs handed out in this order by :func:`build_map`.
@@ -73,9 +76,9 @@ class Rig:
         self.map = pin_map
         self.posted: list[tuple[I.Input, str]] = []
         self.events: list[Event] = []
-        self.panel = Panel(pin_map, GpioZeroBackend(self.factory, "mock"),
-                           lambda inp, src: self.posted.append((inp, src)), self.table.limits,
-                           clock=self.clock)
+        self.panel = PanelLink(pin_map, GpioZeroBackend(self.factory, "mock"),
+                               lambda inp, src: self.posted.append((inp, src)), self.table.limits,
+                               clock=self.clock)
         self.panel.start(thread=False)
         self.sync()
 

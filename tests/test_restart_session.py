@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 from restart_support import BACCARAT_PANEL, Croupier, shuffler, wait_for
 
+from controller.panels.pinmaps import load_pin_map
 from drivers.gpio.betkeys import presses_for
-from drivers.gpio.pinmap import load_pin_map
 
 ROUNDS = 14
 SEATS = (1, 2, 3)

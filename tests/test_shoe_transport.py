@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from controller.cards import parse_card
-from controller.inputs import CardSeen
 from drivers.shoe.codec import encode_frame
 from drivers.shoe.events import ShoeCard
 from drivers.shoe.messages import Ack, CardMsg, Dispense, Hello, Lid, Nak, StatusRequest
@@ -40,7 +39,6 @@ def test_frames_are_acked_and_duplicates_delivered_once(shoe: RawShoe, run_reade
     time.sleep(0.2)
     cards = events.cards()
     assert cards == [ShoeCard(parse_card("AS")), ShoeCard(parse_card("9D"), burn=True)]
-    assert cards[1].to_input() == CardSeen(parse_card("9D"), burn=True)
     assert cards[1].to_dict() == {"event": "shoe_card", "card": "9D", "burn": True}
     hello = events.status("hello")
     assert [h.to_dict() for h in hello] == [{"event": "shoe_hello", "protocol": 1, "model": "Test",

@@ -28,9 +28,10 @@ from controller.game_base import Game, GameOptions
 from controller.games import GAMES, check_game_name
 from controller.limits import TableLimits
 from controller.money import Currency
+from controller.panels.pinmaps import load_pin_map
 from drivers.gpio.backend import FACTORIES
 from drivers.gpio.control import ControlError, parse_endpoint
-from drivers.gpio.pinmap import PinMap, PinMapError, check_disjoint, load_pin_map
+from drivers.gpio.pinmap import PinMap, PinMapError, check_disjoint
 from drivers.shoe import ProfileError, ShoeProfile, load_profile
 from signage.settings import DisplaySpec
 

@@ -1,7 +1,8 @@
 """The GPIO panels inside the daemon: pins in through the one input path, lamps out after every input.
 
-A :class:`PanelHost` owns one :class:`drivers.gpio.Panel` per pin map of the
-table file. Each panel's worker thread calls ``post(input, source)``; the
+A :class:`PanelHost` owns one :class:`controller.panels.link.PanelLink` (the
+GPIO driver and what its presses mean) per pin map of the table file. Each
+panel's worker thread calls ``post(input, source)``; the
 host hands that to the daemon's loop with ``call_soon_threadsafe``, so a
 press is journaled and applied exactly like a shoe card or a command (one
 path, one order: the loop's queue is FIFO, so presses from two panels keep
@@ -29,11 +30,13 @@ from typing import Any
 
 from controller.daemon.config import TableConfig
 from controller.inputs import Input
+from controller.panels.link import PanelLink
+from controller.panels.logic import PanelLogic
+from controller.panels.view import JOURNAL_FAULT, LampView
 from controller.table import Table
-from drivers.gpio import GpioZeroBackend, LampMode, LampView, Panel, SimulatedPins, make_factory
+from drivers.gpio import GpioZeroBackend, LampMode, SimulatedPins, make_factory
 from drivers.gpio.backend import own_simulation
 from drivers.gpio.control import ControlServer, PanelControl
-from drivers.gpio.logic import JOURNAL_FAULT, PanelLogic
 
 log = logging.getLogger("croupier.daemon.gpio")
 
@@ -43,7 +46,7 @@ class PanelHost:
 
     def __init__(self, config: TableConfig) -> None:
         self.config = config
-        self.panels: list[Panel] = []
+        self.panels: list[PanelLink] = []
         self.pins: list[SimulatedPins] = []
         self.control: PanelControl | None = None
         self.server: ControlServer | None = None
@@ -74,7 +77,7 @@ class PanelHost:
         try:
             for _name, pin_map in self.config.panels:
                 factory = shared if shared is not None else make_factory("mock")
-                panel = Panel(pin_map, GpioZeroBackend(factory, gpio.backend), post, self.config.limits)
+                panel = PanelLink(pin_map, GpioZeroBackend(factory, gpio.backend), post, self.config.limits)
                 self.panels.append(panel)
                 # Wagers keyed by command have no chips on a sensor: never "chips missing" for them.
                 panel.logic.keyed = {key for key in table.staked if key not in set(sensor_wagers)}
@@ -167,7 +170,7 @@ def after_restart(logic: PanelLogic, last_bets: Mapping[int, Mapping[str, int]],
                 ",".join(str(s) for s in sorted(logic.map.seats)), minimum, repeats or "no wagers")
 
 
-def as_it_was(panel: Panel, pins: SimulatedPins, sensor_wagers: Collection[tuple[int, str]]) -> None:
+def as_it_was(panel: PanelLink, pins: SimulatedPins, sensor_wagers: Collection[tuple[int, str]]) -> None:
     """Simulated panels come back as real ones would: plugged in, chips still on the spots they were on.
 
     Real panels keep their cables and chips through a daemon restart; mock

@@ -51,7 +51,7 @@ from controller.daemon.selftest import HELLO_TIMEOUT, SelfTest
 from controller.daemon.service import Applied, TableService, dumps
 from controller.daemon.shoe_link import ShoeLink
 from controller.daemon.statelock import StateDirLock
-from controller.inputs import DeviceStatus, Input
+from controller.inputs import CardSeen, DeviceStatus, Input
 from controller.table import Table
 from drivers.gpio import BackendError
 from drivers.gpio.control import ControlError, parse_endpoint
@@ -580,7 +580,7 @@ class Daemon:
         if isinstance(event, ShoeCard):
             if dispenser is not None:
                 dispenser.before_card(self.service.table)
-            self.submit(event.to_input(), "shoe", frame=frame)
+            self.submit(CardSeen(event.card, event.burn), "shoe", frame=frame)
             if dispenser is not None:
                 dispenser.after_card(self.service.table)
             return

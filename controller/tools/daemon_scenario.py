@@ -41,11 +41,13 @@ from controller.daemon.config import GpioSpec, LimitsSpec, TableConfig, TableFil
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.games import GAMES
+from controller.panels.link import PanelLink
+from controller.panels.pinmaps import parse_pin_map
+from controller.panels.view import BET_2X_ANTE, DEALER_INPUTS
 from controller.scenario import Scenario, ScenarioError, round_inputs
 from controller.table import Table
-from drivers.gpio import Panel, PinMap, SimulatedPins, parse_pin_map
+from drivers.gpio import PinMap, SimulatedPins
 from drivers.gpio.betkeys import presses_for
-from drivers.gpio.logic import BET_2X_ANTE, DEALER_INPUTS
 from drivers.gpio.pinmap import BCM_RANGE, BET_2X, InputPin
 from drivers.shoe import ShoeProfile
 from drivers.shoe.sim import SimulatedShoe
@@ -149,7 +151,7 @@ class ThroughDaemon:
         self.sub: Subscriber | None = None
         self._events: Iterator[tuple[str, dict[str, Any]]] | None = None
         #: seat (0: the dealer panel) -> its panel and mock pins, once the daemon has opened them.
-        self.headers: dict[int, tuple[Panel, SimulatedPins]] = {}
+        self.headers: dict[int, tuple[PanelLink, SimulatedPins]] = {}
         #: Spots with chips on their sensor (they must come off before betting opens again).
         self.covered: set[tuple[int, str]] = set()
         #: The header (seat; 0: dealer) with contacts driven and not yet waited for.
@@ -241,7 +243,7 @@ class ThroughDaemon:
         lim = self.config.limits
         if isinstance(inp, I.PlaceWager) and (inp.seat, inp.spot) not in self.covered:
             panel = self.headers[inp.seat][0]
-            keys = presses_for(panel.logic.selected(inp.seat, inp.spot), inp.amount,
+            keys = presses_for(panel.selected(inp.seat, inp.spot), inp.amount,
                                panel.map.seats[inp.seat].buttons, lim.unit, lim.min_bet, panel.map.bet_step)
             if keys is None or not lim.min_bet <= inp.amount <= lim.max_bet:
                 return False

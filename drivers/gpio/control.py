@@ -20,12 +20,12 @@ import socketserver
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from drivers.gpio.backend import SimulatedPins
-from drivers.gpio.panel import Panel
-from drivers.gpio.pinmap import BCM_RANGE, InputPin
+from drivers.gpio.panel import LampMode
+from drivers.gpio.pinmap import BCM_RANGE, InputPin, PinMap
 
 HELP = """commands (one per line; answers 'ok ...' or 'error: ...'):
   press SEAT|dealer WORD       press and release a button (held past the debounce time)
@@ -41,6 +41,20 @@ HELP = """commands (one per line; answers 'ok ...' or 'error: ...'):
 
 #: How long a simulated contact may take to be taken by the panel (its debounce, on a very busy machine).
 SETTLE_TIMEOUT_S = 10.0
+
+
+class ControlledPanel(Protocol):
+    """What the socket needs of a panel (the controller's :class:`~controller.panels.link.PanelLink`)."""
+
+    map: PinMap
+
+    def flush(self, timeout: float = ...) -> bool: ...
+
+    def lamp_modes(self) -> dict[str, LampMode]: ...
+
+    def lamp_levels(self) -> dict[str, bool]: ...
+
+    def selected(self, seat: int, spot: str) -> int: ...
 
 
 class ControlError(ValueError):
@@ -66,11 +80,11 @@ class PanelControl:
     answers for all of them. ``pin N`` speaks to the first map's header.
     """
 
-    def __init__(self, panel: Panel, pins: SimulatedPins,
-                 more: Sequence[tuple[Panel, SimulatedPins]] = ()) -> None:
+    def __init__(self, panel: ControlledPanel, pins: SimulatedPins,
+                 more: Sequence[tuple[ControlledPanel, SimulatedPins]] = ()) -> None:
         self.panel = panel
         self.pins = pins
-        self.headers: list[tuple[Panel, SimulatedPins]] = [(panel, pins), *more]
+        self.headers: list[tuple[ControlledPanel, SimulatedPins]] = [(panel, pins), *more]
         self._lock = threading.Lock()
 
     def run(self, line: str) -> str:
@@ -144,8 +158,7 @@ class PanelControl:
                 raise ControlError("usage: selected SEAT")
             seat = self._seat(args[0])
             panel = self._seat_header(seat)[0]
-            logic = panel.logic
-            return json.dumps({spot: logic.selected(seat, spot) for spot in panel.map.seats[seat].spots})
+            return json.dumps({spot: panel.selected(seat, spot) for spot in panel.map.seats[seat].spots})
         raise ControlError(f"unknown command {cmd!r}; try 'help'")
 
     def lamps(self) -> dict[str, dict[str, Any]]:
@@ -158,7 +171,7 @@ class PanelControl:
         return out
 
     # ----------------------------------------------------------------- helpers
-    def _set(self, header: tuple[Panel, SimulatedPins], spec: InputPin, active: bool, *,
+    def _set(self, header: tuple[ControlledPanel, SimulatedPins], spec: InputPin, active: bool, *,
              settle: bool = True) -> None:
         """Drive the contact and (``settle``) wait until the panel has taken the new level."""
         panel, pins = header
@@ -179,16 +192,16 @@ class PanelControl:
             raise ControlError(f"seat {seat} has no panel in this map; seats: {seats}")
         return seat
 
-    def _seat_header(self, seat: int) -> tuple[Panel, SimulatedPins]:
+    def _seat_header(self, seat: int) -> tuple[ControlledPanel, SimulatedPins]:
         return next(h for h in self.headers if seat in h[0].map.seats)
 
-    def _dealer_header(self) -> tuple[Panel, SimulatedPins]:
+    def _dealer_header(self) -> tuple[ControlledPanel, SimulatedPins]:
         for header in self.headers:
             if header[0].map.dealer is not None:
                 return header
         raise ControlError("this map has no dealer panel")
 
-    def _button(self, owner: str, word: str) -> tuple[tuple[Panel, SimulatedPins], InputPin]:
+    def _button(self, owner: str, word: str) -> tuple[tuple[ControlledPanel, SimulatedPins], InputPin]:
         if owner == "dealer":
             header = self._dealer_header()
             dealer = header[0].map.dealer
@@ -202,7 +215,7 @@ class PanelControl:
             raise ControlError(f"{owner} has no button {word!r} in this map; buttons: {', '.join(buttons)}")
         return header, buttons[word]
 
-    def _presence(self, owner: str) -> tuple[tuple[Panel, SimulatedPins], InputPin]:
+    def _presence(self, owner: str) -> tuple[tuple[ControlledPanel, SimulatedPins], InputPin]:
         if owner == "dealer":
             header = self._dealer_header()
             panel: Any = header[0].map.dealer

@@ -1,16 +1,17 @@
-"""The panel driver: pins in, inputs out through ``post``, lamps from the table's state.
+"""The panel driver: pins in, plain pin events out, lamps lit as it is told; it knows pins, not games.
 
-The daemon owns one :class:`Panel` per pin map. Its contract:
+The daemon owns one :class:`Panel` per pin map, through
+:class:`controller.panels.link.PanelLink`, which says what the events mean.
+Its contract:
 
-* ``Panel(pin_map, backend, post, limits)`` opens every pin of the map.
-* ``post(input, source)`` is called for every input the panels produce, from
-  the panel's worker thread (or from the thread calling :meth:`update` for
-  the few inputs a phase change causes), always with the panel's lock held,
-  so the calls form one total order. ``post`` must not block and must not call
-  back into the panel: the daemon marshals it into its loop and journals it.
-* ``update(view)`` after every applied input, with a :class:`LampView` or a
-  :meth:`Table.snapshot` dict: the lamps follow, and the bet logic learns the
-  phase (betting open, closed) it needs.
+* ``Panel(pin_map, backend, on_event)`` opens every pin of the map; every lamp is off.
+* ``on_event(event)`` is called with a :class:`PinEvent` for every debounced
+  change of an input (a press or release, a stuck button and its recovery,
+  chips on or off a spot's sensor, a panel's presence loop) and every repeat
+  step of a held ``bet_up``/``bet_down``, from the panel's worker thread,
+  always with :attr:`Panel.lock` held, so the calls form one total order.
+  ``on_event`` must not block; it may call :meth:`show`.
+* ``show(modes)``: the lamps to light, lamp name -> :class:`LampMode`.
 * ``start()`` starts the worker thread; ``stop()`` stops it and releases the pins.
 
 Every edge from every pin goes into one queue, stamped with the clock when
@@ -29,26 +30,50 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
+from typing import Literal
 
-from controller.inputs import Input
-from controller.limits import TableLimits
 from drivers.gpio.backend import InputLine, OutputLine, PinBackend
 from drivers.gpio.betkeys import HoldRepeat
 from drivers.gpio.debounce import Change, Debouncer
-from drivers.gpio.logic import DEALER_DEVICE, LampMode, LampView, PanelLogic, Post, seat_device
 from drivers.gpio.pinmap import InputPin, LampPin, PinMap
 
 log = logging.getLogger(__name__)
 
-PostFn = Callable[[Input, str], None]
+
+class LampMode(Enum):
+    OFF = "off"
+    ON = "on"
+    BLINK = "blink"  # your turn: the legal actions of a seat that is to act
+    FAULT = "fault"  # faster, in phase across the table: a tilt
+
+
+InputKind = Literal["button", "sensor", "presence"]
+Edge = Literal["active", "inactive", "stuck", "unstuck", "repeat"]
+_EDGES: dict[Change, Edge] = {Change.ACTIVE: "active", Change.INACTIVE: "inactive",
+                              Change.STUCK: "stuck", Change.UNSTUCK: "unstuck"}
+
+
+@dataclass(frozen=True, slots=True)
+class PinEvent:
+    """One settled change of one input, named as the pin map names it (what the controller is told)."""
+
+    kind: InputKind
+    seat: int | None  # None: the dealer panel
+    name: str  # the button's word, the spot, or "presence"
+    pin: int
+    #: ``active``/``inactive`` (pressed/released, chips on/off, panel present/missing), ``stuck``/``unstuck``
+    #: (a button held past the map's ``stuck_after_s``), or ``repeat`` (a held bet_up/bet_down steps again).
+    change: Edge
+    #: ``repeat`` only: the table units this step moves (the map's ``bet_hold.steps``).
+    units: int = 0
 
 
 @dataclass(slots=True)
 class _Input:
     """One input pin: what it is, its debouncer and the seq of its last edge (for ordering)."""
 
-    kind: str  # button | sensor | presence
+    kind: InputKind
     seat: int | None  # None: the dealer panel
     name: str  # the button's word or the spot
     pin: int
@@ -70,16 +95,16 @@ class _Input:
 class Panel:
     """Seat panels, the dealer panel and the tower light of one pin map."""
 
-    def __init__(self, pin_map: PinMap, backend: PinBackend, post: PostFn, limits: TableLimits,
+    def __init__(self, pin_map: PinMap, backend: PinBackend, on_event: Callable[[PinEvent], None],
                  *, clock: Callable[[], float] = time.monotonic) -> None:
         self.map = pin_map
         self.backend = backend
-        self._post = post
+        self._on_event = on_event
         self._clock = clock
-        self.logic = PanelLogic(pin_map, limits)
-        self._lock = threading.RLock()
+        #: Held around every ``on_event`` call; hold it to change the lamps in step with the events.
+        self.lock = threading.RLock()
         #: Notified by the worker after every pump, so :meth:`flush` wakes when there is news, not on a poll.
-        self._pumped = threading.Condition(self._lock)
+        self._pumped = threading.Condition(self.lock)
         self._queue: queue.SimpleQueue[tuple[int, int, bool, float] | None] = queue.SimpleQueue()
         self._seq = 0
         self._done_seq = 0  # the last edge seq replayed (see flush)
@@ -97,7 +122,6 @@ class Panel:
         except Exception:
             self._close_lines()
             raise
-        self._modes = self.logic.lamps()
         self._apply_lamps(now)
 
     # ------------------------------------------------------------------ set-up
@@ -125,7 +149,7 @@ class Panel:
             for name in ("idle", "betting", "in_play", "fault"):
                 self._add_lamp(f"tower {name}", getattr(m.tower, name))
 
-    def _add_input(self, kind: str, seat: int | None, name: str, spec: InputPin, now: float) -> None:
+    def _add_input(self, kind: InputKind, seat: int | None, name: str, spec: InputPin, now: float) -> None:
         ms = self.map.debounce_ms if spec.debounce_ms is None else spec.debounce_ms
         stuck = self.map.stuck_after_s if kind == "button" else None
         index = len(self._inputs)
@@ -136,10 +160,7 @@ class Panel:
         entry.line = self.backend.input(
             spec.pin, pull=spec.pull, active_high=spec.active == "high",
             on_change=lambda active: self._edge(index, active))
-        initial = entry.line.is_active
-        entry.debouncer = Debouncer(ms / 1000.0, stuck, initial, now)
-        if kind == "sensor" and seat is not None:
-            self.logic.covered[(seat, name)] = initial
+        entry.debouncer = Debouncer(ms / 1000.0, stuck, entry.line.is_active, now)
 
     def _add_lamp(self, lamp_id: str, spec: LampPin) -> None:
         self._lamps[lamp_id] = self.backend.output(spec.pin, active_high=spec.active == "high")
@@ -154,13 +175,17 @@ class Panel:
         if self._started:
             raise RuntimeError("resample() is for a panel not started yet")
         now = self._clock()
-        with self._lock:
+        with self.lock:
             for entry in self._inputs:
                 assert entry.line is not None
                 old = entry.debouncer
                 entry.debouncer = Debouncer(old.settle, old.stuck_after, entry.line.is_active, now)
-                if entry.kind == "sensor" and entry.seat is not None:
-                    self.logic.covered[(entry.seat, entry.name)] = entry.line.is_active
+
+    def sensors(self) -> dict[tuple[int, str], bool]:
+        """Each seat spot's chip sensor as it has settled: (seat, spot) -> covered."""
+        with self.lock:
+            return {(e.seat, e.name): e.debouncer.stable for e in self._inputs
+                    if e.kind == "sensor" and e.seat is not None}
 
     # --------------------------------------------------------------- the API
     def start(self, *, thread: bool = True) -> None:
@@ -168,10 +193,10 @@ class Panel:
         if self._started:
             raise RuntimeError("panel already started")
         self._started = True
-        with self._lock:
+        with self.lock:
             for entry in self._inputs:
                 if entry.kind == "presence" and not entry.debouncer.stable:
-                    self._emit(self._presence(entry, present=False))
+                    self._emit(PinEvent("presence", entry.seat, entry.name, entry.pin, "inactive"))
         if thread:
             self._thread = threading.Thread(target=self._run, name="gpio-panel", daemon=True)
             self._thread.start()
@@ -183,35 +208,32 @@ class Panel:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
-        with self._lock:
+        with self.lock:
             for out in self._lamps.values():
                 out.set(False)
             self._close_lines()
 
-    def update(self, view: LampView | Mapping[str, Any]) -> None:
-        """The table's state after an applied input: lamps follow; chips already down are placed at open."""
-        if not isinstance(view, LampView):
-            view = LampView.from_snapshot(view)
-        with self._lock:
-            self._emit(self.logic.update(view))
-            self._modes = self.logic.lamps()
+    def show(self, modes: Mapping[str, LampMode]) -> None:
+        """Light the lamps as ``modes`` says (lamp name -> mode); a lamp it does not name is off."""
+        with self.lock:
+            self._modes = dict(modes)
             self._apply_lamps(self._clock())
 
     def lamp_modes(self) -> dict[str, LampMode]:
-        with self._lock:
+        with self.lock:
             return dict(self._modes)
 
     def lamp_levels(self) -> dict[str, bool]:
         """Whether each lamp is lit right now (a blinking lamp is caught mid-blink)."""
-        with self._lock:
+        with self.lock:
             return {lamp_id: out.lit for lamp_id, out in self._lamps.items()}
 
     def flush(self, timeout: float = 10.0) -> bool:
-        """Wait until every edge reported so far has settled and been posted; False on timeout.
+        """Wait until every edge reported so far has settled and been handed on; False on timeout.
 
         This is what a simulated finger needs instead of sleeping "long enough":
         after ``flush`` the panel has seen the pins as they are now (a press has
-        been posted, chips lifted are known to the bet logic), however busy the
+        been reported, chips lifted are known to the listener), however busy the
         machine is. It waits the debounce time, because that is when a level counts.
         With the worker running it sleeps until the worker has pumped (no polling);
         without it, it pumps itself at each debounce deadline.
@@ -236,7 +258,7 @@ class Panel:
 
     def pump(self, now: float | None = None) -> None:
         """Process every edge reported so far and every deadline up to ``now`` (the clock's by default)."""
-        with self._lock:
+        with self.lock:
             while True:
                 try:
                     item = self._queue.get_nowait()
@@ -276,54 +298,24 @@ class Panel:
             elif first is not None:
                 at, entry = first[0], self._inputs[first[2]]
                 for change in entry.debouncer.poll(at):
-                    self._emit(self._changed(entry, change, at))
-                if entry.hold is not None and entry.seat is not None:
-                    sign = 1 if entry.name == "bet_up" else -1
+                    self._changed(entry, change, at)
+                if entry.hold is not None:
                     for units in entry.hold.poll(at):
-                        self.logic.step(entry.seat, sign * units)
+                        self._emit(PinEvent(entry.kind, entry.seat, entry.name, entry.pin, "repeat", units))
             else:
                 return
 
-    def _changed(self, entry: _Input, change: Change, at: float) -> list[Post]:
-        seat = entry.seat
+    def _changed(self, entry: _Input, change: Change, at: float) -> None:
         if entry.hold is not None:
             if change is Change.ACTIVE:
                 entry.hold.press(at)
             else:  # released, or stuck: a stuck button does not keep raising the bet
                 entry.hold.release()
-        device = DEALER_DEVICE if seat is None else seat_device(seat)
-        if entry.kind == "presence":
-            if change in (Change.ACTIVE, Change.INACTIVE):
-                return self._presence(entry, present=change is Change.ACTIVE)
-            return []
-        if entry.kind == "sensor":
-            assert seat is not None
-            if change in (Change.ACTIVE, Change.INACTIVE):
-                return self.logic.sensor(seat, entry.name, change is Change.ACTIVE)
-            return []
-        if change is Change.ACTIVE:
-            blinking = seat in self.logic.restarted
-            posts = self.logic.button(seat, entry.name)
-            if blinking and seat not in self.logic.restarted:
-                self._modes = self.logic.lamps()  # keyed after a restart: its bet keys stop blinking
-            return posts
-        if change is Change.STUCK:
-            held = self.map.stuck_after_s
-            detail = f"button {entry.name} (GPIO {entry.pin}) active for over {held:g} s: stuck or shorted"
-            return self.logic.fault(device, f"stuck {entry.name}", detail)
-        if change is Change.UNSTUCK:
-            return self.logic.fault(device, f"stuck {entry.name}", None)
-        return []
+        self._emit(PinEvent(entry.kind, entry.seat, entry.name, entry.pin, _EDGES[change]))
 
-    def _presence(self, entry: _Input, *, present: bool) -> list[Post]:
-        device = DEALER_DEVICE if entry.seat is None else seat_device(entry.seat)
-        detail = None if present else f"panel unplugged: presence loop (GPIO {entry.pin}) open"
-        return self.logic.fault(device, "presence", detail)
-
-    def _emit(self, posts: list[Post]) -> None:
-        for inp, source in posts:
-            log.debug("post %s from %s", inp.to_dict(), source)
-            self._post(inp, source)
+    def _emit(self, event: PinEvent) -> None:
+        log.debug("pin event %s", event)
+        self._on_event(event)
 
     def _apply_lamps(self, now: float) -> None:
         blink_on = math.floor(now * 2 * self.map.blink_hz) % 2 == 0
@@ -347,7 +339,7 @@ class Panel:
 
     def _run(self) -> None:
         while not self._stopping.is_set():
-            with self._lock:
+            with self.lock:
                 deadline = self._next_deadline()
             timeout = None if deadline is None else max(0.0, deadline - self._clock())
             try:
@@ -355,13 +347,13 @@ class Panel:
             except queue.Empty:
                 item = None
             if item is not None:
-                with self._lock:
+                with self.lock:
                     self._pending.append(item)
             if self._stopping.is_set():
                 return
             try:
                 self.pump()
-            except Exception:  # a failing post must not kill the only reader of the buttons
+            except Exception:  # a failing listener must not kill the only reader of the buttons
                 log.exception("gpio panel: processing failed")
 
     def _close_lines(self) -> None:

@@ -11,20 +11,22 @@ mistyped map found at start costs a minute and one found mid-round costs a
 disputed hand: an unknown key, an action the game does not have, a spot the
 game does not have, a pin outside the header or used twice, and a duplicate
 YAML key (PyYAML would otherwise keep the last one silently). Every problem is
-reported as ``<file>: key '<dotted.key>': <reason>``.
+reported as ``<file>: key '<dotted.key>': <reason>``. The games' words and spots
+come in as plain data (:class:`GameWords`, from :mod:`controller.panels.pinmaps`):
+a driver knows pins, not games.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from controller.configfile import ConfigFileError, read_yaml, validation_problems
-from controller.games import GAMES
 
 #: BCM numbers on the 40-pin header that are general-purpose I/O (26 of them).
 BCM_RANGE = range(2, 28)
@@ -36,10 +38,22 @@ BET_WORDS = ("bet_up", "bet_down", "repeat_bet", "clear_bet")
 CHIP_KEY = re.compile(r"add_([1-9][0-9]{0,3})")
 #: 2WayWinner's "bet twice the ante" button (sends ``bet`` with the amount).
 BET_2X = "bet_2x"
-#: Dealer panel words and the input each one posts (see drivers.gpio.logic).
+#: Dealer panel words (the input each one posts: controller.panels.view.DEALER_INPUTS).
 DEALER_WORDS = ("open_betting", "close_betting", "confirm", "burn", "void", "new_shoe")
 #: The tower light's lamps, one per table state.
 TOWER_LAMPS = ("idle", "betting", "in_play", "fault")
+
+
+@dataclass(frozen=True, slots=True)
+class GameWords:
+    """What one game's seat panels may carry: its decision words and its betting spots."""
+
+    actions: tuple[str, ...]
+    spots: tuple[str, ...]
+
+    def seat_words(self) -> set[str]:
+        """Every word a seat button may carry for this game (a chip key ``add_N`` aside)."""
+        return set(self.actions) | set(BET_WORDS) | ({BET_2X} if "bet" in self.actions else set())
 
 
 class PinMapError(ConfigFileError):
@@ -187,13 +201,6 @@ class PinMap(_Strict):
                                      f"bet_step ({step}) units")
         return self
 
-    def seat_words(self) -> set[str]:
-        """Every word a seat button may carry for this map's game."""
-        if self.game is None or self.game not in GAMES:
-            return set(BET_WORDS)
-        actions = GAMES[self.game].actions
-        return set(actions) | set(BET_WORDS) | ({BET_2X} if "bet" in actions else set())
-
     def pins(self) -> list[tuple[str, int]]:
         """Every (dotted key, BCM pin) this map uses, in file order."""
         out: list[tuple[str, int]] = []
@@ -221,30 +228,30 @@ class PinMap(_Strict):
         return out
 
 
-def check_pin_map(pin_map: PinMap) -> list[tuple[str | None, str]]:
-    """The problems pydantic cannot see alone: words, spots, pin range and reuse."""
+def check_pin_map(pin_map: PinMap, games: Mapping[str, GameWords]) -> list[tuple[str | None, str]]:
+    """The problems pydantic cannot see alone: words, spots (of ``games``), pin range and reuse."""
     problems: list[tuple[str | None, str]] = []
-    game_cls = None
+    game = None
     if pin_map.game is not None:
-        game_cls = GAMES.get(pin_map.game)
-        if game_cls is None:
-            problems.append(("game", f"unknown game {pin_map.game!r}; known: {', '.join(sorted(GAMES))}"))
+        game = games.get(pin_map.game)
+        if game is None:
+            problems.append(("game", f"unknown game {pin_map.game!r}; known: {', '.join(sorted(games))}"))
     elif pin_map.seats:
         problems.append(("game", "a map with seat panels must name its game"))
-    words = pin_map.seat_words()
     for seat, panel in pin_map.seats.items():
         if not 1 <= seat <= 12:
             problems.append((f"seats.{seat}", "seat numbers run 1..12"))
-        if game_cls is None:
+        if game is None:
             continue
+        words = game.seat_words()
         for word in panel.buttons:
             if word not in words and chip_key_units(word) is None:
                 known = ", ".join(sorted(words)) + ", add_N (a chip key of N units)"
                 problems.append((f"seats.{seat}.buttons.{word}",
                                  f"unknown action {word!r} for {pin_map.game}; known: {known}"))
         for spot in panel.spots:
-            if spot not in game_cls.bet_spots:
-                spots = ", ".join(game_cls.bet_spots)
+            if spot not in game.spots:
+                spots = ", ".join(game.spots)
                 why = f"{pin_map.game} has no spot {spot!r}; spots: {spots}"
                 problems.append((f"seats.{seat}.spots.{spot}", why))
     if pin_map.dealer is not None:
@@ -263,15 +270,15 @@ def check_pin_map(pin_map: PinMap) -> list[tuple[str | None, str]]:
     return problems
 
 
-def parse_pin_map(data: Any, path: Path | str = "<pin map>", game: str | None = None) -> PinMap:
-    """Validate already-loaded YAML data; ``game`` (the table's game) must match the map's if given."""
+def parse_pin_map(data: Any, path: Path | str, game: str | None, *, games: Mapping[str, GameWords]) -> PinMap:
+    """Validate loaded YAML data against ``games``; ``game`` (the table's) must match the map's if given."""
     if not isinstance(data, Mapping):
         raise PinMapError(path, [(None, "a pin map must be a mapping at the top level")])
     try:
         pin_map = PinMap.model_validate(data)
     except ValidationError as exc:
         raise PinMapError(path, validation_problems(exc)) from None
-    problems = check_pin_map(pin_map)
+    problems = check_pin_map(pin_map, games)
     if game is not None and pin_map.game is not None and pin_map.game != game:
         problems.append(("game", f"the map is for {pin_map.game}, the table plays {game}"))
     if problems:
@@ -279,10 +286,10 @@ def parse_pin_map(data: Any, path: Path | str = "<pin map>", game: str | None = 
     return pin_map
 
 
-def load_pin_map(path: Path | str, game: str | None = None) -> PinMap:
+def load_pin_map(path: Path | str, game: str | None, *, games: Mapping[str, GameWords]) -> PinMap:
     """Read and validate a pin map file; :class:`PinMapError` names the file, the key and the reason."""
     path = Path(path)
-    return parse_pin_map(read_yaml(path, PinMapError), path, game)
+    return parse_pin_map(read_yaml(path, PinMapError), path, game, games=games)
 
 
 def check_disjoint(maps: Mapping[str, PinMap]) -> None:

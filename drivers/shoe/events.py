@@ -2,9 +2,10 @@
 
 The daemon sees only these values, never frames or bytes, so the protocol
 can change under it (v1, plain lines, a future v2) without touching it. A
-card becomes the engine's :class:`~controller.inputs.CardSeen` through
-``to_input``; everything else is status for the operator and the journal,
-with a ``to_dict`` ready for the event bus.
+card becomes the engine's :class:`~controller.inputs.CardSeen` on the
+daemon's side (a driver knows cards, not the engine's inputs); everything
+else is status for the operator and the journal, with a ``to_dict`` ready
+for the event bus.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from controller.cards import Card
-from controller.inputs import CardSeen
 from drivers.shoe.messages import (
     CardMsg,
     Fault,
@@ -38,10 +38,6 @@ class ShoeCard:
 
     card: Card
     burn: bool = False
-
-    def to_input(self) -> CardSeen:
-        """The engine's input for this card."""
-        return CardSeen(self.card, self.burn)
 
     def to_dict(self) -> dict[str, Any]:
         return {"event": "shoe_card", "card": self.card.code, "burn": self.burn}

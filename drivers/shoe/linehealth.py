@@ -18,13 +18,10 @@ Two small state machines the transport feeds, both pure (the caller passes
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 from drivers.shoe.events import ShoeStatus
 from drivers.shoe.messages import Fault, Heartbeat, Hello, Lid, Message, ShoeEmpty, ShuffleComplete
-
-if TYPE_CHECKING:
-    from drivers.shoe.transport import ShoeReader
 
 #: Seconds over which further framing errors are counted into one report.
 REPORT_INTERVAL: Final = 1.0
@@ -138,7 +135,16 @@ class DeviceFlags:
         return out
 
 
-def shoe_health(reader: ShoeReader) -> dict[str, Any]:
+class LineReport(Protocol):
+    """What :func:`shoe_health` reads of a reader (a :class:`drivers.shoe.transport.ShoeReader`)."""
+
+    last_heartbeat: Heartbeat | None
+    flags: DeviceFlags
+    bursts: ErrorBursts
+    unknown_types: dict[int, int]
+
+
+def shoe_health(reader: LineReport) -> dict[str, Any]:
     """What ``status`` shows of a reader: the flags it knows, the last heartbeat, the counters."""
     beat = reader.last_heartbeat
     return {

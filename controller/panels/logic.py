@@ -1,8 +1,9 @@
 """What the panels mean, with no pins and no clock: presses and chips in, inputs and lamp states out.
 
-Everything here is pure so it can be tested by calling it: the panel driver
-(:mod:`drivers.gpio.panel`) feeds it debounced changes and the table's state,
-and does the I/O. The rules it follows:
+Everything here is pure so it can be tested by calling it: the panel link
+(:mod:`controller.panels.link`) feeds it the driver's debounced pin events
+and the table's state, and the driver (:mod:`drivers.gpio.panel`) does the
+I/O. The rules it follows:
 
 * A decision button posts the same :class:`Decision` a command would, always:
   a press from a seat that is not to act, or of an action not legal now, is
@@ -40,110 +41,28 @@ and does the I/O. The rules it follows:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from enum import Enum
-from typing import TYPE_CHECKING, Any
 
 from controller import inputs as I
 from controller.games import GAMES
 from controller.limits import TableLimits
+from controller.panels.view import (
+    BET_2X_ANTE,
+    DEALER_DEVICE,
+    DEALER_INPUTS,
+    JOIN,
+    JOURNAL_FAULT,
+    RESTORED,
+    LampView,
+    Post,
+    seat_device,
+)
+from drivers.gpio.panel import LampMode
 from drivers.gpio.pinmap import BET_2X, PinMap, chip_key_units, is_bet_word
-
-if TYPE_CHECKING:
-    from controller.table import Table
-
-#: What each dealer button posts.
-DEALER_INPUTS: dict[str, type[I.Input]] = {
-    "open_betting": I.OpenBetting,
-    "close_betting": I.CloseBetting,
-    "confirm": I.ClearTilt,  # the dealer confirms an impossible card was taken out (held_card: take it)
-    "burn": I.DeclareBurn,
-    "void": I.VoidRound,
-    "new_shoe": I.NewShoe,
-}
-#: Which spot's stake ``bet_2x`` doubles (2WayWinner's antes are equal when in play).
-BET_2X_ANTE = "poker_ante"
-
-Post = tuple[I.Input, str]
-#: The fault key of a panel fault found in the journal at start (see :meth:`PanelLogic.restore`).
-RESTORED = "before restart"
-#: Joins the faults of one panel into its DeviceStatus detail.
-JOIN = "; "
-
-
-class LampMode(Enum):
-    OFF = "off"
-    ON = "on"
-    BLINK = "blink"  # your turn: the legal actions of a seat that is to act
-    FAULT = "fault"  # faster, in phase across the table: a tilt
 
 
 def _moved(spot: str, covered: bool) -> str:
     return f"chips moved after no more bets: {spot} chips {'placed' if covered else 'lifted'}"
 
-
-def seat_device(seat: int) -> str:
-    return f"panel {seat}"
-
-
-DEALER_DEVICE = "dealer panel"
-#: The tilt the daemon shows when its journal cannot be written: no input is applied, so no
-#: dealer action can resolve it (only a restart of the daemon with a working journal does).
-JOURNAL_FAULT = "journal_fault"
-
-
-@dataclass(frozen=True, slots=True)
-class LampView:
-    """The table state the lamps show; built from :meth:`Table.snapshot` data or from a table."""
-
-    phase: str = "idle"
-    #: Decision due now: seat -> legal actions.
-    due: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
-    #: Accepted (staked) wagers: (seat, spot) -> amount.
-    wagers: Mapping[tuple[int, str], int] = field(default_factory=dict)
-    #: The tilt's reason (``card_not_due``, ``impossible_card``, ``device_offline``, ``held_card``;
-    #: :data:`JOURNAL_FAULT` when the daemon cannot write its journal) or None.
-    tilt: str | None = None
-    dp_seat: int | None = None
-    seated: frozenset[int] = frozenset()
-    offline: tuple[str, ...] = ()
-    burn_next: bool = False
-
-    @classmethod
-    def from_snapshot(cls, snap: Mapping[str, Any]) -> LampView:
-        due = snap.get("due") or {}
-        decision = due.get("decision", {}) if isinstance(due, Mapping) else {}
-        tilt = snap.get("tilt")
-        game_state = snap.get("game_state") or {}
-        dp = game_state.get("dp_seat")
-        return cls(
-            phase=str(snap["phase"]),
-            due={int(s): tuple(a) for s, a in decision.items()},
-            wagers={(int(w["seat"]), str(w["spot"])): int(w["amount"]) for w in snap.get("wagers", ())},
-            tilt=None if tilt is None else str(tilt["reason"]),
-            dp_seat=None if dp is None else int(dp),
-            seated=frozenset(int(s) for s in snap.get("credits", {})),
-            offline=tuple(sorted(snap.get("offline", {}))),
-            burn_next=bool(snap.get("burn_next", False)),
-        )
-
-    @classmethod
-    def from_table(cls, table: Table) -> LampView:
-        """Cheaper than a snapshot (no meters, no shoe): what the daemon calls after every input."""
-        from controller.game_base import DecisionDue
-
-        due = table.due()
-        dp = getattr(table.game, "dp_seat", None)
-        return cls(
-            phase=table.phase,
-            due=dict(due.choices) if isinstance(due, DecisionDue) else {},
-            wagers=dict(table.staked),
-            tilt=None if table.tilt is None else table.tilt.reason,
-            dp_seat=dp if isinstance(dp, int) else None,
-            seated=frozenset(table.credits),
-            offline=tuple(sorted(table.offline)),
-            burn_next=table.burn_next,
-        )
 
 
 class PanelLogic:

@@ -1,12 +1,13 @@
 """Command line: ``croupier sim panel`` - a simulated seat/dealer panel with a table behind it.
 
 ``register`` only adds a parser to the ``sim`` group that the top-level CLI
-owns. The simulated panel runs the real panel driver over gpiozero's mock
-pins, a control socket on loopback to press its buttons and put chips on its
-spots, and (so that the lamps have something true to show) an in-process
-table of the map's game that applies every posted input and prints each
-event as a JSON line, as the daemon would publish it. The daemon hosts
-:class:`drivers.gpio.Panel` itself; this command is for desks and tests.
+owns. The simulated panel runs the real panel driver and its logic (a
+:class:`~controller.panels.link.PanelLink`) over gpiozero's mock pins, a
+control socket on loopback to press its buttons and put chips on its spots,
+and (so that the lamps have something true to show) an in-process table of
+the map's game that applies every posted input and prints each event as a
+JSON line, as the daemon would publish it. The daemon hosts the same links
+itself (:mod:`controller.daemon.panels`); this command is for desks and tests.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ from typing import Any
 from controller import inputs as I
 from controller.games import GAMES
 from controller.limits import TableLimits
+from controller.panels.link import PanelLink
+from controller.panels.pinmaps import load_pin_map
+from controller.panels.view import LampView
 from controller.table import Table
 from drivers.gpio.backend import FACTORIES, BackendError, GpioZeroBackend, SimulatedPins, make_factory
 from drivers.gpio.control import ControlError, ControlServer, PanelControl
-from drivers.gpio.logic import LampView
-from drivers.gpio.panel import Panel
-from drivers.gpio.pinmap import PinMapError, load_pin_map
+from drivers.gpio.pinmap import PinMapError
 
 Subparsers = argparse._SubParsersAction  # the type argparse gives add_subparsers() results
 
@@ -74,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     inbox: queue.SimpleQueue[tuple[I.Input, str] | None] = queue.SimpleQueue()
-    panel = Panel(pin_map, GpioZeroBackend(factory, args.pins), lambda inp, src: inbox.put((inp, src)),
-                  table.limits)
+    panel = PanelLink(pin_map, GpioZeroBackend(factory, args.pins), lambda inp, src: inbox.put((inp, src)),
+                      table.limits)
     server: ControlServer | None = None
     control: PanelControl | None = None
     if args.pins == "mock":
@@ -128,8 +130,8 @@ def _stdin(control: PanelControl) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m drivers.gpio.cli panel ...``: the same command without the top-level CLI."""
-    parser = argparse.ArgumentParser(prog="python -m drivers.gpio.cli")
+    """``python -m controller.panels.cli panel ...``: the same command without the top-level CLI."""
+    parser = argparse.ArgumentParser(prog="python -m controller.panels.cli")
     register(parser.add_subparsers(dest="sim_command", required=True, metavar="COMMAND"))
     args = parser.parse_args(argv)
     code: int = args.func(args)

@@ -1,0 +1,124 @@
+"""One GPIO panel driver joined to what its presses mean: pin events in, inputs out, lamps from the table.
+
+The driver (:class:`drivers.gpio.panel.Panel`) knows pins: it debounces them
+and reports :class:`PinEvent` values, and lights the lamps it is told to.
+:class:`PanelLink` turns those events into the table's inputs through
+:class:`controller.panels.logic.PanelLogic` and hands each to ``post(input,
+source)``; after every applied input, :meth:`PanelLink.update` gives the logic
+the table's state and the driver the lamp states that follow from it.
+
+Both happen under the driver's lock (:attr:`Panel.lock`): the driver holds it
+around every event, and :meth:`update` takes it, so the logic sees presses and
+table states in one total order, and ``post`` is called in that order. ``post``
+must not block and must not call back into the link: the daemon marshals it
+into its loop and journals it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from controller.inputs import Input
+from controller.limits import TableLimits
+from controller.panels.logic import PanelLogic
+from controller.panels.view import DEALER_DEVICE, LampView, Post, seat_device
+from drivers.gpio.backend import PinBackend
+from drivers.gpio.panel import LampMode, Panel, PinEvent
+from drivers.gpio.pinmap import PinMap
+
+log = logging.getLogger(__name__)
+
+PostFn = Callable[[Input, str], None]
+
+
+class PanelLink:
+    """The panels of one pin map: the driver on its pins, the logic of their presses, the lamps they show."""
+
+    def __init__(self, pin_map: PinMap, backend: PinBackend, post: PostFn, limits: TableLimits,
+                 *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.map = pin_map
+        self.logic = PanelLogic(pin_map, limits)
+        self._post = post
+        self.panel = Panel(pin_map, backend, self._event, clock=clock)
+        self.logic.covered.update(self.panel.sensors())
+        self.panel.show(self.logic.lamps())
+
+    # --------------------------------------------------------------- the API
+    def resample(self) -> None:
+        """Every input's level now is its starting level (before :meth:`start`): :meth:`Panel.resample`."""
+        with self.panel.lock:
+            self.panel.resample()
+            self.logic.covered.update(self.panel.sensors())
+
+    def start(self, *, thread: bool = True) -> None:
+        """Report panels already missing, then (with ``thread``) run the driver's worker. Call once."""
+        self.panel.start(thread=thread)
+
+    def stop(self) -> None:
+        """Stop the worker, turn the lamps off and release every pin."""
+        self.panel.stop()
+
+    def update(self, view: LampView | Mapping[str, Any]) -> None:
+        """The table's state after an applied input: lamps follow; chips already down are placed at open."""
+        if not isinstance(view, LampView):
+            view = LampView.from_snapshot(view)
+        with self.panel.lock:
+            self._emit(self.logic.update(view))
+            self.panel.show(self.logic.lamps())
+
+    def selected(self, seat: int, spot: str) -> int:
+        """The amount chips on ``spot`` of seat ``seat`` would wager now."""
+        with self.panel.lock:
+            return self.logic.selected(seat, spot)
+
+    def lamp_modes(self) -> dict[str, LampMode]:
+        return self.panel.lamp_modes()
+
+    def lamp_levels(self) -> dict[str, bool]:
+        """Whether each lamp is lit right now (a blinking lamp is caught mid-blink)."""
+        return self.panel.lamp_levels()
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until every edge reported so far has been taken and posted: :meth:`Panel.flush`."""
+        return self.panel.flush(timeout)
+
+    def pump(self, now: float | None = None) -> None:
+        """Process every edge and deadline up to ``now`` without the worker: :meth:`Panel.pump`."""
+        self.panel.pump(now)
+
+    # -------------------------------------------------------------- internals
+    def _event(self, event: PinEvent) -> None:
+        """The driver's report (its lock held): what it means for the table, posted."""
+        seat, logic = event.seat, self.logic
+        device = DEALER_DEVICE if seat is None else seat_device(seat)
+        if event.kind == "presence":
+            if event.change in ("active", "inactive"):
+                detail = None if event.change == "active" else \
+                    f"panel unplugged: presence loop (GPIO {event.pin}) open"
+                self._emit(logic.fault(device, "presence", detail))
+        elif event.kind == "sensor":
+            if seat is not None and event.change in ("active", "inactive"):
+                self._emit(logic.sensor(seat, event.name, event.change == "active"))
+        elif event.change == "repeat":
+            if seat is not None:
+                logic.step(seat, event.units if event.name == "bet_up" else -event.units)
+        elif event.change == "active":
+            blinking = seat in logic.restarted
+            posts = logic.button(seat, event.name)
+            if blinking and seat not in logic.restarted:
+                self.panel.show(logic.lamps())  # keyed after a restart: its bet keys stop blinking
+            self._emit(posts)
+        elif event.change == "stuck":
+            held = self.map.stuck_after_s
+            detail = f"button {event.name} (GPIO {event.pin}) active for over {held:g} s: stuck or shorted"
+            self._emit(logic.fault(device, f"stuck {event.name}", detail))
+        elif event.change == "unstuck":
+            self._emit(logic.fault(device, f"stuck {event.name}", None))
+
+    def _emit(self, posts: list[Post]) -> None:
+        for inp, source in posts:
+            log.debug("post %s from %s", inp.to_dict(), source)
+            self._post(inp, source)

@@ -1,0 +1,262 @@
+"""The shoe reader's delivery rules: bytes to frames, each new frame delivered once, then ACKed or NAKed.
+
+Protocol v1's host rules (docs/shoe-protocol.md) without a port or a loop:
+ACK what the consumer accepted, deliver a sequence number once, recognise a
+resend and a late copy, ask for a resend with NAK when bytes were damaged
+(rate-limited), and report what the line and the device say
+(:mod:`drivers.shoe.linehealth`). :class:`FrameReader` is the base of
+:class:`drivers.shoe.transport.ShoeReader`; the sessions that feed it bytes are
+:mod:`drivers.shoe.reconnect`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import serial  # type: ignore[import-untyped]  # no stubs in the dev deps (types-pyserial)
+
+from drivers.shoe.codec import Frame, FrameDecoder, FramingError, LineDecoder, UndecodableFrame, encode_frame
+from drivers.shoe.events import ShoeEvent, ShoeStatus, event_for
+from drivers.shoe.linehealth import DeviceFlags, ErrorBursts
+from drivers.shoe.messages import (
+    PROTOCOL_VERSION,
+    Ack,
+    CardMsg,
+    Heartbeat,
+    Hello,
+    Message,
+    Nak,
+    StatusRequest,
+    UnknownMessage,
+    is_host_to_shoe,
+)
+from drivers.shoe.profile import ShoeProfile
+
+log = logging.getLogger("croupier.shoe")
+
+
+class FrameId(NamedTuple):
+    """A shoe frame's identity: the session it belongs to (a new one per HELLO) and its sequence."""
+
+    session: str
+    seq: int
+
+
+#: ``on_frame(frame, event)``: deliver a frame's event (None for a HEARTBEAT; ``frame`` None on the
+#: plain profile); True when the frame may be acknowledged (its event is durable).
+FrameHandler = Callable[[FrameId | None, ShoeEvent | None], bool]
+
+
+def new_session() -> str:
+    """A fresh session id: the host's name for one run of the shoe's numbering (HELLO to HELLO)."""
+    return uuid.uuid4().hex[:16]
+
+
+class LineState:
+    """One session's reading state: its decoder, when the last good frame came, whether any did."""
+
+    def __init__(self, profile: ShoeProfile, now: float) -> None:
+        self.decoder: FrameDecoder | LineDecoder = (
+            FrameDecoder() if profile.protocol == "v1" else LineDecoder(profile.line_end))
+        self.last_rx = now
+        self.healthy = False
+
+
+class ShoeError(RuntimeError):
+    """A command could not be sent to the shoe (not connected, or the write failed)."""
+
+
+class FrameReader:
+    """What a shoe's frames mean to the host: delivered once, acknowledged when the consumer says so."""
+
+    #: Set up by :class:`drivers.shoe.transport.ShoeReader`, where each is explained.
+    profile: ShoeProfile
+    last_heartbeat: Heartbeat | None
+    bursts: ErrorBursts
+    flags: DeviceFlags
+    unknown_types: dict[int, int]
+    _on_event: Callable[[ShoeEvent], None]
+    _on_frame: FrameHandler | None
+    _on_acked: Callable[[FrameId], None] | None
+    _session: str
+    _resuming: bool
+    _lock: threading.Lock
+    _port: serial.SerialBase | None
+    _last_seq: int | None
+    _cmd_seq: int
+
+    def _write(self, data: bytes) -> None:
+        with self._lock:
+            if self._port is None:
+                raise ShoeError(f"shoe on {self.profile.port} is not connected")
+            self._port.write(data)
+
+    def _command_frame(self, message: Message) -> bytes:
+        """Host commands carry their own counter; the shoe may log it, it does not acknowledge it."""
+        with self._lock:
+            seq, self._cmd_seq = self._cmd_seq, (self._cmd_seq + 1) & 0xFF
+            return encode_frame(seq, message)
+
+    def _send_command(self, message: Message) -> None:
+        try:
+            self._write(self._command_frame(message))
+        except (OSError, serial.SerialException) as exc:
+            raise ShoeError(f"cannot send {type(message).__name__} to {self.profile.port}: {exc}") from exc
+
+    def _emit(self, event: ShoeEvent) -> bool:
+        """Hand a status (or, without ``on_frame``, a frame's event) to ``on_event``; False if it raised."""
+        try:
+            self._on_event(event)
+        except Exception:
+            log.exception("shoe event handler failed on %r", event)
+            return False
+        return True
+
+    def _status(self, status: str, **detail: Any) -> None:
+        self._emit(ShoeStatus(status, {"port": self.profile.port, **detail}))
+
+    def _framing_error(self, error: FramingError) -> None:
+        """Report damage: the first of a burst now, the rest counted (see :class:`ErrorBursts`)."""
+        status = self.bursts.error(error.reason, error.raw, time.monotonic())
+        if status is not None:
+            self._emit(status)
+
+    def _tick(self) -> None:
+        status = self.bursts.tick(time.monotonic())
+        if status is not None:
+            self._emit(status)
+
+    def _nak(self, seq: int, limited: bool = True) -> None:
+        """Ask for ``seq`` again, unless a NAK went out moments ago (no NAK storms)."""
+        if self.bursts.may_nak(time.monotonic()) or not limited:
+            self._write(encode_frame(seq, Nak()))
+
+    def _begin(self, line: LineState) -> None:
+        """A session starts: on v1, ask for a heartbeat, and for a resend of anything the shoe holds."""
+        if self.profile.protocol != "v1":
+            line.healthy = True
+            return
+        self._write(self._command_frame(StatusRequest()))
+        if self._last_seq is not None:
+            # Not rate-limited: one per session (the reconnect backoff bounds it), and it is what
+            # gets the shoe's held frame back before its 1 s resend, so a short heartbeat_timeout
+            # cannot end session after session.
+            self._nak((self._last_seq + 1) & 0xFF, limited=False)
+
+    def _feed(self, line: LineState, data: bytes) -> None:
+        """Bytes from the port: decode, deliver and acknowledge what they complete."""
+        if isinstance(line.decoder, LineDecoder):
+            for item in line.decoder.feed(data):
+                if isinstance(item, CardMsg):
+                    self._deliver(None, item)  # nothing to acknowledge on this profile
+                else:
+                    self._framing_error(item)
+            return
+        now = time.monotonic()
+        items = line.decoder.feed(data)
+        for frame in items:
+            if isinstance(frame, FramingError):
+                self._framing_error(frame)
+            elif self._accept(frame):
+                line.last_rx = now
+                line.healthy = True
+        # Damage after the last good frame: ask for the frame we expect now instead of waiting for
+        # the shoe's ACK timeout (rate-limited). Before the first good frame there is no SEQ to ask
+        # for: the shoe's resend timer recovers.
+        if items and isinstance(items[-1], FramingError) and self._last_seq is not None:
+            self._nak((self._last_seq + 1) & 0xFF)
+
+    def _accept(self, frame: Frame | UndecodableFrame) -> bool:
+        """Deliver a frame once and acknowledge it; False if it is not something a shoe sends.
+
+        Acknowledged: a resend of the last accepted frame, a late copy, and a new frame the consumer
+        accepted. A new frame the consumer did not accept is not acknowledged, so the shoe sends it
+        again; it still counts as a sign of life.
+        """
+        message = frame.message if isinstance(frame, Frame) else None
+        if message is not None and is_host_to_shoe(message):
+            name = type(message).__name__
+            if isinstance(message, UnknownMessage):
+                name = f"type 0x{message.type_byte:02X}"
+            self._framing_error(FramingError(
+                f"received host-to-shoe {name} (seq {frame.seq}): is the line echoing?"))
+            return False
+        last = self._last_seq
+        behind = None if last is None else (last - frame.seq) & 0xFF
+        if isinstance(message, Hello):
+            # HELLO always resets the expectation, whatever its SEQ: after a wrap, a power-cycle
+            # HELLO 0 may carry the SEQ last delivered. Delivering a resent HELLO again is harmless;
+            # it starts a new session (the consumer records it before it is acknowledged).
+            if not self._take(FrameId(new_session(), frame.seq), message):
+                return True
+        elif behind == 0:
+            pass  # a resend of the frame last accepted (its ACK was lost, or we restarted before it)
+        elif behind is not None and 0 < behind < 128 and not self._resuming:
+            # Older than the last delivered frame: a serial line cannot reorder, so this is a
+            # late copy. Never deliver it twice; say so, since a sane shoe never causes it.
+            self._framing_error(FramingError(f"stale frame seq {frame.seq} after seq {last}: dropped"))
+        else:
+            # After a resume the journal's cursor may lag the shoe by the heartbeats acknowledged
+            # since: any SEQ but the cursor's own is new, and no gap is reported.
+            if last is not None and not self._resuming and frame.seq != (last + 1) & 0xFF:
+                self._framing_error(FramingError(f"sequence gap: expected {(last + 1) & 0xFF}, "
+                                                 f"got {frame.seq} (shoe reset without HELLO?)"))
+            if message is None:
+                assert isinstance(frame, UndecodableFrame)
+                # A good CRC: the line is fine, the shoe sent something wrong. A NAK would only
+                # bring it back; acknowledge it and report it once, as a fault the operator sees.
+                self._status("protocol_error", reason=str(frame), frame_seq=frame.seq,
+                             type=f"0x{frame.type_byte:02X}", raw=frame.raw.hex(" "))
+                self._last_seq, self._resuming = frame.seq, False
+            elif not self._take(FrameId(self._session, frame.seq), message):
+                return True  # not acknowledged: the shoe sends it again
+        self._write(encode_frame(frame.seq, Ack()))
+        if self._on_acked is not None:
+            self._on_acked(FrameId(self._session, frame.seq))
+        return True
+
+    def _take(self, frame: FrameId, message: Message) -> bool:
+        """Deliver a new frame; once accepted it is the last one (False: not accepted, no ACK)."""
+        if not self._deliver(frame, message):
+            return False
+        self._session, self._last_seq, self._resuming = frame.session, frame.seq, False
+        return True
+
+    def _deliver(self, frame: FrameId | None, message: Message) -> bool:
+        """Hand a new (not duplicate) shoe message over as events; True when it may be acknowledged.
+
+        The message's own event (a card, a lid, HELLO, ...; None for a HEARTBEAT) goes to
+        ``on_frame``, whose answer decides the ACK; the statuses derived from it (HEARTBEAT flags,
+        an unknown type, a wrong protocol version) are reported through ``on_event``.
+        """
+        event: ShoeEvent | None = None
+        if isinstance(message, UnknownMessage):
+            count = self.unknown_types.get(message.type_byte, 0) + 1
+            self.unknown_types[message.type_byte] = count
+            if count == 1:  # once per type: a vendor's message sent every second must not flood
+                log.info("shoe sent unknown message type 0x%02X: acknowledged and ignored", message.type_byte)
+                self._status("unknown_message", type=f"0x{message.type_byte:02X}",
+                             payload=message.payload.hex(" "))
+        elif isinstance(message, Hello) and message.protocol != PROTOCOL_VERSION:
+            self._status("protocol_error", protocol=message.protocol, model=message.model,
+                         firmware=message.firmware, serial=message.serial,
+                         reason=f"the shoe speaks protocol version {message.protocol}; this host speaks "
+                                f"version {PROTOCOL_VERSION} only")
+        else:
+            if isinstance(message, Heartbeat):
+                self.last_heartbeat = message
+            for status in self.flags.on_message(message):
+                self._emit(status)
+            event = event_for(message)
+        if self._on_frame is None:
+            return event is None or self._emit(event)
+        try:
+            return self._on_frame(frame, event)
+        except Exception:
+            log.exception("shoe frame handler failed on %r (frame %s): not acknowledged", message, frame)
+            return False
