@@ -262,7 +262,6 @@ class Daemon:
                 self._lock = None
             log.info("table %s stopped", self.config.table_id)
 
-
     @property
     def stopping(self) -> bool:
         """True before :meth:`serve` ran and once a stop was asked: no late work on a closing journal."""
