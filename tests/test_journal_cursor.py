@@ -23,8 +23,8 @@ from test_daemon_support import config_for
 from controller import inputs as I
 from controller.cards import parse_card
 from controller.daemon import checkpoint
-from controller.daemon import journal as journal_mod
 from controller.daemon.journal import Journal
+from controller.daemon.journal_schema import read_shoe_cursor
 from controller.daemon.service import TableService
 from drivers.shoe import FrameId
 
@@ -92,7 +92,7 @@ def _steps_to_find_the_cursor(path: Path) -> int:
 
     conn.set_progress_handler(count, 100)
     try:
-        journal_mod._shoe_cursor(conn)
+        read_shoe_cursor(conn)
     finally:
         conn.close()
     return steps

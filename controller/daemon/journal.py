@@ -46,82 +46,45 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from controller.daemon import faults, private
-from controller.inputs import Input, InputError, input_from_dict
+from controller.daemon.journal_read import (
+    JOURNAL_NAME,
+    Entry,
+    JournalError,
+    JournalFault,
+    JournalMismatch,
+    integrity_problem,
+    open_readonly,
+    read_entries,
+    verify_file,
+)
+from controller.daemon.journal_schema import (
+    FORMAT,
+    INSERT,
+    NEW_SUFFIX,
+    READS,
+    SCHEMA,
+    SET_CURSOR,
+    VERSION,
+    bring_up_to_date,
+    connect,
+    read_shoe_cursor,
+)
+from controller.inputs import Input
 from controller.rules_version import RULES_VERSION, UNRECORDED
 from drivers.shoe.transport import FrameId
 
-FORMAT: Final = "croupier-journal"
-#: 2: the shoe cursor is read from the input rows (version 1 wrote a cursor row with every card);
-#: a version 1 journal is brought up to version 2 when a daemon opens it (:func:`_bring_up_to_date`),
-#: and a daemon of version 1 refuses a version 2 journal instead of resuming from a stale cursor.
-VERSION: Final = 2
-JOURNAL_NAME: Final = "journal.sqlite3"
+#: The read API (controller.daemon.journal_read) is offered here too: tools import it from this module.
+__all__ = [
+    "JOURNAL_NAME", "MARKER_NAME", "NEW_SUFFIX", "Entry", "Journal", "JournalError", "JournalFault",
+    "JournalMismatch", "open_readonly", "read_entries", "verify_file",
+]
+
 #: Written once a journal exists; its presence without the journal means the journal was lost.
 MARKER_NAME: Final = "journal.marker"
-
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE inputs (
-    id INTEGER PRIMARY KEY,
-    at REAL NOT NULL,          -- wall-clock time (the core never sees it)
-    source TEXT NOT NULL,      -- shoe, command, gpio, ...
-    input TEXT NOT NULL,       -- Input.to_dict() as JSON
-    ref TEXT,                  -- a client's idempotency key, if it gave one (unique: inputs_ref)
-    shoe_session TEXT,         -- the shoe frame a shoe input came in: session ...
-    shoe_seq INTEGER           -- ... and sequence number (NULL for other inputs)
-);
--- Partial: the inputs without a key (every card) write no index page.
-CREATE UNIQUE INDEX inputs_ref ON inputs(ref) WHERE ref IS NOT NULL;
-CREATE TABLE shoe_cursor (     -- a shoe frame accepted without an input, or a checkpoint's cursor
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    session TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    row INTEGER NOT NULL       -- the last input row when it was written: a frame on a later row is newer
-);
-"""
-
-_INSERT: Final = (
-    "INSERT INTO inputs(id, at, source, input, ref, shoe_session, shoe_seq) VALUES (?, ?, ?, ?, ?, ?, ?)"
-)
-_SET_CURSOR: Final = "INSERT OR REPLACE INTO shoe_cursor(id, session, seq, row) VALUES (1, ?, ?, ?)"
-
-#: Suffix of the file a new journal is built in before it is renamed into place.
-NEW_SUFFIX: Final = ".new"
-
-
-class JournalError(RuntimeError):
-    """A journal the daemon must not start from: ``<file>[: row N]: <reason>``."""
-
-    def __init__(self, path: Path, reason: str, row: int | None = None) -> None:
-        self.path = path
-        self.row = row
-        self.reason = reason
-        where = f"{path}" + (f": row {row}" if row is not None else "")
-        super().__init__(f"{where}: {reason}")
-
-
-class JournalMismatch(JournalError):
-    """The table file's game or options, or the software's rules version, differ from the journal's."""
-
-
-class JournalFault(JournalError):
-    """A journal write failed: the table must halt. Nothing of the failed write was applied."""
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One journaled input."""
-
-    id: int
-    at: float
-    source: str
-    input: Input
-    ref: str | None
 
 
 class Journal:
@@ -243,7 +206,7 @@ class Journal:
         try:
             build.execute("PRAGMA synchronous=FULL")
             build.execute("BEGIN")
-            for statement in _SCHEMA.split(";"):
+            for statement in SCHEMA.split(";"):
                 if statement.strip():
                     build.execute(statement)
             build.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", sorted(header.items()))
@@ -256,13 +219,13 @@ class Journal:
         tmp.replace(path)
         private.fsync_path(path.parent)
         _write_marker(marker, header["id"])
-        return cls(path, _connect(path, fsync), header, 0)
+        return cls(path, connect(path, fsync), header, 0)
 
     @classmethod
     def _open_existing(cls, path: Path, fsync: bool, verify: bool = True) -> Journal:
         try:
-            conn = _connect(path, fsync)
-            problem = _integrity(conn) if verify else None
+            conn = connect(path, fsync)
+            problem = integrity_problem(conn) if verify else None
         except sqlite3.DatabaseError as exc:
             raise JournalError(path, f"not a readable SQLite journal: {exc}") from None
         if problem is not None:
@@ -275,7 +238,7 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise JournalError(path, f"bad header: {exc}") from None
-        if header.get("format") != FORMAT or header.get("version") not in _READS or "id" not in header:
+        if header.get("format") != FORMAT or header.get("version") not in READS or "id" not in header:
             conn.close()
             raise JournalError(
                 path,
@@ -286,8 +249,8 @@ class Journal:
             conn.close()
             raise JournalError(path, f"{last[1]} inputs but the last id is {last[0]}: rows are missing")
         try:
-            _bring_up_to_date(conn, header, int(last[0]))
-            cursor = _shoe_cursor(conn)
+            bring_up_to_date(conn, header, int(last[0]))
+            cursor = read_shoe_cursor(conn)
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise JournalError(path, f"cannot bring this journal up to version {VERSION}: {exc}") from None
@@ -308,7 +271,7 @@ class Journal:
         session, seq = frame if frame is not None else (None, None)
         # The row's id is given, not taken: if another writer took it, the INSERT fails (a fault),
         # so a row is never committed out of order.
-        self._write(_INSERT, (expected, at, source, inp.to_json(), ref, session, seq))
+        self._write(INSERT, (expected, at, source, inp.to_json(), ref, session, seq))
         self.last_id = expected
         if frame is not None:
             self.shoe_cursor = frame
@@ -316,7 +279,7 @@ class Journal:
 
     def record_shoe_frame(self, frame: FrameId) -> None:
         """Make ``frame`` the shoe cursor without an input (a new shoe session, a run of heartbeats)."""
-        self._write(_SET_CURSOR, (frame.session, frame.seq, self.last_id))
+        self._write(SET_CURSOR, (frame.session, frame.seq, self.last_id))
         self.shoe_cursor = frame
 
     def write(self, statement: str, args: tuple[Any, ...]) -> None:
@@ -330,7 +293,7 @@ class Journal:
         the input rows after it to find the cursor. Nothing to write if no shoe frame was ever taken:
         then no row up to now has one either."""
         if self.shoe_cursor is not None:
-            conn.execute(_SET_CURSOR, (self.shoe_cursor.session, self.shoe_cursor.seq, self.last_id))
+            conn.execute(SET_CURSOR, (self.shoe_cursor.session, self.shoe_cursor.seq, self.last_id))
 
     def mark_fault(self, reason: str) -> JournalFault:
         """A write outside :meth:`append` failed (a checkpoint): fault the journal as a failed append does."""
@@ -374,133 +337,6 @@ class Journal:
 
     def close(self) -> None:
         self._conn.close()
-
-
-def read_entries(conn: sqlite3.Connection, path: Path, start: int, stop: int) -> Iterator[Entry]:
-    expected = start
-    cursor = conn.execute(
-        "SELECT id, at, source, input, ref FROM inputs WHERE id BETWEEN ? AND ? ORDER BY id", (start, stop)
-    )
-    for row_id, at, source, text, ref in cursor:
-        if row_id != expected:
-            raise JournalError(path, f"row {expected} is missing (next is {row_id})", expected)
-        expected += 1
-        try:
-            data = json.loads(text)
-            inp = input_from_dict(data)
-        except (ValueError, TypeError, InputError) as exc:
-            raise JournalError(path, f"input does not parse: {exc} ({str(text)[:80]!r})", row_id) from None
-        if not isinstance(at, float | int) or not isinstance(source, str):
-            raise JournalError(path, f"bad time {at!r} or source {source!r}", row_id)
-        yield Entry(row_id, float(at), source, inp, ref)
-    if expected <= stop:
-        raise JournalError(path, f"rows {expected}..{stop} are missing", expected)
-
-
-def _integrity(conn: sqlite3.Connection) -> str | None:
-    check = [row[0] for row in conn.execute("PRAGMA integrity_check")]
-    return None if check == ["ok"] else "PRAGMA integrity_check failed: " + "; ".join(check[:5])
-
-
-def verify_file(path: Path) -> str | None:
-    """The checks of the whole file, on a read-only connection: what is wrong, or None.
-
-    ``PRAGMA integrity_check`` and no row missing. SQLite does this work with
-    Python's lock released, so a daemon can run it on a worker thread while it plays.
-    """
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        problem = _integrity(conn)
-        if problem is None:
-            last, count = conn.execute("SELECT COALESCE(MAX(id), 0), COUNT(*) FROM inputs").fetchone()
-            if last != count:
-                problem = f"{count} inputs but the last id is {last}: rows are missing"
-        return problem
-    except sqlite3.DatabaseError as exc:
-        return f"not a readable SQLite journal: {exc}"
-    finally:
-        conn.close()
-
-
-def open_readonly(state_dir: Path) -> tuple[sqlite3.Connection, Path, int]:
-    """A read-only connection for tools and recall of old rounds (never writes, never creates)."""
-    path = state_dir / JOURNAL_NAME
-    if not path.exists():
-        raise JournalError(path, "no journal here")
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-    try:
-        last = conn.execute("SELECT COALESCE(MAX(id), 0) FROM inputs").fetchone()[0]
-    except sqlite3.DatabaseError as exc:  # not SQLite, or no inputs table: a tool's one-line error
-        conn.close()
-        raise JournalError(path, f"not a readable SQLite journal: {exc}") from None
-    return conn, path, int(last)
-
-
-def _tables(conn: sqlite3.Connection) -> set[str]:
-    """The names of the journal file's tables."""
-    return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-
-
-#: The header versions this code opens (older ones are brought up to :data:`VERSION` first).
-_READS: Final = frozenset(str(v) for v in range(1, VERSION + 1))
-
-
-def _bring_up_to_date(conn: sqlite3.Connection, header: dict[str, str], last_id: int) -> None:
-    """Make an older journal a version :data:`VERSION` one, in one transaction.
-
-    Version 1 from before the shoe cursor: add the frame columns and the cursor table. Version 1
-    with a cursor: it was written with every card, so it is the cursor as of the last row; it gets
-    that row. The input rows and their ``ref TEXT UNIQUE`` index stay as they are.
-    """
-    if header.get("version") == str(VERSION):
-        return
-    tables = _tables(conn)
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        if "shoe_cursor" not in tables:
-            conn.execute("ALTER TABLE inputs ADD COLUMN shoe_session TEXT")
-            conn.execute("ALTER TABLE inputs ADD COLUMN shoe_seq INTEGER")
-            conn.execute("CREATE TABLE shoe_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), "
-                         "session TEXT NOT NULL, seq INTEGER NOT NULL, row INTEGER NOT NULL)")
-        else:
-            conn.execute("ALTER TABLE shoe_cursor ADD COLUMN row INTEGER NOT NULL DEFAULT 0")
-            conn.execute("UPDATE shoe_cursor SET row = ?", (last_id,))
-        conn.execute("UPDATE meta SET value = ? WHERE key = 'version'", (str(VERSION),))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    header["version"] = str(VERSION)
-
-
-def _shoe_cursor(conn: sqlite3.Connection) -> FrameId | None:
-    """The last shoe frame accepted: the cursor row, or the frame of a later input row.
-
-    Only the rows after the cursor row and after the newest checkpoint (which refreshed the cursor
-    row in its own transaction, :meth:`Journal.save_cursor`) are read, newest first.
-    """
-    saved = conn.execute("SELECT session, seq, row FROM shoe_cursor WHERE id = 1").fetchone()
-    floor = 0 if saved is None else int(saved[2])
-    if "checkpoints" in _tables(conn):
-        floor = max(floor, int(conn.execute("SELECT COALESCE(MAX(row), 0) FROM checkpoints").fetchone()[0]))
-    later = conn.execute(
-        "SELECT shoe_session, shoe_seq FROM inputs WHERE id > ? AND shoe_session IS NOT NULL "
-        "ORDER BY id DESC LIMIT 1",
-        (floor,),
-    ).fetchone()
-    if later is not None:
-        return FrameId(str(later[0]), int(later[1]))
-    return None if saved is None else FrameId(str(saved[0]), int(saved[1]))
-
-
-def _connect(path: Path, fsync: bool) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute(f"PRAGMA synchronous={'FULL' if fsync else 'OFF'}")
-    pages = faults.journal_max_pages()
-    if pages is not None:
-        conn.execute(f"PRAGMA max_page_count={pages}")
-    return conn
 
 
 def _write_marker(marker: Path, journal_id: str) -> None:

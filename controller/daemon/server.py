@@ -1,21 +1,19 @@
-"""The daemon: one asyncio loop owning the table, its ZeroMQ sockets and its devices.
+"""The daemon: one asyncio loop owning the table, its ZeroMQ sockets and its devices, and the one input path.
 
-Sockets (docs/zeromq.md): a PUB socket publishes every event as two frames
-(topic ``<table>.<event>``, then the JSON with ``table`` and ``seq``); a
-ROUTER snapshot socket answers late joiners with the whole state and the
-``seq`` it stands at (zguide's clone pattern); a ROUTER command socket takes
-operator commands (docs/commands.md). Every socket has a send high-water
-mark and ``LINGER`` 0, so a slow, stuck or dead peer costs dropped messages
-for that peer, never a stalled table or a hung shutdown.
+:class:`Daemon` holds the table's state and composes its parts, each in a
+module of its own that sees the daemon only as a
+:class:`~controller.daemon.host.DaemonHost`: the sockets and request loops
+(controller.daemon.sockets), start-up and stop (controller.daemon.startup),
+the shoe link's events and commands (controller.daemon.shoe_events) and the
+replies (controller.daemon.replies). Every input, from any source, goes
+through :meth:`Daemon.submit`: journaled, applied, then published.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
-import os
 import signal
 import threading
 import time
@@ -25,94 +23,34 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
-from controller.daemon import resend
+from controller.daemon import replies, resend, shoe_events, sockets, startup
 from controller.daemon.alerts import log_alerts
-from controller.daemon.auth import CurveGuard, permitted
-from controller.daemon.commands import (
-    CommandError,
-    InputCommand,
-    Query,
-    WrongTable,
-    error_reply,
-    parse_command,
-)
+from controller.daemon.auth import CurveGuard
 from controller.daemon.config import TableConfig, ZmqSpec, exposure_problems
 from controller.daemon.dispenser import Dispenser
-from controller.daemon.endpoints import enable_ipv6
-from controller.daemon.handshakes import HandshakeLog
-from controller.daemon.heartbeat import heartbeat_payload
-from controller.daemon.journal import Journal, JournalFault, open_readonly, verify_file
+from controller.daemon.journal import Journal, JournalFault
 from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
 from controller.daemon.panels import PanelHost
-from controller.daemon.recall import recall_from_journal
-from controller.daemon.requests import Pacer, RequestError, limit_inbound, parse_snapshot_request, quote
+from controller.daemon.replies import journal_fault_reply
+from controller.daemon.requests import Pacer
 from controller.daemon.sdnotify import notify, watchdog_interval
 from controller.daemon.selftest import HELLO_TIMEOUT, SelfTest
 from controller.daemon.service import Applied, TableService, dumps
+from controller.daemon.shoe_events import SHOE_CURSOR_LAG, SHOE_FAULT, SHOE_HELLO, SHOE_LID
 from controller.daemon.shoe_link import ShoeLink
+from controller.daemon.sockets import ROUTER_HWM, SNAPSHOT_HWM
+from controller.daemon.startup import JOURNAL_DEVICE, DaemonError, OptionError, check_gpio_control
 from controller.daemon.statelock import StateDirLock
-from controller.inputs import CardSeen, DeviceStatus, Input
-from controller.table import Table
-from drivers.gpio import BackendError
-from drivers.gpio.control import ControlError, parse_endpoint
-from drivers.shoe import FrameId, ShoeCard, ShoeError, ShoeEvent, ShoeProfile, ShoeStatus
-from drivers.shoe.linehealth import shoe_health
+from controller.inputs import Input
+from drivers.shoe import FrameId, ShoeEvent, ShoeProfile
+
+#: The names this module has always offered (tests and tools import them from here).
+__all__ = [
+    "JOURNAL_DEVICE", "ROUTER_HWM", "SHOE_CURSOR_LAG", "SHOE_FAULT", "SHOE_HELLO", "SHOE_LID", "SNAPSHOT_HWM",
+    "Daemon", "DaemonError", "OptionError", "check_gpio_control", "journal_fault_reply",
+]
 
 log = logging.getLogger("croupier.daemon")
-
-#: The device a failed whole-journal check takes offline (Daemon._verify_journal).
-JOURNAL_DEVICE = "journal"
-#: Device names of the shoe's statuses that halt play (journaled as DeviceStatus inputs).
-SHOE_HELLO = "shoe hello"
-SHOE_LID = "shoe lid"
-SHOE_FAULT = "shoe fault"
-
-#: Replies queued for one command client before ZeroMQ drops them (a reply is a few hundred bytes).
-ROUTER_HWM = 1000
-#: Snapshot replies queued for one client: each may be the state and 2,000 events (hundreds of KB), so a
-#: client that asks and never reads holds at most this many (a REQ client has one in flight).
-SNAPSHOT_HWM = 2
-
-#: Shoe frames accepted (heartbeats, statuses) before the shoe cursor is journaled without an input:
-#: well under 128, so a restarted reader never takes a new frame for an old one (docs/daemon.md).
-SHOE_CURSOR_LAG = 64
-
-
-def _plain(sock: Any) -> Any:
-    return sock
-
-
-class DaemonError(RuntimeError):
-    """The daemon cannot start (a socket cannot bind, ...); the message says which and why."""
-
-
-class OptionError(DaemonError):
-    """A command-line override that does not fit the table file (``croupier run`` exits 2)."""
-
-
-def check_gpio_control(config: TableConfig, endpoint: str) -> None:
-    """``--gpio-control`` must have mock panels to drive: never a silent no-op (OptionError says why)."""
-    gpio = config.spec.gpio
-    if gpio is None or not config.panels:
-        what = "no gpio section" if gpio is None else "a gpio section but no panels"
-        raise OptionError(f"--gpio-control {endpoint}: {config.path} has {what}, so there are no "
-                          "panel pins to control (add panels: and gpio: {backend: mock}, or drop the option)")
-    if gpio.backend != "mock":
-        raise OptionError(f"--gpio-control {endpoint}: {config.path} has gpio.backend {gpio.backend}; "
-                          "a control socket drives mock pins only")
-    try:
-        parse_endpoint(endpoint)
-    except ControlError as exc:
-        raise OptionError(f"--gpio-control {endpoint}: {exc}") from None
-
-
-def journal_fault_reply(cmd: str, fault: JournalFault) -> dict[str, Any]:
-    """The answer to every input once the journal cannot be written: the reason, never "internal error"."""
-    return error_reply(
-        f"journal fault: {fault}: the table is halted and this input was not applied; "
-        "restart the daemon once the journal can be written (and resend with the same ref)",
-        cmd=cmd, journal_fault=True,
-    )
 
 
 class Daemon:
@@ -192,7 +130,7 @@ class Daemon:
                 game=cfg.game_name,
                 options=cfg.options_dict(),
                 fsync=self.fsync,
-                verify=False,  # the whole-file checks run once the table is up: _verify_journal
+                verify=False,  # the whole-file checks run once the table is up: startup.verify_journal
             )
             service = TableService(cfg, journal)
             try:
@@ -231,9 +169,9 @@ class Daemon:
         ctx = zmq.asyncio.Context()
         sync_ctx: zmq.Context[Any] = zmq.Context.shadow(ctx.underlying)
         spec = self.zmq_spec
-        sockets: list[Any] = []
+        opened: list[Any] = []
         guard: CurveGuard | None = None
-        handshakes: HandshakeLog | None = None
+        bound: sockets.Bound | None = None
         try:
             try:
                 self.guard = guard = CurveGuard(KeyFolder(self.keys_dir), sync_ctx)
@@ -244,22 +182,13 @@ class Daemon:
             # shoe_hello, a failed self-test) reach a subscriber that connected first; no request is
             # answered before the self-test is over (they wait in their queues). The event sockets
             # take keys only when the table file says so (security.curve_events).
-            events = guard.secure if self.config.spec.security.curve_events else _plain
-            self._pub = pub = self._bind(events(sync_ctx.socket(zmq.PUB)), "pub", spec.pub, spec.pub_hwm,
-                                         sockets)
-            snap = self._bind(events(ctx.socket(zmq.ROUTER)), "snapshot", spec.snapshot, SNAPSHOT_HWM,
-                              sockets)
-            cmd = self._bind(guard.secure(ctx.socket(zmq.ROUTER)), "command", spec.command, ROUTER_HWM,
-                             sockets)
-            del pub
-            curve = [("command", spec.command, cmd)]
-            if self.config.spec.security.curve_events:
-                curve += [("pub", spec.pub, self._pub), ("snapshot", spec.snapshot, snap)]
-            handshakes = HandshakeLog.started(sync_ctx, guard.refusals, curve)  # refusals ZAP never sees
+            bound = sockets.bind_all(ctx, sync_ctx, guard, spec, self.config.spec.security.curve_events,
+                                     opened)
+            self._pub = bound.pub
             # Self-test (controller/daemon/selftest.py): the devices, once the sockets are bound.
             self.selftest.passed("keys", f"{len(guard.registry)} authorised key(s) in {guard.folder.root}")
             if self.config.panels:
-                self._open_panels(loop)
+                self.gpio = startup.open_panels(self, loop, self._gpio_control)
                 self.selftest.passed("panels", f"{len(self.config.panels)} pin map(s) opened")
             if self.shoe_profile is not None:
                 resume = self.service.journal.shoe_cursor if self.service is not None else None
@@ -271,9 +200,10 @@ class Daemon:
                                                self.service.journal, self.journal_faulted)
                 self.selftest.expect_hello(self.shoe_profile.protocol)
                 self.shoe.start()
-                await self._await_shoe_hello()
+                await shoe_events.await_shoe_hello(self)
             if self.config.camera is not None:
-                self._open_camera(loop)
+                self.camera = startup.open_camera(self, loop)
+                self.camera.start()
                 self.selftest.passed("camera", f"deck {self.camera.profile.name}, {self.camera.describe()}")
             assert self.service is not None
             log.info(
@@ -292,16 +222,18 @@ class Daemon:
             self.ready.set()
             notify("READY=1", f"STATUS=table {self.config.table_id}: {self.selftest.summary()}")
             tasks = [
-                asyncio.create_task(self._serve_commands(cmd)),
-                asyncio.create_task(self._serve_snapshots(snap)),
+                asyncio.create_task(sockets.serve_commands(bound.command, guard, self.handle_command,
+                                                           self.identify, self._pacer)),
+                asyncio.create_task(sockets.serve_snapshots(bound.snapshot, self.snapshot_reply,
+                                                            self.identify, self._pacer)),
             ]
-            tasks.append(asyncio.create_task(self._heartbeat(spec.heartbeat)))
-            self._verify_journal(loop)
+            tasks.append(asyncio.create_task(replies.heartbeats(self, spec.heartbeat)))
+            startup.verify_journal(self, loop)
             if self.parent_pid is not None:
-                tasks.append(asyncio.create_task(self._watch_parent(self.parent_pid)))
+                tasks.append(asyncio.create_task(startup.watch_parent(self.parent_pid, self._stop.set)))
             interval = watchdog_interval()
             if interval is not None:
-                tasks.append(asyncio.create_task(self._watchdog(interval)))
+                tasks.append(asyncio.create_task(startup.watchdog(interval)))
             await self._stop.wait()
             notify("STOPPING=1")
             for task in tasks:
@@ -316,9 +248,9 @@ class Daemon:
                 await self.shoe.stop()
             if self.camera is not None:
                 await self.camera.stop()
-            if handshakes is not None:
-                handshakes.stop()
-            for sock in sockets:
+            if bound is not None:
+                bound.handshakes.stop()
+            for sock in opened:
                 sock.close(linger=0)
             if guard is not None:
                 guard.stop()
@@ -331,145 +263,41 @@ class Daemon:
             log.info("table %s stopped", self.config.table_id)
 
     @property
+    def stopping(self) -> bool:
+        """True before :meth:`serve` ran and once a stop was asked: no late work on a closing journal."""
+        return self._stop is None or self._stop.is_set()
+
+    @property
     def journal_id(self) -> str:
         """The journal's random id: kept across restarts, new with a new journal (docs/zeromq.md)."""
         assert self.service is not None
         return self.service.journal.header["id"]
 
+    # --- the parts (controller.daemon.replies, controller.daemon.shoe_events) ------------------------
+
     def identify(self, reply: dict[str, Any]) -> dict[str, Any]:
         """Every reply says which table and which journal answered (``table``, ``journal_id``)."""
-        reply.setdefault("table", self.config.table_id)
-        reply["journal_id"] = self.journal_id
-        return reply
+        return replies.identify(self, reply)
 
     def heartbeat(self) -> dict[str, Any]:
         """The ``<table>.heartbeat`` message as things stand now."""
-        assert self.service is not None
-        lamps = self.gpio.lamps_payload(self.config.table_id) if self.gpio is not None else None
-        return heartbeat_payload(self.config.table_id, self.journal_id, self.service.seq,
-                                 self.service.table, lamps, self.zmq_spec.heartbeat,
-                                 journal_fault=self.service.journal_fault(),
-                                 tilt=self.service.tilt_view())
+        return replies.heartbeat(self)
 
-    def _verify_journal(self, loop: asyncio.AbstractEventLoop) -> None:
-        """The journal's whole-file checks, on a thread of their own after start; a failure halts the table.
+    async def handle_command(self, payload: bytes, caller: KeyInfo) -> dict[str, Any]:
+        """One request from ``caller``'s key, one reply; an invalid or forbidden one changes nothing."""
+        return await replies.handle_command(self, payload, caller)
 
-        Start-up reads only the newest checkpoint and the rows after it, so the
-        checks that read every page (integrity, no row missing) run here: a damaged
-        journal takes the device ``journal`` offline (no new deal, a round being
-        dealt tilts) with the reason, and a journal that checks out brings it back.
-        A daemon thread, so stopping the daemon never waits for it.
-        """
-        assert self.service is not None
-        path = self.service.journal.path
+    def snapshot_reply(self, payload: bytes) -> dict[str, Any]:
+        """``{}`` or ``{"since": N}`` in; the state and its seq out (plus the missed events if held)."""
+        return replies.snapshot_reply(self, payload)
 
-        def check() -> None:
-            problem = verify_file(path)
-            with contextlib.suppress(RuntimeError):  # the loop closed: the daemon stopped meanwhile
-                loop.call_soon_threadsafe(self._journal_verified, problem)
+    def on_shoe_frame(self, frame: FrameId | None, event: ShoeEvent | None) -> bool:
+        """Loop thread: take a shoe frame (or a line status: ``frame`` None); True once it is durable."""
+        return shoe_events.on_shoe_frame(self, frame, event)
 
-        threading.Thread(target=check, name="journal-verify", daemon=True).start()
-
-    def _journal_verified(self, problem: str | None) -> None:
-        service = self.service
-        if service is None or self._stop is None or self._stop.is_set():
-            return
-        if problem is not None:
-            log.error("%s: %s", service.journal.path, problem)
-            self.submit_from_device(DeviceStatus(JOURNAL_DEVICE, False, problem), "journal")
-        elif JOURNAL_DEVICE in service.table.offline:
-            self.submit_from_device(DeviceStatus(JOURNAL_DEVICE, True, "integrity check passed"), "journal")
-        else:
-            log.info("%s: integrity check passed", service.journal.path)
-
-    async def _heartbeat(self, interval: float) -> None:
-        """One heartbeat at once (a restarted table re-publishes its lamps), then every ``interval``."""
-        while True:
-            self.publish_side("heartbeat", self.heartbeat())
-            await asyncio.sleep(interval)
-
-    async def _await_shoe_hello(self) -> None:
-        """The shoe's part of the self-test: its hello in time, else a journaled, visible fault."""
-        assert self.shoe_profile is not None and self.service is not None
-        if await self.selftest.wait_hello(self.hello_timeout):
-            return
-        what = (f"no {'HELLO' if self.shoe_profile.protocol == 'v1' else 'connection'} from "
-                f"{self.shoe_profile.port} within {self.hello_timeout:g} s of start (self-test)")
-        self.selftest.failed("shoe", what)
-        log.error("shoe: %s; the table is halted until it says hello", what)
-        if SHOE_HELLO not in self.service.table.offline:
-            self.submit_from_device(DeviceStatus(SHOE_HELLO, False, what), "selftest")
-
-    async def _watchdog(self, interval: float) -> None:
-        """systemd's watchdog, pinged from the table's own loop: a loop that stops turning is restarted."""
-        while True:
-            notify("WATCHDOG=1")
-            await asyncio.sleep(interval)
-
-    async def _watch_parent(self, pid: int, interval: float = 0.5) -> None:
-        """Stop when the parent ``pid`` is gone (we were re-parented): no orphan daemon holding ports."""
-        while os.getppid() == pid:
-            await asyncio.sleep(interval)
-        log.warning("parent process %d is gone: stopping", pid)
-        assert self._stop is not None
-        self._stop.set()
-
-    def _open_panels(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Open the panels' pins and control socket; DaemonError (exit 4) when they cannot be opened."""
-        assert self.service is not None
-        config = self.config
-        if self._gpio_control is not None and config.spec.gpio is not None:
-            gpio = config.spec.gpio.model_copy(update={"control": self._gpio_control})
-            config = dataclasses.replace(config, spec=config.spec.model_copy(update={"gpio": gpio}))
-        host = PanelHost(config)
-        try:
-            service = self.service
-            host.open(service.table, loop, self.submit_from_device, service.sensor_wagers,
-                      service.recorder.last_bets(service.table.phase == "betting")
-                      if service.journal.last_id else None)  # a restart: what a press bets (panels.py)
-        except (BackendError, OSError) as exc:
-            raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
-        self.gpio = host
-
-    def _open_camera(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Start the camera thread; imported here so that a table without a camera never loads OpenCV."""
-        from controller.daemon import camera_window
-        from controller.daemon.camera_link import CameraLink, CameraStartError
-
-        assert self.config.camera is not None and self.service is not None
-        service = self.service
-
-        def gone() -> None:  # the window seen empty, journaled: a failed write halts the table
-            try:
-                camera_window.record_gone(service.journal)
-            except JournalFault as exc:
-                self.journal_faulted(exc)
-                raise
-
-        try:  # the journal's memory of the window is read before the camera's first frame
-            self.camera = CameraLink(self.config.camera, self.state_dir, loop,
-                                     lambda inp, ref: self.submit(inp, camera_window.SOURCE, ref),
-                                     lambda: service.table.offline,
-                                     in_window=camera_window.in_window(service.journal), gone=gone)
-        except CameraStartError as exc:
-            raise DaemonError(f"cannot start the camera: {exc}") from None
-        self.camera.start()
-
-    def _bind(self, sock: Any, name: str, endpoint: str, hwm: int, sockets: list[Any]) -> Any:
-        enable_ipv6(sock)
-        sock.setsockopt(zmq.LINGER, 0)
-        sock.setsockopt(zmq.SNDHWM, hwm)
-        sock.setsockopt(zmq.RCVHWM, hwm)
-        limit_inbound(sock)
-        sockets.append(sock)
-        try:
-            sock.bind(endpoint)
-        except zmq.ZMQError as exc:
-            raise DaemonError(
-                f"cannot bind the {name} socket to {endpoint}: {exc} "
-                "(another daemon on this table? see zeromq: in the table file)"
-            ) from None
-        return sock
+    def on_shoe_event(self, event: ShoeEvent, frame: FrameId | None = None) -> None:
+        """Loop thread: a card becomes an input; the line going down or up becomes a device input."""
+        shoe_events.on_shoe_event(self, event, frame)
 
     # --- the one input path ----------------------------------------------------------------------
 
@@ -502,8 +330,8 @@ class Daemon:
         """Loop, right after the input that made a checkpoint due was published (and, from the shoe,
         acknowledged), before the next input. Not while stopping: the journal may be closed by the
         time the loop runs this, and the next start replays a few more inputs instead."""
-        service, stop = self.service, self._stop
-        if service is None or stop is None or stop.is_set():
+        service = self.service
+        if service is None or self.stopping:
             return
         service.maybe_checkpoint()
         if service.journal.fault is not None:  # the write failed: halt now, not at the next input
@@ -535,273 +363,3 @@ class Daemon:
         if self._pub is not None:
             self._pub.send_multipart([f"{self.config.table_id}.{topic}".encode(), dumps(payload)],
                                      flags=zmq.NOBLOCK)
-
-    def on_shoe_frame(self, frame: FrameId | None, event: ShoeEvent | None) -> bool:
-        """Loop thread: take a shoe frame (or a line status: ``frame`` None); True once it is durable.
-
-        A card is journaled with its frame id; another frame moves the journal's shoe cursor
-        when it starts a new session (HELLO) or the cursor is :data:`SHOE_CURSOR_LAG` behind.
-        """
-        journal = self.service.journal if self.service is not None else None
-        assert journal is not None
-        try:
-            if frame is not None and not (isinstance(event, ShoeStatus) and event.status == "hello"):
-                self._shoe_heard(frame)  # (a HELLO says so itself, with the shoe's details)
-            if event is not None:
-                self.on_shoe_event(event, frame)
-            cursor = journal.shoe_cursor
-            if frame is not None and cursor != frame and (
-                cursor is None or cursor.session != frame.session
-                or (frame.seq - cursor.seq) & 0xFF >= SHOE_CURSOR_LAG
-            ):
-                journal.record_shoe_frame(frame)
-        except JournalFault as exc:
-            self.journal_faulted(exc)
-            return False
-        except Exception:
-            # A bug after the commit must not make the shoe's resend a second card: the frame is
-            # durable exactly when the journal's cursor is this frame.
-            log.exception("shoe frame %s (%r) failed", frame, event)
-            return frame is not None and journal.shoe_cursor == frame
-        return True
-
-    def _shoe_heard(self, frame: FrameId) -> None:
-        """Any good v1 frame is the shoe's hello for the self-test: a shoe that was running when the
-        daemon restarted sends no HELLO (it resends the frame it holds, or answers STATUS_REQUEST),
-        and must not be taken for a silent one (docs/daemon.md, "Start-up: the self-test")."""
-        assert self.service is not None
-        if self.selftest.observe("hello", {"seq": frame.seq}) and SHOE_HELLO in self.service.table.offline:
-            self.submit(DeviceStatus(SHOE_HELLO, True, "shoe answered"), "shoe", frame=frame)
-
-    def on_shoe_event(self, event: ShoeEvent, frame: FrameId | None = None) -> None:
-        """Loop thread: a card becomes an input; the line going down or up becomes a device input."""
-        assert self.service is not None
-        dispenser = self.dispenser
-        if isinstance(event, ShoeCard):
-            if dispenser is not None:
-                dispenser.before_card(self.service.table)
-            self.submit(CardSeen(event.card, event.burn), "shoe", frame=frame)
-            if dispenser is not None:
-                dispenser.after_card(self.service.table)
-            return
-        assert isinstance(event, ShoeStatus)
-        if self.selftest.observe(event.status, event.detail) and SHOE_HELLO in self.service.table.offline:
-            self.submit(DeviceStatus(SHOE_HELLO, True, f"shoe said {event.status}"), "shoe")
-        self.shoe_status = {"at": time.time(), **event.to_dict()}
-        self.publish_side("shoe_status", {"event": f"shoe_{event.status}", "table": self.config.table_id,
-                                          "at": round(self.shoe_status["at"], 3), **event.detail})
-        offline = self.service.table.offline
-        burst = event.detail.get("burst") if event.status == "framing_error" else None
-        if burst == "ongoing":
-            pass  # counted on shoe_status each interval; the log has one line per burst (and its end)
-        elif event.status in ("fault", "protocol_error", "lid_open", "shoe_empty") or burst == "start":
-            log.warning("shoe %s: %s", event.status, event.detail)
-        else:
-            log.info("shoe %s: %s", event.status, event.detail)
-        # Statuses that must stop a deal are journaled device inputs (a tilt mid-deal, no close
-        # while they last); the rest are only published and logged (docs/daemon.md, "Shoe statuses").
-        if event.status == "disconnected" and "shoe" not in offline:
-            reason = str(event.detail.get("reason", "disconnected"))
-            self.submit(DeviceStatus("shoe", False, reason), "shoe", frame=frame)
-        elif event.status == "connected" and "shoe" in offline:
-            self.submit(DeviceStatus("shoe", True, "connected"), "shoe", frame=frame)
-        elif event.status == "lid_open" and SHOE_LID not in offline:
-            self.submit(DeviceStatus(SHOE_LID, False, "lid open"), "shoe", frame=frame)
-        elif event.status == "lid_closed" and SHOE_LID in offline:
-            self.submit(DeviceStatus(SHOE_LID, True, "lid closed"), "shoe", frame=frame)
-        elif event.status == "fault":
-            what = f"{event.detail.get('fault', 'fault')}: {event.detail.get('text', '')}".rstrip(": ")
-            self.submit(DeviceStatus(SHOE_FAULT, False, what), "shoe", frame=frame)
-        elif event.status == "protocol_error":
-            self.submit(DeviceStatus(SHOE_FAULT, False, f"protocol error: {event.detail['reason']}"), "shoe")
-        elif event.status == "hello" and SHOE_FAULT in offline:
-            self.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe", frame=frame)
-        if dispenser is not None:
-            dispenser.on_status(event.status, self.service.table)
-            dispenser.after_apply(self.service.table)
-
-    # --- commands --------------------------------------------------------------------------------
-
-    async def _serve_commands(self, sock: zmq.asyncio.Socket) -> None:
-        assert self.guard is not None
-        while True:
-            parts = await sock.recv_multipart(copy=False)
-            started = time.perf_counter()
-            caller = self.guard.caller(parts[-1])
-            frames = [p.bytes for p in parts]
-            identity, rest = frames[0], frames[1:]
-            delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
-            payload = rest[-1] if rest else b""
-            try:
-                reply = await self.handle_command(payload, caller) if caller is not None else error_reply(
-                    "this key is no longer authorised")
-            except Exception as exc:  # a bug must not kill the table: answer it, log it
-                log.exception("command %r failed", payload[:200])
-                reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
-            await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
-            await self._pacer.pace(started)  # a flood of requests must not hold back a card
-
-    async def handle_command(self, payload: bytes, caller: KeyInfo) -> dict[str, Any]:
-        """One request from ``caller``'s key, one reply; an invalid or forbidden one changes nothing."""
-        service = self.service
-        assert service is not None
-        try:
-            limits = self.config.limits
-            parsed = parse_command(payload, limits.seats, self.config.table_id, limits,
-                                   self.config.spec.currency.currency())
-        except WrongTable as exc:
-            return error_reply(str(exc), wrong_table=True)
-        except CommandError as exc:
-            return error_reply(str(exc))
-        if not permitted(caller.role, parsed.name):
-            assert self.guard is not None
-            self.guard.refusals.warning(f"key {caller.name!r}", "refused %s from key %r: role %s may not",
-                                        parsed.name, caller.name, caller.role)
-            return error_reply(f"{parsed.name}: key {caller.name!r} has role {caller.role}, which may not "
-                               f"send it (docs/security.md)", cmd=parsed.name, denied=True)
-        if isinstance(parsed, Query) and parsed.name == "shoe":
-            return self._shoe_command(parsed.args["action"])
-        if isinstance(parsed, InputCommand):
-            try:
-                return resend.run(service, self.submit, parsed, caller.name)
-            except JournalFault as exc:
-                self.journal_faulted(exc)  # once: a failed read of a ref faults the journal too
-                return journal_fault_reply(parsed.name, exc)
-        return await self._query(parsed)
-
-    def _shoe_command(self, action: str) -> dict[str, Any]:
-        """``shoe reset``: RESET to the shoe, e.g. after the dealer cleared a jam (docs/commands.md)."""
-        if self.shoe is None:
-            return error_reply("shoe reset: this table has no shoe")
-        try:
-            if self.dispenser is not None:
-                self.dispenser.reset()  # the HELLO that answers voids an unanswered DISPENSE
-            else:
-                self.shoe.reader.reset()
-        except ShoeError as exc:
-            return error_reply(f"shoe reset: {exc}")
-        log.info("RESET sent to the shoe")
-        return {"ok": True, "cmd": "shoe", "action": action, "sent": "RESET"}
-
-    async def _query(self, q: Query) -> dict[str, Any]:
-        service = self.service
-        assert service is not None
-        if q.name == "ping":
-            return {
-                "ok": True,
-                "cmd": "ping",
-                "table": self.config.table_id,
-                "seq": service.seq,
-                "currency": self.config.spec.currency.model_dump(),  # how ctl reads typed amounts
-            }
-        if q.name == "snapshot":
-            return {"ok": True, "cmd": "snapshot", **service.snapshot(), "journal_id": self.journal_id}
-        if q.name == "status":
-            shoe = None
-            if self.shoe_profile is not None:
-                connected = self.shoe.reader.connected if self.shoe is not None else False
-                shoe = {
-                    "port": self.shoe_profile.port,
-                    "protocol": self.shoe_profile.protocol,
-                    "connected": connected,
-                    # What the table makes of it: a shoe that cannot be opened or went away is offline.
-                    "state": "connected" if connected else "device_offline",
-                    "last_status": self.shoe_status,
-                    **(shoe_health(self.shoe.reader) if self.shoe is not None else {}),
-                    **(self.dispenser.view() if self.dispenser is not None else {"mode": "reader"}),
-                }
-            return {
-                "ok": True,
-                "cmd": "status",
-                **service.status(),
-                "shoe_device": shoe,
-                "camera": self.camera.status() if self.camera is not None else None,
-                "gpio": self._gpio_status(),
-                "uptime": round(time.time() - self.started, 1),
-                "selftest": self.selftest.to_dict(),
-                "fsync": self.fsync,
-            }
-        if q.name == "meters":
-            meters = service.table.meters_dict()
-            seat = q.args.get("seat")
-            if seat is not None:
-                if str(seat) not in meters["seats"]:
-                    return error_reply(f"meters: seat {seat} has never been seated")
-                meters = {"table": meters["table"], "seats": {str(seat): meters["seats"][str(seat)]}}
-            # ``table`` is the table's id in every reply; its meters are ``totals``.
-            return {"ok": True, "cmd": "meters", "seq": service.seq, "totals": meters["table"],
-                    "seats": meters["seats"]}
-        assert q.name == "recall"
-        return await self._recall(q.args.get("n"), q.args.get("round"))
-
-    def _gpio_status(self) -> dict[str, Any] | None:
-        if self.gpio is None:
-            return None
-        gpio = self.config.spec.gpio
-        return {"backend": gpio.backend if gpio else None, "maps": [name for name, _ in self.config.panels],
-                "control": self.gpio.control_endpoint,
-                "lamps": self.gpio.lamps_payload(self.config.table_id)}
-
-    async def _recall(self, n: int | None, round_no: int | None) -> dict[str, Any]:
-        service = self.service
-        assert service is not None
-        current = service.table.round_no
-        if round_no is not None:
-            if round_no > current:
-                return error_reply(f"recall: round {round_no} has not been played (last round {current})")
-            need = current - round_no + 1
-        else:
-            need = n or 10
-        rounds = service.recorder.last(need)
-        if len(rounds) < min(need, current):
-            # Older than the rounds kept in memory: rebuild from the journal, off the loop thread.
-            conn, path, last = open_readonly(service.journal.path.parent)
-            table = Table(self.config.new_game(), self.config.limits)
-            try:
-                rounds = await asyncio.get_running_loop().run_in_executor(
-                    None, recall_from_journal, conn, path, table, need, min(last, service.journal.last_id)
-                )
-            finally:
-                conn.close()
-        if round_no is not None:
-            rounds = [r for r in rounds if r["round"] == round_no]
-            if not rounds:
-                return error_reply(f"recall: round {round_no} is not in the journal")
-        return {"ok": True, "cmd": "recall", "seq": service.seq, "rounds": rounds}
-
-    # --- snapshots -------------------------------------------------------------------------------
-
-    async def _serve_snapshots(self, sock: zmq.asyncio.Socket) -> None:
-        while True:
-            frames = await sock.recv_multipart()
-            started = time.perf_counter()
-            identity, rest = frames[0], frames[1:]
-            delim = [b""] if len(rest) >= 2 and rest[0] == b"" else []
-            payload = rest[-1] if rest else b""
-            try:
-                reply = self.snapshot_reply(payload)
-            except Exception as exc:  # a bug must not end the snapshot socket: answer it, log it
-                log.exception("snapshot request %r failed", payload[:200])
-                reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
-            await sock.send_multipart([identity, *delim, dumps(self.identify(reply))])
-            await self._pacer.pace(started)
-
-    def snapshot_reply(self, payload: bytes) -> dict[str, Any]:
-        """``{}`` or ``{"since": N}`` in; the state and its seq out (plus the missed events if held)."""
-        service = self.service
-        assert service is not None
-        try:
-            since, journal_id = parse_snapshot_request(payload)
-        except RequestError as exc:
-            return error_reply(f"snapshot: {exc}")
-        reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": self.journal_id,
-                                 "refused_cards": list(service.refused_cards)}
-        if self.gpio is not None:
-            reply["lamps"] = self.gpio.lamps_payload(self.config.table_id)
-        # Missed events only make sense in the journal the client was following: a client that
-        # names another journal (the state dir was replaced) gets the state alone and redraws.
-        if since is not None and journal_id in (None, self.journal_id):
-            events = service.events_since(since)
-            if events is not None:
-                reply["events"] = events
-        return reply
