@@ -34,8 +34,8 @@ from controller.daemon.table_file import (
     TableFile,
     ZmqSpec,
 )
-from controller.games import GAMES
 from controller.game_base import Game, GameOptions
+from controller.games import GAMES
 from controller.limits import TableLimits
 from controller.panels.pinmaps import load_pin_map
 from drivers.gpio.backend import FACTORIES
