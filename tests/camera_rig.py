@@ -212,10 +212,36 @@ class CameraTable:
         assert reply["ok"] or reply.get("duplicate"), reply
         return True
 
+    def window_seen_empty(self) -> None:
+        """Before the next card goes in, the dealer waits until the running table's camera has read the
+        window empty K times (its status counts the frames read), as a dealer who slides one card out
+        watches the table before sliding the next in. Why: a camera that missed the empty window (its
+        daemon starved of CPU) sees an identical next card as the card still lying there and rightly
+        never reports it (vision.stable). A daemon that is down (struck) is not waited for: its restart
+        judges the window as it finds it."""
+        proc = self.proc
+        client = CommandClient(self.config.spec.zeromq.command, timeout=0.5, key=self.key)
+        first: int | None = None
+        deadline = time.monotonic() + 60
+        try:
+            while proc is not None and proc.poll() is None:
+                assert time.monotonic() < deadline, "the camera never read the empty window"
+                with contextlib.suppress(DaemonUnavailable):
+                    frames = int((client.call("status").get("camera") or {}).get("frames", 0))
+                    # A frame read before the window was cleared may be counted after ``first``.
+                    if first is None:
+                        first = frames
+                    elif frames >= first + STABLE + 1:
+                        return
+                time.sleep(0.01)
+        finally:
+            client.close()
+
     def deal_card(self, timeout: float = 60.0) -> None:
-        """Put the next card in the window (after showing it empty), then wait until the table took it."""
+        """Put the next card in the window (after the camera saw it empty), then wait until the table
+        took it."""
         self.placed_row = self.last_row()
-        card = self.camera.deal()
+        card = self.camera.deal(self.window_seen_empty)
         self.placed.append(card.code)
         deadline = time.monotonic() + timeout
         while not self.window_taken():
