@@ -185,9 +185,20 @@ class CameraTable:
         shown = self.camera.shown
         if shown is None or not self.window_taken() or self.replay()[0].due() is None:
             return False
+        if not self.take_twin(shown):
+            return False
         self.placed_row = self.last_row()
         self.camera.show(shown)
         self.placed.append(shown.code)
+        return True
+
+    def take_twin(self, card: Card) -> bool:
+        """Take one of ``card``'s copies (another deck's) out of the shoe, for the dealer to put in; False if
+        none is left. Why: the table counts every card against the shoe's decks, so a ninth copy in an
+        8-deck shoe is rightly an ``impossible_card`` tilt, not a twin."""
+        if card not in self.camera.shoe.cards:
+            return False
+        self.camera.shoe.cards.remove(card)
         return True
 
     def repeat_rows(self) -> int:

@@ -100,10 +100,9 @@ def test_an_identical_card_swapped_in_while_the_daemon_was_down_is_taken_when_th
     rig.open_round()
     rig.deal_card()
     rig.stop()
-    same = parse_card(rig.placed[-1])  # another deck's copy, put in its place while the table was down
-    rig.camera.show(same)
-    rig.placed.append(same.code)
-    rig.placed_row = rig.last_row()
+    same = parse_card(rig.placed[-1])
+    assert rig.swap()  # another deck's copy, from the shoe, put in its place while the table was down
+    assert rig.camera.shoe.cards.count(same) + rig.placed.count(same.code) == 8  # 8 decks: 8 of each
     rig.start()
     while rig.status()["tilt"] is None:
         time.sleep(0.02)
@@ -149,7 +148,9 @@ def test_an_identical_next_card_is_dealt_once_the_starved_camera_has_seen_the_wi
     rig.seat()
     rig.open_round()
     rig.deal_card()
-    rig.camera.shoe.cards.append(parse_card(rig.placed[-1]))  # the next card drawn is its twin
+    twin = parse_card(rig.placed[-1])
+    assert rig.take_twin(twin)
+    rig.camera.shoe.cards.append(twin)  # the next card drawn
     proc.send_signal(signal.SIGSTOP)
     thaw = threading.Timer(1.0, proc.send_signal, args=(signal.SIGCONT,))
     thaw.start()
