@@ -2,7 +2,8 @@
 window, and a simulated dealer who deals Baccarat rounds, keeps the daemon up and answers its tilts.
 
 The dealer knows the truth the table cannot: which physical card lies in the window and whether the
-table has already taken it. It places a card only when one is due, and answers a ``repeat_card``
+table has already taken it. It places a card only when one is due (and, the table running, once its
+camera has read the window empty), takes twins from the shoe, and answers a ``repeat_card``
 tilt with ``clear_tilt`` (the card already taken) or ``take`` (a new card), as docs/vision.md says.
 The daemon may be killed at any instant; the dealer restarts it and resends each command with its
 ref, as a dealer's console would.
