@@ -2,7 +2,8 @@
 window, and a simulated dealer who deals Baccarat rounds, keeps the daemon up and answers its tilts.
 
 The dealer knows the truth the table cannot: which physical card lies in the window and whether the
-table has already taken it. It places a card only when one is due, and answers a ``repeat_card``
+table has already taken it. It places a card only when one is due (and, the table running, once its
+camera has read the window empty), takes twins from the shoe, and answers a ``repeat_card``
 tilt with ``clear_tilt`` (the card already taken) or ``take`` (a new card), as docs/vision.md says.
 The daemon may be killed at any instant; the dealer restarts it and resends each command with its
 ref, as a dealer's console would.
@@ -185,9 +186,20 @@ class CameraTable:
         shown = self.camera.shown
         if shown is None or not self.window_taken() or self.replay()[0].due() is None:
             return False
+        if not self.take_twin(shown):
+            return False
         self.placed_row = self.last_row()
         self.camera.show(shown)
         self.placed.append(shown.code)
+        return True
+
+    def take_twin(self, card: Card) -> bool:
+        """Take one of ``card``'s copies (another deck's) out of the shoe, for the dealer to put in; False if
+        none is left. Why: the table counts every card against the shoe's decks, so a ninth copy in an
+        8-deck shoe is rightly an ``impossible_card`` tilt, not a twin."""
+        if card not in self.camera.shoe.cards:
+            return False
+        self.camera.shoe.cards.remove(card)
         return True
 
     def repeat_rows(self) -> int:
@@ -212,10 +224,36 @@ class CameraTable:
         assert reply["ok"] or reply.get("duplicate"), reply
         return True
 
+    def window_seen_empty(self) -> None:
+        """Before the next card goes in, the dealer waits until the running table's camera has read the
+        window empty K times (its status counts the frames read), as a dealer who slides one card out
+        watches the table before sliding the next in. Why: a camera that missed the empty window (its
+        daemon starved of CPU) sees an identical next card as the card still lying there and rightly
+        never reports it (vision.stable). A daemon that is down (struck) is not waited for: its restart
+        judges the window as it finds it."""
+        proc = self.proc
+        client = CommandClient(self.config.spec.zeromq.command, timeout=0.5, key=self.key)
+        first: int | None = None
+        deadline = time.monotonic() + 60
+        try:
+            while proc is not None and proc.poll() is None:
+                assert time.monotonic() < deadline, "the camera never read the empty window"
+                with contextlib.suppress(DaemonUnavailable):
+                    frames = int((client.call("status").get("camera") or {}).get("frames", 0))
+                    # A frame read before the window was cleared may be counted after ``first``.
+                    if first is None:
+                        first = frames
+                    elif frames >= first + STABLE + 1:
+                        return
+                time.sleep(0.01)
+        finally:
+            client.close()
+
     def deal_card(self, timeout: float = 60.0) -> None:
-        """Put the next card in the window (after showing it empty), then wait until the table took it."""
+        """Put the next card in the window (after the camera saw it empty), then wait until the table
+        took it."""
         self.placed_row = self.last_row()
-        card = self.camera.deal()
+        card = self.camera.deal(self.window_seen_empty)
         self.placed.append(card.code)
         deadline = time.monotonic() + timeout
         while not self.window_taken():

@@ -23,12 +23,15 @@ from pathlib import Path
 import pytest
 from camera_rig import CameraTable
 
-from controller.cards import DECK
+from controller.cards import DECK, parse_card
+
+#: Unset: the suite's seeds (the shoe's 3, the strikes' 42); set, both (to try other sessions).
+SEED = os.environ.get("CROUPIER_CAMERA_SOAK_SEED")
 
 
 @pytest.fixture
 def rig(tmp_path: Path) -> Iterator[CameraTable]:
-    r = CameraTable(tmp_path, seed=3)
+    r = CameraTable(tmp_path, seed=3 if SEED is None else int(SEED))
     yield r
     r.close()
 
@@ -92,17 +95,14 @@ def test_a_clean_stop_with_a_card_in_the_window_asks_the_dealer_and_deals_it_onc
 @pytest.mark.timeout(120)
 def test_an_identical_card_swapped_in_while_the_daemon_was_down_is_taken_when_the_dealer_says_so(
         rig: CameraTable) -> None:
-    from controller.cards import parse_card
-
     rig.start()
     rig.seat()
     rig.open_round()
     rig.deal_card()
     rig.stop()
-    same = parse_card(rig.placed[-1])  # another deck's copy, put in its place while the table was down
-    rig.camera.show(same)
-    rig.placed.append(same.code)
-    rig.placed_row = rig.last_row()
+    same = parse_card(rig.placed[-1])
+    assert rig.swap()  # another deck's copy, from the shoe, put in its place while the table was down
+    assert rig.camera.shoe.cards.count(same) + rig.placed.count(same.code) == 8  # 8 decks: 8 of each
     rig.start()
     while rig.status()["tilt"] is None:
         time.sleep(0.02)
@@ -138,19 +138,47 @@ def test_a_camera_unplugged_and_back_keeps_the_card_in_the_window_as_dealt(rig: 
     check(rig)
 
 
+@pytest.mark.timeout(120)
+def test_an_identical_next_card_is_dealt_once_the_starved_camera_has_seen_the_window_empty(
+        rig: CameraTable) -> None:
+    """Two identical cards in a row, the daemon starved of CPU (stopped) while the dealer clears the
+    window: its camera never read the window empty, so it rightly takes the twin for the card still
+    lying there; the dealer waits until it has read it empty, and the twin is dealt, once."""
+    proc = rig.start()
+    rig.seat()
+    rig.open_round()
+    rig.deal_card()
+    twin = parse_card(rig.placed[-1])
+    assert rig.take_twin(twin)
+    rig.camera.shoe.cards.append(twin)  # the next card drawn
+    proc.send_signal(signal.SIGSTOP)
+    thaw = threading.Timer(1.0, proc.send_signal, args=(signal.SIGCONT,))
+    thaw.start()
+    try:
+        rig.deal_card(timeout=20)
+    finally:
+        thaw.cancel()
+        proc.send_signal(signal.SIGCONT)
+    assert rig.placed[-1] == rig.placed[-2] and rig.repeat_rows() == 0
+    while rig.status()["phase"] == "dealing":
+        rig.deal_card()
+    rig.stop()
+    check(rig)
+
+
 #: The suite's size (about 110 s, most of it the daemon's starts); the acceptance run of docs/vision.md
 #: sets CROUPIER_CAMERA_SOAK_ROUNDS=60 and CROUPIER_CAMERA_SOAK_STRIKES=70 (about 5 minutes).
 ROUNDS = int(os.environ.get("CROUPIER_CAMERA_SOAK_ROUNDS", "14"))
 STRIKES = int(os.environ.get("CROUPIER_CAMERA_SOAK_STRIKES", "33"))
 
 
-@pytest.mark.timeout(300 if ROUNDS <= 50 else 7200)
+@pytest.mark.timeout(max(300, 30 * ROUNDS))  # a loaded 2-core machine: up to 20 s a round
 def test_rounds_dealt_by_camera_through_dozens_of_kills_journal_every_card_once(rig: CameraTable) -> None:
     """SIGKILL and SIGTERM at random instants (most within a card's way from the window to the journal,
     so with a card lying in the window): the journal deals exactly the cards the dealer placed."""
     for card in DECK:  # painted now, so that a card goes in the window as soon as it is empty long enough
         rig.camera.photo(card)
-    rng = random.Random(42)
+    rng = random.Random(42 if SEED is None else int(SEED))
     kills = terms = 0
     strike_at = set(rng.sample(range(ROUNDS * 5), min(STRIKES, ROUNDS * 5)))
     rig.start()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -81,11 +82,19 @@ class SimulatedCamera:
                 self.photos[card] = photo
         return photo
 
-    def deal(self) -> Card:
-        """Clear the window, wait until the camera has seen it empty, then show the next card."""
+    def deal(self, seen_empty: Callable[[], object] | None = None) -> Card:
+        """Clear the window, wait until the camera has seen it empty, then show the next card.
+
+        The wait is ``hold`` (K + 2 frames at the camera's rate), then ``seen_empty()`` if given: a
+        dealer who watches the table waits there until its camera has read the window empty, since a
+        camera that missed the empty window (starved of CPU) takes an identical next card for the one
+        still lying there, and never reports it.
+        """
         card = self.shoe.draw()
         self.show(None)
         time.sleep(self.hold)
+        if seen_empty is not None:
+            seen_empty()
         self.show(card)
         return card
 
