@@ -115,8 +115,29 @@ def measure(args: argparse.Namespace) -> int:
     return 1 if report["wrong"] or report["false_cards"] else 0
 
 
-#: Steeper than vision.synth's floor: a camera that is not quite overhead.
-HARSH = Conditions(max_tilt=0.10, blur=1.2, noise=6.0, gradient=0.35, glare=0.6, scale=(0.55, 0.8))
+#: vision.synth's floor, but smaller cards and more glare; the camera's tilt is :func:`tilt`'s.
+HARSH = Conditions(max_tilt=0.04, blur=1.2, noise=6.0, gradient=0.35, glare=0.6, scale=(0.55, 0.8))
+#: The steepest camera tilt of the harsh scenes, in degrees from straight down.
+MAX_TILT_DEGREES = 20.0
+
+
+def tilt(frame: Image, table: Image, corners: Image | None, rng: random.Random) -> tuple[Image, Image | None]:
+    """The scene as a camera tilted up to :data:`MAX_TILT_DEGREES` sees it: a true perspective (the
+    homography of a camera turned about its centre, focal length the frame's width), not a random
+    shift of each corner."""
+    h, w = frame.shape[:2]
+    k = np.array([[w, 0, w / 2], [0, w, h / 2], [0, 0, 1]], np.float64)
+    a, b = (math.radians(rng.uniform(-MAX_TILT_DEGREES, MAX_TILT_DEGREES)) for _ in range(2))
+    rx = np.array([[1, 0, 0], [0, math.cos(a), -math.sin(a)], [0, math.sin(a), math.cos(a)]])
+    ry = np.array([[math.cos(b), 0, math.sin(b)], [0, 1, 0], [-math.sin(b), 0, math.cos(b)]])
+    hom = k @ rx @ ry @ np.linalg.inv(k)
+    out = cv2.warpPerspective(frame, hom, (w, h))
+    seen = cv2.warpPerspective(np.full((h, w), 255, np.uint8), hom, (w, h))
+    out[seen < 255] = table[seen < 255]  # the table beyond the flat scene's edge
+    moved = (
+        None if corners is None else cv2.perspectiveTransform(corners.reshape(-1, 1, 2), hom).reshape(-1, 2)
+    )
+    return out, moved
 
 
 def cut_out(face: Image) -> tuple[Image, Image]:
@@ -198,13 +219,23 @@ def composed(
     rng = random.Random(seed)
     w, h = size
     frame = background(rng, w, h)
+    table = frame.copy()
     corners = None
     if face is not None:
         corners = _corners(rng, w, h, cond)
         place(frame, face[0], face[1], corners)
     if cond is HARSH:
+        frame, corners = tilt(frame, table, corners, rng)
         clutter(frame, rng, other)
+        if corners is not None and not _inside(corners, w, h):
+            return composed(face, seed + 7_919, size, cond, other)  # the dealer shows the whole card
     return _photograph(frame, rng, cond, corners)
+
+
+def _inside(corners: Image, w: int, h: int) -> bool:
+    return bool(
+        (corners.min(axis=0) >= 3).all() and corners[:, 0].max() <= w - 4 and corners[:, 1].max() <= h - 4
+    )
 
 
 def compose(args: argparse.Namespace) -> int:
