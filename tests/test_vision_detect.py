@@ -11,7 +11,7 @@ from vision_support import profile
 
 from controller.cards import parse_card
 from vision.detect import CARD_ASPECT, find_card, true_aspect
-from vision.recognise import recognise
+from vision.recognise import recognise, recognise_face
 from vision.synth import DESIGNS, render_face
 
 W, H = 640, 480
@@ -118,3 +118,33 @@ def test_a_twelve_megapixel_frame_reads_the_same() -> None:
     frame = glare_at_edge(table_with_card("QS", UPRIGHT))
     big = cv2.resize(frame, (4000, 3000), interpolation=cv2.INTER_CUBIC)
     assert recognise(big, profile()).card is parse_card("QS")
+
+
+def frame_line_joined_to_the_suit(face: np.ndarray, box: tuple[int, int, int, int],
+                                  area: tuple[int, int, int, int]) -> np.ndarray:
+    """A court card's frame line beside the index, from the index box's top to its bottom, joined to
+    the suit glyph by a smear of ink (blur), at both corners."""
+    out = face.copy()
+    for _ in range(2):
+        grey = cv2.cvtColor(out, cv2.COLOR_BGR2GRAY)
+        x0, y0, x1, y1 = area
+        ys, xs = np.nonzero(grey[y0:y1, x0:x1] < 100)
+        low = ys > (ys.min() + ys.max()) / 2  # the suit: the lower half of the index's ink
+        sy, sx = int(np.median(ys[low])) + y0, int(xs[low].min()) + x0
+        line_x = x0 - 6
+        cv2.line(out, (line_x, box[1]), (line_x, box[3]), (0, 0, 0), 2)
+        cv2.line(out, (line_x, sy), (sx + 1, sy), (0, 0, 0), 2)
+        out = cv2.rotate(out, cv2.ROTATE_180)
+    return out
+
+
+def test_a_suit_joined_to_a_frame_line_is_trimmed_to_the_glyph_area_not_dropped() -> None:
+    """Before: the suit and the line were one component touching the index box's edge, dropped as cut
+    ("no suit under the rank"). Now ink outside the learned glyph area is trimmed away first."""
+    deck = profile()
+    idx = deck.spec.index
+    assert idx.glyphs[0] >= idx.box[0] + 6  # room for the line between the box's edge and the glyphs
+    for code in ("8C", "QH", "KS"):
+        face = cv2.resize(render_face(parse_card(code), DESIGNS["classic"]), deck.spec.face)
+        reading = recognise_face(frame_line_joined_to_the_suit(face, idx.box, idx.glyphs), deck)
+        assert reading.card is parse_card(code), reading.reason

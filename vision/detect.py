@@ -306,11 +306,14 @@ def find_card(frame: Image, size: tuple[int, int], params: DetectParams = Detect
 
 
 def _blank_corners(face: Image) -> None:
-    """Paint the rounded corners (felt seen past the card's curve) in the card's own paper colour,
-    so that a glyph printed near a corner is not joined to a dark triangle of felt."""
+    """Paint the rounded corners (felt seen past the card's curve) and a thin band along the edges (the
+    table a fitted side a pixel outside the paper lets in) in the card's own paper colour, so that a
+    glyph printed near a corner or an edge is not joined to dark felt."""
     fh, fw = face.shape[:2]
     r = max(3, fw // 16)
     paper = cv2.mean(face[r : 2 * r, fw // 2 - r : fw // 2 + r])[:3]
     for cx, cy, sx, sy in ((0, 0, 1, 1), (fw - 1, 0, -1, 1), (fw - 1, fh - 1, -1, -1), (0, fh - 1, 1, -1)):
         tri = np.array([(cx, cy), (cx + sx * r, cy), (cx, cy + sy * r)], np.int32)
         cv2.fillConvexPoly(face, tri, paper)
+    band = max(1, fw // 150)
+    cv2.rectangle(face, (0, 0), (fw - 1, fh - 1), paper, 2 * band - 1)

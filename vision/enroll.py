@@ -13,6 +13,7 @@ cards to photograph again.
 from __future__ import annotations
 
 import csv
+import math
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from vision.recognise import (
     Glyphs,
     Image,
     aspect_of,
+    glyph_area,
     normalise,
     recognise_face,
     split_index,
@@ -140,14 +142,15 @@ def enrol(shots: list[tuple[Image, Card, str]], name: str) -> EnrolResult:
         result.reshoot.update(missing)
         return result
     corner = _corner(faces)
-    box = _index_box(faces, corner, result)
-    if box is None:
+    boxes = _index_box(faces, corner, result)
+    if boxes is None:
         return result
+    box, area = boxes
     glyphs: list[tuple[Glyphs, Card, str]] = []
     x0, y0, x1, y1 = box
     for face, card, origin in faces:
         for turned in (face, cv2.rotate(face, cv2.ROTATE_180)):
-            g = split_index(turned[y0:y1, x0:x1])
+            g = split_index(turned[y0:y1, x0:x1], glyph_area(box, area))
             if isinstance(g, str):
                 result.problems.append(f"{card} ({origin}): index not readable: {g}")
                 result.reshoot.add(card.code)
@@ -155,7 +158,7 @@ def enrol(shots: list[tuple[Image, Card, str]], name: str) -> EnrolResult:
                 glyphs.append((g, card, origin))
     if result.problems:
         return result
-    profile = _build(name, corner, box, glyphs, len(shots), result)
+    profile = _build(name, corner, boxes, glyphs, len(shots), result)
     if profile is None:
         return result
     _self_check(profile, faces, result)
@@ -174,9 +177,13 @@ def _corner(faces: list[tuple[Image, Card, str]]) -> str:
     return max(counts, key=lambda k: counts[k])
 
 
+Box = tuple[int, int, int, int]
+
+
 def _index_box(
     faces: list[tuple[Image, Card, str]], corner: str, result: EnrolResult
-) -> tuple[int, int, int, int] | None:
+) -> tuple[Box, Box] | None:
+    """The index crop (the glyph area padded, for a card warped a little off) and the glyph area."""
     w, h = FACE_SIZE
     sw, sh = int(w * SEARCH[0]), int(h * SEARCH[1])
     left = 0 if corner == "tl" else w - sw
@@ -194,18 +201,15 @@ def _index_box(
     arr = np.array(boxes, np.float32)
     x0, y0 = np.percentile(arr[:, 0], 2), np.percentile(arr[:, 1], 2)
     x1, y1 = np.percentile(arr[:, 2], 98), np.percentile(arr[:, 3], 98)
-    return (
-        max(0, left + int(x0) - PAD),
-        max(0, int(y0) - PAD),
-        min(w, left + int(x1) + PAD),
-        min(h, int(y1) + PAD),
-    )
+    area = (left + int(x0), int(y0), left + int(math.ceil(x1)), int(math.ceil(y1)))
+    box = (max(0, area[0] - PAD), max(0, area[1] - PAD), min(w, area[2] + PAD), min(h, area[3] + PAD))
+    return box, area
 
 
 def _build(
     name: str,
     corner: str,
-    box: tuple[int, int, int, int],
+    boxes: tuple[Box, Box],
     glyphs: list[tuple[Glyphs, Card, str]],
     images: int,
     result: EnrolResult,
@@ -235,7 +239,8 @@ def _build(
         face=FACE_SIZE,
         index=IndexSpec(
             corner=corner,
-            box=box,
+            box=boxes[0],
+            glyphs=boxes[1],
             rank_height=rank_height,
             suit_height=suit_height,
         ),
