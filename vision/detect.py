@@ -209,11 +209,10 @@ def _card_shaped(q: NDArray[np.float32], size: tuple[int, int], params: DetectPa
     w, h = size
     short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
     long = float(np.linalg.norm(q[1] - q[2]) + np.linalg.norm(q[3] - q[0])) / 2
-    seen = short / max(long, 1.0)
+    if math.isclose(short / max(long, 1.0), CARD_ASPECT, rel_tol=params.aspect_tolerance):
+        return True
     true = true_aspect(q, ((w - 1) / 2, (h - 1) / 2), params.focal * w)
-    return any(
-        a is not None and math.isclose(a, CARD_ASPECT, rel_tol=params.aspect_tolerance) for a in (seen, true)
-    )
+    return true is not None and math.isclose(true, CARD_ASPECT, rel_tol=params.aspect_tolerance)
 
 
 def _outlines(binary: Image, params: DetectParams) -> list[_Outline]:
