@@ -23,8 +23,8 @@ class DatasetError(ValueError):
     """A labels file or image that cannot be used; the message names the file and line."""
 
 
-def labelled_frames(folder: Path) -> Iterator[tuple[Image, Card | None, str]]:
-    """(frame, its card or None, file name) for every row of ``folder/labels.csv``."""
+def labelled_rows(folder: Path) -> list[tuple[int, str, Card | None]]:
+    """(line, file, its card or None) of every row of ``folder/labels.csv``, checked, no image read."""
     labels = folder / "labels.csv"
     if not labels.is_file():
         raise DatasetError(f"{labels}: no labels file (CSV rows file,card; card 'none' for no card)")
@@ -38,7 +38,13 @@ def labelled_frames(folder: Path) -> Iterator[tuple[Image, Card | None, str]]:
             rows.append((lineno, file, card))
     except EnrolError as exc:
         raise DatasetError(str(exc)) from None
-    for lineno, file, card in rows:
+    return rows
+
+
+def labelled_frames(folder: Path) -> Iterator[tuple[Image, Card | None, str]]:
+    """(frame, its card or None, file name) for every row of ``folder/labels.csv``, read one at a time."""
+    labels = folder / "labels.csv"
+    for lineno, file, card in labelled_rows(folder):
         img = cv2.imread(str(folder / file), cv2.IMREAD_COLOR)
         if img is None:
             raise DatasetError(f"{labels}: line {lineno}: cannot read the image {folder / file}")

@@ -39,6 +39,15 @@ class DetectParams:
     min_fill: float = 0.96
     #: Working width of the frame: larger frames are shrunk first (the outline needs no more).
     work_width: int = 320
+    #: A card's rounded corner, as a share of its width: a fitted corner this far past the window's
+    #: edge is still a whole card (only its rounding grazes the edge).
+    corner_round: float = 0.06
+    #: The camera's focal length over the frame's width (1.0: a 53-degree lens), assumed where a tilted
+    #: card's outline cannot tell it (tilted about one axis only).
+    focal: float = 1.0
+    #: Canny's thresholds for the second look, on the blurred grey working frame.
+    edge_low: int = 30
+    edge_high: int = 90
 
 
 @dataclass(frozen=True)
@@ -91,46 +100,202 @@ def _refine(contour: NDArray[np.int32], quad: NDArray[np.int32]) -> NDArray[np.f
     return np.array(out, np.float32)
 
 
-def find_card(frame: Image, size: tuple[int, int], params: DetectParams = DetectParams()) -> Detection:
-    """The card face in ``frame`` warped to ``size`` (w, h), upright or upside down; else why not."""
-    h, w = frame.shape[:2]
-    scale = min(1.0, params.work_width / w)
-    small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else frame
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    grey = cv2.GaussianBlur(grey, (5, 5), 0)
-    level, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    if float(grey.max()) - float(grey.min()) < 60:
-        return Detection("empty", "no contrast in the window")
-    contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    area_total = float(small.shape[0] * small.shape[1])
-    big = [c for c in contours if cv2.contourArea(c) >= params.min_area * area_total]
-    if not big:
-        return Detection("empty", "nothing card-sized")
-    if len(big) > 1:
-        return Detection("refused", f"{len(big)} separate objects in the window (one card at a time)")
-    contour = big[0]
-    x, y, bw, bh = cv2.boundingRect(contour)
-    if x <= 0 or y <= 0 or x + bw >= small.shape[1] or y + bh >= small.shape[0]:
-        return Detection("refused", "the card is not wholly inside the window")
+def _shrink(frame: Image, width: int) -> tuple[Image, float]:
+    """``frame`` at ``width`` pixels wide (never larger), and the factor applied.
+
+    A 12-megapixel photograph is first decimated (nearest pixel) to about twice the working width,
+    which is nearly free, and only that is area-averaged: area-averaging the whole photograph cost
+    most of the frame's time, and the outline needs no more than the working width.
+    """
+    w = frame.shape[1]
+    scale = min(1.0, width / w)
+    if scale >= 1.0:
+        return frame, 1.0
+    if w > 4 * width:
+        f = 2 * width / w
+        frame = cv2.resize(frame, None, fx=f, fy=f, interpolation=cv2.INTER_NEAREST)
+        return cv2.resize(frame, None, fx=scale / f, fy=scale / f, interpolation=cv2.INTER_AREA), scale
+    return cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), scale
+
+
+def true_aspect(q: NDArray[np.float32], centre: tuple[float, float], focal: float) -> float | None:
+    """Width over height of the rectangle whose perspective image is the quadrilateral ``q`` (ordered as
+    :func:`_order` gives it), for a camera whose optical axis meets the frame at ``centre``.
+
+    Zhang and He's whiteboard method: the quadrilateral's two vanishing points give the focal length,
+    and with it the rectangle's true proportions. A camera tilted about one axis only leaves one pair
+    of sides parallel, which does not fix the focal length: ``focal`` (in pixels) is assumed then.
+    """
+    cx, cy = centre
+    m1, m2, m4, m3 = (np.array([p[0] - cx, p[1] - cy, 1.0]) for p in q.astype(np.float64))
+    d2 = float(np.dot(np.cross(m2, m4), m3))
+    d3 = float(np.dot(np.cross(m3, m4), m2))
+    if abs(d2) < 1e-9 or abs(d3) < 1e-9:
+        return None
+    k2 = float(np.dot(np.cross(m1, m4), m3)) / d2
+    k3 = float(np.dot(np.cross(m1, m4), m2)) / d3
+    n2, n3 = k2 * m2 - m1, k3 * m3 - m1
+    f2 = focal**2
+    if abs(n2[2] * n3[2]) > 1e-6 * max(abs(n2[2]), abs(n3[2]), 1e-12):
+        found = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
+        if (0.25 * focal) ** 2 < found < (4 * focal) ** 2:
+            f2 = found
+    num = (n2[0] ** 2 + n2[1] ** 2) / f2 + n2[2] ** 2
+    den = (n3[0] ** 2 + n3[1] ** 2) / f2 + n3[2] ** 2
+    return math.sqrt(num / den) if den > 0 else None
+
+
+@dataclass(frozen=True)
+class _Outline:
+    """One bright region: ``card`` (a clean card outline wholly in the window), ``edge`` (it reaches
+    the window's edge: a card cut by it, a vignette, glare, a neighbouring card) or ``odd``
+    (something card-sized in the window that is not one clean card)."""
+
+    kind: str
+    reason: str = ""
+    quad: NDArray[np.float32] | None = None
+    contour: NDArray[np.int32] | None = None
+
+
+def _outline(contour: NDArray[np.int32], shape: tuple[int, int], params: DetectParams) -> _Outline:
+    h, w = shape
+    pts = contour.reshape(-1, 2)
+    on_edge = int(
+        np.count_nonzero((pts[:, 0] <= 0) | (pts[:, 1] <= 0) | (pts[:, 0] >= w - 1) | (pts[:, 1] >= h - 1))
+    )
+    kind = "edge" if on_edge else "odd"
     area = cv2.contourArea(contour)
-    if area > params.max_area * area_total:
-        return Detection("refused", "the bright area fills the window (glare or a card too close)")
-    peri = cv2.arcLength(contour, True)
-    quad = cv2.approxPolyDP(contour, 0.03 * peri, True)
+    if area > params.max_area * w * h:
+        return _Outline(kind, "the bright area fills the window (glare or a card too close)")
+    quad = cv2.approxPolyDP(contour, 0.03 * cv2.arcLength(contour, True), True)
     if len(quad) != 4 or not cv2.isContourConvex(quad):
-        return Detection("refused", f"the outline has {len(quad)} corners, not a single card's 4")
+        why = (
+            "the card is not wholly inside the window"
+            if on_edge
+            else f"the outline has {len(quad)} corners, not a single card's 4"
+        )
+        return _Outline(kind, why)
     fill = area / max(cv2.contourArea(quad), 1.0)
     if fill < params.min_fill:
-        return Detection("refused", f"the outline is notched ({fill:.2f} of its corners' area)")
-    q = _order(
-        _refine(np.asarray(contour, np.int32).reshape(-1, 2), np.asarray(quad, np.int32).reshape(4, 2))
-        / scale
-    )
+        why = (
+            "the card is not wholly inside the window"
+            if on_edge
+            else f"the outline is notched ({fill:.2f} of its corners' area)"
+        )
+        return _Outline(kind, why)
+    q = _order(_refine(np.asarray(pts, np.int32), np.asarray(quad, np.int32).reshape(4, 2)))
+    short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
+    if on_edge:
+        # Cut by the frame is decided from the fitted corners: a card whose rounded corner only grazes
+        # the edge is whole (its fitted corner lies just past the edge, by less than the rounding).
+        margin = params.corner_round * short
+        inside = (
+            (q[:, 0] >= -margin)
+            & (q[:, 1] >= -margin)
+            & (q[:, 0] <= w - 1 + margin)
+            & (q[:, 1] <= h - 1 + margin)
+        )
+        if not inside.all() or on_edge > 2 * margin:
+            return _Outline(kind, "the card is not wholly inside the window")
+    for turn in (q, np.roll(q, -1, axis=0)):  # seen at a slant, the short side may look the longer
+        if _card_shaped(turn, (w, h), params):
+            return _Outline("card", quad=turn, contour=contour)
+    long = float(np.linalg.norm(q[1] - q[2]) + np.linalg.norm(q[3] - q[0])) / 2
+    return _Outline(kind, f"the outline's sides are {short / max(long, 1.0):.2f} wide to tall, not a card's")
+
+
+def _card_shaped(q: NDArray[np.float32], size: tuple[int, int], params: DetectParams) -> bool:
+    """``q`` (its first side the card's top) has a card's proportions as seen, or after perspective."""
+    w, h = size
     short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
     long = float(np.linalg.norm(q[1] - q[2]) + np.linalg.norm(q[3] - q[0])) / 2
-    aspect = short / max(long, 1.0)
-    if not math.isclose(aspect, CARD_ASPECT, rel_tol=params.aspect_tolerance):
-        return Detection("refused", f"the outline's sides are {aspect:.2f} wide to tall, not a card's")
+    if math.isclose(short / max(long, 1.0), CARD_ASPECT, rel_tol=params.aspect_tolerance):
+        return True
+    true = true_aspect(q, ((w - 1) / 2, (h - 1) / 2), params.focal * w)
+    return true is not None and math.isclose(true, CARD_ASPECT, rel_tol=params.aspect_tolerance)
+
+
+def _outlines(binary: Image, params: DetectParams) -> list[_Outline]:
+    """The card-sized bright regions of ``binary``, each classified."""
+    h, w = binary.shape[:2]
+    contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return [
+        _outline(np.asarray(c, np.int32), (h, w), params)
+        for c in contours
+        if cv2.contourArea(c) >= params.min_area * w * h
+    ]
+
+
+def _choose(found: list[_Outline]) -> _Outline | None:
+    """The one card among the regions; a refusal when the window holds more or other things; None when
+    only things at the window's edge were found (worth a second look with the edges)."""
+    cards = [o for o in found if o.kind == "card"]
+    inside = cards + [o for o in found if o.kind == "odd"]
+    if len(inside) > 1:
+        return _Outline("refused", f"{len(inside)} separate objects in the window (one card at a time)")
+    if len(cards) == 1:
+        return cards[0]
+    if inside:
+        return _Outline("refused", inside[0].reason)
+    return None
+
+
+def _second_look(grey: Image, binary: Image, params: DetectParams) -> _Outline | None:
+    """The bright mask cut along the strong edges; a card found there is grown back to the bright
+    pixels within the cut's width, so its outline is where the first look would have put it."""
+    kernel = np.ones((3, 3), np.uint8)
+    edges = cv2.dilate(cv2.Canny(grey, params.edge_low, params.edge_high), kernel)
+    chosen = _choose(_outlines(cv2.bitwise_and(binary, cv2.bitwise_not(edges)), params))
+    if chosen is None or chosen.kind != "card" or chosen.contour is None:
+        return chosen
+    region = np.zeros_like(binary)
+    cv2.drawContours(region, [chosen.contour], -1, 255, -1)
+    grown = cv2.bitwise_and(cv2.dilate(region, kernel, iterations=2), binary)
+    again = _choose(_outlines(grown, params))
+    return again if again is not None and again.kind == "card" else chosen
+
+
+def _brighter_looks(grey: Image, level: float, params: DetectParams) -> _Outline | None:
+    """The mask at higher thresholds, between Otsu's and the brightest paper: a vignette or the halo
+    of a glare is dimmer than the card's paper, so at a higher level it parts from the card."""
+    top = float(np.percentile(grey, 99))
+    for share in (0.35, 0.6):
+        _, binary = cv2.threshold(grey, level + share * (top - level), 255, cv2.THRESH_BINARY)
+        chosen = _choose(_outlines(binary, params))
+        if chosen is not None:
+            return chosen
+    return None
+
+
+def find_card(frame: Image, size: tuple[int, int], params: DetectParams = DetectParams()) -> Detection:
+    """The card face in ``frame`` warped to ``size`` (w, h), upright or upside down; else why not.
+
+    The paper is the bright part of the frame (Otsu's threshold on the blurred grey frame); every
+    card-sized bright region is classified (:class:`_Outline`) and those that reach the window's edge
+    without a whole card's outline (a vignette, glare, a neighbouring card half out of the window) are
+    set aside. When nothing but such regions is found, the bright mask is cut along the frame's strong
+    edges (Canny) and looked at again: a card's outline is a sharp edge, the rim of a glare or a
+    vignette is not, so a card joined to a bright patch by its brightness is parted from it there.
+    """
+    small, scale = _shrink(frame, params.work_width)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    grey = cv2.GaussianBlur(grey, (5, 5), 0)
+    if float(grey.max()) - float(grey.min()) < 60:
+        return Detection("empty", "no contrast in the window")
+    level, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    found = _outlines(binary, params)
+    if not found:
+        return Detection("empty", "nothing card-sized")
+    chosen = _choose(found)
+    if chosen is None:
+        chosen = _second_look(grey, binary, params)
+    if chosen is None:
+        chosen = _brighter_looks(grey, level, params)
+    if chosen is None:
+        return Detection("refused", next(o.reason for o in found if o.kind == "edge"))
+    if chosen.kind != "card" or chosen.quad is None:
+        return Detection("refused", chosen.reason)
+    q = chosen.quad / scale
     fw, fh = size
     dst = np.array([(0, 0), (fw - 1, 0), (fw - 1, fh - 1), (0, fh - 1)], np.float32)
     m = cv2.getPerspectiveTransform(q, dst)
@@ -140,11 +305,14 @@ def find_card(frame: Image, size: tuple[int, int], params: DetectParams = Detect
 
 
 def _blank_corners(face: Image) -> None:
-    """Paint the rounded corners (felt seen past the card's curve) in the card's own paper colour,
-    so that a glyph printed near a corner is not joined to a dark triangle of felt."""
+    """Paint the rounded corners (felt seen past the card's curve) and a thin band along the edges (the
+    table a fitted side a pixel outside the paper lets in) in the card's own paper colour, so that a
+    glyph printed near a corner or an edge is not joined to dark felt."""
     fh, fw = face.shape[:2]
     r = max(3, fw // 16)
     paper = cv2.mean(face[r : 2 * r, fw // 2 - r : fw // 2 + r])[:3]
     for cx, cy, sx, sy in ((0, 0, 1, 1), (fw - 1, 0, -1, 1), (fw - 1, fh - 1, -1, -1), (0, fh - 1, 1, -1)):
         tri = np.array([(cx, cy), (cx + sx * r, cy), (cx, cy + sy * r)], np.int32)
         cv2.fillConvexPoly(face, tri, paper)
+    band = max(1, fw // 150)
+    cv2.rectangle(face, (0, 0), (fw - 1, fh - 1), paper, 2 * band - 1)

@@ -13,6 +13,7 @@ cards to photograph again.
 from __future__ import annotations
 
 import csv
+import math
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from vision.recognise import (
     Glyphs,
     Image,
     aspect_of,
+    glyph_area,
     normalise,
     recognise_face,
     split_index,
@@ -67,6 +69,8 @@ class EnrolResult:
 
     profile: DeckProfile | None
     problems: list[str] = field(default_factory=list)
+    #: Photographs set aside (their card has another usable one): worth re-shooting, not blocking.
+    warnings: list[str] = field(default_factory=list)
     reshoot: set[str] = field(default_factory=set)
     images: int = 0
 
@@ -121,46 +125,71 @@ def read_labels(path: Path) -> Iterable[tuple[int, str, str]]:
         yield lineno, row[0].strip(), row[1].strip()
 
 
-def enrol(shots: list[tuple[Image, Card, str]], name: str) -> EnrolResult:
-    """Build and self-check a profile from (image, card, where it came from) photographs."""
-    result = EnrolResult(None, images=len(shots))
+def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
+    """Build and self-check a profile from (image, card, where it came from) photographs.
+
+    ``shots`` is read once, one photograph at a time: only the warped faces are kept, so a large set
+    needs no more memory than its faces. A photograph that cannot be used (no card found, no index)
+    is set aside with a warning when its card has another usable photograph; a card left with none
+    is a problem that names the card and each photograph's reason, and nothing is written.
+    """
+    result = EnrolResult(None)
     faces: list[tuple[Image, Card, str]] = []
+    why: dict[str, list[str]] = defaultdict(list)
     for img, card, origin in shots:
+        result.images += 1
         det = find_card(img, FACE_SIZE)
         if det.face is None:
-            result.problems.append(f"{card} ({origin}): no card found: {det.reason}")
-            result.reshoot.add(card.code)
+            why[card.code].append(f"{origin}: no card found: {det.reason}")
         else:
             faces.append((det.face, card, origin))
-    missing = sorted(
-        {c.code for c in DECK} - {c.code for _, c, _ in faces}, key=lambda c: parse_card(c).index
-    )
-    if missing:
-        result.problems.append(f"no usable photograph of {', '.join(missing)}")
-        result.reshoot.update(missing)
+    if not _every_card(faces, why, result):
         return result
     corner = _corner(faces)
-    box = _index_box(faces, corner, result)
-    if box is None:
+    boxes = _index_box(faces, corner, result)
+    if boxes is None:
         return result
+    box, area = boxes
     glyphs: list[tuple[Glyphs, Card, str]] = []
+    usable: list[tuple[Image, Card, str]] = []
     x0, y0, x1, y1 = box
     for face, card, origin in faces:
-        for turned in (face, cv2.rotate(face, cv2.ROTATE_180)):
-            g = split_index(turned[y0:y1, x0:x1])
-            if isinstance(g, str):
-                result.problems.append(f"{card} ({origin}): index not readable: {g}")
-                result.reshoot.add(card.code)
-            else:
-                glyphs.append((g, card, origin))
-    if result.problems:
+        both = [
+            split_index(t[y0:y1, x0:x1], glyph_area(box, area))
+            for t in (face, cv2.rotate(face, cv2.ROTATE_180))
+        ]
+        bad = [g for g in both if isinstance(g, str)]
+        if bad:
+            why[card.code].append(f"{origin}: index not readable: {bad[0]}")
+        else:
+            glyphs.extend((g, card, origin) for g in both if not isinstance(g, str))
+            usable.append((face, card, origin))
+    faces = usable
+    if not _every_card(faces, why, result):
         return result
-    profile = _build(name, corner, box, glyphs, len(shots), result)
+    profile = _build(name, corner, boxes, glyphs, result.images, result)
     if profile is None:
         return result
     _self_check(profile, faces, result)
     result.profile = profile
     return result
+
+
+def _every_card(faces: list[tuple[Image, Card, str]], why: dict[str, list[str]], result: EnrolResult) -> bool:
+    """Whether every card still has a usable photograph; the set-aside photographs of cards that do are
+    warnings, a card without one is a problem naming each of its photographs' reasons."""
+    have = {c.code for _, c, _ in faces}
+    for card in DECK:
+        reasons = why.get(card.code, [])
+        if card.code in have:
+            result.warnings.extend(
+                f"{card} ({r}): set aside, the card has other photographs" for r in reasons
+            )
+        else:
+            result.problems.append(f"{card}: no usable photograph ({'; '.join(reasons) or 'none given'})")
+            result.reshoot.add(card.code)
+    why.clear()
+    return not result.problems
 
 
 def _corner(faces: list[tuple[Image, Card, str]]) -> str:
@@ -174,38 +203,37 @@ def _corner(faces: list[tuple[Image, Card, str]]) -> str:
     return max(counts, key=lambda k: counts[k])
 
 
+Box = tuple[int, int, int, int]
+
+
 def _index_box(
     faces: list[tuple[Image, Card, str]], corner: str, result: EnrolResult
-) -> tuple[int, int, int, int] | None:
+) -> tuple[Box, Box] | None:
+    """The index crop (the glyph area padded, for a card warped a little off) and the glyph area."""
     w, h = FACE_SIZE
     sw, sh = int(w * SEARCH[0]), int(h * SEARCH[1])
     left = 0 if corner == "tl" else w - sw
     boxes = []
-    for face, card, origin in faces:
+    for face, _, _ in faces:
         for turned in (face, cv2.rotate(face, cv2.ROTATE_180)):
             g = split_index(turned[:sh, left : left + sw])
-            if isinstance(g, str):
-                result.problems.append(f"{card} ({origin}): no index in the {corner} corner: {g}")
-                result.reshoot.add(card.code)
-            else:
+            if not isinstance(g, str):  # a face without one is judged by the glyph pass that follows
                 boxes.append(g.box)
     if not boxes:
+        result.problems.append(f"no index found in the {corner} corner of any face")
         return None
     arr = np.array(boxes, np.float32)
     x0, y0 = np.percentile(arr[:, 0], 2), np.percentile(arr[:, 1], 2)
     x1, y1 = np.percentile(arr[:, 2], 98), np.percentile(arr[:, 3], 98)
-    return (
-        max(0, left + int(x0) - PAD),
-        max(0, int(y0) - PAD),
-        min(w, left + int(x1) + PAD),
-        min(h, int(y1) + PAD),
-    )
+    area = (left + int(x0), int(y0), left + int(math.ceil(x1)), int(math.ceil(y1)))
+    box = (max(0, area[0] - PAD), max(0, area[1] - PAD), min(w, area[2] + PAD), min(h, area[3] + PAD))
+    return box, area
 
 
 def _build(
     name: str,
     corner: str,
-    box: tuple[int, int, int, int],
+    boxes: tuple[Box, Box],
     glyphs: list[tuple[Glyphs, Card, str]],
     images: int,
     result: EnrolResult,
@@ -235,7 +263,8 @@ def _build(
         face=FACE_SIZE,
         index=IndexSpec(
             corner=corner,
-            box=box,
+            box=boxes[0],
+            glyphs=boxes[1],
             rank_height=rank_height,
             suit_height=suit_height,
         ),

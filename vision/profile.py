@@ -32,9 +32,10 @@ FACE_SIZE = (300, 420)
 #: Glyph templates are compared at these sizes (w, h).
 RANK_SIZE = (28, 40)
 SUIT_SIZE = (28, 28)
-#: The template format: 2 places each glyph by its ink's centroid at one scale per deck (version 1,
-#: fitted by its bounding box, is refused: its templates do not line up with version 2's glyphs).
-PROFILE_VERSION = 2
+#: The profile format: 3 adds the index's glyph area (``index.glyphs``), learned at enrolment, to which
+#: the index's ink is trimmed. Version 2 (no glyph area) and version 1 (glyphs fitted by their
+#: bounding box) are refused: the deck must be enrolled again.
+PROFILE_VERSION = 3
 
 
 class ProfileError(ConfigFileError):
@@ -47,7 +48,11 @@ class IndexSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     corner: str = Field(pattern="^(tl|tr)$")
+    #: The crop searched for the index (the glyph area, padded).
     box: tuple[int, int, int, int]
+    #: Where the deck's rank and suit glyphs lie (x0, y0, x1, y1), tight: ink outside it (a court
+    #: card's frame line, a corner pip, the table past the card's edge) is trimmed away.
+    glyphs: tuple[int, int, int, int]
     #: Median glyph heights in face pixels, used to refuse blobs of the wrong size (a card back's pattern).
     rank_height: float = Field(gt=0)
     suit_height: float = Field(gt=0)

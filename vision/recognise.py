@@ -71,19 +71,44 @@ class Glyphs:
     box: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
-def split_index(crop: Image) -> Glyphs | str:
-    """The rank glyph(s) on top and the suit glyph under them; a reason string when there are none."""
+#: Ink this far outside the learned glyph area (face pixels) is still the glyph's (a card warped a
+#: little off, a blurred edge); beyond it, it is trimmed.
+AREA_SLACK: Final = 3
+
+
+def glyph_area(box: tuple[int, int, int, int], area: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """The profile's glyph area (face pixels) in the index crop's own pixels, with :data:`AREA_SLACK`."""
+    return (
+        area[0] - box[0] - AREA_SLACK,
+        area[1] - box[1] - AREA_SLACK,
+        area[2] - box[0] + AREA_SLACK,
+        area[3] - box[1] + AREA_SLACK,
+    )
+
+
+def split_index(crop: Image, area: tuple[int, int, int, int] | None = None) -> Glyphs | str:
+    """The rank glyph(s) on top and the suit glyph under them; a reason string when there are none.
+
+    ``area`` (x0, y0, x1, y1 in the crop) is where the deck's glyphs lie: ink outside it is trimmed
+    before the glyphs are split, so a blurred suit joined to a court card's frame line or a corner pip
+    outside the area keeps its own shape instead of being dropped with them as cut by the box's edge.
+    """
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
     if int(grey.max()) - int(grey.min()) < 50:
         return "blank index"
     _, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    if area is not None:
+        x0, y0, x1, y1 = (max(0, v) for v in area)
+        kept = np.zeros_like(binary)
+        kept[y0:y1, x0:x1] = binary[y0:y1, x0:x1]
+        binary = kept
     n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
     h, w = binary.shape
     min_area = 0.012 * h * w
     blobs = []
     for i in range(1, n):
-        x, y, bw, bh, area = (int(v) for v in stats[i])
-        if area < min_area or x == 0 or y == 0 or x + bw >= w or y + bh >= h:
+        x, y, bw, bh, pixels = (int(v) for v in stats[i])
+        if pixels < min_area or x == 0 or y == 0 or x + bw >= w or y + bh >= h:
             continue  # specks, and anything cut by the box edge (the card's corner, a centre pip)
         blobs.append((y, x, bw, bh, i))
     if len(blobs) < 2:
@@ -204,7 +229,7 @@ def match(glyph: Glyph, templates: dict[str, Glyph], aspect: float, aspects: dic
 
 def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float] | str:
     """One index crop to a card and its confidence, or the reason it is not one."""
-    glyphs = split_index(crop)
+    glyphs = split_index(crop, glyph_area(profile.spec.index.box, profile.spec.index.glyphs))
     if isinstance(glyphs, str):
         return glyphs
     spec = profile.spec

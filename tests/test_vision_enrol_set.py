@@ -1,0 +1,59 @@
+"""Enrolment from a normal photograph set: an unusable photograph of a card that has another is set
+aside with a warning, not a refusal; more photographs of a card can be added from another folder; the
+command line reads one photograph at a time and shows its progress."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import cv2
+import pytest
+from vision_support import ENROL_SEED
+
+from controller.cards import DECK, parse_card
+from controller.cli import main
+from vision.dataset import write_enrolment_set
+from vision.enroll import enrol
+from vision.synth import DESIGNS, STUDIO, negative_scene, scene
+
+
+def test_a_bad_extra_photograph_is_set_aside_with_a_warning_not_a_refusal() -> None:
+    """Before: one photograph without a card refused the whole deck, even with a good one of its card."""
+    design = DESIGNS["classic"]
+    shots = [(scene(card, design, ENROL_SEED * 1000 + i, cond=STUDIO), card, f"{card}.jpg")
+             for i, card in enumerate(DECK)]
+    shots.append((negative_scene("empty", design, 1), parse_card("QH"), "QH-blurred.jpg"))
+    result = enrol(iter(shots), "normal")  # any iterable: read once, one photograph at a time
+    assert result.ok and result.profile is not None, result.problems
+    assert result.images == 53
+    assert [w for w in result.warnings if "QH" in w and "QH-blurred.jpg" in w and "no card found" in w]
+
+
+def test_a_card_without_any_usable_photograph_is_named_with_each_reason() -> None:
+    design = DESIGNS["classic"]
+    shots = [(scene(card, design, ENROL_SEED * 1000 + i, cond=STUDIO), card, f"{card}.jpg")
+             for i, card in enumerate(DECK) if card.code != "5S"]
+    shots.append((negative_scene("empty", design, 2), parse_card("5S"), "5S-a.jpg"))
+    result = enrol(shots, "bad")
+    assert not result.ok and result.reshoot == {"5S"}
+    assert any(p.startswith("5S: no usable photograph") and "5S-a.jpg: no card found" in p
+               for p in result.problems)
+
+
+def test_photographs_of_a_card_added_from_another_folder(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    first, more, out = tmp_path / "deck", tmp_path / "more", tmp_path / "decks" / "house.yaml"
+    write_enrolment_set(first, DESIGNS["classic"], seed=3)
+    rows = (first / "labels.csv").read_text().splitlines()
+    (first / "labels.csv").write_text("\n".join(r for r in rows if ",7D" not in r) + "\n")
+    assert main(["vision", "enroll", "--images", str(first), "--out", str(out)]) == 1
+    assert "7D" in capsys.readouterr().err and not out.exists()
+    more.mkdir()
+    seven = next(f for f in first.iterdir() if f.name.startswith("7D"))
+    shutil.copy(seven, more / "7D-2.jpg")
+    cv2.imwrite(str(more / "7D-3.jpg"), negative_scene("empty", DESIGNS["classic"], 5))
+    assert main(["vision", "enroll", "--images", str(first), "--images", str(more), "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert out.is_file() and "warning: 7D (7D-3.jpg: no card found" in captured.out
+    assert "53/53 photographs" in captured.err  # progress, one photograph at a time
