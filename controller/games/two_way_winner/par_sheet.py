@@ -1,12 +1,7 @@
 """2WayWinner par sheet: the Dealer Bonus exactly, the game itself by simulation.
 
-The Dealer Bonus is decided before the deal, when the five community cards
-are any five cards of the deck, so its return is exact over the 2,598,960
-five-card hands. They are not ranked one by one: the hands are grouped by
-their multiset of ranks (6,175 groups) and each group's hands are counted
-with binomial coefficients (which suits can the ranks take, how many of
-those are flushes). That takes milliseconds and shares nothing with the
-evaluator, so the test suite can check the two against each other.
+The Dealer Bonus's return is exact over every five-card hand (bonus_math.py
+says how it is counted, in milliseconds, without the hand evaluator).
 
 The game itself (both antes, plays, the blackjack and poker hands) has no
 closed form worth trusting, so its house edge is measured and the sheet
