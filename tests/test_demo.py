@@ -149,6 +149,15 @@ def path_without_this_venv() -> str:
     return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != venv_bin)
 
 
+def run_as_printed(command: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    """A command line exactly as croupier printed it, in a new user's shell from the clone: the venv not
+    on PATH and no CROUPIER_KEY exported (the line must carry what it needs)."""
+    env = {**os.environ, "PATH": path_without_this_venv()}
+    env.pop("CROUPIER_KEY", None)
+    return subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
 @pytest.mark.timeout(120)
 def test_the_printed_ctl_command_runs_as_printed() -> None:
     base = free_port_base()
@@ -157,12 +166,9 @@ def test_the_printed_ctl_command_runs_as_printed() -> None:
     try:
         line = next(line for line in proc.stdout if line.startswith("Commands while it runs: "))
         command = line.split(": ", 1)[1].strip()
-        env = {**os.environ, "PATH": path_without_this_venv()}
-        env.pop("CROUPIER_KEY", None)
         deadline = time.monotonic() + 60
         while True:  # the line is printed before the daemon is up: retry until it answers
-            done = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True,
-                                  timeout=30)
+            done = run_as_printed(command)
             if done.returncode == 0 or time.monotonic() > deadline:
                 break
             time.sleep(0.5)
@@ -182,6 +188,5 @@ def test_keys_new_prints_a_ctl_line_that_runs_as_printed(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     use = next(line for line in done.stdout.splitlines() if line.startswith("use it: "))
     command = use.removeprefix("use it: ").split("   or   ")[0].replace(" ...", " --help")
-    ran = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=60)
+    ran = run_as_printed(command, timeout=60)
     assert ran.returncode == 0 and "usage: croupier ctl" in ran.stdout, (command, ran.stderr)

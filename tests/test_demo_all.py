@@ -3,7 +3,6 @@ Ctrl-C stops them all (no process, no port left)."""
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from test_daemon_support import free_port_base
-from test_demo import path_without_this_venv, ports_free, processes_with
+from test_demo import ports_free, processes_with, run_as_printed
 
 from controller.tools.demo_all import PORTS_PER_TABLE, shipped_tables
 
@@ -43,8 +42,7 @@ def test_every_shipped_table_runs_at_once_and_answers_as_itself() -> None:
         for table_id, _game, _file, pub, display, command in blocks:
             assert pub.startswith("tcp://127.0.0.1:") and base <= int(pub.rsplit(":", 1)[1]) < base + 40
             # Exactly as printed, in a shell whose PATH lacks the clone's .venv/bin (as after make demo).
-            ctl = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True,
-                                 timeout=60, env={**os.environ, "PATH": path_without_this_venv()})
+            ctl = run_as_printed(command, timeout=60)
             assert ctl.returncode == 0, ctl.stderr
             assert ctl.stdout.startswith(f"[table {table_id}, journal "), ctl.stdout
             with urllib.request.urlopen(display, timeout=10) as page:  # its signage display serves

@@ -15,16 +15,9 @@ from pathlib import Path
 
 import pytest
 from test_daemon_support import free_port_base
-from test_demo import path_without_this_venv
+from test_demo import run_as_printed
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _shell(command: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PATH": path_without_this_venv()}
-    env.pop("CROUPIER_KEY", None)
-    return subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=30)
 
 
 @pytest.mark.timeout(150)
@@ -46,12 +39,12 @@ def test_betting_stays_open_until_the_printed_close_line_is_run() -> None:
         assert status_line.endswith(" status")
         assert close_line == status_line.removesuffix(" status") + " close"
         deadline = time.monotonic() + 60
-        while "betting" not in (status := _shell(status_line)).stdout:  # the dealer opens betting
+        while "betting" not in (status := run_as_printed(status_line)).stdout:  # the dealer opens betting
             assert time.monotonic() < deadline, status.stdout + status.stderr
             time.sleep(0.2)
         time.sleep(2.0)  # twenty times the betting window --delay 0.02 gives: nobody closed it
-        assert "betting" in _shell(status_line).stdout
-        closed = _shell(close_line)
+        assert "betting" in run_as_printed(status_line).stdout
+        closed = run_as_printed(close_line)
         assert closed.returncode == 0, closed.stderr
         out, err = proc.communicate(timeout=90)
     finally:
