@@ -24,7 +24,7 @@ class DisplayStartError(RuntimeError):
     """The display process did not come up (the message has its output)."""
 
 
-def add_arguments(parser: argparse.ArgumentParser, address: Callable[[str], str] = str) -> None:
+def add_arguments(parser: argparse.ArgumentParser, address: Callable[[str], str]) -> None:
     """``--display`` (checked by ``address``, which raises argparse.ArgumentTypeError), ``--no-display``."""
     parser.add_argument(
         "--display",
