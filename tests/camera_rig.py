@@ -32,7 +32,7 @@ from controller.daemon.config import FIRMWARE_CONFIGS, load_table
 from controller.daemon.journal import JOURNAL_NAME
 from controller.inputs import input_from_dict
 from controller.table import Table
-from vision.camera_sim import SimulatedCamera
+from vision.camera_sim import SimulatedCamera, wait_frames_read
 
 ROOT = Path(__file__).resolve().parents[1]
 DECK = str(FIRMWARE_CONFIGS / "decks" / "sim_classic.yaml")
@@ -233,19 +233,17 @@ class CameraTable:
         judges the window as it finds it."""
         proc = self.proc
         client = CommandClient(self.config.spec.zeromq.command, timeout=0.5, key=self.key)
-        first: int | None = None
-        deadline = time.monotonic() + 60
+
+        def frames() -> int | None:
+            try:
+                return int((client.call("status").get("camera") or {}).get("frames", 0))
+            except DaemonUnavailable:
+                return None
+
         try:
-            while proc is not None and proc.poll() is None:
-                assert time.monotonic() < deadline, "the camera never read the empty window"
-                with contextlib.suppress(DaemonUnavailable):
-                    frames = int((client.call("status").get("camera") or {}).get("frames", 0))
-                    # A frame read before the window was cleared may be counted after ``first``.
-                    if first is None:
-                        first = frames
-                    elif frames >= first + STABLE + 1:
-                        return
-                time.sleep(0.01)
+            read = wait_frames_read(frames, STABLE + 1, timeout=60,
+                                    stop=lambda: proc is None or proc.poll() is not None)
+            assert read or proc is None or proc.poll() is not None, "the camera never read the empty window"
         finally:
             client.close()
 

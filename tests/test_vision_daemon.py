@@ -70,7 +70,9 @@ def test_camera_cards_play_a_round_with_audit_frames_and_go_offline_without_fram
         assert settled["settlements"][0]["seat"] == 1
         assert len(shown) >= 4
         status = client.call("status")["camera"]
-        assert status["deck"] == "sim_classic" and status["cards"] == len(shown) and status["frames"] > 10
+        # Each card is read on 2 stable frames at least (how many more depends on the machine's load).
+        assert status["deck"] == "sim_classic" and status["cards"] == len(shown), status
+        assert status["frames"] >= 2 * len(shown), status
         camera.close()  # no window file: no frames
         offline = next_event(events, "device")
         assert offline["device"] == "camera" and offline["online"] is False
@@ -108,10 +110,12 @@ def test_the_daemon_does_not_import_opencv_without_a_camera() -> None:
 
 @pytest.mark.timeout(180)
 def test_demo_camera_sim_plays_baccarat_rounds() -> None:
+    # Seed 91's shoe starts QH, QH: the second queen goes in only once the table's camera has read
+    # the window empty (the dealer watches its status), else it would be taken for the first one.
     base = free_port_base()
     proc = subprocess.run(
         [sys.executable, "-m", "controller.cli", "demo", "--camera-sim", "--rounds", "2", "--delay", "0",
-         "--seed", "3", "--ports", str(base), "--no-lamps"],
+         "--seed", "91", "--ports", str(base), "--no-lamps"],
         cwd=ROOT, text=True, capture_output=True, timeout=170,
     )
     assert proc.returncode == 0, proc.stderr

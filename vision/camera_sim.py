@@ -101,3 +101,30 @@ class SimulatedCamera:
     def close(self) -> None:
         """Take the camera away (no window file: no frames)."""
         self.window.unlink(missing_ok=True)
+
+
+def wait_frames_read(
+    frames: Callable[[], int | None], count: int, *, timeout: float, stop: Callable[[], bool]
+) -> bool:
+    """Wait until the table's camera has read ``count`` more frames than at the first answer.
+
+    ``frames()`` is the running table's count of frames read (its status), None when it did not
+    answer. Called right after the window was cleared: a frame read before the clearing may be
+    counted after the first answer, so ``count`` is K + 1 for K stable frames. Why a dealer waits
+    here: a camera that missed the empty window (its daemon starved of CPU) takes an identical next
+    card for the one still lying there, and rightly never reports it. True once read; False when
+    ``stop()`` is true or ``timeout`` seconds passed first (the caller says which is an error).
+    """
+    first: int | None = None
+    deadline = time.monotonic() + timeout
+    while not stop():
+        read = frames()
+        if read is not None:
+            if first is None:
+                first = read
+            elif read >= first + count:
+                return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return False

@@ -11,7 +11,7 @@ import json
 import random
 import threading
 import time
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from controller.daemon.client import CommandClient
 from controller.daemon.config import SimulationSpec, TableConfig
@@ -19,6 +19,9 @@ from drivers.gpio.betkeys import presses_for
 from drivers.gpio.control import ControlClient
 from drivers.gpio.pinmap import PinMap
 from drivers.shoe.sim import SimError
+
+if TYPE_CHECKING:
+    from vision.camera_sim import SimulatedCamera
 
 
 class CardSource(Protocol):
@@ -187,7 +190,10 @@ class Dealer:
             elif "card" in due:
                 self.stop.wait(self.card_interval)
                 try:
-                    self.shoe.deal()
+                    if self.shoe.mode == "camera":
+                        cast("SimulatedCamera", self.shoe).deal(self.camera_saw_empty)
+                    else:
+                        self.shoe.deal()
                 except SimError:  # the shoe ran out mid-round: a real dealer would void and reshuffle
                     self.dealer("void", "void")
                     continue
@@ -198,6 +204,23 @@ class Dealer:
                 action = self.rng.choice(actions)
                 if not self.press(int(seat), action):
                     self.call("decide", seat=int(seat), action=action, by=f"seat {seat}")
+
+    def camera_saw_empty(self) -> None:
+        """Before the next card goes in the camera's window, wait until the table's camera has read
+        the window empty (its stable frames and one more), as a dealer watches the table between two
+        cards: else two identical cards in a row (an 8-deck shoe has them) are read as one card still
+        lying there, and the round waits for a card the table never saw."""
+        from vision.camera_sim import wait_frames_read  # OpenCV only for a camera table
+
+        camera = self.config.camera
+        stable = camera.spec.stable_frames if camera is not None else 1
+
+        def frames() -> int:
+            return int((self.call("status").get("camera") or {}).get("frames", 0))
+
+        read = wait_frames_read(frames, stable + 1, timeout=30.0, stop=self.stop.is_set)
+        if not read and not self.stop.is_set():
+            raise DemoError("the table's camera did not read the empty window within 30 s")
 
     def wait_past(self, seq: int, timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout
