@@ -21,6 +21,9 @@ EXAMPLES: Final[dict[str, str]] = {
     "watch": "croupier watch --table firmware_configs/tables/baccarat_sim.yaml",
     "keys": "croupier keys new alice --role operator --table firmware_configs/tables/baccarat_sim.yaml",
     "keys new": "croupier keys new carl --role cashier --table firmware_configs/tables/baccarat_sim.yaml",
+    "keys request": "croupier keys request alice",
+    "keys authorize": "croupier keys authorize alice.key --name alice --role operator "
+                      "--table /etc/croupier/tables/baccarat_1.yaml",
     "keys list": "croupier keys list --table firmware_configs/tables/baccarat_sim.yaml",
     "keys server": "croupier keys server --table /etc/croupier/tables/baccarat_1.yaml",
     "demo": "croupier demo --game two_way_winner --rounds 3 --seed 7",

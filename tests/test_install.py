@@ -20,6 +20,7 @@ import pytest
 import yaml
 from test_daemon_support import write_table
 
+from controller.cli import main
 from controller.daemon.client import CommandClient
 from controller.daemon.config import load_table
 from controller.daemon.keys import client_credentials, read_role
@@ -97,12 +98,26 @@ def test_users_groups_and_key_permissions(installed: Path) -> None:
         assert "croupier" in group[device_group][3].split(","), device_group
     gid = int(group["croupier"][2])
     keys = installed / "etc/croupier/keys/baccarat_1"
-    secret = (keys / "server.key_secret").stat()
-    assert stat.S_IMODE(secret.st_mode) == 0o640 and (secret.st_uid, secret.st_gid) == (0, gid)
+    for daemon_reads in ("server.key_secret", "server.key", "authorized/admin.key"):  # as user croupier
+        made = (keys / daemon_reads).stat()
+        assert stat.S_IMODE(made.st_mode) == 0o640 and (made.st_uid, made.st_gid) == (0, gid), daemon_reads
     clients = (keys / "clients").stat()
     assert stat.S_IMODE(clients.st_mode) == 0o700 and clients.st_uid == 0
     assert stat.S_IMODE((keys / "clients/admin.key_secret").stat().st_mode) == 0o600
     assert read_role(keys / "authorized/admin.key") == "operator"
+
+
+def test_a_key_authorised_after_the_install_is_readable_by_the_daemon(
+    installed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/install.md's way in for an operator: `keys request` on their machine, `keys authorize` here
+    as root; the daemon, user croupier, reads authorized/ through its group."""
+    keys = installed / "etc/croupier/keys/baccarat_1"
+    assert main(["keys", "request", "ann", "--out", str(tmp_path / "ann")]) == 0
+    assert main(["keys", "authorize", str(tmp_path / "ann/ann.key"), "--name", "ann", "--role", "observer",
+                 "--keys", str(keys)]) == 0, capsys.readouterr().err
+    made = (keys / "authorized/ann.key").stat()
+    assert stat.S_IMODE(made.st_mode) == 0o640 and made.st_gid == (keys / "authorized").stat().st_gid
 
 
 def test_the_first_run_keys_command_the_table(installed: Path, tmp_path: Path) -> None:
