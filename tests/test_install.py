@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_daemon_support import write_table
+from test_daemon_support import free_port_base, write_table
 
 from controller.cli import main
 from controller.daemon.client import CommandClient
@@ -166,3 +166,39 @@ def test_udev_rules_name_the_devices_by_vendor_product_serial_with_their_groups(
         names[keys["SYMLINK"]] = (keys["SUBSYSTEM"], keys["GROUP"])
     assert names["croupier-shoe"] == ("tty", "dialout")
     assert names["croupier-camera"] == ("video4linux", "video")
+
+
+def test_two_tables_displays_on_one_pi_each_serve_on_their_own_port(tmp_path: Path) -> None:
+    """The display unit takes its address from its instance (CROUPIER_DISPLAY_LISTEN, 8080 unless a
+    drop-in says otherwise), not a port written into the unit that every instance would share."""
+    unit = (ROOT / "systemd/croupier-display@.service").read_text()
+    start = next(line for line in unit.splitlines() if line.startswith("ExecStart="))
+    assert start.endswith("croupier display /etc/croupier/tables/%i.yaml"), start
+    assert "Environment=CROUPIER_DISPLAY_LISTEN=127.0.0.1:8080" in unit.splitlines()
+    base = free_port_base(2)
+    displays = []
+    try:
+        for i, name in enumerate(("baccarat_1", "baccarat_2")):
+            table = write_table(tmp_path, name=name)
+            env = {**os.environ, "CROUPIER_DISPLAY_LISTEN": f"127.0.0.1:{base + i}"}
+            displays.append(subprocess.Popen([sys.executable, "-m", "controller.cli", "display", str(table)],
+                                             env=env, stdout=subprocess.PIPE, text=True))
+        for i, proc in enumerate(displays):
+            assert proc.stdout is not None
+            assert proc.stdout.readline().startswith(f"display: http://127.0.0.1:{base + i}/ ")
+    finally:
+        for proc in displays:
+            proc.terminate()
+            proc.communicate(timeout=30)
+
+
+def test_the_shipped_real_shoe_profiles_and_install_md_name_the_udev_device() -> None:
+    """A real shoe is found by the name the shipped udev rules give it, whichever USB socket it is in."""
+    real = [p for p in (ROOT / "firmware_configs/shoes").glob("*.yaml") if not p.name.startswith("sim_")]
+    assert real
+    for profile in real:
+        assert yaml.safe_load(profile.read_text())["port"] == "/dev/croupier-shoe", profile.name
+    install = (ROOT / "docs/install.md").read_text()
+    named = re.findall(r"firmware_configs/shoes/(\w+\.yaml)", install)
+    assert named and all((ROOT / "firmware_configs/shoes" / name).is_file() for name in named), named
+    assert 'SYMLINK+="croupier-shoe"' in (ROOT / "deploy/70-croupier.rules").read_text()
