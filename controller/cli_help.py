@@ -29,6 +29,8 @@ EXAMPLES: Final[dict[str, str]] = {
     "demo": "croupier demo --game two_way_winner --rounds 3 --seed 7",
     "roads": "croupier roads tests/scenarios/baccarat.yaml",
     "display": "croupier display firmware_configs/tables/baccarat_sim.yaml --listen 127.0.0.1:8080",
+    "gpio": "croupier gpio check firmware_configs/tables/baccarat_sim.yaml --sim",
+    "gpio check": "croupier gpio check /etc/croupier/tables/baccarat_1.yaml --report wiring.txt",
     "sim": "croupier sim shoe --profile firmware_configs/shoes/sim_v1.yaml --decks 8",
     "sim shoe": "croupier sim shoe --profile firmware_configs/shoes/sim_v1.yaml --decks 8 --seed 7",
     "sim panel": "croupier sim panel --map firmware_configs/panels/baccarat.yaml",
