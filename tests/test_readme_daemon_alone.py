@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -44,26 +43,25 @@ def test_the_daemon_alone_commands_run_as_printed(tmp_path: Path) -> None:
         for printed, here in swaps.items():
             line = line.replace(printed, here)
         commands.append(line)
-    env_path = path_without_this_venv()
-    running = []
+    env = {"PATH": path_without_this_venv(), "HOME": str(tmp_path)}
+    running: list[subprocess.Popen[str]] = []
     try:
-        for command in commands[:2]:  # the shoe, then the daemon: each runs until stopped
-            running.append(subprocess.Popen(["bash", "-c", f"exec {command}"], cwd=ROOT, text=True,
-                                            env={"PATH": env_path, "HOME": str(tmp_path)},
-                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=subprocess.STDOUT))
-            time.sleep(0.5)
+        for command, ready in zip(commands[:2], ("# simulated shoe", "shoe hello"), strict=True):
+            # the shoe, then the daemon, each running until stopped; each waited for until it says so
+            proc = subprocess.Popen(["bash", "-c", f"exec {command}"], cwd=ROOT, text=True, env=env,
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            running.append(proc)
+            assert proc.stdout is not None
+            seen = [proc.stdout.readline()]
+            while ready not in seen[-1]:
+                assert seen[-1], (command, seen)  # it ended before it was ready
+                seen.append(proc.stdout.readline())
         keyed = run_as_printed(commands[2], timeout=60)
         assert keyed.returncode == 0, keyed.stderr
-        deadline = time.monotonic() + 45
-        while True:  # the daemon is up once ctl gets an answer, and it must have the shoe's HELLO
-            status = run_as_printed(commands[3], timeout=60)
-            if ("connected" in status.stdout and "shoe:" in status.stdout) or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
+        status = run_as_printed(commands[3], timeout=60)
         assert status.returncode == 0, (commands[3], status.stdout, status.stderr)
         shoe_line = next(line for line in status.stdout.splitlines() if line.strip().startswith("shoe:"))
-        assert shoe_line.rstrip().endswith("connected"), status.stdout
+        assert shoe_line.rstrip().endswith("connected"), status.stdout  # its HELLO came: the table deals
     finally:
         for proc in reversed(running):
             proc.send_signal(signal.SIGINT)
