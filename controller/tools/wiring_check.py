@@ -121,10 +121,10 @@ class WiringCheck:
 
     lines: list[Line]
     backends: Sequence[PinBackend]
-    _inputs: dict[Line, InputLine] = field(default_factory=dict)
-    _outputs: dict[Line, OutputLine] = field(default_factory=dict)
-    _changed: list[Line] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _inputs: dict[Line, InputLine] = field(default_factory=dict, init=False)
+    _outputs: dict[Line, OutputLine] = field(default_factory=dict, init=False)
+    _changed: list[Line] = field(default_factory=list, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def open(self) -> None:
         """Open every line: lamps off, every input watched (BackendError, OSError if one cannot be)."""
