@@ -10,6 +10,7 @@ from controller.floor import cli as floor_cli
 from controller.games import GAMES, game_tool
 from controller.panels import cli as gpio_cli
 from controller.tools import ctl, daemon_run, demo, demo_setup, journal_cmd, keys_cmd, scenario_cmd, watch
+from controller.tools import gpio_check as gpio_check_cmd
 from drivers.shoe import cli as shoe_cli
 from signage import display_cmd, roads_cmd
 from vision import cli as vision_cli
@@ -71,6 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("display", help="the signage display: tables' results and scoreboard in a browser")
     display_cmd.add_arguments(p)
     p.set_defaults(func=display_cmd.run)
+
+    p = sub.add_parser("gpio", help="the table's GPIO lines: a wiring check for the technician")
+    gpio_sub = p.add_subparsers(dest="gpio_command", required=True, metavar="COMMAND")
+    p = gpio_sub.add_parser("check", help="light each lamp, press each button and sensor: the miswired lines",
+                            description=gpio_check_cmd.__doc__)
+    gpio_check_cmd.add_arguments(p)
+    p.set_defaults(func=gpio_check_cmd.run)
 
     p = sub.add_parser("sim", help="simulated hardware: a shoe on a pty, a seat panel on mock pins")
     sim_sub = p.add_subparsers(dest="device", required=True, metavar="DEVICE")

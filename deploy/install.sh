@@ -83,7 +83,8 @@ else
 fi
 
 # 4. Tables and their keys. Keys: root-owned, the daemon's group may read the server pair and the
-# authorised public keys; client secrets (clients/) are root's alone, to be handed out.
+# authorised public keys (keys authorized later by `croupier keys authorize` take the folder's group
+# and read bit themselves); client secrets (clients/) are root's alone.
 install -d -m 0755 "$R/etc/croupier" "$R/etc/croupier/tables"
 install -d -m 0750 "$R/etc/croupier/keys"
 chown "0:$GID" "$R/etc/croupier/keys"
@@ -103,7 +104,8 @@ for table in "$R"/etc/croupier/tables/*.yaml; do
     fi
     chown -R "0:$GID" "$keys"
     chmod 0750 "$keys" "$keys/authorized"
-    chmod 0640 "$keys/server.key_secret"
+    chmod 0640 "$keys/server.key_secret" "$keys/server.key"
+    find "$keys/authorized" -maxdepth 1 -name '*.key' -exec chmod 0640 {} +
     chown -R 0:0 "$keys/clients"
     chmod 0700 "$keys/clients"
 done

@@ -30,8 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("tables", nargs="+", metavar="TABLE_FILE", help="table files to show")
     parser.add_argument(
         "--listen",
-        default=DEFAULT_LISTEN,
-        help=f"HOST:PORT to serve the page on (default {DEFAULT_LISTEN}; port 0 picks a free one)",
+        default=os.environ.get("CROUPIER_DISPLAY_LISTEN") or DEFAULT_LISTEN,
+        help=f"HOST:PORT to serve the page on (default $CROUPIER_DISPLAY_LISTEN, else {DEFAULT_LISTEN}: "
+        "the display unit's instance setting; port 0 picks a free one)",
     )
     parser.add_argument("--pub", help="override the (only) table's PUB endpoint")
     parser.add_argument("--snapshot", help="override the (only) table's snapshot endpoint")

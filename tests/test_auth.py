@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -77,9 +78,15 @@ def test_wrong_key_gets_nothing(table: TableConfig, tmp_path: Path) -> None:
     creds = client_credentials(stranger, KeyFolder(table.key_folder()).server_public_file)
     c = CommandClient(table.spec.zeromq.command, timeout=1, key=creds)
     not_authorised = "refused the key .*mallory.key_secret: it is not authorised on that table"
-    with pytest.raises(DaemonUnavailable, match=not_authorised):
+    with pytest.raises(DaemonUnavailable, match=not_authorised) as refused:
         c.call("credit_in", seat=1, amount=100)
     c.close()
+    named = re.findall(r"keys (\w+)", str(refused.value))  # the way in it suggests must exist
+    assert named, refused.value
+    for action in named:
+        with pytest.raises(SystemExit) as shown:
+            main(["keys", action, "--help"])
+        assert shown.value.code == 0, action
     assert sources(table) == []
     # The right client key against the wrong server key: the handshake fails the same way.
     alice = local_key(table, "operator", "alice")

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_daemon_support import write_table
+from test_daemon_support import free_port_base, write_table
 
+from controller.cli import main
 from controller.daemon.client import CommandClient
 from controller.daemon.config import load_table
 from controller.daemon.keys import client_credentials, read_role
@@ -97,12 +98,26 @@ def test_users_groups_and_key_permissions(installed: Path) -> None:
         assert "croupier" in group[device_group][3].split(","), device_group
     gid = int(group["croupier"][2])
     keys = installed / "etc/croupier/keys/baccarat_1"
-    secret = (keys / "server.key_secret").stat()
-    assert stat.S_IMODE(secret.st_mode) == 0o640 and (secret.st_uid, secret.st_gid) == (0, gid)
+    for daemon_reads in ("server.key_secret", "server.key", "authorized/admin.key"):  # as user croupier
+        made = (keys / daemon_reads).stat()
+        assert stat.S_IMODE(made.st_mode) == 0o640 and (made.st_uid, made.st_gid) == (0, gid), daemon_reads
     clients = (keys / "clients").stat()
     assert stat.S_IMODE(clients.st_mode) == 0o700 and clients.st_uid == 0
     assert stat.S_IMODE((keys / "clients/admin.key_secret").stat().st_mode) == 0o600
     assert read_role(keys / "authorized/admin.key") == "operator"
+
+
+def test_a_key_authorised_after_the_install_is_readable_by_the_daemon(
+    installed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/install.md's way in for an operator: `keys request` on their machine, `keys authorize` here
+    as root; the daemon, user croupier, reads authorized/ through its group."""
+    keys = installed / "etc/croupier/keys/baccarat_1"
+    assert main(["keys", "request", "ann", "--out", str(tmp_path / "ann")]) == 0
+    assert main(["keys", "authorize", str(tmp_path / "ann/ann.key"), "--name", "ann", "--role", "observer",
+                 "--keys", str(keys)]) == 0, capsys.readouterr().err
+    made = (keys / "authorized/ann.key").stat()
+    assert stat.S_IMODE(made.st_mode) == 0o640 and made.st_gid == (keys / "authorized").stat().st_gid
 
 
 def test_the_first_run_keys_command_the_table(installed: Path, tmp_path: Path) -> None:
@@ -151,3 +166,39 @@ def test_udev_rules_name_the_devices_by_vendor_product_serial_with_their_groups(
         names[keys["SYMLINK"]] = (keys["SUBSYSTEM"], keys["GROUP"])
     assert names["croupier-shoe"] == ("tty", "dialout")
     assert names["croupier-camera"] == ("video4linux", "video")
+
+
+def test_two_tables_displays_on_one_pi_each_serve_on_their_own_port(tmp_path: Path) -> None:
+    """The display unit takes its address from its instance (CROUPIER_DISPLAY_LISTEN, 8080 unless a
+    drop-in says otherwise), not a port written into the unit that every instance would share."""
+    unit = (ROOT / "systemd/croupier-display@.service").read_text()
+    start = next(line for line in unit.splitlines() if line.startswith("ExecStart="))
+    assert start.endswith("croupier display /etc/croupier/tables/%i.yaml"), start
+    assert "Environment=CROUPIER_DISPLAY_LISTEN=127.0.0.1:8080" in unit.splitlines()
+    base = free_port_base(2)
+    displays = []
+    try:
+        for i, name in enumerate(("baccarat_1", "baccarat_2")):
+            table = write_table(tmp_path, name=name)
+            env = {**os.environ, "CROUPIER_DISPLAY_LISTEN": f"127.0.0.1:{base + i}"}
+            displays.append(subprocess.Popen([sys.executable, "-m", "controller.cli", "display", str(table)],
+                                             env=env, stdout=subprocess.PIPE, text=True))
+        for i, proc in enumerate(displays):
+            assert proc.stdout is not None
+            assert proc.stdout.readline().startswith(f"display: http://127.0.0.1:{base + i}/ ")
+    finally:
+        for proc in displays:
+            proc.terminate()
+            proc.communicate(timeout=30)
+
+
+def test_the_shipped_real_shoe_profiles_and_install_md_name_the_udev_device() -> None:
+    """A real shoe is found by the name the shipped udev rules give it, whichever USB socket it is in."""
+    real = [p for p in (ROOT / "firmware_configs/shoes").glob("*.yaml") if not p.name.startswith("sim_")]
+    assert real
+    for profile in real:
+        assert yaml.safe_load(profile.read_text())["port"] == "/dev/croupier-shoe", profile.name
+    install = (ROOT / "docs/install.md").read_text()
+    named = re.findall(r"firmware_configs/shoes/(\w+\.yaml)", install)
+    assert named and all((ROOT / "firmware_configs/shoes" / name).is_file() for name in named), named
+    assert 'SYMLINK+="croupier-shoe"' in (ROOT / "deploy/70-croupier.rules").read_text()

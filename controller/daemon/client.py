@@ -50,7 +50,8 @@ def add_key_arguments(parser: argparse.ArgumentParser, key_help: str | None = No
     parser.add_argument(
         "--key",
         default=os.environ.get("CROUPIER_KEY") if key_help is None else None,
-        help=key_help or "your CURVE key (a .key_secret made by `croupier keys new`); default $CROUPIER_KEY. "
+        help=key_help or "your CURVE key (a .key_secret made by `croupier keys new` or `keys request`); "
+        "default $CROUPIER_KEY. "
         "Without one the command socket answers nothing",
     )
     parser.add_argument(
@@ -172,7 +173,7 @@ class CommandClient:
         where, secs = self.endpoint, f"{self.timeout_ms / 1000:g} s"
         if seen == "auth":
             return (f"the daemon at {where} refused the key {self.key.path}: it is not authorised on "
-                    "that table (croupier keys list / keys add there; docs/security.md)")
+                    "that table (croupier keys list / keys authorize there; docs/security.md)")
         if seen == "failed":
             return (f"something listens at {where} but the CURVE handshake failed: it is not the table "
                     "whose server key this client uses (another table's daemon at that endpoint, the "

@@ -8,6 +8,10 @@ A table's key folder (``security.keys`` in the table file, default
     clients/NAME.key_secret         client pairs made here (hand them to the operator)
     clients/server.key              the server's public key, next to them
 
+An operator can also make a pair on their own machine (:func:`request_pair`, ``croupier keys
+request``) and hand over only its public file, which the table's admin authorises
+(:meth:`KeyFolder.authorize`, ``croupier keys authorize``): no secret travels.
+
 Files are pyzmq's certificate format (``zmq.auth.create_certificates``); the
 role is the certificate's ``role`` metadata, so one file says who a key is and
 what it may do. Only public keys in ``authorized/`` are ever trusted: copying
@@ -212,11 +216,7 @@ class KeyFolder:
         The secret goes to ``out`` (default ``clients/``) with a copy of the
         server's public key beside it, so that folder is everything a client needs.
         """
-        check_name(name)
-        if role not in ROLES:
-            raise KeyFileError(f"role {role!r} is not one of {', '.join(ROLES)}")
-        self.ensure_server()
-        target = self.authorized / f"{name}.key"
+        target = self._admissible(name, role)
         if target.exists():
             raise KeyFileError(f"{target}: a key named {name!r} is already authorised (remove it first)")
         out = out or self.clients
@@ -226,8 +226,42 @@ class KeyFolder:
         private.write_atomic(secret_file, _cert(public, secret, {"role": role}))
         private.write_atomic(out / f"{name}.key", _cert(public, None, {"role": role}))
         _copy_atomic(self.server_public_file, out / f"{SERVER}.key")
-        private.write_atomic(target, _cert(public, None, {"role": role}))  # last: authorised once complete
+        self.authorize(name, role, public)  # last: authorised once complete
         return secret_file
+
+    def authorize(self, name: str, role: Role, public: bytes) -> bool:
+        """Admit the client key ``public`` as ``name`` with ``role`` (``croupier keys authorize``, and
+        :meth:`new_client`'s last step); False when exactly that is already authorised (a resend).
+
+        A name is one key and a key one name: another key or role under a taken name, or this key
+        under another name, is refused naming the file (the daemon would otherwise trust one of
+        the two silently). The file takes the folder's group and group read bit, so an installed
+        table's daemon (another user than root, who runs this) can read it (deploy/install.sh).
+        """
+        target = self._admissible(name, role)
+        if target.exists():
+            if load_pair(target)[0] == public and read_role(target) == role:
+                return False
+            raise KeyFileError(f"{target}: a key named {name!r} is already authorised, another key or "
+                               f"role (`croupier keys list`; remove that file first to replace it)")
+        known = self.load_authorized().get(public)
+        if known is not None:
+            raise KeyFileError(f"{self.authorized / (known.name + '.key')}: this public key is already "
+                               f"authorised as {known.name!r} ({known.role}); one key, one name")
+        folder = self.authorized.stat()
+        shared = folder.st_mode & 0o040 != 0
+        mode, group = (0o640, folder.st_gid) if shared else (private.FILE_MODE, -1)
+        private.write_atomic(target, _cert(public, None, {"role": role}), mode=mode, group=group)
+        return True
+
+    def _admissible(self, name: str, role: Role) -> Path:
+        """The file a key named ``name`` is authorised in, once the name and role are checked and the
+        folder has its server pair."""
+        check_name(name)
+        if role not in ROLES:
+            raise KeyFileError(f"role {role!r} is not one of {', '.join(ROLES)}")
+        self.ensure_server()
+        return self.authorized / f"{name}.key"
 
     def load_authorized(self) -> dict[bytes, KeyInfo]:
         """Every authorised key by its z85 public key; KeyFileError names the first bad file."""
@@ -308,6 +342,26 @@ def client_credentials(key_file: Path, server_key: Path | None = None) -> Client
                         f"{key_file.name})")
     server_public, _ = load_pair(server_file)
     return ClientCredentials(public, secret, server_public, key_file)
+
+
+def request_pair(out: Path, name: str) -> tuple[Path, bytes, bool]:
+    """An operator's own pair in ``out`` (``NAME.key_secret``, 0600, and ``NAME.key`` to hand over):
+    (the public file, the public key, whether it was made now). A pair already there is kept and
+    its public file written again, so asking twice gives the same key (a new one would strand the
+    first if it was authorised meanwhile)."""
+    check_name(name)
+    private.make_dir(out)
+    secret_file, public_file = out / f"{name}.key_secret", out / f"{name}.key"
+    made = not secret_file.exists()
+    if made:
+        public, secret = zmq.curve_keypair()
+        private.write_atomic(secret_file, _cert(public, secret, {}))
+    else:
+        public, kept = load_pair(secret_file)
+        if kept is None:
+            raise KeyFileError(f"{secret_file}: has no secret-key (move it away to make a new pair)")
+    private.write_atomic(public_file, _cert(public, None, {}))
+    return public_file, public, made
 
 
 def local_client(folder: KeyFolder, name: str, role: Role) -> ClientCredentials:

@@ -62,13 +62,19 @@ def open_private(path: Path, flags: int) -> int:
     return fd
 
 
-def write_atomic(target: Path, text: str) -> None:
+def write_atomic(target: Path, text: str, mode: int = FILE_MODE, group: int = -1) -> None:
     """Replace ``target`` with ``text`` (0600), atomically and durably: after a crash it holds the old
-    text or the new, never part of either; a stale temporary file is overwritten by the next write."""
+    text or the new, never part of either; a stale temporary file is overwritten by the next write.
+
+    ``mode`` and ``group`` widen a file that another user's process must read (a public key the
+    daemon's group reads): set on the empty file, before a byte is written and before it has its name.
+    """
     partial = target.with_name(f".{target.name}.partial")
     fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
     try:
-        os.fchmod(fd, FILE_MODE)
+        if group != -1:
+            os.fchown(fd, -1, group)
+        os.fchmod(fd, mode)
         faults.point("file_created")
         data = memoryview(text.encode("utf-8"))
         while data:
