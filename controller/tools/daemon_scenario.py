@@ -211,7 +211,8 @@ class ThroughDaemon:
         if self._driving is not None and self._driving != seat:
             self._settle()
         self._driving = seat
-        self.headers[seat][1].drive(spec.pin, active == (spec.active == "high"))
+        panel, pins = self.headers[seat]
+        pins.drive(spec.pin, active == (spec.active == "high"), panel.map.chip_of(spec))
 
     def _settle(self) -> None:
         """Wait until the header driven last has taken every edge (see :meth:`Panel.flush`)."""

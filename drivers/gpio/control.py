@@ -175,7 +175,7 @@ class PanelControl:
              settle: bool = True) -> None:
         """Drive the contact and (``settle``) wait until the panel has taken the new level."""
         panel, pins = header
-        pins.drive(spec.pin, active == (spec.active == "high"))
+        pins.drive(spec.pin, active == (spec.active == "high"), panel.map.chip_of(spec))
         if settle and not panel.flush(SETTLE_TIMEOUT_S):
             raise ControlError(f"the panel did not take GPIO {spec.pin} within {SETTLE_TIMEOUT_S:g} s")
 
