@@ -42,7 +42,7 @@ def engine_lines(scenario: dict[str, object]) -> str:
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("name", FULL)
-def test_every_seat_plays_through_the_daemon_on_the_tables_own_expander_pins(name: str, tmp_path: Path) -> None:
+def test_every_seat_plays_through_the_daemon_on_the_tables_own_expander_pins(name: str) -> None:
     config: TableConfig = load_table(TABLES / f"{name}_sim.yaml")
     scenario = yaml.safe_load(yaml.safe_dump(table_scenario(config, 3, seed=7)))
     players = {seat for spec in scenario["rounds"] for seat in spec["bets"]}

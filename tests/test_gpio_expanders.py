@@ -46,7 +46,8 @@ def refusal(tmp_path: Path, panels: list[Any], expanders: list[dict[str, Any]]) 
 def test_a_map_names_its_chip_by_address_and_a_pin_may_name_another() -> None:
     pin_map = parse_pin_map({"game": "swap_hand", "chip": 0x21, "seats": {1: {
         "buttons": {"hit": {"pin": 4, "lamp": {"pin": 4, "chip": "lamps"}}}}}})
-    assert pin_map.lines() == [("seats.1.buttons.hit.pin", "0x21", 4), ("seats.1.buttons.hit.lamp", "lamps", 4)]
+    assert pin_map.lines() == [("seats.1.buttons.hit.pin", "0x21", 4),
+                               ("seats.1.buttons.hit.lamp", "lamps", 4)]
     assert parse_pin_map({"game": "swap_hand", "chip": "0X21"}).chip == "0x21"
     assert parse_pin_map({"game": "swap_hand"}).chip == "header"
 

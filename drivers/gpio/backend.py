@@ -120,7 +120,8 @@ class GpioZeroBackend:
         if chip == HEADER:
             return self.factory
         if chip not in self.chips:
-            raise BackendError(f"no expander {chip!r} on this backend; chips: {', '.join([HEADER, *self.chips])}")
+            chips = ", ".join([HEADER, *self.chips])
+            raise BackendError(f"no expander {chip!r} on this backend; chips: {chips}")
         return self.chips[chip]
 
     def input(self, pin: int, *, pull: Pull, active_high: bool,

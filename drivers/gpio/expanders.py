@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from drivers.gpio.backend import BackendError, make_factory
 from drivers.gpio.pinmap import BCM_RANGE, HEADER, ChipRef, InputPin, PinMap, chip_name, line_problem
@@ -64,7 +64,11 @@ def check_expanders(expanders: Sequence[Expander]) -> list[tuple[str | None, str
     seen: dict[tuple[str, int, int], int] = {}
     names: dict[str, int] = {}
     per_bus: dict[tuple[str, int], int] = {}
+    ints: dict[int, int] = {}
     for i, exp in enumerate(expanders):
+        if exp.int is not None and ints.setdefault(exp.int, i) != i:
+            why = f"BCM {exp.int} is also gpio.expanders.{ints[exp.int]}'s INT: each expander has its own"
+            problems.append((f"gpio.expanders.{i}.int", why))
         key = f"gpio.expanders.{i}"
         where = (exp.transport, exp.bus, exp.address)
         if where in seen:
@@ -93,10 +97,9 @@ def header_lines(expanders: Sequence[Expander]) -> list[tuple[str, int]]:
         bus = (exp.transport, exp.bus)
         if bus not in buses:
             buses.add(bus)
-            out += [(f"gpio.expanders.{i}.bus ({exp.transport}{exp.bus})", pin) for pin in BUS_PINS.get(bus, ())]
-    # Expanders sharing one INT line (open-drain, wired-OR) are one wire: the pin is listed once.
-    firsts: dict[int, str] = {}
-    return [(key, pin) for key, pin in out if firsts.setdefault(pin, key) == key]
+            where = f"gpio.expanders.{i}.bus ({exp.transport}{exp.bus})"
+            out += [(where, pin) for pin in BUS_PINS.get(bus, ())]
+    return out
 
 
 def open_chips(backend: str, expanders: Sequence[Expander],
@@ -162,7 +165,9 @@ def line_problems(backend: str, expanders: Sequence[Expander],
                                            "(gpio.expanders: int: BCM) to report its edges"))
     if not shares_one_world(backend, expanders):
         return problems
-    first: dict[tuple[str, int], str] = {(HEADER, pin): key for key, pin in header_lines(expanders)}
+    first: dict[tuple[str, int], str] = {}
+    for key, pin in header_lines(expanders):
+        first.setdefault((HEADER, pin), key)
     for name, pin_map in maps:
         for key, chip, pin in pin_map.lines():
             other = first.setdefault((chip, pin), f"{name}: {key}")

@@ -317,8 +317,8 @@ def check_pin_map(pin_map: PinMap, games: Mapping[str, GameWords]) -> list[tuple
     first: dict[tuple[str, int], str] = {}
     for key, chip, pin in pin_map.lines():
         on = "" if chip == HEADER else f" of {chip}"
-        if (why := line_problem(chip, pin)) is not None:
-            problems.append((key, why))
+        if (wrong := line_problem(chip, pin)) is not None:
+            problems.append((key, wrong))
         elif (chip, pin) in first:
             problems.append((key, f"pin {pin}{on} is already used by {first[chip, pin]}"))
         else:
