@@ -28,9 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from scenario_daemon import timed  # noqa: E402
+
 from controller.daemon.config import load_table  # noqa: E402
 from controller.tools.table_scenario import table_scenario  # noqa: E402
-from scenario_daemon import timed  # noqa: E402
 
 TABLES = ROOT / "firmware_configs" / "tables"
 FULL = ("baccarat_7seat_sim", "one_card_poker_6seat_sim", "swap_hand_7seat_sim", "two_way_winner_6seat_sim")
