@@ -52,3 +52,12 @@ def test_every_seat_plays_through_the_daemon_on_the_tables_own_expander_pins(nam
     run_through_daemon(scenario_from_data(scenario), name, out, settled_only=True, table=config)
     assert out.getvalue() == engine_lines(scenario)
     assert out.getvalue().count("round_settled") == 3
+
+
+@pytest.mark.parametrize("name", FULL)
+def test_docs_wiring_holds_each_tables_wiring_tables_as_its_pin_maps_say(name: str) -> None:
+    from controller.panels.wiring import wiring_markdown
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "wiring.md").read_text(encoding="utf-8")
+    assert wiring_markdown(load_table(TABLES / f"{name}.yaml")) in doc, (
+        f"regenerate: .venv/bin/python -m controller.panels.wiring firmware_configs/tables/{name}.yaml")
