@@ -19,6 +19,7 @@ from controller.panels.link import PanelLink
 from controller.panels.pinmaps import parse_pin_map
 from drivers.gpio import GpioZeroBackend, PinMapError, SimulatedPins, make_factory
 from drivers.gpio.backend import BackendError
+from drivers.gpio.control import ControlError
 from drivers.gpio.expanders import Expander, gpiochip_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,6 +144,10 @@ def test_the_control_socket_presses_a_seat_on_its_expander(tmp_path: Path) -> No
         t.ctl.call("chips 7 banker on")
         assert t.status()["wagers"] == [{"seat": 7, "spot": "banker", "amount": 600}]
         assert t.lamps()["seat 7 spot banker"] == {"mode": "on", "lit": True}
+        assert t.ctl.call("pin 0x26:14") == "pin 0x26:14 high"  # the banker lamp's line on seat 7's chip
+        assert t.ctl.call("pin 14") == "pin 14 low"  # the header's BCM 14: nothing there
+        with pytest.raises(ControlError, match="pin 16 is not a line of expander 0x26"):
+            t.ctl.call("pin 0x26:16")
     finally:
         t.close()
 
