@@ -58,7 +58,8 @@ class RunningTable:
 
 
 def shipped_tables() -> list[Path]:
-    return sorted(p for p in (FIRMWARE_CONFIGS / "tables").glob(SIM_TABLES) if not FULL_SIZE.fullmatch(p.name))
+    tables = (FIRMWARE_CONFIGS / "tables").glob(SIM_TABLES)
+    return sorted(p for p in tables if not FULL_SIZE.fullmatch(p.name))
 
 
 def _child_args(args: argparse.Namespace, path: Path, ports: int | None) -> list[str]:
