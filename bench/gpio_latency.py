@@ -38,7 +38,6 @@ from controller.panels.link import PanelLink  # noqa: E402
 from controller.panels.pinmaps import parse_pin_map  # noqa: E402
 from drivers.gpio import GpioZeroBackend, SimulatedPins, make_factory  # noqa: E402
 
-
 #: One I2C register read on an MCP23017 (16-bit register pair, sequential mode): START, address+W,
 #: register, repeated START, address+R, two data bytes, STOP: 5 bytes of 9 clocks and ~2 for the conditions.
 I2C_READ_CLOCKS = 5 * 9 + 2
