@@ -28,8 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--table", metavar="TABLE_FILE",
-        help="with --through-daemon: press the buttons of this simulated table file's own pin maps and "
-             "expanders (same game) instead of generated panels",
+        help="with --through-daemon: press the buttons of this table file's own pin maps and expanders "
+             "(same game), simulated, instead of generated panels",
     )
 
 
