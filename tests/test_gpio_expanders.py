@@ -160,3 +160,22 @@ def test_the_expanders_gpiochip_is_found_under_its_i2c_device(tmp_path: Path) ->
     assert gpiochip_of(Expander(bus=1, address=0x21, int=23), tmp_path) == 5
     with pytest.raises(BackendError, match=r"dtoverlay=mcp23017,addr=0x22,gpiopin=24 in /boot/firmware"):
         gpiochip_of(Expander(bus=1, address=0x22, int=24), tmp_path)
+
+
+def test_a_stuck_button_on_an_expander_names_its_chip_and_line() -> None:
+    header, chip = make_factory("mock"), make_factory("mock")
+    pins = SimulatedPins(header, {"0x21": chip})
+    got: queue.SimpleQueue[I.Input] = queue.SimpleQueue()
+    seat = parse_pin_map({"game": "swap_hand", "debounce_ms": 0, "stuck_after_s": 0.05, "chip": 0x21,
+                          "seats": {1: {"buttons": {"hit": {"pin": 5}}}}})
+    panel = PanelLink(seat, GpioZeroBackend(header, "mock", {"0x21": chip}), lambda inp, src: got.put(inp),
+                      TableLimits())
+    panel.start()
+    try:
+        pins.drive(5, False, "0x21")  # held down
+        assert got.get(timeout=5) == I.Decision(1, "hit")
+        stuck = got.get(timeout=5)
+        assert isinstance(stuck, I.DeviceStatus) and not stuck.online
+        assert stuck.detail == "button hit (0x21 line 5) active for over 0.05 s: stuck or shorted"
+    finally:
+        panel.stop()

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from drivers.gpio.backend import BackendError, SimulatedPins
 from drivers.gpio.panel import LampMode
-from drivers.gpio.pinmap import HEADER, InputPin, PinMap, chip_name, line_problem
+from drivers.gpio.pinmap import HEADER, InputPin, PinMap, chip_name, line_name, line_problem
 
 HELP = """commands (one per line; answers 'ok ...' or 'error: ...'):
   press SEAT|dealer WORD       press and release a button (held past the debounce time)
@@ -183,7 +183,8 @@ class PanelControl:
         panel, pins = header
         pins.drive(spec.pin, active == (spec.active == "high"), panel.map.chip_of(spec))
         if settle and not panel.flush(SETTLE_TIMEOUT_S):
-            raise ControlError(f"the panel did not take GPIO {spec.pin} within {SETTLE_TIMEOUT_S:g} s")
+            line = line_name(panel.map.chip_of(spec), spec.pin)
+            raise ControlError(f"the panel did not take {line} within {SETTLE_TIMEOUT_S:g} s")
 
     @staticmethod
     def _count(text: str) -> int:

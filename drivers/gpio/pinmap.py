@@ -262,6 +262,11 @@ class PinMap(_Strict):
         return out
 
 
+def line_name(chip: str, pin: int) -> str:
+    """How a technician finds a line: ``GPIO 17`` on the header, ``0x21 line 5`` on an expander."""
+    return f"GPIO {pin}" if chip == HEADER else f"{chip} line {pin}"
+
+
 def line_problem(chip: str, pin: int) -> str | None:
     """Why ``pin`` is not a line of ``chip`` (the header's BCM 2..27, an expander's 0..15), or None."""
     if chip == HEADER:
