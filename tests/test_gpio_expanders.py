@@ -4,7 +4,10 @@ the simulated expanders beside the simulated header, and the kernel gpiochip loo
 from __future__ import annotations
 
 import json
+import os
 import queue
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,7 @@ from controller.panels.link import PanelLink
 from controller.panels.pinmaps import parse_pin_map
 from drivers.gpio import GpioZeroBackend, PinMapError, SimulatedPins, make_factory
 from drivers.gpio.backend import BackendError
-from drivers.gpio.control import ControlError
+from drivers.gpio.control import ControlError, send
 from drivers.gpio.expanders import Expander, gpiochip_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,3 +182,22 @@ def test_a_stuck_button_on_an_expander_names_its_chip_and_line() -> None:
         assert stuck.detail == "button hit (0x21 line 5) active for over 0.05 s: stuck or shorted"
     finally:
         panel.stop()
+
+
+def test_sim_panel_simulates_the_expanders_a_map_names() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller.panels.cli", "panel", "--map", SEAT, "--control", "tcp://127.0.0.1:0"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        endpoint = None
+        while endpoint is None:
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read() if proc.stderr else "sim panel exited"
+            endpoint = json.loads(line).get("control")
+        assert send(endpoint, "press 1 add_25", "selected 1", "pin 0x20:4") == [
+            "ok press 1 add_25", 'ok {"player": 2600, "banker": 2600, "tie": 2600}', "ok pin 0x20:4 high"]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
