@@ -4,16 +4,14 @@ the simulated expanders beside the simulated header, and the kernel gpiochip loo
 from __future__ import annotations
 
 import json
-import os
 import queue
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_daemon_panels import MOCK, Table
 from test_daemon_support import write_table
+from test_gpio_control import sim_panel
 
 from controller import inputs as I
 from controller.daemon.config import TableFileError, load_table
@@ -185,17 +183,8 @@ def test_a_stuck_button_on_an_expander_names_its_chip_and_line() -> None:
 
 
 def test_sim_panel_simulates_the_expanders_a_map_names() -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "controller.panels.cli", "panel", "--map", SEAT, "--control", "tcp://127.0.0.1:0"],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc, endpoint = sim_panel(SEAT)
     try:
-        assert proc.stdout is not None
-        endpoint = None
-        while endpoint is None:
-            line = proc.stdout.readline()
-            assert line, proc.stderr.read() if proc.stderr else "sim panel exited"
-            endpoint = json.loads(line).get("control")
         assert send(endpoint, "press 1 add_25", "selected 1", "pin 0x20:4") == [
             "ok press 1 add_25", 'ok {"player": 2600, "banker": 2600, "tie": 2600}', "ok pin 0x20:4 high"]
     finally:
