@@ -13,8 +13,9 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
+# A full-size table: 7 Baccarat seats on simulated MCP23017 expanders and the dealer panel (docs/wiring.md).
 demo: $(BIN)/.installed
-	$(BIN)/croupier demo
+	$(BIN)/croupier demo --table firmware_configs/tables/baccarat_7seat_sim.yaml
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check controller drivers vision signage tests bench examples

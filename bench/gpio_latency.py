@@ -5,7 +5,11 @@ and to the ``decision`` event a ZeroMQ subscriber receives from the daemon.
 
 Simulated backend (gpiozero MockFactory), the panel's own worker thread, the
 real clock. Each press drives the pin low (t0) and waits for the posted input
-(t1); the figure is t1 - t0. With settle-time debounce, every press is
+(t1); the figure is t1 - t0. The same button is measured on the header and on
+a simulated MCP23017 expander, side by side (the full-size tables' seats are
+on expanders); the simulation has no I2C bus, so the interrupt path's cost on
+a Pi (the kernel reading INTF, INTCAP and GPIO at 400 kHz) is printed as an
+estimate from the bus's bit times (docs/wiring.md). With settle-time debounce, every press is
 reported ``debounce_ms`` after its edge by design, so the run is repeated at
 0 ms to show the driver's own cost. This measures to the posted input, not to
 the ``decision`` event on ZeroMQ; the daemon run does: a real daemon on a
@@ -34,25 +38,38 @@ from controller.panels.link import PanelLink  # noqa: E402
 from controller.panels.pinmaps import parse_pin_map  # noqa: E402
 from drivers.gpio import GpioZeroBackend, SimulatedPins, make_factory  # noqa: E402
 
+#: One I2C register read on an MCP23017 (16-bit register pair, sequential mode): START, address+W,
+#: register, repeated START, address+R, two data bytes, STOP: 5 bytes of 9 clocks and ~2 for the conditions.
+I2C_READ_CLOCKS = 5 * 9 + 2
+#: Reads the kernel's mcp23s08 driver makes per interrupt: INTF (which line), INTCAP (its level), GPIO.
+READS_PER_INTERRUPT = 3
 
-def measure(presses: int, debounce_ms: int) -> list[float]:
-    pin_map = parse_pin_map({"game": "swap_hand", "debounce_ms": debounce_ms,
+
+def i2c_interrupt_ms(bus_hz: int = 400_000) -> float:
+    """The bus time of one expander interrupt on a Pi (what the simulated expander cannot show)."""
+    return READS_PER_INTERRUPT * I2C_READ_CLOCKS / bus_hz * 1000
+
+
+def measure(presses: int, debounce_ms: int, chip: str = "header") -> list[float]:
+    """Press-to-posted-input latencies of a button on ``chip`` (``header``, or a simulated expander)."""
+    pin_map = parse_pin_map({"game": "swap_hand", "debounce_ms": debounce_ms, "chip": chip,
                              "seats": {1: {"buttons": {"hit": {"pin": 5, "lamp": 6}}}}})
     factory = make_factory("mock")
-    pins = SimulatedPins(factory)
+    chips = {} if chip == "header" else {chip: make_factory("mock")}
+    pins = SimulatedPins(factory, chips)
     got: queue.SimpleQueue[tuple[I.Input, float]] = queue.SimpleQueue()
-    panel = PanelLink(pin_map, GpioZeroBackend(factory), lambda inp, src: got.put((inp, time.monotonic())),
-                      TableLimits())
+    panel = PanelLink(pin_map, GpioZeroBackend(factory, "mock", chips),
+                      lambda inp, src: got.put((inp, time.monotonic())), TableLimits())
     panel.start()
     out: list[float] = []
     try:
         for _ in range(presses):
             t0 = time.monotonic()
-            pins.drive(5, False)
+            pins.drive(5, False, chip)
             inp, t1 = got.get(timeout=5)
             assert inp == I.Decision(1, "hit"), inp
             out.append(t1 - t0)
-            pins.drive(5, True)
+            pins.drive(5, True, chip)
             time.sleep(debounce_ms / 1000 + 0.005)  # let the release settle before the next press
     finally:
         panel.stop()
@@ -150,11 +167,15 @@ def main() -> int:
     args = parser.parse_args()
     print("command: .venv/bin/python bench/gpio_latency.py " + " ".join(sys.argv[1:]))
     for ms in dict.fromkeys((args.debounce_ms, 0)):
-        lat = sorted(measure(args.presses, ms))
-        p50 = statistics.median(lat) * 1000
-        p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
-        print(f"debounce {ms:>3} ms: {len(lat)} presses, edge -> posted Decision "
-              f"p50 {p50:.2f} ms  p99 {p99:.2f} ms  max {lat[-1] * 1000:.2f} ms")
+        for chip, where in (("header", "header BCM 5    "), ("0x20", "expander 0x20 #5")):
+            lat = sorted(measure(args.presses, ms, chip))
+            p50 = statistics.median(lat) * 1000
+            p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+            print(f"debounce {ms:>3} ms, {where}: {len(lat)} presses, edge -> posted Decision "
+                  f"p50 {p50:.2f} ms  p99 {p99:.2f} ms  max {lat[-1] * 1000:.2f} ms")
+    print(f"on a Pi, an expander line adds its interrupt's I2C reads (estimate, not measured): "
+          f"{READS_PER_INTERRUPT} x {I2C_READ_CLOCKS} clocks = {i2c_interrupt_ms():.2f} ms at 400 kHz, "
+          f"{i2c_interrupt_ms(100_000):.2f} ms at 100 kHz, plus the kernel's threaded-IRQ wake-up")
     for ms in dict.fromkeys((args.debounce_ms, 0)):
         lat = sorted(measure_daemon(args.daemon_presses, ms))
         p50 = statistics.median(lat) * 1000

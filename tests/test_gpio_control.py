@@ -76,20 +76,26 @@ def test_the_control_socket_is_loopback_only() -> None:
             parse_endpoint(bad)
 
 
-def test_sim_panel_in_another_process_plays_a_baccarat_round_from_the_buttons() -> None:
+def sim_panel(pin_map: str) -> tuple[subprocess.Popen[str], str]:
+    """``croupier sim panel --map PIN_MAP`` in another process, and its control endpoint once it serves."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "controller.panels.cli", "panel",
-         "--map", "firmware_configs/panels/baccarat.yaml", "--control", "tcp://127.0.0.1:0"],
+        [sys.executable, "-m", "controller.panels.cli", "panel", "--map", pin_map, "--control", "tcp://127.0.0.1:0"],
         cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
+    assert proc.stdout is not None
+    endpoint = None
+    while endpoint is None:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read() if proc.stderr else "sim panel exited"
+        endpoint = json.loads(line).get("control")
+    return proc, endpoint
+
+
+def test_sim_panel_in_another_process_plays_a_baccarat_round_from_the_buttons() -> None:
+    proc, endpoint = sim_panel("firmware_configs/panels/baccarat.yaml")
     try:
         assert proc.stdout is not None
-        endpoint = None
-        while endpoint is None:
-            line = proc.stdout.readline()
-            assert line, proc.stderr.read() if proc.stderr else "sim panel exited"
-            endpoint = json.loads(line).get("control")
         answers = send(endpoint, "press dealer open_betting", "press 1 bet_up", "chips 1 banker on",
                        "press dealer close_betting", "chips 1 banker off", "lamps")
         assert all(a.startswith("ok") for a in answers), answers

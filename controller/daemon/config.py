@@ -40,7 +40,8 @@ from controller.limits import TableLimits
 from controller.panels.pinmaps import load_pin_map
 from drivers.gpio.backend import FACTORIES
 from drivers.gpio.control import ControlError, parse_endpoint
-from drivers.gpio.pinmap import PinMap, PinMapError, check_disjoint
+from drivers.gpio.expanders import line_problems
+from drivers.gpio.pinmap import PinMap, PinMapError, check_disjoint, with_chips
 from drivers.shoe import ProfileError, ShoeProfile, load_profile
 
 #: The table file's sections are defined in controller.daemon.table_file; importers use them from here.
@@ -222,6 +223,8 @@ def _panels(
             pin_map = pin_map.model_copy(update={"seats": renumbered})
         pin_map = pin_map.model_copy(update={"dealer": pin_map.dealer if item.dealer else None,
                                              "tower": pin_map.tower if item.tower else None})
+        if item.chips:
+            pin_map = with_chips(pin_map, item.chips)
         for seat in pin_map.seats:
             if not 1 <= seat <= seats:
                 problems.append((key, f"{found.name}: seat {seat} is not a seat of this table (1..{seats})"))
@@ -231,14 +234,6 @@ def _panels(
             check_disjoint(dict(out))
         except PinMapError as exc:
             problems.append(("panels", "; ".join(f"{k}: {why}" for k, why in exc.problems)))
-        if gpio is not None and gpio.backend != "mock":
-            # A Pi has one header: every map on a real backend shares its pins.
-            first: dict[int, str] = {}
-            for name, pin_map in out:
-                for pkey, pin in pin_map.pins():
-                    if pin in first and not first[pin].startswith(name):
-                        why = (f"{name}: {pkey}: BCM {pin} is also {first[pin]} "
-                               f"(one header on {gpio.backend}; mock gives each map its own)")
-                        problems.append(("panels", why))
-                    first.setdefault(pin, f"{name}: {pkey}")
+    if gpio is not None:
+        problems += line_problems(gpio.backend, gpio.expanders, out)
     return tuple(out)

@@ -37,6 +37,7 @@ from controller.table import Table
 from drivers.gpio import GpioZeroBackend, LampMode, SimulatedPins, make_factory
 from drivers.gpio.backend import own_simulation
 from drivers.gpio.control import ControlServer, PanelControl
+from drivers.gpio.expanders import open_chips, shares_one_world
 
 log = logging.getLogger("croupier.daemon.gpio")
 
@@ -63,29 +64,34 @@ class PanelHost:
         ``last_bets`` (a restart: the journal has rounds or inputs): each seat's wagers when betting
         last ended, from the journal, for ``repeat_bet`` (:func:`after_restart`).
 
-        On mock pins each map gets its own pin factory: a map is one header, and
-        two headers may both use BCM 4. A real backend has the Pi's one header
-        (the table file check refuses maps that overlap on it).
+        On mock pins without expanders each map gets its own pin factory: a map
+        is one header, and two headers may both use BCM 4. A real backend, or a
+        simulated table that lists expanders, is one Pi: one header and the
+        expanders' chips for every map (the table file check refuses a line used
+        twice).
         """
         gpio = self.config.spec.gpio
         assert gpio is not None
-        shared = None if gpio.backend == "mock" else make_factory(gpio.backend)
+        one_world = shares_one_world(gpio.backend, gpio.expanders)
+        shared = make_factory(gpio.backend) if one_world else None
 
         def post(inp: Input, source: str) -> None:
             loop.call_soon_threadsafe(submit, inp, source)
 
         try:
+            chips = open_chips(gpio.backend, gpio.expanders)
             for _name, pin_map in self.config.panels:
                 factory = shared if shared is not None else make_factory("mock")
-                panel = PanelLink(pin_map, GpioZeroBackend(factory, gpio.backend), post, self.config.limits)
+                backend = GpioZeroBackend(factory, gpio.backend, chips)
+                panel = PanelLink(pin_map, backend, post, self.config.limits)
                 self.panels.append(panel)
                 # Wagers keyed by command have no chips on a sensor: never "chips missing" for them.
                 panel.logic.keyed = {key for key in table.staked if key not in set(sensor_wagers)}
                 panel.logic.restore(table.offline)
                 if last_bets is not None:
                     after_restart(panel.logic, last_bets, table.limits.min_bet)
-                if shared is None:
-                    pins = SimulatedPins(factory)
+                if gpio.backend == "mock":
+                    pins = SimulatedPins(factory, chips)
                     self.pins.append(pins)
                     if own_simulation(factory):
                         as_it_was(panel, pins, sensor_wagers)
@@ -184,7 +190,7 @@ def as_it_was(panel: PanelLink, pins: SimulatedPins, sensor_wagers: Collection[t
     chips = [spec.sensor for seat, p in m.seats.items() for spot, spec in p.spots.items()
              if (seat, spot) in sensor_wagers]
     for spec in [*[loop for loop in loops if loop is not None], *chips]:
-        pins.drive(spec.pin, spec.active == "high")
+        pins.drive(spec.pin, spec.active == "high", m.chip_of(spec))
     panel.resample()
 
 

@@ -16,6 +16,8 @@ from controller.daemon.camera_config import CameraSpec
 from controller.daemon.endpoints import check_endpoint
 from controller.games import check_game_name
 from controller.money import Currency
+from drivers.gpio.expanders import Expander
+from drivers.gpio.pinmap import ChipRef
 from signage.settings import DisplaySpec
 
 _TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -106,6 +108,8 @@ class PanelEntry(BaseModel):
     seats: dict[int, int] | None = None
     dealer: bool = True
     tower: bool = True
+    #: The map's chip -> the chip it is wired to (``{0x20: 0x23}``: the same layout on the expander at 0x23).
+    chips: dict[ChipRef, ChipRef] | None = None
 
 
 class GpioSpec(BaseModel):
@@ -118,6 +122,9 @@ class GpioSpec(BaseModel):
     backend: Literal["mock", "rpigpio", "lgpio"]
     #: Mock only: ``tcp://127.0.0.1:PORT`` where another process presses buttons and reads lamps.
     control: str | None = None
+    #: MCP23017/MCP23S17 expanders beside the header (docs/wiring.md). With any listed, the table's maps
+    #: share one world, simulated or real: the header and these chips, each line used once.
+    expanders: list[Expander] = Field(default_factory=list)
 
 
 class SimPlayer(BaseModel):

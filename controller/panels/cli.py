@@ -30,7 +30,7 @@ from controller.panels.view import LampView
 from controller.table import Table
 from drivers.gpio.backend import FACTORIES, BackendError, GpioZeroBackend, SimulatedPins, make_factory
 from drivers.gpio.control import ControlError, ControlServer, PanelControl
-from drivers.gpio.pinmap import PinMapError
+from drivers.gpio.pinmap import HEADER, PinMapError
 
 Subparsers = argparse._SubParsersAction  # the type argparse gives add_subparsers() results
 
@@ -75,13 +75,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
+    # A map on expanders (docs/wiring.md) gets its chips simulated beside the header; a real one needs
+    # the table file's expander list (`croupier run`).
+    names = sorted({chip for _, chip, _ in pin_map.lines()} - {HEADER})
+    if names and args.pins != "mock":
+        print(f"error: {args.map} is on expanders {', '.join(names)}: run it from a table file that lists "
+              "them (gpio.expanders), or with --pins mock", file=sys.stderr)
+        return 2
+    chips = {name: make_factory("mock") for name in names}
     inbox: queue.SimpleQueue[tuple[I.Input, str] | None] = queue.SimpleQueue()
-    panel = PanelLink(pin_map, GpioZeroBackend(factory, args.pins), lambda inp, src: inbox.put((inp, src)),
-                      table.limits)
+    panel = PanelLink(pin_map, GpioZeroBackend(factory, args.pins, chips),
+                      lambda inp, src: inbox.put((inp, src)), table.limits)
     server: ControlServer | None = None
     control: PanelControl | None = None
     if args.pins == "mock":
-        control = PanelControl(panel, SimulatedPins(factory))
+        control = PanelControl(panel, SimulatedPins(factory, chips))
         try:
             server = ControlServer(control, args.control)
         except (ControlError, OSError) as exc:

@@ -27,7 +27,7 @@ from controller.panels.logic import PanelLogic
 from controller.panels.view import DEALER_DEVICE, LampView, Post, seat_device
 from drivers.gpio.backend import PinBackend
 from drivers.gpio.panel import LampMode, Panel, PinEvent
-from drivers.gpio.pinmap import PinMap
+from drivers.gpio.pinmap import PinMap, line_name
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ class PanelLink:
         if event.kind == "presence":
             if event.change in ("active", "inactive"):
                 detail = None if event.change == "active" else \
-                    f"panel unplugged: presence loop (GPIO {event.pin}) open"
+                    f"panel unplugged: presence loop ({line_name(event.chip, event.pin)}) open"
                 self._emit(logic.fault(device, "presence", detail))
         elif event.kind == "sensor":
             if seat is not None and event.change in ("active", "inactive"):
@@ -113,7 +113,8 @@ class PanelLink:
             self._emit(posts)
         elif event.change == "stuck":
             held = self.map.stuck_after_s
-            detail = f"button {event.name} (GPIO {event.pin}) active for over {held:g} s: stuck or shorted"
+            line = line_name(event.chip, event.pin)
+            detail = f"button {event.name} ({line}) active for over {held:g} s: stuck or shorted"
             self._emit(logic.fault(device, f"stuck {event.name}", detail))
         elif event.change == "unstuck":
             self._emit(logic.fault(device, f"stuck {event.name}", None))

@@ -105,8 +105,38 @@ def dealer_map() -> PinMap:
     return parse_pin_map({"debounce_ms": 0, "dealer": {"buttons": buttons}}, "<dealer map>")
 
 
-def scenario_config(scenario: Scenario, source: str, work: Path, profile: ShoeProfile) -> TableConfig:
-    """A table config equal to the scenario's table, with endpoints, state and panels in ``work``."""
+def without_debounce(pin_map: PinMap) -> PinMap:
+    """The same lines with 0 ms settle time: the harness's contacts never bounce, and a press it
+    drives and releases at once must not be filtered as a bounce (it waits for each input anyway)."""
+    def zero(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: (None if k == "debounce_ms" else zero(v)) for k, v in node.items()}
+        return node
+
+    data = zero(pin_map.model_dump())
+    data["debounce_ms"] = 0  # the map's default, which every pin now takes
+    return PinMap.model_validate(data)
+
+
+def table_panels(scenario: Scenario, table: TableConfig) -> tuple[tuple[str, PinMap], ...]:
+    """``table``'s own pin maps (its chips and lines), for a scenario of the same game and seats."""
+    if table.spec.game != scenario.spec.game:
+        raise ScenarioError(0, f"{table.path} plays {table.spec.game}, the scenario {scenario.spec.game}")
+    seats = max((s for _, m in table.panels for s in m.seats), default=0)
+    if seats > scenario.limits.seats:
+        raise ScenarioError(0, f"{table.path} wires a panel for seat {seats}; the scenario's table has "
+                               f"{scenario.limits.seats} seats")
+    if table.spec.gpio is None:
+        raise ScenarioError(0, f"{table.path} has no gpio section: no panels to press")
+    return tuple((name, without_debounce(pin_map)) for name, pin_map in table.panels)
+
+
+def scenario_config(scenario: Scenario, source: str, work: Path, profile: ShoeProfile,
+                    table: TableConfig | None = None) -> TableConfig:
+    """A table config equal to the scenario's table, with endpoints, state and panels in ``work``.
+
+    ``table``: play on that table file's pin maps and simulated expanders instead of generated maps.
+    """
     limits = scenario.limits
     spec = TableFile(
         table="scenario",
@@ -118,11 +148,13 @@ def scenario_config(scenario: Scenario, source: str, work: Path, profile: ShoePr
             pub=f"ipc://{work}/pub", snapshot=f"ipc://{work}/snapshot", command=f"ipc://{work}/command"
         ),
         state_dir=str(work / "state"),
-        gpio=GpioSpec(backend="mock"),
+        gpio=GpioSpec(backend="mock") if table is None or table.spec.gpio is None else
+        # A real table's very maps and expanders run simulated too; no control socket (the harness drives).
+        table.spec.gpio.model_copy(update={"backend": "mock", "control": None}),
     )
     game = scenario.spec.game
-    panels = (("dealer", dealer_map()),
-              *((f"seat {s}", seat_map(game, s)) for s in range(1, limits.seats + 1)))
+    panels = table_panels(scenario, table) if table is not None else (
+        ("dealer", dealer_map()), *((f"seat {s}", seat_map(game, s)) for s in range(1, limits.seats + 1)))
     state = work / "state"
     return TableConfig(Path(source), spec, scenario.game.options, limits, profile, None, state, panels)
 
@@ -130,7 +162,7 @@ def scenario_config(scenario: Scenario, source: str, work: Path, profile: ShoePr
 class ThroughDaemon:
     """The harness: a daemon on a thread, a simulated shoe on a pty, a command client, a subscriber."""
 
-    def __init__(self, scenario: Scenario, source: str, work: Path) -> None:
+    def __init__(self, scenario: Scenario, source: str, work: Path, table: TableConfig | None = None) -> None:
         self.scenario = scenario
         self.shoe = SimulatedShoe("v1", seed=0)
         port = self.shoe.open_pty(work / "shoe")
@@ -143,7 +175,7 @@ class ThroughDaemon:
                 "reconnect": {"initial": 0.05, "max": 0.5},
             }
         )
-        self.config = scenario_config(scenario, source, work, profile)
+        self.config = scenario_config(scenario, source, work, profile, table)
         self.daemon = Daemon(self.config)
         self.thread = DaemonThread(self.daemon)
         spec = self.config.spec.zeromq
@@ -169,8 +201,9 @@ class ThroughDaemon:
             time.sleep(0.02)
         gpio = self.daemon.gpio
         assert gpio is not None
-        for (name, pin_map), panel, pins in zip(self.config.panels, gpio.panels, gpio.pins, strict=True):
-            self.headers[0 if name == "dealer" else next(iter(pin_map.seats))] = (panel, pins)
+        for (_, pin_map), panel, pins in zip(self.config.panels, gpio.panels, gpio.pins, strict=True):
+            for seat in [*pin_map.seats, *([0] if pin_map.dealer is not None else [])]:
+                self.headers[seat] = (panel, pins)
         spec = self.config.spec.zeromq
         self.sub = Subscriber(spec.pub, spec.snapshot, self.config.table_id)
         self._events = self.sub.events(timeout=EVENT_TIMEOUT)
@@ -211,7 +244,8 @@ class ThroughDaemon:
         if self._driving is not None and self._driving != seat:
             self._settle()
         self._driving = seat
-        self.headers[seat][1].drive(spec.pin, active == (spec.active == "high"))
+        panel, pins = self.headers[seat]
+        pins.drive(spec.pin, active == (spec.active == "high"), panel.map.chip_of(spec))
 
     def _settle(self) -> None:
         """Wait until the header driven last has taken every edge (see :meth:`Panel.flush`)."""
@@ -282,11 +316,15 @@ def strip(payload: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in payload.items() if k not in ("table", "seq")}
 
 
-def run_through_daemon(scenario: Scenario, source: str, out: TextIO, settled_only: bool) -> None:
-    """Play every round through a daemon, writing the engine-only run's lines; ScenarioError on failure."""
+def run_through_daemon(scenario: Scenario, source: str, out: TextIO, settled_only: bool,
+                       table: TableConfig | None = None) -> None:
+    """Play every round through a daemon, writing the engine-only run's lines; ScenarioError on failure.
+
+    ``table``: on that table file's pin maps and simulated expanders (``--table``).
+    """
     logging.getLogger("croupier").setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="croupier-scenario-") as tmp:
-        harness = ThroughDaemon(scenario, source, Path(tmp))
+        harness = ThroughDaemon(scenario, source, Path(tmp), table)
         harness.start()
         try:
             _play(harness, scenario, out, settled_only)

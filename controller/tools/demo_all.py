@@ -31,6 +31,9 @@ from controller.tools.demo_setup import PORTS_PER_TABLE, STOP_SIGNALS, _interrup
 
 #: The shipped simulated tables (``<game>_sim.yaml``; camera tables are ``..._sim_camera.yaml``).
 SIM_TABLES = "*_sim.yaml"
+#: The full-size tables (``<game>_7seat_sim.yaml``, docs/wiring.md) are left out: one table per game
+#: shows every game, and ten demos at once would crowd a small machine; ``--table`` plays one.
+FULL_SIZE = re.compile(r".*_\d+seat_sim\.yaml")
 #: Ports one table's demo takes with ``--ports`` (PUB, snapshot, command, panel control).
 #: How long a table's demo may take to print its key and display address (its daemon starting).
 START_TIMEOUT = 60.0
@@ -55,7 +58,8 @@ class RunningTable:
 
 
 def shipped_tables() -> list[Path]:
-    return sorted((FIRMWARE_CONFIGS / "tables").glob(SIM_TABLES))
+    tables = (FIRMWARE_CONFIGS / "tables").glob(SIM_TABLES)
+    return sorted(p for p in tables if not FULL_SIZE.fullmatch(p.name))
 
 
 def _child_args(args: argparse.Namespace, path: Path, ports: int | None) -> list[str]:

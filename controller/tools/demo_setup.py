@@ -84,7 +84,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game", default="baccarat", type=game_name,
         help=f"play GAME's <game>_sim.yaml table (default baccarat; one of {', '.join(sorted(GAMES))}); "
-        "`all`: every shipped simulated table at once, each with its simulators and display",
+        "`all`: every shipped simulated table at once (the full-size ones aside), each with its "
+        "simulators and display",
     )
     parser.add_argument("--table", help="a table file with a simulation section (overrides --game)")
     parser.add_argument("--rounds", type=rounds_count, default=None, metavar="N",

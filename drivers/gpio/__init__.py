@@ -1,7 +1,8 @@
 """Seat panels, bet sensors, the dealer panel and the tower light over GPIO: pins, not games.
 
 * :mod:`drivers.gpio.pinmap` - pin maps, validated before a pin is opened.
-* :mod:`drivers.gpio.backend` - the pin backend (gpiozero over an injected pin factory).
+* :mod:`drivers.gpio.backend` - the pin backend (gpiozero over an injected pin factory per chip).
+* :mod:`drivers.gpio.expanders` - MCP23017/MCP23S17 expanders: the table file's list, checks, factories.
 * :mod:`drivers.gpio.debounce` - settle-time debounce and stuck detection, time passed in.
 * :mod:`drivers.gpio.betkeys` - press-and-hold repeat, and the key presses that reach an amount.
 * :mod:`drivers.gpio.panel` - the driver (``Panel``): pin events out, lamp states in.

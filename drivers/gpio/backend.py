@@ -3,7 +3,10 @@
 The panel code above asks for "an input on BCM 17, pulled up, active low,
 tell me when it changes" and "an output on BCM 27, active high" and nothing
 more, so a different pin source (an I2C expander, a remote header) is one
-new class here and no change elsewhere. gpiozero's pin factory is injected,
+new class here and no change elsewhere. Every call names the line's chip
+(the header, or an expander the table file lists); each chip has its own pin
+factory: on a Pi, the expander's gpiochip through lgpio
+(:mod:`drivers.gpio.expanders`), in simulation one more mock factory. gpiozero's pin factory is injected,
 as gpiozero itself does in its test suite: the real factory on a Pi
 (RPi.GPIO on a Pi 3/4, lgpio on a Pi 5), :class:`gpiozero.pins.mock.MockFactory`
 everywhere else. Both are chosen by name; a factory that cannot be loaded is
@@ -25,6 +28,8 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any, Literal, Protocol
+
+from drivers.gpio.pinmap import HEADER
 
 FACTORIES = ("mock", "rpigpio", "lgpio")
 Pull = Literal["up", "down", "none"]
@@ -56,9 +61,9 @@ class PinBackend(Protocol):
     name: str
 
     def input(self, pin: int, *, pull: Pull, active_high: bool,
-              on_change: Callable[[bool], None]) -> InputLine: ...
+              on_change: Callable[[bool], None], chip: str = HEADER) -> InputLine: ...
 
-    def output(self, pin: int, *, active_high: bool) -> OutputLine: ...
+    def output(self, pin: int, *, active_high: bool, chip: str = HEADER) -> OutputLine: ...
 
     def close(self) -> None: ...
 
@@ -102,22 +107,33 @@ class GpioZeroBackend:
     clock), and closing ten of them takes most of a second.
     """
 
-    def __init__(self, factory: Any, name: str = "gpiozero") -> None:
+    def __init__(self, factory: Any, name: str = "gpiozero", chips: dict[str, Any] | None = None) -> None:
         self.factory = factory
         self.name = name
+        #: The expanders' pin factories by chip name (the header's is ``factory``).
+        self.chips: dict[str, Any] = dict(chips or {})
         self._devices: list[_ZeroInput | _ZeroOutput] = []
         self._lock = threading.Lock()
 
+    def factory_of(self, chip: str) -> Any:
+        """The pin factory of ``chip`` (BackendError for a chip this backend was not given)."""
+        if chip == HEADER:
+            return self.factory
+        if chip not in self.chips:
+            chips = ", ".join([HEADER, *self.chips])
+            raise BackendError(f"no expander {chip!r} on this backend; chips: {chips}")
+        return self.chips[chip]
+
     def input(self, pin: int, *, pull: Pull, active_high: bool,
-              on_change: Callable[[bool], None]) -> InputLine:
+              on_change: Callable[[bool], None], chip: str = HEADER) -> InputLine:
         from gpiozero import DigitalInputDevice  # type: ignore[import-untyped, unused-ignore]
 
+        factory = self.factory_of(chip)
         if pull == "none":
             device = DigitalInputDevice(pin, pull_up=None, active_state=active_high, bounce_time=None,
-                                        pin_factory=self.factory)
+                                        pin_factory=factory)
         else:
-            device = DigitalInputDevice(pin, pull_up=(pull == "up"), bounce_time=None,
-                                        pin_factory=self.factory)
+            device = DigitalInputDevice(pin, pull_up=(pull == "up"), bounce_time=None, pin_factory=factory)
         device.when_activated = lambda: on_change(True)
         device.when_deactivated = lambda: on_change(False)
         line = _ZeroInput(device)
@@ -125,10 +141,11 @@ class GpioZeroBackend:
             self._devices.append(line)
         return line
 
-    def output(self, pin: int, *, active_high: bool) -> OutputLine:
+    def output(self, pin: int, *, active_high: bool, chip: str = HEADER) -> OutputLine:
         from gpiozero import LED  # type: ignore[import-untyped, unused-ignore]
 
-        line = _ZeroOutput(LED(pin, active_high=active_high, initial_value=False, pin_factory=self.factory))
+        factory = self.factory_of(chip)
+        line = _ZeroOutput(LED(pin, active_high=active_high, initial_value=False, pin_factory=factory))
         with self._lock:
             self._devices.append(line)
         return line
@@ -198,30 +215,32 @@ def make_factory(name: str) -> Any:
 
 
 class SimulatedPins:
-    """The other side of a :class:`MockFactory`: drive inputs and read outputs by BCM number.
+    """The other side of mock factories: drive inputs and read outputs by chip and pin number.
 
     This is the simulated hardware the control socket and the tests use; it
     speaks electrical levels (high/low), not meanings, exactly like a finger
-    on a contact or a probe on a lamp.
+    on a contact or a probe on a lamp. ``chips`` are the simulated expanders
+    beside the header (the same names as the backend's).
     """
 
-    def __init__(self, factory: Any) -> None:
+    def __init__(self, factory: Any, chips: dict[str, Any] | None = None) -> None:
         from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped, unused-ignore]
 
-        if not isinstance(factory, MockFactory):
+        self.backend = GpioZeroBackend(factory, "mock", chips)
+        if not all(isinstance(f, MockFactory) for f in [factory, *self.backend.chips.values()]):
             raise BackendError("simulated pins need gpiozero's MockFactory")
         self.factory = factory
         self._lock = threading.Lock()
 
-    def drive(self, pin: int, high: bool) -> None:
+    def drive(self, pin: int, high: bool, chip: str = HEADER) -> None:
         """Drive an input pin's level (from any thread; one drive at a time)."""
-        mock = self.factory.pin(pin)
+        mock = self.backend.factory_of(chip).pin(pin)
         with self._lock:
             if high:
                 mock.drive_high()
             else:
                 mock.drive_low()
 
-    def level(self, pin: int) -> bool:
+    def level(self, pin: int, chip: str = HEADER) -> bool:
         """The level of a pin now (an output's driven level, an input's read level)."""
-        return bool(self.factory.pin(pin).state)
+        return bool(self.backend.factory_of(chip).pin(pin).state)

@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from drivers.gpio.backend import SimulatedPins
+from drivers.gpio.backend import BackendError, SimulatedPins
 from drivers.gpio.panel import LampMode
-from drivers.gpio.pinmap import BCM_RANGE, InputPin, PinMap
+from drivers.gpio.pinmap import HEADER, InputPin, PinMap, chip_name, line_name, line_problem
 
 HELP = """commands (one per line; answers 'ok ...' or 'error: ...'):
   press SEAT|dealer WORD       press and release a button (held past the debounce time)
@@ -34,7 +34,7 @@ HELP = """commands (one per line; answers 'ok ...' or 'error: ...'):
   bounce SEAT|dealer WORD [N]  a contact that chatters N times (default 5) before it settles, then release
   chips SEAT SPOT on|off       put chips on a spot's sensor, or lift them
   unplug SEAT|dealer | plug SEAT|dealer    open or close the panel's presence loop
-  pin N [high|low]             read or drive a raw BCM pin
+  pin [CHIP:]N [high|low]      read or drive a raw BCM pin, or an expander's line (pin 0x21:5)
   lamps                        every lamp: {"seat 1 hit": {"mode": "blink", "lit": true}, ...}
   selected SEAT                the amounts chips on each spot of SEAT would wager now
   help | quit"""
@@ -77,7 +77,8 @@ class PanelControl:
     A table may have several maps (one per header); on mock pins each has its
     own :class:`SimulatedPins`, so ``press 3 hit`` goes to the header that has
     seat 3, ``press dealer ...`` to the one with the dealer panel, and ``lamps``
-    answers for all of them. ``pin N`` speaks to the first map's header.
+    answers for all of them. ``pin N`` speaks to the first map's header, ``pin 0x21:5``
+    to line 5 of its expander 0x21.
     """
 
     def __init__(self, panel: ControlledPanel, pins: SimulatedPins,
@@ -141,16 +142,21 @@ class PanelControl:
             return f"{cmd} {args[0]}"
         if cmd == "pin":
             if len(args) not in (1, 2) or (len(args) == 2 and args[1] not in ("high", "low")):
-                raise ControlError("usage: pin N [high|low]")
-            pin = self._count(args[0])
-            if pin not in BCM_RANGE:
-                raise ControlError(f"pin {pin} is not a GPIO on the 40-pin header (BCM 2..27)")
-            if len(args) == 2:
-                try:
-                    self.pins.drive(pin, args[1] == "high")
-                except AssertionError:
-                    raise ControlError(f"pin {pin} is an output; read it, do not drive it") from None
-            return f"pin {pin} {'high' if self.pins.level(pin) else 'low'}"
+                raise ControlError("usage: pin [CHIP:]N [high|low]")
+            chip, _, number = args[0].rpartition(":")
+            chip = chip_name(chip) if chip else HEADER
+            pin = self._count(number)
+            if (wrong := line_problem(chip, pin)) is not None:
+                raise ControlError(wrong)
+            try:
+                if len(args) == 2:
+                    self.pins.drive(pin, args[1] == "high", chip)
+                level = self.pins.level(pin, chip)
+            except AssertionError:
+                raise ControlError(f"pin {args[0]} is an output; read it, do not drive it") from None
+            except BackendError as exc:
+                raise ControlError(str(exc)) from None
+            return f"pin {args[0]} {'high' if level else 'low'}"
         if cmd == "lamps":
             return json.dumps(self.lamps())
         if cmd == "selected":
@@ -175,9 +181,10 @@ class PanelControl:
              settle: bool = True) -> None:
         """Drive the contact and (``settle``) wait until the panel has taken the new level."""
         panel, pins = header
-        pins.drive(spec.pin, active == (spec.active == "high"))
+        pins.drive(spec.pin, active == (spec.active == "high"), panel.map.chip_of(spec))
         if settle and not panel.flush(SETTLE_TIMEOUT_S):
-            raise ControlError(f"the panel did not take GPIO {spec.pin} within {SETTLE_TIMEOUT_S:g} s")
+            line = line_name(panel.map.chip_of(spec), spec.pin)
+            raise ControlError(f"the panel did not take {line} within {SETTLE_TIMEOUT_S:g} s")
 
     @staticmethod
     def _count(text: str) -> int:

@@ -36,7 +36,7 @@ from typing import Literal
 from drivers.gpio.backend import InputLine, OutputLine, PinBackend
 from drivers.gpio.betkeys import HoldRepeat
 from drivers.gpio.debounce import Change, Debouncer
-from drivers.gpio.pinmap import InputPin, LampPin, PinMap
+from drivers.gpio.pinmap import HEADER, InputPin, LampPin, PinMap
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +67,8 @@ class PinEvent:
     change: Edge
     #: ``repeat`` only: the table units this step moves (the map's ``bet_hold.steps``).
     units: int = 0
+    #: The chip of ``pin``: ``header`` or the expander's name (a line's address is (chip, pin)).
+    chip: str = HEADER
 
 
 @dataclass(slots=True)
@@ -77,6 +79,7 @@ class _Input:
     seat: int | None  # None: the dealer panel
     name: str  # the button's word or the spot
     pin: int
+    chip: str
     line: InputLine | None
     debouncer: Debouncer
     last_edge: int = 0
@@ -153,17 +156,19 @@ class Panel:
         ms = self.map.debounce_ms if spec.debounce_ms is None else spec.debounce_ms
         stuck = self.map.stuck_after_s if kind == "button" else None
         index = len(self._inputs)
-        entry = _Input(kind, seat, name, spec.pin, None, Debouncer(ms / 1000.0, stuck, False, now))
+        chip = self.map.chip_of(spec)
+        entry = _Input(kind, seat, name, spec.pin, chip, None, Debouncer(ms / 1000.0, stuck, False, now))
         if kind == "button" and seat is not None and name in ("bet_up", "bet_down") and self.map.bet_hold:
             entry.hold = HoldRepeat(self.map.bet_hold)
         self._inputs.append(entry)
         entry.line = self.backend.input(
             spec.pin, pull=spec.pull, active_high=spec.active == "high",
-            on_change=lambda active: self._edge(index, active))
+            on_change=lambda active: self._edge(index, active), chip=chip)
         entry.debouncer = Debouncer(ms / 1000.0, stuck, entry.line.is_active, now)
 
     def _add_lamp(self, lamp_id: str, spec: LampPin) -> None:
-        self._lamps[lamp_id] = self.backend.output(spec.pin, active_high=spec.active == "high")
+        self._lamps[lamp_id] = self.backend.output(spec.pin, active_high=spec.active == "high",
+                                                   chip=self.map.chip_of(spec))
 
     def resample(self) -> None:
         """Take every input's level now as its settled starting level (before :meth:`start`).
@@ -196,7 +201,8 @@ class Panel:
         with self.lock:
             for entry in self._inputs:
                 if entry.kind == "presence" and not entry.debouncer.stable:
-                    self._emit(PinEvent("presence", entry.seat, entry.name, entry.pin, "inactive"))
+                    self._emit(PinEvent("presence", entry.seat, entry.name, entry.pin, "inactive",
+                                        chip=entry.chip))
         if thread:
             self._thread = threading.Thread(target=self._run, name="gpio-panel", daemon=True)
             self._thread.start()
@@ -301,7 +307,8 @@ class Panel:
                     self._changed(entry, change, at)
                 if entry.hold is not None:
                     for units in entry.hold.poll(at):
-                        self._emit(PinEvent(entry.kind, entry.seat, entry.name, entry.pin, "repeat", units))
+                        self._emit(PinEvent(entry.kind, entry.seat, entry.name, entry.pin, "repeat", units,
+                                            entry.chip))
             else:
                 return
 
@@ -311,7 +318,7 @@ class Panel:
                 entry.hold.press(at)
             else:  # released, or stuck: a stuck button does not keep raising the bet
                 entry.hold.release()
-        self._emit(PinEvent(entry.kind, entry.seat, entry.name, entry.pin, _EDGES[change]))
+        self._emit(PinEvent(entry.kind, entry.seat, entry.name, entry.pin, _EDGES[change], chip=entry.chip))
 
     def _emit(self, event: PinEvent) -> None:
         log.debug("pin event %s", event)

@@ -1,10 +1,12 @@
 """Pin maps (``firmware_configs/panels/*.yaml``): which GPIO carries which button, sensor and lamp.
 
-A pin map describes what is wired to ONE 40-pin header (BCM 2..27): some seat
-panels, optionally the dealer panel and the table's tower light. A table that
-needs more pins than one header has uses several maps (one per header or
-expander, see docs/wiring.md); :func:`check_disjoint` refuses two maps that
-claim the same seat or panel.
+A pin map describes what is wired to one chip: the Pi's 40-pin header (BCM
+2..27, the default) or an MCP23017/MCP23S17 expander (lines 0..15) that the
+table file lists, named by its I2C address (``chip: 0x21``) or its label. A pin
+may name another chip than its map's (one seat panel across two expanders).
+A line's address is the pair (chip, pin): :meth:`PinMap.lines`. A table uses
+several maps (one per seat on its expander, say, see docs/wiring.md);
+:func:`check_disjoint` refuses two maps that claim the same seat or panel.
 
 Everything is checked before a single pin is opened, because a miswired or
 mistyped map found at start costs a minute and one found mid-round costs a
@@ -30,6 +32,10 @@ from controller.configfile import ConfigFileError, read_yaml, validation_problem
 
 #: BCM numbers on the 40-pin header that are general-purpose I/O (26 of them).
 BCM_RANGE = range(2, 28)
+#: The chip of a pin that names none: the Pi's 40-pin header.
+HEADER = "header"
+#: The lines of an MCP23017/MCP23S17 expander (GPA0..7 are 0..7, GPB0..7 are 8..15).
+EXPANDER_LINES = range(16)
 #: Seat buttons that choose what to bet; they post nothing to the table themselves.
 #: ``clear_bet`` sets the selection back to the table minimum; chip-denomination keys
 #: are ``add_N`` (see :func:`chip_key_units`).
@@ -71,6 +77,16 @@ def is_bet_word(word: str) -> bool:
     return word in BET_WORDS or chip_key_units(word) is not None
 
 
+def chip_name(value: Any) -> Any:
+    """``chip: 0x21`` (YAML reads a number) and ``chip: "0x21"`` are the same chip: ``"0x21"``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"0x{value:02x}"
+    return value.lower() if isinstance(value, str) and value.lower().startswith("0x") else value
+
+
+ChipRef = Annotated[str, BeforeValidator(chip_name), Field(min_length=1)]
+
+
 def _pin_shorthand(value: Any) -> Any:
     """``lamp: 6`` means ``lamp: {pin: 6}`` (the common case stays one token)."""
     return {"pin": value} if isinstance(value, int) and not isinstance(value, bool) else value
@@ -85,6 +101,8 @@ class LampPin(_Strict):
 
     pin: int = Field(strict=True)
     active: Literal["high", "low"] = "high"
+    #: The chip this lamp is on, when not its map's.
+    chip: ChipRef | None = None
 
 
 class InputPin(_Strict):
@@ -98,6 +116,8 @@ class InputPin(_Strict):
     pin: int = Field(strict=True)
     active: Literal["low", "high"] = "low"
     pull: Literal["up", "down", "none"] = "up"
+    #: The chip this input is on, when not its map's.
+    chip: ChipRef | None = None
     #: Settle time for this pin; the map's ``debounce_ms`` when omitted.
     debounce_ms: int | None = Field(default=None, ge=0, le=1000)
 
@@ -172,6 +192,8 @@ class PinMap(_Strict):
 
     #: The game whose words and spots the seat panels use; may be omitted for a dealer-only map.
     game: str | None = None
+    #: The chip the pins are on unless a pin names its own: ``header`` or an expander of the table file.
+    chip: ChipRef = HEADER
     debounce_ms: int = Field(default=20, ge=0, le=1000)
     #: A button reading active for longer than this is stuck (or its panel shorted): the panel goes offline.
     stuck_after_s: float = Field(default=20.0, gt=0, le=3600)
@@ -202,30 +224,68 @@ class PinMap(_Strict):
         return self
 
     def pins(self) -> list[tuple[str, int]]:
-        """Every (dotted key, BCM pin) this map uses, in file order."""
-        out: list[tuple[str, int]] = []
+        """Every (dotted key, pin number) this map uses, in file order (:meth:`lines` adds the chip)."""
+        return [(key, spec.pin) for key, spec in self.specs()]
+
+    def lines(self) -> list[tuple[str, str, int]]:
+        """Every (dotted key, chip, pin) this map uses, in file order: a line's full address."""
+        return [(key, self.chip_of(spec), spec.pin) for key, spec in self.specs()]
+
+    def chip_of(self, spec: InputPin | LampPin) -> str:
+        """The chip a pin is on: its own, else the map's."""
+        return spec.chip if spec.chip is not None else self.chip
+
+    def specs(self) -> list[tuple[str, InputPin | LampPin]]:
+        """Every (dotted key, pin spec) of this map, in file order."""
+        out: list[tuple[str, InputPin | LampPin]] = []
         for seat, panel in self.seats.items():
             for word, button in panel.buttons.items():
-                out.append((f"seats.{seat}.buttons.{word}.pin", button.pin))
+                out.append((f"seats.{seat}.buttons.{word}.pin", button))
                 if button.lamp is not None:
-                    out.append((f"seats.{seat}.buttons.{word}.lamp", button.lamp.pin))
+                    out.append((f"seats.{seat}.buttons.{word}.lamp", button.lamp))
             for spot, spec in panel.spots.items():
-                out.append((f"seats.{seat}.spots.{spot}.sensor", spec.sensor.pin))
+                out.append((f"seats.{seat}.spots.{spot}.sensor", spec.sensor))
                 if spec.lamp is not None:
-                    out.append((f"seats.{seat}.spots.{spot}.lamp", spec.lamp.pin))
+                    out.append((f"seats.{seat}.spots.{spot}.lamp", spec.lamp))
             if panel.presence is not None:
-                out.append((f"seats.{seat}.presence", panel.presence.pin))
+                out.append((f"seats.{seat}.presence", panel.presence))
         if self.dealer is not None:
             for word, button in self.dealer.buttons.items():
-                out.append((f"dealer.buttons.{word}.pin", button.pin))
+                out.append((f"dealer.buttons.{word}.pin", button))
                 if button.lamp is not None:
-                    out.append((f"dealer.buttons.{word}.lamp", button.lamp.pin))
+                    out.append((f"dealer.buttons.{word}.lamp", button.lamp))
             if self.dealer.presence is not None:
-                out.append(("dealer.presence", self.dealer.presence.pin))
+                out.append(("dealer.presence", self.dealer.presence))
         if self.tower is not None:
             for name in TOWER_LAMPS:
-                out.append((f"tower.{name}", getattr(self.tower, name).pin))
+                out.append((f"tower.{name}", getattr(self.tower, name)))
         return out
+
+
+def line_name(chip: str, pin: int) -> str:
+    """How a technician finds a line: ``GPIO 17`` on the header, ``0x21 line 5`` on an expander."""
+    return f"GPIO {pin}" if chip == HEADER else f"{chip} line {pin}"
+
+
+def line_problem(chip: str, pin: int) -> str | None:
+    """Why ``pin`` is not a line of ``chip`` (the header's BCM 2..27, an expander's 0..15), or None."""
+    if chip == HEADER:
+        return None if pin in BCM_RANGE else f"pin {pin} is not a GPIO on the 40-pin header (BCM 2..27)"
+    return None if pin in EXPANDER_LINES else f"pin {pin} is not a line of expander {chip} (0..15)"
+
+
+def with_chips(pin_map: PinMap, renames: Mapping[str, str]) -> PinMap:
+    """The same map wired to other chips: every chip named in ``renames`` replaced by its new name.
+
+    One seat layout serves every expander of a table: ``{map: ..., chips: {0x20: 0x23}}``.
+    """
+    def rename(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: (renames.get(v, v) if k == "chip" and isinstance(v, str) else rename(v))
+                    for k, v in node.items()}
+        return node
+
+    return PinMap.model_validate(rename(pin_map.model_dump()))
 
 
 def check_pin_map(pin_map: PinMap, games: Mapping[str, GameWords]) -> list[tuple[str | None, str]]:
@@ -259,14 +319,19 @@ def check_pin_map(pin_map: PinMap, games: Mapping[str, GameWords]) -> list[tuple
             if word not in DEALER_WORDS:
                 problems.append((f"dealer.buttons.{word}",
                                  f"unknown dealer action {word!r}; known: {', '.join(DEALER_WORDS)}"))
-    first: dict[int, str] = {}
-    for key, pin in pin_map.pins():
-        if pin not in BCM_RANGE:
-            problems.append((key, f"pin {pin} is not a GPIO on the 40-pin header (BCM 2..27)"))
-        elif pin in first:
-            problems.append((key, f"pin {pin} is already used by {first[pin]}"))
+    first: dict[tuple[str, int], str] = {}
+    for key, chip, pin in pin_map.lines():
+        on = "" if chip == HEADER else f" of {chip}"
+        if (wrong := line_problem(chip, pin)) is not None:
+            problems.append((key, wrong))
+        elif (chip, pin) in first:
+            problems.append((key, f"pin {pin}{on} is already used by {first[chip, pin]}"))
         else:
-            first[pin] = key
+            first[chip, pin] = key
+    for key, spec in pin_map.specs():
+        if isinstance(spec, InputPin) and spec.pull == "down" and pin_map.chip_of(spec) != HEADER:
+            problems.append((key, "an MCP23017's lines have pull-ups only: pull: up, or pull: none with "
+                                  "an external resistor"))
     return problems
 
 
