@@ -25,8 +25,7 @@ def format_event(p: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
     elif name == "card_burned":
         body = f"burn {p['card']} ({p['why']})"
     elif name in ("wager_placed", "wager_returned"):
-        verb = "bet" if name == "wager_placed" else f"returned ({p['reason']})"
-        body = f"seat {p['seat']} {p['spot']} {m(p['amount'])} {verb}; credits {m(p['credits'])}"
+        body = f"{wager_text(p, cur)}; credits {m(p['credits'])}"
     elif name == "betting_opened":
         body = "place your bets"
     elif name == "betting_closed":
@@ -61,12 +60,69 @@ def format_event(p: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
         body = f"seat {p['seat']} credit {p['direction']} {m(p['amount'])}; credits {m(p['credits'])}"
     elif name == "device":
         body = f"{p['device']} {'online' if p['online'] else 'OFFLINE'} {p['detail']}".rstrip()
+    elif name == "notice":
+        body = notice_text(p["what"], p["detail"])
     elif name == "new_shoe":
         body = f"new shoe: {decks_text(p['decks'])}"
     else:
         rest = {k: v for k, v in p.items() if k not in ("event", "table", "seq", "round")}
         body = result_text(rest)
     return f"{head}{rnd}{name:<14} {body}"
+
+
+def wager_text(w: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
+    """``seat 1 banker stake now 10.00`` (a wager event's amount is the spot's new total, not the bet
+    typed) or ``seat 1 banker 10.00 returned (cancelled)``."""
+    if w["event"] == "wager_placed":
+        return f"seat {w['seat']} {w['spot']} stake now {cur.format(w['amount'])}"
+    return f"seat {w['seat']} {w['spot']} {cur.format(w['amount'])} returned ({w['reason']})"
+
+
+def _seats(seats: Any) -> str:
+    listed = [str(s) for s in seats]
+    return f"seat{'s' if len(listed) > 1 else ''} {', '.join(listed)}"
+
+
+def notice_text(what: str, d: dict[str, Any]) -> str:
+    """A game's notice (docs/rules/*.md names each) in words: ``dealer peeks under JD: no blackjack``."""
+    if what == "dealer_peek":
+        return f"dealer peeks under {d['up']}: {'BLACKJACK' if d['blackjack'] else 'no blackjack'}"
+    if what == "swap":
+        return f"seat {d['seat']} swaps, discarding {' '.join(d['discarded'])}"
+    if what == "odds_win_lost":
+        return f"seat {d['seat']} loses the Odds-Win: its first two cards total {d['total']} ({d['parity']})"
+    if what == "hand_decided":
+        return f"seat {d['seat']} {d['spot']} decided at {d['total']}: {d['outcome']}"
+    if what == "community":
+        return f"community cards {' '.join(d['cards'])}"
+    if what == "no_action":
+        return f"no action for {_seats(d['seats'])}: {d['reason']} (DP seat {d['dp_seat']})"
+    if what == "not_dealt":
+        return f"round not dealt: {d['reason']}"
+    if what == "tie":
+        return f"{_seats(d['seats'])} tie the DP's {d['rank']}: each extends or surrenders"
+    if what == "war":
+        return f"war for {_seats(d['seats'])}"
+    if what == "war_tie":
+        return f"seat {d['seat']} ties the DP's {d['rank']} again in the war"
+    return f"{what.replace('_', ' ')}: {result_text(d)}".rstrip(": ")
+
+
+def due_text(state: dict[str, Any]) -> str:
+    """What the table waits for, from a status or snapshot state: ``due: a card for banker``."""
+    due = state.get("due") or {}
+    if "card" in due:
+        return f"due: a card for {due['card']}"
+    if "decision" in due:
+        return "due: " + "; ".join(f"seat {s} {'/'.join(a)}" for s, a in due["decision"].items())
+    if state.get("phase") == "betting":
+        return "due: bets (betting open)"
+    return "due: nothing (the dealer opens the next round)"
+
+
+def offline_text(offline: dict[str, str]) -> list[str]:
+    """Each device that is offline, and why: ``shoe OFFLINE: cannot open /dev/ttyUSB0: ...``."""
+    return [f"{device} OFFLINE: {detail}" for device, detail in offline.items()]
 
 
 def credits_text(credits: dict[str, int], cur: Currency = DEFAULT_CURRENCY) -> str:
