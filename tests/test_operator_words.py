@@ -132,3 +132,23 @@ def test_roads_on_a_table_of_another_game_says_so(
     err = capsys.readouterr().err
     assert "roads are the Baccarat scoreboard; this is a swap_hand table" in err, err
     assert "journal" not in err
+
+
+def test_scenario_prints_events_in_currency_and_a_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("game: baccarat\ncredits: {1: 10000}\nrounds:\n"
+                    "  - bets: {1: {player: 500}}\n    cards: [9C, 9D, KH, KS]\n")
+    assert main(["scenario", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "SETTLED seat 1 player 5.00 +5.00; house -5.00; credits seat 1: 105.00" in out, out
+    assert out.splitlines()[-1] == ("OK: played to the end, 1 round settled; every round's nets and "
+                                    "the house's sum to zero; house -5.00")
+    _no_raw_structure(out)
+    path.write_text(path.read_text().replace("[9C, 9D, KH, KS]", "[9C, 9D, KH]"))
+    assert main(["scenario", str(path)]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == "FAILED at round 1: too few cards: a card for banker is due (0 rounds settled before it)"
+    assert main(["scenario", str(path), "--json"]) == 1  # machines keep one JSON object per line
+    assert '{"event": "error", "round": 1' in capsys.readouterr().out
