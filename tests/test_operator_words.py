@@ -152,3 +152,24 @@ def test_scenario_prints_events_in_currency_and_a_verdict(
     assert last == "FAILED at round 1: too few cards: a card for banker is due (0 rounds settled before it)"
     assert main(["scenario", str(path), "--json"]) == 1  # machines keep one JSON object per line
     assert '{"event": "error", "round": 1' in capsys.readouterr().out
+
+
+def test_watch_with_no_daemon_says_nothing_listens(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 31, 3: it used to blame a missing key ("no key given") when nothing was running at all."""
+    table_file = write_table(tmp_path)  # plain events: watch needs no key
+    assert main(["watch", "--table", str(table_file), "--plain", "--idle-exit", "0.5"]) == 1
+    err = capsys.readouterr().err
+    assert f"nothing answers at ipc://{tmp_path}/t1.snap" in err and "nothing is listening there" in err
+    assert "the table's daemon is not running" in err and "key" not in err, err
+
+
+@pytest.mark.parametrize("command", [["ctl", "status"], ["watch", "--plain", "--idle-exit", "0.5"]])
+def test_a_missing_key_file_is_named_as_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    missing = tmp_path / "alice.key_secret"
+    assert main([command[0], "--key", str(missing), *command[1:]]) == 2
+    err = capsys.readouterr().err
+    assert f"{missing}: no such file" in err and "CURVE certificate" not in err, err
