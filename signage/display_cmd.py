@@ -148,7 +148,8 @@ def run(args: argparse.Namespace) -> int:
             die_with_parent()
         asyncio.run(serve(build_feeds(configs, args, ctx), host, port, args.exit_with_parent))
     except OSError as exc:
-        print(f"croupier display: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"croupier display: cannot listen on {host}:{port}: {exc.strerror or exc} (--listen HOST:PORT "
+              "moves it)", file=sys.stderr)
         return 1
     finally:
         ctx.destroy(linger=0)
