@@ -7,6 +7,7 @@ table and the real recorder, the daemon answers over ipc:// with a real journal.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from controller import inputs as I
 from controller.cards import parse_card
 from controller.cli import main
 from controller.daemon.client import CommandClient, local_key
+from controller.daemon.config import FIRMWARE_CONFIGS, load_table
 from controller.daemon.recall import RoundRecorder
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
@@ -27,9 +29,11 @@ from controller.money import Currency
 from controller.table import Table
 from controller.tools.ctl import format_round
 from controller.tools.event_text import format_event
+from signage.display_cmd import settings_of
 
 pytestmark = pytest.mark.timeout(60)
 EUR = Currency("EUR", 2)
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _no_raw_structure(text: str) -> None:
@@ -173,3 +177,20 @@ def test_a_missing_key_file_is_named_as_missing(
     assert main([command[0], "--key", str(missing), *command[1:]]) == 2
     err = capsys.readouterr().err
     assert f"{missing}: no such file" in err and "CURVE certificate" not in err, err
+
+
+def test_journal_help_names_the_export_fields_one_way(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 31, 9: the help said (row, time, ...) in one place and (row, at, ...) in another."""
+    with pytest.raises(SystemExit):
+        main(["journal", "--help"])
+    named = set(re.findall(r"\((row, [a-z, ]+)\)", " ".join(capsys.readouterr().out.split())))
+    documented = re.search(r'JSON lines `\{("row"[^}]*)\}`', (ROOT / "docs" / "daemon.md").read_text())
+    assert documented is not None
+    assert named == {documented.group(1).replace('"', "")}, named
+
+
+def test_the_display_docs_show_the_limits_as_the_page_writes_them() -> None:
+    """Issue 31, 9: a screenshot shows "Min €1" where the page shows "€1.00"; docs/display.md says so."""
+    limits = settings_of(load_table(FIRMWARE_CONFIGS / "tables" / "baccarat_sim.yaml"))["limits_text"]
+    text = " ".join((ROOT / "docs" / "display.md").read_text().split())
+    assert f"Min {limits['min_bet']} · Max {limits['max_bet']}" in text
