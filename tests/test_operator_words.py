@@ -29,6 +29,7 @@ from controller.money import Currency
 from controller.table import Table
 from controller.tools.ctl import format_round
 from controller.tools.event_text import format_event
+from controller.tools.watch import format_lamps
 from signage.display_cmd import settings_of
 
 pytestmark = pytest.mark.timeout(60)
@@ -62,10 +63,20 @@ def test_a_bet_answers_the_amount_typed_and_status_says_what_is_due(
     out = ctl(command, capsys, "bet", "1", "player", "5.00")
     assert "ok: 5.00 bet on seat 1 player" in out and "stake now 10.00; credits 90.00" in out, out
     assert "10.00 bet" not in out  # the spot's total is not said as if it were the amount typed
-    ctl(command, capsys, "close")
+    out = ctl(command, capsys, "close")
+    assert "no more bets; playing: seat 1" in out and "[" not in out.split("\n", 1)[1], out
     out = ctl(command, capsys, "status")
     assert "due: a card for player" in out, out
     _no_raw_structure(out.split("journal:")[0])
+    out = ctl(command, capsys, "snapshot") + ctl(command, capsys, "ping")
+    assert "state at seq 6: baccarat round 1 dealing; due: a card for player; credits seat 1: 90.00" in out
+    assert "ok: the table answers (seq 6; amounts in EUR with 2 decimals)" in out, out
+    _no_raw_structure(out)
+
+
+def test_a_faulted_panel_line_has_no_empty_brackets() -> None:
+    line = format_lamps({"fault": True, "dealer": {}, "seats": {}, "tower": {"fault": "blink"}})
+    assert line == "lamps: FAULT pattern on every seat | dealer dark | tower fault"
 
 
 def test_status_names_an_offline_shoe_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

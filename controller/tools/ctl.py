@@ -264,8 +264,17 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
         return "\n".join(lines) or "no rounds played yet"
     if cmd == "shoe":
         return f"ok: {reply['sent']} sent to the shoe (its HELLO will say it is back)"
-    if cmd in ("snapshot", "ping") or "row" not in reply:
-        return json.dumps(reply, indent=1)  # a query ctl has no layout for, or a raw request
+    if cmd == "ping":
+        money = reply.get("currency") or {}
+        code = f"in {money['code']} " if money.get("code") else ""
+        decimals = money.get("minor_units", 2)
+        return f"ok: the table answers (seq {reply['seq']}; amounts {code}with {decimals} decimals)"
+    if cmd == "snapshot":
+        state = reply["state"]
+        return (f"state at seq {reply['seq']}: {state['game']} round {state['round']} {state['phase']}; "
+                f"{due_text(state)}; credits {credits_text(state['credits'], cur)} (--json: the whole state)")
+    if "row" not in reply:
+        return json.dumps(reply, indent=1)  # a raw request ctl has no layout for: as the daemon sent it
     if reply.get("duplicate"):
         return f"ok: already applied (journal row {reply['row']}); nothing done"
     events = reply.get("events", [])

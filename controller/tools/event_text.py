@@ -29,7 +29,7 @@ def format_event(p: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
     elif name == "betting_opened":
         body = "place your bets"
     elif name == "betting_closed":
-        body = f"no more bets; playing seats {p['seats']}"
+        body = f"no more bets; playing: {_seats(p['seats']) if p['seats'] else 'no seat'}"
     elif name == "decision_due":
         body = "waiting for " + "; ".join(f"seat {s}: {'/'.join(a)}" for s, a in p["choices"].items())
     elif name == "decision":
@@ -62,6 +62,10 @@ def format_event(p: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
         body = f"{p['device']} {'online' if p['online'] else 'OFFLINE'} {p['detail']}".rstrip()
     elif name == "notice":
         body = notice_text(p["what"], p["detail"])
+    elif name == "burn_declared":
+        body = "the next card is a burn (declared by the dealer)"
+    elif name == "dp_set":
+        body = f"seat {p['seat']} is the Designated Player"
     elif name == "new_shoe":
         body = f"new shoe: {decks_text(p['decks'])}"
     else:
