@@ -94,4 +94,5 @@ def test_the_display_names_the_address_and_the_option(
     hold(held, base + 4)
     assert main(["display", str(table), "--listen", f"127.0.0.1:{base + 4}"]) != 0
     err = capsys.readouterr().err
-    assert f"cannot listen on 127.0.0.1:{base + 4}" in err and "--listen HOST:PORT moves it" in err, err
+    assert f"cannot listen on 127.0.0.1:{base + 4}: the address is in use by another program" in err, err
+    assert "--listen HOST:PORT moves it" in err and "('127.0.0.1'" not in err
