@@ -28,7 +28,7 @@ from controller.limits import TableLimits
 from controller.money import Currency
 from controller.table import Table
 from controller.tools.ctl import format_round
-from controller.tools.event_text import format_event
+from controller.tools.event_text import due_text, format_event
 from controller.tools.watch import format_lamps
 from signage.display_cmd import settings_of
 
@@ -111,8 +111,9 @@ def test_recall_marks_refused_inputs_and_says_device_events_in_words() -> None:
     text = "\n".join(format_round(recorder.last(1)[0], EUR))
     assert "place_wager x4 (3 refused)" in text and "open_betting," in text, text
     assert "seat 1 player stake now 5.00" in text
-    assert "shoe OFFLINE port error: unplugged" in text, text
+    assert "shoe OFFLINE: port error: unplugged" in text, text
     _no_raw_structure(text)
+    assert due_text(table.snapshot()) == "due: nothing until the tilt is resolved"  # not "the next round"
 
 
 @pytest.mark.parametrize(

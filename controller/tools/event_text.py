@@ -59,7 +59,7 @@ def format_event(p: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
     elif name == "credit":
         body = f"seat {p['seat']} credit {p['direction']} {m(p['amount'])}; credits {m(p['credits'])}"
     elif name == "device":
-        body = f"{p['device']} {'online' if p['online'] else 'OFFLINE'} {p['detail']}".rstrip()
+        body = f"{p['device']} {'online' if p['online'] else 'OFFLINE'}: {p['detail']}".rstrip(": ")
     elif name == "notice":
         body = notice_text(p["what"], p["detail"])
     elif name == "burn_declared":
@@ -121,7 +121,11 @@ def due_text(state: dict[str, Any]) -> str:
         return "due: " + "; ".join(f"seat {s} {'/'.join(a)}" for s, a in due["decision"].items())
     if state.get("phase") == "betting":
         return "due: bets (betting open)"
-    return "due: nothing (the dealer opens the next round)"
+    if state.get("tilt"):
+        return "due: nothing until the tilt is resolved"
+    if state.get("phase") == "idle":
+        return "due: nothing (the dealer opens the next round)"
+    return f"due: nothing ({state.get('phase')})"
 
 
 def offline_text(offline: dict[str, str]) -> list[str]:
