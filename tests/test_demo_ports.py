@@ -53,12 +53,18 @@ def hold(socks: list[socket.socket], port: int) -> None:
     socks.append(s)
 
 
+def held_table(tmp_path: Path, held: list[socket.socket], count: int, offset: int) -> tuple[int, Path]:
+    """(base, table file) of a table on ports base.. of ``count`` free ones, base+offset held by another."""
+    base = free_port_base(count)
+    table = sim_table(tmp_path, base)
+    hold(held, base + offset)
+    return base, table
+
+
 def test_a_demo_names_the_taken_port_and_its_key(
     tmp_path: Path, held: list[socket.socket], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    base = free_port_base(8)
-    table = sim_table(tmp_path, base)
-    hold(held, base + 2)
+    base, table = held_table(tmp_path, held, 8, 2)
     assert main(["demo", "--table", str(table), "--rounds", "1", "--plain", "--no-display"]) == 1
     err = capsys.readouterr().err
     assert f"tcp://127.0.0.1:{base + 2} (zeromq.command in {table}) is in use by another program" in err, err
@@ -76,9 +82,7 @@ def test_a_demo_names_the_taken_port_and_its_key(
 def test_the_daemon_names_the_taken_port_and_its_key(
     tmp_path: Path, held: list[socket.socket], capsys: pytest.CaptureFixture[str], offset: int, said: str
 ) -> None:
-    base = free_port_base(4)
-    table = sim_table(tmp_path, base)
-    hold(held, base + offset)
+    base, table = held_table(tmp_path, held, 4, offset)
     assert main(["run", str(table), "--no-shoe"]) == 4
     err = capsys.readouterr().err
     assert said.format(port=base + offset) in err, err
@@ -89,9 +93,7 @@ def test_the_daemon_names_the_taken_port_and_its_key(
 def test_the_display_names_the_address_and_the_option(
     tmp_path: Path, held: list[socket.socket], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    base = free_port_base(5)
-    table = sim_table(tmp_path, base)
-    hold(held, base + 4)
+    base, table = held_table(tmp_path, held, 5, 4)
     assert main(["display", str(table), "--listen", f"127.0.0.1:{base + 4}"]) != 0
     err = capsys.readouterr().err
     assert f"cannot listen on 127.0.0.1:{base + 4}: the address is in use by another program" in err, err

@@ -87,29 +87,36 @@ def _seats(seats: Any) -> str:
     return f"seat{'s' if len(listed) > 1 else ''} {', '.join(listed)}"
 
 
-def notice_text(what: str, d: dict[str, Any]) -> str:
-    """A game's notice (docs/rules/*.md names each) in words: ``dealer peeks under JD: no blackjack``."""
-    if what == "dealer_peek":
-        return f"dealer peeks under {d['up']}: {'BLACKJACK' if d['blackjack'] else 'no blackjack'}"
-    if what == "swap":
-        return f"seat {d['seat']} swaps, discarding {' '.join(d['discarded'])}"
-    if what == "odds_win_lost":
-        return f"seat {d['seat']} loses the Odds-Win: its first two cards total {d['total']} ({d['parity']})"
-    if what == "hand_decided":
-        return f"seat {d['seat']} {d['spot']} decided at {d['total']}: {d['outcome']}"
-    if what == "community":
-        return f"community cards {' '.join(d['cards'])}"
-    if what == "no_action":
-        return f"no action for {_seats(d['seats'])}: {d['reason']} (DP seat {d['dp_seat']})"
-    if what == "not_dealt":
-        return f"round not dealt: {d['reason']}"
-    if what == "tie":
-        return f"{_seats(d['seats'])} tie the DP's {d['rank']}: each extends or surrenders"
-    if what == "war":
-        return f"war for {_seats(d['seats'])}"
-    if what == "war_tie":
-        return f"seat {d['seat']} ties the DP's {d['rank']} again in the war"
-    return f"{what.replace('_', ' ')}: {result_text(d)}".rstrip(": ")
+#: Each game's notice in words (docs/rules/*.md names them); ``{seats}`` reads ``seats 2, 3``, a list of cards
+#: ``9H 7C``, ``{blackjack}`` ``BLACKJACK`` or ``no blackjack``.
+NOTICES = {
+    "dealer_peek": "dealer peeks under {up}: {blackjack}",
+    "swap": "seat {seat} swaps, discarding {discarded}",
+    "odds_win_lost": "seat {seat} loses the Odds-Win: its first two cards total {total} ({parity})",
+    "hand_decided": "seat {seat} {spot} decided at {total}: {outcome}",
+    "community": "community cards {cards}",
+    "no_action": "no action for {seats}: {reason} (DP seat {dp_seat})",
+    "not_dealt": "round not dealt: {reason}",
+    "tie": "{seats} tie the DP's {rank}: each extends or surrenders",
+    "war": "war for {seats}",
+    "war_tie": "seat {seat} ties the DP's {rank} again in the war",
+}
+
+
+def _notice_word(key: str, value: Any) -> Any:
+    if key == "seats":
+        return _seats(value)
+    if key == "blackjack":
+        return "BLACKJACK" if value else "no blackjack"
+    return " ".join(map(str, value)) if isinstance(value, list) else value
+
+
+def notice_text(what: str, detail: dict[str, Any]) -> str:
+    """A game's notice in words: ``dealer peeks under JD: no blackjack`` (one not listed: its fields)."""
+    try:
+        return NOTICES[what].format(**{k: _notice_word(k, v) for k, v in detail.items()})
+    except KeyError:
+        return f"{what.replace('_', ' ')}: {result_text(detail)}".rstrip(": ")
 
 
 def due_text(state: dict[str, Any]) -> str:
