@@ -106,14 +106,14 @@ def main() -> int:
         args.write.write_text(scenario)
         print(f"wrote {args.write}: {args.rounds} Baccarat rounds, {args.seats} seats "
               f"(seed {args.seed}); try\n"
-              f"  croupier scenario {args.write} --settled-only\n"
-              f"  croupier scenario {args.write} --settled-only --through-daemon")
+              f"  .venv/bin/croupier scenario {args.write} --settled-only\n"
+              f"  .venv/bin/croupier scenario {args.write} --settled-only --through-daemon")
         return 0
     croupier = str(Path(sys.executable).with_name("croupier"))
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:
         path = Path(tmp) / "baccarat.yaml"
         path.write_text(scenario)
-        run = [croupier, "scenario", str(path), "--settled-only"]
+        run = [croupier, "scenario", str(path), "--settled-only", "--json"]
         engine_s, engine_lines = timed(run)
         daemon_s, daemon_lines = timed([*run, "--through-daemon"])
     same = engine_lines == daemon_lines and len(engine_lines) == args.rounds

@@ -63,7 +63,8 @@ def start_display(
     then a free port is used, and the note says so (the address is printed).
     """
     host, _, port_text = listen.rpartition(":")
-    taken = f"port {port_text} is taken; the display uses a free port instead"
+    taken = (f"{host or '127.0.0.1'}:{port_text} is in use by another program; the display uses a free "
+             "port instead (--display HOST:PORT chooses one)")
     if port_text.isdigit() and int(port_text) and not _port_free(host or "127.0.0.1", int(port_text)):
         return (*_launch(table, pub, snapshot, f"{host}:0", work), taken)
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import signal
@@ -149,7 +150,10 @@ def run(args: argparse.Namespace) -> int:
             die_with_parent()
         asyncio.run(serve(build_feeds(configs, args, ctx), host, port, args.exit_with_parent))
     except OSError as exc:
-        print(f"croupier display: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        in_use = exc.errno == errno.EADDRINUSE
+        why = "the address is in use by another program" if in_use else exc.strerror or exc
+        print(f"croupier display: cannot listen on {host}:{port}: {why} (--listen HOST:PORT moves it)",
+              file=sys.stderr)
         return 1
     finally:
         ctx.destroy(linger=0)

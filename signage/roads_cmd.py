@@ -80,6 +80,8 @@ def _source_events(path: Path) -> tuple[str, Iterator[dict[str, Any]]]:
                               f"({reason})") from None
     if isinstance(raw, dict) and "state_dir" in raw and "rounds" not in raw:
         config = load_table(path)
+        if config.game_name != "baccarat":  # before its journal: a table never started has none
+            return config.game_name, iter(())
         events = list(_journal_events(config.state_dir))
         return config.game_name, iter(events)
     scenario = load_scenario(path)

@@ -29,7 +29,8 @@ def test_written_file_is_the_scenario_the_bench_times(tmp_path: Path) -> None:
     out = write(path, 6, 3)
     assert f"wrote {path}: 6 Baccarat rounds" in out
     assert f"croupier scenario {path} --settled-only --through-daemon" in out
-    done = subprocess.run([sys.executable, "-m", "controller.cli", "scenario", str(path), "--settled-only"],
+    done = subprocess.run([sys.executable, "-m", "controller.cli", "scenario", str(path), "--settled-only",
+                           "--json"],
                           cwd=ROOT, capture_output=True, text=True, check=True)
     settled = [json.loads(line) for line in done.stdout.splitlines()]
     assert [line["round"] for line in settled] == [1, 2, 3, 4, 5, 6]

@@ -44,7 +44,7 @@ def test_an_operator_session_shows_one_money_format(
     assert ctl(endpoint, capsys, "new-shoe")[0] == 0
     assert ctl(endpoint, capsys, "open")[0] == 0
     code, out, _ = ctl(endpoint, capsys, "bet", "1", "banker", "5")
-    assert code == 0 and "banker 5.00 bet; credits 995.00" in out
+    assert code == 0 and "banker stake now 5.00; credits 995.00" in out
     code, out, _ = ctl(endpoint, capsys, "bet", "1", "player", "2.50")
     assert code == 1 and "REFUSED" in out and "player wager 2.50 is not a multiple of the unit 1.00" in out
     code, out, _ = ctl(endpoint, capsys, "status")
@@ -57,7 +57,8 @@ def test_an_operator_session_shows_one_money_format(
     code, out, _ = ctl(endpoint, capsys, "meters")
     assert code == 0 and "credits_in 1,000.00" in out and "wagered 5.00" in out
     code, out, _ = ctl(endpoint, capsys, "recall", "1")
-    assert code == 0 and "wager  seat 1 banker 5.00 bet" in out and "credits before: seat 1: 1,000.00" in out
+    assert code == 0 and "wager  seat 1 banker stake now 5.00" in out
+    assert "credits before: seat 1: 1,000.00" in out
     assert "{" not in out  # results as words, not JSON
     raw = json.loads(_json(endpoint, capsys, "meters"))
     assert raw["seats"]["1"]["credits_in"] == 100000  # JSON keeps integer minor units

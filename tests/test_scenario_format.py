@@ -23,7 +23,7 @@ rounds:
 def run(tmp_path: Path, text: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, object]]]:
     path = tmp_path / "s.yaml"
     path.write_text(text)
-    code = main(["scenario", str(path)])
+    code = main(["scenario", str(path), "--json"])
     return code, [json.loads(x) for x in capsys.readouterr().out.splitlines()]
 
 
@@ -93,7 +93,7 @@ def test_impossible_card_in_a_scenario_is_an_error(
 
 
 def test_missing_file_and_bad_yaml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["scenario", str(tmp_path / "nope.yaml")]) == 1
+    assert main(["scenario", str(tmp_path / "nope.yaml"), "--json"]) == 1
     assert "cannot read" in capsys.readouterr().out
     code, events = run(tmp_path, "game: [baccarat\n", capsys)
     assert code == 1 and "not valid YAML" in str(events[0]["reason"])
@@ -109,7 +109,7 @@ def test_scenarios_md_baccarat_example_prints_the_documented_line(tmp_path: Path
         "    decisions: []\n"
     )
     out = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "scenario", str(path)],
+        [sys.executable, "-m", "controller.cli", "scenario", str(path), "--json"],
         capture_output=True, text=True, check=True, timeout=60,
     ).stdout.splitlines()
     assert out[-1] == (

@@ -28,7 +28,7 @@ def test_every_game_has_examples() -> None:
 @pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
 def test_example_settles_as_worked_by_hand(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     game = yaml.safe_load(path.read_text())["game"]
-    code = main(["scenario", str(path)])
+    code = main(["scenario", str(path), "--json"])
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     if game not in GAMES:
         # A game not built yet must be refused clearly, never half-run.
@@ -55,7 +55,7 @@ def test_example_settles_as_worked_by_hand(path: Path, capsys: pytest.CaptureFix
 
 def test_settlement_line_is_byte_exact(capsys: pytest.CaptureFixture[str]) -> None:
     """The round_settled line is printed in exactly the documented shape, byte for byte."""
-    assert main(["scenario", str(HERE / "baccarat.yaml")]) == 0
+    assert main(["scenario", str(HERE / "baccarat.yaml"), "--json"]) == 0
     lines = [x for x in capsys.readouterr().out.splitlines() if '"round_settled"' in x]
     expected = (HERE / "baccarat.expected.jsonl").read_text().splitlines()
     assert lines == expected

@@ -77,8 +77,11 @@ def credentials(
 
 
 #: The monitor events that tell a failed CURVE handshake from a daemon that is not there at all.
+#: ``EVENT_CONNECTED`` tells a daemon that is not running (nothing ever accepts the connection) from
+#: one that does not answer.
 _HANDSHAKE_EVENTS = (zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
-                     | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+                     | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+                     | zmq.EVENT_CONNECTED)
 
 
 class BadReply(RuntimeError):
@@ -115,15 +118,17 @@ class CommandClient:
             sock.setsockopt(zmq.LINGER, 0)
             sock.setsockopt(zmq.RCVTIMEO, self.timeout_ms)
             sock.setsockopt(zmq.SNDTIMEO, self.timeout_ms)
-            if self.key is not None:  # to say, if nothing answers, whether the CURVE handshake failed
-                self._monitor = sock.get_monitor_socket(_HANDSHAKE_EVENTS)
+            # To say, if nothing answers, whether anything listens and whether the CURVE handshake failed.
+            self._monitor = sock.get_monitor_socket(_HANDSHAKE_EVENTS)
             sock.connect(self.endpoint)
             self._sock = sock
         return self._sock
 
     def _handshake_seen(self) -> str:
         """What the connection's monitor saw: ``auth`` (our key refused), ``failed`` (the handshake
-        failed: the server key is not that daemon's), ``ok`` (connected and secured), or ``""``."""
+        failed: the server key is not that daemon's, or the socket wants a key we did not give), ``ok``
+        (connected and secured, or plain), ``connected`` (connected, no handshake seen) or ``""``
+        (nothing accepted the connection: nothing listens there)."""
         seen = ""
         monitor = self._monitor
         while monitor is not None and monitor.poll(0):
@@ -132,8 +137,10 @@ class CommandClient:
                 return "auth"
             if event in (zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL, zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL):
                 seen = "failed"
-            elif event == zmq.EVENT_HANDSHAKE_SUCCEEDED and not seen:
+            elif event == zmq.EVENT_HANDSHAKE_SUCCEEDED and seen in ("", "connected"):
                 seen = "ok"
+            elif event == zmq.EVENT_CONNECTED and not seen:
+                seen = "connected"
         return seen
 
     def send_raw(self, payload: bytes) -> dict[str, Any]:
@@ -145,18 +152,18 @@ class CommandClient:
             seen = self._handshake_seen()
             self.close()  # a REQ socket that lost its reply cannot be used again
             waited = f"nothing answers at {self.endpoint} within {self.timeout_ms / 1000:g} s"
-            if self.key is not None and seen:
-                raise DaemonUnavailable(self._why_unanswered(seen)) from None
-            if self.key is None:
+            if not seen:
+                raise DaemonUnavailable(
+                    f"{waited}: nothing is listening there: the table's daemon is not running (start "
+                    "it: croupier run TABLE, or see systemctl status 'croupier@*'), or this is not its "
+                    "endpoint (zeromq: in the table file)"
+                ) from None
+            if self.key is None and seen == "failed":
                 raise DaemonUnavailable(
                     f"{waited}: no key given, and a table answers authorised CURVE keys only "
                     "(--key FILE or $CROUPIER_KEY; docs/security.md)"
                 ) from None
-            raise DaemonUnavailable(
-                f"{waited}: is the table's daemon running (croupier run TABLE, or systemctl status "
-                "'croupier@*'), is this its endpoint (see zeromq: in the table file), and is the key "
-                f"{self.key.path} authorised on it (croupier keys list)?"
-            ) from None
+            raise DaemonUnavailable(self._why_unanswered(seen)) from None
         try:
             reply = json.loads(data)
         except (ValueError, UnicodeDecodeError):
@@ -169,8 +176,11 @@ class CommandClient:
         return self.send_raw(json.dumps({"cmd": cmd, **fields}).encode())
 
     def _why_unanswered(self, seen: str) -> str:
-        assert self.key is not None
         where, secs = self.endpoint, f"{self.timeout_ms / 1000:g} s"
+        if self.key is None or seen == "connected":
+            return (f"something at {where} took the request but did not answer within {secs}: the "
+                    "daemon busy or stuck (its log says; --timeout to wait longer), or not a Croupier "
+                    "socket")
         if seen == "auth":
             return (f"the daemon at {where} refused the key {self.key.path}: it is not authorised on "
                     "that table (croupier keys list / keys authorize there; docs/security.md)")

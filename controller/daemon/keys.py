@@ -107,6 +107,8 @@ def read_role(path: Path) -> Role:
 
 def load_pair(path: Path) -> tuple[bytes, bytes | None]:
     """(public, secret or None) of a certificate file; KeyFileError naming the file if unusable."""
+    if not path.is_file():
+        raise KeyFileError(f"{path}: no such file" if not path.exists() else f"{path}: not a file")
     try:
         public, secret = zmq.auth.load_certificate(path)
     except (OSError, ValueError) as exc:

@@ -78,7 +78,10 @@ class RoundRecorder:
         cur = self.current
         if cur is None:
             return
-        cur["inputs"].append({"at": at, "source": source, **inp.to_dict()})
+        entry = {"at": at, "source": source, **inp.to_dict()}
+        if events and events[0].event == "refused":  # marked, so a recall does not count it as done
+            entry["refused"] = events[0].to_dict()["reason"]
+        cur["inputs"].append(entry)
         for offset, event in enumerate(events):
             name = event.event
             cur["last_seq"] = seq_first + offset

@@ -10,6 +10,7 @@ dying, and paces a flood so it cannot hold back a card.
 
 from __future__ import annotations
 
+import errno
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -83,10 +84,14 @@ def bind(sock: Any, name: str, endpoint: str, hwm: int, opened: list[Any]) -> An
     try:
         sock.bind(endpoint)
     except zmq.ZMQError as exc:
-        raise DaemonError(
-            f"cannot bind the {name} socket to {endpoint}: {exc} "
-            "(another daemon on this table? see zeromq: in the table file)"
-        ) from None
+        if exc.errno == errno.EADDRINUSE:
+            raise DaemonError(
+                f"cannot bind the {name} socket to {endpoint}: the address is in use by another program "
+                f"(another daemon or demo on this table?); zeromq.{name} in the table file (or croupier "
+                f"run --{name} ENDPOINT) moves it"
+            ) from None
+        raise DaemonError(f"cannot bind the {name} socket to {endpoint}: {exc} (zeromq.{name} in the "
+                          "table file)") from None
     return sock
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import errno
 import logging
 import os
 import threading
@@ -69,7 +70,15 @@ def open_panels(d: DaemonHost, loop: asyncio.AbstractEventLoop, gpio_control: st
         host.open(service.table, loop, d.submit_from_device, service.sensor_wagers,
                   service.recorder.last_bets(service.table.phase == "betting")
                   if service.journal.last_id else None)  # a restart: what a press bets (panels.py)
-    except (BackendError, OSError) as exc:
+    except OSError as exc:
+        control = config.spec.gpio.control if config.spec.gpio is not None else None
+        if exc.errno == errno.EADDRINUSE and control is not None:
+            raise DaemonError(
+                f"cannot open the GPIO panels' control socket {control}: the address is in use by another "
+                "program (another daemon or demo on this table?); gpio.control in the table file (or "
+                "croupier run --gpio-control ENDPOINT) moves it") from None
+        raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
+    except BackendError as exc:
         raise DaemonError(f"cannot open the GPIO panels: {exc}") from None
     return host
 

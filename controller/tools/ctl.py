@@ -33,7 +33,14 @@ from controller.daemon.config import TableConfig, TableFileError, ZmqSpec, load_
 from controller.daemon.endpoints import EndpointError
 from controller.daemon.keys import KeyFileError
 from controller.money import AmountError, Currency
-from controller.tools.event_text import credits_text, format_event, result_text
+from controller.tools.event_text import (
+    credits_text,
+    due_text,
+    format_event,
+    offline_text,
+    result_text,
+    wager_text,
+)
 
 #: ctl word -> (command, positional fields); integers are converted where the command expects them.
 WORDS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
@@ -155,16 +162,9 @@ def format_round(r: dict[str, Any], cur: Currency) -> list[str]:
         f"  seq {r['first_seq']}..{r['last_seq']}"
     ]
     out.append("  credits before: " + credits_text(r["credits_before"], cur))
-    who: dict[str, dict[str, int]] = {}
-    for inp in r.get("inputs", []):
-        kinds = who.setdefault(inp["source"], {})
-        kinds[inp["input"]] = kinds.get(inp["input"], 0) + 1
-    for source, kinds in who.items():  # who did what: key names of commands, devices
-        done = ", ".join(k + (f" x{n}" if n > 1 else "") for k, n in kinds.items())
-        out.append(f"  by     {source}: {done}")
+    out.extend(f"  by     {line}" for line in inputs_text(r.get("inputs", [])))
     for w in r["wagers"]:
-        verb = "bet" if w["event"] == "wager_placed" else f"returned ({w['reason']})"
-        out.append(f"  wager  seat {w['seat']} {w['spot']} {m(w['amount'])} {verb}")
+        out.append(f"  wager  {wager_text(w, cur)}")
     cards = [_card_text(c) for c in r["cards"]]
     if cards:
         out.append("  cards  " + " ".join(cards))
@@ -174,7 +174,7 @@ def format_round(r: dict[str, Any], cur: Currency) -> list[str]:
             + (f" {m(d['amount'])}" if d["amount"] is not None else "")
         )
     for t in r["tilts"]:
-        out.append(f"  {t['event']:<6} " + json.dumps({k: v for k, v in t.items() if k != "event"}))
+        out.append("  " + format_event(t, cur))
     if r["result"]:
         out.append("  result " + result_text(r["result"]))
     for s in r["settlements"] or []:
@@ -184,6 +184,24 @@ def format_round(r: dict[str, Any], cur: Currency) -> list[str]:
     if r["credits_after"] is not None:
         out.append("  credits after:  " + credits_text(r["credits_after"], cur))
     return out
+
+
+def inputs_text(inputs: list[dict[str, Any]]) -> list[str]:
+    """Who did what in a round: ``operator: open_betting, place_wager x4 (3 refused)``, per source."""
+    who: dict[str, dict[str, list[int]]] = {}
+    for inp in inputs:
+        done, refused = who.setdefault(inp["source"], {}).setdefault(inp["input"], [0, 0])
+        who[inp["source"]][inp["input"]] = [done + 1, refused + ("refused" in inp)]
+    lines = []
+    for source, kinds in who.items():  # key names of commands, devices
+        words = []
+        for kind, (n, refused) in kinds.items():
+            word = kind + (f" x{n}" if n > 1 else "")
+            if refused:
+                word += " (refused)" if n == 1 else f" ({refused} refused)"
+            words.append(word)
+        lines.append(f"{source}: {', '.join(words)}")
+    return lines
 
 
 def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) -> str:
@@ -197,8 +215,7 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
             f"table {reply['table']} ({reply['game']}): round {reply['round']} {reply['phase']}, "
             f"seq {reply['seq']}"
         ]
-        if reply["due"]:
-            lines.append(f"  due: {json.dumps(reply['due'])}")
+        lines.append("  " + due_text(reply))
         if reply["tilt"]:
             tilt = reply["tilt"]
             lines.append(f"  TILT: {tilt['reason']}: {tilt['detail']}; {tilt_advice(tilt['reason'])}")
@@ -209,8 +226,7 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
             if refused:
                 lines.append(f"  cards refused during the tilt (out of the shoe): {' '.join(refused)}; once "
                              "it is resolved, key each as the due card (card X) or as a burn (card X burn)")
-        if reply["offline"]:
-            lines.append(f"  offline: {json.dumps(reply['offline'])}")
+        lines.extend(f"  {line}" for line in offline_text(reply["offline"]))
         lines.append(
             "  credits: " + credits_text(reply["credits"], cur)
         )
@@ -248,13 +264,24 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
         return "\n".join(lines) or "no rounds played yet"
     if cmd == "shoe":
         return f"ok: {reply['sent']} sent to the shoe (its HELLO will say it is back)"
-    if cmd in ("snapshot", "ping") or "row" not in reply:
-        return json.dumps(reply, indent=1)  # a query ctl has no layout for, or a raw request
+    if cmd == "ping":
+        money = reply.get("currency") or {}
+        code = f"in {money['code']} " if money.get("code") else ""
+        decimals = money.get("minor_units", 2)
+        return f"ok: the table answers (seq {reply['seq']}; amounts {code}with {decimals} decimals)"
+    if cmd == "snapshot":
+        state = reply["state"]
+        return (f"state at seq {reply['seq']}: {state['game']} round {state['round']} {state['phase']}; "
+                f"{due_text(state)}; credits {credits_text(state['credits'], cur)} (--json: the whole state)")
+    if "row" not in reply:
+        return json.dumps(reply, indent=1)  # a raw request ctl has no layout for: as the daemon sent it
     if reply.get("duplicate"):
         return f"ok: already applied (journal row {reply['row']}); nothing done"
     events = reply.get("events", [])
     tilt = next((e for e in events if e["event"] == "tilt"), None)
     head = "ok" if tilt is None else f"TILT ({tilt['reason']}): {tilt_advice(tilt['reason'])}"
+    if cmd == "bet" and tilt is None:  # the amount typed; the events below give the spot's new total
+        head = f"ok: {cur.format(request['amount'])} bet on seat {request['seat']} {request['spot']}"
     lines = [f"{head}: journal row {reply['row']}, seq {reply['seq']}"]
     lines.extend("  " + format_event(e, cur) for e in events)
     return "\n".join(lines)

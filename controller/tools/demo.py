@@ -40,6 +40,7 @@ from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.daemon.keys import ClientCredentials
 from controller.tools.children import die_with_parent, start_child
 from controller.tools.demo_dealer import CardSource, Dealer, DemoError
+from controller.tools.demo_ports import taken, taken_message
 from controller.tools.demo_setup import STOP_SIGNALS, _interrupt, ctl_command, demo_endpoints, table_file
 from controller.tools.demo_summary import summary
 from controller.tools.live_keys import keys_pressed
@@ -138,6 +139,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     seed = args.seed if args.seed is not None else sim.seed
     endpoints = demo_endpoints(config, args.ports)
+    held = taken(endpoints)
+    if held:  # said before anything starts: the address, and the setting that moves it
+        print(f"croupier demo: {taken_message(held, path, bool(args.ports))}", file=sys.stderr)
+        return 1
     out = sys.stdout
     out.write(
         f"Croupier demo: {config.game_name} table {config.table_id!r} on simulated hardware "

@@ -27,6 +27,7 @@ from typing import TextIO
 
 from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig, TableFileError, load_table
 from controller.tools.children import start_child
+from controller.tools.demo_ports import free_span, taken, taken_text, tcp_port
 from controller.tools.demo_setup import PORTS_PER_TABLE, STOP_SIGNALS, _interrupt, ctl_command, demo_endpoints
 
 #: The shipped simulated tables (``<game>_sim.yaml``; camera tables are ``..._sim_camera.yaml``).
@@ -52,6 +53,8 @@ class RunningTable:
     log: Path
     key: str | None = None
     display: str | None = None
+    #: On ``--ports`` (or moved there because a port of its file was taken), not the file's endpoints.
+    ported: bool = False
 
     def read_log(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
@@ -91,14 +94,41 @@ def _wait_started(table: RunningTable, with_display: bool) -> None:
         time.sleep(0.1)
 
 
-def _describe(table: RunningTable, ported: bool) -> str:
+def _describe(table: RunningTable) -> str:
     e = table.endpoints
     lines = [f"table {table.config.table_id} ({table.config.game_name}): {table.path.name}",
              f"  pub {e['pub']}  snapshot {e['snapshot']}  command {e['command']}"
              + (f"  panels {e['control']}" if "control" in e else ""),
              f"  display: {table.display or 'none (--no-display)'}",
-             f"  ctl: {ctl_command(table.key or '?', table.config, table.path, e, ported)}"]
+             f"  ctl: {ctl_command(table.key or '?', table.config, table.path, e, table.ported)}"]
     return "\n".join(lines)
+
+
+def _free_of_others(
+    args: argparse.Namespace, paths: list[Path], configs: list[TableConfig], planned: list[int | None],
+    out: TextIO,
+) -> list[int | None]:
+    """Each table's ``--ports`` (None: its file's); a table whose port another program holds moves to
+    free ports, and says so, so that one collision does not stop every table."""
+    used = [port for config, ports in zip(configs, planned, strict=True)
+            for e in demo_endpoints(config, ports).values() if (port := _port(e)) is not None]
+    start = max(used, default=5600) + 1
+    final: list[int | None] = []
+    for path, config, ports in zip(paths, configs, planned, strict=True):
+        held = taken(demo_endpoints(config, ports))
+        if held:
+            said = taken_text(held, path, ports is not None)
+            ports = free_span(PORTS_PER_TABLE, start, used)
+            used += range(ports, ports + PORTS_PER_TABLE)
+            out.write(f"table {config.table_id}: {said}; it moves to 127.0.0.1 ports {ports}..{ports + 3} "
+                      "(the other tables keep theirs)\n")
+        final.append(ports)
+    return final
+
+
+def _port(endpoint: str) -> int | None:
+    where = tcp_port(endpoint)
+    return None if where is None else where[1]
 
 
 def _stop(tables: list[RunningTable]) -> None:
@@ -137,16 +167,18 @@ def run_all(args: argparse.Namespace) -> int:
     try:
         for sig in handlers:
             signal.signal(sig, _interrupt)
-        for i, path in enumerate(paths):
-            config = load_table(path)
-            ports = args.ports + PORTS_PER_TABLE * i if args.ports else None
+        configs = [load_table(path) for path in paths]
+        planned = [args.ports + PORTS_PER_TABLE * i if args.ports else None for i in range(len(paths))]
+        out.write(f"Croupier demo: {len(paths)} simulated tables at once; Ctrl-C stops them all.\n")
+        for path, config, ports in zip(paths, configs, _free_of_others(args, paths, configs, planned, out),
+                                       strict=True):
             log = work / f"{config.table_id}.log"
             proc = start_child(_child_args(args, path, ports), log)
-            tables.append(RunningTable(path, config, demo_endpoints(config, ports), proc, log))
-        out.write(f"Croupier demo: {len(tables)} simulated tables at once; Ctrl-C stops them all.\n")
+            tables.append(RunningTable(path, config, demo_endpoints(config, ports), proc, log,
+                                       ported=ports is not None))
         for table in tables:
             _wait_started(table, not args.no_display)
-            out.write(_describe(table, bool(args.ports)) + "\n")
+            out.write(_describe(table) + "\n")
         out.write("all tables running\n")
         out.flush()
         while any(t.proc.poll() is None for t in tables):  # with --rounds N they end by themselves

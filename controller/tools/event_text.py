@@ -25,12 +25,11 @@ def format_event(p: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
     elif name == "card_burned":
         body = f"burn {p['card']} ({p['why']})"
     elif name in ("wager_placed", "wager_returned"):
-        verb = "bet" if name == "wager_placed" else f"returned ({p['reason']})"
-        body = f"seat {p['seat']} {p['spot']} {m(p['amount'])} {verb}; credits {m(p['credits'])}"
+        body = f"{wager_text(p, cur)}; credits {m(p['credits'])}"
     elif name == "betting_opened":
         body = "place your bets"
     elif name == "betting_closed":
-        body = f"no more bets; playing seats {p['seats']}"
+        body = f"no more bets; playing: {_seats(p['seats']) if p['seats'] else 'no seat'}"
     elif name == "decision_due":
         body = "waiting for " + "; ".join(f"seat {s}: {'/'.join(a)}" for s, a in p["choices"].items())
     elif name == "decision":
@@ -60,13 +59,85 @@ def format_event(p: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
     elif name == "credit":
         body = f"seat {p['seat']} credit {p['direction']} {m(p['amount'])}; credits {m(p['credits'])}"
     elif name == "device":
-        body = f"{p['device']} {'online' if p['online'] else 'OFFLINE'} {p['detail']}".rstrip()
+        body = f"{p['device']} {'online' if p['online'] else 'OFFLINE'}: {p['detail']}".rstrip(": ")
+    elif name == "notice":
+        body = notice_text(p["what"], p["detail"])
+    elif name == "burn_declared":
+        body = "the next card is a burn (declared by the dealer)"
+    elif name == "dp_set":
+        body = f"seat {p['seat']} is the Designated Player"
     elif name == "new_shoe":
         body = f"new shoe: {decks_text(p['decks'])}"
     else:
         rest = {k: v for k, v in p.items() if k not in ("event", "table", "seq", "round")}
         body = result_text(rest)
     return f"{head}{rnd}{name:<14} {body}"
+
+
+def wager_text(w: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
+    """``seat 1 banker stake now 10.00`` (a wager event's amount is the spot's new total, not the bet
+    typed) or ``seat 1 banker 10.00 returned (cancelled)``."""
+    if w["event"] == "wager_placed":
+        return f"seat {w['seat']} {w['spot']} stake now {cur.format(w['amount'])}"
+    return f"seat {w['seat']} {w['spot']} {cur.format(w['amount'])} returned ({w['reason']})"
+
+
+def _seats(seats: Any) -> str:
+    listed = [str(s) for s in seats]
+    return f"seat{'s' if len(listed) > 1 else ''} {', '.join(listed)}"
+
+
+#: Each game's notice in words (docs/rules/*.md names them); ``{seats}`` reads ``seats 2, 3``, a list of cards
+#: ``9H 7C``, ``{blackjack}`` ``BLACKJACK`` or ``no blackjack``.
+NOTICES = {
+    "dealer_peek": "dealer peeks under {up}: {blackjack}",
+    "swap": "seat {seat} swaps, discarding {discarded}",
+    "odds_win_lost": "seat {seat} loses the Odds-Win: its first two cards total {total} ({parity})",
+    "hand_decided": "seat {seat} {spot} decided at {total}: {outcome}",
+    "community": "community cards {cards}",
+    "no_action": "no action for {seats}: {reason} (DP seat {dp_seat})",
+    "not_dealt": "round not dealt: {reason}",
+    "tie": "{seats} tie the DP's {rank}: each extends or surrenders",
+    "war": "war for {seats}",
+    "war_tie": "seat {seat} ties the DP's {rank} again in the war",
+}
+
+
+def _notice_word(key: str, value: Any) -> Any:
+    if key == "seats":
+        return _seats(value)
+    if key == "blackjack":
+        return "BLACKJACK" if value else "no blackjack"
+    return " ".join(map(str, value)) if isinstance(value, list) else value
+
+
+def notice_text(what: str, detail: dict[str, Any]) -> str:
+    """A game's notice in words: ``dealer peeks under JD: no blackjack`` (one not listed: its fields)."""
+    try:
+        return NOTICES[what].format(**{k: _notice_word(k, v) for k, v in detail.items()})
+    except KeyError:
+        return f"{what.replace('_', ' ')}: {result_text(detail)}".rstrip(": ")
+
+
+def due_text(state: dict[str, Any]) -> str:
+    """What the table waits for, from a status or snapshot state: ``due: a card for banker``."""
+    due = state.get("due") or {}
+    if "card" in due:
+        return f"due: a card for {due['card']}"
+    if "decision" in due:
+        return "due: " + "; ".join(f"seat {s} {'/'.join(a)}" for s, a in due["decision"].items())
+    if state.get("phase") == "betting":
+        return "due: bets (betting open)"
+    if state.get("tilt"):
+        return "due: nothing until the tilt is resolved"
+    if state.get("phase") == "idle":
+        return "due: nothing (the dealer opens the next round)"
+    return f"due: nothing ({state.get('phase')})"
+
+
+def offline_text(offline: dict[str, str]) -> list[str]:
+    """Each device that is offline, and why: ``shoe OFFLINE: cannot open /dev/ttyUSB0: ...``."""
+    return [f"{device} OFFLINE: {detail}" for device, detail in offline.items()]
 
 
 def credits_text(credits: dict[str, int], cur: Currency = DEFAULT_CURRENCY) -> str:

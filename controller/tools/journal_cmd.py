@@ -5,7 +5,7 @@ commissioned) and the daemon never shortens it: start-up time does not grow
 with it (checkpoints: docs/daemon.md) and recall and audits need
 all of it. These commands read it without disturbing a running daemon:
 
-* ``export`` writes inputs as JSON lines (row, time, source, input, ref), for
+* ``export`` writes inputs as JSON lines (row, at, source, input, ref), for
   an auditor, a floor system, or a scenario of a disputed round.
 * ``archive DEST`` makes a consistent copy with SQLite's online backup (safe
   while the daemon writes), checks the copy and prints its rows and SHA-256,

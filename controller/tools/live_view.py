@@ -29,7 +29,7 @@ from rich.text import Text
 from controller.daemon.client import DaemonUnavailable, Subscriber, request_snapshot
 from controller.daemon.keys import ClientCredentials
 from controller.money import DEFAULT_CURRENCY, Currency
-from controller.tools.event_text import compact_result, format_event, result_text
+from controller.tools.event_text import compact_result, due_text, format_event, offline_text, result_text
 
 #: A card code in a round view (``TD``, ``AS``) or a hole card not yet shown.
 _CARD = re.compile(r"^([2-9TJQKA][CDHS]|\?\?)$")
@@ -189,22 +189,10 @@ def _banners(v: TableView, state: dict[str, Any] | None) -> list[RenderableType]
             what = tilt.get("card") or tilt["detail"]
             held = f"; held {' '.join(tilt['held'])}" if tilt.get("held") else ""
             out.append(f"TILT {tilt['reason']}: {what}{held} (burn, clear-tilt, take or void)")
-        for device, detail in (state.get("offline") or {}).items():
-            out.append(f"FAULT {device} offline: {detail}")
+        out.extend(f"FAULT {line}" for line in offline_text(state.get("offline") or {}))
     if v.lamps and v.lamps.get("fault"):
         out.append("FAULT pattern on the panels")
     return [Text(line, style="bold white on red") for line in out]
-
-
-def _due_text(state: dict[str, Any], cur: Currency) -> str:
-    due = state.get("due") or {}
-    if "card" in due:
-        return f"due: a card for {due['card']}"
-    if "decision" in due:
-        return "due: " + "; ".join(f"seat {s} {'/'.join(a)}" for s, a in due["decision"].items())
-    if state.get("phase") == "betting":
-        return "due: bets (betting open)"
-    return "due: nothing (the dealer opens the next round)"
 
 
 def bead_plate(results: list[dict[str, Any]], columns: int = 20) -> Text:
@@ -292,7 +280,7 @@ def render_table(v: TableView) -> RenderableType:
                 f"{meters.get('rounds_voided', 0)} · house {cur.signed(meters.get('house_net', 0))}")
     parts: list[RenderableType] = [
         *banners,
-        Text(_due_text(state, cur), style="bold"),
+        Text(due_text(state), style="bold"),
         hands if hands.plain else Text("hands: no cards yet", style="dim"),
         seats,
         dealer_panel,

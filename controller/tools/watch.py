@@ -38,7 +38,8 @@ def format_lamps(p: dict[str, Any]) -> str:
     """
     if p.get("fault"):
         dealer = " ".join(p.get("dealer", {}))
-        return f"lamps: FAULT pattern on every seat | dealer [{dealer}] | tower fault"
+        lit = f"[{dealer}]" if dealer else "dark"
+        return f"lamps: FAULT pattern on every seat | dealer {lit} | tower fault"
     parts = []
     for seat, lamps in p.get("seats", {}).items():
         words = [w + ("*" if m == "blink" else "") for w, m in lamps.get("buttons", {}).items()]

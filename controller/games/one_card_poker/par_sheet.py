@@ -153,7 +153,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"  P(tie)                      {_frac(tie, den)}")
     print(
         f"  first War pair after a tie: higher {float(war_h):.4f}, lower {float(war_l):.4f}, "
-        f"tie again {float(war_t):.4f} (higher == lower: {war_h == war_l})"
+        f"tie again {float(war_t):.4f} ("
+        + ("higher and lower equally likely: a War is even" if war_h == war_l else "higher and lower differ")
+        + ")"
     )
     print(f"Tie wager at {pays}: house edge {_frac(edge, den)} ({float(edge) * 100:.2f} %)")
     print("  (it wins whenever the first cards tie: a surrender keeps it unless tie_requires_extend,")
