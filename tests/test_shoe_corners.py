@@ -59,13 +59,14 @@ def test_oversized_frame_in_one_write_is_refused_not_acked(shoe: RawShoe, run_re
     """Issue reproduction: a 210-byte FAULT written in one piece used to be ACKed and acted on."""
     _, events = run_reader(profile(shoe.path))
     shoe.send(0, HELLO)
-    shoe.expect(is_ack(0))
-    big = raw_frame(1, 0x09, b"\x01" + b"jam!" * 50 + b"ja")
+    shoe.send(1, Heartbeat())
+    shoe.expect(is_ack(1))
+    big = raw_frame(2, 0x09, b"\x01" + b"jam!" * 50 + b"ja")
     assert len(big) == 210
     shoe.write(big)
     got = shoe.expect(lambda f: isinstance(f.message, Nak))
-    assert not any(isinstance(f.message, Ack) and f.seq == 1 for f in got)
-    assert [f.seq for f in got if isinstance(f.message, Nak)] == [1]
+    assert not any(isinstance(f.message, Ack) and f.seq == 2 for f in got)
+    assert [f.seq for f in got if isinstance(f.message, Nak)] == [2]
     time.sleep(0.2)
     assert not events.status("fault")
     assert "longer than 101" in events.status("framing_error")[0].detail["reason"]

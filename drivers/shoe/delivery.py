@@ -57,6 +57,21 @@ def new_session() -> str:
     return uuid.uuid4().hex[:16]
 
 
+def resend_from(last: int) -> int:
+    """The SEQ a NAK asks for after frame ``last``: the next one, but never 1.
+
+    NAK n also acknowledges frame n - 1 (shoe rule 4), so NAK 1 would acknowledge a HELLO 0 the
+    host has not seen: the HELLO of a shoe power-cycled while the port was closed or the daemon
+    down, or one that arrived damaged. The shoe would go on with frame 1, and that HELLO (a new
+    session, the check of its protocol version, the end of a fault) would never reach the
+    consumer. NAK 0 instead resends frame 0 if it is in flight (a HELLO is then delivered, the
+    frame already accepted is acknowledged again) and is ignored otherwise: a frame 1 in flight
+    comes back with the shoe's own resend (docs/shoe-protocol.md, "Delivery", host rule 3).
+    """
+    after = (last + 1) & 0xFF
+    return 0 if after == 1 else after
+
+
 class LineState:
     """One session's reading state: its decoder, when the last good frame came, whether any did."""
 
@@ -146,7 +161,7 @@ class FrameReader:
             # Not rate-limited: one per session (the reconnect backoff bounds it), and it is what
             # gets the shoe's held frame back before its 1 s resend, so a short heartbeat_timeout
             # cannot end session after session.
-            self._nak((self._last_seq + 1) & 0xFF, limited=False)
+            self._nak(resend_from(self._last_seq), limited=False)
 
     def _feed(self, line: LineState, data: bytes) -> None:
         """Bytes from the port: decode, deliver and acknowledge what they complete."""
@@ -169,7 +184,7 @@ class FrameReader:
         # the shoe's ACK timeout (rate-limited). Before the first good frame there is no SEQ to ask
         # for: the shoe's resend timer recovers.
         if items and isinstance(items[-1], FramingError) and self._last_seq is not None:
-            self._nak((self._last_seq + 1) & 0xFF)
+            self._nak(resend_from(self._last_seq))
 
     def _accept(self, frame: Frame | UndecodableFrame) -> bool:
         """Deliver a frame once and acknowledge it; False if it is not something a shoe sends.
