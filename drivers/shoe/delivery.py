@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import serial  # type: ignore[import-untyped]  # no stubs in the dev deps (types-pyserial)
 
@@ -38,6 +38,11 @@ from drivers.shoe.messages import (
 from drivers.shoe.profile import ShoeProfile
 
 log = logging.getLogger("croupier.shoe")
+
+#: After a RESET, how long frames other than HELLO are held back (neither delivered nor acknowledged)
+#: waiting for the HELLO that answers it: a shoe answers at once; a RESET lost on the line must not
+#: hold the shoe's frames for longer than this (its resends are delivered after it).
+RESET_HOLD: Final = 2.0
 
 
 class FrameId(NamedTuple):
@@ -100,6 +105,7 @@ class FrameReader:
     _on_acked: Callable[[FrameId], None] | None
     _session: str
     _resuming: bool
+    _reset_at: float | None
     _lock: threading.Lock
     _port: serial.SerialBase | None
     _last_seq: int | None
@@ -201,9 +207,12 @@ class FrameReader:
             self._framing_error(FramingError(
                 f"received host-to-shoe {name} (seq {frame.seq}): is the line echoing?"))
             return False
+        if not isinstance(message, Hello) and self._held_by_reset(frame.seq):
+            return True  # not acknowledged: the shoe sends it again after its HELLO
         last = self._last_seq
         behind = None if last is None else (last - frame.seq) & 0xFF
         if isinstance(message, Hello):
+            self._reset_at = None
             # HELLO always resets the expectation, whatever its SEQ: after a wrap, a power-cycle
             # HELLO 0 may carry the SEQ last delivered. Delivering a resent HELLO again is harmless;
             # it starts a new session (the consumer records it before it is acknowledged).
@@ -234,6 +243,22 @@ class FrameReader:
         if self._on_acked is not None:
             self._on_acked(FrameId(self._session, frame.seq))
         return True
+
+    def _held_by_reset(self, seq: int) -> bool:
+        """True while a RESET is unanswered: a frame arriving now left the shoe before it took the
+        RESET (it answers RESET with HELLO before anything else), so the shoe holds it unacknowledged
+        and sends it again after its HELLO, with a new number (docs/shoe-protocol.md, RESET). Delivered
+        or acknowledged now, it would be delivered twice: a card dealt twice."""
+        if self._reset_at is None:
+            return False
+        if time.monotonic() - self._reset_at < RESET_HOLD:
+            log.info("shoe frame %d held back: sent before the shoe took the RESET; it comes again "
+                     "after the HELLO", seq)
+            return True
+        log.warning("no HELLO %.0f s after RESET: was the RESET lost? the shoe's frames are taken again",
+                    RESET_HOLD)
+        self._reset_at = None
+        return False
 
     def _take(self, frame: FrameId, message: Message) -> bool:
         """Deliver a new frame; once accepted it is the last one (False: not accepted, no ACK)."""
