@@ -15,7 +15,7 @@ import pytest
 from test_shoe_transport import RawShoe, is_ack, profile
 
 from controller.cards import parse_card
-from drivers.shoe.codec import Frame
+from drivers.shoe.codec import Frame, encode_frame
 from drivers.shoe.events import ShoeCard, ShoeEvent
 from drivers.shoe.messages import Ack, CardMsg, Heartbeat, Hello, Nak, StatusRequest
 from drivers.shoe.transport import FrameId, ShoeReader
@@ -157,6 +157,54 @@ def test_hello_after_a_resume_starts_a_new_session_and_heartbeats_are_offered() 
         assert len({f.session for f in frames}) == 1 and frames[0].session != "s1"
         assert consumer.frames[1][1] is None  # a heartbeat: offered with no event
         assert reader.last_heartbeat == Heartbeat()
+    finally:
+        reader.stop()
+        raw.close()
+
+
+def test_a_resume_from_frame_0_never_acknowledges_a_hello_it_has_not_seen() -> None:
+    """The journal's cursor is frame 0 and the shoe was power-cycled while the daemon was down: its
+    HELLO 0 is in flight. NAK 1 ("resend from 1") would also acknowledge that HELLO (shoe rule 4), so
+    the shoe would go on with frame 1 and the HELLO would never be delivered: the greeting asks for 0."""
+    raw, consumer = RawShoe(), Consumer()
+    reader, _ = start(raw, consumer, resume=FrameId("s1", 0))
+    try:
+        greeting = raw.expect(lambda f: isinstance(f.message, Nak))
+        assert [f.seq for f in greeting if isinstance(f.message, Nak)] == [0]
+        raw.send(0, Hello("Cycled", "1", "C-2"))  # the shoe's answer to NAK 0: its HELLO, at once
+        raw.expect(is_ack(0))
+        raw.send(1, CardMsg(parse_card("9C")))
+        raw.expect(is_ack(1))
+        consumer.wait(1)
+        hello, card = (f for f, _ in consumer.frames)
+        assert hello is not None and hello.session != "s1" and card == FrameId(hello.session, 1)
+    finally:
+        reader.stop()
+        raw.close()
+
+
+def test_a_damaged_hello_after_frame_0_is_asked_for_again_not_acknowledged() -> None:
+    """The last frame delivered is 0 and the shoe's next frame arrives damaged: it may be frame 1 or
+    the HELLO 0 of a shoe that was just power-cycled; NAK 0 resends the HELLO, where NAK 1 would
+    acknowledge it unseen (a frame 1 in flight ignores NAK 0 and comes back with its own resend)."""
+    raw, consumer = RawShoe(), Consumer()
+    reader, _ = start(raw, consumer)
+    try:
+        raw.send(0, Hello("Before", "1", "B-1"))
+        raw.expect(is_ack(0))
+        damaged = bytearray(encode_frame(0, Hello("After", "1", "A-2")))
+        damaged[5] ^= 0x01
+        raw.write(bytes(damaged))
+        got = raw.expect(lambda f: isinstance(f.message, Nak))
+        assert [f.seq for f in got if isinstance(f.message, Nak)] == [0]
+        raw.send(0, Hello("After", "1", "A-2"))
+        raw.expect(is_ack(0))
+        deadline = time.monotonic() + 5
+        while len(consumer.frames) < 2:
+            assert time.monotonic() < deadline, consumer.frames
+            time.sleep(0.01)
+        sessions = [f.session for f, _ in consumer.frames if f is not None]
+        assert len(set(sessions)) == 2  # the second HELLO was delivered: a new session
     finally:
         reader.stop()
         raw.close()

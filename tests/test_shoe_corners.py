@@ -59,13 +59,14 @@ def test_oversized_frame_in_one_write_is_refused_not_acked(shoe: RawShoe, run_re
     """Issue reproduction: a 210-byte FAULT written in one piece used to be ACKed and acted on."""
     _, events = run_reader(profile(shoe.path))
     shoe.send(0, HELLO)
-    shoe.expect(is_ack(0))
-    big = raw_frame(1, 0x09, b"\x01" + b"jam!" * 50 + b"ja")
+    shoe.send(1, Heartbeat())
+    shoe.expect(is_ack(1))
+    big = raw_frame(2, 0x09, b"\x01" + b"jam!" * 50 + b"ja")
     assert len(big) == 210
     shoe.write(big)
     got = shoe.expect(lambda f: isinstance(f.message, Nak))
-    assert not any(isinstance(f.message, Ack) and f.seq == 1 for f in got)
-    assert [f.seq for f in got if isinstance(f.message, Nak)] == [1]
+    assert not any(isinstance(f.message, Ack) and f.seq == 2 for f in got)
+    assert [f.seq for f in got if isinstance(f.message, Nak)] == [2]
     time.sleep(0.2)
     assert not events.status("fault")
     assert "longer than 101" in events.status("framing_error")[0].detail["reason"]
@@ -196,3 +197,40 @@ def test_plain_profile_line_ends(shoe: RawShoe, run_reader: Any, line_end: str, 
     time.sleep(0.2)
     assert events.codes() == codes and all(isinstance(c, ShoeCard) for c in events.cards())
     assert len(events.status("framing_error")) == errors
+
+
+def test_a_card_crossing_a_reset_on_the_wire_is_dealt_once(shoe: RawShoe, run_reader: Any) -> None:
+    """The host's RESET and the shoe's CARD cross on the line: the shoe takes the RESET before the
+    host's ACK of the card, so (as RESET says) it sends the card again after its HELLO, with a new
+    number. The host used to deliver and acknowledge the first copy too: one card, dealt twice."""
+    reader, events = run_reader(profile(shoe.path))
+    shoe.send(0, HELLO)
+    shoe.send(1, CardMsg(parse_card("9D")))
+    shoe.expect(is_ack(1))
+    reader.reset()
+    shoe.send(2, CardMsg(parse_card("7S")))  # left the shoe before the RESET arrived
+    got = shoe.drain(0.3)
+    assert not any(isinstance(f.message, Ack) for f in got), got  # held back, not acknowledged
+    shoe.send(0, HELLO)  # the shoe took the RESET: HELLO 0, then the unacknowledged card as 1
+    shoe.expect(is_ack(0))
+    shoe.send(1, CardMsg(parse_card("7S")))
+    shoe.expect(is_ack(1))
+    time.sleep(0.2)
+    assert events.codes() == ["9D", "7S"]
+
+
+def test_a_reset_lost_on_the_line_holds_the_shoes_frames_only_a_moment(
+        shoe: RawShoe, run_reader: Any) -> None:
+    reader, events = run_reader(profile(shoe.path))
+    shoe.send(0, HELLO)
+    shoe.expect(is_ack(0))
+    reader.reset()  # never reaches the shoe: no HELLO comes, the shoe resends its card every second
+    shoe.send(1, CardMsg(parse_card("QH")))
+    assert not any(isinstance(f.message, Ack) for f in shoe.drain(0.3))
+    deadline = time.monotonic() + 10
+    while not events.codes():
+        assert time.monotonic() < deadline, "the card was held for good"
+        shoe.send(1, CardMsg(parse_card("QH")))
+        time.sleep(0.5)
+    time.sleep(0.6)
+    assert events.codes() == ["QH"]

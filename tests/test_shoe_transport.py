@@ -17,7 +17,7 @@ import pytest
 from controller.cards import parse_card
 from drivers.shoe.codec import encode_frame
 from drivers.shoe.events import ShoeCard
-from drivers.shoe.messages import Ack, CardMsg, Dispense, Hello, Lid, Nak, StatusRequest
+from drivers.shoe.messages import Ack, CardMsg, Dispense, Heartbeat, Hello, Lid, Nak, StatusRequest
 from drivers.shoe.transport import ShoeError, ShoeReader
 from tests.shoe_support import RawShoe, ShoeEvents, is_ack, profile
 
@@ -113,12 +113,13 @@ def test_unplug_is_reported_within_two_seconds_and_reading_resumes(tmp_path: Any
 def test_heartbeat_timeout_reconnects(shoe: RawShoe, run_reader: Any) -> None:
     _, events = run_reader(profile(shoe.path, heartbeat_timeout=0.3))
     shoe.send(0, Hello("Mute", "1", "M"))
-    shoe.expect(is_ack(0))
+    shoe.send(1, Heartbeat())
+    shoe.expect(is_ack(1))
     events.wait(lambda: len(events.status("connected")) >= 2, timeout=10)
     reasons = [e.detail["reason"] for e in events.status("disconnected")]
     assert reasons and "heartbeat lost" in reasons[0]
-    # The new session asks the shoe to resend from seq 1 and for a status.
-    got = shoe.expect(lambda f: isinstance(f.message, Nak) and f.seq == 1)
+    # The new session asks the shoe to resend from seq 2 and for a status.
+    got = shoe.expect(lambda f: isinstance(f.message, Nak) and f.seq == 2)
     assert any(isinstance(f.message, StatusRequest) for f in got)
 
 

@@ -1,4 +1,5 @@
-"""``croupier vision``: enrol a deck, test a deck profile on labelled frames, make synthetic scenes.
+"""``croupier vision``: enrol a deck, test a deck profile on labelled frames, calibrate the scan window,
+make synthetic scenes.
 
 OpenCV is imported when one of these commands runs, never when ``croupier``
 itself starts, so the other commands work without the ``vision`` extra.
@@ -9,15 +10,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T", int, float)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "vision",
-        help="camera card recognition: enrol a deck, test it (docs/vision.md)",
+        help="camera card recognition: enrol a deck, test it, calibrate the window (docs/vision.md)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -62,6 +65,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     t.add_argument("--json", type=Path, help="also write the full JSON report here ('-' for standard output)")
     t.set_defaults(func=run_test)
 
+    c = vs.add_parser(
+        "calibrate",
+        help="the scan window's outline and the table's plane from one frame: prints the table file's "
+        "camera.scan_window",
+    )
+    frame = c.add_mutually_exclusive_group(required=True)
+    frame.add_argument("--image", type=Path, help="a frame from the table's camera, as it is mounted")
+    frame.add_argument("--camera", help="take one frame from this camera (index or /dev/videoN)")
+    c.add_argument(
+        "--corners",
+        help="the window's corners in that frame, in pixels, clockwise from its top-left: 'x,y x,y x,y x,y' "
+        "(read them off the frame in any image viewer); they become the mask",
+    )
+    c.add_argument("--size-mm", help="the window's real width and height in mm (WxH): calibrates the plane")
+    c.add_argument(
+        "--marker", type=float, metavar="MM", help="calibrate the plane from a printed ArUco 4x4 marker of "
+        "this side (mm) lying flat in the window"
+    )
+    c.set_defaults(func=run_calibrate)
+
     s = vs.add_parser("scenes", help="write synthetic scan-window frames and their labels.csv")
     s.add_argument("folder", type=Path, help="where to write the frames and labels.csv")
     s.add_argument("--enrol", action="store_true", help="one near-studio photograph of each of the 52 faces")
@@ -77,12 +100,47 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.set_defaults(func=run_scenes)
 
 
-def _size(text: str) -> tuple[int, int]:
+def _size(text: str, kind: Callable[[str], T] = int) -> tuple[T, T]:
     w, _, h = text.lower().partition("x")
     try:
-        return int(w), int(h)
+        return kind(w), kind(h)
     except ValueError:
-        raise SystemExit(f"croupier vision: --size {text!r}: expected WxH such as 640x480") from None
+        raise SystemExit(f"croupier vision: {text!r}: expected WxH such as 640x480") from None
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    from vision.calibrate import CalibrationError, calibrate, parse_points
+
+    if args.image is not None:
+        frame = read_frame(args.image)
+        if frame is None:
+            print(f"croupier vision calibrate: {args.image}: not an image OpenCV can read", file=sys.stderr)
+            return 2
+    else:
+        from vision.sources import CaptureSource, SourceError
+
+        try:
+            source = CaptureSource(int(args.camera) if args.camera.isdigit() else args.camera, 1280, 720)
+        except SourceError as exc:
+            print(f"croupier vision calibrate: {exc}", file=sys.stderr)
+            return 2
+        frame = source.read()
+        source.close()
+        if frame is None:
+            print(f"croupier vision calibrate: camera {args.camera!r} gave no frame", file=sys.stderr)
+            return 2
+    try:
+        size = None if args.size_mm is None else _size(args.size_mm, float)
+        corners = None if args.corners is None else parse_points(args.corners)
+        result = calibrate(frame, corners, size, args.marker)
+    except CalibrationError as exc:
+        print(f"croupier vision calibrate: {exc}", file=sys.stderr)
+        return 2
+    for line in result.report():
+        print(f"# {line}")
+    print("# add under the table file's camera section:")
+    print(result.snippet())
+    return 0
 
 
 def run_scenes(args: argparse.Namespace) -> int:

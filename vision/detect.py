@@ -21,6 +21,8 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
+from vision.window import Bounds, ScanWindow, bounds
+
 Image = MatLike
 
 #: Width / height of a poker-size card (63 x 88 mm); bridge size is 57 x 88 (0.65).
@@ -157,12 +159,10 @@ class _Outline:
     contour: NDArray[np.int32] | None = None
 
 
-def _outline(contour: NDArray[np.int32], shape: tuple[int, int], params: DetectParams) -> _Outline:
-    h, w = shape
+def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
+    w, h = win.size
     pts = contour.reshape(-1, 2)
-    on_edge = int(
-        np.count_nonzero((pts[:, 0] <= 0) | (pts[:, 1] <= 0) | (pts[:, 0] >= w - 1) | (pts[:, 1] >= h - 1))
-    )
+    on_edge = int(np.count_nonzero(win.rim[pts[:, 1], pts[:, 0]]))
     kind = "edge" if on_edge else "odd"
     area = cv2.contourArea(contour)
     if area > params.max_area * w * h:
@@ -186,41 +186,41 @@ def _outline(contour: NDArray[np.int32], shape: tuple[int, int], params: DetectP
     q = _order(_refine(np.asarray(pts, np.int32), np.asarray(quad, np.int32).reshape(4, 2)))
     short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
     if on_edge:
-        # Cut by the frame is decided from the fitted corners: a card whose rounded corner only grazes
-        # the edge is whole (its fitted corner lies just past the edge, by less than the rounding).
+        # Cut by the window is decided from the fitted corners: a card whose rounded corner only grazes
+        # its rim is whole (its fitted corner lies just past the rim, by less than the rounding).
         margin = params.corner_round * short
-        inside = (
-            (q[:, 0] >= -margin)
-            & (q[:, 1] >= -margin)
-            & (q[:, 0] <= w - 1 + margin)
-            & (q[:, 1] <= h - 1 + margin)
-        )
-        if not inside.all() or on_edge > 2 * margin:
+        if not win.within(q, margin) or on_edge > 2 * margin:
             return _Outline(kind, "the card is not wholly inside the window")
     for turn in (q, np.roll(q, -1, axis=0)):  # seen at a slant, the short side may look the longer
-        if _card_shaped(turn, (w, h), params):
+        if _card_shaped(turn, win, params):
             return _Outline("card", quad=turn, contour=contour)
-    long = float(np.linalg.norm(q[1] - q[2]) + np.linalg.norm(q[3] - q[0])) / 2
-    return _Outline(kind, f"the outline's sides are {short / max(long, 1.0):.2f} wide to tall, not a card's")
+    across, along = win.sides(q)
+    where = " on the calibrated table" if win.calibrated else ""
+    return _Outline(kind, f"the outline's sides are {across / max(along, 1e-6):.2f} wide to tall{where}, "
+                          "not a card's")
 
 
-def _card_shaped(q: NDArray[np.float32], size: tuple[int, int], params: DetectParams) -> bool:
-    """``q`` (its first side the card's top) has a card's proportions as seen, or after perspective."""
-    w, h = size
-    short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
-    long = float(np.linalg.norm(q[1] - q[2]) + np.linalg.norm(q[3] - q[0])) / 2
-    if math.isclose(short / max(long, 1.0), CARD_ASPECT, rel_tol=params.aspect_tolerance):
+def _card_shaped(q: NDArray[np.float32], win: Bounds, params: DetectParams) -> bool:
+    """``q`` (its first side the card's top) has a card's proportions: on the table when the window's
+    plane is calibrated; otherwise as seen, or after the perspective its own outline implies."""
+    short, long = win.sides(q)
+    if math.isclose(short / max(long, 1e-6), CARD_ASPECT, rel_tol=params.aspect_tolerance):
         return True
+    if win.calibrated:
+        return False
+    w, h = win.size
     true = true_aspect(q, ((w - 1) / 2, (h - 1) / 2), params.focal * w)
     return true is not None and math.isclose(true, CARD_ASPECT, rel_tol=params.aspect_tolerance)
 
 
-def _outlines(binary: Image, params: DetectParams) -> list[_Outline]:
-    """The card-sized bright regions of ``binary``, each classified."""
+def _outlines(binary: Image, params: DetectParams, win: Bounds) -> list[_Outline]:
+    """The card-sized bright regions of ``binary`` inside the window, each classified."""
     h, w = binary.shape[:2]
+    if win.inside is not None:
+        binary = cv2.bitwise_and(binary, win.inside)
     contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     return [
-        _outline(np.asarray(c, np.int32), (h, w), params)
+        _outline(np.asarray(c, np.int32), win, params)
         for c in contours
         if cv2.contourArea(c) >= params.min_area * w * h
     ]
@@ -240,34 +240,37 @@ def _choose(found: list[_Outline]) -> _Outline | None:
     return None
 
 
-def _second_look(grey: Image, binary: Image, params: DetectParams) -> _Outline | None:
+def _second_look(grey: Image, binary: Image, params: DetectParams, win: Bounds) -> _Outline | None:
     """The bright mask cut along the strong edges; a card found there is grown back to the bright
     pixels within the cut's width, so its outline is where the first look would have put it."""
     kernel = np.ones((3, 3), np.uint8)
     edges = cv2.dilate(cv2.Canny(grey, params.edge_low, params.edge_high), kernel)
-    chosen = _choose(_outlines(cv2.bitwise_and(binary, cv2.bitwise_not(edges)), params))
+    chosen = _choose(_outlines(cv2.bitwise_and(binary, cv2.bitwise_not(edges)), params, win))
     if chosen is None or chosen.kind != "card" or chosen.contour is None:
         return chosen
     region = np.zeros_like(binary)
     cv2.drawContours(region, [chosen.contour], -1, 255, -1)
     grown = cv2.bitwise_and(cv2.dilate(region, kernel, iterations=2), binary)
-    again = _choose(_outlines(grown, params))
+    again = _choose(_outlines(grown, params, win))
     return again if again is not None and again.kind == "card" else chosen
 
 
-def _brighter_looks(grey: Image, level: float, params: DetectParams) -> _Outline | None:
+def _brighter_looks(grey: Image, level: float, params: DetectParams, win: Bounds) -> _Outline | None:
     """The mask at higher thresholds, between Otsu's and the brightest paper: a vignette or the halo
     of a glare is dimmer than the card's paper, so at a higher level it parts from the card."""
-    top = float(np.percentile(grey, 99))
+    top = float(np.percentile(grey if win.inside is None else grey[win.inside > 0], 99))
     for share in (0.35, 0.6):
         _, binary = cv2.threshold(grey, level + share * (top - level), 255, cv2.THRESH_BINARY)
-        chosen = _choose(_outlines(binary, params))
+        chosen = _choose(_outlines(binary, params, win))
         if chosen is not None:
             return chosen
     return None
 
 
-def find_card(frame: Image, size: tuple[int, int], params: DetectParams = DetectParams()) -> Detection:
+def find_card(
+    frame: Image, size: tuple[int, int], params: DetectParams = DetectParams(),
+    window: ScanWindow | None = None,
+) -> Detection:
     """The card face in ``frame`` warped to ``size`` (w, h), upright or upside down; else why not.
 
     The paper is the bright part of the frame (Otsu's threshold on the blurred grey frame); every
@@ -276,21 +279,26 @@ def find_card(frame: Image, size: tuple[int, int], params: DetectParams = Detect
     set aside. When nothing but such regions is found, the bright mask is cut along the frame's strong
     edges (Canny) and looked at again: a card's outline is a sharp edge, the rim of a glare or a
     vignette is not, so a card joined to a bright patch by its brightness is parted from it there.
+    With a scan ``window`` (:mod:`vision.window`), only what lies inside its outline is looked at, its
+    outline cuts like the frame's edge, and a calibrated plane checks the proportions on the table.
     """
     small, scale = _shrink(frame, params.work_width)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     grey = cv2.GaussianBlur(grey, (5, 5), 0)
-    if float(grey.max()) - float(grey.min()) < 60:
+    win = bounds(window, (grey.shape[1], grey.shape[0]))
+    seen = grey if win.inside is None else grey[win.inside > 0].reshape(1, -1)
+    if seen.size == 0 or float(seen.max()) - float(seen.min()) < 60:
         return Detection("empty", "no contrast in the window")
-    level, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    found = _outlines(binary, params)
+    level = cv2.threshold(seen, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
+    binary = cv2.threshold(grey, level, 255, cv2.THRESH_BINARY)[1]
+    found = _outlines(binary, params, win)
     if not found:
         return Detection("empty", "nothing card-sized")
     chosen = _choose(found)
     if chosen is None:
-        chosen = _second_look(grey, binary, params)
+        chosen = _second_look(grey, binary, params, win)
     if chosen is None:
-        chosen = _brighter_looks(grey, level, params)
+        chosen = _brighter_looks(grey, level, params, win)
     if chosen is None:
         return Detection("refused", next(o.reason for o in found if o.kind == "edge"))
     if chosen.kind != "card" or chosen.quad is None:

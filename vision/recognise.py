@@ -28,6 +28,7 @@ from cv2.typing import MatLike
 from controller.cards import Card, parse_card
 from vision.detect import Detection, DetectParams, find_card
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
+from vision.window import ScanWindow
 
 Image = MatLike
 
@@ -276,8 +277,12 @@ def index_crops(face: Image, profile: DeckProfile) -> list[Image]:
 DEFAULT_DETECT = DetectParams()
 
 
-def recognise(frame: Image, profile: DeckProfile, params: DetectParams = DEFAULT_DETECT) -> Reading:
-    """Read ``frame``: a card only when it is certain (see the module's docstring).
+def recognise(
+    frame: Image, profile: DeckProfile, params: DetectParams = DEFAULT_DETECT,
+    window: ScanWindow | None = None,
+) -> Reading:
+    """Read ``frame``: a card only when it is certain (see the module's docstring); ``window``: the
+    table's scan window (:mod:`vision.window`), if its table file has one.
 
     A grey (one channel) or BGRA frame, as some cameras give, is read as BGR; a grey frame has no
     colour, so its red cards fail the colour check (unknown) and only black cards can be read.
@@ -286,7 +291,7 @@ def recognise(frame: Image, profile: DeckProfile, params: DetectParams = DEFAULT
         frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     elif frame.shape[2] == 4:
         frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
-    det: Detection = find_card(frame, profile.spec.face, params)
+    det: Detection = find_card(frame, profile.spec.face, params, window)
     if det.status == "empty":
         return Reading("empty", reason=det.reason)
     if det.status != "card" or det.face is None:

@@ -17,6 +17,39 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+_Row = tuple[float, float, float]
+
+
+class ScanWindowSpec(BaseModel):
+    """Where the card may lie in the frame (``corners``) and the table's plane (``plane``); see
+    docs/vision.md, "The scan window". ``croupier vision calibrate`` prints both."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: The window's outline: 3 to 16 points (x, y), fractions (0..1) of the frame's width and height.
+    corners: tuple[tuple[float, float], ...] | None = Field(default=None, min_length=3, max_length=16)
+    #: The homography (3 rows of 3) from frame fractions to millimetres on the table.
+    plane: tuple[_Row, _Row, _Row] | None = None
+
+    @model_validator(mode="after")
+    def _sane(self) -> ScanWindowSpec:
+        if self.corners is None and self.plane is None:
+            raise ValueError("give corners (the window's outline), plane (croupier vision calibrate) "
+                             "or both")
+        if self.corners is not None:
+            if any(not (0.0 <= v <= 1.0) for point in self.corners for v in point):
+                raise ValueError("corners are fractions of the frame: every x and y between 0 and 1")
+            pts = self.corners
+            area = abs(sum(x0 * y1 - x1 * y0
+                           for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True))) / 2
+            if area < 0.01:
+                raise ValueError(f"the outline covers {area:.1%} of the frame: a card cannot lie in it")
+        if self.plane is not None:
+            (a, b, c), (d, e, f), (g, h, i) = self.plane
+            if abs(a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)) < 1e-12:
+                raise ValueError("plane is not a homography (its determinant is 0)")
+        return self
+
 
 class CameraSpec(BaseModel):
     """Where frames come from, the deck they are read against, and when a read counts."""
@@ -46,6 +79,8 @@ class CameraSpec(BaseModel):
     offline_after: float = Field(default=2.0, gt=0, le=600)
     #: Where the frame of each reported card is kept, relative to the state directory.
     audit_dir: str = "camera-audit"
+    #: The scan window's outline and the table's plane (optional; ``croupier vision calibrate``).
+    scan_window: ScanWindowSpec | None = None
 
     @model_validator(mode="after")
     def _one_source(self) -> CameraSpec:

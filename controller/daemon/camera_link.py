@@ -46,6 +46,7 @@ from vision.profile import DeckProfile, ProfileError, load_profile
 from vision.recognise import Image, Reading, recognise
 from vision.sources import CaptureSource, FrameSource, ReplaySource, SourceError, WindowSource
 from vision.stable import StableReads
+from vision.window import ScanWindow
 
 log = logging.getLogger("croupier.daemon.camera")
 
@@ -91,6 +92,9 @@ class CameraLink:
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
         self.stable = StableReads(spec.stable_frames)
+        scan = spec.scan_window
+        #: Where in the frame the card may lie, and the table's plane (None: the whole frame, uncalibrated).
+        self.scan_window = None if scan is None else ScanWindow(scan.corners, scan.plane)
         #: The card the journal says was delivered last and not seen gone since.
         self.in_window = in_window
         #: That card as the journal had it at start: a first stable read of it may be it or a new one.
@@ -155,7 +159,7 @@ class CameraLink:
 
     def _frame(self, frame: Image) -> None:
         self.frames += 1
-        reading = recognise(frame, self.profile)
+        reading = recognise(frame, self.profile, window=self.scan_window)
         self.last = reading
         report = self.stable.feed(reading)
         if self.stable.cleared:

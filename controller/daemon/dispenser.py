@@ -198,11 +198,13 @@ class Dispenser:
     def _reset_again(self) -> None:
         """A RESET sent before a restart whose HELLO this process has not seen: send it once more.
 
-        Its HELLO may never be delivered to this process: the restarted reader's greeting NAKs the
-        journal's next SEQ, and a shoe whose numbering the RESET restarted can take that NAK as the
-        ACK of its HELLO (docs/shoe-protocol.md, "Delivery", rule 4). RESET, unlike DISPENSE, is safe
-        to repeat: a second one only restarts the numbering again and voids the same unanswered
-        DISPENSE the dealer's reset was for; a card already out is sent again after its HELLO.
+        Runs after the shoe's first frame since the start: if that frame was the HELLO, it answered
+        the RESET and this does nothing (the reader never acknowledges a HELLO unseen: its greeting
+        never NAKs 1, docs/shoe-protocol.md, "Delivery", host rule 3). Any other first frame means the
+        RESET never reached the shoe (the process died between journaling it and writing it). RESET,
+        unlike DISPENSE, is safe to repeat: a second one only restarts the numbering again and voids
+        the same unanswered DISPENSE the dealer's reset was for; a card already out is sent again
+        after its HELLO.
         """
         if not self._resetting:
             return

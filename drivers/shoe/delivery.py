@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import serial  # type: ignore[import-untyped]  # no stubs in the dev deps (types-pyserial)
 
@@ -39,6 +39,11 @@ from drivers.shoe.profile import ShoeProfile
 
 log = logging.getLogger("croupier.shoe")
 
+#: After a RESET, how long frames other than HELLO are held back (neither delivered nor acknowledged)
+#: waiting for the HELLO that answers it: a shoe answers at once; a RESET lost on the line must not
+#: hold the shoe's frames for longer than this (its resends are delivered after it).
+RESET_HOLD: Final = 2.0
+
 
 class FrameId(NamedTuple):
     """A shoe frame's identity: the session it belongs to (a new one per HELLO) and its sequence."""
@@ -55,6 +60,21 @@ FrameHandler = Callable[[FrameId | None, ShoeEvent | None], bool]
 def new_session() -> str:
     """A fresh session id: the host's name for one run of the shoe's numbering (HELLO to HELLO)."""
     return uuid.uuid4().hex[:16]
+
+
+def resend_from(last: int) -> int:
+    """The SEQ a NAK asks for after frame ``last``: the next one, but never 1.
+
+    NAK n also acknowledges frame n - 1 (shoe rule 4), so NAK 1 would acknowledge a HELLO 0 the
+    host has not seen: the HELLO of a shoe power-cycled while the port was closed or the daemon
+    down, or one that arrived damaged. The shoe would go on with frame 1, and that HELLO (a new
+    session, the check of its protocol version, the end of a fault) would never reach the
+    consumer. NAK 0 instead resends frame 0 if it is in flight (a HELLO is then delivered, the
+    frame already accepted is acknowledged again) and is ignored otherwise: a frame 1 in flight
+    comes back with the shoe's own resend (docs/shoe-protocol.md, "Delivery", host rule 3).
+    """
+    after = (last + 1) & 0xFF
+    return 0 if after == 1 else after
 
 
 class LineState:
@@ -85,6 +105,7 @@ class FrameReader:
     _on_acked: Callable[[FrameId], None] | None
     _session: str
     _resuming: bool
+    _reset_at: float | None
     _lock: threading.Lock
     _port: serial.SerialBase | None
     _last_seq: int | None
@@ -146,7 +167,7 @@ class FrameReader:
             # Not rate-limited: one per session (the reconnect backoff bounds it), and it is what
             # gets the shoe's held frame back before its 1 s resend, so a short heartbeat_timeout
             # cannot end session after session.
-            self._nak((self._last_seq + 1) & 0xFF, limited=False)
+            self._nak(resend_from(self._last_seq), limited=False)
 
     def _feed(self, line: LineState, data: bytes) -> None:
         """Bytes from the port: decode, deliver and acknowledge what they complete."""
@@ -169,7 +190,7 @@ class FrameReader:
         # the shoe's ACK timeout (rate-limited). Before the first good frame there is no SEQ to ask
         # for: the shoe's resend timer recovers.
         if items and isinstance(items[-1], FramingError) and self._last_seq is not None:
-            self._nak((self._last_seq + 1) & 0xFF)
+            self._nak(resend_from(self._last_seq))
 
     def _accept(self, frame: Frame | UndecodableFrame) -> bool:
         """Deliver a frame once and acknowledge it; False if it is not something a shoe sends.
@@ -186,9 +207,12 @@ class FrameReader:
             self._framing_error(FramingError(
                 f"received host-to-shoe {name} (seq {frame.seq}): is the line echoing?"))
             return False
+        if not isinstance(message, Hello) and self._held_by_reset(frame.seq):
+            return True  # not acknowledged: the shoe sends it again after its HELLO
         last = self._last_seq
         behind = None if last is None else (last - frame.seq) & 0xFF
         if isinstance(message, Hello):
+            self._reset_at = None
             # HELLO always resets the expectation, whatever its SEQ: after a wrap, a power-cycle
             # HELLO 0 may carry the SEQ last delivered. Delivering a resent HELLO again is harmless;
             # it starts a new session (the consumer records it before it is acknowledged).
@@ -219,6 +243,22 @@ class FrameReader:
         if self._on_acked is not None:
             self._on_acked(FrameId(self._session, frame.seq))
         return True
+
+    def _held_by_reset(self, seq: int) -> bool:
+        """True while a RESET is unanswered: a frame arriving now left the shoe before it took the
+        RESET (it answers RESET with HELLO before anything else), so the shoe holds it unacknowledged
+        and sends it again after its HELLO, with a new number (docs/shoe-protocol.md, RESET). Delivered
+        or acknowledged now, it would be delivered twice: a card dealt twice."""
+        if self._reset_at is None:
+            return False
+        if time.monotonic() - self._reset_at < RESET_HOLD:
+            log.info("shoe frame %d held back: sent before the shoe took the RESET; it comes again "
+                     "after the HELLO", seq)
+            return True
+        log.warning("no HELLO %.0f s after RESET: was the RESET lost? the shoe's frames are taken again",
+                    RESET_HOLD)
+        self._reset_at = None
+        return False
 
     def _take(self, frame: FrameId, message: Message) -> bool:
         """Deliver a new frame; once accepted it is the last one (False: not accepted, no ACK)."""

@@ -47,6 +47,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from collections.abc import Callable
 
 import serial  # type: ignore[import-untyped]  # no stubs in the dev deps (types-pyserial)
@@ -105,6 +106,8 @@ class ShoeReader(SessionLoop):
         self._last_seq: int | None = resume.seq if resume is not None else None
         #: SEQ of the next host command; restarts at 0 with every session (docs/shoe-protocol.md).
         self._cmd_seq = 0
+        #: When the last RESET went out, until the HELLO that answers it (None: none unanswered).
+        self._reset_at: float | None = None
         #: The shoe's status from its latest HEARTBEAT (answer to :meth:`request_status`).
         self.last_heartbeat: Heartbeat | None = None
         #: Framing errors and NAKs, reported and sent at a bounded rate.
@@ -174,9 +177,11 @@ class ShoeReader(SessionLoop):
             self._send_command(StatusRequest())
 
     def reset(self) -> None:
-        """Ask the shoe to restart its protocol state (it answers with HELLO, sequence 0)."""
+        """Ask the shoe to restart its protocol state (it answers with HELLO, sequence 0); until that
+        HELLO, its other frames are held back (see ``FrameReader._held_by_reset``)."""
         if self.profile.protocol == "v1":
             self._send_command(Reset())
+            self._reset_at = time.monotonic()
 
     @property
     def connected(self) -> bool:
