@@ -1,13 +1,19 @@
-"""2WayWinner par sheet: the Dealer Bonus exactly, the game itself by simulation.
+"""2WayWinner par sheet: the Dealer Bonus and the game itself, both exact.
 
 The Dealer Bonus's return is exact over every five-card hand (bonus_math.py
 says how it is counted, in milliseconds, without the hand evaluator).
 
-The game itself (both antes, plays, the blackjack and poker hands) has no
-closed form worth trusting, so its house edge is measured and the sheet
-says so: a Monte Carlo through the real engine with the default player
-policy (docs/strategy/two_way_winner.md), with its 95 % interval and round
-count, in well under a minute. --bonus prints the exact Dealer Bonus only.
+The game itself (both antes, plays, bets) is exact too (exact.py): every
+two cards and up card, blackjack by the exact engine, poker by every
+showdown, under the optimal choice and under the simulator's policy, with
+the optimal choice's chart. The default table's figures are stored and
+print at once; --natural-pays 3:2 or --recompute computes them (a few
+minutes of CPU, --workers processes, a progress bar). --format
+markdown|json prints the game's sheet as a document; --output writes it to
+a file (docs/strategy/two_way_winner_exact.md). --bonus prints the Dealer
+Bonus only; --rounds N measures the game by simulation instead (a Monte
+Carlo through the real engine with the default player policy, its 95 %
+interval and round count).
 
 The pay table is the shipped default, changed by a table file
 (--table FILE, its options.dealer_bonus_paytable) and then by
@@ -20,16 +26,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from pydantic import ValidationError
 
 from controller.configfile import ConfigFileError, read_yaml
 from controller.games.two_way_winner.bonus_math import ALL_HANDS, bonus_class_counts, par_sheet
+from controller.games.two_way_winner.exact_sheet import DEFAULTS_FILE, cached, compute, render
 from controller.games.two_way_winner.options import (
     BONUS_KEYS,
     DealerBonusPayTable,
@@ -72,19 +80,22 @@ def load_paytable(table_file: str | None, pairs: Sequence[str]) -> DealerBonusPa
         raise ValueError("; ".join(reasons)) from None
 
 
-#: Rounds of the game's simulation: a 95 % interval of about +/-0.8 % of the ante, in under a minute.
-SHEET_ROUNDS: Final = 100_000
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bonus", action="store_true", help="the exact Dealer Bonus sheet only (no game simulation)"
     )
     parser.add_argument(
-        "--rounds", type=int, default=SHEET_ROUNDS,
-        help=f"rounds of the game's house-edge simulation (default {SHEET_ROUNDS})",
+        "--rounds", type=int, help="measure the game by simulating this many rounds instead (e.g. 100000)",
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the simulation's shuffles (default 1)")
+    parser.add_argument("--natural-pays", default="6:5", choices=("6:5", "3:2"), help="default 6:5")
+    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                        help="the exact game sheet as text, a markdown document or JSON")
+    parser.add_argument("--output", metavar="FILE", help="exact game sheet: write it to FILE instead")
+    parser.add_argument("--recompute", action="store_true",
+                        help="compute the exact game sheet even when stored figures exist")
+    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
+                        help="processes for computing the exact sheet (default: up to 2)")
     parser.add_argument("--table", metavar="FILE", help="a table or scenario file with dealer_bonus_paytable")
     parser.add_argument(
         "--paytable", nargs="+", default=[], metavar="KEY=ODDS",
@@ -104,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"croupier math two_way_winner: {exc}", file=sys.stderr)
         return 2
     sheet = par_sheet(table)
+    if args.format != "text" or args.output:
+        return exact_game(args)
     if args.json:
         out = {k: (str(v) if isinstance(v, Fraction) else v) for k, v in sheet.items()}
         out.update({f"{k}_float": float(v) for k, v in sheet.items() if isinstance(v, Fraction)})
@@ -122,7 +135,26 @@ def run(args: argparse.Namespace) -> int:
     print(f"std dev    {float(sheet['variance']) ** 0.5:.4f} units")
     if args.bonus:
         return 0
-    return game_sheet(args.rounds, args.seed)
+    if args.rounds is not None:
+        return game_sheet(args.rounds, args.seed)
+    print()
+    return exact_game(args)
+
+
+def exact_game(args: argparse.Namespace) -> int:
+    """The game's exact sheet: stored for the default natural_pays, else computed (progress on stderr)."""
+    found = None if args.recompute else cached(args.natural_pays)
+    if found is None:
+        found = compute(args.natural_pays, args.workers)
+        source = f"Computed now ({args.workers} worker(s))."
+    else:
+        source = f"Stored figures ({DEFAULTS_FILE.name}); `--recompute` computes them again."
+    text = render(found, args.format, source)
+    if args.output:
+        Path(args.output).write_text(text)
+    else:
+        print(text, end="")
+    return 0
 
 
 def game_sheet(rounds: int, seed: int) -> int:
