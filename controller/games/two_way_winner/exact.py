@@ -28,7 +28,6 @@ which the simulation cross-check measures.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -83,8 +82,7 @@ def blackjack_values(strategy: str, only: list[Start] | None = None) -> dict[Sta
     """Per start (every one, or ``only`` these): the blackjack choice's net per ante (``total``), each
     blackjack wager's share, the moments of :data:`BJ_MOMENTS` and P(a split round) (``split``)."""
     shoe = full_shoe(1)
-    starts = only or sorted({start_of((a, b), u) for a, b in _pairs() for u in DECK if u not in (a, b)
-                             if not _natural(a, b)})
+    starts = only or all_starts()
     policy = chart_policy(POLICY_CHART) if strategy == "policy" else None
 
     def deal(ev: Evaluator, s: Start, on_bj: float) -> float:
@@ -113,6 +111,28 @@ def blackjack_values(strategy: str, only: list[Start] | None = None) -> dict[Sta
         return out
 
     return two_pass(work, lambda: [deal(Evaluator(RULES), s, -2.0) for s in starts])
+
+
+def all_starts() -> list[Start]:
+    """Every blackjack start of one deck (a natural never plays blackjack)."""
+    return sorted({start_of((a, b), u) for a, b in _pairs() for u in DECK if u not in (a, b)
+                   if not _natural(a, b)})
+
+
+def optimal_decisions() -> dict[object, str]:
+    """The exact engine's best blackjack play for every start of this game, keyed as the engine keys
+    them (:class:`Evaluator`.decisions), for a player that follows it (the simulation cross-check)."""
+    shoe = full_shoe(1)
+    found: dict[object, str] = {}
+
+    def work() -> None:
+        ev = Evaluator(RULES)
+        for up, v1, v2, may_split in all_starts():
+            ev.play(remove(shoe, up, v1, v2), v1, v2, up, FIRST, others=PLAIN, may_split=may_split)
+        found.update(ev.decisions)
+
+    two_pass(work)
+    return found
 
 
 def _pairs() -> list[tuple[Card, Card]]:
@@ -198,8 +218,9 @@ class Sheet:
 
 
 def evaluate(counts: Counts, natural_pays: float, strategy: str,
-             progress: Callable[[], None] | None = None) -> Sheet:
-    """Every (two cards, up card) of one deck, with the strategy's choice, into one :class:`Sheet`."""
+             picks: dict[tuple[int, int], str] | None = None) -> Sheet:
+    """Every (two cards, up card) of one deck, with the strategy's choice, into one :class:`Sheet`;
+    ``picks`` gets each choice, by (pair index, up card index)."""
     bj = blackjack_values(strategy)
     poker = poker_branch(counts, strategy)
     sheet = Sheet()
@@ -226,8 +247,8 @@ def evaluate(counts: Counts, natural_pays: float, strategy: str,
                 sheet.poker_bets += weight * float(poker.bets[i, up.index])
             cell = sheet.cells.setdefault((seat_class(a, b), up.rank), {})
             cell[pick] = cell.get(pick, 0.0) + weight
-        if progress is not None:
-            progress()
+            if picks is not None:
+                picks[(i, up.index)] = pick
     return sheet
 
 
