@@ -36,6 +36,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from controller.configfile import ConfigFileError, read_yaml
+from controller.games.sheet_output import deliver
 from controller.games.two_way_winner.bonus_math import ALL_HANDS, bonus_class_counts, par_sheet
 from controller.games.two_way_winner.exact_sheet import DEFAULTS_FILE, cached, compute, render
 from controller.games.two_way_winner.options import (
@@ -143,18 +144,10 @@ def run(args: argparse.Namespace) -> int:
 
 def exact_game(args: argparse.Namespace) -> int:
     """The game's exact sheet: stored for the default natural_pays, else computed (progress on stderr)."""
-    found = None if args.recompute else cached(args.natural_pays)
-    if found is None:
-        found = compute(args.natural_pays, args.workers)
-        source = f"Computed now ({args.workers} worker(s))."
-    else:
-        source = f"Stored figures ({DEFAULTS_FILE.name}); `--recompute` computes them again."
-    text = render(found, args.format, source)
-    if args.output:
-        Path(args.output).write_text(text)
-    else:
-        print(text, end="")
-    return 0
+    return deliver(None if args.recompute else cached(args.natural_pays),
+                   lambda: compute(args.natural_pays, args.workers),
+                   lambda sheet, source: render(sheet, args.format, source),
+                   DEFAULTS_FILE.name, args.workers, args.output)
 
 
 def game_sheet(rounds: int, seed: int) -> int:
