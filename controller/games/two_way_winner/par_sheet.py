@@ -83,7 +83,7 @@ def load_paytable(table_file: str | None, pairs: Sequence[str]) -> DealerBonusPa
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--bonus", action="store_true", help="the exact Dealer Bonus sheet only (no game simulation)"
+        "--bonus", action="store_true", help="the exact Dealer Bonus sheet only (not the game's)"
     )
     parser.add_argument(
         "--rounds", type=int, help="measure the game by simulating this many rounds instead (e.g. 100000)",
@@ -102,7 +102,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--paytable", nargs="+", default=[], metavar="KEY=ODDS",
         help=f"change pay-table entries, e.g. full_house=30:1 two_pair=lose; keys: {', '.join(BONUS_KEYS)}",
     )
-    parser.add_argument("--json", action="store_true", help="print the sheet as JSON (fractions as text)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the Dealer Bonus sheet as JSON (fractions as text)")
 
 
 def _pct(value: Fraction, places: int = 4) -> str:
@@ -137,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     if args.bonus:
         return 0
     if args.rounds is not None:
-        return game_sheet(args.rounds, args.seed)
+        return game_sheet(args.rounds, args.seed, args.natural_pays)
     print()
     return exact_game(args)
 
@@ -150,19 +151,19 @@ def exact_game(args: argparse.Namespace) -> int:
                    DEFAULTS_FILE.name, args.workers, args.output)
 
 
-def game_sheet(rounds: int, seed: int) -> int:
+def game_sheet(rounds: int, seed: int, natural: str) -> int:
     """The game's house edge by simulation, with the method, its size and its interval stated."""
     if rounds < 2:
         print("croupier math two_way_winner: --rounds must be at least 2", file=sys.stderr)
         return 2
-    natural = TwoWayWinnerOptions().natural_pays
     print()
     print(f"2WayWinner game (both antes, plays, bets), one deck, natural pays {natural}")
     print(f"method: simulation (Monte Carlo) through the real engine, {rounds:,} rounds x 1 seat, seed "
           f"{seed}, default player policy (docs/strategy/two_way_winner.md); 95 % interval")
-    t = play(rounds, seed, 1, str(natural), False)
+    t = play(rounds, seed, 1, natural, False)
     edge, half = interval(t.house, t.house_sq, t.rounds, 2 * ANTE)
     print(f"house edge per unit of total ante: {100 * edge:.3f} % "
           f"(95 % interval {100 * (edge - half):.3f} % .. {100 * (edge + half):.3f} %)")
-    print(f"command: croupier math two_way_winner --rounds {rounds} --seed {seed}")
+    print(f"command: croupier math two_way_winner --rounds {rounds} --seed {seed}"
+          + ("" if natural == "6:5" else f" --natural-pays {natural}"))
     return 0
