@@ -106,14 +106,19 @@ def _combinations(n: int, k: int) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def board_classes() -> tuple[np.ndarray, np.ndarray]:
-    """One five-card board per suit-permutation class (card indexes, ascending) and the class's size."""
+    """One five-card board per suit-permutation class (card indexes, ascending) and the class's size.
+
+    Renaming suits permutes the four per-suit sets of ranks, so their sorted tuple names the class.
+    """
     boards = _combinations(52, 5)
-    columns = np.ascontiguousarray(boards.T)
-    code = np.full(len(boards), np.iinfo(np.int64).max)
-    for suit_map in SUIT_MAPS:
-        bit = np.int64(1) << suit_map  # the board as a 52-bit set, its suits renamed
-        mapped = bit[columns[0]] + bit[columns[1]] + bit[columns[2]] + bit[columns[3]] + bit[columns[4]]
-        np.minimum(code, mapped, out=code)
+    suits = [np.zeros(len(boards), dtype=np.int64) for _ in range(4)]
+    for column in boards.T:
+        bit = np.int64(1) << (column // 4)
+        for s in range(4):
+            suits[s] |= np.where(column % 4 == s, bit, 0)
+    for i, j in ((0, 1), (2, 3), (0, 2), (1, 3), (1, 2)):  # a sorting network for four values
+        suits[i], suits[j] = np.minimum(suits[i], suits[j]), np.maximum(suits[i], suits[j])
+    code = ((suits[0] << 39) | (suits[1] << 26) | (suits[2] << 13)) | suits[3]
     _, first, sizes = np.unique(code, return_index=True, return_counts=True)
     return boards[first], sizes
 
@@ -216,10 +221,11 @@ def _beaten(hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def symmetrised(total: Counts) -> Counts:
     """Class sums averaged over the 24 suit permutations: the sums over every board (exact integers)."""
     out = empty()
+    square = [a.reshape(PAIRS, PAIRS) for a in (total.wins, total.ties, total.full_house_wins)]
     for suit_map in SUIT_MAPS:
         moved = PAIR_INDEX[suit_map[PAIR_CARDS[:, 0]], suit_map[PAIR_CARDS[:, 1]]]
-        flat = (moved[:, None] * PAIRS + moved[None, :]).ravel()
-        out.add(Counts(total.wins[flat], total.ties[flat], total.full_house_wins[flat]))
+        where = np.ix_(moved, moved)
+        out.add(Counts(*(a[where].ravel() for a in square)))
     for arr in (out.wins, out.ties, out.full_house_wins):
         arr /= len(SUIT_MAPS)
         np.rint(arr, out=arr)
