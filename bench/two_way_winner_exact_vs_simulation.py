@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from controller.cards import Card
+from controller.games.blackjack import is_pair
 from controller.games.blackjack_dealer import full_shoe, remove
 from controller.games.blackjack_exact import PLAIN
 from controller.games.two_way_winner.exact import FIRST, evaluate, optimal_decisions, points
@@ -71,7 +72,7 @@ def optimal_player(counts: Counts) -> Player:
             hand = rnd.hand_in_turn()
             assert hand is not None
             action = _turn(decisions, shoe, mine.hands.index(hand), len(mine.hands) > 1, hand.cards, up,
-                           mine.cards[0].rank == mine.cards[1].rank)
+                           is_pair(mine.cards))
             return (action if action in legal else "stand"), None
         community = rnd.community()
         if not bet[PAIR_INDEX[community[0].index, community[1].index], i]:

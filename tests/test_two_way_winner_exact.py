@@ -13,10 +13,13 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
+from controller.cards import DECK
 from controller.cli import main
-from controller.games.two_way_winner.exact import blackjack_values
+from controller.games.blackjack import is_natural
+from controller.games.two_way_winner.exact import blackjack_values, policy_bets
 from controller.games.two_way_winner.exact_sheet import (
     CHECK_SHOWDOWNS,
     CHECK_STARTS,
@@ -28,6 +31,8 @@ from controller.games.two_way_winner.exact_sheet import (
     figures,
     showdown_check,
 )
+from controller.games.two_way_winner.policy import check_or_bet
+from controller.games.two_way_winner.showdown_exact import PAIR_CARDS, PAIR_INDEX
 from controller.games.two_way_winner.simulation import ANTE, play
 
 #: z of a two-sided 99.9 % normal interval.
@@ -65,6 +70,17 @@ def test_the_optimal_strategy_is_never_worse_and_its_chart_is_whole() -> None:
     assert table["AA"]["6"] == "P" and not any(table[c]["A"].startswith("R") for c in table)  # not offered
     assert table["AKo"]["6"] == "N" and table["AKs"]["6"] == "N*"  # suited, some keep it for poker
     assert table["T9o"]["6"] == "B" and table["84o"]["T"] == "R" and table["T9o"]["9"] == "P"  # 9s paired
+
+
+def test_the_exact_policy_bets_as_the_simulator_does() -> None:
+    natural = np.array([is_natural([DECK[a], DECK[b]]) for a, b in PAIR_CARDS.tolist()])[:, None, None]
+    bets = policy_bets(PAIR_CARDS // 4, natural)
+    rng = np.random.default_rng(5)
+    for _ in range(3000):
+        a, b, up, hole = (DECK[int(i)] for i in rng.choice(52, 4, replace=False))
+        action, amount = check_or_bet([a, b], [up, hole], is_natural([a, b]), 1, ("check", "bet"))
+        expected = 0 if action == "check" else amount or 1
+        assert bets[PAIR_INDEX[a.index, b.index], up.index, hole.index] == expected, (a, b, up, hole)
 
 
 def test_a_short_simulation_contains_the_exact_policy_figures() -> None:
