@@ -128,14 +128,13 @@ def test_policy_choices() -> None:
     assert check_or_bet(cards("9S 3H"), cards("9D 7C"), False, 100, ("check",)) == ("check", None)
 
 
-def test_math_with_no_options_gives_the_bonus_exactly_and_the_game_by_simulation(
+def test_math_with_rounds_gives_the_bonus_exactly_and_the_game_by_simulation(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from controller.cli import build_parser
-    from controller.games.two_way_winner.par_sheet import SHEET_ROUNDS
 
     defaults = build_parser().parse_args(["math", "two_way_winner"])
-    assert defaults.rounds == SHEET_ROUNDS and not defaults.bonus  # no option needed
+    assert defaults.rounds is None and not defaults.bonus  # the exact sheet needs no option
     assert main(["math", "two_way_winner", "--rounds", "300", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "Dealer Bonus (exact)" in out and "house edge 7.2169 %" in out

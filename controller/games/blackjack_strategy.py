@@ -15,11 +15,11 @@ Tools only: the engine never decides for a player.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from controller.cards import Card
+from controller.cards import Card, parse_card
 from controller.games.blackjack import card_points, hand_total, is_pair
 
 #: Dealer up cards in chart order: 2..9, ten-value (10), ace (11).
@@ -123,3 +123,33 @@ def _split(card: Card, up: int, chart: Chart) -> bool:
     if p == 4:
         return das and up in (5, 6)
     return up <= 7 if das else 4 <= up <= 7  # 2-2, 3-3
+
+
+def chart_up(up: int) -> int:
+    """An exact-engine up value (1 ace .. 10) as a chart column (2..10, ace 11)."""
+    return 11 if up == 1 else up
+
+
+def _engine_card(value: int) -> Card:
+    return parse_card(("A" if value == 1 else "T" if value == 10 else str(value)) + "S")
+
+
+def _cards_for(total: int, soft: bool, pair: int) -> list[Card]:
+    """Two cards that the chart reads as this hand (only total, softness and a pair's rank matter to it)."""
+    if pair:
+        return [_engine_card(pair), _engine_card(pair)]
+    if soft:
+        return [_engine_card(1), _engine_card(total - 11)]
+    if total >= 12:
+        return [_engine_card(10), _engine_card(total - 10)]
+    return [_engine_card(2), _engine_card(total - 2)]
+
+
+def chart_policy(chart: Chart) -> Callable[[int, bool, int, int, tuple[str, ...]], str]:
+    """Basic strategy as a policy of the exact engine (controller/games/blackjack_exact.py): it is asked
+    with a hand's total, softness, pair value (0 for none), the engine's up value and the legal actions."""
+
+    def policy(total: int, soft: bool, pair: int, up: int, legal: tuple[str, ...]) -> str:
+        return basic_action(_cards_for(total, soft, pair), chart_up(up), legal, chart)
+
+    return policy

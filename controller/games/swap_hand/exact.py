@@ -29,7 +29,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
-from controller.cards import Card, parse_card
 from controller.games.blackjack_dealer import (
     ACE,
     TEN,
@@ -41,7 +40,7 @@ from controller.games.blackjack_dealer import (
     take,
 )
 from controller.games.blackjack_exact import Evaluator, Rules, Stakes, is_natural, starts, two_pass
-from controller.games.blackjack_strategy import Chart, basic_action, should_swap
+from controller.games.blackjack_strategy import Chart, chart_policy, chart_up, should_swap
 from controller.games.swap_hand.options import SwapHandOptions
 
 #: The first hand with the Odds-Win dead (plain stakes) and live (2:1 on half a unit rides along).
@@ -75,32 +74,9 @@ def rules_of(options: SwapHandOptions) -> Rules:
     )
 
 
-def chart_up(up: int) -> int:
-    """Engine up value (1 ace .. 10) as a chart column (2..10, ace 11)."""
-    return 11 if up == ACE else up
-
-
-def _card(value: int) -> Card:
-    return parse_card(("A" if value == ACE else "T" if value == TEN else str(value)) + "S")
-
-
-def _cards(total: int, soft: bool, pair: int) -> list[Card]:
-    """Two cards that the chart reads as this hand (only total, softness and a pair's rank matter to it)."""
-    if pair:
-        return [_card(pair), _card(pair)]
-    if soft:
-        return [_card(ACE), _card(total - 11)]
-    return [_card(TEN), _card(total - 10)] if total >= 12 else [_card(2), _card(total - 2)]
-
-
 def basic_policy(options: SwapHandOptions) -> Callable[[int, bool, int, int, tuple[str, ...]], str]:
     """The simulator's player (docs/strategy/swap_hand.md) as a policy of the exact engine."""
-    chart = Chart(options.dealer_hits_soft_17, options.double_after_split)
-
-    def policy(total: int, soft: bool, pair: int, up: int, legal: tuple[str, ...]) -> str:
-        return basic_action(_cards(total, soft, pair), chart_up(up), legal, chart)
-
-    return policy
+    return chart_policy(Chart(options.dealer_hits_soft_17, options.double_after_split))
 
 
 @dataclass

@@ -33,13 +33,13 @@ import os
 import random
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from pydantic import ValidationError
 
 from controller.cards import DECK, Card, decks_text, parse_card
 from controller.games.blackjack import is_natural
 from controller.games.blackjack_strategy import UPS, Chart
+from controller.games.sheet_output import deliver
 from controller.games.swap_hand.exact_sheet import DEFAULTS_FILE, cached, compute, render
 from controller.games.swap_hand.options import SwapHandOptions
 from controller.games.swap_hand.play import STAKE, Player, SimTable
@@ -197,18 +197,9 @@ def exact(args: argparse.Namespace) -> int:
         err = exc.errors()[0]
         print(f"croupier math swap_hand: {err['loc'][0]}: {err['msg']}", file=sys.stderr)
         return 2
-    sheet = None if args.recompute else cached(options)
-    if sheet is None:
-        sheet = compute(options, args.workers)
-        source = f"Computed now ({args.workers} worker(s))."
-    else:
-        source = f"Stored figures ({DEFAULTS_FILE.name}); `--recompute` computes them again."
-    text = render(sheet, args.format, source)
-    if args.output:
-        Path(args.output).write_text(text)
-    else:
-        print(text, end="")
-    return 0
+    return deliver(None if args.recompute else cached(options), lambda: compute(options, args.workers),
+                   lambda sheet, source: render(sheet, args.format, source),
+                   DEFAULTS_FILE.name, args.workers, args.output)
 
 
 def house_edge_sheet(args: argparse.Namespace) -> int:

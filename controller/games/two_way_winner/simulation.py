@@ -22,6 +22,7 @@ import argparse
 import random
 import sys
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tqdm import tqdm
@@ -58,9 +59,14 @@ class Tally:
     choices: Counter[str] = field(default_factory=Counter)
 
 
+#: A player: the decision for a seat in the round as it stands, among the legal actions.
+Player = Callable[[TwoWayWinnerRound, int, Sequence[str]], tuple[str, int | None]]
+
+
 def play(rounds: int, seed: int, seats: int, natural_pays: str, with_bonus: bool,
-         progress: bool = True) -> Tally:
-    """Play ``rounds`` rounds of ``seats`` seats through a fresh table; the tally."""
+         progress: bool = True, player: Player = decide) -> Tally:
+    """Play ``rounds`` rounds of ``seats`` seats through a fresh table; the tally. The cards depend on
+    ``seed`` only, so two players given the same seed meet the same cards."""
     game = TwoWayWinner(TwoWayWinnerOptions(natural_pays=Odds.parse(natural_pays)))
     table = Table(game, TableLimits(seats=6))
     for seat in range(1, seats + 1):
@@ -92,7 +98,7 @@ def play(rounds: int, seed: int, seats: int, natural_pays: str, with_bonus: bool
                     events = apply(CARD_INPUTS[deck.pop()])
                 elif isinstance(due, DecisionDue):
                     seat, legal = min(due.choices.items())
-                    action, amount = decide(rnd, seat, legal)
+                    action, amount = player(rnd, seat, legal)
                     events = apply(I.Decision(seat, action, amount))
                 else:  # pragma: no cover - the engine always waits for something until settled
                     raise AssertionError("round waits for nothing")
