@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
+import sys
+from collections.abc import Callable
+from pathlib import Path
 
 from controller.cli_help import polish
 from controller.floor import cli as floor_cli
@@ -28,7 +33,34 @@ def _add_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser], tools: 
         doc = (module.__doc__ or "").strip().splitlines()
         p = sub.add_parser(game, help=doc[0] if doc else game, description=module.__doc__)
         module.add_arguments(p)
-        p.set_defaults(func=module.run)
+        p.set_defaults(func=_to_output(module.run))
+
+
+def _to_output(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A game tool whose ``--output FILE`` (where it has one) gets what it prints, written here.
+
+    The tools live in the games (the core: no files); the shell writes the file as every file we make
+    is written: atomically, private (0600) from its first byte, and only when the tool succeeded."""
+    def with_output(args: argparse.Namespace) -> int:
+        output = getattr(args, "output", None)
+        if not output:
+            return run(args)
+        from controller.daemon.private import write_atomic
+
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            code = run(args)
+        if code == 0:
+            try:
+                write_atomic(Path(output), printed.getvalue())
+            except OSError as exc:
+                print(f"croupier: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
+                return 1
+        else:
+            print(printed.getvalue(), end="")
+        return code
+
+    return with_output
 
 
 def build_parser() -> argparse.ArgumentParser:

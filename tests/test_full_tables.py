@@ -56,8 +56,8 @@ def test_every_seat_plays_through_the_daemon_on_the_tables_own_expander_pins(nam
 
 @pytest.mark.parametrize("name", FULL)
 def test_docs_wiring_holds_each_tables_wiring_tables_as_its_pin_maps_say(name: str) -> None:
-    from controller.panels.wiring import wiring_markdown
+    from controller.tools.wiring_tables import wiring_markdown
 
     doc = (Path(__file__).resolve().parents[1] / "docs" / "wiring.md").read_text(encoding="utf-8")
     assert wiring_markdown(load_table(TABLES / f"{name}.yaml")) in doc, (
-        f"regenerate: .venv/bin/python -m controller.panels.wiring firmware_configs/tables/{name}.yaml")
+        f"regenerate: .venv/bin/python -m controller.tools.wiring_tables firmware_configs/tables/{name}.yaml")

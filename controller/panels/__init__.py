@@ -5,7 +5,6 @@
 * :mod:`controller.panels.logic` - pure: bets, decisions, faults and lamp states of one pin map.
 * :mod:`controller.panels.link` - one GPIO panel driver joined to its logic: pin events in, inputs out.
 * :mod:`controller.panels.cli` - ``croupier sim panel``: a simulated panel with a table behind it.
-* :mod:`controller.panels.wiring` - a table file's wiring tables and bill of materials (docs/wiring.md).
 
 The daemon's side (one link per pin map, the journal, the lamps topic) is
 :mod:`controller.daemon.panels`.

@@ -199,7 +199,7 @@ def exact(args: argparse.Namespace) -> int:
         return 2
     return deliver(None if args.recompute else cached(options), lambda: compute(options, args.workers),
                    lambda sheet, source: render(sheet, args.format, source),
-                   DEFAULTS_FILE.name, args.workers, args.output)
+                   DEFAULTS_FILE.name, args.workers)
 
 
 def house_edge_sheet(args: argparse.Namespace) -> int:

@@ -148,7 +148,7 @@ def exact_game(args: argparse.Namespace) -> int:
     return deliver(None if args.recompute else cached(args.natural_pays),
                    lambda: compute(args.natural_pays, args.workers),
                    lambda sheet, source: render(sheet, args.format, source),
-                   DEFAULTS_FILE.name, args.workers, args.output)
+                   DEFAULTS_FILE.name, args.workers)
 
 
 def game_sheet(rounds: int, seed: int, natural: str) -> int:

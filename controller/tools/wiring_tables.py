@@ -1,6 +1,6 @@
 """A table file's wiring tables and bill of materials, made from its pin maps so docs/wiring.md cannot drift.
 
-    .venv/bin/python -m controller.panels.wiring firmware_configs/tables/baccarat_7seat.yaml
+    .venv/bin/python -m controller.tools.wiring_tables firmware_configs/tables/baccarat_7seat.yaml
 
 prints, in Markdown, the header's pins, the expanders (bus, address, INT
 pin), every expander's lines pin by pin (expanders whose lines do the same
