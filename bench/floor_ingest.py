@@ -122,19 +122,23 @@ def rate_of(what: str, counter: Callable[[], int], total: int, timeout: float = 
     raise SystemExit(f"{what}: not all {total} within {timeout} s")
 
 
+def croupier(*args: str) -> list[str]:
+    """A ``croupier`` command line that ends with this bench (no uplink or recorder left behind)."""
+    return [sys.executable, "-m", "controller.cli", *args, "--exit-with-parent", str(os.getpid())]
+
+
 def sustained(
     work: Path, nats_url: str, dsn: str, configs: list[TableConfig], rows: int
 ) -> tuple[tuple[float, float], tuple[float, float]]:
     """Every uplink as a process into the stream, then one recorder process draining it into
     PostgreSQL: (rows/s, seconds) of each stage, first row to last (start-up left out)."""
-    croupier = [sys.executable, "-m", "controller.cli"]
     total = rows * len(configs)
     log = open(work / "procs.log", "ab")  # noqa: SIM115
-    procs = [subprocess.Popen([*croupier, "uplink", str(c.path), "--nats", nats_url],
-                              stdout=log, stderr=log) for c in configs]
+    procs = [subprocess.Popen(croupier("uplink", str(c.path), "--nats", nats_url), stdout=log, stderr=log)
+             for c in configs]
     try:
         into_stream = rate_of("the stream", lambda: stream_count(nats_url), total)
-        procs.append(subprocess.Popen([*croupier, "floor", "record", "--nats", nats_url, "--db", dsn],
+        procs.append(subprocess.Popen(croupier("floor", "record", "--nats", nats_url, "--db", dsn),
                                       stdout=log, stderr=log))
         into_db = rate_of("PostgreSQL", lambda: count(dsn, "SELECT count(*) FROM inputs"), total)
     finally:
@@ -151,8 +155,8 @@ def latency(work: Path, nats_url: str, dsn: str, rate: float, seconds: float) ->
     paced = work / "paced"
     paced.mkdir()
     config = journal_copies(paced, 1, int(rate * seconds), prefix="paced")[0]
-    recorder = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "record", "--nats",
-                                 nats_url, "--db", dsn], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    recorder = subprocess.Popen(croupier("floor", "record", "--nats", nats_url, "--db", dsn),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     sent: dict[int, float] = {}
 
     async def publish() -> None:

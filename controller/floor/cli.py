@@ -105,6 +105,7 @@ def _nats_arguments(p: argparse.ArgumentParser) -> None:
                         "cluster (1)")
     p.add_argument("--user", help="NATS user name (the table's own, docs/floor.md)")
     p.add_argument("--password-file", help="a file holding the NATS password (not on the command line)")
+    p.add_argument("--exit-with-parent", type=int, metavar="PID", help=argparse.SUPPRESS)
 
 
 def _connect_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -117,8 +118,13 @@ def _connect_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _serve(name: str, start: Callable[[asyncio.Event], Awaitable[None]]) -> int:
-    """Run ``start(stop)`` until it ends or SIGTERM/SIGINT sets ``stop`` (then at most STOP_GRACE s more)."""
+def _serve(name: str, start: Callable[[asyncio.Event], Awaitable[None]], parent: int | None = None) -> int:
+    """Run ``start(stop)`` until it ends or SIGTERM/SIGINT sets ``stop`` (then at most STOP_GRACE s more).
+
+    ``parent`` (``--exit-with-parent PID``, given by a test or a demo that starts us): stop as on
+    SIGTERM when that process is gone, even if it was SIGKILLed, so no uplink or recorder outlives it
+    reconnecting for ever to servers that went with it.
+    """
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
                         format=f"%(asctime)s {name} %(levelname)s %(message)s")
 
@@ -127,6 +133,13 @@ def _serve(name: str, start: Callable[[asyncio.Event], Awaitable[None]]) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
+        watch: list[asyncio.Future[None]] = []  # asyncio.run cancels it at the end
+        if parent is not None:
+            from controller.daemon.startup import watch_parent
+            from controller.tools.children import die_with_parent
+
+            die_with_parent()  # the kernel's SIGTERM at once on Linux; the watch everywhere
+            watch.append(asyncio.ensure_future(watch_parent(parent, stop.set)))
         task = asyncio.ensure_future(start(stop))
         await asyncio.wait([task, asyncio.ensure_future(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
         from controller.floor.uplink import Stopped
@@ -172,7 +185,7 @@ def run_uplink(args: argparse.Namespace) -> int:
             heart.cancel()
             await nc.close()
 
-    return _serve(f"uplink {config.table_id}", start)
+    return _serve(f"uplink {config.table_id}", start, args.exit_with_parent)
 
 
 def run_record(args: argparse.Namespace) -> int:
@@ -189,7 +202,7 @@ def run_record(args: argparse.Namespace) -> int:
         finally:
             await nc.close()
 
-    return _serve("recorder", start)
+    return _serve("recorder", start, args.exit_with_parent)
 
 
 def run_tables(args: argparse.Namespace) -> int:

@@ -30,7 +30,7 @@ from nats.js import api
 from controller.daemon import faults
 from controller.floor import alive, store
 from controller.floor.schema import migrate
-from controller.floor.uplink import NATS_ERRORS, ensure_stream, retrying
+from controller.floor.uplink import NATS_ERRORS, Stopped, ensure_stream, retrying
 from controller.floor.wire import MSG_ID, STREAM, SUBJECTS, RowMessage
 
 log = logging.getLogger("croupier.floor")
@@ -118,7 +118,8 @@ class Recorder:
         self.recorded += len(parsed)
 
     async def _database(self, work: store.Work) -> None:
-        """``work(conn)`` on a worker thread until it succeeds, reconnecting while the database is away."""
+        """``work(conn)`` on a worker thread until it succeeds, reconnecting while the database is away;
+        :class:`Stopped` on stop (a batch in hand stays unacknowledged: it is delivered again)."""
         delay = 0.2
         while True:
             try:
@@ -133,6 +134,8 @@ class Recorder:
                 if self.conn is not None:
                     self.conn.close()
                 self.conn = None
+            if self.stop.is_set():
+                raise Stopped("stopped while the database was away")
             await asyncio.sleep(delay)
             delay = min(delay * 2, 3.0)
 
