@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import signal
+import ssl
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -105,17 +106,47 @@ def _nats_arguments(p: argparse.ArgumentParser) -> None:
                         "cluster (1)")
     p.add_argument("--user", help="NATS user name (the table's own, docs/floor.md)")
     p.add_argument("--password-file", help="a file holding the NATS password (not on the command line)")
+    p.add_argument("--nkey-seed", metavar="FILE",
+                   help="a file holding the NATS user's nkey seed (SU...): signs the server's challenge, no "
+                        "password sent (instead of --user/--password-file)")
+    p.add_argument("--tls-ca", metavar="FILE",
+                   help="TLS to NATS: trust this CA (PEM) for the server's certificate")
+    p.add_argument("--tls-cert", metavar="FILE",
+                   help="TLS to NATS: this client certificate (PEM), when the server verifies clients")
+    p.add_argument("--tls-key", metavar="FILE", help="the private key (PEM) of --tls-cert")
     p.add_argument("--exit-with-parent", type=int, metavar="PID", help=argparse.SUPPRESS)
 
 
-def _connect_options(args: argparse.Namespace) -> dict[str, Any]:
+def connect_options(args: argparse.Namespace) -> dict[str, Any]:
+    """nats-py's connect options from the command line: who we are (user and password, or an nkey
+    seed) and TLS (the CA to trust, a client certificate). A file that cannot be read is an
+    OSError here, before the network (see :func:`nats_options`)."""
     options: dict[str, Any] = {}
     if args.user:
         options["user"] = args.user
     if args.password_file:
         with open(args.password_file, encoding="utf-8") as fh:
             options["password"] = fh.read().strip()
+    if args.nkey_seed:
+        with open(args.nkey_seed, encoding="utf-8") as fh:
+            options["nkeys_seed_str"] = fh.read().strip()
+    if args.tls_ca or args.tls_cert:
+        if bool(args.tls_cert) != bool(args.tls_key):
+            raise OSError("--tls-cert and --tls-key go together")
+        tls = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=args.tls_ca)
+        if args.tls_cert:
+            tls.load_cert_chain(args.tls_cert, args.tls_key)
+        options["tls"] = tls
     return options
+
+
+def nats_options(command: str, args: argparse.Namespace) -> dict[str, Any] | None:
+    """:func:`connect_options`, or None after one line on stderr naming the file that is wrong."""
+    try:
+        return connect_options(args)
+    except (OSError, ssl.SSLError) as exc:
+        print(f"croupier {command}: {exc}", file=sys.stderr)
+        return None
 
 
 def _serve(name: str, start: Callable[[asyncio.Event], Awaitable[None]], parent: int | None = None) -> int:
@@ -173,9 +204,12 @@ def run_uplink(args: argparse.Namespace) -> int:
     except (TableFileError, JournalError) as exc:
         print(f"croupier uplink: {exc}", file=sys.stderr)
         return 1
+    options = nats_options("uplink", args)
+    if options is None:
+        return 1
 
     async def start(stop: asyncio.Event) -> None:
-        nc = await connect(args.nats, stop, **_connect_options(args))
+        nc = await connect(args.nats, stop, **options)
         uplink = Uplink(config, nc.jetstream(), window=args.window, replicas=args.replicas)
         uplink.stop = stop
         heart = asyncio.ensure_future(alive.beat(nc, config.table_id, uplink, args.heartbeat, stop))
@@ -192,8 +226,12 @@ def run_record(args: argparse.Namespace) -> int:
     from controller.floor.recorder import Recorder
     from controller.floor.uplink import connect
 
+    options = nats_options("floor record", args)
+    if options is None:
+        return 1
+
     async def start(stop: asyncio.Event) -> None:
-        nc = await connect(args.nats, stop, **_connect_options(args))
+        nc = await connect(args.nats, stop, **options)
         recorder = Recorder(nc, args.db, durable=args.durable, batch=args.batch,
                             ack_wait=args.ack_wait, gap_grace=args.gap_grace, replicas=args.replicas)
         recorder.stop = stop
