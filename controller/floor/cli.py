@@ -8,19 +8,25 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import logging
 import signal
 import ssl
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
+
+from controller.tools.demo_setup import PORTS_PER_TABLE
 
 #: How long a clean stop (SIGTERM, Ctrl-C) waits for publishes or a batch in hand before it gives up
 #: (nothing is lost then: the stream, or the unacknowledged batch, is where the next start resumes).
 STOP_GRACE = 10.0
 NO_SCHEMA = "croupier floor {}: this database has no floor tables yet (a recorder creates them)"
 EXAMPLE_DB = "postgresql://croupier@127.0.0.1:5432/floor"
+#: ``croupier floor demo``'s tables: each game's shipped simulated table.
+DEMO_GAMES = ("baccarat", "one_card_poker", "swap_hand", "two_way_winner")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,6 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description=UPLINK_DOC + "\n\nExample:\n  croupier uplink "
                        "/etc/croupier/tables/baccarat_1.yaml --nats nats://floor1:4222")
     p.add_argument("table_file", help="the table file (the same the daemon runs)")
+    p.add_argument("--state-dir", help="the daemon's state dir, when it runs with `croupier run --state-dir`")
     _nats_arguments(p)
     p.add_argument("--window", type=int, default=128, help="publishes awaiting their ack at once (128)")
     p.add_argument("--heartbeat", type=float, default=5.0,
@@ -81,6 +88,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     e.add_argument("--to", dest="end", required=True, help="up to (not including) this time, the same way")
     e.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
     e.set_defaults(func=run_export)
+    d = floor_sub.add_parser(
+        "demo", help="the floor on this machine: servers, simulated tables, uplinks, a recorder",
+        description="The whole floor on this machine, in a temporary folder: a nats-server and a PostgreSQL "
+        "on free loopback ports, one simulated table per game (croupier demo) with its uplink, and a "
+        "recorder. It prints the commands that query the floor; Ctrl-C stops it all and deletes the "
+        "folder. Needs the Debian packages nats-server and postgresql (docs/floor.md).\n\nExample:\n"
+        "  croupier floor demo\n  croupier floor demo --games baccarat --rounds 3")
+    d.add_argument("--games", default=",".join(DEMO_GAMES),
+                   help=f"comma-separated games, one simulated table each (default {','.join(DEMO_GAMES)})")
+    d.add_argument("--rounds", type=int, metavar="N",
+                   help="each table stops after N rounds; the demo then shows the floor caught up and ends "
+                        "(default: until Ctrl-C)")
+    d.add_argument("--seed", type=int, help="seed for the shoes and the players")
+    d.add_argument("--delay", type=float, metavar="SECONDS", help="seconds between cards (the table files')")
+    d.add_argument("--ports", type=int, metavar="N",
+                   help=f"table i takes 127.0.0.1 ports N+{PORTS_PER_TABLE}i.. instead of its file's")
+    d.set_defaults(func=run_demo)
 
 
 UPLINK_DOC = """Carry a table's journal to the floor's NATS JetStream, row by row, in order, exactly once.
@@ -200,6 +224,8 @@ def run_uplink(args: argparse.Namespace) -> int:
 
     try:
         config = load_table(args.table_file)
+        if args.state_dir:
+            config = dataclasses.replace(config, state_dir=Path(args.state_dir))
         JournalSource(config).close()  # before the network: a wrong table file or state dir says so now
     except (TableFileError, JournalError) as exc:
         print(f"croupier uplink: {exc}", file=sys.stderr)
@@ -241,6 +267,12 @@ def run_record(args: argparse.Namespace) -> int:
             await nc.close()
 
     return _serve("recorder", start, args.exit_with_parent)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from controller.floor.demo import run
+
+    return run(args)
 
 
 def run_tables(args: argparse.Namespace) -> int:
