@@ -209,7 +209,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="how long rows are offered at --rate")
     parser.add_argument("--recorders", type=int, default=1,
                         help="recorder processes sharing the consumer for the sustained figure (1)")
-    parser.add_argument("--batch", type=int, default=1000, help="each recorder's --batch (1000)")
+    parser.add_argument("--batch", type=int, default=256,
+                        help="each recorder's --batch (256, as croupier floor record's)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="croupier-floor-ingest-"))
     nats_server, pg = NatsServer(), Postgres()
