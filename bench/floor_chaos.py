@@ -44,14 +44,19 @@ INPUTS_PER_ROUND = 9
 CHUNK = 20
 
 
-def main() -> int:
+def options() -> argparse.Namespace:
+    """The run's length, size and violence, and its seed (the kills' and the sessions')."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0, help="how long the tables deal (10)")
     parser.add_argument("--tables", type=int, default=4, help="dealing tables, each with its uplink (4)")
     parser.add_argument("--kill-every", type=float, default=8.0, help="mean seconds between kills (8)")
     parser.add_argument("--rate", type=float, default=10.0, help="inputs per second per table (10)")
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = options()
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="croupier-floor-chaos-"))
     seconds = args.minutes * 60
