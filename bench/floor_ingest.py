@@ -122,20 +122,29 @@ def rate_of(what: str, counter: Callable[[], int], total: int, timeout: float = 
     raise SystemExit(f"{what}: not all {total} within {timeout} s")
 
 
+def croupier(*args: str) -> list[str]:
+    """A ``croupier`` command line that ends with this bench (no uplink or recorder left behind)."""
+    return [sys.executable, "-m", "controller.cli", *args, "--exit-with-parent", str(os.getpid())]
+
+
+def recorder(nats_url: str, dsn: str, batch: int) -> list[str]:
+    return croupier("floor", "record", "--nats", nats_url, "--db", dsn, "--batch", str(batch))
+
+
 def sustained(
-    work: Path, nats_url: str, dsn: str, configs: list[TableConfig], rows: int
+    work: Path, nats_url: str, dsn: str, configs: list[TableConfig], rows: int, recorders: int, batch: int
 ) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Every uplink as a process into the stream, then one recorder process draining it into
-    PostgreSQL: (rows/s, seconds) of each stage, first row to last (start-up left out)."""
-    croupier = [sys.executable, "-m", "controller.cli"]
+    """Every uplink as a process into the stream, then ``recorders`` recorder processes (sharing the
+    consumer) draining it into PostgreSQL: (rows/s, seconds) of each stage, first row to last
+    (start-up left out)."""
     total = rows * len(configs)
     log = open(work / "procs.log", "ab")  # noqa: SIM115
-    procs = [subprocess.Popen([*croupier, "uplink", str(c.path), "--nats", nats_url],
-                              stdout=log, stderr=log) for c in configs]
+    procs = [subprocess.Popen(croupier("uplink", str(c.path), "--nats", nats_url), stdout=log, stderr=log)
+             for c in configs]
     try:
         into_stream = rate_of("the stream", lambda: stream_count(nats_url), total)
-        procs.append(subprocess.Popen([*croupier, "floor", "record", "--nats", nats_url, "--db", dsn],
-                                      stdout=log, stderr=log))
+        procs += [subprocess.Popen(recorder(nats_url, dsn, batch), stdout=log, stderr=log)
+                  for _ in range(recorders)]
         into_db = rate_of("PostgreSQL", lambda: count(dsn, "SELECT count(*) FROM inputs"), total)
     finally:
         for p in procs:
@@ -146,13 +155,13 @@ def sustained(
     return into_stream, into_db
 
 
-def latency(work: Path, nats_url: str, dsn: str, rate: float, seconds: float) -> list[float]:
+def latency(work: Path, nats_url: str, dsn: str, rate: float, seconds: float, batch: int) -> list[float]:
     """Publish one more table's rows at ``rate`` per second; each row's publish-to-transaction time."""
     paced = work / "paced"
     paced.mkdir()
     config = journal_copies(paced, 1, int(rate * seconds), prefix="paced")[0]
-    recorder = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "record", "--nats",
-                                 nats_url, "--db", dsn], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    one = subprocess.Popen(recorder(nats_url, dsn, batch), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
     sent: dict[int, float] = {}
 
     async def publish() -> None:
@@ -184,8 +193,8 @@ def latency(work: Path, nats_url: str, dsn: str, rate: float, seconds: float) ->
                 raise SystemExit("the paced rows were not all recorded within 120 s")
             time.sleep(0.2)
     finally:
-        recorder.terminate()
-        recorder.wait(20)
+        one.terminate()
+        one.wait(20)
     with psycopg.connect(dsn) as conn:
         got = conn.execute("SELECT row, EXTRACT(EPOCH FROM recorded_at)::float8 FROM inputs "
                            "WHERE table_id = %s", (config.table_id,)).fetchall()
@@ -198,6 +207,10 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=2000, help="journal rows per table")
     parser.add_argument("--rate", type=float, default=1000.0, help="rows/s offered for the latency figure")
     parser.add_argument("--seconds", type=float, default=10.0, help="how long rows are offered at --rate")
+    parser.add_argument("--recorders", type=int, default=1,
+                        help="recorder processes sharing the consumer for the sustained figure (1)")
+    parser.add_argument("--batch", type=int, default=256,
+                        help="each recorder's --batch (256, as croupier floor record's)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="croupier-floor-ingest-"))
     nats_server, pg = NatsServer(), Postgres()
@@ -205,8 +218,9 @@ def main() -> int:
         nats_server.start()
         pg.start()
         configs = journal_copies(work, args.tables, args.rows)
-        (up_rate, up_took), (db_rate, db_took) = sustained(work, nats_server.url, pg.dsn, configs, args.rows)
-        waits = latency(work, nats_server.url, pg.dsn, args.rate, args.seconds)
+        (up_rate, up_took), (db_rate, db_took) = sustained(work, nats_server.url, pg.dsn, configs, args.rows,
+                                                           args.recorders, args.batch)
+        waits = latency(work, nats_server.url, pg.dsn, args.rate, args.seconds, args.batch)
     finally:
         nats_server.remove()
         pg.remove()
@@ -217,10 +231,10 @@ def main() -> int:
     rows = args.tables * args.rows
     print(f"uplinks into the stream: {args.tables} uplink processes x {args.rows} rows = {rows} rows in "
           f"{up_took:.1f} s: {up_rate:,.0f} rows/s (one nats-server)")
-    print(f"recorder into PostgreSQL: the {rows} rows in {db_took:.1f} s: {db_rate:,.0f} rows/s "
-          "(one recorder)")
+    print(f"recorders into PostgreSQL: the {rows} rows in {db_took:.1f} s: {db_rate:,.0f} rows/s "
+          f"({args.recorders} recorder(s), batches of {args.batch})")
     p = statistics.quantiles(waits, n=100)
-    print(f"publish to transaction at {args.rate:.0f} rows/s offered for {args.seconds:.0f} s "
+    print(f"publish to transaction (one recorder) at {args.rate:.0f} rows/s offered for {args.seconds:.0f} s "
           f"({len(waits)} rows): p50 {p[49] * 1000:.1f} ms, p99 {p[98] * 1000:.1f} ms, "
           f"max {waits[-1] * 1000:.1f} ms")
     return 0

@@ -57,21 +57,25 @@ def postgres() -> Iterator[Postgres]:
 
 
 class Proc:
-    """A ``croupier`` command as its own process, its output in a log file; SIGKILL and restart it."""
+    """A ``croupier`` command as its own process, its output in a log file; SIGKILL and restart it.
+    It ends with the test run, even one cut short (``--exit-with-parent``)."""
 
     def __init__(self, log: Path, *args: str, fault: str = "") -> None:
-        self.args = [sys.executable, "-m", "controller.cli", *args]
+        self.args = [sys.executable, "-m", "controller.cli", *args, "--exit-with-parent", str(os.getpid())]
         self.log = log
         #: CROUPIER_FAULT for the first start only (controller.daemon.faults): it dies there, once.
         self.fault = fault
         self.proc: subprocess.Popen[bytes] | None = None
         self.kills = 0
+        #: Where the log stood when the process last started (what this one said comes after).
+        self.begun = 0
 
     def start(self) -> Proc:
         env = {k: v for k, v in os.environ.items() if k != faults.ENV}
         if self.fault:
             env[faults.ENV], self.fault = self.fault, ""
         with open(self.log, "ab") as out:
+            self.begun = out.tell()
             self.proc = subprocess.Popen(self.args, stdout=out, stderr=out, start_new_session=True, env=env)
         return self
 
@@ -96,6 +100,10 @@ class Proc:
                 self.proc.kill()
                 self.proc.wait(10)
         return self.proc.returncode
+
+    def said(self, text: str) -> bool:
+        """The running process (not an earlier one) has logged ``text``: it is up so far."""
+        return text.encode() in self.log.read_bytes()[self.begun:]
 
     def text(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""

@@ -76,7 +76,8 @@ def test_nothing_lost_nothing_doubled_through_kills_of_every_floor_process(
                 if victim == "uplink":
                     uplink.kill()
                     uplink.start()
-                elif victim == "uplink-term":  # SIGKILL during its clean stop
+                elif victim == "uplink-term":  # SIGKILL during its clean stop (so once it is up)
+                    wait_for("the uplink is up", lambda: uplink.said("resuming after row"), 30, *everyone)
                     assert uplink.proc is not None
                     uplink.proc.terminate()
                     time.sleep(0.05)

@@ -8,18 +8,25 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import logging
 import signal
+import ssl
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
+
+from controller.tools.demo_setup import PORTS_PER_TABLE
 
 #: How long a clean stop (SIGTERM, Ctrl-C) waits for publishes or a batch in hand before it gives up
 #: (nothing is lost then: the stream, or the unacknowledged batch, is where the next start resumes).
 STOP_GRACE = 10.0
 NO_SCHEMA = "croupier floor {}: this database has no floor tables yet (a recorder creates them)"
 EXAMPLE_DB = "postgresql://croupier@127.0.0.1:5432/floor"
+#: ``croupier floor demo``'s tables: each game's shipped simulated table.
+DEMO_GAMES = ("baccarat", "one_card_poker", "swap_hand", "two_way_winner")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,6 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description=UPLINK_DOC + "\n\nExample:\n  croupier uplink "
                        "/etc/croupier/tables/baccarat_1.yaml --nats nats://floor1:4222")
     p.add_argument("table_file", help="the table file (the same the daemon runs)")
+    p.add_argument("--state-dir", help="the daemon's state dir, when it runs with `croupier run --state-dir`")
     _nats_arguments(p)
     p.add_argument("--window", type=int, default=128, help="publishes awaiting their ack at once (128)")
     p.add_argument("--heartbeat", type=float, default=5.0,
@@ -80,6 +88,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     e.add_argument("--to", dest="end", required=True, help="up to (not including) this time, the same way")
     e.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
     e.set_defaults(func=run_export)
+    d = floor_sub.add_parser(
+        "demo", help="the floor on this machine: servers, simulated tables, uplinks, a recorder",
+        description="The whole floor on this machine, in a temporary folder: a nats-server and a PostgreSQL "
+        "on free loopback ports, one simulated table per game (croupier demo) with its uplink, and a "
+        "recorder. It prints the commands that query the floor; Ctrl-C stops it all and deletes the "
+        "folder. Needs the Debian packages nats-server and postgresql (docs/floor.md).\n\nExample:\n"
+        "  croupier floor demo\n  croupier floor demo --games baccarat --rounds 3")
+    d.add_argument("--games", default=",".join(DEMO_GAMES),
+                   help=f"comma-separated games, one simulated table each (default {','.join(DEMO_GAMES)})")
+    d.add_argument("--rounds", type=int, metavar="N",
+                   help="each table stops after N rounds; the demo then shows the floor caught up and ends "
+                        "(default: until Ctrl-C)")
+    d.add_argument("--seed", type=int, help="seed for the shoes and the players")
+    d.add_argument("--delay", type=float, metavar="SECONDS", help="seconds between cards (the table files')")
+    d.add_argument("--ports", type=int, metavar="N",
+                   help=f"table i takes 127.0.0.1 ports N+{PORTS_PER_TABLE}i.. instead of its file's")
+    d.set_defaults(func=run_demo)
 
 
 UPLINK_DOC = """Carry a table's journal to the floor's NATS JetStream, row by row, in order, exactly once.
@@ -105,20 +130,56 @@ def _nats_arguments(p: argparse.ArgumentParser) -> None:
                         "cluster (1)")
     p.add_argument("--user", help="NATS user name (the table's own, docs/floor.md)")
     p.add_argument("--password-file", help="a file holding the NATS password (not on the command line)")
+    p.add_argument("--nkey-seed", metavar="FILE",
+                   help="a file holding the NATS user's nkey seed (SU...): signs the server's challenge, no "
+                        "password sent (instead of --user/--password-file)")
+    p.add_argument("--tls-ca", metavar="FILE",
+                   help="TLS to NATS: trust this CA (PEM) for the server's certificate")
+    p.add_argument("--tls-cert", metavar="FILE",
+                   help="TLS to NATS: this client certificate (PEM), when the server verifies clients")
+    p.add_argument("--tls-key", metavar="FILE", help="the private key (PEM) of --tls-cert")
+    p.add_argument("--exit-with-parent", type=int, metavar="PID", help=argparse.SUPPRESS)
 
 
-def _connect_options(args: argparse.Namespace) -> dict[str, Any]:
+def connect_options(args: argparse.Namespace) -> dict[str, Any]:
+    """nats-py's connect options from the command line: who we are (user and password, or an nkey
+    seed) and TLS (the CA to trust, a client certificate). A file that cannot be read is an
+    OSError here, before the network (see :func:`nats_options`)."""
     options: dict[str, Any] = {}
     if args.user:
         options["user"] = args.user
     if args.password_file:
         with open(args.password_file, encoding="utf-8") as fh:
             options["password"] = fh.read().strip()
+    if args.nkey_seed:
+        with open(args.nkey_seed, encoding="utf-8") as fh:
+            options["nkeys_seed_str"] = fh.read().strip()
+    if args.tls_ca or args.tls_cert:
+        if bool(args.tls_cert) != bool(args.tls_key):
+            raise OSError("--tls-cert and --tls-key go together")
+        tls = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=args.tls_ca)
+        if args.tls_cert:
+            tls.load_cert_chain(args.tls_cert, args.tls_key)
+        options["tls"] = tls
     return options
 
 
-def _serve(name: str, start: Callable[[asyncio.Event], Awaitable[None]]) -> int:
-    """Run ``start(stop)`` until it ends or SIGTERM/SIGINT sets ``stop`` (then at most STOP_GRACE s more)."""
+def nats_options(command: str, args: argparse.Namespace) -> dict[str, Any] | None:
+    """:func:`connect_options`, or None after one line on stderr naming the file that is wrong."""
+    try:
+        return connect_options(args)
+    except (OSError, ssl.SSLError) as exc:
+        print(f"croupier {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def _serve(name: str, start: Callable[[asyncio.Event], Awaitable[None]], parent: int | None = None) -> int:
+    """Run ``start(stop)`` until it ends or SIGTERM/SIGINT sets ``stop`` (then at most STOP_GRACE s more).
+
+    ``parent`` (``--exit-with-parent PID``, given by a test or a demo that starts us): stop as on
+    SIGTERM when that process is gone, even if it was SIGKILLed, so no uplink or recorder outlives it
+    reconnecting for ever to servers that went with it.
+    """
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
                         format=f"%(asctime)s {name} %(levelname)s %(message)s")
 
@@ -127,6 +188,13 @@ def _serve(name: str, start: Callable[[asyncio.Event], Awaitable[None]]) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
+        watch: list[asyncio.Future[None]] = []  # asyncio.run cancels it at the end
+        if parent is not None:
+            from controller.daemon.startup import watch_parent
+            from controller.tools.children import die_with_parent
+
+            die_with_parent()  # the kernel's SIGTERM at once on Linux; the watch everywhere
+            watch.append(asyncio.ensure_future(watch_parent(parent, stop.set)))
         task = asyncio.ensure_future(start(stop))
         await asyncio.wait([task, asyncio.ensure_future(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
         from controller.floor.uplink import Stopped
@@ -156,13 +224,18 @@ def run_uplink(args: argparse.Namespace) -> int:
 
     try:
         config = load_table(args.table_file)
+        if args.state_dir:
+            config = dataclasses.replace(config, state_dir=Path(args.state_dir))
         JournalSource(config).close()  # before the network: a wrong table file or state dir says so now
     except (TableFileError, JournalError) as exc:
         print(f"croupier uplink: {exc}", file=sys.stderr)
         return 1
+    options = nats_options("uplink", args)
+    if options is None:
+        return 1
 
     async def start(stop: asyncio.Event) -> None:
-        nc = await connect(args.nats, stop, **_connect_options(args))
+        nc = await connect(args.nats, stop, **options)
         uplink = Uplink(config, nc.jetstream(), window=args.window, replicas=args.replicas)
         uplink.stop = stop
         heart = asyncio.ensure_future(alive.beat(nc, config.table_id, uplink, args.heartbeat, stop))
@@ -172,15 +245,19 @@ def run_uplink(args: argparse.Namespace) -> int:
             heart.cancel()
             await nc.close()
 
-    return _serve(f"uplink {config.table_id}", start)
+    return _serve(f"uplink {config.table_id}", start, args.exit_with_parent)
 
 
 def run_record(args: argparse.Namespace) -> int:
     from controller.floor.recorder import Recorder
     from controller.floor.uplink import connect
 
+    options = nats_options("floor record", args)
+    if options is None:
+        return 1
+
     async def start(stop: asyncio.Event) -> None:
-        nc = await connect(args.nats, stop, **_connect_options(args))
+        nc = await connect(args.nats, stop, **options)
         recorder = Recorder(nc, args.db, durable=args.durable, batch=args.batch,
                             ack_wait=args.ack_wait, gap_grace=args.gap_grace, replicas=args.replicas)
         recorder.stop = stop
@@ -189,7 +266,13 @@ def run_record(args: argparse.Namespace) -> int:
         finally:
             await nc.close()
 
-    return _serve("recorder", start)
+    return _serve("recorder", start, args.exit_with_parent)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from controller.floor.demo import run
+
+    return run(args)
 
 
 def run_tables(args: argparse.Namespace) -> int:

@@ -2,9 +2,12 @@
 
 The floor's tests (and a one-machine trial) start their own servers rather than use whatever the
 machine happens to run: each in a folder of its own, on a port picked free on 127.0.0.1, stopped
-(and killed if it will not stop) by its owner. PostgreSQL refuses to run as root, so when we are
-root its ``initdb``/``pg_ctl`` run as the ``postgres`` system user the Debian package creates
-(``runuser -u postgres --``) in a folder owned by that user. Every wait here is bounded.
+(and killed if it will not stop) by its owner. Each server is our direct child and exits with us,
+even when we are SIGKILLed (a test run cut short leaves no server behind): the kernel signals it
+when the thread that started it ends (``die_with_parent``), so PostgreSQL runs in the foreground
+(``postgres``, not ``pg_ctl start``, which would hand it to init). PostgreSQL refuses to run as root,
+so when we are root it runs as the ``postgres`` system user the Debian package creates (``initdb``
+through ``runuser -u postgres --``) in a folder owned by that user. Every wait here is bounded.
 """
 
 from __future__ import annotations
@@ -16,8 +19,11 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
+
+from controller.tools.children import die_with_parent
 
 NATS_SERVER: Final = "nats-server"
 PG_BIN: Final = Path("/usr/lib/postgresql/15/bin")
@@ -50,6 +56,15 @@ def wait_port(port: int, timeout: float, proc: subprocess.Popen[bytes] | None = 
     raise TimeoutError(f"nothing listening on 127.0.0.1:{port} after {timeout} s")
 
 
+def _exit_with_us(sig: signal.Signals) -> Callable[[], None]:
+    """A ``preexec_fn``: the child gets ``sig`` (its clean stop) when the thread that started it ends."""
+
+    def arm() -> None:
+        die_with_parent(sig)
+
+    return arm
+
+
 def _private_dir(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=prefix))  # 0700 from its first byte
 
@@ -77,7 +92,8 @@ class NatsServer:
             f'jetstream {{ store_dir: "{self.folder / "js"}" }}\n' + self.config, encoding="utf-8")
         log = open(self.folder / "nats.log", "ab")  # noqa: SIM115 (the child holds it)
         try:
-            self.proc = subprocess.Popen([NATS_SERVER, "-c", str(conf)], stdout=log, stderr=log)
+            self.proc = subprocess.Popen([NATS_SERVER, "-c", str(conf)], stdout=log, stderr=log,
+                                         preexec_fn=_exit_with_us(signal.SIGTERM))
         finally:
             log.close()
         wait_port(self.port, timeout, self.proc)
@@ -133,6 +149,7 @@ class Postgres:
             shutil.chown(self.folder, "postgres", "postgres")
         self.data = self.folder / "data"
         self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "croupier", "--no-sync",
                   "-E", "UTF8", "--locale", "C", timeout=120)
 
@@ -148,16 +165,54 @@ class Postgres:
         if done.returncode != 0:
             raise RuntimeError(f"{tool} failed ({done.returncode}): {done.stderr.decode(errors='replace')}")
 
-    def start(self, timeout: int = 60) -> Postgres:
-        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self.folder}"
-        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "pg.log"),
-                  "-w", "-t", str(timeout), "start", timeout=timeout + 10)
+    def start(self, timeout: float = 60.0) -> Postgres:
+        """``postgres`` in the foreground as our child (as the ``postgres`` user when we are root), until
+        it says it is ready; a fast shutdown (SIGINT) when the thread that started it ends."""
+        command = [str(PG_BIN / "postgres"), "-D", str(self.data), "-p", str(self.port),
+                   "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.folder}"]
+        user = "postgres" if self.as_postgres else None
+        log = open(self.folder / "pg.log", "ab")  # noqa: SIM115 (the child holds it)
+        try:  # the user is changed before preexec_fn runs: the death signal survives it
+            self.proc = subprocess.Popen(command, stdout=log, stderr=log, user=user, group=user,
+                                         extra_groups=[] if user else None,
+                                         preexec_fn=_exit_with_us(signal.SIGINT))
+        finally:
+            log.close()
+        self._wait_ready(self.proc, timeout)
         return self
 
+    def _wait_ready(self, proc: subprocess.Popen[bytes], timeout: float) -> None:
+        """Until the postmaster's lock file says it is ready (as ``pg_ctl -w`` waits); TimeoutError if it
+        ends first or takes longer than ``timeout`` s."""
+        pid_file = self.data / "postmaster.pid"
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise TimeoutError(f"postgres exited with {proc.returncode}: see {self.folder / 'pg.log'}")
+            try:
+                lines = pid_file.read_text(encoding="utf-8").splitlines()
+            except OSError:
+                lines = []
+            if len(lines) >= 8 and lines[0] == str(proc.pid) and lines[7].strip() == "ready":
+                return
+            time.sleep(0.05)
+        raise TimeoutError(f"postgres not ready after {timeout} s: see {self.folder / 'pg.log'}")
+
+    #: ``pg_ctl stop -m MODE``'s signals: smart waits for the sessions, fast ends them, immediate is a crash.
+    STOP_SIGNALS: Final = {"smart": signal.SIGTERM, "fast": signal.SIGINT, "immediate": signal.SIGQUIT}
+
     def stop(self, mode: str = "fast") -> None:
-        """``pg_ctl stop -m MODE``; ``immediate`` is a crash (recovery from the WAL at the next start)."""
-        if (self.data / "postmaster.pid").exists():
-            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop", timeout=70)
+        """Stop it as ``pg_ctl stop -m MODE`` does; ``immediate`` is a crash (recovery from the WAL at the
+        next start). SIGKILL if it has not ended within 60 s."""
+        proc, self.proc = self.proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(self.STOP_SIGNALS[mode])
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
 
     def remove(self) -> None:
         """Stop it at once (whatever state it is in) and delete its folder."""

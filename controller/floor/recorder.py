@@ -25,12 +25,12 @@ import nats.errors
 import psycopg
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
-from nats.js import api
+from nats.js import JetStreamContext, api
 
 from controller.daemon import faults
 from controller.floor import alive, store
 from controller.floor.schema import migrate
-from controller.floor.uplink import NATS_ERRORS, ensure_stream, retrying
+from controller.floor.uplink import NATS_ERRORS, Stopped, ensure_stream, retrying
 from controller.floor.wire import MSG_ID, STREAM, SUBJECTS, RowMessage
 
 log = logging.getLogger("croupier.floor")
@@ -76,16 +76,13 @@ class Recorder:
             SUBJECTS, durable=self.durable, stream=STREAM, config=config), self.stop)
         await self._database(lambda conn: migrate(conn))
         await self.board.listen(self.nc)
+        ahead = asyncio.ensure_future(self._fetch(psub))
         try:
             while not self.stop.is_set():
-                try:
-                    msgs = await psub.fetch(self.batch, timeout=1.0)
-                except (nats.errors.TimeoutError, TimeoutError):  # nothing to fetch
-                    msgs = []
-                except NATS_ERRORS as exc:
-                    log.warning("fetch failed (%s: %s): retrying", type(exc).__name__, exc)
-                    await asyncio.sleep(0.5)
-                    continue
+                msgs = await ahead
+                # The next batch comes in while this one is written (on a worker thread): fetching
+                # costs about as much as writing. It waits unacknowledged, as any batch in hand.
+                ahead = asyncio.ensure_future(self._fetch(psub))
                 if msgs:
                     await self._record(msgs)
                 if time.monotonic() - self._checked >= self.check_every:
@@ -93,8 +90,21 @@ class Recorder:
                     await self._record_heartbeats()
                     await self._check_holes()
         finally:
+            ahead.cancel()  # what it fetched is delivered again after ack_wait
+            await asyncio.gather(ahead, return_exceptions=True)
             if self.conn is not None:
                 self.conn.close()
+
+    async def _fetch(self, psub: JetStreamContext.PullSubscription) -> list[Msg]:
+        """The next batch: what the consumer has now, up to :attr:`batch` (waiting at most 1 s for one)."""
+        try:
+            return await psub.fetch(self.batch, timeout=1.0)
+        except (nats.errors.TimeoutError, TimeoutError):  # nothing to fetch
+            return []
+        except NATS_ERRORS as exc:
+            log.warning("fetch failed (%s: %s): retrying", type(exc).__name__, exc)
+            await asyncio.sleep(0.5)
+            return []
 
     async def _record(self, msgs: list[Msg]) -> None:
         parsed: list[RowMessage] = []
@@ -118,7 +128,8 @@ class Recorder:
         self.recorded += len(parsed)
 
     async def _database(self, work: store.Work) -> None:
-        """``work(conn)`` on a worker thread until it succeeds, reconnecting while the database is away."""
+        """``work(conn)`` on a worker thread until it succeeds, reconnecting while the database is away;
+        :class:`Stopped` on stop (a batch in hand stays unacknowledged: it is delivered again)."""
         delay = 0.2
         while True:
             try:
@@ -133,6 +144,8 @@ class Recorder:
                 if self.conn is not None:
                     self.conn.close()
                 self.conn = None
+            if self.stop.is_set():
+                raise Stopped("stopped while the database was away")
             await asyncio.sleep(delay)
             delay = min(delay * 2, 3.0)
 

@@ -21,17 +21,19 @@ from pathlib import Path
 PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent() -> bool:
-    """Linux: have the kernel send this process SIGTERM when its parent dies (even by SIGKILL).
+def die_with_parent(sig: signal.Signals = signal.SIGTERM) -> bool:
+    """Linux: have the kernel send this process ``sig`` when its parent dies (even by SIGKILL).
 
     Best effort (False elsewhere or if prctl fails): the daemon's parent watch
-    (``Daemon(parent_pid=...)``) stops it anyway, within half a second.
+    (``Daemon(parent_pid=...)``) stops it anyway, within half a second. Also a ``preexec_fn`` for a
+    server we do not write (nats-server, postgres): the setting outlives exec, but not a change of
+    user, and "parent" is the thread that started the child.
     """
     if not sys.platform.startswith("linux"):
         return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) == 0)
+        return bool(libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
 

@@ -59,7 +59,7 @@ def _start_daemon(
         "run",
         str(path),
         "--state-dir",
-        str(work / "state"),
+        str(args.state_dir or work / "state"),
         *(["--shoe-port", shoe_port] if shoe_port else []),
         "--pub",
         endpoints["pub"],
@@ -108,7 +108,7 @@ def _card_source(config: TableConfig, args: argparse.Namespace, seed: int, work:
     if config.camera is not None and config.camera.spec.window is not None:
         from vision.camera_sim import SimulatedCamera  # OpenCV only for a camera table
 
-        window = config.camera.window_path(work / "state")
+        window = config.camera.window_path(args.state_dir or work / "state")
         assert window is not None
         window.parent.mkdir(parents=True, exist_ok=True)
         spec = config.camera.spec
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         shoe = _card_source(config, args, seed, work)
         # The command socket takes authorised keys only: the demo makes its operator key on the fly.
-        key = local_key(config, "operator", "demo", state_dir=work / "state")
+        key = local_key(config, "operator", "demo", state_dir=args.state_dir or work / "state")
         client = CommandClient(endpoints["command"], timeout=10.0, key=key)
     except BaseException:  # nothing of a demo that did not start is left behind: no key, no pty
         if shoe is not None:

@@ -113,6 +113,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     # Internal: `demo --game all` starts one demo per table with it; not a user's option.
     parser.add_argument("--exit-with-parent", type=int, metavar="PID", help=argparse.SUPPRESS)
+    # Internal: `croupier floor demo` keeps each table's journal where that table's uplink reads it.
+    parser.add_argument("--state-dir", type=Path, help=argparse.SUPPRESS)
     demo_display.add_arguments(parser, listen_address)
 
 

@@ -1,0 +1,154 @@
+"""``croupier floor demo``: the whole floor on one machine in one command, to see it work and query it.
+
+Why these parts: they are the real ones, each its own process as on a floor. A nats-server and a
+PostgreSQL 15 in a private temporary folder on free loopback ports (controller.floor.local), one
+``croupier floor record``, and per game its shipped simulated table (``croupier demo --table
+<game>_sim.yaml``: daemon, simulated shoe, dealer and players) with its ``croupier uplink`` reading
+the table's journal. It prints the commands that query the floor while it runs. Ctrl-C (SIGTERM,
+SIGHUP) stops everything and deletes the folder; killed outright, its children go with it (the
+servers by the kernel's death signal, the commands by ``--exit-with-parent``). With ``--rounds N``
+each table stops after N rounds, and the demo shows ``floor tables`` once the floor has every row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psycopg
+
+from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig, load_table
+from controller.daemon.journal import JournalError
+from controller.floor import queries
+from controller.floor.derive import JournalSource
+from controller.floor.local import NatsServer, Postgres, ServerMissing
+from controller.tools.children import croupier_command, start_child
+from controller.tools.demo_setup import PORTS_PER_TABLE, STOP_SIGNALS, _interrupt
+
+#: Bounds: a table's journal to appear (its daemon starting), and the floor to catch up at the end.
+START_TIMEOUT = 60.0
+CATCH_UP_TIMEOUT = 120.0
+
+
+@dataclasses.dataclass
+class Table:
+    config: TableConfig
+    state: Path
+
+    def journal_rows(self) -> int | None:
+        """Rows in its journal, read-only as its uplink reads it; None while there is none yet."""
+        try:
+            source = JournalSource(dataclasses.replace(self.config, state_dir=self.state))
+        except JournalError:
+            return None
+        try:
+            return source.last_row()
+        finally:
+            source.close()
+
+
+def _table_args(args: argparse.Namespace, i: int) -> list[str]:
+    extra: list[str] = []
+    for flag, value in (("--rounds", args.rounds), ("--seed", args.seed), ("--delay", args.delay),
+                        ("--ports", None if args.ports is None else args.ports + PORTS_PER_TABLE * i)):
+        if value is not None:
+            extra += [flag, str(value)]
+    return extra
+
+
+def _wait(what: str, check: bool, deadline: float, children: list[subprocess.Popen[bytes]]) -> bool:
+    """False while waiting for ``what``; RuntimeError past ``deadline`` or if a child has ended."""
+    if check:
+        return True
+    ended = [c.args for c in children if c.poll() not in (None, 0)]
+    if ended or time.monotonic() > deadline:
+        raise RuntimeError(f"{what}: {'a process failed: ' + str(ended[0]) if ended else 'timed out'}")
+    time.sleep(0.2)
+    return False
+
+
+def run(args: argparse.Namespace) -> int:
+    games = [g for g in args.games.split(",") if g]
+    files = [FIRMWARE_CONFIGS / "tables" / f"{g}_sim.yaml" for g in games]
+    missing = [str(f) for f in files if not f.exists()]
+    if missing or not games:
+        print(f"croupier floor demo: no simulated table for {missing or 'no game'}", file=sys.stderr)
+        return 2
+    work = Path(tempfile.mkdtemp(prefix="croupier-floor-demo-"))
+    servers: list[NatsServer | Postgres] = []
+    children: list[subprocess.Popen[bytes]] = []
+    handlers = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    try:
+        for sig in handlers:
+            signal.signal(sig, _interrupt)
+        nats, pg = NatsServer(), Postgres()
+        servers += [nats.start(), pg.start()]
+        children.append(start_child(["floor", "record", "--nats", nats.url, "--db", pg.dsn],
+                                    work / "recorder.log"))
+        tables = [Table(load_table(f), work / f.stem) for f in files]
+        demos: list[subprocess.Popen[bytes]] = []
+        for i, (f, t) in enumerate(zip(files, tables, strict=True)):
+            demos.append(start_child(["demo", "--table", str(f), "--plain", "--no-lamps", "--no-display",
+                                      "--state-dir", str(t.state), *_table_args(args, i)],
+                                     work / f"{t.config.table_id}.demo.log"))
+            children.append(demos[-1])
+            deadline = time.monotonic() + START_TIMEOUT
+            while not _wait(f"{t.config.table_id}'s journal", t.journal_rows() is not None, deadline,
+                            children):
+                pass
+            children.append(start_child(["uplink", str(f), "--state-dir", str(t.state), "--nats", nats.url],
+                                        work / f"{t.config.table_id}.uplink.log"))
+        c, ids = croupier_command(), [t.config.table_id for t in tables]
+        print(f"The floor: nats-server {nats.url}, PostgreSQL {pg.dsn}, a recorder; tables {', '.join(ids)} "
+              f"dealing, each with its uplink (logs in {work}).\nQuery it while it runs:\n"
+              f"  {c} floor tables --db {pg.dsn}\n  {c} floor recall {ids[0]} --last 3 --db {pg.dsn}\n"
+              f"  {c} floor export {ids[0]} --from {time.time() - 60:.0f} --to {time.time() + 86400:.0f} "
+              f"--db {pg.dsn}\n" + ("" if args.rounds else "Ctrl-C stops it all.\n"), flush=True)
+        if not args.rounds:
+            while not _wait("the floor", False, float("inf"), children):
+                pass
+        while any(p.poll() is None for p in demos):  # each table deals its rounds
+            _wait("the tables' rounds", False, float("inf"), children)
+        deadline = time.monotonic() + CATCH_UP_TIMEOUT
+        while not _wait("the floor to catch up", _caught_up(pg.dsn, tables), deadline, children):
+            pass
+        with psycopg.connect(pg.dsn, connect_timeout=5) as conn:
+            print(queries.tables_text(queries.tables(conn, 15.0)))
+        return 0
+    except KeyboardInterrupt:
+        return 0
+    except (RuntimeError, ServerMissing) as exc:
+        print(f"croupier floor demo: {exc} (logs: {work})", file=sys.stderr)
+        return 1
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+        for child in children:
+            try:
+                child.wait(30)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+        for server in servers:
+            server.remove()
+        shutil.rmtree(work, ignore_errors=True)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+
+
+def _caught_up(dsn: str, tables: list[Table]) -> bool:
+    """Every table's journal is in PostgreSQL to its last row."""
+    try:
+        with psycopg.connect(dsn, connect_timeout=5) as conn:
+            recorded = {r["table"]: r["recorded_row"] for r in queries.tables(conn, 15.0)}
+    except psycopg.Error:
+        return False
+    return all(recorded.get(t.config.table_id) == t.journal_rows() for t in tables)
