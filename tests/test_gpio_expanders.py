@@ -163,6 +163,19 @@ def test_the_expanders_gpiochip_is_found_under_its_i2c_device(tmp_path: Path) ->
         gpiochip_of(Expander(bus=1, address=0x22, int=24), tmp_path)
 
 
+def test_mcp23s17s_on_one_spi_bus_take_their_gpiochips_in_address_order_gaps_and_all(tmp_path: Path) -> None:
+    # Chips fitted at 0x21 and 0x22 only: the kernel made gpiochip512 (0x21) and gpiochip528 (0x22).
+    for chip in (512, 528):
+        (tmp_path / "spi" / "devices" / "spi0.0" / f"gpiochip{chip}").mkdir(parents=True)
+    fitted = [0x21, 0x22]
+    s17 = {a: Expander(kind="mcp23s17", bus=0, address=a, int=23 + a - 0x21) for a in fitted}
+    assert gpiochip_of(s17[0x21], tmp_path, fitted) == 512
+    assert gpiochip_of(s17[0x22], tmp_path, fitted) == 528
+    # A table file that lists a third chip the overlay did not make: refused, not another seat's chip.
+    with pytest.raises(BackendError, match=r"holds 2 MCP23S17 gpiochips but the table file lists 3 .*=14\)"):
+        gpiochip_of(s17[0x21], tmp_path, [*fitted, 0x23])
+
+
 def test_a_stuck_button_on_an_expander_names_its_chip_and_line() -> None:
     header, chip = make_factory("mock"), make_factory("mock")
     pins = SimulatedPins(header, {"0x21": chip})

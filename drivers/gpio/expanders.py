@@ -109,7 +109,8 @@ def open_chips(backend: str, expanders: Sequence[Expander],
         return {exp.name: make_factory("mock") for exp in expanders}
     chips: dict[str, Any] = {}
     for exp in expanders:
-        chip = gpiochip_of(exp, sysfs)
+        same_bus = [e.address for e in expanders if e.kind == exp.kind and e.bus == exp.bus]
+        chip = gpiochip_of(exp, sysfs, same_bus)
         try:
             from gpiozero.pins.lgpio import LGPIOFactory  # type: ignore[import-untyped, unused-ignore]
 
@@ -120,17 +121,31 @@ def open_chips(backend: str, expanders: Sequence[Expander],
     return chips
 
 
-def gpiochip_of(exp: Expander, sysfs: Path = Path("/sys/bus")) -> int:
-    """The gpiochip number the kernel gave the expander (its overlay must be in config.txt)."""
+def gpiochip_of(exp: Expander, sysfs: Path = Path("/sys/bus"), listed: Sequence[int] = ()) -> int:
+    """The gpiochip number the kernel gave the expander (its overlay must be in config.txt).
+
+    An MCP23017 is its own I2C device. The MCP23S17s on one SPI bus share one device (chip select 0),
+    which holds one gpiochip per chip its overlay's present mask names, in address order; ``listed``
+    are the addresses the table file lists on that bus, and the mask must name exactly those: a
+    different count is refused, since taking the wrong gpiochip would put one seat's buttons on
+    another seat's panel.
+    """
     if exp.kind == "mcp23017":
         device = sysfs / "i2c" / "devices" / f"{exp.bus}-{exp.address:04x}"
-    else:  # one SPI device (chip select 0 of the bus) carries every MCP23S17 on it, in address order
+    else:
         device = sysfs / "spi" / "devices" / f"spi{exp.bus}.0"
     found = sorted(int(p.name.removeprefix("gpiochip")) for p in device.glob("gpiochip[0-9]*"))
-    index = 0 if exp.kind == "mcp23017" else exp.address - ADDRESSES.start
+    addresses = sorted(set(listed) | {exp.address})
+    index = 0 if exp.kind == "mcp23017" else addresses.index(exp.address)
+    if exp.kind == "mcp23s17" and found and len(found) != len(addresses):
+        mask = sum(1 << (a - ADDRESSES.start) for a in addresses)
+        raise BackendError(
+            f"expander {exp.name}: {device} holds {len(found)} MCP23S17 gpiochips but the table file lists "
+            f"{len(addresses)} on spi{exp.bus} ({', '.join(f'{a:#04x}' for a in addresses)}): the overlay's "
+            f"present mask must name exactly these (dtoverlay=mcp23s17,s17-spi{exp.bus}-0-present={mask})")
     if len(found) <= index:
         overlay = (f"dtoverlay=mcp23017,addr={exp.address:#04x},gpiopin={exp.int}" if exp.kind == "mcp23017"
-                   else "dtoverlay=mcp23s17,s17-spi0-0-present=...")
+                   else f"dtoverlay=mcp23s17,s17-spi{exp.bus}-0-present=...")
         raise BackendError(f"expander {exp.name}: no gpiochip at {device} (is {overlay} in "
                            "/boot/firmware/config.txt, and the chip powered and wired?)")
     return found[index]
