@@ -7,6 +7,7 @@ table and the real recorder, the daemon answers over ipc:// with a real journal.
 
 from __future__ import annotations
 
+import io
 import re
 import time
 from collections.abc import Iterator
@@ -168,6 +169,19 @@ def test_scenario_prints_events_in_currency_and_a_verdict(
     assert last == "FAILED at round 1: too few cards: a card for banker is due (0 rounds settled before it)"
     assert main(["scenario", str(path), "--json"]) == 1  # machines keep one JSON object per line
     assert '{"event": "error", "round": 1' in capsys.readouterr().out
+
+
+def test_a_scenario_whose_money_does_not_balance_fails_with_exit_status_1() -> None:
+    from controller.money import Currency
+    from controller.tools.scenario_cmd import finish
+
+    settled = {"event": "round_settled", "round": 1, "house_net": -499,
+               "settlements": [{"seat": 1, "net": 500}]}  # one minor unit made out of nothing
+    out = io.StringIO()
+    assert finish(out, [settled], Currency(), None) == 1
+    assert out.getvalue() == "FAILED: money does not balance in rounds 1\n"
+    balanced = {**settled, "house_net": -500}
+    assert finish(io.StringIO(), [balanced], Currency(), None) == 0
 
 
 def test_watch_with_no_daemon_says_nothing_listens(

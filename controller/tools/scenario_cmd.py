@@ -110,8 +110,14 @@ def run(args: argparse.Namespace) -> int:
     for event in events:
         if not args.settled_only or event["event"] == "round_settled":
             out.write(format_event(event, cur) + "\n")
-    out.write(verdict(events, cur, error) + "\n")
-    return 0 if error is None else 1
+    return finish(out, events, cur, error)
+
+
+def finish(out: TextIO, events: list[dict[str, Any]], cur: Currency, error: ScenarioError | None) -> int:
+    """Write the verdict; the exit status is 0 only when it says OK (money that does not balance fails)."""
+    line = verdict(events, cur, error)
+    out.write(line + "\n")
+    return 0 if line.startswith("OK:") else 1
 
 
 def _run_json(args: argparse.Namespace, out: TextIO) -> int:
