@@ -24,6 +24,7 @@ from drivers.shoe.messages import (
     StatusRequest,
     UnknownMessage,
 )
+from drivers.shoe.transport import ShoeError
 from tests.shoe_support import RawShoe, is_ack, profile
 
 pytestmark = pytest.mark.timeout(60)
@@ -234,3 +235,11 @@ def test_a_reset_lost_on_the_line_holds_the_shoes_frames_only_a_moment(
         time.sleep(0.5)
     time.sleep(0.6)
     assert events.codes() == ["QH"]
+
+
+def test_reset_on_a_plain_profile_shoe_is_refused_not_reported_as_sent(
+        shoe: RawShoe, run_reader: Any) -> None:
+    reader, _ = run_reader(profile(shoe.path, "plain"))
+    with pytest.raises(ShoeError, match=r"speaks the plain profile: it has no RESET"):
+        reader.reset()
+    assert shoe.drain(0.2) == []  # nothing was written to the line

@@ -40,9 +40,11 @@ from drivers.shoe.profile import ShoeProfile
 log = logging.getLogger("croupier.shoe")
 
 #: After a RESET, how long frames other than HELLO are held back (neither delivered nor acknowledged)
-#: waiting for the HELLO that answers it: a shoe answers at once; a RESET lost on the line must not
-#: hold the shoe's frames for longer than this (its resends are delivered after it).
-RESET_HOLD: Final = 2.0
+#: waiting for the HELLO that answers it. A conforming shoe answers within 2 s (drivers.shoe.conformance);
+#: the hold is well past that, so a slow but conforming shoe's resend of a card sent before the RESET
+#: is never taken as a new card. A RESET lost on the line holds the frames no longer than this (they
+#: are resent, unacknowledged, and delivered after it).
+RESET_HOLD: Final = 5.0
 
 
 class FrameId(NamedTuple):

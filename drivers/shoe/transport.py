@@ -178,10 +178,19 @@ class ShoeReader(SessionLoop):
 
     def reset(self) -> None:
         """Ask the shoe to restart its protocol state (it answers with HELLO, sequence 0); until that
-        HELLO, its other frames are held back (see ``FrameReader._held_by_reset``)."""
-        if self.profile.protocol == "v1":
+        HELLO, its other frames are held back (see ``FrameReader._held_by_reset``).
+
+        The hold starts before the RESET is written: the reader thread may take the answering HELLO
+        before this thread runs again. A shoe of the plain profile has no RESET: refused (ShoeError),
+        never reported as sent."""
+        if self.profile.protocol != "v1":
+            raise ShoeError(f"the shoe on {self.profile.port} speaks the plain profile: it has no RESET")
+        self._reset_at = time.monotonic()
+        try:
             self._send_command(Reset())
-            self._reset_at = time.monotonic()
+        except ShoeError:
+            self._reset_at = None
+            raise
 
     @property
     def connected(self) -> bool:
