@@ -153,10 +153,12 @@ def map_backends(backend: str, expanders: Sequence[Expander], count: int) -> lis
     header factory; otherwise (mock pins, no expanders) each map is a header of
     its own, so two one-seat maps may both use BCM 4. The daemon and
     ``croupier gpio check`` open a table's lines the same way through this.
-    BackendError names the header's factory or the expander that cannot be opened.
+    BackendError names the expander or the header's factory that cannot be opened;
+    the expanders are tried first, as their refusal names the missing device
+    (its I2C address, its overlay), where a header's names a library.
     """
-    shared = make_factory(backend) if shares_one_world(backend, expanders) else None
     chips = open_chips(backend, expanders)
+    shared = make_factory(backend) if shares_one_world(backend, expanders) else None
     return [GpioZeroBackend(shared if shared is not None else make_factory("mock"), backend, chips)
             for _ in range(count)]
 
