@@ -33,7 +33,7 @@ def install_copy(real: Path, root: Path, name: str = "table_1", **changes: objec
     """``real`` copied as docs/install.md says: under its new name, its state dir and keys where the unit
     has them (below ``root`` here), the rest as shipped; ``changes``: more top-level keys changed."""
     data = yaml.safe_load(real.read_text())
-    data.update({"state_dir": str(root / "var/lib/croupier" / name),
+    data.update({"table": name, "state_dir": str(root / "var/lib/croupier" / name),
                  "security": {"keys": str(keys_of(root, name))}, **changes})
     copy = root / "etc/croupier/tables" / f"{name}.yaml"
     copy.parent.mkdir(parents=True, exist_ok=True)
