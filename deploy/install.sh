@@ -13,6 +13,7 @@
 #   /etc/systemd/system/croupier-uplink@.service  the floor uplink (docs/floor.md), enabled by hand
 #   /etc/udev/rules.d/70-croupier.rules     /dev/croupier-shoe, /dev/croupier-camera (edit the serials)
 #   /etc/croupier/tables/NAME.yaml          each --table FILE (the unit instance is NAME)
+#   /etc/croupier/{panels,shoes,decks}      links to the checkout's pin maps, shoe profiles and decks
 #   /etc/croupier/keys/NAME/                first run: the table's server key and an operator key "admin"
 #
 # --root DIR installs into DIR instead of / (a test, an image being built): nothing on this machine
@@ -27,7 +28,7 @@ PIP_ARGS=""
 TABLES=()
 
 usage() {
-    sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
     echo "options: [--root DIR] [--python PY] [--pip-args ARGS] [--table FILE]..."
     exit 2
 }
@@ -86,6 +87,13 @@ fi
 # authorised public keys (keys authorized later by `croupier keys authorize` take the folder's group
 # and read bit themselves); client secrets (clients/) are root's alone.
 install -d -m 0755 "$R/etc/croupier" "$R/etc/croupier/tables"
+# A shipped table file names its pin maps, shoe profile and decks relative to itself (../panels/...):
+# beside /etc/croupier/tables they are links to this checkout's, so a copy installed here resolves
+# them as it does in the checkout (the installed code has no firmware_configs of its own). Kept if there.
+for folder in panels shoes decks; do
+    [ -e "$R/etc/croupier/$folder" ] || [ -L "$R/etc/croupier/$folder" ] \
+        || ln -s "/opt/croupier/src/firmware_configs/$folder" "$R/etc/croupier/$folder"
+done
 install -d -m 0750 "$R/etc/croupier/keys"
 chown "0:$GID" "$R/etc/croupier/keys"
 for table in "${TABLES[@]}"; do

@@ -359,10 +359,10 @@ class _HeldPin(MockPin):  # type: ignore[misc]
 
 def _restart_with_chips(monkeypatch: pytest.MonkeyPatch, path: Path, *held: dict[int, bool]) -> Table:
     """Start the daemon again with the same state dir, map i's sensors reading ``held[i]`` (BCM: level)."""
-    import controller.daemon.panels as panels_module
+    import drivers.gpio.expanders as expanders_module  # map_backends makes each map's pin factory
 
     headers = iter(held)
-    monkeypatch.setattr(panels_module, "make_factory", lambda name: MockFactory(
+    monkeypatch.setattr(expanders_module, "make_factory", lambda name: MockFactory(
         pin_class=type("Held", (_HeldPin,), {"held": next(headers)})))
     return Table(path)
 

@@ -89,6 +89,19 @@ def test_it_lays_down_the_documented_files(installed: Path) -> None:
         assert "/" + path.replace("baccarat_1", "NAME") in install_doc, path
 
 
+def test_a_shipped_table_copied_to_etc_finds_its_maps_and_profile_through_the_links(installed: Path) -> None:
+    etc = installed / "etc/croupier"
+    for folder in ("panels", "shoes", "decks"):  # the installed code has no firmware_configs of its own
+        assert os.readlink(etc / folder) == f"/opt/croupier/src/firmware_configs/{folder}"
+    for real in (ROOT / "firmware_configs/tables").glob("*[67]seat.yaml"):
+        raw = yaml.safe_load(real.read_text())
+        named = [raw["shoe"]["profile"], *(p if isinstance(p, str) else p["map"] for p in raw["panels"])]
+        for name in named:  # ../panels/x.yaml from /etc/croupier/tables: /etc/croupier/panels/x.yaml
+            folder, file = Path(name).parts[-2:]
+            assert name == f"../{folder}/{file}" and os.path.islink(etc / folder), (real, name)
+            assert (installed / "opt/croupier/src/firmware_configs" / folder / file).is_file(), (real, name)
+
+
 def test_users_groups_and_key_permissions(installed: Path) -> None:
     passwd = (installed / "etc/passwd").read_text()
     lines = (installed / "etc/group").read_text().splitlines()
@@ -199,6 +212,6 @@ def test_the_shipped_real_shoe_profiles_and_install_md_name_the_udev_device() ->
     for profile in real:
         assert yaml.safe_load(profile.read_text())["port"] == "/dev/croupier-shoe", profile.name
     install = (ROOT / "docs/install.md").read_text()
-    named = re.findall(r"firmware_configs/shoes/(\w+\.yaml)", install)
+    named = re.findall(r"(?:firmware_configs|\.\.)/shoes/(\w+\.yaml)", install)
     assert named and all((ROOT / "firmware_configs/shoes" / name).is_file() for name in named), named
     assert 'SYMLINK+="croupier-shoe"' in (ROOT / "deploy/70-croupier.rules").read_text()

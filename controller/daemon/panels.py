@@ -34,10 +34,10 @@ from controller.panels.link import PanelLink
 from controller.panels.logic import PanelLogic
 from controller.panels.view import JOURNAL_FAULT, LampView
 from controller.table import Table
-from drivers.gpio import GpioZeroBackend, LampMode, SimulatedPins, make_factory
+from drivers.gpio import LampMode, SimulatedPins
 from drivers.gpio.backend import own_simulation
 from drivers.gpio.control import ControlServer, PanelControl
-from drivers.gpio.expanders import open_chips, shares_one_world
+from drivers.gpio.expanders import map_backends
 
 log = logging.getLogger("croupier.daemon.gpio")
 
@@ -72,17 +72,13 @@ class PanelHost:
         """
         gpio = self.config.spec.gpio
         assert gpio is not None
-        one_world = shares_one_world(gpio.backend, gpio.expanders)
-        shared = make_factory(gpio.backend) if one_world else None
+        backends = map_backends(gpio.backend, gpio.expanders, len(self.config.panels))
 
         def post(inp: Input, source: str) -> None:
             loop.call_soon_threadsafe(submit, inp, source)
 
         try:
-            chips = open_chips(gpio.backend, gpio.expanders)
-            for _name, pin_map in self.config.panels:
-                factory = shared if shared is not None else make_factory("mock")
-                backend = GpioZeroBackend(factory, gpio.backend, chips)
+            for (_name, pin_map), backend in zip(self.config.panels, backends, strict=True):
                 panel = PanelLink(pin_map, backend, post, self.config.limits)
                 self.panels.append(panel)
                 # Wagers keyed by command have no chips on a sensor: never "chips missing" for them.
@@ -91,9 +87,9 @@ class PanelHost:
                 if last_bets is not None:
                     after_restart(panel.logic, last_bets, table.limits.min_bet)
                 if gpio.backend == "mock":
-                    pins = SimulatedPins(factory, chips)
+                    pins = SimulatedPins(backend.factory, backend.chips)
                     self.pins.append(pins)
-                    if own_simulation(factory):
+                    if own_simulation(backend.factory):
                         as_it_was(panel, pins, sensor_wagers)
             if gpio.control is not None:
                 self.control = PanelControl(self.panels[0], self.pins[0],

@@ -54,6 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def build_daemon(args: argparse.Namespace) -> Daemon:
     config = load_table(args.table)
+    named = config.key_folder(args.state_dir)
+    if args.keys is not None and named.resolve() != args.keys.resolve():
+        # systemd's unit gives --keys; `croupier keys new/authorize --table FILE` goes by the file alone
+        logging.getLogger("croupier.daemon").warning(
+            "--keys %s is not the key folder %s names (%s): `croupier keys ... --table %s` reaches %s, which "
+            "this daemon does not read; set security.keys: %s in it (docs/install.md)",
+            args.keys, config.path, named, config.path, named, args.keys)
     spec = config.spec.zeromq
     overrides = {
         k: v

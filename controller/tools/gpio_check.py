@@ -4,10 +4,12 @@ On the Pi it lights each lamp of the table file's pin maps in turn and asks
 whether it lit, then asks for each button to be pressed, each spot's sensor to
 be covered and each panel to be unplugged, and says which line changed; the
 report names every miswired line (:mod:`controller.tools.wiring_check`).
-``--sim`` checks the simulated world instead: mock pins, one header per map as
-the daemon has them, wired as the maps say (or with ``--sim-swap`` pairs the
-other way round) and worked by simulated hands that answer every prompt, so
-the check runs unattended in tests and shows what a mistake looks like.
+``--sim`` checks the simulated world instead: mock pins and the table's
+expanders simulated, laid out as the daemon has them (one world for a table
+that lists expanders, else one header per map), wired as the maps say (or with
+``--sim-swap`` pairs the other way round) and worked by simulated hands that
+answer every prompt, so the check runs unattended in tests and shows what a
+mistake looks like. Every line is addressed by its chip and pin.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from pathlib import Path
 from controller.daemon import private
 from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.tools.wiring_check import Line, WiringCheck, lines_of, report
-from drivers.gpio.backend import BackendError, GpioZeroBackend, PinBackend, SimulatedPins, make_factory
+from drivers.gpio.backend import BackendError, PinBackend, SimulatedPins
+from drivers.gpio.expanders import map_backends
 
 Wiring = dict[Line, Line]
 
@@ -43,9 +46,9 @@ class Person:
 
 
 class SimulatedHands:
-    """The simulated world's technician: it works each device on the line the simulated wiring puts
-    it on (``wiring``: the device the map names -> the line it is really wired to), and sees a lamp lit
-    when that line is driven to the lamp's active level. Every prompt and answer is printed."""
+    """The simulated world's technician: it works each device on the line (chip and pin) the simulated
+    wiring puts it on (``wiring``: the device the map names -> the line it is really wired to), and sees
+    a lamp lit when that line is driven to the lamp's active level. Every prompt and answer is printed."""
 
     def __init__(self, pins: Sequence[SimulatedPins], wiring: Wiring,
                  say: Callable[[str], None] = print) -> None:
@@ -53,7 +56,7 @@ class SimulatedHands:
 
     def _drive(self, device: Line, active: bool) -> None:
         wire = self.wiring[device]
-        self.pins[wire.header].drive(wire.spec.pin, active == (device.spec.active == "high"))
+        self.pins[wire.map].drive(wire.spec.pin, active == (device.spec.active == "high"), wire.chip)
 
     def plug_in(self) -> None:
         """Every panel plugged in, as a wired table stands before the check (its presence loops closed)."""
@@ -63,7 +66,7 @@ class SimulatedHands:
 
     def lamp_lit(self, line: Line, prompt: str) -> str:
         wire = self.wiring[line]
-        lit = self.pins[wire.header].level(wire.spec.pin) == (line.spec.active == "high")
+        lit = self.pins[wire.map].level(wire.spec.pin, wire.chip) == (line.spec.active == "high")
         self.say(f"{prompt} {'y' if lit else 'n'}")
         return "y" if lit else "n"
 
@@ -76,15 +79,16 @@ class SimulatedHands:
 
 
 def simulated_wiring(lines: Sequence[Line], swaps: Sequence[str]) -> Wiring:
-    """Each device on its own line, but for ``swaps`` (``H:KEY,H:KEY``: two lines of the same kind,
-    by header and map key as the report names them), whose devices are on each other's line."""
-    by_key = {f"{line.header}:{line.key}": line for line in lines}
+    """Each device on its own line, but for ``swaps`` (``M:KEY,M:KEY``: two lines of the same kind,
+    by map and key as the report names them, on one chip or two), whose devices are on each other's
+    line."""
+    by_key = {f"{line.map}:{line.key}": line for line in lines}
     wiring = {line: line for line in lines}
     for swap in swaps:
         keys = swap.split(",")
         found = [by_key.get(key.strip()) for key in keys]
         if len(keys) != 2 or None in found:
-            raise CheckError(f"--sim-swap {swap!r}: two lines, HEADER:KEY,HEADER:KEY as the report names "
+            raise CheckError(f"--sim-swap {swap!r}: two lines, MAP:KEY,MAP:KEY as the report names "
                              f"them (e.g. 0:{lines[0].key},0:{lines[-1].key})")
         a, b = (line for line in found if line is not None)
         if (a.role == "lamp") != (b.role == "lamp"):
@@ -94,27 +98,23 @@ def simulated_wiring(lines: Sequence[Line], swaps: Sequence[str]) -> Wiring:
 
 
 def open_backends(config: TableConfig, sim: bool) -> tuple[list[PinBackend], list[SimulatedPins]]:
-    """One backend per map: on mock pins each map is a header of its own (as in the daemon); a Pi's
-    backend is its one header, shared by every map."""
+    """One backend per map, with the table's expanders, laid out as the daemon has them
+    (:func:`map_backends`); with ``sim`` on mock pins, and the simulated pins that work them."""
     gpio = config.spec.gpio
     if gpio is None or not config.panels:
         raise CheckError(f"{config.path}: no panels to check (a panels list and a gpio section)")
     if gpio.backend == "mock" and not sim:
         raise CheckError(f"{config.path}: gpio.backend is mock: simulated pins have no one to press them; "
                          "give --sim, or check a table file with rpigpio or lgpio on its Pi")
-    name = "mock" if sim else gpio.backend
-    if name == "mock":
-        factories = [make_factory("mock") for _ in config.panels]
-        return [GpioZeroBackend(f, name) for f in factories], [SimulatedPins(f) for f in factories]
-    shared = GpioZeroBackend(make_factory(name), name)
-    return [shared] * len(config.panels), []
+    backends = map_backends("mock" if sim else gpio.backend, gpio.expanders, len(config.panels))
+    return list(backends), [SimulatedPins(b.factory, b.chips) for b in backends] if sim else []
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", type=Path, metavar="TABLE_FILE", help="the table whose pin maps to check")
     parser.add_argument("--sim", action="store_true",
                         help="check the simulated world (mock pins wired as the maps say, simulated hands)")
-    parser.add_argument("--sim-swap", action="append", default=[], metavar="H:KEY,H:KEY",
+    parser.add_argument("--sim-swap", action="append", default=[], metavar="M:KEY,M:KEY",
                         help="with --sim: two lines wired the other way round, to see the check find them")
     parser.add_argument("--report", type=Path, help="also write the report to this file (0600)")
 
@@ -140,8 +140,9 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(technician, SimulatedHands):
             technician.plug_in()
         lamps = sum(line.role == "lamp" for line in lines)
-        print(f"# {config.table_id}: {len(lines)} lines on {backends[0].name}: {lamps} lamps one by one, "
-              f"then {len(lines) - lamps} buttons, sensors and presence loops", flush=True)
+        chips = ", ".join(dict.fromkeys(line.chip for line in lines))
+        print(f"# {config.table_id}: {len(lines)} lines on {backends[0].name} ({chips}): {lamps} lamps one "
+              f"by one, then {len(lines) - lamps} buttons, sensors and presence loops", flush=True)
         findings = check.run(technician)
     except (BackendError, OSError) as exc:
         print(f"croupier gpio check: cannot open the pins: {exc}", file=sys.stderr)

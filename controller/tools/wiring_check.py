@@ -9,10 +9,13 @@ each sensor covered and uncovered and each presence loop unplugged and plugged
 back, and every input line of the table is watched meanwhile: the expected
 line and no other must change. The result names every line that did not.
 
-Lines come from the pin maps (:meth:`PinMap.pins`, the one walk over a map),
-by role and name; they are opened and read only through the pin backend
-(:class:`PinBackend`), never by a number of their own, so a line addressed
-otherwise (an expander's chip and line) is checked the same way.
+Lines come from the pin maps (:meth:`PinMap.specs`, the one walk over a map),
+by role and name, each at its full address: its chip (the header, or an
+expander the table file lists) and its pin there (:meth:`PinMap.chip_of`).
+They are opened and read only through the pin backend (:class:`PinBackend`)
+on that chip, and named the way a technician finds them (:func:`line_name`:
+``GPIO 17``, ``0x21 line 5``), so a line on an expander is checked, and a
+miswired one reported, exactly like one on the header.
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from drivers.gpio.backend import InputLine, OutputLine, PinBackend
-from drivers.gpio.pinmap import InputPin, LampPin, PinMap
+from drivers.gpio.pinmap import InputPin, LampPin, PinMap, line_name
 
 Role = Literal["lamp", "button", "sensor", "presence"]
 #: What the technician is asked to do to an input line (a lamp is only looked at).
@@ -37,19 +40,20 @@ ACTIONS: dict[Role, str] = {
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """One wired line: which header (pin map) it is on, its key there, its role, and how to open it."""
+    """One wired line: which pin map (the table's ``panels`` entry) names it, its key there, its role,
+    its chip and how to open it."""
 
-    header: int
+    map: int
     key: str
     role: Role
     name: str
+    chip: str
     spec: InputPin | LampPin
 
     @property
     def where(self) -> str:
-        """The line as the map addresses it (its pin, and its chip when the map names one)."""
-        chip = getattr(self.spec, "chip", None)
-        return f"{chip} line {self.spec.pin}" if chip is not None else f"BCM {self.spec.pin}"
+        """The line where the technician finds it: ``GPIO 17`` on the header, ``0x21 line 5``."""
+        return line_name(self.chip, self.spec.pin)
 
     def __str__(self) -> str:
         return f"{self.name} ({self.where})"
@@ -76,20 +80,6 @@ class Technician(Protocol):
         ...
 
 
-def _spec_at(pin_map: PinMap, key: str) -> InputPin | LampPin:
-    """The pin spec at a dotted key of :meth:`PinMap.pins` (``seats.1.spots.banker.sensor``)."""
-    node: Any = pin_map
-    for part in key.split("."):
-        if part == "pin":
-            break  # a button's own pin: the ButtonSpec is its input spec
-        if isinstance(node, dict):
-            node = node[int(part)] if part.isdigit() and int(part) in node else node[part]
-        else:
-            node = getattr(node, part)
-    assert isinstance(node, (InputPin, LampPin)), key
-    return node
-
-
 def _role_and_name(key: str) -> tuple[Role, str]:
     parts = key.split(".")
     owner = f"seat {parts[1]}" if parts[0] == "seats" else parts[0]
@@ -108,16 +98,17 @@ def _role_and_name(key: str) -> tuple[Role, str]:
 def lines_of(maps: Sequence[tuple[str, PinMap]]) -> list[Line]:
     """Every line of a table's maps, in file order: lamps, buttons, sensors and presence loops."""
     out = []
-    for header, (_label, pin_map) in enumerate(maps):
-        for key, _pin in pin_map.pins():
+    for index, (_label, pin_map) in enumerate(maps):
+        for key, spec in pin_map.specs():
             role, name = _role_and_name(key)
-            out.append(Line(header, key, role, name, _spec_at(pin_map, key)))
+            out.append(Line(index, key, role, name, pin_map.chip_of(spec), spec))
     return out
 
 
 @dataclass
 class WiringCheck:
-    """A table's lines open on their backends (one per header), watched while the technician works."""
+    """A table's lines open on their backends (one per pin map, each with the table's chips), watched
+    while the technician works."""
 
     lines: list[Line]
     backends: Sequence[PinBackend]
@@ -129,14 +120,15 @@ class WiringCheck:
     def open(self) -> None:
         """Open every line: lamps off, every input watched (BackendError, OSError if one cannot be)."""
         for line in self.lines:
-            backend = self.backends[line.header]
+            backend = self.backends[line.map]
             spec = line.spec
             if isinstance(spec, LampPin):
-                self._outputs[line] = backend.output(spec.pin, active_high=spec.active == "high")
+                self._outputs[line] = backend.output(spec.pin, active_high=spec.active == "high",
+                                                     chip=line.chip)
             else:
                 self._inputs[line] = backend.input(spec.pin, pull=spec.pull,
                                                    active_high=spec.active == "high",
-                                                   on_change=self._watcher(line))
+                                                   on_change=self._watcher(line), chip=line.chip)
 
     def _watcher(self, line: Line) -> Callable[[bool], None]:
         def changed(_active: bool) -> None:
@@ -195,7 +187,7 @@ class WiringCheck:
 def report(title: str, findings: Sequence[Finding]) -> str:
     """The report the check writes: every miswired or skipped line by name first, then every line."""
     def where(f: Finding) -> str:
-        return f"{f.line.name} [header {f.line.header}: {f.line.key}, {f.line.where}]"
+        return f"{f.line.name} [map {f.line.map}: {f.line.key}, {f.line.where}]"
 
     bad = [f for f in findings if f.verdict == "miswired"]
     skipped = [f for f in findings if f.verdict == "skipped"]

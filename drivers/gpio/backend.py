@@ -8,7 +8,7 @@ new class here and no change elsewhere. Every call names the line's chip
 factory: on a Pi, the expander's gpiochip through lgpio
 (:mod:`drivers.gpio.expanders`), in simulation one more mock factory. gpiozero's pin factory is injected,
 as gpiozero itself does in its test suite: the real factory on a Pi
-(RPi.GPIO on a Pi 3/4, lgpio on a Pi 5), :class:`gpiozero.pins.mock.MockFactory`
+(RPi.GPIO on a Pi 3/4, lgpio on any Pi), :class:`gpiozero.pins.mock.MockFactory`
 everywhere else. Both are chosen by name; a factory that cannot be loaded is
 an error, never a quiet switch to the mock (a table that silently reads no
 buttons is worse than one that does not start).
@@ -27,6 +27,7 @@ import functools
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from drivers.gpio.pinmap import HEADER
@@ -207,9 +208,12 @@ def make_factory(name: str) -> Any:
 
             return LGPIOFactory()
     except Exception as exc:  # import errors and "not a Pi" errors alike
-        hint = {"rpigpio": "pip install 'croupier[pi]' (RPi.GPIO, Pi 3/4)",
-                "lgpio": "pip install lgpio (Pi 5)"}.get(name, "")
+        hint = {"rpigpio": "on a Pi 3/4: pip install 'croupier[pi]' (RPi.GPIO)",
+                "lgpio": "on a Raspberry Pi: pip install 'croupier[pi]' (lgpio, for the header and the "
+                         "expanders on any Pi)"}.get(name, "")
         why = f"pin factory {name!r} cannot be opened: {exc}"
+        if not any(Path("/dev").glob("gpiochip[0-9]*")):
+            why += " (this machine has no GPIO chip /dev/gpiochip0: not a Raspberry Pi?)"
         raise BackendError(why + (f"; {hint}" if hint else "")) from exc
     raise BackendError(f"unknown pin factory {name!r}; known: {', '.join(FACTORIES)}")
 

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from drivers.gpio.backend import BackendError, make_factory
+from drivers.gpio.backend import BackendError, GpioZeroBackend, make_factory
 from drivers.gpio.pinmap import BCM_RANGE, HEADER, ChipRef, InputPin, PinMap, chip_name, line_problem
 
 #: Addresses an MCP23017 can take (0x20 + its A2 A1 A0 pins); an MCP23S17 uses the same eight.
@@ -159,6 +159,23 @@ def shares_one_world(backend: str, expanders: Sequence[Expander]) -> bool:
     expanders gives each map its own simulated header (the one-seat demos).
     """
     return backend != "mock" or bool(expanders)
+
+
+def map_backends(backend: str, expanders: Sequence[Expander], count: int) -> list[GpioZeroBackend]:
+    """One pin backend for each of a table's ``count`` pin maps, every one with the table's chips.
+
+    Where the table is one world (:func:`shares_one_world`) the maps share one
+    header factory; otherwise (mock pins, no expanders) each map is a header of
+    its own, so two one-seat maps may both use BCM 4. The daemon and
+    ``croupier gpio check`` open a table's lines the same way through this.
+    BackendError names the expander or the header's factory that cannot be opened;
+    the expanders are tried first, as their refusal names the missing device
+    (its I2C address, its overlay), where a header's names a library.
+    """
+    chips = open_chips(backend, expanders)
+    shared = make_factory(backend) if shares_one_world(backend, expanders) else None
+    return [GpioZeroBackend(shared if shared is not None else make_factory("mock"), backend, chips)
+            for _ in range(count)]
 
 
 def line_problems(backend: str, expanders: Sequence[Expander],
