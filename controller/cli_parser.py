@@ -39,7 +39,7 @@ def _add_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser], tools: 
 def _to_output(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """A game tool whose ``--output FILE`` (where it has one) gets what it prints, written here.
 
-    The tools live in the games (the core: no files); the shell writes the file as every file we make
+    The tools live in the games, which write no file; the shell writes the file as every file we make
     is written: atomically, private (0600) from its first byte, and only when the tool succeeded."""
     def with_output(args: argparse.Namespace) -> int:
         output = getattr(args, "output", None)

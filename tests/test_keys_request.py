@@ -123,3 +123,13 @@ def test_an_authorised_key_is_readable_by_the_daemons_group(
     os.chmod(folder.authorized, 0o700)  # a folder of the tests' or the demo's: stays the user's alone
     assert authorize(config, tmp_path / "op/olga.key", "olga", "observer", capsys)[0] == 0
     assert stat.S_IMODE((folder.authorized / "olga.key").stat().st_mode) == 0o600
+
+
+def test_a_key_folder_that_cannot_be_made_is_named_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("a file where the key folder should go")
+    assert main(["keys", "request", "ana", "--out", str(blocker / "keys")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("croupier keys: ") and str(blocker) in err and "Traceback" not in err, err

@@ -1,7 +1,7 @@
 """How an exact par sheet reaches the user: stored figures or computed now, printed.
 
 ``--output FILE`` is the command line's (controller.cli_parser writes what the tool printed, atomically
-and private): the games are the core and touch no file."""
+and private): the games write no file (they only read their stored sheets)."""
 
 from __future__ import annotations
 

@@ -110,6 +110,10 @@ def run(args: argparse.Namespace) -> int:
     except (KeyFileError, TableFileError) as exc:
         print(f"croupier keys: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a folder not writable by this user (run as the table's admin), a full disk
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"croupier keys: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     return 0
 
 
