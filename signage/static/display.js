@@ -36,6 +36,7 @@ const ROWS = 6;
 let W = WORDS.en;
 let forcedLayout = null;
 let seenCards = new Set();
+let lastView = null;  // redrawn when the screen changes shape
 window.__seen = {};  // seq -> time drawn (ms since the epoch), read by the latency benchmark
 
 function el(tag, attrs, ...children) {
@@ -232,13 +233,15 @@ function seatGameHand(view) {
     const node = el("div", {class: "seat" + (isDp ? " dp" : ""), "data-seat": seat},
       el("div", {class: "label", text: `${W.seat} ${seat}`}));
     if (isDp) node.append(el("div", {class: "dp-badge", "data-dp": seat, text: W.dp}));
-    for (const h of bySeat.get(seat)) {
+    const own = bySeat.get(seat);
+    for (const h of own) {
       const sub = h.name.replace(/^seat \d+ ?/, "");
+      // A hand's own outcome only when the seat has several: with one hand the seat's badge says it.
+      const outcome = h.outcome && own.length > 1 ? (W[h.outcome] || h.outcome) : "";
       node.append(el("div", {class: "cards", "data-hand": h.name},
         ...h.cards.map((c, i) => cardNode(c, `${view.round}/${h.name}/${i}/${c}`)),
         h.total != null || sub ? el("div", {class: "hand-info", "data-hand-outcome": h.outcome || ""},
-          [sub, h.total != null ? String(h.total) : "", h.outcome ? (W[h.outcome] || h.outcome) : ""]
-            .filter(Boolean).join(" · ")) : null));
+          [sub, h.total != null ? String(h.total) : "", outcome].filter(Boolean).join(" · ")) : null));
     }
     if (view.phase !== "dealing" && seat in view.outcomes) {
       const [cls, word] = outcomeWord(view.outcomes[seat]);
@@ -264,14 +267,27 @@ function seatGameHistory(view) {
 }
 
 // ------------------------------------------------------------------ screen
+// The last-results strip keeps whole items only: the oldest that would be cut by the panel's edge go.
+function fitStrip() {
+  const strip = document.querySelector("#history .strip");
+  if (!strip) return;
+  const right = strip.getBoundingClientRect().right + 0.5;
+  let last = strip.lastElementChild;
+  while (last && last.classList.contains("past") && last.getBoundingClientRect().right > right) {
+    last.remove();
+    last = strip.lastElementChild;
+  }
+}
+
 function render(view) {
+  lastView = view;
   const d = view.display || {};
   W = WORDS[d.language] || WORDS.en;
   document.documentElement.lang = d.language || "en";
   const body = document.body;
   forcedLayout = d.layout === "auto" || !d.layout ? null : d.layout;
   const layout = forcedLayout || (innerHeight > innerWidth ? "portrait" : "landscape");
-  body.dataset.layout = layout;
+  body.dataset.layout = document.documentElement.dataset.layout = layout;
   body.dataset.game = view.game;
   body.dataset.phase = view.phase;
   document.title = d.title || view.table;
@@ -310,6 +326,7 @@ function render(view) {
     history.replaceChildren(seatGameHistory(view));
     stats.hidden = board.hidden = true;
   }
+  fitStrip();
   if (seenCards.size > 400) seenCards = new Set();
   body.dataset.seq = String(view.seq);
   body.dataset.stale = String(!!(view.feed && view.feed.stale));
@@ -342,7 +359,7 @@ async function start() {
   for (const t of tables) chooser.append(el("a", {href: `/?table=${encodeURIComponent(t.table)}`, text: t.title || t.table}));
 }
 
-addEventListener("resize", () => {  // a screen turned round: the layout is CSS only, no redraw needed
-  if (!forcedLayout) document.body.dataset.layout = innerHeight > innerWidth ? "portrait" : "landscape";
+addEventListener("resize", () => {  // a screen turned round: redraw the last screen for its new shape
+  if (lastView) render(lastView);
 });
 start();
