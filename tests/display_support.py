@@ -47,6 +47,51 @@ READ_ROADS_JS = """() => Object.fromEntries(
    colour: g.dataset.colour, ties: +g.dataset.ties, player_pair: g.dataset.playerPair === 'true',
    banker_pair: g.dataset.bankerPair === 'true'}))]))"""
 
+#: What is wrong with the page's layout at the current size, as sentences (empty: nothing):
+#: an element outside its panel (or a panel outside the screen), a text cut by its own clipping box, and
+#: two boxes that overlap (texts, cards, roads; an element and one inside it do not count).
+#: Inside a road's SVG only the SVG counts: it clips its own cells. Finite animations (a card dealt) end first.
+LAYOUT_PROBLEMS_JS = """async () => {
+  await Promise.all(document.getAnimations()  // a card being dealt is measured where it lands
+    .filter(a => a.effect.getTiming().iterations !== Infinity).map(a => a.finished.catch(() => null)));
+  const out = [], eps = 1;
+  const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0
+    && getComputedStyle(e).visibility !== 'hidden' ? r : null; };
+  const name = e => e.id ? '#' + e.id : e.tagName.toLowerCase() + '.' + String(e.className.baseVal ?? e.className)
+    .trim().replace(/ +/g, '.') + (e.textContent ? ` "${e.textContent.trim().slice(0, 24)}"` : '');
+  const inside = (r, o) => r.left >= o.left - eps && r.top >= o.top - eps && r.right <= o.right + eps
+    && r.bottom <= o.bottom + eps;
+  const screen = {left: 0, top: 0, right: innerWidth, bottom: innerHeight};
+  const panels = [document.getElementById('top'), ...document.querySelectorAll('.panel, .banner')];
+  const boxes = [];
+  for (const panel of panels) {
+    const pr = shown(panel);
+    if (!pr) continue;
+    if (!inside(pr, screen)) out.push(`${name(panel)} leaves the screen`);
+    for (const e of panel.querySelectorAll('*')) {
+      if (e.closest('svg') && !e.matches('svg.road')) continue;
+      const r = shown(e);
+      if (!r) continue;
+      if (!inside(r, pr)) out.push(`${name(e)} overflows ${name(panel)}`);
+      const text = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+      const clips = getComputedStyle(e).overflow !== 'visible';
+      if (text && clips && (e.scrollWidth > e.clientWidth + eps || e.scrollHeight > e.clientHeight + eps))
+        out.push(`${name(e)} is cut by its own box`);
+      if (text || e.matches('.card, svg.road, .askmark')) boxes.push([e, r]);
+    }
+  }
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [a, ra] = boxes[i], [b, rb] = boxes[j];
+    if (a.contains(b) || b.contains(a)) continue;
+    const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+    const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+    if (w > eps && h > eps) out.push(`${name(a)} and ${name(b)} overlap`);
+  }
+  return out;
+}"""
+#: The sizes the page is laid out for (docs/display.md), width x height in CSS pixels.
+SCREENS = {"1920x1080": (1920, 1080), "3840x2160": (3840, 2160), "1366x768": (1366, 768), "1080x1920": (1080, 1920)}
+
 
 def table_file(tmp: Path, game: str, seed: int, **display: Any) -> Path:
     """The game's demo table, rewired for a test: ipc endpoints and state in ``tmp``, no panels."""
