@@ -44,21 +44,24 @@ OUTPUT = ROOT / "tests" / "output"
 READ_ROADS_JS = """() => Object.fromEntries(
   [...document.querySelectorAll('svg.road')].map(s => [s.dataset.road,
    [...s.querySelectorAll('[data-cell]')].map(g => ({row: +g.dataset.row, col: +g.dataset.col,
-   colour: g.dataset.colour, ties: +g.dataset.ties, player_pair: g.dataset.playerPair === 'true',
+   streak: g.dataset.streak === '' ? null : +g.dataset.streak, colour: g.dataset.colour,
+   ties: +g.dataset.ties, player_pair: g.dataset.playerPair === 'true',
    banker_pair: g.dataset.bankerPair === 'true'}))]))"""
 
 #: What is wrong with the page's layout at the current size, as sentences (empty: nothing):
 #: an element outside its panel (or a panel outside the screen), a text cut by its own clipping box, and
 #: two boxes that overlap (texts, cards, roads; an element and one inside it do not count).
-#: Inside a road's SVG only the SVG counts: it clips its own cells. Finite animations (a card dealt) end first.
+#: Inside a road's SVG only the SVG counts: it clips its own cells. Finite animations (a card
+#: dealt) end first.
 LAYOUT_PROBLEMS_JS = """async () => {
   await Promise.all(document.getAnimations()  // a card being dealt is measured where it lands
     .filter(a => a.effect.getTiming().iterations !== Infinity).map(a => a.finished.catch(() => null)));
   const out = [], eps = 1;
   const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0
     && getComputedStyle(e).visibility !== 'hidden' ? r : null; };
-  const name = e => e.id ? '#' + e.id : e.tagName.toLowerCase() + '.' + String(e.className.baseVal ?? e.className)
-    .trim().replace(/ +/g, '.') + (e.textContent ? ` "${e.textContent.trim().slice(0, 24)}"` : '');
+  const name = e => e.id ? '#' + e.id : e.tagName.toLowerCase() + '.'
+    + String(e.className.baseVal ?? e.className).trim().replace(/ +/g, '.')
+    + (e.textContent ? ` "${e.textContent.trim().slice(0, 24)}"` : '');
   const inside = (r, o) => r.left >= o.left - eps && r.top >= o.top - eps && r.right <= o.right + eps
     && r.bottom <= o.bottom + eps;
   const screen = {left: 0, top: 0, right: innerWidth, bottom: innerHeight};
@@ -90,7 +93,12 @@ LAYOUT_PROBLEMS_JS = """async () => {
   return out;
 }"""
 #: The sizes the page is laid out for (docs/display.md), width x height in CSS pixels.
-SCREENS = {"1920x1080": (1920, 1080), "3840x2160": (3840, 2160), "1366x768": (1366, 768), "1080x1920": (1080, 1920)}
+SCREENS = {
+    "1920x1080": (1920, 1080),
+    "3840x2160": (3840, 2160),
+    "1366x768": (1366, 768),
+    "1080x1920": (1080, 1920),
+}
 
 
 def table_file(tmp: Path, game: str, seed: int, **display: Any) -> Path:

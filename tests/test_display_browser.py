@@ -80,7 +80,7 @@ def shot(page: Page, name: str) -> Path:
 
 
 def every_screen(page: Page, name: str) -> dict[str, list[str]]:
-    """The page's layout problems at each listed screen size (one page, resized), with a screenshot of each."""
+    """The page's layout problems at each listed screen size (one page, resized), and a screenshot of each."""
     problems = {}
     for size, (width, height) in SCREENS.items():
         page.set_viewport_size({"width": width, "height": height})

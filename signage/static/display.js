@@ -148,7 +148,8 @@ function road(name, cells, kind) {
     preserveAspectRatio: "xMinYMin meet"});
   s.append(svg("rect", {x: first * 10, y: 0, width: visible * 10, height: ROWS * 10, fill: "url(#road-grid)"}));
   for (const c of cells) {
-    const g = svg("g", {"data-cell": "", "data-row": c.row, "data-col": c.col, "data-colour": c.colour,
+    const g = svg("g", {"data-cell": "", "data-row": c.row, "data-col": c.col, "data-streak": c.streak ?? "",
+      "data-colour": c.colour,
       "data-ties": c.ties, "data-banker-pair": c.banker_pair, "data-player-pair": c.player_pair});
     const cx = c.col * 10 + 5, cy = c.row * 10 + 5;
     drawMark(g, kind, cx, cy, 4.4, c.colour);
