@@ -51,8 +51,8 @@ READ_ROADS_JS = """() => Object.fromEntries(
 #: What is wrong with the page's layout at the current size, as sentences (empty: nothing):
 #: an element outside its panel (or a panel outside the screen), a text cut by its own clipping box, and
 #: two boxes that overlap (texts, cards, roads; an element and one inside it do not count).
-#: Inside a road's SVG only the SVG counts: it clips its own cells. Finite animations (a card
-#: dealt) end first.
+#: A road counts as its scrolling box (its SVG is as long as the shoe, older columns scrolled off).
+#: Finite animations (a card dealt) end first.
 LAYOUT_PROBLEMS_JS = """async () => {
   await Promise.all(document.getAnimations()  // a card being dealt is measured where it lands
     .filter(a => a.effect.getTiming().iterations !== Infinity).map(a => a.finished.catch(() => null)));
@@ -72,7 +72,7 @@ LAYOUT_PROBLEMS_JS = """async () => {
     if (!pr) continue;
     if (!inside(pr, screen)) out.push(`${name(panel)} leaves the screen`);
     for (const e of panel.querySelectorAll('*')) {
-      if (e.closest('svg') && !e.matches('svg.road')) continue;
+      if (e.closest('svg')) continue;
       const r = shown(e);
       if (!r) continue;
       if (!inside(r, pr)) out.push(`${name(e)} overflows ${name(panel)}`);
@@ -80,7 +80,7 @@ LAYOUT_PROBLEMS_JS = """async () => {
       const clips = getComputedStyle(e).overflow !== 'visible';
       if (text && clips && (e.scrollWidth > e.clientWidth + eps || e.scrollHeight > e.clientHeight + eps))
         out.push(`${name(e)} is cut by its own box`);
-      if (text || e.matches('.card, svg.road, .askmark')) boxes.push([e, r]);
+      if (text || e.matches('.card, .roadscroll, .askmark')) boxes.push([e, r]);
     }
   }
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
@@ -91,6 +91,36 @@ LAYOUT_PROBLEMS_JS = """async () => {
     if (w > eps && h > eps) out.push(`${name(a)} and ${name(b)} overlap`);
   }
   return out;
+}"""
+#: The smallest things on the board at 1920x1080, in mm on a 55-inch 16:9 screen (1218 mm wide):
+#: each HTML text's font size, each road text's rendered font size, each pair dot's diameter; and
+#: how much of the board panel's height the roads fill; the roads whose newest column is out of sight.
+MEASURE_JS = """() => {
+  const mm = 55 * 25.4 * 16 / Math.hypot(16, 9) / innerWidth;
+  const texts = [], marks = [];
+  for (const e of document.querySelectorAll('#main *, #top *')) {
+    if (!e.getClientRects().length) continue;
+    const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own) continue;
+    const size = parseFloat(getComputedStyle(e).fontSize) * (e.getScreenCTM ? e.getScreenCTM().a : 1);
+    texts.push([e.textContent.trim().slice(0, 20), +(size * mm).toFixed(1)]);
+  }
+  for (const dot of document.querySelectorAll('.pair-dot'))
+    marks.push(+(dot.getBoundingClientRect().width * mm).toFixed(1));
+  const board = document.getElementById('board'), pad = parseFloat(getComputedStyle(board).paddingTop) * 2;
+  const roads = [...board.querySelectorAll('.roadbox')].map(b => b.getBoundingClientRect());
+  const filled = (Math.max(...roads.map(r => r.bottom)) - Math.min(...roads.map(r => r.top)))
+    / (board.clientHeight - pad);
+  const hidden = [...board.querySelectorAll('.roadscroll')].filter(box => {
+    const cells = box.querySelectorAll('[data-cell]'), b = box.getBoundingClientRect();
+    const newest = [...cells].filter(g => +g.dataset.col === +box.firstElementChild.dataset.newest);
+    return newest.some(g => {
+      const r = g.getBoundingClientRect();
+      return r.left < b.left || r.right > b.right;
+    });
+  }).map(box => box.firstElementChild.dataset.road);
+  return {smallest_text: texts.sort((a, b) => a[1] - b[1])[0], smallest_pair_dot: Math.min(...marks),
+          roads_fill: +filled.toFixed(3), newest_hidden: hidden};
 }"""
 #: The sizes the page is laid out for (docs/display.md), width x height in CSS pixels.
 SCREENS = {

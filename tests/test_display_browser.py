@@ -21,6 +21,7 @@ from display_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
     LAYOUT_PROBLEMS_JS,
+    MEASURE_JS,
     OUTPUT,
     READ_ROADS_JS,
     SCREENS,
@@ -215,6 +216,10 @@ def test_sixty_round_shoe_roads_in_the_page_equal_croupier_roads(
             for road, colour in expected["ask"][winner].items():
                 mark = page.locator(f'[data-ask="{winner}"] [data-road="{road}"]')
                 assert mark.get_attribute("data-colour") == (colour or "")
+        # readable from the seats: nothing smaller than 1 cm on a 55-inch screen, the roads fill their panel
+        sizes = page.evaluate(MEASURE_JS)
+        assert sizes["smallest_text"][1] >= 10 and sizes["smallest_pair_dot"] >= 10, sizes
+        assert sizes["roads_fill"] >= 0.97 and sizes["newest_hidden"] == [], sizes
         assert every_screen(page, "baccarat") == {}
         assert page.evaluate("document.body.dataset.layout") == "portrait"  # the last size is portrait
         assert page.evaluate(READ_ROADS_JS) == drawn

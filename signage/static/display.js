@@ -29,8 +29,9 @@ const WORDS = {
 };
 const SUITS = {S: "♠", H: "♥", D: "♦", C: "♣"};
 const COLOURS = {red: "#d7263d", blue: "#1b6fe0", green: "#1f9d55"};
-// Visible columns per road: older columns scroll off to the left, as on a real scoreboard.
-const VISIBLE = {bead_plate: 11, big_road: 30, big_eye_boy: 30, small_road: 30, cockroach_pig: 30};
+// Every road holds the whole shoe: its grid is at least this many columns, more when the shoe is longer.
+// Cells are sized to the panel (CSS); a road longer than its panel is wide scrolls so the newest shows.
+const MIN_COLUMNS = 60;
 const ROWS = 6;
 
 let W = WORDS.en;
@@ -142,11 +143,11 @@ function drawMark(parent, kind, cx, cy, r, colour) {
 
 function road(name, cells, kind) {
   const maxCol = cells.reduce((m, c) => Math.max(m, c.col), -1);
-  const visible = VISIBLE[name];
-  const first = Math.max(0, maxCol - visible + 2);  // keep one empty column on the right
-  const s = svg("svg", {class: `road ${name}`, "data-road": name, viewBox: `${first * 10} 0 ${visible * 10} ${ROWS * 10}`,
-    preserveAspectRatio: "xMinYMin meet"});
-  s.append(svg("rect", {x: first * 10, y: 0, width: visible * 10, height: ROWS * 10, fill: "url(#road-grid)"}));
+  const columns = Math.max(MIN_COLUMNS, maxCol + 2);  // one empty column after the newest
+  const s = svg("svg", {class: `road ${name}`, "data-road": name, "data-newest": maxCol,
+    viewBox: `0 0 ${columns * 10} ${ROWS * 10}`, preserveAspectRatio: "xMinYMin meet",
+    style: `aspect-ratio: ${columns} / ${ROWS}`});
+  s.append(svg("rect", {x: 0, y: 0, width: columns * 10, height: ROWS * 10, fill: "url(#road-grid)"}));
   for (const c of cells) {
     const g = svg("g", {"data-cell": "", "data-row": c.row, "data-col": c.col, "data-streak": c.streak ?? "",
       "data-colour": c.colour,
@@ -168,23 +169,31 @@ function road(name, cells, kind) {
         g.append(t);
       }
     }
-    if (c.banker_pair) g.append(svg("circle", {cx: cx - 3.3, cy: cy - 3.3, r: 1.3, fill: COLOURS.red, stroke: "#fff", "stroke-width": 0.3}));
-    if (c.player_pair) g.append(svg("circle", {cx: cx + 3.3, cy: cy + 3.3, r: 1.3, fill: COLOURS.blue, stroke: "#fff", "stroke-width": 0.3}));
+    const dot = {r: 1.7, stroke: "#fff", "stroke-width": 0.4, class: "pair-dot"};
+    if (c.banker_pair) g.append(svg("circle", {cx: cx - 3.1, cy: cy - 3.1, fill: COLOURS.red, ...dot}));
+    if (c.player_pair) g.append(svg("circle", {cx: cx + 3.1, cy: cy + 3.1, fill: COLOURS.blue, ...dot}));
     s.append(g);
   }
-  return el("figure", {class: `roadbox ${name}`}, el("figcaption", {text: W[name]}), s);
+  return el("figure", {class: `roadbox ${name}`}, el("figcaption", {text: W[name]}), el("div", {class: "roadscroll"}, s));
+}
+
+// After layout: a road longer than its panel is scrolled to its newest column (older ones off to the left).
+function scrollRoads() {
+  for (const box of document.querySelectorAll(".roadscroll")) {
+    const road = box.firstElementChild;
+    const cell = box.clientHeight / ROWS;  // whole columns off to the left, so the first shown is whole
+    box.scrollLeft = Math.ceil(Math.max(0, (+road.dataset.newest + 2) * cell - box.clientWidth) / cell) * cell;
+  }
 }
 
 function baccaratBoard(view) {
   const r = view.roads;
   return el("div", {class: "scoreboard"},
     road("big_road", r.big_road, "ring"),
-    el("div", {class: "lower"},
-      road("bead_plate", r.bead_plate, "bead"),
-      el("div", {class: "derived"},
-        road("big_eye_boy", r.big_eye_boy, "ring"),
-        road("small_road", r.small_road, "dot"),
-        road("cockroach_pig", r.cockroach_pig, "slash"))));
+    road("bead_plate", r.bead_plate, "bead"),
+    road("big_eye_boy", r.big_eye_boy, "ring"),
+    road("small_road", r.small_road, "dot"),
+    road("cockroach_pig", r.cockroach_pig, "slash"));
 }
 
 function baccaratHistory(view) {
@@ -328,6 +337,7 @@ function render(view) {
     stats.hidden = board.hidden = true;
   }
   fitStrip();
+  scrollRoads();
   if (seenCards.size > 400) seenCards = new Set();
   body.dataset.seq = String(view.seq);
   body.dataset.stale = String(!!(view.feed && view.feed.stale));
