@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from controller.daemon.client import CommandClient, DaemonUnavailable, local_key
+from controller.daemon.client import CommandClient, DaemonUnavailable, local_key, request_snapshot
 from controller.daemon.config import FIRMWARE_CONFIGS, load_table
 from controller.tools.demo_dealer import Dealer
 from drivers.shoe.sim import SimulatedShoe
@@ -272,6 +272,11 @@ class LiveTable:
         )
         shoe: dict[str, Any] = json.loads(out.stdout)["shoes"][0]
         return shoe
+
+    def naturals(self) -> int:
+        """Naturals in the current shoe, from the daemon's snapshot (its result records)."""
+        reply = request_snapshot(self.endpoints["snapshot"], key=self.key)
+        return sum(bool(r["result"].get("natural")) for r in reply["state"]["shoe_results"])
 
     def close(self) -> None:
         if self.dealer is not None:

@@ -216,6 +216,15 @@ def test_sixty_round_shoe_roads_in_the_page_equal_croupier_roads(
             for road, colour in expected["ask"][winner].items():
                 mark = page.locator(f'[data-ask="{winner}"] [data-road="{road}"]')
                 assert mark.get_attribute("data-colour") == (colour or "")
+        # what players look for: payouts (this table pays Tie 8:1), the asks by name, the newest mark
+        assert "TIE 8:1" in page.locator("[data-payouts]").inner_text()
+        assert "5% commission" in page.locator("[data-payouts]").inner_text()
+        assert page.locator('[data-ask="banker"] .ask-name').inner_text() == "BANKER ASK"
+        for road in ("bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"):
+            newest = page.locator(f'svg[data-road="{road}"] .newest')
+            assert newest.count() == 1 and newest.get_attribute("data-col") == str(expected[road][-1]["col"])
+        naturals = page.locator('[data-count="natural"]').inner_text()
+        assert naturals == f"Naturals {baccarat.naturals()}"
         # readable from the seats: nothing smaller than 1 cm on a 55-inch screen, the roads fill their panel
         sizes = page.evaluate(MEASURE_JS)
         assert sizes["smallest_text"][1] >= 10 and sizes["smallest_pair_dot"] >= 10, sizes

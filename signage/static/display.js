@@ -7,25 +7,28 @@ const WORDS = {
        player: "PLAYER", banker: "BANKER", tie: "TIE", dealer: "DEALER", seat: "Seat", dp: "Designated Player",
        wins: "WINS", natural: "NATURAL", pair: "PAIR", min: "Min", max: "Max", bead_plate: "Bead plate",
        big_road: "Big road", big_eye_boy: "Big eye boy", small_road: "Small road", cockroach_pig: "Cockroach pig",
-       ask: "Next", tilt: "TABLE HALTED", stale: "NO LIVE FEED — waiting for the table", offline: "Offline",
+       tilt: "TABLE HALTED", stale: "NO LIVE FEED — waiting for the table", offline: "Offline",
        win: "WIN", lose: "LOSE", push: "PUSH", voided: "ROUND VOIDED", last: "Last results", rounds: "Rounds",
-       pairs: "Pairs", shoe: "This shoe", war: "War"},
+       pairs: "Pairs", shoe: "This shoe", war: "War", banker_ask: "BANKER ASK", player_ask: "PLAYER ASK",
+       naturals: "Naturals", game: "Game", pays: "Pays", commission: "commission", earlier: "Earlier shoes"},
   fr: {round: "Donne", betting: "FAITES VOS JEUX", dealing: "RIEN NE VA PLUS", idle: "RÉSULTAT",
        player: "JOUEUR", banker: "BANQUIER", tie: "ÉGALITÉ", dealer: "CROUPIER", seat: "Place",
        dp: "Joueur désigné", wins: "GAGNE", natural: "NATUREL", pair: "PAIRE", min: "Min", max: "Max",
        bead_plate: "Tableau perles", big_road: "Grande route", big_eye_boy: "Big eye boy",
-       small_road: "Petite route", cockroach_pig: "Cockroach pig", ask: "Suivant", tilt: "TABLE ARRÊTÉE",
+       small_road: "Petite route", cockroach_pig: "Cockroach pig", tilt: "TABLE ARRÊTÉE",
        stale: "PAS DE FLUX — en attente de la table", offline: "Hors ligne", win: "GAGNÉ", lose: "PERDU",
        push: "ÉGALITÉ", voided: "DONNE ANNULÉE", last: "Derniers résultats", rounds: "Donnes", pairs: "Paires",
-       shoe: "Ce sabot", war: "Guerre"},
+       shoe: "Ce sabot", war: "Guerre", banker_ask: "SI BANQUIER", player_ask: "SI JOUEUR",
+       naturals: "Naturels", game: "Coup", pays: "Paie", commission: "commission", earlier: "Sabots précédents"},
   es: {round: "Mano", betting: "HAGAN SUS APUESTAS", dealing: "NO VA MÁS", idle: "RESULTADO",
        player: "JUGADOR", banker: "BANCA", tie: "EMPATE", dealer: "CRUPIER", seat: "Puesto",
        dp: "Jugador designado", wins: "GANA", natural: "NATURAL", pair: "PAREJA", min: "Mín", max: "Máx",
        bead_plate: "Tablero", big_road: "Camino grande", big_eye_boy: "Big eye boy", small_road: "Camino pequeño",
-       cockroach_pig: "Cockroach pig", ask: "Siguiente", tilt: "MESA DETENIDA",
+       cockroach_pig: "Cockroach pig", tilt: "MESA DETENIDA",
        stale: "SIN SEÑAL — esperando la mesa", offline: "Desconectado", win: "GANA", lose: "PIERDE",
        push: "EMPATE", voided: "MANO ANULADA", last: "Últimos resultados", rounds: "Manos", pairs: "Parejas",
-       shoe: "Este zapato", war: "Guerra"},
+       shoe: "Este zapato", war: "Guerra", banker_ask: "SI BANCA", player_ask: "SI JUGADOR",
+       naturals: "Naturales", game: "Juego", pays: "Paga", commission: "comisión", earlier: "Zapatos anteriores"},
 };
 const SUITS = {S: "♠", H: "♥", D: "♦", C: "♣"};
 const COLOURS = {red: "#d7263d", blue: "#1b6fe0", green: "#1f9d55"};
@@ -101,22 +104,41 @@ function baccaratStats(view) {
   const row = (cls, label, n) => el("div", {class: `stat ${cls}`, "data-count": cls},
     el("span", {class: "dot"}), el("span", {class: "name", text: label}),
     el("span", {class: "n", text: String(n)}), el("span", {class: "pct", text: pct(n)}));
-  const ask = el("div", {class: "ask"}, el("div", {class: "ask-title", text: W.ask}));
+  const ask = el("div", {class: "ask"});
   for (const w of ["banker", "player"]) {
     const marks = view.roads.ask[w];
-    const line = el("div", {class: `ask-line ${w}`, "data-ask": w}, el("span", {class: "ask-name", text: W[w]}));
+    const line = el("div", {class: `ask-line ${w}`, "data-ask": w}, el("span", {class: "ask-name", text: W[w + "_ask"]}));
     for (const [road, kind] of [["big_eye_boy", "ring"], ["small_road", "dot"], ["cockroach_pig", "slash"]]) {
       line.append(askMark(marks[road], kind, road));
     }
     ask.append(line);
   }
-  return el("div", {class: "bac-stats"},
-    el("div", {class: "stat-title", text: `${W.shoe} · ${W.rounds} ${c.rounds}`}),
+  const s = view.shoe_stats || {natural: 0, earlier_shoes: []};
+  const game = c.rounds + (view.phase === "idle" ? 0 : 1);  // the round being played counts once it opens
+  const box = el("div", {class: "bac-stats"},
+    el("div", {class: "stat-title", "data-game-in-shoe": game},
+      `${W.shoe} · ${W.game} ${game} · `, el("span", {class: "naturals", "data-count": "natural", text: `${W.naturals} ${s.natural}`})),
     row("banker", W.banker, c.banker), row("player", W.player, c.player), row("tie", W.tie, c.tie),
     el("div", {class: "stat pairs"}, el("span", {class: "name", text: W.pairs}),
-      el("span", {class: "pair banker", "data-count": "banker_pair", text: `${W.banker} ${c.banker_pair}`}),
-      el("span", {class: "pair player", "data-count": "player_pair", text: `${W.player} ${c.player_pair}`})),
+      el("span", {class: "pair banker", "data-count": "banker_pair", text: `${W.banker[0]} ${c.banker_pair}`}),
+      el("span", {class: "pair player", "data-count": "player_pair", text: `${W.player[0]} ${c.player_pair}`})),
     ask);
+  const pays = (view.display || {}).payouts;
+  if (pays) box.append(el("div", {class: "payouts", "data-payouts": ""},
+    `${W.pays}: ${W.player} ${pays.player} · ${W.banker} ${pays.banker}${commission(pays.banker)} · ${W.tie} ${pays.tie}`));
+  for (const [i, e] of s.earlier_shoes.entries()) {
+    box.append(el("div", {class: "earlier", "data-earlier": i},
+      `${i ? "" : W.earlier + ": "}${W.banker[0]} ${e.banker} · ${W.player[0]} ${e.player} · ${W.tie[0]} ${e.tie}`
+      + ` · ${W.naturals} ${e.natural}`));
+  }
+  return box;
+}
+
+// "19:20" pays 0.95 to 1: a 5 % commission, said in words as players know it.
+function commission(odds) {
+  const [num, den] = odds.split(":").map(Number);
+  const pct = Math.round(100 * (1 - num / den));
+  return num < den && pct > 0 ? ` (${pct}% ${W.commission})` : "";
 }
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -174,6 +196,13 @@ function road(name, cells, kind) {
     if (c.player_pair) g.append(svg("circle", {cx: cx + 3.1, cy: cy + 3.1, fill: COLOURS.blue, ...dot}));
     s.append(g);
   }
+  const newest = s.lastElementChild;  // cells come in the order they were added: the last is the newest
+  if (cells.length) {
+    newest.classList.add("newest");
+    const c = cells[cells.length - 1];
+    newest.prepend(svg("rect", {x: c.col * 10 + 0.6, y: c.row * 10 + 0.6, width: 8.8, height: 8.8, rx: 1.5,
+      class: "newest-frame"}));
+  }
   return el("figure", {class: `roadbox ${name}`}, el("figcaption", {text: W[name]}), el("div", {class: "roadscroll"}, s));
 }
 
@@ -201,7 +230,7 @@ function baccaratHistory(view) {
   for (const h of view.history.slice().reverse()) {
     strip.append(el("div", {class: `past ${h.winner}`, "data-round": h.round},
       el("span", {class: "past-w", text: (W[h.winner] || "")[0]}),
-      el("span", {class: "past-s", text: `${h.player_score}–${h.banker_score}`})));
+      el("span", {class: "past-s", text: `${W.player[0]}${h.player_score} ${W.banker[0]}${h.banker_score}`})));
   }
   return strip;
 }
