@@ -275,7 +275,7 @@ class LiveTable:
 
     def naturals(self) -> int:
         """Naturals in the current shoe, from the daemon's snapshot (its result records)."""
-        reply = request_snapshot(self.endpoints["snapshot"], key=self.key)
+        reply = request_snapshot(self.endpoints["snapshot"])  # the snapshot port has no keys
         return sum(bool(r["result"].get("natural")) for r in reply["state"]["shoe_results"])
 
     def close(self) -> None:
