@@ -37,7 +37,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-#: Screenshots for people to look at (gitignored); a few are copied to docs/img/ by hand.
+#: Screenshots for people to look at (gitignored); docs/img/ has its own: `make display-screenshots`.
 OUTPUT = ROOT / "tests" / "output"
 
 #: Reads every road drawn in the page as the cells croupier roads --json prints.
