@@ -12,14 +12,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-import yaml
 from display_support import CHROMIUM, CHROMIUM_ARGS, ROOT, SCREENS, LiveTable
 from playwright.sync_api import Browser, sync_playwright
 
 IMG = ROOT / "docs" / "img"
 #: Rounds played before the pictures, per game: Baccarat late in a shoe with a dragon (seed 26).
 GAMES = {"baccarat": (26, 68), "swap_hand": (3, 6), "two_way_winner": (3, 6), "one_card_poker": (3, 6)}
-LANGUAGES = ("en", "fr", "es")
+LANGUAGES = ("en", "fr", "es", "zh-Hans", "zh-Hant", "vi", "th", "ko")
 LONG_SIDE = 960
 
 
@@ -38,15 +37,6 @@ def picture(browser: Browser, table: LiveTable, size: tuple[int, int], name: str
         page.close()
 
 
-def language(table: LiveTable, code: str) -> None:
-    """Restart only the display with the table file's ``display.language`` set to ``code``."""
-    raw = yaml.safe_load(table.path.read_text(encoding="utf-8"))
-    raw["display"]["language"] = code
-    table.path.write_text(yaml.safe_dump(raw), encoding="utf-8")
-    table.stop_display()
-    table.start_display()
-
-
 def main() -> int:
     if not CHROMIUM.exists():
         print(f"display_screenshots: {CHROMIUM} is missing (apt-get install chromium)", file=sys.stderr)
@@ -61,7 +51,7 @@ def main() -> int:
                 for size_name, size in SCREENS.items():
                     picture(browser, table, size, f"{game}_{size_name}")
                 for code in LANGUAGES[1:]:
-                    language(table, code)
+                    table.set_language(code)
                     picture(browser, table, SCREENS["1920x1080"], f"{game}_{code}")
                 if game == "baccarat":  # and what a stopped table looks like: stale, dimmed
                     assert table.daemon is not None

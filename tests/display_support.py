@@ -273,6 +273,15 @@ class LiveTable:
         shoe: dict[str, Any] = json.loads(out.stdout)["shoes"][0]
         return shoe
 
+    def set_language(self, code: str) -> None:
+        """Restart only the display, with the table file's ``display.language`` set to ``code``."""
+        raw = yaml.safe_load(self.path.read_text(encoding="utf-8"))
+        raw["display"]["language"] = code
+        self.path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+        port = self.url.rstrip("/").rsplit(":", 1)[1]
+        self.stop_display()
+        self.start_display(f"127.0.0.1:{port}")  # the same address: open pages reconnect by themselves
+
     def naturals(self) -> int:
         """Naturals in the current shoe, from the daemon's snapshot (its result records)."""
         reply = request_snapshot(self.endpoints["snapshot"])  # the snapshot port has no keys

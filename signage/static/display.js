@@ -2,34 +2,6 @@
 // Everything is computed by the display process (roads included); this file only draws it.
 "use strict";
 
-const WORDS = {
-  en: {round: "Round", betting: "PLACE YOUR BETS", dealing: "NO MORE BETS", idle: "RESULT",
-       player: "PLAYER", banker: "BANKER", tie: "TIE", dealer: "DEALER", seat: "Seat", dp: "Designated Player",
-       wins: "WINS", natural: "NATURAL", pair: "PAIR", min: "Min", max: "Max", bead_plate: "Bead plate",
-       big_road: "Big road", big_eye_boy: "Big eye boy", small_road: "Small road", cockroach_pig: "Cockroach pig",
-       tilt: "TABLE HALTED", stale: "NO LIVE FEED — waiting for the table", offline: "Offline",
-       win: "WIN", lose: "LOSE", push: "PUSH", voided: "ROUND VOIDED", last: "Last results", rounds: "Rounds",
-       pairs: "Pairs", shoe: "This shoe", war: "War", banker_ask: "BANKER ASK", player_ask: "PLAYER ASK",
-       naturals: "Naturals", game: "Game", pays: "Pays", commission: "commission", earlier: "Earlier shoes"},
-  fr: {round: "Donne", betting: "FAITES VOS JEUX", dealing: "RIEN NE VA PLUS", idle: "RÉSULTAT",
-       player: "JOUEUR", banker: "BANQUIER", tie: "ÉGALITÉ", dealer: "CROUPIER", seat: "Place",
-       dp: "Joueur désigné", wins: "GAGNE", natural: "NATUREL", pair: "PAIRE", min: "Min", max: "Max",
-       bead_plate: "Tableau perles", big_road: "Grande route", big_eye_boy: "Big eye boy",
-       small_road: "Petite route", cockroach_pig: "Cockroach pig", tilt: "TABLE ARRÊTÉE",
-       stale: "PAS DE FLUX — en attente de la table", offline: "Hors ligne", win: "GAGNÉ", lose: "PERDU",
-       push: "ÉGALITÉ", voided: "DONNE ANNULÉE", last: "Derniers résultats", rounds: "Donnes", pairs: "Paires",
-       shoe: "Ce sabot", war: "Guerre", banker_ask: "SI BANQUIER", player_ask: "SI JOUEUR",
-       naturals: "Naturels", game: "Coup", pays: "Paie", commission: "commission", earlier: "Sabots précédents"},
-  es: {round: "Mano", betting: "HAGAN SUS APUESTAS", dealing: "NO VA MÁS", idle: "RESULTADO",
-       player: "JUGADOR", banker: "BANCA", tie: "EMPATE", dealer: "CRUPIER", seat: "Puesto",
-       dp: "Jugador designado", wins: "GANA", natural: "NATURAL", pair: "PAREJA", min: "Mín", max: "Máx",
-       bead_plate: "Tablero", big_road: "Camino grande", big_eye_boy: "Big eye boy", small_road: "Camino pequeño",
-       cockroach_pig: "Cockroach pig", tilt: "MESA DETENIDA",
-       stale: "SIN SEÑAL — esperando la mesa", offline: "Desconectado", win: "GANA", lose: "PIERDE",
-       push: "EMPATE", voided: "MANO ANULADA", last: "Últimos resultados", rounds: "Manos", pairs: "Parejas",
-       shoe: "Este zapato", war: "Guerra", banker_ask: "SI BANCA", player_ask: "SI JUGADOR",
-       naturals: "Naturales", game: "Juego", pays: "Paga", commission: "comisión", earlier: "Zapatos anteriores"},
-};
 const SUITS = {S: "♠", H: "♥", D: "♦", C: "♣"};
 const COLOURS = {red: "#d7263d", blue: "#1b6fe0", green: "#1f9d55"};
 // Every road holds the whole shoe: its grid is at least this many columns, more when the shoe is longer.
@@ -120,15 +92,15 @@ function baccaratStats(view) {
       `${W.shoe} · ${W.game} ${game} · `, el("span", {class: "naturals", "data-count": "natural", text: `${W.naturals} ${s.natural}`})),
     row("banker", W.banker, c.banker), row("player", W.player, c.player), row("tie", W.tie, c.tie),
     el("div", {class: "stat pairs"}, el("span", {class: "name", text: W.pairs}),
-      el("span", {class: "pair banker", "data-count": "banker_pair", text: `${W.banker[0]} ${c.banker_pair}`}),
-      el("span", {class: "pair player", "data-count": "player_pair", text: `${W.player[0]} ${c.player_pair}`})),
+      el("span", {class: "pair banker", "data-count": "banker_pair", text: `${W.letters.banker} ${c.banker_pair}`}),
+      el("span", {class: "pair player", "data-count": "player_pair", text: `${W.letters.player} ${c.player_pair}`})),
     ask);
   const pays = (view.display || {}).payouts;
   if (pays) box.append(el("div", {class: "payouts", "data-payouts": ""},
     `${W.pays}: ${W.player} ${pays.player} · ${W.banker} ${pays.banker}${commission(pays.banker)} · ${W.tie} ${pays.tie}`));
   for (const [i, e] of s.earlier_shoes.entries()) {
     box.append(el("div", {class: "earlier", "data-earlier": i},
-      `${i ? "" : W.earlier + ": "}${W.banker[0]} ${e.banker} · ${W.player[0]} ${e.player} · ${W.tie[0]} ${e.tie}`
+      `${i ? "" : W.earlier + ": "}${W.letters.banker} ${e.banker} · ${W.letters.player} ${e.player} · ${W.letters.tie} ${e.tie}`
       + ` · ${W.naturals} ${e.natural}`));
   }
   return box;
@@ -177,7 +149,7 @@ function road(name, cells, kind) {
     const cx = c.col * 10 + 5, cy = c.row * 10 + 5;
     drawMark(g, kind, cx, cy, 4.4, c.colour);
     if (kind === "bead") {
-      const letter = {red: W.banker[0], blue: W.player[0], green: W.tie[0]}[c.colour];
+      const letter = {red: W.letters.banker, blue: W.letters.player, green: W.letters.tie}[c.colour];
       const t = svg("text", {x: cx, y: cy + 2.4, class: "bead-letter"});
       t.textContent = letter;
       g.append(t);
@@ -229,8 +201,8 @@ function baccaratHistory(view) {
   const strip = el("div", {class: "strip"}, el("span", {class: "strip-title", text: W.last}));
   for (const h of view.history.slice().reverse()) {
     strip.append(el("div", {class: `past ${h.winner}`, "data-round": h.round},
-      el("span", {class: "past-w", text: (W[h.winner] || "")[0]}),
-      el("span", {class: "past-s", text: `${W.player[0]}${h.player_score} ${W.banker[0]}${h.banker_score}`})));
+      el("span", {class: "past-w", text: W.letters[h.winner] || ""}),
+      el("span", {class: "past-s", text: `${W.letters.player}${h.player_score} ${W.letters.banker}${h.banker_score}`})));
   }
   return strip;
 }
