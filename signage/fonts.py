@@ -19,6 +19,7 @@ import os
 import subprocess
 import tarfile
 import tempfile
+import unicodedata
 from pathlib import Path
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -34,8 +35,10 @@ WEIGHTS = (400, 700)
 
 
 def page_text() -> str:
-    """Every character the page's words use (outside ASCII, which DejaVu Sans draws)."""
+    """Every character the page's words use (outside ASCII, which DejaVu Sans draws), with the parts the
+    shaper may split them into (Thai SARA AM under a tone mark is drawn as NIKHAHIT and SARA AA)."""
     text = (STATIC / "words.js").read_text(encoding="utf-8")
+    text += unicodedata.normalize("NFKD", text)
     return "".join(sorted({ch for ch in text if ord(ch) > 0x7F}))
 
 

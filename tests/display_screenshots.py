@@ -1,7 +1,8 @@
 """Regenerate docs/img/display_*.png: every game at every listed screen size and in every language.
 
-Run by ``make display-screenshots`` (headless Debian Chromium, like the browser tests,
-against the real daemon on a simulated shoe and the real display). Each picture is the
+Run by ``make display-screenshots`` (``python tests/display_screenshots.py [GAME...]``: only
+those games), in headless Debian Chromium like the browser tests, against the real daemon on
+a simulated shoe and the real display. Each picture is the
 page at its CSS size, saved at about 960 pixels on its long side so the committed files
 stay small: what the pictures are for is the layout, the tests measure the sizes.
 """
@@ -37,13 +38,16 @@ def picture(browser: Browser, table: LiveTable, size: tuple[int, int], name: str
         page.close()
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    """Every game, or only the games named on the command line."""
     if not CHROMIUM.exists():
         print(f"display_screenshots: {CHROMIUM} is missing (apt-get install chromium)", file=sys.stderr)
         return 2
     with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         for game, (seed, rounds) in GAMES.items():
+            if argv and game not in argv:
+                continue
             (Path(tmp) / game).mkdir()
             table = LiveTable(Path(tmp) / game, game, seed, symbol="€")
             try:
@@ -67,4 +71,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))
