@@ -4,7 +4,7 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint browser node floor
+.PHONY: demo test lint browser node floor display-screenshots
 
 $(BIN)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
@@ -30,6 +30,10 @@ browser:
 		echo "installing Debian's chromium for the signage browser tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
+
+# docs/img/display_*.png: every game at every screen size docs/display.md lists, and in every language.
+display-screenshots: $(BIN)/.installed browser
+	$(BIN)/python tests/display_screenshots.py
 
 # examples/node-follower (a display feed in JavaScript, tested against a real daemon) needs Node and
 # its npm packages (zeromq ships its libzmq build inside the package). Debian's nodejs and npm are

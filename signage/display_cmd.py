@@ -64,6 +64,9 @@ def settings_of(config: TableConfig) -> dict[str, Any]:
     out["symbol"] = symbol
     out["limits_text"] = {"min_bet": symbol + money.format(limits.min_bet),
                           "max_bet": symbol + money.format(limits.max_bet)}
+    if config.game_name == "baccarat":  # what each bet pays, as the table file says (players ask for it)
+        options = config.options_dict()
+        out["payouts"] = {"player": "1:1", "banker": options["banker_pays"], "tie": options["tie_pays"]}
     return out
 
 

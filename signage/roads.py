@@ -58,7 +58,12 @@ class Result:
 
 @dataclass(frozen=True, slots=True)
 class Cell:
-    """One drawn cell; ``row`` and ``col`` count from 0 on the display grid."""
+    """One drawn cell; ``row`` and ``col`` count from 0 on the display grid.
+
+    ``streak`` is the logical column (from 0) the cell belongs to, so a reader never has to
+    rebuild streaks from the drawn grid, where a dragon's tail runs along a row; the bead
+    plate has no streaks (None).
+    """
 
     row: int
     col: int
@@ -66,11 +71,13 @@ class Cell:
     ties: int = 0
     player_pair: bool = False
     banker_pair: bool = False
+    streak: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "row": self.row,
             "col": self.col,
+            "streak": self.streak,
             "colour": self.colour,
             "ties": self.ties,
             "player_pair": self.player_pair,
@@ -139,11 +146,16 @@ def lay_out(columns: Sequence[Sequence[Any]]) -> list[tuple[int, int, Any]]:
     return placed
 
 
+def streaks(columns: Sequence[Sequence[Any]]) -> list[int]:
+    """The logical column of each item, in the order :func:`lay_out` places them."""
+    return [i for i, column in enumerate(columns) for _ in column]
+
+
 def big_road(results: Sequence[Result]) -> list[Cell]:
     columns, _ = logical_columns(results)
     return [
-        Cell(row, col, _COLOUR[e.winner], e.ties, e.player_pair, e.banker_pair)
-        for row, col, e in lay_out(columns)
+        Cell(row, col, _COLOUR[e.winner], e.ties, e.player_pair, e.banker_pair, streak)
+        for (row, col, e), streak in zip(lay_out(columns), streaks(columns), strict=True)
     ]
 
 
@@ -187,7 +199,11 @@ def _derived_mark(lengths: Sequence[int], c: int, r: int, k: int) -> Colour | No
 def derived_road(results: Sequence[Result], k: int) -> list[Cell]:
     columns, _ = logical_columns(results)
     lengths = [len(c) for c in columns]
-    return [Cell(row, col, colour) for row, col, colour in lay_out(derived_marks(lengths, k))]
+    marks = derived_marks(lengths, k)
+    return [
+        Cell(row, col, colour, streak=streak)
+        for (row, col, colour), streak in zip(lay_out(marks), streaks(marks), strict=True)
+    ]
 
 
 def ask_road(results: Sequence[Result]) -> dict[str, dict[str, Colour | None]]:

@@ -22,8 +22,8 @@ class DisplaySpec(BaseModel):
 
     #: The big name at the top of the screen (default: the table file's description, else its id).
     title: str | None = Field(default=None, max_length=60)
-    #: Language of every word on the screen.
-    language: Literal["en", "fr", "es"] = "en"
+    #: Language of every word on the screen (zh-Hans, zh-Hant: Simplified and Traditional Chinese).
+    language: Literal["en", "fr", "es", "zh-Hans", "zh-Hant", "vi", "th", "ko"] = "en"
     #: ``auto`` follows the screen (portrait when it is taller than wide); the others force a layout.
     layout: Literal["auto", "landscape", "portrait"] = "auto"
     #: The money sign shown before amounts (``€``); default: the table's ``currency.code`` and a space.

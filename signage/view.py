@@ -27,6 +27,8 @@ _CARD = re.compile(r"^[2-9TJQKA][CDHS]$")
 _BACCARAT_VALUE = {r: min(i + 1, 10) % 10 for i, r in enumerate("A23456789TJQK")}
 #: How many past results the "last results" strip keeps.
 HISTORY = 12
+#: How many earlier shoes the Baccarat scoreboard summarises (their counts), newest first.
+EARLIER_SHOES = 3
 
 
 def baccarat_score(cards: list[str]) -> int:
@@ -59,6 +61,11 @@ class TableView:
         self.outcomes: dict[str, int] = {}
         self.voided = False
         self.shoe: list[Result] = []
+        #: Naturals in the current shoe (the road counts do not carry them; players look for them).
+        self.naturals = 0
+        #: The counts of the shoes that ended while this display followed the table (a display that
+        #: starts mid-session knows only the current shoe: the snapshot holds no earlier one).
+        self.earlier_shoes: deque[dict[str, int]] = deque(maxlen=EARLIER_SHOES)
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
         self.journal: str | None = None
         self.problem: str | None = None
@@ -84,6 +91,7 @@ class TableView:
         self.hands_round = self.round
         self.hole_shown = False
         self.shoe = []
+        self.naturals = 0
         self.history.clear()
         for item in state.get("shoe_results") or []:
             self._add_result(int(item["round"]), item["result"])
@@ -113,7 +121,10 @@ class TableView:
         self.seq = int(event.get("seq", self.seq))
         kind = event["event"]
         if kind == "new_shoe":
+            if self.shoe:
+                self.earlier_shoes.appendleft({**compute(self.shoe).counts, "natural": self.naturals})
             self.shoe = []
+            self.naturals = 0
             if self.game == "baccarat":  # the strip is part of the shoe's scoreboard there
                 self.history.clear()
         elif kind == "betting_opened":
@@ -203,6 +214,7 @@ class TableView:
         self.result = {"round": round_no, **result}
         self.history.append({"round": round_no, **_summary(self.game, result)})
         if self.game == "baccarat":
+            self.naturals += result.get("natural") is True
             try:
                 self.shoe.append(Result.from_record(result, f"round {round_no}"))
             except RoadError as exc:
@@ -245,6 +257,7 @@ class TableView:
         }
         if self.game == "baccarat":
             view["roads"] = compute(self.shoe).to_dict()
+            view["shoe_stats"] = {"natural": self.naturals, "earlier_shoes": list(self.earlier_shoes)}
         return view
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from controller.daemon.client import CommandClient, DaemonUnavailable, local_key
+from controller.daemon.client import CommandClient, DaemonUnavailable, local_key, request_snapshot
 from controller.daemon.config import FIRMWARE_CONFIGS, load_table
 from controller.tools.demo_dealer import Dealer
 from drivers.shoe.sim import SimulatedShoe
@@ -37,15 +37,98 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-#: Screenshots for people to look at (gitignored); a few are copied to docs/img/ by hand.
+#: Screenshots for people to look at (gitignored); docs/img/ has its own: `make display-screenshots`.
 OUTPUT = ROOT / "tests" / "output"
 
 #: Reads every road drawn in the page as the cells croupier roads --json prints.
 READ_ROADS_JS = """() => Object.fromEntries(
   [...document.querySelectorAll('svg.road')].map(s => [s.dataset.road,
    [...s.querySelectorAll('[data-cell]')].map(g => ({row: +g.dataset.row, col: +g.dataset.col,
-   colour: g.dataset.colour, ties: +g.dataset.ties, player_pair: g.dataset.playerPair === 'true',
+   streak: g.dataset.streak === '' ? null : +g.dataset.streak, colour: g.dataset.colour,
+   ties: +g.dataset.ties, player_pair: g.dataset.playerPair === 'true',
    banker_pair: g.dataset.bankerPair === 'true'}))]))"""
+
+#: What is wrong with the page's layout at the current size, as sentences (empty: nothing):
+#: an element outside its panel (or a panel outside the screen), a text cut by its own clipping box, and
+#: two boxes that overlap (texts, cards, roads; an element and one inside it do not count).
+#: A road counts as its scrolling box (its SVG is as long as the shoe, older columns scrolled off).
+#: Finite animations (a card dealt) end first.
+LAYOUT_PROBLEMS_JS = """async () => {
+  await Promise.all(document.getAnimations()  // a card being dealt is measured where it lands
+    .filter(a => a.effect.getTiming().iterations !== Infinity).map(a => a.finished.catch(() => null)));
+  const out = [], eps = 1;
+  const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0
+    && getComputedStyle(e).visibility !== 'hidden' ? r : null; };
+  const name = e => e.id ? '#' + e.id : e.tagName.toLowerCase() + '.'
+    + String(e.className.baseVal ?? e.className).trim().replace(/ +/g, '.')
+    + (e.textContent ? ` "${e.textContent.trim().slice(0, 24)}"` : '');
+  const inside = (r, o) => r.left >= o.left - eps && r.top >= o.top - eps && r.right <= o.right + eps
+    && r.bottom <= o.bottom + eps;
+  const screen = {left: 0, top: 0, right: innerWidth, bottom: innerHeight};
+  const panels = [document.getElementById('top'), ...document.querySelectorAll('.panel, .banner')];
+  const boxes = [];
+  for (const panel of panels) {
+    const pr = shown(panel);
+    if (!pr) continue;
+    if (!inside(pr, screen)) out.push(`${name(panel)} leaves the screen`);
+    for (const e of panel.querySelectorAll('*')) {
+      if (e.closest('svg')) continue;
+      const r = shown(e);
+      if (!r) continue;
+      if (!inside(r, pr)) out.push(`${name(e)} overflows ${name(panel)}`);
+      const text = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+      const clips = getComputedStyle(e).overflow !== 'visible';
+      if (text && clips && (e.scrollWidth > e.clientWidth + eps || e.scrollHeight > e.clientHeight + eps))
+        out.push(`${name(e)} is cut by its own box`);
+      if (text || e.matches('.card, .roadscroll, .askmark')) boxes.push([e, r]);
+    }
+  }
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [a, ra] = boxes[i], [b, rb] = boxes[j];
+    if (a.contains(b) || b.contains(a)) continue;
+    const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+    const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+    if (w > eps && h > eps) out.push(`${name(a)} and ${name(b)} overlap`);
+  }
+  return out;
+}"""
+#: The smallest things on the board at 1920x1080, in mm on a 55-inch 16:9 screen (1218 mm wide):
+#: each HTML text's font size, each road text's rendered font size, each pair dot's diameter; and
+#: how much of the board panel's height the roads fill; the roads whose newest column is out of sight.
+MEASURE_JS = """() => {
+  const mm = 55 * 25.4 * 16 / Math.hypot(16, 9) / innerWidth;
+  const texts = [], marks = [];
+  for (const e of document.querySelectorAll('#main *, #top *')) {
+    if (!e.getClientRects().length) continue;
+    const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own) continue;
+    const size = parseFloat(getComputedStyle(e).fontSize) * (e.getScreenCTM ? e.getScreenCTM().a : 1);
+    texts.push([e.textContent.trim().slice(0, 20), +(size * mm).toFixed(1)]);
+  }
+  for (const dot of document.querySelectorAll('.pair-dot'))
+    marks.push(+(dot.getBoundingClientRect().width * mm).toFixed(1));
+  const board = document.getElementById('board'), pad = parseFloat(getComputedStyle(board).paddingTop) * 2;
+  const roads = [...board.querySelectorAll('.roadbox')].map(b => b.getBoundingClientRect());
+  const filled = (Math.max(...roads.map(r => r.bottom)) - Math.min(...roads.map(r => r.top)))
+    / (board.clientHeight - pad);
+  const hidden = [...board.querySelectorAll('.roadscroll')].filter(box => {
+    const cells = box.querySelectorAll('[data-cell]'), b = box.getBoundingClientRect();
+    const newest = [...cells].filter(g => +g.dataset.col === +box.firstElementChild.dataset.newest);
+    return newest.some(g => {
+      const r = g.getBoundingClientRect();
+      return r.left < b.left || r.right > b.right;
+    });
+  }).map(box => box.firstElementChild.dataset.road);
+  return {smallest_text: texts.sort((a, b) => a[1] - b[1])[0], smallest_pair_dot: Math.min(...marks),
+          roads_fill: +filled.toFixed(3), newest_hidden: hidden};
+}"""
+#: The sizes the page is laid out for (docs/display.md), width x height in CSS pixels.
+SCREENS = {
+    "1920x1080": (1920, 1080),
+    "3840x2160": (3840, 2160),
+    "1366x768": (1366, 768),
+    "1080x1920": (1080, 1920),
+}
 
 
 def table_file(tmp: Path, game: str, seed: int, **display: Any) -> Path:
@@ -189,6 +272,20 @@ class LiveTable:
         )
         shoe: dict[str, Any] = json.loads(out.stdout)["shoes"][0]
         return shoe
+
+    def set_language(self, code: str) -> None:
+        """Restart only the display, with the table file's ``display.language`` set to ``code``."""
+        raw = yaml.safe_load(self.path.read_text(encoding="utf-8"))
+        raw["display"]["language"] = code
+        self.path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+        port = self.url.rstrip("/").rsplit(":", 1)[1]
+        self.stop_display()
+        self.start_display(f"127.0.0.1:{port}")  # the same address: open pages reconnect by themselves
+
+    def naturals(self) -> int:
+        """Naturals in the current shoe, from the daemon's snapshot (its result records)."""
+        reply = request_snapshot(self.endpoints["snapshot"])  # the snapshot port has no keys
+        return sum(bool(r["result"].get("natural")) for r in reply["state"]["shoe_results"])
 
     def close(self) -> None:
         if self.dealer is not None:

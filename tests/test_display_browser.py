@@ -17,7 +17,16 @@ from typing import Any
 
 import pytest
 import zmq
-from display_support import CHROMIUM, CHROMIUM_ARGS, OUTPUT, READ_ROADS_JS, LiveTable
+from display_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    LAYOUT_PROBLEMS_JS,
+    MEASURE_JS,
+    OUTPUT,
+    READ_ROADS_JS,
+    SCREENS,
+    LiveTable,
+)
 
 if not CHROMIUM.exists():  # loud on purpose: on this machine and in CI `make test` installs it
     WHY = (
@@ -32,7 +41,6 @@ from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 #: A shoe (seed) whose first 60 rounds hold an 11-long Banker dragon: a tail on the big road.
 SEED = 26
 LANDSCAPE = {"width": 1920, "height": 1080}
-PORTRAIT = {"width": 1080, "height": 1920}
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +80,17 @@ def shot(page: Page, name: str) -> Path:
     return path
 
 
+def every_screen(page: Page, name: str) -> dict[str, list[str]]:
+    """The page's layout problems at each listed screen size (one page, resized), and a screenshot of each."""
+    problems = {}
+    for size, (width, height) in SCREENS.items():
+        page.set_viewport_size({"width": width, "height": height})
+        page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        problems[size] = page.evaluate(LAYOUT_PROBLEMS_JS)
+        shot(page, f"{name}_{size}")
+    return {size: found for size, found in problems.items() if found}
+
+
 def sub_for(table: LiveTable) -> zmq.Socket[bytes]:
     sock = zmq.Context.instance().socket(zmq.SUB)
     sock.setsockopt(zmq.LINGER, 0)
@@ -92,6 +111,33 @@ def next_event(sock: zmq.Socket[bytes], name: str, timeout: float = 10.0) -> dic
             if payload.get("event") == name:
                 return payload
     raise TimeoutError(f"no {name} event within {timeout} s")
+
+
+def test_the_board_is_drawn_before_its_fonts_arrive(browser: Browser, baccarat: LiveTable) -> None:
+    """A slow kiosk: the fonts are held back, yet the title is already painted (font-display: swap)."""
+    page = browser.new_page(viewport=LANDSCAPE)  # type: ignore[arg-type]
+    held: list[Any] = []
+    page.route("**/fonts/*", lambda route: held.append(route))  # answered only at the end
+    try:
+        page.goto(baccarat.url, wait_until="commit")
+        page.wait_for_function("document.getElementById('title').textContent.length > 1", timeout=10_000)
+        faces = page.evaluate("() => [...document.fonts].map(f => [f.display, f.status])")
+        assert faces and all(display == "swap" for display, _ in faces), faces
+        assert page.locator('link[rel="preload"][as="font"]').count() == 2
+        # Chrome's own capture (Playwright's would wait for the fonts), the title as drawn, then blanked
+        cdp = page.context.new_cdp_session(page)
+        box = page.locator("#title").bounding_box()
+        assert box is not None
+        clip = {"x": box["x"], "y": box["y"], "width": box["width"], "height": box["height"], "scale": 1}
+        painted = cdp.send("Page.captureScreenshot", {"clip": clip})["data"]
+        page.eval_on_selector("#title", "e => { e.style.color = 'transparent'; }")
+        page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        # the text was visible, not a blank box waiting for its font
+        assert cdp.send("Page.captureScreenshot", {"clip": clip})["data"] != painted
+    finally:
+        for route in held:
+            route.continue_()
+        page.close()
 
 
 def test_cards_appear_within_500_ms_of_their_event(browser: Browser, baccarat: LiveTable) -> None:
@@ -152,7 +198,6 @@ def test_sixty_round_shoe_roads_in_the_page_equal_croupier_roads(
     browser: Browser, baccarat: LiveTable
 ) -> None:
     page = open_page(browser, baccarat)
-    portrait = None
     try:
         baccarat.play(60)
         page.wait_for_function(f"+document.body.dataset.seq >= {baccarat.seq()}", timeout=10_000)
@@ -171,15 +216,24 @@ def test_sixty_round_shoe_roads_in_the_page_equal_croupier_roads(
             for road, colour in expected["ask"][winner].items():
                 mark = page.locator(f'[data-ask="{winner}"] [data-road="{road}"]')
                 assert mark.get_attribute("data-colour") == (colour or "")
-        shot(page, "baccarat_late_shoe_dragon")
-        portrait = open_page(browser, baccarat, PORTRAIT)
-        assert portrait.evaluate("document.body.dataset.layout") == "portrait"
-        assert portrait.evaluate(READ_ROADS_JS) == drawn
-        shot(portrait, "baccarat_portrait")
+        # what players look for: payouts (this table pays Tie 8:1), the asks by name, the newest mark
+        assert "TIE 8:1" in page.locator("[data-payouts]").inner_text()
+        assert "5% commission" in page.locator("[data-payouts]").inner_text()
+        assert page.locator('[data-ask="banker"] .ask-name').inner_text() == "BANKER ASK"
+        for road in ("bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"):
+            newest = page.locator(f'svg[data-road="{road}"] .newest')
+            assert newest.count() == 1 and newest.get_attribute("data-col") == str(expected[road][-1]["col"])
+        naturals = page.locator('[data-count="natural"]').inner_text()
+        assert naturals == f"Naturals {baccarat.naturals()}"
+        # readable from the seats: nothing smaller than 1 cm on a 55-inch screen, the roads fill their panel
+        sizes = page.evaluate(MEASURE_JS)
+        assert sizes["smallest_text"][1] >= 10 and sizes["smallest_pair_dot"] >= 10, sizes
+        assert sizes["roads_fill"] >= 0.97 and sizes["newest_hidden"] == [], sizes
+        assert every_screen(page, "baccarat") == {}
+        assert page.evaluate("document.body.dataset.layout") == "portrait"  # the last size is portrait
+        assert page.evaluate(READ_ROADS_JS) == drawn
     finally:
         page.close()
-        if portrait is not None:
-            portrait.close()
 
 
 def test_a_new_or_reconnecting_browser_gets_the_whole_screen_at_once(
@@ -209,10 +263,18 @@ def test_a_silent_table_shows_the_stale_feed_banner(browser: Browser, baccarat: 
     page = open_page(browser, baccarat)
     try:
         assert baccarat.daemon is not None
+        assert baccarat.client.call("open", by="dealer")["ok"]  # the last thing seen: bets open
+        page.wait_for_selector("#phase.betting", timeout=3000)
         baccarat.daemon.terminate()
         baccarat.daemon.wait(10)
         page.wait_for_selector("#banner-stale:not([hidden])", timeout=10_000)  # stale_after is 1 s here
         assert page.evaluate("document.body.dataset.stale") == "true"
+        # stale means stale: "place your bets" no longer pulses green, and everything live is dimmed
+        phase = page.evaluate("""() => { const s = getComputedStyle(document.getElementById('phase'));
+          return [s.animationName, s.backgroundColor]; }""")
+        assert phase[0] == "none" and phase[1] != "rgb(31, 157, 85)", phase
+        for live in ("#main", "#round", "#phase"):
+            assert float(page.eval_on_selector(live, "e => getComputedStyle(e).opacity")) < 0.6, live
         shot(page, "baccarat_stale_feed")
     finally:
         page.close()
@@ -241,7 +303,7 @@ def test_seat_games_show_hands_dealer_outcomes_and_the_dp(
             assert page.locator('.dealer-row [data-hand="dealer"] .card').count() >= 2
         if game == "swap_hand":  # each hand's total and outcome from the result record
             assert page.locator(".seat [data-hand-outcome]").count() >= 1
-        shot(page, f"{game}_landscape")
+        assert every_screen(page, game) == {}
     finally:
         if page is not None:
             page.close()

@@ -26,15 +26,18 @@ def test_settings_from_the_display_section_and_the_tables_currency(tmp_path: Pat
     assert settings["title"] == "Main pit, table 3"  # the description when no title is given
     assert settings["language"] == "fr" and settings["layout"] == "portrait"
     assert settings["limits_text"] == {"min_bet": "EUR 1.00", "max_bet": "EUR 10,000.00"}
+    assert settings["payouts"] == {"player": "1:1", "banker": "19:20", "tie": "9:1"}  # the defaults
     path = write_table(
         tmp_path,
         name="t2",
         currency={"code": "JPY", "minor_units": 0},
         display={"title": "Baccarat 8", "symbol": "¥"},
+        options={"tie_pays": "8:1"},
     )
     settings = settings_of(load_table(path))
     assert settings["title"] == "Baccarat 8"
     assert settings["limits_text"] == {"min_bet": "¥100", "max_bet": "¥1,000,000"}
+    assert settings["payouts"]["tie"] == "8:1"  # this table pays Tie 8:1, and the screen says so
 
 
 def test_a_bad_display_key_names_the_file_and_key(tmp_path: Path) -> None:

@@ -6,19 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from signage.roads import ROWS, Result, compute, derived_marks, grid_text, lay_out, logical_columns
-
-
-def shoe(text: str) -> list[Result]:
-    """A shoe from letters: B, P, T; '+' after a letter adds a Banker pair, '*' a Player pair."""
-    out: list[Result] = []
-    for ch in text:
-        if ch in "BPT":
-            out.append(Result({"B": "banker", "P": "player", "T": "tie"}[ch]))  # type: ignore[arg-type]
-        elif ch == "+":
-            out[-1] = Result(out[-1].winner, out[-1].player_pair, True)
-        elif ch == "*":
-            out[-1] = Result(out[-1].winner, True, out[-1].banker_pair)
-    return out
+from signage.roads_contract import results as shoe  # B, P, T; '+' a Banker pair, '*' a Player pair
 
 
 def test_bead_plate_columns_of_six_with_ties_and_pairs() -> None:
@@ -79,6 +67,17 @@ def test_lay_out_of_a_column_that_meets_a_tail_at_the_top() -> None:
     assert grid[(5, 2)] == 1 and grid[(4, 3)] == 2  # second column's tail above the first's
     assert grid[(0, 2)] == 3 and grid[(1, 2)] == 3
     assert grid[(0, 3)] == 4
+
+
+def test_each_cell_names_its_streak_even_along_a_dragon_tail() -> None:
+    roads = compute(shoe("BBBBBBBBBPTB"))
+    # the tail's cells sit in display columns 1..3 but belong to streak 0; P is streak 1, B streak 2
+    assert [(c.row, c.col, c.streak) for c in roads.big_road] == [
+        *((r, 0, 0) for r in range(6)), (5, 1, 0), (5, 2, 0), (5, 3, 0), (0, 1, 1), (0, 2, 2)]
+    assert [(c.colour, c.streak) for c in compute(shoe("BBPBBBPP")).big_eye_boy] == [
+        ("blue", 0), ("blue", 0), ("red", 1), ("blue", 2), ("red", 3)]
+    assert all(c.streak is None for c in roads.bead_plate)  # the bead plate has no streaks
+    assert roads.big_road[7].to_dict()["streak"] == 0
 
 
 def test_big_eye_boy_by_hand() -> None:
@@ -165,6 +164,7 @@ def test_properties_on_random_shoes(results: list[Result]) -> None:
         assert len(set(spots)) == len(spots), name  # never two marks on one cell
         assert all(0 <= c.row < ROWS for c in cells)
     cols, _ = logical_columns(results)
+    assert [c.streak for c in roads.big_road] == [i for i, col in enumerate(cols) for _ in col]
     for name, k in (("big_eye_boy", 1), ("small_road", 2), ("cockroach_pig", 3)):
         # every big-road entry from the road's start adds exactly one mark
         expected = sum(

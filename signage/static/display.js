@@ -2,40 +2,17 @@
 // Everything is computed by the display process (roads included); this file only draws it.
 "use strict";
 
-const WORDS = {
-  en: {round: "Round", betting: "PLACE YOUR BETS", dealing: "NO MORE BETS", idle: "RESULT",
-       player: "PLAYER", banker: "BANKER", tie: "TIE", dealer: "DEALER", seat: "Seat", dp: "Designated Player",
-       wins: "WINS", natural: "NATURAL", pair: "PAIR", min: "Min", max: "Max", bead_plate: "Bead plate",
-       big_road: "Big road", big_eye_boy: "Big eye boy", small_road: "Small road", cockroach_pig: "Cockroach pig",
-       ask: "Next", tilt: "TABLE HALTED", stale: "NO LIVE FEED — waiting for the table", offline: "Offline",
-       win: "WIN", lose: "LOSE", push: "PUSH", voided: "ROUND VOIDED", last: "Last results", rounds: "Rounds",
-       pairs: "Pairs", shoe: "This shoe", war: "War"},
-  fr: {round: "Donne", betting: "FAITES VOS JEUX", dealing: "RIEN NE VA PLUS", idle: "RÉSULTAT",
-       player: "JOUEUR", banker: "BANQUIER", tie: "ÉGALITÉ", dealer: "CROUPIER", seat: "Place",
-       dp: "Joueur désigné", wins: "GAGNE", natural: "NATUREL", pair: "PAIRE", min: "Min", max: "Max",
-       bead_plate: "Tableau perles", big_road: "Grande route", big_eye_boy: "Big eye boy",
-       small_road: "Petite route", cockroach_pig: "Cockroach pig", ask: "Suivant", tilt: "TABLE ARRÊTÉE",
-       stale: "PAS DE FLUX — en attente de la table", offline: "Hors ligne", win: "GAGNÉ", lose: "PERDU",
-       push: "ÉGALITÉ", voided: "DONNE ANNULÉE", last: "Derniers résultats", rounds: "Donnes", pairs: "Paires",
-       shoe: "Ce sabot", war: "Guerre"},
-  es: {round: "Mano", betting: "HAGAN SUS APUESTAS", dealing: "NO VA MÁS", idle: "RESULTADO",
-       player: "JUGADOR", banker: "BANCA", tie: "EMPATE", dealer: "CRUPIER", seat: "Puesto",
-       dp: "Jugador designado", wins: "GANA", natural: "NATURAL", pair: "PAREJA", min: "Mín", max: "Máx",
-       bead_plate: "Tablero", big_road: "Camino grande", big_eye_boy: "Big eye boy", small_road: "Camino pequeño",
-       cockroach_pig: "Cockroach pig", ask: "Siguiente", tilt: "MESA DETENIDA",
-       stale: "SIN SEÑAL — esperando la mesa", offline: "Desconectado", win: "GANA", lose: "PIERDE",
-       push: "EMPATE", voided: "MANO ANULADA", last: "Últimos resultados", rounds: "Manos", pairs: "Parejas",
-       shoe: "Este zapato", war: "Guerra"},
-};
 const SUITS = {S: "♠", H: "♥", D: "♦", C: "♣"};
 const COLOURS = {red: "#d7263d", blue: "#1b6fe0", green: "#1f9d55"};
-// Visible columns per road: older columns scroll off to the left, as on a real scoreboard.
-const VISIBLE = {bead_plate: 11, big_road: 30, big_eye_boy: 30, small_road: 30, cockroach_pig: 30};
+// Every road holds the whole shoe: its grid is at least this many columns, more when the shoe is longer.
+// Cells are sized to the panel (CSS); a road longer than its panel is wide scrolls so the newest shows.
+const MIN_COLUMNS = 60;
 const ROWS = 6;
 
 let W = WORDS.en;
 let forcedLayout = null;
 let seenCards = new Set();
+let lastView = null;  // redrawn when the screen changes shape
 window.__seen = {};  // seq -> time drawn (ms since the epoch), read by the latency benchmark
 
 function el(tag, attrs, ...children) {
@@ -99,22 +76,41 @@ function baccaratStats(view) {
   const row = (cls, label, n) => el("div", {class: `stat ${cls}`, "data-count": cls},
     el("span", {class: "dot"}), el("span", {class: "name", text: label}),
     el("span", {class: "n", text: String(n)}), el("span", {class: "pct", text: pct(n)}));
-  const ask = el("div", {class: "ask"}, el("div", {class: "ask-title", text: W.ask}));
+  const ask = el("div", {class: "ask"});
   for (const w of ["banker", "player"]) {
     const marks = view.roads.ask[w];
-    const line = el("div", {class: `ask-line ${w}`, "data-ask": w}, el("span", {class: "ask-name", text: W[w]}));
+    const line = el("div", {class: `ask-line ${w}`, "data-ask": w}, el("span", {class: "ask-name", text: W[w + "_ask"]}));
     for (const [road, kind] of [["big_eye_boy", "ring"], ["small_road", "dot"], ["cockroach_pig", "slash"]]) {
       line.append(askMark(marks[road], kind, road));
     }
     ask.append(line);
   }
-  return el("div", {class: "bac-stats"},
-    el("div", {class: "stat-title", text: `${W.shoe} · ${W.rounds} ${c.rounds}`}),
+  const s = view.shoe_stats || {natural: 0, earlier_shoes: []};
+  const game = c.rounds + (view.phase === "idle" ? 0 : 1);  // the round being played counts once it opens
+  const box = el("div", {class: "bac-stats"},
+    el("div", {class: "stat-title", "data-game-in-shoe": game},
+      `${W.shoe} · ${W.game} ${game} · `, el("span", {class: "naturals", "data-count": "natural", text: `${W.naturals} ${s.natural}`})),
     row("banker", W.banker, c.banker), row("player", W.player, c.player), row("tie", W.tie, c.tie),
     el("div", {class: "stat pairs"}, el("span", {class: "name", text: W.pairs}),
-      el("span", {class: "pair banker", "data-count": "banker_pair", text: `${W.banker} ${c.banker_pair}`}),
-      el("span", {class: "pair player", "data-count": "player_pair", text: `${W.player} ${c.player_pair}`})),
+      el("span", {class: "pair banker", "data-count": "banker_pair", text: `${W.letters.banker} ${c.banker_pair}`}),
+      el("span", {class: "pair player", "data-count": "player_pair", text: `${W.letters.player} ${c.player_pair}`})),
     ask);
+  const pays = (view.display || {}).payouts;
+  if (pays) box.append(el("div", {class: "payouts", "data-payouts": ""},
+    `${W.pays}: ${W.player} ${pays.player} · ${W.banker} ${pays.banker}${commission(pays.banker)} · ${W.tie} ${pays.tie}`));
+  for (const [i, e] of s.earlier_shoes.entries()) {
+    box.append(el("div", {class: "earlier", "data-earlier": i},
+      `${i ? "" : W.earlier + ": "}${W.letters.banker} ${e.banker} · ${W.letters.player} ${e.player} · ${W.letters.tie} ${e.tie}`
+      + ` · ${W.naturals} ${e.natural}`));
+  }
+  return box;
+}
+
+// "19:20" pays 0.95 to 1: a 5 % commission, said in words as players know it.
+function commission(odds) {
+  const [num, den] = odds.split(":").map(Number);
+  const pct = Math.round(100 * (1 - num / den));
+  return num < den && pct > 0 ? ` (${pct}% ${W.commission})` : "";
 }
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -141,18 +137,19 @@ function drawMark(parent, kind, cx, cy, r, colour) {
 
 function road(name, cells, kind) {
   const maxCol = cells.reduce((m, c) => Math.max(m, c.col), -1);
-  const visible = VISIBLE[name];
-  const first = Math.max(0, maxCol - visible + 2);  // keep one empty column on the right
-  const s = svg("svg", {class: `road ${name}`, "data-road": name, viewBox: `${first * 10} 0 ${visible * 10} ${ROWS * 10}`,
-    preserveAspectRatio: "xMinYMin meet"});
-  s.append(svg("rect", {x: first * 10, y: 0, width: visible * 10, height: ROWS * 10, fill: "url(#road-grid)"}));
+  const columns = Math.max(MIN_COLUMNS, maxCol + 2);  // one empty column after the newest
+  const s = svg("svg", {class: `road ${name}`, "data-road": name, "data-newest": maxCol,
+    viewBox: `0 0 ${columns * 10} ${ROWS * 10}`, preserveAspectRatio: "xMinYMin meet",
+    style: `aspect-ratio: ${columns} / ${ROWS}`});
+  s.append(svg("rect", {x: 0, y: 0, width: columns * 10, height: ROWS * 10, fill: "url(#road-grid)"}));
   for (const c of cells) {
-    const g = svg("g", {"data-cell": "", "data-row": c.row, "data-col": c.col, "data-colour": c.colour,
+    const g = svg("g", {"data-cell": "", "data-row": c.row, "data-col": c.col, "data-streak": c.streak ?? "",
+      "data-colour": c.colour,
       "data-ties": c.ties, "data-banker-pair": c.banker_pair, "data-player-pair": c.player_pair});
     const cx = c.col * 10 + 5, cy = c.row * 10 + 5;
     drawMark(g, kind, cx, cy, 4.4, c.colour);
     if (kind === "bead") {
-      const letter = {red: W.banker[0], blue: W.player[0], green: W.tie[0]}[c.colour];
+      const letter = {red: W.letters.banker, blue: W.letters.player, green: W.letters.tie}[c.colour];
       const t = svg("text", {x: cx, y: cy + 2.4, class: "bead-letter"});
       t.textContent = letter;
       g.append(t);
@@ -166,31 +163,46 @@ function road(name, cells, kind) {
         g.append(t);
       }
     }
-    if (c.banker_pair) g.append(svg("circle", {cx: cx - 3.3, cy: cy - 3.3, r: 1.3, fill: COLOURS.red, stroke: "#fff", "stroke-width": 0.3}));
-    if (c.player_pair) g.append(svg("circle", {cx: cx + 3.3, cy: cy + 3.3, r: 1.3, fill: COLOURS.blue, stroke: "#fff", "stroke-width": 0.3}));
+    const dot = {r: 1.7, stroke: "#fff", "stroke-width": 0.4, class: "pair-dot"};
+    if (c.banker_pair) g.append(svg("circle", {cx: cx - 3.1, cy: cy - 3.1, fill: COLOURS.red, ...dot}));
+    if (c.player_pair) g.append(svg("circle", {cx: cx + 3.1, cy: cy + 3.1, fill: COLOURS.blue, ...dot}));
     s.append(g);
   }
-  return el("figure", {class: `roadbox ${name}`}, el("figcaption", {text: W[name]}), s);
+  const newest = s.lastElementChild;  // cells come in the order they were added: the last is the newest
+  if (cells.length) {
+    newest.classList.add("newest");
+    const c = cells[cells.length - 1];
+    newest.prepend(svg("rect", {x: c.col * 10 + 0.6, y: c.row * 10 + 0.6, width: 8.8, height: 8.8, rx: 1.5,
+      class: "newest-frame"}));
+  }
+  return el("figure", {class: `roadbox ${name}`}, el("figcaption", {text: W[name]}), el("div", {class: "roadscroll"}, s));
+}
+
+// After layout: a road longer than its panel is scrolled to its newest column (older ones off to the left).
+function scrollRoads() {
+  for (const box of document.querySelectorAll(".roadscroll")) {
+    const road = box.firstElementChild;
+    const cell = box.clientHeight / ROWS;  // whole columns off to the left, so the first shown is whole
+    box.scrollLeft = Math.ceil(Math.max(0, (+road.dataset.newest + 2) * cell - box.clientWidth) / cell) * cell;
+  }
 }
 
 function baccaratBoard(view) {
   const r = view.roads;
   return el("div", {class: "scoreboard"},
     road("big_road", r.big_road, "ring"),
-    el("div", {class: "lower"},
-      road("bead_plate", r.bead_plate, "bead"),
-      el("div", {class: "derived"},
-        road("big_eye_boy", r.big_eye_boy, "ring"),
-        road("small_road", r.small_road, "dot"),
-        road("cockroach_pig", r.cockroach_pig, "slash"))));
+    road("bead_plate", r.bead_plate, "bead"),
+    road("big_eye_boy", r.big_eye_boy, "ring"),
+    road("small_road", r.small_road, "dot"),
+    road("cockroach_pig", r.cockroach_pig, "slash"));
 }
 
 function baccaratHistory(view) {
   const strip = el("div", {class: "strip"}, el("span", {class: "strip-title", text: W.last}));
   for (const h of view.history.slice().reverse()) {
     strip.append(el("div", {class: `past ${h.winner}`, "data-round": h.round},
-      el("span", {class: "past-w", text: (W[h.winner] || "")[0]}),
-      el("span", {class: "past-s", text: `${h.player_score}–${h.banker_score}`})));
+      el("span", {class: "past-w", text: W.letters[h.winner] || ""}),
+      el("span", {class: "past-s", text: `${W.letters.player}${h.player_score} ${W.letters.banker}${h.banker_score}`})));
   }
   return strip;
 }
@@ -232,13 +244,15 @@ function seatGameHand(view) {
     const node = el("div", {class: "seat" + (isDp ? " dp" : ""), "data-seat": seat},
       el("div", {class: "label", text: `${W.seat} ${seat}`}));
     if (isDp) node.append(el("div", {class: "dp-badge", "data-dp": seat, text: W.dp}));
-    for (const h of bySeat.get(seat)) {
+    const own = bySeat.get(seat);
+    for (const h of own) {
       const sub = h.name.replace(/^seat \d+ ?/, "");
+      // A hand's own outcome only when the seat has several: with one hand the seat's badge says it.
+      const outcome = h.outcome && own.length > 1 ? (W[h.outcome] || h.outcome) : "";
       node.append(el("div", {class: "cards", "data-hand": h.name},
         ...h.cards.map((c, i) => cardNode(c, `${view.round}/${h.name}/${i}/${c}`)),
         h.total != null || sub ? el("div", {class: "hand-info", "data-hand-outcome": h.outcome || ""},
-          [sub, h.total != null ? String(h.total) : "", h.outcome ? (W[h.outcome] || h.outcome) : ""]
-            .filter(Boolean).join(" · ")) : null));
+          [sub, h.total != null ? String(h.total) : "", outcome].filter(Boolean).join(" · ")) : null));
     }
     if (view.phase !== "dealing" && seat in view.outcomes) {
       const [cls, word] = outcomeWord(view.outcomes[seat]);
@@ -264,14 +278,27 @@ function seatGameHistory(view) {
 }
 
 // ------------------------------------------------------------------ screen
+// The last-results strip keeps whole items only: the oldest that would be cut by the panel's edge go.
+function fitStrip() {
+  const strip = document.querySelector("#history .strip");
+  if (!strip) return;
+  const right = strip.getBoundingClientRect().right + 0.5;
+  let last = strip.lastElementChild;
+  while (last && last.classList.contains("past") && last.getBoundingClientRect().right > right) {
+    last.remove();
+    last = strip.lastElementChild;
+  }
+}
+
 function render(view) {
+  lastView = view;
   const d = view.display || {};
   W = WORDS[d.language] || WORDS.en;
   document.documentElement.lang = d.language || "en";
   const body = document.body;
   forcedLayout = d.layout === "auto" || !d.layout ? null : d.layout;
   const layout = forcedLayout || (innerHeight > innerWidth ? "portrait" : "landscape");
-  body.dataset.layout = layout;
+  body.dataset.layout = document.documentElement.dataset.layout = layout;
   body.dataset.game = view.game;
   body.dataset.phase = view.phase;
   document.title = d.title || view.table;
@@ -310,6 +337,8 @@ function render(view) {
     history.replaceChildren(seatGameHistory(view));
     stats.hidden = board.hidden = true;
   }
+  fitStrip();
+  scrollRoads();
   if (seenCards.size > 400) seenCards = new Set();
   body.dataset.seq = String(view.seq);
   body.dataset.stale = String(!!(view.feed && view.feed.stale));
@@ -342,7 +371,7 @@ async function start() {
   for (const t of tables) chooser.append(el("a", {href: `/?table=${encodeURIComponent(t.table)}`, text: t.title || t.table}));
 }
 
-addEventListener("resize", () => {  // a screen turned round: the layout is CSS only, no redraw needed
-  if (!forcedLayout) document.body.dataset.layout = innerHeight > innerWidth ? "portrait" : "landscape";
+addEventListener("resize", () => {  // a screen turned round: redraw the last screen for its new shape
+  if (lastView) render(lastView);
 });
 start();
