@@ -64,5 +64,8 @@ floor:
 		else echo "the floor tests need Debian's packages nats-server and postgresql (apt-get install nats-server postgresql, as root)"; exit 1; fi; \
 	fi
 
+# The suite in one worker process per CPU (pytest-xdist; PYTEST_XDIST_AUTO_NUM_WORKERS=N to choose), a
+# test file's tests in one worker in their order: most of its time is spent waiting on daemons, sockets
+# and servers. docs/testing.md says how.
 test: lint browser node floor
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadfile

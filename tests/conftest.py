@@ -1,4 +1,5 @@
-"""Test configuration: one hypothesis profile for the suite (no deadlines: CI machines are noisy)."""
+"""Test configuration: one hypothesis profile for the suite (no deadlines: CI machines are noisy), and
+a run that leaves a thread behind fails loudly, whether pytest runs the tests itself or in xdist workers."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 import sys
 import threading
 import traceback
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -15,27 +17,56 @@ settings.register_profile(
 )
 settings.load_profile("croupier")
 
-#: Shared fixtures of the shoe tests (a raw shoe on a pty, a reader started against it).
-pytest_plugins = ["tests.shoe_support"]
+#: Shared fixtures: the shoe tests' (a raw shoe on a pty, a reader started against it), the floor's servers.
+pytest_plugins = ["tests.shoe_support", "tests.server_fixtures"]
+
+#: Where the controller of an xdist run keeps what its workers reported as threads left running.
+THREADS_LEFT = pytest.StashKey[list[str]]()
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """A test that leaves a non-daemon thread running makes the interpreter wait for it at exit for
-    ever (CI would hang until its time limit): name the threads and where they are, and exit 3."""
+def threads_left() -> str:
+    """The non-daemon threads still running after a 5 s grace each, named with where they are; "" if none.
+    Such a thread makes the interpreter wait for it at exit for ever (CI would hang until its time limit)."""
     left = [t for t in threading.enumerate()
             if t is not threading.main_thread() and not t.daemon and t.is_alive()]
     for thread in left:
         thread.join(5)
     left = [t for t in left if t.is_alive()]
-    if not left:
-        return
     frames = sys._current_frames()
-    lines = ["tests left non-daemon threads running; pytest would never exit:"]
+    lines = []
     for thread in left:
         frame = frames.get(thread.ident or -1)
         where = "".join(traceback.format_stack(frame)[-3:]) if frame is not None else "  (no frame)\n"
         lines.append(f"- {thread.name}:\n{where}")
+    return "".join(lines)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In an xdist worker: the check is made here, while the worker can still tell the controller (its
+    report goes out right after this hook); the controller fails the run in :func:`pytest_unconfigure`."""
+    workeroutput: dict[str, Any] | None = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["threads_left"] = threads_left()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """In the controller of an xdist run: keep what a finished worker reported."""
+    left = getattr(node, "workeroutput", {}).get("threads_left", "")
+    if left:
+        node.config.stash.setdefault(THREADS_LEFT, []).append(f"[{node.gateway.id}]\n{left}")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Name the threads a test left running (here, or as reported by xdist's workers) and exit 3."""
+    if hasattr(config, "workeroutput"):  # a worker: the controller names them; the worker must not hang
+        if config.workeroutput.get("threads_left"):
+            os._exit(3)
+        return
+    left = "".join(config.stash.get(THREADS_LEFT, [])) + threads_left()
+    if not left:
+        return
     sys.stdout.flush()
-    sys.stderr.write("\n".join(lines) + "\n")
+    sys.stderr.write("tests left non-daemon threads running; pytest would never exit:\n" + left)
     sys.stderr.flush()
     os._exit(3)

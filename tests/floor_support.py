@@ -1,8 +1,9 @@
 """Shared set-up for the floor tests (no tests here): real nats-server and PostgreSQL, real processes.
 
 The servers are the Debian packages' binaries started in private temporary folders on free
-127.0.0.1 ports (controller.floor.local) and stopped even when a test fails. A missing server is a
-failure naming the packages, never a skip: `make test` installs them (as root) first.
+127.0.0.1 ports (controller.floor.local) and stopped even when a test fails; their fixtures are in
+tests/server_fixtures.py. A missing server is a failure naming the packages, never a skip: `make test`
+installs them (as root) first.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import psycopg
 import pytest
@@ -27,33 +28,8 @@ from controller.daemon import faults
 from controller.daemon.client import CommandClient, Subscriber
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import open_readonly, read_entries
-from controller.floor.local import NatsServer, Postgres, ServerMissing
 from controller.inputs import Input
-
-Server = TypeVar("Server", NatsServer, Postgres)
-
-
-def serve(make: Callable[[], Server]) -> Iterator[Server]:
-    """A fixture's body: the server made, started, then stopped and removed even if the test failed.
-    A missing server fails the test with the packages to install (never a skip)."""
-    try:
-        server = make()
-    except ServerMissing as exc:
-        pytest.fail(f"{exc}: run `make test` as root, or install them")
-    try:
-        yield server.start()
-    finally:
-        server.remove()
-
-
-@pytest.fixture
-def nats_server() -> Iterator[NatsServer]:
-    yield from serve(NatsServer)
-
-
-@pytest.fixture
-def postgres() -> Iterator[Postgres]:
-    yield from serve(Postgres)
+from tests.server_fixtures import nats_server, own_postgres, postgres, serve  # noqa: F401 (re-exported)
 
 
 class Proc:

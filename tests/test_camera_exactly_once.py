@@ -166,10 +166,11 @@ def test_an_identical_next_card_is_dealt_once_the_starved_camera_has_seen_the_wi
     check(rig)
 
 
-#: The suite's size (about 110 s, most of it the daemon's starts); the acceptance run of docs/vision.md
-#: sets CROUPIER_CAMERA_SOAK_ROUNDS=60 and CROUPIER_CAMERA_SOAK_STRIKES=70 (about 5 minutes).
-ROUNDS = int(os.environ.get("CROUPIER_CAMERA_SOAK_ROUNDS", "14"))
-STRIKES = int(os.environ.get("CROUPIER_CAMERA_SOAK_STRIKES", "33"))
+#: The suite's size (about a minute, most of it the daemon's starts: the worst instants are each struck
+#: on purpose above, so this samples random ones); the acceptance run of docs/vision.md sets
+#: CROUPIER_CAMERA_SOAK_ROUNDS=200 and CROUPIER_CAMERA_SOAK_STRIKES=120 (docs/testing.md).
+ROUNDS = int(os.environ.get("CROUPIER_CAMERA_SOAK_ROUNDS", "7"))
+STRIKES = int(os.environ.get("CROUPIER_CAMERA_SOAK_STRIKES", "16"))
 
 
 @pytest.mark.timeout(max(300, 30 * ROUNDS))  # a loaded 2-core machine: up to 20 s a round

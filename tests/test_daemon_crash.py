@@ -1,4 +1,4 @@
-"""kill -9 at random points of a 200-round session, 50+ times: nothing lost, doubled or renumbered.
+"""kill -9 at random points of a session, dozens of times: nothing lost, doubled or renumbered.
 
 The daemon is a real subprocess (``croupier run``) with a real journal; the
 driver sends a precomputed seeded session through the command socket, each
@@ -30,8 +30,11 @@ from controller.daemon.config import load_table
 from controller.daemon.keys import ClientCredentials
 
 ROOT = Path(__file__).resolve().parents[1]
-ROUNDS = 200
-KILLS = 55
+#: The suite's size (each kill is a restart of the daemon, most of the test's time; the worst instants,
+#: right after a journal commit among them, are struck on purpose by tests/test_shoe_exactly_once.py);
+#: the full run: CROUPIER_CRASH_ROUNDS=200 CROUPIER_CRASH_KILLS=55 (docs/testing.md).
+ROUNDS = int(os.environ.get("CROUPIER_CRASH_ROUNDS", "80"))
+KILLS = int(os.environ.get("CROUPIER_CRASH_KILLS", "22"))
 
 
 def start(table: Path) -> subprocess.Popen[bytes]:
@@ -138,7 +141,7 @@ def test_kill_9_at_random_points_changes_nothing(tmp_path: Path) -> None:
         client.close()
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
-    assert kills >= 50
+    assert kills == KILLS
     # Every input exactly once, and the state equals the uninterrupted run.
     assert final["journal"]["rows"] == len(inputs)
     assert final["credits"] == {str(s): c for s, c in sorted(engine.credits.items())}

@@ -66,11 +66,22 @@ def daemon_for(config: TableConfig, **kwargs: Any) -> Daemon:
     return Daemon(config, **kwargs)
 
 
+def _ephemeral_start() -> int:
+    """Where the kernel's ephemeral ports begin (Linux: 32768 unless configured otherwise)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port_base(count: int = 3) -> int:
-    """The first of ``count`` (default three) consecutive free 127.0.0.1 ports."""
+    """The first of ``count`` (default three) consecutive free 127.0.0.1 ports, below the ephemeral range:
+    a port is free when checked and bound a moment later, and in that moment any outgoing connection (of
+    this suite's other worker, or of anything on the machine) may be given an ephemeral one."""
     rng = random.Random()
+    top = max(_ephemeral_start(), 11000)  # a machine whose ephemeral ports start low: a thousand still
     for _ in range(200):
-        base = rng.randrange(20000, 60000)
+        base = rng.randrange(10000, top - count)
         socks = []
         try:
             for port in range(base, base + count):

@@ -20,6 +20,7 @@ from floor_support import (
     Proc,
     assert_exactly_once,
     nats_server,  # noqa: F401 (fixture)
+    own_postgres,  # noqa: F401 (fixture)
     postgres,  # noqa: F401 (fixture)
     recorded_row,
     run_until,
@@ -33,6 +34,7 @@ from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.floor.local import NatsServer, Postgres
+from tests.server_fixtures import FloorDatabase
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -42,10 +44,10 @@ KILLS = ("uplink", "recorder", "nats", "uplink-term", "postgres", "recorder", "n
 
 
 def test_nothing_lost_nothing_doubled_through_kills_of_every_floor_process(
-        tmp_path: Path, nats_server: NatsServer, postgres: Postgres) -> None:  # noqa: F811
+        tmp_path: Path, nats_server: NatsServer, own_postgres: Postgres) -> None:  # noqa: F811
     config = config_for(tmp_path, name="f2")
     inputs, _ = baccarat_play(50, seed=9)
-    nats, db = nats_server.url, postgres.dsn
+    nats, db = nats_server.url, own_postgres.dsn
     uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", nats, "--window", "8",
                   fault="floor_published:30")
     recorders = [Proc(tmp_path / f"rec{n}.log", "floor", "record", "--nats", nats, "--db", db,
@@ -91,9 +93,9 @@ def test_nothing_lost_nothing_doubled_through_kills_of_every_floor_process(
                     time.sleep(0.3)
                     nats_server.start()
                 else:
-                    postgres.stop("immediate")
+                    own_postgres.stop("immediate")
                     time.sleep(0.3)
-                    postgres.start()
+                    own_postgres.start()
             dealer.join(60)
             seq = int(client.call("ping")["seq"])
         finally:
@@ -110,7 +112,7 @@ def test_nothing_lost_nothing_doubled_through_kills_of_every_floor_process(
 
 
 def test_a_floor_outage_goes_unnoticed_by_the_table_and_is_backfilled(
-        tmp_path: Path, nats_server: NatsServer, postgres: Postgres,  # noqa: F811
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase,  # noqa: F811
         capsys: pytest.CaptureFixture[str]) -> None:
     """nats-server is down while the table deals: every input is taken as usual (the daemon has no
     idea); when the server is back the uplink sends what the journal gathered, and the floor has it

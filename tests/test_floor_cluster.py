@@ -23,8 +23,9 @@ from test_daemon_support import baccarat_play, config_for
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
-from controller.floor.local import NatsServer, Postgres, ServerMissing, nats_cluster
+from controller.floor.local import NatsServer, ServerMissing, nats_cluster
 from controller.floor.wire import STREAM
+from tests.server_fixtures import FloorDatabase
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -61,7 +62,7 @@ def stream_leader(url: str) -> str | None:
 
 
 def test_killing_the_stream_s_leader_of_three_loses_and_doubles_nothing(
-        tmp_path: Path, cluster: list[NatsServer], postgres: Postgres) -> None:  # noqa: F811
+        tmp_path: Path, cluster: list[NatsServer], postgres: FloorDatabase) -> None:  # noqa: F811
     config = config_for(tmp_path, name="c1")
     inputs, _ = baccarat_play(30, seed=13)
     urls = ",".join(s.url for s in cluster)

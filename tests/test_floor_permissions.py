@@ -12,7 +12,15 @@ import nats.errors
 import nats.js.errors
 import psycopg
 import pytest
-from floor_support import Proc, nats_server, postgres, recorded_row, run_until, serve  # noqa: F401 (fixture)
+from floor_support import (  # noqa: F401 (fixtures)
+    Proc,
+    nats_server,
+    own_postgres,
+    postgres,
+    recorded_row,
+    run_until,
+    serve,
+)
 from test_daemon_support import baccarat_play, config_for
 from test_floor_uplink import write_journal
 
@@ -20,6 +28,7 @@ from controller.cli import main as cli_main
 from controller.floor.local import NatsServer, Postgres
 from controller.floor.uplink import ensure_stream
 from controller.floor.wire import MSG_ID, STREAM, subject
+from tests.server_fixtures import FloorDatabase
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.timeout(90)
@@ -43,7 +52,7 @@ def secured_nats() -> Iterator[NatsServer]:
 
 
 def test_a_table_publishes_its_own_rows_and_cannot_publish_another_table_s(
-        tmp_path: Path, secured_nats: NatsServer, postgres: Postgres) -> None:  # noqa: F811
+        tmp_path: Path, secured_nats: NatsServer, postgres: FloorDatabase) -> None:  # noqa: F811
     config = config_for(tmp_path, name="p1")
     inputs, _ = baccarat_play(2, seed=3)
     write_journal(config, inputs)
@@ -84,14 +93,15 @@ def test_a_table_publishes_its_own_rows_and_cannot_publish_another_table_s(
 
 
 def test_the_recorder_s_role_writes_and_the_reader_s_role_only_reads(
-        tmp_path: Path, nats_server: NatsServer, postgres: Postgres,  # noqa: F811
+        tmp_path: Path, nats_server: NatsServer, own_postgres: Postgres,  # noqa: F811
         capsys: pytest.CaptureFixture[str]) -> None:
     """deploy/floor/roles.sql as the database's superuser; the recorder runs as croupier_recorder,
-    and croupier_reader can query but not write."""
-    with psycopg.connect(postgres.dsn, autocommit=True) as admin:
+    and croupier_reader can query but not write. Roles are a cluster's, not a database's: a cluster
+    of its own."""
+    with psycopg.connect(own_postgres.dsn, autocommit=True) as admin:
         admin.execute((ROOT / "deploy" / "floor" / "roles.sql").read_bytes())
-    as_recorder = postgres.dsn.replace("croupier@", "croupier_recorder@")
-    as_reader = postgres.dsn.replace("croupier@", "croupier_reader@")
+    as_recorder = own_postgres.dsn.replace("croupier@", "croupier_recorder@")
+    as_reader = own_postgres.dsn.replace("croupier@", "croupier_reader@")
     config = config_for(tmp_path, name="r1")
     inputs, _ = baccarat_play(2, seed=4)
     write_journal(config, inputs)

@@ -23,13 +23,14 @@ from controller.cli import main as cli_main
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
-from controller.floor.local import NatsServer, Postgres
+from controller.floor.local import NatsServer
+from tests.server_fixtures import FloorDatabase
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def test_a_dealing_table_is_recorded_row_for_row_and_event_for_event(
-        tmp_path: Path, nats_server: NatsServer, postgres: Postgres,  # noqa: F811
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase,  # noqa: F811
         capsys: pytest.CaptureFixture[str]) -> None:
     """Inputs equal the journal (hash of each row's input, its time and source); events equal what a
     ZeroMQ subscriber received from the daemon, by seq; rounds are there; two recorders, no gap."""

@@ -30,10 +30,11 @@ from controller.daemon.journal import Journal
 from controller.daemon.service import TableService
 from controller.floor.cursor import STORED, Stored
 from controller.floor.derive import JournalSource, Replay
-from controller.floor.local import NatsServer, Postgres
+from controller.floor.local import NatsServer
 from controller.floor.uplink import ensure_stream
 from controller.floor.wire import MSG_ID, subject
 from controller.inputs import Input
+from tests.server_fixtures import FloorDatabase
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -83,7 +84,7 @@ def assert_journal_recorded(dsn: str, config: TableConfig, journal_id: str, inpu
 
 
 def test_an_uplink_restarted_after_a_crash_republishes_rows_missing_below_the_stream_s_last(
-        tmp_path: Path, nats_server: NatsServer, postgres: Postgres) -> None:  # noqa: F811
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:  # noqa: F811
     """The stream holds rows 1, 2, 4, 5 (row 3 went into a dying connection; the uplink died before
     publishing it again): the restarted uplink publishes row 3 and goes on from row 6."""
     config = config_for(tmp_path, name="u1")
@@ -99,7 +100,7 @@ def test_an_uplink_restarted_after_a_crash_republishes_rows_missing_below_the_st
 
 
 def test_floor_export_gives_a_time_range_of_rows_with_their_events_as_json_lines(
-        tmp_path: Path, nats_server: NatsServer, postgres: Postgres,  # noqa: F811
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase,  # noqa: F811
         capsys: pytest.CaptureFixture[str]) -> None:
     config = config_for(tmp_path, name="u6")
     inputs, _ = baccarat_play(1, seed=3)
@@ -122,7 +123,7 @@ def test_floor_export_gives_a_time_range_of_rows_with_their_events_as_json_lines
 
 
 def test_a_new_journal_starts_its_own_rows_and_the_old_one_stays_whole(
-        tmp_path: Path, nats_server: NatsServer, postgres: Postgres) -> None:  # noqa: F811
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:  # noqa: F811
     config = config_for(tmp_path, name="u2")
     first, _ = baccarat_play(3, seed=5)
     second, _ = baccarat_play(2, seed=6)
@@ -146,7 +147,7 @@ def test_a_new_journal_starts_its_own_rows_and_the_old_one_stays_whole(
 
 
 def test_rows_missing_from_the_stream_are_recorded_as_a_gap_and_logged(
-        tmp_path: Path, nats_server: NatsServer, postgres: Postgres) -> None:  # noqa: F811
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:  # noqa: F811
     """No uplink comes to fill the hole: after the grace the recorder writes the gap and says so."""
     config = config_for(tmp_path, name="u3")
     inputs, _ = baccarat_play(2, seed=8)
@@ -161,7 +162,7 @@ def test_rows_missing_from_the_stream_are_recorded_as_a_gap_and_logged(
 
 
 def test_an_uplink_resuming_far_into_a_journal_starts_from_the_daemon_s_checkpoint(
-        tmp_path: Path, nats_server: NatsServer, postgres: Postgres) -> None:  # noqa: F811
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:  # noqa: F811
     """The daemon checkpoints every 30 inputs (at a round's end); the stream already holds rows
     1..100: the uplink takes the state at the newest checkpoint before row 100, not a replay from row
     1, and the events it derives after it are still the daemon's."""
@@ -185,7 +186,7 @@ def test_an_uplink_resuming_far_into_a_journal_starts_from_the_daemon_s_checkpoi
 
 
 def test_floor_tables_says_which_uplinks_are_online_and_since_when(
-        tmp_path: Path, nats_server: NatsServer, postgres: Postgres,  # noqa: F811
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase,  # noqa: F811
         capsys: pytest.CaptureFixture[str]) -> None:
     """A quiet table's uplink still says it is alive; once it stops, the table is offline since then."""
     config = config_for(tmp_path, name="u5")

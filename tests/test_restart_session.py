@@ -17,6 +17,7 @@ the dealer unless the table said it could not know.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import time
@@ -31,7 +32,9 @@ from restart_support import BACCARAT_PANEL, Croupier, shuffler, wait_for
 from controller.panels.pinmaps import load_pin_map
 from drivers.gpio.betkeys import presses_for
 
-ROUNDS = 14
+#: The suite's size (each kill a restart of the daemon: most of the test's time); the full run sets
+#: CROUPIER_RESTART_ROUNDS=14 or more (docs/testing.md). The kills needed grow with it (24 in 14 rounds).
+ROUNDS = int(os.environ.get("CROUPIER_RESTART_ROUNDS", "8"))
 SEATS = (1, 2, 3)
 SPOTS = ("player", "banker", "tie")
 MIN, UNIT = 100, 100
@@ -172,5 +175,5 @@ def test_dozens_of_kills_at_random_instants_leave_every_wager_as_the_players_mea
           f"{s.dealer_resets}")
     assert wrong == []
     assert held == meant
-    assert s.kills >= 24 and phases["idle"] and phases["betting"] and phases["dealing"]
+    assert s.kills >= 24 * ROUNDS // 14 and phases["idle"] and phases["betting"] and phases["dealing"]
     assert sim.stats.dispense_requests == sim.stats.dispensed == sum(len(r["cards"]) for r in rounds)
