@@ -5,7 +5,7 @@ on a Raspberry Pi; the page's words are few (``signage/static/words.js``), so
 each font keeps only their glyphs (a few KB). The fonts come from the npm
 registry's ``@fontsource`` Noto packages (SIL Open Font License 1.1, the licence
 is copied beside them) through ``npm pack``, and are cut with fontTools
-(``pip install fonttools brotli``; only this command needs them).
+(``pip install -e '.[fonts]'``; only this command needs them).
 
     python -m signage.fonts          # after changing words.js; writes signage/static/fonts/
 
