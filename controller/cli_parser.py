@@ -33,7 +33,15 @@ def _add_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser], tools: 
         doc = (module.__doc__ or "").strip().splitlines()
         p = sub.add_parser(game, help=doc[0] if doc else game, description=module.__doc__)
         module.add_arguments(p)
-        p.set_defaults(func=_to_output(module.run))
+        # ``croupier``: how the person types the command, for the "command:" line a tool prints to say
+        # how its figures were made (runnable as printed, also from a clone whose venv is not on PATH).
+        p.set_defaults(func=_to_output(module.run), croupier=_croupier_word())
+
+
+def _croupier_word() -> str:
+    from controller.tools.children import croupier_command
+
+    return croupier_command()
 
 
 def _to_output(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:

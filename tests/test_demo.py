@@ -190,3 +190,15 @@ def test_keys_new_prints_a_ctl_line_that_runs_as_printed(tmp_path: Path) -> None
     command = use.removeprefix("use it: ").split("   or   ")[0].replace(" ...", " --help")
     ran = run_as_printed(command, timeout=60)
     assert ran.returncode == 0 and "usage: croupier ctl" in ran.stdout, (command, ran.stderr)
+
+
+def test_a_simulations_command_line_runs_as_printed() -> None:
+    """The "command:" line that says how a simulation's figures were made runs as printed from the
+    clone (issue 31, 4: it said ``croupier simulate ...``, not on PATH after ``make demo``)."""
+    venv_croupier = Path(sys.executable).parent / "croupier"
+    first = subprocess.run([str(venv_croupier), "simulate", "baccarat", "--rounds", "300", "--seed", "2"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=60)
+    line = next(x for x in first.stdout.splitlines() if x.startswith("command: "))
+    again = run_as_printed(line.removeprefix("command: "), timeout=60)
+    assert again.returncode == first.returncode, (line, again.stderr)
+    assert again.stdout == first.stdout  # seeded: the same figures, and the same line

@@ -126,6 +126,6 @@ def run(args: argparse.Namespace) -> int:
             f"{spot:<8} {100 * mean:8.4f}% [{100 * (mean - half):8.4f}%, "
             f"{100 * (mean + half):8.4f}%] {100 * want:8.4f}%  {'yes' if inside else 'NO'}"
         )
-    print(f"command: croupier simulate baccarat --rounds {args.rounds} --seed {args.seed} "
+    print(f"command: {args.croupier} simulate baccarat --rounds {args.rounds} --seed {args.seed} "
           f"--decks {args.decks} --tie-pays {args.tie_pays} --workers {args.workers}")
     return 0 if all_inside else 1

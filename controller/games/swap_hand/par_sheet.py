@@ -215,5 +215,6 @@ def house_edge_sheet(args: argparse.Namespace) -> int:
           f"{args.seed}, basic strategy with the swap chart (docs/strategy/swap_hand.md); 95 % intervals")
     tally = simulate(args.rounds, args.seed, options, False, args.workers)
     print_edges(tally)
-    print(f"command: croupier math swap_hand --rounds {args.rounds} --seed {args.seed} --decks {args.decks}")
+    print(f"command: {args.croupier} math swap_hand --rounds {args.rounds} --seed {args.seed} "
+          f"--decks {args.decks}")
     return 0

@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     if args.bonus:
         return 0
     if args.rounds is not None:
-        return game_sheet(args.rounds, args.seed, args.natural_pays)
+        return game_sheet(args.rounds, args.seed, args.natural_pays, args.croupier)
     print()
     return exact_game(args)
 
@@ -151,7 +151,7 @@ def exact_game(args: argparse.Namespace) -> int:
                    DEFAULTS_FILE.name, args.workers)
 
 
-def game_sheet(rounds: int, seed: int, natural: str) -> int:
+def game_sheet(rounds: int, seed: int, natural: str, croupier: str = "croupier") -> int:
     """The game's house edge by simulation, with the method, its size and its interval stated."""
     if rounds < 2:
         print("croupier math two_way_winner: --rounds must be at least 2", file=sys.stderr)
@@ -164,6 +164,6 @@ def game_sheet(rounds: int, seed: int, natural: str) -> int:
     edge, half = interval(t.house, t.house_sq, t.rounds, 2 * ANTE)
     print(f"house edge per unit of total ante: {100 * edge:.3f} % "
           f"(95 % interval {100 * (edge - half):.3f} % .. {100 * (edge + half):.3f} %)")
-    print(f"command: croupier math two_way_winner --rounds {rounds} --seed {seed}"
+    print(f"command: {croupier} math two_way_winner --rounds {rounds} --seed {seed}"
           + ("" if natural == "6:5" else f" --natural-pays {natural}"))
     return 0

@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
         exact = float(par_sheet(TwoWayWinnerOptions().dealer_bonus_paytable)["return"])
         print(f"Dealer Bonus return: {100 * (1 + ret):.3f} % (95 % interval {100 * (1 + ret - bhalf):.3f} % "
               f".. {100 * (1 + ret + bhalf):.3f} %), exact {100 * exact:.4f} %")
-    print(f"command: croupier simulate two_way_winner --rounds {args.rounds} --seed {args.seed} "
+    print(f"command: {args.croupier} simulate two_way_winner --rounds {args.rounds} --seed {args.seed} "
           f"--seats {args.seats} --natural-pays {args.natural_pays}"
           f"{' --with-bonus' if args.with_bonus else ''}")
     return 0
