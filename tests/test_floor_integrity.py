@@ -125,8 +125,8 @@ def test_the_binomial_and_chi_squared_tails_match_known_values() -> None:
     assert chi_squared_upper_tail(3.841458820694124, 1) == pytest.approx(0.05, rel=1e-6)
 
 
-HONEST = baccarat_laws(8, Odds(19, 20), Odds(8, 1))
-RIGGED = baccarat_laws(8, Odds(1, 1), Odds(8, 1))
+HONEST = baccarat_laws(8, Odds(19, 20), Odds(9, 1))
+RIGGED = baccarat_laws(8, Odds(1, 1), Odds(9, 1))
 
 
 def test_the_rounds_to_detect_a_banker_paid_even_money_are_the_docs_figure() -> None:
@@ -134,7 +134,7 @@ def test_the_rounds_to_detect_a_banker_paid_even_money_are_the_docs_figure() -> 
     assert rounds_to_detect(HONEST["banker"], RIGGED["banker"], 0.99) == 52_708
 
 
-def banker_bets(rounds: int, banker_pays: Odds, seed: int) -> list[tuple[int, int]]:
+def banker_rounds(rounds: int, banker_pays: Odds, seed: int) -> list[tuple[int, int]]:
     """A seat staking 100 on Banker every round; winners drawn with the par sheet's exact probabilities."""
     w = baccarat_probabilities(8)["winner"]
     rng, stake = random.Random(seed), 100
@@ -148,8 +148,8 @@ def banker_bets(rounds: int, banker_pays: Odds, seed: int) -> list[tuple[int, in
 
 def test_a_banker_paid_even_money_drifts_out_of_its_band_within_the_predicted_rounds() -> None:
     n = rounds_to_detect(HONEST["banker"], RIGGED["banker"], 0.99)
-    assert last_rounds_outside(HONEST["banker"], banker_bets(n, Odds(1, 1), 2027), n).outside
-    honest = last_rounds_outside(HONEST["banker"], banker_bets(n, Odds(19, 20), 2027), n)
+    assert last_rounds_outside(HONEST["banker"], banker_rounds(n, Odds(1, 1), 2027), n).outside
+    honest = last_rounds_outside(HONEST["banker"], banker_rounds(n, Odds(19, 20), 2027), n)
     assert not honest.outside, honest.finding()
 
 

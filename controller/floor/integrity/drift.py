@@ -68,7 +68,7 @@ def baccarat_laws(decks: int, banker_pays: Odds, tie_pays: Odds) -> dict[str, Be
 
 @dataclass(frozen=True)
 class Drift:
-    """A bet's players' total net over ``rounds`` bets against the exact expectation and its band."""
+    """A bet type's players' total net over ``rounds`` rounds against the exact expectation and its band."""
 
     bet: str
     rounds: int
@@ -83,28 +83,31 @@ class Drift:
         return not self.low <= self.actual <= self.high
 
     def finding(self) -> str:
-        return (f"{self.bet}: players' net {self.actual} over {self.rounds} bets ({self.staked} staked), "
+        return (f"{self.bet}: players' net {self.actual} over {self.rounds} rounds ({self.staked} staked), "
                 f"expected {float(self.expected):.0f}, 99.9 % band {self.low:.0f} .. {self.high:.0f}")
 
 
-def results_drift(law: BetLaw, bets: Sequence[tuple[int, int]], z: float = Z_999) -> Drift:
-    """The drift of ``bets``, each (stake, players' net) in minor units, from ``law``; ``z`` sets the band."""
-    staked = sum(stake for stake, _ in bets)
+def results_drift(law: BetLaw, rounds: Sequence[tuple[int, int]], z: float = Z_999) -> Drift:
+    """The drift from ``law`` of ``rounds``, each (total staked on the bet type in the round, the players'
+    total net on it) in minor units; ``z`` sets the band. One entry a round, not a bet: every seat's
+    Banker bet in a round wins or loses together, so their variance adds as one stake's, squared."""
+    staked = sum(stake for stake, _ in rounds)
     expected = law.mean * staked
-    spread = z * math.sqrt(float(law.variance) * sum(stake * stake for stake, _ in bets))
-    return Drift(law.bet, len(bets), staked, sum(net for _, net in bets), expected,
+    spread = z * math.sqrt(float(law.variance) * sum(stake * stake for stake, _ in rounds))
+    return Drift(law.bet, len(rounds), staked, sum(net for _, net in rounds), expected,
                  float(expected) - spread, float(expected) + spread)
 
 
-def last_rounds_outside(law: BetLaw, bets: Sequence[tuple[int, int]], last: int) -> Drift:
-    """The drift of the last ``last`` bets (all if fewer): ``.outside`` says whether to alert."""
+def last_rounds_outside(law: BetLaw, rounds: Sequence[tuple[int, int]], last: int) -> Drift:
+    """The drift of the last ``last`` rounds (all if fewer) that had the bet: ``.outside`` says whether to
+    alert."""
     if last < 1:
         raise ValueError(f"the last N rounds needs N >= 1, not {last}")
-    return results_drift(law, bets[-last:])
+    return results_drift(law, rounds[-last:])
 
 
 def rounds_to_detect(honest: BetLaw, rigged: BetLaw, power: float = 0.99, z: float = Z_999) -> int:
-    """Bets of one equal stake after which a table paying by ``rigged`` is outside ``honest``'s band with
+    """Rounds of one equal stake after which a table paying by ``rigged`` is outside ``honest``'s band with
     probability ``power`` (the normal approximation: (z sd0 + z_power sd1)^2 / shift^2, rounded up)."""
     shift = abs(float(rigged.mean - honest.mean))
     if shift == 0:

@@ -13,6 +13,7 @@ pair lists the shoes holding it), so counting against every earlier shoe is one 
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ RUN: Final = 12
 #: With H earlier shoes a new shoe's false-alarm rate is at most H times this (1e-7 for H = 100,000).
 PAIR_FALSE_ALARM: Final = 1e-12
 _RUN_MASK: Final = (1 << (6 * RUN)) - 1
+_AT: Final = 1 << 16  # a sighting is stored as shoe * _AT + start: one int, not a tuple
 
 
 @dataclass(frozen=True)
@@ -89,18 +91,18 @@ class ShoeHistory:
     def __init__(self) -> None:
         self.shoes: list[str] = []
         self._distinct: list[int] = []
-        self._run_at: dict[int, tuple[int, int]] = {}  # run code -> (shoe, start) of its first sighting
-        self._pair_shoes: dict[int, list[int]] = {}  # pair code -> the shoes holding it, each once
+        self._run_at: dict[int, int] = {}  # run code -> shoe * _AT + start of its first sighting
+        self._pair_shoes: dict[int, array[int]] = {}  # pair code -> the shoes holding it, each once
 
     def add(self, shoe: str, cards: Sequence[Card]) -> None:
         """Remember ``shoe`` (a name unique on the floor, e.g. ``table:journal:shoe``) for later checks."""
         number = len(self.shoes)
         codes = [c.index for c in cards]
         for code, start in _runs(codes):
-            self._run_at.setdefault(code, (number, start))
+            self._run_at.setdefault(code, number * _AT + start)
         distinct = set(_pairs(codes))
         for pair in distinct:
-            self._pair_shoes.setdefault(pair, []).append(number)
+            self._pair_shoes.setdefault(pair, array("I")).append(number)
         self.shoes.append(shoe)
         self._distinct.append(len(distinct))
 
@@ -111,7 +113,7 @@ class ShoeHistory:
             hit = self._run_at.get(code)
             if hit is None:
                 continue
-            shoe, at = hit
+            shoe, at = divmod(hit, _AT)
             last = found[-1] if found else None
             step = last[3] - RUN + 1 if last else 0  # the next window of the last run starts this far on
             if last and last[0] == shoe and last[1] + step == start and last[2] + step == at:
