@@ -7,7 +7,7 @@ fresh shuffled shoes (default 100,000) are each checked against every shoe of th
 at that history, and per comparison of two shoes. To check the kept-pairs law itself, it also counts
 how often the kept count reaches the binomial's 1e-3 and 1e-5 thresholds (they should be hit about
 that often). Then `--trials` shoes of each kind are checked for detection: a repeat of an earlier shoe
-in full, a shoe holding one 12-card run of an earlier shoe (its other cards shuffled), an earlier shoe
+in full or in reverse order, a shoe holding one 12-card run of an earlier shoe (its other cards shuffled), an earlier shoe
 given one riffle (Gilbert-Shannon-Reeds: cut binomially, cards dropped in proportion to the packets),
 two riffles, and four strips (cut into four packets at random places, piled in reverse order).
 Seeded: the same arguments give the same figures.
@@ -108,6 +108,7 @@ def false_alarms(history: ShoeHistory, rng: random.Random, shoes: int) -> None:
 def detections(history: ShoeHistory, earlier: Sequence[list[Card]], rng: random.Random, trials: int) -> None:
     kinds: dict[str, Callable[[list[Card]], list[Card]]] = {
         "repeated in full": list,
+        "reversed": lambda c: c[::-1],
         f"one {RUN}-card run": lambda c: with_run(c, rng),
         "one riffle": lambda c: riffle(c, rng),
         "two riffles": lambda c: riffle(riffle(c, rng), rng),

@@ -96,6 +96,16 @@ def test_a_shoe_dealt_again_in_the_same_order_is_one_run_of_the_whole_shoe() -> 
     assert verdict.findings()[0] == "400 cards in the same order as shoe t1:j1:13 (cards 1.. here, 1.. there)"
 
 
+def test_a_shoe_dealt_in_the_reverse_order_of_an_earlier_one_is_a_reverse_run() -> None:
+    """The discard rack put back in the shoe upside down, unshuffled."""
+    history, earlier, _ = history_of(20, 10)
+    verdict = history.check(earlier[2][::-1][:400])
+    assert [(r.earlier, r.start, r.earlier_start, r.length, r.reverse) for r in verdict.runs] == [
+        ("t2:j1:2", 0, 16, 400, True)]
+    assert verdict.findings()[0] == ("400 cards in the reverse order of shoe t2:j1:2 "
+                                     "(cards 1.. here, 17.. there)")
+
+
 def test_twelve_cards_in_an_earlier_order_alarm_and_eleven_do_not() -> None:
     history, earlier, rng = history_of(20, 8)
     twelve = with_run(earlier[5], rng, RUN)

@@ -34,13 +34,14 @@ _AT: Final = 1 << 16  # a sighting is stored as shoe * _AT + start: one int, not
 
 @dataclass(frozen=True)
 class SharedRun:
-    """``length`` cards in the same order: from ``start`` in the new shoe, ``earlier_start`` in ``earlier``
-    (positions from 0)."""
+    """``length`` cards in the same order (or, ``reverse``, the reverse order: a discard rack put back
+    unshuffled upside down): from ``start`` in the new shoe, ``earlier_start`` in ``earlier`` (from 0)."""
 
     earlier: str
     start: int
     earlier_start: int
     length: int
+    reverse: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,9 @@ class ShuffleVerdict:
 
     def findings(self) -> list[str]:
         """One line per alarm, for an alert's text; empty when the shoe looks shuffled."""
-        return ([f"{r.length} cards in the same order as shoe {r.earlier} (cards {r.start + 1}.. here, "
-                 f"{r.earlier_start + 1}.. there)" for r in self.runs]
+        order = {False: "same order as", True: "reverse order of"}
+        return ([f"{r.length} cards in the {order[r.reverse]} shoe {r.earlier} "
+                 f"(cards {r.start + 1}.. here, {r.earlier_start + 1}.. there)" for r in self.runs]
                 + [f"{k.kept} of {k.pairs} adjacent pairs kept from shoe {k.earlier} "
                    f"(expected {k.expected:.0f}, alarm at {k.threshold})" for k in self.kept])
 
@@ -107,6 +109,13 @@ class ShoeHistory:
         self._distinct.append(len(distinct))
 
     def shared_runs(self, cards: Sequence[Card]) -> tuple[SharedRun, ...]:
+        """Every run of RUN or more of ``cards`` in the same or the reverse order in an earlier shoe."""
+        backwards = self._runs_in_order(cards[::-1])
+        n = len(cards)
+        return self._runs_in_order(cards) + tuple(
+            SharedRun(r.earlier, n - r.start - r.length, r.earlier_start, r.length, True) for r in backwards)
+
+    def _runs_in_order(self, cards: Sequence[Card]) -> tuple[SharedRun, ...]:
         """Every run of RUN or more of ``cards`` in the same order in an earlier shoe, overlaps joined."""
         found: list[list[int]] = []  # [earlier shoe, start, earlier start, length]
         for code, start in _runs([c.index for c in cards]):
