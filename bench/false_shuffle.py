@@ -6,11 +6,11 @@ fresh shuffled shoes (default 100,000) are each checked against every shoe of th
 (a shared run of 12 cards; kept adjacent pairs), and the alarms counted: the false-alarm rate per shoe
 at that history, and per comparison of two shoes. To check the kept-pairs law itself, it also counts
 how often the kept count reaches the binomial's 1e-3 and 1e-5 thresholds (they should be hit about
-that often). Then `--trials` shoes of each kind are checked for detection: a repeat of an earlier shoe
-in full or in reverse order, a shoe holding one 12-card run of an earlier shoe (its other cards
-shuffled), an earlier shoe given one riffle (Gilbert-Shannon-Reeds: cut binomially, cards dropped
-in proportion to the packets), two riffles, and four strips (cut into four packets at random places, piled in reverse order).
-Seeded: the same arguments give the same figures.
+that often). Then `--trials` shoes of each kind are checked for detection: a repeat of an earlier
+shoe in full or in reverse order, a shoe holding one 12-card run of an earlier shoe (its other cards
+shuffled), an earlier shoe given one riffle (Gilbert-Shannon-Reeds: cut binomially, cards dropped in
+proportion to the packets) or two, and four strips (cut at three random places, the packets piled in
+reverse order). Seeded: the same arguments give the same figures.
 
     python bench/false_shuffle.py [--shoes 100000] [--history 100] [--trials 200] [--seed 27]
 """
