@@ -9,7 +9,7 @@ how often the kept count reaches the binomial's 1e-3 and 1e-5 thresholds (they s
 that often). Then `--trials` shoes of each kind are checked for detection: a repeat of an earlier
 shoe in full or in reverse order, a shoe holding one 12-card run of an earlier shoe (its other cards
 shuffled), an earlier shoe given one riffle (Gilbert-Shannon-Reeds: cut binomially, cards dropped in
-proportion to the packets) or two, and four strips (cut at three random places, the packets piled in
+proportion to the packets), two or three, and four strips (cut at three random places, the packets piled in
 reverse order). Seeded: the same arguments give the same figures.
 
     python bench/false_shuffle.py [--shoes 100000] [--history 100] [--trials 200] [--seed 27]
@@ -112,6 +112,7 @@ def detections(history: ShoeHistory, earlier: Sequence[list[Card]], rng: random.
         f"one {RUN}-card run": lambda c: with_run(c, rng),
         "one riffle": lambda c: riffle(c, rng),
         "two riffles": lambda c: riffle(riffle(c, rng), rng),
+        "three riffles": lambda c: riffle(riffle(riffle(c, rng), rng), rng),
         "four strips": lambda c: strips(c, rng),
     }
     for kind, make in kinds.items():
