@@ -13,7 +13,6 @@ from fractions import Fraction
 
 import pytest
 
-from bench.false_shuffle import riffle, shuffled, strips, with_run
 from controller.cards import Card, parse_card
 from controller.floor.integrity.drift import (
     baccarat_laws,
@@ -26,6 +25,7 @@ from controller.floor.integrity.shoe_count import count_shoe
 from controller.floor.integrity.shuffle_check import RUN, ShoeHistory
 from controller.floor.integrity.stats import binomial_upper_tail, chi_squared_upper_tail
 from controller.money import Odds
+from controller.simulation.false_shuffles import riffle, shuffled, strips, with_run
 
 KS, KH = parse_card("KS"), parse_card("KH")
 
