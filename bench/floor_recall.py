@@ -235,7 +235,7 @@ def main() -> int:
                      "--last 10": explain(conn, queries.RECALL, (some, f"{some}-journal", None, None, 10)),
                      "--round N": explain(conn, queries.RECALL, (some, f"{some}-journal", 5, 5, 10)),
                      "export, one day": explain(conn, queries.EXPORT,
-                                                (some, BASE_TIME + DAY, BASE_TIME + 2 * DAY))}
+                                                (some, BASE_TIME, BASE_TIME + DAY))}
         command = [sys.executable, "-m", "controller.cli", "floor", "recall", some, "--last", "10",
                    "--db", pg.dsn]
         wall = timed(args.commands, lambda: subprocess.run(command, check=True, capture_output=True))
