@@ -16,6 +16,7 @@ pytestmark = pytest.mark.timeout(60)
 
 def test_migrations_apply_in_order_on_an_empty_database_once_each(postgres: Postgres) -> None:  # noqa: F811
     with psycopg.connect(postgres.dsn, autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS migrated_here")
         conn.execute("CREATE DATABASE migrated_here")  # empty, whatever the shared server holds
     dsn = postgres.dsn.rsplit("/", 1)[0] + "/migrated_here"
     versions = [v for v, _ in migration_files()]
