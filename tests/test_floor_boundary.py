@@ -34,6 +34,15 @@ def test_the_floor_s_clients_are_loaded_only_by_the_floor_s_commands() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_the_floor_s_read_commands_do_not_load_nats_py() -> None:
+    """``floor recall``, ``tables`` and ``export`` only read PostgreSQL: nats-py (with aiohttp) is
+    most of a second of a recall's start-up (bench/floor_recall.py times the command)."""
+    code = ("import sys, controller.floor.queries; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'nats'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+
+
 def test_an_uplink_without_a_journal_says_so_in_one_line(tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """Before it reaches for the network (no server listens on port 9 here)."""

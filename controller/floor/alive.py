@@ -14,11 +14,13 @@ import asyncio
 import contextlib
 import json
 import logging
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import psycopg
-from nats.aio.client import Client as NATS
-from nats.aio.msg import Msg
+
+if TYPE_CHECKING:  # annotations only: `floor tables`/`recall` use OFFLINE_AFTER without loading nats-py
+    from nats.aio.client import Client as NATS
+    from nats.aio.msg import Msg
 
 log = logging.getLogger("croupier.floor")
 

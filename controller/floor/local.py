@@ -150,6 +150,11 @@ class Postgres:
         self.data = self.folder / "data"
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
+        self._make_data()
+
+    def _make_data(self) -> None:
+        """A new cluster in ``self.data``: its superuser ``croupier``, trusted on loopback (the
+        default pg_hba.conf also trusts replication connections from there)."""
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "croupier", "--no-sync",
                   "-E", "UTF8", "--locale", "C", timeout=120)
 
@@ -220,3 +225,16 @@ class Postgres:
             self.stop("immediate")
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class Replica(Postgres):
+    """A hot-standby replica of ``primary``, streaming its WAL: made by ``pg_basebackup -R`` (which
+    writes ``standby.signal`` and ``primary_conninfo``), read-only, its rows those of the primary's."""
+
+    def __init__(self, primary: Postgres) -> None:
+        self.primary = primary
+        super().__init__()
+
+    def _make_data(self) -> None:
+        self._run("pg_basebackup", "-h", "127.0.0.1", "-p", str(self.primary.port), "-U", "croupier",
+                  "-D", str(self.data), "-R", "-X", "stream", "-c", "fast", "--no-sync", timeout=120)

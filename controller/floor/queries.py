@@ -14,6 +14,25 @@ from controller.floor.alive import OFFLINE_AFTER
 from controller.money import Currency
 from controller.tools.ctl import format_round
 
+#: The table's newest journal (index ``tables_last_seen``).
+NEWEST_JOURNAL = ("SELECT journal_id, game, currency FROM tables WHERE table_id = %s "
+                  "ORDER BY last_seen DESC LIMIT 1")
+#: Its last rounds, or one round: a backward scan of the primary key (table, journal, round).
+RECALL = ("SELECT record FROM rounds WHERE table_id = %s AND journal_id = %s "
+          "AND (%s::bigint IS NULL OR round = %s) ORDER BY round DESC LIMIT %s")
+#: A time range of a table's rows (index ``inputs_by_time``, migration 0003), each with its events:
+#: those are seqs first_seq..first_seq+event_count-1 of its journal, a range of the events' primary
+#: key (``e.row = i.row`` alone has no index and read every event of the journal for each row).
+EXPORT = """
+    SELECT i.table_id AS table, i.journal_id AS journal, i.row, i.at, i.source, i.ref, i.input,
+           COALESCE((SELECT json_agg(e.payload ORDER BY e.seq) FROM events e
+                     WHERE e.table_id = i.table_id AND e.journal_id = i.journal_id
+                       AND e.seq >= i.first_seq AND e.seq < i.first_seq + i.event_count
+                       AND e.row = i.row), '[]'::json) AS events
+    FROM inputs i WHERE i.table_id = %s AND i.at >= %s AND i.at < %s
+    ORDER BY i.at, i.journal_id, i.row
+    """
+
 
 def tables(conn: psycopg.Connection[Any], offline_after: float = OFFLINE_AFTER) -> list[dict[str, Any]]:
     """Each table's newest journal: game, rows recorded, how far the record is behind the journal's
@@ -42,14 +61,11 @@ def recall(
     """The table's newest journal (``{}`` if the floor never heard of it) and its last ``last`` rounds,
     oldest first, or only round ``round_no``: each the record ``croupier ctl recall`` shows."""
     with conn.cursor(row_factory=dict_row) as cur:
-        cur.execute("SELECT journal_id, game, currency FROM tables WHERE table_id = %s "
-                    "ORDER BY last_seen DESC LIMIT 1", (table_id,))
+        cur.execute(NEWEST_JOURNAL, (table_id,))
         journal = cur.fetchone()
         if journal is None:
             return {}, []
-        cur.execute("SELECT record FROM rounds WHERE table_id = %s AND journal_id = %s "
-                    "AND (%s::bigint IS NULL OR round = %s) ORDER BY round DESC LIMIT %s",
-                    (table_id, journal["journal_id"], round_no, round_no, last))
+        cur.execute(RECALL, (table_id, journal["journal_id"], round_no, round_no, last))
         rounds = [row["record"] for row in cur.fetchall()]
     return dict(journal), rounds[::-1]
 
@@ -72,15 +88,7 @@ def export(
     order, each with the events it caused: read through a server-side cursor, a year at a time."""
     with conn.transaction(), conn.cursor("floor_export", row_factory=dict_row) as cur:
         cur.itersize = 2000
-        cur.execute(
-            """
-            SELECT i.table_id AS table, i.journal_id AS journal, i.row, i.at, i.source, i.ref, i.input,
-                   COALESCE((SELECT json_agg(e.payload ORDER BY e.seq) FROM events e
-                             WHERE e.table_id = i.table_id AND e.journal_id = i.journal_id
-                               AND e.row = i.row), '[]'::json) AS events
-            FROM inputs i WHERE i.table_id = %s AND i.at >= %s AND i.at < %s
-            ORDER BY i.at, i.journal_id, i.row
-            """, (table_id, start, end))
+        cur.execute(EXPORT, (table_id, start, end))
         yield from cur
 
 
