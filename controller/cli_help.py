@@ -41,6 +41,8 @@ EXAMPLES: Final[dict[str, str]] = {
     "vision enroll": "croupier vision enroll --images /tmp/enrol --out firmware_configs/decks/house.yaml",
     "vision test": "croupier vision test /tmp/held-out --deck firmware_configs/decks/house.yaml --json -",
     "vision scenes": "croupier vision scenes /tmp/held-out --count 2000 --negatives 500 --seed 99",
+    "vision calibrate": "croupier vision calibrate --image frame.png --corners '80,60 560,60 560,420 80,420' "
+                        "--size-mm 120x90",
     "math": "croupier math baccarat",
     "math baccarat": "croupier math baccarat --decks 6 --tie-pays 9:1",
     "math one_card_poker": "croupier math one_card_poker --decks 1",

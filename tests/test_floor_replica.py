@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from floor_support import postgres, query, serve, wait_for  # noqa: F401 (fixture)
+from floor_support import own_postgres, query, serve, wait_for  # noqa: F401 (fixture)
 from test_daemon_support import baccarat_play, config_for
 from test_floor_recall_games import to_the_floor
 from test_floor_uplink import write_journal
@@ -21,8 +21,9 @@ pytestmark = pytest.mark.timeout(60)
 
 
 @pytest.fixture
-def replica(postgres: Postgres) -> Iterator[Replica]:  # noqa: F811
-    yield from serve(lambda: Replica(postgres))
+def replica(own_postgres: Postgres) -> Iterator[Replica]:  # noqa: F811
+    """The primary is a cluster of this test's own: a replica copies and follows a whole cluster."""
+    yield from serve(lambda: Replica(own_postgres))
 
 
 def recall(capsys: pytest.CaptureFixture[str], table: str, dsn: str) -> list[dict[str, object]]:
@@ -31,8 +32,9 @@ def recall(capsys: pytest.CaptureFixture[str], table: str, dsn: str) -> list[dic
 
 
 def test_rows_recorded_through_the_primary_are_recalled_from_the_replica(
-        tmp_path: Path, postgres: Postgres, replica: Replica,  # noqa: F811
+        tmp_path: Path, own_postgres: Postgres, replica: Replica,  # noqa: F811
         capsys: pytest.CaptureFixture[str]) -> None:
+    postgres = own_postgres
     config = config_for(tmp_path, name="replicated")
     inputs, _ = baccarat_play(3, seed=11)
     write_journal(config, inputs)
