@@ -16,7 +16,7 @@ against published house edges (it is not a table option).
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from controller.cards import decks_text
 from controller.games.blackjack_strategy import Chart
@@ -32,11 +32,14 @@ SPOTS = ("main", "odds_win", "total")
 
 @dataclass
 class Tally:
-    """Per spot: the sum and the sum of squares of each round's net, in minor units."""
+    """Per spot: the sum and the sum of squares of each round's net, in minor units, and the rounds it won
+    and lost (the hit frequency the exact sheet states)."""
 
     rounds: int
     sums: dict[str, int]
     squares: dict[str, int]
+    won: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SPOTS, 0))
+    lost: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SPOTS, 0))
 
     @classmethod
     def empty(cls) -> Tally:
@@ -45,12 +48,16 @@ class Tally:
     def add(self, spot: str, net: int) -> None:
         self.sums[spot] += net
         self.squares[spot] += net * net
+        self.won[spot] += net > 0
+        self.lost[spot] += net < 0
 
     def merge(self, other: Tally) -> None:
         self.rounds += other.rounds
         for k in SPOTS:
             self.sums[k] += other.sums[k]
             self.squares[k] += other.squares[k]
+            self.won[k] += other.won[k]
+            self.lost[k] += other.lost[k]
 
     def edge(self, spot: str, stake: int) -> tuple[float, float]:
         """House edge per unit staked on ``spot`` and the half-width of its 95 % interval."""
