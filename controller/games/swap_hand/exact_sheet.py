@@ -6,7 +6,9 @@ test can recompute one of them and prove the file is not stale); any other
 options are computed on the spot, one job per up card over ``--workers``
 processes. The sheet prints the Main and Odds-Win returns under the
 documented basic strategy and under the best composition-dependent one,
-and the best strategy's first decision as a chart.
+each wager's hit frequency and standard deviation (the Main's as bounds
+where split rounds leave them open), and the best strategy's first
+decision as a chart.
 """
 
 from __future__ import annotations
