@@ -32,20 +32,20 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import shlex
 from dataclasses import dataclass
 
 from controller.cards import DECK, Card
-from controller.events import RoundSettled
 from controller.games.blackjack import Hand, card_points
 from controller.games.blackjack_dealer import ACE, full_shoe, remove
-from controller.games.blackjack_exact import starts, two_pass
+from controller.games.blackjack_exact import two_pass
 from controller.games.blackjack_strategy import Chart
-from controller.games.swap_hand.exact import DEAD, LIVE, SWAP_TOTALS, Deal
+from controller.games.swap_hand.exact import DEAD, LIVE, SWAP_TOTALS, Deal, best_play
 from controller.games.swap_hand.exact_sheet import UP_ORDER, Sheet, cached
 from controller.games.swap_hand.options import SwapHandOptions
 from controller.games.swap_hand.play import STAKE, Player, SimTable
 from controller.games.swap_hand.seat import SeatPlay
-from controller.games.swap_hand.simulation import Tally
+from controller.games.swap_hand.simulation import Tally, wager_nets
 from controller.simulation.montecarlo import run_chunks
 
 #: z of a two-sided 99 % normal interval.
@@ -128,20 +128,6 @@ class BestPlayer(Player):
         return self.best.decisions[key]
 
 
-def best_decisions(options: SwapHandOptions, up: int) -> Deal:
-    """The exact engine's best play for every deal under ``up`` (off a full shoe), decisions recorded."""
-    shoe = full_shoe(options.decks)
-
-    def run() -> Deal:
-        deal = Deal(options, "optimal")
-        for u, c1, c2, _, rest in starts(shoe):
-            if u == up:
-                deal.deal(u, c1, c2, rest)
-        return deal
-
-    return two_pass(run)
-
-
 @dataclass(frozen=True)
 class Job:
     up: int
@@ -157,28 +143,19 @@ class Result:
     diff: Tally
 
 
-def nets(settled: RoundSettled) -> tuple[int, int]:
-    main = odds = 0
-    for line in settled.settlements:
-        if line["spot"] == "odds_win":
-            odds += line["net"]
-        else:
-            main += line["net"]
-    return main, odds
-
-
 def play_up(job: Job) -> Result:
     """Both strategies on the same rounds (those whose up card is ``job.up``)."""
     options = job.options
     players = {"basic": Player(Chart(options.dealer_hits_soft_17, options.double_after_split)),
-               "optimal": BestPlayer(options, best_decisions(options, job.up))}
+               "optimal": BestPlayer(options, two_pass(lambda: best_play(options, job.up)))}
     tables = {k: SimTable(options) for k in STRATEGIES}
     result = Result({k: Tally.empty() for k in STRATEGIES}, Tally.empty())
     for i in job.rounds:
         totals = {}
         for k in STRATEGIES:
             tables[k].new_shoe()  # every round is the first off a full shoe (the table counts the cards)
-            main, odds = nets(tables[k].play(FreshShoe(options.decks, f"{job.seed}:{i}").draw, players[k]))
+            shoe = FreshShoe(options.decks, f"{job.seed}:{i}")
+            main, odds = wager_nets(tables[k].play(shoe.draw, players[k]))
             tally = result.tallies[k]
             tally.add("main", main)
             tally.add("odds_win", odds)
@@ -226,13 +203,14 @@ def spread_check(tally: Tally, bounds: dict[str, list[float]]) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=100_000)
-    parser.add_argument("--seed", type=int, default=30)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=100_000, help="rounds each strategy plays")
+    parser.add_argument("--seed", type=int, default=30, help="round i's cards come from seed 'SEED:i'")
+    parser.add_argument("--workers", type=int, default=2, help="processes (one up card each at a time)")
     args = parser.parse_args()
     options = SwapHandOptions()
     sheet = cached(options)
-    assert sheet is not None, "the stored sheet is missing"
+    if sheet is None:
+        raise SystemExit("the stored sheet (controller/games/swap_hand/exact_defaults.json) is missing")
     by_up: dict[int, list[int]] = {}
     for i in range(args.rounds):
         by_up.setdefault(up_of(options.decks, args.seed, i), []).append(i)
@@ -273,8 +251,8 @@ def report(sheet: Sheet, whole: Result, args: argparse.Namespace) -> int:
     print(f"  paired spread {sd:.4f} a round: the 99 % interval excludes a zero margin "
           f"{'here' if confirmed else 'not yet'}; at the exact margin that takes about {needed:,} rounds "
           f"(half-width = margin){'' if confirmed else ', more than this run'}")
-    print(f"command: python bench/swap_hand_margin_vs_simulation.py --rounds {args.rounds} "
-          f"--seed {args.seed} --workers {args.workers}")
+    words = ["--rounds", str(args.rounds), "--seed", str(args.seed), "--workers", str(args.workers)]
+    print("command:", shlex.join(["python", "bench/swap_hand_margin_vs_simulation.py", *words]))
     return 0 if ok else 1
 
 

@@ -252,10 +252,7 @@ def up_result(job: Job) -> UpResult:
     shoe = full_shoe(options.decks)
 
     def explore() -> None:
-        deal = Deal(options, "optimal")
-        for u, c1, c2, _, rest in starts(shoe):
-            if u == up:
-                deal.deal(u, c1, c2, rest)
+        best_play(options, up)
 
     def work() -> UpResult:
         result = UpResult(up)
@@ -277,6 +274,16 @@ def up_result(job: Job) -> UpResult:
         return result
 
     return two_pass(work, explore)
+
+
+def best_play(options: SwapHandOptions, up: int) -> Deal:
+    """The best play of every deal under ``up`` off a full shoe, its decisions recorded in the result
+    (inside :func:`two_pass`; also how a simulated player follows the best strategy)."""
+    deal = Deal(options, "optimal")
+    for u, c1, c2, _, rest in starts(full_shoe(options.decks)):
+        if u == up:
+            deal.deal(u, c1, c2, rest)
+    return deal
 
 
 def deal_values(options: SwapHandOptions, up: int, deals: list[tuple[int, int]]) -> dict[str, list[float]]:

@@ -19,6 +19,7 @@ import argparse
 from dataclasses import dataclass, field
 
 from controller.cards import decks_text
+from controller.events import RoundSettled
 from controller.games.blackjack_strategy import Chart
 from controller.games.swap_hand.options import CLASSIC, SWAP_HAND, SwapHandOptions
 from controller.games.swap_hand.play import STAKE, Player, SimTable
@@ -89,18 +90,23 @@ def play(job: Job) -> Tally:
         if shoe.needs_shuffle():
             shoe.shuffle()
             sim.new_shoe()
-        settled = sim.play(shoe.draw, player)
-        main = odds = 0
-        for line in settled.settlements:
-            if line["spot"] == "odds_win":
-                odds += line["net"]
-            else:
-                main += line["net"]
+        main, odds = wager_nets(sim.play(shoe.draw, player))
         tally.add("main", main)
         tally.add("odds_win", odds)
         tally.add("total", main + odds)
     tally.rounds = job.rounds
     return tally
+
+
+def wager_nets(settled: RoundSettled) -> tuple[int, int]:
+    """A round's net on the Main (every hand of it) and on the Odds-Win, minor units."""
+    main = odds = 0
+    for line in settled.settlements:
+        if line["spot"] == "odds_win":
+            odds += line["net"]
+        else:
+            main += line["net"]
+    return main, odds
 
 
 def simulate(rounds: int, seed: int, options: SwapHandOptions, classic: bool, workers: int) -> Tally:
