@@ -4,7 +4,7 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint browser node floor display-screenshots
+.PHONY: demo test lint browser node floor display-screenshots swap-hand-sheet
 
 $(BIN)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
@@ -69,3 +69,10 @@ floor:
 # and servers. docs/testing.md says how.
 test: lint browser node floor
 	$(BIN)/pytest -n auto --dist loadfile
+
+# The exact Swap-Hand sheet of the table defaults, recomputed (minutes, at low priority): the stored
+# figures `croupier math swap_hand` prints, then their document (docs/strategy/exact.md).
+swap-hand-sheet: $(BIN)/.installed
+	nice -n 10 $(BIN)/croupier math swap_hand --recompute --workers 2 --format stored \
+		--output controller/games/swap_hand/exact_defaults.json
+	$(BIN)/croupier math swap_hand --format markdown --output docs/strategy/swap_hand_exact.md

@@ -14,7 +14,7 @@ import math
 
 import pytest
 
-from controller.games.swap_hand.exact import deal_values
+from controller.games.swap_hand.exact import SHARES, deal_values
 from controller.games.swap_hand.exact_sheet import CHECK_DEALS, CHECK_UP, DEFAULTS_FILE, Sheet, cached, chart
 from controller.games.swap_hand.options import SwapHandOptions
 from controller.games.swap_hand.play import STAKE
@@ -36,15 +36,54 @@ def test_the_stored_sheet_is_for_the_table_defaults_and_every_up_card() -> None:
     assert cached(SwapHandOptions(decks=2)) is None
 
 
-def test_the_engine_still_gives_the_stored_values_of_the_check_deals() -> None:
+@pytest.fixture(scope="module")
+def check_values() -> dict[str, list[float]]:
+    """The check deals' values, computed now (several seconds: shared by the tests below)."""
+    return deal_values(SwapHandOptions(), CHECK_UP, CHECK_DEALS)
+
+
+def test_the_engine_still_gives_the_stored_values_of_the_check_deals(
+        check_values: dict[str, list[float]]) -> None:
     # Recomputing the whole sheet takes minutes; these seven deals (a few seconds) run every rule the
     # sheet uses (swap, split, double, the live Odds-Win, a hard 18 the two strategies play differently)
     # through the same code, so any change to the engine's figures shows here.
-    fresh = deal_values(SwapHandOptions(), CHECK_UP, CHECK_DEALS)
+    fresh = check_values
     kept = stored().checks
     for strategy in ("basic", "optimal"):
         assert fresh[strategy] == pytest.approx(kept[strategy], rel=1e-9, abs=1e-12)
     assert fresh["optimal"] != pytest.approx(fresh["basic"])
+
+
+def _counted(values: list[float], count: str, deal: tuple[int, int]) -> float:
+    """One check deal's value for one count: deal_values lists the totals, then each count of SHARES."""
+    n = len(CHECK_DEALS)
+    return values[(1 + SHARES.index(count)) * n + CHECK_DEALS.index(deal)]
+
+
+def test_the_main_moments_of_a_deal_are_exact(check_values: dict[str, list[float]]) -> None:
+    for strategy in ("basic", "optimal"):
+        v = check_values[strategy]
+        # 5-6 against a five: both strategies double, never split, so every round nets +-2 or 0 a unit.
+        eleven = {c: _counted(v, c, (5, 6)) for c in SHARES}
+        main = v[CHECK_DEALS.index((5, 6))] - eleven["odds"]
+        assert eleven["split_rounds"] == 0.0
+        assert eleven["main_square"] == pytest.approx(eleven["main_square_unsplit"], abs=1e-15)
+        assert eleven["main_square"] == pytest.approx(4 * (eleven["main_wins"] + eleven["main_losses"]))
+        assert main == pytest.approx(2 * (eleven["main_wins"] - eleven["main_losses"]))
+        assert 0 < 1 - eleven["main_wins"] - eleven["main_losses"] < 0.1  # a push on the dealer's 21
+    # The best play splits 8-8 against a five every time: every round is a split round.
+    optimal = check_values["optimal"]
+    assert _counted(optimal, "split_rounds", (8, 8)) == pytest.approx(1.0)
+    assert _counted(optimal, "main_wins", (8, 8)) == 0.0 == _counted(optimal, "main_square_unsplit", (8, 8))
+    assert _counted(optimal, "main_square", (8, 8)) > 2  # two hands' squares at least
+
+
+def test_the_main_spread_bounds_hold_together() -> None:
+    for strategy, f in stored().main_spread().items():
+        assert 0 < f["split_rounds"] < 0.05, strategy
+        assert sum(f[k][0] for k in ("won", "pushed", "lost")) + f["split_rounds"] == pytest.approx(1.0)
+        assert 0.4 < f["won"][0] < f["won"][1] < 0.5 and 0.4 < f["lost"][0] < f["lost"][1] < 0.5
+        assert 1.0 < f["standard_deviation"][0] < f["standard_deviation"][1] < 1.3
 
 
 def test_the_best_strategy_is_never_worse_and_swaps_stiffs() -> None:
@@ -74,6 +113,13 @@ def test_a_short_simulation_contains_the_exact_basic_strategy_figures() -> None:
     simulated = tally.squares["odds_win"] / tally.rounds / (STAKE // 2) ** 2
     assert abs(simulated - second) <= 4 * math.sqrt(math.log(2 / 0.001) / (2 * tally.rounds))
     assert 0 < spread["hit_frequency"] < 0.5 < spread["hit_frequency"] + spread["loss_frequency"] <= 1
+    # The Main's shares of rounds won and lost lie in the sheet's bounds (Hoeffding again, on indicators).
+    main = stored().main_spread()["basic"]
+    slack = math.sqrt(math.log(2 / 0.001) / (2 * tally.rounds))
+    for share, counted in (("won", tally.won["main"]), ("lost", tally.lost["main"])):
+        low, high = main[share]
+        simulated = counted / tally.rounds
+        assert low - slack <= simulated <= high + slack, (share, simulated, low, high)
 
 
 def test_math_with_no_options_prints_the_stored_exact_sheet(capsys: pytest.CaptureFixture[str]) -> None:
@@ -84,10 +130,15 @@ def test_math_with_no_options_prints_the_stored_exact_sheet(capsys: pytest.Captu
     returns = stored().returns()
     assert f"{100 * (1 + returns['optimal']['main']):.4f} %" in out
     assert "Stored figures" in out and "Best first decision" in out and "Odds-Win (per unit staked" in out
+    assert "Main (per unit staked on it" in out and "split rounds" in out
     assert main(["math", "swap_hand", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["returns"]["basic"]["odds_win"] == pytest.approx(returns["basic"]["odds_win"])
     assert data["rules"]["decks"] == 6 and data["chart"]["hard 16"]["10"].startswith("W")
+    assert data["main"]["optimal"]["won"] == pytest.approx(stored().main_spread()["optimal"]["won"])
+    # The stored figures' own file, as `make swap-hand-sheet` writes it after a --recompute.
+    assert main(["math", "swap_hand", "--format", "stored"]) == 0
+    assert capsys.readouterr().out == DEFAULTS_FILE.read_text()
     assert main(["math", "swap_hand", "--format", "markdown"]) == 0
     assert capsys.readouterr().out.startswith("# Swap-Hand Blackjack: exact par sheet")
 

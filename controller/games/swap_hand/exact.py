@@ -20,7 +20,10 @@ the best composition-dependent play, swap included. The Odds-Win share of a
 strategy is measured by replaying its decisions with only the Odds-Win
 counted (and once more counting only its wins: the Odds-Win's hit
 frequency, which with its mean fixes its standard deviation, its net being
-+2, 0 or -1 a unit); the Main's share is the rest.
++2, 0 or -1 a unit); the Main's share is the rest. More replays count the
+Main's hit frequency and second moment: exact on the rounds without a
+split, and for the split rounds their probability and their hands' squared
+nets, from which the sheet bounds the rest (:data:`COUNTS`).
 """
 
 from __future__ import annotations
@@ -39,24 +42,61 @@ from controller.games.blackjack_dealer import (
     remove,
     take,
 )
-from controller.games.blackjack_exact import Evaluator, Rules, Stakes, is_natural, starts, two_pass
+from controller.games.blackjack_exact import Evaluator, Policy, Rules, Stakes, is_natural, starts, two_pass
 from controller.games.blackjack_strategy import Chart, chart_policy, chart_up, should_swap
 from controller.games.swap_hand.options import SwapHandOptions
 
 #: The first hand with the Odds-Win dead (plain stakes) and live (2:1 on half a unit rides along).
 DEAD: Final = Stakes(1.0, 1.0, 2.0, 2.0)
 LIVE: Final = Stakes(2.0, 1.5, 3.0, 2.5)
-#: Counting the Odds-Win alone, per main unit: +1 on a win, -0.5 on a loss, a double changes nothing.
 NOTHING: Final = Stakes(0.0, 0.0, 0.0, 0.0)
-#: What each count measures, per stake profile: both wagers (the stakes themselves), the Odds-Win's
-#: net, and the chance the Odds-Win wins (its hit frequency; with its mean it fixes its variance).
-COUNTS: Final[dict[str, dict[Stakes, Stakes]]] = {
-    "both": {},
-    "odds": {LIVE: Stakes(1.0, 0.5, 1.0, 0.5), DEAD: NOTHING},
-    "odds_wins": {LIVE: Stakes(1.0, 0.0, 1.0, 0.0), DEAD: NOTHING},
+#: A Main hand counted as P(it wins), P(it loses) (a hand's value is win x P(win) - lose x P(loss)) and
+#: E[its net squared] (1 a unit, 4 doubled).
+WIN: Final = Stakes(1.0, 0.0, 1.0, 0.0)
+LOSS: Final = Stakes(0.0, -1.0, 0.0, -1.0)
+SQUARE: Final = Stakes(1.0, -1.0, 4.0, -4.0)
+
+
+@dataclass(frozen=True)
+class Count:
+    """What one pass over the deals counts, under a strategy already chosen for both wagers.
+
+    ``payoff`` maps each hand's stakes (:data:`LIVE`, :data:`DEAD`) to what is counted; the rest are the
+    rounds settled without play: a natural counts ``natural`` x (blackjack pays) ** ``power`` plus
+    ``natural_live`` with a live Odds-Win, a dealer blackjack against any other hand ``on_blackjack``, an
+    even start's Odds-Win lost at once ``lost_odds``. ``splits`` says what a split round counts: "play"
+    its hands (each counted on its own: the split simplification has no joint law of the hands), "skip"
+    nothing (the count is then of the rounds without a split), "mark" one (the split rounds' probability).
+    """
+
+    payoff: dict[Stakes, Stakes]
+    natural: float
+    power: int
+    natural_live: float
+    on_blackjack: float
+    lost_odds: float
+    splits: str = "play"
+    #: Only the Odds-Win counts: an even start is worth ``lost_odds`` whatever happens.
+    odds_only: bool = False
+
+
+COUNTS: Final = {
+    "both": Count({}, 1.0, 1, 1.0, -1.5, -0.5),
+    # The Odds-Win alone, per main unit: +1 on a win, -0.5 on a loss, a double changes nothing.
+    "odds": Count({LIVE: Stakes(1.0, 0.5, 1.0, 0.5), DEAD: NOTHING}, 0.0, 0, 1.0, -0.5, -0.5, odds_only=True),
+    # P(the Odds-Win wins): with its mean it fixes its variance (its net is +2, 0 or -1 a unit).
+    "odds_wins": Count({LIVE: WIN, DEAD: NOTHING}, 0.0, 0, 1.0, 0.0, 0.0, odds_only=True),
+    # The Main's moments: P(won), P(lost) and E[net^2] of the rounds without a split, exact; the split
+    # rounds' probability and their hands' squared nets, which bound the rest (exact_sheet.main_spread).
+    "main_wins": Count({LIVE: WIN, DEAD: WIN}, 1.0, 0, 0.0, 0.0, 0.0, "skip"),
+    "main_losses": Count({LIVE: LOSS, DEAD: LOSS}, 0.0, 0, 0.0, 1.0, 0.0, "skip"),
+    "main_square_unsplit": Count({LIVE: SQUARE, DEAD: SQUARE}, 1.0, 2, 0.0, 1.0, 0.0, "skip"),
+    "main_square": Count({LIVE: SQUARE, DEAD: SQUARE}, 1.0, 2, 0.0, 1.0, 0.0),
+    "split_rounds": Count({LIVE: NOTHING, DEAD: NOTHING}, 0.0, 0, 0.0, 0.0, 0.0, "mark"),
 }
-#: Per count: a natural, a dealer blackjack against any other hand, an even start's lost Odds-Win.
-_FIXED: Final = {"both": (None, -1.5, -0.5), "odds": (1.0, -0.5, -0.5), "odds_wins": (1.0, 0.0, 0.0)}
+#: The replays after the pass that chooses the strategy (which counts "both").
+SHARES: Final = tuple(c for c in COUNTS if c != "both")
+MOMENTS: Final = tuple(c for c in SHARES if c.startswith(("main", "split")))
 SWAP_TOTALS: Final = range(14, 19)
 STRATEGIES: Final = ("basic", "optimal")
 
@@ -86,17 +126,17 @@ class UpResult:
     up: int = 0
 
     total: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STRATEGIES, 0.0))
-    odds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STRATEGIES, 0.0))
-    #: P(the Odds-Win wins), per strategy.
-    odds_wins: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STRATEGIES, 0.0))
+    #: Per count of :data:`SHARES` (the Odds-Win's net, its wins, the Main's moments), per strategy.
+    shares: dict[str, dict[str, float]] = field(
+        default_factory=lambda: {c: dict.fromkeys(STRATEGIES, 0.0) for c in SHARES})
     #: (row, up) -> action -> probability, the optimal first decision of each two-card start.
     cells: dict[tuple[str, int], dict[str, float]] = field(default_factory=dict)
 
     def merge(self, other: UpResult) -> None:
         for k in STRATEGIES:
             self.total[k] += other.total[k]
-            self.odds[k] += other.odds[k]
-            self.odds_wins[k] += other.odds_wins[k]
+            for c in SHARES:
+                self.shares[c][k] += other.shares[c][k]
         for key, acts in other.cells.items():
             mine = self.cells.setdefault(key, {})
             for a, p in acts.items():
@@ -121,18 +161,16 @@ class Deal:
         rules = rules_of(options)
         self.rules = rules
         self.basic = strategy == "basic"
-        self.ev = Evaluator(rules, basic_policy(options) if self.basic else None, replay=replay,
-                            payoff=COUNTS[count])
-        self.count = count
+        self.count = COUNTS[count]
+        self.ev = _Counting(rules, basic_policy(options) if self.basic else None, replay=replay,
+                            payoff=self.count.payoff, splits=self.count.splits)
         self.replay = replay
         self.decisions = self.ev.decisions
 
     def natural(self, live: bool) -> float:
         """A natural (dealt or swapped in) wins whatever the dealer holds; the live Odds-Win wins with it."""
-        odds = _FIXED[self.count][0]
-        if odds is None:
-            return self.rules.blackjack_pays + (1.0 if live else 0.0)
-        return odds if live else 0.0
+        c = self.count
+        return c.natural * self.rules.blackjack_pays ** c.power + (c.natural_live if live else 0.0)
 
     def fresh(self, shoe: Shoe, up: int, st: Stakes) -> float:
         """Two new cards off ``shoe`` after a swap, played as a new start (joint with no dealer blackjack)."""
@@ -145,14 +183,14 @@ class Deal:
         return value
 
     def deal(self, up: int, c1: int, c2: int, rest: Shoe) -> tuple[float, str]:
-        """The value of one deal (per main unit, both wagers or the Odds-Win alone) and the first decision."""
+        """The value of one deal (per main unit, of what :attr:`count` counts) and the first decision."""
         live = (c1 + c2) % 2 == 1
         if is_natural(c1, c2):
             return self.natural(live), "blackjack"
         p_bj = hole_blackjack(up, rest)
-        _, on_bj, lost = _FIXED[self.count]
+        on_bj, lost = self.count.on_blackjack, self.count.lost_odds
         even = 0.0 if live else lost * (1 - p_bj)
-        if self.count != "both" and not live:
+        if self.count.odds_only and not live:
             return lost, "even"
         st = LIVE if live else DEAD
         keep = self.ev.play(rest, c1, c2, up, st, others=DEAD)
@@ -172,6 +210,22 @@ class Deal:
             if swapping:
                 keep, action = swap, "swap"
         return p_bj * on_bj + keep + even, action
+
+
+class _Counting(Evaluator):
+    """An evaluator whose split rounds count what :attr:`Count.splits` says instead of their hands."""
+
+    def __init__(self, rules: Rules, policy: Policy | None, *, replay: dict[object, str] | None,
+                 payoff: dict[Stakes, Stakes], splits: str) -> None:
+        super().__init__(rules, policy, replay=replay, payoff=payoff)
+        self.splits = splits
+
+    def split(self, shoe: Shoe, pair: int, up: int, first: Stakes, others: Stakes) -> float:
+        if self.splits == "skip":
+            return 0.0
+        if self.splits == "mark":  # joint with no dealer blackjack, as every value is
+            return no_blackjack(up, shoe)
+        return super().split(shoe, pair, up, first, others)
 
 
 def pairs(shoe: Shoe) -> Iterator[tuple[int, int, float, Shoe]]:
@@ -198,10 +252,7 @@ def up_result(job: Job) -> UpResult:
     shoe = full_shoe(options.decks)
 
     def explore() -> None:
-        deal = Deal(options, "optimal")
-        for u, c1, c2, _, rest in starts(shoe):
-            if u == up:
-                deal.deal(u, c1, c2, rest)
+        best_play(options, up)
 
     def work() -> UpResult:
         result = UpResult(up)
@@ -216,13 +267,23 @@ def up_result(job: Job) -> UpResult:
                     cell = result.cells.setdefault((row_name(c1, c2), up), {})
                     cell[action] = cell.get(action, 0.0) + p
             replay = None if deal.basic else deal.decisions
-            for count, into in (("odds", result.odds), ("odds_wins", result.odds_wins)):
+            for count in SHARES:
                 share = Deal(options, strategy, replay=replay, count=count)
-                into[strategy] = sum(p * share.deal(u, c1, c2, rest)[0]
-                                     for u, c1, c2, p, rest in starts(shoe) if u == up)
+                result.shares[count][strategy] = sum(p * share.deal(u, c1, c2, rest)[0]
+                                                     for u, c1, c2, p, rest in starts(shoe) if u == up)
         return result
 
     return two_pass(work, explore)
+
+
+def best_play(options: SwapHandOptions, up: int) -> Deal:
+    """The best play of every deal under ``up`` off a full shoe, its decisions recorded in the result
+    (inside :func:`two_pass`; also how a simulated player follows the best strategy)."""
+    deal = Deal(options, "optimal")
+    for u, c1, c2, _, rest in starts(full_shoe(options.decks)):
+        if u == up:
+            deal.deal(u, c1, c2, rest)
+    return deal
 
 
 def deal_values(options: SwapHandOptions, up: int, deals: list[tuple[int, int]]) -> dict[str, list[float]]:
@@ -243,7 +304,7 @@ def deal_values(options: SwapHandOptions, up: int, deals: list[tuple[int, int]])
             deal = Deal(options, strategy)
             totals = [deal.deal(up, c1, c2, rest)[0] for (c1, c2), rest in zip(deals, rests, strict=True)]
             out[strategy] = totals
-            for count in ("odds", "odds_wins"):
+            for count in SHARES:
                 share = Deal(options, strategy, replay=None if deal.basic else deal.decisions, count=count)
                 out[strategy] += [share.deal(up, c1, c2, rest)[0]
                                   for (c1, c2), rest in zip(deals, rests, strict=True)]

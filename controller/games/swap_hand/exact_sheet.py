@@ -6,7 +6,9 @@ test can recompute one of them and prove the file is not stale); any other
 options are computed on the spot, one job per up card over ``--workers``
 processes. The sheet prints the Main and Odds-Win returns under the
 documented basic strategy and under the best composition-dependent one,
-and the best strategy's first decision as a chart.
+each wager's hit frequency and standard deviation (the Main's as bounds
+where split rounds leave them open), and the best strategy's first
+decision as a chart.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from controller.cards import decks_text
-from controller.games.swap_hand.exact import STRATEGIES, Job, UpResult, deal_values, up_result
+from controller.games.swap_hand.exact import MOMENTS, STRATEGIES, Job, UpResult, deal_values, up_result
 from controller.games.swap_hand.options import SwapHandOptions
 from controller.simulation.montecarlo import run_chunks
 
@@ -64,7 +66,7 @@ class Sheet:
         whole = self.merged()
         out = {}
         for k in STRATEGIES:
-            odds = whole.odds[k]  # per main unit
+            odds = whole.shares["odds"][k]  # per main unit
             out[k] = {"main": whole.total[k] - odds, "odds_win": odds / 0.5, "both": whole.total[k] / 1.5}
         return out
 
@@ -77,16 +79,42 @@ class Sheet:
         whole = self.merged()
         out = {}
         for k in STRATEGIES:
-            wins, mean = whole.odds_wins[k], whole.odds[k] / 0.5
+            wins, mean = whole.shares["odds_wins"][k], whole.shares["odds"][k] / 0.5
             losses = 2 * wins - mean
             out[k] = {"hit_frequency": wins, "loss_frequency": losses,
                       "standard_deviation": math.sqrt(4 * wins + losses - mean * mean)}
         return out
 
+    def main_spread(self) -> dict[str, dict[str, Any]]:
+        """Per strategy: the Main's shares of rounds won, pushed and lost, and its standard deviation per
+        unit, each as [low, high], and the split rounds' probability.
+
+        Exact on the rounds without a split. A split round's hands share the dealer's cards, which the
+        split simplification leaves out, so its sign and its square are unknown: each share lies between
+        its part from the rounds without a split and that plus the split rounds' probability; E[net^2]
+        between that part (a split round's square is at least 0) and that plus k times the split hands'
+        squared nets summed (Cauchy-Schwarz: (x1 + .. + xk)^2 <= k (x1^2 + .. + xk^2), k the most hands).
+        """
+        whole = self.merged()
+        most = self.options.max_split_hands
+        out: dict[str, dict[str, Any]] = {}
+        for k in STRATEGIES:
+            c = {name: whole.shares[name][k] for name in MOMENTS}
+            split, won, lost = c["split_rounds"], c["main_wins"], c["main_losses"]
+            pushed = 1.0 - won - lost - split
+            mean = whole.total[k] - whole.shares["odds"][k]
+            unsplit, split_squares = c["main_square_unsplit"], c["main_square"] - c["main_square_unsplit"]
+            out[k] = {"won": [won, won + split], "pushed": [pushed, pushed + split],
+                      "lost": [lost, lost + split],
+                      "standard_deviation": [math.sqrt(max(unsplit - mean * mean, 0.0)),
+                                             math.sqrt(unsplit + most * split_squares - mean * mean)],
+                      "split_rounds": split}
+        return out
+
     def to_json(self) -> dict[str, Any]:
         return {
             "options": options_key(self.options),
-            "per_up": {str(up): {"total": r.total, "odds": r.odds, "odds_wins": r.odds_wins,
+            "per_up": {str(up): {"total": r.total, "shares": r.shares,
                                  "cells": [[row, u, acts] for (row, u), acts in sorted(r.cells.items())]}
                        for up, r in sorted(self.per_up.items())},
             "checks": self.checks,
@@ -96,7 +124,8 @@ class Sheet:
     def from_json(cls, data: dict[str, Any]) -> Sheet:
         per_up = {}
         for up, r in data["per_up"].items():
-            per_up[int(up)] = UpResult(int(up), dict(r["total"]), dict(r["odds"]), dict(r["odds_wins"]),
+            shares = {c: dict(v) for c, v in r["shares"].items()}
+            per_up[int(up)] = UpResult(int(up), dict(r["total"]), shares,
                                        {(row, u): dict(acts) for row, u, acts in r["cells"]})
         return cls(SwapHandOptions.model_validate(data["options"]), per_up, data.get("checks", {}))
 
@@ -134,6 +163,27 @@ def chart(sheet: Sheet) -> dict[str, dict[int, str]]:
     return rows
 
 
+def main_line(sheet: Sheet) -> str:
+    """The Main's hit frequency and standard deviation, bounds where split rounds leave them open."""
+    spread = sheet.main_spread()
+    parts = []
+    for k in STRATEGIES:
+        f = spread[k]
+        parts.append(f"{k}: won {_span(f['won'])} %, pushed {_span(f['pushed'])} %, "
+                     f"lost {_span(f['lost'])} %, "
+                     f"standard deviation {_span(f['standard_deviation'], 1, 4)}")
+    split = ", ".join(f"{k} {100 * spread[k]['split_rounds']:.4f} %" for k in STRATEGIES)
+    return ("Main (per unit staked on it; each round's net): " + "; ".join(parts) + ". Exact for the rounds "
+            f"without a split; the split rounds ({split} of rounds) make ranges: their hands share the "
+            "dealer's cards, which the split simplification leaves out, so their sign and square are only "
+            "bounded (docs/strategy/exact.md).")
+
+
+def _span(bounds: list[float], scale: float = 100, places: int = 4) -> str:
+    low, high = (f"{scale * b:.{places}f}" for b in bounds)
+    return low if low == high else f"{low} to {high}"
+
+
 def rules_line(options: SwapHandOptions) -> str:
     return (f"{decks_text(options.decks)}, {'H17' if options.dealer_hits_soft_17 else 'S17'}, blackjack pays "
             f"{options.blackjack_pays}, double on {options.double_on}, "
@@ -153,11 +203,15 @@ METHOD: Final = (
 
 
 def render(sheet: Sheet, fmt: str, source: str) -> str:
-    """The sheet as ``text``, ``markdown`` or ``json``."""
+    """The sheet as ``text``, ``markdown`` or ``json``, or ``stored``: the figures as :data:`DEFAULTS_FILE`
+    holds them (``source`` left out: the file is the source)."""
+    if fmt == "stored":
+        return json.dumps(sheet.to_json(), indent=0) + "\n"
     returns = sheet.returns()
     if fmt == "json":
         return json.dumps({"game": "swap_hand", "rules": options_key(sheet.options), "method": METHOD,
                            "source": source, "returns": returns, "odds_win": sheet.odds_win_spread(),
+                           "main": sheet.main_spread(),
                            "chart": chart(sheet)}, indent=1)
     md = fmt == "markdown"
     lines = ["# Swap-Hand Blackjack: exact par sheet" if md else "Swap-Hand Blackjack: exact par sheet", "",
@@ -177,8 +231,7 @@ def render(sheet: Sheet, fmt: str, source: str) -> str:
               + "; ".join(f"{k}: hit frequency {100 * spread[k]['hit_frequency']:.4f} %, loses "
                           f"{100 * spread[k]['loss_frequency']:.4f} %, standard deviation "
                           f"{spread[k]['standard_deviation']:.4f}" for k in STRATEGIES) + ".",
-              "Not computed yet: the Main's hit frequency and standard deviation (split hands share the "
-              "dealer's cards, which the split simplification leaves out)."]
+              main_line(sheet)]
     gain = returns["optimal"]["both"] - returns["basic"]["both"]
     lines += ["", f"The best strategy gains {100 * gain:.4f} % of everything staked over the basic strategy "
               f"({100 * 1.5 * gain:.4f} % of the main wager).", ""]

@@ -7,7 +7,9 @@ engine finds (the swap included), with the best strategy's chart. The
 default table's figures are stored in the repository and print at once;
 other options (--decks, --h17, ...) are computed, one job per up card over
 --workers processes. --format markdown|json prints it as a document;
---output writes it to a file (docs/strategy/swap_hand_exact.md).
+--output writes it to a file (docs/strategy/swap_hand_exact.md); --format
+stored prints the stored figures' file itself (exact_defaults.json), which
+is how `make swap-hand-sheet` recomputes it.
 
 --rounds N measures the house edge by simulation instead: a Monte Carlo
 through the real engine (every round through the table as the daemon
@@ -135,8 +137,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"measure the house edge by simulating this many rounds instead of the exact sheet (e.g. "
         f"{SHEET_ROUNDS}; 4x the rounds halve the interval)",
     )
-    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text",
-                        help="exact sheet: plain text (default), a markdown document or JSON")
+    parser.add_argument("--format", choices=("text", "markdown", "json", "stored"), default="text",
+                        help="exact sheet: plain text (default), a markdown document, JSON, or the stored "
+                        "figures' file (controller/games/swap_hand/exact_defaults.json)")
     parser.add_argument("--output", metavar="FILE", help="exact sheet: write it to FILE, not to the terminal")
     parser.add_argument("--recompute", action="store_true",
                         help="exact sheet: compute the table defaults too, not read the stored figures")

@@ -16,9 +16,10 @@ against published house edges (it is not a table option).
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from controller.cards import decks_text
+from controller.events import RoundSettled
 from controller.games.blackjack_strategy import Chart
 from controller.games.swap_hand.options import CLASSIC, SWAP_HAND, SwapHandOptions
 from controller.games.swap_hand.play import STAKE, Player, SimTable
@@ -32,11 +33,14 @@ SPOTS = ("main", "odds_win", "total")
 
 @dataclass
 class Tally:
-    """Per spot: the sum and the sum of squares of each round's net, in minor units."""
+    """Per spot: the sum and the sum of squares of each round's net, in minor units, and the rounds it won
+    and lost (the hit frequency the exact sheet states)."""
 
     rounds: int
     sums: dict[str, int]
     squares: dict[str, int]
+    won: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SPOTS, 0))
+    lost: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SPOTS, 0))
 
     @classmethod
     def empty(cls) -> Tally:
@@ -45,12 +49,16 @@ class Tally:
     def add(self, spot: str, net: int) -> None:
         self.sums[spot] += net
         self.squares[spot] += net * net
+        self.won[spot] += net > 0
+        self.lost[spot] += net < 0
 
     def merge(self, other: Tally) -> None:
         self.rounds += other.rounds
         for k in SPOTS:
             self.sums[k] += other.sums[k]
             self.squares[k] += other.squares[k]
+            self.won[k] += other.won[k]
+            self.lost[k] += other.lost[k]
 
     def edge(self, spot: str, stake: int) -> tuple[float, float]:
         """House edge per unit staked on ``spot`` and the half-width of its 95 % interval."""
@@ -82,18 +90,23 @@ def play(job: Job) -> Tally:
         if shoe.needs_shuffle():
             shoe.shuffle()
             sim.new_shoe()
-        settled = sim.play(shoe.draw, player)
-        main = odds = 0
-        for line in settled.settlements:
-            if line["spot"] == "odds_win":
-                odds += line["net"]
-            else:
-                main += line["net"]
+        main, odds = wager_nets(sim.play(shoe.draw, player))
         tally.add("main", main)
         tally.add("odds_win", odds)
         tally.add("total", main + odds)
     tally.rounds = job.rounds
     return tally
+
+
+def wager_nets(settled: RoundSettled) -> tuple[int, int]:
+    """A round's net on the Main (every hand of it) and on the Odds-Win, minor units."""
+    main = odds = 0
+    for line in settled.settlements:
+        if line["spot"] == "odds_win":
+            odds += line["net"]
+        else:
+            main += line["net"]
+    return main, odds
 
 
 def simulate(rounds: int, seed: int, options: SwapHandOptions, classic: bool, workers: int) -> Tally:
