@@ -57,8 +57,11 @@ class Event:
 
 @record
 class ShoeShuffled(Event):
+    """A shuffle; ``shoe_number`` counts the table's shoes from 1 (a scoreboard names each by it)."""
+
     event: ClassVar[str] = "new_shoe"
     decks: int
+    shoe_number: int
 
 
 @record

@@ -62,6 +62,9 @@ class Table(TiltRules, WagerRules):
         #: The result records of the current shoe's rounds (``{"round", "result"}``), oldest first:
         #: a display that joins late draws the shoe's scoreboard from the snapshot alone.
         self.shoe_results: list[dict[str, Any]] = []
+        #: How many ``new_shoe`` inputs the table has applied (0 before the first): the shoe's number,
+        #: derived from the journaled inputs alone, so a restart or a replay gives the same number.
+        self.shoe_number = 0
         self._last_due: object = None
         # Most games stake exactly what is chosen; only those that add wagers pay for the general path.
         self._derives = type(game).with_derived is not Game.with_derived
@@ -140,6 +143,7 @@ class Table(TiltRules, WagerRules):
             "game_state": self.game.view(),
             "meters": self.meters_dict(),
             "shoe_results": list(self.shoe_results),
+            "shoe_number": self.shoe_number,
         }
 
     def meters_dict(self) -> dict[str, Any]:
@@ -160,7 +164,8 @@ class Table(TiltRules, WagerRules):
         self.composition.shuffle()
         self.burn_next = False
         self.shoe_results = []
-        return [ShoeShuffled(self.composition.decks)]
+        self.shoe_number += 1
+        return [ShoeShuffled(self.composition.decks, self.shoe_number)]
 
     def _open_betting(self, inp: I.OpenBetting) -> list[Event]:
         if self.tilt is not None:

@@ -208,13 +208,37 @@ def derived_road(results: Sequence[Result], k: int) -> list[Cell]:
 
 def ask_road(results: Sequence[Result]) -> dict[str, dict[str, Colour | None]]:
     """For a next Banker and a next Player: the mark each derived road would add (None: not started)."""
-    out: dict[str, dict[str, Colour | None]] = {}
+    return {
+        winner: {name: None if (cell := cells[name]) is None else cell.colour for name in DERIVED}
+        for winner, cells in preview(results).items()
+    }
+
+
+#: The roads a next result adds one mark to (the bead plate simply takes the next cell).
+PREVIEW_ROADS = ("big_road", "big_eye_boy", "small_road", "cockroach_pig")
+
+
+def preview(results: Sequence[Result]) -> dict[str, dict[str, Cell | None]]:
+    """For a next Banker and a next Player: the cell each road would add, where it would go.
+
+    The ask road says only a derived road's colour; a scoreboard also shows the mark in place
+    (where a dragon turns, where a new column starts). Laying out never moves an earlier cell,
+    so the cell a next result adds is the last one of the road computed with it (None when the
+    road would add none: a derived road not started yet).
+    """
+    rs = list(results)
+
+    def roads(shoe: Sequence[Result]) -> dict[str, list[Cell]]:
+        return {"big_road": big_road(shoe), **{name: derived_road(shoe, k) for name, k in DERIVED.items()}}
+
+    now = {name: len(cells) for name, cells in roads(rs).items()}
+    out: dict[str, dict[str, Cell | None]] = {}
     next_winners: tuple[Winner, Winner] = ("banker", "player")
     for winner in next_winners:
-        columns, _ = logical_columns([*results, Result(winner)])
-        lengths = [len(c) for c in columns]
-        c, r = len(lengths), lengths[-1]
-        out[winner] = {name: _derived_mark(lengths, c, r, k) for name, k in DERIVED.items()}
+        after = roads([*rs, Result(winner)])
+        out[winner] = {
+            name: after[name][-1] if len(after[name]) > now[name] else None for name in PREVIEW_ROADS
+        }
     return out
 
 

@@ -18,7 +18,7 @@ import re
 from collections import deque
 from typing import Any
 
-from signage.roads import Result, RoadError, compute
+from signage.roads import Result, RoadError, compute, preview
 
 HIDDEN = "??"
 #: A card as the events write it (``TD``, ``AS``).
@@ -61,6 +61,8 @@ class TableView:
         self.outcomes: dict[str, int] = {}
         self.voided = False
         self.shoe: list[Result] = []
+        #: The table's number for the current shoe (the daemon's ``shoe_number``; 0 before any ``new_shoe``).
+        self.shoe_number = 0
         #: Naturals in the current shoe (the road counts do not carry them; players look for them).
         self.naturals = 0
         #: The counts of the shoes that ended while this display followed the table (a display that
@@ -91,6 +93,7 @@ class TableView:
         self.hands_round = self.round
         self.hole_shown = False
         self.shoe = []
+        self.shoe_number = int(state.get("shoe_number", 0))
         self.naturals = 0
         self.history.clear()
         for item in state.get("shoe_results") or []:
@@ -122,7 +125,9 @@ class TableView:
         kind = event["event"]
         if kind == "new_shoe":
             if self.shoe:
-                self.earlier_shoes.appendleft({**compute(self.shoe).counts, "natural": self.naturals})
+                counts = compute(self.shoe).counts
+                self.earlier_shoes.appendleft({"shoe": self.shoe_number, **counts, "natural": self.naturals})
+            self.shoe_number = int(event["shoe_number"])
             self.shoe = []
             self.naturals = 0
             if self.game == "baccarat":  # the strip is part of the shoe's scoreboard there
@@ -257,7 +262,16 @@ class TableView:
         }
         if self.game == "baccarat":
             view["roads"] = compute(self.shoe).to_dict()
-            view["shoe_stats"] = {"natural": self.naturals, "earlier_shoes": list(self.earlier_shoes)}
+            # Where a next Banker / Player would mark each road: the page shows them in turn, in place.
+            view["road_preview"] = {
+                winner: {road: None if cell is None else cell.to_dict() for road, cell in cells.items()}
+                for winner, cells in preview(self.shoe).items()
+            }
+            view["shoe_stats"] = {
+                "shoe_number": self.shoe_number,
+                "natural": self.naturals,
+                "earlier_shoes": list(self.earlier_shoes),
+            }
         return view
 
 

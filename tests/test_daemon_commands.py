@@ -162,23 +162,27 @@ def test_restart_restores_state_recall_and_seq(tmp_path: Path) -> None:
         ok(client, "credit_in", seat=2, amount=10_000)
         ok(client, "new_shoe")
         play_round(client, ["3C", "AD", "9H", "KS"], [(2, "banker", 1000)])
+        shuffled = ok(client, "new_shoe")["events"][0]  # the second shoe: the table counts them
+        assert (shuffled["event"], shuffled["shoe_number"]) == ("new_shoe", 2)
         ok(client, "open")
         ok(client, "bet", seat=2, spot="player", amount=500)
         ok(client, "close")
         ok(client, "card", card="4S")
         before = (ok(client, "snapshot"), ok(client, "recall")["rounds"])
+        assert before[0]["state"]["shoe_number"] == 2
         client.close()
     with DaemonThread(Daemon(config, use_shoe=False)):
         client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         after = (ok(client, "snapshot"), ok(client, "recall")["rounds"])
-        assert after == before
+        assert after == before  # the shoe number too: replayed from the journal's new_shoe inputs
+        assert after[0]["state"]["shoe_number"] == 2
         seq = after[0]["seq"]
         reply = ok(client, "card", card="5H")
         assert reply["events"][0]["seq"] == seq + 1  # numbering goes on, never reused
         for card in ["6C", "2D"]:
             ok(client, "card", card=card)
         assert ok(client, "status")["credits"] == {"2": 11_450}  # +950 (banker), then 9 vs 8: player +500
-        assert ok(client, "status")["journal"]["replayed_at_start"] == 13
+        assert ok(client, "status")["journal"]["replayed_at_start"] == 14
         client.close()
 
 

@@ -28,6 +28,8 @@ from display_support import (
     LiveTable,
 )
 
+from controller.daemon.client import request_snapshot
+
 if not CHROMIUM.exists():  # loud on purpose: on this machine and in CI `make test` installs it
     WHY = (
         f"NO BROWSER: {CHROMIUM} is missing, so the signage page is NOT tested. "
@@ -221,6 +223,13 @@ def test_sixty_round_shoe_roads_in_the_page_equal_croupier_roads(
         assert "TIE 8:1" in page.locator("[data-payouts]").inner_text()
         assert "5% commission" in page.locator("[data-payouts]").inner_text()
         assert page.locator('[data-ask="banker"] .ask-name').inner_text() == "BANKER ASK"
+        would_be_marks_in_place(page, expected)
+        # the shoe by its number (the daemon's count of new_shoe inputs) and the game within it
+        number = request_snapshot(baccarat.endpoints["snapshot"])["state"]["shoe_number"]
+        title = page.locator("[data-game-in-shoe]")
+        assert number >= 1 and title.get_attribute("data-shoe-number") == str(number)
+        game = title.get_attribute("data-game-in-shoe")
+        assert title.inner_text().startswith(f"Shoe {number} · Game {game} · ")
         for road in ("bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"):
             newest = page.locator(f'svg[data-road="{road}"] .newest')
             assert newest.count() == 1 and newest.get_attribute("data-col") == str(expected[road][-1]["col"])
@@ -235,6 +244,51 @@ def test_sixty_round_shoe_roads_in_the_page_equal_croupier_roads(
         assert page.evaluate(READ_ROADS_JS) == drawn
     finally:
         page.close()
+
+
+def would_be(cells: list[dict[str, Any]], colour: str) -> tuple[int, int]:
+    """Where a road's next mark of ``colour`` goes, from its drawn cells (docs/roads.md's rules):
+    under the newest mark, or right along its row once the streak has turned or is blocked; another
+    colour starts the first column right of the streak's start whose top is free."""
+    last, taken = cells[-1], {(c["row"], c["col"]) for c in cells}
+    streak = [c for c in cells if c["streak"] == last["streak"]]
+    if last["colour"] == colour:
+        turned = any(c["col"] != streak[0]["col"] for c in streak)
+        below = (last["row"] + 1, last["col"])
+        return below if not turned and below[0] < 6 and below not in taken else (last["row"], last["col"] + 1)
+    col = streak[0]["col"] + 1
+    while (0, col) in taken:
+        col += 1
+    return 0, col
+
+
+#: Each would-be mark: its side, road, place, colour, whether it is showing now, and where it is in its turn.
+PREVIEWS_JS = """() => [...document.querySelectorAll('[data-preview]')].map(g => {
+  const a = g.getAnimations()[0];
+  return {side: g.dataset.preview, road: g.closest('svg.road').dataset.road, row: +g.dataset.row,
+          col: +g.dataset.col, colour: g.dataset.colour, shown: +getComputedStyle(g).opacity > 0,
+          turn: a.effect.getComputedTiming().progress}; })"""
+
+
+def would_be_marks_in_place(page: Page, expected: dict[str, Any]) -> None:
+    """Banker Ask and Player Ask marks on the big road and each derived road, where croupier roads
+    says the next Banker or Player would put them, in the ask road's colours; not road cells (the
+    roads read from the page equal croupier roads); the two sides take turns, half a period apart."""
+    previews = page.evaluate(PREVIEWS_JS)
+    for winner in ("banker", "player"):
+        wanted = {"big_road": {"banker": "red", "player": "blue"}[winner], **expected["ask"][winner]}
+        for road, colour in wanted.items():
+            found = [p for p in previews if p["side"] == winner and p["road"] == road]
+            if colour is None:  # a road not started yet has no would-be mark
+                assert found == [], (winner, road)
+                continue
+            assert len(found) == 1 and found[0]["colour"] == colour, (winner, road, found)
+            assert (found[0]["row"], found[0]["col"]) == would_be(expected[road], colour), (winner, road)
+    assert not any(p["road"] == "bead_plate" for p in previews)
+    for road in ("big_road", "big_eye_boy"):  # one side showing at a time, half a turn apart
+        pair = {p["side"]: p for p in previews if p["road"] == road}
+        assert pair["banker"]["shown"] != pair["player"]["shown"], pair
+        assert abs(abs(pair["banker"]["turn"] - pair["player"]["turn"]) - 0.5) < 0.02, pair
 
 
 def test_a_new_or_reconnecting_browser_gets_the_whole_screen_at_once(

@@ -67,13 +67,16 @@ def test_a_late_display_draws_the_whole_shoe_from_the_snapshot_and_a_new_shoe_cl
     }
     assert late.journal == "j1"
     # naturals: 5C 3D (Player 8), 9H KS (Banker 9), JH 8D against 7C AH (8 and 8)
-    assert late.to_dict()["shoe_stats"] == {"natural": 3, "earlier_shoes": []}
+    # the helper's table started shoe 1, this test's new_shoe shoe 2: the table counts them
+    assert late.to_dict()["shoe_stats"] == {"shoe_number": 2, "natural": 3, "earlier_shoes": []}
     feed(live, table, I.NewShoe())
     assert live.to_dict()["roads"] == compute([]).to_dict()
-    ended = {**late.to_dict()["roads"]["counts"], "natural": 3}  # the shoe that ended, summarised
-    assert live.to_dict()["shoe_stats"] == {"natural": 0, "earlier_shoes": [ended]}
+    # the shoe that ended, summarised under its number
+    ended = {"shoe": 2, **late.to_dict()["roads"]["counts"], "natural": 3}
+    assert live.to_dict()["shoe_stats"] == {"shoe_number": 3, "natural": 0, "earlier_shoes": [ended]}
     late.load_snapshot(snapshot_of(table, live.seq))
     assert late.to_dict()["roads"] == compute([]).to_dict()
+    assert late.to_dict()["shoe_stats"]["shoe_number"] == 3
 
 
 def swap_hand_table() -> Table:

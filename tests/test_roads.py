@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from signage.roads import ROWS, Result, compute, derived_marks, grid_text, lay_out, logical_columns
+from signage.roads import ROWS, Result, compute, derived_marks, grid_text, lay_out, logical_columns, preview
 from signage.roads_contract import results as shoe  # B, P, T; '+' a Banker pair, '*' a Player pair
 
 
@@ -137,6 +137,28 @@ def test_ask_road_previews_each_derived_road() -> None:
         after = compute([*results, Result(winner)])  # type: ignore[arg-type]
         assert after.big_eye_boy[-1].colour == ask[winner]["big_eye_boy"]
         assert after.cockroach_pig[-1].colour == ask[winner]["cockroach_pig"]
+
+
+def test_the_would_be_mark_is_shown_where_it_would_go() -> None:
+    # A 7-long Banker dragon, then a 7-long Player streak turned at row 5 under the tail (the test above)
+    where = preview(shoe("BBBBBBB" + "PPPPPPP"))
+    big = {w: cells["big_road"] for w, cells in where.items()}
+    # a next Player runs on along row 5 (its tail); a next Banker starts display column 2, the third streak
+    assert big["player"] is not None and (big["player"].row, big["player"].col) == (4, 4)
+    assert big["banker"] is not None and (big["banker"].row, big["banker"].col) == (0, 2)
+    assert (big["player"].colour, big["player"].streak) == ("blue", 1)
+    assert (big["banker"].colour, big["banker"].streak) == ("red", 2)
+    # the derived roads: the colour of the ask road, at the place the road then shows it
+    results = shoe("BBPBBBPP")
+    ask = compute(results).ask
+    for winner in ("banker", "player"):
+        after = compute([*results, Result(winner)])  # type: ignore[arg-type]
+        for road in ("big_eye_boy", "small_road", "cockroach_pig"):
+            cell = preview(results)[winner][road]
+            assert cell is not None and cell.colour == ask[winner][road]
+            assert cell == after.road(road)[-1]
+    # a road not started yet has no would-be mark
+    assert preview(shoe("B"))["banker"]["cockroach_pig"] is None
 
 
 def test_counts() -> None:

@@ -119,6 +119,8 @@ class TableState(TypedDict):
     meters: dict[str, Any]
     #: This shoe's round results so far (a scoreboard's road), oldest first.
     shoe_results: list[dict[str, Any]]
+    #: How many shoes the table has started (``new_shoe`` inputs applied; 0 before the first).
+    shoe_number: int
 
 
 class SnapshotRequest(TypedDict, total=False):

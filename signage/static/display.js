@@ -8,6 +8,8 @@ const COLOURS = {red: "#d7263d", blue: "#1b6fe0", green: "#1f9d55"};
 // Cells are sized to the panel (CSS); a road longer than its panel is wide scrolls so the newest shows.
 const MIN_COLUMNS = 60;
 const ROWS = 6;
+// Banker Ask and Player Ask take turns showing their would-be marks (each half of this period, in ms).
+const ASK_PERIOD = 6000;
 
 let W = WORDS.en;
 let forcedLayout = null;
@@ -79,7 +81,7 @@ function baccaratStats(view) {
   const ask = el("div", {class: "ask"});
   for (const w of ["banker", "player"]) {
     const marks = view.roads.ask[w];
-    const line = el("div", {class: `ask-line ${w}`, "data-ask": w}, el("span", {class: "ask-name", text: W[w + "_ask"]}));
+    const line = el("div", {class: `ask-line ${w}`, "data-ask": w, style: askTurn(w)}, el("span", {class: "ask-name", text: W[w + "_ask"]}));
     for (const [road, kind] of [["big_eye_boy", "ring"], ["small_road", "dot"], ["cockroach_pig", "slash"]]) {
       line.append(askMark(marks[road], kind, road));
     }
@@ -87,9 +89,10 @@ function baccaratStats(view) {
   }
   const s = view.shoe_stats || {natural: 0, earlier_shoes: []};
   const game = c.rounds + (view.phase === "idle" ? 0 : 1);  // the round being played counts once it opens
+  const shoe = s.shoe_number ? `${W.shoe_no} ${s.shoe_number}` : W.shoe;  // 0: rounds before any new shoe
   const box = el("div", {class: "bac-stats"},
-    el("div", {class: "stat-title", "data-game-in-shoe": game},
-      `${W.shoe} · ${W.game} ${game} · `, el("span", {class: "naturals", "data-count": "natural", text: `${W.naturals} ${s.natural}`})),
+    el("div", {class: "stat-title", "data-game-in-shoe": game, "data-shoe-number": s.shoe_number},
+      `${shoe} · ${W.game} ${game} · `, el("span", {class: "naturals", "data-count": "natural", text: `${W.naturals} ${s.natural}`})),
     row("banker", W.banker, c.banker), row("player", W.player, c.player), row("tie", W.tie, c.tie),
     el("div", {class: "stat pairs"}, el("span", {class: "name", text: W.pairs}),
       el("span", {class: "pair banker", "data-count": "banker_pair", text: `${W.letters.banker} ${c.banker_pair}`}),
@@ -100,7 +103,7 @@ function baccaratStats(view) {
     `${W.pays}: ${W.player} ${pays.player} · ${W.banker} ${pays.banker}${commission(pays.banker)} · ${W.tie} ${pays.tie}`));
   for (const [i, e] of s.earlier_shoes.entries()) {
     box.append(el("div", {class: "earlier", "data-earlier": i},
-      `${i ? "" : W.earlier + ": "}${W.letters.banker} ${e.banker} · ${W.letters.player} ${e.player} · ${W.letters.tie} ${e.tie}`
+      `${i ? "" : W.earlier + ": "}${e.shoe ? `${W.shoe_no} ${e.shoe}: ` : ""}${W.letters.banker} ${e.banker} · ${W.letters.player} ${e.player} · ${W.letters.tie} ${e.tie}`
       + ` · ${W.naturals} ${e.natural}`));
   }
   return box;
@@ -135,7 +138,13 @@ function drawMark(parent, kind, cx, cy, r, colour) {
   else if (kind === "bead") parent.append(svg("circle", {cx, cy, r: r * 0.88, fill: c}));
 }
 
-function road(name, cells, kind) {
+// Where Banker Ask and Player Ask are in their turns now: every render keeps the one clock.
+function askTurn(winner) {
+  const now = performance.now() + (winner === "player" ? ASK_PERIOD / 2 : 0);
+  return `animation-duration: ${ASK_PERIOD}ms; animation-delay: ${-(now % ASK_PERIOD)}ms`;
+}
+
+function road(name, cells, kind, preview) {
   const maxCol = cells.reduce((m, c) => Math.max(m, c.col), -1);
   const columns = Math.max(MIN_COLUMNS, maxCol + 2);  // one empty column after the newest
   const s = svg("svg", {class: `road ${name}`, "data-road": name, "data-newest": maxCol,
@@ -175,6 +184,16 @@ function road(name, cells, kind) {
     newest.prepend(svg("rect", {x: c.col * 10 + 0.6, y: c.row * 10 + 0.6, width: 8.8, height: 8.8, rx: 1.5,
       class: "newest-frame"}));
   }
+  for (const w of ["banker", "player"]) {  // the would-be marks: not [data-cell], the road stays croupier roads
+    const p = preview && preview[w][name];
+    if (!p) continue;
+    const g = svg("g", {class: `preview ${w}`, "data-preview": w, "data-row": p.row, "data-col": p.col,
+      "data-colour": p.colour, style: askTurn(w)});
+    g.append(svg("rect", {x: p.col * 10 + 0.6, y: p.row * 10 + 0.6, width: 8.8, height: 8.8, rx: 1.5,
+      class: "preview-frame"}));
+    drawMark(g, kind, p.col * 10 + 5, p.row * 10 + 5, 4.4, p.colour);
+    s.append(g);
+  }
   return el("figure", {class: `roadbox ${name}`}, el("figcaption", {text: W[name]}), el("div", {class: "roadscroll"}, s));
 }
 
@@ -188,13 +207,13 @@ function scrollRoads() {
 }
 
 function baccaratBoard(view) {
-  const r = view.roads;
+  const r = view.roads, p = view.road_preview;
   return el("div", {class: "scoreboard"},
-    road("big_road", r.big_road, "ring"),
-    road("bead_plate", r.bead_plate, "bead"),
-    road("big_eye_boy", r.big_eye_boy, "ring"),
-    road("small_road", r.small_road, "dot"),
-    road("cockroach_pig", r.cockroach_pig, "slash"));
+    road("big_road", r.big_road, "ring", p),
+    road("bead_plate", r.bead_plate, "bead", null),
+    road("big_eye_boy", r.big_eye_boy, "ring", p),
+    road("small_road", r.small_road, "dot", p),
+    road("cockroach_pig", r.cockroach_pig, "slash", p));
 }
 
 function baccaratHistory(view) {
