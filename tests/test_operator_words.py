@@ -220,3 +220,8 @@ def test_the_display_docs_show_the_limits_as_the_page_writes_them() -> None:
     limits = settings_of(load_table(FIRMWARE_CONFIGS / "tables" / "baccarat_sim.yaml"))["limits_text"]
     text = " ".join((ROOT / "docs" / "display.md").read_text().split())
     assert f"Min {limits['min_bet']} · Max {limits['max_bet']}" in text
+
+
+def test_a_new_shoe_is_named_by_its_number() -> None:
+    line = format_event({"event": "new_shoe", "seq": 9, "round": 0, "decks": 8, "shoe_number": 3})
+    assert "new shoe 3: 8 decks" in line, line

@@ -67,7 +67,8 @@ def format_event(p: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
     elif name == "dp_set":
         body = f"seat {p['seat']} is the Designated Player"
     elif name == "new_shoe":
-        body = f"new shoe: {decks_text(p['decks'])}"
+        number = f" {p['shoe_number']}" if p.get("shoe_number") else ""
+        body = f"new shoe{number}: {decks_text(p['decks'])}"
     else:
         rest = {k: v for k, v in p.items() if k not in ("event", "table", "seq", "round")}
         body = result_text(rest)
