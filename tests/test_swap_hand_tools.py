@@ -14,6 +14,7 @@ from controller.games.blackjack_strategy import SWAP_TABLE, Chart, basic_action,
 from controller.games.swap_hand.options import SwapHandOptions
 from controller.games.swap_hand.par_sheet import Cell, measure
 from controller.games.swap_hand.simulation import Job, play
+from controller.tools.children import croupier_command
 
 ALL = ("hit", "stand", "double", "split")
 
@@ -86,4 +87,4 @@ def test_math_with_rounds_is_the_simulated_house_edge_sheet_with_its_method(
     spots = ("main", "odds_win", "total")
     rows = {line.split()[0]: line for line in out.splitlines() if line and line.split()[0] in spots}
     assert set(rows) == {"main", "odds_win", "total"} and all("%" in r for r in rows.values())
-    assert "command: croupier math swap_hand --rounds 500 --seed 3 --decks 6" in out
+    assert f"command: {croupier_command()} math swap_hand --rounds 500 --seed 3 --decks 6" in out

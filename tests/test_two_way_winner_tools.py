@@ -16,6 +16,7 @@ from controller.games.two_way_winner.options import DealerBonusPayTable, communi
 from controller.games.two_way_winner.par_sheet import ALL_HANDS, bonus_class_counts, load_paytable, par_sheet
 from controller.games.two_way_winner.policy import check_or_bet, choose
 from controller.money import Odds
+from controller.tools.children import croupier_command
 
 
 def test_class_counts_are_the_known_five_card_counts() -> None:
@@ -141,4 +142,4 @@ def test_math_with_rounds_gives_the_bonus_exactly_and_the_game_by_simulation(
     assert "method: simulation (Monte Carlo) through the real engine, 300 rounds x 1 seat, seed 3" in out
     edge_line = next(line for line in out.splitlines() if line.startswith("house edge per unit of total"))
     assert "95 % interval" in edge_line
-    assert "command: croupier math two_way_winner --rounds 300 --seed 3" in out
+    assert f"command: {croupier_command()} math two_way_winner --rounds 300 --seed 3" in out
