@@ -54,11 +54,14 @@ def main() -> int:
             run = [croupier, "scenario", str(path), "--settled-only"]
             engine_s, engine = timed(run)
             daemon_s, daemon = timed([*run, "--through-daemon", "--table", str(table.relative_to(ROOT))])
-            same = engine == daemon and len(engine) == args.rounds
+            # the settlement lines, then the verdict line ("OK: played to the end, ...")
+            same = (engine == daemon and len(engine) == args.rounds + 1
+                    and engine[-1].startswith("OK: played to the end"))
             failed += not same
             print(f"{name}: {args.rounds} rounds, seats {config.limits.seats}, every seat active: engine "
                   f"{engine_s:.2f} s, through the daemon on its expanders {daemon_s:.2f} s; settlement lines "
-                  f"identical: {'yes' if same else 'NO'} ({len(engine)} / {len(daemon)})")
+                  f"identical: {'yes' if same else 'NO'} ({len(engine) - 1} / {len(daemon) - 1}, "
+                  "and the verdict)")
     tables = "".join(f" --table {t}" for t in args.table or ())
     print(f"command: .venv/bin/python bench/full_tables.py --rounds {args.rounds} --seed {args.seed}{tables}")
     return 1 if failed else 0

@@ -68,3 +68,13 @@ def test_resync_bench_asks_for_make_node_when_the_node_follower_cannot_run(tmp_p
     assert done.returncode == 2
     assert "--follower node needs Node and the follower's packages" in done.stderr
     assert "run `make node` first" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_full_table_bench_says_the_lines_are_identical_for_a_short_run() -> None:
+    """bench/full_tables.py is issue 25's acceptance figure: a short run of one table must say "yes"
+    (it said NO once the scenario command ended its output with a verdict line)."""
+    args = ["--rounds", "3", "--table", "baccarat_7seat_sim"]
+    done = subprocess.run([sys.executable, "bench/full_tables.py", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "settlement lines identical: yes (3 / 3, and the verdict)" in done.stdout, done.stdout
