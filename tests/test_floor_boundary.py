@@ -13,7 +13,9 @@ from test_floor_uplink import write_journal
 
 from controller.cli import main as cli_main
 from controller.daemon.config import load_table
+from controller.floor.local import NatsServer
 from controller.inputs import CreditIn
+from tests.server_fixtures import FloorDatabase
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,3 +62,20 @@ def test_a_stop_while_the_floor_is_away_is_a_clean_exit(tmp_path: Path) -> None:
     wait_for("a failed connection", lambda: "failed" in uplink.text(), 30, uplink)
     assert uplink.stop() == 0, uplink.text()
     assert "Traceback" not in uplink.text()
+
+
+def test_a_recorder_stopped_after_its_nats_server_died_exits_cleanly(
+    tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase,
+) -> None:
+    """SIGTERM to a recorder whose server went away under it: it stops at once, exit 0, no traceback
+    (closing the lost connection raised "Connection lost" and the stop ended in a traceback, exit 1)."""
+    rec = Proc(tmp_path / "rec.log", "floor", "record", "--nats", nats_server.url, "--db", postgres.dsn)
+    rec.start()
+    try:
+        wait_for("the recorder up", lambda: rec.said("floor schema"), 60, rec)
+        nats_server.kill()
+        wait_for("the recorder lost its server", lambda: rec.said("ConnectionRefusedError"), 30, rec)
+        assert rec.stop() == 0, rec.text()
+        assert "Traceback" not in rec.text(), rec.text()
+    finally:
+        rec.stop()
