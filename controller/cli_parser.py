@@ -33,23 +33,21 @@ def _add_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser], tools: 
         doc = (module.__doc__ or "").strip().splitlines()
         p = sub.add_parser(game, help=doc[0] if doc else game, description=module.__doc__)
         module.add_arguments(p)
-        # ``croupier``: how the person types the command, for the "command:" line a tool prints to say
-        # how its figures were made (runnable as printed, also from a clone whose venv is not on PATH).
-        p.set_defaults(func=_to_output(module.run), croupier=_croupier_word())
-
-
-def _croupier_word() -> str:
-    from controller.tools.children import croupier_command
-
-    return croupier_command()
+        p.set_defaults(func=_to_output(module.run))
 
 
 def _to_output(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """A game tool whose ``--output FILE`` (where it has one) gets what it prints, written here.
 
     The tools live in the games, which write no file; the shell writes the file as every file we make
-    is written: atomically, private (0600) from its first byte, and only when the tool succeeded."""
+    is written: atomically, private (0600) from its first byte, and only when the tool succeeded. It
+    also gives the tool ``args.croupier``, how the person types the command, for the "command:" line
+    that says how its figures were made (runnable as printed, also from a clone whose venv is not on
+    PATH): found when the tool runs, not for every command line the parser builds."""
     def with_output(args: argparse.Namespace) -> int:
+        from controller.tools.children import croupier_command
+
+        args.croupier = croupier_command()
         output = getattr(args, "output", None)
         if not output:
             return run(args)
