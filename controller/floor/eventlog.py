@@ -46,7 +46,13 @@ def row_hash(prev_hash: bytes, row_id: int, logged_at: datetime, table_id: str |
 
 def append(cur: psycopg.Cursor[Any], *, table_id: str | None, kind: str, origin: str,
            body: Mapping[str, Any], logged_at: datetime | None = None) -> bool:
-    """Append one event in the caller's transaction; False if ``origin`` was logged before."""
+    """Append one event in the caller's transaction (``cur``'s); False if ``origin`` was logged before."""
+    with cur.connection.cursor() as own:  # plain tuples, whatever row factory the caller's cursor has
+        return _append(own, table_id, kind, origin, body, logged_at)
+
+
+def _append(cur: psycopg.Cursor[Any], table_id: str | None, kind: str, origin: str,
+            body: Mapping[str, Any], logged_at: datetime | None) -> bool:
     cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
     cur.execute("SELECT 1 FROM event_log WHERE origin = %s", (origin,))
     if cur.fetchone() is not None:
