@@ -6,6 +6,7 @@ bytes); the host under test is the real ShoeReader on the pty's other end.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -21,6 +22,7 @@ from drivers.shoe.messages import (
     Heartbeat,
     Hello,
     Nak,
+    Reset,
     StatusRequest,
     UnknownMessage,
 )
@@ -208,9 +210,11 @@ def test_a_card_crossing_a_reset_on_the_wire_is_dealt_once(shoe: RawShoe, run_re
     shoe.send(0, HELLO)
     shoe.send(1, CardMsg(parse_card("9D")))
     shoe.expect(is_ack(1))
-    reader.reset()
+    resetting = threading.Thread(target=reader.reset)  # it waits for the shoe's next frame (below)
+    resetting.start()
     shoe.send(2, CardMsg(parse_card("7S")))  # left the shoe before the RESET arrived
-    got = shoe.drain(0.3)
+    got = shoe.expect(lambda f: isinstance(f.message, Reset))
+    resetting.join()
     assert not any(isinstance(f.message, Ack) for f in got), got  # held back, not acknowledged
     shoe.send(0, HELLO)  # the shoe took the RESET: HELLO 0, then the unacknowledged card as 1
     shoe.expect(is_ack(0))
@@ -243,3 +247,48 @@ def test_reset_on_a_plain_profile_shoe_is_refused_not_reported_as_sent(
     with pytest.raises(ShoeError, match=r"speaks the plain profile: it has no RESET"):
         reader.reset()
     assert shoe.drain(0.2) == []  # nothing was written to the line
+
+
+def test_a_reset_waits_until_the_shoe_got_the_last_cards_ack(shoe: RawShoe, run_reader: Any) -> None:
+    """The host's ACK of a card is damaged on the line, and a RESET follows at once: a shoe obeying
+    RESET sends the card it still holds again after its HELLO, under a new number, and the host
+    dealt it twice. Now the RESET waits until the shoe shows it got the ACK (its next frame)."""
+    reader, events = run_reader(profile(shoe.path))
+    shoe.send(0, HELLO)
+    shoe.expect(is_ack(0))
+    shoe.send(1, CardMsg(parse_card("9D")))
+    shoe.expect(is_ack(1))  # ... which the shoe never receives (damaged on the line)
+    resetting = threading.Thread(target=reader.reset)
+    resetting.start()
+    got = shoe.drain(0.2)
+    if any(isinstance(f.message, Reset) for f in got):  # RESET before the shoe had the ACK: obeyed
+        shoe.send(0, HELLO)
+        shoe.send(1, CardMsg(parse_card("9D")))  # the card it still held, sent again
+    else:
+        shoe.send(1, CardMsg(parse_card("9D")))  # its 200 ms resend: acknowledged again, not dealt
+        shoe.expect(is_ack(1))
+        assert not any(isinstance(f.message, Reset) for f in shoe.drain(0.2))
+        shoe.send(2, Heartbeat())  # the shoe got the ACK and moved on: now the RESET may go
+        got = shoe.expect(lambda f: isinstance(f.message, Reset))
+        assert any(is_ack(2)(f) for f in got)  # a HEARTBEAT is taken as usual (only cards are held)
+        shoe.send(0, HELLO)
+        shoe.send(1, Heartbeat())
+    resetting.join()
+    shoe.expect(is_ack(1))
+    time.sleep(0.2)
+    assert events.codes() == ["9D"]
+
+
+def test_a_reset_the_silent_shoe_cannot_confirm_is_refused_and_frames_flow_again(
+        shoe: RawShoe, run_reader: Any) -> None:
+    reader, events = run_reader(profile(shoe.path))
+    shoe.send(0, HELLO)
+    shoe.send(1, CardMsg(parse_card("4C")))
+    shoe.expect(is_ack(1))
+    with pytest.raises(ShoeError, match=r"RESET not sent: .* has not shown that it received the ACK"):
+        reader.prepare_reset(wait=0.3)
+    assert not any(isinstance(f.message, Reset) for f in shoe.drain(0.2))  # nothing went out
+    shoe.send(2, CardMsg(parse_card("5C")))  # no hold is left behind: taken and acknowledged
+    shoe.expect(is_ack(2))
+    time.sleep(0.1)
+    assert events.codes() == ["4C", "5C"]

@@ -78,6 +78,7 @@ class Dispenser:
         self._resetting = state.reset_row is not None
         #: That RESET is sent again once the shoe is connected (see :meth:`_reset_again`).
         self._reset_again_due = self._resetting
+        self._reset_task: asyncio.Task[None] | None = None
         #: A DISPENSE was sent and its card has not come yet. At a start mid-deal the previous
         #: process may have sent one whose card the shoe still holds: wait for it (the timeout
         #: tilts for the dealer) rather than risk a second card.
@@ -135,7 +136,8 @@ class Dispenser:
         """The shoe's news that changes what is on its way (called before after_apply)."""
         if status == "connected" and self._reset_again_due:
             self._reset_again_due = False
-            self._loop.call_soon(self._reset_again)  # after the reader's greeting (its resume NAK)
+            # After the reader's greeting (its resume NAK); kept, so the task is not collected.
+            self._reset_task = self._loop.create_task(self._reset_again())
         if status == "shoe_empty" and self.outstanding:
             self._answered()
             self._empty = True
@@ -195,7 +197,7 @@ class Dispenser:
         self._state = state
         return True
 
-    def _reset_again(self) -> None:
+    async def _reset_again(self) -> None:
         """A RESET sent before a restart whose HELLO this process has not seen: send it once more.
 
         Runs after the shoe's first frame since the start: if that frame was the HELLO, it answered
@@ -209,8 +211,14 @@ class Dispenser:
         if not self._resetting:
             return
         try:
+            # Off the loop: the reader may run on it, and the shoe's next frame is what it waits for.
+            await asyncio.to_thread(self.reader.prepare_reset)
+            if not self._resetting:  # the HELLO came meanwhile: it answered the first RESET
+                self.reader.cancel_reset()
+                return
             self.reader.reset()
         except ShoeError as exc:
+            self.reader.cancel_reset()
             log.warning("a RESET sent before the restart is unanswered, and cannot be sent again: %s", exc)
             return
         log.warning("a RESET sent before the restart had not been answered by HELLO: sent it again")

@@ -67,7 +67,7 @@ async def handle_command(d: DaemonHost, payload: bytes, caller: KeyInfo) -> dict
         return error_reply(f"{parsed.name}: key {caller.name!r} has role {caller.role}, which may not "
                            f"send it (docs/security.md)", cmd=parsed.name, denied=True)
     if isinstance(parsed, Query) and parsed.name == "shoe":
-        return shoe_command(d, parsed.args["action"])
+        return await shoe_command(d, parsed.args["action"])
     if isinstance(parsed, InputCommand):
         try:
             return resend.run(service, d.submit, parsed, caller.name)

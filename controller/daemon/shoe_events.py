@@ -9,6 +9,7 @@ input when it must stop a deal (docs/daemon.md, "Shoe statuses").
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any
@@ -118,16 +119,23 @@ def on_shoe_event(d: DaemonHost, event: ShoeEvent, frame: FrameId | None = None)
         dispenser.after_apply(d.service.table)
 
 
-def shoe_command(d: DaemonHost, action: str) -> dict[str, Any]:
-    """``shoe reset``: RESET to the shoe, e.g. after the dealer cleared a jam (docs/commands.md)."""
+async def shoe_command(d: DaemonHost, action: str) -> dict[str, Any]:
+    """``shoe reset``: RESET to the shoe, e.g. after the dealer cleared a jam (docs/commands.md).
+
+    The RESET waits (off the event loop, at most ``RESET_CONFIRM_WAIT`` s, usually not at all) until
+    the shoe holds no card this table was dealt: see ``ShoeReader.prepare_reset``.
+    """
     if d.shoe is None:
         return error_reply("shoe reset: this table has no shoe")
+    reader = d.shoe.reader
     try:
+        await asyncio.to_thread(reader.prepare_reset)
         if d.dispenser is not None:
             d.dispenser.reset()  # the HELLO that answers voids an unanswered DISPENSE
         else:
-            d.shoe.reader.reset()
+            reader.reset()
     except ShoeError as exc:
+        reader.cancel_reset()
         return error_reply(f"shoe reset: {exc}")
     log.info("RESET sent to the shoe")
     return {"ok": True, "cmd": "shoe", "action": action, "sent": "RESET"}

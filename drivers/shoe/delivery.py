@@ -45,6 +45,10 @@ log = logging.getLogger("croupier.shoe")
 #: is never taken as a new card. A RESET lost on the line holds the frames no longer than this (they
 #: are resent, unacknowledged, and delivered after it).
 RESET_HOLD: Final = 5.0
+#: Before a RESET, how long the host waits for the shoe to show that it got the ACK of the last card
+#: (its next frame: a conforming shoe sends a HEARTBEAT within 1 s when idle, and resends an
+#: unacknowledged frame within 200 ms, which is acknowledged again).
+RESET_CONFIRM_WAIT: Final = 2.5
 
 
 class FrameId(NamedTuple):
@@ -108,6 +112,8 @@ class FrameReader:
     _session: str
     _resuming: bool
     _reset_at: float | None
+    _reset_written: bool
+    _unconfirmed_card: bool
     _lock: threading.Lock
     _port: serial.SerialBase | None
     _last_seq: int | None
@@ -209,12 +215,15 @@ class FrameReader:
             self._framing_error(FramingError(
                 f"received host-to-shoe {name} (seq {frame.seq}): is the line echoing?"))
             return False
-        if not isinstance(message, Hello) and self._held_by_reset(frame.seq):
+        if frame.seq != self._last_seq or isinstance(message, Hello):
+            # Stop and wait: the shoe sent this only after it got the ACK of the frame before.
+            self._unconfirmed_card = False
+        if not isinstance(message, Hello) and self._held_by_reset(frame.seq, message):
             return True  # not acknowledged: the shoe sends it again after its HELLO
         last = self._last_seq
         behind = None if last is None else (last - frame.seq) & 0xFF
         if isinstance(message, Hello):
-            self._reset_at = None
+            self._reset_at, self._reset_written = None, False
             # HELLO always resets the expectation, whatever its SEQ: after a wrap, a power-cycle
             # HELLO 0 may carry the SEQ last delivered. Delivering a resent HELLO again is harmless;
             # it starts a new session (the consumer records it before it is acknowledged).
@@ -241,17 +250,26 @@ class FrameReader:
                 self._last_seq, self._resuming = frame.seq, False
             elif not self._take(FrameId(self._session, frame.seq), message):
                 return True  # not acknowledged: the shoe sends it again
+        # Until a later frame comes, the shoe may not have this ACK: a RESET then would make it
+        # send the card again under a new number (see ShoeReader.prepare_reset). Set before the
+        # ACK goes: whoever sees the ACK must see this too.
+        self._unconfirmed_card = isinstance(message, CardMsg)
         self._write(encode_frame(frame.seq, Ack()))
         if self._on_acked is not None:
             self._on_acked(FrameId(self._session, frame.seq))
         return True
 
-    def _held_by_reset(self, seq: int) -> bool:
+    def _held_by_reset(self, seq: int, message: Message | None) -> bool:
         """True while a RESET is unanswered: a frame arriving now left the shoe before it took the
         RESET (it answers RESET with HELLO before anything else), so the shoe holds it unacknowledged
         and sends it again after its HELLO, with a new number (docs/shoe-protocol.md, RESET). Delivered
         or acknowledged now, it would be delivered twice: a card dealt twice."""
         if self._reset_at is None:
+            return False
+        if not self._reset_written and (seq == self._last_seq or not isinstance(message, CardMsg)):
+            # Before the RESET goes out: the last frame again (its ACK lost) is acknowledged again,
+            # and a status or HEARTBEAT taken as usual (sent after the HELLO it would carry stale
+            # flags); only a new card is held, to come again after the HELLO.
             return False
         if time.monotonic() - self._reset_at < RESET_HOLD:
             log.info("shoe frame %d held back: sent before the shoe took the RESET; it comes again "
@@ -259,7 +277,7 @@ class FrameReader:
             return True
         log.warning("no HELLO %.0f s after RESET: was the RESET lost? the shoe's frames are taken again",
                     RESET_HOLD)
-        self._reset_at = None
+        self._reset_at, self._reset_written = None, False
         return False
 
     def _take(self, frame: FrameId, message: Message) -> bool:

@@ -52,7 +52,7 @@ from collections.abc import Callable
 
 import serial  # type: ignore[import-untyped]  # no stubs in the dev deps (types-pyserial)
 
-from drivers.shoe.delivery import FrameHandler, FrameId, ShoeError, new_session
+from drivers.shoe.delivery import RESET_CONFIRM_WAIT, FrameHandler, FrameId, ShoeError, new_session
 from drivers.shoe.events import ShoeEvent
 from drivers.shoe.linehealth import DeviceFlags, ErrorBursts
 from drivers.shoe.messages import Dispense, Heartbeat, Message, Reset, StatusRequest
@@ -106,8 +106,13 @@ class ShoeReader(SessionLoop):
         self._last_seq: int | None = resume.seq if resume is not None else None
         #: SEQ of the next host command; restarts at 0 with every session (docs/shoe-protocol.md).
         self._cmd_seq = 0
-        #: When the last RESET went out, until the HELLO that answers it (None: none unanswered).
+        #: When a RESET was asked for or went out, until the HELLO that answers it (None: none).
         self._reset_at: float | None = None
+        #: Whether that RESET is on the line yet (before it, the last card's resend is acknowledged).
+        self._reset_written = False
+        #: The newest frame acknowledged is a card and no later frame has shown that the shoe got the
+        #: ACK. After a resume the journal's last frame may be such a card: assume it is.
+        self._unconfirmed_card = resume is not None
         #: The shoe's status from its latest HEARTBEAT (answer to :meth:`request_status`).
         self.last_heartbeat: Heartbeat | None = None
         #: Framing errors and NAKs, reported and sent at a bounded rate.
@@ -180,17 +185,48 @@ class ShoeReader(SessionLoop):
         """Ask the shoe to restart its protocol state (it answers with HELLO, sequence 0); until that
         HELLO, its other frames are held back (see ``FrameReader._held_by_reset``).
 
-        The hold starts before the RESET is written: the reader thread may take the answering HELLO
-        before this thread runs again. A shoe of the plain profile has no RESET: refused (ShoeError),
-        never reported as sent."""
-        if self.profile.protocol != "v1":
-            raise ShoeError(f"the shoe on {self.profile.port} speaks the plain profile: it has no RESET")
+        A RESET makes the shoe send again, under a new number, every frame it holds unacknowledged,
+        so it must not reach a shoe still holding a card this host delivered (the card's ACK lost
+        on the line): that card would be dealt twice. :meth:`prepare_reset` (called here unless the
+        caller did, e.g. off its event loop) holds the shoe's new frames back and waits until the
+        shoe shows that it got the last card's ACK. The hold starts before the RESET is written:
+        the reader thread may take the answering HELLO before this thread runs again. A shoe of the
+        plain profile has no RESET: refused (ShoeError), never reported as sent."""
+        self.prepare_reset()
         self._reset_at = time.monotonic()
+        self._reset_written = True
         try:
             self._send_command(Reset())
         except ShoeError:
-            self._reset_at = None
+            self.cancel_reset()
             raise
+
+    def prepare_reset(self, wait: float = RESET_CONFIRM_WAIT) -> None:
+        """Hold the shoe's new frames back and wait (at most ``wait`` s) until it holds no delivered card.
+
+        Blocks; the daemon runs it in a worker thread before :meth:`reset`. Proof that the shoe got
+        the ACK of the last card is any later frame from it (stop and wait: it sends the next frame
+        only then; an idle shoe sends a HEARTBEAT within 1 s); a resend of that card is acknowledged
+        again meanwhile. ShoeError, and nothing held, if no proof comes: the RESET is not sent.
+        """
+        if self.profile.protocol != "v1":
+            raise ShoeError(f"the shoe on {self.profile.port} speaks the plain profile: it has no RESET")
+        if self._reset_at is None or self._reset_written:
+            self._reset_at, self._reset_written = time.monotonic(), False
+        deadline = time.monotonic() + wait
+        while self._unconfirmed_card:
+            if time.monotonic() >= deadline or not self.connected:
+                self.cancel_reset()
+                raise ShoeError(
+                    f"RESET not sent: for {wait:g} s the shoe on {self.profile.port} has not shown that it "
+                    f"received the ACK of the last card (frame {self._last_seq}); a RESET now could make it "
+                    f"send that card again as a new one. Try again; a shoe that stays silent is "
+                    f"disconnected or hung")
+            time.sleep(0.01)
+
+    def cancel_reset(self) -> None:
+        """Take the shoe's frames again: a RESET prepared was not sent after all."""
+        self._reset_at, self._reset_written = None, False
 
     @property
     def connected(self) -> bool:
