@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -44,29 +44,57 @@ def row_hash(prev_hash: bytes, row_id: int, logged_at: datetime, table_id: str |
     return hashlib.sha256(prev_hash + text.encode("utf-8")).digest()
 
 
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One event to log: its table (None: floor-wide), kind, origin (once only) and body."""
+
+    table_id: str | None
+    kind: str
+    origin: str
+    body: Mapping[str, Any]
+
+
 def append(cur: psycopg.Cursor[Any], *, table_id: str | None, kind: str, origin: str,
            body: Mapping[str, Any], logged_at: datetime | None = None) -> bool:
     """Append one event in the caller's transaction (``cur``'s); False if ``origin`` was logged before."""
+    return append_many(cur, [Entry(table_id, kind, origin, body)], logged_at=logged_at) == 1
+
+
+def append_many(cur: psycopg.Cursor[Any], entries: Sequence[Entry], *,
+                logged_at: datetime | None = None) -> int:
+    """Append ``entries`` in order, in the caller's transaction, each whose origin is new (logged
+    before, or earlier in ``entries``: skipped); how many were appended.
+
+    A recorder's batch logs its rows with one lock, one look-up of the origins and one insert of
+    many rows (a pipeline), however many rows it has; the hash rule is :func:`row_hash`, row by row.
+    """
+    if not entries:
+        return 0  # no lock taken: a batch of dealt cards never waits for another writer's log
     with cur.connection.cursor() as own:  # plain tuples, whatever row factory the caller's cursor has
-        return _append(own, table_id, kind, origin, body, logged_at)
-
-
-def _append(cur: psycopg.Cursor[Any], table_id: str | None, kind: str, origin: str,
-            body: Mapping[str, Any], logged_at: datetime | None) -> bool:
-    cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
-    cur.execute("SELECT 1 FROM event_log WHERE origin = %s", (origin,))
-    if cur.fetchone() is not None:
-        return False
-    cur.execute("SELECT id, hash FROM event_log ORDER BY id DESC LIMIT 1")
-    last = cur.fetchone()
-    row_id, prev = (1, GENESIS) if last is None else (int(last[0]) + 1, bytes(last[1]))
-    # Microseconds, as PostgreSQL keeps them: the hash is recomputed from the stored value.
-    when = (logged_at or datetime.now(UTC)).astimezone(UTC)
-    digest = row_hash(prev, row_id, when, table_id, kind, origin, body)
-    cur.execute("INSERT INTO event_log (id, logged_at, table_id, kind, origin, body, prev_hash, hash) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                (row_id, when, table_id, kind, origin, Jsonb(dict(body)), prev, digest))
-    return True
+        own.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
+        own.execute("SELECT origin FROM event_log WHERE origin = ANY(%s)", ([e.origin for e in entries],))
+        seen = {str(origin) for (origin,) in own.fetchall()}
+        fresh = []
+        for e in entries:
+            if e.origin not in seen:
+                seen.add(e.origin)
+                fresh.append(e)
+        if not fresh:
+            return 0
+        own.execute("SELECT id, hash FROM event_log ORDER BY id DESC LIMIT 1")
+        last = own.fetchone()
+        row_id, prev = (0, GENESIS) if last is None else (int(last[0]), bytes(last[1]))
+        # Microseconds, as PostgreSQL keeps them: the hash is recomputed from the stored value.
+        when = (logged_at or datetime.now(UTC)).astimezone(UTC)
+        rows = []
+        for e in fresh:
+            row_id += 1
+            digest = row_hash(prev, row_id, when, e.table_id, e.kind, e.origin, e.body)
+            rows.append((row_id, when, e.table_id, e.kind, e.origin, Jsonb(dict(e.body)), prev, digest))
+            prev = digest
+        own.executemany("INSERT INTO event_log (id, logged_at, table_id, kind, origin, body, prev_hash, "
+                        "hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)", rows)
+    return len(rows)
 
 
 @dataclass(frozen=True, slots=True)
