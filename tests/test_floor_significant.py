@@ -9,7 +9,6 @@ into a real PostgreSQL; the transport between them is tested end to end in test_
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import json
 from pathlib import Path
@@ -18,6 +17,7 @@ import psycopg
 import pytest
 from floor_support import postgres, query  # noqa: F401 (fixture)
 from test_daemon_support import config_for
+from test_standalone_subscriber import top_modules
 
 from controller import inputs as I
 from controller.cards import parse_card
@@ -135,12 +135,8 @@ def standalone(dsn: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
 
 
 def test_the_standalone_verifier_imports_nothing_of_the_project() -> None:
-    tree = ast.parse(VERIFIER.read_text(encoding="utf-8"))
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-                for alias in node.names}
-    imported |= {(node.module or "").split(".")[0] for node in ast.walk(tree)
-                 if isinstance(node, ast.ImportFrom)}
-    assert imported <= {"__future__", "argparse", "collections", "hashlib", "json", "sys", "psycopg"}
+    allowed = {"__future__", "argparse", "collections", "hashlib", "json", "sys", "psycopg"}
+    assert top_modules(VERIFIER) <= allowed
 
 
 def test_verify_on_a_database_without_a_log_says_so(postgres: FloorDatabase,  # noqa: F811
