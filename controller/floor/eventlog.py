@@ -5,11 +5,11 @@ in order and that tampering be evident. Each row of ``event_log`` (migration 000
 SHA-256 of the previous row's hash and its own fields, so changing, removing or inserting a row
 breaks the chain from that row on; :func:`verify` walks it and names the first broken row.
 
-Writers call :func:`append` inside their own transaction (a recorder's batch, an alert's raising),
-so an event is logged exactly when what caused it is committed. ``origin`` says, once, where the
-event came from: a redelivered batch or a second recorder appends nothing new. Appends are
-serialized by a transaction-scoped advisory lock, taken last (after any ``tables`` row lock) so
-that writers never deadlock; ids therefore run 1, 2, 3 ... in commit order.
+Writers call :func:`append` (an alert's change) or :func:`append_many` (a recorder's batch) inside
+their own transaction, so an event is logged exactly when what caused it is committed. ``origin``
+says, once, where the event came from: a redelivered batch or a second recorder appends nothing
+new. Appends are serialized by a transaction-scoped advisory lock, taken last (after any ``tables``
+row lock) so that writers never deadlock; ids therefore run 1, 2, 3 ... in commit order.
 """
 
 from __future__ import annotations
