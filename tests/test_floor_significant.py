@@ -45,7 +45,7 @@ ROWS: list[tuple[str, I.Input, list[str]]] = [
     ("shoe", I.CardSeen(parse_card("9H")), []),
     ("shoe", I.DeviceStatus("shoe lid", False, "the lid is open"), ["device_offline"]),  # tilts the deal
     ("shoe", I.DeviceStatus("shoe lid", True, "the lid is closed"), ["device_online"]),
-    ("command:pit", I.DealerIn("Bob"), ["operator_command"]),  # pit's second command: no new key entry
+    ("command:pit", I.DealerIn("Zoë"), ["operator_command"]),  # pit's second command: no new key entry
     ("shoe", I.CardSeen(parse_card("2C")), []),
     ("shoe", I.CardSeen(parse_card("5D")), []),
     ("shoe", I.CardSeen(parse_card("3S")), []),
@@ -96,7 +96,7 @@ def test_significant_rows_are_logged_once_in_the_recorders_batch_with_dealer_eve
     assert [e["event"] for e in lid_open["events"]] == ["device", "tilt"]
     # The dealer events are recorded as every event is, numbered like the daemon's.
     dealers = query(postgres.dsn, "SELECT seq, payload FROM events WHERE event = 'dealer' ORDER BY seq")
-    assert [p["dealer"] for _, p in dealers] == ["Ann", "Bob", None]
+    assert [p["dealer"] for _, p in dealers] == ["Ann", "Zoë", None]
     assert all(p["seq"] == s and p["table"] == "sig1" for s, p in dealers)
 
 
