@@ -118,6 +118,8 @@ def test_ctl_dealer_in_and_out_on_a_daemon(tmp_path: Path, capsys: pytest.Captur
         code, out = ctl("--ref", "shift-1", "dealer-in", "Ann Lee")  # a resend: applied once
         assert code == 0 and "already applied" in out, out
         assert ", dealer Ann Lee" in ctl("status")[1]
+        assert ctl("open")[0] == 0
+        assert "Round 1 (baccarat, in_progress, dealer Ann Lee)" in ctl("recall", "1")[1]
         code, out = ctl("dealer-in", "")
         assert code == 1 and "field 'name': a dealer's name cannot be empty" in out, out
         code, out = ctl("dealer-out")
