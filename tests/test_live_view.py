@@ -68,7 +68,8 @@ def test_the_view_shows_a_round_as_it_is_dealt(
     try:
         steps: list[tuple[str, dict[str, object]]] = [
             ("credit_in", {"seat": 1, "amount": 100000}), ("credit_in", {"seat": 2, "amount": 5000}),
-            ("new_shoe", {}), ("dealer_in", {"name": "Ann"}), ("open", {}), ("bet", {"seat": 1, "spot": "banker", "amount": 500}),
+            ("new_shoe", {}), ("dealer_in", {"name": "Ann"}), ("open", {}),
+            ("bet", {"seat": 1, "spot": "banker", "amount": 500}),
             ("bet", {"seat": 2, "spot": "player", "amount": 1000}), ("close", {}),
             ("card", {"card": "9H"}), ("card", {"card": "2C"}), ("card", {"card": "5D"}),
         ]
