@@ -278,3 +278,11 @@ class DeviceChanged(Event):
     device: str
     online: bool
     detail: str
+
+
+@record
+class DealerChanged(Event):
+    """A dealer tapped in (``dealer``: the name) or out (``dealer``: null); controller.dealers."""
+
+    event: ClassVar[str] = "dealer"
+    dealer: str | None

@@ -202,11 +202,27 @@ class DeviceStatus(Input):
     detail: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class DealerIn(Input):
+    """A dealer taps in (by name): the table's rounds are theirs from the next seq (controller.dealers)."""
+
+    kind: ClassVar[str] = "dealer_in"
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class DealerOut(Input):
+    """The dealer in taps out: no dealer until the next ``dealer_in``."""
+
+    kind: ClassVar[str] = "dealer_out"
+
+
 INPUT_TYPES: dict[str, type[Input]] = {
     cls.kind: cls
     for cls in (
         NewShoe, OpenBetting, CloseBetting, PlaceWager, CancelWager, CardSeen, DeclareBurn,
         Decision, VoidRound, ClearTilt, TakeHeld, CreditIn, CreditOut, SetDesignatedPlayer, DeviceStatus,
+        DealerIn, DealerOut,
     )
 }
 
@@ -240,7 +256,7 @@ def input_from_dict(data: dict[str, Any]) -> Input:
                 pass
             elif not isinstance(value, int) or isinstance(value, bool):
                 raise InputError(f"{kind}: field {name!r} must be an integer, not {value!r}")
-        elif name in ("spot", "action", "device", "detail"):
+        elif name in ("spot", "action", "device", "detail", "name"):
             if not isinstance(value, str):
                 raise InputError(f"{kind}: field {name!r} must be a string, not {value!r}")
         elif name in ("burn", "online", "repeat") and not isinstance(value, bool):

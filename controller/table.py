@@ -4,11 +4,12 @@ The table owns what every game shares: seats and their credits, the wagers
 of the round and their limits, the round lifecycle (idle -> betting ->
 dealing -> settled, or voided), the shoe composition with its
 impossible-card check, burns and tilts, and the meters. The game owns the
-rules. Two parts of the table live beside this module, as mixins: tilts
-and held cards (:mod:`controller.tilts`), and the seats' money, wagers and
-settlement (:mod:`controller.wagers`). :meth:`Table.apply` takes one input
-and returns the events it caused; an input that does not fit is answered
-with a single ``refused`` event and changes nothing, which is what lets the
+rules. Three parts of the table live beside this module, as mixins: tilts
+and held cards (:mod:`controller.tilts`), the seats' money, wagers and
+settlement (:mod:`controller.wagers`), and the dealer in
+(:mod:`controller.dealers`). :meth:`Table.apply` takes one input and
+returns the events it caused; an input that does not fit is answered with
+a single ``refused`` event and changes nothing, which is what lets the
 daemon journal inputs blindly and replay them after a power cut.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 
 from controller import inputs as I
 from controller.composition import ShoeComposition
+from controller.dealers import DealerRules
 from controller.events import (
     BettingClosed,
     BettingOpened,
@@ -38,7 +40,7 @@ from controller.tilts import Tilt, TiltRules
 from controller.wagers import SeatMeters, WagerRules
 
 
-class Table(TiltRules, WagerRules):
+class Table(TiltRules, WagerRules, DealerRules):
     """One table: seats, credits, the round in play, the shoe, the game."""
 
     def __init__(self, game: Game, limits: TableLimits | None = None) -> None:
@@ -65,6 +67,7 @@ class Table(TiltRules, WagerRules):
         #: How many ``new_shoe`` inputs the table has applied (0 before the first): the shoe's number,
         #: derived from the journaled inputs alone, so a restart or a replay gives the same number.
         self.shoe_number = 0
+        self.dealer = None  # who deals now (controller.dealers)
         self._last_due: object = None
         # Most games stake exactly what is chosen; only those that add wagers pay for the general path.
         self._derives = type(game).with_derived is not Game.with_derived
@@ -90,6 +93,8 @@ class Table(TiltRules, WagerRules):
             "credit_out": self._credit_out,
             "set_dp": self._set_dp,
             "device": self._device,
+            "dealer_in": self._dealer_in,
+            "dealer_out": self._dealer_out,
         }
 
     @property
@@ -144,6 +149,7 @@ class Table(TiltRules, WagerRules):
             "meters": self.meters_dict(),
             "shoe_results": list(self.shoe_results),
             "shoe_number": self.shoe_number,
+            "dealer": self.dealer,
         }
 
     def meters_dict(self) -> dict[str, Any]:

@@ -22,7 +22,8 @@ def test_floor_demo_records_a_dealing_table_and_says_how_to_query_it(
     assert code == 0, out + err
     db = re.search(r"PostgreSQL (postgresql://\S+),", out)
     assert db is not None, out
-    for command in ("floor tables", "floor recall baccarat_sim --last 3", "floor export baccarat_sim"):
+    for command in ("floor tables", "floor recall baccarat_sim --last 3", "floor export baccarat_sim",
+                    "floor verify"):
         assert f"{command} " in out and f"--db {db.group(1)}" in out, out
     # The end: `floor tables` with every row of the table's journal recorded, nothing behind, no gap.
     row = re.search(r"^baccarat_sim\s+baccarat\s+(\d+)\s+(\d+)\s+.*$", out, re.M)

@@ -68,7 +68,8 @@ def test_the_view_shows_a_round_as_it_is_dealt(
     try:
         steps: list[tuple[str, dict[str, object]]] = [
             ("credit_in", {"seat": 1, "amount": 100000}), ("credit_in", {"seat": 2, "amount": 5000}),
-            ("new_shoe", {}), ("open", {}), ("bet", {"seat": 1, "spot": "banker", "amount": 500}),
+            ("new_shoe", {}), ("dealer_in", {"name": "Ann"}), ("open", {}),
+            ("bet", {"seat": 1, "spot": "banker", "amount": 500}),
             ("bet", {"seat": 2, "spot": "player", "amount": 1000}), ("close", {}),
             ("card", {"card": "9H"}), ("card", {"card": "2C"}), ("card", {"card": "5D"}),
         ]
@@ -76,7 +77,7 @@ def test_the_view_shows_a_round_as_it_is_dealt(
             assert client.call(cmd, **fields)["ok"]
         wait_for(lambda: "banker: 5D" in drawn([view]), "the banker's first card")
         text = drawn([view])
-        assert "baccarat · round 1 · DEALING" in text
+        assert "baccarat · round 1 · DEALING · dealer Ann" in text
         assert "due: a card for banker" in text
         assert "player: 9H 2C" in text
         assert "1,000.00" not in text and "995.00" in text and "banker 5.00" in text  # seat 1 after its bet

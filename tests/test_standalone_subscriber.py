@@ -32,12 +32,18 @@ NODE_FOLLOWER = ROOT / "examples" / "node-follower"
 pytestmark = pytest.mark.timeout(120)
 
 
-def test_the_example_imports_nothing_of_the_project() -> None:
-    tree = ast.parse(SCRIPT.read_text(encoding="utf-8"))
+def top_modules(script: Path) -> set[str]:
+    """The top-level packages a Python file imports (an example must import nothing of ours)."""
+    tree = ast.parse(script.read_text(encoding="utf-8"))
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}
     imported |= {(node.module or "").split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom)}
+    return imported
+
+
+def test_the_example_imports_nothing_of_the_project() -> None:
+    imported = top_modules(SCRIPT)
     assert imported <= {"__future__", "argparse", "json", "sys", "time", "typing", "zmq"}, imported
 
 

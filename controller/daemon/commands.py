@@ -20,6 +20,7 @@ from typing import Any, Final
 from controller import inputs as I
 from controller.cards import CardError, parse_card
 from controller.daemon.requests import RequestError, loads_request, quote
+from controller.dealers import MAX_NAME, name_problem
 from controller.limits import TableLimits
 from controller.money import DEFAULT_CURRENCY, Currency
 
@@ -72,6 +73,13 @@ def _build_card(a: dict[str, Any]) -> I.Input:
     return I.CardSeen(card, bool(a.get("burn", False)))
 
 
+def _build_dealer_in(a: dict[str, Any]) -> I.Input:
+    problem = name_problem(a["name"])
+    if problem is not None:
+        raise CommandError(f"field 'name': {problem}")
+    return I.DealerIn(a["name"])
+
+
 def _build_input(a: dict[str, Any]) -> I.Input:
     data = a["input"]
     try:
@@ -107,6 +115,8 @@ INPUT_COMMANDS: Final[dict[str, tuple[_Fields, Callable[[dict[str, Any]], I.Inpu
     "void": ({}, lambda a: I.VoidRound(), "void the round: every wager returned"),
     "set_dp": (_SEAT, lambda a: I.SetDesignatedPlayer(a["seat"]), "One Card Poker: the Designated Player"),
     "new_shoe": ({}, lambda a: I.NewShoe(), "a new shoe was shuffled"),
+    "dealer_in": ({"name": (str, True)}, _build_dealer_in, "a dealer taps in: the next rounds are theirs"),
+    "dealer_out": ({}, lambda a: I.DealerOut(), "the dealer in taps out"),
     "card": (
         {"card": (str, True), "burn": (bool, False)},
         _build_card,
@@ -129,7 +139,8 @@ QUERIES: Final[dict[str, tuple[_Fields, str]]] = {
 _COMMON: Final = {"cmd", "ref", "by", "table"}
 
 #: Longest text per field; any other string (an input's device, detail, reason...) gets ``MAX_TEXT``.
-TEXT_LIMITS: Final[dict[str, int]] = {"by": 64, "ref": 200, "spot": 32, "action": 32, "card": 8, "cmd": 32}
+TEXT_LIMITS: Final[dict[str, int]] = {"by": 64, "ref": 200, "spot": 32, "action": 32, "card": 8, "cmd": 32,
+                                      "name": MAX_NAME}
 MAX_TEXT: Final = 200
 #: Amount fields and what bounds them (see :func:`check_amounts`).
 _BET_AMOUNTS: Final = {"bet"}

@@ -26,6 +26,7 @@ from controller.daemon import messages as msg
 from controller.daemon.commands import INPUT_COMMANDS, QUERIES
 from controller.daemon.requests import MAX_INT
 from controller.daemon.topics import SIDE_TOPICS
+from controller.dealers import MAX_NAME
 
 SCHEMA_DIR: Final = Path(__file__).resolve().parents[2] / "docs" / "schema"
 BUNDLE_NAME: Final = "croupier.schema.json"
@@ -105,6 +106,8 @@ class _Bundle:
             prop: dict[str, Any] = {"type": _JSON_TYPES[kind]}
             if key in ("seat", "n", "round"):
                 prop["minimum"] = 1
+            if key == "name":
+                prop.update(minLength=1, maxLength=MAX_NAME)
             props[key] = prop
         props["table"] = {"type": "string", "description": "refused unapplied by a daemon of another table"}
         if journaled:

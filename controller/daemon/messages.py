@@ -121,6 +121,8 @@ class TableState(TypedDict):
     shoe_results: list[dict[str, Any]]
     #: How many shoes the table has started (``new_shoe`` inputs applied; 0 before the first).
     shoe_number: int
+    #: The dealer in (``dealer_in``), None when nobody is.
+    dealer: str | None
 
 
 class SnapshotRequest(TypedDict, total=False):
@@ -262,6 +264,7 @@ class StatusReply(Identity):
     journal_fault: JournalFaultInfo | None
     offline: dict[str, str]
     burn_next: bool
+    dealer: str | None
     credits: dict[str, int]
     wagers: list[Wager]
     shoe: dict[str, Any]

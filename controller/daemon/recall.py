@@ -63,6 +63,7 @@ class RoundRecorder:
                 "ended_at": None,
                 "first_seq": seq_first,
                 "last_seq": seq_first,
+                "dealer": table.dealer,  # the dealer in at the round's first seq (controller.dealers)
                 "credits_before": {str(s): c for s, c in sorted(table.credits.items())},
                 "credits_after": None,
                 "inputs": [],

@@ -305,6 +305,7 @@ class TableService:
             "journal_fault": self.journal_fault(),
             "offline": dict(t.offline),
             "burn_next": t.burn_next,
+            "dealer": t.dealer,
             "credits": {str(s): c for s, c in sorted(t.credits.items())},
             "wagers": [{"seat": s, "spot": p, "amount": a} for (s, p), a in sorted(t.staked.items())],
             "shoe": t.composition.to_dict(),

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from controller.floor import verify_cli
 from controller.tools.demo_setup import PORTS_PER_TABLE
 
 #: How long a clean stop (SIGTERM, Ctrl-C) waits for publishes or a batch in hand before it gives up
@@ -88,6 +89,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     e.add_argument("--to", dest="end", required=True, help="up to (not including) this time, the same way")
     e.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
     e.set_defaults(func=run_export)
+    verify_cli.register(floor_sub, EXAMPLE_DB)
     d = floor_sub.add_parser(
         "demo", help="the floor on this machine: servers, simulated tables, uplinks, a recorder",
         description="The whole floor on this machine, in a temporary folder: a nats-server and a PostgreSQL "

@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
               f"dealing, each with its uplink (logs in {work}).\nQuery it while it runs:\n"
               f"  {c} floor tables --db {pg.dsn}\n  {c} floor recall {ids[0]} --last 3 --db {pg.dsn}\n"
               f"  {c} floor export {ids[0]} --from {time.time() - 60:.0f} --to {time.time() + 86400:.0f} "
-              f"--db {pg.dsn}\n" + ("" if args.rounds else "Ctrl-C stops it all.\n"), flush=True)
+              f"--db {pg.dsn}\n  {c} floor verify --db {pg.dsn}\n"
+              + ("" if args.rounds else "Ctrl-C stops it all.\n"), flush=True)
         if not args.rounds:
             while not _wait("the floor", False, float("inf"), children):
                 pass

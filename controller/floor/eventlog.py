@@ -5,24 +5,23 @@ in order and that tampering be evident. Each row of ``event_log`` (migration 000
 SHA-256 of the previous row's hash and its own fields, so changing, removing or inserting a row
 breaks the chain from that row on; :func:`verify` walks it and names the first broken row.
 
-Writers call :func:`append` inside their own transaction (a recorder's batch, an alert's raising),
-so an event is logged exactly when what caused it is committed. ``origin`` says, once, where the
-event came from: a redelivered batch or a second recorder appends nothing new. Appends are
-serialized by a transaction-scoped advisory lock, taken last (after any ``tables`` row lock) so
-that writers never deadlock; ids therefore run 1, 2, 3 ... in commit order.
+Writers call :func:`append` (an alert's change) or :func:`append_many` (a recorder's batch) inside
+their own transaction, so an event is logged exactly when what caused it is committed. ``origin``
+says, once, where the event came from: a redelivered batch or a second recorder appends nothing
+new. Appends are serialized by a transaction-scoped advisory lock, taken last (after any ``tables``
+row lock) so that writers never deadlock; ids therefore run 1, 2, 3 ... in commit order.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
 
 import psycopg
-from psycopg.types.json import Jsonb
 
 #: The advisory lock every appender takes ("CRLG"); distinct from the migrations' lock.
 _LOCK: Final = 0x43524C47
@@ -38,35 +37,80 @@ def row_hash(prev_hash: bytes, row_id: int, logged_at: datetime, table_id: str |
     ``[id, logged_at, table_id, kind, origin, body]`` with keys sorted, no spaces, UTF-8, and
     ``logged_at`` in UTC as ``YYYY-MM-DDTHH:MM:SS.ffffff+00:00``.
     """
+    return _chained(prev_hash, row_id, logged_at, table_id, kind, origin, _canonical(body))
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _chained(prev_hash: bytes, row_id: int, logged_at: datetime, table_id: str | None, kind: str,
+             origin: str, body_text: str) -> bytes:
+    """:func:`row_hash` from the body's canonical text, which the writer also stores (encoded once):
+    the array's text is its first five fields' text with the body's appended, exactly as one dump."""
     when = logged_at.astimezone(UTC).isoformat(timespec="microseconds")
-    fields = [row_id, when, table_id, kind, origin, body]
-    text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(prev_hash + text.encode("utf-8")).digest()
+    head = _canonical([row_id, when, table_id, kind, origin])
+    return hashlib.sha256(prev_hash + f"{head[:-1]},{body_text}]".encode()).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One event to log: its table (None: floor-wide), kind, origin (once only) and body."""
+
+    table_id: str | None
+    kind: str
+    origin: str
+    body: Mapping[str, Any]
 
 
 def append(cur: psycopg.Cursor[Any], *, table_id: str | None, kind: str, origin: str,
            body: Mapping[str, Any], logged_at: datetime | None = None) -> bool:
     """Append one event in the caller's transaction (``cur``'s); False if ``origin`` was logged before."""
+    return append_many(cur, [Entry(table_id, kind, origin, body)], logged_at=logged_at) == 1
+
+
+def append_many(cur: psycopg.Cursor[Any], entries: Sequence[Entry], *,
+                logged_at: datetime | None = None) -> int:
+    """Append ``entries`` in order, in the caller's transaction, each whose origin is new (logged
+    before, or earlier in ``entries``: skipped); how many were appended.
+
+    A recorder's batch logs its rows with one lock, one look-up of the origins and one insert,
+    however many rows it has; the hash rule is :func:`row_hash`, row by row.
+    """
+    if not entries:
+        return 0  # no lock taken: a batch of dealt cards never waits for another writer's log
     with cur.connection.cursor() as own:  # plain tuples, whatever row factory the caller's cursor has
-        return _append(own, table_id, kind, origin, body, logged_at)
-
-
-def _append(cur: psycopg.Cursor[Any], table_id: str | None, kind: str, origin: str,
-            body: Mapping[str, Any], logged_at: datetime | None) -> bool:
-    cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
-    cur.execute("SELECT 1 FROM event_log WHERE origin = %s", (origin,))
-    if cur.fetchone() is not None:
-        return False
-    cur.execute("SELECT id, hash FROM event_log ORDER BY id DESC LIMIT 1")
-    last = cur.fetchone()
-    row_id, prev = (1, GENESIS) if last is None else (int(last[0]) + 1, bytes(last[1]))
-    # Microseconds, as PostgreSQL keeps them: the hash is recomputed from the stored value.
-    when = (logged_at or datetime.now(UTC)).astimezone(UTC)
-    digest = row_hash(prev, row_id, when, table_id, kind, origin, body)
-    cur.execute("INSERT INTO event_log (id, logged_at, table_id, kind, origin, body, prev_hash, hash) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                (row_id, when, table_id, kind, origin, Jsonb(dict(body)), prev, digest))
-    return True
+        own.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
+        own.execute("SELECT origin FROM event_log WHERE origin = ANY(%s)", ([e.origin for e in entries],))
+        seen = {str(origin) for (origin,) in own.fetchall()}
+        fresh = []
+        for e in entries:
+            if e.origin not in seen:
+                seen.add(e.origin)
+                fresh.append(e)
+        if not fresh:
+            return 0
+        own.execute("SELECT id, hash FROM event_log ORDER BY id DESC LIMIT 1")
+        last = own.fetchone()
+        row_id, prev = (0, GENESIS) if last is None else (int(last[0]), bytes(last[1]))
+        # Microseconds, as PostgreSQL keeps them: the hash is recomputed from the stored value.
+        when = (logged_at or datetime.now(UTC)).astimezone(UTC)
+        columns: list[list[Any]] = [[], [], [], [], [], [], [], []]
+        for e in fresh:
+            row_id += 1
+            body = _canonical(dict(e.body))
+            digest = _chained(prev, row_id, when, e.table_id, e.kind, e.origin, body)
+            row = (row_id, when, e.table_id, e.kind, e.origin, body, prev, digest)
+            for column, value in zip(columns, row, strict=True):
+                column.append(value)
+            prev = digest
+        # One statement for the batch: each column an array (binary: text needs no escaping), the
+        # bodies as their canonical text.
+        own.execute("INSERT INTO event_log (id, logged_at, table_id, kind, origin, body, prev_hash, hash) "
+                    "SELECT id, at, t, k, o, b::jsonb, p, h FROM unnest(%b::bigint[], %b::timestamptz[], "
+                    "%b::text[], %b::text[], %b::text[], %b::text[], %b::bytea[], %b::bytea[]) "
+                    "AS x(id, at, t, k, o, b, p, h)", columns)
+    return len(fresh)
 
 
 @dataclass(frozen=True, slots=True)

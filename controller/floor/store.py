@@ -6,7 +6,8 @@ by a second recorder) changes nothing. Each batch first locks the ``tables`` row
 touches, in key order: recorders writing the same journal take turns, and never deadlock. Then it
 moves each journal's ``recorded_row`` (every row up to it is recorded) over the rows now present.
 Rows recorded above a missing one are a *hole*; :func:`holes` lists them for the recorder to judge
-(a hole that nothing left to deliver can fill is a gap: :func:`record_gap`).
+(a hole that nothing left to deliver can fill is a gap: :func:`record_gap`). Last, in the same
+transaction, the batch's significant rows go into the event log (controller.floor.significant).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from controller.floor import significant
 from controller.floor.wire import RowMessage
 
 #: Work done on the database connection by the recorder (retried whole if the database was away).
@@ -68,6 +70,8 @@ def write_batch(conn: psycopg.Connection[Any], messages: Sequence[RowMessage]) -
                     "first_seq, last_seq, house_net, record) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
                     "ON CONFLICT DO NOTHING", rounds)
             _advance(cur, table_id, journal_id, max(m.journal_rows for m in rows), newest.at)
+        # Last: the event log's lock after every tables row lock (eventlog's rule), held to the commit.
+        significant.log_batch(cur, [m for rows in by_journal.values() for m in rows])
 
 
 def _advance(cur: psycopg.Cursor[Any], table_id: str, journal_id: str, journal_rows: int,

@@ -57,6 +57,8 @@ WORDS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "credit-in": ("credit_in", ("seat", "amount")),
     "credit-out": ("credit_out", ("seat", "amount")),
     "set-dp": ("set_dp", ("seat",)),
+    "dealer-in": ("dealer_in", ("name",)),
+    "dealer-out": ("dealer_out", ()),
     "card": ("card", ("card", "burn?")),
     "status": ("status", ()),
     "meters": ("meters", ("seat?",)),
@@ -157,8 +159,9 @@ def _when(at: float | None) -> str:
 def format_round(r: dict[str, Any], cur: Currency) -> list[str]:
     """One recalled round as lines for a person (amounts in the table's currency)."""
     m = cur.format
+    dealt = f"{r['status']}, dealer {r['dealer']}" if r.get("dealer") else r["status"]  # older: none
     out = [
-        f"Round {r['round']} ({r['game']}, {r['status']}) {_when(r['opened_at'])} .. {_when(r['ended_at'])}"
+        f"Round {r['round']} ({r['game']}, {dealt}) {_when(r['opened_at'])} .. {_when(r['ended_at'])}"
         f"  seq {r['first_seq']}..{r['last_seq']}"
     ]
     out.append("  credits before: " + credits_text(r["credits_before"], cur))
@@ -213,7 +216,7 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
     if cmd == "status":
         lines = [
             f"table {reply['table']} ({reply['game']}): round {reply['round']} {reply['phase']}, "
-            f"seq {reply['seq']}"
+            f"seq {reply['seq']}, " + (f"dealer {reply['dealer']}" if reply.get("dealer") else "no dealer in")
         ]
         lines.append("  " + due_text(reply))
         if reply["tilt"]:

@@ -66,6 +66,8 @@ def format_event(p: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> str:
         body = "the next card is a burn (declared by the dealer)"
     elif name == "dp_set":
         body = f"seat {p['seat']} is the Designated Player"
+    elif name == "dealer":
+        body = f"dealer in: {p['dealer']}" if p["dealer"] is not None else "dealer out"
     elif name == "new_shoe":
         number = f" {p['shoe_number']}" if p.get("shoe_number") else ""
         body = f"new shoe{number}: {decks_text(p['decks'])}"

@@ -274,8 +274,9 @@ def render_table(v: TableView) -> RenderableType:
     tower = list(lamps.get("tower", {})) or ["dark"]
     dealer_panel.append(" ".join(tower), style="bold red" if "fault" in tower else "green")
     meters = (state.get("meters") or {}).get("table", {})
+    dealer = f" · dealer {state['dealer']}" if state.get("dealer") else ""
     title = (f"{v.table} · {state.get('game')} · round {state.get('round')} · "
-             f"{str(state.get('phase')).upper()}")
+             f"{str(state.get('phase')).upper()}{dealer}")
     subtitle = (f"seq {seq} · settled {meters.get('rounds_settled', 0)} · voided "
                 f"{meters.get('rounds_voided', 0)} · house {cur.signed(meters.get('house_net', 0))}")
     parts: list[RenderableType] = [
