@@ -118,7 +118,8 @@ class BetFigures:
     wagered: int = 0
     house: int = 0
     theoretical: Fraction | None = Fraction(0)
-    variance: Fraction | None = Fraction(0)  # of the house's result, summed over rounds
+    #: of the house's result, summed over rounds (the total's: a float, from a square root per round)
+    variance: Fraction | float | None = Fraction(0)
 
     @property
     def difference(self) -> Fraction | None:
@@ -147,7 +148,6 @@ class Group:
     seated_rounds: int = 0  # seats with a credit account, summed over settled rounds
     bets: dict[str, BetFigures] = field(default_factory=dict)
     total: BetFigures = field(default_factory=BetFigures)
-    total_variance: float | None = 0.0
 
     @property
     def rounds_per_hour(self) -> float:
@@ -161,13 +161,6 @@ class Group:
     def occupancy(self) -> float:
         return self.seat_rounds / self.seated_rounds if self.seated_rounds else 0.0
 
-    @property
-    def total_interval(self) -> tuple[float, float] | None:
-        diff = self.total.difference
-        if diff is None or self.total_variance is None:
-            return None
-        spread = Z_95 * math.sqrt(self.total_variance)
-        return float(diff) - spread, float(diff) + spread
 
 
 @dataclass
@@ -247,7 +240,7 @@ def _add_round(group: Group, f: RoundFacts, par: GamePar | str) -> None:
     if not isinstance(par, GamePar):
         for kind in stakes:
             group.bets[kind].theoretical = group.bets[kind].variance = None
-        group.total.theoretical = group.total.variance = group.total_variance = None
+        group.total.theoretical = group.total.variance = None
         return
     placed = dict.fromkeys(par.types, 0)
     for spot, amount in f.bets:
@@ -267,8 +260,8 @@ def _add_round(group: Group, f: RoundFacts, par: GamePar | str) -> None:
     if par.round_sd is not None:
         bases.setdefault(par.round_sd[0], placed.get(par.round_sd[0], 0))
     variance = _round_variance(par, {k: v for k, v in bases.items() if k in par.types})
-    if group.total_variance is not None:
-        group.total_variance = None if variance is None else group.total_variance + variance
+    if group.total.variance is not None:
+        group.total.variance = None if variance is None else group.total.variance + variance
 
 
 def aggregate(rounds: Iterable[RoundFacts], by: str, start: float, end: float) -> Report:

@@ -86,7 +86,8 @@ def _minor(value: Any) -> int | None:
     return None if value is None else round(value)
 
 
-def _figures(name: str, bet: BetFigures, interval: tuple[float, float] | None) -> dict[str, Any]:
+def _figures(name: str, bet: BetFigures) -> dict[str, Any]:
+    interval = bet.interval
     return {"bet": name, "wagered": bet.wagered, "house": bet.house, "theoretical": _minor(bet.theoretical),
             "difference": _minor(bet.difference), "low": _minor(interval and interval[0]),
             "high": _minor(interval and interval[1])}
@@ -98,8 +99,8 @@ def group_dict(g: Group) -> dict[str, Any]:
         "group": g.key, "currency": g.currency, "minor_units": g.minor_units, "rounds": g.rounds,
         "voided": g.voided, "hours": len(g.hours), "rounds_per_hour": round(g.rounds_per_hour, 2),
         "seats_per_round": round(g.seats_per_round, 2), "occupancy": round(g.occupancy, 4),
-        "bets": [_figures(name, bet, bet.interval) for name, bet in sorted(g.bets.items())],
-        "total": _figures("total", g.total, g.total_interval),
+        "bets": [_figures(name, bet) for name, bet in sorted(g.bets.items())],
+        "total": _figures("total", g.total),
     }
 
 
