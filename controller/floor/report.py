@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from controller.floor.report_par import GamePar, NoPar, par_for
+from controller.floor.report_par import ROUND, GamePar, NoPar, par_for
 
 #: The interval of actual minus theoretical: 95 % (two-sided, the normal approximation).
 Z_95 = 1.959963984540054
@@ -29,10 +29,15 @@ GROUPINGS = ("table", "game", "dealer", "hour")
 NO_DEALER = "(none)"
 
 #: The rounds ended in a time range (the table's clock), each with its journal's game, options and
-#: currency, and its dealer: the newest ``dealer`` event of its journal before the round's first seq
-#: (index ``events_by_name``). ``rounds_by_end`` (migration 0008) finds the range over every table.
+#: currency, the parts of its record a report reads (not its cards and inputs, most of its size), and
+#: its dealer: the newest ``dealer`` event of its journal before the round's first seq (index
+#: ``events_by_name``). ``rounds_by_end`` (migration 0006) finds the range over every table.
 ROUNDS = """
-    SELECT r.table_id, r.journal_id, t.game, t.options, t.currency, r.record,
+    SELECT r.table_id, r.journal_id, t.game, t.options, t.currency,
+           jsonb_build_object('round', r.record->'round', 'status', r.record->'status',
+                              'ended_at', r.record->'ended_at', 'house_net', r.record->'house_net',
+                              'settlements', r.record->'settlements', 'bets', r.record->'bets',
+                              'credits_before', r.record->'credits_before') AS record,
            (SELECT e.payload->'dealer' FROM events e
             WHERE e.table_id = r.table_id AND e.event = 'dealer' AND e.seq < r.first_seq
               AND e.journal_id = r.journal_id
@@ -118,7 +123,7 @@ class BetFigures:
     wagered: int = 0
     house: int = 0
     theoretical: Fraction | None = Fraction(0)
-    #: of the house's result, summed over rounds (the total's: a float, from a square root per round)
+    #: of the house's result (a float where the par's figure is a bound from standard deviations)
     variance: Fraction | float | None = Fraction(0)
 
     @property
@@ -148,6 +153,8 @@ class Group:
     seated_rounds: int = 0  # seats with a credit account, summed over settled rounds
     bets: dict[str, BetFigures] = field(default_factory=dict)
     total: BetFigures = field(default_factory=BetFigures)
+    #: per game and options: the sums the theoretical win and the variances are made of
+    moments: dict[tuple[str, str], Moments] = field(default_factory=dict)
 
     @property
     def rounds_per_hour(self) -> float:
@@ -179,7 +186,8 @@ def hour_of(at: float) -> str:
 
 
 def _key(f: RoundFacts, by: str) -> str:
-    return {"table": f.table_id, "game": f.game, "dealer": f.dealer, "hour": hour_of(f.ended_at)}[by]
+    return (f.table_id if by == "table" else f.game if by == "game" else f.dealer if by == "dealer"
+            else hour_of(f.ended_at))
 
 
 def _par(cache: dict[tuple[str, str], GamePar | str], f: RoundFacts) -> GamePar | str:
@@ -193,25 +201,13 @@ def _par(cache: dict[tuple[str, str], GamePar | str], f: RoundFacts) -> GamePar 
     return cache[key]
 
 
-def _round_variance(par: GamePar, bases: dict[str, int]) -> float | None:
-    """The variance of the house's result of one round with these bases per bet type: exact from the
-    joint law when every seat shares the outcome, else the bound (sum of standard deviations)^2."""
-    if par.joint:
-        values = [(p, sum((h.get(t, Fraction(0)) * b for t, b in bases.items()), Fraction(0)))
-                  for p, h in par.joint]
-        mean = sum((p * v for p, v in values), Fraction(0))
-        return float(sum((p * v * v for p, v in values), Fraction(0)) - mean * mean)
-    sd = 0.0
-    for t, base in bases.items():
-        variance = par.types[t].variance
-        if variance is None:
-            if par.round_sd is None:
-                return None
-            continue
-        sd += math.sqrt(variance) * base
-    if par.round_sd is not None:
-        sd += float(par.round_sd[1]) * bases.get(par.round_sd[0], 0)
-    return sd * sd
+@dataclass
+class Moments:
+    """Sums over one game's rounds (one par) in a group, enough for its exact theoretical win and
+    variances: each bet type's base, and each pair of bet types' product of bases per round."""
+
+    base: dict[str, int] = field(default_factory=dict)
+    cross: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 def _add_round(group: Group, f: RoundFacts, par: GamePar | str) -> None:
@@ -228,40 +224,58 @@ def _add_round(group: Group, f: RoundFacts, par: GamePar | str) -> None:
         figures = group.bets.setdefault(kind, BetFigures())
         figures.house -= net
         house -= net
-        if counted:
-            figures.wagered += stake
-            group.total.wagered += stake
-            stakes[kind] = stakes.get(kind, 0) + stake
-        else:
-            stakes.setdefault(kind, 0)
+        group.total.wagered += stake if counted else 0
+        figures.wagered += stake if counted else 0
+        stakes[kind] = stakes.get(kind, 0) + (stake if counted else 0)
     if house != f.house_net:
         raise ValueError(f"{f.table_id} round {f.round}: its lines net {house} for the house, its record "
                          f"says {f.house_net}")
-    if not isinstance(par, GamePar):
-        for kind in stakes:
-            group.bets[kind].theoretical = group.bets[kind].variance = None
-        group.total.theoretical = group.total.variance = None
-        return
-    placed = dict.fromkeys(par.types, 0)
-    for spot, amount in f.bets:
-        placed[spot] = placed.get(spot, 0) + amount
-    bases = {}
-    for kind in stakes:
-        bet = par.types[kind]
-        base = stakes[kind] if bet.base is None else placed[bet.base]
-        bases[kind] = base
-        figures = group.bets[kind]
-        if figures.theoretical is not None:
-            figures.theoretical += bet.edge * base
-        if figures.variance is not None:
-            figures.variance = None if bet.variance is None else figures.variance + bet.variance * base * base
-        if group.total.theoretical is not None:
-            group.total.theoretical += bet.edge * base
-    if par.round_sd is not None:
-        bases.setdefault(par.round_sd[0], placed.get(par.round_sd[0], 0))
-    variance = _round_variance(par, {k: v for k, v in bases.items() if k in par.types})
-    if group.total.variance is not None:
-        group.total.variance = None if variance is None else group.total.variance + variance
+    bases = stakes
+    if isinstance(par, GamePar):
+        placed: dict[str, int] = {}
+        for spot, amount in f.bets:
+            placed[spot] = placed.get(spot, 0) + amount
+        bases = {k: stake if par.types[k].base is None else placed.get(par.types[k].base or "", 0)
+                 for k, stake in stakes.items()}
+        if par.round_sd is not None:
+            bases[ROUND] = placed.get(par.round_sd[0], 0)
+    m = group.moments.setdefault((f.game, f.options), Moments())
+    for t, b in bases.items():
+        m.base[t] = m.base.get(t, 0) + b
+        for u, c in bases.items():
+            m.cross[t, u] = m.cross.get((t, u), 0) + b * c
+
+
+def _finish(group: Group, cache: dict[tuple[str, str], GamePar | str]) -> None:
+    """Each bet type's theoretical win and variance, and the total's, from the group's sums: the
+    theoretical edge x sum of bases; a bet type's variance its variance per unit x sum of squared bases;
+    the total's the sum over pairs of bet types of their covariance per unit x sum of products."""
+    total: Fraction | float | None = Fraction(0)
+    for key, m in sorted(group.moments.items()):
+        par = cache[key]
+        kinds = [t for t in m.base if t != ROUND]
+        if not isinstance(par, GamePar):
+            for t in kinds:
+                group.bets[t].theoretical = group.bets[t].variance = None
+            group.total.theoretical, total = None, None
+            continue
+        for t in kinds:
+            figures, bet = group.bets[t], par.types[t]
+            theoretical = bet.edge * m.base[t]
+            if figures.theoretical is not None:
+                figures.theoretical += theoretical
+            if group.total.theoretical is not None:
+                group.total.theoretical += theoretical
+            if figures.variance is not None:
+                figures.variance = (None if bet.variance is None
+                                    else figures.variance + bet.variance * m.cross[t, t])
+        for (t, u), product in sorted(m.cross.items()):
+            covariance = par.covariance(t, u)
+            if covariance is None or total is None:
+                total = None
+                break
+            total += covariance * product
+    group.total.variance = total
 
 
 def aggregate(rounds: Iterable[RoundFacts], by: str, start: float, end: float) -> Report:
@@ -277,5 +291,9 @@ def aggregate(rounds: Iterable[RoundFacts], by: str, start: float, end: float) -
             group.voided += 1
             continue
         _add_round(group, f, _par(cache, f))
-    notes = {game: par if isinstance(par, str) else par.note for (game, _), par in sorted(cache.items())}
+    for group in groups.values():
+        _finish(group, cache)
+    games = [game for game, _ in cache]
+    notes = {(game if games.count(game) == 1 else f"{game} {options}"):
+             par if isinstance(par, str) else par.note for (game, options), par in sorted(cache.items())}
     return Report(start, end, by, [groups[k] for k in sorted(groups)], notes)

@@ -13,6 +13,7 @@ plays are part of the figure per unit of it).
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -24,6 +25,8 @@ from controller.money import Odds
 #: Which strategy's exact figures stand for the players' play in the blackjack games: the best
 #: composition-dependent play, so the theoretical win is the least the house can expect.
 STRATEGY = "optimal"
+#: The pseudo bet type of a round's whole result, for a par that gives its standard deviation only.
+ROUND = "(round)"
 
 
 class NoPar(Exception):
@@ -57,6 +60,25 @@ class GamePar:
     round_sd: tuple[str, Fraction] | None = None
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def covariance(self, t: str, u: str) -> Fraction | float | None:
+        """Of the house's results per unit of bet types ``t`` and ``u`` in one round: exact from the joint
+        law; else the bound sd_t x sd_u (their correlation at most 1), ``ROUND`` standing for the types
+        without a variance of their own; None if unknown."""
+        if self.joint:
+            def mean(name: str) -> Fraction:
+                return sum((p * h[name] for p, h in self.joint), Fraction(0))
+            return sum((p * h[t] * h[u] for p, h in self.joint), Fraction(0)) - mean(t) * mean(u)
+        sds = []
+        for name in (t, u):
+            if name == ROUND:
+                sds.append(None if self.round_sd is None else float(self.round_sd[1]))
+            elif self.types[name].variance is None:
+                sds.append(0.0 if self.round_sd is not None else None)  # in the round's figure
+            else:
+                sds.append(math.sqrt(self.types[name].variance or 0))
+        a, b = sds
+        return None if a is None or b is None else a * b
 
     def type_of(self, spot: str) -> tuple[str, bool]:
         if spot not in self.spots:
