@@ -3,7 +3,7 @@
 Everything is drawn here, on the server, as inline SVG: the page needs no script, no library and
 nothing from a CDN, prints as it shows, and its figures are the very rows of the CSV and JSON
 (controller/floor/report_format.py). Horizontal bars, a zero line when values are negative, the 95 %
-interval of actual minus theoretical as a whisker.
+interval of actual minus theoretical as a whisker, each value in a column on the right.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def bars(title: str, labels: Sequence[str], values: Sequence[float | None], show
         return LABEL + (v - low) * scale
 
     parts = [f'<figure><figcaption>{escape(title)}</figcaption>'
-             f'<svg width="{LABEL + WIDTH + 90}" height="{ROW * len(labels) + 8}" role="img" '
+             f'<svg width="{LABEL + WIDTH + 100}" height="{ROW * len(labels) + 8}" role="img" '
              f'aria-label="{escape(title)}">']
     for i, label in enumerate(labels):
         y = 4 + i * ROW
@@ -62,7 +62,7 @@ def bars(title: str, labels: Sequence[str], values: Sequence[float | None], show
         if i < len(spans) and (s := spans[i]) is not None:
             parts.append(f'<line class="whisker" x1="{x(s[0]):.1f}" x2="{x(s[1]):.1f}" y1="{y + 9}" '
                          f'y2="{y + 9}"/>')
-        parts.append(f'<text x="{max(x(0), x(v)) + 4:.1f}" y="{y + 15}">{escape(shown(v))}</text>')
+        parts.append(f'<text x="{LABEL + WIDTH + 8}" y="{y + 15}">{escape(shown(v))}</text>')
     if low < 0 < high:
         parts.append(f'<line class="axis" x1="{x(0):.1f}" x2="{x(0):.1f}" y1="0" '
                      f'y2="{ROW * len(labels) + 8}"/>')
