@@ -32,7 +32,7 @@ def register(floor_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         description="A report of the floor's rounds that ended from --from up to --to (the tables' clocks, "
         "UTC): per group, rounds settled and voided, rounds per hour of play, seat occupancy, wagered and "
         "the house's result per bet type, the theoretical win from the exact par sheets and actual minus "
-        "theoretical with its 95 %% interval (docs/floor.md, \"Reports\").\n\nExamples:\n"
+        "theoretical with its 95 %% interval (docs/floor.md, \"Reports\").\n\nExample:\n"
         "  croupier floor report --from 2026-12-01 --to 2026-12-02 --db " + EXAMPLE_DB + "\n"
         "  croupier floor report --from 2026-12-01T18:00 --to 2026-12-02T02:00 --by dealer --csv --db ...",
         formatter_class=argparse.RawDescriptionHelpFormatter)
