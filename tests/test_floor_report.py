@@ -194,3 +194,23 @@ def test_the_report_page_shows_every_group_and_figure() -> None:
                  "-9.50", "-19.00"):
         assert text in page, text
     assert page.count("<svg") >= 3
+
+
+def test_voided_rounds_apart_hours_in_utc_and_no_theoretical_without_a_stored_sheet() -> None:
+    euro = {"code": "EUR", "minor_units": 2}
+    voided = {**_baccarat_round(4, [], 7400.0), "status": "voided", "settlements": None, "house_net": None}
+    rounds = [facts("t", "j", "baccarat", {}, euro, r, None)
+              for r in (_baccarat_round(1, [("banker", 1000, 950)], 3600.0),
+                        _baccarat_round(2, [("player", 500, -500)], 3700.0), voided)]
+    by_hour = aggregate(rounds, "hour", *EVER)
+    assert [(g.key, g.rounds, g.voided) for g in by_hour.groups] == [
+        ("1970-01-01 01:00", 2, 0), ("1970-01-01 02:00", 0, 1)]
+    # A Swap-Hand table with two decks: no stored exact sheet, so no theoretical win and the notes say why.
+    swap = {"round": 1, "status": "settled", "ended_at": 3600.0, "credits_before": {"1": 5000},
+            "bets": {"1": {"main": 1000}}, "house_net": -1000,
+            "settlements": [{"seat": 1, "spot": "main", "stake": 1000, "net": 1000}]}
+    report = aggregate([facts("s", "j", "swap_hand", {"decks": 2}, euro, swap, "Ann")], "dealer", *EVER)
+    (g,) = report.groups
+    assert (g.key, g.total.house, g.bets["main"].wagered) == ("Ann", -1000, 1000)
+    assert g.total.theoretical is None and g.total.interval is None and g.bets["main"].theoretical is None
+    assert "no stored exact sheet" in report.notes["swap_hand"]
