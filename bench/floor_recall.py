@@ -9,7 +9,8 @@ rows, events and rounds are then repeated, whole rounds at a time, into one jour
 (rows, seqs, rounds) and re-timed to ``--rounds-per-hour`` (table, seq and round numbers inside the
 JSON payloads follow; the cards and amounts repeat). Then, after ANALYZE, the very queries of
 controller.floor.queries are timed in this process (p50/p99 over random tables): one round
-(``--round N``), the last 10 rounds (``--last 10``), and one day's export; and ``croupier floor
+(``--round N``), the last 10 rounds (``--last 10``), one day's export, and one day's report of every
+table (controller.floor.report, ``croupier floor report``'s query and aggregation); and ``croupier floor
 recall TABLE --last 10`` is timed as a command (a new Python process each time). EXPLAIN ANALYZE
 shows which index each query reads.
 
@@ -40,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from floor_ingest import journal_copies  # noqa: E402
 
-from controller.floor import queries  # noqa: E402
+from controller.floor import queries, report  # noqa: E402
 from controller.floor.derive import JournalSource, Replay  # noqa: E402
 from controller.floor.local import Postgres  # noqa: E402
 from controller.floor.schema import migrate  # noqa: E402
@@ -179,7 +180,7 @@ def figures(took: list[float]) -> str:
     return f"p50 {p[49] * 1000:.1f} ms, p99 {p[98] * 1000:.1f} ms ({len(took)} runs)"
 
 
-def explain(conn: psycopg.Connection[Any], sql: str, args: tuple[Any, ...]) -> str:
+def explain(conn: psycopg.Connection[Any], sql: str, args: tuple[Any, ...] | dict[str, Any]) -> str:
     plan = conn.execute(f"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) {sql}", args).fetchall()
     conn.rollback()
     return "\n".join(f"    {line}" for (line,) in plan)
@@ -228,14 +229,21 @@ def main() -> int:
                 exported.append(len(rows))
                 return rows
 
+            def a_day_s_report() -> object:  # every table's rounds of a day (croupier floor report)
+                day = BASE_TIME + rng.randrange(max(1, int(span // DAY))) * DAY
+                return report.aggregate(report.from_floor(conn, day, day + DAY), "table", day, day + DAY)
+
             results = {"--round N": timed(args.repeat, one_round), "--last 10": timed(args.repeat, last_ten),
-                       "export, one day": timed(args.exports, a_day)}
+                       "export, one day": timed(args.exports, a_day),
+                       "report, one day, every table": timed(args.exports, a_day_s_report)}
             some = rng.choice(tables)
             plans = {"journal": explain(conn, queries.NEWEST_JOURNAL, (some,)),
                      "--last 10": explain(conn, queries.RECALL, (some, f"{some}-journal", None, None, 10)),
                      "--round N": explain(conn, queries.RECALL, (some, f"{some}-journal", 5, 5, 10)),
                      "export, one day": explain(conn, queries.EXPORT,
-                                                (some, BASE_TIME, BASE_TIME + DAY))}
+                                                (some, BASE_TIME, BASE_TIME + DAY)),
+                     "report, one day, every table": explain(conn, report.ROUNDS, {
+                         "start": BASE_TIME, "end": BASE_TIME + DAY, "table": None})}
         command = [sys.executable, "-m", "controller.cli", "floor", "recall", some, "--last", "10",
                    "--db", pg.dsn]
         wall = timed(args.commands, lambda: subprocess.run(command, check=True, capture_output=True))

@@ -107,6 +107,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     d.add_argument("--ports", type=int, metavar="N",
                    help=f"table i takes 127.0.0.1 ports N+{PORTS_PER_TABLE}i.. instead of its file's")
     d.set_defaults(func=run_demo)
+    from controller.floor import report_format  # `croupier floor report` (docs/floor.md, "Reports")
+
+    report_format.register(floor_sub)
 
 
 UPLINK_DOC = """Carry a table's journal to the floor's NATS JetStream, row by row, in order, exactly once.
