@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.tools.demo_setup import PORTS_PER_TABLE
+from pitboard import cmd as pitboard_cmd
 
 #: How long a clean stop (SIGTERM, Ctrl-C) waits for publishes or a batch in hand before it gives up
 #: (nothing is lost then: the stream, or the unacknowledged batch, is where the next start resumes).
@@ -105,6 +106,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     d.add_argument("--ports", type=int, metavar="N",
                    help=f"table i takes 127.0.0.1 ports N+{PORTS_PER_TABLE}i.. instead of its file's")
     d.set_defaults(func=run_demo)
+    pitboard_cmd.register(floor_sub, _nats_arguments, nats_options)  # `floor serve`, `operator`: pitboard/
 
 
 UPLINK_DOC = """Carry a table's journal to the floor's NATS JetStream, row by row, in order, exactly once.
