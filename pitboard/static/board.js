@@ -81,6 +81,7 @@ function tile(t) {
   if (t.game === "baccarat") results.append(road(t.road));
   else {
     const nets = el("div", "nets");
+    nets.append(el("b", "", "house, last rounds:"));
     t.nets.forEach(n => nets.append(el("span", "", n)));
     results.append(nets);
   }
@@ -93,7 +94,8 @@ function draw() {
   const tiles = $("tiles");
   tiles.replaceChildren(...board.tables.map(tile));
   const troubled = board.tables.filter(t => t.states.length || t.alerts.length).length;
-  $("summary").textContent = `${board.tables.length} tables · ${troubled} need a look`;
+  const n = board.tables.length;
+  $("summary").textContent = `${n} table${n === 1 ? "" : "s"} · ${troubled} need${troubled === 1 ? "s" : ""} a look`;
   document.body.dataset.tables = board.tables.length;
   if (opened) {
     const t = board.tables.find(x => x.table === opened);
