@@ -23,6 +23,7 @@ from controller.floor import alerts, wire
 from controller.floor.alive import ALIVE_SUBJECTS
 from pitboard.history import load_tiles
 from pitboard.tile import Tile
+from signage.watchers import Watched
 
 if TYPE_CHECKING:
     from nats.aio.client import Client as NATS
@@ -34,27 +35,17 @@ log = logging.getLogger("croupier.pitboard")
 TICK: Final = 1.0
 
 
-class Board:
+class Board(Watched):
     """The tiles, the browsers watching them, and the PostgreSQL the board reloads from."""
 
     def __init__(self, dsn: str) -> None:
+        super().__init__()
         self.dsn = dsn
         self.tiles: dict[str, Tile] = {}
-        self.version = 0
         self._payload = (-1, "")
-        self._waiters: set[asyncio.Event] = set()
         self._reload: set[str] = set()
         #: When a row of each table last arrived (monotonic): a table idle behind its stream is reloaded.
         self._row_heard: dict[str, float] = {}
-
-    # ---------------------------------------------------------------- browsers (signage.server.stream)
-    def watch(self) -> asyncio.Event:
-        waiter = asyncio.Event()
-        self._waiters.add(waiter)
-        return waiter
-
-    def unwatch(self, waiter: asyncio.Event) -> None:
-        self._waiters.discard(waiter)
 
     @property
     def payload(self) -> str:
@@ -66,9 +57,7 @@ class Board:
         return self._payload[1]
 
     def changed(self) -> None:
-        self.version += 1
-        for waiter in self._waiters:
-            waiter.set()
+        self.wake()
 
     # ---------------------------------------------------------------- what arrives
     def tile(self, table_id: str) -> Tile:

@@ -17,7 +17,6 @@ from controller import inputs as I
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
-from controller.floor.derive import JournalSource, Replay
 from controller.floor.wire import RowMessage
 from pitboard import operators
 from pitboard.history import load_tiles
@@ -42,13 +41,7 @@ def test_a_tile_loaded_from_postgresql_equals_the_tile_folded_from_the_live_rows
             send_all(client, dealt)
         finally:
             client.close()
-    to_the_floor(config, postgres.dsn)
-    source = JournalSource(config)
-    try:
-        replay, last = Replay(source), source.last_row()
-        messages = [replay.message(entry, last) for entry in source.entries(1, last)]
-    finally:
-        source.close()
+    messages = to_the_floor(config, postgres.dsn)
     live = Tile("pit3")
     assert all(live.take_row(RowMessage.parse(m.body())) for m in messages)
     loaded = load_tiles(postgres.dsn)["pit3"]
