@@ -84,7 +84,7 @@ class Board(Watched):
             if d["journal"] == tile.journal:
                 tile.journal_rows = max(tile.journal_rows, int(d["journal_rows"]))
             idle = time.monotonic() - self._row_heard.get(tile.table, 0.0) > 2 * TICK
-            if d["journal"] != tile.journal or (int(d["acked"]) > tile.last_row and idle):
+            if d["journal"] != tile.journal or (int(d.get("acked", 0)) > tile.last_row and idle):
                 self._reload.add(tile.table)
             tile.heard = time.time()
         except (ValueError, KeyError, TypeError) as exc:

@@ -15,7 +15,7 @@ const PHASES = {idle: "waiting", betting: "betting open", dealing: "dealing", de
   settled: "settled", voided: "voided"};
 let board = {tables: []};
 let opened = null;       // the table whose detail is shown
-let openedKey = "";      // what the detail was drawn from (its alerts and round): redrawn when it changes
+let openedKey = "";      // what the detail was drawn from (its alerts and round): redrawn when they change
 
 function road(cells) {
   // A miniature big road: hollow circles in the winner's colour, a green stroke for ties.
@@ -49,8 +49,23 @@ function fact(value, label) {
   return f;
 }
 
+const sections = new Map();  // table -> its tile's element, kept across redraws so a click is never lost
+
 function tile(t) {
-  const d = el("section", "tile panel " + t.states.join(" "));
+  let d = sections.get(t.table);
+  if (!d) {
+    d = el("section");
+    d.addEventListener("click", () => openTable(t.table));
+    sections.set(t.table, d);
+  }
+  const heard = t.silent === null ? "never" : `${t.silent} s ago`;
+  const key = JSON.stringify({...t, silent: null});
+  if (d.dataset.key === key) {  // only the time since it was heard moves: that text alone, no redraw
+    d.querySelector(".heard b").textContent = heard;
+    return d;
+  }
+  d.dataset.key = key;
+  d.className = "tile panel " + t.states.join(" ");
   d.dataset.table = t.table;
   d.dataset.round = t.round ?? "";
   d.dataset.lastRow = t.last_row;
@@ -65,7 +80,8 @@ function tile(t) {
   facts.append(fact(String(t.rounds_per_hour), "rounds last hour"), fact(String(t.seats.length), "seats occupied"),
     fact(t.in_play_text + money, "wagers in play"), fact(t.house_today_text + money, "house today"),
     fact(t.behind ? `${t.behind} rows` : "none", "uplink behind"),
-    fact(t.silent === null ? "never" : `${t.silent} s ago`, "last heard"));
+    fact(heard, "last heard"));
+  facts.lastElementChild.classList.add("heard");
   const badges = el("div", "badges");
   if (t.states.includes("stale")) badges.append(el("span", "badge stale", "STALE FEED"));
   if (t.tilt) badges.append(el("span", "badge tilt", `TILT ${t.tilt.reason ?? ""}`));
@@ -85,28 +101,32 @@ function tile(t) {
     t.nets.forEach(n => nets.append(el("span", "", n)));
     results.append(nets);
   }
-  d.append(head, phase, facts, badges, results);
-  d.addEventListener("click", () => openTable(t.table));
+  d.replaceChildren(head, phase, facts, badges, results);
   return d;
 }
 
 function draw() {
+  const shown = new Set(board.tables.map(t => t.table));
+  for (const [table, d] of sections) if (!shown.has(table)) { d.remove(); sections.delete(table); }
   const tiles = $("tiles");
-  tiles.replaceChildren(...board.tables.map(tile));
+  board.tables.forEach((t, i) => {  // in order, moving an element only when it is out of place
+    const d = tile(t);
+    if (tiles.children[i] !== d) tiles.insertBefore(d, tiles.children[i] ?? null);
+  });
   const troubled = board.tables.filter(t => t.states.length || t.alerts.length).length;
   const n = board.tables.length;
   $("summary").textContent = `${n} table${n === 1 ? "" : "s"} · ${troubled} need${troubled === 1 ? "s" : ""} a look`;
   document.body.dataset.tables = board.tables.length;
   if (opened) {
     const t = board.tables.find(x => x.table === opened);
-    const key = t ? JSON.stringify([t.alerts, t.round, t.phase]) : "";
+    const key = t ? JSON.stringify([t.alerts, t.round]) : "";
     if (key !== openedKey) loadDetail(opened);
   }
 }
 
 async function loadDetail(table) {
   const t = board.tables.find(x => x.table === table);
-  openedKey = t ? JSON.stringify([t.alerts, t.round, t.phase]) : "";
+  openedKey = t ? JSON.stringify([t.alerts, t.round]) : "";
   const reply = await fetch(`/tables/${encodeURIComponent(table)}`);
   if (!reply.ok || opened !== table) return;
   const d = await reply.json();
