@@ -18,8 +18,8 @@ demo: $(BIN)/.installed
 	$(BIN)/croupier demo --table firmware_configs/tables/baccarat_7seat_sim.yaml
 
 lint: $(BIN)/.installed
-	$(BIN)/ruff check controller drivers vision signage tests bench examples
-	$(BIN)/mypy controller drivers signage
+	$(BIN)/ruff check controller drivers vision signage pitboard tests bench examples
+	$(BIN)/mypy controller drivers signage pitboard
 	$(BIN)/lint-imports
 
 # The signage page's browser tests drive Debian's Chromium (Playwright comes with the dev extra and

@@ -33,6 +33,7 @@ import zmq.asyncio
 
 from controller.daemon.topics import is_side_topic
 from signage.view import TableView
+from signage.watchers import Watched
 
 log = logging.getLogger("croupier.display")
 
@@ -44,7 +45,7 @@ class FrameError(ValueError):
     """A published message the display cannot use: ``<table>: <what is wrong>``."""
 
 
-class TableFeed:
+class TableFeed(Watched):
     """One table: its sockets, its :class:`TableView`, and the browsers waiting for changes."""
 
     def __init__(
@@ -57,6 +58,7 @@ class TableFeed:
         ctx: zmq.asyncio.Context,
         stale_after: float = 5.0,
     ) -> None:
+        super().__init__()
         self.table = table
         self.pub = pub
         self.snapshot_endpoint = snapshot
@@ -69,22 +71,6 @@ class TableFeed:
         self.last_heard = time.monotonic()
         self.last_sync = 0.0
         self.payload = self._render()
-        self.version = 0
-        self._waiters: set[asyncio.Event] = set()
-
-    # ---------------------------------------------------------------- browsers
-    def watch(self) -> asyncio.Event:
-        """An event set at every change (the browser's handler then sends :attr:`payload`)."""
-        waiter = asyncio.Event()
-        self._waiters.add(waiter)
-        return waiter
-
-    def unwatch(self, waiter: asyncio.Event) -> None:
-        self._waiters.discard(waiter)
-
-    @property
-    def watchers(self) -> int:
-        return len(self._waiters)
 
     def _render(self) -> str:
         view = self.view.to_dict()
@@ -93,9 +79,7 @@ class TableFeed:
 
     def _changed(self) -> None:
         self.payload = self._render()
-        self.version += 1
-        for waiter in self._waiters:
-            waiter.set()
+        self.wake()
 
     # ---------------------------------------------------------------- ZeroMQ
     async def request_snapshot(self, since: int | None) -> dict[str, Any] | None:

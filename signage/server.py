@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import json
 from pathlib import Path
+from typing import Protocol
 
 from aiohttp import web
 
@@ -32,6 +33,18 @@ KEEPALIVE = 15.0
 
 FEEDS: web.AppKey[dict[str, TableFeed]] = web.AppKey("feeds", dict)
 STREAMS: web.AppKey[StreamSlots] = web.AppKey("streams", StreamSlots)
+
+
+class Followed(Protocol):
+    """What a stream follows: a JSON text, its version, and a wake-up at each change (a table's
+    :class:`TableFeed`, or the pit board's whole floor)."""
+
+    @property
+    def version(self) -> int: ...
+    @property
+    def payload(self) -> str: ...
+    def watch(self) -> asyncio.Event: ...
+    def unwatch(self, waiter: asyncio.Event) -> None: ...
 
 
 async def index(request: web.Request) -> web.FileResponse:
@@ -60,12 +73,12 @@ async def feed(request: web.Request) -> web.StreamResponse:
             text=f"this display already serves {slots.limit} live streams (its limit): close a screen "
                  "and reconnect", headers={"Retry-After": "5"})
     try:
-        return await _stream(request, follow)
+        return await stream(request, follow)
     finally:
         slots.give_back()
 
 
-async def _stream(request: web.Request, follow: TableFeed) -> web.StreamResponse:
+async def stream(request: web.Request, follow: Followed) -> web.StreamResponse:
     """The SSE stream itself: the whole screen at once, then at every change, keepalives between."""
     response = web.StreamResponse(
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

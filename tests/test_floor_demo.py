@@ -22,6 +22,8 @@ def test_floor_demo_records_a_dealing_table_and_says_how_to_query_it(
     assert code == 0, out + err
     db = re.search(r"PostgreSQL (postgresql://\S+),", out)
     assert db is not None, out
+    board = re.search(r"The pit board: (http://127\.0\.0\.1:\d+/) \(operator pit_boss, token (\S+)\)", out)
+    assert board is not None, out  # the pit board was up (its address printed once it listened)
     for command in ("floor tables", "floor recall baccarat_sim --last 3", "floor export baccarat_sim",
                     "floor verify"):
         assert f"{command} " in out and f"--db {db.group(1)}" in out, out

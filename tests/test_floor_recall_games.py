@@ -31,6 +31,7 @@ from controller.floor import store
 from controller.floor.derive import JournalSource, Replay
 from controller.floor.local import Postgres
 from controller.floor.schema import migrate
+from controller.floor.wire import RowMessage
 from controller.scenario import load_scenario, round_inputs
 
 pytestmark = pytest.mark.timeout(60)
@@ -66,8 +67,9 @@ def dealt(tmp_path: Path, game: str) -> tuple[TableConfig, dict[str, Any]]:
     return config, recalls
 
 
-def to_the_floor(config: TableConfig, dsn: str) -> None:
-    """Every row of the table's journal as its uplink sends it, recorded as a recorder records it."""
+def to_the_floor(config: TableConfig, dsn: str) -> list[RowMessage]:
+    """Every row of the table's journal as its uplink sends it, recorded as a recorder records it; the
+    messages."""
     source = JournalSource(config)
     try:
         replay, last = Replay(source), source.last_row()
@@ -77,6 +79,7 @@ def to_the_floor(config: TableConfig, dsn: str) -> None:
     with psycopg.connect(dsn) as conn:
         migrate(conn)
         store.write_batch(conn, messages)
+    return messages
 
 
 def test_floor_recall_equals_the_table_s_own_for_every_game(

@@ -20,6 +20,7 @@ from typing import Any
 
 from controller.floor import verify_cli
 from controller.tools.demo_setup import PORTS_PER_TABLE
+from pitboard import cmd as pitboard_cmd
 
 #: How long a clean stop (SIGTERM, Ctrl-C) waits for publishes or a batch in hand before it gives up
 #: (nothing is lost then: the stream, or the unacknowledged batch, is where the next start resumes).
@@ -110,6 +111,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from controller.floor import report_format  # `croupier floor report` (docs/floor.md, "Reports")
 
     report_format.register(floor_sub)
+    pitboard_cmd.register(floor_sub, _nats_arguments, nats_options)  # `floor serve`, `operator`: pitboard/
 
 
 UPLINK_DOC = """Carry a table's journal to the floor's NATS JetStream, row by row, in order, exactly once.

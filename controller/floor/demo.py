@@ -7,7 +7,8 @@ PostgreSQL 15 in a private temporary folder on free loopback ports (controller.f
 the table's journal. It prints the commands that query the floor while it runs. Ctrl-C (SIGTERM,
 SIGHUP) stops everything and deletes the folder; killed outright, its children go with it (the
 servers by the kernel's death signal, the commands by ``--exit-with-parent``). With ``--rounds N``
-each table stops after N rounds, and the demo shows ``floor tables`` once the floor has every row.
+each table stops after N rounds, and the demo shows ``floor tables`` once the floor has every row. The pit
+board (``croupier floor serve``) runs beside them on a free loopback port, with one operator.
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         servers += [nats.start(), pg.start()]
         children.append(start_child(["floor", "record", "--nats", nats.url, "--db", pg.dsn],
                                     work / "recorder.log"))
+        children += _pit_board(work, nats.url, pg.dsn)
         tables = [Table(load_table(f), work / f.stem) for f in files]
         demos: list[subprocess.Popen[bytes]] = []
         for i, (f, t) in enumerate(zip(files, tables, strict=True)):
@@ -106,11 +108,18 @@ def run(args: argparse.Namespace) -> int:
             children.append(start_child(["uplink", str(f), "--state-dir", str(t.state), "--nats", nats.url],
                                         work / f"{t.config.table_id}.uplink.log"))
         c, ids = croupier_command(), [t.config.table_id for t in tables]
+        deadline = time.monotonic() + START_TIMEOUT
+        while not _wait("the pit board", "pit board: http" in _text(work / "pitboard.log")
+                        and "token" in _text(work / "operator.log"), deadline, children):
+            pass
+        address = _text(work / "pitboard.log").split("pit board: ", 1)[1].split()[0]
+        token = _text(work / "operator.log").split()[-1]
         print(f"The floor: nats-server {nats.url}, PostgreSQL {pg.dsn}, a recorder; tables {', '.join(ids)} "
               f"dealing, each with its uplink (logs in {work}).\nQuery it while it runs:\n"
               f"  {c} floor tables --db {pg.dsn}\n  {c} floor recall {ids[0]} --last 3 --db {pg.dsn}\n"
               f"  {c} floor export {ids[0]} --from {time.time() - 60:.0f} --to {time.time() + 86400:.0f} "
               f"--db {pg.dsn}\n  {c} floor verify --db {pg.dsn}\n"
+              f"The pit board: {address} (operator pit_boss, token {token})\n"
               + ("" if args.rounds else "Ctrl-C stops it all.\n"), flush=True)
         if not args.rounds:
             while not _wait("the floor", False, float("inf"), children):
@@ -143,6 +152,22 @@ def run(args: argparse.Namespace) -> int:
         shutil.rmtree(work, ignore_errors=True)
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
+
+
+def _pit_board(work: Path, nats: str, dsn: str) -> list[subprocess.Popen[bytes]]:
+    """``croupier floor serve`` on a free loopback port, and ``floor operator add pit_boss`` (its one
+    operator, the token in ``operator.log``), both started now: the board reads the file only to act."""
+    operators = work / "operators.json"
+    with open(work / "operator.log", "wb") as out:
+        made = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "operator", "add",
+                                 "pit_boss", "--operators", str(operators)],
+                                stdout=out, stderr=subprocess.STDOUT)
+    return [made, start_child(["floor", "serve", "--listen", "127.0.0.1:0", "--nats", nats, "--db", dsn,
+                               "--operators", str(operators)], work / "pitboard.log")]
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
 
 def _caught_up(dsn: str, tables: list[Table]) -> bool:

@@ -1,0 +1,178 @@
+"""Every table's tile, kept live from NATS: JetStream's rows, the uplinks' heartbeats, the alerts.
+
+Why an ordered consumer from the newest message: the board is a viewer, not a recorder, so it needs
+no durable state in the stream, acknowledges nothing and never slows the recorders; PostgreSQL gives
+it everything before (:mod:`pitboard.history`). It subscribes first and loads from PostgreSQL
+second, so no row falls between the two; a row that finds rows missing before it (the recorder
+behind, a reconnect) has the table reloaded from PostgreSQL.
+
+Browsers are woken at every change and each sends the newest whole board (as the display does:
+a slow browser skips states, never queues them). The payload is rendered once per change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from typing import TYPE_CHECKING, Final
+
+from controller.floor import alerts, wire
+from controller.floor.alive import ALIVE_SUBJECTS
+from pitboard.history import load_tiles
+from pitboard.tile import Tile
+from signage.watchers import Watched
+
+if TYPE_CHECKING:
+    from nats.aio.client import Client as NATS
+    from nats.aio.msg import Msg
+
+log = logging.getLogger("croupier.pitboard")
+
+#: Seconds between the board's own redraws (stale feeds, the last hour moving on) when nothing arrives.
+TICK: Final = 1.0
+
+
+class Board(Watched):
+    """The tiles, the browsers watching them, and the PostgreSQL the board reloads from."""
+
+    def __init__(self, dsn: str) -> None:
+        super().__init__()
+        self.dsn = dsn
+        self.tiles: dict[str, Tile] = {}
+        self._payload = (-1, "")
+        self._reload: set[str] = set()
+        #: When a row of each table last arrived (monotonic): a table idle behind its stream is reloaded.
+        self._row_heard: dict[str, float] = {}
+
+    @property
+    def payload(self) -> str:
+        """The whole board as JSON (docs/floor.md, "The pit board"), rendered once per version."""
+        if self._payload[0] != self.version:
+            now = time.time()
+            body = {"at": now, "tables": [self.tiles[t].view(now) for t in sorted(self.tiles)]}
+            self._payload = (self.version, json.dumps(body, separators=(",", ":")))
+        return self._payload[1]
+
+    def changed(self) -> None:
+        self.wake()
+
+    # ---------------------------------------------------------------- what arrives
+    def tile(self, table_id: str) -> Tile:
+        return self.tiles.setdefault(table_id, Tile(table_id))
+
+    def take_row(self, data: bytes) -> None:
+        try:
+            msg = wire.RowMessage.parse(data)
+        except ValueError as exc:
+            log.warning("a row the board cannot read: %s", exc)
+            return
+        self._row_heard[msg.table_id] = time.monotonic()
+        if not self.tile(msg.table_id).take_row(msg):
+            self._reload.add(msg.table_id)
+        self.changed()
+
+    def take_heartbeat(self, data: bytes) -> None:
+        """An uplink's heartbeat: the table is alive, and how long its journal is. A table the board does
+        not have, or whose stream holds rows the board never got while no row arrives (published before
+        the board subscribed, and not yet recorded when it loaded), is reloaded from PostgreSQL."""
+        try:
+            d = json.loads(data)
+            tile = self.tile(str(d["table"]))
+            if d["journal"] == tile.journal:
+                tile.journal_rows = max(tile.journal_rows, int(d["journal_rows"]))
+            idle = time.monotonic() - self._row_heard.get(tile.table, 0.0) > 2 * TICK
+            if d["journal"] != tile.journal or (int(d.get("acked", 0)) > tile.last_row and idle):
+                self._reload.add(tile.table)
+            tile.heard = time.time()
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("a heartbeat the board cannot read: %s", exc)
+            return
+        self.changed()
+
+    def take_alert(self, data: bytes) -> None:
+        """An alert's new state (``Alert.message()``): open ones shown on their tile, cleared ones gone."""
+        try:
+            a = json.loads(data)
+            tile, alert_id = self.tile(str(a["table"])), int(a["alert"])
+            if a["state"] == "cleared":
+                tile.alerts.pop(alert_id, None)
+            else:
+                tile.alerts[alert_id] = a
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("an alert the board cannot read: %s", exc)
+            return
+        self.changed()
+
+    # ---------------------------------------------------------------- PostgreSQL
+    async def load(self, table_id: str | None = None) -> None:
+        """Tiles from PostgreSQL (all, or one table's), keeping any row that arrived meanwhile."""
+        loaded = await asyncio.to_thread(load_tiles, self.dsn, table_id)
+        for name, fresh in loaded.items():
+            live = self.tiles.get(name)
+            if live is None or live.journal != fresh.journal or live.last_row <= fresh.last_row:
+                fresh.heard = max(fresh.heard, live.heard if live else 0.0)
+                fresh.alerts = {**fresh.alerts, **(live.alerts if live else {})}
+                self.tiles[name] = fresh
+        self.changed()
+
+    async def keep_up(self, stop: asyncio.Event) -> None:
+        """Redraw every :data:`TICK` s and reload the tables that missed rows (at most once a tick)."""
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), TICK)
+            now = time.time()
+            for tile in self.tiles.values():
+                tile.prune(now)
+            missing, self._reload = self._reload, set()
+            for table_id in sorted(missing):
+                try:
+                    await self.load(table_id)
+                except Exception as exc:  # PostgreSQL away: the live rows go on; try at the next gap
+                    log.warning("%s: reloading from PostgreSQL failed: %s", table_id, exc)
+            self.changed()
+
+
+async def follow(board: Board, nc: NATS, stop: asyncio.Event) -> None:
+    """Subscribe to heartbeats, alerts and (once the stream exists) every table's rows, then load the
+    tiles from PostgreSQL and keep them up until ``stop``."""
+    from nats.js.api import DeliverPolicy
+    from nats.js.errors import NotFoundError
+
+    async def row(msg: Msg) -> None:
+        board.take_row(msg.data)
+
+    async def heartbeat(msg: Msg) -> None:
+        board.take_heartbeat(msg.data)
+
+    async def alert(msg: Msg) -> None:
+        board.take_alert(msg.data)
+
+    await nc.subscribe(ALIVE_SUBJECTS, cb=heartbeat)
+    await nc.subscribe(alerts.SUBJECTS, cb=alert)
+    js = nc.jetstream()
+
+    async def rows() -> bool:
+        try:
+            await js.subscribe(wire.SUBJECTS, ordered_consumer=True, deliver_policy=DeliverPolicy.NEW, cb=row)
+            return True
+        except NotFoundError:  # no table has published yet: the first uplink creates the stream
+            return False
+
+    subscribed = await rows()
+    while not stop.is_set():
+        try:
+            await board.load()
+            break
+        except Exception as exc:
+            log.warning("loading the board from PostgreSQL failed (trying again): %s", exc)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 1.0)
+    keeping = asyncio.ensure_future(board.keep_up(stop))
+    while not subscribed and not stop.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 1.0)
+        subscribed = await rows()  # rows published before it: the first one after is a gap, reloaded
+    await keeping

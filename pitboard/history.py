@@ -1,0 +1,96 @@
+"""The board's start from PostgreSQL: each table's tile as of its newest recorded row, and a table's detail.
+
+Blocking psycopg calls, run on a worker thread by the server (``asyncio.to_thread``), each on a
+connection of its own: the board survives PostgreSQL restarting, and one slow query never holds
+another. The tile is folded by :meth:`pitboard.tile.Tile.apply` from the recorded events (from the
+current shoe's ``new_shoe``, at most :data:`REPLAY` events back), so it equals what the same events
+give live.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Final
+
+import psycopg
+from psycopg.rows import dict_row
+
+from controller.floor import alerts, queries
+from pitboard.tile import Tile, day_start
+
+#: At most this many of a table's newest events are replayed into its tile at start.
+REPLAY: Final = 5000
+
+TABLES: Final = """
+    SELECT DISTINCT ON (table_id) table_id, journal_id, game, currency, recorded_row, journal_rows,
+           GREATEST(EXTRACT(EPOCH FROM last_seen),
+                    COALESCE(EXTRACT(EPOCH FROM heartbeat_at), 0))::float8 AS heard
+    FROM tables WHERE %(t)s::text IS NULL OR table_id = %(t)s ORDER BY table_id, last_seen DESC
+    """
+#: The events to replay: from the current shoe's start (index ``events_by_name``), no more than REPLAY.
+EVENTS: Final = """
+    SELECT e.seq, e.payload, i.at FROM events e
+    JOIN inputs i ON i.table_id = e.table_id AND i.journal_id = e.journal_id AND i.row = e.row
+    WHERE e.table_id = %(t)s AND e.journal_id = %(j)s AND e.row <= %(r)s
+      AND e.seq >= GREATEST(
+          COALESCE((SELECT MAX(seq) FROM events WHERE table_id = %(t)s AND event = 'new_shoe'
+                    AND journal_id = %(j)s), 1),
+          (SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_id = %(t)s AND journal_id = %(j)s)
+          - %(n)s)
+    ORDER BY e.seq
+    """
+#: Each device's newest word (an unplugged shoe may predate the shoe being replayed).
+DEVICES: Final = """
+    SELECT DISTINCT ON (payload->>'device') payload, 0::float8 AS at FROM events
+    WHERE table_id = %(t)s AND journal_id = %(j)s AND event = 'device' AND row <= %(r)s
+    ORDER BY payload->>'device', seq DESC
+    """
+#: Rounds of every journal of the table that count for the last hour or today (index ``rounds_recent``).
+ROUNDS: Final = """
+    SELECT journal_id, round, ended_at, house_net FROM rounds
+    WHERE table_id = %s AND ended_at >= %s AND status = 'settled'
+    """
+
+
+def load_tiles(dsn: str, table_id: str | None = None) -> dict[str, Tile]:
+    """Every table's tile (or only ``table_id``'s) as PostgreSQL has it now, open alerts included."""
+    now = time.time()
+    tiles: dict[str, Tile] = {}
+    with psycopg.connect(dsn, connect_timeout=5) as conn, conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(TABLES, {"t": table_id})
+        for t in cur.fetchall():
+            tile = Tile(t["table_id"])
+            tile.new_journal(t["journal_id"], t["game"], t["currency"])
+            tile.journal_rows, tile.heard = int(t["journal_rows"]), float(t["heard"])
+            keys = {"t": tile.table, "j": tile.journal, "r": int(t["recorded_row"]), "n": REPLAY}
+            cur.execute(DEVICES, keys)
+            devices = cur.fetchall()
+            cur.execute(EVENTS, keys)
+            for e in [*devices, *cur.fetchall()]:
+                tile.apply(e["payload"], float(e["at"]))
+            tile.last_row = int(t["recorded_row"])
+            cur.execute(ROUNDS, (tile.table, min(day_start(now), now - 3600)))
+            for r in cur.fetchall():
+                tile.settled[(r["journal_id"], int(r["round"]))] = (float(r["ended_at"]), int(r["house_net"]))
+            tiles[tile.table] = tile
+        conn.commit()
+        for alert in alerts.open_alerts(conn, table_id):
+            if alert.table_id in tiles:
+                tiles[alert.table_id].alerts[alert.id] = alert.message()
+    return tiles
+
+
+def table_detail(dsn: str, table_id: str, last: int = 10) -> dict[str, Any] | None:
+    """A table opened on the board: its last rounds as ``croupier floor recall`` gives them (the records
+    and their lines) and its alerts, open and recent; None if the floor never heard of it."""
+    with psycopg.connect(dsn, connect_timeout=5) as conn:
+        journal, rounds = queries.recall(conn, table_id, last)
+        if not journal:
+            return None
+        return {
+            "table": table_id, "journal": journal["journal_id"], "game": journal["game"],
+            "rounds": [{"record": r, "lines": queries.recall_text(journal, [r]).splitlines()}
+                       for r in rounds[::-1]],
+            "open": [a.message() for a in alerts.open_alerts(conn, table_id)],
+            "recent": [a.message() for a in alerts.recent(conn, table_id, 20)],
+        }

@@ -1,0 +1,85 @@
+"""The pit board's parts without a browser: a tile from PostgreSQL equals the tile folded live from the same
+rows, a missing row is noticed, and operators' tokens are private and stored hashed (docs/floor.md)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from floor_support import postgres  # noqa: F401 (fixture)
+from test_daemon_support import baccarat_play, config_for
+from test_floor_recall_games import to_the_floor
+from test_zmq_snapshot import send_all
+
+from controller import inputs as I
+from controller.daemon.client import CommandClient, local_key
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+from controller.floor.wire import RowMessage
+from pitboard import operators
+from pitboard.history import load_tiles
+from pitboard.tile import Tile
+from signage.roads import Result, big_road
+from tests.server_fixtures import FloorDatabase
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_a_tile_loaded_from_postgresql_equals_the_tile_folded_from_the_live_rows(
+        tmp_path: Path, postgres: FloorDatabase) -> None:  # noqa: F811
+    """Rounds, seats, wagers in play, the house today, the big road, tilt and device state: the board's
+    start (PostgreSQL) and its live feed (the rows' events) give the same tile."""
+    config = config_for(tmp_path, name="pit3")
+    inputs, _ = baccarat_play(9, seed=5)
+    cut = max(i for i, inp in enumerate(inputs) if isinstance(inp, I.CloseBetting))  # wagers on the layout
+    dealt = [*inputs[:cut], I.DeviceStatus("shoe lid", False, "lid open")]
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
+        try:
+            send_all(client, dealt)
+        finally:
+            client.close()
+    messages = to_the_floor(config, postgres.dsn)
+    live = Tile("pit3")
+    assert all(live.take_row(RowMessage.parse(m.body())) for m in messages)
+    loaded = load_tiles(postgres.dsn)["pit3"]
+    now = time.time()
+    view = loaded.view(now)
+    assert {**view, "silent": None} == {**live.view(now), "silent": None}
+    rounds = [m.round for m in messages if m.round is not None]
+    assert view["round"] == len(rounds) + 1 and view["phase"] == "betting"
+    assert view["rounds_per_hour"] == len(rounds)
+    assert view["house_today"] == sum(r["house_net"] for r in rounds)
+    opened = max(i for i, m in enumerate(messages) if any(e["event"] == "betting_opened" for e in m.events))
+    stakes = {(e["seat"], e["spot"]): e["amount"] for m in messages[opened:] for e in m.events
+              if e["event"] == "wager_placed"}
+    assert view["in_play"] == sum(stakes.values()) > 0 and view["seats"] == sorted({s for s, _ in stakes})
+    shoe = [m for m in messages if any(e["event"] == "new_shoe" for e in m.events)][-1].row
+    results = [Result.from_record(r["result"]) for m in messages if m.row >= shoe and (r := m.round)]
+    assert view["road"] == [c.to_dict() for c in big_road(results)]
+    assert view["offline"] == {"shoe lid": "lid open"} and "offline" in view["states"]
+    assert view["behind"] == 0 and view["last_row"] == len(dealt)
+    # A row that finds rows missing before it is folded, and says so (the board reloads the table).
+    again = Tile("pit3")
+    assert again.take_row(RowMessage.parse(messages[0].body()))
+    assert not again.take_row(RowMessage.parse(messages[2].body()))
+
+
+def test_an_operator_s_token_is_shown_once_and_stored_only_hashed_in_a_private_file(tmp_path: Path) -> None:
+    path = tmp_path / "operators.json"
+    token = operators.add(path, "Ann")
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert token not in path.read_text() and set(json.loads(path.read_text())["operators"]) == {"Ann"}
+    assert operators.who(path, token) == "Ann"
+    assert operators.who(path, token + "x") is None and operators.who(path, "") is None
+    bob = operators.add(path, "Bob")
+    fresh = operators.add(path, "Ann")  # a new token replaces the old one
+    assert operators.who(path, token) is None and operators.who(path, fresh) == "Ann"
+    assert operators.who(path, bob) == "Bob"
+    with pytest.raises(operators.OperatorError, match="letters"):
+        operators.add(path, "Ann\nroot")
+    path.chmod(0o644)
+    with pytest.raises(operators.OperatorError, match="readable by others"):
+        operators.who(path, fresh)
