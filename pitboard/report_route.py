@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Final
 
@@ -33,7 +34,7 @@ def _range(query: web.Request) -> tuple[float, float]:
     return (parse_when(start) if start else midnight.timestamp(), parse_when(end) if end else now)
 
 
-def report_handler(dsn: str) -> web.Handler:
+def report_handler(dsn: str) -> Callable[[web.Request], Awaitable[web.Response]]:
     """The handler for ``/report`` reading the floor database at ``dsn``."""
 
     async def report(request: web.Request) -> web.Response:
