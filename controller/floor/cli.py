@@ -60,6 +60,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "it is recorded as a gap (60)")
     r.set_defaults(func=run_record)
 
+    a = floor_sub.add_parser("alerts", help="the pit's alert service: raise, store and publish alerts",
+                             description=ALERTS_DOC + "\n\nExample:\n  croupier floor alerts --nats "
+                             "nats://127.0.0.1:4222 --db " + EXAMPLE_DB)
+    _nats_arguments(a)
+    a.add_argument("--db", required=True, help="PostgreSQL URL, postgresql://user@host:port/dbname")
+    a.add_argument("--durable", default="alerts", help="the service's own consumer's name (alerts)")
+    a.add_argument("--drift-window", type=int, metavar="N",
+                   help="rounds a table's results drift is judged over (52708: docs/floor.md)")
+    a.set_defaults(func=run_alerts)
+
     t = floor_sub.add_parser("tables", help="every table the floor recorded: game, rows, how far behind",
                              description="Every table the floor recorded, from PostgreSQL.\n\nExample:\n"
                              "  croupier floor tables --db " + EXAMPLE_DB)
@@ -120,6 +130,14 @@ A durable pull consumer shared by every recorder: each batch is written in one t
 the journal's own keys (a second write changes nothing), and acknowledged only after the commit.
 Any number of recorders may run at once. Rows missing from a journal are recorded in gaps and
 logged as an error, never skipped silently."""
+
+
+ALERTS_DOC = """Raise the pit's alerts from the floor's live feed, store them and publish them.
+
+Reads every table's rows from the stream (its own durable consumer) and the uplinks' heartbeats,
+and raises within seconds: feed lost, daemon stopped, journal fault, tilt, device offline, gap,
+clock skew, shoe integrity, false shuffle, results drift (docs/floor.md, "Alerts"). Each alert is
+stored in PostgreSQL (with the significant-event log) and published on croupier.alerts.<table>."""
 
 
 def _nats_arguments(p: argparse.ArgumentParser) -> None:
@@ -229,6 +247,7 @@ def run_uplink(args: argparse.Namespace) -> int:
     from controller.daemon.config import TableFileError, load_table
     from controller.daemon.journal import JournalError
     from controller.floor import alive
+    from controller.floor.daemon_watch import DaemonWatch
     from controller.floor.derive import JournalSource
     from controller.floor.uplink import Uplink, connect
 
@@ -248,11 +267,16 @@ def run_uplink(args: argparse.Namespace) -> int:
         nc = await connect(args.nats, stop, **options)
         uplink = Uplink(config, nc.jetstream(), window=args.window, replicas=args.replicas)
         uplink.stop = stop
-        heart = asyncio.ensure_future(alive.beat(nc, config.table_id, uplink, args.heartbeat, stop))
+        changed = asyncio.Event()
+        daemon = DaemonWatch(config, changed)  # the daemon's own heartbeat, relayed (docs/floor.md, "Alerts")
+        ear = asyncio.ensure_future(daemon.run(stop))
+        heart = asyncio.ensure_future(alive.beat(nc, config.table_id, uplink, args.heartbeat, stop,
+                                                 daemon.fields, changed))
         try:
             await uplink.run()
         finally:
             heart.cancel()
+            ear.cancel()
             await _close(nc)
 
     return _serve(f"uplink {config.table_id}", start, args.exit_with_parent)
@@ -277,6 +301,27 @@ def run_record(args: argparse.Namespace) -> int:
             await _close(nc)
 
     return _serve("recorder", start, args.exit_with_parent)
+
+
+def run_alerts(args: argparse.Namespace) -> int:
+    from controller.floor.alerting.service import AlertService
+    from controller.floor.uplink import connect
+
+    options = nats_options("floor alerts", args)
+    if options is None:
+        return 1
+
+    async def start(stop: asyncio.Event) -> None:
+        nc = await connect(args.nats, stop, **options)
+        service = AlertService(nc, args.db, durable=args.durable, replicas=args.replicas,
+                               drift_window=args.drift_window)
+        service.stop = stop
+        try:
+            await service.run()
+        finally:
+            await _close(nc)
+
+    return _serve("alerts", start, args.exit_with_parent)
 
 
 def run_demo(args: argparse.Namespace) -> int:

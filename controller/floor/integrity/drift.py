@@ -91,11 +91,18 @@ def results_drift(law: BetLaw, rounds: Sequence[tuple[int, int]], z: float = Z_9
     """The drift from ``law`` of ``rounds``, each (total staked on the bet type in the round, the players'
     total net on it) in minor units; ``z`` sets the band. One entry a round, not a bet: every seat's
     Banker bet in a round wins or loses together, so their variance adds as one stake's, squared."""
-    staked = sum(stake for stake, _ in rounds)
+    return drift_of_sums(law, len(rounds), sum(stake for stake, _ in rounds), sum(net for _, net in rounds),
+                         sum(stake * stake for stake, _ in rounds), z)
+
+
+def drift_of_sums(law: BetLaw, rounds: int, staked: int, actual: int, squares: int,
+                  z: float = Z_999) -> Drift:
+    """:func:`results_drift` from running sums (the stakes, the nets, the squared stakes), so that a live
+    window of many thousand rounds costs nothing to judge after each round."""
     expected = law.mean * staked
-    spread = z * math.sqrt(float(law.variance) * sum(stake * stake for stake, _ in rounds))
-    return Drift(law.bet, len(rounds), staked, sum(net for _, net in rounds), expected,
-                 float(expected) - spread, float(expected) + spread)
+    spread = z * math.sqrt(float(law.variance) * squares)
+    low, high = float(expected) - spread, float(expected) + spread
+    return Drift(law.bet, rounds, staked, actual, expected, low, high)
 
 
 def last_rounds_outside(law: BetLaw, rounds: Sequence[tuple[int, int]], last: int) -> Drift:
