@@ -66,6 +66,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _nats_arguments(a)
     a.add_argument("--db", required=True, help="PostgreSQL URL, postgresql://user@host:port/dbname")
     a.add_argument("--durable", default="alerts", help="the service's own consumer's name (alerts)")
+    a.add_argument("--feed-lost", type=float, default=10.0, metavar="SECONDS",
+                   help="a table with no row and no heartbeat for this long has lost its feed (10)")
     a.add_argument("--drift-window", type=int, metavar="N",
                    help="rounds a table's results drift is judged over (52708: docs/floor.md)")
     a.set_defaults(func=run_alerts)
@@ -314,7 +316,7 @@ def run_alerts(args: argparse.Namespace) -> int:
     async def start(stop: asyncio.Event) -> None:
         nc = await connect(args.nats, stop, **options)
         service = AlertService(nc, args.db, durable=args.durable, replicas=args.replicas,
-                               drift_window=args.drift_window)
+                               drift_window=args.drift_window, feed_lost=args.feed_lost)
         service.stop = stop
         try:
             await service.run()

@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 
 from controller.floor import alerts
-from controller.floor.alerting.rules import Pit
+from controller.floor.alerting.rules import FEED_LOST, Pit
 from controller.floor.alerting.shoes import Action, DriftWatch
 
 _SHOE_EVENTS = ("new_shoe", "card_dealt", "card_burned", "round_result")
@@ -26,12 +26,13 @@ def _judged(pit: Pit, table_id: str, journal: str, seq: int) -> None:
     pit.judged[key] = max(pit.judged.get(key, 0), seq)
 
 
-def load(conn: psycopg.Connection[Any], now: float,
-         drift_window: int | None = None) -> tuple[Pit, list[Action]]:
+def load(conn: psycopg.Connection[Any], now: float, drift_window: int | None = None,
+         feed_lost: float = FEED_LOST) -> tuple[Pit, list[Action]]:
     """A :class:`Pit` as the floor's history leaves it, and the alerts that history calls for now
     (shoes that ended before this service saw them, tables drifting: raised once, no-ops if open)."""
     opened = {(a.table_id, a.kind, a.key) for a in alerts.open_alerts(conn)}
-    pit = Pit(opened, drift=DriftWatch() if drift_window is None else DriftWatch(drift_window))
+    pit = Pit(opened, drift=DriftWatch() if drift_window is None else DriftWatch(drift_window),
+              feed_lost=feed_lost)
     actions: list[Action] = []
     with conn.cursor() as cur:
         cur.execute("SELECT table_id, extract(epoch FROM max(GREATEST(heartbeat_at, last_seen))) "

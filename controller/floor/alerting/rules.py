@@ -38,12 +38,13 @@ class Pit:
     """Every table's rules; each method returns the alerts to raise and to clear, in order."""
 
     def __init__(self, open_alerts: Iterable[tuple[str, str, str]] = (), shoes: ShoeWatch | None = None,
-                 drift: DriftWatch | None = None) -> None:
+                 drift: DriftWatch | None = None, feed_lost: float = FEED_LOST) -> None:
         #: (table, kind, key) of every alert not yet cleared.
         self.open: set[tuple[str, str, str]] = set(open_alerts)
         self.shoes = shoes or ShoeWatch()
         self.drift = drift or DriftWatch()
         self.tables: dict[str, _Table] = {}
+        self.feed_lost = feed_lost
         #: Per (table, journal) the last seq already judged (from PostgreSQL at start): not judged again.
         self.judged: dict[tuple[str, str], int] = {}
 
@@ -75,7 +76,7 @@ class Pit:
         """A row message from the stream (controller/floor/wire.py's body)."""
         table_id, journal, at = str(msg["table"]), str(msg["journal"]), float(msg["at"])
         actions: list[Action] = []
-        if at >= now - FEED_LOST:  # an old row redelivered after an outage says nothing of the feed now
+        if at >= now - self.feed_lost:  # an old row redelivered after an outage says nothing of the feed now
             actions += self._heard(table_id, now)
         actions += self.shoes.journal(table_id, journal)
         judged = self.judged.get((table_id, journal), 0)
@@ -143,11 +144,11 @@ class Pit:
                       {"offset_ms": round(offset * 1000)}, None)]
 
     def tick(self, now: float) -> list[Action]:
-        """Once a second or so: tables silent for FEED_LOST seconds."""
+        """Every half second or so: tables silent for :attr:`feed_lost` seconds."""
         return self.filter(
             Raise(t, "feed_lost", "", "critical", f"no row and no heartbeat for {now - s.heard:.0f} s",
                   {"heard_at": s.heard}, s.heard)
-            for t, s in sorted(self.tables.items()) if now - s.heard > FEED_LOST)
+            for t, s in sorted(self.tables.items()) if now - s.heard > self.feed_lost)
 
     def gaps(self, unfilled: Iterable[tuple[str, str, int, int]]) -> list[Action]:
         """The ``gaps`` rows with ``filled_at`` NULL now: (table, journal, first row, last row)."""

@@ -25,7 +25,7 @@ from nats.js import JetStreamContext, api
 
 from controller.floor import alerts
 from controller.floor.alerting import history
-from controller.floor.alerting.rules import Pit
+from controller.floor.alerting.rules import FEED_LOST, Pit
 from controller.floor.alerting.shoes import Action, Raise
 from controller.floor.alive import ALIVE_SUBJECTS
 from controller.floor.schema import migrate
@@ -48,7 +48,8 @@ class AlertService:
     """One alert service's work; :attr:`stop` ends it after the message in hand."""
 
     def __init__(self, nc: NATS, dsn: str, *, durable: str = "alerts", batch: int = 256,
-                 check_every: float = 0.5, replicas: int = 1, drift_window: int | None = None) -> None:
+                 check_every: float = 0.5, replicas: int = 1, drift_window: int | None = None,
+                 feed_lost: float = FEED_LOST) -> None:
         self.nc = nc
         self.js: JetStreamContext = nc.jetstream()
         self.dsn = dsn
@@ -57,6 +58,7 @@ class AlertService:
         self.check_every = check_every
         self.replicas = replicas
         self.drift_window = drift_window
+        self.feed_lost = feed_lost
         self.stop = asyncio.Event()
         self.conn: psycopg.Connection[Any] | None = None
         self.pit = Pit()
@@ -66,7 +68,7 @@ class AlertService:
         await retrying("creating the stream", lambda: ensure_stream(self.js, self.replicas), self.stop)
         await self._database(migrate)
         self.pit, loaded = await self._database(
-            lambda conn: history.load(conn, time.time(), self.drift_window))
+            lambda conn: history.load(conn, time.time(), self.drift_window, self.feed_lost))
         log.info("alerts: %d open, %d shoes on record, %d tables watched", len(self.pit.open),
                  len(self.pit.shoes.history.shoes), len(self.pit.tables))
         await self._apply(loaded)

@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from controller.floor.integrity.stats import Z_999, chi_squared_upper_tail, normal_quantile
 from controller.games.baccarat.par_sheet import outcome_weights
@@ -32,11 +32,11 @@ class BetLaw:
     bet: str
     outcomes: tuple[tuple[Fraction, Fraction], ...]
 
-    @property
+    @cached_property  # judged after every round of a live table: computed once
     def mean(self) -> Fraction:
         return sum((p * x for p, x in self.outcomes), Fraction(0))
 
-    @property
+    @cached_property
     def variance(self) -> Fraction:
         return sum((p * x * x for p, x in self.outcomes), Fraction(0)) - self.mean ** 2
 
