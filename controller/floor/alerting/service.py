@@ -69,8 +69,6 @@ class AlertService:
         await self._database(migrate)
         self.pit, loaded = await self._database(
             lambda conn: history.load(conn, time.time(), self.drift_window, self.feed_lost))
-        log.info("alerts: %d open, %d shoes on record, %d tables watched", len(self.pit.open),
-                 len(self.pit.shoes.history.shoes), len(self.pit.tables))
         await self._apply(loaded)
         config = api.ConsumerConfig(ack_policy=api.AckPolicy.EXPLICIT, ack_wait=30.0, max_ack_pending=20_000,
                                     filter_subject=SUBJECTS, deliver_policy=api.DeliverPolicy.NEW,
@@ -85,6 +83,9 @@ class AlertService:
                 log.warning("a heartbeat on %s that does not parse: %s", msg.subject, exc)
 
         await self.nc.subscribe(ALIVE_SUBJECTS, cb=heard)
+        await self.nc.flush()
+        log.info("alerts: %d open, %d shoes on record, %d tables watched", len(self.pit.open),
+                 len(self.pit.shoes.history.shoes), len(self.pit.tables))
         checked = 0.0
         try:
             while not self.stop.is_set():

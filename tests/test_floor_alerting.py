@@ -1,0 +1,210 @@
+"""``croupier floor alerts`` end to end: real nats-server and PostgreSQL, a real daemon on a simulated shoe,
+its real uplink, the service as its own process; each alert raised (stored, logged, published) and
+cleared when its cause clears, and a restarted service raising nothing twice."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nats
+import psycopg
+import pytest
+from floor_support import Proc, query, wait_for
+from test_daemon_support import write_table
+
+from controller.daemon.client import CommandClient, local_key
+from controller.daemon.config import load_table
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+from controller.floor import eventlog
+from controller.floor.local import NatsServer
+from drivers.shoe.sim import SimulatedShoe
+from tests.server_fixtures import FloorDatabase
+
+
+class Ear:
+    """A NATS client on a thread of its own: every alert message heard, and heartbeats sent as a table's
+    uplink would send them."""
+
+    def __init__(self, url: str) -> None:
+        self.heard: list[dict[str, Any]] = []
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+        self.nc = self._call(nats.connect(url))
+
+        async def cb(msg: Any) -> None:
+            self.heard.append(json.loads(msg.data))
+
+        self._call(self.nc.subscribe("croupier.alerts.>", cb=cb))
+
+    def _call(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(10)
+
+    def alive(self, table: str, **fields: Any) -> None:
+        body = {"table": table, "journal": "j", "journal_rows": 1, "acked": 1, "sent_at": time.time(),
+                **fields}
+        self._call(self.nc.publish(f"croupier.{table}.alive", json.dumps(body).encode()))
+
+    def close(self) -> None:
+        self._call(self.nc.close())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(5)
+
+
+@pytest.fixture
+def ear(nats_server: NatsServer) -> Iterator[Ear]:
+    e = Ear(nats_server.url)
+    yield e
+    e.close()
+
+
+def alerts_of(dsn: str, table: str, kind: str, key: str = "") -> list[tuple[int, bool]]:
+    """(id, still open) of every alert of this table, kind and key, oldest first."""
+    return [(int(i), bool(o)) for i, o in query(
+        dsn, "SELECT id, cleared_at IS NULL FROM alerts WHERE table_id = %s AND kind = %s AND key = %s "
+             "ORDER BY id", table, kind, key)]
+
+
+def raised(dsn: str, table: str, kind: str, key: str, *procs: Proc) -> None:
+    """Raised (and maybe cleared already: a cause may be short)."""
+    wait_for(f"{kind} {key} raised", lambda: bool(alerts_of(dsn, table, kind, key)), 15, *procs)
+
+
+def cleared(dsn: str, table: str, kind: str, key: str, *procs: Proc) -> None:
+    wait_for(f"{kind} {key} cleared", lambda: bool(alerts_of(dsn, table, kind, key)) and not any(
+        o for _, o in alerts_of(dsn, table, kind, key)), 15, *procs)
+
+
+def start_service(tmp_path: Path, nats_url: str, dsn: str, *extra: str, wait: bool = True) -> Proc:
+    service = Proc(tmp_path / "alerts.log", "floor", "alerts", "--nats", nats_url, "--db", dsn, *extra)
+    service.start()
+    if wait:
+        up(service)
+    return service
+
+
+def up(service: Proc) -> None:
+    wait_for("the alert service up", lambda: service.said("tables watched"), 60, service)
+
+
+def test_feed_lost_gap_and_clock_skew_raised_published_and_cleared_through_a_restarted_service(
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase, ear: Ear) -> None:
+    dsn = postgres.dsn
+    service = start_service(tmp_path, nats_server.url, dsn, "--feed-lost", "2")
+    try:
+        ear.alive("t9")
+        raised(dsn, "t9", "feed_lost", "", service)  # two seconds without a word
+        ear.alive("t9")
+        cleared(dsn, "t9", "feed_lost", "", service)
+        for _ in range(2):  # the table's clock 1.5 s ahead
+            ear.alive("t9", sent_at=time.time() + 1.5)
+        raised(dsn, "t9", "clock_skew", "", service)
+        for _ in range(3):
+            ear.alive("t9")
+        cleared(dsn, "t9", "clock_skew", "", service)
+        with psycopg.connect(dsn) as conn:
+            conn.execute("INSERT INTO gaps (table_id, journal_id, first_row, last_row) "
+                         "VALUES ('t9', 'j', 5, 7)")
+        raised(dsn, "t9", "gap", "j:5", service)
+        raised(dsn, "t9", "feed_lost", "", service)  # silent again
+        # Restarted: what is open stays open (its cause was not seen to clear) and nothing is raised twice.
+        before = query(dsn, "SELECT id, kind, key, cleared_at IS NULL FROM alerts ORDER BY id")
+        assert service.stop() == 0, service.text()
+        service = start_service(tmp_path, nats_server.url, dsn, "--feed-lost", "2")
+        time.sleep(1.0)
+        assert query(dsn, "SELECT id, kind, key, cleared_at IS NULL FROM alerts ORDER BY id") == before
+        with psycopg.connect(dsn) as conn:
+            conn.execute("UPDATE gaps SET filled_at = now()")
+        cleared(dsn, "t9", "gap", "j:5", service)
+        ear.alive("t9")
+        cleared(dsn, "t9", "feed_lost", "", service)
+    finally:
+        assert service.stop() == 0, service.text()
+    states = [(m["kind"], m["state"]) for m in ear.heard if m["kind"] != "feed_lost"]
+    assert states == [("clock_skew", "raised"), ("clock_skew", "cleared"), ("gap", "raised"),
+                      ("gap", "cleared")]
+    gap = next(m for m in ear.heard if m["kind"] == "gap")
+    assert gap["table"] == "t9" and gap["key"] == "j:5" and gap["severity"] == "critical"
+    assert gap["detail"] == "rows 5..7 of journal j are missing from the floor's history"
+    with psycopg.connect(dsn) as conn:  # every change is in the significant-event log, chained
+        assert eventlog.verify(conn).intact
+        kinds = [k for (k,) in conn.execute(
+            "SELECT kind FROM event_log WHERE body->>'kind' = 'gap' ORDER BY id")]
+    assert kinds == ["alert_raised", "alert_cleared"]
+
+
+def shoe_table(tmp_path: Path, shoe: SimulatedShoe) -> Path:
+    """A Baccarat table file on ``shoe`` over a pty (its quick reconnect)."""
+    link = tmp_path / "shoe-pty"
+    shoe.open_pty(link)
+    profile = tmp_path / "shoe.yaml"
+    profile.write_text(f"port: {link}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 5.0\n"
+                       "reconnect: {initial: 0.05, max: 0.2}\n")
+    return write_table(tmp_path, shoe=str(profile))
+
+
+def connected(client: CommandClient) -> bool:
+    return bool(client.call("status")["shoe_device"]["connected"])
+
+
+def test_shoe_unplugged_lid_opened_journal_fault_and_daemon_stopped_raised_and_cleared(
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:
+    dsn, shoe = postgres.dsn, SimulatedShoe("v1", seed=1)
+    table_file = shoe_table(tmp_path, shoe)
+    config = load_table(table_file)
+    tid = config.table_id
+    uplink = Proc(tmp_path / "uplink.log", "uplink", str(table_file), "--nats", nats_server.url,
+                  "--heartbeat", "1")
+    service = start_service(tmp_path, nats_server.url, dsn, wait=False)
+    daemon = DaemonThread(Daemon(config))
+    try:
+        with daemon:
+            client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+            wait_for("the shoe connected", lambda: connected(client), 20)
+            assert client.call("credit_in", seat=1, amount=10_000)["ok"]
+            uplink.start()
+            up(service)
+            wait_for("the uplink up", lambda: uplink.said("the daemon is alive"), 60, uplink)
+            shoe.inject("disconnect", 1.0)
+            raised(dsn, tid, "device_offline", "shoe", service, uplink)
+            cleared(dsn, tid, "device_offline", "shoe", service, uplink)
+            wait_for("the shoe back", lambda: connected(client), 20)
+            shoe.lid(True)  # the daemon's `device` event "shoe lid" (docs/daemon.md): a device offline
+            raised(dsn, tid, "device_offline", "shoe lid", service, uplink)
+            shoe.lid(False)
+            cleared(dsn, tid, "device_offline", "shoe lid", service, uplink)
+            journal = daemon.daemon.service.journal if daemon.daemon.service is not None else None
+            assert journal is not None and daemon.daemon._loop is not None
+            capped = threading.Event()
+
+            def cap() -> None:  # on the daemon's loop, which owns the journal's connection: the disk is full
+                pages = journal.connection.execute("PRAGMA page_count").fetchone()[0]
+                journal.connection.execute(f"PRAGMA max_page_count={pages}")
+                capped.set()
+
+            daemon.daemon._loop.call_soon_threadsafe(cap)
+            assert capped.wait(10)
+            for i in range(2000):
+                if not client.call("credit_in", seat=1, amount=1, ref=f"fill-{i}-" + "f" * 150)["ok"]:
+                    break
+            raised(dsn, tid, "journal_fault", "", service, uplink)
+            client.close()
+        raised(dsn, tid, "daemon_stopped", "", service, uplink)
+        with DaemonThread(Daemon(config)):
+            cleared(dsn, tid, "daemon_stopped", "", service, uplink)
+            cleared(dsn, tid, "journal_fault", "", service, uplink)
+            uplink.stop()  # before its daemon stops
+    finally:
+        uplink.stop()
+        assert service.stop() == 0, service.text()
+        shoe.close()
+    counts = query(dsn, "SELECT kind, key, count(*) FROM alerts GROUP BY kind, key ORDER BY kind, key")
+    assert counts == [("daemon_stopped", "", 1), ("device_offline", "shoe", 1),
+                      ("device_offline", "shoe lid", 1), ("journal_fault", "", 1)]
