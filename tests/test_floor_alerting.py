@@ -15,7 +15,7 @@ from typing import Any
 import nats
 import psycopg
 import pytest
-from floor_support import Proc, query, wait_for
+from floor_support import Proc, journal_rows, query, wait_for
 from test_daemon_support import write_table
 
 from controller.daemon.client import CommandClient, local_key
@@ -208,3 +208,46 @@ def test_shoe_unplugged_lid_opened_journal_fault_and_daemon_stopped_raised_and_c
     counts = query(dsn, "SELECT kind, key, count(*) FROM alerts GROUP BY kind, key ORDER BY kind, key")
     assert counts == [("daemon_stopped", "", 1), ("device_offline", "shoe", 1),
                       ("device_offline", "shoe lid", 1), ("journal_fault", "", 1)]
+
+
+#: Four Baccarat coups, each a Player natural whatever the deal order (PBPB or PPBB): 16 cards.
+COUPS = ("9C KD QH 5S", "8D JC TH 4C", "9H KS QC 7D", "8S JD TS 2H")
+BETTING = ({"cmd": "open"}, {"cmd": "bet", "seat": 1, "spot": "player", "amount": 100}, {"cmd": "close"})
+
+
+def test_a_shoe_dealt_again_in_the_same_order_raises_false_shuffle_from_the_live_rows(
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:
+    dsn, shoe = postgres.dsn, SimulatedShoe("v1", seed=1)
+    table_file = shoe_table(tmp_path, shoe)
+    config = load_table(table_file)
+    uplink = Proc(tmp_path / "uplink.log", "uplink", str(table_file), "--nats", nats_server.url)
+    service = start_service(tmp_path, nats_server.url, dsn, wait=False)
+    try:
+        with DaemonThread(Daemon(config)):
+            client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+            uplink.start()
+            wait_for("the shoe connected", lambda: connected(client), 20)
+            assert client.call("credit_in", seat=1, amount=100_000)["ok"]
+            for _ in range(2):  # the same order twice, as from one --deck FILE
+                assert client.call("new_shoe")["ok"]
+                for coup in COUPS:
+                    for request in BETTING:
+                        assert client.call(**request)["ok"], request
+                    for card in coup.split():
+                        shoe.deal(card)
+                    wait_for("the coup settled", lambda: client.call("status")["phase"] == "idle", 20)
+            assert client.call("new_shoe")["ok"]  # the second shoe ends: it is checked
+            journal = journal_rows(config)[0]
+            up(service)
+            raised(dsn, config.table_id, "false_shuffle", f"{journal}:2", service, uplink)
+            client.close()
+            uplink.stop()
+    finally:
+        uplink.stop()
+        assert service.stop() == 0, service.text()
+        shoe.close()
+    (detail,) = query(dsn, "SELECT detail FROM alerts WHERE kind = 'false_shuffle'")[0]
+    earlier = f"shoe t1:{journal}:1"
+    assert detail == (f"shoe 2: 16 cards in the same order as {earlier} (cards 1.. here, 1.. there); "
+                      f"15 of 15 adjacent pairs kept from {earlier} (expected 0, alarm at 8)")
+    assert query(dsn, "SELECT kind FROM alerts WHERE kind <> 'false_shuffle'") == []
