@@ -251,3 +251,39 @@ def test_a_shoe_dealt_again_in_the_same_order_raises_false_shuffle_from_the_live
     assert detail == (f"shoe 2: 16 cards in the same order as {earlier} (cards 1.. here, 1.. there); "
                       f"15 of 15 adjacent pairs kept from {earlier} (expected 0, alarm at 8)")
     assert query(dsn, "SELECT kind FROM alerts WHERE kind <> 'false_shuffle'") == []
+
+
+def test_a_restarted_service_builds_the_floor_s_shoe_index_from_postgresql(postgres: FloorDatabase) -> None:
+    from controller.floor.alerting import history
+    from controller.floor.schema import migrate
+
+    cards = [c for coup in COUPS for c in coup.split()]
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        for table, journal in (("t1", "j1"), ("t2", "j2")):
+            conn.execute("INSERT INTO tables (table_id, journal_id, game, options, currency) "
+                         "VALUES (%s, %s, 'baccarat', '{}', '{}')", (table, journal))
+        events = [("t1", "j1", 1, {"event": "new_shoe", "decks": 8, "shoe_number": 1})]
+        events += [("t1", "j1", 2 + i, {"event": "card_dealt", "round": 1, "card": c, "hand": "player"})
+                   for i, c in enumerate(cards)]
+        events.append(("t1", "j1", 18, {"event": "new_shoe", "decks": 8, "shoe_number": 2}))
+        events.append(("t2", "j2", 1, {"event": "new_shoe", "decks": 8, "shoe_number": 1}))
+        events += [("t2", "j2", 2 + i, {"event": "card_dealt", "round": 1, "card": c, "hand": "player"})
+                   for i, c in enumerate(cards[:5])]  # t2 is dealing the same order when the service starts
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO events (table_id, journal_id, seq, row, event, payload) "
+                            "VALUES (%s, %s, %s, 1, %s, %s)",
+                            [(t, j, s, e["event"], json.dumps(e)) for t, j, s, e in events])
+        conn.commit()
+        pit, actions = history.load(conn, time.time())
+    assert actions == [] and pit.shoes.history.shoes == ["t1:j1:1"]
+    assert pit.judged == {("t1", "j1"): 18, ("t2", "j2"): 6}
+    # The stream redelivers t2's row 6 (seq 6, judged: not counted twice), then the rest of the shoe.
+    rest: list[dict[str, Any]] = [{"event": "card_dealt", "seq": 6 + i, "card": c}
+                                  for i, c in enumerate(cards[4:])]
+    rest.append({"event": "new_shoe", "seq": 6 + len(cards[4:]), "decks": 8, "shoe_number": 2})
+    row = {"table": "t2", "journal": "j2", "row": 2, "at": 0.0, "game": "baccarat", "options": {},
+           "events": rest}
+    got = pit.row(row, time.time())
+    assert [(a.kind, a.key) for a in got] == [("false_shuffle", "j2:1")]
+    assert got[0].detail.startswith("shoe 1: 16 cards in the same order as shoe t1:j1:1")  # type: ignore[union-attr]
