@@ -16,7 +16,7 @@ import ssl
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from controller.tools.demo_setup import PORTS_PER_TABLE
 
@@ -284,46 +284,46 @@ def run_uplink(args: argparse.Namespace) -> int:
     return _serve(f"uplink {config.table_id}", start, args.exit_with_parent)
 
 
-def run_record(args: argparse.Namespace) -> int:
-    from controller.floor.recorder import Recorder
+class _Worker(Protocol):
+    stop: asyncio.Event
+
+    async def run(self) -> None: ...
+
+
+def _floor_worker(args: argparse.Namespace, name: str, make: Callable[[Any], _Worker]) -> int:
+    """Run ``make(nats_client)`` (a recorder, the alert service) as ``croupier floor NAME`` until stopped."""
     from controller.floor.uplink import connect
 
-    options = nats_options("floor record", args)
+    options = nats_options(f"floor {name}", args)
     if options is None:
         return 1
 
     async def start(stop: asyncio.Event) -> None:
         nc = await connect(args.nats, stop, **options)
-        recorder = Recorder(nc, args.db, durable=args.durable, batch=args.batch,
-                            ack_wait=args.ack_wait, gap_grace=args.gap_grace, replicas=args.replicas)
-        recorder.stop = stop
+        worker = make(nc)
+        worker.stop = stop
         try:
-            await recorder.run()
+            await worker.run()
         finally:
             await _close(nc)
 
-    return _serve("recorder", start, args.exit_with_parent)
+    return _serve("recorder" if name == "record" else name, start, args.exit_with_parent)
+
+
+def run_record(args: argparse.Namespace) -> int:
+    from controller.floor.recorder import Recorder
+
+    return _floor_worker(args, "record", lambda nc: Recorder(
+        nc, args.db, durable=args.durable, batch=args.batch, ack_wait=args.ack_wait, gap_grace=args.gap_grace,
+        replicas=args.replicas))
 
 
 def run_alerts(args: argparse.Namespace) -> int:
     from controller.floor.alerting.service import AlertService
-    from controller.floor.uplink import connect
 
-    options = nats_options("floor alerts", args)
-    if options is None:
-        return 1
-
-    async def start(stop: asyncio.Event) -> None:
-        nc = await connect(args.nats, stop, **options)
-        service = AlertService(nc, args.db, durable=args.durable, replicas=args.replicas,
-                               drift_window=args.drift_window, feed_lost=args.feed_lost)
-        service.stop = stop
-        try:
-            await service.run()
-        finally:
-            await _close(nc)
-
-    return _serve("alerts", start, args.exit_with_parent)
+    return _floor_worker(args, "alerts", lambda nc: AlertService(
+        nc, args.db, durable=args.durable, replicas=args.replicas, drift_window=args.drift_window,
+        feed_lost=args.feed_lost))
 
 
 def run_demo(args: argparse.Namespace) -> int:
