@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -190,7 +191,7 @@ def test_shoe_unplugged_mid_deal_lid_opened_journal_fault_and_daemon_stopped_rai
             wait_for("the shoe back", lambda: connected(client), 20)
             for card in ("3D", "2H", "AS"):
                 shoe.deal(card)
-            wait_for("the coup settled", lambda: client.call("status")["phase"] == "idle", 20)
+            wait_for("the coup settled", partial(idle, client), 20)
             shoe.lid(True)  # the daemon's `device` event "shoe lid" (docs/daemon.md): a device offline
             raised(dsn, tid, "device_offline", "shoe lid", service, uplink)
             shoe.lid(False)
@@ -225,8 +226,12 @@ def test_shoe_unplugged_mid_deal_lid_opened_journal_fault_and_daemon_stopped_rai
                       ("device_offline", "shoe lid", 1), ("journal_fault", "", 1), ("tilt", "", 1)]
 
 
-def streamed(url: str, config: TableConfig) -> int:
-    """The last row of the table's subject in the stream (0 if none)."""
+def idle(client: CommandClient) -> bool:
+    return bool(client.call("status")["phase"] == "idle")
+
+
+def streamed(url: str, config: TableConfig, rows: int) -> bool:
+    """The stream holds the table's rows up to ``rows`` (its subject's last message is that row)."""
     async def last() -> int:
         nc = await nats.connect(url)
         try:
@@ -237,7 +242,7 @@ def streamed(url: str, config: TableConfig) -> int:
         finally:
             await nc.close()
 
-    return asyncio.run(last())
+    return asyncio.run(last()) == rows
 
 
 def test_a_shoe_dealt_in_the_same_order_on_two_tables_raises_false_shuffle_from_the_live_rows(
@@ -264,7 +269,7 @@ def test_a_shoe_dealt_in_the_same_order_on_two_tables_raises_false_shuffle_from_
             up(service)  # its consumer takes the rows from its start on
             for shoe, config, uplink in tables:  # one after the other: the first shoe ends before the second
                 client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-                wait_for("the shoe connected", lambda c=client: connected(c), 20)
+                wait_for("the shoe connected", partial(connected, client), 20)
                 for request in ({"cmd": "credit_in", "seat": 1, "amount": 100_000}, {"cmd": "new_shoe"}):
                     assert client.call(**request)["ok"]
                 for _ in COUPS:
@@ -272,11 +277,11 @@ def test_a_shoe_dealt_in_the_same_order_on_two_tables_raises_false_shuffle_from_
                         assert client.call(**request)["ok"], request
                     for _ in range(4):
                         shoe.deal()  # the deck file's next card
-                    wait_for("the coup settled", lambda c=client: c.call("status")["phase"] == "idle", 20)
+                    wait_for("the coup settled", partial(idle, client), 20)
                 assert client.call("new_shoe")["ok"]  # the shoe ends: it is checked against every earlier
-                last = len(journal_rows(config)[1])
-                wait_for("the rows in the stream", lambda c=config, n=last: streamed(nats_server.url, c) == n,
-                         30, uplink)
+                rows = len(journal_rows(config)[1])
+                wait_for("the rows in the stream", partial(streamed, nats_server.url, config, rows), 30,
+                         uplink)
                 client.close()
             for _, _, uplink in tables:
                 uplink.stop()  # before their daemons stop (else, rightly, daemon_stopped)
