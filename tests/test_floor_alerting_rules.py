@@ -172,3 +172,19 @@ def test_a_banker_paid_even_money_by_the_real_engine_drifts_out_within_the_round
     honest = Pit()
     for n, settled in enumerate(rigged_rounds(Odds(19, 20), flagged, seed=27), start=1):
         assert honest.row(row("honest", T0, settled, seq=n), T0 - 60) == [], n
+
+
+def test_a_day_of_too_many_ties_is_raised_when_the_next_day_begins() -> None:
+    pit = Pit()
+    day = 1_796_083_200.0  # a midnight, UTC
+
+    def result(winner: str, at: float, seq: int) -> list[Any]:
+        e = {"event": "round_result", "round": seq, "game": "baccarat", "result": {"winner": winner}}
+        return pit.row(row("b1", at, e, seq=seq), at)
+
+    outcomes = ["banker"] * 40 + ["player"] * 35 + ["tie"] * 25  # ties: 25 of 100, 9.5 expected
+    assert all(result(w, day + 60 * i, i + 1) == [] for i, w in enumerate(outcomes))
+    got = result("banker", day + 86_400 + 1, 101)
+    assert kinds(got) == [("raise", "outcome_frequencies", "day:2026-12-01")]
+    detail = got[0].detail
+    assert detail.startswith("day 2026-12-01: winners {'banker': 40, 'player': 35, 'tie': 25} over 100 ")

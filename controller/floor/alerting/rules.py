@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from controller.floor.alerting.shoes import Action, Clear, DriftWatch, Raise, ShoeWatch
+from controller.floor.alerting.shoes import Action, Clear, DayWatch, DriftWatch, Raise, ShoeWatch
 
 #: A table whose rows and heartbeats have all been silent this long has lost its feed (issue 27).
 FEED_LOST: Final = 10.0
@@ -43,6 +43,7 @@ class Pit:
         self.open: set[tuple[str, str, str]] = set(open_alerts)
         self.shoes = shoes or ShoeWatch()
         self.drift = drift or DriftWatch()
+        self.days = DayWatch()
         self.tables: dict[str, _Table] = {}
         self.feed_lost = feed_lost
         #: Per (table, journal) the last seq already judged (from PostgreSQL at start): not judged again.
@@ -104,6 +105,7 @@ class Pit:
         if judged:
             return []
         actions = self.shoes.event(table_id, journal, e)
+        actions += self.days.event(table_id, msg.get("options") or {}, e, at)
         if name == "round_settled":
             actions += self.drift.event(table_id, str(msg.get("game", "")), msg.get("options") or {}, e)
         return actions

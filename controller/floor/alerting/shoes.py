@@ -10,6 +10,7 @@ sliding window of its last rounds after every settlement, in constant time (runn
 
 from __future__ import annotations
 
+import time
 from array import array
 from collections import Counter
 from collections.abc import Mapping
@@ -109,7 +110,7 @@ class ShoeWatch:
                 return [Raise(table_id, "shoe_integrity", shoe.key, "critical",
                               f"shoe {shoe.number}: {card} seen {seen} times; the shoe holds it {shoe.decks} "
                               f"times", {"card": str(card), "seen": seen, "decks": shoe.decks}, None)]
-        elif name == "round_result" and isinstance(e.get("result"), Mapping):
+        elif name == "round_result" and e.get("game") == "baccarat" and isinstance(e.get("result"), Mapping):
             winner = e["result"].get("winner")
             if isinstance(winner, str):
                 shoe.winners[winner] += 1
@@ -133,14 +134,44 @@ class ShoeWatch:
                                  f"shoe {shoe.number}: " + "; ".join(verdict.findings()),
                                  {"runs": len(verdict.runs), "kept_pairs": len(verdict.kept)}, None))
         self.history.add(f"{table_id}:{shoe.key}", shoe.cards)
-        rounds = sum(shoe.winners.values())
-        if rounds >= CHI_SQUARED_ROUNDS:
-            test = chi_squared(shoe.winners, baccarat_probabilities(shoe.decks)["winner"])
-            if test.outside:
-                actions.append(Raise(table_id, "outcome_frequencies", shoe.key, "warning",
-                                     f"shoe {shoe.number}: winners {dict(sorted(shoe.winners.items()))} over "
-                                     f"{rounds} rounds, chi-squared p = {test.p_value:.2g}",
-                                     {"p_value": test.p_value, "rounds": rounds}, None))
+        return actions + _winners_test(table_id, shoe.key, f"shoe {shoe.number}", shoe.winners, shoe.decks)
+
+
+def _winners_test(table_id: str, key: str, what: str, winners: Counter[str], decks: int) -> list[Action]:
+    """The chi-squared test of ``winners`` (a shoe's, a day's) against the par sheet, from 60 rounds."""
+    rounds = sum(winners.values())
+    if rounds < CHI_SQUARED_ROUNDS:
+        return []
+    test = chi_squared(winners, baccarat_probabilities(decks)["winner"])
+    if not test.outside:
+        return []
+    return [Raise(table_id, "outcome_frequencies", key, "warning",
+                  f"{what}: winners {dict(sorted(winners.items()))} over {rounds} rounds, chi-squared "
+                  f"p = {test.p_value:.2g}", {"p_value": test.p_value, "rounds": rounds}, None)]
+
+
+class DayWatch:
+    """Each Baccarat table's winners per day (UTC, the table's clock), tested when its next day begins."""
+
+    def __init__(self) -> None:
+        self.days: dict[str, tuple[str, int, Counter[str]]] = {}
+
+    def event(self, table_id: str, options: Mapping[str, Any], e: Mapping[str, Any],
+              at: float) -> list[Action]:
+        result = e.get("result")
+        if e.get("event") != "round_result" or e.get("game") != "baccarat" or not isinstance(result, Mapping):
+            return []
+        day = time.strftime("%Y-%m-%d", time.gmtime(at))
+        actions: list[Action] = []
+        kept = self.days.get(table_id)
+        if kept is not None and kept[0] != day:
+            actions = _winners_test(table_id, f"day:{kept[0]}", f"day {kept[0]}", kept[2], kept[1])
+            kept = None
+        if kept is None:
+            kept = self.days[table_id] = (day, int(options.get("decks", 8)), Counter())
+        winner = result.get("winner")
+        if isinstance(winner, str):
+            kept[2][winner] += 1
         return actions
 
 
