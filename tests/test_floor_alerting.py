@@ -303,7 +303,7 @@ def test_a_shoe_dealt_in_the_same_order_on_two_tables_raises_false_shuffle_from_
     assert query(dsn, others) == []
 
 
-def test_a_restarted_service_builds_the_floor_s_shoe_index_from_postgresql(postgres: FloorDatabase) -> None:
+def test_a_starting_service_learns_the_shoe_index_and_what_stands_from_postgresql(postgres: FloorDatabase) -> None:
     from controller.floor.alerting import history
     from controller.floor.schema import migrate
 
@@ -317,17 +317,28 @@ def test_a_restarted_service_builds_the_floor_s_shoe_index_from_postgresql(postg
         events += [("t1", "j1", 2 + i, {"event": "card_dealt", "round": 1, "card": c, "hand": "player"})
                    for i, c in enumerate(cards)]
         events.append(("t1", "j1", 18, {"event": "new_shoe", "decks": 8, "shoe_number": 2}))
+        events += [("t1", "j1", 19, {"event": "tilt", "round": 2, "reason": "device_offline", "card": "",
+                                     "detail": "shoe lid offline"}),
+                   ("t1", "j1", 20, {"event": "device", "device": "shoe", "online": False, "detail": "x"}),
+                   ("t1", "j1", 21, {"event": "device", "device": "shoe", "online": True, "detail": "x"}),
+                   ("t1", "j1", 22, {"event": "device", "device": "shoe lid", "online": False,
+                                     "detail": "lid open"})]
         events.append(("t2", "j2", 1, {"event": "new_shoe", "decks": 8, "shoe_number": 1}))
         events += [("t2", "j2", 2 + i, {"event": "card_dealt", "round": 1, "card": c, "hand": "player"})
                    for i, c in enumerate(cards[:5])]  # t2 is dealing the same order when the service starts
         with conn.cursor() as cur:
             cur.executemany("INSERT INTO events (table_id, journal_id, seq, row, event, payload) "
                             "VALUES (%s, %s, %s, 1, %s, %s)",
-                            [(t, j, s, e["event"], json.dumps(e)) for t, j, s, e in events])
+                            [(t, j, s, e["event"], json.dumps({**e, "seq": s})) for t, j, s, e in events])
         conn.commit()
         pit, actions = history.load(conn, time.time())
+        standing = history.standing(conn)
     assert actions == [] and pit.shoes.history.shoes == ["t1:j1:1"]
-    assert pit.judged == {("t1", "j1"): 18, ("t2", "j2"): 6}
+    assert pit.judged == {("t1", "j1"): 22, ("t2", "j2"): 6}
+    # A first start (its consumer new) judges what stands: t1 is tilted and its lid open, its shoe back.
+    assert [[e["seq"] for e in m["events"]] for m in standing] == [[19, 21, 22]]
+    got = [(a.kind, a.key) for m in standing for a in pit.row(m, time.time())]
+    assert got == [("tilt", ""), ("device_offline", "shoe lid")]
     # The stream redelivers t2's row 6 (seq 6, judged: not counted twice), then the rest of the shoe.
     rest: list[dict[str, Any]] = [{"event": "card_dealt", "seq": 6 + i, "card": c}
                                   for i, c in enumerate(cards[4:])]

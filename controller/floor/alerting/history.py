@@ -66,6 +66,28 @@ def load(conn: psycopg.Connection[Any], now: float, drift_window: int | None = N
     return pit, pit.filter(actions)
 
 
+def standing(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
+    """Each table's newest journal's last ``tilt``/``tilt_cleared`` event and each device's last ``device``
+    event, as one row message a table: what a first start (a consumer new to the stream, which takes
+    only rows newer than itself) must judge so that a table tilted or a device offline now is raised."""
+    with conn.cursor() as cur:
+        cur.execute(
+            "WITH newest AS (SELECT DISTINCT ON (table_id) table_id, journal_id, game, options FROM tables "
+            "ORDER BY table_id, first_seen DESC), "
+            "last AS (SELECT DISTINCT ON (e.table_id, CASE WHEN e.event = 'device' THEN e.payload->>'device' "
+            "END) e.table_id, e.journal_id, e.seq, e.payload FROM events e JOIN newest n USING "
+            "(table_id, journal_id) WHERE e.event IN ('tilt', 'tilt_cleared', 'device') "
+            "ORDER BY e.table_id, CASE WHEN e.event = 'device' THEN e.payload->>'device' END, e.seq DESC) "
+            "SELECT table_id, journal_id, payload FROM last ORDER BY table_id, seq")
+        messages: dict[str, dict[str, Any]] = {}
+        for table_id, journal, payload in cur.fetchall():
+            message = messages.setdefault(table_id, {"table": table_id, "journal": journal, "at": 0.0,
+                                                     "events": []})
+            message["events"].append(payload)
+    conn.commit()
+    return list(messages.values())
+
+
 def unfilled_gaps(conn: psycopg.Connection[Any]) -> list[tuple[str, str, int, int]]:
     """Every recorded gap not filled since."""
     with conn.cursor() as cur:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import nats.errors
+import nats.js.errors
 import psycopg
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
@@ -73,6 +74,11 @@ class AlertService:
         config = api.ConsumerConfig(ack_policy=api.AckPolicy.EXPLICIT, ack_wait=30.0, max_ack_pending=20_000,
                                     filter_subject=SUBJECTS, deliver_policy=api.DeliverPolicy.NEW,
                                     num_replicas=self.replicas)
+        if not await retrying("reading the consumer", self._consumer_exists, self.stop):
+            # A first start takes only rows newer than itself: a tilt or a device offline now is judged
+            # from the history (the newest journal's last tilt and each device's last word).
+            standing = await self._database(history.standing)
+            await self._apply([a for message in standing for a in self.pit.row(message, time.time())])
         psub = await retrying("joining the consumer", lambda: self.js.pull_subscribe(
             SUBJECTS, durable=self.durable, stream=STREAM, config=config), self.stop)
 
@@ -101,6 +107,13 @@ class AlertService:
         finally:
             if self.conn is not None:
                 self.conn.close()
+
+    async def _consumer_exists(self) -> bool:
+        try:
+            await self.js.consumer_info(STREAM, self.durable)
+        except nats.js.errors.NotFoundError:
+            return False
+        return True
 
     async def _rows(self, psub: JetStreamContext.PullSubscription) -> None:
         """A batch of rows (waiting at most a tenth of a second for one): judged, committed, acknowledged."""
