@@ -1,5 +1,5 @@
 """The alert service's rules without I/O (controller/floor/alerting/rules.py, shoes.py): each kind raised
-once and cleared when its cause clears; shoes and drift fed by the real engine's events."""
+once and cleared when its cause clears; shoes, days and drift (fed by the real engine's events)."""
 
 from __future__ import annotations
 
