@@ -303,7 +303,8 @@ def test_a_shoe_dealt_in_the_same_order_on_two_tables_raises_false_shuffle_from_
     assert query(dsn, others) == []
 
 
-def test_a_starting_service_learns_the_shoe_index_and_what_stands_from_postgresql(postgres: FloorDatabase) -> None:
+def test_a_starting_service_learns_the_shoe_index_and_what_stands_from_postgresql(
+        postgres: FloorDatabase) -> None:
     from controller.floor.alerting import history
     from controller.floor.schema import migrate
 
