@@ -175,3 +175,23 @@ def test_outcome_counts_at_their_exact_frequencies_pass_and_doubled_ties_fail() 
     with pytest.raises(ValueError, match="without a probability"):
         chi_squared({"banker": 1, "dragon": 1}, w)
 
+
+
+def test_the_compact_run_index_finds_shoes_frozen_and_merged_into_segments_and_confirms_each_hit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from controller.floor.integrity import run_index
+
+    monkeypatch.setattr(run_index, "FREEZE", 1000)  # a segment every few shoes: freezes and merges happen
+    rng, history, shoes = random.Random(5), ShoeHistory(), []
+    for i in range(20):
+        shoes.append(shuffled(rng)[:400])
+        history.add(f"t:j:{i}", shoes[-1])
+    index = history._run_at
+    assert len(index._segments) >= 2 and index._open
+    for i in (0, 9, 19):  # in the oldest segment, a merged one, the open dictionary
+        (run,) = history.shared_runs(shoes[i][17:300])
+        assert (run.earlier, run.start, run.earlier_start, run.length) == (f"t:j:{i}", 0, 17, 283)
+    codes = bytes(c.index for c in shoes[3])
+    code = sum(c << (6 * (RUN - 1 - k)) for k, c in enumerate(codes[:RUN]))  # the run's exact code
+    assert index.first(code, codes[:RUN]) == 3 * 2**16
+    assert index.first(code, bytes(reversed(codes[:RUN]))) is None  # the same key, other cards: not a hit

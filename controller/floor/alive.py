@@ -14,6 +14,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import psycopg
@@ -43,16 +45,23 @@ def alive_subject(table_id: str) -> str:
     return f"croupier.{table_id}.alive"
 
 
-async def beat(nc: NATS, table_id: str, state: Speaker, every: float, stop: asyncio.Event) -> None:
-    """Publish ``{table, journal, journal_rows, acked}`` from ``state`` (the uplink) until ``stop``."""
+async def beat(nc: NATS, table_id: str, state: Speaker, every: float, stop: asyncio.Event,
+               extra: Callable[[], dict[str, Any]] | None = None, wake: asyncio.Event | None = None) -> None:
+    """Publish ``{table, journal, journal_rows, acked, sent_at}`` from ``state`` (the uplink) and
+    ``extra()`` (what it knows of its daemon) every ``every`` s until ``stop``, and at once when ``wake``
+    is set. ``sent_at``: the table's clock when sent, by which the floor sees a clock off (docs/floor.md)."""
+    wake = wake or asyncio.Event()
     while not stop.is_set():
+        wake.clear()
         if state.journal_id is not None:
             body = {"table": table_id, "journal": state.journal_id, "journal_rows": state.journal_rows,
-                    "acked": state.acked}
+                    "acked": state.acked, **(extra() if extra else {}), "sent_at": time.time()}
             with contextlib.suppress(Exception):  # the floor being away is the uplink's business, not this
                 await nc.publish(alive_subject(table_id), json.dumps(body).encode())
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), every)
+        waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(wake.wait())]
+        await asyncio.wait(waits, timeout=every, return_when=asyncio.FIRST_COMPLETED)
+        for task in waits:
+            task.cancel()
 
 
 class Board:

@@ -16,7 +16,7 @@ import ssl
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from controller.floor import verify_cli
 from controller.tools.demo_setup import PORTS_PER_TABLE
@@ -61,6 +61,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="seconds a hole in a journal's rows may last, with nothing left to deliver, before "
                         "it is recorded as a gap (60)")
     r.set_defaults(func=run_record)
+
+    a = floor_sub.add_parser("alerts", help="the pit's alert service: raise, store and publish alerts",
+                             description=ALERTS_DOC + "\n\nExample:\n  croupier floor alerts --nats "
+                             "nats://127.0.0.1:4222 --db " + EXAMPLE_DB)
+    _nats_arguments(a)
+    a.add_argument("--db", required=True, help="PostgreSQL URL, postgresql://user@host:port/dbname")
+    a.add_argument("--durable", default="alerts", help="the service's own consumer's name (alerts)")
+    a.add_argument("--feed-lost", type=float, default=10.0, metavar="SECONDS",
+                   help="a table with no row and no heartbeat for this long has lost its feed (10)")
+    a.add_argument("--drift-window", type=int, metavar="N",
+                   help="rounds a table's results drift is judged over (52708: docs/floor.md)")
+    a.set_defaults(func=run_alerts)
 
     t = floor_sub.add_parser("tables", help="every table the floor recorded: game, rows, how far behind",
                              description="Every table the floor recorded, from PostgreSQL.\n\nExample:\n"
@@ -127,6 +139,14 @@ A durable pull consumer shared by every recorder: each batch is written in one t
 the journal's own keys (a second write changes nothing), and acknowledged only after the commit.
 Any number of recorders may run at once. Rows missing from a journal are recorded in gaps and
 logged as an error, never skipped silently."""
+
+
+ALERTS_DOC = """Raise the pit's alerts from the floor's live feed, store them and publish them.
+
+Reads every table's rows from the stream (its own durable consumer) and the uplinks' heartbeats,
+and raises within seconds: feed lost, daemon stopped, journal fault, tilt, device offline, gap,
+clock skew, shoe integrity, false shuffle, results drift (docs/floor.md, "Alerts"). Each alert is
+stored in PostgreSQL (with the significant-event log) and published on croupier.alerts.<table>."""
 
 
 def _nats_arguments(p: argparse.ArgumentParser) -> None:
@@ -236,6 +256,7 @@ def run_uplink(args: argparse.Namespace) -> int:
     from controller.daemon.config import TableFileError, load_table
     from controller.daemon.journal import JournalError
     from controller.floor import alive
+    from controller.floor.daemon_watch import DaemonWatch
     from controller.floor.derive import JournalSource
     from controller.floor.uplink import Uplink, connect
 
@@ -255,35 +276,61 @@ def run_uplink(args: argparse.Namespace) -> int:
         nc = await connect(args.nats, stop, **options)
         uplink = Uplink(config, nc.jetstream(), window=args.window, replicas=args.replicas)
         uplink.stop = stop
-        heart = asyncio.ensure_future(alive.beat(nc, config.table_id, uplink, args.heartbeat, stop))
+        changed = asyncio.Event()
+        daemon = DaemonWatch(config, changed)  # the daemon's own heartbeat, relayed (docs/floor.md, "Alerts")
+        ear = asyncio.ensure_future(daemon.run(stop))
+        heart = asyncio.ensure_future(alive.beat(nc, config.table_id, uplink, args.heartbeat, stop,
+                                                 daemon.fields, changed))
         try:
             await uplink.run()
         finally:
             heart.cancel()
+            ear.cancel()
             await _close(nc)
 
     return _serve(f"uplink {config.table_id}", start, args.exit_with_parent)
 
 
-def run_record(args: argparse.Namespace) -> int:
-    from controller.floor.recorder import Recorder
+class _Worker(Protocol):
+    stop: asyncio.Event
+
+    async def run(self) -> None: ...
+
+
+def _floor_worker(args: argparse.Namespace, name: str, make: Callable[[Any], _Worker]) -> int:
+    """Run ``make(nats_client)`` (a recorder, the alert service) as ``croupier floor NAME`` until stopped."""
     from controller.floor.uplink import connect
 
-    options = nats_options("floor record", args)
+    options = nats_options(f"floor {name}", args)
     if options is None:
         return 1
 
     async def start(stop: asyncio.Event) -> None:
         nc = await connect(args.nats, stop, **options)
-        recorder = Recorder(nc, args.db, durable=args.durable, batch=args.batch,
-                            ack_wait=args.ack_wait, gap_grace=args.gap_grace, replicas=args.replicas)
-        recorder.stop = stop
+        worker = make(nc)
+        worker.stop = stop
         try:
-            await recorder.run()
+            await worker.run()
         finally:
             await _close(nc)
 
-    return _serve("recorder", start, args.exit_with_parent)
+    return _serve("recorder" if name == "record" else name, start, args.exit_with_parent)
+
+
+def run_record(args: argparse.Namespace) -> int:
+    from controller.floor.recorder import Recorder
+
+    return _floor_worker(args, "record", lambda nc: Recorder(
+        nc, args.db, durable=args.durable, batch=args.batch, ack_wait=args.ack_wait, gap_grace=args.gap_grace,
+        replicas=args.replicas))
+
+
+def run_alerts(args: argparse.Namespace) -> int:
+    from controller.floor.alerting.service import AlertService
+
+    return _floor_worker(args, "alerts", lambda nc: AlertService(
+        nc, args.db, durable=args.durable, replicas=args.replicas, drift_window=args.drift_window,
+        feed_lost=args.feed_lost))
 
 
 def run_demo(args: argparse.Namespace) -> int:

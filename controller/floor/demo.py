@@ -2,13 +2,14 @@
 
 Why these parts: they are the real ones, each its own process as on a floor. A nats-server and a
 PostgreSQL 15 in a private temporary folder on free loopback ports (controller.floor.local), one
-``croupier floor record``, and per game its shipped simulated table (``croupier demo --table
-<game>_sim.yaml``: daemon, simulated shoe, dealer and players) with its ``croupier uplink`` reading
-the table's journal. It prints the commands that query the floor while it runs. Ctrl-C (SIGTERM,
-SIGHUP) stops everything and deletes the folder; killed outright, its children go with it (the
-servers by the kernel's death signal, the commands by ``--exit-with-parent``). With ``--rounds N``
-each table stops after N rounds, and the demo shows ``floor tables`` once the floor has every row. The pit
-board (``croupier floor serve``) runs beside them on a free loopback port, with one operator.
+``croupier floor record``, the pit's ``croupier floor alerts``, and per game its shipped simulated
+table (``croupier demo --table <game>_sim.yaml``: daemon, simulated shoe, dealer and players) with
+its ``croupier uplink`` reading the table's journal. It prints the commands that query the floor
+while it runs. Ctrl-C (SIGTERM, SIGHUP) stops everything and deletes the folder; killed outright,
+its children go with it (the servers by the kernel's death signal, the commands by
+``--exit-with-parent``). With ``--rounds N`` each table stops after N rounds, and the demo shows
+``floor tables`` once the floor has every row. The pit board (``croupier floor serve``) runs beside
+them on a free loopback port, with one operator.
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         servers += [nats.start(), pg.start()]
         children.append(start_child(["floor", "record", "--nats", nats.url, "--db", pg.dsn],
                                     work / "recorder.log"))
+        children.append(start_child(["floor", "alerts", "--nats", nats.url, "--db", pg.dsn],
+                                    work / "alerts.log"))  # the pit's alerts (docs/floor.md, "Alerts")
         children += _pit_board(work, nats.url, pg.dsn)
         tables = [Table(load_table(f), work / f.stem) for f in files]
         demos: list[subprocess.Popen[bytes]] = []
@@ -114,8 +117,9 @@ def run(args: argparse.Namespace) -> int:
             pass
         address = _text(work / "pitboard.log").split("pit board: ", 1)[1].split()[0]
         token = _text(work / "operator.log").split()[-1]
-        print(f"The floor: nats-server {nats.url}, PostgreSQL {pg.dsn}, a recorder; tables {', '.join(ids)} "
-              f"dealing, each with its uplink (logs in {work}).\nQuery it while it runs:\n"
+        print(f"The floor: nats-server {nats.url}, PostgreSQL {pg.dsn}, a recorder, the alert service; "
+              f"tables {', '.join(ids)} dealing, each with its uplink (logs in {work}).\n"
+              f"Query it while it runs:\n"
               f"  {c} floor tables --db {pg.dsn}\n  {c} floor recall {ids[0]} --last 3 --db {pg.dsn}\n"
               f"  {c} floor export {ids[0]} --from {time.time() - 60:.0f} --to {time.time() + 86400:.0f} "
               f"--db {pg.dsn}\n  {c} floor verify --db {pg.dsn}\n"

@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from controller.floor.integrity.stats import Z_999, chi_squared_upper_tail, normal_quantile
 from controller.games.baccarat.par_sheet import outcome_weights
@@ -32,11 +32,11 @@ class BetLaw:
     bet: str
     outcomes: tuple[tuple[Fraction, Fraction], ...]
 
-    @property
+    @cached_property  # judged after every round of a live table: computed once
     def mean(self) -> Fraction:
         return sum((p * x for p, x in self.outcomes), Fraction(0))
 
-    @property
+    @cached_property
     def variance(self) -> Fraction:
         return sum((p * x * x for p, x in self.outcomes), Fraction(0)) - self.mean ** 2
 
@@ -91,11 +91,18 @@ def results_drift(law: BetLaw, rounds: Sequence[tuple[int, int]], z: float = Z_9
     """The drift from ``law`` of ``rounds``, each (total staked on the bet type in the round, the players'
     total net on it) in minor units; ``z`` sets the band. One entry a round, not a bet: every seat's
     Banker bet in a round wins or loses together, so their variance adds as one stake's, squared."""
-    staked = sum(stake for stake, _ in rounds)
+    return drift_of_sums(law, len(rounds), sum(stake for stake, _ in rounds), sum(net for _, net in rounds),
+                         sum(stake * stake for stake, _ in rounds), z)
+
+
+def drift_of_sums(law: BetLaw, rounds: int, staked: int, actual: int, squares: int,
+                  z: float = Z_999) -> Drift:
+    """:func:`results_drift` from running sums (the stakes, the nets, the squared stakes), so that a live
+    window of many thousand rounds costs nothing to judge after each round."""
     expected = law.mean * staked
-    spread = z * math.sqrt(float(law.variance) * sum(stake * stake for stake, _ in rounds))
-    return Drift(law.bet, len(rounds), staked, sum(net for _, net in rounds), expected,
-                 float(expected) - spread, float(expected) + spread)
+    spread = z * math.sqrt(float(law.variance) * squares)
+    low, high = float(expected) - spread, float(expected) + spread
+    return Drift(law.bet, rounds, staked, actual, expected, low, high)
 
 
 def last_rounds_outside(law: BetLaw, rounds: Sequence[tuple[int, int]], last: int) -> Drift:

@@ -2,9 +2,10 @@
 
 A shoe that was not really shuffled (dealt twice from a stacked order, or given only a riffle or a few
 strips) carries the earlier shoe's order with it. Rule 1, a shared run: any :data:`RUN` or more cards
-in the same order in both shoes. Each run of :data:`RUN` cards is indexed by its exact code (6 bits a
-card, 72 bits a run: no hash collisions), so a new shoe is looked up against thousands of earlier ones
-in one dictionary probe per position. Rule 2, kept pairs: the count of the new shoe's adjacent pairs
+in the same order in both shoes. Each run of :data:`RUN` cards is indexed by a 64-bit hash of its exact
+code (6 bits a card, 72 bits a run) and confirmed card by card (controller.floor.integrity.run_index:
+compact sorted arrays), so a new shoe is looked up against thousands of earlier ones in a few binary
+searches per position. Rule 2, kept pairs: the count of the new shoe's adjacent pairs
 (card, next card) that are also adjacent somewhere in an earlier shoe. For a truly shuffled shoe that
 count is close to Binomial(pairs, distinct pairs of the earlier shoe / 52^2); an alarm is raised at the
 least count whose tail under that law is at most :data:`PAIR_FALSE_ALARM`. Pairs are indexed too (each
@@ -21,6 +22,7 @@ from itertools import chain
 from typing import Final
 
 from controller.cards import Card
+from controller.floor.integrity.run_index import RunIndex
 from controller.floor.integrity.stats import binomial_threshold
 
 #: Cards in order shared by two shoes that make a false-shuffle alarm (issue 27's rule).
@@ -93,15 +95,14 @@ class ShoeHistory:
     def __init__(self) -> None:
         self.shoes: list[str] = []
         self._distinct: list[int] = []
-        self._run_at: dict[int, int] = {}  # run code -> shoe * _AT + start of its first sighting
+        self._run_at = RunIndex(RUN, _AT)  # run code -> shoe * _AT + start of its first sighting
         self._pair_shoes: dict[int, array[int]] = {}  # pair code -> the shoes holding it, each once
 
     def add(self, shoe: str, cards: Sequence[Card]) -> None:
         """Remember ``shoe`` (a name unique on the floor, e.g. ``table:journal:shoe``) for later checks."""
         number = len(self.shoes)
         codes = [c.index for c in cards]
-        for code, start in _runs(codes):
-            self._run_at.setdefault(code, number * _AT + start)
+        self._run_at.add(codes, list(_runs(codes)))
         distinct = set(_pairs(codes))
         for pair in distinct:
             self._pair_shoes.setdefault(pair, array("I")).append(number)
@@ -118,8 +119,9 @@ class ShoeHistory:
     def _runs_in_order(self, cards: Sequence[Card]) -> tuple[SharedRun, ...]:
         """Every run of RUN or more of ``cards`` in the same order in an earlier shoe, overlaps joined."""
         found: list[list[int]] = []  # [earlier shoe, start, earlier start, length]
-        for code, start in _runs([c.index for c in cards]):
-            hit = self._run_at.get(code)
+        codes = bytes(c.index for c in cards)
+        for code, start in _runs(codes):
+            hit = self._run_at.first(code, codes[start:start + RUN])
             if hit is None:
                 continue
             shoe, at = divmod(hit, _AT)

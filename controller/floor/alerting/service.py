@@ -1,0 +1,169 @@
+"""``croupier floor alerts``: the rules fed live from NATS, each alert stored, logged and published.
+
+Rows come from the stream through a durable pull consumer of the service's own (``alerts``; created
+delivering only new rows, so a first start does not replay the floor's past), acknowledged after
+their alerts are committed: a restarted service resumes where it stopped, and the partial unique
+index on open alerts makes any re-raise a no-op. Heartbeats come from core NATS (``croupier.*.alive``).
+Every change goes through controller.floor.alerts (PostgreSQL and the significant-event log in one
+transaction) and is then published on ``croupier.alerts.<table>`` as :meth:`Alert.message`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import nats.errors
+import nats.js.errors
+import psycopg
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext, api
+
+from controller.floor import alerts
+from controller.floor.alerting import history
+from controller.floor.alerting.rules import FEED_LOST, Pit
+from controller.floor.alerting.shoes import Action, Raise
+from controller.floor.alive import ALIVE_SUBJECTS
+from controller.floor.schema import migrate
+from controller.floor.uplink import NATS_ERRORS, Stopped, ensure_stream, retrying
+from controller.floor.wire import STREAM, SUBJECTS
+
+log = logging.getLogger("croupier.floor")
+T = TypeVar("T")
+
+
+def _write(conn: psycopg.Connection[Any], a: Action) -> alerts.Alert | None:
+    if isinstance(a, Raise):
+        return alerts.raise_alert(conn, table_id=a.table_id, kind=a.kind, key=a.key, detail=a.detail,
+                                  severity="critical" if a.severity == "critical" else "warning",
+                                  data=a.data, cause_at=a.cause_at)
+    return alerts.clear_alert(conn, table_id=a.table_id, kind=a.kind, key=a.key)
+
+
+class AlertService:
+    """One alert service's work; :attr:`stop` ends it after the message in hand."""
+
+    def __init__(self, nc: NATS, dsn: str, *, durable: str = "alerts", batch: int = 256,
+                 check_every: float = 0.5, replicas: int = 1, drift_window: int | None = None,
+                 feed_lost: float = FEED_LOST) -> None:
+        self.nc = nc
+        self.js: JetStreamContext = nc.jetstream()
+        self.dsn = dsn
+        self.durable = durable
+        self.batch = batch
+        self.check_every = check_every
+        self.replicas = replicas
+        self.drift_window = drift_window
+        self.feed_lost = feed_lost
+        self.stop = asyncio.Event()
+        self.conn: psycopg.Connection[Any] | None = None
+        self.pit = Pit()
+        self._heard: asyncio.Queue[tuple[dict[str, Any], float]] = asyncio.Queue()
+
+    async def run(self) -> None:
+        await retrying("creating the stream", lambda: ensure_stream(self.js, self.replicas), self.stop)
+        await self._database(migrate)
+        self.pit, loaded = await self._database(
+            lambda conn: history.load(conn, time.time(), self.drift_window, self.feed_lost))
+        await self._apply(loaded)
+        config = api.ConsumerConfig(ack_policy=api.AckPolicy.EXPLICIT, ack_wait=30.0, max_ack_pending=20_000,
+                                    filter_subject=SUBJECTS, deliver_policy=api.DeliverPolicy.NEW,
+                                    num_replicas=self.replicas)
+        if not await retrying("reading the consumer", self._consumer_exists, self.stop):
+            # A first start takes only rows newer than itself: a tilt or a device offline now is judged
+            # from the history (the newest journal's last tilt and each device's last word).
+            standing = await self._database(history.standing)
+            await self._apply([a for message in standing for a in self.pit.row(message, time.time())])
+        psub = await retrying("joining the consumer", lambda: self.js.pull_subscribe(
+            SUBJECTS, durable=self.durable, stream=STREAM, config=config), self.stop)
+
+        async def heard(msg: Msg) -> None:
+            try:
+                self._heard.put_nowait((json.loads(msg.data), time.time()))
+            except ValueError as exc:
+                log.warning("a heartbeat on %s that does not parse: %s", msg.subject, exc)
+
+        await self.nc.subscribe(ALIVE_SUBJECTS, cb=heard)
+        await self.nc.flush()
+        log.info("alerts: %d open, %d shoes on record, %d tables watched", len(self.pit.open),
+                 len(self.pit.shoes.history.shoes), len(self.pit.tables))
+        checked = 0.0
+        try:
+            while not self.stop.is_set():
+                await self._rows(psub)
+                while not self._heard.empty():
+                    body, at = self._heard.get_nowait()
+                    if isinstance(body, dict) and "table" in body:
+                        await self._apply(self.pit.alive(body, at))
+                if time.monotonic() - checked >= self.check_every:
+                    checked = time.monotonic()
+                    await self._apply(self.pit.tick(time.time()))
+                    await self._apply(self.pit.gaps(await self._database(history.unfilled_gaps)))
+        finally:
+            if self.conn is not None:
+                self.conn.close()
+
+    async def _consumer_exists(self) -> bool:
+        try:
+            await self.js.consumer_info(STREAM, self.durable)
+        except nats.js.errors.NotFoundError:
+            return False
+        return True
+
+    async def _rows(self, psub: JetStreamContext.PullSubscription) -> None:
+        """A batch of rows (waiting at most a tenth of a second for one): judged, committed, acknowledged."""
+        try:
+            msgs = await psub.fetch(self.batch, timeout=0.1)
+        except (nats.errors.TimeoutError, TimeoutError):
+            return
+        except NATS_ERRORS as exc:
+            log.warning("fetch failed (%s: %s): retrying", type(exc).__name__, exc)
+            await asyncio.sleep(0.5)
+            return
+        for m in msgs:
+            try:
+                body = json.loads(m.data)
+                actions = self.pit.row(body, time.time())
+            except (ValueError, KeyError, TypeError) as exc:
+                log.error("row %s on %s not judged: %s", m.headers, m.subject, exc)
+                actions = []
+            await self._apply(actions)
+            try:
+                await m.ack()
+            except NATS_ERRORS as exc:  # judged and committed: a redelivery raises nothing new
+                log.warning("ack failed (%s): the row will be delivered again", exc)
+
+    async def _apply(self, actions: list[Action]) -> None:
+        for action in actions:
+            alert = await self._database(lambda conn, a=action: _write(conn, a))  # type: ignore[misc]
+            if alert is None:
+                continue
+            log.info("%s %s %s %s: %s", alert.table_id, alert.state, alert.kind, alert.key, alert.detail)
+            try:
+                await self.nc.publish(alerts.subject(alert.table_id), json.dumps(alert.message()).encode())
+            except NATS_ERRORS as exc:  # stored: the board reads PostgreSQL too
+                log.warning("alert %d not published (%s)", alert.id, exc)
+
+    async def _database(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
+        """``work(conn)`` until it succeeds, reconnecting while the database is away; :class:`Stopped` on
+        stop (a row in hand stays unacknowledged and is delivered again)."""
+        delay = 0.2
+        while True:
+            try:
+                if self.conn is None or self.conn.closed:
+                    self.conn = psycopg.connect(self.dsn, connect_timeout=5)
+                return work(self.conn)
+            except psycopg.OperationalError as exc:
+                log.warning("database unavailable (%s): retrying in %.1f s", str(exc).strip(), delay)
+                if self.conn is not None:
+                    self.conn.close()
+                self.conn = None
+            if self.stop.is_set():
+                raise Stopped("stopped while the database was away")
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 3.0)

@@ -1,0 +1,255 @@
+"""The game-integrity rules (controller/floor/integrity) wired to a table's events as they arrive.
+
+Pure: events in, raise/clear out. A shoe starts at ``new_shoe`` and ends at the table's next
+``new_shoe`` or when its journal is replaced; its cards (``card_dealt`` and ``card_burned``, in order)
+are counted live (a card seen more often than the shoe holds it is raised at once) and, when it ends,
+counted whole, checked against every earlier shoe of the floor for a false shuffle, added to that
+index, and its winners tested by chi-squared. Each Baccarat table's bets are judged for drift over a
+sliding window of its last rounds after every settlement, in constant time (running sums).
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from controller.cards import Card, CardError, parse_card
+from controller.floor.integrity.drift import (
+    BetLaw,
+    baccarat_laws,
+    baccarat_probabilities,
+    chi_squared,
+    drift_of_sums,
+)
+from controller.floor.integrity.shoe_count import count_shoe
+from controller.floor.integrity.shuffle_check import ShoeHistory
+from controller.money import Odds, OddsError
+
+#: The rounds a Baccarat table's drift is judged over (docs/floor.md: a Banker paid 1:1 is outside
+#: the band after this many rounds with probability 0.99).
+DRIFT_WINDOW: Final = 52_708
+#: A shoe's winners are tested by chi-squared only from this many rounds (every expected count >= 5).
+CHI_SQUARED_ROUNDS: Final = 60
+
+
+@dataclass(frozen=True)
+class Raise:
+    """Open an alert (controller.floor.alerts.raise_alert's arguments)."""
+
+    table_id: str
+    kind: str
+    key: str
+    severity: str
+    detail: str
+    data: dict[str, Any]
+    cause_at: float | None
+
+
+@dataclass(frozen=True)
+class Clear:
+    """Close the open alert of this table, kind and key."""
+
+    table_id: str
+    kind: str
+    key: str = ""
+
+
+Action = Raise | Clear
+
+
+@dataclass
+class Shoe:
+    """The shoe a table is dealing: its cards so far and the winners of its rounds."""
+
+    journal: str
+    number: int
+    decks: int
+    cards: list[Card] = field(default_factory=list)
+    winners: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def key(self) -> str:
+        return f"{self.journal}:{self.number}"
+
+
+class ShoeWatch:
+    """Every table's current shoe, and the floor-wide index of every finished one."""
+
+    def __init__(self, history: ShoeHistory | None = None) -> None:
+        self.history = history or ShoeHistory()
+        self.current: dict[str, Shoe] = {}
+
+    def journal(self, table_id: str, journal: str) -> list[Action]:
+        """A row of ``journal``: if the table's shoe was of another journal, that shoe has ended."""
+        shoe = self.current.get(table_id)
+        if shoe is None or shoe.journal == journal:
+            return []
+        del self.current[table_id]
+        return self.finish(table_id, shoe)
+
+    def event(self, table_id: str, journal: str, e: Mapping[str, Any]) -> list[Action]:
+        name, shoe = e.get("event"), self.current.get(table_id)
+        if name == "new_shoe":
+            actions = [] if shoe is None else self.finish(table_id, shoe)
+            self.current[table_id] = Shoe(journal, int(e["shoe_number"]), int(e["decks"]))
+            return actions
+        if shoe is None:
+            return []
+        if name in ("card_dealt", "card_burned"):
+            try:
+                card = parse_card(str(e.get("card")))
+            except CardError:
+                return []
+            shoe.cards.append(card)
+            seen = sum(1 for c in shoe.cards if c == card)
+            if seen > shoe.decks:
+                return [Raise(table_id, "shoe_integrity", shoe.key, "critical",
+                              f"shoe {shoe.number}: {card} seen {seen} times; the shoe holds it {shoe.decks} "
+                              f"times", {"card": str(card), "seen": seen, "decks": shoe.decks}, None)]
+        elif name == "round_result" and e.get("game") == "baccarat" and isinstance(e.get("result"), Mapping):
+            winner = e["result"].get("winner")
+            if isinstance(winner, str):
+                shoe.winners[winner] += 1
+        return []
+
+    def finish(self, table_id: str, shoe: Shoe) -> list[Action]:
+        """A shoe has ended: its count, its order against every earlier shoe, its winners."""
+        actions: list[Action] = []
+        if not shoe.cards:
+            return actions
+        # The undealt count is not in the history: taken as what the seen cards leave, so a shoe is
+        # short only if more cards were seen than it holds (missing cards cannot be told yet).
+        count = count_shoe(shoe.decks, shoe.cards, max(0, 52 * shoe.decks - len(shoe.cards)))
+        if not count.ok:
+            actions.append(Raise(table_id, "shoe_integrity", shoe.key, "critical",
+                                 f"shoe {shoe.number}: " + "; ".join(count.findings()),
+                                 {"seen": count.seen, "short": count.short, "decks": shoe.decks}, None))
+        verdict = self.history.check(shoe.cards)
+        if verdict.false_shuffle:
+            actions.append(Raise(table_id, "false_shuffle", shoe.key, "critical",
+                                 f"shoe {shoe.number}: " + "; ".join(verdict.findings()),
+                                 {"runs": len(verdict.runs), "kept_pairs": len(verdict.kept)}, None))
+        self.history.add(f"{table_id}:{shoe.key}", shoe.cards)
+        return actions + _winners_test(table_id, shoe.key, f"shoe {shoe.number}", shoe.winners, shoe.decks)
+
+
+def _winners_test(table_id: str, key: str, what: str, winners: Counter[str], decks: int) -> list[Action]:
+    """The chi-squared test of ``winners`` (a shoe's, a day's) against the par sheet, from 60 rounds."""
+    rounds = sum(winners.values())
+    if rounds < CHI_SQUARED_ROUNDS:
+        return []
+    test = chi_squared(winners, baccarat_probabilities(decks)["winner"])
+    if not test.outside:
+        return []
+    return [Raise(table_id, "outcome_frequencies", key, "warning",
+                  f"{what}: winners {dict(sorted(winners.items()))} over {rounds} rounds, chi-squared "
+                  f"p = {test.p_value:.2g}", {"p_value": test.p_value, "rounds": rounds}, None)]
+
+
+class DayWatch:
+    """Each Baccarat table's winners per day (UTC, the table's clock), tested when its next day begins."""
+
+    def __init__(self) -> None:
+        self.days: dict[str, tuple[str, int, Counter[str]]] = {}
+
+    def event(self, table_id: str, options: Mapping[str, Any], e: Mapping[str, Any],
+              at: float) -> list[Action]:
+        result = e.get("result")
+        if e.get("event") != "round_result" or e.get("game") != "baccarat" or not isinstance(result, Mapping):
+            return []
+        day = time.strftime("%Y-%m-%d", time.gmtime(at))
+        actions: list[Action] = []
+        kept = self.days.get(table_id)
+        if kept is not None and kept[0] != day:
+            actions = _winners_test(table_id, f"day:{kept[0]}", f"day {kept[0]}", kept[2], kept[1])
+            kept = None
+        if kept is None:
+            kept = self.days[table_id] = (day, int(options.get("decks", 8)), Counter())
+        winner = result.get("winner")
+        if isinstance(winner, str):
+            kept[2][winner] += 1
+        return actions
+
+
+class Window:
+    """The last ``size`` rounds of one bet type at one table: (staked, players' net), with running sums."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.stakes: array[int] = array("q")
+        self.nets: array[int] = array("q")
+        self.next = 0
+        self.staked = self.net = self.squares = 0
+
+    def __len__(self) -> int:
+        return len(self.stakes)
+
+    def add(self, stake: int, net: int) -> None:
+        if len(self.stakes) < self.size:
+            self.stakes.append(stake)
+            self.nets.append(net)
+        else:
+            old_stake, old_net = self.stakes[self.next], self.nets[self.next]
+            self.staked, self.net, self.squares = (self.staked - old_stake, self.net - old_net,
+                                                   self.squares - old_stake * old_stake)
+            self.stakes[self.next], self.nets[self.next] = stake, net
+            self.next = (self.next + 1) % self.size
+        self.staked, self.net = self.staked + stake, self.net + net
+        self.squares += stake * stake
+
+
+def _laws(game: str, options: Mapping[str, Any]) -> dict[str, BetLaw] | None:
+    if game != "baccarat":
+        return None  # only Baccarat's laws are built (docs/floor.md)
+    try:
+        return baccarat_laws(int(options.get("decks", 8)),
+                             Odds.parse(str(options.get("banker_pays", "19:20"))),
+                             Odds.parse(str(options.get("tie_pays", "9:1"))))
+    except (OddsError, ValueError, TypeError):
+        return None
+
+
+class DriftWatch:
+    """Each table's bet types over their last ``window`` rounds against the par sheet's 99.9 % band."""
+
+    def __init__(self, window: int = DRIFT_WINDOW) -> None:
+        self.window = window
+        self.tables: dict[str, tuple[str, dict[str, BetLaw], dict[str, Window]]] = {}
+
+    def event(self, table_id: str, game: str, options: Mapping[str, Any],
+              e: Mapping[str, Any]) -> list[Action]:
+        if e.get("event") != "round_settled":
+            return []
+        rules = f"{game} {sorted(options.items())}"
+        kept = self.tables.get(table_id)
+        if kept is None or kept[0] != rules:  # a new game or pay table starts its windows again
+            laws = _laws(game, options)
+            if laws is None:
+                return []
+            kept = self.tables[table_id] = (rules, laws, {bet: Window(self.window) for bet in laws})
+        _, laws, windows = kept
+        per_bet: dict[str, list[int]] = {}
+        for line in e.get("settlements") or ():
+            spot = str(line.get("spot"))
+            if spot in laws:
+                total = per_bet.setdefault(spot, [0, 0])
+                total[0] += int(line["stake"])
+                total[1] += int(line["net"])
+        actions: list[Action] = []
+        for bet, (stake, net) in per_bet.items():
+            w = windows[bet]
+            w.add(stake, net)
+            drift = drift_of_sums(laws[bet], len(w), w.staked, w.net, w.squares)
+            if drift.outside:
+                actions.append(Raise(table_id, "results_drift", bet, "warning", drift.finding(),
+                                     {"rounds": drift.rounds, "staked": drift.staked,
+                                      "actual": drift.actual, "expected": float(drift.expected),
+                                      "low": drift.low, "high": drift.high},
+                                     None))
+            else:
+                actions.append(Clear(table_id, "results_drift", bet))
+        return actions
