@@ -313,7 +313,7 @@ def main() -> int:
           f"({args.recorders} recorder(s), batches of {args.batch})")
     total = sum(used.values())
     print("CPU seconds meanwhile: " + ", ".join(f"{k} {v:.2f}" for k, v in used.items()) +
-          f"; {rows / max(total, 1e-9):,.0f} rows per CPU second in all")
+          f"; {db_rate * db_took / max(total, 1e-9):,.0f} rows per CPU second in all")
     p = statistics.quantiles(waits, n=100)
     print(f"publish to transaction (one recorder) at {args.rate:.0f} rows/s offered for {args.seconds:.0f} s "
           f"({len(waits)} rows): p50 {p[49] * 1000:.1f} ms, p99 {p[98] * 1000:.1f} ms, "

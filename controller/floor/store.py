@@ -127,6 +127,7 @@ def write_bodies(conn: psycopg.Connection[Any], bodies: Sequence[bytes]) -> list
     params = {"f": str(FORMAT)}
     with conn.transaction(), conn.cursor() as cur:
         cur.execute(_BATCH)
+        cur.execute("DELETE FROM floor_batch")  # empty, unless the caller's transaction wrote a batch before
         with cur.copy("COPY floor_batch (n, d) FROM STDIN") as copy:
             copy.write(b"".join(_copy_line(n, body) for n, body in enumerate(bodies)))
         with conn.pipeline():
