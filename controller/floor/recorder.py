@@ -98,8 +98,8 @@ class Recorder:
         try:
             while not self.stop.is_set():
                 msgs = await ahead
-                # The next batch comes in while this one is written (on a worker thread): fetching
-                # costs about as much as writing. It waits unacknowledged, as any batch in hand.
+                # The next batch comes in while this one is written (on a worker thread). It waits
+                # unacknowledged, as any batch in hand.
                 ahead = asyncio.ensure_future(self._fetch(puller))
                 if msgs:
                     await self._record(msgs)
