@@ -161,6 +161,33 @@ def test_rows_missing_from_the_stream_are_recorded_as_a_gap_and_logged(
     assert recorded_row(postgres.dsn, "u3") == 2
 
 
+def test_a_body_the_recorder_cannot_read_is_left_unrecorded_and_the_rest_of_its_batch_recorded(
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:  # noqa: F811
+    """A newer format, a body that is not JSON and one whose row is not a number, in one batch with a
+    journal's rows: the database refuses the batch whole, the recorder sorts it message by message,
+    records the journal's rows and leaves the three unacknowledged, each named in its log."""
+    config = config_for(tmp_path, name="u6")
+    inputs, _ = baccarat_play(1, seed=3)
+    journal_id = write_journal(config, inputs)
+    publish_rows(nats_server.url, config, set(range(1, len(inputs) + 1)))
+    strange = [b'{"format":2,"table":"u6"}', b"not json", json.dumps(
+        {"format": 1, "table": "u6", "journal": "j", "row": "first"}).encode()]
+
+    async def go() -> None:
+        nc = await nats.connect(nats_server.url)
+        for n, body in enumerate(strange, 1):
+            await nc.jetstream().publish(subject("u6"), body, headers={MSG_ID: f"u6:other:{n}"})
+        await nc.close()
+
+    asyncio.run(go())
+    rec = recorder(tmp_path, nats_server.url, postgres.dsn)
+    run_until("the rows recorded, the others named", lambda: recorded_row(postgres.dsn, "u6") == len(inputs)
+              and rec.text().count("not recorded") == 3, 30, rec)
+    assert_journal_recorded(postgres.dsn, config, journal_id, inputs)
+    assert query(postgres.dsn, "SELECT count(*) FROM inputs") == [(len(inputs),)]
+    assert all(f"u6:other:{n}" in rec.text() for n in (1, 2, 3))
+
+
 def test_an_uplink_resuming_far_into_a_journal_starts_from_the_daemon_s_checkpoint(
         tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:  # noqa: F811
     """The daemon checkpoints every 30 inputs (at a round's end); the stream already holds rows

@@ -21,22 +21,37 @@ import logging
 import time
 from typing import Any
 
-import nats.errors
 import psycopg
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
-from nats.js import JetStreamContext, api
+from nats.js import api
 
 from controller.daemon import faults
 from controller.floor import alive, store
+from controller.floor.pull import Puller
 from controller.floor.schema import migrate
 from controller.floor.uplink import NATS_ERRORS, Stopped, ensure_stream, retrying
-from controller.floor.wire import MSG_ID, STREAM, SUBJECTS, RowMessage
+from controller.floor.wire import FORMAT, STREAM, SUBJECTS, RowMessage
 
 log = logging.getLogger("croupier.floor")
 
 #: Consecutive idle checks (nothing pending, nothing unacknowledged) a hole must survive to be a gap.
 IDLE_CHECKS = 3
+
+
+def _recorded(unknown: list[int], count: int) -> list[int]:
+    """The positions of a batch of ``count`` that were written, all but the ``unknown`` ones."""
+    skip = set(unknown)
+    return [n for n in range(count) if n not in skip]
+
+
+def _readable(m: Msg) -> bool:
+    """True if ``m`` is a floor row message this recorder reads."""
+    try:
+        RowMessage.parse(m.data)
+        return True
+    except ValueError:
+        return False
 
 
 def _open(dsn: str) -> psycopg.Connection[Any]:
@@ -74,15 +89,18 @@ class Recorder:
                                     num_replicas=self.replicas)
         psub = await retrying("joining the consumer", lambda: self.js.pull_subscribe(
             SUBJECTS, durable=self.durable, stream=STREAM, config=config), self.stop)
+        await psub.unsubscribe()  # the consumer is made or joined; its batches come through a Puller
+        puller = Puller(self.nc, STREAM, self.durable)
+        await puller.start()
         await self._database(lambda conn: migrate(conn))
         await self.board.listen(self.nc)
-        ahead = asyncio.ensure_future(self._fetch(psub))
+        ahead = asyncio.ensure_future(self._fetch(puller))
         try:
             while not self.stop.is_set():
                 msgs = await ahead
-                # The next batch comes in while this one is written (on a worker thread): fetching
-                # costs about as much as writing. It waits unacknowledged, as any batch in hand.
-                ahead = asyncio.ensure_future(self._fetch(psub))
+                # The next batch comes in while this one is written (on a worker thread). It waits
+                # unacknowledged, as any batch in hand.
+                ahead = asyncio.ensure_future(self._fetch(puller))
                 if msgs:
                     await self._record(msgs)
                 if time.monotonic() - self._checked >= self.check_every:
@@ -92,40 +110,44 @@ class Recorder:
         finally:
             ahead.cancel()  # what it fetched is delivered again after ack_wait
             await asyncio.gather(ahead, return_exceptions=True)
+            await puller.close()
             if self.conn is not None:
                 self.conn.close()
 
-    async def _fetch(self, psub: JetStreamContext.PullSubscription) -> list[Msg]:
+    async def _fetch(self, puller: Puller) -> list[Msg]:
         """The next batch: what the consumer has now, up to :attr:`batch` (waiting at most 1 s for one)."""
         try:
-            return await psub.fetch(self.batch, timeout=1.0)
-        except (nats.errors.TimeoutError, TimeoutError):  # nothing to fetch
-            return []
+            return await puller.fetch(self.batch, timeout=1.0)
         except NATS_ERRORS as exc:
             log.warning("fetch failed (%s: %s): retrying", type(exc).__name__, exc)
             await asyncio.sleep(0.5)
             return []
 
     async def _record(self, msgs: list[Msg]) -> None:
-        parsed: list[RowMessage] = []
-        for m in msgs:
+        """Write ``msgs`` in one transaction, then acknowledge them; a body this recorder cannot read is
+        left to a newer one (nak'd with a delay: not ours to judge), the rest of its batch recorded."""
+        written: list[int] = []
+        bodies = [m.data for m in msgs]
+        try:
+            await self._database(lambda conn: written.extend(_recorded(store.write_bodies(conn, bodies),
+                                                                       len(bodies))))
+        except store.BAD_BODY:  # a malformed body: sorted out in Python, message by message
+            good = [n for n, m in enumerate(msgs) if _readable(m)]
+            await self._database(lambda conn: written.extend(
+                good[n] for n in _recorded(store.write_bodies(conn, [bodies[g] for g in good]), len(good))))
+        faults.point("floor_committed")
+        recorded = set(written)
+        for n, m in enumerate(msgs):
             try:
-                parsed.append(RowMessage.parse(m.data))
-            except ValueError as exc:
-                # Not ours to judge: a newer uplink's format waits (unacknowledged) for a newer recorder.
-                log.error("message %s on %s not recorded: %s", m.headers, m.subject, exc)
-                await m.nak(delay=self.ack_wait)
-        if parsed:
-            await self._database(lambda conn: store.write_batch(conn, parsed))
-            faults.point("floor_committed")
-        recorded = {p.id for p in parsed}
-        for m in msgs:
-            if (m.headers or {}).get(MSG_ID) in recorded:
-                try:
+                if n in recorded:
                     await m.ack()
-                except NATS_ERRORS as exc:  # committed: a redelivery will be a no-op
-                    log.warning("ack failed (%s): the batch will be delivered again", exc)
-        self.recorded += len(parsed)
+                else:  # not ours to judge: a newer uplink's format waits for a newer recorder
+                    log.error("message %s on %s not recorded: not a floor row message of format %d",
+                              m.headers, m.subject, FORMAT)
+                    await m.nak(delay=self.ack_wait)
+            except NATS_ERRORS as exc:  # committed: a redelivery will be a no-op
+                log.warning("ack failed (%s): the batch will be delivered again", exc)
+        self.recorded += len(recorded)
 
     async def _database(self, work: store.Work) -> None:
         """``work(conn)`` on a worker thread until it succeeds, reconnecting while the database is away;

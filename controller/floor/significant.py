@@ -32,6 +32,8 @@ OPERATOR_INPUTS: Final = frozenset({
     "void", "clear_tilt", "take_held", "declare_burn", "credit_in", "credit_out", "set_dp",
     "dealer_in", "dealer_out", "new_shoe",
 })
+#: Every input kind that is significant whatever its source (the recorder's SQL picks these rows out).
+SIGNIFICANT_INPUTS: Final = OPERATOR_INPUTS | {"device"}
 #: The device the daemon's journal check takes offline (controller.daemon.startup.JOURNAL_DEVICE).
 JOURNAL: Final = "journal"
 

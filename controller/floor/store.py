@@ -8,6 +8,13 @@ moves each journal's ``recorded_row`` (every row up to it is recorded) over the 
 Rows recorded above a missing one are a *hole*; :func:`holes` lists them for the recorder to judge
 (a hole that nothing left to deliver can fill is a gap: :func:`record_gap`). Last, in the same
 transaction, the batch's significant rows go into the event log (controller.floor.significant).
+
+Speed: the message bodies go to PostgreSQL as they came off the wire, copied into a temporary table
+and parsed there once (``jsonb``, in C), and each floor table takes the whole batch in one set-based
+statement: a handful of statements per batch whatever its size and however many journals it spans,
+and no JSON parsed or built in Python (bench/floor_ingest.py; docs/floor.md, "How fast") but the
+few rows that may be significant events (a superset chosen in SQL, judged by
+:func:`controller.floor.significant.row_kind`).
 """
 
 from __future__ import annotations
@@ -17,13 +24,96 @@ from dataclasses import dataclass
 from typing import Any
 
 import psycopg
-from psycopg.types.json import Jsonb
 
 from controller.floor import significant
-from controller.floor.wire import RowMessage
+from controller.floor.wire import FORMAT, RowMessage
 
 #: Work done on the database connection by the recorder (retried whole if the database was away).
 Work = Callable[["psycopg.Connection[Any]"], object]
+
+#: Malformed bodies (not JSON, a field missing or of the wrong type) make the whole batch fail with
+#: one of these; the recorder then sorts the batch in Python (RowMessage.parse) and writes the rest.
+BAD_BODY: tuple[type[psycopg.Error], ...] = (psycopg.DataError, psycopg.IntegrityError)
+
+# The batch, one message body a line (COPY's text format), parsed once into ``jsonb``.
+_BATCH = """
+CREATE TEMPORARY TABLE IF NOT EXISTS floor_batch (n integer NOT NULL, d jsonb NOT NULL)
+ON COMMIT DELETE ROWS
+"""
+_NEW_JOURNALS = """
+INSERT INTO tables (table_id, journal_id, game, options, currency)
+SELECT DISTINCT ON (d->>'table', d->>'journal') d->>'table', d->>'journal', d->>'game', d->'options',
+       d->'currency'
+FROM floor_batch WHERE d->>'format' = %(f)s
+ORDER BY d->>'table', d->>'journal', (d->>'row')::bigint DESC
+ON CONFLICT DO NOTHING
+"""
+_LOCK = """
+SELECT t.table_id FROM tables t
+WHERE (t.table_id, t.journal_id) IN (
+    SELECT d->>'table', d->>'journal' FROM floor_batch WHERE d->>'format' = %(f)s)
+ORDER BY t.table_id, t.journal_id FOR UPDATE
+"""
+_INPUTS = """
+INSERT INTO inputs (table_id, journal_id, row, at, source, ref, input, first_seq, event_count)
+SELECT d->>'table', d->>'journal', (d->>'row')::bigint, (d->>'at')::float8, d->>'source', d->>'ref',
+       d->'input', (d->>'first_seq')::bigint, jsonb_array_length(d->'events')
+FROM floor_batch WHERE d->>'format' = %(f)s
+ON CONFLICT DO NOTHING
+"""
+_EVENTS = """
+INSERT INTO events (table_id, journal_id, seq, row, event, payload)
+SELECT d->>'table', d->>'journal', (e->>'seq')::bigint, (d->>'row')::bigint, e->>'event', e
+FROM floor_batch, jsonb_array_elements(d->'events') e WHERE d->>'format' = %(f)s
+ON CONFLICT DO NOTHING
+"""
+_ROUNDS = """
+INSERT INTO rounds (table_id, journal_id, round, status, opened_at, ended_at, first_seq, last_seq,
+                    house_net, record)
+SELECT d->>'table', d->>'journal', (r->>'round')::bigint, r->>'status', (r->>'opened_at')::float8,
+       (r->>'ended_at')::float8, (r->>'first_seq')::bigint, (r->>'last_seq')::bigint,
+       (r->>'house_net')::bigint, r
+FROM floor_batch, LATERAL (SELECT d->'round' AS r) x
+WHERE d->>'format' = %(f)s AND jsonb_typeof(r) = 'object'
+ON CONFLICT DO NOTHING
+"""
+# Each journal's recorded_row moved to the end of the run of recorded rows that starts right after
+# it: the rows above it, numbered in order, are that run while row - its number is still
+# recorded_row (an index range of the few rows above it, not a scan of the journal). Then the gaps
+# now below it are marked filled.
+_ADVANCE = """
+WITH seen AS (
+    SELECT d->>'table' AS table_id, d->>'journal' AS journal_id, MAX((d->>'journal_rows')::bigint) AS n,
+           MAX((d->>'at')::float8) AS at
+    FROM floor_batch WHERE d->>'format' = %(f)s GROUP BY 1, 2
+), moved AS (
+    UPDATE tables SET
+        recorded_row = COALESCE((
+            SELECT MAX(x.row) FROM (
+                SELECT i.row, i.row - ROW_NUMBER() OVER (ORDER BY i.row) AS start FROM inputs i
+                WHERE i.table_id = tables.table_id AND i.journal_id = tables.journal_id
+                  AND i.row > tables.recorded_row) x
+            WHERE x.start = tables.recorded_row), tables.recorded_row),
+        journal_rows = GREATEST(tables.journal_rows, seen.n),
+        last_at = GREATEST(tables.last_at, seen.at),
+        last_seen = now()
+    FROM seen WHERE tables.table_id = seen.table_id AND tables.journal_id = seen.journal_id
+    RETURNING tables.table_id, tables.journal_id, tables.recorded_row
+)
+UPDATE gaps SET filled_at = now() FROM moved
+WHERE gaps.table_id = moved.table_id AND gaps.journal_id = moved.journal_id
+  AND gaps.last_row <= moved.recorded_row AND gaps.filled_at IS NULL
+"""
+# The rows that may be significant (significant.row_kind judges them): a command's, one of the inputs
+# that are an operator's act or a device's news, or one that raised or ended a tilt. In the batch's
+# order by journal and row, as the event log takes them.
+_MAYBE_SIGNIFICANT = """
+SELECT n FROM floor_batch WHERE d->>'format' = %(f)s AND (
+    d->>'source' LIKE 'command:%%' OR d->'input'->>'input' = ANY(%(inputs)s)
+    OR d->'events' @> '[{"event": "tilt"}]' OR d->'events' @> '[{"event": "tilt_cleared"}]')
+ORDER BY d->>'table', d->>'journal', (d->>'row')::bigint
+"""
+_UNKNOWN = "SELECT n FROM floor_batch WHERE d->>'format' IS DISTINCT FROM %(f)s ORDER BY n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,67 +126,38 @@ class Hole:
     last_row: int
 
 
-def write_batch(conn: psycopg.Connection[Any], messages: Sequence[RowMessage]) -> None:
-    """Record ``messages`` in one transaction (the caller acknowledges them only after this returns)."""
-    by_journal: dict[tuple[str, str], list[RowMessage]] = {}
-    for m in sorted(messages, key=lambda m: (m.table_id, m.journal_id, m.row)):
-        by_journal.setdefault((m.table_id, m.journal_id), []).append(m)
+def _copy_line(n: int, body: bytes) -> bytes:
+    """``n`` and ``body`` as a line of COPY's text format (its four special bytes escaped)."""
+    escaped = body.replace(b"\\", b"\\\\").replace(b"\n", b"\\n")
+    escaped = escaped.replace(b"\r", b"\\r").replace(b"\t", b"\\t")
+    return b"%d\t%s\n" % (n, escaped)
+
+
+def write_bodies(conn: psycopg.Connection[Any], bodies: Sequence[bytes]) -> list[int]:
+    """Record the message ``bodies`` (as published) in one transaction; the positions of those not
+    recorded because their format is not this code's (the caller acknowledges the others only after
+    this returns). One of :data:`BAD_BODY` if any body is malformed: then nothing is recorded."""
+    params = {"f": str(FORMAT)}
     with conn.transaction(), conn.cursor() as cur:
-        for (table_id, journal_id), rows in by_journal.items():
-            newest = rows[-1]
-            cur.execute(
-                "INSERT INTO tables (table_id, journal_id, game, options, currency) "
-                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                (table_id, journal_id, newest.game, Jsonb(newest.options), Jsonb(newest.currency)))
-            cur.execute("SELECT recorded_row FROM tables WHERE table_id = %s AND journal_id = %s FOR UPDATE",
-                        (table_id, journal_id))
-            cur.executemany(
-                "INSERT INTO inputs (table_id, journal_id, row, at, source, ref, input, first_seq, "
-                "event_count) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                [(table_id, journal_id, m.row, m.at, m.source, m.ref, Jsonb(m.input), m.first_seq,
-                  len(m.events)) for m in rows])
-            events = [(table_id, journal_id, int(e["seq"]), m.row, str(e["event"]), Jsonb(e))
-                      for m in rows for e in m.events]
-            if events:
-                cur.executemany("INSERT INTO events (table_id, journal_id, seq, row, event, payload) "
-                                "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", events)
-            rounds = [(table_id, journal_id, int(r["round"]), str(r["status"]), r.get("opened_at"),
-                       r.get("ended_at"), int(r["first_seq"]), int(r["last_seq"]), r.get("house_net"),
-                       Jsonb(r))
-                      for m in rows if (r := m.round) is not None]
-            if rounds:
-                cur.executemany(
-                    "INSERT INTO rounds (table_id, journal_id, round, status, opened_at, ended_at, "
-                    "first_seq, last_seq, house_net, record) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                    "ON CONFLICT DO NOTHING", rounds)
-            _advance(cur, table_id, journal_id, max(m.journal_rows for m in rows), newest.at)
+        cur.execute(_BATCH)
+        cur.execute("DELETE FROM floor_batch")  # empty, unless the caller's transaction wrote a batch before
+        with cur.copy("COPY floor_batch (n, d) FROM STDIN") as copy:
+            copy.write(b"".join(_copy_line(n, body) for n, body in enumerate(bodies)))
+        with conn.pipeline():
+            for statement in (_NEW_JOURNALS, _LOCK, _INPUTS, _EVENTS, _ROUNDS, _ADVANCE):
+                cur.execute(statement, params)
+            cur.execute(_UNKNOWN, params)
+        unknown = [int(n) for (n,) in cur.fetchall()]
+        cur.execute(_MAYBE_SIGNIFICANT, {**params, "inputs": sorted(significant.SIGNIFICANT_INPUTS)})
+        maybe = [RowMessage.parse(bodies[int(n)]) for (n,) in cur.fetchall()]
         # Last: the event log's lock after every tables row lock (eventlog's rule), held to the commit.
-        significant.log_batch(cur, [m for rows in by_journal.values() for m in rows])
+        significant.log_batch(cur, maybe)
+        return unknown
 
 
-def _advance(cur: psycopg.Cursor[Any], table_id: str, journal_id: str, journal_rows: int,
-             at: float) -> None:
-    """Move ``recorded_row`` to the end of the run of recorded rows that starts right after it."""
-    # The rows after recorded_row, numbered in order: the first run is where row - its number is
-    # still recorded_row (an index range of the few rows above it, not a scan of the journal).
-    cur.execute(
-        """
-        UPDATE tables SET
-            recorded_row = COALESCE((
-                SELECT MAX(x.row) FROM (
-                    SELECT i.row, i.row - ROW_NUMBER() OVER (ORDER BY i.row) AS start FROM inputs i
-                    WHERE i.table_id = %(t)s AND i.journal_id = %(j)s AND i.row > tables.recorded_row) x
-                WHERE x.start = tables.recorded_row), tables.recorded_row),
-            journal_rows = GREATEST(tables.journal_rows, %(n)s),
-            last_at = GREATEST(tables.last_at, %(at)s),
-            last_seen = now()
-        WHERE table_id = %(t)s AND journal_id = %(j)s
-        RETURNING recorded_row
-        """, {"t": table_id, "j": journal_id, "n": journal_rows, "at": at})
-    row = cur.fetchone()
-    if row is not None:
-        cur.execute("UPDATE gaps SET filled_at = now() WHERE table_id = %s AND journal_id = %s "
-                    "AND last_row <= %s AND filled_at IS NULL", (table_id, journal_id, row[0]))
+def write_batch(conn: psycopg.Connection[Any], messages: Sequence[RowMessage]) -> None:
+    """Record ``messages`` in one transaction (as :func:`write_bodies` their bodies)."""
+    write_bodies(conn, [m.body() for m in messages])
 
 
 def holes(conn: psycopg.Connection[Any]) -> list[Hole]:
@@ -122,4 +183,3 @@ def record_gap(conn: psycopg.Connection[Any], hole: Hole) -> bool:
             "INSERT INTO gaps (table_id, journal_id, first_row, last_row) VALUES (%s, %s, %s, %s) "
             "ON CONFLICT DO NOTHING", (hole.table_id, hole.journal_id, hole.first_row, hole.last_row))
         return done.rowcount == 1
-
