@@ -16,16 +16,15 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from test_zmq_snapshot import send_all
 
 from controller.daemon import faults
-from controller.daemon.client import CommandClient, Subscriber
+from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import open_readonly, read_entries
 from controller.inputs import Input
@@ -155,17 +154,42 @@ def assert_exactly_once(dsn: str, config: TableConfig, published: dict[int, dict
 
 class Dealer:
     """A table's inputs sent to its daemon from a thread, ``chunk`` at a time with ``pause`` s between:
-    the table deals while a test kills the floor's processes around it."""
+    the table deals while a test kills the floor's processes around it.
+
+    Each input carries a ``ref`` (``<tag>:<index>``): when the daemon does not answer (killed, being
+    restarted) the same input is sent again until it does, and a daemon that had journaled it answers
+    its first reply again (docs/commands.md), so each input is journaled once whatever the kills.
+    ``sent[i]`` is when input ``i`` was last sent and ``replies[i]`` its reply."""
 
     def __init__(self, client: CommandClient, inputs: list[Input], chunk: int = 20,
-                 pause: float = 0.3) -> None:
+                 pause: float = 0.3, tag: str = "deal") -> None:
         self.done = threading.Event()
+        self.sent: dict[int, float] = {}
+        self.replies: dict[int, dict[str, Any]] = {}
+        #: Sends that got no answer (the daemon away) and were sent again.
+        self.resent = 0
+        self.error: BaseException | None = None
+
+        def send(i: int, inp: Input) -> None:
+            while True:
+                self.sent[i] = time.monotonic()
+                try:
+                    reply = client.call("input", input=inp.to_dict(), ref=f"{tag}:{i}")
+                    break
+                except DaemonUnavailable:
+                    self.resent += 1
+                    time.sleep(0.1)
+            assert reply["ok"] or reply["refused"], reply
+            self.replies[i] = reply
 
         def deal() -> None:
             try:
                 for start in range(0, len(inputs), chunk):
-                    send_all(client, inputs[start:start + chunk])  # each reply checked
+                    for i in range(start, min(start + chunk, len(inputs))):
+                        send(i, inputs[i])
                     time.sleep(pause)
+            except BaseException as exc:  # noqa: BLE001 (the test's thread re-raises it in join)
+                self.error = exc
             finally:
                 self.done.set()
 
@@ -178,15 +202,67 @@ class Dealer:
     def join(self, timeout: float) -> None:
         self._thread.join(timeout)
         assert self.done.is_set() and not self._thread.is_alive(), "the dealer did not finish"
+        if self.error is not None:
+            raise self.error
+
+
+class TableDaemon:
+    """A table's daemon as its own process, ``croupier run TABLE --no-shoe`` (cards by command, as the
+    bench's dealer sends them): SIGKILL it and start it again as systemd would; it continues its seq
+    from its journal."""
+
+    def __init__(self, config: TableConfig, log: Path, fault: str = "") -> None:
+        self.config = config
+        self.proc = Proc(log, "run", str(config.path), "--no-shoe", fault=fault)
+
+    def start(self, timeout: float = 60) -> TableDaemon:
+        """Started, and answering commands (its key folder made, its journal replayed)."""
+        self.proc.start()
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                probe = CommandClient(self.config.spec.zeromq.command, timeout=2, key=local_key(self.config))
+                try:
+                    probe.call("ping")
+                    return self
+                finally:
+                    probe.close()
+            except (DaemonUnavailable, OSError, ValueError):
+                if not self.proc.running() or time.monotonic() > deadline:
+                    raise AssertionError(f"the daemon did not come up:\n{self.proc.text()[-3000:]}") from None
+                time.sleep(0.2)
+
+    def client(self, timeout: float = 5) -> CommandClient:
+        return CommandClient(self.config.spec.zeromq.command, timeout=timeout, key=local_key(self.config))
+
+    def kill_and_restart(self) -> None:
+        self.proc.kill()
+        self.start()
+
+
+class _Subscriber(Subscriber):
+    """The project's subscriber (docs/zeromq.md's resync), counting the events a resync filled in:
+    those the daemon published while this one was cut off (it was dead, or died before publishing)."""
+
+    refilled = 0
+
+    def _resync(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        for kind, payload in super()._resync():
+            self.refilled += kind == "event"
+            yield kind, payload
 
 
 class Capture:
-    """Every event the daemon publishes, from seq 1, as a ZeroMQ subscriber receives it (a thread)."""
+    """Every event the daemon publishes, from seq 1, as a ZeroMQ subscriber receives it (a thread), with
+    when it arrived. Across a daemon's restart the SUB reconnects by itself and the seqs it missed are
+    filled by the documented resync (the snapshot socket's events since the last seq it has); a resync
+    that could not fill them (a second snapshot: a redraw) fails the capture."""
 
     def __init__(self, config: TableConfig) -> None:
         z = config.spec.zeromq
-        self.sub = Subscriber(z.pub, z.snapshot, config.table_id, timeout=5)
+        self.sub = _Subscriber(z.pub, z.snapshot, config.table_id, timeout=5)
         self.events: dict[int, dict[str, Any]] = {}
+        self.received: dict[int, float] = {}
         self.snapshots = 0
         self.ready = threading.Event()
         self.done = threading.Event()
@@ -194,14 +270,20 @@ class Capture:
         self._thread.start()
         assert self.ready.wait(15), "no snapshot from the daemon"
 
+    @property
+    def refilled(self) -> int:
+        """Events the resync filled in (not received live)."""
+        return self.sub.refilled
+
     def _run(self) -> None:
         while not self.done.is_set():
             for kind, payload in self.sub.events(timeout=0.5):
                 if kind == "snapshot":
                     self.snapshots += 1
-                    assert payload["seq"] == 0 and self.snapshots == 1, "the capture must start at seq 1"
-                    self.ready.set()
+                    if payload["seq"] == 0 and self.snapshots == 1:
+                        self.ready.set()
                 elif kind == "event":
+                    self.received[int(payload["seq"])] = time.monotonic()
                     self.events[int(payload["seq"])] = payload
                 if self.done.is_set():
                     return
@@ -213,5 +295,6 @@ class Capture:
         self.done.set()
         self._thread.join(5)
         self.sub.close()
+        assert self.snapshots == 1, f"{self.snapshots} snapshots: it must start at seq 1, never redraw"
         assert len(self.events) == seq, f"captured {len(self.events)} events, the daemon is at seq {seq}"
         return self.events
