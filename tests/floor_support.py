@@ -8,6 +8,7 @@ installs them (as root) first.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -20,6 +21,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import nats
+import nats.js.errors
 import psycopg
 import pytest
 
@@ -27,6 +30,7 @@ from controller.daemon import faults
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import open_readonly, read_entries
+from controller.floor.wire import MSG_ID, STREAM, parse_msg_id, subject
 from controller.inputs import Input
 from tests.server_fixtures import nats_server, own_postgres, postgres, serve  # noqa: F401 (re-exported)
 
@@ -116,6 +120,36 @@ def query(dsn: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
 def recorded_row(dsn: str, table_id: str) -> int:
     rows = query(dsn, "SELECT MAX(recorded_row) FROM tables WHERE table_id = %s", table_id)
     return int(rows[0][0]) if rows and rows[0][0] is not None else 0
+
+
+def floor_tables(dsn: str) -> dict[str, dict[str, Any]]:
+    """``croupier floor tables --json`` as an operator runs it (its own process), by table id."""
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "floor", "tables", "--json", "--db", dsn],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 or "no floor tables yet" in out.stderr, out.stderr
+    return {t["table"]: t for t in map(json.loads, out.stdout.splitlines())}
+
+
+def stream_rows(url: str, table_id: str) -> list[tuple[str, int]]:
+    """(journal, row) of every message the JetStream stream holds for the table, in the stream's order:
+    the order its uplink's publishes were stored."""
+
+    async def read() -> list[tuple[str, int]]:
+        client = await nats.connect(url, connect_timeout=5)
+        try:
+            js, held, position = client.jetstream(), [], 1
+            while True:
+                try:
+                    msg = await js.get_msg(STREAM, seq=position, subject=subject(table_id), next=True)
+                except nats.js.errors.NotFoundError:
+                    return held
+                _, journal, row = parse_msg_id((msg.headers or {})[MSG_ID])
+                held.append((journal, row))
+                position = int(msg.seq or 0) + 1
+        finally:
+            await client.close()
+
+    return asyncio.run(read())
 
 
 def digest(value: Any) -> str:
