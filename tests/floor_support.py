@@ -127,7 +127,7 @@ def floor_tables(dsn: str) -> dict[str, dict[str, Any]]:
     out = subprocess.run([sys.executable, "-m", "controller.cli", "floor", "tables", "--json", "--db", dsn],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 or "no floor tables yet" in out.stderr, out.stderr
-    return {t["table"]: t for t in map(json.loads, out.stdout.splitlines())}
+    return {t["table"]: t for t in map(json.loads, out.stdout.splitlines())}  # an empty line: an error
 
 
 def stream_rows(url: str, table_id: str) -> list[tuple[str, int]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from floor_support import (
     Capture,
@@ -33,6 +34,7 @@ from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.floor.local import NatsServer
+from controller.floor.schema import migrate
 from tests.server_fixtures import FloorDatabase
 
 pytestmark = pytest.mark.timeout(120)
@@ -49,6 +51,9 @@ def test_a_floor_outage_goes_unnoticed_by_the_table_and_is_backfilled_in_order(
     uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", nats_server.url,
                   "--heartbeat", "0.5")
     rec = Proc(tmp_path / "rec.log", "floor", "record", "--nats", nats_server.url, "--db", postgres.dsn)
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+    assert floor_tables(postgres.dsn) == {}  # no table yet: no line at all (it printed an empty one)
     with DaemonThread(Daemon(config, use_shoe=False)):
         capture = Capture(config)
         client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))

@@ -296,7 +296,10 @@ def run_tables(args: argparse.Namespace) -> int:
         except psycopg.errors.UndefinedTable:
             print(NO_SCHEMA.format("tables"), file=sys.stderr)
             return 1
-    print("\n".join(json.dumps(r) for r in rows) if args.json else queries.tables_text(rows))
+    if not args.json:
+        print(queries.tables_text(rows))
+    for r in rows if args.json else ():  # JSON lines: none at all for no table (not an empty line)
+        print(json.dumps(r))
     return 0
 
 
