@@ -28,8 +28,9 @@ from floor_support import (
     stream_rows,
     wait_for,
 )
-from test_daemon_support import baccarat_play, config_for
+from test_daemon_support import baccarat_play, config_for, free_port_base
 
+from controller.cli import main as cli_main
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
@@ -85,3 +86,13 @@ def test_a_floor_outage_goes_unnoticed_by_the_table_and_is_backfilled_in_order(
     recorded = [lag["recorded_row"] for lag in lags]
     assert recorded == sorted(recorded) and recorded[0] >= half and lags[-1]["behind"] == 0
     assert assert_exactly_once(postgres.dsn, config, published) == len(inputs)
+
+
+def test_floor_tables_says_in_one_line_that_the_floor_database_does_not_answer(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """PostgreSQL down: the operator's ``floor tables`` says so (exit 2), no traceback."""
+    dsn = f"postgresql://floor@127.0.0.1:{free_port_base(1)}/floor"
+    assert cli_main(["floor", "tables", "--db", dsn]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and len(out.err.splitlines()) == 1, out
+    assert out.err.startswith("croupier floor tables: the floor database does not answer (")
