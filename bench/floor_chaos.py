@@ -35,21 +35,17 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from floor_support import (  # noqa: E402
-    Capture,
-    Dealer,
     Proc,
-    TableDaemon,
     assert_exactly_once,
+    dealing_tables,
     journal_rows,
     query,
     recorded_row,
+    uplinks_for,
 )
-from test_daemon_support import baccarat_play, config_for  # noqa: E402
 
 from controller.floor.local import NatsServer, Postgres  # noqa: E402
 
-#: Inputs a Baccarat round takes, about (credits aside): to size a session to the run's length.
-INPUTS_PER_ROUND = 9
 CHUNK = 20
 
 
@@ -68,8 +64,6 @@ def main() -> int:
     args = options()
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="croupier-floor-chaos-"))
-    seconds = args.minutes * 60
-    rounds = max(1, int(seconds * args.rate / INPUTS_PER_ROUND))
     kills: Counter[str] = Counter()
     with ExitStack() as stack:
         nats, pg = NatsServer(), Postgres()
@@ -77,33 +71,24 @@ def main() -> int:
         stack.callback(pg.remove)
         nats.start()
         pg.start()
-        configs = [config_for(work, name=f"chaos{i}") for i in range(args.tables)]
         recorders = [Proc(work / f"rec{n}.log", "floor", "record", "--nats", nats.url, "--db", pg.dsn,
                           "--ack-wait", "5", "--gap-grace", "30") for n in (1, 2)]
-        uplinks = [Proc(work / f"{c.table_id}.uplink.log", "uplink", str(c.path), "--nats", nats.url)
-                   for c in configs]
-        for p in (*recorders, *uplinks):
+        for p in recorders:
             stack.callback(p.stop)
-        tables = []
-        for i, config in enumerate(configs):
-            daemon = TableDaemon(config, work / f"{config.table_id}.daemon.log").start()
-            stack.callback(daemon.proc.stop)
-            inputs, _ = baccarat_play(rounds, seed=args.seed * 100 + i)
-            client = daemon.client()
-            stack.callback(client.close)
-            tables.append((config, inputs, client, Capture(config), daemon,
-                           Dealer(client, inputs, chunk=CHUNK, pause=CHUNK / args.rate)))
+        tables = dealing_tables(stack, work, "chaos", args.tables, args.minutes * 60, args.rate, args.seed,
+                                CHUNK)
+        uplinks = uplinks_for(stack, work, tables, nats.url)
         for p in (*recorders, *uplinks):
             p.start()
         started = time.monotonic()
-        for *_, dealer in tables:
-            dealer.start()
-        while not all(t[-1].done.is_set() for t in tables):
+        for t in tables:
+            t.dealer.start()
+        while not all(t.dealer.done.is_set() for t in tables):
             time.sleep(rng.expovariate(1 / args.kill_every))
             victim = rng.choice(["daemon", "uplink", "recorder", "nats", "postgres"])
             kills[victim] += 1
             if victim == "daemon":
-                rng.choice(tables)[4].kill_and_restart()
+                rng.choice(tables).daemon.kill_and_restart()
             elif victim in ("uplink", "recorder"):
                 proc = rng.choice(uplinks if victim == "uplink" else recorders)
                 if proc.running():
@@ -118,11 +103,11 @@ def main() -> int:
                 time.sleep(rng.uniform(0.1, 3.0))
                 pg.start()
         dealt = time.monotonic() - started
-        for *_, dealer in tables:
-            dealer.join(60)
+        for t in tables:
+            t.dealer.join(60)
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and not all(
-                recorded_row(pg.dsn, t[0].table_id) == len(journal_rows(t[0])[1]) for t in tables):
+                recorded_row(pg.dsn, t.config.table_id) == len(journal_rows(t.config)[1]) for t in tables):
             time.sleep(0.5)
         print("command:", "python bench/floor_chaos.py " + " ".join(sys.argv[1:]))
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
@@ -130,22 +115,23 @@ def main() -> int:
         print(f"dealt for {dealt / 60:.1f} min; kills: {sum(kills.values())} "
               f"({', '.join(f'{k} {v}' for k, v in sorted(kills.items()))})")
         failed = 0
-        for config, inputs, client, capture, daemon, dealer in tables:
-            t = config.table_id
+        for table in tables:
+            config, inputs, capture, dealer = table.config, table.inputs, table.capture, table.dealer
+            tid = config.table_id
             rows = len(journal_rows(config)[1])
-            held = {r[0] for r in query(pg.dsn, "SELECT row FROM inputs WHERE table_id = %s", t)}
+            held = {r[0] for r in query(pg.dsn, "SELECT row FROM inputs WHERE table_id = %s", tid)}
             twice = query(pg.dsn, "SELECT count(*) - count(DISTINCT (journal_id, row)) FROM inputs "
-                                  "WHERE table_id = %s", t)[0][0]
-            gaps = query(pg.dsn, "SELECT count(*) FROM gaps WHERE table_id = %s", t)[0][0]
+                                  "WHERE table_id = %s", tid)[0][0]
+            gaps = query(pg.dsn, "SELECT count(*) FROM gaps WHERE table_id = %s", tid)[0][0]
             lost = len(set(range(1, rows + 1)) - held)
             try:
-                assert_exactly_once(pg.dsn, config, capture.until(int(client.call("ping")["seq"])))
+                assert_exactly_once(pg.dsn, config, capture.until(int(table.client.call("ping")["seq"])))
                 events = "equal to the capture"
             except AssertionError as exc:
                 events, failed = f"NOT equal: {str(exc).splitlines()[0][:200]}", failed + 1
             failed += bool(lost or twice or gaps or rows != len(inputs))
-            print(f"{t}: daemon killed {daemon.proc.kills} times (inputs resent {dealer.resent}); inputs "
-                  f"dealt {len(inputs)}, journal rows {rows}, recorded {len(held)}, losses {lost}, "
+            print(f"{tid}: daemon killed {table.daemon.proc.kills} times (inputs resent {dealer.resent}); "
+                  f"inputs dealt {len(inputs)}, journal rows {rows}, recorded {len(held)}, losses {lost}, "
                   f"duplicates {twice}, gaps {gaps}; events {events} ({len(capture.events)}, "
                   f"{capture.refilled} of them filled by the resync)")
     return 1 if failed else 0

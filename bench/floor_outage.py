@@ -40,23 +40,19 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from floor_support import (  # noqa: E402
-    Capture,
-    Dealer,
     Proc,
-    TableDaemon,
     assert_exactly_once,
+    dealing_tables,
     floor_tables,
     journal_rows,
     recorded_row,
     stream_rows,
+    uplinks_for,
 )
-from test_daemon_support import baccarat_play, config_for  # noqa: E402
 
 from controller import inputs as I  # noqa: E402
 from controller.floor.local import NatsServer, Postgres  # noqa: E402
 
-#: Inputs a Baccarat round takes, about: to size a session to the run's length.
-INPUTS_PER_ROUND = 9
 CHUNK = 5
 
 
@@ -113,7 +109,6 @@ def main() -> int:
     args = options()
     work = Path(tempfile.mkdtemp(prefix="croupier-floor-outage-"))
     seconds = args.before + args.outage + args.after
-    rounds = max(1, int(seconds * args.rate / INPUTS_PER_ROUND))
     samples: list[tuple[float, dict[str, dict[str, Any]], dict[str, int]]] = []
     with ExitStack() as stack:
         nats, pg = NatsServer(), Postgres()
@@ -121,21 +116,10 @@ def main() -> int:
         stack.callback(pg.remove)
         nats.start()
         pg.start()
-        configs = [config_for(work, name=f"outage{i}") for i in range(args.tables)]
         recorder = Proc(work / "rec.log", "floor", "record", "--nats", nats.url, "--db", pg.dsn)
-        uplinks = [Proc(work / f"{c.table_id}.uplink.log", "uplink", str(c.path), "--nats", nats.url)
-                   for c in configs]
-        for p in (recorder, *uplinks):
-            stack.callback(p.stop)
-        tables = []
-        for i, config in enumerate(configs):
-            daemon = TableDaemon(config, work / f"{config.table_id}.daemon.log").start()
-            stack.callback(daemon.proc.stop)
-            inputs, _ = baccarat_play(rounds, seed=args.seed * 100 + i)
-            client = daemon.client()
-            stack.callback(client.close)
-            tables.append((config, inputs, client, Capture(config),
-                           Dealer(client, inputs, chunk=CHUNK, pause=CHUNK / args.rate)))
+        stack.callback(recorder.stop)
+        tables = dealing_tables(stack, work, "outage", args.tables, seconds, args.rate, args.seed, CHUNK)
+        uplinks = uplinks_for(stack, work, tables, nats.url)
         for p in (recorder, *uplinks):
             p.start()
         started = time.monotonic()
@@ -143,7 +127,7 @@ def main() -> int:
         def sample() -> bool:
             """``floor tables`` once; whether every table's lag is zero and its journal all recorded."""
             shown = floor_tables(pg.dsn)
-            own = {c.table_id: len(journal_rows(c)[1]) for c, *_ in tables}
+            own = {t.config.table_id: len(journal_rows(t.config)[1]) for t in tables}
             samples.append((time.monotonic(), shown, own))
             return all(shown.get(t, {}).get("behind") == 0 and shown[t]["recorded_row"] == n
                        for t, n in own.items())
@@ -154,19 +138,19 @@ def main() -> int:
                 sample()
                 time.sleep(max(0.0, min(args.sample, end - time.monotonic())))
 
-        for *_, dealer in tables:
-            dealer.start()
+        for t in tables:
+            t.dealer.start()
         sample_until(started + args.before)
         down = time.monotonic()
         nats.kill()
         sample_until(down + args.outage)
-        backlog = {c.table_id: len(journal_rows(c)[1]) for c, *_ in tables}
+        backlog = {t.config.table_id: len(journal_rows(t.config)[1]) for t in tables}
         nats.start()
         up = time.monotonic()
         backfilled = Backfill(pg.dsn, backlog, up)
         while not backfilled.done.is_set():  # back to back while the uplinks catch up: the lag falling
             sample()
-        while not all(t[-1].done.is_set() for t in tables):
+        while not all(t.dealer.done.is_set() for t in tables):
             sample_until(time.monotonic() + args.sample)
         dealt = time.monotonic() - started
         deadline = time.monotonic() + 600
@@ -176,9 +160,10 @@ def main() -> int:
         latency: dict[str, list[float]] = {"before": [], "during": [], "after": []}
         failed = 0
         results = []
-        for config, inputs, client, capture, dealer in tables:
+        for table in tables:
+            config, inputs, capture, dealer = table.config, table.inputs, table.capture, table.dealer
             dealer.join(60)
-            published = capture.until(int(client.call("ping")["seq"]))
+            published = capture.until(int(table.client.call("ping")["seq"]))
             for i, inp in enumerate(inputs):
                 if isinstance(inp, I.CardSeen) and dealer.replies[i].get("ok"):
                     sent = dealer.sent[i]
@@ -194,10 +179,10 @@ def main() -> int:
             except AssertionError as exc:
                 once, failed = f"NOT exactly once: {str(exc).splitlines()[0][:200]}", failed + 1
             failed += not in_order or dealer.resent > 0
-            t = config.table_id
-            results.append(f"{t}: {len(rows)} journal rows ({backlog[t]} when nats-server came back, "
-                           f"recorded {backfilled.seconds.get(t, float('nan')):.1f} s later), inputs resent "
-                           f"{dealer.resent}, stream in row order: {order}; {once}")
+            tid = config.table_id
+            results.append(f"{tid}: {len(rows)} journal rows ({backlog[tid]} when nats-server came back, "
+                           f"recorded {backfilled.seconds.get(tid, float('nan')):.1f} s later), "
+                           f"inputs resent {dealer.resent}, stream in row order: {order}; {once}")
         print("command:", "python bench/floor_outage.py " + " ".join(sys.argv[1:]))
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
               f"load average {os.getloadavg()[0]:.1f}")

@@ -18,6 +18,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ import nats
 import nats.js.errors
 import psycopg
 import pytest
+from test_daemon_support import baccarat_play, config_for
 
 from controller.daemon import faults
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
@@ -332,3 +335,47 @@ class Capture:
         assert self.snapshots == 1, f"{self.snapshots} snapshots: it must start at seq 1, never redraw"
         assert len(self.events) == seq, f"captured {len(self.events)} events, the daemon is at seq {seq}"
         return self.events
+
+
+#: Inputs a Baccarat round takes, about (credits aside): to size a bench's session to its length.
+INPUTS_PER_ROUND = 9
+
+
+@dataclass
+class DealingTable:
+    """One table of a floor bench: its daemon (a process), its seeded session, the client and dealer
+    that send it, and the subscriber that captures what it publishes."""
+
+    config: TableConfig
+    inputs: list[Input]
+    daemon: TableDaemon
+    client: CommandClient
+    capture: Capture
+    dealer: Dealer
+
+
+def dealing_tables(stack: ExitStack, work: Path, name: str, count: int, seconds: float, rate: float,
+                   seed: int, chunk: int) -> list[DealingTable]:
+    """``count`` Baccarat tables (``<name><i>``), each its daemon up with a session of about ``seconds``
+    at ``rate`` inputs a second, ready to deal ``chunk`` inputs at a time; all stopped with ``stack``."""
+    rounds = max(1, int(seconds * rate / INPUTS_PER_ROUND))
+    tables = []
+    for i in range(count):
+        config = config_for(work, name=f"{name}{i}")
+        daemon = TableDaemon(config, work / f"{config.table_id}.daemon.log").start()
+        stack.callback(daemon.proc.stop)
+        inputs, _ = baccarat_play(rounds, seed=seed * 100 + i)
+        client = daemon.client()
+        stack.callback(client.close)
+        tables.append(DealingTable(config, inputs, daemon, client, Capture(config),
+                                   Dealer(client, inputs, chunk=chunk, pause=chunk / rate)))
+    return tables
+
+
+def uplinks_for(stack: ExitStack, work: Path, tables: list[DealingTable], nats_url: str) -> list[Proc]:
+    """Each table's ``croupier uplink`` (not started yet), stopped with ``stack``."""
+    uplinks = [Proc(work / f"{t.config.table_id}.uplink.log", "uplink", str(t.config.path), "--nats",
+                    nats_url) for t in tables]
+    for p in uplinks:
+        stack.callback(p.stop)
+    return uplinks
