@@ -38,13 +38,13 @@ from floor_support import (  # noqa: E402
     Proc,
     assert_exactly_once,
     dealing_tables,
+    floor_servers,
     journal_rows,
     query,
     recorded_row,
+    table_options,
     uplinks_for,
 )
-
-from controller.floor.local import NatsServer, Postgres  # noqa: E402
 
 CHUNK = 20
 
@@ -53,10 +53,8 @@ def options() -> argparse.Namespace:
     """The run's length, size and violence, and its seed (the kills' and the sessions')."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0, help="how long the tables deal (10)")
-    parser.add_argument("--tables", type=int, default=4, help="dealing tables, each with its uplink (4)")
     parser.add_argument("--kill-every", type=float, default=8.0, help="mean seconds between kills (8)")
-    parser.add_argument("--rate", type=float, default=10.0, help="inputs per second per table (10)")
-    parser.add_argument("--seed", type=int, default=1)
+    table_options(parser)
     return parser.parse_args()
 
 
@@ -66,11 +64,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="croupier-floor-chaos-"))
     kills: Counter[str] = Counter()
     with ExitStack() as stack:
-        nats, pg = NatsServer(), Postgres()
-        stack.callback(nats.remove)
-        stack.callback(pg.remove)
-        nats.start()
-        pg.start()
+        nats, pg = floor_servers(stack)
         recorders = [Proc(work / f"rec{n}.log", "floor", "record", "--nats", nats.url, "--db", pg.dsn,
                           "--ack-wait", "5", "--gap-grace", "30") for n in (1, 2)]
         for p in recorders:

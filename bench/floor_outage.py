@@ -43,15 +43,16 @@ from floor_support import (  # noqa: E402
     Proc,
     assert_exactly_once,
     dealing_tables,
+    floor_servers,
     floor_tables,
     journal_rows,
     recorded_row,
     stream_rows,
+    table_options,
     uplinks_for,
 )
 
 from controller import inputs as I  # noqa: E402
-from controller.floor.local import NatsServer, Postgres  # noqa: E402
 
 CHUNK = 5
 
@@ -61,10 +62,8 @@ def options() -> argparse.Namespace:
     parser.add_argument("--outage", type=float, default=300.0, help="seconds nats-server is down (300)")
     parser.add_argument("--before", type=float, default=60.0, help="seconds of dealing before it (60)")
     parser.add_argument("--after", type=float, default=60.0, help="seconds of dealing after it (60)")
-    parser.add_argument("--tables", type=int, default=4, help="dealing tables, each with its uplink (4)")
-    parser.add_argument("--rate", type=float, default=10.0, help="inputs per second per table (10)")
     parser.add_argument("--sample", type=float, default=10.0, help="seconds between floor tables (10)")
-    parser.add_argument("--seed", type=int, default=1)
+    table_options(parser)
     return parser.parse_args()
 
 
@@ -111,11 +110,7 @@ def main() -> int:
     seconds = args.before + args.outage + args.after
     samples: list[tuple[float, dict[str, dict[str, Any]], dict[str, int]]] = []
     with ExitStack() as stack:
-        nats, pg = NatsServer(), Postgres()
-        stack.callback(nats.remove)
-        stack.callback(pg.remove)
-        nats.start()
-        pg.start()
+        nats, pg = floor_servers(stack)
         recorder = Proc(work / "rec.log", "floor", "record", "--nats", nats.url, "--db", pg.dsn)
         stack.callback(recorder.stop)
         tables = dealing_tables(stack, work, "outage", args.tables, seconds, args.rate, args.seed, CHUNK)

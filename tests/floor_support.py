@@ -8,6 +8,7 @@ installs them (as root) first.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import hashlib
 import json
@@ -33,6 +34,7 @@ from controller.daemon import faults
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import open_readonly, read_entries
+from controller.floor.local import NatsServer, Postgres
 from controller.floor.wire import MSG_ID, STREAM, parse_msg_id, subject
 from controller.inputs import Input
 from tests.server_fixtures import nats_server, own_postgres, postgres, serve  # noqa: F401 (re-exported)
@@ -379,3 +381,18 @@ def uplinks_for(stack: ExitStack, work: Path, tables: list[DealingTable], nats_u
     for p in uplinks:
         stack.callback(p.stop)
     return uplinks
+
+
+def floor_servers(stack: ExitStack) -> tuple[NatsServer, Postgres]:
+    """A bench's nats-server and PostgreSQL in temporary folders, started; removed with ``stack``."""
+    nats, pg = NatsServer(), Postgres()
+    stack.callback(nats.remove)
+    stack.callback(pg.remove)
+    return nats.start(), pg.start()
+
+
+def table_options(parser: argparse.ArgumentParser) -> None:
+    """A floor bench's dealing tables: how many, how fast, the sessions' seed."""
+    parser.add_argument("--tables", type=int, default=4, help="dealing tables, each with its uplink (4)")
+    parser.add_argument("--rate", type=float, default=10.0, help="inputs per second per table (10)")
+    parser.add_argument("--seed", type=int, default=1)
