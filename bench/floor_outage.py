@@ -9,7 +9,9 @@ nats-server is SIGKILLed, for ``--outage`` seconds (300), then started again; th
 
 * card-to-subscriber latency: for every card (a ``card_seen`` input), the subscriber's receive time
   of the last event the card caused (its reply's ``seq``) minus the time this script sent the card's
-  command (one clock, this process's), p50/p99/max per phase: before, during and after the outage;
+  command (one clock, this process's), p50/p99/max per phase: before the outage, during it, during
+  the backfill (until every uplink has sent what the outage gathered: the uplinks then compete with
+  the daemons for the CPU, as on a Pi) and after it;
 * how long each uplink took to backfill: until PostgreSQL held the rows its journal had when
   nats-server came back (PostgreSQL polled every 0.1 s);
 * ``croupier floor tables --json`` run as its own process every ``--sample`` seconds (back to back
@@ -152,7 +154,9 @@ def main() -> int:
         while not sample() and time.monotonic() < deadline:
             time.sleep(1.0)
         caught_up = samples[-1][0] - up
-        latency: dict[str, list[float]] = {"before": [], "during": [], "after": []}
+        latency: dict[str, list[float]] = {"before the outage": [], "during the outage": [],
+                                           "during the backfill": [], "after the backfill": []}
+        filled = up + max(backfilled.seconds.values(), default=0.0)
         failed = 0
         results = []
         for table in tables:
@@ -162,7 +166,8 @@ def main() -> int:
             for i, inp in enumerate(inputs):
                 if isinstance(inp, I.CardSeen) and dealer.replies[i].get("ok"):
                     sent = dealer.sent[i]
-                    phase = "before" if sent < down else "during" if sent < up else "after"
+                    phase = ("before the outage" if sent < down else "during the outage" if sent < up
+                             else "during the backfill" if sent < filled else "after the backfill")
                     latency[phase].append(capture.received[int(dealer.replies[i]["seq"])] - sent)
             journal, rows = journal_rows(config)
             held = stream_rows(nats.url, config.table_id)
@@ -189,7 +194,7 @@ def main() -> int:
         print("card-to-subscriber latency (subscriber's receive time of the card's last event minus the card "
               "command's send time):")
         for phase, values in latency.items():
-            print(f"  {phase:<7} the outage: {figures(values)}")
+            print(f"  {phase:<19}: {figures(values)}")
         print("croupier floor tables --json over time (t: seconds after nats-server came back; per table "
               "recorded rows / behind / uplink online, [the journal's own rows]):")
         for at, shown, own in samples:
