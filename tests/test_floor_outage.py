@@ -3,12 +3,13 @@
 The short form of ``bench/floor_outage.py`` (which measures card-to-subscriber latency around a
 5-minute outage): here a few seconds, and what must hold whatever the timing: every input answered
 as usual during the outage, the journal gathered meanwhile sent in row order once the server is back,
-``croupier floor tables --json`` (run as an operator runs it) showing the table's lag at zero, and the
+``croupier floor tables --json`` showing the table's lag at zero, and the
 floor holding every row and event once.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,6 @@ from floor_support import (
     Dealer,
     Proc,
     assert_exactly_once,
-    floor_tables,
     journal_rows,
     nats_server,  # noqa: F401 (fixture)
     postgres,  # noqa: F401 (fixture)
@@ -42,7 +42,8 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def test_a_floor_outage_goes_unnoticed_by_the_table_and_is_backfilled_in_order(
-        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:  # noqa: F811
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase,  # noqa: F811
+        capsys: pytest.CaptureFixture[str]) -> None:
     """nats-server is SIGKILLed while the table deals and comes back seconds later: every input is taken
     as usual (the daemon has no idea); the uplink sends what the journal gathered, in row order, and
     the floor has it all, once, with nothing behind."""
@@ -54,7 +55,11 @@ def test_a_floor_outage_goes_unnoticed_by_the_table_and_is_backfilled_in_order(
     rec = Proc(tmp_path / "rec.log", "floor", "record", "--nats", nats_server.url, "--db", postgres.dsn)
     with psycopg.connect(postgres.dsn) as conn:
         migrate(conn)
-    assert floor_tables(postgres.dsn) == {}  # no table yet: no line at all (it printed an empty one)
+    def floor_tables() -> dict[str, dict[str, Any]]:  # `croupier floor tables --json`, in this process
+        assert cli_main(["floor", "tables", "--json", "--db", postgres.dsn]) == 0
+        return {t["table"]: t for t in map(json.loads, capsys.readouterr().out.splitlines())}
+
+    assert floor_tables() == {}  # no table yet: no line at all (it printed an empty one)
     with DaemonThread(Daemon(config, use_shoe=False)):
         capture = Capture(config)
         client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
@@ -77,7 +82,7 @@ def test_a_floor_outage_goes_unnoticed_by_the_table_and_is_backfilled_in_order(
         lags: list[dict[str, Any]] = []
 
         def caught_up() -> bool:
-            lags.append(floor_tables(postgres.dsn)["f3"])
+            lags.append(floor_tables()["f3"])
             return bool(lags[-1]["recorded_row"] == len(inputs) and lags[-1]["behind"] == 0)
 
         run_until("backfilled, nothing behind", caught_up, 60, uplink, rec)
