@@ -1,15 +1,18 @@
 """Floor chaos, the long run: tables dealing for minutes while the floor's processes are killed at random.
 
 Not a test (tests/test_floor_chaos.py is the short, ordered one): it prints its summary. ``--tables``
-Baccarat daemons (in this process, as the tests run them) deal seeded sessions through their command
-sockets, each followed by a ZeroMQ subscriber that captures every event it publishes; each has its
+Baccarat daemons, each its own process (``croupier run TABLE --no-shoe``), deal seeded sessions sent
+to their command sockets by this script (each input with a ``ref``, sent again until the daemon
+answers), each followed by a ZeroMQ subscriber that captures every event it publishes; each has its
 ``croupier uplink``, two ``croupier floor record`` share the consumer, one nats-server and one
 PostgreSQL 15 run in temporary folders. Every ``--kill-every`` seconds on average (exponential) one
-of them is chosen at random: an uplink or a recorder SIGKILLed and restarted, nats-server SIGKILLed
-and restarted, PostgreSQL stopped with ``pg_ctl stop -m immediate``'s signal and restarted. At the
-end, for each table: its journal's rows and what PostgreSQL holds (losses: journal rows not there;
-duplicates: keys more than once; gaps recorded), and whether the floor's events equal the
-subscriber's capture, seq for seq. The daemons themselves are not killed here (not done yet).
+of them is chosen at random: a daemon, an uplink or a recorder SIGKILLed and restarted, nats-server
+SIGKILLed and restarted, PostgreSQL stopped with ``pg_ctl stop -m immediate``'s signal and restarted.
+A restarted daemon continues its seq from its journal; the subscriber reconnects by itself and fills
+the seqs it missed by the documented resync (docs/zeromq.md), counted as "refilled". At the end, for
+each table: its journal's rows (and the inputs dealt: a row journaled twice would show), what
+PostgreSQL holds (losses: journal rows not there; duplicates: keys more than once; gaps recorded),
+and whether the floor's events equal the subscriber's capture, seq for seq.
 
     python bench/floor_chaos.py --minutes 10 --tables 4 --kill-every 8
 """
@@ -31,16 +34,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from floor_support import Capture, Dealer, Proc, assert_exactly_once, query, recorded_row  # noqa: E402
-from test_daemon_support import baccarat_play, config_for  # noqa: E402
+from floor_support import (  # noqa: E402
+    Proc,
+    assert_exactly_once,
+    dealing_tables,
+    floor_servers,
+    journal_rows,
+    query,
+    recorded_row,
+    table_options,
+    uplinks_for,
+)
 
-from controller.daemon.client import CommandClient, local_key  # noqa: E402
-from controller.daemon.runner import DaemonThread  # noqa: E402
-from controller.daemon.server import Daemon  # noqa: E402
-from controller.floor.local import NatsServer, Postgres  # noqa: E402
-
-#: Inputs a Baccarat round takes, about (credits aside): to size a session to the run's length.
-INPUTS_PER_ROUND = 9
 CHUNK = 20
 
 
@@ -48,10 +53,8 @@ def options() -> argparse.Namespace:
     """The run's length, size and violence, and its seed (the kills' and the sessions')."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0, help="how long the tables deal (10)")
-    parser.add_argument("--tables", type=int, default=4, help="dealing tables, each with its uplink (4)")
     parser.add_argument("--kill-every", type=float, default=8.0, help="mean seconds between kills (8)")
-    parser.add_argument("--rate", type=float, default=10.0, help="inputs per second per table (10)")
-    parser.add_argument("--seed", type=int, default=1)
+    table_options(parser)
     return parser.parse_args()
 
 
@@ -59,40 +62,28 @@ def main() -> int:
     args = options()
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="croupier-floor-chaos-"))
-    seconds = args.minutes * 60
-    rounds = max(1, int(seconds * args.rate / INPUTS_PER_ROUND))
     kills: Counter[str] = Counter()
     with ExitStack() as stack:
-        nats, pg = NatsServer(), Postgres()
-        stack.callback(nats.remove)
-        stack.callback(pg.remove)
-        nats.start()
-        pg.start()
-        configs = [config_for(work, name=f"chaos{i}") for i in range(args.tables)]
+        nats, pg = floor_servers(stack)
         recorders = [Proc(work / f"rec{n}.log", "floor", "record", "--nats", nats.url, "--db", pg.dsn,
                           "--ack-wait", "5", "--gap-grace", "30") for n in (1, 2)]
-        uplinks = [Proc(work / f"{c.table_id}.uplink.log", "uplink", str(c.path), "--nats", nats.url)
-                   for c in configs]
-        for p in (*recorders, *uplinks):
+        for p in recorders:
             stack.callback(p.stop)
-        tables = []
-        for i, config in enumerate(configs):
-            stack.enter_context(DaemonThread(Daemon(config, use_shoe=False)))
-            inputs, _ = baccarat_play(rounds, seed=args.seed * 100 + i)
-            client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
-            stack.callback(client.close)
-            tables.append((config, inputs, client, Capture(config),
-                           Dealer(client, inputs, chunk=CHUNK, pause=CHUNK / args.rate)))
+        tables = dealing_tables(stack, work, "chaos", args.tables, args.minutes * 60, args.rate, args.seed,
+                                CHUNK)
+        uplinks = uplinks_for(stack, work, tables, nats.url)
         for p in (*recorders, *uplinks):
             p.start()
         started = time.monotonic()
-        for *_, dealer in tables:
-            dealer.start()
-        while not all(t[-1].done.is_set() for t in tables):
+        for t in tables:
+            t.dealer.start()
+        while not all(t.dealer.done.is_set() for t in tables):
             time.sleep(rng.expovariate(1 / args.kill_every))
-            victim = rng.choice(["uplink", "recorder", "nats", "postgres"])
+            victim = rng.choice(["daemon", "uplink", "recorder", "nats", "postgres"])
             kills[victim] += 1
-            if victim in ("uplink", "recorder"):
+            if victim == "daemon":
+                rng.choice(tables).daemon.kill_and_restart()
+            elif victim in ("uplink", "recorder"):
                 proc = rng.choice(uplinks if victim == "uplink" else recorders)
                 if proc.running():
                     proc.kill()
@@ -106,9 +97,11 @@ def main() -> int:
                 time.sleep(rng.uniform(0.1, 3.0))
                 pg.start()
         dealt = time.monotonic() - started
+        for t in tables:
+            t.dealer.join(60)
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and not all(
-                recorded_row(pg.dsn, c.table_id) == len(inputs) for c, inputs, *_ in tables):
+                recorded_row(pg.dsn, t.config.table_id) == len(journal_rows(t.config)[1]) for t in tables):
             time.sleep(0.5)
         print("command:", "python bench/floor_chaos.py " + " ".join(sys.argv[1:]))
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
@@ -116,21 +109,25 @@ def main() -> int:
         print(f"dealt for {dealt / 60:.1f} min; kills: {sum(kills.values())} "
               f"({', '.join(f'{k} {v}' for k, v in sorted(kills.items()))})")
         failed = 0
-        for config, inputs, client, capture, _ in tables:
-            t = config.table_id
-            held = {r[0] for r in query(pg.dsn, "SELECT row FROM inputs WHERE table_id = %s", t)}
+        for table in tables:
+            config, inputs, capture, dealer = table.config, table.inputs, table.capture, table.dealer
+            tid = config.table_id
+            rows = len(journal_rows(config)[1])
+            held = {r[0] for r in query(pg.dsn, "SELECT row FROM inputs WHERE table_id = %s", tid)}
             twice = query(pg.dsn, "SELECT count(*) - count(DISTINCT (journal_id, row)) FROM inputs "
-                                  "WHERE table_id = %s", t)[0][0]
-            gaps = query(pg.dsn, "SELECT count(*) FROM gaps WHERE table_id = %s", t)[0][0]
-            lost = len(set(range(1, len(inputs) + 1)) - held)
+                                  "WHERE table_id = %s", tid)[0][0]
+            gaps = query(pg.dsn, "SELECT count(*) FROM gaps WHERE table_id = %s", tid)[0][0]
+            lost = len(set(range(1, rows + 1)) - held)
             try:
-                assert_exactly_once(pg.dsn, config, capture.until(int(client.call("ping")["seq"])))
+                assert_exactly_once(pg.dsn, config, capture.until(int(table.client.call("ping")["seq"])))
                 events = "equal to the capture"
             except AssertionError as exc:
                 events, failed = f"NOT equal: {str(exc).splitlines()[0][:200]}", failed + 1
-            failed += bool(lost or twice or gaps)
-            print(f"{t}: journal rows {len(inputs)}, recorded {len(held)}, losses {lost}, "
-                  f"duplicates {twice}, gaps {gaps}; events {events}")
+            failed += bool(lost or twice or gaps or rows != len(inputs))
+            print(f"{tid}: daemon killed {table.daemon.proc.kills} times (inputs resent {dealer.resent}); "
+                  f"inputs dealt {len(inputs)}, journal rows {rows}, recorded {len(held)}, losses {lost}, "
+                  f"duplicates {twice}, gaps {gaps}; events {events} ({len(capture.events)}, "
+                  f"{capture.refilled} of them filled by the resync)")
     return 1 if failed else 0
 
 

@@ -8,6 +8,8 @@ installs them (as root) first.
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import hashlib
 import json
 import os
@@ -16,18 +18,24 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import nats
+import nats.js.errors
 import psycopg
 import pytest
-from test_zmq_snapshot import send_all
+from test_daemon_support import baccarat_play, config_for
 
 from controller.daemon import faults
-from controller.daemon.client import CommandClient, Subscriber
+from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import open_readonly, read_entries
+from controller.floor.local import NatsServer, Postgres
+from controller.floor.wire import MSG_ID, STREAM, parse_msg_id, subject
 from controller.inputs import Input
 from tests.server_fixtures import nats_server, own_postgres, postgres, serve  # noqa: F401 (re-exported)
 
@@ -119,6 +127,36 @@ def recorded_row(dsn: str, table_id: str) -> int:
     return int(rows[0][0]) if rows and rows[0][0] is not None else 0
 
 
+def floor_tables(dsn: str) -> dict[str, dict[str, Any]]:
+    """``croupier floor tables --json`` as an operator runs it (its own process), by table id."""
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "floor", "tables", "--json", "--db", dsn],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 or "no floor tables yet" in out.stderr, out.stderr
+    return {t["table"]: t for t in map(json.loads, out.stdout.splitlines())}  # an empty line: an error
+
+
+def stream_rows(url: str, table_id: str) -> list[tuple[str, int]]:
+    """(journal, row) of every message the JetStream stream holds for the table, in the stream's order:
+    the order its uplink's publishes were stored."""
+
+    async def read() -> list[tuple[str, int]]:
+        client = await nats.connect(url, connect_timeout=5)
+        try:
+            js, held, position = client.jetstream(), [], 1
+            while True:
+                try:
+                    msg = await js.get_msg(STREAM, seq=position, subject=subject(table_id), next=True)
+                except nats.js.errors.NotFoundError:
+                    return held
+                _, journal, row = parse_msg_id((msg.headers or {})[MSG_ID])
+                held.append((journal, row))
+                position = int(msg.seq or 0) + 1
+        finally:
+            await client.close()
+
+    return asyncio.run(read())
+
+
 def digest(value: Any) -> str:
     """A payload's hash, independent of how JSON was spaced or its object keys ordered."""
     return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
@@ -155,17 +193,42 @@ def assert_exactly_once(dsn: str, config: TableConfig, published: dict[int, dict
 
 class Dealer:
     """A table's inputs sent to its daemon from a thread, ``chunk`` at a time with ``pause`` s between:
-    the table deals while a test kills the floor's processes around it."""
+    the table deals while a test kills the floor's processes around it.
+
+    Each input carries a ``ref`` (``<tag>:<index>``): when the daemon does not answer (killed, being
+    restarted) the same input is sent again until it does, and a daemon that had journaled it answers
+    its first reply again (docs/commands.md), so each input is journaled once whatever the kills.
+    ``sent[i]`` is when input ``i`` was last sent and ``replies[i]`` its reply."""
 
     def __init__(self, client: CommandClient, inputs: list[Input], chunk: int = 20,
-                 pause: float = 0.3) -> None:
+                 pause: float = 0.3, tag: str = "deal") -> None:
         self.done = threading.Event()
+        self.sent: dict[int, float] = {}
+        self.replies: dict[int, dict[str, Any]] = {}
+        #: Sends that got no answer (the daemon away) and were sent again.
+        self.resent = 0
+        self.error: BaseException | None = None
+
+        def send(i: int, inp: Input) -> None:
+            while True:
+                self.sent[i] = time.monotonic()
+                try:
+                    reply = client.call("input", input=inp.to_dict(), ref=f"{tag}:{i}")
+                    break
+                except DaemonUnavailable:
+                    self.resent += 1
+                    time.sleep(0.1)
+            assert reply["ok"] or reply["refused"], reply
+            self.replies[i] = reply
 
         def deal() -> None:
             try:
                 for start in range(0, len(inputs), chunk):
-                    send_all(client, inputs[start:start + chunk])  # each reply checked
+                    for i in range(start, min(start + chunk, len(inputs))):
+                        send(i, inputs[i])
                     time.sleep(pause)
+            except BaseException as exc:  # noqa: BLE001 (the test's thread re-raises it in join)
+                self.error = exc
             finally:
                 self.done.set()
 
@@ -178,15 +241,67 @@ class Dealer:
     def join(self, timeout: float) -> None:
         self._thread.join(timeout)
         assert self.done.is_set() and not self._thread.is_alive(), "the dealer did not finish"
+        if self.error is not None:
+            raise self.error
+
+
+class TableDaemon:
+    """A table's daemon as its own process, ``croupier run TABLE --no-shoe`` (cards by command, as the
+    bench's dealer sends them): SIGKILL it and start it again as systemd would; it continues its seq
+    from its journal."""
+
+    def __init__(self, config: TableConfig, log: Path, fault: str = "") -> None:
+        self.config = config
+        self.proc = Proc(log, "run", str(config.path), "--no-shoe", fault=fault)
+
+    def start(self, timeout: float = 60) -> TableDaemon:
+        """Started, and answering commands (its key folder made, its journal replayed)."""
+        self.proc.start()
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                probe = CommandClient(self.config.spec.zeromq.command, timeout=2, key=local_key(self.config))
+                try:
+                    probe.call("ping")
+                    return self
+                finally:
+                    probe.close()
+            except (DaemonUnavailable, OSError, ValueError):
+                if not self.proc.running() or time.monotonic() > deadline:
+                    raise AssertionError(f"the daemon did not come up:\n{self.proc.text()[-3000:]}") from None
+                time.sleep(0.2)
+
+    def client(self, timeout: float = 5) -> CommandClient:
+        return CommandClient(self.config.spec.zeromq.command, timeout=timeout, key=local_key(self.config))
+
+    def kill_and_restart(self) -> None:
+        self.proc.kill()
+        self.start()
+
+
+class _Subscriber(Subscriber):
+    """The project's subscriber (docs/zeromq.md's resync), counting the events a resync filled in:
+    those the daemon published while this one was cut off (it was dead, or died before publishing)."""
+
+    refilled = 0
+
+    def _resync(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        for kind, payload in super()._resync():
+            self.refilled += kind == "event"
+            yield kind, payload
 
 
 class Capture:
-    """Every event the daemon publishes, from seq 1, as a ZeroMQ subscriber receives it (a thread)."""
+    """Every event the daemon publishes, from seq 1, as a ZeroMQ subscriber receives it (a thread), with
+    when it arrived. Across a daemon's restart the SUB reconnects by itself and the seqs it missed are
+    filled by the documented resync (the snapshot socket's events since the last seq it has); a resync
+    that could not fill them (a second snapshot: a redraw) fails the capture."""
 
     def __init__(self, config: TableConfig) -> None:
         z = config.spec.zeromq
-        self.sub = Subscriber(z.pub, z.snapshot, config.table_id, timeout=5)
+        self.sub = _Subscriber(z.pub, z.snapshot, config.table_id, timeout=5)
         self.events: dict[int, dict[str, Any]] = {}
+        self.received: dict[int, float] = {}
         self.snapshots = 0
         self.ready = threading.Event()
         self.done = threading.Event()
@@ -194,14 +309,20 @@ class Capture:
         self._thread.start()
         assert self.ready.wait(15), "no snapshot from the daemon"
 
+    @property
+    def refilled(self) -> int:
+        """Events the resync filled in (not received live)."""
+        return self.sub.refilled
+
     def _run(self) -> None:
         while not self.done.is_set():
             for kind, payload in self.sub.events(timeout=0.5):
                 if kind == "snapshot":
                     self.snapshots += 1
-                    assert payload["seq"] == 0 and self.snapshots == 1, "the capture must start at seq 1"
-                    self.ready.set()
+                    if payload["seq"] == 0 and self.snapshots == 1:
+                        self.ready.set()
                 elif kind == "event":
+                    self.received[int(payload["seq"])] = time.monotonic()
                     self.events[int(payload["seq"])] = payload
                 if self.done.is_set():
                     return
@@ -213,5 +334,65 @@ class Capture:
         self.done.set()
         self._thread.join(5)
         self.sub.close()
+        assert self.snapshots == 1, f"{self.snapshots} snapshots: it must start at seq 1, never redraw"
         assert len(self.events) == seq, f"captured {len(self.events)} events, the daemon is at seq {seq}"
         return self.events
+
+
+#: Inputs a Baccarat round takes, about (credits aside): to size a bench's session to its length.
+INPUTS_PER_ROUND = 9
+
+
+@dataclass
+class DealingTable:
+    """One table of a floor bench: its daemon (a process), its seeded session, the client and dealer
+    that send it, and the subscriber that captures what it publishes."""
+
+    config: TableConfig
+    inputs: list[Input]
+    daemon: TableDaemon
+    client: CommandClient
+    capture: Capture
+    dealer: Dealer
+
+
+def dealing_tables(stack: ExitStack, work: Path, name: str, count: int, seconds: float, rate: float,
+                   seed: int, chunk: int) -> list[DealingTable]:
+    """``count`` Baccarat tables (``<name><i>``), each its daemon up with a session of about ``seconds``
+    at ``rate`` inputs a second, ready to deal ``chunk`` inputs at a time; all stopped with ``stack``."""
+    rounds = max(1, int(seconds * rate / INPUTS_PER_ROUND))
+    tables = []
+    for i in range(count):
+        config = config_for(work, name=f"{name}{i}")
+        daemon = TableDaemon(config, work / f"{config.table_id}.daemon.log").start()
+        stack.callback(daemon.proc.stop)
+        inputs, _ = baccarat_play(rounds, seed=seed * 100 + i)
+        client = daemon.client()
+        stack.callback(client.close)
+        tables.append(DealingTable(config, inputs, daemon, client, Capture(config),
+                                   Dealer(client, inputs, chunk=chunk, pause=chunk / rate)))
+    return tables
+
+
+def uplinks_for(stack: ExitStack, work: Path, tables: list[DealingTable], nats_url: str) -> list[Proc]:
+    """Each table's ``croupier uplink`` (not started yet), stopped with ``stack``."""
+    uplinks = [Proc(work / f"{t.config.table_id}.uplink.log", "uplink", str(t.config.path), "--nats",
+                    nats_url) for t in tables]
+    for p in uplinks:
+        stack.callback(p.stop)
+    return uplinks
+
+
+def floor_servers(stack: ExitStack) -> tuple[NatsServer, Postgres]:
+    """A bench's nats-server and PostgreSQL in temporary folders, started; removed with ``stack``."""
+    nats, pg = NatsServer(), Postgres()
+    stack.callback(nats.remove)
+    stack.callback(pg.remove)
+    return nats.start(), pg.start()
+
+
+def table_options(parser: argparse.ArgumentParser) -> None:
+    """A floor bench's dealing tables: how many, how fast, the sessions' seed."""
+    parser.add_argument("--tables", type=int, default=4, help="dealing tables, each with its uplink (4)")
+    parser.add_argument("--rate", type=float, default=10.0, help="inputs per second per table (10)")
+    parser.add_argument("--seed", type=int, default=1)

@@ -344,13 +344,23 @@ def run_tables(args: argparse.Namespace) -> int:
 
     from controller.floor import queries
 
-    with psycopg.connect(args.db, connect_timeout=5) as conn:
+    try:
+        conn = psycopg.connect(args.db, connect_timeout=5)
+    except psycopg.OperationalError as exc:  # the operator's first look when the floor's database is down
+        print(f"croupier floor tables: the floor database does not answer ({str(exc).splitlines()[0]}): "
+              "nothing to show; the tables deal on and the stream keeps their rows for the recorders",
+              file=sys.stderr)
+        return 2
+    with conn:
         try:
             rows = queries.tables(conn, args.offline_after)
         except psycopg.errors.UndefinedTable:
             print(NO_SCHEMA.format("tables"), file=sys.stderr)
             return 1
-    print("\n".join(json.dumps(r) for r in rows) if args.json else queries.tables_text(rows))
+    if not args.json:
+        print(queries.tables_text(rows))
+    for r in rows if args.json else ():  # JSON lines: none at all for no table (not an empty line)
+        print(json.dumps(r))
     return 0
 
 
