@@ -28,9 +28,10 @@ from nats.js import api
 
 from controller.daemon import faults
 from controller.floor import alive, store
+from controller.floor.database import Database
 from controller.floor.pull import Puller
 from controller.floor.schema import migrate
-from controller.floor.uplink import NATS_ERRORS, Stopped, ensure_stream, retrying
+from controller.floor.uplink import NATS_ERRORS, ensure_stream, retrying
 from controller.floor.wire import FORMAT, STREAM, SUBJECTS, RowMessage
 
 log = logging.getLogger("croupier.floor")
@@ -54,10 +55,6 @@ def _readable(m: Msg) -> bool:
         return False
 
 
-def _open(dsn: str) -> psycopg.Connection[Any]:
-    return psycopg.connect(dsn, connect_timeout=5)
-
-
 class Recorder:
     """One recorder process's work; :attr:`stop` ends it after the batch in hand."""
 
@@ -75,7 +72,7 @@ class Recorder:
         self.replicas = replicas
         self.check_every = check_every
         self.stop = asyncio.Event()
-        self.conn: psycopg.Connection[Any] | None = None
+        self.db = Database(dsn, self.stop)
         #: Holes seen: (first seen, idle checks in a row).
         self._suspects: dict[store.Hole, tuple[float, int]] = {}
         self._checked = 0.0
@@ -92,7 +89,7 @@ class Recorder:
         await psub.unsubscribe()  # the consumer is made or joined; its batches come through a Puller
         puller = Puller(self.nc, STREAM, self.durable)
         await puller.start()
-        await self._database(lambda conn: migrate(conn))
+        await self.db.run(lambda conn: migrate(conn))
         await self.board.listen(self.nc)
         ahead = asyncio.ensure_future(self._fetch(puller))
         try:
@@ -111,8 +108,7 @@ class Recorder:
             ahead.cancel()  # what it fetched is delivered again after ack_wait
             await asyncio.gather(ahead, return_exceptions=True)
             await puller.close()
-            if self.conn is not None:
-                self.conn.close()
+            self.db.close()
 
     async def _fetch(self, puller: Puller) -> list[Msg]:
         """The next batch: what the consumer has now, up to :attr:`batch` (waiting at most 1 s for one)."""
@@ -129,11 +125,11 @@ class Recorder:
         written: list[int] = []
         bodies = [m.data for m in msgs]
         try:
-            await self._database(lambda conn: written.extend(_recorded(store.write_bodies(conn, bodies),
+            await self.db.run(lambda conn: written.extend(_recorded(store.write_bodies(conn, bodies),
                                                                        len(bodies))))
         except store.BAD_BODY:  # a malformed body: sorted out in Python, message by message
             good = [n for n, m in enumerate(msgs) if _readable(m)]
-            await self._database(lambda conn: written.extend(
+            await self.db.run(lambda conn: written.extend(
                 good[n] for n in _recorded(store.write_bodies(conn, [bodies[g] for g in good]), len(good))))
         faults.point("floor_committed")
         recorded = set(written)
@@ -149,31 +145,9 @@ class Recorder:
                 log.warning("ack failed (%s): the batch will be delivered again", exc)
         self.recorded += len(recorded)
 
-    async def _database(self, work: store.Work) -> None:
-        """``work(conn)`` on a worker thread until it succeeds, reconnecting while the database is away;
-        :class:`Stopped` on stop (a batch in hand stays unacknowledged: it is delivered again)."""
-        delay = 0.2
-        while True:
-            try:
-                conn = self.conn
-                if conn is None or conn.closed:
-                    conn = await asyncio.to_thread(_open, self.dsn)
-                    self.conn = conn
-                await asyncio.to_thread(work, conn)
-                return
-            except psycopg.OperationalError as exc:
-                log.warning("database unavailable (%s): retrying in %.1f s", str(exc).strip(), delay)
-                if self.conn is not None:
-                    self.conn.close()
-                self.conn = None
-            if self.stop.is_set():
-                raise Stopped("stopped while the database was away")
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 3.0)
-
     async def _record_heartbeats(self) -> None:
         heard = self.board.take()
-        await self._database(lambda conn: alive.record(conn, heard))
+        await self.db.run(lambda conn: alive.record(conn, heard))
 
     async def _check_holes(self) -> None:
         found: list[store.Hole] = []
@@ -181,7 +155,7 @@ class Recorder:
         def look(conn: psycopg.Connection[Any]) -> None:
             found[:] = store.holes(conn)
 
-        await self._database(look)
+        await self.db.run(look)
         if not found:
             self._suspects.clear()
             return
@@ -206,5 +180,5 @@ class Recorder:
 
     async def _record_gap(self, hole: store.Hole) -> bool:
         new: list[bool] = []
-        await self._database(lambda conn: new.append(store.record_gap(conn, hole)))
+        await self.db.run(lambda conn: new.append(store.record_gap(conn, hole)))
         return new[-1]

@@ -14,8 +14,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import nats.errors
 import nats.js.errors
@@ -29,12 +28,12 @@ from controller.floor.alerting import history
 from controller.floor.alerting.rules import FEED_LOST, Pit
 from controller.floor.alerting.shoes import Action, Raise
 from controller.floor.alive import ALIVE_SUBJECTS
+from controller.floor.database import Database
 from controller.floor.schema import migrate
-from controller.floor.uplink import NATS_ERRORS, Stopped, ensure_stream, retrying
+from controller.floor.uplink import NATS_ERRORS, ensure_stream, retrying
 from controller.floor.wire import STREAM, SUBJECTS
 
 log = logging.getLogger("croupier.floor")
-T = TypeVar("T")
 
 
 def _write(conn: psycopg.Connection[Any], a: Action) -> alerts.Alert | None:
@@ -61,14 +60,14 @@ class AlertService:
         self.drift_window = drift_window
         self.feed_lost = feed_lost
         self.stop = asyncio.Event()
-        self.conn: psycopg.Connection[Any] | None = None
+        self.db = Database(dsn, self.stop)
         self.pit = Pit()
         self._heard: asyncio.Queue[tuple[dict[str, Any], float]] = asyncio.Queue()
 
     async def run(self) -> None:
         await retrying("creating the stream", lambda: ensure_stream(self.js, self.replicas), self.stop)
-        await self._database(migrate)
-        self.pit, loaded = await self._database(
+        await self.db.run(migrate)
+        self.pit, loaded = await self.db.run(
             lambda conn: history.load(conn, time.time(), self.drift_window, self.feed_lost))
         await self._apply(loaded)
         config = api.ConsumerConfig(ack_policy=api.AckPolicy.EXPLICIT, ack_wait=30.0, max_ack_pending=20_000,
@@ -77,7 +76,7 @@ class AlertService:
         if not await retrying("reading the consumer", self._consumer_exists, self.stop):
             # A first start takes only rows newer than itself: a tilt or a device offline now is judged
             # from the history (the newest journal's last tilt and each device's last word).
-            standing = await self._database(history.standing)
+            standing = await self.db.run(history.standing)
             await self._apply([a for message in standing for a in self.pit.row(message, time.time())])
         psub = await retrying("joining the consumer", lambda: self.js.pull_subscribe(
             SUBJECTS, durable=self.durable, stream=STREAM, config=config), self.stop)
@@ -103,10 +102,9 @@ class AlertService:
                 if time.monotonic() - checked >= self.check_every:
                     checked = time.monotonic()
                     await self._apply(self.pit.tick(time.time()))
-                    await self._apply(self.pit.gaps(await self._database(history.unfilled_gaps)))
+                    await self._apply(self.pit.gaps(await self.db.run(history.unfilled_gaps)))
         finally:
-            if self.conn is not None:
-                self.conn.close()
+            self.db.close()
 
     async def _consumer_exists(self) -> bool:
         try:
@@ -140,7 +138,7 @@ class AlertService:
 
     async def _apply(self, actions: list[Action]) -> None:
         for action in actions:
-            alert = await self._database(lambda conn, a=action: _write(conn, a))  # type: ignore[misc]
+            alert = await self.db.run(lambda conn, a=action: _write(conn, a))  # type: ignore[misc]
             if alert is None:
                 continue
             log.info("%s %s %s %s: %s", alert.table_id, alert.state, alert.kind, alert.key, alert.detail)
@@ -148,22 +146,3 @@ class AlertService:
                 await self.nc.publish(alerts.subject(alert.table_id), json.dumps(alert.message()).encode())
             except NATS_ERRORS as exc:  # stored: the board reads PostgreSQL too
                 log.warning("alert %d not published (%s)", alert.id, exc)
-
-    async def _database(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
-        """``work(conn)`` until it succeeds, reconnecting while the database is away; :class:`Stopped` on
-        stop (a row in hand stays unacknowledged and is delivered again)."""
-        delay = 0.2
-        while True:
-            try:
-                if self.conn is None or self.conn.closed:
-                    self.conn = psycopg.connect(self.dsn, connect_timeout=5)
-                return work(self.conn)
-            except psycopg.OperationalError as exc:
-                log.warning("database unavailable (%s): retrying in %.1f s", str(exc).strip(), delay)
-                if self.conn is not None:
-                    self.conn.close()
-                self.conn = None
-            if self.stop.is_set():
-                raise Stopped("stopped while the database was away")
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 3.0)
