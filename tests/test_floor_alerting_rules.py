@@ -160,6 +160,24 @@ def test_a_card_seen_more_often_than_the_shoe_holds_it_is_raised_at_once() -> No
     assert "AS seen 2 times; the shoe holds it 1 times" in got[0].detail  # type: ignore[union-attr]
 
 
+def test_a_card_missing_from_a_shoe_that_said_it_is_empty_is_named_at_the_shoe_s_end() -> None:
+    """A dispensing shoe's SHOE_EMPTY (journaled as the ``shoe feed`` going offline) says nothing was left
+    undealt, so a one-deck shoe that dealt 51 cards is a card short, and which one is named; the same
+    51 cards with no such word may have left one behind a cut card, so nothing is raised."""
+    deck = [str(c) for c in DECK if str(c) != "KS"]
+    empty = {"event": "device", "device": "shoe feed", "online": False,
+             "detail": "shoe empty: load cards and shuffle"}
+    for said, expected in ((True, [("raise", "shoe_integrity", "j1:1")]), (False, [])):
+        pit = Pit()
+        shoe = {"event": "new_shoe", "decks": 1, "shoe_number": 1}
+        pit.row(row("b1", T0, shoe, *cards_events(" ".join(deck)), *([empty] if said else [])), T0)
+        got = [a for a in pit.row(row("b1", T0, {**shoe, "shoe_number": 2}, seq=99), T0)
+               if a.kind == "shoe_integrity"]
+        assert kinds(got) == expected
+        if said:
+            assert "1 card missing from 1 deck (51 seen + 0 undealt = 51, not 52): KS" in got[0].detail  # type: ignore[union-attr]
+
+
 def test_a_shoe_dealt_again_in_the_same_order_on_another_table_is_a_false_shuffle() -> None:
     pit = Pit()
     order = " ".join(str(c) for c in DECK[:30])

@@ -2,10 +2,10 @@
 
 A restarted service must neither raise twice nor forget: the open alerts stay open (their causes are
 cleared only when seen to clear), the floor-wide shoe index is rebuilt from every ``new_shoe``,
-``card_dealt``, ``card_burned`` and ``round_result`` event on record (so a shoe repeated a month later
-on another table is still found), and each table's drift window from its newest journal's last
-settled rounds' records. The events read here are marked judged, so the stream's redelivery of the same
-rows does not count them again.
+``card_dealt``, ``card_burned``, ``round_result`` and ``device`` (a shoe gone empty) event on record
+(so a shoe repeated a month later on another table is still found), and each table's drift window
+from its newest journal's last settled rounds' records. The events read here are marked judged, so
+the stream's redelivery of the same rows does not count them again.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from controller.floor import alerts
 from controller.floor.alerting.rules import FEED_LOST, Pit
 from controller.floor.alerting.shoes import Action, DriftWatch
 
-_SHOE_EVENTS = ("new_shoe", "card_dealt", "card_burned", "round_result")
+_SHOE_EVENTS = ("new_shoe", "card_dealt", "card_burned", "round_result", "device")
 
 
 def _judged(pit: Pit, table_id: str, journal: str, seq: int) -> None:

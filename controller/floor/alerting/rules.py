@@ -98,6 +98,8 @@ class Pit:
             return [Clear(table_id, "tilt")]
         if name == "device":
             device = str(e.get("device"))
+            if not judged:
+                self.shoes.event(table_id, journal, e)  # a shoe that says it is empty: nothing undealt
             if e.get("online"):
                 return [Clear(table_id, "device_offline", device)]
             return [Raise(table_id, "device_offline", device, "warning",

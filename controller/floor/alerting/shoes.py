@@ -29,6 +29,10 @@ from controller.floor.report_par import GamePar, NoPar, baccarat_probabilities, 
 DRIFT_WINDOW: Final = 52_708
 #: A shoe's winners are tested by chi-squared only from this many rounds (every expected count >= 5).
 CHI_SQUARED_ROUNDS: Final = 60
+#: The journaled ``device`` event of a dispensing shoe that answered a DISPENSE with SHOE_EMPTY: the
+#: shoe has dealt every card it held (controller/daemon/dispenser.py's SHOE_FEED and its detail).
+EMPTY_DEVICE: Final = "shoe feed"
+EMPTY_DETAIL: Final = "shoe empty"
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,8 @@ class Shoe:
     decks: int
     cards: list[Card] = field(default_factory=list)
     winners: Counter[str] = field(default_factory=Counter)
+    #: The shoe said it is empty: nothing was left undealt, so a missing card can be counted and named.
+    emptied: bool = False
 
     @property
     def key(self) -> str:
@@ -94,7 +100,10 @@ class ShoeWatch:
             return actions
         if shoe is None:
             return []
-        if name in ("card_dealt", "card_burned"):
+        if name == "device" and e.get("device") == EMPTY_DEVICE and not e.get("online") \
+                and str(e.get("detail", "")).startswith(EMPTY_DETAIL):
+            shoe.emptied = True
+        elif name in ("card_dealt", "card_burned"):
             try:
                 card = parse_card(str(e.get("card")))
             except CardError:
@@ -116,9 +125,11 @@ class ShoeWatch:
         actions: list[Action] = []
         if not shoe.cards:
             return actions
-        # The undealt count is not in the history: taken as what the seen cards leave, so a shoe is
-        # short only if more cards were seen than it holds (missing cards cannot be told yet).
-        count = count_shoe(shoe.decks, shoe.cards, max(0, 52 * shoe.decks - len(shoe.cards)))
+        # The undealt count is in the history only when a dispensing shoe said it is empty (none left);
+        # otherwise it is taken as what the seen cards leave (docs/floor.md: a cut card's remainder is
+        # never read), so such a shoe is short only if more cards were seen than it holds.
+        undealt = 0 if shoe.emptied else max(0, 52 * shoe.decks - len(shoe.cards))
+        count = count_shoe(shoe.decks, shoe.cards, undealt)
         if not count.ok:
             actions.append(Raise(table_id, "shoe_integrity", shoe.key, "critical",
                                  f"shoe {shoe.number}: " + "; ".join(count.findings()),
