@@ -195,11 +195,13 @@ def test_a_shoe_dealt_again_in_the_same_order_on_another_table_is_a_false_shuffl
 
 
 def rigged_rounds(pays: Odds, rounds: int, seed: int) -> Iterator[dict[str, Any]]:
-    """The real engine's round records, one seat staking 100 on Banker, Banker paid ``pays``."""
+    """The real engine's rounds, one seat staking 100 on Banker, Banker paid ``pays``: the parts of each
+    round's record drift reads (its settlement lines and the wager standing at the close; the record
+    itself is the recorder's, as the other games' tests make it: not here, where 13,000 rounds are
+    dealt)."""
     game = Baccarat(BaccaratOptions(decks=8))
     game.pays["banker"] = pays  # the rig: a pay table the options would refuse
     table = Table(game, TableLimits(seats=1))
-    records = recorded(table)
     table.apply(I.CreditIn(1, 10**15))
     shoe = ShuffledShoe(8, seed, 16)
     card_inputs = {card: I.CardSeen(card) for card in DECK}
@@ -209,9 +211,10 @@ def rigged_rounds(pays: Odds, rounds: int, seed: int) -> Iterator[dict[str, Any]
             table.apply(I.NewShoe())
         for inp in (I.OpenBetting(), I.PlaceWager(1, "banker", 100), I.CloseBetting()):
             table.apply(inp)
-        while not isinstance(table.apply(card_inputs[shoe.draw()])[-1], RoundSettled):
+        while not isinstance(settled := table.apply(card_inputs[shoe.draw()])[-1], RoundSettled):
             pass
-        yield records.pop()
+        yield {"round": settled.round, "status": "settled", "settlements": settled.settlements,
+               "house_net": settled.house_net, "bets": {"1": {"banker": 100}}}
 
 
 def first_flagged(table: str, game: str, records: Iterator[dict[str, Any]]) -> int | None:

@@ -17,6 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 from controller.floor.integrity.stats import Z_999, chi_squared_upper_tail, normal_quantile
 from controller.floor.report_par import ROUND, GamePar, RoundTerms
@@ -39,6 +40,11 @@ class BetLaw:
     #: The mean is of the best play (report_par.STRATEGY): players who play worse lose more without any
     #: fault, so only a result above the band is a drift.
     ceiling: bool = False
+
+    @cached_property  # judged after every round of a live table: converted once
+    def spread(self) -> float:
+        """The standard deviation per unit, as a float."""
+        return math.sqrt(float(self.variance))
 
     def of(self, terms: RoundTerms) -> tuple[int, int] | None:
         """(base, players' net) of one round's terms, or None if the round had no such bet."""
@@ -100,7 +106,7 @@ def drift_of_sums(law: BetLaw, rounds: int, staked: int, actual: int, squares: i
     """:func:`results_drift` from running sums (the stakes, the nets, the squared stakes), so that a live
     window of many thousand rounds costs nothing to judge after each round."""
     expected = law.mean * staked
-    spread = z * math.sqrt(float(law.variance) * squares)
+    spread = z * law.spread * math.sqrt(squares)
     low, high = float(expected) - spread, float(expected) + spread
     return Drift(law.bet, rounds, staked, actual, expected, low, high, law.ceiling)
 
@@ -119,7 +125,7 @@ def rounds_to_detect(honest: BetLaw, rigged: BetLaw, power: float = 0.99, z: flo
     shift = abs(float(rigged.mean - honest.mean))
     if shift == 0:
         raise ValueError("the rigged law has the honest law's mean: no number of rounds tells them apart")
-    sd0, sd1 = math.sqrt(float(honest.variance)), math.sqrt(float(rigged.variance))
+    sd0, sd1 = honest.spread, rigged.spread
     spread = z * sd0 + normal_quantile(power) * sd1
     return math.ceil((spread / shift) ** 2)
 
