@@ -15,15 +15,16 @@ import pytest
 
 from controller.cards import Card, parse_card
 from controller.floor.integrity.drift import (
-    baccarat_laws,
-    baccarat_probabilities,
     chi_squared,
     last_rounds_outside,
+    laws,
+    results_drift,
     rounds_to_detect,
 )
 from controller.floor.integrity.shoe_count import count_shoe
 from controller.floor.integrity.shuffle_check import RUN, ShoeHistory
 from controller.floor.integrity.stats import binomial_upper_tail, chi_squared_upper_tail
+from controller.floor.report_par import ROUND, baccarat_probabilities, par_for
 from controller.money import Odds
 from controller.simulation.false_shuffles import riffle, shuffled, strips, with_run
 
@@ -135,13 +136,39 @@ def test_the_binomial_and_chi_squared_tails_match_known_values() -> None:
     assert chi_squared_upper_tail(3.841458820694124, 1) == pytest.approx(0.05, rel=1e-6)
 
 
-HONEST = baccarat_laws(8, Odds(19, 20), Odds(9, 1))
-RIGGED = baccarat_laws(8, Odds(1, 1), Odds(9, 1))
+HONEST = laws(par_for("baccarat", {"decks": 8}))
+RIGGED = laws(par_for("baccarat", {"decks": 8, "banker_pays": "1:1"}))
 
 
 def test_the_rounds_to_detect_a_banker_paid_even_money_are_the_docs_figure() -> None:
     """docs/floor.md states this number: it must be what the rule computes."""
     assert rounds_to_detect(HONEST["banker"], RIGGED["banker"], 0.99) == 52_708
+
+
+def test_every_game_s_drift_laws_are_its_report_par_and_a_strategy_s_figure_is_a_ceiling() -> None:
+    """One source of each game's par: the drift law of every bet type is the report's figure per unit
+    (players' mean = - the house's edge, the same variance), and where the par has no variance per wager
+    (2WayWinner) one law of the round, its variance the square of the round's bounding spread."""
+    for game in ("baccarat", "one_card_poker", "swap_hand", "two_way_winner"):
+        par = par_for(game, {})
+        judged = laws(par)
+        for t, law in judged.items():
+            if t != ROUND:
+                bet = par.types[t]
+                assert (law.mean, law.variance, law.types) == (-bet.edge, bet.variance, (t,))
+            assert law.ceiling == (game in ("swap_hand", "two_way_winner") and t != "dealer_bonus"), (game, t)
+        assert set(judged) == {"baccarat": {"banker", "player", "tie"}, "one_card_poker": {"tie"},
+                               "swap_hand": {"main", "odds_win"},
+                               "two_way_winner": {"dealer_bonus", ROUND}}[game]
+    par = par_for("two_way_winner", {})
+    pooled = laws(par)[ROUND]
+    assert set(pooled.types) == {"bj_ante", "poker_ante", "bj_play", "poker_play", "poker_bet"}
+    assert par.round_sd is not None and pooled.variance == par.round_sd[1] ** 2
+    assert pooled.mean == -sum(par.types[t].edge for t in pooled.types)
+    # A ceiling: players far below the best play's figure are not a drift, far above it are.
+    law = laws(par_for("swap_hand", {}))["main"]
+    assert not results_drift(law, [(200, -200)] * 400).outside
+    assert results_drift(law, [(200, 200)] * 400).outside
 
 
 def banker_rounds(rounds: int, banker_pays: Odds, seed: int) -> list[tuple[int, int]]:

@@ -80,34 +80,27 @@ def test_the_floor_s_report_equals_the_journal_s_replayed_after_crashes_of_the_f
     assert json.loads(capsys.readouterr().out) == json.loads(to_json(aggregate(replayed, "table", *EVER)))
 
 
-def _with_dealers(conn: psycopg.Connection[Any], table_id: str, seqs: dict[int, str | None]) -> None:
-    """The events at ``seqs`` (credit changes between rounds) turned into ``dealer`` events, as the
-    dealer contract publishes them (``{"event": "dealer", "dealer": NAME}``, null after dealer_out)."""
-    for seq, name in seqs.items():
-        updated = conn.execute(
-            "UPDATE events SET event = 'dealer', payload = jsonb_build_object('event', 'dealer', 'table', "
-            "table_id, 'seq', seq, 'dealer', %s::text) WHERE table_id = %s AND seq = %s",
-            (name, table_id, seq))
-        assert updated.rowcount == 1
-    conn.commit()
-
-
 def test_every_game_s_report_from_the_floor_and_by_dealer(
         tmp_path: Path, postgres: FloorDatabase, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
     configs = []
     for game in ("one_card_poker", "swap_hand", "two_way_winner"):
         (tmp_path / game).mkdir()
         configs.append(dealt(tmp_path / game, game)[0])
-    # A Baccarat table with a credit between rounds 3 and 4, 6 and 7, 9 and 10: the dealer changes there.
+    # A Baccarat table whose dealers change between rounds 3 and 4 (Ann in), 6 and 7 (Bob relieves her)
+    # and 9 and 10 (Bob out), by the operator's commands (``ctl dealer-in`` / ``dealer-out``), and Cy
+    # in mid-round 11 (after its betting opened): round 11 stays nobody's, round 12 is Cy's.
     config = config_for(tmp_path, name="bac")
     play: list[I.Input] = []
+    changes: dict[int, I.Input] = {3: I.DealerIn("Ann"), 6: I.DealerIn("Bob"), 9: I.DealerOut()}
     closed, marked = 0, set()
     for inp in baccarat_play(12, seed=8)[0]:
-        if isinstance(inp, I.OpenBetting) and closed in (3, 6, 9) and closed not in marked:
+        if isinstance(inp, I.OpenBetting) and closed in changes and closed not in marked:
             marked.add(closed)
-            play.append(I.CreditIn(1, 100))
+            play.append(changes[closed])
         closed += isinstance(inp, I.CloseBetting)
         play.append(inp)
+        if isinstance(inp, I.OpenBetting) and closed == 10:
+            play.append(I.DealerIn("Cy"))
     with DaemonThread(Daemon(config, use_shoe=False)):
         client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
         try:
@@ -126,24 +119,25 @@ def test_every_game_s_report_from_the_floor_and_by_dealer(
         for g in report.groups:
             assert g.total.theoretical is not None and g.total.house == sum(b.house for b in g.bets.values())
             assert g.total.interval is not None, g.key
-        # Dealers: credit events between rounds become dealer events (Ann, Bob, out); each round's dealer
-        # is the newest before its first seq.
-        credit_seqs = [int(e[0]) for e in conn.execute(
-            "SELECT seq FROM events WHERE table_id = 'bac' AND event = 'credit' ORDER BY seq").fetchall()]
-        between = credit_seqs[-3:]
-        _with_dealers(conn, "bac", dict(zip(between, ("Ann", "Bob", None), strict=True)))
+        # Each round's dealer is its record's (the engine's dealer at the round's first seq), as the
+        # daemon's recall gives it.
         by_dealer = aggregate(from_floor(conn, *EVER, table="bac"), "dealer", *EVER)
-    firsts = [int(r["first_seq"]) for r in recalled]
-    expected = {"Ann": sum(between[0] < s < between[1] for s in firsts),
-                "Bob": sum(between[1] < s < between[2] for s in firsts),
-                NO_DEALER: sum(s < between[0] or s > between[2] for s in firsts)}
-    assert {g.key: g.rounds + g.voided for g in by_dealer.groups} == expected
-    assert expected == {"Ann": 3, "Bob": 3, NO_DEALER: 6}
+        logged = [e[0] for e in conn.execute("SELECT payload->>'dealer' FROM events WHERE table_id = 'bac' "
+                                             "AND event = 'dealer' ORDER BY seq").fetchall()]
+        # The record alone says it: without the dealer events the report is the same.
+        conn.execute("DELETE FROM events WHERE table_id = 'bac' AND event = 'dealer'")
+        assert aggregate(from_floor(conn, *EVER, table="bac"), "dealer", *EVER) == by_dealer
+        conn.rollback()
+    assert logged == ["Ann", "Bob", None, "Cy"]
+    dealers = [r["dealer"] for r in recalled]
+    assert dealers == [None] * 3 + ["Ann"] * 3 + ["Bob"] * 3 + [None, None, "Cy"]
+    assert {g.key: g.rounds + g.voided for g in by_dealer.groups} == {"Ann": 3, "Bob": 3, "Cy": 1,
+                                                                       NO_DEALER: 5}
     assert cli_main(["floor", "report", "--from", "1970-01-01", "--to", "2100-01-01", "--by", "dealer",
                      "--table", "bac", "--csv", "--db", postgres.dsn]) == 0
     out = capsys.readouterr().out
     assert out == to_csv(by_dealer)
-    assert {line.split(",")[0] for line in out.splitlines()[1:]} == {"Ann", "Bob", NO_DEALER}
+    assert {line.split(",")[0] for line in out.splitlines()[1:]} == {"Ann", "Bob", "Cy", NO_DEALER}
 
 
 def _baccarat_round(n: int, lines: list[tuple[str, int, int]], ended_at: float) -> dict[str, Any]:
@@ -159,7 +153,7 @@ def test_theoretical_win_is_wagered_times_the_exact_edge_and_the_interval_from_t
     rounds = [_baccarat_round(1, [("banker", 1000, 950), ("tie", 100, -100)], 3600.0),
               _baccarat_round(2, [("player", 500, -500)], 3700.0),
               _baccarat_round(3, [("banker", 200, -200), ("player", 300, 300)], 7300.0)]
-    report = aggregate([facts("t", "j", "baccarat", options, {"code": "EUR", "minor_units": 2}, r, None)
+    report = aggregate([facts("t", "j", "baccarat", options, {"code": "EUR", "minor_units": 2}, r)
                         for r in rounds], "table", *EVER)
     (g,) = report.groups
     sheet = par_sheet(8, Odds(9, 1), Odds(19, 20))
@@ -185,7 +179,7 @@ def test_theoretical_win_is_wagered_times_the_exact_edge_and_the_interval_from_t
 def test_the_report_page_shows_every_group_and_figure() -> None:
     options: dict[str, Any] = {"decks": 8}
     rounds = [facts(t, "j", "baccarat", options, {"code": "EUR", "minor_units": 2},
-                    _baccarat_round(n, [("banker", 1000, 950)], 3600.0 * n), None)
+                    _baccarat_round(n, [("banker", 1000, 950)], 3600.0 * n))
               for n, t in ((1, "bac_1"), (2, "bac_2"), (3, "bac_2"))]
     page = render(aggregate(rounds, "table", *EVER))
     assert page.startswith("<!DOCTYPE html>") and "http" not in page.split("</style>")[1]
@@ -199,7 +193,7 @@ def test_the_report_page_shows_every_group_and_figure() -> None:
 def test_voided_rounds_apart_hours_in_utc_and_no_theoretical_without_a_stored_sheet() -> None:
     euro = {"code": "EUR", "minor_units": 2}
     voided = {**_baccarat_round(4, [], 7400.0), "status": "voided", "settlements": None, "house_net": None}
-    rounds = [facts("t", "j", "baccarat", {}, euro, r, None)
+    rounds = [facts("t", "j", "baccarat", {}, euro, r)
               for r in (_baccarat_round(1, [("banker", 1000, 950)], 3600.0),
                         _baccarat_round(2, [("player", 500, -500)], 3700.0), voided)]
     by_hour = aggregate(rounds, "hour", *EVER)
@@ -207,9 +201,10 @@ def test_voided_rounds_apart_hours_in_utc_and_no_theoretical_without_a_stored_sh
         ("1970-01-01 01:00", 2, 0), ("1970-01-01 02:00", 0, 1)]
     # A Swap-Hand table with two decks: no stored exact sheet, so no theoretical win and the notes say why.
     swap = {"round": 1, "status": "settled", "ended_at": 3600.0, "credits_before": {"1": 5000},
+            "dealer": "Ann",
             "bets": {"1": {"main": 1000}}, "house_net": -1000,
             "settlements": [{"seat": 1, "spot": "main", "stake": 1000, "net": 1000}]}
-    report = aggregate([facts("s", "j", "swap_hand", {"decks": 2}, euro, swap, "Ann")], "dealer", *EVER)
+    report = aggregate([facts("s", "j", "swap_hand", {"decks": 2}, euro, swap)], "dealer", *EVER)
     (g,) = report.groups
     assert (g.key, g.total.house, g.bets["main"].wagered) == ("Ann", -1000, 1000)
     assert g.total.theoretical is None and g.total.interval is None and g.bets["main"].theoretical is None

@@ -11,7 +11,6 @@ variance per unit from the same par (docs/floor.md, "Reports", gives the formula
 
 from __future__ import annotations
 
-import bisect
 import json
 import math
 from collections.abc import Iterable
@@ -20,7 +19,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from controller.floor.report_par import ROUND, GamePar, NoPar, par_for
+from controller.floor.report_par import ROUND, GamePar, NoPar, par_for, record_bets, record_lines, round_terms
 
 #: The interval of actual minus theoretical: 95 % (two-sided, the normal approximation).
 Z_95 = 1.959963984540054
@@ -29,19 +28,17 @@ GROUPINGS = ("table", "game", "dealer", "hour")
 NO_DEALER = "(none)"
 
 #: The rounds ended in a time range (the table's clock), each with its journal's game, options and
-#: currency, the parts of its record a report reads (not its cards and inputs, most of its size), and
-#: its dealer: the newest ``dealer`` event of its journal before the round's first seq (index
-#: ``events_by_name``). ``rounds_by_end`` (migration 0006) finds the range over every table.
+#: currency, and the parts of its record a report reads (not its cards and inputs, most of its size),
+#: its dealer among them: the record's own ``dealer``, the dealer in at the round's first seq (the
+#: engine keeps it, controller.dealers). ``rounds_by_end`` (migration 0006) finds the range over every
+#: table.
 ROUNDS = """
     SELECT r.table_id, r.journal_id, t.game, t.options, t.currency,
            jsonb_build_object('round', r.record->'round', 'status', r.record->'status',
                               'ended_at', r.record->'ended_at', 'house_net', r.record->'house_net',
                               'settlements', r.record->'settlements', 'bets', r.record->'bets',
-                              'credits_before', r.record->'credits_before') AS record,
-           (SELECT e.payload->'dealer' FROM events e
-            WHERE e.table_id = r.table_id AND e.event = 'dealer' AND e.seq < r.first_seq
-              AND e.journal_id = r.journal_id
-            ORDER BY e.seq DESC LIMIT 1) AS dealer
+                              'credits_before', r.record->'credits_before',
+                              'dealer', r.record->'dealer') AS record
     FROM rounds r JOIN tables t ON t.table_id = r.table_id AND t.journal_id = r.journal_id
     WHERE r.ended_at >= %(start)s AND r.ended_at < %(end)s
       AND (%(table)s::text IS NULL OR r.table_id = %(table)s)
@@ -71,46 +68,38 @@ class RoundFacts:
 
 
 def facts(table_id: str, journal_id: str, game: str, options: dict[str, Any], currency: dict[str, Any],
-          record: dict[str, Any], dealer: str | None) -> RoundFacts:
-    """A round record (as ``ctl recall`` and the floor's ``rounds`` give it) as :class:`RoundFacts`."""
-    bets = record.get("bets") or {}
+          record: dict[str, Any]) -> RoundFacts:
+    """A round record (as ``ctl recall`` and the floor's ``rounds`` give it) as :class:`RoundFacts`; its
+    ``dealer`` (None: nobody dealt in) is the round's, as the engine recorded it."""
     return RoundFacts(
         table_id, journal_id, int(record["round"]), game, json.dumps(options, sort_keys=True),
         str(currency.get("code", "")), int(currency.get("minor_units", 2)), str(record["status"]),
-        float(record["ended_at"]), dealer or NO_DEALER, len(record.get("credits_before") or {}), len(bets),
-        int(record.get("house_net") or 0),
-        tuple((str(s["spot"]), int(s["stake"]), int(s["net"])) for s in record.get("settlements") or []),
-        tuple(sorted((spot, int(a)) for seat in bets.values() for spot, a in seat.items())))
+        float(record["ended_at"]), record.get("dealer") or NO_DEALER, len(record.get("credits_before") or {}),
+        len(record.get("bets") or {}), int(record.get("house_net") or 0), record_lines(record),
+        record_bets(record))
 
 
 def from_floor(conn: Any, start: float, end: float, table: str | None = None) -> list[RoundFacts]:
     """The rounds the floor recorded ending at ``start`` <= ended_at < ``end`` (one table, or all)."""
     rows = conn.execute(ROUNDS, {"start": start, "end": end, "table": table}).fetchall()
-    return [facts(t, j, g, o, c, rec, d) for t, j, g, o, c, rec, d in rows]
+    return [facts(t, j, g, o, c, rec) for t, j, g, o, c, rec in rows]
 
 
 def from_journal(config: Any, start: float, end: float) -> list[RoundFacts]:
     """The same rounds rebuilt from the table's journal: replayed through the daemon's engine as the
-    uplink and ``ctl recall`` do (controller/floor/derive.py), dealers from its ``dealer`` events."""
+    uplink and ``ctl recall`` do (controller/floor/derive.py)."""
     from controller.floor.derive import JournalSource, Replay
 
     source = JournalSource(config)
     try:
         replay, last = Replay(source), source.last_row()
-        dealers: tuple[list[int], list[str | None]] = ([], [])
         out = []
         for entry in source.entries(1, last):
-            message = replay.message(entry, last)
-            for event in message.events:
-                if event["event"] == "dealer":
-                    dealers[0].append(int(event["seq"]))
-                    dealers[1].append(event.get("dealer"))
-            record = message.round
+            record = replay.message(entry, last).round
             if record is None or not start <= float(record["ended_at"]) < end:
                 continue
-            at = bisect.bisect_left(dealers[0], int(record["first_seq"]))
             out.append(facts(replay.table_id, replay.journal_id, replay.game, replay.options,
-                             replay.currency, record, dealers[1][at - 1] if at else None))
+                             replay.currency, record))
         return out
     finally:
         source.close()
@@ -216,29 +205,16 @@ def _add_round(group: Group, f: RoundFacts, par: GamePar | str) -> None:
     group.seat_rounds += f.wagering
     group.seated_rounds += f.seated
     group.total.house += f.house_net
-    stakes: dict[str, int] = {}
-    house = 0
-    for spot, stake, net in f.lines:
-        name = spot.split(":")[0]  # a split hand's line (bj_play:2) is its bet's
-        kind, counted = par.type_of(name) if isinstance(par, GamePar) else (name, True)
+    terms = round_terms(par if isinstance(par, GamePar) else None, f.lines, f.bets)
+    for kind, house in terms.house.items():
         figures = group.bets.setdefault(kind, BetFigures())
-        figures.house -= net
-        house -= net
-        group.total.wagered += stake if counted else 0
-        figures.wagered += stake if counted else 0
-        stakes[kind] = stakes.get(kind, 0) + (stake if counted else 0)
-    if house != f.house_net:
-        raise ValueError(f"{f.table_id} round {f.round}: its lines net {house} for the house, its record "
-                         f"says {f.house_net}")
-    bases = stakes
-    if isinstance(par, GamePar):
-        placed: dict[str, int] = {}
-        for spot, amount in f.bets:
-            placed[spot] = placed.get(spot, 0) + amount
-        bases = {k: stake if par.types[k].base is None else placed.get(par.types[k].base or "", 0)
-                 for k, stake in stakes.items()}
-        if par.round_sd is not None:
-            bases[ROUND] = placed.get(par.round_sd[0], 0)
+        figures.house += house
+        figures.wagered += terms.wagered[kind]
+        group.total.wagered += terms.wagered[kind]
+    if sum(terms.house.values()) != f.house_net:
+        raise ValueError(f"{f.table_id} round {f.round}: its lines net {sum(terms.house.values())} for the "
+                         f"house, its record says {f.house_net}")
+    bases = terms.bases
     m = group.moments.setdefault((f.game, f.options), Moments())
     for t, b in bases.items():
         m.base[t] = m.base.get(t, 0) + b

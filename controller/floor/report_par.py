@@ -1,4 +1,4 @@
-"""Each game's par figures for the floor's reports: the house's expected result and variance per bet type.
+"""Each game's par figures for the floor's reports and drift alerts: the house's expected result and variance.
 
 A report's theoretical win is the amount staked times the house's edge per unit, each bet type at the
 exact figure of the project's own par sheet for the table's game and options (``croupier math``):
@@ -7,19 +7,21 @@ exact sheets (``exact_defaults.json``; the blackjack games' figures depend on ho
 the report uses :data:`STRATEGY`). A table whose options have no stored sheet gets no theoretical win
 rather than a wrong one (:class:`NoPar`). Figures are the house's, per unit of the bet type's *base*: its
 own settled stake, or for the blackjack games the wager placed when betting closed (doubles, splits and
-plays are part of the figure per unit of it).
+plays are part of the figure per unit of it). The results-drift rule (controller/floor/integrity/drift.py)
+takes its laws from here too, so each game's par has one source.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from controller.floor.integrity.drift import baccarat_probabilities
+from controller.games.baccarat.par_sheet import outcome_weights
 from controller.money import Odds
 
 #: Which strategy's exact figures stand for the players' play in the blackjack games: the best
@@ -42,6 +44,9 @@ class BetPar:
     #: The record's wager (``bets`` at the close of betting) the figures are per unit of; None: the
     #: bet type's own settled stake.
     base: str | None = None
+    #: The figures are of :data:`STRATEGY`'s play (the blackjack games): players playing otherwise
+    #: expect less, never more.
+    strategy: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,19 @@ class GamePar:
         if spot not in self.spots:
             raise NoPar(f"{self.game}: no par figure for the bet {spot!r}")
         return self.spots[spot]
+
+
+@lru_cache(maxsize=16)
+def baccarat_probabilities(decks: int) -> dict[str, dict[str, Fraction]]:
+    """Exact outcome probabilities from the par sheet: the winner, and each hand's first two cards a pair."""
+    banker, player, tie, total = outcome_weights(decks)
+    pair = Fraction(4 * decks - 1, 52 * decks - 1)  # the second of any two cards has the first's rank
+    return {
+        "winner": {"banker": Fraction(banker, total), "player": Fraction(player, total),
+                   "tie": Fraction(tie, total)},
+        "player_pair": {"yes": pair, "no": 1 - pair},
+        "banker_pair": {"yes": pair, "no": 1 - pair},
+    }
 
 
 def _fraction(value: float | Fraction) -> Fraction:
@@ -150,8 +168,8 @@ def _swap_hand(key: str) -> GamePar:
     returns = sheet.returns()[STRATEGY]
     main_sd = sheet.main_spread()[STRATEGY]["standard_deviation"][1]  # the upper bound (split rounds)
     odds_sd = sheet.odds_win_spread()[STRATEGY]["standard_deviation"]
-    types = {"main": BetPar(-_fraction(returns["main"]), _fraction(main_sd) ** 2, base="main"),
-             "odds_win": BetPar(-_fraction(returns["odds_win"]), _fraction(odds_sd) ** 2)}
+    types = {"main": BetPar(-_fraction(returns["main"]), _fraction(main_sd) ** 2, base="main", strategy=True),
+             "odds_win": BetPar(-_fraction(returns["odds_win"]), _fraction(odds_sd) ** 2, strategy=True)}
     return GamePar("swap_hand", types, {"main": ("main", True), "odds_win": ("odds_win", True)},
                    note=f"stored exact sheet, {STRATEGY} strategy; Main per unit of the Main placed, its "
                         "standard deviation the sheet's upper bound")
@@ -173,7 +191,8 @@ def _two_way_winner(key: str) -> GamePar:
         raise NoPar("two_way_winner: no stored exact sheet for natural_pays "
                     f"{options.natural_pays} (croupier math two_way_winner computes one)")
     sheet = exact.sheets[STRATEGY]
-    types = {w: BetPar(-_fraction(net), None, base="bj_ante") for w, net in sheet.shares.items()}
+    types = {w: BetPar(-_fraction(net), None, base="bj_ante", strategy=True)
+             for w, net in sheet.shares.items()}
     bonus = par_sheet(options.dealer_bonus_paytable)
     types["dealer_bonus"] = BetPar(bonus["house_edge"], bonus["variance"])
     round_sd = figures(sheet)["standard_deviation_per_round_in_antes"][1]
@@ -196,3 +215,53 @@ def par_for(game: str, options: dict[str, Any]) -> GamePar:
     if game not in GAMES:
         raise NoPar(f"no par sheet for the game {game!r}")
     return GAMES[game](options)
+
+
+@dataclass
+class RoundTerms:
+    """One round's settlement lines per bet type: the stakes counted as wagered, the house's net, and the
+    base each type's par is per unit of (with :data:`ROUND`'s when the par gives the round's spread)."""
+
+    wagered: dict[str, int] = field(default_factory=dict)
+    house: dict[str, int] = field(default_factory=dict)
+    bases: dict[str, int] = field(default_factory=dict)
+
+
+def round_terms(par: GamePar | None, lines: Iterable[tuple[str, int, int]],
+                placed: Iterable[tuple[str, int]]) -> RoundTerms:
+    """The terms of a round's ``lines`` ((spot, stake, net) each) under ``par`` (None: no par, each spot
+    its own bet type, its base its stake); ``placed``: (spot, amount) of each wager standing when
+    betting closed (a blackjack game's base)."""
+    terms = RoundTerms()
+    for spot, stake, net in lines:
+        name = spot.split(":")[0]  # a split hand's line (bj_play:2) is its bet's
+        kind, counted = (name, True) if par is None else par.type_of(name)
+        terms.wagered[kind] = terms.wagered.get(kind, 0) + (stake if counted else 0)
+        terms.house[kind] = terms.house.get(kind, 0) - net
+    terms.bases = dict(terms.wagered)
+    if par is not None:
+        amounts: dict[str, int] = {}
+        for spot, amount in placed:
+            amounts[spot] = amounts.get(spot, 0) + amount
+        terms.bases = {k: stake if par.types[k].base is None else amounts.get(par.types[k].base or "", 0)
+                       for k, stake in terms.wagered.items()}
+        if par.round_sd is not None:
+            terms.bases[ROUND] = amounts.get(par.round_sd[0], 0)
+    return terms
+
+
+def record_lines(record: Mapping[str, Any]) -> tuple[tuple[str, int, int], ...]:
+    """(spot, stake, net) of each settlement line of a round's record (as ``ctl recall`` and the floor's
+    ``rounds`` hold it)."""
+    return tuple((str(s["spot"]), int(s["stake"]), int(s["net"])) for s in record.get("settlements") or ())
+
+
+def record_bets(record: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
+    """(spot, amount) of each wager of a round's record standing when betting closed, sorted."""
+    bets = record.get("bets") or {}
+    return tuple(sorted((spot, int(a)) for seat in bets.values() for spot, a in seat.items()))
+
+
+def record_terms(par: GamePar, record: Mapping[str, Any]) -> RoundTerms:
+    """:func:`round_terms` of a settled round's record."""
+    return round_terms(par, record_lines(record), record_bets(record))

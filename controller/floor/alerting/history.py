@@ -2,10 +2,10 @@
 
 A restarted service must neither raise twice nor forget: the open alerts stay open (their causes are
 cleared only when seen to clear), the floor-wide shoe index is rebuilt from every ``new_shoe``,
-``card_dealt``, ``card_burned`` and ``round_result`` event on record (so a shoe repeated a month later
-on another table is still found), and each Baccarat table's drift window from its newest journal's
-last settlements. The events read here are marked judged, so the stream's redelivery of the same
-rows does not count them again.
+``card_dealt``, ``card_burned``, ``round_result`` and ``device`` (a shoe gone empty) event on record
+(so a shoe repeated a month later on another table is still found), and each table's drift window
+from its newest journal's last settled rounds' records. The events read here are marked judged, so
+the stream's redelivery of the same rows does not count them again.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from controller.floor import alerts
 from controller.floor.alerting.rules import FEED_LOST, Pit
 from controller.floor.alerting.shoes import Action, DriftWatch
 
-_SHOE_EVENTS = ("new_shoe", "card_dealt", "card_burned", "round_result")
+_SHOE_EVENTS = ("new_shoe", "card_dealt", "card_burned", "round_result", "device")
 
 
 def _judged(pit: Pit, table_id: str, journal: str, seq: int) -> None:
@@ -53,11 +53,13 @@ def load(conn: psycopg.Connection[Any], now: float, drift_window: int | None = N
                     "ORDER BY table_id, first_seen DESC")
         newest = cur.fetchall()
         for table_id, journal, game, options in newest:
-            cur.execute("SELECT seq, payload FROM (SELECT seq, payload FROM events WHERE table_id = %s AND "
-                        "journal_id = %s AND event = 'round_settled' ORDER BY seq DESC LIMIT %s) last "
-                        "ORDER BY seq", (table_id, journal, pit.drift.window))
-            for seq, payload in cur.fetchall():
-                actions += pit.drift.event(table_id, game, options, payload)
+            cur.execute("SELECT last_seq, record FROM (SELECT round, last_seq, jsonb_build_object('status', "
+                        "status, 'settlements', record->'settlements', 'bets', record->'bets') AS record "
+                        "FROM rounds WHERE table_id = %s AND journal_id = %s AND status = 'settled' "
+                        "ORDER BY round DESC LIMIT %s) last ORDER BY round",
+                        (table_id, journal, pit.drift.window))
+            for seq, record in cur.fetchall():
+                actions += pit.drift.round(table_id, game, options, record)
                 _judged(pit, table_id, journal, int(seq))
         cur.execute("SELECT table_id, journal_id, max(seq) FROM events GROUP BY table_id, journal_id")
         for table_id, journal, seq in cur.fetchall():

@@ -98,6 +98,8 @@ class Pit:
             return [Clear(table_id, "tilt")]
         if name == "device":
             device = str(e.get("device"))
+            if not judged:
+                self.shoes.event(table_id, journal, e)  # a shoe that says it is empty: nothing undealt
             if e.get("online"):
                 return [Clear(table_id, "device_offline", device)]
             return [Raise(table_id, "device_offline", device, "warning",
@@ -106,8 +108,9 @@ class Pit:
             return []
         actions = self.shoes.event(table_id, journal, e)
         actions += self.days.event(table_id, msg.get("options") or {}, e, at)
-        if name == "round_settled":
-            actions += self.drift.event(table_id, str(msg.get("game", "")), msg.get("options") or {}, e)
+        record = msg.get("round")
+        if name == "round_settled" and isinstance(record, Mapping):  # the row's record: stakes and bases
+            actions += self.drift.round(table_id, str(msg.get("game", "")), msg.get("options") or {}, record)
         return actions
 
     def alive(self, msg: Mapping[str, Any], now: float) -> list[Action]:

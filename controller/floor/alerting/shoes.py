@@ -4,8 +4,9 @@ Pure: events in, raise/clear out. A shoe starts at ``new_shoe`` and ends at the 
 ``new_shoe`` or when its journal is replaced; its cards (``card_dealt`` and ``card_burned``, in order)
 are counted live (a card seen more often than the shoe holds it is raised at once) and, when it ends,
 counted whole, checked against every earlier shoe of the floor for a false shuffle, added to that
-index, and its winners tested by chi-squared. Each Baccarat table's bets are judged for drift over a
-sliding window of its last rounds after every settlement, in constant time (running sums).
+index, and its winners tested by chi-squared. Each table's bet types (every game with a par:
+controller/floor/report_par.py) are judged for drift over a sliding window of its last rounds after
+every settled round's record, in constant time (running sums).
 """
 
 from __future__ import annotations
@@ -18,22 +19,20 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from controller.cards import Card, CardError, parse_card
-from controller.floor.integrity.drift import (
-    BetLaw,
-    baccarat_laws,
-    baccarat_probabilities,
-    chi_squared,
-    drift_of_sums,
-)
+from controller.floor.integrity.drift import BetLaw, chi_squared, drift_of_sums, laws
 from controller.floor.integrity.shoe_count import count_shoe
 from controller.floor.integrity.shuffle_check import ShoeHistory
-from controller.money import Odds, OddsError
+from controller.floor.report_par import GamePar, NoPar, baccarat_probabilities, par_for, record_terms
 
-#: The rounds a Baccarat table's drift is judged over (docs/floor.md: a Banker paid 1:1 is outside
-#: the band after this many rounds with probability 0.99).
+#: The rounds a table's drift is judged over (docs/floor.md: a Baccarat table paying Banker 1:1 is
+#: outside the band after this many rounds with probability 0.99; each game's rig there needs fewer).
 DRIFT_WINDOW: Final = 52_708
 #: A shoe's winners are tested by chi-squared only from this many rounds (every expected count >= 5).
 CHI_SQUARED_ROUNDS: Final = 60
+#: The journaled ``device`` event of a dispensing shoe that answered a DISPENSE with SHOE_EMPTY: the
+#: shoe has dealt every card it held (controller/daemon/dispenser.py's SHOE_FEED and its detail).
+EMPTY_DEVICE: Final = "shoe feed"
+EMPTY_DETAIL: Final = "shoe empty"
 
 
 @dataclass(frozen=True)
@@ -70,6 +69,8 @@ class Shoe:
     decks: int
     cards: list[Card] = field(default_factory=list)
     winners: Counter[str] = field(default_factory=Counter)
+    #: The shoe said it is empty: nothing was left undealt, so a missing card can be counted and named.
+    emptied: bool = False
 
     @property
     def key(self) -> str:
@@ -99,7 +100,10 @@ class ShoeWatch:
             return actions
         if shoe is None:
             return []
-        if name in ("card_dealt", "card_burned"):
+        if name == "device" and e.get("device") == EMPTY_DEVICE and not e.get("online") \
+                and str(e.get("detail", "")).startswith(EMPTY_DETAIL):
+            shoe.emptied = True
+        elif name in ("card_dealt", "card_burned"):
             try:
                 card = parse_card(str(e.get("card")))
             except CardError:
@@ -121,9 +125,11 @@ class ShoeWatch:
         actions: list[Action] = []
         if not shoe.cards:
             return actions
-        # The undealt count is not in the history: taken as what the seen cards leave, so a shoe is
-        # short only if more cards were seen than it holds (missing cards cannot be told yet).
-        count = count_shoe(shoe.decks, shoe.cards, max(0, 52 * shoe.decks - len(shoe.cards)))
+        # The undealt count is in the history only when a dispensing shoe said it is empty (none left);
+        # otherwise it is taken as what the seen cards leave (docs/floor.md: a cut card's remainder is
+        # never read), so such a shoe is short only if more cards were seen than it holds.
+        undealt = 0 if shoe.emptied else max(0, 52 * shoe.decks - len(shoe.cards))
+        count = count_shoe(shoe.decks, shoe.cards, undealt)
         if not count.ok:
             actions.append(Raise(table_id, "shoe_integrity", shoe.key, "critical",
                                  f"shoe {shoe.number}: " + "; ".join(count.findings()),
@@ -202,48 +208,40 @@ class Window:
         self.squares += stake * stake
 
 
-def _laws(game: str, options: Mapping[str, Any]) -> dict[str, BetLaw] | None:
-    if game != "baccarat":
-        return None  # only Baccarat's laws are built (docs/floor.md)
-    try:
-        return baccarat_laws(int(options.get("decks", 8)),
-                             Odds.parse(str(options.get("banker_pays", "19:20"))),
-                             Odds.parse(str(options.get("tie_pays", "9:1"))))
-    except (OddsError, ValueError, TypeError):
-        return None
-
-
 class DriftWatch:
-    """Each table's bet types over their last ``window`` rounds against the par sheet's 99.9 % band."""
+    """Each table's bet types over their last ``window`` rounds against the par's 99.9 % band."""
 
     def __init__(self, window: int = DRIFT_WINDOW) -> None:
         self.window = window
-        self.tables: dict[str, tuple[str, dict[str, BetLaw], dict[str, Window]]] = {}
+        self.tables: dict[str, tuple[str, GamePar, dict[str, BetLaw], dict[str, Window]]] = {}
 
-    def event(self, table_id: str, game: str, options: Mapping[str, Any],
-              e: Mapping[str, Any]) -> list[Action]:
-        if e.get("event") != "round_settled":
+    def round(self, table_id: str, game: str, options: Mapping[str, Any],
+              record: Mapping[str, Any]) -> list[Action]:
+        """A round's record (the row message's ``round``): judged if settled, for every bet it had."""
+        if record.get("status") != "settled":
             return []
         rules = f"{game} {sorted(options.items())}"
         kept = self.tables.get(table_id)
         if kept is None or kept[0] != rules:  # a new game or pay table starts its windows again
-            laws = _laws(game, options)
-            if laws is None:
+            try:
+                par = par_for(game, dict(options))
+            except (NoPar, ValueError, TypeError):  # no par for these options: nothing to judge by
                 return []
-            kept = self.tables[table_id] = (rules, laws, {bet: Window(self.window) for bet in laws})
-        _, laws, windows = kept
-        per_bet: dict[str, list[int]] = {}
-        for line in e.get("settlements") or ():
-            spot = str(line.get("spot"))
-            if spot in laws:
-                total = per_bet.setdefault(spot, [0, 0])
-                total[0] += int(line["stake"])
-                total[1] += int(line["net"])
+            judged = laws(par)
+            kept = self.tables[table_id] = (rules, par, judged, {bet: Window(self.window) for bet in judged})
+        _, par, judged, windows = kept
+        try:
+            terms = record_terms(par, record)
+        except NoPar:  # a spot the par does not know (the round is not of these rules)
+            return []
         actions: list[Action] = []
-        for bet, (stake, net) in per_bet.items():
+        for bet, law in judged.items():
+            had = law.of(terms)
+            if had is None:
+                continue
             w = windows[bet]
-            w.add(stake, net)
-            drift = drift_of_sums(laws[bet], len(w), w.staked, w.net, w.squares)
+            w.add(*had)
+            drift = drift_of_sums(law, len(w), w.staked, w.net, w.squares)
             if drift.outside:
                 actions.append(Raise(table_id, "results_drift", bet, "warning", drift.finding(),
                                      {"rounds": drift.rounds, "staked": drift.staked,

@@ -1,12 +1,14 @@
-"""Results drift: each bet type's actual result against its exact par-sheet expectation, and outcome counts.
+"""Results drift: each bet type's actual result against its exact par expectation, and outcome counts.
 
 A table whose pay table or cards are rigged pays differently from its mathematics. Per bet type, the
-players' total net over some rounds is compared with the par sheet's exact expectation (the expected
-return per unit times the amount staked) inside a 99.9 % band (the normal approximation: the expected
+players' total net over some rounds is compared with the par's exact expectation (the expected
+return per unit times the units staked) inside a 99.9 % band (the normal approximation: the expected
 total plus or minus 3.29 standard deviations, the variance being the bet's variance per unit times the
-sum of the squared stakes). Separately, the outcome frequencies (Banker, Player, Tie; each pair) are
-tested by a chi-squared test against their exact probabilities. Callers choose the rounds (the last N,
-a shoe, a day); docs/floor.md says how many rounds detect a Banker paid 1:1.
+sum of the squared stakes). Each game's laws are its par's (controller/floor/report_par.py, the figures
+the reports' theoretical win uses: one source of each game's par). Separately, the outcome
+frequencies (Banker, Player, Tie; each pair) are tested by a chi-squared test against their exact
+probabilities. Callers choose the rounds (the last N, a shoe, a day); docs/floor.md says how many
+rounds detect each game's rig.
 """
 
 from __future__ import annotations
@@ -15,11 +17,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 from controller.floor.integrity.stats import Z_999, chi_squared_upper_tail, normal_quantile
-from controller.games.baccarat.par_sheet import outcome_weights
-from controller.money import Odds
+from controller.floor.report_par import ROUND, GamePar, RoundTerms
 
 #: A chi-squared p-value below this is an alarm (the same 1 in 1,000 as the 99.9 % band).
 CHI_SQUARED_ALPHA = 0.001
@@ -27,43 +28,44 @@ CHI_SQUARED_ALPHA = 0.001
 
 @dataclass(frozen=True)
 class BetLaw:
-    """A bet's result per unit staked: each outcome's exact probability and net (win > 0, loss < 0)."""
+    """The players' result per unit of a bet type's base (its stake, or the wager its par is per unit
+    of): the exact mean, and the variance (exact, or an upper bound where the par gives only that)."""
 
     bet: str
-    outcomes: tuple[tuple[Fraction, Fraction], ...]
+    mean: Fraction
+    variance: Fraction
+    #: The par's bet types whose nets it sums: the bet itself, or for :data:`ROUND` every type the par
+    #: gives no variance of its own (2WayWinner's wagers: judged together, by the round's spread).
+    types: tuple[str, ...] = ()
+    #: The mean is of the best play (report_par.STRATEGY): players who play worse lose more without any
+    #: fault, so only a result above the band is a drift.
+    ceiling: bool = False
 
-    @cached_property  # judged after every round of a live table: computed once
-    def mean(self) -> Fraction:
-        return sum((p * x for p, x in self.outcomes), Fraction(0))
+    @cached_property  # judged after every round of a live table: converted once
+    def spread(self) -> float:
+        """The standard deviation per unit, as a float."""
+        return math.sqrt(float(self.variance))
 
-    @cached_property
-    def variance(self) -> Fraction:
-        return sum((p * x * x for p, x in self.outcomes), Fraction(0)) - self.mean ** 2
-
-
-@lru_cache(maxsize=16)
-def baccarat_probabilities(decks: int) -> dict[str, dict[str, Fraction]]:
-    """Exact outcome probabilities from the par sheet: the winner, and each hand's first two cards a pair."""
-    banker, player, tie, total = outcome_weights(decks)
-    pair = Fraction(4 * decks - 1, 52 * decks - 1)  # the second of any two cards has the first's rank
-    return {
-        "winner": {"banker": Fraction(banker, total), "player": Fraction(player, total),
-                   "tie": Fraction(tie, total)},
-        "player_pair": {"yes": pair, "no": 1 - pair},
-        "banker_pair": {"yes": pair, "no": 1 - pair},
-    }
+    def of(self, terms: RoundTerms) -> tuple[int, int] | None:
+        """(base, players' net) of one round's terms, or None if the round had no such bet."""
+        names = self.types or (self.bet,)
+        if not any(t in terms.house for t in names) or not terms.bases.get(self.bet):
+            return None
+        return terms.bases[self.bet], -sum(terms.house.get(t, 0) for t in names)
 
 
-def baccarat_laws(decks: int, banker_pays: Odds, tie_pays: Odds) -> dict[str, BetLaw]:
-    """Each Baccarat bet's law per unit at the table's odds (a tie pushes Banker and Player)."""
-    w = baccarat_probabilities(decks)["winner"]
-    b, p, t = w["banker"], w["player"], w["tie"]
-    bank, tie = Fraction(banker_pays.num, banker_pays.den), Fraction(tie_pays.num, tie_pays.den)
-    return {
-        "banker": BetLaw("banker", ((b, bank), (p, Fraction(-1)), (t, Fraction(0)))),
-        "player": BetLaw("player", ((p, Fraction(1)), (b, Fraction(-1)), (t, Fraction(0)))),
-        "tie": BetLaw("tie", ((t, tie), (1 - t, Fraction(-1)))),
-    }
+def laws(par: GamePar) -> dict[str, BetLaw]:
+    """Each bet type's law from ``par``: every type with a variance per unit above 0 (a type with none, a
+    DP's banked bets or fee, has nothing to drift: the house's result on it is fixed), and when the par
+    gives the round's spread only, one :data:`ROUND` law of the types without a variance of their own,
+    its variance the square of that spread (an upper bound, so the band is wider than exact)."""
+    out = {t: BetLaw(t, -bet.edge, bet.variance, (t,), bet.strategy) for t, bet in par.types.items()
+           if bet.variance is not None and bet.variance > 0}
+    pooled = tuple(t for t, bet in par.types.items() if bet.variance is None)
+    if pooled and par.round_sd is not None:
+        out[ROUND] = BetLaw(ROUND, -sum((par.types[t].edge for t in pooled), Fraction(0)),
+                            par.round_sd[1] ** 2, pooled, any(par.types[t].strategy for t in pooled))
+    return out
 
 
 @dataclass(frozen=True)
@@ -77,14 +79,18 @@ class Drift:
     expected: Fraction
     low: float
     high: float
+    #: Only above ``high`` is outside (:attr:`BetLaw.ceiling`).
+    ceiling: bool = False
 
     @property
     def outside(self) -> bool:
-        return not self.low <= self.actual <= self.high
+        return self.actual > self.high or (not self.ceiling and self.actual < self.low)
 
     def finding(self) -> str:
+        band = f"at most {self.high:.0f} (the best play's 99.9 % band)" if self.ceiling else \
+            f"99.9 % band {self.low:.0f} .. {self.high:.0f}"
         return (f"{self.bet}: players' net {self.actual} over {self.rounds} rounds ({self.staked} staked), "
-                f"expected {float(self.expected):.0f}, 99.9 % band {self.low:.0f} .. {self.high:.0f}")
+                f"expected {float(self.expected):.0f}, {band}")
 
 
 def results_drift(law: BetLaw, rounds: Sequence[tuple[int, int]], z: float = Z_999) -> Drift:
@@ -100,9 +106,9 @@ def drift_of_sums(law: BetLaw, rounds: int, staked: int, actual: int, squares: i
     """:func:`results_drift` from running sums (the stakes, the nets, the squared stakes), so that a live
     window of many thousand rounds costs nothing to judge after each round."""
     expected = law.mean * staked
-    spread = z * math.sqrt(float(law.variance) * squares)
+    spread = z * law.spread * math.sqrt(squares)
     low, high = float(expected) - spread, float(expected) + spread
-    return Drift(law.bet, rounds, staked, actual, expected, low, high)
+    return Drift(law.bet, rounds, staked, actual, expected, low, high, law.ceiling)
 
 
 def last_rounds_outside(law: BetLaw, rounds: Sequence[tuple[int, int]], last: int) -> Drift:
@@ -119,7 +125,7 @@ def rounds_to_detect(honest: BetLaw, rigged: BetLaw, power: float = 0.99, z: flo
     shift = abs(float(rigged.mean - honest.mean))
     if shift == 0:
         raise ValueError("the rigged law has the honest law's mean: no number of rounds tells them apart")
-    sd0, sd1 = math.sqrt(float(honest.variance)), math.sqrt(float(rigged.variance))
+    sd0, sd1 = honest.spread, rigged.spread
     spread = z * sd0 + normal_quantile(power) * sd1
     return math.ceil((spread / shift) ** 2)
 
