@@ -41,34 +41,50 @@ MAX_LINES: Final = 10
 
 @dataclass(frozen=True)
 class _Line:
-    """A straight run: a point, a unit direction, and the run's length in pixels."""
+    """A straight run: a point on it, its unit direction, its length, and the unit normal pointing
+    into the region (the paper's side)."""
 
     x: float
     y: float
     dx: float
     dy: float
     length: float
+    nx: float
+    ny: float
 
     @property
     def angle(self) -> float:
         return math.degrees(math.atan2(self.dy, self.dx)) % 180.0
 
+    def faces(self, other: _Line, gap: float) -> bool:
+        """``other`` lies at least ``gap`` pixels away on this line's paper side: the opposite side."""
+        return (other.x - self.x) * self.nx + (other.y - self.y) * self.ny >= gap
 
-def _runs(pts: NDArray[np.int32], on_rim: NDArray[np.bool_], min_run: float) -> list[_Line]:
+
+def _runs(pts: NDArray[np.int32], on_rim: NDArray[np.bool_], region: NDArray[np.uint8], min_run: float) -> list[_Line]:
     """The contour's straight runs off the window's rim, each fitted by a line, longest first."""
     poly = cv2.approxPolyDP(pts.reshape(-1, 1, 2), RUN_TOLERANCE, True).reshape(-1, 2)
-    index = {(int(x), int(y)): i for i, (x, y) in reversed(list(enumerate(pts)))}
-    at = sorted(index[(int(x), int(y))] for x, y in poly)
+    codes = pts[:, 0].astype(np.int64) * 65536 + pts[:, 1]
+    at = sorted(int(np.flatnonzero(codes == int(x) * 65536 + int(y))[0]) for x, y in poly)
     n = len(pts)
+    h, w = region.shape
     lines = []
     for a, b in zip(at, at[1:] + [at[0] + n], strict=True):
+        ax, ay = (float(v) for v in pts[a % n])
+        bx, by = (float(v) for v in pts[b % n])
+        length = math.hypot(bx - ax, by - ay)
+        if length < min_run:
+            continue
         idx = np.arange(a, b + 1) % n
-        if float(np.linalg.norm(pts[idx[-1]] - pts[idx[0]])) < min_run or on_rim[idx].mean() > 0.2:
+        if on_rim[idx].mean() > 0.2:
             continue
         trim = len(idx) // 10
         seg = pts[idx[trim : len(idx) - trim]].astype(np.float32)
         dx, dy, x, y = (float(v) for v in cv2.fitLine(seg, cv2.DIST_L2, 0, 0.01, 0.01).ravel())
-        lines.append(_Line(x, y, dx, dy, float(np.linalg.norm(pts[idx[-1]] - pts[idx[0]]))))
+        px, py = int(round(x - 3 * dy)), int(round(y + 3 * dx))
+        inward = 0 <= px < w and 0 <= py < h and region[py, px] > 0
+        nx, ny = (-dy, dx) if inward else (dy, -dx)
+        lines.append(_Line(x, y, dx, dy, length, nx, ny))
     lines.sort(key=lambda ln: -ln.length)
     return lines[:MAX_LINES]
 
@@ -115,16 +131,20 @@ def fit_quads(
     pts = contour.reshape(-1, 2)
     h, w = rim.shape
     on_rim = rim[pts[:, 1], pts[:, 0]] > 0
-    lines = _runs(pts, on_rim, MIN_RUN * w)
+    region = np.zeros((h, w), np.uint8)
+    cv2.drawContours(region, [pts.reshape(-1, 1, 2)], -1, 255, -1)
+    lines = _runs(pts, on_rim, region, MIN_RUN * w)
     if len(lines) < 4:
         return []
     seen = np.zeros((h, w), np.uint8)
     off = pts[~on_rim]
     seen[off[:, 1], off[:, 0]] = 255
     seen = cv2.dilate(seen, np.ones((5, 5), np.uint8))
-    region = np.zeros((h, w), np.uint8)
-    cv2.drawContours(region, [pts.reshape(-1, 1, 2)], -1, 255, -1)
-    pairs = [(a, b) for a, b in itertools.combinations(lines, 2) if _turn(a.angle, b.angle) <= MAX_SKEW]
+    gap = 4 * MIN_RUN * w
+    pairs = [
+        (a, b) for a, b in itertools.combinations(lines, 2)
+        if _turn(a.angle, b.angle) <= MAX_SKEW and a.faces(b, gap) and b.faces(a, gap)
+    ]
     found: list[tuple[float, NDArray[np.float32]]] = []
     for (a, b), (c, d) in itertools.combinations(pairs, 2):
         if len({id(a), id(b), id(c), id(d)}) < 4:
