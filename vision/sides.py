@@ -30,7 +30,7 @@ RUN_TOLERANCE: Final = 1.5
 #: Opposite sides of a card seen by a tilted camera differ in direction by at most this (degrees).
 MAX_SKEW: Final = 20.0
 #: Each side must be confirmed by the contour along this share of its length (the middle 80 %) ...
-MIN_SIDE_SUPPORT: Final = 0.3
+MIN_SIDE_SUPPORT: Final = 0.4
 #: ... and the four sides together along this share.
 MIN_SUPPORT: Final = 0.6
 #: The quadrilateral's inside must be this share of the region's paper.
