@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from test_vision_detect import H, UPRIGHT, W, table_with_card
+from test_vision_detect import UPRIGHT, H, W, table_with_card
 from vision_support import profile
 
 from controller.cards import parse_card

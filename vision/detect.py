@@ -191,7 +191,8 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams, join
         # its rim is whole (its fitted corner lies just past the rim, by less than the rounding).
         margin = params.corner_round * short
         if not win.within(q, margin) or on_edge > 2 * margin:
-            return _joined(contour, win, params) if join else _Outline(kind, "the card is not wholly inside the window")
+            cut = _Outline(kind, "the card is not wholly inside the window")
+            return _joined(contour, win, params) if join else cut
     for turn in (q, np.roll(q, -1, axis=0)):  # seen at a slant, the short side may look the longer
         if _card_shaped(turn, win, params):
             return _Outline("card", quad=turn, contour=contour)

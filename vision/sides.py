@@ -61,7 +61,9 @@ class _Line:
         return (other.x - self.x) * self.nx + (other.y - self.y) * self.ny >= gap
 
 
-def _runs(pts: NDArray[np.int32], on_rim: NDArray[np.bool_], region: NDArray[np.uint8], min_run: float) -> list[_Line]:
+def _runs(
+    pts: NDArray[np.int32], on_rim: NDArray[np.bool_], region: NDArray[np.uint8], min_run: float
+) -> list[_Line]:
     """The contour's straight runs off the window's rim, each fitted by a line, longest first."""
     poly = cv2.approxPolyDP(pts.reshape(-1, 1, 2), RUN_TOLERANCE, True).reshape(-1, 2)
     codes = pts[:, 0].astype(np.int64) * 65536 + pts[:, 1]
@@ -136,10 +138,10 @@ def fit_quads(
     lines = _runs(pts, on_rim, region, MIN_RUN * w)
     if len(lines) < 4:
         return []
-    seen = np.zeros((h, w), np.uint8)
+    traced = np.zeros((h, w), np.uint8)
     off = pts[~on_rim]
-    seen[off[:, 1], off[:, 0]] = 255
-    seen = cv2.dilate(seen, np.ones((5, 5), np.uint8))
+    traced[off[:, 1], off[:, 0]] = 255
+    seen = np.asarray(cv2.dilate(traced, np.ones((5, 5), np.uint8)), np.uint8)
     gap = 4 * MIN_RUN * w
     pairs = [
         (a, b) for a, b in itertools.combinations(lines, 2)
