@@ -21,6 +21,7 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
+from vision.sides import fit_quads
 from vision.window import Bounds, ScanWindow, bounds
 
 Image = MatLike
@@ -159,7 +160,7 @@ class _Outline:
     contour: NDArray[np.int32] | None = None
 
 
-def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
+def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams, join: bool = False) -> _Outline:
     w, h = win.size
     pts = contour.reshape(-1, 2)
     on_edge = int(np.count_nonzero(win.rim[pts[:, 1], pts[:, 0]]))
@@ -174,7 +175,7 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
             if on_edge
             else f"the outline has {len(quad)} corners, not a single card's 4"
         )
-        return _Outline(kind, why)
+        return _joined(contour, win, params) if on_edge and join else _Outline(kind, why)
     fill = area / max(cv2.contourArea(quad), 1.0)
     if fill < params.min_fill:
         why = (
@@ -182,7 +183,7 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
             if on_edge
             else f"the outline is notched ({fill:.2f} of its corners' area)"
         )
-        return _Outline(kind, why)
+        return _joined(contour, win, params) if on_edge and join else _Outline(kind, why)
     q = _order(_refine(np.asarray(pts, np.int32), np.asarray(quad, np.int32).reshape(4, 2)))
     short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
     if on_edge:
@@ -190,7 +191,8 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
         # its rim is whole (its fitted corner lies just past the rim, by less than the rounding).
         margin = params.corner_round * short
         if not win.within(q, margin) or on_edge > 2 * margin:
-            return _Outline(kind, "the card is not wholly inside the window")
+            cut = _Outline(kind, "the card is not wholly inside the window")
+            return _joined(contour, win, params) if join else cut
     for turn in (q, np.roll(q, -1, axis=0)):  # seen at a slant, the short side may look the longer
         if _card_shaped(turn, win, params):
             return _Outline("card", quad=turn, contour=contour)
@@ -198,6 +200,27 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
     where = " on the calibrated table" if win.calibrated else ""
     return _Outline(kind, f"the outline's sides are {across / max(along, 1e-6):.2f} wide to tall{where}, "
                           "not a card's")
+
+
+def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
+    """A region reaching the window's edge that is not itself a whole card: a card joined to a glare,
+    a vignette or a neighbour is recovered from its sides' straight runs (:mod:`vision.sides`); two
+    cards found there are refused; none, and the region is set aside as before."""
+
+    def accept(q: NDArray[np.float32]) -> NDArray[np.float32] | None:
+        q = _order(q)
+        short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
+        w, h = win.size
+        if cv2.contourArea(q) < params.min_area * w * h or not win.within(q, params.corner_round * short):
+            return None
+        return next((t for t in (q, np.roll(q, -1, axis=0)) if _card_shaped(t, win, params)), None)
+
+    quads = fit_quads(contour, win.rim, accept)
+    if len(quads) > 1:
+        return _Outline("odd", f"{len(quads)} separate objects in the window (one card at a time)")
+    if quads:
+        return _Outline("card", quad=quads[0], contour=contour)
+    return _Outline("edge", "the card is not wholly inside the window")
 
 
 def _card_shaped(q: NDArray[np.float32], win: Bounds, params: DetectParams) -> bool:
@@ -213,14 +236,14 @@ def _card_shaped(q: NDArray[np.float32], win: Bounds, params: DetectParams) -> b
     return true is not None and math.isclose(true, CARD_ASPECT, rel_tol=params.aspect_tolerance)
 
 
-def _outlines(binary: Image, params: DetectParams, win: Bounds) -> list[_Outline]:
+def _outlines(binary: Image, params: DetectParams, win: Bounds, join: bool = False) -> list[_Outline]:
     """The card-sized bright regions of ``binary`` inside the window, each classified."""
     h, w = binary.shape[:2]
     if win.inside is not None:
         binary = cv2.bitwise_and(binary, win.inside)
     contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     return [
-        _outline(np.asarray(c, np.int32), win, params)
+        _outline(np.asarray(c, np.int32), win, params, join)
         for c in contours
         if cv2.contourArea(c) >= params.min_area * w * h
     ]
@@ -240,31 +263,49 @@ def _choose(found: list[_Outline]) -> _Outline | None:
     return None
 
 
-def _second_look(grey: Image, binary: Image, params: DetectParams, win: Bounds) -> _Outline | None:
+def _second_look(
+    grey: Image, binary: Image, params: DetectParams, win: Bounds, join: bool = False
+) -> _Outline | None:
     """The bright mask cut along the strong edges; a card found there is grown back to the bright
     pixels within the cut's width, so its outline is where the first look would have put it."""
     kernel = np.ones((3, 3), np.uint8)
     edges = cv2.dilate(cv2.Canny(grey, params.edge_low, params.edge_high), kernel)
-    chosen = _choose(_outlines(cv2.bitwise_and(binary, cv2.bitwise_not(edges)), params, win))
+    chosen = _choose(_outlines(cv2.bitwise_and(binary, cv2.bitwise_not(edges)), params, win, join))
     if chosen is None or chosen.kind != "card" or chosen.contour is None:
         return chosen
     region = np.zeros_like(binary)
     cv2.drawContours(region, [chosen.contour], -1, 255, -1)
     grown = cv2.bitwise_and(cv2.dilate(region, kernel, iterations=2), binary)
-    again = _choose(_outlines(grown, params, win))
+    again = _choose(_outlines(grown, params, win, join))
     return again if again is not None and again.kind == "card" else chosen
 
 
-def _brighter_looks(grey: Image, level: float, params: DetectParams, win: Bounds) -> _Outline | None:
+def _brighter_looks(
+    grey: Image, level: float, params: DetectParams, win: Bounds, join: bool = False
+) -> _Outline | None:
     """The mask at higher thresholds, between Otsu's and the brightest paper: a vignette or the halo
     of a glare is dimmer than the card's paper, so at a higher level it parts from the card."""
     top = float(np.percentile(grey if win.inside is None else grey[win.inside > 0], 99))
     for share in (0.35, 0.6):
         _, binary = cv2.threshold(grey, level + share * (top - level), 255, cv2.THRESH_BINARY)
-        chosen = _choose(_outlines(binary, params, win))
+        chosen = _choose(_outlines(binary, params, win, join))
         if chosen is not None:
             return chosen
     return None
+
+
+def _looks(
+    grey: Image, binary: Image, level: float, found: list[_Outline], params: DetectParams, win: Bounds,
+    join: bool = False,
+) -> _Outline | None:
+    """The one card among the first look's regions ``found``, else the second look's, else the brighter
+    looks'; with ``join``, regions reaching the window's edge are searched for a joined card."""
+    chosen = _choose(found)
+    if chosen is None:
+        chosen = _second_look(grey, binary, params, win, join)
+    if chosen is None:
+        chosen = _brighter_looks(grey, level, params, win, join)
+    return chosen
 
 
 def find_card(
@@ -294,11 +335,11 @@ def find_card(
     found = _outlines(binary, params, win)
     if not found:
         return Detection("empty", "nothing card-sized")
-    chosen = _choose(found)
-    if chosen is None:
-        chosen = _second_look(grey, binary, params, win)
-    if chosen is None:
-        chosen = _brighter_looks(grey, level, params, win)
+    chosen = _looks(grey, binary, level, found, params, win)
+    if chosen is None or chosen.kind != "card":
+        joined = _looks(grey, binary, level, _outlines(binary, params, win, True), params, win, True)
+        if joined is not None and joined.kind == "card":
+            chosen = joined
     if chosen is None:
         return Detection("refused", next(o.reason for o in found if o.kind == "edge"))
     if chosen.kind != "card" or chosen.quad is None:

@@ -228,8 +228,9 @@ def match(glyph: Glyph, templates: dict[str, Glyph], aspect: float, aspects: dic
     return Match(name, best, runner, second, split)
 
 
-def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float] | str:
-    """One index crop to a card and its confidence, or the reason it is not one."""
+def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] | str:
+    """One index crop to a card, its confidence and its lead (the larger of the rank's and the suit's
+    distance to the best template over that to the runner-up), or the reason it is not one."""
     glyphs = split_index(crop, glyph_area(profile.spec.index.box, profile.spec.index.glyphs))
     if isinstance(glyphs, str):
         return glyphs
@@ -263,7 +264,8 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float] | str:
     if (suit.name in RED_SUITS and not red) or (suit.name not in RED_SUITS and not black):
         ink = "red" if red else "black" if black else "neither red nor black"
         return f"suit {suit.name} but the ink is {ink}"
-    return parse_card(rank.name + suit.name), min(rank.score, suit.score)
+    lead = max((1 - m.score) / max(1 - m.runner_score, 1e-6) for m in (rank, suit))
+    return parse_card(rank.name + suit.name), min(rank.score, suit.score), lead
 
 
 def index_crops(face: Image, profile: DeckProfile) -> list[Image]:
@@ -301,14 +303,40 @@ def recognise(
 
 def recognise_face(face: Image, profile: DeckProfile) -> Reading:
     """Read an already warped face: both indices, which must agree when both are readable."""
-    reads = [read_index(crop, profile) for crop in index_crops(face, profile)]
+    crops = index_crops(face, profile)
+    reads = [read_index(crop, profile) for crop in crops]
     cards = [r for r in reads if not isinstance(r, str)]
     if not cards:
         return Reading("unknown", reason="; ".join(str(r) for r in reads), face=face)
     if len(cards) == 2 and cards[0][0] is not cards[1][0]:
         return Reading("unknown", reason=f"the indices disagree ({cards[0][0]} / {cards[1][0]})", face=face)
-    if len(cards) < profile.spec.accept.indices:
+    accept = profile.spec.accept
+    if len(cards) < accept.indices:
         why = next(r for r in reads if isinstance(r, str))
-        return Reading("unknown", reason=f"only one index readable ({why})", face=face)
-    card, conf = min(cards, key=lambda c: c[1])
+        read = next(i for i, r in enumerate(reads) if not isinstance(r, str))
+        if cards[0][2] > ONE_INDEX_LEAD * accept.max_ratio or not on_paper(crops[1 - read], crops[read]):
+            return Reading("unknown", reason=f"only one index readable ({why})", face=face)
+    card, conf, _ = min(cards, key=lambda c: c[1])
     return Reading("card", card, conf, face=face)
+
+
+#: With two indices wanted, one is enough when the other is washed out on the paper (a glare) and the
+#: one read leads its runner-up, for rank and suit alike, by this share of ``accept.max_ratio``: twice
+#: the margin of a normal read stands in for the second, independent read.
+ONE_INDEX_LEAD: Final = 0.5
+#: The unread index lies on the card's paper when its median colour is at least this share as bright
+#: as the read index's and differs from it in chroma by at most :data:`PAPER_CHROMA`: a glare lifts the
+#: paper towards white; a thumb, a hand or a chip over the index is darker or coloured.
+PAPER_BRIGHTNESS: Final = 0.75
+PAPER_CHROMA: Final = 0.1
+
+
+def on_paper(unread: Image, read: Image) -> bool:
+    """The unread index crop shows the same paper as the read one (washed out, not covered)."""
+    def paper(crop: Image) -> tuple[float, float]:
+        med = np.median(np.asarray(crop).reshape(-1, 3), axis=0)
+        top = float(med.max())
+        return top, (top - float(med.min())) / max(top, 1.0)
+
+    (bright, chroma), (ref_bright, ref_chroma) = paper(unread), paper(read)
+    return bright >= PAPER_BRIGHTNESS * ref_bright and abs(chroma - ref_chroma) <= PAPER_CHROMA

@@ -1,0 +1,185 @@
+"""A card's outline recovered from the straight runs of a bright region's contour, when that region is
+the card joined to something else (a glare or vignette over one corner, a neighbouring card touching it).
+
+Why: the bright region's own shape is then not a quadrilateral, but most of the card's four sides
+are still on its contour as long straight runs, while a glare's rim and a vignette's are curves and
+the window's rim is not the card's. The runs' lines are paired into the card's two pairs of opposite
+sides, and a quadrilateral is accepted only when each of its sides is confirmed along a good share of
+its length by the contour itself, its inside is the region's paper, it has a card's proportions and
+it lies wholly inside the window. Where two such cards are found, the window holds two cards and the
+caller refuses it; nothing here guesses a side that is not seen.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+#: A straight run is at least this share of the working frame's width long (the short side of the
+#: smallest card the detector accepts is about four times that).
+MIN_RUN: Final = 0.04
+#: The contour may leave a straight run by this many pixels (the noise of a thresholded edge).
+RUN_TOLERANCE: Final = 1.5
+#: Opposite sides of a card seen by a tilted camera differ in direction by at most this (degrees).
+MAX_SKEW: Final = 20.0
+#: Each side must be confirmed by the contour along this share of its length (the middle 80 %) ...
+MIN_SIDE_SUPPORT: Final = 0.4
+#: ... and the four sides together along this share.
+MIN_SUPPORT: Final = 0.6
+#: The quadrilateral's inside must be this share of the region's paper.
+MIN_PAPER: Final = 0.97
+#: The longest runs kept (the card's four sides are among them).
+MAX_LINES: Final = 10
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A straight run: a point on it, its unit direction, its length, and the unit normal pointing
+    into the region (the paper's side)."""
+
+    x: float
+    y: float
+    dx: float
+    dy: float
+    length: float
+    nx: float
+    ny: float
+
+    @property
+    def angle(self) -> float:
+        return math.degrees(math.atan2(self.dy, self.dx)) % 180.0
+
+    def faces(self, other: _Line, gap: float) -> bool:
+        """``other`` lies at least ``gap`` pixels away on this line's paper side: the opposite side."""
+        return (other.x - self.x) * self.nx + (other.y - self.y) * self.ny >= gap
+
+
+def _runs(
+    pts: NDArray[np.int32], on_rim: NDArray[np.bool_], region: NDArray[np.uint8], min_run: float
+) -> list[_Line]:
+    """The contour's straight runs off the window's rim, each fitted by a line, longest first."""
+    poly = cv2.approxPolyDP(pts.reshape(-1, 1, 2), RUN_TOLERANCE, True).reshape(-1, 2)
+    codes = pts[:, 0].astype(np.int64) * 65536 + pts[:, 1]
+    at = sorted(int(np.flatnonzero(codes == int(x) * 65536 + int(y))[0]) for x, y in poly)
+    n = len(pts)
+    h, w = region.shape
+    lines = []
+    for a, b in zip(at, at[1:] + [at[0] + n], strict=True):
+        ax, ay = (float(v) for v in pts[a % n])
+        bx, by = (float(v) for v in pts[b % n])
+        length = math.hypot(bx - ax, by - ay)
+        if length < min_run:
+            continue
+        idx = np.arange(a, b + 1) % n
+        if on_rim[idx].mean() > 0.2:
+            continue
+        trim = len(idx) // 10
+        seg = pts[idx[trim : len(idx) - trim]].astype(np.float32)
+        dx, dy, x, y = (float(v) for v in cv2.fitLine(seg, cv2.DIST_L2, 0, 0.01, 0.01).ravel())
+        px, py = int(round(x - 3 * dy)), int(round(y + 3 * dx))
+        inward = 0 <= px < w and 0 <= py < h and region[py, px] > 0
+        nx, ny = (-dy, dx) if inward else (dy, -dx)
+        lines.append(_Line(x, y, dx, dy, length, nx, ny))
+    lines.sort(key=lambda ln: -ln.length)
+    return lines[:MAX_LINES]
+
+
+def _meet(a: _Line, b: _Line) -> tuple[float, float] | None:
+    cross = a.dx * b.dy - a.dy * b.dx
+    if abs(cross) < 1e-6:
+        return None
+    t = ((b.x - a.x) * b.dy - (b.y - a.y) * b.dx) / cross
+    return a.x + t * a.dx, a.y + t * a.dy
+
+
+def _turn(a: float, b: float) -> float:
+    """The angle between two undirected directions, 0..90 degrees."""
+    d = abs(a - b) % 180.0
+    return min(d, 180.0 - d)
+
+
+def _support(q: NDArray[np.float32], seen: NDArray[np.uint8]) -> list[float]:
+    """For each side of ``q``: the share of its middle 80 % that lies on the contour (``seen``)."""
+    h, w = seen.shape
+    out = []
+    for k in range(4):
+        p, r = q[k], q[(k + 1) % 4]
+        n = max(int(np.linalg.norm(r - p)), 2)
+        t = np.linspace(0.1, 0.9, n, dtype=np.float32)[:, None]
+        s = np.round(p + t * (r - p)).astype(np.int32)
+        ok = (s[:, 0] >= 0) & (s[:, 0] < w) & (s[:, 1] >= 0) & (s[:, 1] < h)
+        hits = seen[s[ok, 1], s[ok, 0]] > 0
+        out.append(float(hits.sum()) / n)
+    return out
+
+
+def fit_quads(
+    contour: NDArray[np.int32],
+    rim: NDArray[np.uint8],
+    accept: Callable[[NDArray[np.float32]], NDArray[np.float32] | None],
+) -> list[NDArray[np.float32]]:
+    """The card outlines (corners, float) that the region ``contour`` (its points, N x 2, at the
+    working size) holds: four of its straight runs off the window's ``rim`` meeting as a convex
+    quadrilateral that ``accept`` (the caller's proportions and within-the-window checks) orders and
+    keeps, confirmed by the contour along its sides and filled by the region. Outlines that overlap
+    the best one are the same card and are dropped; more than one left means more than one card."""
+    pts = contour.reshape(-1, 2)
+    h, w = rim.shape
+    on_rim = rim[pts[:, 1], pts[:, 0]] > 0
+    region = np.zeros((h, w), np.uint8)
+    cv2.drawContours(region, [pts.reshape(-1, 1, 2)], -1, 255, -1)
+    lines = _runs(pts, on_rim, region, MIN_RUN * w)
+    if len(lines) < 4:
+        return []
+    traced = np.zeros((h, w), np.uint8)
+    off = pts[~on_rim]
+    traced[off[:, 1], off[:, 0]] = 255
+    seen = np.asarray(cv2.dilate(traced, np.ones((5, 5), np.uint8)), np.uint8)
+    gap = 4 * MIN_RUN * w
+    pairs = [
+        (a, b) for a, b in itertools.combinations(lines, 2)
+        if _turn(a.angle, b.angle) <= MAX_SKEW and a.faces(b, gap) and b.faces(a, gap)
+    ]
+    found: list[tuple[float, NDArray[np.float32]]] = []
+    for (a, b), (c, d) in itertools.combinations(pairs, 2):
+        if len({id(a), id(b), id(c), id(d)}) < 4:
+            continue
+        if _turn((a.angle + b.angle) / 2, (c.angle + d.angle) / 2) < 90 - 2 * MAX_SKEW:
+            continue
+        corners = [_meet(a, c), _meet(c, b), _meet(b, d), _meet(d, a)]
+        if any(p is None for p in corners):
+            continue
+        q = np.array(corners, np.float32)
+        if not cv2.isContourConvex(q.reshape(-1, 1, 2)):
+            continue
+        ordered = accept(q)
+        if ordered is None:
+            continue
+        sides = _support(ordered, seen)
+        if min(sides) < MIN_SIDE_SUPPORT or sum(sides) / 4 < MIN_SUPPORT:
+            continue
+        inside = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(inside, np.round(ordered).astype(np.int32), 255)
+        area = cv2.countNonZero(inside)
+        if area == 0 or cv2.countNonZero(cv2.bitwise_and(inside, region)) < MIN_PAPER * area:
+            continue
+        found.append((sum(sides), ordered))
+    found.sort(key=lambda f: -f[0])
+    cards: list[NDArray[np.float32]] = []
+    for _, q in found:
+        if not any(_overlap(q, c) > 0.5 for c in cards):
+            cards.append(q)
+    return cards
+
+
+def _overlap(a: NDArray[np.float32], b: NDArray[np.float32]) -> float:
+    """The shared area of two convex quadrilaterals over the smaller one's."""
+    shared, _ = cv2.intersectConvexConvex(a, b)
+    return float(shared) / max(min(cv2.contourArea(a), cv2.contourArea(b)), 1e-6)
