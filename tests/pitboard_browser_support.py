@@ -1,4 +1,4 @@
-"""A table's troubles timed from their cause to the pit board in Chromium (no tests here: the rig and one trial).
+"""A table's troubles timed from their cause to the pit board in Chromium (no tests here: rig and one trial).
 
 Shared by tests/test_pitboard_browser_alerts.py (one trial: each alert appears and clears) and
 bench/pit_board_latency.py (N trials: p50 and max). Every part is real and its own process, as on a

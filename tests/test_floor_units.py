@@ -46,7 +46,8 @@ def test_a_floor_unit_s_command_is_one_croupier_takes(unit: str) -> None:
     assert words[0] == "/opt/croupier/venv/bin/croupier"
     args = build_parser().parse_args(words[1:])  # exits (SystemExit) on an option it does not know
     assert args.nats == ENV["CROUPIER_NATS"] and args.user == "floor"
-    assert args.db == (ENV["CROUPIER_BOARD_DB"] if unit.endswith("serve.service") else ENV["CROUPIER_FLOOR_DB"])
+    role = "CROUPIER_BOARD_DB" if unit.endswith("serve.service") else "CROUPIER_FLOOR_DB"
+    assert args.db == ENV[role]
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze on this machine")

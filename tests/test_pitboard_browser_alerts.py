@@ -1,5 +1,5 @@
-"""Issue 27's first acceptance step in headless Chromium: a shoe pulled, a lid opened and a daemon stopped each
-show their alert on the pit board, and each clears when its cause clears (docs/floor.md, "The pit board").
+"""Issue 27's first acceptance step in headless Chromium: a shoe pulled, a lid opened and a daemon stopped
+each show their alert on the pit board, and each clears when its cause clears (docs/floor.md, pit board).
 
 The rig (tests/pitboard_browser_support.py) is every real part as its own process: ``croupier run`` on a
 simulated shoe over a pty, its uplink, the recorder, the alert service and ``croupier floor serve``, through
@@ -42,7 +42,8 @@ def test_a_pulled_shoe_an_open_lid_and_a_stopped_daemon_each_show_on_the_board_a
                 errors: list[str] = []
                 page.on("pageerror", lambda exc: errors.append(str(exc)))
                 floor.open_table(page)
-                took = floor.trial(page, unplug=2.0)  # each alert on the board, then off it (else it fails, naming it)
+                # Each alert on the board, then off it (else it fails, naming it and what the board showed).
+                took = floor.trial(page, unplug=2.0)
                 assert errors == []
             finally:
                 browser.close()
