@@ -17,9 +17,6 @@ alert message on NATS.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -28,9 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from display_support import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from pitboard_browser_support import PitFloor  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
+from pit_alert_latency import print_latencies  # noqa: E402
+from pitboard_browser_support import PitFloor, chromium_page  # noqa: E402
 
 from controller.floor.local import NatsServer, Postgres  # noqa: E402
 
@@ -45,26 +41,20 @@ def main() -> int:
     times: dict[str, list[float]] = {}
     try:
         floor.start()
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            try:
-                page = browser.new_page(viewport={"width": 1920, "height": 1080})
-                floor.open_table(page)
-                for _ in range(args.trials):
-                    for what, seconds in floor.trial(page, args.unplug).items():
-                        times.setdefault(what, []).append(seconds)
-            finally:
-                browser.close()
+        with chromium_page(1920, 1080) as (page, errors):
+            floor.open_table(page)
+            for _ in range(args.trials):
+                for what, seconds in floor.trial(page, args.unplug).items():
+                    times.setdefault(what, []).append(seconds)
+            if errors:
+                raise RuntimeError(f"the page's script failed: {errors}")
     finally:
         floor.stop()
         nats_server.remove()
         pg.remove()
-    print(f"{platform.machine()}, Python {platform.python_version()}, load average "
-          f"{os.getloadavg()[0]:.1f}, {args.trials} trials; cause to the pit board in Chromium (the tile's "
-          f"badge and colour and the opened table's alert), seconds:")
-    for what, xs in times.items():
-        print(f"  {what:50} p50 {statistics.median(xs):6.3f}   max {max(xs):6.3f}")
-    print(f"command: python bench/pit_board_latency.py --trials {args.trials} --unplug {args.unplug}")
+    print_latencies(times, args.trials, "the pit board in Chromium (the tile's badge and colour and the "
+                    "opened table's alert)",
+                    f"python bench/pit_board_latency.py --trials {args.trials} --unplug {args.unplug}")
     return 0
 
 

@@ -38,7 +38,8 @@ def register(floor_sub: argparse._SubParsersAction[argparse.ArgumentParser],
     s.add_argument("--listen", default="127.0.0.1:8090",
                    help="HOST:PORT to serve on (127.0.0.1:8090; port 0: any free port)")
     nats_arguments(s)
-    s.add_argument("--db", required=True, help="PostgreSQL URL (role croupier_board: the reader's, and acknowledging)")
+    s.add_argument("--db", required=True,
+                   help="PostgreSQL URL (role croupier_board: the reader's, and acknowledging)")
     s.add_argument("--operators", required=True, type=Path, metavar="FILE",
                    help="the operators and their hashed tokens (croupier floor operator add)")
     s.set_defaults(func=lambda args: serve(args, nats_options))

@@ -12,11 +12,15 @@ same machine's clock as the cause's ``time.time()``).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from display_support import CHROMIUM, CHROMIUM_ARGS
 from floor_support import Proc, recorded_row, wait_for
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import sync_playwright
 from test_floor_alerting import shoe_table
 
 from controller.daemon.client import CommandClient, local_key
@@ -40,6 +44,20 @@ SHOWN_JS: Final = """([table, kind, key, state, want]) => {
                 document.querySelector(`#open-alerts li${which}`) !== null];
   return seen.every(s => s === want) ? Date.now() : false;
 }"""
+
+
+@contextmanager
+def chromium_page(width: int, height: int) -> Iterator[tuple[Page, list[str]]]:
+    """A page of headless Chromium (Debian's) at this size, and the script errors it has had so far."""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            yield page, errors
+        finally:
+            browser.close()
 
 
 class PitFloor:

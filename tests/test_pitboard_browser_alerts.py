@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from display_support import CHROMIUM, CHROMIUM_ARGS
+from display_support import CHROMIUM
 from floor_support import nats_server, postgres  # noqa: F401 (fixtures)
 
 from controller.floor.local import NatsServer
@@ -24,8 +24,7 @@ if not CHROMIUM.exists():  # loud on purpose, as the display's browser tests
     pytest.skip(f"NO BROWSER: {CHROMIUM} is missing, so the pit board is NOT tested (make test installs it)",
                 allow_module_level=True)
 
-from pitboard_browser_support import PitFloor  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
+from pitboard_browser_support import PitFloor, chromium_page  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -35,18 +34,11 @@ def test_a_pulled_shoe_an_open_lid_and_a_stopped_daemon_each_show_on_the_board_a
     floor = PitFloor(tmp_path, nats_server.url, postgres.dsn)
     try:
         floor.start()
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            try:
-                page = browser.new_page(viewport={"width": 1366, "height": 768})
-                errors: list[str] = []
-                page.on("pageerror", lambda exc: errors.append(str(exc)))
-                floor.open_table(page)
-                # Each alert on the board, then off it (else it fails, naming it and what the board showed).
-                took = floor.trial(page, unplug=2.0)
-                assert errors == []
-            finally:
-                browser.close()
+        with chromium_page(1366, 768) as (page, errors):
+            floor.open_table(page)
+            # Each alert on the board, then off it (else it fails, naming it and what the board showed).
+            took = floor.trial(page, unplug=2.0)
+            assert errors == []
     finally:
         floor.stop()
     assert len(took) == 6
