@@ -11,6 +11,7 @@ same machine's clock as the cause's ``time.time()``).
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -146,9 +147,11 @@ class PitFloor:
         t0 = time.time()
         self.shoe.lid(False)
         timed("lid closed: cleared", t0, "device_offline", "shoe lid", "offline", False)
+        assert self.daemon.proc is not None
         t0 = time.time()
-        self.daemon.stop()  # SIGTERM
+        self.daemon.proc.send_signal(signal.SIGTERM)  # the page watched at once, not after the exit
         timed("daemon stopped (SIGTERM): shown", t0, "daemon_stopped", "", "fault", True)
+        self.daemon.stop()  # its exit awaited
         t0 = time.time()
         self.daemon.start()
         timed("daemon started: cleared (its own start included)", t0, "daemon_stopped", "", "fault", False)
