@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import platform
 import statistics
 import sys
@@ -67,6 +68,16 @@ class Heard:
                     return at
             time.sleep(0.01)
         raise RuntimeError(f"no {kind} {key} {state} within {timeout} s")
+
+
+def print_latencies(times: dict[str, list[float]], trials: int, to: str, command: str) -> None:
+    """The machine, one line per cause (its median and its worst, seconds) and the command that measured
+    them (bench/pit_board_latency.py's too)."""
+    print(f"{platform.machine()}, Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}, "
+          f"{trials} trials; cause to {to}, seconds:")
+    for what, xs in times.items():
+        print(f"  {what:50} p50 {statistics.median(xs):6.3f}   max {max(xs):6.3f}")
+    print(f"command: {command}")
 
 
 def main() -> int:
@@ -122,11 +133,8 @@ def main() -> int:
         shoe.close()
         nats_server.remove()
         pg.remove()
-    print(f"{platform.machine()}, Python {platform.python_version()}, {args.trials} trials; cause to the "
-          f"alert message on croupier.alerts.<table>, seconds:")
-    for what, xs in times.items():
-        print(f"  {what:48} p50 {statistics.median(xs):6.3f}   max {max(xs):6.3f}")
-    print(f"command: python bench/pit_alert_latency.py --trials {args.trials} --unplug {args.unplug}")
+    print_latencies(times, args.trials, "the alert message on croupier.alerts.<table>",
+                    f"python bench/pit_alert_latency.py --trials {args.trials} --unplug {args.unplug}")
     return 0
 
 

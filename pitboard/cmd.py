@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 EXAMPLE = ("croupier floor serve --listen 127.0.0.1:8090 --nats nats://127.0.0.1:4222 \\\n    "
-           "--db postgresql://croupier_reader@127.0.0.1:5432/floor --operators /etc/croupier/operators.json")
+           "--db postgresql://croupier_board@127.0.0.1:5432/floor --operators /etc/croupier/operators.json")
 SERVE_DOC = """The pit board: one tile per table of the floor, live, in a browser (docs/floor.md).
 
 Fed by NATS (every table's rows from JetStream, the uplinks' heartbeats, the alerts) and by
@@ -38,7 +38,8 @@ def register(floor_sub: argparse._SubParsersAction[argparse.ArgumentParser],
     s.add_argument("--listen", default="127.0.0.1:8090",
                    help="HOST:PORT to serve on (127.0.0.1:8090; port 0: any free port)")
     nats_arguments(s)
-    s.add_argument("--db", required=True, help="PostgreSQL URL (the reader's role, and UPDATE on alerts)")
+    s.add_argument("--db", required=True,
+                   help="PostgreSQL URL (role croupier_board: the reader's, and acknowledging)")
     s.add_argument("--operators", required=True, type=Path, metavar="FILE",
                    help="the operators and their hashed tokens (croupier floor operator add)")
     s.set_defaults(func=lambda args: serve(args, nats_options))

@@ -25,7 +25,9 @@ from test_daemon_support import baccarat_play, config_for
 from test_floor_uplink import write_journal
 
 from controller.cli import main as cli_main
+from controller.floor import alerts, eventlog
 from controller.floor.local import NatsServer, Postgres
+from controller.floor.schema import migrate
 from controller.floor.uplink import ensure_stream
 from controller.floor.wire import MSG_ID, STREAM, subject
 from tests.server_fixtures import FloorDatabase
@@ -113,3 +115,29 @@ def test_the_recorder_s_role_writes_and_the_reader_s_role_only_reads(
     assert len(json.loads(capsys.readouterr().out)["rounds"]) == 2
     with psycopg.connect(as_reader) as reader, pytest.raises(psycopg.errors.InsufficientPrivilege):
         reader.execute("DELETE FROM inputs")
+
+
+def test_the_board_s_role_acknowledges_and_nothing_more_and_the_alert_service_writes_as_the_recorder(
+        own_postgres: Postgres) -> None:  # noqa: F811
+    """deploy/floor/roles.sql before the tables (granting what it can) and again after the recorder's
+    role migrated (the board's column grant): croupier_board reads and acknowledges, nothing else."""
+    roles = (ROOT / "deploy" / "floor" / "roles.sql").read_bytes()
+    as_role = {r: own_postgres.dsn.replace("croupier@", f"croupier_{r}@") for r in ("recorder", "board")}
+    with psycopg.connect(own_postgres.dsn, autocommit=True) as admin:
+        admin.execute(roles)
+        with psycopg.connect(as_role["recorder"]) as recorder:  # as `croupier floor alerts` starts and raises
+            migrate(recorder)
+            raised = alerts.raise_alert(recorder, table_id="b1", kind="tilt", severity="critical",
+                                        detail="tilt in round 3")
+        assert raised is not None
+        admin.execute(roles)  # again, now the tables are there
+    with psycopg.connect(as_role["board"]) as board:
+        assert [a.id for a in alerts.open_alerts(board, "b1")] == [raised.id]
+        acked = alerts.acknowledge(board, raised.id, "Ann")
+        assert acked is not None and acked.acked_by == "Ann"
+        assert eventlog.verify(board).intact
+        for sql in ("UPDATE alerts SET cleared_at = now()", "UPDATE alerts SET detail = 'x'",
+                    "DELETE FROM alerts", "INSERT INTO inputs SELECT * FROM inputs", "DELETE FROM event_log"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                board.execute(sql)
+            board.rollback()

@@ -16,6 +16,8 @@ const PHASES = {idle: "waiting", betting: "betting open", dealing: "dealing", de
 let board = {tables: []};
 let opened = null;       // the table whose detail is shown
 let openedKey = "";      // what the detail was drawn from (its alerts and round): redrawn when they change
+let openAlerts = null;   // the open alerts drawn in the table's panel (as JSON)
+let asked = 0;           // the newest detail asked for: an older answer arriving after it is dropped
 
 function road(cells) {
   // A miniature big road: hollow circles in the winner's colour, a green stroke for ties.
@@ -85,11 +87,16 @@ function tile(t) {
   const badges = el("div", "badges");
   if (t.states.includes("stale")) badges.append(el("span", "badge stale", "STALE FEED"));
   if (t.tilt) badges.append(el("span", "badge tilt", `TILT ${t.tilt.reason ?? ""}`));
-  for (const [device, why] of Object.entries(t.offline))
-    badges.append(el("span", "badge offline", `${device} OFFLINE`)).title = why;
+  for (const [device, why] of Object.entries(t.offline)) {
+    const b = el("span", "badge offline", `${device} OFFLINE`);
+    b.title = why;  // (append returns nothing: set on the element itself)
+    badges.append(b);
+  }
   for (const a of t.alerts) {
     const b = el("span", `badge ${a.severity} ${a.state}`, `${a.kind}${a.state === "acknowledged" ? " ✓" : ""}`);
     b.dataset.alert = a.alert;
+    b.dataset.kind = a.kind;
+    b.dataset.key = a.key;
     b.title = a.detail;
     badges.append(b);
   }
@@ -119,23 +126,25 @@ function draw() {
   document.body.dataset.tables = board.tables.length;
   if (opened) {
     const t = board.tables.find(x => x.table === opened);
+    drawOpen(t ? t.alerts : []);
     const key = t ? JSON.stringify([t.alerts, t.round]) : "";
     if (key !== openedKey) loadDetail(opened);
   }
 }
 
-async function loadDetail(table) {
-  const t = board.tables.find(x => x.table === table);
-  openedKey = t ? JSON.stringify([t.alerts, t.round]) : "";
-  const reply = await fetch(`/tables/${encodeURIComponent(table)}`);
-  if (!reply.ok || opened !== table) return;
-  const d = await reply.json();
-  $("detail-title").textContent = `${d.table} · ${d.game}`;
+function drawOpen(alerts) {
+  // The opened table's open alerts, from the feed (pushed the moment the alert service publishes one),
+  // redrawn only when they change so an Acknowledge button is never replaced under a click.
+  const key = JSON.stringify(alerts);
+  if (key === openAlerts) return;
+  openAlerts = key;
   const open = $("open-alerts");
-  open.replaceChildren(...d.open.map(a => {
+  open.replaceChildren(...alerts.map(a => {
     const li = el("li");
     li.dataset.alert = a.alert;
     li.dataset.state = a.state;
+    li.dataset.kind = a.kind;
+    li.dataset.key = a.key;
     li.append(el("span", `badge ${a.severity}`, a.kind), el("span", "what",
       `${a.detail} · raised ${a.raised_at}` + (a.acked_by ? ` · acknowledged by ${a.acked_by} ${a.acked_at}` : "")));
     if (!a.acked_by) {
@@ -146,7 +155,18 @@ async function loadDetail(table) {
     }
     return li;
   }));
-  if (!d.open.length) open.append(el("li", "", "none"));
+  if (!alerts.length) open.append(el("li", "", "none"));
+}
+
+async function loadDetail(table) {
+  const t = board.tables.find(x => x.table === table);
+  openedKey = t ? JSON.stringify([t.alerts, t.round]) : "";
+  const mine = ++asked;
+  const reply = await fetch(`/tables/${encodeURIComponent(table)}`);
+  if (!reply.ok || opened !== table || mine !== asked) return;
+  const d = await reply.json();
+  if (mine !== asked) return;  // an alert raised and cleared at once: the clear's answer, never the raise's
+  $("detail-title").textContent = `${d.table} · ${d.game}`;
   $("recent-alerts").replaceChildren(...d.recent.map(a => el("li", "",
     `${a.raised_at} ${a.kind} ${a.state}${a.acked_by ? " (" + a.acked_by + ")" : ""}: ${a.detail}`)));
   $("recall").replaceChildren(...d.rounds.map(r => {
@@ -161,7 +181,8 @@ function openTable(table) {
   opened = table;
   $("ack-error").textContent = "";
   $("detail").hidden = false;
-  loadDetail(table);
+  openAlerts = openedKey = null;  // both drawn afresh for this table
+  draw();
 }
 
 async function acknowledge(alert) {
