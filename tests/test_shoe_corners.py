@@ -14,7 +14,7 @@ import pytest
 
 from controller.cards import parse_card
 from drivers.shoe.codec import crc16_ccitt, encode_frame, stuff
-from drivers.shoe.events import ShoeCard
+from drivers.shoe.events import ShoeCard, ShoeEvent
 from drivers.shoe.messages import (
     Ack,
     CardMsg,
@@ -26,8 +26,8 @@ from drivers.shoe.messages import (
     StatusRequest,
     UnknownMessage,
 )
-from drivers.shoe.transport import ShoeError
-from tests.shoe_support import RawShoe, is_ack, profile
+from drivers.shoe.transport import ShoeError, ShoeReader
+from tests.shoe_support import RawShoe, ShoeEvents, is_ack, profile
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -292,3 +292,51 @@ def test_a_reset_the_silent_shoe_cannot_confirm_is_refused_and_frames_flow_again
     shoe.expect(is_ack(2))
     time.sleep(0.1)
     assert events.codes() == ["4C", "5C"]
+
+
+def test_a_reset_asked_while_a_card_is_being_handed_over_goes_out_after_that_cards_ack(
+        shoe: RawShoe) -> None:
+    """Review hR: the card's frame passed the RESET hold check and is being handed over (its consumer
+    journals it) when a RESET is asked for. prepare_reset sees no unconfirmed card (the flag is set
+    only after the handler returns), so the RESET went out before the card's ACK: a conforming shoe
+    takes the RESET while it still holds the card and sends it again after its HELLO under a new
+    number, and the host deals it twice."""
+    events = ShoeEvents()
+    handing_over, release = threading.Event(), threading.Event()
+
+    def slow_consumer(event: ShoeEvent) -> None:
+        if isinstance(event, ShoeCard):
+            handing_over.set()
+            release.wait(5)  # e.g. the journal's commit
+        events(event)
+
+    reader = ShoeReader(profile(shoe.path), slow_consumer)
+    reader.start()
+    try:
+        events.wait(lambda: bool(events.status("connected")))
+        shoe.send(0, HELLO)
+        shoe.expect(is_ack(0))
+        shoe.send(1, CardMsg(parse_card("9D")))
+        assert handing_over.wait(5)
+        resetting = threading.Thread(target=reader.reset)
+        resetting.start()
+        early = shoe.drain(0.3)  # nothing may go out while the card is not yet acknowledged
+        release.set()
+        got = early + shoe.expect(is_ack(1))
+        order = [type(f.message).__name__ for f in got]
+        if "Reset" in order and order.index("Reset") < order.index("Ack"):  # the shoe obeys it now
+            shoe.send(0, HELLO)
+            shoe.expect(is_ack(0))
+            shoe.send(1, CardMsg(parse_card("9D")))  # the card it still held, under a new number
+            shoe.expect(is_ack(1))
+        else:
+            shoe.send(2, Heartbeat())  # the shoe got the ACK and moved on: the RESET may go now
+            shoe.expect(lambda f: isinstance(f.message, Reset))
+            shoe.send(0, HELLO)
+            shoe.expect(is_ack(0))
+        resetting.join(5)
+        time.sleep(0.2)
+        assert events.codes() == ["9D"], order
+    finally:
+        release.set()
+        reader.stop()
