@@ -16,7 +16,7 @@ import serial  # type: ignore[import-untyped]
 
 from controller.cards import parse_card
 from drivers.shoe.events import ShoeCard, ShoeEvent
-from drivers.shoe.messages import Ack, CardMsg, Hello
+from drivers.shoe.messages import Ack, CardMsg, Heartbeat, Hello, Reset
 from drivers.shoe.transport import FrameId, ShoeReader
 from tests.shoe_support import RawShoe, ShoeEvents, is_ack, profile
 
@@ -135,3 +135,50 @@ def test_a_port_without_an_fd_is_pumped_by_a_thread_and_handled_on_the_loop() ->
     assert shoe_threads() == []
     assert {ident for _, ident in seen} == {threading.get_ident()}
     assert [s for s, _ in seen][0] == "connected" and [s for s, _ in seen][-1] == "disconnected"
+
+
+def test_a_shoe_reset_whose_wait_overlapped_a_cards_hand_over_is_sent_once_the_shoe_shows_the_ack() -> None:
+    """Review hR: ``shoe reset`` waits in a worker thread (``prepare_reset``), then sends on the loop
+    (``reset``). When the worker ran while the loop was handing a card over (its journal commit), it
+    saw no unconfirmed card (the flag is set after the hand-over) and returned; ``reset`` on the loop
+    then found the card unconfirmed and waited there, on the loop the reader runs on: the shoe's
+    HEARTBEAT that shows the ACK could not be read, the loop stood still 2.5 s and the RESET was
+    refused ("has not shown that it received the ACK")."""
+    raw = RawShoe()
+    events = ShoeEvents()
+    readers: list[ShoeReader] = []
+    command: list[asyncio.Task[None]] = []
+
+    def on_frame(frame: FrameId | None, event: ShoeEvent | None) -> bool:
+        if isinstance(event, ShoeCard) and not command:
+            # The operator's shoe reset, as controller.daemon.shoe_events.shoe_command runs it, its
+            # worker thread started a moment before the loop read this card.
+            loop = asyncio.get_running_loop()
+            waited = loop.run_in_executor(None, readers[0].prepare_reset)
+
+            async def then_send() -> None:
+                await waited
+                readers[0].reset()
+
+            command.append(loop.create_task(then_send()))
+            threading.Event().wait(0.2)  # the card's journal commit (the GIL released meanwhile)
+        return True
+
+    async def main() -> None:
+        reader = ShoeReader(profile(raw.path), events, on_frame=on_frame)
+        readers.append(reader)
+        reader.start_on(asyncio.get_running_loop())
+        try:
+            await until(lambda: bool(events.status("connected")))
+            raw.send(0, Hello("Test", "0.1", "T-1"))
+            await asyncio.to_thread(raw.expect, is_ack(0))
+            raw.send(1, CardMsg(parse_card("9D")))
+            await asyncio.to_thread(raw.expect, is_ack(1))
+            raw.send(2, Heartbeat())  # the shoe got the ACK and moved on: the RESET may go now
+            got = await asyncio.to_thread(raw.expect, lambda f: isinstance(f.message, Reset), 4.0)
+            assert any(is_ack(2)(f) for f in got)
+            await command[0]  # sent, not refused
+        finally:
+            await reader.aclose()
+
+    asyncio.run(main())
