@@ -152,11 +152,17 @@ class Dispenser:
             # The HELLO after our RESET (sent by this process or the one before a restart): no
             # earlier DISPENSE will be answered, so ask again. (A HELLO we did not ask for, e.g. the
             # power-up HELLO arriving late, voids nothing: the card may still come, and the timeout
-            # tilts for the dealer if it does not.)
-            self._save(replace(self._state, dispense_row=None, reset_row=None))
+            # tilts for the dealer if it does not.) Unless the reader held a card back while the
+            # RESET waited to go out: that card answered the DISPENSE and comes again after this
+            # HELLO, so the DISPENSE stays answered-to-be and is not asked again (a second card).
             self._resetting = False
             self._unknown = ""
-            self._answered()
+            if self.outstanding and self.reader.held_a_card:
+                log.info("a card held back by the RESET answers the DISPENSE: it comes again after HELLO")
+                self._save(replace(self._state, reset_row=None))
+            else:
+                self._save(replace(self._state, dispense_row=None, reset_row=None))
+                self._answered()
             self._online(table, "shoe reset (HELLO)")
 
     def reset(self) -> None:
@@ -168,7 +174,7 @@ class Dispenser:
         if not self._save(replace(before, reset_row=self.log.here())):
             raise ShoeError("the journal cannot be written (the table is halted): RESET not sent")
         try:
-            self.reader.reset()
+            self.reader.reset(wait=0)  # on the loop: the caller waited for the proof (prepare_reset)
         except ShoeError:
             self._save(before)
             raise
@@ -216,7 +222,7 @@ class Dispenser:
             if not self._resetting:  # the HELLO came meanwhile: it answered the first RESET
                 self.reader.cancel_reset()
                 return
-            self.reader.reset()
+            self.reader.reset(wait=0)
         except ShoeError as exc:
             self.reader.cancel_reset()
             log.warning("a RESET sent before the restart is unanswered, and cannot be sent again: %s", exc)

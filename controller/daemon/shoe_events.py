@@ -133,7 +133,7 @@ async def shoe_command(d: DaemonHost, action: str) -> dict[str, Any]:
         if d.dispenser is not None:
             d.dispenser.reset()  # the HELLO that answers voids an unanswered DISPENSE
         else:
-            reader.reset()
+            reader.reset(wait=0)  # on the loop: never waits here (the worker did)
     except ShoeError as exc:
         reader.cancel_reset()
         return error_reply(f"shoe reset: {exc}")

@@ -114,6 +114,8 @@ class FrameReader:
     _reset_at: float | None
     _reset_written: bool
     _unconfirmed_card: bool
+    _held_cards: set[int]
+    _reset_lock: threading.Lock
     _lock: threading.Lock
     _port: serial.SerialBase | None
     _last_seq: int | None
@@ -215,10 +217,7 @@ class FrameReader:
             self._framing_error(FramingError(
                 f"received host-to-shoe {name} (seq {frame.seq}): is the line echoing?"))
             return False
-        if frame.seq != self._last_seq or isinstance(message, Hello):
-            # Stop and wait: the shoe sent this only after it got the ACK of the frame before.
-            self._unconfirmed_card = False
-        if not isinstance(message, Hello) and self._held_by_reset(frame.seq, message):
+        if self._reset_check(frame.seq, message):
             return True  # not acknowledged: the shoe sends it again after its HELLO
         last = self._last_seq
         behind = None if last is None else (last - frame.seq) & 0xFF
@@ -250,14 +249,36 @@ class FrameReader:
                 self._last_seq, self._resuming = frame.seq, False
             elif not self._take(FrameId(self._session, frame.seq), message):
                 return True  # not acknowledged: the shoe sends it again
-        # Until a later frame comes, the shoe may not have this ACK: a RESET then would make it
-        # send the card again under a new number (see ShoeReader.prepare_reset). Set before the
-        # ACK goes: whoever sees the ACK must see this too.
-        self._unconfirmed_card = isinstance(message, CardMsg)
         self._write(encode_frame(frame.seq, Ack()))
         if self._on_acked is not None:
             self._on_acked(FrameId(self._session, frame.seq))
         return True
+
+    def _reset_check(self, seq: int, message: Message | None) -> bool:
+        """Under the RESET lock: note whether the shoe may hold a card this host takes, and whether a
+        RESET holds this frame back (True: neither delivered nor acknowledged).
+
+        Stop and wait: a frame other than a resend of the last one (or a late copy) shows that the
+        shoe got the ACK of the last one. A new card taken now stays *unconfirmed* until such a
+        frame: its ACK may be lost on the line, and a RESET reaching the shoe meanwhile would make
+        it send the card again under a new number (ShoeReader.reset waits for the proof). Marked
+        before the card is handed over, in one step with the hold check, so a RESET asked for at any
+        instant either holds the card back or waits for its proof.
+        """
+        last = self._last_seq
+        behind = None if last is None else (last - seq) & 0xFF
+        hello = isinstance(message, Hello)
+        late = behind is not None and 0 < behind < 128 and not self._resuming and not hello
+        with self._reset_lock:
+            if hello or (behind != 0 and not late):
+                self._unconfirmed_card = False
+            if not hello and self._held_by_reset(seq, message):
+                if isinstance(message, CardMsg):
+                    self._held_cards.add(seq)
+                return True
+            if isinstance(message, CardMsg) and behind != 0 and not late:
+                self._unconfirmed_card = True
+            return False
 
     def _held_by_reset(self, seq: int, message: Message | None) -> bool:
         """True while a RESET is unanswered: a frame arriving now left the shoe before it took the

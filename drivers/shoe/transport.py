@@ -113,6 +113,11 @@ class ShoeReader(SessionLoop):
         #: The newest frame acknowledged is a card and no later frame has shown that the shoe got the
         #: ACK. After a resume the journal's last frame may be such a card: assume it is.
         self._unconfirmed_card = resume is not None
+        #: The SEQs of the cards held back since the RESET was asked for (each comes again after the
+        #: HELLO: a dealing shuffler's DISPENSE it answered is not void, see :attr:`held_a_card`).
+        self._held_cards: set[int] = set()
+        #: Makes the reader's hold check and card marking one step against a RESET's.
+        self._reset_lock = threading.Lock()
         #: The shoe's status from its latest HEARTBEAT (answer to :meth:`request_status`).
         self.last_heartbeat: Heartbeat | None = None
         #: Framing errors and NAKs, reported and sent at a bounded rate.
@@ -181,20 +186,25 @@ class ShoeReader(SessionLoop):
         if self.profile.protocol == "v1":
             self._send_command(StatusRequest())
 
-    def reset(self) -> None:
+    def reset(self, wait: float = RESET_CONFIRM_WAIT) -> None:
         """Ask the shoe to restart its protocol state (it answers with HELLO, sequence 0); until that
         HELLO, its other frames are held back (see ``FrameReader._held_by_reset``).
 
         A RESET makes the shoe send again, under a new number, every frame it holds unacknowledged,
         so it must not reach a shoe still holding a card this host delivered (the card's ACK lost
-        on the line): that card would be dealt twice. :meth:`prepare_reset` (called here unless the
-        caller did, e.g. off its event loop) holds the shoe's new frames back and waits until the
-        shoe shows that it got the last card's ACK. The hold starts before the RESET is written:
-        the reader thread may take the answering HELLO before this thread runs again. A shoe of the
-        plain profile has no RESET: refused (ShoeError), never reported as sent."""
-        self.prepare_reset()
-        self._reset_at = time.monotonic()
-        self._reset_written = True
+        on the line): that card would be dealt twice. :meth:`prepare_reset` holds the shoe's new
+        frames back and waits (at most ``wait`` s) until the shoe shows that it got the last card's
+        ACK; on an event loop that runs the reader, call it in a worker thread first and this with
+        ``wait=0`` (it never blocks then). The RESET is marked as sent, in one step with the last
+        check, before it is written: the reader thread may take the answering HELLO before this
+        thread runs again. A shoe of the plain profile has no RESET: refused (ShoeError), never
+        reported as sent."""
+        self.prepare_reset(wait)
+        with self._reset_lock:
+            if self._unconfirmed_card:  # a power-cycle HELLO lifted the hold and a card came since
+                self._reset_at, self._reset_written = None, False
+                raise self._unconfirmed(wait)
+            self._reset_at, self._reset_written = time.monotonic(), True
         try:
             self._send_command(Reset())
         except ShoeError:
@@ -202,31 +212,47 @@ class ShoeReader(SessionLoop):
             raise
 
     def prepare_reset(self, wait: float = RESET_CONFIRM_WAIT) -> None:
-        """Hold the shoe's new frames back and wait (at most ``wait`` s) until it holds no delivered card.
+        """Hold the shoe's new cards back and wait (at most ``wait`` s) until it holds no card taken here.
 
-        Blocks; the daemon runs it in a worker thread before :meth:`reset`. Proof that the shoe got
-        the ACK of the last card is any later frame from it (stop and wait: it sends the next frame
-        only then; an idle shoe sends a HEARTBEAT within 1 s); a resend of that card is acknowledged
-        again meanwhile. ShoeError, and nothing held, if no proof comes: the RESET is not sent.
+        Blocks (polling every 10 ms); the daemon runs it in a worker thread before :meth:`reset`.
+        Proof that the shoe got the ACK of the last card is any later frame from it (stop and wait:
+        it sends the next frame only then; an idle shoe sends a HEARTBEAT within 1 s); a resend of
+        that card is acknowledged again meanwhile. ShoeError, and nothing held, if no proof comes:
+        the RESET is not sent.
         """
         if self.profile.protocol != "v1":
             raise ShoeError(f"the shoe on {self.profile.port} speaks the plain profile: it has no RESET")
-        if self._reset_at is None or self._reset_written:
-            self._reset_at, self._reset_written = time.monotonic(), False
+        with self._reset_lock:
+            if self._reset_at is None or self._reset_written:
+                self._reset_at, self._reset_written = time.monotonic(), False
+                self._held_cards = set()
         deadline = time.monotonic() + wait
-        while self._unconfirmed_card:
+        while True:
+            with self._reset_lock:
+                if not self._unconfirmed_card:
+                    return
             if time.monotonic() >= deadline or not self.connected:
                 self.cancel_reset()
-                raise ShoeError(
-                    f"RESET not sent: for {wait:g} s the shoe on {self.profile.port} has not shown that it "
-                    f"received the ACK of the last card (frame {self._last_seq}); a RESET now could make it "
-                    f"send that card again as a new one. Try again; a shoe that stays silent is "
-                    f"disconnected or hung")
+                raise self._unconfirmed(wait)
             time.sleep(0.01)
+
+    def _unconfirmed(self, wait: float) -> ShoeError:
+        return ShoeError(
+            f"RESET not sent: for {wait:g} s the shoe on {self.profile.port} has not shown that it "
+            f"received the ACK of the last card (frame {self._last_seq}); a RESET now could make it "
+            f"send that card again as a new one. Try again; a shoe that stays silent is "
+            f"disconnected or hung")
 
     def cancel_reset(self) -> None:
         """Take the shoe's frames again: a RESET prepared was not sent after all."""
-        self._reset_at, self._reset_written = None, False
+        with self._reset_lock:
+            self._reset_at, self._reset_written = None, False
+
+    @property
+    def held_a_card(self) -> bool:
+        """Whether a card was held back since the RESET was asked for: the shoe sends it again after
+        its HELLO, so a dealing shuffler's DISPENSE it answered is answered after all."""
+        return bool(self._held_cards)
 
     @property
     def connected(self) -> bool:
