@@ -230,7 +230,7 @@ def run_uplink(args: argparse.Namespace) -> int:
     from controller.daemon.journal import JournalError
     from controller.floor import alive
     from controller.floor.derive import JournalSource
-    from controller.floor.uplink import Uplink, connect
+    from controller.floor.uplink import Uplink
 
     try:
         config = load_table(args.table_file)
@@ -245,9 +245,9 @@ def run_uplink(args: argparse.Namespace) -> int:
         return 1
 
     async def start(stop: asyncio.Event) -> None:
-        nc = await connect(args.nats, stop, **options)
-        uplink = Uplink(config, nc.jetstream(), window=args.window, replicas=args.replicas)
+        uplink = Uplink(config, window=args.window, replicas=args.replicas)
         uplink.stop = stop
+        nc = await uplink.connect(args.nats, **options)
         heart = asyncio.ensure_future(alive.beat(nc, config.table_id, uplink, args.heartbeat, stop))
         try:
             await uplink.run()
