@@ -258,7 +258,7 @@ def run_uplink(args: argparse.Namespace) -> int:
     from controller.floor import alive
     from controller.floor.daemon_watch import DaemonWatch
     from controller.floor.derive import JournalSource
-    from controller.floor.uplink import Uplink, connect
+    from controller.floor.uplink import Uplink
 
     try:
         config = load_table(args.table_file)
@@ -273,9 +273,9 @@ def run_uplink(args: argparse.Namespace) -> int:
         return 1
 
     async def start(stop: asyncio.Event) -> None:
-        nc = await connect(args.nats, stop, **options)
-        uplink = Uplink(config, nc.jetstream(), window=args.window, replicas=args.replicas)
+        uplink = Uplink(config, window=args.window, replicas=args.replicas)
         uplink.stop = stop
+        nc = await uplink.connect(args.nats, **options)
         changed = asyncio.Event()
         daemon = DaemonWatch(config, changed)  # the daemon's own heartbeat, relayed (docs/floor.md, "Alerts")
         ear = asyncio.ensure_future(daemon.run(stop))

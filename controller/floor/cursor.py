@@ -1,12 +1,13 @@
 """Where an uplink resumes: read from the stream itself, including rows a crash left out below its last one.
 
-Rows are published with a window, and a client that reconnects sends what it had buffered while rows
-written into the dying connection are lost: so the stream can hold row 478 without rows 471-472
-until the uplink publishes those again. If the uplink dies in that instant, the last row alone would
-be a wrong cursor. So every message also says which rows were stored when it was sent
-(:data:`STORED`: all rows up to ``row``, the last of them at stream sequence ``seq``). At start the
-uplink reads the last message on its subject, then walks the subject forward from that ``seq`` (a
-few messages: at most a window's worth) and publishes again exactly the rows it does not find.
+Rows are published with a window. An uplink whose client sent its buffer on reconnecting, while rows
+written into the dying connection were lost, left the stream holding row 478 without rows 471-472
+(the uplink now keeps nothing for a reconnect: see controller.floor.uplink); had it died before
+publishing those again, the last row alone would be a wrong cursor. So every message also says which
+rows were stored when it was sent (:data:`STORED`: all rows up to ``row``, the last of them at stream
+sequence ``seq``). At start the uplink reads the last message on its subject, then walks the subject
+forward from that ``seq`` (a few messages: at most a window's worth) and publishes again exactly the
+rows it does not find.
 """
 
 from __future__ import annotations

@@ -2,11 +2,15 @@
 
 The journal is the outbox and the stream is the cursor: at start the uplink asks the stream for the
 last message on its table's subject; if it is of this journal, publishing resumes at the next row,
-otherwise at row 1 (a new journal starts its own rows). Rows go out in order with at most ``window``
-publishes awaiting JetStream's acknowledgement; a failed publish (server down, timeout) republishes
-every unacknowledged row from the oldest, in order, with the same message id, so the stream stores
-each row once and never one after a missing one. The daemon never waits for any of this: the uplink
-is its own process reading the journal read-only.
+otherwise at row 1 (a new journal starts its own rows). Rows go out in order, one connection, with
+at most ``window`` publishes awaiting JetStream's acknowledgement. The stream stores them in the
+order the server read them, so order can only break where a connection does: rows written into a
+dying connection are lost while later ones could still reach the server. Hence nothing written
+before a loss reaches the stream after it (the client keeps no publishes for a reconnect: see
+:meth:`Uplink.connect`), and a failed publish, an ack timeout or a lost connection drops the whole
+window: the uplink asks the stream again which rows it holds and publishes, in order, with the same
+message ids, the rows it lacks. The daemon never waits for any of this: the uplink is its own process
+reading the journal read-only.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ log = logging.getLogger("croupier.floor")
 
 #: What a publish or a JetStream request raises while the server is away or slow.
 NATS_ERRORS: tuple[type[BaseException], ...] = (nats.errors.Error, asyncio.TimeoutError, OSError)
+#: What awaiting a publish's ack raises: those, or its cancellation by a lost connection.
+ACK_ERRORS: tuple[type[BaseException], ...] = (*NATS_ERRORS, asyncio.CancelledError)
 T = TypeVar("T")
 
 
@@ -84,6 +90,11 @@ async def ensure_stream(js: JetStreamContext, replicas: int = 1, duplicate_windo
         log.info("created stream %s (%s, file storage, %d replica(s))", STREAM, SUBJECTS, replicas)
 
 
+class WindowBroken(nats.errors.Error):
+    """A row not published: since the window began a publish failed or the connection was lost, and a
+    row may go out only behind every row before it (the uplink asks the stream again first)."""
+
+
 @dataclass
 class _InFlight:
     message: RowMessage
@@ -92,12 +103,14 @@ class _InFlight:
 
 
 class Uplink:
-    """One table's uplink: publish every row of its journal, then follow it, until :attr:`stop` is set."""
+    """One table's uplink: publish every row of its journal, then follow it, until :attr:`stop` is set.
+    :meth:`connect` first (it makes the client the uplink needs), then :meth:`run`."""
 
-    def __init__(self, config: TableConfig, js: JetStreamContext, *, window: int = 128,
-                 poll: float = 0.05, publish_timeout: float = 5.0, replicas: int = 1) -> None:
+    def __init__(self, config: TableConfig, *, window: int = 128, poll: float = 0.05,
+                 publish_timeout: float = 5.0, replicas: int = 1) -> None:
         self.config = config
-        self.js = js
+        self.js: JetStreamContext
+        self.nc: NATS | None = None
         self.window = window
         self.poll = poll
         self.publish_timeout = publish_timeout
@@ -107,6 +120,32 @@ class Uplink:
         self.acked = 0
         self.journal_id: str | None = None
         self.journal_rows = 0
+        #: The publishes awaiting their ack (a lost connection cancels them all at once).
+        self._in_flight: deque[_InFlight] = deque()
+        #: A publish failed or the connection was lost: no row goes out until the stream is asked again.
+        self._broken = False
+
+    async def connect(self, url: str, **options: Any) -> NATS:
+        """The uplink's client (see :func:`connect`), made so that nothing written before a lost
+        connection reaches the stream after it: a publish while it reconnects fails instead of waiting
+        in nats-py's reconnect buffer (``pending_size=0``), and what the client had not yet written
+        when the connection broke is dropped before it reconnects (:meth:`_disconnected`)."""
+        self.nc = await connect(url, self.stop, pending_size=0, disconnected_cb=self._disconnected, **options)
+        self.js = self.nc.jetstream()
+        return self.nc
+
+    async def _disconnected(self) -> None:
+        """nats-py's disconnect callback, run after the old socket closed and before any reconnect.
+        nats-py would write its unsent publishes on the next connection, behind the ones lost in
+        the dead one (rows 256-379 stored before 254-255): they go, and so does the whole window (its
+        acks will not come; the uplink asks the stream what it holds). nats-py has no public call to
+        empty its buffer, hence its two attributes (a list of commands and their size)."""
+        assert self.nc is not None
+        self.nc._pending.clear()
+        self.nc._pending_data_size = 0
+        self._broken = True
+        for item in self._in_flight:
+            item.ack.cancel()
 
     async def run(self) -> None:
         await retrying("creating the stream", lambda: ensure_stream(self.js, self.replicas), self.stop)
@@ -118,13 +157,24 @@ class Uplink:
                 source.close()
 
     def _send(self, message: RowMessage, body: bytes, stored: Stored) -> asyncio.Task[api.PubAck]:
-        return asyncio.ensure_future(self.js.publish(
-            subject(message.table_id), body, timeout=self.publish_timeout, stream=STREAM,
-            headers={MSG_ID: message.id, STORED: stored.header()}))
+        return asyncio.ensure_future(self._publish(message, body, stored.header()))
+
+    async def _publish(self, message: RowMessage, body: bytes, header: str) -> api.PubAck:
+        """One row's publish, refused once the window is broken: were row 254's publish to fail while
+        the client reconnects, 255's could succeed just after, stored before 254."""
+        if self._broken:
+            raise WindowBroken(f"row {message.row} held back")
+        try:
+            return await self.js.publish(subject(message.table_id), body, timeout=self.publish_timeout,
+                                         stream=STREAM, headers={MSG_ID: message.id, STORED: header})
+        except NATS_ERRORS:
+            self._broken = True
+            raise
 
     async def _publish_journal(self, source: JournalSource) -> None:
         table_id, journal_id = self.config.table_id, source.journal_id
         self.journal_id, self.journal_rows = journal_id, source.last_row()
+        self._broken = False  # nothing in flight yet
         tail = await retrying("reading the stream's cursor",
                               lambda: read_tail(self.js, table_id, journal_id), self.stop)
         stored, missing = tail.stored, set(tail.missing)
@@ -133,7 +183,7 @@ class Uplink:
         if tail.last > last:
             raise JournalError(source.path, f"the stream holds row {tail.last} of journal {journal_id} but "
                                             f"the journal has {last} rows: is this the table's journal?")
-        pending: deque[_InFlight] = deque()
+        pending = self._in_flight = deque()
         begun = replay.resume(source, min([tail.last, *(row - 1 for row in missing)]))
         if begun:
             log.info("%s: state from the journal's checkpoint at row %d", table_id, begun)
@@ -150,7 +200,7 @@ class Uplink:
         self.acked = tail.last
         delay = 0.1
         while True:
-            if not self.stop.is_set() and len(pending) < self.window:
+            if not self.stop.is_set() and not self._broken and len(pending) < self.window:
                 last = self.journal_rows = source.last_row()
                 if replay.row < last:
                     stop_row = min(last, replay.row + self.window - len(pending))
@@ -161,6 +211,7 @@ class Uplink:
                         await asyncio.sleep(0)  # the publish goes out
                         faults.point("floor_published")
             if not pending:
+                self._broken = False  # nothing in flight: nothing can be stored out of order
                 if self.stop.is_set() or source.replaced():
                     return
                 with contextlib.suppress(TimeoutError):
@@ -169,19 +220,45 @@ class Uplink:
             head = pending[0]
             try:
                 ack = await head.ack
-            except NATS_ERRORS as exc:
-                log.warning("%s: row %d not acknowledged (%s: %s): publishing rows %d..%d again",
-                            table_id, head.message.row, type(exc).__name__, exc, head.message.row,
-                            pending[-1].message.row)
-                for item in pending:
-                    item.ack.cancel()
-                await asyncio.gather(*(item.ack for item in pending), return_exceptions=True)
+            except ACK_ERRORS as exc:
+                task = asyncio.current_task()
+                if isinstance(exc, asyncio.CancelledError) and task is not None and task.cancelling():
+                    raise  # the uplink itself is cancelled, not its publish by a lost connection
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 2.0)
-                for item in pending:
-                    item.ack = self._send(item.message, item.body, stored)
+                stored = await self._again(journal_id, exc)
                 continue
             delay = 0.1
             pending.popleft()
             stored.add(head.message.row, ack.seq)
             self.acked = max(self.acked, head.message.row)
+
+    async def _again(self, journal_id: str, exc: BaseException) -> Stored:
+        """After a failed publish, an ack timeout or a lost connection: drop the whole window, ask the
+        stream which rows of the journal it holds (waiting until it answers) and publish again, in
+        order and with their message ids, the window's rows it lacks; so the next row the stream stores
+        is the one after the last it holds. The stream's record of the journal is returned."""
+        pending, table_id = self._in_flight, self.config.table_id
+        first, final = pending[0].message.row, pending[-1].message.row
+        lost = isinstance(exc, asyncio.CancelledError)
+        reason = "connection lost" if lost else f"{type(exc).__name__}: {exc}"
+        log.warning("%s: row %d not acknowledged (%s): rows %d..%d dropped, asking the stream what it holds",
+                    table_id, first, reason, first, final)
+        for item in pending:
+            item.ack.cancel()
+        await asyncio.gather(*(item.ack for item in pending), return_exceptions=True)
+        self._broken = False  # a loss from here on breaks the window again (the publishes below refuse)
+        tail = await retrying("reading the stream's cursor",
+                              lambda: read_tail(self.js, table_id, journal_id), self.stop)
+        held = tail.stored
+        lacking = [item for item in pending
+                   if item.message.row > held.row and item.message.row not in held.above]
+        self.acked = max(self.acked, held.row)
+        pending.clear()
+        for item in lacking:
+            item.ack = self._send(item.message, item.body, held)
+            pending.append(item)
+        if lacking:
+            log.warning("%s: the stream holds rows up to %d: publishing rows %d..%d again",
+                        table_id, held.row, lacking[0].message.row, lacking[-1].message.row)
+        return held
