@@ -243,8 +243,13 @@ def round_terms(par: GamePar | None, lines: Iterable[tuple[str, int, int]],
         amounts: dict[str, int] = {}
         for spot, amount in placed:
             amounts[spot] = amounts.get(spot, 0) + amount
+        # A type whose par is per unit of a placed wager takes that wager in every round it stands, its
+        # line or not: 2WayWinner's shares are each wager's net per ante over all rounds (0 in a round
+        # without it: no Blackjack Play when the seat plays Poker), so a share counts on every ante.
         terms.bases = {k: stake if par.types[k].base is None else amounts.get(par.types[k].base or "", 0)
                        for k, stake in terms.wagered.items()}
+        terms.bases.update((k, amounts[bet.base]) for k, bet in par.types.items()
+                           if bet.base is not None and amounts.get(bet.base))
         if par.round_sd is not None:
             terms.bases[ROUND] = amounts.get(par.round_sd[0], 0)
     return terms
