@@ -7,8 +7,9 @@ exact sheets (``exact_defaults.json``; the blackjack games' figures depend on ho
 the report uses :data:`STRATEGY`). A table whose options have no stored sheet gets no theoretical win
 rather than a wrong one (:class:`NoPar`). Figures are the house's, per unit of the bet type's *base*: its
 own settled stake, or for the blackjack games the wager placed when betting closed (doubles, splits and
-plays are part of the figure per unit of it). The results-drift rule (controller/floor/integrity/drift.py)
-takes its laws from here too, so each game's par has one source.
+plays are part of the figure per unit of it), counted in every round it stands, a line or not. The
+results-drift rule (controller/floor/integrity/drift.py) takes its laws from here too, so each game's
+par has one source.
 """
 
 from __future__ import annotations
