@@ -24,7 +24,7 @@ from controller.floor.integrity.drift import (
 from controller.floor.integrity.shoe_count import count_shoe
 from controller.floor.integrity.shuffle_check import RUN, ShoeHistory
 from controller.floor.integrity.stats import binomial_upper_tail, chi_squared_upper_tail
-from controller.floor.report_par import ROUND, baccarat_probabilities, par_for
+from controller.floor.report_par import ROUND, baccarat_probabilities, par_for, round_terms
 from controller.money import Odds
 from controller.simulation.false_shuffles import riffle, shuffled, strips, with_run
 
@@ -169,6 +169,29 @@ def test_every_game_s_drift_laws_are_its_report_par_and_a_strategy_s_figure_is_a
     law = laws(par_for("swap_hand", {}))["main"]
     assert not results_drift(law, [(200, -200)] * 400).outside
     assert results_drift(law, [(200, 200)] * 400).outside
+
+
+def test_two_way_winner_drift_takes_every_wagers_share_on_every_ante_and_the_round_s_whole_net() -> None:
+    """The sheet's shares are each wager's net per round in antes, 0 in a round without that wager: the
+    (round) law is judged per ante of every round, its mean the sum of all five shares, against the
+    round's whole net whichever game the seat played (a Blackjack round has no Poker Play or Bet line,
+    a Poker round no Blackjack Play), and the expectation is the report's theoretical win negated."""
+    par = par_for("two_way_winner", {})
+    law = laws(par)[ROUND]
+    placed = (("bj_ante", 100), ("poker_ante", 100))
+    blackjack = round_terms(par, [("bj_ante", 100, -100), ("poker_ante", 100, -100), ("bj_play", 100, -100)],
+                            placed)
+    poker = round_terms(par, [("bj_ante", 100, -100), ("poker_ante", 100, 100), ("poker_play", 100, 100),
+                              ("poker_bet", 100, 100)], placed)
+    assert (law.of(blackjack), law.of(poker)) == ((100, -300), (100, 200))
+    shares = {t: b.edge for t, b in par.types.items() if b.base == "bj_ante"}
+    assert set(shares) == set(law.types) and law.mean == -sum(shares.values())
+    # Each wager's base is the ante in both rounds, its line or not (the report's theoretical win).
+    assert all(terms.bases[t] == 100 for terms in (blackjack, poker) for t in shares)
+    drift = results_drift(law, [r for r in (law.of(blackjack), law.of(poker)) if r is not None])
+    assert (drift.staked, drift.actual, drift.expected) == (200, -100, -sum(shares.values()) * 200)
+    # The Dealer Bonus, per its own stake, is judged only where it was placed.
+    assert laws(par)["dealer_bonus"].of(blackjack) is None
 
 
 def banker_rounds(rounds: int, banker_pays: Odds, seed: int) -> list[tuple[int, int]]:

@@ -31,6 +31,7 @@ from controller.floor.local import NatsServer
 from controller.floor.report import GROUPINGS, NO_DEALER, aggregate, facts, from_floor, from_journal
 from controller.floor.report_format import to_csv, to_json
 from controller.floor.report_page import render
+from controller.floor.report_par import par_for
 from controller.games.baccarat.par_sheet import par_sheet
 from controller.money import Odds
 from tests.server_fixtures import FloorDatabase
@@ -209,3 +210,24 @@ def test_voided_rounds_apart_hours_in_utc_and_no_theoretical_without_a_stored_sh
     assert (g.key, g.total.house, g.bets["main"].wagered) == ("Ann", -1000, 1000)
     assert g.total.theoretical is None and g.total.interval is None and g.bets["main"].theoretical is None
     assert "no stored exact sheet" in report.notes["swap_hand"]
+
+
+def test_two_way_winner_theoretical_win_takes_each_wagers_share_on_every_ante() -> None:
+    """Review hR: the stored sheet's figures are each wager's net per round *in antes* (0 in a round
+    without that wager: no Blackjack Play when the seat plays Poker, no Poker Play or Bet when it plays
+    Blackjack), so a group's theoretical win is the sum of the shares times every ante. The report
+    added a share only for the rounds whose settlement has that wager's line: the negative shares
+    (Play, Bet) counted on part of the antes, the theoretical win overstated."""
+    lines_of = {
+        1: [("bj_ante", 100, -100), ("poker_ante", 100, -100), ("bj_play", 100, -100)],  # Blackjack chosen
+        2: [("bj_ante", 100, -100), ("poker_ante", 100, 100), ("poker_play", 100, 100),
+            ("poker_bet", 100, 100)],  # Poker chosen, a bet made
+    }
+    rounds = [{**_baccarat_round(n, lines, 3600.0 + n),
+               "bets": {"1": {"bj_ante": 100, "poker_ante": 100}}} for n, lines in lines_of.items()]
+    report = aggregate([facts("t", "j", "two_way_winner", {}, {"code": "EUR", "minor_units": 2}, r)
+                        for r in rounds], "table", *EVER)
+    (g,) = report.groups
+    par = par_for("two_way_winner", {})
+    per_ante = sum((b.edge for b in par.types.values() if b.base == "bj_ante"), Fraction(0))
+    assert g.total.theoretical == per_ante * 200

@@ -217,6 +217,8 @@ def _add_round(group: Group, f: RoundFacts, par: GamePar | str) -> None:
     bases = terms.bases
     m = group.moments.setdefault((f.game, f.options), Moments())
     for t, b in bases.items():
+        if t != ROUND:  # a share on the ante in a round without its wager's line (2WayWinner)
+            group.bets.setdefault(t, BetFigures())
         m.base[t] = m.base.get(t, 0) + b
         for u, c in bases.items():
             m.cross[t, u] = m.cross.get((t, u), 0) + b * c

@@ -7,8 +7,9 @@ exact sheets (``exact_defaults.json``; the blackjack games' figures depend on ho
 the report uses :data:`STRATEGY`). A table whose options have no stored sheet gets no theoretical win
 rather than a wrong one (:class:`NoPar`). Figures are the house's, per unit of the bet type's *base*: its
 own settled stake, or for the blackjack games the wager placed when betting closed (doubles, splits and
-plays are part of the figure per unit of it). The results-drift rule (controller/floor/integrity/drift.py)
-takes its laws from here too, so each game's par has one source.
+plays are part of the figure per unit of it), counted in every round it stands, a line or not. The
+results-drift rule (controller/floor/integrity/drift.py) takes its laws from here too, so each game's
+par has one source.
 """
 
 from __future__ import annotations
@@ -243,8 +244,13 @@ def round_terms(par: GamePar | None, lines: Iterable[tuple[str, int, int]],
         amounts: dict[str, int] = {}
         for spot, amount in placed:
             amounts[spot] = amounts.get(spot, 0) + amount
+        # A type whose par is per unit of a placed wager takes that wager in every round it stands, its
+        # line or not: 2WayWinner's shares are each wager's net per ante over all rounds (0 in a round
+        # without it: no Blackjack Play when the seat plays Poker), so a share counts on every ante.
         terms.bases = {k: stake if par.types[k].base is None else amounts.get(par.types[k].base or "", 0)
                        for k, stake in terms.wagered.items()}
+        terms.bases.update((k, amounts[bet.base]) for k, bet in par.types.items()
+                           if bet.base is not None and amounts.get(bet.base))
         if par.round_sd is not None:
             terms.bases[ROUND] = amounts.get(par.round_sd[0], 0)
     return terms
