@@ -49,6 +49,12 @@ def test_rows_cannot_be_changed_or_removed_through_sql(postgres: FloorDatabase) 
     ("UPDATE event_log SET body = jsonb_set(body, '{who}', '\"someone else\"') WHERE id = 3", 3, "changed"),
     ("DELETE FROM event_log WHERE id = 2", 3, "missing"),
     ("UPDATE event_log SET id = 7 WHERE id = 4", 5, "missing"),
+    # The body's stored text (what the hash covers) and its jsonb must agree, types and all: n = 1
+    # made true, the text left; the text made not JSON; both changed alike (the hash then fails).
+    ("UPDATE event_log SET body = jsonb_set(body, '{n}', 'true') WHERE id = 2", 2, "changed"),
+    ("UPDATE event_log SET body_text = 'not json' WHERE id = 3", 3, "changed"),
+    ("UPDATE event_log SET body_text = replace(body_text, 'pit', 'bar'), "
+     "body = replace(body_text, 'pit', 'bar')::jsonb WHERE id = 4", 4, "changed"),
 ])
 def test_verify_names_the_first_broken_row(postgres: FloorDatabase, tamper: str, broken: int,  # noqa: F811
                                            reason: str) -> None:
@@ -79,3 +85,16 @@ def test_writers_at_once_give_one_unbroken_chain(postgres: FloorDatabase) -> Non
         t.join()
     with psycopg.connect(postgres.dsn) as conn:
         assert eventlog.verify(conn) == eventlog.Verdict(rows=60)
+
+
+@pytest.mark.parametrize("value", [1e16, -0.0], ids=["1e16", "minus_zero"])
+def test_a_float_in_a_body_verifies_as_written(postgres: FloorDatabase, value: float) -> None:  # noqa: F811
+    """Review hR: the hash covers the body's canonical JSON as the writer dumped it (``1e+16``,
+    ``-0.0``), but the body is kept as jsonb, whose numbers come back as ``10000000000000000`` (an
+    int to Python) and ``0.0``: verify (and a third party reading the stored body) then finds an
+    untouched row "changed"."""
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        with conn.transaction(), conn.cursor() as cur:
+            eventlog.append(cur, table_id="bac1", kind="alert_raised", origin="float", body={"value": value})
+        assert eventlog.verify(conn).intact, eventlog.verify(conn)

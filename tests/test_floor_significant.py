@@ -23,7 +23,7 @@ from controller import inputs as I
 from controller.cards import parse_card
 from controller.cli import main as cli_main
 from controller.daemon.journal import Journal
-from controller.floor import store
+from controller.floor import eventlog, store
 from controller.floor.derive import JournalSource, Replay
 from controller.floor.schema import migrate
 from controller.floor.wire import RowMessage
@@ -124,6 +124,27 @@ def test_verify_and_the_standalone_verifier_agree_on_an_intact_log_and_name_a_ch
         "reason": "its fields do not give its hash (the row was changed)"}
 
 
+def test_both_verifiers_check_any_number_as_written_and_rows_from_before_the_body_text(
+        postgres: FloorDatabase, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
+    """jsonb gives 1e+16 back as 10000000000000000, -0.0 as 0.0 and 1.5e+300 as 301 digits: each
+    verifier hashes the stored text, not the body re-encoded. A row from before migration 0006 (no
+    text) is checked from its body, as it was written."""
+    bodies = [{"big": 1e16, "zero": -0.0, "huge": 1.5e300, "tiny": 5e-324},
+              {"flag": True, "none": None, "list": [1, 1.0, "é"]},
+              {"old": 1}]
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        with conn.transaction(), conn.cursor() as cur:
+            for i, body in enumerate(bodies):
+                eventlog.append(cur, table_id="n1", kind="tilt", origin=f"numbers:{i}", body=body)
+        conn.execute("ALTER TABLE event_log DISABLE TRIGGER event_log_append_only")
+        conn.execute("UPDATE event_log SET body_text = NULL WHERE origin = 'numbers:2'")
+        conn.commit()
+    assert cli_main(["floor", "verify", "--db", postgres.dsn]) == 0
+    assert capsys.readouterr().out == "intact: 3 rows checked\n"
+    assert standalone(postgres.dsn, capsys) == (0, "intact: 3 rows checked\n")
+
+
 def standalone(dsn: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     """The example run as a third party would (in this process: a second Python start costs seconds)."""
     spec = importlib.util.spec_from_file_location("verify_event_log", VERIFIER)
@@ -135,7 +156,7 @@ def standalone(dsn: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
 
 
 def test_the_standalone_verifier_imports_nothing_of_the_project() -> None:
-    allowed = {"__future__", "argparse", "collections", "hashlib", "json", "sys", "psycopg"}
+    allowed = {"__future__", "argparse", "collections", "decimal", "hashlib", "json", "sys", "psycopg"}
     assert top_modules(VERIFIER) <= allowed
 
 
