@@ -5,6 +5,8 @@ acks. A batch is parsed, written in one transaction (controller.floor.store) and
 acknowledged, so a recorder killed at any instant leaves its batch unacknowledged and JetStream
 delivers it again after ``ack_wait``: to this recorder restarted or to another, and the primary keys
 make the second write a no-op. A database that is down is retried (the batch is kept, not acked).
+A batch the database refuses is written again without its malformed bodies (one by one if need
+be); a malformed body is terminated, never recordable, and its row becomes a gap (docs/floor.md).
 
 Holes: rows recorded above a missing one. With several recorders a hole is normal for an instant
 (another recorder is committing the batch before), and an uplink that died while republishing a
