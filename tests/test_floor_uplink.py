@@ -163,15 +163,21 @@ def test_rows_missing_from_the_stream_are_recorded_as_a_gap_and_logged(
 
 def test_a_body_the_recorder_cannot_read_is_left_unrecorded_and_the_rest_of_its_batch_recorded(
         tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:  # noqa: F811
-    """A newer format, a body that is not JSON and one whose row is not a number, in one batch with a
-    journal's rows: the database refuses the batch whole, the recorder sorts it message by message,
-    records the journal's rows and leaves the three unacknowledged, each named in its log."""
+    """A newer format, a body that is not JSON, one whose row is not a number and one Python reads but
+    the database refuses (a time below a double's range), in one batch with a journal's rows: the
+    database refuses the batch whole, the recorder sorts it message by message (the last one alone),
+    records the journal's rows, leaves the newer format to a newer recorder and terminates the three
+    malformed ones (never recordable: JetStream stops delivering them), each named in its log."""
     config = config_for(tmp_path, name="u6")
     inputs, _ = baccarat_play(1, seed=3)
     journal_id = write_journal(config, inputs)
     publish_rows(nats_server.url, config, set(range(1, len(inputs) + 1)))
+    tiny = json.dumps({"format": 1, "table": "u6", "journal": "j", "row": 4, "at": 0.5, "source": "shoe",
+                       "ref": None, "input": {"input": "card"}, "first_seq": 1, "events": [],
+                       "game": "baccarat", "options": {}, "journal_rows": 4, "round": None,
+                       "currency": {"code": "EUR", "minor_units": 2}}).replace('"at": 0.5', '"at": 1e-400')
     strange = [b'{"format":2,"table":"u6"}', b"not json", json.dumps(
-        {"format": 1, "table": "u6", "journal": "j", "row": "first"}).encode()]
+        {"format": 1, "table": "u6", "journal": "j", "row": "first"}).encode(), tiny.encode()]
 
     async def go() -> None:
         nc = await nats.connect(nats_server.url)
@@ -182,10 +188,11 @@ def test_a_body_the_recorder_cannot_read_is_left_unrecorded_and_the_rest_of_its_
     asyncio.run(go())
     rec = recorder(tmp_path, nats_server.url, postgres.dsn)
     run_until("the rows recorded, the others named", lambda: recorded_row(postgres.dsn, "u6") == len(inputs)
-              and rec.text().count("not recorded") == 3, 30, rec)
+              and rec.text().count("not recorded") == 4, 30, rec)
     assert_journal_recorded(postgres.dsn, config, journal_id, inputs)
     assert query(postgres.dsn, "SELECT count(*) FROM inputs") == [(len(inputs),)]
-    assert all(f"u6:other:{n}" in rec.text() for n in (1, 2, 3))
+    assert all(f"u6:other:{n}" in rec.text() for n in (1, 2, 3, 4))
+    assert rec.text().count("terminated") == 3 and "the database refuses it" in rec.text()
 
 
 def test_an_uplink_resuming_far_into_a_journal_starts_from_the_daemon_s_checkpoint(

@@ -5,6 +5,8 @@ acks. A batch is parsed, written in one transaction (controller.floor.store) and
 acknowledged, so a recorder killed at any instant leaves its batch unacknowledged and JetStream
 delivers it again after ``ack_wait``: to this recorder restarted or to another, and the primary keys
 make the second write a no-op. A database that is down is retried (the batch is kept, not acked).
+A batch the database refuses is written again without its malformed bodies (one by one if need
+be); a malformed body is terminated, never recordable, and its row becomes a gap (docs/floor.md).
 
 Holes: rows recorded above a missing one. With several recorders a hole is normal for an instant
 (another recorder is committing the batch before), and an uplink that died while republishing a
@@ -32,7 +34,7 @@ from controller.floor.database import Database
 from controller.floor.pull import Puller
 from controller.floor.schema import migrate
 from controller.floor.uplink import NATS_ERRORS, ensure_stream, retrying
-from controller.floor.wire import FORMAT, STREAM, SUBJECTS, RowMessage
+from controller.floor.wire import FORMAT, MSG_ID, STREAM, SUBJECTS, RowMessage, UnknownFormat
 
 log = logging.getLogger("croupier.floor")
 
@@ -40,19 +42,9 @@ log = logging.getLogger("croupier.floor")
 IDLE_CHECKS = 3
 
 
-def _recorded(unknown: list[int], count: int) -> list[int]:
-    """The positions of a batch of ``count`` that were written, all but the ``unknown`` ones."""
-    skip = set(unknown)
-    return [n for n in range(count) if n not in skip]
-
-
-def _readable(m: Msg) -> bool:
-    """True if ``m`` is a floor row message this recorder reads."""
-    try:
-        RowMessage.parse(m.data)
-        return True
-    except ValueError:
-        return False
+def _name(m: Msg) -> str:
+    """The message id of ``m`` (``<table>:<journal>:<row>``), as its uplink gave it, for the log."""
+    return (m.headers or {}).get(MSG_ID, "(no message id)")
 
 
 class Recorder:
@@ -120,30 +112,60 @@ class Recorder:
             return []
 
     async def _record(self, msgs: list[Msg]) -> None:
-        """Write ``msgs`` in one transaction, then acknowledge them; a body this recorder cannot read is
-        left to a newer one (nak'd with a delay: not ours to judge), the rest of its batch recorded."""
-        written: list[int] = []
+        """Write ``msgs`` in one transaction, then acknowledge them. A body of another format is left
+        to a newer recorder (nak'd with a delay: not ours to judge); a malformed one, which no
+        recorder can ever record, is terminated (a missing row: a gap) and the rest recorded."""
         bodies = [m.data for m in msgs]
+        malformed: dict[int, str] = {}
         try:
-            await self.db.run(lambda conn: written.extend(_recorded(store.write_bodies(conn, bodies),
-                                                                       len(bodies))))
-        except store.BAD_BODY:  # a malformed body: sorted out in Python, message by message
-            good = [n for n, m in enumerate(msgs) if _readable(m)]
-            await self.db.run(lambda conn: written.extend(
-                good[n] for n in _recorded(store.write_bodies(conn, [bodies[g] for g in good]), len(good))))
+            unknown = set(await self._write(bodies))
+        except store.BAD_BODY:  # sorted out in Python, message by message
+            unknown, malformed = await self._sort_out(bodies)
         faults.point("floor_committed")
-        recorded = set(written)
         for n, m in enumerate(msgs):
             try:
-                if n in recorded:
-                    await m.ack()
-                else:  # not ours to judge: a newer uplink's format waits for a newer recorder
+                if n in malformed:
+                    log.error("message %s on %s not recorded, malformed (%s): terminated, it will be a "
+                              "gap", _name(m), m.subject, malformed[n])
+                    await m.term()
+                elif n in unknown:
                     log.error("message %s on %s not recorded: not a floor row message of format %d",
-                              m.headers, m.subject, FORMAT)
+                              _name(m), m.subject, FORMAT)
                     await m.nak(delay=self.ack_wait)
+                else:
+                    await m.ack()
             except NATS_ERRORS as exc:  # committed: a redelivery will be a no-op
                 log.warning("ack failed (%s): the batch will be delivered again", exc)
-        self.recorded += len(recorded)
+        self.recorded += len(msgs) - len(unknown) - len(malformed)
+
+    async def _sort_out(self, bodies: list[bytes]) -> tuple[set[int], dict[int, str]]:
+        """Record the ``bodies`` of a batch the database refused: those this code reads in one
+        transaction, or if the database refuses that too, each in its own. The positions of the
+        bodies of another format, and of the malformed ones with what is wrong with each."""
+        unknown: set[int] = set()
+        malformed: dict[int, str] = {}
+        good: list[int] = []
+        for n, body in enumerate(bodies):
+            try:
+                RowMessage.parse(body)
+                good.append(n)
+            except UnknownFormat:
+                unknown.add(n)
+            except ValueError as exc:
+                malformed[n] = str(exc)
+        try:
+            await self._write([bodies[g] for g in good])
+        except store.BAD_BODY:  # parse read a body the database refuses: each alone finds it
+            for g in good:
+                try:
+                    await self._write([bodies[g]])
+                except store.BAD_BODY as exc:
+                    malformed[g] = f"the database refuses it: {exc}"
+        return unknown, malformed
+
+    async def _write(self, bodies: list[bytes]) -> list[int]:
+        """:func:`store.write_bodies` on the database's worker thread: the positions of another format."""
+        return await self.db.run(lambda conn: store.write_bodies(conn, bodies))
 
     async def _record_heartbeats(self) -> None:
         heard = self.board.take()

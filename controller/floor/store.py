@@ -31,9 +31,15 @@ from controller.floor.wire import FORMAT, RowMessage
 #: Work done on the database connection by the recorder (retried whole if the database was away).
 Work = Callable[["psycopg.Connection[Any]"], object]
 
+
+
+class BadBody(ValueError):
+    """A body the SQL took that RowMessage.parse refuses (a command row whose input is not an object)."""
+
+
 #: Malformed bodies (not JSON, a field missing or of the wrong type) make the whole batch fail with
 #: one of these; the recorder then sorts the batch in Python (RowMessage.parse) and writes the rest.
-BAD_BODY: tuple[type[psycopg.Error], ...] = (psycopg.DataError, psycopg.IntegrityError)
+BAD_BODY: tuple[type[Exception], ...] = (psycopg.DataError, psycopg.IntegrityError, BadBody)
 
 # The batch, one message body a line (COPY's text format), parsed once into ``jsonb``.
 _BATCH = """
@@ -149,7 +155,10 @@ def write_bodies(conn: psycopg.Connection[Any], bodies: Sequence[bytes]) -> list
             cur.execute(_UNKNOWN, params)
         unknown = [int(n) for (n,) in cur.fetchall()]
         cur.execute(_MAYBE_SIGNIFICANT, {**params, "inputs": sorted(significant.SIGNIFICANT_INPUTS)})
-        maybe = [RowMessage.parse(bodies[int(n)]) for (n,) in cur.fetchall()]
+        try:
+            maybe = [RowMessage.parse(bodies[int(n)]) for (n,) in cur.fetchall()]
+        except ValueError as exc:  # the transaction rolls back: nothing of the batch is recorded
+            raise BadBody(str(exc)) from None
         # Last: the event log's lock after every tables row lock (eventlog's rule), held to the commit.
         significant.log_batch(cur, maybe)
         return unknown

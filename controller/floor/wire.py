@@ -10,6 +10,7 @@ and the primary keys in PostgreSQL make a redelivery harmless.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -19,6 +20,12 @@ SUBJECTS: Final = "croupier.*.rows"
 MSG_ID: Final = "Nats-Msg-Id"
 #: Version of the body's layout (a recorder refuses a body it does not know).
 FORMAT: Final = 1
+#: The range of PostgreSQL's ``bigint``, which the recorder casts every row, seq and amount to.
+_BIGINT: Final = 2**63
+
+
+class UnknownFormat(ValueError):
+    """A body of another format than this code's (a newer uplink's): not this recorder's to judge."""
 
 
 def subject(table_id: str) -> str:
@@ -71,13 +78,103 @@ class RowMessage:
 
     @classmethod
     def parse(cls, data: bytes) -> RowMessage:
-        """The message in ``data``; ValueError if it is not a floor row message this code reads."""
+        """The message in ``data``; ValueError if it is not a floor row message this code reads
+        (:class:`UnknownFormat` if it is another format's).
+
+        As strict as the recorder's SQL (controller.floor.store), so that a body read here is one the
+        database takes: integers are JSON integers within ``bigint`` (not ``true``), times finite
+        numbers, no NaN, no ``\\u0000`` nor lone surrogate in any string (``jsonb`` refuses both),
+        every event an object with an integer ``seq`` and a string ``event``, and a round null or an
+        object with the fields its row in ``rounds`` needs."""
         try:
-            d = json.loads(data)
-            if d.get("format") != FORMAT:
-                raise ValueError(f"format {d.get('format')!r}, this recorder reads {FORMAT}")
-            return cls(str(d["table"]), str(d["journal"]), int(d["row"]), float(d["at"]), str(d["source"]),
-                       d["ref"], dict(d["input"]), int(d["first_seq"]), list(d["events"]), str(d["game"]),
-                       dict(d["options"]), int(d["journal_rows"]), d["round"], dict(d["currency"]))
-        except (KeyError, TypeError, AttributeError, json.JSONDecodeError) as exc:
+            d = json.loads(data, parse_constant=_no_constant)
+            fmt = d.get("format")
+            if fmt != str(FORMAT) and not (type(fmt) is int and fmt == FORMAT):  # what d->>'format' compares
+                raise UnknownFormat(f"format {fmt!r}, this recorder reads {FORMAT}")
+            _check_strings(d)
+            events = _list(d, "events")
+            for e in events:
+                if not isinstance(e, dict):
+                    raise ValueError(f"event {e!r} is not an object")
+                _int(e, "seq")
+                _str(e, "event")
+            r = d["round"]
+            if r is not None:
+                if not isinstance(r, dict):
+                    raise ValueError(f"round {r!r} is neither null nor an object")
+                _str(r, "status")
+                for key in ("round", "first_seq", "last_seq"):
+                    _int(r, key)
+                for key in ("opened_at", "ended_at"):  # nullable columns, as house_net
+                    if r.get(key) is not None:
+                        _float(r, key)
+                if r.get("house_net") is not None:
+                    _int(r, "house_net")
+            ref = d["ref"]
+            if ref is not None and not isinstance(ref, str):
+                raise ValueError(f"ref {ref!r} is neither null nor a string")
+            return cls(_str(d, "table"), _str(d, "journal"), _int(d, "row"), _float(d, "at"),
+                       _str(d, "source"), ref, _dict(d, "input"), _int(d, "first_seq"), events,
+                       _str(d, "game"), _dict(d, "options"), _int(d, "journal_rows"), r, _dict(d, "currency"))
+        except (KeyError, TypeError, AttributeError, UnicodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"not a floor row message: {exc!r}") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (PostgreSQL's jsonb refuses it)")
+
+
+def _check_strings(value: Any) -> None:
+    """ValueError if a string or key anywhere in ``value`` is one ``jsonb`` refuses."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_strings(k)
+            _check_strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            _check_strings(v)
+    elif isinstance(value, str):
+        value.encode("utf-8")  # a lone surrogate: UnicodeEncodeError
+        if "\x00" in value:
+            raise ValueError("a string holds \\u0000")
+
+
+def _int(d: dict[str, Any], key: str) -> int:
+    v = d[key]
+    if type(v) is not int or not -_BIGINT <= v < _BIGINT:
+        raise ValueError(f"{key} {v!r} is not an integer of 64 bits")
+    return v
+
+
+def _float(d: dict[str, Any], key: str) -> float:
+    v = d[key]
+    if type(v) not in (int, float):
+        raise ValueError(f"{key} {v!r} is not a number")
+    try:
+        f = float(v)
+    except OverflowError:
+        f = math.inf
+    if not math.isfinite(f):
+        raise ValueError(f"{key} {v!r} is not a finite double")
+    return f
+
+
+def _str(d: dict[str, Any], key: str) -> str:
+    v = d[key]
+    if not isinstance(v, str):
+        raise ValueError(f"{key} {v!r} is not a string")
+    return v
+
+
+def _dict(d: dict[str, Any], key: str) -> dict[str, Any]:
+    v = d[key]
+    if not isinstance(v, dict):
+        raise ValueError(f"{key} {v!r} is not an object")
+    return v
+
+
+def _list(d: dict[str, Any], key: str) -> list[Any]:
+    v = d[key]
+    if not isinstance(v, list):
+        raise ValueError(f"{key} {v!r} is not a list")
+    return v
