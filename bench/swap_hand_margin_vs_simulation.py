@@ -39,10 +39,12 @@ margin needs at the measured spread, and the command.
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import random
 import shlex
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -64,19 +66,28 @@ CHUNK = 1000
 
 
 class FreshShoe:
-    """One round's cards off a full shoe, drawn at random without replacement, seeded by the round."""
+    """One round's cards off a full shoe, drawn at random without replacement, seeded by the round; each
+    player reads them from the first (:meth:`reader`), so the shoe is shuffled once for both."""
 
     def __init__(self, decks: int, seed: str) -> None:
         self.cards = list(DECK) * decks
         self.rng = random.Random(seed)
         self.dealt = 0
 
-    def draw(self) -> Card:
-        j = self.rng.randrange(self.dealt, len(self.cards))
-        cards, i = self.cards, self.dealt
-        cards[i], cards[j] = cards[j], cards[i]
-        self.dealt += 1
-        return cards[i]
+    def card(self, k: int) -> Card:
+        """The round's ``k``-th card (from 0)."""
+        cards = self.cards
+        while self.dealt <= k:
+            i = self.dealt
+            j = self.rng.randrange(i, len(cards))
+            cards[i], cards[j] = cards[j], cards[i]
+            self.dealt += 1
+        return cards[k]
+
+    def reader(self) -> Callable[[], Card]:
+        """A draw function dealing the round's cards from the first."""
+        counter = itertools.count()
+        return lambda: self.card(next(counter))
 
 
 @dataclass(frozen=True)
@@ -125,10 +136,10 @@ def play_rounds(job: Job) -> Result:
     result = Result.empty()
     for i in range(job.first, job.first + job.rounds):
         totals = {}
+        shoe = FreshShoe(options.decks, f"{job.seed}:{i}")
         for k in STRATEGIES:
             tables[k].new_shoe()  # every round is the first off a full shoe (the table counts the cards)
-            shoe = FreshShoe(options.decks, f"{job.seed}:{i}")
-            main, odds = wager_nets(tables[k].play(shoe.draw, players[k]))
+            main, odds = wager_nets(tables[k].play(shoe.reader(), players[k]))
             tally = result.tallies[k]
             tally.add("main", main)
             tally.add("odds_win", odds)
