@@ -15,7 +15,7 @@ the figures are too.
 atomically as chunks finish, and when the run is stopped by Ctrl-C or a
 kill): the same command continues the run where it stopped, across sessions,
 to the figures one uninterrupted run prints; a larger ``--rounds`` continues
-a smaller run's state. A stopped run prints nothing but where it got to.
+a smaller run's state. A stopped run prints the figures it has reached.
 
     python bench/swap_hand_exact_vs_simulation.py [--rounds 10000000] [--seed 30] [--workers 2] [--state FILE]
 """
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import math
 import shlex
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -61,15 +62,21 @@ def main() -> int:
     run = Resumable(args.state, params, lambda: asdict(tally), restore)
     plan = [Chunk(c, n, Job(n, chunk_seed(args.seed, c), options, False))
             for c, n in chunks(args.rounds, args.chunk)]
+    before, started = run.rounds, time.monotonic()
     complete = run.run(plan, play, tally.merge, args.workers)
+    speed = (run.rounds - before) / max(time.monotonic() - started, 1e-9)
     command = ["python", "bench/swap_hand_exact_vs_simulation.py", "--rounds", str(args.rounds), "--seed",
                str(args.seed), "--workers", str(args.workers),
                *(["--chunk", str(args.chunk)] if args.chunk != CHUNK else []),
                *(["--state", str(args.state)] if args.state else [])]
     if not complete:
-        print(f"stopped after {run.rounds} of {args.rounds} rounds"
-              f"{'; continue with: ' + shlex.join(command) if args.state else ''}")
-        return 2
+        left = args.rounds - run.rounds
+        hours = left / speed / 3600 if speed else float("inf")
+        go_on = f"; continue with: {shlex.join(command)}" if args.state else ""
+        print(f"stopped after {run.rounds} of {args.rounds} rounds: {left} to go, about {hours:.1f} h at "
+              f"this session's {speed:.0f} rounds a second{go_on}; the figures reached:")
+        if tally.rounds < 2:
+            return 2
     held = True
     for spot, stake in (("main", STAKE), ("odds_win", STAKE // 2)):
         n = tally.rounds
@@ -82,7 +89,7 @@ def main() -> int:
         print(f"{spot:<9} exact {100 * exact[spot]:+.4f} %  simulated {100 * mean / stake:+.4f} % "
               f"(99 % interval {100 * low:+.4f} % .. {100 * high:+.4f} %)  {verdict}")
     print(f"{tally.rounds} rounds; command: {shlex.join(command)}")
-    return 0 if held else 1
+    return 2 if not complete else 0 if held else 1
 
 
 if __name__ == "__main__":
