@@ -34,7 +34,7 @@ from controller.games.swap_hand.options import SwapHandOptions
 from controller.games.swap_hand.play import STAKE
 from controller.games.swap_hand.simulation import CHUNK, Job, Tally, play
 from controller.simulation.montecarlo import chunk_seed, chunks
-from controller.simulation.resumable import Chunk, Resumable
+from controller.tools.resumable import Chunk, Resumable
 
 #: z of a two-sided 99 % normal interval.
 Z99 = 2.5758

@@ -16,9 +16,9 @@ decision from the exact engine, on the composition the engine valued it
 on (a split hand: the shoe without the up card and the pair cards of the
 hands so far, and its own cards; it resplits whenever allowed, as the
 engine assumes). Its decisions are tabulated once per up card
-(controller/simulation/swap_hand_best.py: the first run builds the tables,
-10-60 CPU seconds an up card, into a cache folder outside the repository,
-``--tables``), so a round costs what the engine costs.
+(controller/games/swap_hand/best_player.py; the first run builds the
+tables, 20-60 CPU seconds an up card, into a cache folder outside the
+repository, controller/tools/best_tables.py, ``--tables``), so a round costs what the engine costs.
 
 ``--state FILE`` keeps the running sums and the chunks done in FILE (written
 atomically every few seconds, and when the run is stopped by Ctrl-C or a
@@ -51,12 +51,13 @@ from typing import Any
 
 from controller.cards import DECK, Card
 from controller.games.blackjack_strategy import Chart
+from controller.games.swap_hand.best_player import BestPlayer, Table
 from controller.games.swap_hand.exact_sheet import UP_ORDER, Sheet, cached
 from controller.games.swap_hand.options import SwapHandOptions
 from controller.games.swap_hand.play import STAKE, Player, SimTable
 from controller.games.swap_hand.simulation import Tally, wager_nets
-from controller.simulation.resumable import Chunk, Resumable
-from controller.simulation.swap_hand_best import BestPlayer, Table, cache_folder, load
+from controller.tools.best_tables import cache_folder, load
+from controller.tools.resumable import Chunk, Resumable
 
 #: z of a two-sided 99 % normal interval.
 Z99 = 2.5758

@@ -1,10 +1,11 @@
 """The long Swap-Hand benches' parts: the best player's tabulated decisions and runs that stop and go on.
 
 The margin bench's best player looks each decision up in a table built from
-the exact engine (controller/simulation/swap_hand_best.py): played through
-the real table on stacked cards, every decision it takes must be the one the
-engine took on the composition the engine valued it on. The benches keep
-their running sums in a state file (controller/simulation/resumable.py): a
+the exact engine (controller/games/swap_hand/best_player.py, cached by
+controller/tools/best_tables.py): played through the real table on stacked
+cards, every decision it takes must be the one the engine took on the
+composition the engine valued it on. The benches keep
+their running sums in a state file (controller/tools/resumable.py): a
 run stopped part-way (by a signal arriving mid-merge, the worst instant, or
 by a shorter first run) and continued prints what one run in one go prints.
 """
@@ -25,13 +26,13 @@ import pytest
 from controller.cards import Card, parse_cards
 from controller.games.blackjack import Hand, card_points
 from controller.games.blackjack_dealer import full_shoe, remove
+from controller.games.swap_hand.best_player import BestPlayer, build, decisions
 from controller.games.swap_hand.exact import DEAD, LIVE
 from controller.games.swap_hand.options import SwapHandOptions
 from controller.games.swap_hand.play import SimTable, stacked
 from controller.games.swap_hand.seat import SeatPlay
-from controller.simulation import swap_hand_best
-from controller.simulation.resumable import Chunk, Resumable
-from controller.simulation.swap_hand_best import BestPlayer, decisions
+from controller.tools import best_tables
+from controller.tools.resumable import Chunk, Resumable
 
 ROOT = Path(__file__).resolve().parent.parent
 OPTIONS = SwapHandOptions()
@@ -70,7 +71,7 @@ def engine_key(values: list[int], hands: int, live: bool) -> tuple[object, ...]:
 def test_the_tabulated_best_player_takes_the_engines_decisions(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     engine = decisions(OPTIONS, UP, DEALS)
-    table = swap_hand_best.build(OPTIONS, UP, DEALS)
+    table = build(OPTIONS, UP, DEALS)
     assert len(table[0]) == len(engine) and bool(np.all(np.diff(table[0].astype(np.int64)) != 0))
     player = Recording(OPTIONS, {UP: table})
     player.seen = []
@@ -86,13 +87,13 @@ def test_the_tabulated_best_player_takes_the_engines_decisions(tmp_path: Path,
         if action != "split":  # a pair is resplit while allowed, as the engine assumes
             assert engine[engine_key(values, hands, live)] == action, (values, hands, live)
     # Written to the cache folder once (private, atomically), read back the same.
-    monkeypatch.setattr(swap_hand_best, "build", lambda options, up: table)
-    first = swap_hand_best.load(OPTIONS, UP, tmp_path / "cache")
+    monkeypatch.setattr(best_tables, "build", lambda options, up: table)
+    first = best_tables.load(OPTIONS, UP, tmp_path / "cache")
     (path,) = (tmp_path / "cache").iterdir()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert path.name == swap_hand_best.cache_name(OPTIONS, UP)
-    assert path.name != swap_hand_best.cache_name(SwapHandOptions(decks=2), UP)
-    again = swap_hand_best.load(OPTIONS, UP, tmp_path / "cache")
+    assert path.name == best_tables.cache_name(OPTIONS, UP)
+    assert path.name != best_tables.cache_name(SwapHandOptions(decks=2), UP)
+    again = best_tables.load(OPTIONS, UP, tmp_path / "cache")
     assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
 
 

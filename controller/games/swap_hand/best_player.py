@@ -1,37 +1,27 @@
-"""The best Swap-Hand player for simulations: the exact engine's decisions, tabulated once and cached.
+"""The best Swap-Hand player for simulations: the exact engine's decisions, tabulated once per up card.
 
 Every round the margin bench plays is the first off a full shoe, so a decision
 depends only on the up card and the cards of the hands so far: the exact
-engine (:func:`controller.games.swap_hand.exact.best_play`, 10-20 CPU seconds
+engine (:func:`controller.games.swap_hand.exact.best_play`, 20-60 CPU seconds
 and a few hundred MB an up card) is run once per up card and its decisions are
-packed into a sorted array of 64-bit keys (a few MB), written to a cache
-folder outside the repository (``$XDG_CACHE_HOME/croupier``, else
-``~/.cache/croupier``) under a name that carries the options and a digest of
-the engine's source, so a changed engine or rule set can never read a stale
-table. A round then costs what the engine costs, plus a binary search per
-decision.
+packed into a sorted array of 64-bit keys (3 MB), which
+:mod:`controller.tools.best_tables` caches on disk. A round then costs what
+the engine costs, plus a binary search per decision.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-import os
 from collections.abc import Collection
-from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from controller.cards import Card
-from controller.daemon.private import make_dir, write_atomic
-from controller.games import blackjack_dealer, blackjack_exact
 from controller.games.blackjack import Hand, card_points
 from controller.games.blackjack_dealer import ACE, Shoe, full_shoe, remove
 from controller.games.blackjack_exact import Stakes, starts, two_pass
 from controller.games.blackjack_strategy import Chart
-from controller.games.swap_hand import exact
 from controller.games.swap_hand.exact import DEAD, LIVE, SWAP_TOTALS, Deal, best_play
 from controller.games.swap_hand.options import SwapHandOptions
 from controller.games.swap_hand.play import Player
@@ -43,8 +33,7 @@ ACTIONS: Final = ("stand", "hit", "double", "split", "swap", "keep")
 HIT, PLAY, SWAP = 0, 1, 2
 #: Bits a removed-card count takes in a key (ten of them above the 14 bits of the rest: 64 in all).
 _COUNT_BITS: Final = 5
-#: Changes to these make a new table: the engine whose decisions are tabulated, and this packing.
-_SOURCES: Final = (blackjack_exact, blackjack_dealer, exact)
+#: The packing's version: a change to :func:`pack` must change it (it names the cached tables).
 FORMAT: Final = 1
 
 Table = tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint8]]
@@ -102,37 +91,9 @@ def build(options: SwapHandOptions, up: int, deals: Collection[tuple[int, int]] 
     return keys[order], np.fromiter(codes.values(), dtype=np.uint8, count=len(codes))[order]
 
 
-def cache_folder() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "croupier" / "swap_hand_best"
-
-
-def cache_name(options: SwapHandOptions, up: int) -> str:
-    """The table's file name: the options and the engine's source digested, so it cannot go stale."""
-    digest = hashlib.sha256(f"{FORMAT}:{options.model_dump_json()}".encode())
-    for module in _SOURCES:
-        digest.update(Path(module.__file__ or "").read_bytes())
-    return f"up{up}-{digest.hexdigest()[:20]}.npz"
-
-
-def load(options: SwapHandOptions, up: int, folder: Path | None = None) -> Table:
-    """The table for ``up``: read from the cache folder, or built and written there (0600, atomically)."""
-    folder = folder or cache_folder()
-    path = folder / cache_name(options, up)
-    if path.exists():
-        with np.load(path) as stored:
-            return stored["keys"], stored["actions"]
-    table = build(options, up)
-    make_dir(folder)
-    buffer = io.BytesIO()
-    np.savez(buffer, keys=table[0], actions=table[1])
-    write_atomic(path, buffer.getvalue())
-    return table
-
-
 class BestPlayer(Player):
     """A seat playing the exact engine's best decisions (those the sheet's optimal figures assume), looked
-    up in the tables of :func:`load`, one per up card (``tables[up]``)."""
+    up in the tables of :func:`build`, one per up card (``tables[up]``)."""
 
     def __init__(self, options: SwapHandOptions, tables: dict[int, Table]) -> None:
         super().__init__(Chart(options.dealer_hits_soft_17, options.double_after_split))
