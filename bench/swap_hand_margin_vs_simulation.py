@@ -15,8 +15,17 @@ intervals combined (both are printed). The best player takes every
 decision from the exact engine, on the composition the engine valued it
 on (a split hand: the shoe without the up card and the pair cards of the
 hands so far, and its own cards; it resplits whenever allowed, as the
-engine assumes); its decisions are computed per up card first (a few CPU
-seconds to a minute each), so rounds are played grouped by up card.
+engine assumes). Its decisions are tabulated once per up card
+(controller/games/swap_hand/best_player.py; the first run builds the
+tables, 20-60 CPU seconds an up card, into a cache folder outside the
+repository, controller/tools/best_tables.py, ``--tables``), so a round costs what the engine costs.
+
+``--state FILE`` keeps the running sums and the chunks done in FILE (written
+atomically every few seconds, and when the run is stopped by Ctrl-C or a
+kill): the same command continues the run, across sessions, to the figures
+one uninterrupted run prints (round i's cards depend only on the seed and
+i); a larger ``--rounds`` continues a smaller run's state. A stopped run
+prints the figures it has reached.
 
 Not a test: it prints each strategy's Main, Odds-Win and combined return
 with their 99 % intervals against the exact figures, the Main's hit
@@ -24,116 +33,71 @@ frequency and standard deviation against the sheet's bounds, the margin's
 interval against the stated margin, the rounds a confirmation of the
 margin needs at the measured spread, and the command.
 
-    python bench/swap_hand_margin_vs_simulation.py [--rounds 100000] [--seed 30] [--workers 2]
+    python bench/swap_hand_margin_vs_simulation.py [--rounds 100000] [--seed 30] [--workers 2] [--state FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import random
 import shlex
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
 
 from controller.cards import DECK, Card
-from controller.games.blackjack import Hand, card_points
-from controller.games.blackjack_dealer import ACE, full_shoe, remove
-from controller.games.blackjack_exact import two_pass
 from controller.games.blackjack_strategy import Chart
-from controller.games.swap_hand.exact import DEAD, LIVE, SWAP_TOTALS, Deal, best_play
+from controller.games.swap_hand.best_player import BestPlayer, Table
 from controller.games.swap_hand.exact_sheet import UP_ORDER, Sheet, cached
 from controller.games.swap_hand.options import SwapHandOptions
 from controller.games.swap_hand.play import STAKE, Player, SimTable
-from controller.games.swap_hand.seat import SeatPlay
 from controller.games.swap_hand.simulation import Tally, wager_nets
-from controller.simulation.montecarlo import run_chunks
+from controller.tools.best_tables import cache_folder, load
+from controller.tools.resumable import Chunk, Resumable
 
 #: z of a two-sided 99 % normal interval.
 Z99 = 2.5758
 STRATEGIES = ("basic", "optimal")
+#: Rounds a chunk (the unit of the state file; the figures do not depend on it).
+CHUNK = 1000
 
 
 class FreshShoe:
-    """One round's cards off a full shoe, drawn at random without replacement, seeded by the round."""
+    """One round's cards off a full shoe, drawn at random without replacement, seeded by the round; each
+    player reads them from the first (:meth:`reader`), so the shoe is shuffled once for both."""
 
     def __init__(self, decks: int, seed: str) -> None:
         self.cards = list(DECK) * decks
         self.rng = random.Random(seed)
         self.dealt = 0
 
-    def draw(self) -> Card:
-        j = self.rng.randrange(self.dealt, len(self.cards))
-        cards, i = self.cards, self.dealt
-        cards[i], cards[j] = cards[j], cards[i]
-        self.dealt += 1
-        return cards[i]
+    def card(self, k: int) -> Card:
+        """The round's ``k``-th card (from 0)."""
+        cards = self.cards
+        while self.dealt <= k:
+            i = self.dealt
+            j = self.rng.randrange(i, len(cards))
+            cards[i], cards[j] = cards[j], cards[i]
+            self.dealt += 1
+        return cards[k]
 
-
-def up_of(decks: int, seed: int, i: int) -> int:
-    """Round ``i``'s up card (engine value): the second card dealt (a card to the seat, then the up card)."""
-    shoe = FreshShoe(decks, f"{seed}:{i}")
-    shoe.draw()
-    return card_points(shoe.draw())
-
-
-class BestPlayer(Player):
-    """A seat playing the exact engine's best decisions (those the sheet's optimal figures assume)."""
-
-    def __init__(self, options: SwapHandOptions, best: Deal) -> None:
-        super().__init__(Chart(options.dealer_hits_soft_17, options.double_after_split))
-        self.best = best
-        self.shoe = full_shoe(options.decks)
-
-    def decide(self, play: SeatPlay, hand: Hand, up: Card, legal: tuple[str, ...]) -> str:
-        action = self._action(play, hand, card_points(up), legal)
-        if action not in legal:
-            raise AssertionError(f"the engine's {action!r} is not legal here: {legal}, {hand.codes()}")
-        return action
-
-    def _action(self, play: SeatPlay, hand: Hand, u: int, legal: tuple[str, ...]) -> str:
-        ev, decisions = self.best.ev, self.best.decisions
-        st = LIVE if play.parity == "odd" else DEAD
-        base = remove(self.shoe, u, *(card_points(c) for c in play.discarded))
-        values = [card_points(c) for c in hand.cards]
-        hard, ace = sum(values), ACE in values
-        if "swap" in legal:
-            v1, v2 = sorted(values)
-            assert ACE not in values and v1 + v2 in SWAP_TOTALS
-            return decisions[("swap", remove(base, v1, v2), v1, v2, u)]
-        if len(play.hands) == 1:
-            rest = remove(base, *values)
-            if len(values) == 2:
-                v1, v2 = sorted(values)
-                key: tuple[object, ...] = (rest, v1, v2, u, st, False, True)
-                if key not in decisions:
-                    ev.play(rest, v1, v2, u, st, others=DEAD)
-                return decisions[key]
-            return self._hit_or_stand(rest, hard, ace, u, st)
-        pair, hands = values[0], len(play.hands)
-        st = st if hand is play.first else DEAD
-        rest = remove(base, *[pair] * hands, *values[1:])
-        if len(values) == 2:
-            if values[1] == pair and "split" in legal:
-                return "split"  # the engine resplits every pair card while the table allows it
-            key = (rest, pair, values[1], u, st, True, False)
-            if key not in decisions:
-                ev.play(rest, pair, values[1], u, st, split_hand=True, may_split=False)
-            return decisions[key]
-        return self._hit_or_stand(rest, hard, ace, u, st)
-
-    def _hit_or_stand(self, rest: tuple[int, ...], hard: int, ace: bool, u: int, st: object) -> str:
-        key = (rest, hard, ace, u, st)
-        if key not in self.best.decisions:
-            self.best.ev.hit_stand(rest, hard, ace, u, st)  # type: ignore[arg-type]
-        return self.best.decisions[key]
+    def reader(self) -> Callable[[], Card]:
+        """A draw function dealing the round's cards from the first."""
+        counter = itertools.count()
+        return lambda: self.card(next(counter))
 
 
 @dataclass(frozen=True)
 class Job:
-    up: int
-    rounds: tuple[int, ...]
+    first: int
+    rounds: int
     seed: int
     options: SwapHandOptions
+    tables: Path
 
 
 @dataclass
@@ -142,20 +106,41 @@ class Result:
     #: The paired difference (optimal minus basic) of both wagers' net, minor units.
     diff: Tally
 
+    @classmethod
+    def empty(cls) -> Result:
+        return cls({k: Tally.empty() for k in STRATEGIES}, Tally.empty())
 
-def play_up(job: Job) -> Result:
-    """Both strategies on the same rounds (those whose up card is ``job.up``)."""
+    def merge(self, part: Result) -> None:
+        for k in STRATEGIES:
+            self.tallies[k].merge(part.tallies[k])
+        self.diff.merge(part.diff)
+
+    def dump(self) -> dict[str, object]:
+        return {**{k: asdict(t) for k, t in self.tallies.items()}, "diff": asdict(self.diff)}
+
+    def restore(self, saved: dict[str, dict[str, Any]]) -> None:
+        self.merge(Result({k: Tally(**saved[k]) for k in STRATEGIES}, Tally(**saved["diff"])))
+
+
+#: The best decisions, by up card, in this process (read once from the cache folder).
+_TABLES: dict[int, Table] = {}
+
+
+def play_rounds(job: Job) -> Result:
+    """Both strategies on the same rounds ``job.first`` onwards, each the first off a full shoe."""
     options = job.options
+    if not _TABLES:
+        _TABLES.update({up: load(options, up, job.tables) for up in UP_ORDER})
     players = {"basic": Player(Chart(options.dealer_hits_soft_17, options.double_after_split)),
-               "optimal": BestPlayer(options, two_pass(lambda: best_play(options, job.up)))}
+               "optimal": BestPlayer(options, _TABLES)}
     tables = {k: SimTable(options) for k in STRATEGIES}
-    result = Result({k: Tally.empty() for k in STRATEGIES}, Tally.empty())
-    for i in job.rounds:
+    result = Result.empty()
+    for i in range(job.first, job.first + job.rounds):
         totals = {}
+        shoe = FreshShoe(options.decks, f"{job.seed}:{i}")
         for k in STRATEGIES:
             tables[k].new_shoe()  # every round is the first off a full shoe (the table counts the cards)
-            shoe = FreshShoe(options.decks, f"{job.seed}:{i}")
-            main, odds = wager_nets(tables[k].play(shoe.draw, players[k]))
+            main, odds = wager_nets(tables[k].play(shoe.reader(), players[k]))
             tally = result.tallies[k]
             tally.add("main", main)
             tally.add("odds_win", odds)
@@ -205,31 +190,43 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=100_000, help="rounds each strategy plays")
     parser.add_argument("--seed", type=int, default=30, help="round i's cards come from seed 'SEED:i'")
-    parser.add_argument("--workers", type=int, default=2, help="processes (one up card each at a time)")
+    parser.add_argument("--workers", type=int, default=2, help="processes")
+    parser.add_argument("--state", type=Path, help="keep the running sums here, to stop and continue the run")
+    parser.add_argument("--tables", type=Path, default=cache_folder(),
+                        help=f"the best decisions' cache folder (default {cache_folder()})")
     args = parser.parse_args()
     options = SwapHandOptions()
     sheet = cached(options)
     if sheet is None:
         raise SystemExit("the stored sheet (controller/games/swap_hand/exact_defaults.json) is missing")
-    by_up: dict[int, list[int]] = {}
-    for i in range(args.rounds):
-        by_up.setdefault(up_of(options.decks, args.seed, i), []).append(i)
-    jobs = [Job(up, tuple(by_up[up]), args.seed, options) for up in UP_ORDER if up in by_up]
-    whole = Result({k: Tally.empty() for k in STRATEGIES}, Tally.empty())
+    for up in UP_ORDER:  # built here once if missing (minutes), so the workers only read them
+        load(options, up, args.tables)
+    whole = Result.empty()
+    params = {"bench": "swap_hand_margin_vs_simulation", "seed": args.seed, "chunk": CHUNK,
+              "options": options.model_dump(mode="json")}
+    run = Resumable(args.state, params, whole.dump, whole.restore)
+    plan = [Chunk(c, min(CHUNK, args.rounds - first), Job(first, min(CHUNK, args.rounds - first), args.seed,
+                                                          options, args.tables))
+            for c, first in enumerate(range(0, args.rounds, CHUNK))]
+    before, started = run.rounds, time.monotonic()
+    complete = run.run(plan, play_rounds, whole.merge, args.workers)
+    speed = (run.rounds - before) / max(time.monotonic() - started, 1e-9)
+    words = ["--rounds", str(args.rounds), "--seed", str(args.seed), "--workers", str(args.workers),
+             *(["--state", str(args.state)] if args.state else [])]
+    command = shlex.join(["python", "bench/swap_hand_margin_vs_simulation.py", *words])
+    if not complete:
+        print(f"stopped after {run.rounds} of {args.rounds} rounds ({speed:.0f} paired rounds a second)"
+              f"{'; continue with: ' + command if args.state else ''}")
+        if whole.diff.rounds < 2:
+            return 2
+    return report(sheet, whole, speed, command)
 
-    def merge(part: Result) -> None:
-        for k in STRATEGIES:
-            whole.tallies[k].merge(part.tallies[k])
-        whole.diff.merge(part.diff)
 
-    run_chunks(jobs, play_up, merge, lambda job: len(job.rounds), args.workers)
-    return report(sheet, whole, args)
-
-
-def report(sheet: Sheet, whole: Result, args: argparse.Namespace) -> int:
+def report(sheet: Sheet, whole: Result, speed: float, command: str) -> int:
+    """Every figure against its exact value; 0 if each lies inside its 99 % interval."""
     returns, spread, exact_total = sheet.returns(), sheet.main_spread(), sheet.merged().total
-    print(f"Swap-Hand, table defaults, {args.rounds} rounds each off a full shoe, the same cards for both "
-          f"strategies, seed {args.seed}; nets per unit staked on the wager, 'both' per main unit")
+    print(f"Swap-Hand, table defaults, {whole.diff.rounds} rounds each off a full shoe, the same cards for "
+          f"both strategies; nets per unit staked on the wager, 'both' per main unit")
     ok = True
     for k in STRATEGIES:
         t = whole.tallies[k]
@@ -248,11 +245,12 @@ def report(sheet: Sheet, whole: Result, args: argparse.Namespace) -> int:
           f"{stated:+.5f}: {'inside' if held else 'OUTSIDE'}")
     needed = math.ceil((Z99 * sd / stated) ** 2)
     confirmed = mean - half > 0
+    more = max(needed - whole.diff.rounds, 0)
+    hours = f" (about {more / speed / 3600:.1f} h at this run's {speed:.0f} rounds a second)" if speed else ""
     print(f"  paired spread {sd:.4f} a round: the 99 % interval excludes a zero margin "
           f"{'here' if confirmed else 'not yet'}; at the exact margin that takes about {needed:,} rounds "
-          f"(half-width = margin){'' if confirmed else ', more than this run'}")
-    words = ["--rounds", str(args.rounds), "--seed", str(args.seed), "--workers", str(args.workers)]
-    print("command:", shlex.join(["python", "bench/swap_hand_margin_vs_simulation.py", *words]))
+          f"(half-width = margin), {more:,} more than done{hours}")
+    print("command:", command)
     return 0 if ok else 1
 
 

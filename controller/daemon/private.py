@@ -62,9 +62,10 @@ def open_private(path: Path, flags: int) -> int:
     return fd
 
 
-def write_atomic(target: Path, text: str, mode: int = FILE_MODE, group: int = -1) -> None:
-    """Replace ``target`` with ``text`` (0600), atomically and durably: after a crash it holds the old
-    text or the new, never part of either; a stale temporary file is overwritten by the next write.
+def write_atomic(target: Path, text: str | bytes, mode: int = FILE_MODE, group: int = -1) -> None:
+    """Replace ``target`` with ``text`` (UTF-8, or bytes as they are; 0600), atomically and durably:
+    after a crash it holds the old text or the new, never part of either; a stale temporary file is
+    overwritten by the next write.
 
     ``mode`` and ``group`` widen a file that another user's process must read (a public key the
     daemon's group reads): set on the empty file, before a byte is written and before it has its name.
@@ -76,7 +77,7 @@ def write_atomic(target: Path, text: str, mode: int = FILE_MODE, group: int = -1
             os.fchown(fd, -1, group)
         os.fchmod(fd, mode)
         faults.point("file_created")
-        data = memoryview(text.encode("utf-8"))
+        data = memoryview(text.encode("utf-8") if isinstance(text, str) else text)
         while data:
             data = data[os.write(fd, data):]
         faults.point("file_written")

@@ -1,0 +1,160 @@
+"""The long Swap-Hand benches' parts: the best player's tabulated decisions and runs that stop and go on.
+
+The margin bench's best player looks each decision up in a table built from
+the exact engine (controller/games/swap_hand/best_player.py, cached by
+controller/tools/best_tables.py): played through the real table on stacked
+cards, every decision it takes must be the one the engine took on the
+composition the engine valued it on. The benches keep
+their running sums in a state file (controller/tools/resumable.py): a
+run stopped part-way (by a signal arriving mid-merge, the worst instant, or
+by a shorter first run) and continued prints what one run in one go prints.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import stat
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from controller.cards import Card, parse_cards
+from controller.games.blackjack import Hand, card_points
+from controller.games.blackjack_dealer import full_shoe, remove
+from controller.games.swap_hand.best_player import BestPlayer, build, decisions
+from controller.games.swap_hand.exact import DEAD, LIVE
+from controller.games.swap_hand.options import SwapHandOptions
+from controller.games.swap_hand.play import SimTable, stacked
+from controller.games.swap_hand.seat import SeatPlay
+from controller.tools import best_tables
+from controller.tools.resumable import Chunk, Resumable
+
+ROOT = Path(__file__).resolve().parent.parent
+OPTIONS = SwapHandOptions()
+UP = 6
+#: The deals the test's table holds (a whole up card's table takes 10-60 CPU seconds, a hard 14-18 that
+#: may be swapped seconds): a hand that hits with the Odds-Win live, a pair that splits.
+DEALS = [(2, 3), (6, 6)]
+
+
+class Recording(BestPlayer):
+    """The best player, noting each decision with the cards it was taken on."""
+
+    seen: list[tuple[list[int], int, bool, str]]
+
+    def decide(self, play: SeatPlay, hand: Hand, up: Card, legal: tuple[str, ...]) -> str:
+        action = super().decide(play, hand, up, legal)
+        values = [card_points(c) for c in hand.cards]
+        self.seen.append((values, len(play.hands), play.parity == "odd" and hand is play.first, action))
+        return action
+
+
+def engine_key(values: list[int], hands: int, live: bool) -> tuple[object, ...]:
+    """The engine's own key of a decision on ``values`` (no swap), worked out here independently."""
+    full, st = full_shoe(OPTIONS.decks), LIVE if live else DEAD
+    if hands == 1:
+        rest = remove(full, UP, *values)
+        if len(values) == 2:
+            return (rest, *sorted(values), UP, st, False, True)
+    else:
+        rest = remove(full, UP, *[values[0]] * hands, *values[1:])
+        if len(values) == 2:
+            return (rest, values[0], values[1], UP, st, True, False)
+    return (rest, sum(values), 1 in values, UP, st)
+
+
+def test_the_tabulated_best_player_takes_the_engines_decisions(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = decisions(OPTIONS, UP, DEALS)
+    table = build(OPTIONS, UP, DEALS)
+    assert len(table[0]) == len(engine) and bool(np.all(np.diff(table[0].astype(np.int64)) != 0))
+    player = Recording(OPTIONS, {UP: table})
+    player.seen = []
+    sim = SimTable(OPTIONS)
+    rounds = ["2C 6D 3S 9H 4C 2D 2H 5S TS TH", "6C 6D 6S 7H 3C 5D 9C 2H 2S 2D TS TH"]
+    for cards in rounds:
+        sim.new_shoe()
+        shoe = stacked(parse_cards(cards), [])
+        sim.play(shoe.__next__, player)
+    assert len(player.seen) >= 4 and any(hands == 2 for _, hands, _, _ in player.seen)
+    assert any(live for _, _, live, _ in player.seen)
+    for values, hands, live, action in player.seen:
+        if action != "split":  # a pair is resplit while allowed, as the engine assumes
+            assert engine[engine_key(values, hands, live)] == action, (values, hands, live)
+    # Written to the cache folder once (private, atomically), read back the same.
+    monkeypatch.setattr(best_tables, "build", lambda options, up: table)
+    first = best_tables.load(OPTIONS, UP, tmp_path / "cache")
+    (path,) = (tmp_path / "cache").iterdir()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert path.name == best_tables.cache_name(OPTIONS, UP)
+    assert path.name != best_tables.cache_name(SwapHandOptions(decks=2), UP)
+    again = best_tables.load(OPTIONS, UP, tmp_path / "cache")
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+
+
+def square(n: int) -> int:
+    return n * n
+
+
+def test_a_run_stopped_mid_merge_and_continued_counts_each_chunk_once(tmp_path: Path) -> None:
+    state = tmp_path / "runs" / "state.json"
+    plan = [Chunk(n, 1, n) for n in range(10)]
+
+    def run(stop_at: int | None, signum: int = signal.SIGINT) -> tuple[bool, Resumable, list[int]]:
+        sums = [0]
+
+        def merge(value: int) -> None:
+            sums[0] += value
+            if value == stop_at:  # the stop arrives between adding the sums and noting the chunk done
+                os.kill(os.getpid(), signum)
+
+        def restore(saved: int) -> None:
+            sums[0] += saved
+
+        resumable = Resumable(state, {"run": "squares"}, lambda: sums[0], restore, every=0.0)
+        return resumable.run(plan, square, merge, 1), resumable, sums
+
+    complete, first, _ = run(9)
+    assert not complete and first.rounds == 4  # chunk 3 (9) counted and noted before the stop
+    assert stat.S_IMODE(state.stat().st_mode) == 0o600
+    complete, second, _ = run(25, signal.SIGTERM)
+    assert not complete and second.rounds == 6
+    complete, third, sums = run(None)
+    assert complete and third.rounds == 10 and sums == [sum(n * n for n in range(10))]
+    assert json.loads(state.read_text())["sums"] == sums[0]
+    with pytest.raises(SystemExit, match="another run"):
+        Resumable(state, {"run": "cubes"}, lambda: 0, lambda saved: None)
+    with pytest.raises(SystemExit, match="chunk 5 of 1 rounds, which this run has not"):
+        Resumable(state, {"run": "squares"}, lambda: 0, lambda saved: None).pending(plan[:5])
+
+
+def bench_main(name: str, args: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, bench)
+    spec.loader.exec_module(bench)
+    monkeypatch.setattr(sys, "argv", [name, *args])
+    result: int = bench.main()
+    return result
+
+
+def test_the_returns_bench_in_two_halves_prints_what_one_run_prints(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    name, state = "swap_hand_exact_vs_simulation", tmp_path / "state.json"
+    common = ["--seed", "7", "--workers", "1", "--chunk", "150"]
+
+    def figures(args: list[str]) -> list[str]:
+        bench_main(name, [*args, *common], monkeypatch)
+        return [line for line in capsys.readouterr().out.splitlines() if "command:" not in line]
+
+    whole = figures(["--rounds", "600"])
+    figures(["--rounds", "300", "--state", str(state)])
+    assert json.loads(state.read_text())["done"] == {"0": 150, "1": 150}
+    assert figures(["--rounds", "600", "--state", str(state)]) == whole
+    assert len(whole) == 2 and all("simulated" in line for line in whole)
