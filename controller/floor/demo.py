@@ -36,7 +36,7 @@ from controller.floor import queries
 from controller.floor.derive import JournalSource
 from controller.floor.local import NatsServer, Postgres, ServerMissing, free_port
 from controller.tools.children import croupier_command, start_child
-from controller.tools.demo_setup import PORTS_PER_TABLE, STOP_SIGNALS, _interrupt
+from controller.tools.demo_setup import PORTS_PER_TABLE, STOP_SIGNALS, _interrupt, demo_endpoints
 
 #: Bounds: a table's journal to appear (its daemon starting), and the floor to catch up at the end.
 START_TIMEOUT = 60.0
@@ -69,10 +69,15 @@ class Table:
             source.close()
 
 
+def _ports(args: argparse.Namespace, i: int) -> int | None:
+    """The first of table ``i``'s ports with ``--ports``, else None (the table file's)."""
+    return None if args.ports is None else args.ports + PORTS_PER_TABLE * i
+
+
 def _table_args(args: argparse.Namespace, i: int) -> list[str]:
     extra: list[str] = []
     for flag, value in (("--rounds", args.rounds), ("--seed", args.seed), ("--delay", args.delay),
-                        ("--ports", None if args.ports is None else args.ports + PORTS_PER_TABLE * i)):
+                        ("--ports", _ports(args, i))):
         if value is not None:
             extra += [flag, str(value)]
     return extra
@@ -118,8 +123,9 @@ def run(args: argparse.Namespace) -> int:
             while not _wait(f"{t.table_id}'s journal", t.journal_rows() is not None, deadline,
                             [*children, *demos]):
                 pass
-            children.append(start_child(["uplink", str(t.file), "--state-dir", str(t.state), "--nats",
-                                         nats.url], work / f"{t.table_id}.uplink.log"))
+            pub = demo_endpoints(t.config, _ports(args, i))["pub"]  # where the uplink hears its daemon
+            children.append(start_child(["uplink", str(t.file), "--state-dir", str(t.state), "--pub", pub,
+                                         "--nats", nats.url], work / f"{t.table_id}.uplink.log"))
         c, ids = croupier_command(), [t.table_id for t in tables]
         deadline = time.monotonic() + START_TIMEOUT
         while not _wait("the pit board", "pit board: http" in _text(work / "pitboard.log")
