@@ -72,17 +72,19 @@ def test_a_pulled_shoe_an_open_lid_and_a_stopped_daemon_of_the_floor_demo_show_o
                 took[what] = f"{shown - cause[1]:.3f}" + (f"-{shown - cause[0]:.3f}" if cause[0] < cause[1]
                                                           else "")
 
-            pulled = _paste(pull)
-            seen("shoe pulled: shown", pulled, "device_offline", "shoe", "offline", True)
-            seen("shoe back (5 s after the command's start): cleared", (pulled[0] + 5, pulled[0] + 5),
-                 "device_offline", "shoe", "offline", False)
-            seen("lid opened: shown", _paste(lid.group(1)), "device_offline", "shoe lid", "offline", True)
-            seen("lid closed: cleared", _paste(lid.group(2)), "device_offline", "shoe lid", "offline", False)
+            # The pulled shoe last: a card the dealer dealt while it was out arrives after the replug, maybe
+            # when none is due, and the table's tilt colours the tile as a stopped daemon does ("fault").
             seen("daemon stopped: shown", _paste(stop), "daemon_stopped", "", "fault", True)
             t0 = time.time()
             again = _printed(out, rf"^{TABLE}: dealing again; stop its daemon: kill (\d+)$", demo)
             seen(f"started again by the demo ({RESTART_DELAY:g} s later, its start included): cleared",
                  (t0, t0), "daemon_stopped", "", "fault", False)
+            seen("lid opened: shown", _paste(lid.group(1)), "device_offline", "shoe lid", "offline", True)
+            seen("lid closed: cleared", _paste(lid.group(2)), "device_offline", "shoe lid", "offline", False)
+            pulled = _paste(pull)
+            seen("shoe pulled: shown", pulled, "device_offline", "shoe", "offline", True)
+            seen("shoe back (5 s after the command's start): cleared", (pulled[0] + 5, pulled[0] + 5),
+                 "device_offline", "shoe", "offline", False)
             assert f"kill {again.group(1)}" != stop  # its new daemon, said
             assert errors == []
     finally:
