@@ -61,6 +61,28 @@ def chromium_page(width: int, height: int) -> Iterator[tuple[Page, list[str]]]:
             browser.close()
 
 
+def open_table(page: Page, url: str, table: str) -> None:
+    """The board at ``url`` in ``page``, ``table``'s tile clicked open (its recall and open alerts shown)."""
+    page.goto(url)
+    tile = page.locator(f'.tile[data-table="{table}"]')
+    tile.wait_for(timeout=30_000)
+    tile.click()
+    page.wait_for_function(f"document.body.dataset.detail === '{table}'", timeout=30_000)
+
+
+def shown_at(page: Page, table: str, kind: str, key: str, state: str, want: bool) -> float:
+    """When (epoch seconds, the page's clock) the alert was seen to reach ``want`` on the board
+    (:data:`SHOWN_JS`); AssertionError after 30 s, naming the alert and what the board showed."""
+    try:
+        handle = page.wait_for_function(SHOWN_JS, arg=[table, kind, key, state, want], timeout=30_000)
+    except PlaywrightTimeout:
+        shown = page.evaluate(f"() => [document.querySelector('.tile[data-table={table}]')?.outerHTML,"
+                              "document.getElementById('open-alerts').outerHTML]")
+        raise AssertionError(f"{kind} {key!r} {'on' if want else 'off'} the board within 30 s; the board "
+                             f"showed {shown}") from None
+    return float(handle.json_value()) / 1000
+
+
 class PitFloor:
     """The parts (started by :meth:`start`, stopped by :meth:`stop`) on a given nats-server and PostgreSQL."""
 
@@ -110,23 +132,15 @@ class PitFloor:
 
     def open_table(self, page: Page) -> None:
         """The board in ``page``, the table's tile clicked open (its recall and open alerts shown)."""
-        page.goto(self.url)
-        tile = page.locator(f'.tile[data-table="{TABLE}"]')
-        tile.wait_for(timeout=30_000)
-        tile.click()
-        page.wait_for_function(f"document.body.dataset.detail === '{TABLE}'", timeout=30_000)
+        open_table(page, self.url, TABLE)
 
     def _board(self, page: Page, kind: str, key: str, state: str, want: bool) -> float:
-        """When (epoch seconds, the page's clock) the alert was last seen to reach ``want`` on the board."""
-        what = f"{kind} {key!r} {'on' if want else 'off'} the board"
+        """:func:`shown_at` for the table, a failure with the processes' logs too."""
         try:
-            handle = page.wait_for_function(SHOWN_JS, arg=[TABLE, kind, key, state, want], timeout=30_000)
-        except PlaywrightTimeout:  # say which alert, what the board showed, and the processes' logs
-            shown = page.evaluate(f"() => [document.querySelector('.tile[data-table={TABLE}]')?.outerHTML,"
-                                  "document.getElementById('open-alerts').outerHTML]")
-            wait_for(f"{what} within 30 s; the board showed {shown}", lambda: False, 0, *self.procs)
+            return shown_at(page, TABLE, kind, key, state, want)
+        except AssertionError as exc:
+            wait_for(str(exc), lambda: False, 0, *self.procs)
             raise
-        return float(handle.json_value()) / 1000
 
     def trial(self, page: Page, unplug: float = 1.0) -> dict[str, float]:
         """Each cause once, the board's latency from it (seconds) by what happened; the board open

@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 
 from controller.cards import DECK, Card, parse_card
+from controller.cli import main as cli_main
 from drivers.shoe.profile import ShoeProfile, parse_profile
 from drivers.shoe.sim import SimError, SimulatedShoe, load_deck
-from drivers.shoe.simctl import run_command
+from drivers.shoe.simctl import HELP, ControlServer, run_command
 from drivers.shoe.transport import ShoeReader
 from tests.shoe_support import ShoeEvents
 
@@ -328,3 +329,24 @@ def test_close_from_two_threads_at_once_lets_the_link_go_once(tmp_path: Path) ->
         again = SimulatedShoe("v1", seed=attempt)  # and its claim let go: another may take it
         again.open_pty(tmp_path / f"shoe{attempt}")
         again.close()
+
+
+def test_sim_control_runs_one_command_on_a_simulators_socket_and_prints_its_whole_answer(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    sim = SimulatedShoe("v1", seed=1)
+    control = ControlServer(sim)
+    where = f"127.0.0.1:{control.port}"
+    try:
+        assert cli_main(["shoe", "sim-control", where, "lid", "open"]) == 0
+        assert capsys.readouterr().out == "ok lid open\n"
+        assert cli_main(["shoe", "sim-control", where, "help"]) == 0
+        assert capsys.readouterr().out == HELP + "\n"  # every line of a long answer
+        assert cli_main(["shoe", "sim-control", where, "lid", "ajar"]) == 1
+        assert capsys.readouterr().out.startswith("error: lid open|closed")
+    finally:
+        control.close()
+        sim.close()
+    assert cli_main(["shoe", "sim-control", where, "status"]) == 2  # nothing listens there now
+    assert capsys.readouterr().err.startswith(f"error: {where}: ")
+    assert cli_main(["shoe", "sim-control", "127.0.0.1", "status"]) == 2
+    assert "HOST:PORT" in capsys.readouterr().err

@@ -38,6 +38,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        "/etc/croupier/tables/baccarat_1.yaml --nats nats://floor1:4222")
     p.add_argument("table_file", help="the table file (the same the daemon runs)")
     p.add_argument("--state-dir", help="the daemon's state dir, when it runs with `croupier run --state-dir`")
+    p.add_argument("--pub", help="the daemon's PUB endpoint, when it runs with `croupier run --pub` (by "
+                   "which the uplink hears it alive)")
     _nats_arguments(p)
     p.add_argument("--window", type=int, default=128, help="publishes awaiting their ack at once (128)")
     p.add_argument("--heartbeat", type=float, default=5.0,
@@ -264,6 +266,9 @@ def run_uplink(args: argparse.Namespace) -> int:
         config = load_table(args.table_file)
         if args.state_dir:
             config = dataclasses.replace(config, state_dir=Path(args.state_dir))
+        if args.pub:
+            zeromq = config.spec.zeromq.model_copy(update={"pub": args.pub})
+            config = dataclasses.replace(config, spec=config.spec.model_copy(update={"zeromq": zeromq}))
         JournalSource(config).close()  # before the network: a wrong table file or state dir says so now
     except (TableFileError, JournalError) as exc:
         print(f"croupier uplink: {exc}", file=sys.stderr)

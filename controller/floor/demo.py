@@ -9,13 +9,17 @@ while it runs. Ctrl-C (SIGTERM, SIGHUP) stops everything and deletes the folder;
 its children go with it (the servers by the kernel's death signal, the commands by
 ``--exit-with-parent``). With ``--rounds N`` each table stops after N rounds, and the demo shows
 ``floor tables`` once the floor has every row. The pit board (``croupier floor serve``) runs beside
-them on a free loopback port, with one operator.
+them on a free loopback port, with one operator. So that a pit's alerts can be tried by hand, each
+table's simulated shoe has its control socket open (``croupier demo --shoe-control``) and the demo
+prints how to pull that shoe, open its lid and stop its daemon; without ``--rounds`` a table whose
+demo ended (its daemon stopped) is started again ``RESTART_DELAY`` later, so the alert clears.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import shutil
 import signal
 import subprocess
@@ -30,19 +34,28 @@ from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig, load_table
 from controller.daemon.journal import JournalError
 from controller.floor import queries
 from controller.floor.derive import JournalSource
-from controller.floor.local import NatsServer, Postgres, ServerMissing
+from controller.floor.local import NatsServer, Postgres, ServerMissing, free_port
 from controller.tools.children import croupier_command, start_child
-from controller.tools.demo_setup import PORTS_PER_TABLE, STOP_SIGNALS, _interrupt
+from controller.tools.demo_setup import PORTS_PER_TABLE, STOP_SIGNALS, _interrupt, demo_endpoints
 
 #: Bounds: a table's journal to appear (its daemon starting), and the floor to catch up at the end.
 START_TIMEOUT = 60.0
 CATCH_UP_TIMEOUT = 120.0
+#: Seconds from a table's demo ending (its daemon stopped) to its start again: long enough for the
+#: pit's "daemon stopped" alert to be seen, short enough that it clears soon after.
+RESTART_DELAY = 3.0
 
 
 @dataclasses.dataclass
 class Table:
     config: TableConfig
     state: Path
+    file: Path
+    shoe_control: int  # the port of its simulated shoe's control socket, the same across restarts
+
+    @property
+    def table_id(self) -> str:
+        return self.config.table_id
 
     def journal_rows(self) -> int | None:
         """Rows in its journal, read-only as its uplink reads it; None while there is none yet."""
@@ -56,10 +69,15 @@ class Table:
             source.close()
 
 
+def _ports(args: argparse.Namespace, i: int) -> int | None:
+    """The first of table ``i``'s ports with ``--ports``, else None (the table file's)."""
+    return None if args.ports is None else args.ports + PORTS_PER_TABLE * i
+
+
 def _table_args(args: argparse.Namespace, i: int) -> list[str]:
     extra: list[str] = []
     for flag, value in (("--rounds", args.rounds), ("--seed", args.seed), ("--delay", args.delay),
-                        ("--ports", None if args.ports is None else args.ports + PORTS_PER_TABLE * i)):
+                        ("--ports", _ports(args, i))):
         if value is not None:
             extra += [flag, str(value)]
     return extra
@@ -86,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     work = Path(tempfile.mkdtemp(prefix="croupier-floor-demo-"))
     servers: list[NatsServer | Postgres] = []
     children: list[subprocess.Popen[bytes]] = []
+    demos: list[subprocess.Popen[bytes]] = []  # the tables' demos, apart: one may end and start again
     handlers = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
     try:
         for sig in handlers:
@@ -97,24 +116,22 @@ def run(args: argparse.Namespace) -> int:
         children.append(start_child(["floor", "alerts", "--nats", nats.url, "--db", pg.dsn],
                                     work / "alerts.log"))  # the pit's alerts (docs/floor.md, "Alerts")
         children += _pit_board(work, nats.url, pg.dsn)
-        tables = [Table(load_table(f), work / f.stem) for f in files]
-        demos: list[subprocess.Popen[bytes]] = []
-        for i, (f, t) in enumerate(zip(files, tables, strict=True)):
-            demos.append(start_child(["demo", "--table", str(f), "--plain", "--no-lamps", "--no-display",
-                                      "--state-dir", str(t.state), *_table_args(args, i)],
-                                     work / f"{t.config.table_id}.demo.log"))
-            children.append(demos[-1])
+        tables = [Table(load_table(f), work / f.stem, f, free_port()) for f in files]
+        for i, t in enumerate(tables):
+            demos.append(_deal(work, t, _table_args(args, i)))
             deadline = time.monotonic() + START_TIMEOUT
-            while not _wait(f"{t.config.table_id}'s journal", t.journal_rows() is not None, deadline,
-                            children):
+            while not _wait(f"{t.table_id}'s journal", t.journal_rows() is not None, deadline,
+                            [*children, *demos]):
                 pass
-            children.append(start_child(["uplink", str(f), "--state-dir", str(t.state), "--nats", nats.url],
-                                        work / f"{t.config.table_id}.uplink.log"))
-        c, ids = croupier_command(), [t.config.table_id for t in tables]
+            pub = demo_endpoints(t.config, _ports(args, i))["pub"]  # where the uplink hears its daemon
+            children.append(start_child(["uplink", str(t.file), "--state-dir", str(t.state), "--pub", pub,
+                                         "--nats", nats.url], work / f"{t.table_id}.uplink.log"))
+        c, ids = croupier_command(), [t.table_id for t in tables]
         deadline = time.monotonic() + START_TIMEOUT
         while not _wait("the pit board", "pit board: http" in _text(work / "pitboard.log")
-                        and "token" in _text(work / "operator.log"), deadline, children):
+                        and "token" in _text(work / "operator.log"), deadline, [*children, *demos]):
             pass
+        pids = [_daemon_pid(work, t, demo) for t, demo in zip(tables, demos, strict=True)]
         address = _text(work / "pitboard.log").split("pit board: ", 1)[1].split()[0]
         token = _text(work / "operator.log").split()[-1]
         print(f"The floor: nats-server {nats.url}, PostgreSQL {pg.dsn}, a recorder, the alert service; "
@@ -124,12 +141,13 @@ def run(args: argparse.Namespace) -> int:
               f"  {c} floor export {ids[0]} --from {time.time() - 60:.0f} --to {time.time() + 86400:.0f} "
               f"--db {pg.dsn}\n  {c} floor verify --db {pg.dsn}\n"
               f"The pit board: {address} (operator pit_boss, token {token})\n"
+              f"Its alerts by hand (docs/floor.md, \"Alerts\"), per table:\n"
+              + "".join(_by_hand(c, t, pid, not args.rounds) for t, pid in zip(tables, pids, strict=True))
               + ("" if args.rounds else "Ctrl-C stops it all.\n"), flush=True)
         if not args.rounds:
-            while not _wait("the floor", False, float("inf"), children):
-                pass
+            _supervise(work, tables, demos, [_table_args(args, i) for i in range(len(tables))], children)
         while any(p.poll() is None for p in demos):  # each table deals its rounds
-            _wait("the tables' rounds", False, float("inf"), children)
+            _wait("the tables' rounds", False, float("inf"), [*children, *demos])
         deadline = time.monotonic() + CATCH_UP_TIMEOUT
         while not _wait("the floor to catch up", _caught_up(pg.dsn, tables), deadline, children):
             pass
@@ -142,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"croupier floor demo: {exc} (logs: {work})", file=sys.stderr)
         return 1
     finally:
+        children += demos
         for child in children:
             if child.poll() is None:
                 child.send_signal(signal.SIGTERM)
@@ -156,6 +175,53 @@ def run(args: argparse.Namespace) -> int:
         shutil.rmtree(work, ignore_errors=True)
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
+
+
+def _deal(work: Path, t: Table, extra: list[str]) -> subprocess.Popen[bytes]:
+    """The table's ``croupier demo``, its journal in ``t.state`` (where its uplink reads it)."""
+    return start_child(["demo", "--table", str(t.file), "--plain", "--no-lamps", "--no-display",
+                        "--state-dir", str(t.state), "--shoe-control", str(t.shoe_control), *extra],
+                       work / f"{t.table_id}.demo.log")
+
+
+def _daemon_pid(work: Path, t: Table, demo: subprocess.Popen[bytes]) -> int | None:
+    """The pid of the table's daemon as its demo says it; None if the demo ended first."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        said = re.search(r"^Shoe control: .*the daemon: pid (\d+)", _text(work / f"{t.table_id}.demo.log"),
+                         re.M)
+        if said is not None:
+            return int(said.group(1))
+        if not _wait(f"{t.table_id}'s daemon", demo.poll() is not None, deadline, []):
+            continue
+        return None
+
+
+def _by_hand(c: str, t: Table, pid: int | None, restart: bool) -> str:
+    """How to pull the table's shoe, open its lid and stop its daemon, as lines to paste."""
+    sim = f"{c} shoe sim-control 127.0.0.1:{t.shoe_control}"
+    return (f"  {t.table_id}: pull its shoe for 5 s: {sim} disconnect 5\n"
+            f"  {t.table_id}: open its lid: {sim} lid open   (and close it: {sim} lid closed)\n"
+            f"  {t.table_id}: stop its daemon: kill {pid}"
+            + (f"   (started again {RESTART_DELAY:g} s after it stops)\n" if restart else "\n"))
+
+
+def _supervise(work: Path, tables: list[Table], demos: list[subprocess.Popen[bytes]], extra: list[list[str]],
+               children: list[subprocess.Popen[bytes]]) -> None:
+    """Until Ctrl-C: a table whose demo ended (its daemon stopped) is started again, said on stdout with
+    its daemon's new pid; RuntimeError if a part of the floor itself ends."""
+    while True:
+        _wait("the floor", False, float("inf"), children)
+        for i, t in enumerate(tables):
+            if demos[i].poll() is None:
+                continue
+            print(f"{t.table_id}: its table stopped (its demo exited {demos[i].returncode}); "
+                  f"starting it again in {RESTART_DELAY:g} s", flush=True)
+            time.sleep(RESTART_DELAY)
+            demos[i] = _deal(work, t, extra[i])
+            pid = _daemon_pid(work, t, demos[i])
+            if pid is not None:
+                print(f"{t.table_id}: dealing again; stop its daemon: kill {pid}", flush=True)
 
 
 def _pit_board(work: Path, nats: str, dsn: str) -> list[subprocess.Popen[bytes]]:

@@ -38,7 +38,7 @@ from pathlib import Path
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.daemon.keys import ClientCredentials
-from controller.tools.children import die_with_parent, start_child
+from controller.tools.children import croupier_command, die_with_parent, start_child
 from controller.tools.demo_dealer import CardSource, Dealer, DemoError
 from controller.tools.demo_ports import taken, taken_message
 from controller.tools.demo_setup import STOP_SIGNALS, _interrupt, ctl_command, demo_endpoints, table_file
@@ -48,6 +48,8 @@ from controller.tools.live_view import TableView, run_live
 from controller.tools.watch import watch
 from drivers.gpio.control import ControlClient
 from drivers.shoe.sim import SimulatedShoe
+from drivers.shoe.simctl import ControlServer
+from drivers.shoe.simlink import LinkError
 from signage import demo_display
 
 
@@ -120,6 +122,23 @@ def _card_source(config: TableConfig, args: argparse.Namespace, seed: int, work:
                          feed_delay=delay if mode == "dealing_shuffler" else 0.0)
 
 
+def _shoe_control(shoe: CardSource, port: int, daemon: int) -> ControlServer:
+    """The simulated shoe's control socket (``--shoe-control``), said with how to pull the shoe, open its
+    lid and stop the daemon: a pit's alerts tried by hand (docs/floor.md, "Alerts")."""
+    if not isinstance(shoe, SimulatedShoe):
+        raise DemoError("--shoe-control: this table deals through the simulated camera, not a shoe")
+    try:
+        server = ControlServer(shoe, port)
+    except LinkError as exc:
+        raise DemoError(f"--shoe-control: {exc}") from None
+    where = f"127.0.0.1:{server.port}"
+    sim = f"{croupier_command()} shoe sim-control {where}"
+    sys.stdout.write(f"Shoe control: {where} (pull the shoe for 5 s: {sim} disconnect 5; open its lid: {sim} "
+                     f"lid open, and lid closed); the daemon: pid {daemon} (kill {daemon} stops it)\n")
+    sys.stdout.flush()
+    return server
+
+
 def run(args: argparse.Namespace) -> int:
     if args.game == "all" and not args.table:
         from controller.tools.demo_all import run_all
@@ -172,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
     dealer: Dealer | None = None
     dealer_thread: threading.Thread | None = None
     control: ControlClient | None = None
+    shoe_control: ControlServer | None = None
     code = 0
     main_thread = threading.current_thread() is threading.main_thread()
     handlers = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS} if main_thread else {}
@@ -180,6 +200,8 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(sig, _interrupt)
         shoe_port = shoe.open_pty(work / "shoe") if isinstance(shoe, SimulatedShoe) else None
         proc, log_path = _start_daemon(args, path, work, shoe_port, endpoints)
+        if args.shoe_control is not None:
+            shoe_control = _shoe_control(shoe, args.shoe_control, proc.pid)
         deadline = time.monotonic() + 30
         while True:
             if proc.poll() is not None:
@@ -253,6 +275,8 @@ def run(args: argparse.Namespace) -> int:
         client.close()
         if control is not None:
             control.close()
+        if shoe_control is not None:
+            shoe_control.close()
         if sub is not None:
             sub.close()
         if display is not None:

@@ -102,6 +102,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep betting open until a person closes it (c in the live view, or the printed ctl line with "
         "close instead of status), so bets typed by hand with ctl make it in time",
     )
+    parser.add_argument(
+        "--shoe-control", type=int, default=None, metavar="PORT",
+        help="open the simulated shoe's control socket on 127.0.0.1:PORT (0: any free port; printed with "
+        "the daemon's pid), to pull the shoe or open its lid with `croupier shoe sim-control`",
+    )
     parser.add_argument("--json", action="store_true", help="print the events as JSON lines")
     parser.add_argument("--no-lamps", action="store_true", help="do not print the panels' lamp lines")
     parser.add_argument("--camera-sim", action="store_true",

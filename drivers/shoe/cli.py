@@ -23,7 +23,7 @@ from drivers.shoe.events import ShoeCard, ShoeEvent
 from drivers.shoe.probe import Probe
 from drivers.shoe.profile import ProfileError, ShoeProfile, load_profile, parse_profile
 from drivers.shoe.sim import SimError, SimulatedShoe, load_deck
-from drivers.shoe.simctl import ControlServer, run_command
+from drivers.shoe.simctl import ControlServer, run_command, send
 from drivers.shoe.simlink import LinkError
 from drivers.shoe.transport import ShoeReader
 
@@ -58,6 +58,15 @@ def register(sub: Subparsers[argparse.ArgumentParser], sim_sub: Subparsers[argpa
     who.add_argument("--sim-control", metavar="HOST:PORT",
                      help="the simulator's control socket does the operator's steps")
     conf.set_defaults(func=cmd_conformance)
+
+    ctl = shoe_sub.add_parser(
+        "sim-control", help="send one command to a simulated shoe's control socket",
+        description="Run one command of the simulated shoe's language (docs/shoe-simulator.md) on the "
+                    "simulator whose control socket is HOST:PORT (`croupier sim shoe` and `croupier demo "
+                    "--shoe-control` print it), and print its answer. Exit 0 if it answered ok.")
+    ctl.add_argument("where", metavar="HOST:PORT", help="the control socket, e.g. 127.0.0.1:41057")
+    ctl.add_argument("line", nargs="+", metavar="COMMAND", help="e.g. disconnect 5, lid open, lid closed")
+    ctl.set_defaults(func=cmd_sim_control)
 
     sim = sim_sub.add_parser(
         "shoe", help="a simulated shoe on a pty or loopback TCP",
@@ -130,6 +139,16 @@ def _url_of_sim(profile: ShoeProfile) -> tuple[str, Any]:
     if "://" in profile.port:
         raise SimError(f"the simulator makes a pty at a path or listens on socket://, not {profile.port!r}")
     return "pty", profile.port
+
+
+def cmd_sim_control(args: argparse.Namespace) -> int:
+    try:
+        answer = send(args.where, " ".join(args.line))
+    except (ValueError, OSError) as exc:
+        print(f"error: {args.where}: {exc}", file=sys.stderr)
+        return 2
+    print(answer, flush=True)
+    return 1 if answer.startswith("error") else 0
 
 
 def cmd_sim(args: argparse.Namespace) -> int:

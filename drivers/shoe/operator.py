@@ -6,9 +6,10 @@ A step is a short phrase in the simulator's command language (``lid open``, ``fa
 
 from __future__ import annotations
 
-import socket
 import sys
 from collections.abc import Callable
+
+from drivers.shoe.simctl import address, send
 
 
 def person(step: str) -> bool:
@@ -20,15 +21,14 @@ def person(step: str) -> bool:
 
 def sim_control(where: str) -> Callable[[str], bool]:
     """Steps sent to the simulator's control socket (``croupier sim shoe`` prints its port)."""
-    host, _, port = where.rpartition(":")
-    if not host or not port.isdigit():
-        raise ValueError(f"--sim-control wants HOST:PORT, not {where!r}")
+    try:  # said now, not at the first step
+        address(where)
+    except ValueError:
+        raise ValueError(f"--sim-control wants HOST:PORT, not {where!r}") from None
 
     def run(step: str) -> bool:
         try:
-            with socket.create_connection((host, int(port)), timeout=5) as sock:
-                sock.sendall(step.encode() + b"\n")
-                answer = sock.makefile("r").readline()
+            answer = send(where, step)
         except OSError as exc:  # the check is then skipped, saying the operator could not
             print(f"--sim-control {where}: {exc}", file=sys.stderr, flush=True)
             return False

@@ -152,3 +152,25 @@ class ControlServer:
                     answer = run_command(self._sim, raw.decode("utf-8", "replace"))
                     with contextlib.suppress(OSError):
                         sock.sendall(answer.encode() + b"\n")
+
+
+def address(where: str) -> tuple[str, int]:
+    """HOST:PORT of a control socket as (host, port); ValueError, saying so, if it is not one."""
+    host, _, port = where.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"a simulator's control socket is HOST:PORT, not {where!r}")
+    return host, int(port)
+
+
+def send(where: str, line: str, timeout: float = 5.0) -> str:
+    """Run one command line on the simulator whose control socket is at ``where`` (HOST:PORT); its answer.
+
+    The write side is shut after the line, so the answer is read to the end (``help`` is many lines).
+    ValueError for an address that is not HOST:PORT; OSError if the socket cannot be reached."""
+    with socket.create_connection(address(where), timeout=timeout) as sock:
+        sock.sendall(line.strip().encode() + b"\n")
+        sock.shutdown(socket.SHUT_WR)
+        answer = bytearray()
+        while chunk := sock.recv(4096):
+            answer += chunk
+    return answer.decode("utf-8", "replace").rstrip("\n")
