@@ -37,6 +37,7 @@ EXAMPLES: Final[dict[str, str]] = {
     "shoe": "croupier shoe read --profile firmware_configs/shoes/sim_v1.yaml --count 10",
     "shoe conformance": "croupier shoe conformance --port /tmp/croupier-shoe-v1 --json report.json",
     "shoe read": "croupier shoe read --profile firmware_configs/shoes/sim_v1.yaml --count 10",
+    "shoe sim-control": "croupier shoe sim-control 127.0.0.1:7070 lid open",
     "vision": "croupier vision test /tmp/held-out --deck firmware_configs/decks/sim_classic.yaml",
     "vision enroll": "croupier vision enroll --images /tmp/enrol --out firmware_configs/decks/house.yaml",
     "vision test": "croupier vision test /tmp/held-out --deck firmware_configs/decks/house.yaml --json -",
