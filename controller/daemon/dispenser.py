@@ -31,11 +31,12 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Final
+from typing import Any
 
 from controller.daemon import faults
 from controller.daemon.feed_state import FeedLog, FeedState
 from controller.daemon.journal import Journal, JournalFault
+from controller.devices import SHOE_EMPTY, SHOE_FEED
 from controller.game_base import CardDue
 from controller.inputs import DeviceStatus, Input
 from controller.table import Table
@@ -43,8 +44,6 @@ from drivers.shoe import ShoeError, ShoeReader
 
 log = logging.getLogger("croupier.daemon.dispenser")
 
-#: Device name of a dealing shuffler whose card did not come (journaled like the shoe's own).
-SHOE_FEED: Final = "shoe feed"
 
 
 class Dispenser:
@@ -142,7 +141,7 @@ class Dispenser:
             self._answered()
             self._empty = True
             self._save(replace(self._state, dispense_row=None, empty=True))
-            self._offline(table, "shoe empty: load cards and shuffle")
+            self._offline(table, f"{SHOE_EMPTY}: load cards and shuffle")
         elif status == "shuffle_complete":
             self._empty = False
             if self._state.empty:

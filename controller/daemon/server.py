@@ -36,11 +36,12 @@ from controller.daemon.requests import Pacer
 from controller.daemon.sdnotify import notify, watchdog_interval
 from controller.daemon.selftest import HELLO_TIMEOUT, SelfTest
 from controller.daemon.service import Applied, TableService, dumps
-from controller.daemon.shoe_events import SHOE_CURSOR_LAG, SHOE_FAULT, SHOE_HELLO, SHOE_LID
+from controller.daemon.shoe_events import SHOE_CURSOR_LAG
 from controller.daemon.shoe_link import ShoeLink
 from controller.daemon.sockets import ROUTER_HWM, SNAPSHOT_HWM
-from controller.daemon.startup import JOURNAL_DEVICE, DaemonError, OptionError, check_gpio_control
+from controller.daemon.startup import DaemonError, OptionError, check_gpio_control
 from controller.daemon.statelock import StateDirLock
+from controller.devices import JOURNAL_DEVICE, SHOE_FAULT, SHOE_HELLO, SHOE_LID
 from controller.inputs import Input
 from drivers.shoe import FrameId, ShoeEvent, ShoeProfile
 

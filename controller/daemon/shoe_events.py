@@ -17,15 +17,12 @@ from typing import Any
 from controller.daemon.commands import error_reply
 from controller.daemon.host import DaemonHost
 from controller.daemon.journal import JournalFault
+from controller.devices import SHOE_FAULT, SHOE_HELLO, SHOE_LID
 from controller.inputs import CardSeen, DeviceStatus
 from drivers.shoe import FrameId, ShoeCard, ShoeError, ShoeEvent, ShoeStatus
 
 log = logging.getLogger("croupier.daemon")
 
-#: Device names of the shoe's statuses that halt play (journaled as DeviceStatus inputs).
-SHOE_HELLO = "shoe hello"
-SHOE_LID = "shoe lid"
-SHOE_FAULT = "shoe fault"
 
 #: Shoe frames accepted (heartbeats, statuses) before the shoe cursor is journaled without an input:
 #: well under 128, so a restarted reader never takes a new frame for an old one (docs/daemon.md).

@@ -23,14 +23,13 @@ from controller.daemon.host import DaemonHost
 from controller.daemon.journal import JournalFault, verify_file
 from controller.daemon.panels import PanelHost
 from controller.daemon.sdnotify import notify
+from controller.devices import JOURNAL_DEVICE
 from controller.inputs import DeviceStatus
 from drivers.gpio import BackendError
 from drivers.gpio.control import ControlError, parse_endpoint
 
 log = logging.getLogger("croupier.daemon")
 
-#: The device a failed whole-journal check takes offline (:func:`verify_journal`).
-JOURNAL_DEVICE = "journal"
 
 
 class DaemonError(RuntimeError):

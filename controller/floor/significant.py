@@ -19,6 +19,7 @@ from typing import Any, Final
 
 import psycopg
 
+from controller.devices import JOURNAL_DEVICE
 from controller.floor import eventlog
 from controller.floor.wire import RowMessage
 
@@ -34,8 +35,6 @@ OPERATOR_INPUTS: Final = frozenset({
 })
 #: Every input kind that is significant whatever its source (the recorder's SQL picks these rows out).
 SIGNIFICANT_INPUTS: Final = OPERATOR_INPUTS | {"device"}
-#: The device the daemon's journal check takes offline (controller.daemon.startup.JOURNAL_DEVICE).
-JOURNAL: Final = "journal"
 
 
 def key_name(source: str) -> str | None:
@@ -56,7 +55,7 @@ def row_kind(m: RowMessage) -> str | None:
         return "operator_command"
     if kind == "device":
         online = bool(m.input.get("online"))
-        if m.input.get("device") == JOURNAL:
+        if m.input.get("device") == JOURNAL_DEVICE:
             return "journal_ok" if online else "journal_fault"
         return "device_online" if online else "device_offline"
     caused = {e.get("event") for e in m.events}

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from controller.cards import Card, CardError, parse_card
+from controller.devices import SHOE_EMPTY, SHOE_FEED
 from controller.floor.integrity.drift import BetLaw, chi_squared, drift_of_sums, laws
 from controller.floor.integrity.shoe_count import count_shoe
 from controller.floor.integrity.shuffle_check import ShoeHistory
@@ -29,10 +30,6 @@ from controller.floor.report_par import GamePar, NoPar, baccarat_probabilities, 
 DRIFT_WINDOW: Final = 52_708
 #: A shoe's winners are tested by chi-squared only from this many rounds (every expected count >= 5).
 CHI_SQUARED_ROUNDS: Final = 60
-#: The journaled ``device`` event of a dispensing shoe that answered a DISPENSE with SHOE_EMPTY: the
-#: shoe has dealt every card it held (controller/daemon/dispenser.py's SHOE_FEED and its detail).
-EMPTY_DEVICE: Final = "shoe feed"
-EMPTY_DETAIL: Final = "shoe empty"
 
 
 @dataclass(frozen=True)
@@ -100,8 +97,8 @@ class ShoeWatch:
             return actions
         if shoe is None:
             return []
-        if name == "device" and e.get("device") == EMPTY_DEVICE and not e.get("online") \
-                and str(e.get("detail", "")).startswith(EMPTY_DETAIL):
+        if name == "device" and e.get("device") == SHOE_FEED and not e.get("online") \
+                and str(e.get("detail", "")).startswith(SHOE_EMPTY):
             shoe.emptied = True
         elif name in ("card_dealt", "card_burned"):
             try:
