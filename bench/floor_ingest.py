@@ -60,7 +60,7 @@ from controller.floor.cursor import STORED, Stored  # noqa: E402
 from controller.floor.derive import JournalSource, Replay  # noqa: E402
 from controller.floor.local import NatsServer, Postgres  # noqa: E402
 from controller.floor.uplink import ensure_stream  # noqa: E402
-from controller.floor.wire import MSG_ID, STREAM, RowMessage, subject  # noqa: E402
+from controller.floor.wire import MSG_ID, RECORD_BATCH, STREAM, RowMessage, subject  # noqa: E402
 
 
 def table_file(work: Path, name: str) -> TableConfig:
@@ -278,8 +278,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="how long rows are offered at --rate")
     parser.add_argument("--recorders", type=int, default=1,
                         help="recorder processes sharing the consumer for the sustained figure (1)")
-    parser.add_argument("--batch", type=int, default=256,
-                        help="each recorder's --batch (256, as croupier floor record's)")
+    parser.add_argument("--batch", type=int, default=RECORD_BATCH,
+                        help=f"each recorder's --batch ({RECORD_BATCH}, as croupier floor record's)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="croupier-floor-ingest-"))
     nats_server, pg = NatsServer(), Postgres()

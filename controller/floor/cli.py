@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from controller.floor import verify_cli
 from controller.floor.query_cli import run_export, run_recall, run_tables
+from controller.floor.wire import RECORD_BATCH
 from controller.tools.demo_setup import PORTS_PER_TABLE
 from pitboard import cmd as pitboard_cmd
 
@@ -54,7 +55,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                              "nats://127.0.0.1:4222 --db " + EXAMPLE_DB)
     _nats_arguments(r)
     r.add_argument("--db", required=True, help="PostgreSQL URL, postgresql://user@host:port/dbname")
-    r.add_argument("--batch", type=int, default=256, help="messages per transaction (256)")
+    r.add_argument("--batch", type=int, default=RECORD_BATCH,
+                   help=f"messages per transaction, at most ({RECORD_BATCH})")
     r.add_argument("--durable", default="recorder", help="the shared consumer's name (recorder)")
     r.add_argument("--ack-wait", type=float, default=30.0,
                    help="seconds before a batch a recorder took and did not acknowledge goes to another (30)")

@@ -34,7 +34,7 @@ from controller.floor.database import Database
 from controller.floor.pull import Puller
 from controller.floor.schema import migrate
 from controller.floor.uplink import NATS_ERRORS, ensure_stream, retrying
-from controller.floor.wire import FORMAT, MSG_ID, STREAM, SUBJECTS, RowMessage, UnknownFormat
+from controller.floor.wire import FORMAT, MSG_ID, RECORD_BATCH, STREAM, SUBJECTS, RowMessage, UnknownFormat
 
 log = logging.getLogger("croupier.floor")
 
@@ -50,7 +50,7 @@ def _name(m: Msg) -> str:
 class Recorder:
     """One recorder process's work; :attr:`stop` ends it after the batch in hand."""
 
-    def __init__(self, nc: NATS, dsn: str, *, durable: str = "recorder", batch: int = 256,
+    def __init__(self, nc: NATS, dsn: str, *, durable: str = "recorder", batch: int = RECORD_BATCH,
                  ack_wait: float = 30.0, gap_grace: float = 60.0, check_every: float = 1.0,
                  replicas: int = 1) -> None:
         self.nc = nc

@@ -10,10 +10,11 @@ Rows recorded above a missing one are a *hole*; :func:`holes` lists them for the
 transaction, the batch's significant rows go into the event log (controller.floor.significant).
 
 Speed: the message bodies go to PostgreSQL as they came off the wire, copied into a temporary table
-and parsed there once (``jsonb``, in C), and each floor table takes the whole batch in one set-based
-statement: a handful of statements per batch whatever its size and however many journals it spans,
-and no JSON parsed or built in Python (bench/floor_ingest.py; docs/floor.md, "How fast") but the
-few rows that may be significant events (a superset chosen in SQL, judged by
+and parsed there once (``jsonb``, in C); their fields are taken out once into a typed temporary
+table, and each floor table takes the whole batch from it in one set-based statement: a handful of
+statements per batch whatever its size and however many journals it spans, and no JSON parsed or
+built in Python (bench/floor_ingest.py; docs/floor.md, "How fast") but the few rows that may be
+significant events (a superset chosen in SQL, judged by
 :func:`controller.floor.significant.row_kind`).
 """
 
@@ -41,46 +42,67 @@ class BadBody(ValueError):
 #: one of these; the recorder then sorts the batch in Python (RowMessage.parse) and writes the rest.
 BAD_BODY: tuple[type[Exception], ...] = (psycopg.DataError, psycopg.IntegrityError, BadBody)
 
-# The batch, one message body a line (COPY's text format), parsed once into ``jsonb``.
+# The batch, one message body a line (COPY's text format), parsed once into ``jsonb`` (floor_batch);
+# then each body's fields taken out once, typed, into floor_rows, which every later statement reads.
+# Both are the session's own temporary tables, made at its first batch. Their large values (a round
+# record is a few kB) are kept uncompressed (STORAGE EXTERNAL): the default would compress each at
+# the insert and decompress it again at every statement that reads a field of it, which was a third
+# of the database's time per row (docs/floor.md, "How fast").
 _BATCH = """
-CREATE TEMPORARY TABLE IF NOT EXISTS floor_batch (n integer NOT NULL, d jsonb NOT NULL)
-ON COMMIT DELETE ROWS
+DO $$ BEGIN
+IF to_regclass('pg_temp.floor_batch') IS NULL THEN
+    CREATE TEMPORARY TABLE floor_batch (n integer NOT NULL, d jsonb NOT NULL) ON COMMIT DELETE ROWS;
+    ALTER TABLE floor_batch ALTER d SET STORAGE EXTERNAL;
+    CREATE TEMPORARY TABLE floor_rows (
+        n integer NOT NULL, table_id text, journal_id text, row bigint, at float8, source text, ref text,
+        input jsonb, first_seq bigint, events jsonb, round jsonb, journal_rows bigint, game text,
+        options jsonb, currency jsonb) ON COMMIT DELETE ROWS;
+    ALTER TABLE floor_rows ALTER events SET STORAGE EXTERNAL, ALTER round SET STORAGE EXTERNAL;
+END IF;
+END $$
 """
+# Empty, unless the caller's transaction wrote a batch before (ON COMMIT empties them otherwise).
+_EMPTY = "DELETE FROM floor_batch; DELETE FROM floor_rows"
+_ROWS = """
+INSERT INTO floor_rows
+SELECT n, d->>'table', d->>'journal', (d->>'row')::bigint, (d->>'at')::float8, d->>'source', d->>'ref',
+       d->'input', (d->>'first_seq')::bigint, d->'events', d->'round', (d->>'journal_rows')::bigint,
+       d->>'game', d->'options', d->'currency'
+FROM floor_batch WHERE d->>'format' = %(f)s
+"""
+# A journal not seen before, with the game, options and currency of its newest row in the batch.
 _NEW_JOURNALS = """
 INSERT INTO tables (table_id, journal_id, game, options, currency)
-SELECT DISTINCT ON (d->>'table', d->>'journal') d->>'table', d->>'journal', d->>'game', d->'options',
-       d->'currency'
-FROM floor_batch WHERE d->>'format' = %(f)s
-ORDER BY d->>'table', d->>'journal', (d->>'row')::bigint DESC
+SELECT DISTINCT ON (table_id, journal_id) table_id, journal_id, game, options, currency
+FROM floor_rows r
+WHERE NOT EXISTS (SELECT 1 FROM tables t WHERE t.table_id = r.table_id AND t.journal_id = r.journal_id)
+ORDER BY table_id, journal_id, row DESC
 ON CONFLICT DO NOTHING
 """
 _LOCK = """
 SELECT t.table_id FROM tables t
-WHERE (t.table_id, t.journal_id) IN (
-    SELECT d->>'table', d->>'journal' FROM floor_batch WHERE d->>'format' = %(f)s)
+WHERE (t.table_id, t.journal_id) IN (SELECT table_id, journal_id FROM floor_rows)
 ORDER BY t.table_id, t.journal_id FOR UPDATE
 """
 _INPUTS = """
 INSERT INTO inputs (table_id, journal_id, row, at, source, ref, input, first_seq, event_count)
-SELECT d->>'table', d->>'journal', (d->>'row')::bigint, (d->>'at')::float8, d->>'source', d->>'ref',
-       d->'input', (d->>'first_seq')::bigint, jsonb_array_length(d->'events')
-FROM floor_batch WHERE d->>'format' = %(f)s
+SELECT table_id, journal_id, row, at, source, ref, input, first_seq, jsonb_array_length(events)
+FROM floor_rows
 ON CONFLICT DO NOTHING
 """
 _EVENTS = """
 INSERT INTO events (table_id, journal_id, seq, row, event, payload)
-SELECT d->>'table', d->>'journal', (e->>'seq')::bigint, (d->>'row')::bigint, e->>'event', e
-FROM floor_batch, jsonb_array_elements(d->'events') e WHERE d->>'format' = %(f)s
+SELECT table_id, journal_id, (e->>'seq')::bigint, row, e->>'event', e
+FROM floor_rows, jsonb_array_elements(events) e
 ON CONFLICT DO NOTHING
 """
 _ROUNDS = """
 INSERT INTO rounds (table_id, journal_id, round, status, opened_at, ended_at, first_seq, last_seq,
                     house_net, record)
-SELECT d->>'table', d->>'journal', (r->>'round')::bigint, r->>'status', (r->>'opened_at')::float8,
-       (r->>'ended_at')::float8, (r->>'first_seq')::bigint, (r->>'last_seq')::bigint,
-       (r->>'house_net')::bigint, r
-FROM floor_batch, LATERAL (SELECT d->'round' AS r) x
-WHERE d->>'format' = %(f)s AND jsonb_typeof(r) = 'object'
+SELECT table_id, journal_id, (round->>'round')::bigint, round->>'status', (round->>'opened_at')::float8,
+       (round->>'ended_at')::float8, (round->>'first_seq')::bigint, (round->>'last_seq')::bigint,
+       (round->>'house_net')::bigint, round
+FROM floor_rows WHERE jsonb_typeof(round) = 'object'
 ON CONFLICT DO NOTHING
 """
 # Each journal's recorded_row moved to the end of the run of recorded rows that starts right after
@@ -89,9 +111,7 @@ ON CONFLICT DO NOTHING
 # now below it are marked filled.
 _ADVANCE = """
 WITH seen AS (
-    SELECT d->>'table' AS table_id, d->>'journal' AS journal_id, MAX((d->>'journal_rows')::bigint) AS n,
-           MAX((d->>'at')::float8) AS at
-    FROM floor_batch WHERE d->>'format' = %(f)s GROUP BY 1, 2
+    SELECT table_id, journal_id, MAX(journal_rows) AS n, MAX(at) AS at FROM floor_rows GROUP BY 1, 2
 ), moved AS (
     UPDATE tables SET
         recorded_row = COALESCE((
@@ -114,10 +134,10 @@ WHERE gaps.table_id = moved.table_id AND gaps.journal_id = moved.journal_id
 # that are an operator's act or a device's news, or one that raised or ended a tilt. In the batch's
 # order by journal and row, as the event log takes them.
 _MAYBE_SIGNIFICANT = """
-SELECT n FROM floor_batch WHERE d->>'format' = %(f)s AND (
-    d->>'source' LIKE 'command:%%' OR d->'input'->>'input' = ANY(%(inputs)s)
-    OR d->'events' @> '[{"event": "tilt"}]' OR d->'events' @> '[{"event": "tilt_cleared"}]')
-ORDER BY d->>'table', d->>'journal', (d->>'row')::bigint
+SELECT n FROM floor_rows WHERE
+    source LIKE 'command:%%' OR input->>'input' = ANY(%(inputs)s)
+    OR events @> '[{"event": "tilt"}]' OR events @> '[{"event": "tilt_cleared"}]'
+ORDER BY table_id, journal_id, row
 """
 _UNKNOWN = "SELECT n FROM floor_batch WHERE d->>'format' IS DISTINCT FROM %(f)s ORDER BY n"
 
@@ -146,11 +166,11 @@ def write_bodies(conn: psycopg.Connection[Any], bodies: Sequence[bytes]) -> list
     params = {"f": str(FORMAT)}
     with conn.transaction(), conn.cursor() as cur:
         cur.execute(_BATCH)
-        cur.execute("DELETE FROM floor_batch")  # empty, unless the caller's transaction wrote a batch before
+        cur.execute(_EMPTY)
         with cur.copy("COPY floor_batch (n, d) FROM STDIN") as copy:
             copy.write(b"".join(_copy_line(n, body) for n, body in enumerate(bodies)))
         with conn.pipeline():
-            for statement in (_NEW_JOURNALS, _LOCK, _INPUTS, _EVENTS, _ROUNDS, _ADVANCE):
+            for statement in (_ROWS, _NEW_JOURNALS, _LOCK, _INPUTS, _EVENTS, _ROUNDS, _ADVANCE):
                 cur.execute(statement, params)
             cur.execute(_UNKNOWN, params)
         unknown = [int(n) for (n,) in cur.fetchall()]

@@ -20,6 +20,11 @@ SUBJECTS: Final = "croupier.*.rows"
 MSG_ID: Final = "Nats-Msg-Id"
 #: Version of the body's layout (a recorder refuses a body it does not know).
 FORMAT: Final = 1
+#: Messages a recorder writes per transaction, at most: a batch is what the consumer has when asked, so
+#: a light load gives small batches (no wait for a full one) and a backlog large ones, where the
+#: database's cost per batch (the statements, the commit) is shared by more rows (docs/floor.md,
+#: "How fast").
+RECORD_BATCH: Final = 1024
 #: The range of PostgreSQL's ``bigint``, which the recorder casts every row, seq and amount to.
 _BIGINT: Final = 2**63
 
