@@ -60,7 +60,14 @@ from controller.floor.cursor import STORED, Stored  # noqa: E402
 from controller.floor.derive import JournalSource, Replay  # noqa: E402
 from controller.floor.local import NatsServer, Postgres  # noqa: E402
 from controller.floor.uplink import ensure_stream  # noqa: E402
-from controller.floor.wire import MSG_ID, RECORD_BATCH, STREAM, RowMessage, subject  # noqa: E402
+from controller.floor.wire import (  # noqa: E402
+    MSG_ID,
+    RECORD_BATCH,
+    RECORD_WRITERS,
+    STREAM,
+    RowMessage,
+    subject,
+)
 
 
 def table_file(work: Path, name: str) -> TableConfig:
@@ -207,18 +214,19 @@ def croupier(*args: str) -> list[str]:
     return [sys.executable, "-m", "controller.cli", *args, "--exit-with-parent", str(os.getpid())]
 
 
-def recorder(nats_url: str, dsn: str, batch: int) -> list[str]:
-    return croupier("floor", "record", "--nats", nats_url, "--db", dsn, "--batch", str(batch))
+def recorder(nats_url: str, dsn: str, batch: int, writers: int) -> list[str]:
+    return croupier("floor", "record", "--nats", nats_url, "--db", dsn, "--batch", str(batch),
+                    "--writers", str(writers))
 
 
 def drain(work: Path, servers: tuple[NatsServer, Postgres], total: int, recorders: int,
-          batch: int) -> tuple[float, float, dict[str, float]]:
+          batch: int, writers: int) -> tuple[float, float, dict[str, float]]:
     """``recorders`` recorder processes (sharing the consumer) drain the stream into PostgreSQL:
     (rows/s, seconds, CPU seconds of the recorders, PostgreSQL and nats-server meanwhile)."""
     nats_server, pg = servers
     assert nats_server.proc is not None and pg.proc is not None
     log = open(work / "procs.log", "ab")  # noqa: SIM115
-    procs = [subprocess.Popen(recorder(nats_server.url, pg.dsn, batch), stdout=log, stderr=log)
+    procs = [subprocess.Popen(recorder(nats_server.url, pg.dsn, batch, writers), stdout=log, stderr=log)
              for _ in range(recorders)]
     postmaster, nats_pid = pg.proc.pid, nats_server.proc.pid
 
@@ -238,11 +246,11 @@ def drain(work: Path, servers: tuple[NatsServer, Postgres], total: int, recorder
 
 
 def latency(nats_url: str, dsn: str, messages: list[RowMessage], rate: float, seconds: float,
-            batch: int) -> list[float]:
+            batch: int, writers: int) -> list[float]:
     """One more table's rows published at ``rate`` per second; each row's publish-to-transaction time."""
     table_id = "paced"
     rows = [under(m, table_id, str(uuid.uuid4())) for m in messages[:int(rate * seconds)]]
-    one = subprocess.Popen(recorder(nats_url, dsn, batch), stdout=subprocess.DEVNULL,
+    one = subprocess.Popen(recorder(nats_url, dsn, batch, writers), stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
     sent: dict[int, float] = {}
 
@@ -280,6 +288,8 @@ def main() -> int:
                         help="recorder processes sharing the consumer for the sustained figure (1)")
     parser.add_argument("--batch", type=int, default=RECORD_BATCH,
                         help=f"each recorder's --batch ({RECORD_BATCH}, as croupier floor record's)")
+    parser.add_argument("--writers", type=int, default=RECORD_WRITERS,
+                        help=f"each recorder's --writers ({RECORD_WRITERS}, as croupier floor record's)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="croupier-floor-ingest-"))
     nats_server, pg = NatsServer(), Postgres()
@@ -290,12 +300,15 @@ def main() -> int:
         template, derive_rate = derived(work, max(args.rows, int(args.rate * args.seconds)))
         tables = [[under(m, f"t{n:03d}", journal) for m in template[:args.rows]]
                   for n, journal in ((n, str(uuid.uuid4())) for n in range(args.tables))]
+        assert nats_server.proc is not None
+        nats_before = cpu_seconds(nats_server.proc.pid)
         up_rate, up_took = fill(nats_server.url, tables)
+        nats_in = cpu_seconds(nats_server.proc.pid) - nats_before
         load.append(os.getloadavg()[0])
         db_rate, db_took, used = drain(work, (nats_server, pg), args.rows * args.tables, args.recorders,
-                                       args.batch)
+                                       args.batch, args.writers)
         load.append(os.getloadavg()[0])
-        waits = latency(nats_server.url, pg.dsn, template, args.rate, args.seconds, args.batch)
+        waits = latency(nats_server.url, pg.dsn, template, args.rate, args.seconds, args.batch, args.writers)
         load.append(os.getloadavg()[0])
     finally:
         nats_server.remove()
@@ -308,12 +321,16 @@ def main() -> int:
     rows = args.tables * args.rows
     print(f"one uplink's derive (the Pi's work, not the floor's): {derive_rate:,.0f} rows/s")
     print(f"simulated uplinks into the stream: {args.tables} tables x {args.rows} rows = {rows} rows in "
-          f"{up_took:.1f} s: {up_rate:,.0f} rows/s (one nats-server)")
+          f"{up_took:.1f} s: {up_rate:,.0f} rows/s (one nats-server, which used {nats_in:.2f} CPU seconds)")
     print(f"recorders into PostgreSQL: the {rows} rows in {db_took:.1f} s: {db_rate:,.0f} rows/s "
-          f"({args.recorders} recorder(s), batches of {args.batch})")
+          f"({args.recorders} recorder(s), batches of {args.batch}, {args.writers} writer(s) each)")
     total = sum(used.values())
     print("CPU seconds meanwhile: " + ", ".join(f"{k} {v:.2f}" for k, v in used.items()) +
           f"; {db_rate * db_took / max(total, 1e-9):,.0f} rows per CPU second in all")
+    floor = (total + nats_in) / rows
+    print(f"the floor server's CPU per row, all of it (nats-server taking it in and handing it out, the "
+          f"recorders, PostgreSQL): {floor * 1e6:.0f} µs, so {os.cpu_count()} idle cores would take "
+          f"{(os.cpu_count() or 1) / floor:,.0f} rows/s at most")
     p = statistics.quantiles(waits, n=100)
     print(f"publish to transaction (one recorder) at {args.rate:.0f} rows/s offered for {args.seconds:.0f} s "
           f"({len(waits)} rows): p50 {p[49] * 1000:.1f} ms, p99 {p[98] * 1000:.1f} ms, "

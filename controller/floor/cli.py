@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from controller.floor import verify_cli
 from controller.floor.query_cli import run_export, run_recall, run_tables
-from controller.floor.wire import RECORD_BATCH
+from controller.floor.wire import RECORD_BATCH, RECORD_WRITERS
 from controller.tools.demo_setup import PORTS_PER_TABLE
 from pitboard import cmd as pitboard_cmd
 
@@ -57,6 +57,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--db", required=True, help="PostgreSQL URL, postgresql://user@host:port/dbname")
     r.add_argument("--batch", type=int, default=RECORD_BATCH,
                    help=f"messages per transaction, at most ({RECORD_BATCH})")
+    r.add_argument("--writers", type=int, default=RECORD_WRITERS,
+                   help=f"batches written at once, each on its own database connection ({RECORD_WRITERS})")
     r.add_argument("--durable", default="recorder", help="the shared consumer's name (recorder)")
     r.add_argument("--ack-wait", type=float, default=30.0,
                    help="seconds before a batch a recorder took and did not acknowledge goes to another (30)")
@@ -328,7 +330,7 @@ def run_record(args: argparse.Namespace) -> int:
 
     return _floor_worker(args, "record", lambda nc: Recorder(
         nc, args.db, durable=args.durable, batch=args.batch, ack_wait=args.ack_wait, gap_grace=args.gap_grace,
-        replicas=args.replicas))
+        replicas=args.replicas, writers=args.writers))
 
 
 def run_alerts(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -34,12 +35,26 @@ from controller.floor.database import Database
 from controller.floor.pull import Puller
 from controller.floor.schema import migrate
 from controller.floor.uplink import NATS_ERRORS, ensure_stream, retrying
-from controller.floor.wire import FORMAT, MSG_ID, RECORD_BATCH, STREAM, SUBJECTS, RowMessage, UnknownFormat
+from controller.floor.wire import (
+    FORMAT,
+    MSG_ID,
+    RECORD_BATCH,
+    RECORD_WRITERS,
+    STREAM,
+    SUBJECTS,
+    RowMessage,
+    UnknownFormat,
+)
 
 log = logging.getLogger("croupier.floor")
 
 #: Consecutive idle checks (nothing pending, nothing unacknowledged) a hole must survive to be a gap.
 IDLE_CHECKS = 3
+
+
+def _back_to(free: asyncio.Queue[Database], writer: Database) -> Callable[[object], None]:
+    """A done callback that gives ``writer`` back to the ``free`` ones when its batch is done."""
+    return lambda _: free.put_nowait(writer)
 
 
 def _name(m: Msg) -> str:
@@ -52,7 +67,7 @@ class Recorder:
 
     def __init__(self, nc: NATS, dsn: str, *, durable: str = "recorder", batch: int = RECORD_BATCH,
                  ack_wait: float = 30.0, gap_grace: float = 60.0, check_every: float = 1.0,
-                 replicas: int = 1) -> None:
+                 replicas: int = 1, writers: int = RECORD_WRITERS) -> None:
         self.nc = nc
         self.js = nc.jetstream()
         self.board = alive.Board()
@@ -64,7 +79,11 @@ class Recorder:
         self.replicas = replicas
         self.check_every = check_every
         self.stop = asyncio.Event()
+        #: The migrations, heartbeats and hole checks; the batches go to :attr:`writers`.
         self.db = Database(dsn, self.stop)
+        if writers < 1:
+            raise ValueError("a recorder needs at least one writer")
+        self.writers = [Database(dsn, self.stop) for _ in range(writers)]
         #: Holes seen: (first seen, idle checks in a row).
         self._suspects: dict[store.Hole, tuple[float, int]] = {}
         self._checked = 0.0
@@ -83,24 +102,52 @@ class Recorder:
         await puller.start()
         await self.db.run(lambda conn: migrate(conn))
         await self.board.listen(self.nc)
+        free: asyncio.Queue[Database] = asyncio.Queue()
+        for writer in self.writers:
+            free.put_nowait(writer)
+        writing: set[asyncio.Task[None]] = set()
         ahead = asyncio.ensure_future(self._fetch(puller))
+        stopped = False
         try:
             while not self.stop.is_set():
                 msgs = await ahead
+                if msgs:
+                    writer = await free.get()
+                    self._raise_failed(writing)
+                    task = asyncio.ensure_future(self._record(msgs, writer))
+                    writing.add(task)
+                    task.add_done_callback(_back_to(free, writer))
                 # The next batch comes in while this one is written (on a worker thread). It waits
                 # unacknowledged, as any batch in hand.
                 ahead = asyncio.ensure_future(self._fetch(puller))
-                if msgs:
-                    await self._record(msgs)
+                self._raise_failed(writing)
                 if time.monotonic() - self._checked >= self.check_every:
                     self._checked = time.monotonic()
                     await self._record_heartbeats()
                     await self._check_holes()
+            stopped = True
         finally:
             ahead.cancel()  # what it fetched is delivered again after ack_wait
             await asyncio.gather(ahead, return_exceptions=True)
+            if not stopped:  # a fault or a cancel: the batches in hand are left unacknowledged
+                for task in writing:
+                    task.cancel()
+            await asyncio.gather(*writing, return_exceptions=True)  # stopped: each is committed and acked
             await puller.close()
             self.db.close()
+            for writer in self.writers:
+                writer.close()
+        self._raise_failed(writing)
+
+    @staticmethod
+    def _raise_failed(writing: set[asyncio.Task[None]]) -> None:
+        """Forget the batches written; raise what failed one (a fault, not a database away: that is
+        retried inside it), so that the recorder stops and says so rather than going on without it."""
+        for task in [t for t in writing if t.done()]:
+            writing.discard(task)
+            failed = None if task.cancelled() else task.exception()
+            if failed is not None:
+                raise failed
 
     async def _fetch(self, puller: Puller) -> list[Msg]:
         """The next batch: what the consumer has now, up to :attr:`batch` (waiting at most 1 s for one)."""
@@ -111,16 +158,16 @@ class Recorder:
             await asyncio.sleep(0.5)
             return []
 
-    async def _record(self, msgs: list[Msg]) -> None:
+    async def _record(self, msgs: list[Msg], writer: Database) -> None:
         """Write ``msgs`` in one transaction, then acknowledge them. A body of another format is left
         to a newer recorder (nak'd with a delay: not ours to judge); a malformed one, which no
         recorder can ever record, is terminated (a missing row: a gap) and the rest recorded."""
         bodies = [m.data for m in msgs]
         malformed: dict[int, str] = {}
         try:
-            unknown = set(await self._write(bodies))
+            unknown = set(await self._write(writer, bodies))
         except store.BAD_BODY:  # sorted out in Python, message by message
-            unknown, malformed = await self._sort_out(bodies)
+            unknown, malformed = await self._sort_out(writer, bodies)
         faults.point("floor_committed")
         for n, m in enumerate(msgs):
             try:
@@ -138,7 +185,7 @@ class Recorder:
                 log.warning("ack failed (%s): the batch will be delivered again", exc)
         self.recorded += len(msgs) - len(unknown) - len(malformed)
 
-    async def _sort_out(self, bodies: list[bytes]) -> tuple[set[int], dict[int, str]]:
+    async def _sort_out(self, writer: Database, bodies: list[bytes]) -> tuple[set[int], dict[int, str]]:
         """Record the ``bodies`` of a batch the database refused: those this code reads in one
         transaction, or if the database refuses that too, each in its own. The positions of the
         bodies of another format, and of the malformed ones with what is wrong with each."""
@@ -154,18 +201,18 @@ class Recorder:
             except ValueError as exc:
                 malformed[n] = str(exc)
         try:
-            await self._write([bodies[g] for g in good])
+            await self._write(writer, [bodies[g] for g in good])
         except store.BAD_BODY:  # parse read a body the database refuses: each alone finds it
             for g in good:
                 try:
-                    await self._write([bodies[g]])
+                    await self._write(writer, [bodies[g]])
                 except store.BAD_BODY as exc:
                     malformed[g] = f"the database refuses it: {exc}"
         return unknown, malformed
 
-    async def _write(self, bodies: list[bytes]) -> list[int]:
-        """:func:`store.write_bodies` on the database's worker thread: the positions of another format."""
-        return await self.db.run(lambda conn: store.write_bodies(conn, bodies))
+    async def _write(self, writer: Database, bodies: list[bytes]) -> list[int]:
+        """:func:`store.write_bodies` on ``writer``'s worker thread: the positions of another format."""
+        return await writer.run(lambda conn: store.write_bodies(conn, bodies))
 
     async def _record_heartbeats(self) -> None:
         heard = self.board.take()

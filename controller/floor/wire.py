@@ -25,6 +25,11 @@ FORMAT: Final = 1
 #: database's cost per batch (the statements, the commit) is shared by more rows (docs/floor.md,
 #: "How fast").
 RECORD_BATCH: Final = 1024
+#: Batches a recorder writes at once, each in its own transaction on its own connection: PostgreSQL
+#: works a connection on one core, so with one writer the other cores wait while the recorder
+#: fetches and acknowledges (docs/floor.md, "How fast"). Writers of one journal take turns on its
+#: ``tables`` row lock, as separate recorders do.
+RECORD_WRITERS: Final = 2
 #: The range of PostgreSQL's ``bigint``, which the recorder casts every row, seq and amount to.
 _BIGINT: Final = 2**63
 
