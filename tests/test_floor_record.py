@@ -77,3 +77,40 @@ def test_a_dealing_table_is_recorded_row_for_row_and_event_for_event(
     listed = json.loads(capsys.readouterr().out)
     assert (listed["table"], listed["recorded_row"], listed["behind"]) == ("f1", len(inputs), 0)
     assert listed["gap"] is False
+
+
+def test_a_writer_that_fails_after_its_commit_stops_the_recorder_and_nothing_is_lost(
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:  # noqa: F811
+    """A recorder writes two batches at once (``--writers``). One failing between its commit and its
+    acks (storage failing, ``floor_committed`` eio) must not be left behind while the other writer goes
+    on: the recorder stops and says why, its batches in hand unacknowledged; the next recorder gets
+    them again and every row is recorded once."""
+    config = config_for(tmp_path, name="f3")
+    inputs, _ = baccarat_play(8, seed=5)
+    uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", nats_server.url)
+    failing = Proc(tmp_path / "rec1.log", "floor", "record", "--nats", nats_server.url, "--db", postgres.dsn,
+                   "--batch", "4", "--writers", "2", "--ack-wait", "2", fault="floor_committed:2:eio")
+    second = Proc(tmp_path / "rec2.log", "floor", "record", "--nats", nats_server.url, "--db", postgres.dsn,
+                  "--batch", "4", "--ack-wait", "2")
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        capture = Capture(config)
+        client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
+        try:
+            send_all(client, inputs)
+            seq = int(client.call("ping")["seq"])
+        finally:
+            client.close()
+        published = capture.until(seq)
+        uplink.start()
+        failing.start()
+        try:
+            wait_for("the failing recorder to stop", lambda: not failing.running(), 60, uplink, failing)
+            assert failing.stop() not in (0, None), failing.text()
+            assert "Input/output error" in failing.text(), failing.text()
+            second.start()
+            wait_for("every row recorded", lambda: recorded_row(postgres.dsn, "f3") == len(inputs), 60,
+                     uplink, second)
+        finally:
+            for p in (uplink, failing, second):
+                p.stop()
+    assert assert_exactly_once(postgres.dsn, config, published) == len(inputs)
