@@ -5,7 +5,8 @@ RESET the host waits for the shoe's proof that it got that ACK. A new CARD arriv
 held back (rule 9): the shoe sends it again after the HELLO that answers the RESET, and it answers
 the DISPENSE still outstanding, which that HELLO therefore does not void
 (``Dispenser.on_status``, ``ShoeReader.held_a_card``). Voided, a second DISPENSE would bring a
-second card out of the shuffler.
+second card out of the shuffler. The same across a kill right after that RESET went out: the
+restarted daemon cannot know a card was held back, so its HELLO does not void the DISPENSE either.
 
 The shuffler is the project's simulator on a real pty; the daemon is the real one. Between them a
 relay on a second pty passes every byte, except that it damages (drops) the host's ACKs of one card
@@ -19,11 +20,12 @@ import os
 import select
 import threading
 import tty
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from restart_support import Croupier
 from test_daemon_support import write_table
 from test_dealing_shuffler import play_to_close, status, wait_for
 
@@ -112,11 +114,13 @@ class AckDamagingLine:
                             if (self._armed and self._damaged_seq is None
                                     and isinstance(frame.message, CardMsg)):
                                 self._damaged_seq = frame.seq
-                os.write(self._master, data)
+                with contextlib.suppress(OSError):  # no daemon has the port open: lost (the shoe resends)
+                    os.write(self._master, data)
             if self._master in ready:
                 try:
                     data = os.read(self._master, 4096)
-                except OSError:  # the daemon closed its end (the test is ending)
+                except OSError:  # no daemon has the port open (killed, not yet restarted)
+                    self._stop.wait(0.02)
                     continue
                 for frame in from_host.feed(data):
                     if not isinstance(frame, Frame):
@@ -132,62 +136,115 @@ class AckDamagingLine:
 
 
 @pytest.fixture
-def table(tmp_path: Path) -> Iterator[tuple[SimulatedShoe, AckDamagingLine, Daemon, CommandClient]]:
+def shuffler(tmp_path: Path) -> Iterator[tuple[SimulatedShoe, AckDamagingLine, Path]]:
+    """The simulated shuffler behind the line, and the profile of the daemon's end of the line."""
     sim = SimulatedShoe("v1", deck=DECK, mode="dealing_shuffler")
     line = AckDamagingLine(sim.open_pty())
     profile = tmp_path / "shuffler.yaml"
     # dispense_timeout well past the test's held ACK: no feed tilt blurs what is asked for.
     profile.write_text(f"port: {line.path}\nprotocol: v1\nmode: dealing_shuffler\ndispense_timeout: 8\n"
                        "baud: 115200\nheartbeat_timeout: 5.0\nreconnect: {initial: 0.05, max: 0.2}\n")
-    config = load_table(write_table(tmp_path, shoe=str(profile)))
-    daemon = Daemon(config)
     try:
-        with DaemonThread(daemon):
-            client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-            wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader")
-            assert sim.wait_idle(5)  # the power-up HELLO is through
-            for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"}):
-                assert client.call(**request)["ok"]
-            yield sim, line, daemon, client
-            client.close()
+        yield sim, line, profile
     finally:
         line.close()
         sim.close()
+
+
+@pytest.fixture
+def table(tmp_path: Path, shuffler: tuple[SimulatedShoe, AckDamagingLine, Path]
+          ) -> Iterator[tuple[SimulatedShoe, AckDamagingLine, Daemon, CommandClient]]:
+    sim, line, profile = shuffler
+    config = load_table(write_table(tmp_path, shoe=str(profile)))
+    daemon = Daemon(config)
+    with DaemonThread(daemon):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader")
+        assert sim.wait_idle(5)  # the power-up HELLO is through
+        for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"}):
+            assert client.call(**request)["ok"]
+        yield sim, line, daemon, client
+        client.close()
 
 
 def dispenses(line: AckDamagingLine) -> int:
     return sum(isinstance(f.message, Dispense) for f in line.host_sent())
 
 
-def test_a_card_held_back_by_a_reset_answers_its_dispense_and_is_dealt_once(table: Any) -> None:
-    sim, line, daemon, client = table
-    line.damage_next_card()
-    play_to_close(client)  # the round's first card: its ACK is damaged; the daemon asks for the next
+def reset_while_the_second_card_crosses(line: AckDamagingLine, start_reset: Callable[[], None]) -> None:
+    """The round's first card's ACK is damaged; the daemon asks for the second card; the dealer's
+    reset then waits (rule 10) for the shoe's proof that it got that ACK, and the proof is the second
+    card, which the host holds back as the RESET goes out."""
     wait_for(lambda: line.dropped() is not None and dispenses(line) == 2, "the second DISPENSE")
-    reply: dict[str, Any] = {}
-    resetting = threading.Thread(target=lambda: reply.update(client.call("shoe", action="reset")))
-    resetting.start()  # waits (rule 10) for the shoe's proof that it got the first card's ACK
+    start_reset()
     threading.Event().wait(0.8)  # the RESET is waiting for its proof (it gives up after 2.5 s)
     line.deliver_late()  # the shoe has its ACK: it sends the second card, which the host holds back
-    resetting.join(10)
-    assert {k: reply.get(k) for k in ("ok", "sent")} == {"ok": True, "sent": "RESET"}, reply
-    wait_for(lambda: status(client)["phase"] == "idle", "the round to settle")
 
-    # The scenario happened: a card crossed the RESET and came again after its HELLO.
-    assert daemon.shoe.reader.held_a_card
+
+def assert_the_card_crossed_the_reset(line: AckDamagingLine) -> None:
+    """The scenario happened: the second card left the shoe before the RESET, and came again after
+    its HELLO."""
+    assert any(isinstance(f.message, Reset) for f in line.host_sent())
     shoe = [f.message for f in line.shoe_sent()]
     hello = max(i for i, m in enumerate(shoe) if isinstance(m, Hello))
     before = [m.card for m in shoe[:hello] if isinstance(m, CardMsg)]
     after = [m.card for m in shoe[hello:] if isinstance(m, CardMsg)]
     assert after[0] == before[-1] == DECK[1], (before, after)
-    assert any(isinstance(f.message, Reset) for f in line.host_sent())
 
-    # Exactly the cards the round asked for came out, each dealt once, in the shuffler's order.
-    wait_for(lambda: sim.wait_idle(0.1), "the shoe to be idle")
-    threading.Event().wait(0.3)  # a second card for one DISPENSE would be on the line by now
-    cards = client.call("recall", n=1)["rounds"][0]["cards"]
-    dealt = [c["card"] for c in cards]
+
+def assert_each_card_dealt_once(sim: SimulatedShoe, line: AckDamagingLine, rounds: list[dict[str, Any]]
+                                ) -> None:
+    """Exactly the cards the round asked for came out, each dealt once, in the shuffler's order."""
+    dealt = [c["card"] for c in rounds[0]["cards"]]
     assert dealt == [c.code for c in DECK[:len(dealt)]], dealt
     assert sim.stats.dispense_requests == sim.stats.dispensed == len(dealt) == dispenses(line)
     assert sim.remaining == len(DECK) - len(dealt)
+
+
+def test_a_card_held_back_by_a_reset_answers_its_dispense_and_is_dealt_once(table: Any) -> None:
+    sim, line, daemon, client = table
+    line.damage_next_card()
+    play_to_close(client)
+    reply: dict[str, Any] = {}
+    resetting = threading.Thread(target=lambda: reply.update(client.call("shoe", action="reset")))
+    reset_while_the_second_card_crosses(line, resetting.start)
+    resetting.join(10)
+    assert {k: reply.get(k) for k in ("ok", "sent")} == {"ok": True, "sent": "RESET"}, reply
+    wait_for(lambda: status(client)["phase"] == "idle", "the round to settle")
+    assert daemon.shoe.reader.held_a_card
+    assert_the_card_crossed_the_reset(line)
+    wait_for(lambda: sim.wait_idle(0.1), "the shoe to be idle")
+    threading.Event().wait(0.3)  # a second card for one DISPENSE would be on the line by now
+    assert_each_card_dealt_once(sim, line, client.call("recall", n=1)["rounds"])
     assert status(client)["tilt"] is None and status(client)["offline"] == {}
+
+
+@pytest.mark.timeout(90)
+def test_a_card_held_back_by_a_reset_the_daemon_was_killed_after_is_not_asked_for_again(
+        tmp_path: Path, shuffler: tuple[SimulatedShoe, AckDamagingLine, Path]) -> None:
+    """Killed right after that RESET went out (fault point ``shoe_reset_sent``): the restarted daemon
+    cannot know that a card was held back, so the HELLO does not void the DISPENSE (the card comes
+    again after it and answers it), where it used to ask again and a second card came out."""
+    sim, line, profile = shuffler
+    t = Croupier(tmp_path, shoe=profile).start(fault="shoe_reset_sent:1:kill")
+    try:
+        assert sim.wait_idle(10)
+        for cmd, fields in (("credit_in", {"seat": 1, "amount": 10_000}), ("new_shoe", {})):
+            t.ok(cmd, **fields)
+        line.damage_next_card()
+        for cmd, fields in (("open", {}), ("bet", {"seat": 1, "spot": "player", "amount": 1000}),
+                            ("close", {})):
+            t.ok(cmd, **fields)
+        assert t.cmd is not None
+        reset = t.cmd._socket()  # the reply never comes: the daemon dies as the RESET goes out
+        reset_while_the_second_card_crosses(line, lambda: reset.send(b'{"cmd": "shoe", "action": "reset"}'))
+        t.died()
+        t.start()
+        wait_for(lambda: t.status()["phase"] == "idle", "the round to settle with no dealer action")
+        assert_the_card_crossed_the_reset(line)
+        wait_for(lambda: sim.wait_idle(0.1), "the shoe to be idle")
+        threading.Event().wait(0.3)  # a second card for one DISPENSE would be on the line by now
+        assert_each_card_dealt_once(sim, line, t.call("recall", n=1)["rounds"])
+        assert t.status()["tilt"] is None and t.status()["offline"] == {}
+    finally:
+        t.stop()
