@@ -26,13 +26,10 @@ from typing import Any
 
 import pytest
 from restart_support import Croupier
-from test_daemon_support import write_table
-from test_dealing_shuffler import play_to_close, status, wait_for
+from test_dealing_shuffler import dealt_by, play_to_close, status, wait_for
 
 from controller.cards import parse_card
-from controller.daemon.client import CommandClient, local_key
-from controller.daemon.config import load_table
-from controller.daemon.runner import DaemonThread
+from controller.daemon.client import CommandClient
 from controller.daemon.server import Daemon
 from drivers.shoe.codec import Frame, FrameDecoder, encode_frame
 from drivers.shoe.messages import Ack, CardMsg, Dispense, Hello, Reset
@@ -155,16 +152,8 @@ def shuffler(tmp_path: Path) -> Iterator[tuple[SimulatedShoe, AckDamagingLine, P
 def table(tmp_path: Path, shuffler: tuple[SimulatedShoe, AckDamagingLine, Path]
           ) -> Iterator[tuple[SimulatedShoe, AckDamagingLine, Daemon, CommandClient]]:
     sim, line, profile = shuffler
-    config = load_table(write_table(tmp_path, shoe=str(profile)))
-    daemon = Daemon(config)
-    with DaemonThread(daemon):
-        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader")
-        assert sim.wait_idle(5)  # the power-up HELLO is through
-        for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"}):
-            assert client.call(**request)["ok"]
+    with dealt_by(tmp_path, sim, profile) as (daemon, client):
         yield sim, line, daemon, client
-        client.close()
 
 
 def dispenses(line: AckDamagingLine) -> int:
