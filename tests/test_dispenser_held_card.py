@@ -166,7 +166,7 @@ def reset_while_the_second_card_crosses(line: AckDamagingLine, start_reset: Call
     card, which the host holds back as the RESET goes out."""
     wait_for(lambda: line.dropped() is not None and dispenses(line) == 2, "the second DISPENSE")
     start_reset()
-    threading.Event().wait(0.8)  # the RESET is waiting for its proof (it gives up after 2.5 s)
+    threading.Event().wait(1.2)  # the RESET is waiting for its proof (it gives up after 2.5 s)
     line.deliver_late()  # the shoe has its ACK: it sends the second card, which the host holds back
 
 
