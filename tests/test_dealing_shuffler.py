@@ -7,6 +7,7 @@ with a table whose shoe profile is a dealing shuffler).
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import time
@@ -58,6 +59,21 @@ def test_every_demo_game_plays_rounds_through_dispense(tmp_path: Path, game: str
     assert dealt >= 3 and "TILT" not in out
 
 
+@contextlib.contextmanager
+def dealt_by(tmp_path: Path, sim: SimulatedShoe, profile: Path) -> Iterator[tuple[Daemon, CommandClient]]:
+    """A daemon whose shoe is ``profile``'s (``sim``, connected and greeted), seat 1 credited, a new shoe."""
+    config = load_table(write_table(tmp_path, shoe=str(profile)))
+    daemon = Daemon(config)
+    with DaemonThread(daemon):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader")
+        assert sim.wait_idle(5)  # the power-up HELLO is through
+        for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"}):
+            assert client.call(**request)["ok"]
+        yield daemon, client
+        client.close()
+
+
 @pytest.fixture
 def shuffler(tmp_path: Path) -> Iterator[tuple[SimulatedShoe, Daemon, CommandClient]]:
     sim = SimulatedShoe("v1", seed=3, decks=8, mode="dealing_shuffler")
@@ -66,17 +82,9 @@ def shuffler(tmp_path: Path) -> Iterator[tuple[SimulatedShoe, Daemon, CommandCli
     profile = tmp_path / "shuffler.yaml"
     profile.write_text(f"port: {link}\nprotocol: v1\nmode: dealing_shuffler\ndispense_timeout: 0.5\n"
                        "baud: 115200\nheartbeat_timeout: 5.0\nreconnect: {initial: 0.05, max: 0.2}\n")
-    config = load_table(write_table(tmp_path, shoe=str(profile)))
-    daemon = Daemon(config)
     try:
-        with DaemonThread(daemon):
-            client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-            wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader")
-            assert sim.wait_idle(5)  # the power-up HELLO is through
-            for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"}):
-                assert client.call(**request)["ok"]
+        with dealt_by(tmp_path, sim, profile) as (daemon, client):
             yield sim, daemon, client
-            client.close()
     finally:
         sim.close()
 

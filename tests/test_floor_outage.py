@@ -28,7 +28,7 @@ from floor_support import (
     stream_rows,
     wait_for,
 )
-from test_daemon_support import baccarat_play, config_for, free_port_base
+from test_daemon_support import baccarat_play, config_for
 
 from controller.cli import main as cli_main
 from controller.daemon.client import CommandClient, local_key
@@ -92,12 +92,3 @@ def test_a_floor_outage_goes_unnoticed_by_the_table_and_is_backfilled_in_order(
     assert recorded == sorted(recorded) and recorded[0] >= half and lags[-1]["behind"] == 0
     assert assert_exactly_once(postgres.dsn, config, published) == len(inputs)
 
-
-def test_floor_tables_says_in_one_line_that_the_floor_database_does_not_answer(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    """PostgreSQL down: the operator's ``floor tables`` says so (exit 2), no traceback."""
-    dsn = f"postgresql://floor@127.0.0.1:{free_port_base(1)}/floor"
-    assert cli_main(["floor", "tables", "--db", dsn]) == 2
-    out = capsys.readouterr()
-    assert out.out == "" and len(out.err.splitlines()) == 1, out
-    assert out.err.startswith("croupier floor tables: the floor database does not answer (")

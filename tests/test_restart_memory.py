@@ -155,9 +155,12 @@ def test_kill_after_a_dispense_is_journaled_before_it_is_sent_tilts_saying_the_t
 
 
 @pytest.mark.timeout(90)
-def test_shoe_reset_in_flight_across_a_kill_is_answered_by_the_hello_without_a_second_reset(
+def test_shoe_reset_in_flight_across_a_kill_is_answered_by_the_hello_and_never_asks_twice(
     shuffler_table: Callable[[float], tuple[SimulatedShoe, Croupier]],
 ) -> None:
+    """The HELLO after the restart answers the RESET; it does not void the DISPENSE, since a card the
+    killed process held back would come after it (tests/test_dispenser_held_card.py): no card comes,
+    so the table tilts saying it cannot know, and the dealer's second reset asks again, once."""
     sim, t = shuffler_table(0.5)
     t.start(fault="shoe_reset_sent:1:kill")
     sim.feed("lose")  # the round's first DISPENSE is never answered: the table tilts for the dealer
@@ -167,7 +170,13 @@ def test_shoe_reset_in_flight_across_a_kill_is_answered_by_the_hello_without_a_s
     t.cmd._socket().send(json.dumps({"cmd": "shoe", "action": "reset"}).encode())  # no reply comes
     t.died()  # RESET sent, its HELLO not yet taken
     t.start()
-    wait_for(lambda: t.status()["phase"] == "idle", "the round to settle on the HELLO of that reset")
+    wait_for(lambda: "HELLO for the RESET sent before the restart" in t.log, "the HELLO of that reset")
+    wait_for(lambda: "after the restart" in t.status()["offline"].get("shoe feed", ""), "the tilt")
+    why = t.status()["offline"]["shoe feed"]
+    assert "the table cannot know whether" in why and "not repeated" in why, why
+    assert sim.stats.dispense_requests == 1 and sim.stats.dispensed == 0  # not asked again
+    t.ok("shoe", action="reset")  # the dealer looked: this process's HELLO voids it
+    wait_for(lambda: t.status()["phase"] == "idle", "the round after the second reset")
     assert sim.stats.dispense_requests == sim.stats.dispensed + 1  # the lost one, never repeated
     assert sim.stats.dispensed == cards_of_last_round(t)
     assert t.status()["offline"] == {}

@@ -20,7 +20,9 @@ journaled before it goes out (:mod:`controller.daemon.feed_state`). A restarted 
 due and whose last DISPENSE was answered by a journaled card asks for the card at once; one whose
 DISPENSE has no card after it waits for that card, and if it does not come, tilts saying the table
 cannot know whether that DISPENSE reached the shuffler (never repeating it). A RESET sent before the
-restart is still pending: the HELLO that answers it voids the unanswered DISPENSE as usual.
+restart is still pending: the HELLO that answers it does not void the unanswered DISPENSE, since a
+card that process's reader held back (docs/shoe-protocol.md, host rule 10) would come after it and
+answer it; the timeout tilts if none comes, and the dealer's reset then asks again.
 
 Timers run on the daemon's loop; nothing here blocks or sleeps.
 """
@@ -75,6 +77,8 @@ class Dispenser:
         self._empty = state.empty
         #: A RESET went out (before a restart, too) and its HELLO has not come: that HELLO voids.
         self._resetting = state.reset_row is not None
+        #: That RESET was written by this process, whose reader knows whether it held a card back.
+        self._reset_here = False
         #: That RESET is sent again once the shoe is connected (see :meth:`_reset_again`).
         self._reset_again_due = self._resetting
         self._reset_task: asyncio.Task[None] | None = None
@@ -154,10 +158,20 @@ class Dispenser:
             # tilts for the dealer if it does not.) Unless the reader held a card back while the
             # RESET waited to go out: that card answered the DISPENSE and comes again after this
             # HELLO, so the DISPENSE stays answered-to-be and is not asked again (a second card).
-            self._resetting = False
+            # A RESET the process before a restart wrote may have held one back too, unknown here:
+            # the DISPENSE is not asked again either, and the timeout tilts if no card comes.
+            self._resetting, here, self._reset_here = False, self._reset_here, False
             self._unknown = ""
-            if self.outstanding and self.reader.held_a_card:
-                log.info("a card held back by the RESET answers the DISPENSE: it comes again after HELLO")
+            if self.outstanding and (self.reader.held_a_card or not here):
+                if here:
+                    log.info("a card held back by the RESET answers the DISPENSE: it comes again after HELLO")
+                else:
+                    self._unknown = (
+                        "the process before this restart sent a RESET and stopped; its HELLO came after "
+                        "the restart, and a card that process held back would come after it: the table "
+                        "cannot know whether the DISPENSE was answered")
+                    log.warning("HELLO for the RESET sent before the restart: waiting for the card due, "
+                                "never asking twice: %s", self._unknown)
                 self._save(replace(self._state, reset_row=None))
             else:
                 self._save(replace(self._state, dispense_row=None, reset_row=None))
@@ -177,6 +191,7 @@ class Dispenser:
         except ShoeError:
             self._save(before)
             raise
+        self._reset_here = True
         faults.point("shoe_reset_sent")
         self._resetting = True
 
@@ -222,6 +237,7 @@ class Dispenser:
                 self.reader.cancel_reset()
                 return
             self.reader.reset(wait=0)
+            self._reset_here = True
         except ShoeError as exc:
             self.reader.cancel_reset()
             log.warning("a RESET sent before the restart is unanswered, and cannot be sent again: %s", exc)

@@ -38,7 +38,9 @@ def tables(conn: psycopg.Connection[Any], offline_after: float = OFFLINE_AFTER) 
     """Each table's newest journal: game, rows recorded, how far the record is behind the journal's
     length its uplink last reported, when a row of it was last recorded, and whether its uplink is
     online (a heartbeat within ``offline_after`` seconds) and since when (online: since its first
-    heartbeat after a silence; offline: since its last heartbeat)."""
+    heartbeat after a silence; offline: since its last heartbeat). The uplink outlives its daemon and
+    relays its liveness: ``daemon_stopped_since`` is when the table's open ``daemon_stopped`` alert
+    says it stopped (the alert service raises it from the heartbeats; None: no such alert open)."""
     with conn.cursor(row_factory=dict_row) as cur:
         cur.execute(
             """
@@ -49,7 +51,10 @@ def tables(conn: psycopg.Connection[Any], offline_after: float = OFFLINE_AFTER) 
                    EXTRACT(EPOCH FROM CASE WHEN heartbeat_at > now() - %(off)s * interval '1 second'
                                            THEN online_since ELSE heartbeat_at END)::float8 AS since,
                    EXISTS (SELECT 1 FROM gaps g WHERE g.table_id = t.table_id AND g.journal_id = t.journal_id
-                           AND g.filled_at IS NULL) AS gap
+                           AND g.filled_at IS NULL) AS gap,
+                   (SELECT COALESCE(a.cause_at, EXTRACT(EPOCH FROM a.raised_at)::float8) FROM alerts a
+                    WHERE a.table_id = t.table_id AND a.kind = 'daemon_stopped' AND a.key = ''
+                      AND a.cleared_at IS NULL) AS daemon_stopped_since
             FROM tables t ORDER BY table_id, last_seen DESC
             """, {"off": offline_after})
         return list(cur.fetchall())
@@ -92,16 +97,21 @@ def export(
         yield from cur
 
 
+def _local(epoch: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+
+
 def tables_text(rows: list[dict[str, Any]]) -> str:
     """``croupier floor tables`` for a person: one line per table."""
     if not rows:
         return "no table recorded yet"
     lines = [f"{'table':<16} {'game':<15} {'rows':>8} {'behind':>6}  {'uplink':<30} journal"]
     for r in rows:
-        since = "never heard" if r["since"] is None else time.strftime(
-            "%Y-%m-%d %H:%M:%S", time.localtime(r["since"]))
+        since = "never heard" if r["since"] is None else _local(r["since"])
         state = f"{'online' if r['online'] else 'OFFLINE'} since {since}" if r["since"] else "never heard"
         flag = "  GAP" if r["gap"] else ""
+        if r["daemon_stopped_since"] is not None:
+            flag += f"  DAEMON STOPPED since {_local(r['daemon_stopped_since'])}"
         lines.append(f"{r['table']:<16} {r['game']:<15} {r['recorded_row']:>8} {r['behind']:>6}  {state:<30} "
                      f"{r['journal']}{flag}")
     return "\n".join(lines)

@@ -51,9 +51,8 @@ def register(floor_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 
 def run_report(args: argparse.Namespace) -> int:
-    import psycopg
-
     from controller.floor.queries import parse_when
+    from controller.floor.query_cli import FloorUnreadable, read_floor
     from controller.floor.report import aggregate, from_floor
     from controller.floor.report_par import NoPar
 
@@ -62,13 +61,10 @@ def run_report(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"croupier floor report: {exc}", file=sys.stderr)
         return 2
-    with psycopg.connect(args.db, connect_timeout=5) as conn:
-        try:
-            rounds = from_floor(conn, start, end, args.table)
-        except psycopg.errors.UndefinedTable:
-            print("croupier floor report: this database has no floor tables yet (a recorder creates them)",
-                  file=sys.stderr)
-            return 1
+    try:
+        rounds = read_floor("report", args.db, lambda conn: from_floor(conn, start, end, args.table))
+    except FloorUnreadable as exc:
+        return exc.tell()
     try:
         report = aggregate(rounds, args.by, start, end)
     except (NoPar, ValueError) as exc:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 DOC = """Check the significant-event log (docs/floor.md, "Significant-event log"): every row's hash must
@@ -34,17 +33,14 @@ def verdict_text(rows: int, broken_id: int | None, reason: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    import psycopg
-
     from controller.floor import eventlog
+    from controller.floor.query_cli import FloorUnreadable, read_floor
 
-    with psycopg.connect(args.db, connect_timeout=5) as conn:
-        try:
-            verdict = eventlog.verify(conn)
-        except psycopg.errors.UndefinedTable:
-            print("croupier floor verify: this database has no event log yet (a recorder creates it)",
-                  file=sys.stderr)
-            return 1
+    try:
+        verdict = read_floor("verify", args.db, eventlog.verify, no_schema=(
+            "croupier floor verify: this database has no event log yet (a recorder creates it)"))
+    except FloorUnreadable as exc:
+        return exc.tell()
     report: dict[str, Any] = {"rows": verdict.rows, "intact": verdict.intact, "broken_id": verdict.broken_id,
                               "reason": verdict.reason}
     print(json.dumps(report) if args.json else verdict_text(verdict.rows, verdict.broken_id, verdict.reason))
