@@ -164,19 +164,21 @@ def write_bodies(conn: psycopg.Connection[Any], bodies: Sequence[bytes]) -> list
     recorded because their format is not this code's (the caller acknowledges the others only after
     this returns). One of :data:`BAD_BODY` if any body is malformed: then nothing is recorded."""
     params = {"f": str(FORMAT)}
-    with conn.transaction(), conn.cursor() as cur:
-        cur.execute(_BATCH)
-        cur.execute(_EMPTY)
+    # Three round trips to the server whatever the batch (the tables, the COPY, the rest in one
+    # pipeline), then the commit: a light load's small batches are quick (docs/floor.md, "How fast").
+    with conn.transaction(), conn.cursor() as cur, conn.cursor() as significant_cur:
+        cur.execute(f"{_BATCH}; {_EMPTY}")
         with cur.copy("COPY floor_batch (n, d) FROM STDIN") as copy:
             copy.write(b"".join(_copy_line(n, body) for n, body in enumerate(bodies)))
         with conn.pipeline():
             for statement in (_ROWS, _NEW_JOURNALS, _LOCK, _INPUTS, _EVENTS, _ROUNDS, _ADVANCE):
                 cur.execute(statement, params)
             cur.execute(_UNKNOWN, params)
+            significant_cur.execute(_MAYBE_SIGNIFICANT,
+                                    {**params, "inputs": sorted(significant.SIGNIFICANT_INPUTS)})
         unknown = [int(n) for (n,) in cur.fetchall()]
-        cur.execute(_MAYBE_SIGNIFICANT, {**params, "inputs": sorted(significant.SIGNIFICANT_INPUTS)})
         try:
-            maybe = [RowMessage.parse(bodies[int(n)]) for (n,) in cur.fetchall()]
+            maybe = [RowMessage.parse(bodies[int(n)]) for (n,) in significant_cur.fetchall()]
         except ValueError as exc:  # the transaction rolls back: nothing of the batch is recorded
             raise BadBody(str(exc)) from None
         # Last: the event log's lock after every tables row lock (eventlog's rule), held to the commit.
