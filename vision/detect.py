@@ -22,6 +22,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.sides import fit_quads
+from vision.warp import warp_face
 from vision.window import Bounds, ScanWindow, bounds
 
 Image = MatLike
@@ -310,9 +311,10 @@ def _looks(
 
 def find_card(
     frame: Image, size: tuple[int, int], params: DetectParams = DetectParams(),
-    window: ScanWindow | None = None,
+    window: ScanWindow | None = None, warp: bool = True,
 ) -> Detection:
     """The card face in ``frame`` warped to ``size`` (w, h), upright or upside down; else why not.
+    Without ``warp``, only the card's corners (the reader warps the boxes it reads, :mod:`vision.warp`).
 
     The paper is the bright part of the frame (Otsu's threshold on the blurred grey frame); every
     card-sized bright region is classified (:class:`_Outline`) and those that reach the window's edge
@@ -345,23 +347,4 @@ def find_card(
     if chosen.kind != "card" or chosen.quad is None:
         return Detection("refused", chosen.reason)
     q = chosen.quad / scale
-    fw, fh = size
-    dst = np.array([(0, 0), (fw - 1, 0), (fw - 1, fh - 1), (0, fh - 1)], np.float32)
-    m = cv2.getPerspectiveTransform(q, dst)
-    face = cv2.warpPerspective(frame, m, (fw, fh), flags=cv2.INTER_LINEAR)
-    _blank_corners(face)
-    return Detection("card", face=face, corners=q)
-
-
-def _blank_corners(face: Image) -> None:
-    """Paint the rounded corners (felt seen past the card's curve) and a thin band along the edges (the
-    table a fitted side a pixel outside the paper lets in) in the card's own paper colour, so that a
-    glyph printed near a corner or an edge is not joined to dark felt."""
-    fh, fw = face.shape[:2]
-    r = max(3, fw // 16)
-    paper = cv2.mean(face[r : 2 * r, fw // 2 - r : fw // 2 + r])[:3]
-    for cx, cy, sx, sy in ((0, 0, 1, 1), (fw - 1, 0, -1, 1), (fw - 1, fh - 1, -1, -1), (0, fh - 1, 1, -1)):
-        tri = np.array([(cx, cy), (cx + sx * r, cy), (cx, cy + sy * r)], np.int32)
-        cv2.fillConvexPoly(face, tri, paper)
-    band = max(1, fw // 150)
-    cv2.rectangle(face, (0, 0), (fw - 1, fh - 1), paper, 2 * band - 1)
+    return Detection("card", face=warp_face(frame, q, size) if warp else None, corners=q)

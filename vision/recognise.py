@@ -28,6 +28,7 @@ from cv2.typing import MatLike
 from controller.cards import Card, parse_card
 from vision.detect import Detection, DetectParams, find_card
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
+from vision.warp import warp_indices
 from vision.window import ScanWindow
 
 Image = MatLike
@@ -293,17 +294,21 @@ def recognise(
         frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     elif frame.shape[2] == 4:
         frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
-    det: Detection = find_card(frame, profile.spec.face, params, window)
+    det: Detection = find_card(frame, profile.spec.face, params, window, warp=False)
     if det.status == "empty":
         return Reading("empty", reason=det.reason)
-    if det.status != "card" or det.face is None:
+    if det.status != "card" or det.corners is None:
         return Reading("unknown", reason=det.reason)
-    return recognise_face(det.face, profile)
+    return read_indices(warp_indices(frame, det.corners, profile.spec.face, profile.spec.index.box), profile)
 
 
 def recognise_face(face: Image, profile: DeckProfile) -> Reading:
-    """Read an already warped face: both indices, which must agree when both are readable."""
-    crops = index_crops(face, profile)
+    """Read an already warped face (enrolment's self-check)."""
+    return read_indices(index_crops(face, profile), profile, face)
+
+
+def read_indices(crops: list[Image], profile: DeckProfile, face: Image | None = None) -> Reading:
+    """Read a card's two index crops (:func:`index_crops`), which must agree when both are readable."""
     reads = [read_index(crop, profile) for crop in crops]
     cards = [r for r in reads if not isinstance(r, str)]
     if not cards:
