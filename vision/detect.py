@@ -13,6 +13,7 @@ a reason, so the recogniser never guesses from a partial view.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -159,9 +160,11 @@ class _Outline:
     reason: str = ""
     quad: NDArray[np.float32] | None = None
     contour: NDArray[np.int32] | None = None
+    #: A region at the window's edge that is not a whole card: worth searching for a joined card.
+    joinable: bool = False
 
 
-def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams, join: bool = False) -> _Outline:
+def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
     w, h = win.size
     pts = contour.reshape(-1, 2)
     on_edge = int(np.count_nonzero(win.rim[pts[:, 1], pts[:, 0]]))
@@ -176,7 +179,7 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams, join
             if on_edge
             else f"the outline has {len(quad)} corners, not a single card's 4"
         )
-        return _joined(contour, win, params) if on_edge and join else _Outline(kind, why)
+        return _Outline(kind, why, contour=contour, joinable=on_edge > 0)
     fill = area / max(cv2.contourArea(quad), 1.0)
     if fill < params.min_fill:
         why = (
@@ -184,7 +187,7 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams, join
             if on_edge
             else f"the outline is notched ({fill:.2f} of its corners' area)"
         )
-        return _joined(contour, win, params) if on_edge and join else _Outline(kind, why)
+        return _Outline(kind, why, contour=contour, joinable=on_edge > 0)
     q = _order(_refine(np.asarray(pts, np.int32), np.asarray(quad, np.int32).reshape(4, 2)))
     short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
     if on_edge:
@@ -192,8 +195,7 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams, join
         # its rim is whole (its fitted corner lies just past the rim, by less than the rounding).
         margin = params.corner_round * short
         if not win.within(q, margin) or on_edge > 2 * margin:
-            cut = _Outline(kind, "the card is not wholly inside the window")
-            return _joined(contour, win, params) if join else cut
+            return _Outline(kind, "the card is not wholly inside the window", contour=contour, joinable=True)
     for turn in (q, np.roll(q, -1, axis=0)):  # seen at a slant, the short side may look the longer
         if _card_shaped(turn, win, params):
             return _Outline("card", quad=turn, contour=contour)
@@ -237,14 +239,14 @@ def _card_shaped(q: NDArray[np.float32], win: Bounds, params: DetectParams) -> b
     return true is not None and math.isclose(true, CARD_ASPECT, rel_tol=params.aspect_tolerance)
 
 
-def _outlines(binary: Image, params: DetectParams, win: Bounds, join: bool = False) -> list[_Outline]:
+def _outlines(binary: Image, params: DetectParams, win: Bounds) -> list[_Outline]:
     """The card-sized bright regions of ``binary`` inside the window, each classified."""
     h, w = binary.shape[:2]
     if win.inside is not None:
         binary = cv2.bitwise_and(binary, win.inside)
     contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     return [
-        _outline(np.asarray(c, np.int32), win, params, join)
+        _outline(np.asarray(c, np.int32), win, params)
         for c in contours
         if cv2.contourArea(c) >= params.min_area * w * h
     ]
@@ -264,49 +266,73 @@ def _choose(found: list[_Outline]) -> _Outline | None:
     return None
 
 
-def _second_look(
-    grey: Image, binary: Image, params: DetectParams, win: Bounds, join: bool = False
-) -> _Outline | None:
-    """The bright mask cut along the strong edges; a card found there is grown back to the bright
-    pixels within the cut's width, so its outline is where the first look would have put it."""
-    kernel = np.ones((3, 3), np.uint8)
-    edges = cv2.dilate(cv2.Canny(grey, params.edge_low, params.edge_high), kernel)
-    chosen = _choose(_outlines(cv2.bitwise_and(binary, cv2.bitwise_not(edges)), params, win, join))
-    if chosen is None or chosen.kind != "card" or chosen.contour is None:
+class _Looks:
+    """The looks at one working frame, each mask's regions classified once: the pass that searches the
+    regions at the window's edge for a joined card (``join``) reuses the plain pass's masks and regions."""
+
+    def __init__(
+        self, grey: Image, binary: Image, level: float, found: list[_Outline], params: DetectParams,
+        win: Bounds,
+    ) -> None:
+        self.grey, self.binary, self.level, self.params, self.win = grey, binary, level, params, win
+        self._seen: dict[object, list[_Outline]] = {"first": found}
+        self._top: float | None = None
+
+    def _found(self, key: object, mask: Callable[[], Image], join: bool) -> list[_Outline]:
+        seen = self._seen.get(key)
+        if seen is None:
+            seen = self._seen[key] = _outlines(mask(), self.params, self.win)
+        return self._join(seen) if join else seen
+
+    def _join(self, found: list[_Outline]) -> list[_Outline]:
+        return [
+            _joined(o.contour, self.win, self.params) if o.joinable and o.contour is not None else o
+            for o in found
+        ]
+
+    def choose(self, join: bool) -> _Outline | None:
+        """The one card among the first look's regions, else the second look's, else the brighter
+        looks'; with ``join``, regions reaching the window's edge are searched for a joined card."""
+        chosen = _choose(self._found("first", lambda: self.binary, join))
+        if chosen is None:
+            chosen = self._second_look(join)
+        if chosen is None:
+            chosen = self._brighter_looks(join)
         return chosen
-    region = np.zeros_like(binary)
-    cv2.drawContours(region, [chosen.contour], -1, 255, -1)
-    grown = cv2.bitwise_and(cv2.dilate(region, kernel, iterations=2), binary)
-    again = _choose(_outlines(grown, params, win, join))
-    return again if again is not None and again.kind == "card" else chosen
 
+    def _second_look(self, join: bool) -> _Outline | None:
+        """The bright mask cut along the strong edges; a card found there is grown back to the bright
+        pixels within the cut's width, so its outline is where the first look would have put it."""
+        kernel = np.ones((3, 3), np.uint8)
+        params, binary = self.params, self.binary
 
-def _brighter_looks(
-    grey: Image, level: float, params: DetectParams, win: Bounds, join: bool = False
-) -> _Outline | None:
-    """The mask at higher thresholds, between Otsu's and the brightest paper: a vignette or the halo
-    of a glare is dimmer than the card's paper, so at a higher level it parts from the card."""
-    top = float(np.percentile(grey if win.inside is None else grey[win.inside > 0], 99))
-    for share in (0.35, 0.6):
-        _, binary = cv2.threshold(grey, level + share * (top - level), 255, cv2.THRESH_BINARY)
-        chosen = _choose(_outlines(binary, params, win, join))
-        if chosen is not None:
+        def cut() -> Image:
+            edges = cv2.dilate(cv2.Canny(self.grey, params.edge_low, params.edge_high), kernel)
+            return cv2.bitwise_and(binary, cv2.bitwise_not(edges))
+
+        chosen = _choose(self._found("cut", cut, join))
+        if chosen is None or chosen.kind != "card" or chosen.contour is None:
             return chosen
-    return None
+        region = np.zeros_like(binary)
+        cv2.drawContours(region, [chosen.contour], -1, 255, -1)
+        grown = _outlines(cv2.bitwise_and(cv2.dilate(region, kernel, iterations=2), binary), params, self.win)
+        again = _choose(self._join(grown) if join else grown)
+        return again if again is not None and again.kind == "card" else chosen
 
+    def _brighter_looks(self, join: bool) -> _Outline | None:
+        """The mask at higher thresholds, between Otsu's and the brightest paper: a vignette or the halo
+        of a glare is dimmer than the card's paper, so at a higher level it parts from the card."""
+        grey, win, level = self.grey, self.win, self.level
+        for share in (0.35, 0.6):
+            def mask(share: float = share) -> Image:
+                if self._top is None:  # the brightest paper, once for both levels and both passes
+                    self._top = float(np.percentile(grey if win.inside is None else grey[win.inside > 0], 99))
+                return cv2.threshold(grey, level + share * (self._top - level), 255, cv2.THRESH_BINARY)[1]
 
-def _looks(
-    grey: Image, binary: Image, level: float, found: list[_Outline], params: DetectParams, win: Bounds,
-    join: bool = False,
-) -> _Outline | None:
-    """The one card among the first look's regions ``found``, else the second look's, else the brighter
-    looks'; with ``join``, regions reaching the window's edge are searched for a joined card."""
-    chosen = _choose(found)
-    if chosen is None:
-        chosen = _second_look(grey, binary, params, win, join)
-    if chosen is None:
-        chosen = _brighter_looks(grey, level, params, win, join)
-    return chosen
+            chosen = _choose(self._found(share, mask, join))
+            if chosen is not None:
+                return chosen
+        return None
 
 
 def find_card(
@@ -337,9 +363,10 @@ def find_card(
     found = _outlines(binary, params, win)
     if not found:
         return Detection("empty", "nothing card-sized")
-    chosen = _looks(grey, binary, level, found, params, win)
+    looks = _Looks(grey, binary, level, found, params, win)
+    chosen = looks.choose(join=False)
     if chosen is None or chosen.kind != "card":
-        joined = _looks(grey, binary, level, _outlines(binary, params, win, True), params, win, True)
+        joined = looks.choose(join=True)
         if joined is not None and joined.kind == "card":
             chosen = joined
     if chosen is None:
