@@ -132,14 +132,15 @@ def true_aspect(q: NDArray[np.float32], centre: tuple[float, float], focal: floa
     of sides parallel, which does not fix the focal length: ``focal`` (in pixels) is assumed then.
     """
     cx, cy = centre
-    m1, m2, m4, m3 = (np.array([p[0] - cx, p[1] - cy, 1.0]) for p in q.astype(np.float64))
-    d2 = float(np.dot(np.cross(m2, m4), m3))
-    d3 = float(np.dot(np.cross(m3, m4), m2))
+    m1, m2, m4, m3 = ((float(x) - cx, float(y) - cy, 1.0) for x, y in q)
+    d2 = _triple(m2, m4, m3)
+    d3 = _triple(m3, m4, m2)
     if abs(d2) < 1e-9 or abs(d3) < 1e-9:
         return None
-    k2 = float(np.dot(np.cross(m1, m4), m3)) / d2
-    k3 = float(np.dot(np.cross(m1, m4), m2)) / d3
-    n2, n3 = k2 * m2 - m1, k3 * m3 - m1
+    k2 = _triple(m1, m4, m3) / d2
+    k3 = _triple(m1, m4, m2) / d3
+    n2 = tuple(k2 * b - a for a, b in zip(m1, m2, strict=True))
+    n3 = tuple(k3 * b - a for a, b in zip(m1, m3, strict=True))
     f2 = focal**2
     if abs(n2[2] * n3[2]) > 1e-6 * max(abs(n2[2]), abs(n3[2]), 1e-12):
         found = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
@@ -148,6 +149,16 @@ def true_aspect(q: NDArray[np.float32], centre: tuple[float, float], focal: floa
     num = (n2[0] ** 2 + n2[1] ** 2) / f2 + n2[2] ** 2
     den = (n3[0] ** 2 + n3[1] ** 2) / f2 + n3[2] ** 2
     return math.sqrt(num / den) if den > 0 else None
+
+
+Vec3 = tuple[float, float, float]
+
+
+def _triple(a: Vec3, b: Vec3, c: Vec3) -> float:
+    """(a x b) . c, in plain floats: called for every candidate outline, where numpy's call overhead
+    on three-element arrays cost more than the arithmetic."""
+    x, y, z = a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
+    return x * c[0] + y * c[1] + z * c[2]
 
 
 @dataclass(frozen=True)
