@@ -222,14 +222,12 @@ def match(glyph: Glyph, templates: dict[str, Glyph], aspect: float, aspects: dic
     """Correlate the normalised ``glyph`` (its ink was ``aspect`` wide to tall) with every template;
     templates of other proportions score -1."""
     g = glyph
-    scores = []
-    for name, tmpl in templates.items():
-        want = aspects.get(name)
-        if want is not None and not (want / ASPECT_FACTOR <= aspect <= want * ASPECT_FACTOR):
-            scores.append((-1.0, name))
-            continue
-        scores.append((float(cv2.matchTemplate(g, tmpl, cv2.TM_CCOEFF_NORMED)[0, 0]), name))
-    scores.sort(reverse=True)
+    fits = [
+        name for name in templates
+        if (want := aspects.get(name)) is None or want / ASPECT_FACTOR <= aspect <= want * ASPECT_FACTOR
+    ]
+    found = dict(zip(fits, correlations(g, [templates[name] for name in fits]), strict=True))
+    scores = sorted(((found.get(name, -1.0), name) for name in templates), reverse=True)
     (best, name), (second, runner) = scores[0], scores[1]
     a, b = templates[name], templates[runner]
     differ = (cv2.absdiff(a, b) > 0.3).astype(np.uint8)
@@ -238,6 +236,20 @@ def match(glyph: Glyph, templates: dict[str, Glyph], aspect: float, aspects: dic
         far = cv2.norm(g, b, cv2.NORM_L2, differ)
         split = cv2.norm(g, a, cv2.NORM_L2, differ) / far if far > 0 else 1.0
     return Match(name, best, runner, second, split)
+
+
+def correlations(glyph: Glyph, templates: list[Glyph]) -> list[float]:
+    """The glyph's normalised correlation coefficient with each template of its size (what
+    :func:`cv2.matchTemplate`'s ``TM_CCOEFF_NORMED`` gives for one position), all in one product:
+    one OpenCV call per template cost more in calling than in arithmetic."""
+    if not templates:
+        return []
+    stack = np.stack(templates).reshape(len(templates), -1).astype(np.float64)
+    stack -= stack.mean(axis=1, keepdims=True)
+    g = np.asarray(glyph, np.float64).reshape(-1)
+    g = g - g.mean()
+    scale = np.sqrt((stack * stack).sum(axis=1) * float(g @ g))
+    return [float(v) for v in np.divide(stack @ g, scale, out=np.zeros(len(templates)), where=scale > 0)]
 
 
 def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] | str:
