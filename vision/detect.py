@@ -288,6 +288,7 @@ class _Looks:
         self.grey, self.binary, self.level, self.params, self.win = grey, binary, level, params, win
         self._seen: dict[object, list[_Outline]] = {"first": found}
         self._top: float | None = None
+        self._joins: dict[bytes, _Outline] = {}
 
     def _found(self, key: object, mask: Callable[[], Image], join: bool) -> list[_Outline]:
         seen = self._seen.get(key)
@@ -296,10 +297,14 @@ class _Looks:
         return self._join(seen) if join else seen
 
     def _join(self, found: list[_Outline]) -> list[_Outline]:
-        return [
-            _joined(o.contour, self.win, self.params) if o.joinable and o.contour is not None else o
-            for o in found
-        ]
+        return [self._joined(o.contour) if o.joinable and o.contour is not None else o for o in found]
+
+    def _joined(self, contour: NDArray[np.int32]) -> _Outline:
+        """:func:`_joined`, once per region: two looks often part the same region from the rest."""
+        key = contour.tobytes()
+        if key not in self._joins:
+            self._joins[key] = _joined(contour, self.win, self.params)
+        return self._joins[key]
 
     def choose(self, join: bool) -> _Outline | None:
         """The one card among the first look's regions, else the second look's, else the brighter
