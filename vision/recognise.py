@@ -1,12 +1,12 @@
 """Read one frame: the card, with a confidence, or an explicit "unknown" / "empty" and the reason.
 
-How: :func:`vision.detect.find_card` warps the card flat; the index box of
-the deck profile is cut from the face as it lies and from the face turned
-half a turn (so a card read either way up, and a deck with indices in the
-top-right corner, are the same case); each index is split into the rank
+How: :func:`vision.detect.find_card` finds the card's corners; the index box
+of the deck profile is warped flat from the face as it lies and from the face
+turned half a turn (so a card read either way up, and a deck with indices in
+the top-right corner, are the same case); each index is split into the rank
 glyph(s) above and the suit glyph below by their connected components; each
 glyph is scaled to its template size and compared with every template of
-the enrolled deck by normalised correlation (:func:`cv2.matchTemplate`).
+the enrolled deck by normalised correlation (:func:`correlations`).
 
 Why it never guesses: a read is a card only when the rank and the suit each
 beat their threshold *and* their runner-up by a margin, the glyphs have the
@@ -48,6 +48,8 @@ class Reading:
     card: Card | None = None
     confidence: float = 0.0
     reason: str = ""
+    #: The warped face read by :func:`recognise_face`; None from :func:`recognise`, which warps only the
+    #: index boxes (:mod:`vision.warp`).
     face: Image | None = None
 
     def to_dict(self) -> dict[str, object]:
