@@ -13,6 +13,7 @@ a reason, so the recogniser never guesses from a partial view.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -22,6 +23,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.sides import fit_quads
+from vision.warp import warp_face
 from vision.window import Bounds, ScanWindow, bounds
 
 Image = MatLike
@@ -130,14 +132,15 @@ def true_aspect(q: NDArray[np.float32], centre: tuple[float, float], focal: floa
     of sides parallel, which does not fix the focal length: ``focal`` (in pixels) is assumed then.
     """
     cx, cy = centre
-    m1, m2, m4, m3 = (np.array([p[0] - cx, p[1] - cy, 1.0]) for p in q.astype(np.float64))
-    d2 = float(np.dot(np.cross(m2, m4), m3))
-    d3 = float(np.dot(np.cross(m3, m4), m2))
+    m1, m2, m4, m3 = ((float(x) - cx, float(y) - cy, 1.0) for x, y in q)
+    d2 = _triple(m2, m4, m3)
+    d3 = _triple(m3, m4, m2)
     if abs(d2) < 1e-9 or abs(d3) < 1e-9:
         return None
-    k2 = float(np.dot(np.cross(m1, m4), m3)) / d2
-    k3 = float(np.dot(np.cross(m1, m4), m2)) / d3
-    n2, n3 = k2 * m2 - m1, k3 * m3 - m1
+    k2 = _triple(m1, m4, m3) / d2
+    k3 = _triple(m1, m4, m2) / d3
+    n2 = tuple(k2 * b - a for a, b in zip(m1, m2, strict=True))
+    n3 = tuple(k3 * b - a for a, b in zip(m1, m3, strict=True))
     f2 = focal**2
     if abs(n2[2] * n3[2]) > 1e-6 * max(abs(n2[2]), abs(n3[2]), 1e-12):
         found = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
@@ -146,6 +149,16 @@ def true_aspect(q: NDArray[np.float32], centre: tuple[float, float], focal: floa
     num = (n2[0] ** 2 + n2[1] ** 2) / f2 + n2[2] ** 2
     den = (n3[0] ** 2 + n3[1] ** 2) / f2 + n3[2] ** 2
     return math.sqrt(num / den) if den > 0 else None
+
+
+Vec3 = tuple[float, float, float]
+
+
+def _triple(a: Vec3, b: Vec3, c: Vec3) -> float:
+    """(a x b) . c, in plain floats: called for every candidate outline, where numpy's call overhead
+    on three-element arrays cost more than the arithmetic."""
+    x, y, z = a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
+    return x * c[0] + y * c[1] + z * c[2]
 
 
 @dataclass(frozen=True)
@@ -158,9 +171,11 @@ class _Outline:
     reason: str = ""
     quad: NDArray[np.float32] | None = None
     contour: NDArray[np.int32] | None = None
+    #: A region at the window's edge that is not a whole card: worth searching for a joined card.
+    joinable: bool = False
 
 
-def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams, join: bool = False) -> _Outline:
+def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
     w, h = win.size
     pts = contour.reshape(-1, 2)
     on_edge = int(np.count_nonzero(win.rim[pts[:, 1], pts[:, 0]]))
@@ -175,7 +190,7 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams, join
             if on_edge
             else f"the outline has {len(quad)} corners, not a single card's 4"
         )
-        return _joined(contour, win, params) if on_edge and join else _Outline(kind, why)
+        return _Outline(kind, why, contour=contour, joinable=on_edge > 0)
     fill = area / max(cv2.contourArea(quad), 1.0)
     if fill < params.min_fill:
         why = (
@@ -183,7 +198,7 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams, join
             if on_edge
             else f"the outline is notched ({fill:.2f} of its corners' area)"
         )
-        return _joined(contour, win, params) if on_edge and join else _Outline(kind, why)
+        return _Outline(kind, why, contour=contour, joinable=on_edge > 0)
     q = _order(_refine(np.asarray(pts, np.int32), np.asarray(quad, np.int32).reshape(4, 2)))
     short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
     if on_edge:
@@ -191,8 +206,7 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams, join
         # its rim is whole (its fitted corner lies just past the rim, by less than the rounding).
         margin = params.corner_round * short
         if not win.within(q, margin) or on_edge > 2 * margin:
-            cut = _Outline(kind, "the card is not wholly inside the window")
-            return _joined(contour, win, params) if join else cut
+            return _Outline(kind, "the card is not wholly inside the window", contour=contour, joinable=True)
     for turn in (q, np.roll(q, -1, axis=0)):  # seen at a slant, the short side may look the longer
         if _card_shaped(turn, win, params):
             return _Outline("card", quad=turn, contour=contour)
@@ -236,14 +250,14 @@ def _card_shaped(q: NDArray[np.float32], win: Bounds, params: DetectParams) -> b
     return true is not None and math.isclose(true, CARD_ASPECT, rel_tol=params.aspect_tolerance)
 
 
-def _outlines(binary: Image, params: DetectParams, win: Bounds, join: bool = False) -> list[_Outline]:
+def _outlines(binary: Image, params: DetectParams, win: Bounds) -> list[_Outline]:
     """The card-sized bright regions of ``binary`` inside the window, each classified."""
     h, w = binary.shape[:2]
     if win.inside is not None:
         binary = cv2.bitwise_and(binary, win.inside)
     contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     return [
-        _outline(np.asarray(c, np.int32), win, params, join)
+        _outline(np.asarray(c, np.int32), win, params)
         for c in contours
         if cv2.contourArea(c) >= params.min_area * w * h
     ]
@@ -263,56 +277,86 @@ def _choose(found: list[_Outline]) -> _Outline | None:
     return None
 
 
-def _second_look(
-    grey: Image, binary: Image, params: DetectParams, win: Bounds, join: bool = False
-) -> _Outline | None:
-    """The bright mask cut along the strong edges; a card found there is grown back to the bright
-    pixels within the cut's width, so its outline is where the first look would have put it."""
-    kernel = np.ones((3, 3), np.uint8)
-    edges = cv2.dilate(cv2.Canny(grey, params.edge_low, params.edge_high), kernel)
-    chosen = _choose(_outlines(cv2.bitwise_and(binary, cv2.bitwise_not(edges)), params, win, join))
-    if chosen is None or chosen.kind != "card" or chosen.contour is None:
+class _Looks:
+    """The looks at one working frame, each mask's regions classified once: the pass that searches the
+    regions at the window's edge for a joined card (``join``) reuses the plain pass's masks and regions."""
+
+    def __init__(
+        self, grey: Image, binary: Image, level: float, found: list[_Outline], params: DetectParams,
+        win: Bounds,
+    ) -> None:
+        self.grey, self.binary, self.level, self.params, self.win = grey, binary, level, params, win
+        self._seen: dict[object, list[_Outline]] = {"first": found}
+        self._top: float | None = None
+        self._joins: dict[bytes, _Outline] = {}
+
+    def _found(self, key: object, mask: Callable[[], Image], join: bool) -> list[_Outline]:
+        seen = self._seen.get(key)
+        if seen is None:
+            seen = self._seen[key] = _outlines(mask(), self.params, self.win)
+        return self._join(seen) if join else seen
+
+    def _join(self, found: list[_Outline]) -> list[_Outline]:
+        return [self._joined(o.contour) if o.joinable and o.contour is not None else o for o in found]
+
+    def _joined(self, contour: NDArray[np.int32]) -> _Outline:
+        """:func:`_joined`, once per region: two looks often part the same region from the rest."""
+        key = contour.tobytes()
+        if key not in self._joins:
+            self._joins[key] = _joined(contour, self.win, self.params)
+        return self._joins[key]
+
+    def choose(self, join: bool) -> _Outline | None:
+        """The one card among the first look's regions, else the second look's, else the brighter
+        looks'; with ``join``, regions reaching the window's edge are searched for a joined card."""
+        chosen = _choose(self._found("first", lambda: self.binary, join))
+        if chosen is None:
+            chosen = self._second_look(join)
+        if chosen is None:
+            chosen = self._brighter_looks(join)
         return chosen
-    region = np.zeros_like(binary)
-    cv2.drawContours(region, [chosen.contour], -1, 255, -1)
-    grown = cv2.bitwise_and(cv2.dilate(region, kernel, iterations=2), binary)
-    again = _choose(_outlines(grown, params, win, join))
-    return again if again is not None and again.kind == "card" else chosen
 
+    def _second_look(self, join: bool) -> _Outline | None:
+        """The bright mask cut along the strong edges; a card found there is grown back to the bright
+        pixels within the cut's width, so its outline is where the first look would have put it."""
+        kernel = np.ones((3, 3), np.uint8)
+        params, binary = self.params, self.binary
 
-def _brighter_looks(
-    grey: Image, level: float, params: DetectParams, win: Bounds, join: bool = False
-) -> _Outline | None:
-    """The mask at higher thresholds, between Otsu's and the brightest paper: a vignette or the halo
-    of a glare is dimmer than the card's paper, so at a higher level it parts from the card."""
-    top = float(np.percentile(grey if win.inside is None else grey[win.inside > 0], 99))
-    for share in (0.35, 0.6):
-        _, binary = cv2.threshold(grey, level + share * (top - level), 255, cv2.THRESH_BINARY)
-        chosen = _choose(_outlines(binary, params, win, join))
-        if chosen is not None:
+        def cut() -> Image:
+            edges = cv2.dilate(cv2.Canny(self.grey, params.edge_low, params.edge_high), kernel)
+            return cv2.bitwise_and(binary, cv2.bitwise_not(edges))
+
+        chosen = _choose(self._found("cut", cut, join))
+        if chosen is None or chosen.kind != "card" or chosen.contour is None:
             return chosen
-    return None
+        region = np.zeros_like(binary)
+        cv2.drawContours(region, [chosen.contour], -1, 255, -1)
+        grown = _outlines(cv2.bitwise_and(cv2.dilate(region, kernel, iterations=2), binary), params, self.win)
+        again = _choose(self._join(grown) if join else grown)
+        return again if again is not None and again.kind == "card" else chosen
 
+    def _brighter_looks(self, join: bool) -> _Outline | None:
+        """The mask at higher thresholds, between Otsu's and the brightest paper: a vignette or the halo
+        of a glare is dimmer than the card's paper, so at a higher level it parts from the card."""
+        grey, win, level = self.grey, self.win, self.level
+        for share in (0.35, 0.6):
+            def mask(share: float = share) -> Image:
+                if self._top is None:  # the brightest paper, once for both levels and both passes
+                    self._top = float(np.percentile(grey if win.inside is None else grey[win.inside > 0], 99))
+                return cv2.threshold(grey, level + share * (self._top - level), 255, cv2.THRESH_BINARY)[1]
 
-def _looks(
-    grey: Image, binary: Image, level: float, found: list[_Outline], params: DetectParams, win: Bounds,
-    join: bool = False,
-) -> _Outline | None:
-    """The one card among the first look's regions ``found``, else the second look's, else the brighter
-    looks'; with ``join``, regions reaching the window's edge are searched for a joined card."""
-    chosen = _choose(found)
-    if chosen is None:
-        chosen = _second_look(grey, binary, params, win, join)
-    if chosen is None:
-        chosen = _brighter_looks(grey, level, params, win, join)
-    return chosen
+            chosen = _choose(self._found(share, mask, join))
+            if chosen is not None:
+                return chosen
+        return None
 
 
 def find_card(
     frame: Image, size: tuple[int, int], params: DetectParams = DetectParams(),
-    window: ScanWindow | None = None,
+    window: ScanWindow | None = None, warp: bool = True,
 ) -> Detection:
     """The card face in ``frame`` warped to ``size`` (w, h), upright or upside down; else why not.
+    Without ``warp``, only the card's corners (the reader warps the boxes it reads, :mod:`vision.warp`).
 
     The paper is the bright part of the frame (Otsu's threshold on the blurred grey frame); every
     card-sized bright region is classified (:class:`_Outline`) and those that reach the window's edge
@@ -335,9 +379,10 @@ def find_card(
     found = _outlines(binary, params, win)
     if not found:
         return Detection("empty", "nothing card-sized")
-    chosen = _looks(grey, binary, level, found, params, win)
+    looks = _Looks(grey, binary, level, found, params, win)
+    chosen = looks.choose(join=False)
     if chosen is None or chosen.kind != "card":
-        joined = _looks(grey, binary, level, _outlines(binary, params, win, True), params, win, True)
+        joined = looks.choose(join=True)
         if joined is not None and joined.kind == "card":
             chosen = joined
     if chosen is None:
@@ -345,23 +390,4 @@ def find_card(
     if chosen.kind != "card" or chosen.quad is None:
         return Detection("refused", chosen.reason)
     q = chosen.quad / scale
-    fw, fh = size
-    dst = np.array([(0, 0), (fw - 1, 0), (fw - 1, fh - 1), (0, fh - 1)], np.float32)
-    m = cv2.getPerspectiveTransform(q, dst)
-    face = cv2.warpPerspective(frame, m, (fw, fh), flags=cv2.INTER_LINEAR)
-    _blank_corners(face)
-    return Detection("card", face=face, corners=q)
-
-
-def _blank_corners(face: Image) -> None:
-    """Paint the rounded corners (felt seen past the card's curve) and a thin band along the edges (the
-    table a fitted side a pixel outside the paper lets in) in the card's own paper colour, so that a
-    glyph printed near a corner or an edge is not joined to dark felt."""
-    fh, fw = face.shape[:2]
-    r = max(3, fw // 16)
-    paper = cv2.mean(face[r : 2 * r, fw // 2 - r : fw // 2 + r])[:3]
-    for cx, cy, sx, sy in ((0, 0, 1, 1), (fw - 1, 0, -1, 1), (fw - 1, fh - 1, -1, -1), (0, fh - 1, 1, -1)):
-        tri = np.array([(cx, cy), (cx + sx * r, cy), (cx, cy + sy * r)], np.int32)
-        cv2.fillConvexPoly(face, tri, paper)
-    band = max(1, fw // 150)
-    cv2.rectangle(face, (0, 0), (fw - 1, fh - 1), paper, 2 * band - 1)
+    return Detection("card", face=warp_face(frame, q, size) if warp else None, corners=q)

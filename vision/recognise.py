@@ -1,12 +1,12 @@
 """Read one frame: the card, with a confidence, or an explicit "unknown" / "empty" and the reason.
 
-How: :func:`vision.detect.find_card` warps the card flat; the index box of
-the deck profile is cut from the face as it lies and from the face turned
-half a turn (so a card read either way up, and a deck with indices in the
-top-right corner, are the same case); each index is split into the rank
+How: :func:`vision.detect.find_card` finds the card's corners; the index box
+of the deck profile is warped flat from the face as it lies and from the face
+turned half a turn (so a card read either way up, and a deck with indices in
+the top-right corner, are the same case); each index is split into the rank
 glyph(s) above and the suit glyph below by their connected components; each
 glyph is scaled to its template size and compared with every template of
-the enrolled deck by normalised correlation (:func:`cv2.matchTemplate`).
+the enrolled deck by normalised correlation (:func:`correlations`).
 
 Why it never guesses: a read is a card only when the rank and the suit each
 beat their threshold *and* their runner-up by a margin, the glyphs have the
@@ -28,6 +28,7 @@ from cv2.typing import MatLike
 from controller.cards import Card, parse_card
 from vision.detect import Detection, DetectParams, find_card
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
+from vision.warp import warp_indices
 from vision.window import ScanWindow
 
 Image = MatLike
@@ -47,6 +48,8 @@ class Reading:
     card: Card | None = None
     confidence: float = 0.0
     reason: str = ""
+    #: The warped face read by :func:`recognise_face`; None from :func:`recognise`, which warps only the
+    #: index boxes (:mod:`vision.warp`).
     face: Image | None = None
 
     def to_dict(self) -> dict[str, object]:
@@ -141,7 +144,9 @@ def split_index(crop: Image, area: tuple[int, int, int, int] | None = None) -> G
 def _glyph(labels: Image, ids: list[int], ink: Image) -> Image:
     """The listed components' ink (grey levels kept: at 20 pixels the anti-aliased edge is half the shape),
     cropped to their joint bounding box, with everything else in the box blanked."""
-    mask = np.isin(labels, ids).astype(np.uint8) * 255
+    chosen = np.zeros(int(labels.max()) + 1, np.uint8)
+    chosen[ids] = 255
+    mask = chosen[labels]  # a lookup per pixel: np.isin sorted the whole label image
     x, y, w, h = cv2.boundingRect(mask)
     near = cv2.dilate(mask[y : y + h, x : x + w], np.ones((3, 3), np.uint8))
     return cv2.bitwise_and(ink[y : y + h, x : x + w], near)
@@ -193,31 +198,38 @@ class Match:
     #: Where the best two templates differ, the glyph's distance to the best over that to the runner-up.
     split: float
 
-    def why_not(self, what: str, min_score: float, max_ratio: float) -> str | None:
+    def why_not(
+        self, what: str, min_score: float, max_ratio: float, split_ratio: float
+    ) -> str | None:
         """None when the match is a read; else the reason, for the log and the ``unknown`` reading."""
         if self.score < min_score:
             return f"{what} unlike any enrolled (best {self.name} {self.score:.2f})"
-        if (1 - self.score) > max_ratio * (1 - self.runner_score) and self.split > SPLIT_RATIO:
+        if (1 - self.score) > max_ratio * (1 - self.runner_score) and self.split > split_ratio:
             return f"{what} ambiguous ({self.name} {self.score:.2f}, {self.runner} {self.runner_score:.2f})"
         return None
 
 
-#: Where two templates differ (6 and 8: the top right), the glyph must be this much nearer the best.
+#: Where two rank templates differ (6 and 8: the top right), the glyph must be this much nearer the best.
 SPLIT_RATIO: Final = 0.5
+#: The same for suits. Why a wider limit: the two suits of a colour differ over a large part of the
+#: glyph (a club's three lobes against a spade's point and shoulders), so the distance over that part
+#: is steady under blur; a blurred club's correlation with the spade nears its own (0.98 / 0.97) while
+#: its distance there stays at most 0.68 of the spade's, and a spade's to the club is at least 1.8
+#: times its own (the composed photograph sets, every index crop). Anything nearer the runner-up than
+#: this stays ambiguous, and a card read so must still agree with its other index.
+SUIT_SPLIT_RATIO: Final = 0.75
 
 
 def match(glyph: Glyph, templates: dict[str, Glyph], aspect: float, aspects: dict[str, float]) -> Match:
     """Correlate the normalised ``glyph`` (its ink was ``aspect`` wide to tall) with every template;
     templates of other proportions score -1."""
     g = glyph
-    scores = []
-    for name, tmpl in templates.items():
-        want = aspects.get(name)
-        if want is not None and not (want / ASPECT_FACTOR <= aspect <= want * ASPECT_FACTOR):
-            scores.append((-1.0, name))
-            continue
-        scores.append((float(cv2.matchTemplate(g, tmpl, cv2.TM_CCOEFF_NORMED)[0, 0]), name))
-    scores.sort(reverse=True)
+    fits = [
+        name for name in templates
+        if (want := aspects.get(name)) is None or want / ASPECT_FACTOR <= aspect <= want * ASPECT_FACTOR
+    ]
+    found = dict(zip(fits, correlations(g, [templates[name] for name in fits]), strict=True))
+    scores = sorted(((found.get(name, -1.0), name) for name in templates), reverse=True)
     (best, name), (second, runner) = scores[0], scores[1]
     a, b = templates[name], templates[runner]
     differ = (cv2.absdiff(a, b) > 0.3).astype(np.uint8)
@@ -226,6 +238,20 @@ def match(glyph: Glyph, templates: dict[str, Glyph], aspect: float, aspects: dic
         far = cv2.norm(g, b, cv2.NORM_L2, differ)
         split = cv2.norm(g, a, cv2.NORM_L2, differ) / far if far > 0 else 1.0
     return Match(name, best, runner, second, split)
+
+
+def correlations(glyph: Glyph, templates: list[Glyph]) -> list[float]:
+    """The glyph's normalised correlation coefficient with each template of its size (what
+    :func:`cv2.matchTemplate`'s ``TM_CCOEFF_NORMED`` gives for one position), all in one product:
+    one OpenCV call per template cost more in calling than in arithmetic."""
+    if not templates:
+        return []
+    stack = np.stack(templates).reshape(len(templates), -1).astype(np.float64)
+    stack -= stack.mean(axis=1, keepdims=True)
+    g = np.asarray(glyph, np.float64).reshape(-1)
+    g = g - g.mean()
+    scale = np.sqrt((stack * stack).sum(axis=1) * float(g @ g))
+    return [float(v) for v in np.divide(stack @ g, scale, out=np.zeros(len(templates)), where=scale > 0)]
 
 
 def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] | str:
@@ -254,8 +280,8 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] |
         profile.aspects_of("suit"),
     )
     accept = spec.accept
-    for what, m in (("rank", rank), ("suit", suit)):
-        why = m.why_not(what, accept.min_score, accept.max_ratio)
+    for what, m, split in (("rank", rank, SPLIT_RATIO), ("suit", suit, SUIT_SPLIT_RATIO)):
+        why = m.why_not(what, accept.min_score, accept.max_ratio, split)
         if why is not None:
             return why
     colour = spec.colour
@@ -293,17 +319,21 @@ def recognise(
         frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     elif frame.shape[2] == 4:
         frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
-    det: Detection = find_card(frame, profile.spec.face, params, window)
+    det: Detection = find_card(frame, profile.spec.face, params, window, warp=False)
     if det.status == "empty":
         return Reading("empty", reason=det.reason)
-    if det.status != "card" or det.face is None:
+    if det.status != "card" or det.corners is None:
         return Reading("unknown", reason=det.reason)
-    return recognise_face(det.face, profile)
+    return read_indices(warp_indices(frame, det.corners, profile.spec.face, profile.spec.index.box), profile)
 
 
 def recognise_face(face: Image, profile: DeckProfile) -> Reading:
-    """Read an already warped face: both indices, which must agree when both are readable."""
-    crops = index_crops(face, profile)
+    """Read an already warped face (enrolment's self-check)."""
+    return read_indices(index_crops(face, profile), profile, face)
+
+
+def read_indices(crops: list[Image], profile: DeckProfile, face: Image | None = None) -> Reading:
+    """Read a card's two index crops (:func:`index_crops`), which must agree when both are readable."""
     reads = [read_index(crop, profile) for crop in crops]
     cards = [r for r in reads if not isinstance(r, str)]
     if not cards:

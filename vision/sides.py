@@ -51,10 +51,8 @@ class _Line:
     length: float
     nx: float
     ny: float
-
-    @property
-    def angle(self) -> float:
-        return math.degrees(math.atan2(self.dy, self.dx)) % 180.0
+    #: Its undirected direction, 0..180 degrees.
+    angle: float
 
     def faces(self, other: _Line, gap: float) -> bool:
         """``other`` lies at least ``gap`` pixels away on this line's paper side: the opposite side."""
@@ -67,28 +65,50 @@ def _runs(
     """The contour's straight runs off the window's rim, each fitted by a line, longest first."""
     poly = cv2.approxPolyDP(pts.reshape(-1, 1, 2), RUN_TOLERANCE, True).reshape(-1, 2)
     codes = pts[:, 0].astype(np.int64) * 65536 + pts[:, 1]
-    at = sorted(int(np.flatnonzero(codes == int(x) * 65536 + int(y))[0]) for x, y in poly)
+    order = np.argsort(codes, kind="stable")  # each vertex's first place on the contour
+    first = order[np.searchsorted(codes[order], poly[:, 0].astype(np.int64) * 65536 + poly[:, 1])]
+    at = sorted(int(i) for i in first)
     n = len(pts)
     h, w = region.shape
+    start = np.array(at, np.int64)
+    end = np.append(start[1:], start[0] + n)
+    step = (pts[end % n] - pts[start % n]).astype(np.float64)
+    lengths = np.hypot(step[:, 0], step[:, 1])
+    rim_before = np.concatenate(([0], np.cumsum(np.concatenate((on_rim, on_rim)))))
+    rim_share = (rim_before[end + 1] - rim_before[start]) / (end - start + 1)
+    keep = np.flatnonzero((lengths >= min_run) & (rim_share <= 0.2))
+    keep = keep[np.argsort(-lengths[keep], kind="stable")][:MAX_LINES]  # only the longest are fitted
     lines = []
-    for a, b in zip(at, at[1:] + [at[0] + n], strict=True):
-        ax, ay = (float(v) for v in pts[a % n])
-        bx, by = (float(v) for v in pts[b % n])
-        length = math.hypot(bx - ax, by - ay)
-        if length < min_run:
-            continue
-        idx = np.arange(a, b + 1) % n
-        if on_rim[idx].mean() > 0.2:
-            continue
-        trim = len(idx) // 10
-        seg = pts[idx[trim : len(idx) - trim]].astype(np.float32)
-        dx, dy, x, y = (float(v) for v in cv2.fitLine(seg, cv2.DIST_L2, 0, 0.01, 0.01).ravel())
+    for k, (x, y, dx, dy) in zip(keep, _fit_lines(pts, start[keep], end[keep]), strict=True):
         px, py = int(round(x - 3 * dy)), int(round(y + 3 * dx))
         inward = 0 <= px < w and 0 <= py < h and region[py, px] > 0
         nx, ny = (-dy, dx) if inward else (dy, -dx)
-        lines.append(_Line(x, y, dx, dy, length, nx, ny))
-    lines.sort(key=lambda ln: -ln.length)
-    return lines[:MAX_LINES]
+        lines.append(_Line(x, y, dx, dy, float(lengths[k]), nx, ny, math.degrees(math.atan2(dy, dx)) % 180.0))
+    return lines
+
+
+def _fit_lines(
+    pts: NDArray[np.int32], start: NDArray[np.int64], end: NDArray[np.int64]
+) -> list[tuple[float, float, float, float]]:
+    """The least-squares line (centroid x, y and unit direction dx, dy: :func:`cv2.fitLine`'s
+    ``DIST_L2``) through the middle 80 % of each run ``start[k]..end[k]`` of the contour ``pts``, all
+    runs in one pass: the principal axis of each run's points."""
+    n = len(pts)
+    cut = (end - start + 1) // 10
+    lo, hi = start + cut, end + 1 - cut
+    sizes = hi - lo
+    offset = np.repeat(lo - (np.cumsum(sizes) - sizes), sizes)
+    idx = (np.arange(int(sizes.sum())) + offset) % n
+    xy = pts[idx].astype(np.float64)
+    run = np.repeat(np.arange(len(sizes)), sizes)
+    mean = np.stack([np.bincount(run, xy[:, i], len(sizes)) for i in (0, 1)], axis=1) / sizes[:, None]
+    d = xy - mean[run]
+    sxx, syy, sxy = (np.bincount(run, v, len(sizes)) for v in (d[:, 0] ** 2, d[:, 1] ** 2, d[:, 0] * d[:, 1]))
+    theta = 0.5 * np.arctan2(2 * sxy, sxx - syy)
+    return [
+        (float(mx), float(my), math.cos(t), math.sin(t))
+        for (mx, my), t in zip(mean, theta, strict=True)
+    ]
 
 
 def _meet(a: _Line, b: _Line) -> tuple[float, float] | None:
@@ -108,16 +128,16 @@ def _turn(a: float, b: float) -> float:
 def _support(q: NDArray[np.float32], seen: NDArray[np.uint8]) -> list[float]:
     """For each side of ``q``: the share of its middle 80 % that lies on the contour (``seen``)."""
     h, w = seen.shape
-    out = []
-    for k in range(4):
-        p, r = q[k], q[(k + 1) % 4]
-        n = max(int(np.linalg.norm(r - p)), 2)
-        t = np.linspace(0.1, 0.9, n, dtype=np.float32)[:, None]
-        s = np.round(p + t * (r - p)).astype(np.int32)
-        ok = (s[:, 0] >= 0) & (s[:, 0] < w) & (s[:, 1] >= 0) & (s[:, 1] < h)
-        hits = seen[s[ok, 1], s[ok, 0]] > 0
-        out.append(float(hits.sum()) / n)
-    return out
+    step = np.roll(q, -1, axis=0) - q
+    ns = np.maximum(np.hypot(step[:, 0], step[:, 1]).astype(np.int64), 2)
+    side = np.repeat(np.arange(4), ns)
+    k = np.arange(len(side)) - np.repeat(np.cumsum(ns) - ns, ns)
+    t = (0.1 + 0.8 * k / (ns[side] - 1)).astype(np.float32)[:, None]
+    s = np.round(q[side] + t * step[side]).astype(np.int32)
+    ok = (s[:, 0] >= 0) & (s[:, 0] < w) & (s[:, 1] >= 0) & (s[:, 1] < h)
+    hits = np.zeros(len(side), np.float64)
+    hits[ok] = seen[s[ok, 1], s[ok, 0]] > 0
+    return [float(v) for v in np.bincount(side, weights=hits, minlength=4) / ns]
 
 
 def fit_quads(

@@ -1,0 +1,82 @@
+"""The card's face cut from the frame by its fitted corners: whole (enrolment) or only the boxes read.
+
+Why only boxes: a frame is read from its two index boxes (and the paper between two corners), a
+tenth of the face; warping the whole 300 x 420 face was the largest single cost of a read, and on a
+12-megapixel frame its sampling of the large image cost more than the rest of the read together.
+A box is warped with the face's own transform shifted to the box's origin, and blanked exactly as
+the whole face is (:func:`blank_corners`), so its pixels are the whole face's at that place.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from cv2.typing import MatLike
+from numpy.typing import NDArray
+
+Image = MatLike
+Box = tuple[int, int, int, int]
+
+
+def warp_box(frame: Image, corners: NDArray[np.float32], size: tuple[int, int], box: Box) -> Image:
+    """The face ``size`` (w, h) that ``corners`` (frame pixels, clockwise from the face's top left) hold,
+    its part ``box`` (x0, y0, x1, y1 in face pixels) only, corners and edges not yet blanked."""
+    fw, fh = size
+    x0, y0, x1, y1 = box
+    right, bottom = fw - 1 - x0, fh - 1 - y0
+    dst = np.array([(-x0, -y0), (right, -y0), (right, bottom), (-x0, bottom)], np.float32)
+    m = cv2.getPerspectiveTransform(corners, dst)
+    out: Image = cv2.warpPerspective(frame, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+    return out
+
+
+def paper_box(size: tuple[int, int]) -> Box:
+    """Where the face's paper colour is taken: below the top edge's middle, clear of any index."""
+    fw, _ = size
+    r = corner_size(size)
+    return fw // 2 - r, r, fw // 2 + r, 2 * r
+
+
+def corner_size(size: tuple[int, int]) -> int:
+    """The legs of the triangle blanked at each corner (the felt seen past the card's rounded corner)."""
+    return max(3, size[0] // 16)
+
+
+def blank_corners(
+    img: Image, size: tuple[int, int], origin: tuple[int, int], paper: tuple[float, ...]
+) -> None:
+    """Paint the rounded corners (felt seen past the card's curve) and a thin band along the edges (the
+    table a fitted side a pixel outside the paper lets in) of the face ``size`` in the card's own
+    ``paper`` colour, so that a glyph printed near a corner or an edge is not joined to dark felt;
+    ``img`` is the face's part whose top left is at ``origin`` (face pixels)."""
+    fw, fh = size
+    ox, oy = origin
+    r = corner_size(size)
+    for cx, cy, sx, sy in ((0, 0, 1, 1), (fw - 1, 0, -1, 1), (fw - 1, fh - 1, -1, -1), (0, fh - 1, 1, -1)):
+        x, y = cx - ox, cy - oy
+        tri = np.array([(x, y), (x + sx * r, y), (x, y + sy * r)], np.int32)
+        cv2.fillConvexPoly(img, tri, paper)
+    band = max(1, fw // 150)
+    cv2.rectangle(img, (-ox, -oy), (fw - 1 - ox, fh - 1 - oy), paper, 2 * band - 1)
+
+
+def warp_face(frame: Image, corners: NDArray[np.float32], size: tuple[int, int]) -> Image:
+    """The whole face, blanked."""
+    face = warp_box(frame, corners, size, (0, 0, *size))
+    x0, y0, x1, y1 = paper_box(size)
+    blank_corners(face, size, (0, 0), cv2.mean(face[y0:y1, x0:x1])[:3])
+    return face
+
+
+def warp_indices(frame: Image, corners: NDArray[np.float32], size: tuple[int, int], box: Box) -> list[Image]:
+    """The index ``box`` of the face as the card lies, then of the face turned half a turn: the same
+    pixels as cutting them from :func:`warp_face`'s face."""
+    fw, fh = size
+    x0, y0, x1, y1 = box
+    paper = cv2.mean(warp_box(frame, corners, size, paper_box(size)))[:3]
+    crops = []
+    for part, turn in ((box, False), ((fw - x1, fh - y1, fw - x0, fh - y0), True)):
+        crop = warp_box(frame, corners, size, part)
+        blank_corners(crop, size, (part[0], part[1]), paper)
+        crops.append(cv2.rotate(crop, cv2.ROTATE_180) if turn else crop)
+    return crops
