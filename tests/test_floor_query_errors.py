@@ -100,3 +100,14 @@ def test_a_role_that_may_not_read_exit_1_then_the_database_stopped_exit_2(
         cwd=ROOT, capture_output=True, text=True, timeout=50, check=False)
     refused = f"cannot connect to the floor database {own_postgres.dsn}: Connection refused"
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"croupier floor recall: {refused}\n")
+
+
+def test_a_url_mistyped_into_no_url_still_hides_its_password_and_a_socket_url_is_shown_whole(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``postgres//`` for ``postgres://``: psycopg quotes the whole string it could not read in its
+    reason, and the line names the --db as given; neither may show the password."""
+    for typo in ("postgres//alice:s3cret@127.0.0.1:1/floor", "postgresql:/alice:s3cret@127.0.0.1:1/floor"):
+        line = one_line(capsys, "tables", typo, 2)
+        assert "is not a PostgreSQL URL" in line and "alice:***@" in line and "s3cret" not in line, line
+    socket = "postgresql:///floor?host=/run/postgresql&password=s3cret&sslmode=disable"  # no host: kept whole
+    assert shown_dsn(socket) == "postgresql:///floor?host=/run/postgresql&password=***&sslmode=disable"

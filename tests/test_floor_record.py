@@ -23,7 +23,7 @@ from controller.cli import main as cli_main
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
-from controller.floor.local import NatsServer
+from controller.floor.local import NatsServer, free_port
 from tests.server_fixtures import FloorDatabase
 
 pytestmark = pytest.mark.timeout(120)
@@ -114,3 +114,19 @@ def test_a_writer_that_fails_after_its_commit_stops_the_recorder_and_nothing_is_
             for p in (uplink, failing, second):
                 p.stop()
     assert assert_exactly_once(postgres.dsn, config, published) == len(inputs)
+
+
+def test_a_recorder_stopped_while_its_database_is_away_stops_at_once_with_nothing_in_hand(
+        tmp_path: Path, nats_server: NatsServer) -> None:  # noqa: F811
+    """SIGTERM while the database is away: its connections (the writers' too) give up retrying and the
+    recorder ends cleanly, rather than retrying on until the stop's grace runs out and it is cut off
+    with work in hand (their stop was the recorder's first event, which the command replaced)."""
+    nobody = f"postgresql://croupier_recorder@127.0.0.1:{free_port()}/floor"
+    recorder = Proc(tmp_path / "rec.log", "floor", "record", "--nats", nats_server.url, "--db", nobody)
+    recorder.start()
+    try:
+        wait_for("the database to be retried", lambda: recorder.said("database unavailable"), 30, recorder)
+    finally:
+        code = recorder.stop()
+    assert code == 0, recorder.text()
+    assert "stopped with work in hand" not in recorder.text(), recorder.text()

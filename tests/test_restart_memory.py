@@ -180,3 +180,27 @@ def test_shoe_reset_in_flight_across_a_kill_is_answered_by_the_hello_and_never_a
     assert sim.stats.dispense_requests == sim.stats.dispensed + 1  # the lost one, never repeated
     assert sim.stats.dispensed == cards_of_last_round(t)
     assert t.status()["offline"] == {}
+
+
+@pytest.mark.timeout(90)
+def test_the_hello_of_a_reset_sent_before_the_restart_after_the_feed_tilt_tilts_again_if_no_card_comes(
+    shuffler_table: Callable[[float], tuple[SimulatedShoe, Croupier]],
+) -> None:
+    """That HELLO comes after the restarted daemon's ``dispense_timeout`` (the shuffler unplugged a
+    moment): its feed tilt is over (the HELLO brings the feed back), and the card it may bring must
+    come within the timeout again, or the table tilts again saying why, rather than waiting with the
+    feed online and nothing on its way."""
+    sim, t = shuffler_table(0.5)
+    t.start(fault="shoe_reset_sent:1:kill")
+    sim.feed("lose")  # the round's first DISPENSE is never answered
+    play_to_close(t)
+    wait_for(lambda: "shoe feed" in t.status()["offline"], "the feed tilt")
+    assert t.cmd is not None
+    t.cmd._socket().send(json.dumps({"cmd": "shoe", "action": "reset"}).encode())  # no reply comes
+    t.died()  # RESET sent, its HELLO not yet taken
+    sim.inject("disconnect", 2.0)  # the restarted daemon hears that HELLO only after its timeout
+    t.start()
+    wait_for(lambda: "HELLO for the RESET sent before the restart" in t.log, "the HELLO of that reset")
+    why = "cannot know whether the DISPENSE was answered"
+    wait_for(lambda: why in t.status()["offline"].get("shoe feed", ""), "the tilt after the HELLO", timeout=5)
+    assert sim.stats.dispense_requests == 1 and sim.stats.dispensed == 0  # not asked again

@@ -93,7 +93,7 @@ class Dispenser:
                 f"{state.dispense_row}) and stopped: the table cannot know whether that DISPENSE "
                 "reached the shuffler")
             log.warning("restart mid-deal: waiting for the card due, never asking twice: %s", self._unknown)
-            self._timer = loop.call_later(timeout, self._timed_out, self.sent)
+            self._arm()
         elif due:
             log.info("restart mid-deal: no DISPENSE is on its way for the card due: asking for it")
 
@@ -119,7 +119,7 @@ class Dispenser:
         self._unknown = ""
         self.sent += 1
         self.outstanding = True
-        self._timer = self._loop.call_later(self.timeout, self._timed_out, self.sent)
+        self._arm()
 
     def before_card(self, table: Table) -> None:
         """A card came from the shoe and is about to be applied: a late card ends the feed tilt first.
@@ -173,6 +173,10 @@ class Dispenser:
                     log.warning("HELLO for the RESET sent before the restart: waiting for the card due, "
                                 "never asking twice: %s", self._unknown)
                 self._save(replace(self._state, reset_row=None))
+                # The HELLO brings the feed back (below): the card it may bring has the timeout again,
+                # or the table tilts again saying why; a feed tilt before it would otherwise end with
+                # nothing on its way and nothing to say so.
+                self._arm()
             else:
                 self._save(replace(self._state, dispense_row=None, reset_row=None))
                 self._answered()
@@ -206,6 +210,12 @@ class Dispenser:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+    def _arm(self) -> None:
+        """The outstanding DISPENSE's card is due within :attr:`timeout` from now, or the table tilts."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self._loop.call_later(self.timeout, self._timed_out, self.sent)
 
     def _save(self, state: FeedState) -> bool:
         """Journal ``state`` before the command it records goes out; False (the table halts) if it cannot."""

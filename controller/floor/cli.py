@@ -316,10 +316,14 @@ def _floor_worker(args: argparse.Namespace, name: str, make: Callable[[Any], _Wo
     async def start(stop: asyncio.Event) -> None:
         nc = await connect(args.nats, stop, **options)
         worker = make(nc)
-        worker.stop = stop
+        # Set the worker's own event, never replace it: its database connections were made with it
+        # and give up retrying when it is set (controller.floor.database).
+        relay = asyncio.ensure_future(stop.wait())
+        relay.add_done_callback(lambda _: worker.stop.set())
         try:
             await worker.run()
         finally:
+            relay.cancel()
             await _close(nc)
 
     return _serve("recorder" if name == "record" else name, start, args.exit_with_parent)

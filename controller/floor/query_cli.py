@@ -26,6 +26,8 @@ Read = TypeVar("Read")
 _WHERE_FAILED: Final = re.compile(r"^(connection failed: )?(connection to server at .*? failed: )?")
 #: A password in a key=value DSN (``password=s3cret`` or ``password = 'it s'``).
 _KEYWORD_PASSWORD: Final = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)")
+#: A password in a URL's ``user:password@`` that is no URL to urlsplit (``postgres//`` mistyped).
+_USER_PASSWORD: Final = re.compile(r"([^\s:/@\"']+):[^\s/@\"']*@")
 
 
 class FloorUnreadable(Exception):
@@ -47,19 +49,26 @@ def shown_dsn(dsn: str) -> str:
     """The DSN as the operator gave it, with its password (if any) as ``***``: it goes on a terminal
     and into logs, which the password must not."""
     url = urlsplit(dsn)
-    if url.scheme in ("postgresql", "postgres"):
+    if url.scheme in ("postgresql", "postgres") and dsn.startswith(f"{url.scheme}://"):
         user, at, hosts = url.netloc.rpartition("@")
         if at and ":" in user:
             user = user.split(":", 1)[0] + ":***"
         query = re.sub(r"(^|&)password=[^&]*", r"\1password=***", url.query)
-        return urlunsplit(url._replace(netloc=f"{user}{at}{hosts}", query=query))
-    return _KEYWORD_PASSWORD.sub(r"\1***", dsn)
+        shown = urlunsplit(url._replace(netloc=f"{user}{at}{hosts}", query=query))
+        # urlunsplit drops the // of a URL with no host (a Unix socket's: postgresql:///floor?host=/run)
+        return shown if url.netloc else f"{url.scheme}://{shown[len(url.scheme) + 1:]}"
+    return _hidden(dsn)
+
+
+def _hidden(text: str) -> str:
+    """``text`` (a DSN that is no URL, or psycopg's reason quoting it) with any password as ``***``."""
+    return _USER_PASSWORD.sub(r"\1:***@", _KEYWORD_PASSWORD.sub(r"\1***", text))
 
 
 def _why(exc: Exception) -> str:
     """psycopg's reason, on one line, without the lead-in that repeats the server's address."""
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return " ".join(_WHERE_FAILED.sub("", first).split())
+    return _hidden(" ".join(_WHERE_FAILED.sub("", first).split()))
 
 
 def read_floor(command: str, dsn: str, read: Callable[[psycopg.Connection[Any]], Read],
