@@ -312,10 +312,11 @@ def recognise(
     """Read ``frame``: a card only when it is certain (see the module's docstring); ``window``: the
     table's scan window (:mod:`vision.window`), if its table file has one.
 
-    A grey (one channel) or BGRA frame, as some cameras give, is read as BGR; a grey frame has no
+    A grey (one channel, with or without a channel axis) or BGRA frame, as some cameras give, is read
+    as BGR; a grey frame has no
     colour, so its red cards fail the colour check (unknown) and only black cards can be read.
     """
-    if frame.ndim == 2:
+    if frame.ndim == 2 or frame.shape[2] == 1:
         frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     elif frame.shape[2] == 4:
         frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
