@@ -147,3 +147,27 @@ def test_arbitrary_pixels_never_crash_and_never_read_as_a_card(data: bytes, offs
     frame = cv2.add(frame, np.full_like(frame, offset % 64))
     reading = recognise(frame, profile())
     assert reading.status in ("empty", "unknown")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 40), st.integers(1, 5000), st.sampled_from([None, 1, 3, 4]),
+    st.sampled_from(["black", "white", "noise"]), st.booleans(),
+)
+def test_frames_of_any_shape_are_read_without_an_exception(
+    short: int, long: int, channels: int | None, fill: str, across: bool
+) -> None:
+    """A camera's odd frame (a single pixel, a line, a strip thousands of pixels long, one channel or
+    four, all black or all white) is empty or unknown: an exception would stop the camera's thread.
+    Before: a strip a few pixels high was shrunk to no pixels at all (OpenCV's resize assertion)."""
+    h, w = (long, short) if across else (short, long)
+    shape = (h, w) if channels is None else (h, w, channels)
+    if fill == "noise":
+        frame = np.random.default_rng(h * 7919 + w).integers(0, 256, shape, dtype=np.uint8)
+    else:
+        frame = np.full(shape, 0 if fill == "black" else 255, np.uint8)
+    if channels == 1:
+        frame = frame[:, :, :1]
+    first, again = recognise(frame, profile()), recognise(frame.copy(), profile())
+    assert first.status in ("empty", "unknown") and first.reason
+    assert (again.status, again.reason) == (first.status, first.reason)

@@ -105,6 +105,10 @@ def _refine(contour: NDArray[np.int32], quad: NDArray[np.int32]) -> NDArray[np.f
     return np.array(out, np.float32)
 
 
+#: A frame's least side at the working width: a thinner strip holds no card and shrinks to nothing.
+MIN_SIDE: Final = 2
+
+
 def _shrink(frame: Image, width: int) -> tuple[Image, float]:
     """``frame`` at ``width`` pixels wide (never larger), and the factor applied.
 
@@ -367,6 +371,9 @@ def find_card(
     With a scan ``window`` (:mod:`vision.window`), only what lies inside its outline is looked at, its
     outline cuts like the frame's edge, and a calibrated plane checks the proportions on the table.
     """
+    h, w = frame.shape[:2]
+    if min(h, w) * min(1.0, params.work_width / w) < MIN_SIDE:
+        return Detection("refused", f"a {w} x {h} frame is too narrow to hold a card")
     small, scale = _shrink(frame, params.work_width)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     grey = cv2.GaussianBlur(grey, (5, 5), 0)

@@ -198,26 +198,20 @@ class Match:
     #: Where the best two templates differ, the glyph's distance to the best over that to the runner-up.
     split: float
 
-    def why_not(
-        self, what: str, min_score: float, max_ratio: float, split_ratio: float
-    ) -> str | None:
+    def why_not(self, what: str, min_score: float, max_ratio: float) -> str | None:
         """None when the match is a read; else the reason, for the log and the ``unknown`` reading."""
         if self.score < min_score:
             return f"{what} unlike any enrolled (best {self.name} {self.score:.2f})"
-        if (1 - self.score) > max_ratio * (1 - self.runner_score) and self.split > split_ratio:
+        if (1 - self.score) > max_ratio * (1 - self.runner_score) and self.split > SPLIT_RATIO:
             return f"{what} ambiguous ({self.name} {self.score:.2f}, {self.runner} {self.runner_score:.2f})"
         return None
 
 
-#: Where two rank templates differ (6 and 8: the top right), the glyph must be this much nearer the best.
+#: Where two templates differ (6 and 8: the top right; a club's lobes against a spade's point), the
+#: glyph must be this much nearer the best. Suits too: a wider limit (0.75) read the composed sets'
+#: soft clubs, but a club blurred harder (an out-of-focus camera) moves across it towards the spade,
+#: where the spade is also its best whole-glyph match and both indices agree: a wrong card.
 SPLIT_RATIO: Final = 0.5
-#: The same for suits. Why a wider limit: the two suits of a colour differ over a large part of the
-#: glyph (a club's three lobes against a spade's point and shoulders), so the distance over that part
-#: is steady under blur; a blurred club's correlation with the spade nears its own (0.98 / 0.97) while
-#: its distance there stays at most 0.68 of the spade's, and a spade's to the club is at least 1.8
-#: times its own (the composed photograph sets, every index crop). Anything nearer the runner-up than
-#: this stays ambiguous, and a card read so must still agree with its other index.
-SUIT_SPLIT_RATIO: Final = 0.75
 
 
 def match(glyph: Glyph, templates: dict[str, Glyph], aspect: float, aspects: dict[str, float]) -> Match:
@@ -280,8 +274,8 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] |
         profile.aspects_of("suit"),
     )
     accept = spec.accept
-    for what, m, split in (("rank", rank, SPLIT_RATIO), ("suit", suit, SUIT_SPLIT_RATIO)):
-        why = m.why_not(what, accept.min_score, accept.max_ratio, split)
+    for what, m in (("rank", rank), ("suit", suit)):
+        why = m.why_not(what, accept.min_score, accept.max_ratio)
         if why is not None:
             return why
     colour = spec.colour
@@ -312,10 +306,11 @@ def recognise(
     """Read ``frame``: a card only when it is certain (see the module's docstring); ``window``: the
     table's scan window (:mod:`vision.window`), if its table file has one.
 
-    A grey (one channel) or BGRA frame, as some cameras give, is read as BGR; a grey frame has no
+    A grey (one channel, with or without a channel axis) or BGRA frame, as some cameras give, is read
+    as BGR; a grey frame has no
     colour, so its red cards fail the colour check (unknown) and only black cards can be read.
     """
-    if frame.ndim == 2:
+    if frame.ndim == 2 or frame.shape[2] == 1:
         frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     elif frame.shape[2] == 4:
         frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
