@@ -173,13 +173,35 @@ def load_profile(path: Path | str) -> DeckProfile:
         spec = ProfileFile.model_validate(raw)
     except ValidationError as exc:
         raise ProfileError(path, validation_problems(exc)) from None
-    problems: list[tuple[str | None, str]] = []
+    problems = _geometry_problems(spec)
     ranks = _templates(path, spec.ranks, RANKS, "ranks", RANK_SIZE, problems)
     suits = _templates(path, spec.suits, SUITS, "suits", SUIT_SIZE, problems)
     if problems:
         raise ProfileError(path, problems)
     aspects = {str(k): float(v) for k, v in dict(spec.enrolled.get("aspects", {})).items()}
     return DeckProfile(spec, ranks, suits, path, aspects)
+
+
+def _geometry_problems(spec: ProfileFile) -> list[tuple[str | None, str]]:
+    """A hand-edited index box or glyph area that does not fit: each named, before a frame is read.
+
+    Why: a box reaching past the face would read the table beside the card as index ink, and a glyph
+    area outside the box would trim every glyph away; neither can come from enrolment.
+    """
+    width, height = spec.face
+    box, area = spec.index.box, spec.index.glyphs
+    problems: list[tuple[str | None, str]] = []
+    if not (0 <= box[0] < box[2] <= width and 0 <= box[1] < box[3] <= height // 2):
+        problems.append(("index.box", f"{list(box)} is not x0 < x1 <= {width}, y0 < y1 <= {height // 2} "
+                         "from 0 (the index lies in the face's upper half); enrol the deck again"))
+    elif not (box[0] <= area[0] < area[2] <= box[2] and box[1] <= area[1] < area[3] <= box[3]):
+        problems.append(("index.glyphs", f"{list(area)} is not inside the index box {list(box)}; "
+                         "enrol the deck again"))
+    heights = (("index.rank_height", spec.index.rank_height), ("index.suit_height", spec.index.suit_height))
+    for key, glyph in heights:
+        if glyph > box[3] - box[1]:
+            problems.append((key, f"{glyph:g} px is taller than the index box ({box[3] - box[1]} px)"))
+    return problems
 
 
 def _templates(
