@@ -27,14 +27,26 @@ test folder with their ``labels.csv``:
 
 The card pixels are then real photographs; the scenes around them are not.
 No photograph is committed: the folders live outside the repository.
+
+Where a public set of a real deck's photographs has its own layout, ``cut`` builds the two folders from a
+table of ours (``bench/photo_sets/*.csv``: ``set,photo,card,box``, the box ``whole`` or ``x0 y0 x1 y1``
+as fractions of the upright photograph, for a one-card frame cut out of a photograph of several):
+
+    # the repository named in the table, its files written out (a snapshot may lack its largest files)
+    git --git-dir=G ls-tree -r --name-only -z HEAD | while IFS= read -r -d '' p; do
+      git --git-dir=G cat-file -e "HEAD:$p" && mkdir -p "/tmp/src/${p%/*}" &&
+      git --git-dir=G show "HEAD:$p" >"/tmp/src/$p"; done
+    .venv/bin/python bench/vision_photos.py cut --photos /tmp/src --table bench/photo_sets/X.csv --out DIR
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import math
 import random
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -276,6 +288,41 @@ def compose(args: argparse.Namespace) -> int:
     return 0
 
 
+def cut(args: argparse.Namespace) -> int:
+    """One folder per ``set`` of the table, each with its labels.csv: a ``whole`` photograph is copied
+    byte for byte, a box is cut out of the upright photograph (JPEG quality 95)."""
+    lines = [ln for ln in args.table.read_text(encoding="utf-8").splitlines() if not ln.startswith("#")]
+    labels: dict[str, list[str]] = {}
+    for row in csv.DictReader(lines):
+        card = row["card"].strip()
+        if card.lower() != "none":
+            parse_card(card)
+        folder = args.out / row["set"]
+        if row["set"] not in labels:
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            labels[row["set"]] = ["file,card"]
+        source = args.photos / row["photo"]
+        name = f"{Path(row['photo']).stem}-{card}{source.suffix.lower()}"
+        if (folder / name).exists():
+            raise SystemExit(f"{args.table}: {row['photo']} gives {name} twice")
+        if row["box"].strip() == "whole":
+            shutil.copyfile(source, folder / name)
+        else:
+            img = cv2.imread(str(source), cv2.IMREAD_COLOR)  # upright: OpenCV applies the EXIF orientation
+            if img is None:
+                raise SystemExit(f"{source}: not an image OpenCV can read")
+            h, w = img.shape[:2]
+            x0, y0, x1, y1 = (float(v) for v in row["box"].split())
+            crop = img[round(y0 * h) : round(y1 * h), round(x0 * w) : round(x1 * w)]
+            cv2.imwrite(str(folder / name), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        labels[row["set"]].append(f"{name},{card}")
+    for sub_set, rows in labels.items():
+        (args.out / sub_set / "labels.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+        print(f"{len(rows) - 1} frames and labels.csv in {args.out / sub_set}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -293,7 +340,15 @@ def main() -> int:
     c.add_argument("--negatives", type=int, default=150)
     c.add_argument("--seed", type=int, default=2026)
     c.add_argument("--size", default="640x480")
+    k = sub.add_parser("cut", help="build set folders (enrol/, test/) from a photo set's table")
+    k.add_argument(
+        "--photos", type=Path, required=True, help="the photographs, as laid out in their repository"
+    )
+    k.add_argument("--table", type=Path, required=True, help="set,photo,card,box rows (bench/photo_sets/)")
+    k.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
+    if args.action == "cut":
+        return cut(args)
     start()
     return measure(args) if args.action == "measure" else compose(args)
 
