@@ -29,8 +29,12 @@ from vision.warp import warp_box, warp_face
 #: camera allows its rounding, ``DetectParams.corner_round``, 0.06): about 5 % of its length more.
 EDGE_SHARE: Final = 0.11
 #: The live detector's rules, but a card may nearly fill the photograph (cropped with a thin margin) and
-#: cross its edge by :data:`EDGE_SHARE` (the cut corner's sides are fitted from their seen parts).
-ENROL_PARAMS: Final = DetectParams(max_area=0.99, corner_round=EDGE_SHARE)
+#: cross its edge by :data:`EDGE_SHARE` (the cut corner's sides are fitted from their seen parts), and
+#: the outline is found at the photograph's own size (up to the 1,600 px it is read at): at the live
+#: camera's 320 px a card a third of a 640 px photograph's height is 80 px tall, its fitted corners a
+#: few face pixels off, which let the table into the index box and moved a court card's thin rank out
+#: of the deck's glyph area ("no suit under the rank").
+ENROL_PARAMS: Final = DetectParams(max_area=0.99, corner_round=EDGE_SHARE, work_width=1600)
 #: Width over height of the cards a photograph that is the face may be: poker (63:88) and bridge (57:88).
 CARD_SHAPES: Final = (CARD_ASPECT, 57 / 88)
 #: A photograph is the face when its proportions are within this share of a card's, either way up ...
