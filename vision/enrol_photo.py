@@ -71,11 +71,13 @@ class PhotoFace:
 
 def photo_face(photo: Image) -> PhotoFace:
     """The face in an enrolment ``photo``, warped to the profile's face size; else why, and what to do."""
-    if is_face(photo):
-        h, w = photo.shape[:2]
+    h, w = photo.shape[:2]
+    ratio = min(w, h) / max(w, h, 1)
+    paper = paper_rim(photo)
+    if paper and any(math.isclose(ratio, s, rel_tol=FACE_TOLERANCE) for s in CARD_SHAPES):
         rect = [(0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)]
         corners = np.array(rect if h >= w else rect[1:] + rect[:1], np.float32)
-        return PhotoFace(warp_face(photo, corners, FACE_SIZE), how="face", aspect=min(w, h) / max(w, h))
+        return PhotoFace(warp_face(photo, corners, FACE_SIZE), how="face", aspect=ratio)
     det = find_card(photo, FACE_SIZE, ENROL_PARAMS)
     if det.face is not None and det.corners is not None:
         seen = _seen(photo, det.corners, 0)
@@ -84,6 +86,10 @@ def photo_face(photo: Image) -> PhotoFace:
     flush = _flush(photo)
     if flush is not None:
         return flush
+    if paper:
+        shapes = f"{min(CARD_SHAPES):.2f} to {max(CARD_SHAPES):.2f}"
+        return PhotoFace(None, f"paper fills the photograph, but it is {ratio:.2f} wide to tall, not a "
+                               f"card's ({shapes}): crop it to the card's edges, or {RESHOOT_MARGIN}")
     if det.status == "empty":
         return PhotoFace(None, f"no card found ({det.reason}): photograph the card on a darker background")
     if "not wholly inside" in det.reason:
@@ -92,17 +98,15 @@ def photo_face(photo: Image) -> PhotoFace:
                            "background")
 
 
-def is_face(photo: Image) -> bool:
-    """Whether ``photo`` is a card's face itself (a scan, a photograph cropped to the card): a card's
-    proportions either way up, and paper all along its edges (a card lying on a table has table
-    there, whatever the photograph's proportions)."""
+def paper_rim(photo: Image) -> bool:
+    """Whether paper lies all along ``photo``'s edges (its rounded corners left out): a scan or a
+    photograph cropped to the card is the face itself, where a card lying on a table has table there."""
     h, w = photo.shape[:2]
-    ratio = min(w, h) / max(w, h, 1)
-    if not any(math.isclose(ratio, s, rel_tol=FACE_TOLERANCE) for s in CARD_SHAPES) or min(w, h) < 40:
+    if min(w, h) < 40:
         return False
     grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
     level = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
-    band, skip = max(2, min(w, h) // 50), min(w, h) // 8  # the rounded corners show what lies beyond
+    band, skip = max(2, min(w, h) // 50), min(w, h) // 8
     rim = np.concatenate([
         grey[:band, skip : w - skip].ravel(), grey[h - band :, skip : w - skip].ravel(),
         grey[skip : h - skip, :band].ravel(), grey[skip : h - skip, w - band :].ravel(),

@@ -242,7 +242,10 @@ def _index_box(
             if not isinstance(g, str):  # a face without one is judged by the glyph pass that follows
                 boxes.append(g.box)
     if not boxes:
-        result.problems.append(f"no index found in the {corner} corner of any face")
+        result.problems.append(
+            f"no index found in the {corner} corner of any face: photograph the faces square to the camera, "
+            "in focus and evenly lit"
+        )
         return None
     arr = np.array(boxes, np.float32)
     x0, y0 = np.percentile(arr[:, 0], 2), np.percentile(arr[:, 1], 2)
@@ -334,6 +337,7 @@ def _self_check(profile: DeckProfile, faces: list[tuple[Image, Card, str]], resu
                 if like > MAX_LIKENESS or differ < MIN_DIFFERENCE:
                     result.problems.append(
                         f"{kind} {a} and {b} are too alike (correlation {like:.2f}, "
-                        f"clearly different in {differ:.1%} of the glyph)"
+                        f"clearly different in {differ:.1%} of the glyph): re-shoot those cards in focus, "
+                        "the card larger in the photograph"
                     )
                     result.reshoot.update(cards(kind, a) + cards(kind, b))
