@@ -48,6 +48,9 @@ PAD_SHARE: Final = 0.04
 #: match the deck's (the whole cards of the same enrolment) within this share.
 FLUSH_TOLERANCE: Final = 0.03
 
+#: ... and meet its neighbours within this many degrees of a right angle (a photograph taken from above).
+FLUSH_SQUARE: Final = 5.0
+
 RESHOOT_MARGIN: Final = "re-shoot it with a margin of table around the card"
 
 
@@ -156,16 +159,26 @@ def _flush(photo: Image) -> PhotoFace | None:
     near = 0.01 * long  # a side within this of the edge all along lies against it
     if q.min() < -near or (q[:, 0] > w - 1 + near).any() or (q[:, 1] > h - 1 + near).any():
         return None
-    flush = any(
-        ((q[[k, (k + 1) % 4], axis] <= near).all() or (q[[k, (k + 1) % 4], axis] >= size - 1 - near).all())
-        for k in range(4)
-        for axis, size in ((0, w), (1, h))
-    )
-    if not flush:
-        return None
+    flush = [
+        k for k in range(4) for axis, size in ((0, w), (1, h))
+        if (q[[k, (k + 1) % 4], axis] <= near).all() or (q[[k, (k + 1) % 4], axis] >= size - 1 - near).all()
+    ]
+    if not flush or not all(_square(q, k) for k in flush):
+        return None  # not flush, or a corner cut off askew: the outline's side there is the edge's chord
     aspect = _aspect(q)
     seen = _seen(photo, det.corners, pad)
     return PhotoFace(det.face, how="tight", seen=seen, flush_aspect=aspect, aspect=aspect)
+
+
+def _square(q: NDArray[np.float32], k: int) -> bool:
+    """Whether side ``k`` of ``q`` meets both its neighbours within :data:`FLUSH_SQUARE` degrees of a
+    right angle, as a card's side does (a corner cut off askew leaves a slanted chord instead)."""
+    def direction(i: int) -> NDArray[np.float32]:
+        d: NDArray[np.float32] = q[(i + 1) % 4] - q[i]
+        return d / np.float32(max(float(np.linalg.norm(d)), 1e-6))
+
+    limit = math.sin(math.radians(FLUSH_SQUARE))
+    return all(abs(float(np.dot(direction(k), direction(j)))) <= limit for j in ((k - 1) % 4, (k + 1) % 4))
 
 
 def index_seen(found: PhotoFace, area: tuple[int, int, int, int]) -> str | None:
