@@ -99,7 +99,7 @@ def test_a_card_framed_tight_is_enrolled_when_both_its_indices_are_in_the_photog
     assert result.ok, result.problems
     set_aside = {w.split(" ")[0]: w for w in result.warnings}
     assert set(set_aside) == {"4H", "5S", "6C"}
-    assert "4H-tight.jpg: the index at the card's top lies past the photograph's edge" in set_aside["4H"]
+    assert "4H-tight.jpg: one of the card's indices lies past the photograph's edge" in set_aside["4H"]
     assert "5S-tight.jpg: the card lies against the photograph's edge and looks 0.7" in set_aside["5S"]
     assert "part of it is cut off" in set_aside["5S"]
     assert "6C-tight.jpg: the card runs off the photograph's edge" in set_aside["6C"]
@@ -112,7 +112,7 @@ def test_a_card_framed_tight_is_enrolled_when_both_its_indices_are_in_the_photog
     refused = enrol(alone, "tight")
     assert refused.reshoot == {"4H"}
     assert refused.problems == [
-        "4H: no usable photograph (4H-tight.jpg: the index at the card's top lies past the photograph's "
+        "4H: no usable photograph (4H-tight.jpg: one of the card's indices lies past the photograph's "
         "edge: re-shoot it with a margin of table around the card); re-shoot it, or add photographs of it "
         "with another --images folder"
     ]

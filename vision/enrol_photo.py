@@ -47,7 +47,6 @@ PAD_SHARE: Final = 0.04
 #: A card whose whole side lies on the photograph's edge may hide a strip past it: its proportions must
 #: match the deck's (the whole cards of the same enrolment) within this share.
 FLUSH_TOLERANCE: Final = 0.03
-
 #: ... and meet its neighbours within this many degrees of a right angle (a photograph taken from above).
 FLUSH_SQUARE: Final = 5.0
 
@@ -68,7 +67,8 @@ class PhotoFace:
     #: For ``tight`` with a side flush on the photograph's edge: the outline's width over height, to be
     #: compared with the deck's once the whole cards are known.
     flush_aspect: float | None = None
-    #: Width over height of the card as found (None for ``face``), the deck's reference for flush cards.
+    #: Width over height of the card as found (the photograph's own for ``face``): the deck's shape, that
+    #: a card flush against the edge must have.
     aspect: float | None = None
 
 
@@ -188,10 +188,9 @@ def index_seen(found: PhotoFace, area: tuple[int, int, int, int]) -> str | None:
         return None
     fw, fh = FACE_SIZE
     x0, y0, x1, y1 = area
-    for box, where in (((x0, y0, x1, y1), "top"), ((fw - x1, fh - y1, fw - x0, fh - y0), "bottom")):
-        a, b, c, d = box
+    for a, b, c, d in ((x0, y0, x1, y1), (fw - x1, fh - y1, fw - x0, fh - y0)):
         if (found.seen[b:d, a:c] < 128).any():
-            return f"the index at the card's {where} lies past the photograph's edge: {RESHOOT_MARGIN}"
+            return f"one of the card's indices lies past the photograph's edge: {RESHOOT_MARGIN}"
     return None
 
 
