@@ -38,6 +38,7 @@ def test_a_card_without_any_usable_photograph_is_named_with_each_reason() -> Non
     result = enrol(shots, "bad")
     assert not result.ok and result.reshoot == {"5S"}
     assert any(p.startswith("5S: no usable photograph") and "5S-a.jpg: no card found" in p
+               and p.endswith("; re-shoot it, or add photographs of it with another --images folder")
                for p in result.problems)
 
 

@@ -194,7 +194,8 @@ def run_enroll(args: argparse.Namespace) -> int:
         order = sorted(result.reshoot, key=lambda c: (c[:-1], c[-1]))
         print(
             f"croupier vision enroll: the profile failed its self-check; nothing written. "
-            f"Re-shoot: {' '.join(order) or '(see the problems above)'}",
+            f"Re-shoot: {' '.join(order) or '(see the problems above)'} "
+            "(run it again with another --images FOLDER holding the new photographs)",
             file=sys.stderr,
         )
         return 1

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from controller.cards import DECK, RANKS, SUITS, Card, CardError, parse_card
-from vision.detect import find_card
+from vision.enrol_photo import PhotoFace, flush_fits, index_seen, photo_face
 from vision.profile import (
     FACE_SIZE,
     RANK_SIZE,
@@ -55,6 +55,11 @@ PAD = 12
 MAX_LIKENESS = 0.97
 #: ...and so are two whose clear differences (ink 0.3 apart) cover less than this share of the box.
 MIN_DIFFERENCE = 0.02
+
+#: What to do about a photograph whose index cannot be split into rank and suit.
+REMEDY_INDEX = "re-shoot it in focus, the index free of glare and shadow"
+#: What to do about a card left without a usable photograph.
+REMEDY_CARD = "re-shoot it, or add photographs of it with another --images folder"
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 
@@ -135,14 +140,25 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
     """
     result = EnrolResult(None)
     faces: list[tuple[Image, Card, str]] = []
+    tight: list[tuple[PhotoFace, Card, str]] = []
+    aspects: list[float] = []
     why: dict[str, list[str]] = defaultdict(list)
     for img, card, origin in shots:
         result.images += 1
-        det = find_card(img, FACE_SIZE)
-        if det.face is None:
-            why[card.code].append(f"{origin}: no card found: {det.reason}")
+        found = photo_face(img)
+        if found.face is None:
+            why[card.code].append(f"{origin}: {found.reason}")
+        elif found.how == "tight":
+            tight.append((found, card, origin))
         else:
-            faces.append((det.face, card, origin))
+            faces.append((found.face, card, origin))
+            aspects.append(found.aspect or 0.0)
+    deck_aspect = float(np.median(aspects)) if aspects else None
+    for found, card, origin in tight:
+        if (doubt := flush_fits(found, deck_aspect)) is not None:
+            why[card.code].append(f"{origin}: {doubt}")
+        elif found.face is not None:
+            faces.append((found.face, card, origin))
     if not _every_card(faces, why, result):
         return result
     corner = _corner(faces)
@@ -150,17 +166,21 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
     if boxes is None:
         return result
     box, area = boxes
+    cut = {id(found.face): off for found, _, _ in tight if (off := index_seen(found, area)) is not None}
     glyphs: list[tuple[Glyphs, Card, str]] = []
     usable: list[tuple[Image, Card, str]] = []
     x0, y0, x1, y1 = box
     for face, card, origin in faces:
+        if id(face) in cut:
+            why[card.code].append(f"{origin}: {cut[id(face)]}")
+            continue
         both = [
             split_index(t[y0:y1, x0:x1], glyph_area(box, area))
             for t in (face, cv2.rotate(face, cv2.ROTATE_180))
         ]
         bad = [g for g in both if isinstance(g, str)]
         if bad:
-            why[card.code].append(f"{origin}: index not readable: {bad[0]}")
+            why[card.code].append(f"{origin}: index not readable: {bad[0]}: {REMEDY_INDEX}")
         else:
             glyphs.extend((g, card, origin) for g in both if not isinstance(g, str))
             usable.append((face, card, origin))
@@ -186,7 +206,9 @@ def _every_card(faces: list[tuple[Image, Card, str]], why: dict[str, list[str]],
                 f"{card} ({r}): set aside, the card has other photographs" for r in reasons
             )
         else:
-            result.problems.append(f"{card}: no usable photograph ({'; '.join(reasons) or 'none given'})")
+            result.problems.append(
+                f"{card}: no usable photograph ({'; '.join(reasons) or 'none given'}); {REMEDY_CARD}"
+            )
             result.reshoot.add(card.code)
     why.clear()
     return not result.problems
@@ -220,7 +242,10 @@ def _index_box(
             if not isinstance(g, str):  # a face without one is judged by the glyph pass that follows
                 boxes.append(g.box)
     if not boxes:
-        result.problems.append(f"no index found in the {corner} corner of any face")
+        result.problems.append(
+            f"no index found in the {corner} corner of any face: photograph the faces square to the camera, "
+            "in focus and evenly lit"
+        )
         return None
     arr = np.array(boxes, np.float32)
     x0, y0 = np.percentile(arr[:, 0], 2), np.percentile(arr[:, 1], 2)
@@ -296,7 +321,9 @@ def _self_check(profile: DeckProfile, faces: list[tuple[Image, Card, str]], resu
         reading = recognise_face(face, profile)
         if reading.card is not card:
             got = reading.card.code if reading.card else f"unknown: {reading.reason}"
-            result.problems.append(f"{card} ({origin}) does not read as itself ({got})")
+            result.problems.append(
+                f"{card} ({origin}) does not read as itself ({got}): check its label, or re-shoot it"
+            )
             result.reshoot.add(card.code)
 
     def cards(kind: str, name: str) -> list[str]:
@@ -310,6 +337,7 @@ def _self_check(profile: DeckProfile, faces: list[tuple[Image, Card, str]], resu
                 if like > MAX_LIKENESS or differ < MIN_DIFFERENCE:
                     result.problems.append(
                         f"{kind} {a} and {b} are too alike (correlation {like:.2f}, "
-                        f"clearly different in {differ:.1%} of the glyph)"
+                        f"clearly different in {differ:.1%} of the glyph): re-shoot those cards in focus, "
+                        "the card larger in the photograph"
                     )
                     result.reshoot.update(cards(kind, a) + cards(kind, b))

@@ -1,0 +1,209 @@
+"""The card face in one enrolment photograph: what the live detector accepts, a photograph that *is* the
+face, and a card framed tight against the photograph's edge; else why not, with what to do about it.
+
+Why enrolment is more lenient than the live camera: a house enrols from photographs it chose (a phone
+photo per card, a scan, a photo cropped to the card), not from a camera that must refuse anything
+doubtful. A window filled by paper is glare or a card held too close at the table (unknown, as
+before), but a photograph filled by paper is the face itself. A card touching the photograph's edge
+is still usable when both its indices are in the picture: the index is all enrolment takes from it.
+What could teach the profile a wrong glyph is still refused: a card cut so much that its shape is
+guessed, or an index outside the photograph.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.detect import CARD_ASPECT, DetectParams, find_card
+from vision.profile import FACE_SIZE
+from vision.recognise import Image
+from vision.warp import warp_box, warp_face
+
+#: A card's fitted corner may lie this share of the card's width past the photograph's edge (the live
+#: camera allows its rounding, ``DetectParams.corner_round``, 0.06): about 5 % of its length more.
+EDGE_SHARE: Final = 0.11
+#: The live detector's rules, but a card may nearly fill the photograph (cropped with a thin margin) and
+#: cross its edge by :data:`EDGE_SHARE` (the cut corner's sides are fitted from their seen parts), and
+#: the outline is found at the photograph's own size (up to the 1,600 px it is read at): at the live
+#: camera's 320 px a card a third of a 640 px photograph's height is 80 px tall, its fitted corners a
+#: few face pixels off, which let the table into the index box and moved a court card's thin rank out
+#: of the deck's glyph area ("no suit under the rank").
+ENROL_PARAMS: Final = DetectParams(max_area=0.99, corner_round=EDGE_SHARE, work_width=1600)
+#: Width over height of the cards a photograph that is the face may be: poker (63:88) and bridge (57:88).
+CARD_SHAPES: Final = (CARD_ASPECT, 57 / 88)
+#: A photograph is the face when its proportions are within this share of a card's, either way up ...
+FACE_TOLERANCE: Final = 0.06
+#: ... and paper fills this share of its rim (the band along its edges, corners left out).
+FACE_RIM_PAPER: Final = 0.8
+#: The table added around a photograph, as a share of its longer side, so that a card lying against
+#: its edge has an outline to find.
+PAD_SHARE: Final = 0.04
+#: A card whose whole side lies on the photograph's edge may hide a strip past it: its proportions must
+#: match the deck's (the whole cards of the same enrolment) within this share.
+FLUSH_TOLERANCE: Final = 0.03
+#: ... and meet its neighbours within this many degrees of a right angle (a photograph taken from above).
+FLUSH_SQUARE: Final = 5.0
+
+RESHOOT_MARGIN: Final = "re-shoot it with a margin of table around the card"
+
+
+@dataclass(frozen=True)
+class PhotoFace:
+    """One photograph's face (None: unusable, see ``reason``) and how it was found."""
+
+    face: Image | None
+    reason: str = ""
+    #: ``card`` (found as the live camera finds it), ``face`` (the photograph is the face) or ``tight``
+    #: (the card touches or crosses the photograph's edge).
+    how: str = "card"
+    #: For ``tight``: 255 where the face lies inside the photograph (the index must).
+    seen: Image | None = None
+    #: For ``tight`` with a side flush on the photograph's edge: the outline's width over height, to be
+    #: compared with the deck's once the whole cards are known.
+    flush_aspect: float | None = None
+    #: Width over height of the card as found (the photograph's own for ``face``): the deck's shape, that
+    #: a card flush against the edge must have.
+    aspect: float | None = None
+
+
+def photo_face(photo: Image) -> PhotoFace:
+    """The face in an enrolment ``photo``, warped to the profile's face size; else why, and what to do."""
+    h, w = photo.shape[:2]
+    ratio = min(w, h) / max(w, h, 1)
+    paper = paper_rim(photo)
+    if paper and any(math.isclose(ratio, s, rel_tol=FACE_TOLERANCE) for s in CARD_SHAPES):
+        rect = [(0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)]
+        corners = np.array(rect if h >= w else rect[1:] + rect[:1], np.float32)
+        return PhotoFace(warp_face(photo, corners, FACE_SIZE), how="face", aspect=ratio)
+    det = find_card(photo, FACE_SIZE, ENROL_PARAMS)
+    if det.face is not None and det.corners is not None:
+        seen = _seen(photo, det.corners, 0)
+        how = "card" if seen is None else "tight"
+        return PhotoFace(det.face, how=how, seen=seen, aspect=_aspect(det.corners))
+    flush = _flush(photo)
+    if flush is not None:
+        return flush
+    if paper:
+        shapes = f"{min(CARD_SHAPES):.2f} to {max(CARD_SHAPES):.2f}"
+        return PhotoFace(None, f"paper fills the photograph, but it is {ratio:.2f} wide to tall, not a "
+                               f"card's ({shapes}): crop it to the card's edges, or {RESHOOT_MARGIN}")
+    if det.status == "empty":
+        return PhotoFace(None, f"no card found ({det.reason}): photograph the card on a darker background")
+    if "not wholly inside" in det.reason:
+        return PhotoFace(None, f"the card runs off the photograph's edge: {RESHOOT_MARGIN}")
+    return PhotoFace(None, f"no card found: {det.reason}: re-shoot it, one whole card on a plain darker "
+                           "background")
+
+
+def paper_rim(photo: Image) -> bool:
+    """Whether paper lies all along ``photo``'s edges (its rounded corners left out): a scan or a
+    photograph cropped to the card is the face itself, where a card lying on a table has table there."""
+    h, w = photo.shape[:2]
+    if min(w, h) < 40:
+        return False
+    grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    level = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
+    band, skip = max(2, min(w, h) // 50), min(w, h) // 8
+    rim = np.concatenate([
+        grey[:band, skip : w - skip].ravel(), grey[h - band :, skip : w - skip].ravel(),
+        grey[skip : h - skip, :band].ravel(), grey[skip : h - skip, w - band :].ravel(),
+    ])
+    return float(np.count_nonzero(rim > level)) / max(rim.size, 1) >= FACE_RIM_PAPER
+
+
+def _aspect(q: NDArray[np.float32]) -> float:
+    """Width over height of the outline ``q`` (ordered from a short side), as seen."""
+    short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
+    long = float(np.linalg.norm(q[1] - q[2]) + np.linalg.norm(q[3] - q[0])) / 2
+    return short / max(long, 1e-6)
+
+
+def _seen(photo: Image, corners: NDArray[np.float32], pad: int) -> Image | None:
+    """255 where the face found at ``corners`` (in ``photo`` framed by ``pad`` pixels) lies inside the
+    photograph; None when the whole card does."""
+    h, w = photo.shape[:2]
+    q = corners - pad
+    if q.min() >= 0 and (q[:, 0] <= w - 1).all() and (q[:, 1] <= h - 1).all():
+        return None
+    inside = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+    inside[pad : pad + h, pad : pad + w] = 255
+    return warp_box(inside, corners, FACE_SIZE, (0, 0, *FACE_SIZE))
+
+
+def _flush(photo: Image) -> PhotoFace | None:
+    """A card lying against the photograph's edge, a whole side along it (the live camera does not
+    guess a side it cannot see): the photograph is framed by its own table's colour so the card's
+    outline closes, and the live detector finds it there. None when nothing is found that way, or the
+    outline found crosses the edge (a cut corner, which :data:`ENROL_PARAMS` already judged)."""
+    h, w = photo.shape[:2]
+    pad = max(2, round(PAD_SHARE * max(w, h)))
+    grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    level = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
+    edge = np.concatenate([photo[0], photo[-1], photo[:, 0], photo[:, -1]])
+    table = edge[cv2.cvtColor(edge[None], cv2.COLOR_BGR2GRAY)[0] <= level]
+    if len(table) < len(edge) // 4:
+        return None  # no table along the edges: nothing to frame the card with
+    colour = [float(c) for c in np.median(table, axis=0)]
+    framed = cv2.copyMakeBorder(photo, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=colour)
+    det = find_card(framed, FACE_SIZE, ENROL_PARAMS)
+    if det.face is None or det.corners is None:
+        return None
+    q = det.corners - pad
+    long = max(float(np.linalg.norm(q[k] - q[(k + 1) % 4])) for k in range(4))
+    near = 0.01 * long  # a side within this of the edge all along lies against it
+    if q.min() < -near or (q[:, 0] > w - 1 + near).any() or (q[:, 1] > h - 1 + near).any():
+        return None
+    flush = [
+        k for k in range(4) for axis, size in ((0, w), (1, h))
+        if (q[[k, (k + 1) % 4], axis] <= near).all() or (q[[k, (k + 1) % 4], axis] >= size - 1 - near).all()
+    ]
+    if not flush or not all(_square(q, k) for k in flush):
+        return None  # not flush, or a corner cut off askew: the outline's side there is the edge's chord
+    aspect = _aspect(q)
+    seen = _seen(photo, det.corners, pad)
+    return PhotoFace(det.face, how="tight", seen=seen, flush_aspect=aspect, aspect=aspect)
+
+
+def _square(q: NDArray[np.float32], k: int) -> bool:
+    """Whether side ``k`` of ``q`` meets both its neighbours within :data:`FLUSH_SQUARE` degrees of a
+    right angle, as a card's side does (a corner cut off askew leaves a slanted chord instead)."""
+    def direction(i: int) -> NDArray[np.float32]:
+        d: NDArray[np.float32] = q[(i + 1) % 4] - q[i]
+        return d / np.float32(max(float(np.linalg.norm(d)), 1e-6))
+
+    limit = math.sin(math.radians(FLUSH_SQUARE))
+    return all(abs(float(np.dot(direction(k), direction(j)))) <= limit for j in ((k - 1) % 4, (k + 1) % 4))
+
+
+def index_seen(found: PhotoFace, area: tuple[int, int, int, int]) -> str | None:
+    """Why the deck's glyph ``area`` (and the same area half a turn round) of a tight card is not wholly
+    inside its photograph, or None when it is (or the card was not tight)."""
+    if found.seen is None:
+        return None
+    fw, fh = FACE_SIZE
+    x0, y0, x1, y1 = area
+    for a, b, c, d in ((x0, y0, x1, y1), (fw - x1, fh - y1, fw - x0, fh - y0)):
+        if (found.seen[b:d, a:c] < 128).any():
+            return f"one of the card's indices lies past the photograph's edge: {RESHOOT_MARGIN}"
+    return None
+
+
+def flush_fits(found: PhotoFace, deck_aspect: float | None) -> str | None:
+    """Why a card flush against the photograph's edge cannot be trusted to be whole, or None: its
+    proportions must be the deck's (from the same enrolment's other photographs), else a strip of it
+    may lie past the edge and the face would be stretched."""
+    if found.flush_aspect is None:
+        return None
+    if deck_aspect is None:
+        return f"the card lies against the photograph's edge and no whole card shows the deck's shape: " \
+               f"{RESHOOT_MARGIN}"
+    if not math.isclose(found.flush_aspect, deck_aspect, rel_tol=FLUSH_TOLERANCE):
+        return (f"the card lies against the photograph's edge and looks {found.flush_aspect:.2f} wide to "
+                f"tall against the deck's {deck_aspect:.2f}: part of it is cut off; {RESHOOT_MARGIN}")
+    return None
