@@ -287,12 +287,18 @@ def at_sharpness(glyph: Glyph, suit: Match, rank_glyph: Glyph, rank: str, profil
     """``suit``, settled between its best two templates at the index's own sharpness
     (:mod:`vision.sharpness`) when the sharp comparison leaves it between exactly those two; else as is.
 
-    Only an ambiguous suit is looked at again (a confident one is never turned into another), and
-    only when the third template is out of it by the usual margin. The settled match keeps the
+    Only an ambiguous suit is looked at again (a confident one is never turned into another), only
+    between two suits of one colour (club and spade, heart and diamond: the colour check then holds
+    the other two out), and only when the third template is out of it by the usual margin. Across
+    colours it stays ambiguous: a club blurred until a spade and a diamond fit it alike settled as
+    the spade (7C and JC of ``vision.synth``'s classic and bold decks, blurred 4 and 4.5 face pixels,
+    shown to a serif enrolment). The settled match keeps the
     sharp scores, so its lead never lets it stand in for the other index (:data:`ONE_INDEX_LEAD`)."""
     accept = profile.spec.accept
     if suit.why_not("suit", accept.min_score, accept.max_ratio) is None:
         return suit
+    if (suit.name in RED_SUITS) != (suit.runner in RED_SUITS):
+        return suit  # a spade as near as a diamond: the shape is gone, and the ink's colour has a third suit
     third = sorted(correlations(glyph, list(profile.suits.values())), reverse=True)[2:3]
     if third and (1 - suit.score) > accept.max_ratio * (1 - third[0]):
         return suit
