@@ -211,7 +211,8 @@ class Match:
 #: Where two templates differ (6 and 8: the top right; a club's lobes against a spade's point), the
 #: glyph must be this much nearer the best. Suits too: a wider limit (0.75) read the composed sets'
 #: soft clubs, but a club blurred harder (an out-of-focus camera) moves across it towards the spade,
-#: where the spade is also its best whole-glyph match and both indices agree: a wrong card.
+#: where the spade is also its best whole-glyph match and both indices agree: a wrong card. Soft
+#: clubs are compared at the index's own sharpness instead (:func:`at_sharpness`).
 SPLIT_RATIO: Final = 0.5
 
 
@@ -292,10 +293,10 @@ def at_sharpness(glyph: Glyph, suit: Match, rank_glyph: Glyph, rank: str, profil
     the other two out), and only when the third template is out of it by the usual margin. Across
     colours it stays ambiguous: a club blurred until a spade and a diamond fit it alike settled as
     the spade (7C and JC of ``vision.synth``'s classic and bold decks, blurred 4 and 4.5 face pixels,
-    shown to a serif enrolment). The settled match keeps the
-    sharp scores, so its lead never lets it stand in for the other index (:data:`ONE_INDEX_LEAD`)."""
+    shown to a serif enrolment). The settled match keeps the sharp scores, so its lead never lets
+    it stand in for the other index (:data:`ONE_INDEX_LEAD`)."""
     accept = profile.spec.accept
-    if suit.why_not("suit", accept.min_score, accept.max_ratio) is None:
+    if suit.score < accept.min_score or suit.why_not("suit", accept.min_score, accept.max_ratio) is None:
         return suit
     if (suit.name in RED_SUITS) != (suit.runner in RED_SUITS):
         return suit  # a spade as near as a diamond: the shape is gone, and the ink's colour has a third suit
