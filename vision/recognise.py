@@ -28,6 +28,7 @@ from cv2.typing import MatLike
 from controller.cards import Card, parse_card
 from vision.detect import Detection, DetectParams, find_card
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
+from vision.sharpness import index_blur, settle
 from vision.warp import warp_indices
 from vision.window import ScanWindow
 
@@ -210,7 +211,8 @@ class Match:
 #: Where two templates differ (6 and 8: the top right; a club's lobes against a spade's point), the
 #: glyph must be this much nearer the best. Suits too: a wider limit (0.75) read the composed sets'
 #: soft clubs, but a club blurred harder (an out-of-focus camera) moves across it towards the spade,
-#: where the spade is also its best whole-glyph match and both indices agree: a wrong card.
+#: where the spade is also its best whole-glyph match and both indices agree: a wrong card. Soft
+#: clubs are compared at the index's own sharpness instead (:func:`at_sharpness`).
 SPLIT_RATIO: Final = 0.5
 
 
@@ -261,19 +263,13 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] |
     ):
         if abs(got - want) > HEIGHT_TOLERANCE * want:
             return f"{what} glyph {got} px tall, enrolled {want:.0f}"
-    rank = match(
-        normalise(glyphs.rank, RANK_SIZE, spec.index.rank_height, RANK_FILL),
-        profile.ranks,
-        aspect_of(glyphs.rank),
-        profile.aspects_of("rank"),
-    )
-    suit = match(
-        normalise(glyphs.suit, SUIT_SIZE, spec.index.suit_height, SUIT_FILL),
-        profile.suits,
-        aspect_of(glyphs.suit),
-        profile.aspects_of("suit"),
-    )
+    rank_glyph = normalise(glyphs.rank, RANK_SIZE, spec.index.rank_height, RANK_FILL)
+    rank = match(rank_glyph, profile.ranks, aspect_of(glyphs.rank), profile.aspects_of("rank"))
+    suit_glyph = normalise(glyphs.suit, SUIT_SIZE, spec.index.suit_height, SUIT_FILL)
+    suit = match(suit_glyph, profile.suits, aspect_of(glyphs.suit), profile.aspects_of("suit"))
     accept = spec.accept
+    if rank.why_not("rank", accept.min_score, accept.max_ratio) is None:
+        suit = at_sharpness(suit_glyph, suit, rank_glyph, rank.name, profile)
     for what, m in (("rank", rank), ("suit", suit)):
         why = m.why_not(what, accept.min_score, accept.max_ratio)
         if why is not None:
@@ -286,6 +282,40 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] |
         return f"suit {suit.name} but the ink is {ink}"
     lead = max((1 - m.score) / max(1 - m.runner_score, 1e-6) for m in (rank, suit))
     return parse_card(rank.name + suit.name), min(rank.score, suit.score), lead
+
+
+def at_sharpness(glyph: Glyph, suit: Match, rank_glyph: Glyph, rank: str, profile: DeckProfile) -> Match:
+    """``suit``, settled between its best two templates at the index's own sharpness
+    (:mod:`vision.sharpness`) when the sharp comparison leaves it between exactly those two; else as is.
+
+    Only an ambiguous suit is looked at again (a confident one is never turned into another), only
+    between two suits of one colour (club and spade, heart and diamond: the colour check then holds
+    the other two out), and only when the third template is out of it by the usual margin. Across
+    colours it stays ambiguous: a club blurred until a spade and a diamond fit it alike settled as
+    the spade (7C and JC of ``vision.synth``'s classic and bold decks, blurred 4 and 4.5 face pixels,
+    shown to a serif enrolment). The settled match keeps the sharp scores, so its lead never lets
+    it stand in for the other index (:data:`ONE_INDEX_LEAD`)."""
+    accept = profile.spec.accept
+    if suit.score < accept.min_score or suit.why_not("suit", accept.min_score, accept.max_ratio) is None:
+        return suit
+    if (suit.name in RED_SUITS) != (suit.runner in RED_SUITS):
+        return suit  # a spade as near as a diamond: the shape is gone, and the ink's colour has a third suit
+    third = sorted(correlations(glyph, list(profile.suits.values())), reverse=True)[2:3]
+    if third and (1 - suit.score) > accept.max_ratio * (1 - third[0]):
+        return suit
+    sigma = index_blur(rank_glyph, profile.ranks[rank], correlations)
+    if sigma is None:
+        return suit
+    index = profile.spec.index
+    # The rank's sigma in face pixels, then in the suit template's pixels (each has its own scale).
+    sigma *= (SUIT_FILL * SUIT_SIZE[1] / index.suit_height) / (RANK_FILL * RANK_SIZE[1] / index.rank_height)
+    pair = [(suit.name, suit.score), (suit.runner, suit.runner_score)]
+    settled = settle(glyph, profile.suits[suit.name], profile.suits[suit.runner], sigma, SPLIT_RATIO)
+    if settled is None:
+        return suit
+    won, split = settled
+    (name, score), (runner, runner_score) = pair[won], pair[1 - won]
+    return Match(name, score, runner, runner_score, split)
 
 
 def index_crops(face: Image, profile: DeckProfile) -> list[Image]:
