@@ -24,7 +24,8 @@ def rank_zero(crop: np.ndarray, x: int) -> None:
 
 def diamond(crop: np.ndarray, cx: int = 22, top: int = 72, size: int = 30) -> None:
     """The suit: a filled diamond under the rank."""
-    pts = np.array([(cx, top), (cx + size // 2, top + size // 2), (cx, top + size), (cx - size // 2, top + size // 2)])
+    half = size // 2
+    pts = np.array([(cx, top), (cx + half, top + half), (cx, top + size), (cx - half, top + half)])
     cv2.fillPoly(crop, [pts.astype(np.int32)], INK)
 
 
