@@ -27,6 +27,7 @@ from cv2.typing import MatLike
 
 from controller.cards import Card, parse_card
 from vision.detect import Detection, DetectParams, find_card
+from vision.index_split import split_binary
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
 from vision.sharpness import index_blur, settle
 from vision.warp import warp_indices
@@ -107,38 +108,22 @@ def split_index(crop: Image, area: tuple[int, int, int, int] | None = None) -> G
         kept = np.zeros_like(binary)
         kept[y0:y1, x0:x1] = binary[y0:y1, x0:x1]
         binary = kept
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
-    h, w = binary.shape
-    min_area = 0.012 * h * w
-    blobs = []
-    for i in range(1, n):
-        x, y, bw, bh, pixels = (int(v) for v in stats[i])
-        if pixels < min_area or x == 0 or y == 0 or x + bw >= w or y + bh >= h:
-            continue  # specks, and anything cut by the box edge (the card's corner, a centre pip)
-        blobs.append((y, x, bw, bh, i))
-    if len(blobs) < 2:
-        return "no rank and suit in the index"
-    blobs.sort()
-    top = blobs[0]
-    rank = [
-        b for b in blobs if min(b[0] + b[3], top[0] + top[3]) - max(b[0], top[0]) > 0.5 * min(b[3], top[3])
-    ]
-    rank_bottom = max(b[0] + b[3] for b in rank)
-    below = [b for b in blobs if b not in rank and b[0] >= rank_bottom - 2]
-    if not below:
-        return "no suit under the rank"
-    suit = max(below, key=lambda b: b[2] * b[3])
+    labels, split = split_binary(binary)
+    if isinstance(split, str):
+        return split
+    rank, suit = split
+    top, rank_bottom = min(b.y for b in rank), max(b.bottom for b in rank)
     ink = cv2.normalize(255 - np.asarray(grey), np.empty_like(grey), 0, 255, cv2.NORM_MINMAX)
-    rank_img = _glyph(labels, [b[4] for b in rank], ink)
-    suit_img = _glyph(labels, [suit[4]], ink)
-    mask = (labels == suit[4]).astype(np.uint8)
+    rank_img = _glyph(labels, [b.label for b in rank], ink)
+    suit_img = _glyph(labels, [suit.label], ink)
+    mask = (labels == suit.label).astype(np.uint8)
     b, g, r, _ = cv2.mean(crop, mask=mask)
     hi, lo = max(b, g, r), min(b, g, r)
     chroma = (hi - lo) / hi if hi > 0 else 0.0
     used = [*rank, suit]
-    box = (min(u[1] for u in used), top[0], max(u[1] + u[2] for u in used), suit[0] + suit[3])
+    box = (min(u.x for u in used), top, max(u.right for u in used), suit.bottom)
     return Glyphs(
-        rank_img, suit_img, rank_bottom - top[0], suit[3], chroma, r >= hi and r > max(b, g) * 1.1, box
+        rank_img, suit_img, rank_bottom - top, suit.h, chroma, r >= hi and r > max(b, g) * 1.1, box
     )
 
 

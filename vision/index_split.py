@@ -1,0 +1,141 @@
+"""Which pieces of ink in an index are the rank and which the suit, decided by position and shape.
+
+Why not by vertical overlap alone: on a real court card the frame line (a tall thin upright line
+beside the rank, running far below it) and a sliver of a corner pip inside the glyph area overlap
+the rank vertically; joined to it, they pushed the rank's bottom below the suit and the index was
+refused ("no suit under the rank"). So a piece joins the rank only when it lies on the rank's line
+(its top and bottom near the top glyph's, as the ``1`` and ``0`` of a ``10``), a long thin upright
+line is never a glyph on its own (never the top, never the suit), and the suit is the largest glyph
+under the rank that overlaps its columns, so a pip's piece at the side is neither.
+"""
+
+from __future__ import annotations
+
+from typing import Final, NamedTuple
+
+import cv2
+import numpy as np
+from cv2.typing import MatLike
+
+Image = MatLike
+
+#: A piece narrower than this share of its height is a line (frame line, a pip's cut edge), not a glyph.
+LINE_ASPECT: Final = 0.22
+#: How far (a share of the top glyph's height) a piece's top and bottom may lie from the top glyph's and
+#: still be on the rank's line: blur, a serif, a ``1`` drawn a little taller than its ``0``.
+LINE_SLACK: Final = 0.25
+#: An upright run of ink this many times the top glyph's height is a frame line, not a stroke of a glyph.
+LINE_RUN: Final = 1.1
+#: Pieces smaller than this share of the crop are specks.
+SPECK: Final = 0.012
+
+
+class Blob(NamedTuple):
+    """One connected piece of ink: its bounding box in the crop and its component label."""
+
+    y: int
+    x: int
+    w: int
+    h: int
+    label: int
+
+    @property
+    def bottom(self) -> int:
+        return self.y + self.h
+
+    @property
+    def right(self) -> int:
+        return self.x + self.w
+
+    @property
+    def is_line(self) -> bool:
+        return self.w < LINE_ASPECT * self.h
+
+
+def rank_and_suit(blobs: list[Blob]) -> tuple[list[Blob], Blob] | str:
+    """The rank's pieces and the suit's, or why there are none.
+
+    The top glyph is tried from the highest down (a stray piece above the rank, such as the end of a
+    pip, has no suit under it), and the first with a suit under it wins.
+    """
+    glyphs = sorted(b for b in blobs if not b.is_line)
+    if len(blobs) < 2 or not glyphs:
+        return "no rank and suit in the index"
+    for top in glyphs:
+        rank = on_the_line(top, blobs)
+        suit = suit_under(rank, glyphs)
+        if suit is not None:
+            return rank, suit
+    return "no suit under the rank"
+
+
+def on_the_line(top: Blob, blobs: list[Blob]) -> list[Blob]:
+    """The top glyph and every piece on its line: top and bottom both near the top glyph's, or (a glyph,
+    not a line) lying within the top glyph's height, such as a broken-off piece of the same glyph."""
+    slack = LINE_SLACK * top.h
+
+    def joins(b: Blob) -> bool:
+        if abs(b.y - top.y) <= slack and abs(b.bottom - top.bottom) <= slack:
+            return True
+        inside = b.y >= top.y - slack and b.bottom <= top.bottom + slack
+        overlap = min(b.bottom, top.bottom) - max(b.y, top.y)
+        return not b.is_line and inside and overlap > 0.5 * min(b.h, top.h)
+
+    return [b for b in blobs if b == top or joins(b)]
+
+
+def suit_under(rank: list[Blob], glyphs: list[Blob]) -> Blob | None:
+    """The largest glyph below the rank's bottom that shares columns with the rank, if any."""
+    bottom = max(b.bottom for b in rank)
+    left, right = min(b.x for b in rank), max(b.right for b in rank)
+    under = [
+        b for b in glyphs if b not in rank and b.y >= bottom - 2 and min(b.right, right) > max(b.x, left)
+    ]
+    return max(under, key=lambda b: b.w * b.h) if under else None
+
+
+def split_binary(binary: Image) -> tuple[Image, tuple[list[Blob], Blob] | str]:
+    """The component labels of an index's ink and its rank and suit pieces (or why there are none).
+
+    When no suit lies under the rank, the suit may be joined to a court card's frame line (one blurred
+    piece running from beside the rank down past the suit): thin upright runs of ink longer than the
+    top glyph are then erased and the ink split again. Longer than the top glyph, so a ``1`` standing
+    beside its ``0`` is never taken for a line.
+    """
+    labels, blobs = pieces(binary)
+    split = rank_and_suit(blobs)
+    if split != "no suit under the rank":
+        return labels, split
+    top = min(b for b in blobs if not b.is_line)
+    cleaned = erase_lines(binary, int(LINE_RUN * top.h) + 1)
+    if cleaned is None:
+        return labels, split
+    labels, blobs = pieces(cleaned)
+    return labels, rank_and_suit(blobs)
+
+
+def pieces(binary: Image) -> tuple[Image, list[Blob]]:
+    """Connected pieces of ink, without specks and without anything cut by the crop's edge (the card's
+    corner, a centre pip)."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    h, w = binary.shape
+    blobs = []
+    for i in range(1, n):
+        x, y, bw, bh, pixels = (int(v) for v in stats[i])
+        if pixels >= SPECK * h * w and x > 0 and y > 0 and x + bw < w and y + bh < h:
+            blobs.append(Blob(y, x, bw, bh, i))
+    return labels, blobs
+
+
+def erase_lines(binary: Image, run: int) -> Image | None:
+    """The ink with its thin upright lines of at least ``run`` pixels erased (with their anti-aliased
+    fringe), or None when there are none."""
+    runs = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
+    thin = [i for i in range(1, n) if stats[i][2] < LINE_ASPECT * stats[i][3]]
+    if not thin:
+        return None
+    chosen = np.zeros(n, np.uint8)
+    chosen[thin] = 255
+    line = cv2.dilate(chosen[labels], np.ones((1, 3), np.uint8))
+    return cv2.bitwise_and(binary, cv2.bitwise_not(line))
