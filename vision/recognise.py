@@ -28,6 +28,7 @@ from cv2.typing import MatLike
 from controller.cards import Card, parse_card
 from vision.detect import Detection, DetectParams, find_card
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
+from vision.tilt import one_turn
 from vision.warp import warp_indices
 from vision.window import ScanWindow
 
@@ -319,7 +320,10 @@ def recognise(
         return Reading("empty", reason=det.reason)
     if det.status != "card" or det.corners is None:
         return Reading("unknown", reason=det.reason)
-    return read_indices(warp_indices(frame, det.corners, profile.spec.face, profile.spec.index.box), profile)
+    turns = [q for q in (det.corners, det.other) if q is not None]  # two when the card's turn is open
+    read = one_turn([read_indices(warp_indices(frame, q, profile.spec.face, profile.spec.index.box), profile)
+                     for q in turns])
+    return Reading("unknown", reason=read) if isinstance(read, str) else read
 
 
 def recognise_face(face: Image, profile: DeckProfile) -> Reading:
