@@ -10,15 +10,14 @@ is wrong. So an outline is card-shaped when some camera of a plausible range (le
 7 degrees wide, :data:`FOCALS`) makes it a card's rectangle. Parallel sides carry no perspective, so
 a head-on outline is held to its proportions as seen whatever the focal length: only an outline whose
 sides visibly converge is corrected, and by no more than its convergence allows. Foreshortening can make
-a portrait card look landscape; when both quarter turns fit a card under some plausible camera, both
-are read (:func:`one_turn`) and a card is kept only when the turns do not read two different cards.
+a portrait card look landscape; when both quarter turns fit a card under some plausible camera, the
+better fit is read first and the other only when that reads nothing, and then on both its indices.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Final, Protocol, TypeVar
+from typing import Final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -47,24 +46,31 @@ def true_aspect(
     of sides parallel, which does not fix the focal length: ``focal`` (in pixels) is assumed then, and
     always without ``estimate``.
     """
+    return _rectified(q, centre, focal, estimate)[0]
+
+
+def _rectified(
+    q: Quad, centre: tuple[float, float], focal: float, estimate: bool
+) -> tuple[float | None, bool]:
+    """:func:`true_aspect`, and whether the vanishing points told the focal length."""
     cx, cy = centre
     m1, m2, m4, m3 = ((float(x) - cx, float(y) - cy, 1.0) for x, y in q)
     d2 = _triple(m2, m4, m3)
     d3 = _triple(m3, m4, m2)
     if abs(d2) < 1e-9 or abs(d3) < 1e-9:
-        return None
+        return None, False
     k2 = _triple(m1, m4, m3) / d2
     k3 = _triple(m1, m4, m2) / d3
     n2 = tuple(k2 * b - a for a, b in zip(m1, m2, strict=True))
     n3 = tuple(k3 * b - a for a, b in zip(m1, m3, strict=True))
-    f2 = focal**2
+    f2, told = focal**2, False
     if estimate and abs(n2[2] * n3[2]) > 1e-6 * max(abs(n2[2]), abs(n3[2]), 1e-12):
         found = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
         if (0.25 * focal) ** 2 < found < (4 * focal) ** 2:
-            f2 = found
+            f2, told = found, True
     num = (n2[0] ** 2 + n2[1] ** 2) / f2 + n2[2] ** 2
     den = (n3[0] ** 2 + n3[1] ** 2) / f2 + n3[2] ** 2
-    return math.sqrt(num / den) if den > 0 else None
+    return (math.sqrt(num / den) if den > 0 else None), told
 
 
 def _triple(a: Vec3, b: Vec3, c: Vec3) -> float:
@@ -78,7 +84,7 @@ def _fits(q: Quad, win: Bounds, aspect: float, tolerance: float, focal: float) -
     """How ``q`` (its first side the card's top) fits a card of ``aspect``: 2 as seen (on the table when
     the window's plane is calibrated) or after the perspective its vanishing points imply with the
     principal point at the frame's centre (focal ``focal`` frame widths where they do not tell it);
-    1 only under some other camera of :data:`FOCALS`; 0 not at all."""
+    1 where they do not tell the focal length and some other of :data:`FOCALS` fits; 0 not at all."""
     short, long = win.sides(q)
     if math.isclose(short / max(long, 1e-6), aspect, rel_tol=tolerance):
         return 2
@@ -90,8 +96,11 @@ def _fits(q: Quad, win: Bounds, aspect: float, tolerance: float, focal: float) -
     def fits(true: float | None) -> bool:
         return true is not None and math.isclose(true, aspect, rel_tol=tolerance)
 
-    if fits(true_aspect(q, centre, focal * w)):
+    true, told = _rectified(q, centre, focal * w, True)
+    if fits(true):
         return 2
+    if told:  # the camera is known: no other focal length to try
+        return 0
     # The aspect varies continuously with the focal length: a card's is reached between two focal
     # lengths tried when one gives a squatter rectangle and the next a slimmer one (or one fits).
     low, high = aspect * (1 - tolerance), aspect / (1 - tolerance)
@@ -104,31 +113,7 @@ def _fits(q: Quad, win: Bounds, aspect: float, tolerance: float, focal: float) -
 def card_turns(q: Quad, win: Bounds, aspect: float, tolerance: float, focal: float) -> list[Quad]:
     """The quarter turns of ``q`` (corners clockwise) that have a card's proportions, the better fit
     first: one for an outline seen head-on or whose turn is clear, two when foreshortening leaves the
-    card's orientation open (both must then be read, :func:`one_turn`)."""
+    card's orientation open (the recogniser then tries the second when the first reads nothing)."""
     turns = [(fit, k, t) for k, t in enumerate((q, np.roll(q, -1, axis=0)))
              if (fit := _fits(t, win, aspect, tolerance, focal))]
     return [t for _, _, t in sorted(turns, key=lambda s: (-s[0], s[1]))]
-
-
-class Read(Protocol):
-    """What :func:`one_turn` needs of a reading."""
-
-    @property
-    def status(self) -> str: ...
-
-    @property
-    def card(self) -> object: ...
-
-
-R = TypeVar("R", bound=Read)
-
-
-def one_turn(readings: Sequence[R]) -> R | str:
-    """The reading to keep of a card read in each of its possible quarter turns: the first that reads a
-    card, when no other turn reads a different one (else why not). A turn that reads nothing is the
-    wrong turn (its index box holds the card's margin or pips), not evidence against the other."""
-    cards = [r for r in readings if r.status == "card"]
-    if len({id(r.card) for r in cards}) > 1:
-        return "the card's two quarter turns read different cards (" + " / ".join(
-            str(r.card) for r in cards) + ")"
-    return cards[0] if cards else readings[0]
