@@ -46,31 +46,24 @@ def true_aspect(
     of sides parallel, which does not fix the focal length: ``focal`` (in pixels) is assumed then, and
     always without ``estimate``.
     """
-    return _rectified(q, centre, focal, estimate)[0]
-
-
-def _rectified(
-    q: Quad, centre: tuple[float, float], focal: float, estimate: bool
-) -> tuple[float | None, bool]:
-    """:func:`true_aspect`, and whether the vanishing points told the focal length."""
     cx, cy = centre
     m1, m2, m4, m3 = ((float(x) - cx, float(y) - cy, 1.0) for x, y in q)
     d2 = _triple(m2, m4, m3)
     d3 = _triple(m3, m4, m2)
     if abs(d2) < 1e-9 or abs(d3) < 1e-9:
-        return None, False
+        return None
     k2 = _triple(m1, m4, m3) / d2
     k3 = _triple(m1, m4, m2) / d3
     n2 = tuple(k2 * b - a for a, b in zip(m1, m2, strict=True))
     n3 = tuple(k3 * b - a for a, b in zip(m1, m3, strict=True))
-    f2, told = focal**2, False
+    f2 = focal**2
     if estimate and abs(n2[2] * n3[2]) > 1e-6 * max(abs(n2[2]), abs(n3[2]), 1e-12):
         found = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
         if (0.25 * focal) ** 2 < found < (4 * focal) ** 2:
-            f2, told = found, True
+            f2 = found
     num = (n2[0] ** 2 + n2[1] ** 2) / f2 + n2[2] ** 2
     den = (n3[0] ** 2 + n3[1] ** 2) / f2 + n3[2] ** 2
-    return (math.sqrt(num / den) if den > 0 else None), told
+    return math.sqrt(num / den) if den > 0 else None
 
 
 def _triple(a: Vec3, b: Vec3, c: Vec3) -> float:
@@ -84,7 +77,7 @@ def _fits(q: Quad, win: Bounds, aspect: float, tolerance: float, focal: float) -
     """How ``q`` (its first side the card's top) fits a card of ``aspect``: 2 as seen (on the table when
     the window's plane is calibrated) or after the perspective its vanishing points imply with the
     principal point at the frame's centre (focal ``focal`` frame widths where they do not tell it);
-    1 where they do not tell the focal length and some other of :data:`FOCALS` fits; 0 not at all."""
+    1 only under some other camera of :data:`FOCALS`; 0 not at all."""
     short, long = win.sides(q)
     if math.isclose(short / max(long, 1e-6), aspect, rel_tol=tolerance):
         return 2
@@ -96,11 +89,10 @@ def _fits(q: Quad, win: Bounds, aspect: float, tolerance: float, focal: float) -
     def fits(true: float | None) -> bool:
         return true is not None and math.isclose(true, aspect, rel_tol=tolerance)
 
-    true, told = _rectified(q, centre, focal * w, True)
-    if fits(true):
+    if fits(true_aspect(q, centre, focal * w)):
         return 2
-    if told:  # the camera is known: no other focal length to try
-        return 0
+    # The vanishing points' own focal length is no sure guide: a pixel's error in a small or steeply
+    # seen outline's corners moves them far, and a cropped frame's principal point is not its centre.
     # The aspect varies continuously with the focal length: a card's is reached between two focal
     # lengths tried when one gives a squatter rectangle and the next a slimmer one (or one fits).
     low, high = aspect * (1 - tolerance), aspect / (1 - tolerance)
