@@ -46,6 +46,19 @@ def true_aspect(
     of sides parallel, which does not fix the focal length: ``focal`` (in pixels) is assumed then, and
     always without ``estimate``.
     """
+    n = _normals(q, centre)
+    if n is None:
+        return None
+    f2 = _focal2(n, focal) if estimate else focal**2
+    return _aspect(n, f2)
+
+
+Normals = tuple[Vec3, Vec3]
+
+
+def _normals(q: Quad, centre: tuple[float, float]) -> Normals | None:
+    """The rectangle's two side directions, up to scale, as Zhang and He recover them (the focal length
+    still to divide their first two terms)."""
     cx, cy = centre
     m1, m2, m4, m3 = ((float(x) - cx, float(y) - cy, 1.0) for x, y in q)
     d2 = _triple(m2, m4, m3)
@@ -54,13 +67,23 @@ def true_aspect(
         return None
     k2 = _triple(m1, m4, m3) / d2
     k3 = _triple(m1, m4, m2) / d3
-    n2 = tuple(k2 * b - a for a, b in zip(m1, m2, strict=True))
-    n3 = tuple(k3 * b - a for a, b in zip(m1, m3, strict=True))
-    f2 = focal**2
-    if estimate and abs(n2[2] * n3[2]) > 1e-6 * max(abs(n2[2]), abs(n3[2]), 1e-12):
+    n2 = (k2 * m2[0] - m1[0], k2 * m2[1] - m1[1], k2 - 1.0)
+    n3 = (k3 * m3[0] - m1[0], k3 * m3[1] - m1[1], k3 - 1.0)
+    return n2, n3
+
+
+def _focal2(n: Normals, focal: float) -> float:
+    """The squared focal length the vanishing points give, where they give one near ``focal``."""
+    n2, n3 = n
+    if abs(n2[2] * n3[2]) > 1e-6 * max(abs(n2[2]), abs(n3[2]), 1e-12):
         found = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
         if (0.25 * focal) ** 2 < found < (4 * focal) ** 2:
-            f2 = found
+            return found
+    return focal**2
+
+
+def _aspect(n: Normals, f2: float) -> float | None:
+    n2, n3 = n
     num = (n2[0] ** 2 + n2[1] ** 2) / f2 + n2[2] ** 2
     den = (n3[0] ** 2 + n3[1] ** 2) / f2 + n3[2] ** 2
     return math.sqrt(num / den) if den > 0 else None
@@ -73,39 +96,44 @@ def _triple(a: Vec3, b: Vec3, c: Vec3) -> float:
     return x * c[0] + y * c[1] + z * c[2]
 
 
-def _fits(q: Quad, win: Bounds, aspect: float, tolerance: float, focal: float) -> int:
-    """How ``q`` (its first side the card's top) fits a card of ``aspect``: 2 as seen (on the table when
-    the window's plane is calibrated) or after the perspective its vanishing points imply with the
-    principal point at the frame's centre (focal ``focal`` frame widths where they do not tell it);
-    1 only under some other camera of :data:`FOCALS`; 0 not at all."""
-    short, long = win.sides(q)
-    if math.isclose(short / max(long, 1e-6), aspect, rel_tol=tolerance):
-        return 2
-    if win.calibrated:
-        return 0
-    w, h = win.size
-    centre = ((w - 1) / 2, (h - 1) / 2)
-
-    def fits(true: float | None) -> bool:
-        return true is not None and math.isclose(true, aspect, rel_tol=tolerance)
-
-    if fits(true_aspect(q, centre, focal * w)):
-        return 2
-    # The vanishing points' own focal length is no sure guide: a pixel's error in a small or steeply
-    # seen outline's corners moves them far, and a cropped frame's principal point is not its centre.
-    # The aspect varies continuously with the focal length: a card's is reached between two focal
-    # lengths tried when one gives a squatter rectangle and the next a slimmer one (or one fits).
-    low, high = aspect * (1 - tolerance), aspect / (1 - tolerance)
-    sides = [None if a is None else (a > high) - (a < low)
-             for a in (true_aspect(q, centre, f * w, estimate=False) for f in FOCALS)]
-    pairs = zip(sides, sides[1:], strict=False)
-    return int(0 in sides or any(a is not None and b is not None and a * b < 0 for a, b in pairs))
-
-
 def card_turns(q: Quad, win: Bounds, aspect: float, tolerance: float, focal: float) -> list[Quad]:
     """The quarter turns of ``q`` (corners clockwise) that have a card's proportions, the better fit
     first: one for an outline seen head-on or whose turn is clear, two when foreshortening leaves the
-    card's orientation open (the recogniser then tries the second when the first reads nothing)."""
-    turns = [(fit, k, t) for k, t in enumerate((q, np.roll(q, -1, axis=0)))
-             if (fit := _fits(t, win, aspect, tolerance, focal))]
-    return [t for _, _, t in sorted(turns, key=lambda s: (-s[0], s[1]))]
+    card's orientation open (the recogniser then tries the second when the first reads nothing).
+
+    A turn fits well when its first side is the card's top as seen (on the table when the window's
+    plane is calibrated) or after the perspective its vanishing points imply with the principal point
+    at the frame's centre (``focal`` frame widths where they do not tell the focal length), and fits
+    at all when some other camera of :data:`FOCALS` makes it a card. The quarter turn swaps the
+    rectangle's sides: its proportions are the inverse of the first turn's, under every camera.
+    """
+    short, long = win.sides(q)
+    seen: list[float | None] = [short / max(long, 1e-6)]
+    curve: list[float | None] = []
+    w, h = win.size
+    n = None if win.calibrated else _normals(q, ((w - 1) / 2, (h - 1) / 2))
+    if n is not None:
+        seen.append(_aspect(n, _focal2(n, focal * w)))
+        # The vanishing points' own focal length is no sure guide: a pixel's error in a small or steeply
+        # seen outline's corners moves them far, and a cropped frame's principal point is not its centre.
+        curve = [_aspect(n, (f * w) ** 2) for f in FOCALS]
+    low, high = aspect * (1 - tolerance), aspect / (1 - tolerance)
+    fits = [_fit(seen, curve, low, high), _fit(_inverse(seen), _inverse(curve), low, high)]
+    turns = (q, np.roll(q, -1, axis=0))
+    order = sorted((k for k in (0, 1) if fits[k]), key=lambda k: -fits[k])
+    return [turns[k] for k in order]
+
+
+def _inverse(values: list[float | None]) -> list[float | None]:
+    return [None if v is None or v <= 0 else 1 / v for v in values]
+
+
+def _fit(seen: list[float | None], curve: list[float | None], low: float, high: float) -> int:
+    """2 when a proportion ``seen`` lies in [low, high], 1 when the ``curve`` over the focal lengths
+    reaches it (it varies continuously: a card's is reached between two focal lengths when one gives a
+    squatter rectangle and the next a slimmer one), else 0."""
+    if any(v is not None and low <= v <= high for v in seen):
+        return 2
+    sides = [None if v is None else (v > high) - (v < low) for v in curve]
+    pairs = zip(sides, sides[1:], strict=False)
+    return int(0 in sides or any(a is not None and b is not None and a * b < 0 for a, b in pairs))
