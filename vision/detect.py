@@ -64,7 +64,7 @@ class Detection:
     reason: str = ""
     face: Image | None = None
     corners: NDArray[np.float32] | None = None
-    #: The corners a quarter turn on, when foreshortening leaves the card's orientation open (read both).
+    #: The corners a quarter turn on, when foreshortening leaves the turn open (read if the first fails).
     other: NDArray[np.float32] | None = None
 
 

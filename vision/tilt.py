@@ -24,10 +24,10 @@ from numpy.typing import NDArray
 
 from vision.window import Bounds
 
-#: Focal lengths tried, as multiples of the frame's width, where the outline's vanishing points do not
-#: tell it (any length between two of them counts): 0.5 is a 90-degree lens (the widest webcam), 0.75 a
-#: phone's main camera at 4:3 (26 mm equivalent), 1 the Raspberry Pi HQ camera's 6 mm lens, up to 8 (its
-#: 50 mm lens, or a digital zoom to an eighth of a phone's frame: a 7-degree view).
+#: Focal lengths tried, as multiples of the frame's width, when the outline fits a card neither as seen
+#: nor by its vanishing points (any length between two of them counts): 0.5 is a 90-degree lens (the
+#: widest webcam), 0.75 a phone's main camera at 4:3 (26 mm equivalent), 1 the Raspberry Pi HQ camera's
+#: 6 mm lens, up to 8 (its 50 mm lens, or a digital zoom to an eighth of a phone's frame: 7 degrees).
 FOCALS: Final = (0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
 
 Vec3 = tuple[float, float, float]
