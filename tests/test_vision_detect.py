@@ -10,9 +10,10 @@ import numpy as np
 from vision_support import profile
 
 from controller.cards import parse_card
-from vision.detect import CARD_ASPECT, find_card, true_aspect
+from vision.detect import CARD_ASPECT, find_card
 from vision.recognise import recognise, recognise_face
 from vision.synth import DESIGNS, render_face
+from vision.tilt import true_aspect
 
 W, H = 640, 480
 

@@ -12,7 +12,6 @@ a reason, so the recogniser never guesses from a partial view.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
@@ -23,6 +22,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.sides import fit_quads
+from vision.tilt import card_turns
 from vision.warp import warp_face
 from vision.window import Bounds, ScanWindow, bounds
 
@@ -47,8 +47,8 @@ class DetectParams:
     #: A card's rounded corner, as a share of its width: a fitted corner this far past the window's
     #: edge is still a whole card (only its rounding grazes the edge).
     corner_round: float = 0.06
-    #: The camera's focal length over the frame's width (1.0: a 53-degree lens), assumed where a tilted
-    #: card's outline cannot tell it (tilted about one axis only).
+    #: The camera's focal length over the frame's width (1.0: a 53-degree lens), assumed first where a
+    #: tilted card's outline cannot tell it (:mod:`vision.tilt` then tries a range of cameras).
     focal: float = 1.0
     #: Canny's thresholds for the second look, on the blurred grey working frame.
     edge_low: int = 30
@@ -64,6 +64,8 @@ class Detection:
     reason: str = ""
     face: Image | None = None
     corners: NDArray[np.float32] | None = None
+    #: The corners a quarter turn on, when foreshortening leaves the turn open (read if the first fails).
+    other: NDArray[np.float32] | None = None
 
 
 def _order(quad: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -127,44 +129,6 @@ def _shrink(frame: Image, width: int) -> tuple[Image, float]:
     return cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), scale
 
 
-def true_aspect(q: NDArray[np.float32], centre: tuple[float, float], focal: float) -> float | None:
-    """Width over height of the rectangle whose perspective image is the quadrilateral ``q`` (ordered as
-    :func:`_order` gives it), for a camera whose optical axis meets the frame at ``centre``.
-
-    Zhang and He's whiteboard method: the quadrilateral's two vanishing points give the focal length,
-    and with it the rectangle's true proportions. A camera tilted about one axis only leaves one pair
-    of sides parallel, which does not fix the focal length: ``focal`` (in pixels) is assumed then.
-    """
-    cx, cy = centre
-    m1, m2, m4, m3 = ((float(x) - cx, float(y) - cy, 1.0) for x, y in q)
-    d2 = _triple(m2, m4, m3)
-    d3 = _triple(m3, m4, m2)
-    if abs(d2) < 1e-9 or abs(d3) < 1e-9:
-        return None
-    k2 = _triple(m1, m4, m3) / d2
-    k3 = _triple(m1, m4, m2) / d3
-    n2 = tuple(k2 * b - a for a, b in zip(m1, m2, strict=True))
-    n3 = tuple(k3 * b - a for a, b in zip(m1, m3, strict=True))
-    f2 = focal**2
-    if abs(n2[2] * n3[2]) > 1e-6 * max(abs(n2[2]), abs(n3[2]), 1e-12):
-        found = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
-        if (0.25 * focal) ** 2 < found < (4 * focal) ** 2:
-            f2 = found
-    num = (n2[0] ** 2 + n2[1] ** 2) / f2 + n2[2] ** 2
-    den = (n3[0] ** 2 + n3[1] ** 2) / f2 + n3[2] ** 2
-    return math.sqrt(num / den) if den > 0 else None
-
-
-Vec3 = tuple[float, float, float]
-
-
-def _triple(a: Vec3, b: Vec3, c: Vec3) -> float:
-    """(a x b) . c, in plain floats: called for every candidate outline, where numpy's call overhead
-    on three-element arrays cost more than the arithmetic."""
-    x, y, z = a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
-    return x * c[0] + y * c[1] + z * c[2]
-
-
 @dataclass(frozen=True)
 class _Outline:
     """One bright region: ``card`` (a clean card outline wholly in the window), ``edge`` (it reaches
@@ -177,6 +141,7 @@ class _Outline:
     contour: NDArray[np.int32] | None = None
     #: A region at the window's edge that is not a whole card: worth searching for a joined card.
     joinable: bool = False
+    other: NDArray[np.float32] | None = None  # the card's other possible quarter turn
 
 
 def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
@@ -211,9 +176,8 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
         margin = params.corner_round * short
         if not win.within(q, margin) or on_edge > 2 * margin:
             return _Outline(kind, "the card is not wholly inside the window", contour=contour, joinable=True)
-    for turn in (q, np.roll(q, -1, axis=0)):  # seen at a slant, the short side may look the longer
-        if _card_shaped(turn, win, params):
-            return _Outline("card", quad=turn, contour=contour)
+    if turns := _card_turns(q, win, params):  # seen at a slant, the short side may look the longer
+        return _Outline("card", quad=turns[0], contour=contour, other=next(iter(turns[1:]), None))
     across, along = win.sides(q)
     where = " on the calibrated table" if win.calibrated else ""
     return _Outline(kind, f"the outline's sides are {across / max(along, 1e-6):.2f} wide to tall{where}, "
@@ -231,7 +195,7 @@ def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _O
         w, h = win.size
         if cv2.contourArea(q) < params.min_area * w * h or not win.within(q, params.corner_round * short):
             return None
-        return next((t for t in (q, np.roll(q, -1, axis=0)) if _card_shaped(t, win, params)), None)
+        return next(iter(_card_turns(q, win, params)), None)
 
     quads = fit_quads(contour, win.rim, accept)
     if len(quads) > 1:
@@ -241,17 +205,8 @@ def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _O
     return _Outline("edge", "the card is not wholly inside the window")
 
 
-def _card_shaped(q: NDArray[np.float32], win: Bounds, params: DetectParams) -> bool:
-    """``q`` (its first side the card's top) has a card's proportions: on the table when the window's
-    plane is calibrated; otherwise as seen, or after the perspective its own outline implies."""
-    short, long = win.sides(q)
-    if math.isclose(short / max(long, 1e-6), CARD_ASPECT, rel_tol=params.aspect_tolerance):
-        return True
-    if win.calibrated:
-        return False
-    w, h = win.size
-    true = true_aspect(q, ((w - 1) / 2, (h - 1) / 2), params.focal * w)
-    return true is not None and math.isclose(true, CARD_ASPECT, rel_tol=params.aspect_tolerance)
+def _card_turns(q: NDArray[np.float32], win: Bounds, params: DetectParams) -> list[NDArray[np.float32]]:
+    return card_turns(q, win, CARD_ASPECT, params.aspect_tolerance, params.focal)
 
 
 def _outlines(binary: Image, params: DetectParams, win: Bounds) -> list[_Outline]:
@@ -396,5 +351,5 @@ def find_card(
         return Detection("refused", next(o.reason for o in found if o.kind == "edge"))
     if chosen.kind != "card" or chosen.quad is None:
         return Detection("refused", chosen.reason)
-    q = chosen.quad / scale
-    return Detection("card", face=warp_face(frame, q, size) if warp else None, corners=q)
+    q, other = chosen.quad / scale, None if chosen.other is None else chosen.other / scale
+    return Detection("card", face=warp_face(frame, q, size) if warp else None, corners=q, other=other)

@@ -334,7 +334,13 @@ def recognise(
         return Reading("empty", reason=det.reason)
     if det.status != "card" or det.corners is None:
         return Reading("unknown", reason=det.reason)
-    return read_indices(warp_indices(frame, det.corners, profile.spec.face, profile.spec.index.box), profile)
+    face, box = profile.spec.face, profile.spec.index.box
+    first = read_indices(warp_indices(frame, det.corners, face, box), profile)
+    if first.status == "card" or det.other is None:
+        return first
+    # Foreshortening left the card's quarter turn open (vision.tilt): the other, on both its indices.
+    other = read_indices(warp_indices(frame, det.other, face, box), profile, one_index=False)
+    return other if other.status == "card" else first
 
 
 def recognise_face(face: Image, profile: DeckProfile) -> Reading:
@@ -342,8 +348,11 @@ def recognise_face(face: Image, profile: DeckProfile) -> Reading:
     return read_indices(index_crops(face, profile), profile, face)
 
 
-def read_indices(crops: list[Image], profile: DeckProfile, face: Image | None = None) -> Reading:
-    """Read a card's two index crops (:func:`index_crops`), which must agree when both are readable."""
+def read_indices(
+    crops: list[Image], profile: DeckProfile, face: Image | None = None, one_index: bool = True
+) -> Reading:
+    """Read a card's two index crops (:func:`index_crops`), which must agree when both are readable;
+    without ``one_index``, both must be read whatever the profile accepts."""
     reads = [read_index(crop, profile) for crop in crops]
     cards = [r for r in reads if not isinstance(r, str)]
     if not cards:
@@ -351,10 +360,11 @@ def read_indices(crops: list[Image], profile: DeckProfile, face: Image | None = 
     if len(cards) == 2 and cards[0][0] is not cards[1][0]:
         return Reading("unknown", reason=f"the indices disagree ({cards[0][0]} / {cards[1][0]})", face=face)
     accept = profile.spec.accept
-    if len(cards) < accept.indices:
+    if len(cards) < (accept.indices if one_index else 2):
         why = next(r for r in reads if isinstance(r, str))
         read = next(i for i, r in enumerate(reads) if not isinstance(r, str))
-        if cards[0][2] > ONE_INDEX_LEAD * accept.max_ratio or not on_paper(crops[1 - read], crops[read]):
+        if (not one_index or cards[0][2] > ONE_INDEX_LEAD * accept.max_ratio
+                or not on_paper(crops[1 - read], crops[read])):
             return Reading("unknown", reason=f"only one index readable ({why})", face=face)
     card, conf, _ = min(cards, key=lambda c: c[1])
     return Reading("card", card, conf, face=face)
