@@ -26,6 +26,7 @@ import numpy as np
 from cv2.typing import MatLike
 
 from controller.cards import Card, parse_card
+from vision.colour import ink_colour
 from vision.detect import Detection, DetectParams, find_card
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
 from vision.warp import warp_indices
@@ -100,7 +101,7 @@ def split_index(crop: Image, area: tuple[int, int, int, int] | None = None) -> G
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
     if int(grey.max()) - int(grey.min()) < 50:
         return "blank index"
-    _, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    level, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
     if area is not None:
         x0, y0, x1, y1 = (max(0, v) for v in area)
         kept = np.zeros_like(binary)
@@ -130,15 +131,10 @@ def split_index(crop: Image, area: tuple[int, int, int, int] | None = None) -> G
     ink = cv2.normalize(255 - np.asarray(grey), np.empty_like(grey), 0, 255, cv2.NORM_MINMAX)
     rank_img = _glyph(labels, [b[4] for b in rank], ink)
     suit_img = _glyph(labels, [suit[4]], ink)
-    mask = (labels == suit[4]).astype(np.uint8)
-    b, g, r, _ = cv2.mean(crop, mask=mask)
-    hi, lo = max(b, g, r), min(b, g, r)
-    chroma = (hi - lo) / hi if hi > 0 else 0.0
+    colour = ink_colour(crop, (labels == suit[4]).astype(np.uint8), (grey > level).astype(np.uint8))
     used = [*rank, suit]
     box = (min(u[1] for u in used), top[0], max(u[1] + u[2] for u in used), suit[0] + suit[3])
-    return Glyphs(
-        rank_img, suit_img, rank_bottom - top[0], suit[3], chroma, r >= hi and r > max(b, g) * 1.1, box
-    )
+    return Glyphs(rank_img, suit_img, rank_bottom - top[0], suit[3], colour.spread, colour.red, box)
 
 
 def _glyph(labels: Image, ids: list[int], ink: Image) -> Image:
