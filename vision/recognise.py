@@ -64,7 +64,8 @@ class Reading:
 
 @dataclass(frozen=True)
 class Glyphs:
-    """An index split into its rank and suit glyphs (binary, cropped), and the suit's chroma."""
+    """An index split into its rank and suit glyphs (binary, cropped), and the suit ink's colour against
+    the paper (``chroma``: :class:`vision.colour.InkColour`'s spread; ``red_dominant``: red-led)."""
 
     rank: Image
     suit: Image
