@@ -26,7 +26,7 @@ class InkColour:
     """The ink's reflectance in each channel over the paper's: how far apart they are, and which leads."""
 
     #: max - min of (ink / paper) over blue, green and red: near 0 for black (grey) ink under any light,
-    #: 0.3 to 0.7 for red ink; the profile's ``colour.red_min`` and ``colour.black_max`` are in these units.
+    #: 0.4 to 1 for red ink; the profile's ``colour.red_min`` and ``colour.black_max`` are in these units.
     spread: float
     #: Red's ratio is the highest of the three (red ink, not a blue or green one of the same spread).
     red: bool
