@@ -67,7 +67,7 @@ def test_profile_round_trip_and_errors_name_the_key(tmp_path: Path) -> None:
     path.write_text(text)
     with pytest.raises(ProfileError, match=r"accept\.min_score"):
         load_profile(path)
-    path.write_text(text.replace("version: 3", "version: 2"))  # no glyph area: enrol again
+    path.write_text(text.replace("version: 4", "version: 3"))  # colour in the old units: enrol again
     with pytest.raises(ProfileError, match=r"key 'version'.*enrol the deck again"):
         load_profile(path)
 

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from controller.cards import DECK, RANKS, SUITS, Card, CardError, parse_card
+from vision.colour import thresholds
 from vision.enrol_photo import PhotoFace, flush_fits, index_seen, photo_face
 from vision.profile import (
     FACE_SIZE,
@@ -276,12 +277,9 @@ def _build(
         aspects[f"rank:{card.rank}"].append(aspect_of(g.rank))
         aspects[f"suit:{card.suit}"].append(aspect_of(g.suit))
         (red if card.suit in "HD" else black).append(g.chroma)
-    lo_red, hi_black = float(np.percentile(red, 1)), float(np.percentile(black, 99))
-    if lo_red <= hi_black + 0.05:
-        result.problems.append(
-            f"red and black suits are not told apart by colour (red ink chroma from "
-            f"{lo_red:.2f}, black up to {hi_black:.2f}): light the window with white light"
-        )
+    colour = thresholds(red, black)
+    if isinstance(colour, str):
+        result.problems.append(colour)
         return None
     spec = ProfileFile(
         deck=name,
@@ -293,10 +291,7 @@ def _build(
             rank_height=rank_height,
             suit_height=suit_height,
         ),
-        colour=ColourSpec(
-            red_min=round(hi_black + 0.5 * (lo_red - hi_black), 4),
-            black_max=round(hi_black + 0.35 * (lo_red - hi_black), 4),
-        ),
+        colour=ColourSpec(red_min=colour[0], black_max=colour[1]),
         accept=AcceptSpec(),
         ranks={},
         suits={},

@@ -32,10 +32,11 @@ FACE_SIZE = (300, 420)
 #: Glyph templates are compared at these sizes (w, h).
 RANK_SIZE = (28, 40)
 SUIT_SIZE = (28, 28)
-#: The profile format: 3 adds the index's glyph area (``index.glyphs``), learned at enrolment, to which
-#: the index's ink is trimmed. Version 2 (no glyph area) and version 1 (glyphs fitted by their
-#: bounding box) are refused: the deck must be enrolled again.
-PROFILE_VERSION = 3
+#: The profile format: 4 measures ``colour`` against the card's paper (:mod:`vision.colour`), 3 added
+#: the index's glyph area (``index.glyphs``), learned at enrolment, to which the index's ink is
+#: trimmed. Older versions are refused (3: colour thresholds in the old units; 2: no glyph area;
+#: 1: glyphs fitted by their bounding box): the deck must be enrolled again.
+PROFILE_VERSION = 4
 
 
 class ProfileError(ConfigFileError):
@@ -59,7 +60,9 @@ class IndexSpec(BaseModel):
 
 
 class ColourSpec(BaseModel):
-    """Chroma ((max - min) / max of the suit's mean colour) that separates red suits from black ones."""
+    """What separates red suits from black ones: the spread of the suit ink's reflectance against the
+    card's paper (max - min over blue, green and red of ink / paper, :mod:`vision.colour`); red ink
+    must also be red-led."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -26,6 +26,7 @@ import numpy as np
 from cv2.typing import MatLike
 
 from controller.cards import Card, parse_card
+from vision.colour import ink_colour
 from vision.detect import Detection, DetectParams, find_card
 from vision.index_split import split_binary
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
@@ -65,7 +66,8 @@ class Reading:
 
 @dataclass(frozen=True)
 class Glyphs:
-    """An index split into its rank and suit glyphs (binary, cropped), and the suit's chroma."""
+    """An index split into its rank and suit glyphs (binary, cropped), and the suit ink's colour against
+    the paper (``chroma``: :class:`vision.colour.InkColour`'s spread; ``red_dominant``: red-led)."""
 
     rank: Image
     suit: Image
@@ -102,7 +104,7 @@ def split_index(crop: Image, area: tuple[int, int, int, int] | None = None) -> G
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
     if int(grey.max()) - int(grey.min()) < 50:
         return "blank index"
-    _, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    level, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
     if area is not None:
         x0, y0, x1, y1 = (max(0, v) for v in area)
         kept = np.zeros_like(binary)
@@ -116,15 +118,10 @@ def split_index(crop: Image, area: tuple[int, int, int, int] | None = None) -> G
     ink = cv2.normalize(255 - np.asarray(grey), np.empty_like(grey), 0, 255, cv2.NORM_MINMAX)
     rank_img = _glyph(labels, [b.label for b in rank], ink)
     suit_img = _glyph(labels, [suit.label], ink)
-    mask = (labels == suit.label).astype(np.uint8)
-    b, g, r, _ = cv2.mean(crop, mask=mask)
-    hi, lo = max(b, g, r), min(b, g, r)
-    chroma = (hi - lo) / hi if hi > 0 else 0.0
+    colour = ink_colour(crop, (labels == suit.label).astype(np.uint8), (grey > level).astype(np.uint8))
     used = [*rank, suit]
     box = (min(u.x for u in used), top, max(u.right for u in used), suit.bottom)
-    return Glyphs(
-        rank_img, suit_img, rank_bottom - top, suit.h, chroma, r >= hi and r > max(b, g) * 1.1, box
-    )
+    return Glyphs(rank_img, suit_img, rank_bottom - top, suit.h, colour.spread, colour.red, box)
 
 
 def _glyph(labels: Image, ids: list[int], ink: Image) -> Image:

@@ -56,6 +56,9 @@ class Conditions:
     glare: float = 0.5
     jpeg: tuple[int, int] = (55, 95)
     scale: tuple[float, float] = (0.62, 0.82)
+    #: The light's colour, gains on blue, green and red over the random tint: (1.0, 0.85, 0.6) is a
+    #: phone's bluish light, (0.55, 0.8, 1.0) a warm lamp; the paper takes the cast as much as the ink.
+    light: tuple[float, float, float] = (1.0, 1.0, 1.0)
 
 
 #: Near-studio conditions: what enrolment photographs look like.
@@ -134,7 +137,7 @@ def _photograph(frame: Image, rng: random.Random, cond: Conditions, card_at: Ima
     g = 1.0 - cond.gradient * (0.5 + 0.5 * (xs * math.cos(a) + ys * math.sin(a)) / math.sqrt(2))
     img = frame.astype(np.float32) * g[..., None]
     tint = np.array([rng.uniform(0.92, 1.05) for _ in range(3)], np.float32)
-    img *= tint
+    img *= tint * np.array(cond.light, np.float32)
     if card_at is not None and rng.random() < cond.glare:
         # A soft highlight somewhere on the card (a lamp's reflection on the laminate).
         t = rng.uniform(0.25, 0.75)
