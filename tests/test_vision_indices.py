@@ -112,3 +112,16 @@ def test_a_suit_as_near_a_spade_as_a_diamond_is_not_settled_by_blur() -> None:
     face = cv2.resize(face, deck.spec.face, interpolation=cv2.INTER_AREA)
     reading = recognise_face(cv2.GaussianBlur(face, (0, 0), 4), deck)
     assert reading.card is None and "suit ambiguous (S" in reading.reason, reading
+
+
+def test_a_suit_with_a_third_template_near_is_not_settled_by_blur() -> None:
+    """A foreign deck's club smeared sideways (a camera shake of 13 face pixels): the enrolled club
+    and spade are the best two, but the diamond is near them too, so the shape that parts them is
+    gone; settled at the blur the rank measures, the spade won and both indices read AS. It stays
+    unknown: only a pair with the third suit out of it by the usual margin is settled."""
+    deck = profile("serif")
+    face = render_face(parse_card("AC"), DESIGNS["bold"])
+    face = cv2.resize(face, deck.spec.face, interpolation=cv2.INTER_AREA)
+    shake = np.full((1, 13), 1 / 13, np.float32)
+    reading = recognise_face(cv2.filter2D(face, -1, shake), deck)
+    assert reading.card is None, reading
