@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 from test_vision_detect import table_with_card
 from vision_support import profile
 
@@ -112,3 +113,21 @@ def test_a_suit_as_near_a_spade_as_a_diamond_is_not_settled_by_blur() -> None:
     face = cv2.resize(face, deck.spec.face, interpolation=cv2.INTER_AREA)
     reading = recognise_face(cv2.GaussianBlur(face, (0, 0), 4), deck)
     assert reading.card is None and "suit ambiguous (S" in reading.reason, reading
+
+
+
+@pytest.mark.parametrize(("code", "shake"), [("AC", (1, 13)), ("4C", (9, 1))])
+def test_a_foreign_club_smeared_by_a_shake_is_never_settled_as_the_spade(
+    code: str, shake: tuple[int, int]
+) -> None:
+    """A ``bold`` club shown to a ``serif`` enrolment, smeared by a camera shake (rows x columns of
+    face pixels), is left between club and spade. AC smeared sideways has the diamond near too:
+    without the third-template rule the pair was settled and both indices read AS. 4C smeared
+    upwards: with the rank's sigma taken in rank-template pixels instead of converted to the suit
+    template's scale (1.4 times too soft), the spade won and both indices read 4S. Both stay unknown."""
+    deck = profile("serif")
+    face = render_face(parse_card(code), DESIGNS["bold"])
+    face = cv2.resize(face, deck.spec.face, interpolation=cv2.INTER_AREA)
+    kernel = np.full(shake, 1 / max(shake), np.float32)
+    reading = recognise_face(cv2.filter2D(face, -1, kernel), deck)
+    assert reading.card is None, reading

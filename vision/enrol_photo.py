@@ -76,16 +76,19 @@ def photo_face(photo: Image) -> PhotoFace:
     """The face in an enrolment ``photo``, warped to the profile's face size; else why, and what to do."""
     h, w = photo.shape[:2]
     ratio = min(w, h) / max(w, h, 1)
-    paper = paper_rim(photo)
-    if paper and any(math.isclose(ratio, s, rel_tol=FACE_TOLERANCE) for s in CARD_SHAPES):
-        rect = [(0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)]
-        corners = np.array(rect if h >= w else rect[1:] + rect[:1], np.float32)
-        return PhotoFace(warp_face(photo, corners, FACE_SIZE), how="face", aspect=ratio)
+    # The card's own outline first: a phone's 3:4 photograph (0.75, within FACE_TOLERANCE of a poker
+    # card's 0.72) of a card on a light table also has paper all round its rim, and taken whole as the
+    # face it would teach the deck a face with table in it, its index shrunk and moved.
     det = find_card(photo, FACE_SIZE, ENROL_PARAMS)
     if det.face is not None and det.corners is not None:
         seen = _seen(photo, det.corners, 0)
         how = "card" if seen is None else "tight"
         return PhotoFace(det.face, how=how, seen=seen, aspect=_aspect(det.corners))
+    paper = paper_rim(photo)
+    if paper and any(math.isclose(ratio, s, rel_tol=FACE_TOLERANCE) for s in CARD_SHAPES):
+        rect = [(0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)]
+        corners = np.array(rect if h >= w else rect[1:] + rect[:1], np.float32)
+        return PhotoFace(warp_face(photo, corners, FACE_SIZE), how="face", aspect=ratio)
     flush = _flush(photo)
     if flush is not None:
         return flush
