@@ -276,6 +276,7 @@ def _build(
         suits[card.suit].append(normalise(g.suit, SUIT_SIZE, suit_height, SUIT_FILL))
         aspects[f"rank:{card.rank}"].append(aspect_of(g.rank))
         aspects[f"suit:{card.suit}"].append(aspect_of(g.suit))
+        aspects[f"offset:{card.rank}"].append(g.rank_offset)  # where the rank sits over its suit
         (red if card.suit in "HD" else black).append(g.chroma)
     colour = thresholds(red, black)
     if isinstance(colour, str):

@@ -109,7 +109,8 @@ class DeckProfile:
     ranks: dict[str, Glyph]
     suits: dict[str, Glyph]
     path: Path | None = None
-    #: Width / height of each template's glyph as enrolled (a glyph far off this is not that glyph).
+    #: Width / height of each template's glyph as enrolled (a glyph far off this is not that glyph),
+    #: and (``offset:R``) where each rank's centre sits across from its suit's, over the rank's height.
     aspects: dict[str, float] = field(default_factory=dict)
 
     @property

@@ -41,6 +41,9 @@ RED_SUITS: Final = frozenset("HD")
 ASPECT_FACTOR: Final = 1.35
 #: A glyph whose height is off the enrolled median by more than this fraction is not an index glyph.
 HEIGHT_TOLERANCE: Final = 0.35
+#: A rank whose centre sits further than this (a share of its height) from where the deck's rank of
+#: that name sits over the suit is not that rank: a 10 whose 1 is under a hand leaves a 0 that fits J.
+OFFSET_TOLERANCE: Final = 0.2
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ class Glyphs:
     red_dominant: bool
     #: x0, y0, x1, y1 of rank and suit together, in the crop's pixels.
     box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    #: The rank's centre less the suit's, across, over the rank's height (where the rank sits).
+    rank_offset: float = 0.0
 
 
 #: Ink this far outside the learned glyph area (face pixels) is still the glyph's (a card warped a
@@ -121,7 +126,9 @@ def split_index(crop: Image, area: tuple[int, int, int, int] | None = None) -> G
     colour = ink_colour(crop, (labels == suit.label).astype(np.uint8), (grey > level).astype(np.uint8))
     used = [*rank, suit]
     box = (min(u.x for u in used), top, max(u.right for u in used), suit.bottom)
-    return Glyphs(rank_img, suit_img, rank_bottom - top, suit.h, colour.spread, colour.red, box)
+    across = min(b.x for b in rank) + max(b.right for b in rank) - suit.x - suit.right
+    offset = across / 2 / (rank_bottom - top)
+    return Glyphs(rank_img, suit_img, rank_bottom - top, suit.h, colour.spread, colour.red, box, offset)
 
 
 def _glyph(labels: Image, ids: list[int], ink: Image) -> Image:
@@ -256,6 +263,9 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] |
         why = m.why_not(what, accept.min_score, accept.max_ratio)
         if why is not None:
             return why
+    placed = profile.aspects.get(f"offset:{rank.name}", glyphs.rank_offset)
+    if abs(glyphs.rank_offset - placed) > OFFSET_TOLERANCE:
+        return f"rank {rank.name} out of place over its suit (part of the index covered?)"
     colour = spec.colour
     red = glyphs.red_dominant and glyphs.chroma >= colour.red_min
     black = glyphs.chroma <= colour.black_max
