@@ -11,7 +11,7 @@ from vision_support import profile
 
 from controller.cards import parse_card
 from vision.detect import find_card
-from vision.recognise import correlations, index_crops, read_index, recognise_face
+from vision.recognise import index_crops, read_index, recognise_face
 from vision.sharpness import SIGMAS, blurred, index_blur
 from vision.synth import DESIGNS, render_face
 from vision.warp import warp_indices
@@ -99,8 +99,8 @@ def test_the_index_blur_is_measured_from_the_rank_and_past_the_scale_is_none() -
     a glyph blurred past the largest sigma tried measures nothing, so no suit is settled from it."""
     rank = profile().ranks["5"]
     for sigma in (0.0, 1.0, 1.5, 2.25):
-        assert index_blur(blurred(rank, sigma), rank, correlations) == sigma
-    assert index_blur(blurred(rank, 2 * SIGMAS[-1]), rank, correlations) is None
+        assert index_blur(blurred(rank, sigma), rank) == sigma
+    assert index_blur(blurred(rank, 2 * SIGMAS[-1]), rank) is None
 
 
 def test_a_suit_as_near_a_spade_as_a_diamond_is_not_settled_by_blur() -> None:

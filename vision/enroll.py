@@ -24,6 +24,7 @@ import numpy as np
 
 from controller.cards import DECK, RANKS, SUITS, Card, CardError, parse_card
 from vision.colour import thresholds
+from vision.compare import differ_mask
 from vision.enrol_photo import PhotoFace, flush_fits, index_seen, photo_face
 from vision.profile import (
     FACE_SIZE,
@@ -54,7 +55,8 @@ SEARCH = (0.32, 0.36)
 PAD = 12
 #: Two templates correlating above this are too alike to be told apart safely...
 MAX_LIKENESS = 0.97
-#: ...and so are two whose clear differences (ink 0.3 apart) cover less than this share of the box.
+#: ...and so are two whose clear differences (ink :data:`vision.compare.DIFFER` apart) cover less than
+#: this share of the box.
 MIN_DIFFERENCE = 0.02
 
 #: What to do about a photograph whose index cannot be split into rank and suit.
@@ -308,7 +310,7 @@ def _build(
 
 def likeness(a: Glyph, b: Glyph) -> tuple[float, float]:
     """Two templates' correlation, and the share of their box where they clearly differ."""
-    differ = cv2.countNonZero((cv2.absdiff(a, b) > 0.3).astype(np.uint8)) / a.size
+    differ = cv2.countNonZero(differ_mask(a, b)) / a.size
     return float(cv2.matchTemplate(a, b, cv2.TM_CCOEFF_NORMED)[0, 0]), differ
 
 

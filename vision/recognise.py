@@ -6,7 +6,7 @@ turned half a turn (so a card read either way up, and a deck with indices in
 the top-right corner, are the same case); each index is split into the rank
 glyph(s) above and the suit glyph below by their connected components; each
 glyph is scaled to its template size and compared with every template of
-the enrolled deck by normalised correlation (:func:`correlations`).
+the enrolled deck by normalised correlation (:func:`vision.compare.correlations`).
 
 Why it never guesses: a read is a card only when the rank and the suit each
 beat their threshold *and* their runner-up by a margin, the glyphs have the
@@ -27,6 +27,7 @@ from cv2.typing import MatLike
 
 from controller.cards import Card, parse_card
 from vision.colour import ink_colour
+from vision.compare import correlations, distances
 from vision.detect import Detection, DetectParams, find_card
 from vision.index_split import split_binary
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
@@ -216,27 +217,9 @@ def match(glyph: Glyph, templates: dict[str, Glyph], aspect: float, aspects: dic
     found = dict(zip(fits, correlations(g, [templates[name] for name in fits]), strict=True))
     scores = sorted(((found.get(name, -1.0), name) for name in templates), reverse=True)
     (best, name), (second, runner) = scores[0], scores[1]
-    a, b = templates[name], templates[runner]
-    differ = (cv2.absdiff(a, b) > 0.3).astype(np.uint8)
-    split = 1.0
-    if cv2.countNonZero(differ):
-        far = cv2.norm(g, b, cv2.NORM_L2, differ)
-        split = cv2.norm(g, a, cv2.NORM_L2, differ) / far if far > 0 else 1.0
+    apart = distances(g, templates[name], templates[runner])
+    split = apart[0] / apart[1] if apart is not None and apart[1] > 0 else 1.0
     return Match(name, best, runner, second, split)
-
-
-def correlations(glyph: Glyph, templates: list[Glyph]) -> list[float]:
-    """The glyph's normalised correlation coefficient with each template of its size (what
-    :func:`cv2.matchTemplate`'s ``TM_CCOEFF_NORMED`` gives for one position), all in one product:
-    one OpenCV call per template cost more in calling than in arithmetic."""
-    if not templates:
-        return []
-    stack = np.stack(templates).reshape(len(templates), -1).astype(np.float64)
-    stack -= stack.mean(axis=1, keepdims=True)
-    g = np.asarray(glyph, np.float64).reshape(-1)
-    g = g - g.mean()
-    scale = np.sqrt((stack * stack).sum(axis=1) * float(g @ g))
-    return [float(v) for v in np.divide(stack @ g, scale, out=np.zeros(len(templates)), where=scale > 0)]
 
 
 def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] | str:
@@ -295,7 +278,7 @@ def at_sharpness(glyph: Glyph, suit: Match, rank_glyph: Glyph, rank: str, profil
     third = sorted(correlations(glyph, list(profile.suits.values())), reverse=True)[2:3]
     if third and (1 - suit.score) > accept.max_ratio * (1 - third[0]):
         return suit
-    sigma = index_blur(rank_glyph, profile.ranks[rank], correlations)
+    sigma = index_blur(rank_glyph, profile.ranks[rank])
     if sigma is None:
         return suit
     index = profile.spec.index

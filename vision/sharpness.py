@@ -15,21 +15,17 @@ past telling them apart leaves them alike there, and the suit stays unknown.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Final
 
 import cv2
 import numpy as np
 
+from vision.compare import correlations, distances
 from vision.profile import Glyph
 
 #: The Gaussian sigmas (rank template pixels) tried for the index's blur relative to the enrolled
 #: templates, in steps fine enough that the suits' comparison does not hinge on the step.
 SIGMAS: Final = tuple(0.25 * i for i in range(17))
-#: Where the two blurred suit templates differ by more than this, they are compared (as the sharp
-#: comparison's mask of :func:`vision.recognise.match`).
-DIFFER: Final = 0.3
-
 
 def blurred(template: Glyph, sigma: float) -> Glyph:
     """``template`` blurred by a Gaussian of ``sigma`` pixels (itself at 0)."""
@@ -39,12 +35,10 @@ def blurred(template: Glyph, sigma: float) -> Glyph:
     return out
 
 
-def index_blur(
-    rank: Glyph, template: Glyph, correlations: Callable[[Glyph, list[Glyph]], list[float]]
-) -> float | None:
+def index_blur(rank: Glyph, template: Glyph) -> float | None:
     """The sigma (rank template pixels) that best turns the rank's enrolled ``template`` into the
-    observed, normalised ``rank`` glyph by ``correlations`` (the reader's own measure); None when the
-    best is the largest tried (blurred past what is measured here: nothing is settled from it)."""
+    observed, normalised ``rank`` glyph by the reader's own correlation; None when the best is the
+    largest tried (blurred past what is measured here: nothing is settled from it)."""
     scores = correlations(rank, [blurred(template, s) for s in SIGMAS])
     best = int(np.argmax(scores))
     return None if best == len(SIGMAS) - 1 else SIGMAS[best]
@@ -52,14 +46,12 @@ def index_blur(
 
 def settle(glyph: Glyph, first: Glyph, second: Glyph, sigma: float, ratio: float) -> tuple[int, float] | None:
     """(0, its distance ratio) when ``glyph`` is at most ``ratio`` as far from ``first`` as from
-    ``second`` where the two, both blurred by ``sigma``, differ; (1, ...) the other way round; None
-    when neither is (or they no longer differ at that blur)."""
-    a, b = blurred(first, sigma), blurred(second, sigma)
-    differ = (cv2.absdiff(a, b) > DIFFER).astype(np.uint8)
-    if not cv2.countNonZero(differ):
+    ``second`` where the two, both blurred by ``sigma``, differ (:func:`vision.compare.distances`);
+    (1, ...) the other way round; None when neither is (or they no longer differ at that blur)."""
+    apart = distances(glyph, blurred(first, sigma), blurred(second, sigma))
+    if apart is None:
         return None
-    to_a = cv2.norm(glyph, a, cv2.NORM_L2, differ)
-    to_b = cv2.norm(glyph, b, cv2.NORM_L2, differ)
+    to_a, to_b = apart
     if to_a <= ratio * to_b:
         return 0, to_a / to_b
     if to_b <= ratio * to_a:
