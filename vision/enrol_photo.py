@@ -24,6 +24,7 @@ from vision.detect import CARD_ASPECT, DetectParams, find_card
 from vision.profile import FACE_SIZE
 from vision.recognise import Image
 from vision.warp import warp_box, warp_face
+from vision.window import side_lengths
 
 #: A card's fitted corner may lie this share of the card's width past the photograph's edge (the live
 #: camera allows its rounding, ``DetectParams.corner_round``, 0.06): about 5 % of its length more.
@@ -122,8 +123,7 @@ def paper_rim(photo: Image) -> bool:
 
 def _aspect(q: NDArray[np.float32]) -> float:
     """Width over height of the outline ``q`` (ordered from a short side), as seen."""
-    short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
-    long = float(np.linalg.norm(q[1] - q[2]) + np.linalg.norm(q[3] - q[0])) / 2
+    short, long = side_lengths(q)
     return short / max(long, 1e-6)
 
 

@@ -73,14 +73,18 @@ class Bounds:
         """The mean of ``q``'s first and third sides and of its second and fourth: on the table when the
         plane is known, else as seen."""
         on_table = self.window.to_plane(q, self.size) if self.window is not None else None
-        p = q if on_table is None else on_table
-        short = float(np.linalg.norm(p[0] - p[1]) + np.linalg.norm(p[2] - p[3])) / 2
-        long = float(np.linalg.norm(p[1] - p[2]) + np.linalg.norm(p[3] - p[0])) / 2
-        return short, long
+        return side_lengths(q if on_table is None else on_table)
 
     @property
     def calibrated(self) -> bool:
         return self.window is not None and self.window.plane is not None
+
+
+def side_lengths(q: NDArray[np.float32]) -> tuple[float, float]:
+    """The mean length of quadrilateral ``q``'s first and third sides, and of its second and fourth."""
+    short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
+    long = float(np.linalg.norm(q[1] - q[2]) + np.linalg.norm(q[3] - q[0])) / 2
+    return short, long
 
 
 def bounds(window: ScanWindow | None, size: tuple[int, int]) -> Bounds:
