@@ -34,23 +34,17 @@ Vec3 = tuple[float, float, float]
 Quad = NDArray[np.float32]
 
 
-def true_aspect(
-    q: Quad, centre: tuple[float, float], focal: float, estimate: bool = True
-) -> float | None:
+def true_aspect(q: Quad, centre: tuple[float, float], focal: float) -> float | None:
     """Width over height of the rectangle whose perspective image is the quadrilateral ``q`` (corners
     clockwise, its first side the rectangle's top), for a camera whose optical axis meets the frame at
     ``centre``.
 
     Zhang and He's whiteboard method: the quadrilateral's two vanishing points give the focal length,
     and with it the rectangle's true proportions. A camera tilted about one axis only leaves one pair
-    of sides parallel, which does not fix the focal length: ``focal`` (in pixels) is assumed then, and
-    always without ``estimate``.
+    of sides parallel, which does not fix the focal length: ``focal`` (in pixels) is assumed then.
     """
     n = _normals(q, centre)
-    if n is None:
-        return None
-    f2 = _focal2(n, focal) if estimate else focal**2
-    return _aspect(n, f2)
+    return None if n is None else _aspect(n, _focal2(n, focal))
 
 
 Normals = tuple[Vec3, Vec3]
