@@ -110,7 +110,9 @@ def frames(items: list[tuple[Path, Card | None]], width: int) -> Iterator[tuple[
 def measure(args: argparse.Namespace) -> int:
     width = int(args.size.lower().split("x")[0])
     enrol_items = [(p, c) for p, c in labelled(args.enrol) if c is not None]
-    shots = [(img, card, name) for img, card, name in frames(enrol_items, width) if card is not None]
+    # A generator: enrolment keeps only the warped faces, so the decoded photographs (up to 12 MP
+    # each) are never all held at once.
+    shots = ((img, card, name) for img, card, name in frames(enrol_items, width) if card is not None)
     result = enrol(shots, "photos")
     for problem in result.problems:
         print(f"  enrolment problem: {problem}")
@@ -118,7 +120,7 @@ def measure(args: argparse.Namespace) -> int:
         print("enrolment failed: no profile")
         return 1
     idx = result.profile.spec.index
-    print(f"enrolled from {len(shots)} photographs: index {idx.corner}, box {idx.box}")
+    print(f"enrolled from {result.images} photographs: index {idx.corner}, box {idx.box}")
     report = evaluate(frames(labelled(args.test), width), result.profile)
     print(summary(report))
     print(f"unknown reasons: {report['unknown_reasons']}")
