@@ -48,7 +48,7 @@ import math
 import random
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import cv2
@@ -95,7 +95,7 @@ def labelled(folder: Path) -> list[tuple[Path, Card | None]]:
     return out
 
 
-def frames(items: list[tuple[Path, Card | None]], width: int) -> Iterator[tuple[Image, Card | None, str]]:
+def frames(items: Sequence[tuple[Path, Card | None]], width: int) -> Iterator[tuple[Image, Card | None, str]]:
     """Decode one photograph at a time, shrunk to ``width`` when wider (OpenCV's reduced decode first)."""
     for path, card in items:
         img = cv2.imread(str(path), cv2.IMREAD_COLOR)
