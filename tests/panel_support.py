@@ -72,3 +72,12 @@ def swap_hand_table(tmp_path: Path) -> Table:
         t.ctl.call(f"plug {seat}")  # the mock presence loops start open: the panels "plugged in"
     t.ctl.call("press dealer new_shoe")
     return t
+
+
+def banker_bet_on_seat_1(t: Table, seats: tuple[int, ...]) -> None:
+    """Baccarat panels: ``seats`` credited, a new shoe, betting open, seat 1 keys one bet_up (200) and
+    puts chips on its banker spot."""
+    for seat in seats:
+        t.call("credit_in", seat=seat, amount=100_000)
+    for line in ("press dealer new_shoe", "press dealer open_betting", "press 1 bet_up", "chips 1 banker on"):
+        t.ctl.call(line)

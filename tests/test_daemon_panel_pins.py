@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 from gpiozero.pins.mock import MockFactory, MockPin  # type: ignore[import-untyped, unused-ignore]
-from panel_support import MOCK, Table, stable
+from panel_support import MOCK, Table, banker_bet_on_seat_1, stable
 from test_daemon_support import write_table
 
 from controller.games import GAMES
@@ -150,12 +150,7 @@ def test_chips_on_the_spots_across_a_restart_are_reconciled_with_the_accepted_wa
         "baccarat.yaml", {"map": "baccarat.yaml", "seats": {1: 2}, "dealer": False, "tower": False}])
     t = Table(path)
     try:
-        for seat in (1, 2):
-            t.call("credit_in", seat=seat, amount=100_000)
-        t.ctl.call("press dealer new_shoe")
-        t.ctl.call("press dealer open_betting")
-        t.ctl.call("press 1 bet_up")
-        t.ctl.call("chips 1 banker on")
+        banker_bet_on_seat_1(t, (1, 2))
         t.ctl.call("chips 1 tie on")
         before = t.status()
         assert before["wagers"] == [{"seat": 1, "spot": "banker", "amount": 200},

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
-from panel_support import MOCK, Table, stable, swap_hand_table
+from panel_support import MOCK, Table, banker_bet_on_seat_1, stable, swap_hand_table
 from test_daemon_support import write_table
 
 from controller.cli import main
@@ -130,11 +130,7 @@ def test_chips_moved_after_close_is_a_journaled_fault_that_survives_a_restart(tm
     path = write_table(tmp_path, panels=["baccarat.yaml"], gpio=MOCK)
     t = Table(path)
     try:
-        t.call("credit_in", seat=1, amount=100_000)
-        t.ctl.call("press dealer new_shoe")
-        t.ctl.call("press dealer open_betting")
-        t.ctl.call("press 1 bet_up")
-        t.ctl.call("chips 1 banker on")
+        banker_bet_on_seat_1(t, (1,))
         t.ctl.call("press dealer close_betting")
         before = t.status()
         assert before["wagers"] == [{"seat": 1, "spot": "banker", "amount": 200}]
