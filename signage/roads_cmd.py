@@ -33,16 +33,20 @@ class RoadsInputError(RuntimeError):
     """A file that gives no Baccarat shoe: the message names the file and why."""
 
 
-def shoes_from_events(events: Iterable[dict[str, Any]], where: str) -> list[list[Result]]:
-    """Split ``round_result`` records into shoes at each ``new_shoe`` event."""
-    shoes: list[list[Result]] = []
+def shoes_from_events(events: Iterable[dict[str, Any]], where: str) -> list[tuple[int, list[Result]]]:
+    """Split ``round_result`` records into shoes at each ``new_shoe`` event, each with the table's number.
+
+    The number is the ``new_shoe`` event's ``shoe_number`` (what status, the journal and the signage
+    show), so rounds dealt before any new shoe are shoe 0, as the table counts them.
+    """
+    shoes: list[tuple[int, list[Result]]] = []
     for event in events:
         if event["event"] == "new_shoe":
-            shoes.append([])
+            shoes.append((int(event["shoe_number"]), []))
         elif event["event"] == "round_result":
             if not shoes:
-                shoes.append([])
-            shoes[-1].append(Result.from_record(event["result"], f"{where}: round {event['round']}"))
+                shoes.append((0, []))
+            shoes[-1][1].append(Result.from_record(event["result"], f"{where}: round {event['round']}"))
     return shoes
 
 
@@ -125,7 +129,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a Baccarat scenario file, a table file, a journal or a state directory")
     parser.add_argument("--json", action="store_true", help="cells as JSON (row, col, colour, ties, pairs)")
     parser.add_argument(
-        "--shoe", type=int, default=None, help="only shoe N (1 = first, -1 = the last); default every shoe"
+        "--shoe", type=int, default=None,
+        help="only shoe N, the table's own shoe number (0: rounds before any new shoe; -1: the last); "
+        "default every shoe"
     )
 
 
@@ -139,12 +145,17 @@ def run(args: argparse.Namespace) -> int:
     except (RoadsInputError, RoadError, ScenarioError, JournalError, TableFileError) as exc:
         print(f"croupier roads: {exc}", file=sys.stderr)
         return 2
-    numbered = list(enumerate(shoes, start=1)) or [(1, [])]
+    numbered = shoes or [(0, [])]
     if args.shoe is not None:
-        if not -len(numbered) <= args.shoe <= len(numbered) or args.shoe == 0:
-            print(f"croupier roads: {path} has {len(numbered)} shoe(s), no shoe {args.shoe}", file=sys.stderr)
+        if args.shoe < 0:  # counted from the end: -1 the last shoe
+            chosen = numbered[args.shoe:][:1] if -len(numbered) <= args.shoe else []
+        else:
+            chosen = [(n, rs) for n, rs in numbered if n == args.shoe]
+        if not chosen:
+            have = ", ".join(str(n) for n, _ in numbered)
+            print(f"croupier roads: {path} has shoe(s) {have}, no shoe {args.shoe}", file=sys.stderr)
             return 2
-        numbered = [numbered[args.shoe - 1 if args.shoe > 0 else args.shoe]]
+        numbered = chosen
     if args.json:
         print(json.dumps({"shoes": [shoe_json(n, rs) for n, rs in numbered]}))
     else:

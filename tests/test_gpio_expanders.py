@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_daemon_panels import MOCK, Table
+from panel_support import MOCK, Table
 from test_daemon_support import write_table
 from test_gpio_control import sim_panel
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 import zmq
+from panel_support import swap_hand_table
 from test_contract import check
-from test_daemon_panels import swap_hand_table
 from test_daemon_support import write_table
 
 from controller.cards import parse_card

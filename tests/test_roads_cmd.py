@@ -59,7 +59,7 @@ def test_shoes_split_at_shuffle(tmp_path: Path, capsys: pytest.CaptureFixture[st
     last = run_json(capsys, str(path), "--shoe", "-1")
     assert last["shoes"] == [out["shoes"][1]]  # type: ignore[index]
     assert main(["roads", str(path), "--shoe", "3"]) == 2
-    assert "has 2 shoe(s), no shoe 3" in capsys.readouterr().err
+    assert "has shoe(s) 1, 2, no shoe 3" in capsys.readouterr().err
 
 
 def test_a_journal_read_only_gives_the_same_roads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -88,3 +88,34 @@ def test_errors_name_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "missing.yaml: cannot read" in capsys.readouterr().err
     assert main(["roads", str(tmp_path)]) == 2  # a directory with no journal
     assert "no journal here" in capsys.readouterr().err
+
+
+def test_shoes_carry_the_tables_own_shoe_number(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A pit boss reads the printout beside the signage and the journal: one number for one shoe.
+
+    The table counts its ``new_shoe`` inputs (status and the ``new_shoe`` event's ``shoe_number``,
+    the signage's "Shoe N"); rounds dealt before any new shoe are its shoe 0.
+    """
+    scenario = load_scenario(SCENARIO)
+    table = scenario.new_table()
+    options = BaccaratOptions().model_dump(mode="json")
+    journal = Journal.open(tmp_path / "state", table="t1", game="baccarat", options=options, fsync=False)
+    for seat, amount in sorted(scenario.spec.credits.items()):
+        journal.append(I.CreditIn(seat, amount), "command", 0.0)
+    numbers: list[int] = []
+    rounds = scenario.spec.rounds[:5]
+    rounds[2] = rounds[2].model_copy(update={"shuffle": True})  # rounds 1-2 before any new shoe; 3-5: shoe 1
+    for n, spec in enumerate(rounds, start=1):
+        for inp in round_inputs(table, spec, n, first=False):
+            journal.append(inp, "command", 0.0)
+            numbers += [e.to_dict()["shoe_number"] for e in table.apply(inp) if e.event == "new_shoe"]
+    journal.close()
+    assert numbers == [1] and table.snapshot()["shoe_number"] == 1
+    out = run_json(capsys, str(tmp_path / "state"))
+    assert [(s["shoe"], s["rounds"]) for s in out["shoes"]] == [(0, 2), (1, 3)]  # type: ignore[index]
+    one = run_json(capsys, str(tmp_path / "state"), "--shoe", "1")
+    assert one["shoes"] == [out["shoes"][1]]  # type: ignore[index]
+    assert main(["roads", str(tmp_path / "state"), "--shoe", "1"]) == 0
+    assert "\nshoe 1: 3 rounds," in capsys.readouterr().out
+    assert main(["roads", str(tmp_path / "state"), "--shoe", "2"]) == 2
+    assert "no shoe 2" in capsys.readouterr().err

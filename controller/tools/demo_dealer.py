@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from controller.daemon.client import CommandClient
 from controller.daemon.config import SimulationSpec, TableConfig
+from controller.tilts import MAX_HELD
 from drivers.gpio.betkeys import presses_for
 from drivers.gpio.control import ControlClient
 from drivers.gpio.pinmap import PinMap
@@ -156,6 +157,7 @@ class Dealer:
             for seat, spot in sorted(self.covered):
                 self.control.call(f"chips {seat} {spot} off")
             self.covered.clear()
+        self.clear_stray_tilt()
         if self.shoe.remaining < self.sim.cut_card:
             self.shoe.shuffle()
             self.dealer("new_shoe", "new_shoe")
@@ -204,6 +206,21 @@ class Dealer:
                 action = self.rng.choice(actions)
                 if not self.press(int(seat), action):
                     self.call("decide", seat=int(seat), action=action, by=f"seat {seat}")
+
+    def clear_stray_tilt(self) -> None:
+        """Between rounds, a tilt the dealer resolves as a real one would: a card that came out of the shoe
+        when none was due (the card drawn while the shoe was pulled arrives when it is plugged in again)
+        is burned (and each card held behind it), any other tilt voided; else the table stays tilted
+        and the demo never deals again. A tilt mid-deal is the deal loop's: it voids the round."""
+        for _ in range(MAX_HELD + 2):
+            status = self.call("status")
+            tilt = status["tilt"]
+            if tilt is None or status["phase"] == "dealing":
+                return
+            if tilt["reason"] in ("card_not_due", "held_card"):
+                self.dealer("burn", "burn")
+            else:
+                self.dealer("void", "void")
 
     def camera_saw_empty(self) -> None:
         """Before the next card goes in the camera's window, wait until the table's camera has read
