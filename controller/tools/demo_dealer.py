@@ -42,6 +42,15 @@ class CardSource(Protocol):
     def close(self) -> None: ...
 
 
+#: How the demo's dealer resolves a tilt between rounds: (dealer panel button, command) per reason.
+STRAY_TILT_ACTIONS: dict[str, tuple[str, str]] = {
+    "card_not_due": ("burn", "burn"),
+    "held_card": ("burn", "burn"),
+    "impossible_card": ("confirm", "clear_tilt"),
+    "repeat_card": ("confirm", "clear_tilt"),  # the camera's card still in its window: the one dealt
+}
+
+
 class DemoError(RuntimeError):
     """The demo cannot go on (the daemon died, a command failed); the message says why."""
 
@@ -210,17 +219,23 @@ class Dealer:
     def clear_stray_tilt(self) -> None:
         """Between rounds, a tilt the dealer resolves as a real one would: a card that came out of the shoe
         when none was due (the card drawn while the shoe was pulled arrives when it is plugged in again)
-        is burned (and each card held behind it), any other tilt voided; else the table stays tilted
-        and the demo never deals again. A tilt mid-deal is the deal loop's: it voids the round."""
-        for _ in range(MAX_HELD + 2):
+        is burned (and each card held behind it), a card that cannot be in the shoe cleared (the panel's
+        ``confirm``), and only another tilt voided: with betting open a void would return every wager of
+        a round nothing is wrong with. A held card the table refuses to burn (it cannot be in the shoe)
+        is taken, then cleared. A tilt that outlasts all that is a DemoError, not a demo that silently
+        never deals again. A tilt mid-deal is the deal loop's: it voids the round."""
+        last: dict[str, Any] | None = None
+        for _ in range(2 * MAX_HELD + 4):  # each held card: a burn, or a refused burn, a take and a clear
             status = self.call("status")
             tilt = status["tilt"]
             if tilt is None or status["phase"] == "dealing":
                 return
-            if tilt["reason"] in ("card_not_due", "held_card"):
-                self.dealer("burn", "burn")
-            else:
-                self.dealer("void", "void")
+            word, cmd = STRAY_TILT_ACTIONS.get(tilt["reason"], ("void", "void"))
+            if tilt == last and tilt["reason"] == "held_card":  # its burn was refused: take it
+                word, cmd = "confirm", "take"
+            last = tilt
+            self.dealer(word, cmd)
+        raise DemoError(f"the table stays tilted between rounds: {last}")
 
     def camera_saw_empty(self) -> None:
         """Before the next card goes in the camera's window, wait until the table's camera has read

@@ -1,0 +1,68 @@
+"""The demo's simulated dealer resolves a tilt between rounds as a dealer would, never by voiding a bet round.
+
+With wagers on the layout (betting open), a card that cannot be in the shoe is cleared (the dealer
+panel's ``confirm``), not voided: the round and its wagers stand. A held card that cannot be
+burned (it cannot be in the shoe) is taken and cleared, so the demo deals on instead of retrying
+a refused burn and never dealing again. The daemon is real (its journal, its command socket); the
+table has no shoe (cards keyed in as the dealer would), one deck so a second copy is impossible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from test_daemon_support import write_table
+
+from controller.daemon.client import CommandClient, local_key
+from controller.daemon.config import load_table
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+from controller.tools.demo_dealer import Dealer
+from drivers.shoe.sim import SimulatedShoe
+
+PLAYERS = [{"seat": 1, "credits": 100_000, "bets": {"player": [500]}}]
+
+
+@contextmanager
+def demo_dealer(tmp_path: Path) -> Iterator[tuple[Dealer, CommandClient]]:
+    """A one-deck Baccarat table's daemon, and the demo's dealer on it, set up (credits, a new shoe)."""
+    config = load_table(write_table(tmp_path, options={"decks": 1}, simulation={"players": PLAYERS}))
+    assert config.spec.simulation is not None
+    shoe = SimulatedShoe("v1", seed=1)
+    try:
+        with DaemonThread(Daemon(config)):
+            client = CommandClient(config.spec.zeromq.command, timeout=15, key=local_key(config))
+            dealer = Dealer(config, config.spec.simulation, shoe, client, seed=1, rounds=None, delay=0.0)
+            dealer.setup()
+            yield dealer, client
+            client.close()
+    finally:
+        shoe.close()
+
+
+def test_an_impossible_card_while_betting_is_cleared_and_the_wagers_stand(tmp_path: Path) -> None:
+    with demo_dealer(tmp_path) as (dealer, client):
+        bet = {"seat": 1, "spot": "player", "amount": 500}
+        for cmd, fields in [("burn", {}), ("card", {"card": "AS"}), ("open", {}), ("bet", bet),
+                            ("card", {"card": "AS"})]:  # a second ace of spades in a one-deck shoe
+            assert client.call(cmd, by="dealer", **fields)["ok"], cmd
+        status = client.call("status")
+        assert status["phase"] == "betting" and status["tilt"]["reason"] == "impossible_card", status
+        dealer.clear_stray_tilt()
+        after = client.call("status")
+        assert after["tilt"] is None and after["phase"] == "betting", after
+        assert client.call("meters")["totals"]["rounds_voided"] == 0
+        assert client.call("snapshot")["state"]["wagers"] == [bet]
+
+
+def test_a_held_card_that_cannot_be_burned_is_taken_and_cleared(tmp_path: Path) -> None:
+    with demo_dealer(tmp_path) as (dealer, client):
+        for card in ("KH", "KH"):  # the second is held behind the first's card_not_due tilt
+            assert client.call("card", by="dealer", card=card)["ok"]
+        dealer.clear_stray_tilt()
+        after = client.call("status")
+        assert after["tilt"] is None and after["phase"] == "idle", after
+        shoe = client.call("snapshot")["state"]["shoe"]
+        assert (shoe["burned"], shoe["seen"]) == (1, {"KH": 1}), shoe  # the second KH is not counted
