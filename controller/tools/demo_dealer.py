@@ -225,7 +225,7 @@ class Dealer:
         is taken, then cleared. A tilt that outlasts all that is a DemoError, not a demo that silently
         never deals again. A tilt mid-deal is the deal loop's: it voids the round."""
         last: dict[str, Any] | None = None
-        for _ in range(2 * MAX_HELD + 4):  # each held card: a burn, or a refused burn, a take and a clear
+        for _ in range(3 * MAX_HELD + 2):  # the stray card's burn; each held one's (refused: take, clear)
             status = self.call("status")
             tilt = status["tilt"]
             if tilt is None or status["phase"] == "dealing":
