@@ -224,10 +224,10 @@ def test_sixty_round_shoe_roads_in_the_page_equal_croupier_roads(
         assert "5% commission" in page.locator("[data-payouts]").inner_text()
         assert page.locator('[data-ask="banker"] .ask-name').inner_text() == "BANKER ASK"
         would_be_marks_in_place(page, expected)
-        # the shoe by its number (the daemon's count of new_shoe inputs) and the game within it
+        # the shoe by its number (the daemon's count of new_shoe inputs, croupier roads' too) and its game
         number = request_snapshot(baccarat.endpoints["snapshot"])["state"]["shoe_number"]
         title = page.locator("[data-game-in-shoe]")
-        assert number >= 1 and title.get_attribute("data-shoe-number") == str(number)
+        assert number >= 1 and title.get_attribute("data-shoe-number") == str(number) == str(expected["shoe"])
         game = title.get_attribute("data-game-in-shoe")
         assert title.inner_text().startswith(f"Shoe {number} · Game {game} · ")
         for road in ("bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"):
