@@ -3,8 +3,10 @@
 With wagers on the layout (betting open), a card that cannot be in the shoe is cleared (the dealer
 panel's ``confirm``), not voided: the round and its wagers stand. A held card that cannot be
 burned (it cannot be in the shoe) is taken and cleared, so the demo deals on instead of retrying
-a refused burn and never dealing again. The daemon is real (its journal, its command socket); the
-table has no shoe (cards keyed in as the dealer would), one deck so a second copy is impossible.
+a refused burn and never dealing again. Betting the shoe's absence kept open is closed on the next
+pass without the players betting again (a second bet adds to the first). The daemon is real (its
+journal, its command socket); the table has no shoe (cards keyed in as the dealer would), one deck
+so a second copy is impossible.
 """
 
 from __future__ import annotations
@@ -66,3 +68,14 @@ def test_a_held_card_that_cannot_be_burned_is_taken_and_cleared(tmp_path: Path) 
         assert after["tilt"] is None and after["phase"] == "idle", after
         shoe = client.call("snapshot")["state"]["shoe"]
         assert (shoe["burned"], shoe["seen"]) == (1, {"KH": 1}), shoe  # the held copies are not counted
+
+
+def test_betting_that_could_not_close_keeps_the_players_wagers_as_they_were(tmp_path: Path) -> None:
+    """The shoe out (or a tilt) refuses the close; the dealer's next pass does not bet for the players."""
+    with demo_dealer(tmp_path) as (dealer, client):
+        offline = {"input": "device", "device": "shoe", "online": False, "detail": "pulled"}
+        assert client.call("input", by="test", input=offline)["ok"]
+        for _ in range(3):  # each pass: betting open, the close refused (the shoe is offline)
+            dealer.play_round()
+            assert client.call("status")["phase"] == "betting"
+        assert client.call("snapshot")["state"]["wagers"] == [{"seat": 1, "spot": "player", "amount": 500}]

@@ -162,15 +162,25 @@ class Dealer:
         self.call("bet", seat=seat, spot=spot, amount=amount, by=f"seat {seat}")
 
     def play_round(self) -> None:
-        if self.control is not None:  # the last round's chips come off before betting opens again
+        self.clear_stray_tilt()
+        # Betting still open: the last pass could not close it (the shoe out, a tilt). The players' chips
+        # stand as they are (a wager placed again would add to the one on the spot), and the dealer
+        # tries the close again.
+        still_open = self.call("status")["phase"] == "betting"
+        if self.control is not None and not still_open:  # the last round's chips come off first
             for seat, spot in sorted(self.covered):
                 self.control.call(f"chips {seat} {spot} off")
             self.covered.clear()
-        self.clear_stray_tilt()
         if self.shoe.remaining < self.sim.cut_card:
             self.shoe.shuffle()
             self.dealer("new_shoe", "new_shoe")
-        self.dealer("open_betting", "open")
+        if not still_open:
+            self.dealer("open_betting", "open")
+            self.players_bet()
+        self.close_and_deal()
+
+    def players_bet(self) -> None:
+        """Each simulated player (not the Designated Player) bets, or sits the round out."""
         state = self.call("snapshot")["state"]
         dp = state["game_state"].get("dp_seat")
         for player in self.sim.players:
@@ -182,6 +192,9 @@ class Dealer:
             for spot, chance in player.extras.items():
                 if self.rng.random() < chance:
                     self.bet(player.seat, spot, self.config.limits.min_bet)
+
+    def close_and_deal(self) -> None:
+        """Close betting (or wait for a person to), then deal each due card and make each due decision."""
         if self.hold_betting:
             while not self.stop.is_set() and self.call("status")["phase"] == "betting":
                 self.stop.wait(0.2)
