@@ -4,7 +4,8 @@ With wagers on the layout (betting open), a card that cannot be in the shoe is c
 panel's ``confirm``), not voided: the round and its wagers stand. A held card that cannot be
 burned (it cannot be in the shoe) is taken and cleared, so the demo deals on instead of retrying
 a refused burn and never dealing again. Betting the shoe's absence kept open is closed on the next
-pass without the players betting again (a second bet adds to the first). The daemon is real (its
+pass without the players betting again (a second bet adds to the first). A demo started again on a
+table its last run left tilted still shuffles in its new shoe. The daemon is real (its
 journal, its command socket); the table has no shoe (cards keyed in as the dealer would), one deck
 so a second copy is impossible.
 """
@@ -79,3 +80,19 @@ def test_betting_that_could_not_close_keeps_the_players_wagers_as_they_were(tmp_
             dealer.play_round()
             assert client.call("status")["phase"] == "betting"
         assert client.call("snapshot")["state"]["wagers"] == [{"seat": 1, "spot": "player", "amount": 500}]
+
+
+def test_a_demo_started_again_on_a_tilted_table_still_announces_its_fresh_shoe(tmp_path: Path) -> None:
+    """``croupier floor demo`` starts a table's demo again on the same journal with a freshly shuffled
+    simulated shoe: a stray card's tilt left by the last run must not refuse that shoe's ``new_shoe``
+    (else the table counts the new shoe's cards against the old one's: impossible cards, voided rounds)."""
+    with demo_dealer(tmp_path) as (first, client):
+        assert client.call("card", by="dealer", card="KH")["ok"]  # the stray card, then the demo ends
+        shoe = SimulatedShoe("v1", seed=2)
+        try:
+            Dealer(first.config, first.sim, shoe, client, seed=2, rounds=None, delay=0.0).setup()
+        finally:
+            shoe.close()
+        state = client.call("snapshot")["state"]
+        assert state["tilt"] is None and state["shoe_number"] == 2, state
+        assert state["shoe"]["burned"] == 0, state["shoe"]  # the stray card was the old shoe's

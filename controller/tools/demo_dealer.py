@@ -141,6 +141,9 @@ class Dealer:
             panel = None if self.dealer_map is None else self.dealer_map.dealer
             if panel is not None and panel.presence is not None:
                 self.control.call("plug dealer")
+        # Started again on a table a stray card left tilted: a tilted table refuses ``new_shoe``, and it
+        # would count this freshly shuffled shoe's cards against the old one's.
+        self.clear_stray_tilt()
         self.dealer("new_shoe", "new_shoe")
 
     def bet(self, seat: int, spot: str, amount: int) -> None:
