@@ -36,8 +36,8 @@ class RoadsInputError(RuntimeError):
 def shoes_from_events(events: Iterable[dict[str, Any]], where: str) -> list[tuple[int, list[Result]]]:
     """Split ``round_result`` records into shoes at each ``new_shoe`` event, each with the table's number.
 
-    The number is the ``new_shoe`` event's ``shoe_number`` (what status, the journal and the signage
-    show), so rounds dealt before any new shoe are shoe 0, as the table counts them.
+    The number is the ``new_shoe`` event's ``shoe_number`` (what the daemon's snapshot, the journal and
+    the signage show), so rounds dealt before any new shoe are shoe 0, as the table counts them.
     """
     shoes: list[tuple[int, list[Result]]] = []
     for event in events:

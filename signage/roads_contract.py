@@ -77,8 +77,9 @@ def schema() -> dict[str, Any]:
         "required": ["shoe", "rounds", *ROAD_NAMES, "ask", "counts"],
         "properties": {
             "shoe": {"type": "integer", "minimum": 0,
-                     "description": "The table's own shoe number, the new_shoe event's shoe_number (status "
-                     "and signage show the same): 1 for the first new shoe, 0 for rounds before any."},
+                     "description": "The table's own shoe number, the new_shoe event's shoe_number (the "
+                     "daemon's snapshot and the signage show the same): 1 for the first new shoe, 0 for "
+                     "rounds before any."},
             "rounds": {"type": "integer", "minimum": 0},
             **{name: {"type": "array", "items": {"$ref": "#/$defs/Cell"}} for name in ROAD_NAMES},
             "ask": {"type": "object", "additionalProperties": False, "required": ["banker", "player"],

@@ -93,7 +93,7 @@ def test_errors_name_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_shoes_carry_the_tables_own_shoe_number(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A pit boss reads the printout beside the signage and the journal: one number for one shoe.
 
-    The table counts its ``new_shoe`` inputs (status and the ``new_shoe`` event's ``shoe_number``,
+    The table counts its ``new_shoe`` inputs (the snapshot's and each ``new_shoe`` event's ``shoe_number``,
     the signage's "Shoe N"); rounds dealt before any new shoe are its shoe 0.
     """
     scenario = load_scenario(SCENARIO)
