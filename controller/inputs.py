@@ -217,14 +217,37 @@ class DealerOut(Input):
     kind: ClassVar[str] = "dealer_out"
 
 
+@dataclass(frozen=True, slots=True)
+class SetLimits(Input):
+    """The table's limits from now on (controller.limits.TableLimits, every field).
+
+    Journaled by the daemon, from the table file, when the file's limits differ from the ones the
+    journal last recorded (controller.daemon.journal_limits): a change takes effect when it is made
+    and never reaches back, so a replay plays every earlier row under the limits it was played under.
+    Wagers already on the layout stand; wagers placed after it face the new limits.
+    """
+
+    kind: ClassVar[str] = "limits"
+    seats: int
+    unit: int
+    min_bet: int
+    max_bet: int
+    max_credit: int
+    minor_units: int
+
+
 INPUT_TYPES: dict[str, type[Input]] = {
     cls.kind: cls
     for cls in (
         NewShoe, OpenBetting, CloseBetting, PlaceWager, CancelWager, CardSeen, DeclareBurn,
         Decision, VoidRound, ClearTilt, TakeHeld, CreditIn, CreditOut, SetDesignatedPlayer, DeviceStatus,
-        DealerIn, DealerOut,
+        DealerIn, DealerOut, SetLimits,
     )
 }
+
+
+#: The integer fields of a ``limits`` input.
+_LIMIT_FIELDS = tuple(f.name for f in fields(SetLimits))
 
 
 def input_from_dict(data: dict[str, Any]) -> Input:
@@ -251,7 +274,7 @@ def input_from_dict(data: dict[str, Any]) -> Input:
                 value = parse_card(value) if isinstance(value, str) else parse_card(repr(value))
             except CardError as exc:
                 raise InputError(f"{kind}: field 'card': {exc}") from None
-        elif name in ("seat", "amount"):
+        elif name in ("seat", "amount", *_LIMIT_FIELDS):
             if value is None and name == "amount" and cls is Decision:
                 pass
             elif not isinstance(value, int) or isinstance(value, bool):

@@ -95,6 +95,7 @@ class Table(TiltRules, WagerRules, DealerRules):
             "device": self._device,
             "dealer_in": self._dealer_in,
             "dealer_out": self._dealer_out,
+            "limits": self._set_limits,
         }
 
     @property

@@ -58,6 +58,8 @@ class WagerRules:
     _after_round: bool
 
     if TYPE_CHECKING:  # the table's own, which a settlement ends the round with
+        limits: TableLimits
+
         def _end_round(self) -> None: ...
         def seated(self) -> list[int]: ...
 
@@ -68,6 +70,27 @@ class WagerRules:
     def _credits_view(self) -> dict[str, int]:
         return {_SEAT_KEYS[s]: c for s, c in self.credits.items()}
 
+
+    def limits_refusal(self, limits: TableLimits) -> str | None:
+        """Why ``limits`` cannot take effect now (None if they can): a seat that holds credits or a
+        wager must stay a seat of the table. Checked by the daemon before it journals a change."""
+        held = [s for s in (*self.credits, *(seat for seat, _ in self.staked)) if s > limits.seats]
+        if held:
+            return (f"seat {max(held)} holds credits or a wager: it cannot be left out of the "
+                    f"{limits.seats} seat(s) of the new limits (cash it out first)")
+        return None
+
+    def _set_limits(self, inp: I.SetLimits) -> list[Event]:
+        """The limits from now on: a wager standing stays as placed, the wagers after face them."""
+        try:
+            limits = TableLimits(**{k: v for k, v in inp.to_dict().items() if k != "input"})
+        except ValueError as exc:
+            raise Refusal(f"not table limits: {exc}") from None
+        why = self.limits_refusal(limits)
+        if why is not None:
+            raise Refusal(why)
+        self.limits = limits
+        return []
 
     def _place_wager(self, inp: I.PlaceWager) -> list[Event]:
         seat, spot, amount = inp.seat, inp.spot, inp.amount

@@ -19,9 +19,10 @@ from typing import Any
 
 from controller.configfile import ConfigFileError, read_yaml
 from controller.daemon.config import TableFileError, load_table
-from controller.daemon.journal import JOURNAL_NAME, JournalError, open_readonly, read_entries
+from controller.daemon.journal import JOURNAL_NAME, JournalError, open_readonly, read_entries, starting_limits
 from controller.events import Event
 from controller.games import GAMES
+from controller.limits import TableLimits
 from controller.scenario import ScenarioError, load_scenario, run_scenario
 from controller.table import Table
 from signage.roads import ROAD_NAMES, Result, RoadError, compute, grid_text
@@ -59,7 +60,8 @@ def _journal_events(path: Path) -> Iterator[dict[str, Any]]:
         if game not in GAMES:
             raise RoadsInputError(f"{jpath}: journal header names no known game ({game!r})")
         cls = GAMES[game]
-        table = Table(cls(cls.options_model.model_validate(json.loads(header.get("options", "{}")))))
+        game_rules = cls(cls.options_model.model_validate(json.loads(header.get("options", "{}"))))
+        table = Table(game_rules, starting_limits(header, TableLimits(seats=game_rules.default_seats)))
         for entry in read_entries(conn, jpath, 1, last):
             for event in table.apply(entry.input):
                 yield event.to_dict()

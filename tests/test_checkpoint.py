@@ -189,19 +189,6 @@ def test_a_checkpoint_it_cannot_trust_is_skipped_and_said_so(
     assert state_of(again)["snapshot"] == want["snapshot"] and again.seq == want["seq"]
 
 
-def test_changed_limits_replay_from_row_one(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    config, live = baccarat_session(tmp_path, 10, checkpoint_every=20)
-    live.journal.close()
-    raw = {"table": "t", "game": "baccarat", "seats": 7, "state_dir": str(config.state_dir),
-           "limits": {"unit": 100, "min_bet": 100, "max_bet": 500_000}}
-    other = parse_table(raw, tmp_path / "t.yaml")
-    again = open_service(other)
-    with caplog.at_level(logging.WARNING, logger="croupier.daemon"):
-        again.replay()
-    assert "limits changed" in caplog.text
-    assert again.replayed == again.journal.last_id
-
-
 def test_a_daemon_starts_from_its_checkpoint_and_a_damaged_journal_takes_the_table_offline(
         tmp_path: Path) -> None:
     """Start-up skips the whole-file checks; they run after it, and a failure halts the table, saying why."""

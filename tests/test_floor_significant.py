@@ -53,6 +53,7 @@ ROWS: list[tuple[str, I.Input, list[str]]] = [
     ("gpio dealer", I.DeclareBurn(), ["operator_command"]),
     ("journal", I.DeviceStatus("journal", False, "page 7 is damaged"), ["journal_fault"]),
     ("command:pit", I.DealerOut(), ["operator_command"]),
+    ("config", I.SetLimits(7, 100, 200, 500_000, 100_000_000, 2), ["operator_command"]),  # table file changed
 ]
 
 

@@ -83,9 +83,12 @@ def _build_dealer_in(a: dict[str, Any]) -> I.Input:
 def _build_input(a: dict[str, Any]) -> I.Input:
     data = a["input"]
     try:
-        return I.input_from_dict(data)
+        inp = I.input_from_dict(data)
     except I.InputError as exc:
         raise CommandError(f"field 'input': {exc}") from None
+    if isinstance(inp, I.SetLimits):  # only the table file sets them, journaled at a start (journal_limits)
+        raise CommandError("field 'input': the limits come from the table file: change it, restart the table")
+    return inp
 
 
 #: Commands that are inputs: name -> (fields, builder, help).

@@ -52,6 +52,7 @@ from typing import Any, Final
 from controller.daemon import faults, private
 from controller.daemon.journal_read import (
     JOURNAL_NAME,
+    LIMITS_KEY,
     Entry,
     JournalError,
     JournalFault,
@@ -59,6 +60,7 @@ from controller.daemon.journal_read import (
     integrity_problem,
     open_readonly,
     read_entries,
+    starting_limits,
     verify_file,
 )
 from controller.daemon.journal_schema import (
@@ -80,7 +82,7 @@ from drivers.shoe.transport import FrameId
 #: The read API (controller.daemon.journal_read) is offered here too: tools import it from this module.
 __all__ = [
     "JOURNAL_NAME", "MARKER_NAME", "NEW_SUFFIX", "Entry", "Journal", "JournalError", "JournalFault",
-    "JournalMismatch", "open_readonly", "read_entries", "verify_file",
+    "JournalMismatch", "LIMITS_KEY", "open_readonly", "read_entries", "starting_limits", "verify_file",
 ]
 
 #: Written once a journal exists; its presence without the journal means the journal was lost.

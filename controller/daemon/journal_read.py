@@ -16,8 +16,12 @@ from pathlib import Path
 from typing import Final
 
 from controller.inputs import Input, InputError, input_from_dict
+from controller.limits import TableLimits
 
 JOURNAL_NAME: Final = "journal.sqlite3"
+#: The header's key of the limits the journal's first row is played under (TableLimits as JSON; the
+#: changes after it are ``limits`` rows: controller.daemon.journal_limits).
+LIMITS_KEY: Final = "limits"
 
 
 class JournalError(RuntimeError):
@@ -111,3 +115,10 @@ def open_readonly(state_dir: Path) -> tuple[sqlite3.Connection, Path, int]:
         conn.close()
         raise JournalError(path, f"not a readable SQLite journal: {exc}") from None
     return conn, path, int(last)
+
+
+def starting_limits(header: dict[str, str], fallback: TableLimits) -> TableLimits:
+    """The limits a replay of the journal starts under (its header's); ``fallback`` (the table file's)
+    if the header does not say: written before limits were recorded and not started by a daemon since."""
+    recorded = header.get(LIMITS_KEY)
+    return fallback if recorded is None else TableLimits.model_validate_json(recorded)

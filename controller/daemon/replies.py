@@ -23,7 +23,7 @@ from controller.daemon.commands import (
 )
 from controller.daemon.heartbeat import heartbeat_payload
 from controller.daemon.host import DaemonHost
-from controller.daemon.journal import JournalFault, open_readonly
+from controller.daemon.journal import JournalFault, open_readonly, starting_limits
 from controller.daemon.keys import KeyInfo
 from controller.daemon.recall import recall_from_journal
 from controller.daemon.requests import RequestError, parse_snapshot_request
@@ -156,7 +156,7 @@ async def _recall(d: DaemonHost, n: int | None, round_no: int | None) -> dict[st
     if len(rounds) < min(need, current):
         # Older than the rounds kept in memory: rebuild from the journal, off the loop thread.
         conn, path, last = open_readonly(service.journal.path.parent)
-        table = Table(d.config.new_game(), d.config.limits)
+        table = Table(d.config.new_game(), starting_limits(service.journal.header, d.config.limits))
         try:
             rounds = await asyncio.get_running_loop().run_in_executor(
                 None, recall_from_journal, conn, path, table, need, min(last, service.journal.last_id)

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.daemon.commands import InputCommand, error_reply
-from controller.daemon.journal import Entry, Journal
+from controller.daemon.journal import Entry, Journal, starting_limits
 from controller.daemon.service import Applied, TableService, event_payload
 from controller.inputs import Input
 from controller.table import Table
@@ -133,7 +133,7 @@ def _kept_reply(service: TableService, prior: Entry, cmd: str) -> dict[str, Any]
     if found is not None:
         kept: dict[str, Any] = json.loads(found[0])
         return {**kept, "cmd": cmd}
-    table = Table(service.config.new_game(), service.config.limits)
+    table = Table(service.config.new_game(), starting_limits(service.journal.header, service.config.limits))
     seq = 0
     reply: dict[str, Any] = {}
     for entry in service.journal.entries(1, prior.id):

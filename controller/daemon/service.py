@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.daemon import checkpoint
+from controller.daemon import checkpoint, journal_limits
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import Journal
 from controller.daemon.recall import RoundRecorder
@@ -112,7 +112,8 @@ class TableService:
         return self.config.table_id
 
     def replay(self, *, checkpoint_at: int | None = None) -> None:
-        """Rebuild the state from the newest usable checkpoint and the inputs after it (once, at start).
+        """Rebuild the state from the newest usable checkpoint and the inputs after it (once, at start),
+        then journal a change of the table file's limits if there is one (controller.daemon.journal_limits).
 
         ``checkpoint_at``: 0 replays every input from row 1; a row starts from exactly that
         checkpoint (tests use both to prove a checkpoint plus its tail equals a full replay).
@@ -128,11 +129,8 @@ class TableService:
         if checkpoint_at and saved is None:
             raise ValueError(f"no usable checkpoint at row {checkpoint_at}")
         seq = 0
-        if saved is not None and saved.table.limits != self.table.limits:
-            # Replaying under other limits may refuse what was accepted: only a full replay says the same.
-            log.warning("%s: the table's limits changed since the checkpoint at row %d: replaying from row 1",
-                        self.journal.path, saved.row)
-            saved = None
+        # Every row replays under the limits it was played under: the journal's, not the table file's.
+        self.table.limits = journal_limits.record_starting_limits(self.journal, self.config.limits)
         if saved is not None:
             self.table, seq, self.checkpoint_row = saved.table, saved.seq, saved.row
             self.recorder.finished.extend(saved.finished)
@@ -161,6 +159,9 @@ class TableService:
             table.phase,
             seq,
         )
+        change = journal_limits.change_due(self.journal, table, self.config.limits)
+        if change is not None:  # before any other input: the table file's limits hold from here on
+            self.submit(change, journal_limits.SOURCE)
         self.maybe_checkpoint()
 
     def submit(

@@ -16,7 +16,7 @@ from typing import Any
 
 from controller.daemon import checkpoint
 from controller.daemon.config import TableConfig
-from controller.daemon.journal import Entry, JournalError, open_readonly, read_entries
+from controller.daemon.journal import Entry, JournalError, open_readonly, read_entries, starting_limits
 from controller.daemon.recall import RoundRecorder
 from controller.daemon.service import event_payload
 from controller.floor.wire import RowMessage
@@ -76,19 +76,19 @@ class Replay:
         self.game = source.header.get("game", config.game_name)
         self.options: dict[str, Any] = json.loads(source.header.get("options", "{}"))
         self.currency: dict[str, Any] = config.spec.currency.model_dump()
-        self.table = Table(config.new_game(), config.limits)
+        self.table = Table(config.new_game(), starting_limits(source.header, config.limits))
         self.recorder = RoundRecorder(keep=1)
         self.seq = 0
         self.row = 0
 
     def resume(self, source: JournalSource, bound: int) -> int:
         """Start from the daemon's newest usable checkpoint at or before row ``bound`` (as the daemon's
-        own start does: same engine code, same limits), so a year-old journal is not replayed from
-        row 1; the row it starts after (0: none usable)."""
+        own start does: same engine code; its limits are the journal's at its row), so a year-old
+        journal is not replayed from row 1; the row it starts after (0: none usable)."""
         if self.row or "checkpoints" not in _tables(source):
             return 0
         saved = checkpoint.load(source.conn, source.path, bound)
-        if saved is None or saved.table.limits != self.table.limits:
+        if saved is None:
             return 0
         self.table, self.seq, self.row = saved.table, saved.seq, saved.row
         self.recorder.current = saved.current

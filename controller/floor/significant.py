@@ -27,11 +27,12 @@ from controller.floor.wire import RowMessage
 COMMAND: Final = "command:"
 #: Inputs that are an operator's act from whatever source (a dealer panel's button as much as a
 #: command): they move money (credits), end or alter a round other than by its cards (void, burn,
-#: take, clear), change who banks or deals, or start a shoe. Any input from the command socket is an
+#: take, clear), change who banks or deals, start a shoe, or change the table's limits (the table
+#: file's, journaled at a start: controller.daemon.journal_limits). Any input from the command socket is an
 #: operator's act too (a bet, a card or a decision keyed in by hand), however common it is otherwise.
 OPERATOR_INPUTS: Final = frozenset({
     "void", "clear_tilt", "take_held", "declare_burn", "credit_in", "credit_out", "set_dp",
-    "dealer_in", "dealer_out", "new_shoe",
+    "dealer_in", "dealer_out", "new_shoe", "limits",
 })
 #: Every input kind that is significant whatever its source (the recorder's SQL picks these rows out).
 SIGNIFICANT_INPUTS: Final = OPERATOR_INPUTS | {"device"}

@@ -1,0 +1,67 @@
+"""The table's limits in its journal: the ones its first row was played under, and each change since.
+
+Why the journal and not the table file: a row must replay under the limits it
+was played under, or a wager accepted then (1000 under a maximum of 1000) is
+refused in the replay (under a maximum of 500), and the rebuilt rounds,
+credits and event seqs differ from what was published and paid. So the
+journal's header keeps the limits its rows start under (key ``limits``), and
+a change of the table file's limits is journaled as a ``limits`` input (source
+``config``) at the start that finds it, before any other input: it takes
+effect from that row on, never before (docs/daemon.md, "Limits").
+
+A journal written before limits were recorded gets the table file's limits of
+the start that first opens it, as its starting limits: the best that can be
+known (those rows were replayed under the file's limits at every start until
+then), said in the log once, when it is written.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from controller.daemon.journal_read import LIMITS_KEY, JournalMismatch, starting_limits
+from controller.inputs import SetLimits
+from controller.limits import TableLimits
+
+if TYPE_CHECKING:
+    from controller.daemon.journal import Journal
+    from controller.table import Table
+
+log = logging.getLogger("croupier.daemon")
+
+#: The journal source of a limits change taken from the table file.
+SOURCE = "config"
+
+
+def record_starting_limits(journal: Journal, limits: TableLimits) -> TableLimits:
+    """The journal's starting limits, written to its header first if it has none (one statement:
+    a crash leaves it written or not, and a start that finds it missing writes it then)."""
+    if LIMITS_KEY not in journal.header:
+        text = limits.model_dump_json()
+        journal.write("INSERT INTO meta(key, value) VALUES (?, ?)", (LIMITS_KEY, text))
+        journal.header[LIMITS_KEY] = text
+        if journal.last_id:
+            log.warning("%s: written before the journal recorded limits: its %d row(s) are taken as played "
+                        "under the table file's limits now (%s), and any change is journaled from here on",
+                        journal.path, journal.last_id, text)
+    return starting_limits(journal.header, limits)
+
+
+def limits_input(limits: TableLimits) -> SetLimits:
+    """The ``limits`` input that makes ``limits`` the table's from its row on."""
+    return SetLimits(**limits.model_dump())
+
+
+def change_due(journal: Journal, table: Table, limits: TableLimits) -> SetLimits | None:
+    """The input to journal if the table file's ``limits`` differ from the table's (the journal's last);
+    :class:`JournalMismatch` if they cannot take effect now (a seat still holding money would go)."""
+    if table.limits == limits:
+        return None
+    why = table.limits_refusal(limits)
+    if why is not None:
+        raise JournalMismatch(journal.path, f"the table file's limits cannot take effect: {why}")
+    log.warning("%s: the table file's limits differ from the journal's (%s, now %s): journaling the "
+                "change at row %d; the rows before it keep the limits they were played under",
+                journal.path, table.limits.model_dump_json(), limits.model_dump_json(), journal.last_id + 1)
+    return limits_input(limits)

@@ -1,0 +1,200 @@
+"""A change of the table file's limits takes effect when it is made, never retroactively.
+
+The rows of a journal were played under the limits in force when they were
+journaled: a restart under other limits must rebuild exactly what was
+published and paid (the round records, every seq, every credit), from row 1
+and from a checkpoint, and the new limits apply from the start on. Real SQLite
+journals, the daemon's own service; nothing mocked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller import inputs as I
+from controller.daemon.commands import CommandError, parse_command
+from controller.daemon.config import TableConfig, parse_table
+from controller.daemon.journal import Journal, JournalMismatch
+from controller.daemon.service import TableService, event_payload
+
+pytestmark = pytest.mark.timeout(60)
+
+#: Player 5C 3D = natural 8, Banker 2H AS = 3 (deal order PPBB): the Player wins.
+ROUND = [I.OpenBetting(), I.PlaceWager(1, "player", 1000), I.PlaceWager(2, "banker", 100), I.CloseBetting(),
+         *(I.CardSeen(I.parse_card(c)) for c in ("5C", "3D", "2H", "AS"))]
+
+
+def config(tmp_path: Path, min_bet: int, max_bet: int, seats: int = 3) -> TableConfig:
+    raw = {"table": "t", "game": "baccarat", "seats": seats, "state_dir": str(tmp_path / "state"),
+           "limits": {"unit": 100, "min_bet": min_bet, "max_bet": max_bet}}
+    return parse_table(raw, tmp_path / "t.yaml")
+
+
+def open_service(cfg: TableConfig, **kw: Any) -> TableService:
+    journal = Journal.open(cfg.state_dir, table="t", game=cfg.game_name, options=cfg.options_dict(),
+                           fsync=False)
+    return TableService(cfg, journal, **kw)
+
+
+def history(service: TableService) -> dict[str, Any]:
+    """What was published and paid: the round records, the events with their seq, the money."""
+    snap = service.table.snapshot()
+    return {"rounds": service.recorder.last(1000), "seq": service.seq,
+            "events": [event_payload("t", s, e) for s, e in service.recent],
+            "credits": snap["credits"], "meters": snap["meters"], "round": snap["round"]}
+
+
+def play(cfg: TableConfig, rounds: int, **kw: Any) -> dict[str, Any]:
+    live = open_service(cfg, **kw)
+    live.replay()
+    for inp in [I.CreditIn(1, 5000), I.CreditIn(2, 5000), I.NewShoe()] * (live.journal.last_id == 0):
+        live.submit(inp, "test", at=1.0)
+    for _ in range(rounds):
+        for inp in ROUND:
+            live.submit(inp, "test", at=1.0)
+    want = history(live)
+    live.journal.close()
+    return want
+
+
+def test_a_restart_under_other_limits_rebuilds_what_was_published_and_paid(tmp_path: Path) -> None:
+    want = play(config(tmp_path, 100, 1000), 2, checkpoint_every=10**9)
+    assert want["credits"]["1"] == 7000 and want["credits"]["2"] == 4800  # both wagers stood, twice
+    lower = config(tmp_path, 200, 500)  # the 1000 wager is over the new maximum, the 100 under the minimum
+    again = open_service(lower)
+    again.replay()
+    assert history(again) == want
+    assert again.table.limits == lower.limits
+    assert [(e.source, e.input) for e in again.journal.entries(again.journal.last_id)] == [
+        ("config", I.SetLimits(**lower.limits.model_dump()))]
+    # From now on the new limits hold: the wagers that stood before are refused, 500 is taken.
+    again.submit(I.OpenBetting(), "test", at=1.0)
+    assert again.submit(I.PlaceWager(1, "player", 1000), "test", at=1.0).refused
+    assert again.submit(I.PlaceWager(2, "banker", 100), "test", at=1.0).refused
+    assert again.submit(I.PlaceWager(1, "player", 500), "test", at=1.0).refused is None
+    again.journal.close()
+
+
+def test_a_change_mid_round_leaves_the_wagers_standing_and_faces_the_next_ones(tmp_path: Path) -> None:
+    play(config(tmp_path, 100, 1000), 0)
+    live = open_service(config(tmp_path, 100, 1000))
+    live.replay()
+    for inp in ROUND[:2]:  # betting open, 1000 on the Player
+        live.submit(inp, "test", at=1.0)
+    live.journal.close()
+    again = open_service(config(tmp_path, 100, 500))
+    again.replay()
+    assert again.table.staked == {(1, "player"): 1000}, "the wager placed under the old limits stands"
+    assert again.submit(I.PlaceWager(1, "player", 100), "test").refused  # 1100 on the spot: over 500
+    assert again.recorder.current is not None
+    kinds = [i["input"] for i in again.recorder.current["inputs"]]
+    assert kinds[-3:] == ["place_wager", "limits", "place_wager"], "the round's record shows the change"
+    for inp in ROUND[3:]:
+        settled = again.submit(inp, "test").events[-1].to_dict()
+    assert settled["settlements"] == [{"seat": 1, "spot": "player", "stake": 1000, "net": 1000}]
+    again.journal.close()
+
+
+def test_limits_that_leave_out_a_seat_holding_money_refuse_the_start_and_journal_nothing(
+        tmp_path: Path) -> None:
+    play(config(tmp_path, 100, 1000), 1)  # seats 1 and 2 hold credits
+    service = open_service(config(tmp_path, 100, 1000, seats=1))
+    rows = service.journal.last_id
+    with pytest.raises(JournalMismatch, match="seat 2 holds credits or a wager"):
+        service.replay()
+    assert service.journal.last_id == rows
+    service.journal.close()
+
+
+def test_only_the_table_file_sets_the_limits(tmp_path: Path) -> None:
+    limits = config(tmp_path, 100, 1000).limits
+    raw = json.dumps({"cmd": "input", "input": {"input": "limits", **limits.model_dump(), "max_bet": 10**9}})
+    with pytest.raises(CommandError, match="the limits come from the table file"):
+        parse_command(raw.encode(), limits.seats, "t", limits)
+
+
+def test_a_checkpoint_written_under_other_limits_is_used_and_equals_a_full_replay(tmp_path: Path) -> None:
+    before = play(config(tmp_path, 100, 1000), 3, checkpoint_every=8)  # checkpoints at rows 11, 19, 27
+    lower = config(tmp_path, 200, 500)
+    again = open_service(lower, checkpoint_every=10**9)
+    again.replay()
+    assert again.checkpoint_row == 27 and again.replayed == 0, "started from the checkpoint, not row 1"
+    assert history(again) == before and again.journal.last_id == 28  # and the change journaled
+    want = again.table.snapshot()
+    again.journal.close()
+    for at in (0, 11):  # a full replay, and a checkpoint with old-limits rows and the change after it
+        service = open_service(lower, checkpoint_every=10**9)
+        service.replay(checkpoint_at=at)
+        assert service.replayed == 28 - at and service.journal.last_id == 28, "the change is journaled once"
+        assert history(service) == before and service.table.snapshot() == want
+        service.journal.close()
+
+
+def test_a_journal_from_before_limits_were_recorded_takes_the_files_limits_of_its_first_start(
+        tmp_path: Path) -> None:
+    first = config(tmp_path, 100, 1000)
+    want = play(first, 1)
+    with sqlite3.connect(first.state_dir / "journal.sqlite3") as conn:
+        conn.execute("DELETE FROM meta WHERE key = 'limits'")  # as software before this change wrote it
+    again = open_service(first)
+    again.replay()  # its first start under this software: the file's limits are taken as the journal's
+    assert history(again) == want and again.journal.header["limits"] == first.limits.model_dump_json()
+    again.journal.close()
+    later = open_service(config(tmp_path, 200, 500))
+    later.replay()  # a later change is journaled, and the old rows keep the limits taken at the upgrade
+    assert history(later) == want and later.table.limits.max_bet == 500
+    later.journal.close()
+
+
+CHILD = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from test_limits_journal import config, play
+play(config(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])), int(sys.argv[5]))
+"""
+
+
+def crash(tmp_path: Path, fault: str, min_bet: int, max_bet: int, rounds: int) -> None:
+    """Play in a child process that CROUPIER_FAULT kills at ``fault``; it must die there."""
+    env = {**os.environ, "CROUPIER_FAULT": fault}
+    done = subprocess.run([sys.executable, "-c", CHILD, str(Path(__file__).parent), str(tmp_path),
+                           str(min_bet), str(max_bet), str(rounds)], env=env, timeout=30, check=False)
+    assert done.returncode == -9, f"not killed at {fault}"
+
+
+def test_a_kill_right_after_the_limits_row_is_committed_leaves_it_exactly_once(tmp_path: Path) -> None:
+    want = play(config(tmp_path, 100, 1000), 1)
+    with sqlite3.connect(tmp_path / "state" / "journal.sqlite3") as conn:
+        rows = conn.execute("SELECT MAX(id) FROM inputs").fetchone()[0]
+    crash(tmp_path, "journal_commit:1", 200, 500, 0)  # the limits row committed, not applied or published
+    lower = config(tmp_path, 200, 500)
+    again = open_service(lower)
+    again.replay()
+    assert again.journal.last_id == rows + 1 and again.table.limits == lower.limits  # exactly once
+    assert history(again) == want
+    again.journal.close()
+
+
+@pytest.mark.parametrize("fault, rows", [("journal_created:1", 0), ("journal_commit:1", 1)])
+def test_a_kill_during_the_first_start_leaves_the_limits_exactly_once(
+        tmp_path: Path, fault: str, rows: int) -> None:
+    """Killed with the new journal not yet in place (the next start makes it anew: no row), or right
+    after the first start recorded its starting limits (no input yet: the next one journals the change,
+    once); then a start after it journals nothing more."""
+    crash(tmp_path, fault, 100, 1000, 1)
+    lower = config(tmp_path, 200, 500)
+    for _ in range(2):
+        again = open_service(lower)
+        again.replay()
+        assert again.journal.last_id == rows and again.table.limits == lower.limits
+        assert [e.input for e in again.journal.entries()] == [I.SetLimits(**lower.limits.model_dump())] * rows
+        again.journal.close()
