@@ -13,7 +13,7 @@ a reason, so the recogniser never guesses from a partial view.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 import cv2
@@ -21,6 +21,8 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
+from vision.ink import is_blank
+from vision.rim import edge_map, sharp_outline
 from vision.sides import fit_quads
 from vision.tilt import card_turns
 from vision.warp import warp_face
@@ -132,8 +134,9 @@ def _shrink(frame: Image, width: int) -> tuple[Image, float]:
 @dataclass(frozen=True)
 class _Outline:
     """One bright region: ``card`` (a clean card outline wholly in the window), ``edge`` (it reaches
-    the window's edge: a card cut by it, a vignette, glare, a neighbouring card) or ``odd``
-    (something card-sized in the window that is not one clean card)."""
+    the window's edge: a card cut by it, a vignette, glare, a neighbouring card), ``odd``
+    (something card-sized in the window that is not one clean card) or ``blank`` (a card or odd one
+    without ink: paper, a screen, a glare patch; :mod:`vision.ink`), neither read nor counted."""
 
     kind: str
     reason: str = ""
@@ -142,6 +145,8 @@ class _Outline:
     #: A region at the window's edge that is not a whole card: worth searching for a joined card.
     joinable: bool = False
     other: NDArray[np.float32] | None = None  # the card's other possible quarter turn
+    #: The mask the region was found in (for the ink beside a card joined to it, :mod:`vision.ink`).
+    mask: Image | None = None
 
 
 def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
@@ -181,13 +186,16 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
     across, along = win.sides(q)
     where = " on the calibrated table" if win.calibrated else ""
     return _Outline(kind, f"the outline's sides are {across / max(along, 1e-6):.2f} wide to tall{where}, "
-                          "not a card's")
+                          "not a card's", contour=contour)
 
 
-def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
+def _joined(region: _Outline, win: Bounds, params: DetectParams) -> _Outline:
     """A region reaching the window's edge that is not itself a whole card: a card joined to a glare,
-    a vignette or a neighbour is recovered from its sides' straight runs (:mod:`vision.sides`); two
-    cards found there are refused; none, and the region is set aside as before."""
+    a vignette or a neighbour is recovered from its sides' straight runs (:mod:`vision.sides`) and its
+    ink (a blank quadrilateral is a glare's or a sheet's, :mod:`vision.ink`); two cards found there are
+    refused; none, and the region is set aside as before."""
+    contour, mask = region.contour, region.mask
+    assert contour is not None and mask is not None
 
     def accept(q: NDArray[np.float32]) -> NDArray[np.float32] | None:
         q = _order(q)
@@ -197,7 +205,7 @@ def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _O
             return None
         return next(iter(_card_turns(q, win, params)), None)
 
-    quads = fit_quads(contour, win.rim, accept)
+    quads = [q for q in fit_quads(contour, win.rim, accept) if not is_blank(mask, q)]
     if len(quads) > 1:
         return _Outline("odd", f"{len(quads)} separate objects in the window (one card at a time)")
     if quads:
@@ -215,11 +223,19 @@ def _outlines(binary: Image, params: DetectParams, win: Bounds) -> list[_Outline
     if win.inside is not None:
         binary = cv2.bitwise_and(binary, win.inside)
     contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    return [
+    found = [
         _outline(np.asarray(c, np.int32), win, params)
         for c in contours
         if cv2.contourArea(c) >= params.min_area * w * h
     ]
+    return [
+        _BLANK if o.kind in ("card", "odd") and o.contour is not None and is_blank(binary, o.contour)
+        else replace(o, mask=binary) if o.joinable else o
+        for o in found
+    ]
+
+
+_BLANK: Final = _Outline("blank", "a bright region without ink (paper, a screen, a glare): no card face")
 
 
 def _choose(found: list[_Outline]) -> _Outline | None:
@@ -247,7 +263,8 @@ class _Looks:
         self.grey, self.binary, self.level, self.params, self.win = grey, binary, level, params, win
         self._seen: dict[object, list[_Outline]] = {"first": found}
         self._top: float | None = None
-        self._joins: dict[bytes, _Outline] = {}
+        self._edges: NDArray[np.uint8] | None = None
+        self._joins: dict[tuple[bytes, int], _Outline] = {}
 
     def _found(self, key: object, mask: Callable[[], Image], join: bool) -> list[_Outline]:
         seen = self._seen.get(key)
@@ -256,13 +273,14 @@ class _Looks:
         return self._join(seen) if join else seen
 
     def _join(self, found: list[_Outline]) -> list[_Outline]:
-        return [self._joined(o.contour) if o.joinable and o.contour is not None else o for o in found]
+        return [self._joined(o) if o.joinable else o for o in found]
 
-    def _joined(self, contour: NDArray[np.int32]) -> _Outline:
+    def _joined(self, region: _Outline) -> _Outline:
         """:func:`_joined`, once per region: two looks often part the same region from the rest."""
-        key = contour.tobytes()
+        assert region.contour is not None
+        key = (region.contour.tobytes(), id(region.mask))
         if key not in self._joins:
-            self._joins[key] = _joined(contour, self.win, self.params)
+            self._joins[key] = _joined(region, self.win, self.params)
         return self._joins[key]
 
     def choose(self, join: bool) -> _Outline | None:
@@ -275,6 +293,12 @@ class _Looks:
             chosen = self._brighter_looks(join)
         return chosen
 
+    def edges(self) -> NDArray[np.uint8]:
+        """The frame's strong edges (:func:`vision.rim.edge_map`), once."""
+        if self._edges is None:
+            self._edges = edge_map(self.grey, self.params.edge_low, self.params.edge_high)
+        return self._edges
+
     def _second_look(self, join: bool) -> _Outline | None:
         """The bright mask cut along the strong edges; a card found there is grown back to the bright
         pixels within the cut's width, so its outline is where the first look would have put it."""
@@ -282,8 +306,7 @@ class _Looks:
         params, binary = self.params, self.binary
 
         def cut() -> Image:
-            edges = cv2.dilate(cv2.Canny(self.grey, params.edge_low, params.edge_high), kernel)
-            return cv2.bitwise_and(binary, cv2.bitwise_not(edges))
+            return cv2.bitwise_and(binary, cv2.bitwise_not(self.edges()))
 
         chosen = _choose(self._found("cut", cut, join))
         if chosen is None or chosen.kind != "card" or chosen.contour is None:
@@ -298,6 +321,7 @@ class _Looks:
         """The mask at higher thresholds, between Otsu's and the brightest paper: a vignette or the halo
         of a glare is dimmer than the card's paper, so at a higher level it parts from the card."""
         grey, win, level = self.grey, self.win, self.level
+        glare: _Outline | None = None
         for share in (0.35, 0.6):
             def mask(share: float = share) -> Image:
                 if self._top is None:  # the brightest paper, once for both levels and both passes
@@ -305,9 +329,13 @@ class _Looks:
                 return cv2.threshold(grey, level + share * (self._top - level), 255, cv2.THRESH_BINARY)[1]
 
             chosen = _choose(self._found(share, mask, join))
+            quad = None if chosen is None else chosen.quad
+            if quad is not None and not sharp_outline(quad, self.edges()):
+                glare = _Outline("odd", "the brightest patch's outline is no edge in the frame (a glare)")
+                continue
             if chosen is not None:
                 return chosen
-        return None
+        return glare
 
 
 def find_card(
@@ -348,7 +376,7 @@ def find_card(
         if joined is not None and joined.kind == "card":
             chosen = joined
     if chosen is None:
-        return Detection("refused", next(o.reason for o in found if o.kind == "edge"))
+        return Detection("refused", next((o.reason for o in found if o.kind == "edge"), _BLANK.reason))
     if chosen.kind != "card" or chosen.quad is None:
         return Detection("refused", chosen.reason)
     q, other = chosen.quad / scale, None if chosen.other is None else chosen.other / scale
