@@ -21,7 +21,7 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.ink import is_blank
+from vision.ink import Ink
 from vision.rim import edge_map, sharp_outline
 from vision.sides import fit_quads
 from vision.tilt import card_turns
@@ -145,7 +145,7 @@ class _Outline:
     #: A region at the window's edge that is not a whole card: worth searching for a joined card.
     joinable: bool = False
     other: NDArray[np.float32] | None = None  # the card's other possible quarter turn
-    #: The mask the region was found in (for the ink beside a card joined to it, :mod:`vision.ink`).
+    #: The mask a joinable region was found in (where a card recovered from it must show ink).
     mask: Image | None = None
 
 
@@ -189,7 +189,7 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
                           "not a card's", contour=contour)
 
 
-def _joined(region: _Outline, win: Bounds, params: DetectParams) -> _Outline:
+def _joined(region: _Outline, ink: Ink, win: Bounds, params: DetectParams) -> _Outline:
     """A region reaching the window's edge that is not itself a whole card: a card joined to a glare,
     a vignette or a neighbour is recovered from its sides' straight runs (:mod:`vision.sides`) and its
     ink (a blank quadrilateral is a glare's or a sheet's, :mod:`vision.ink`); two cards found there are
@@ -205,7 +205,7 @@ def _joined(region: _Outline, win: Bounds, params: DetectParams) -> _Outline:
             return None
         return next(iter(_card_turns(q, win, params)), None)
 
-    quads = [q for q in fit_quads(contour, win.rim, accept) if not is_blank(mask, q)]
+    quads = [q for q in fit_quads(contour, win.rim, accept) if not ink.blank(mask, q)]
     if len(quads) > 1:
         return _Outline("odd", f"{len(quads)} separate objects in the window (one card at a time)")
     if quads:
@@ -217,8 +217,9 @@ def _card_turns(q: NDArray[np.float32], win: Bounds, params: DetectParams) -> li
     return card_turns(q, win, CARD_ASPECT, params.aspect_tolerance, params.focal)
 
 
-def _outlines(binary: Image, params: DetectParams, win: Bounds) -> list[_Outline]:
-    """The card-sized bright regions of ``binary`` inside the window, each classified."""
+def _outlines(binary: Image, ink: Ink, params: DetectParams, win: Bounds) -> list[_Outline]:
+    """The card-sized bright regions of ``binary`` inside the window, each classified (``ink``: the
+    working frame, where a region without ink is told blank)."""
     h, w = binary.shape[:2]
     if win.inside is not None:
         binary = cv2.bitwise_and(binary, win.inside)
@@ -229,7 +230,7 @@ def _outlines(binary: Image, params: DetectParams, win: Bounds) -> list[_Outline
         if cv2.contourArea(c) >= params.min_area * w * h
     ]
     return [
-        _BLANK if o.kind in ("card", "odd") and o.contour is not None and is_blank(binary, o.contour)
+        _BLANK if o.kind in ("card", "odd") and o.contour is not None and ink.blank(binary, o.contour)
         else replace(o, mask=binary) if o.joinable else o
         for o in found
     ]
@@ -257,19 +258,20 @@ class _Looks:
     regions at the window's edge for a joined card (``join``) reuses the plain pass's masks and regions."""
 
     def __init__(
-        self, grey: Image, binary: Image, level: float, found: list[_Outline], params: DetectParams,
+        self, ink: Ink, binary: Image, level: float, found: list[_Outline], params: DetectParams,
         win: Bounds,
     ) -> None:
-        self.grey, self.binary, self.level, self.params, self.win = grey, binary, level, params, win
+        self.ink, self.grey, self.binary, self.level = ink, ink.grey, binary, level
+        self.params, self.win = params, win
         self._seen: dict[object, list[_Outline]] = {"first": found}
         self._top: float | None = None
         self._edges: NDArray[np.uint8] | None = None
-        self._joins: dict[tuple[bytes, int], _Outline] = {}
+        self._joins: dict[bytes, _Outline] = {}
 
     def _found(self, key: object, mask: Callable[[], Image], join: bool) -> list[_Outline]:
         seen = self._seen.get(key)
         if seen is None:
-            seen = self._seen[key] = _outlines(mask(), self.params, self.win)
+            seen = self._seen[key] = _outlines(mask(), self.ink, self.params, self.win)
         return self._join(seen) if join else seen
 
     def _join(self, found: list[_Outline]) -> list[_Outline]:
@@ -278,9 +280,9 @@ class _Looks:
     def _joined(self, region: _Outline) -> _Outline:
         """:func:`_joined`, once per region: two looks often part the same region from the rest."""
         assert region.contour is not None
-        key = (region.contour.tobytes(), id(region.mask))
+        key = region.contour.tobytes()
         if key not in self._joins:
-            self._joins[key] = _joined(region, self.win, self.params)
+            self._joins[key] = _joined(region, self.ink, self.win, self.params)
         return self._joins[key]
 
     def choose(self, join: bool) -> _Outline | None:
@@ -313,7 +315,8 @@ class _Looks:
             return chosen
         region = np.zeros_like(binary)
         cv2.drawContours(region, [chosen.contour], -1, 255, -1)
-        grown = _outlines(cv2.bitwise_and(cv2.dilate(region, kernel, iterations=2), binary), params, self.win)
+        grown_mask = cv2.bitwise_and(cv2.dilate(region, kernel, iterations=2), binary)
+        grown = _outlines(grown_mask, self.ink, params, self.win)
         again = _choose(self._join(grown) if join else grown)
         return again if again is not None and again.kind == "card" else chosen
 
@@ -366,10 +369,11 @@ def find_card(
         return Detection("empty", "no contrast in the window")
     level = cv2.threshold(seen, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
     binary = cv2.threshold(grey, level, 255, cv2.THRESH_BINARY)[1]
-    found = _outlines(binary, params, win)
+    ink = Ink(grey, small)
+    found = _outlines(binary, ink, params, win)
     if not found:
         return Detection("empty", "nothing card-sized")
-    looks = _Looks(grey, binary, level, found, params, win)
+    looks = _Looks(ink, binary, level, found, params, win)
     chosen = looks.choose(join=False)
     if chosen is None or chosen.kind != "card":
         joined = looks.choose(join=True)
