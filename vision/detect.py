@@ -134,9 +134,8 @@ def _shrink(frame: Image, width: int) -> tuple[Image, float]:
 @dataclass(frozen=True)
 class _Outline:
     """One bright region: ``card`` (a clean card outline wholly in the window), ``edge`` (it reaches
-    the window's edge: a card cut by it, a vignette, glare, a neighbouring card), ``odd``
-    (something card-sized in the window that is not one clean card) or ``blank`` (a card or odd one
-    without ink: paper, a screen, a glare patch; :mod:`vision.ink`), neither read nor counted."""
+    the window's edge: a card cut by it, a vignette, glare, a neighbouring card) or ``odd``
+    (something card-sized in the window that is not one clean card)."""
 
     kind: str
     reason: str = ""
@@ -145,7 +144,7 @@ class _Outline:
     #: A region at the window's edge that is not a whole card: worth searching for a joined card.
     joinable: bool = False
     other: NDArray[np.float32] | None = None  # the card's other possible quarter turn
-    #: The mask a joinable region was found in (where a card recovered from it must show ink).
+    #: The mask the region was found in (its ink is told there and in the frame, :mod:`vision.ink`).
     mask: Image | None = None
 
 
@@ -217,9 +216,8 @@ def _card_turns(q: NDArray[np.float32], win: Bounds, params: DetectParams) -> li
     return card_turns(q, win, CARD_ASPECT, params.aspect_tolerance, params.focal)
 
 
-def _outlines(binary: Image, ink: Ink, params: DetectParams, win: Bounds) -> list[_Outline]:
-    """The card-sized bright regions of ``binary`` inside the window, each classified (``ink``: the
-    working frame, where a region without ink is told blank)."""
+def _outlines(binary: Image, params: DetectParams, win: Bounds) -> list[_Outline]:
+    """The card-sized bright regions of ``binary`` inside the window, each classified."""
     h, w = binary.shape[:2]
     if win.inside is not None:
         binary = cv2.bitwise_and(binary, win.inside)
@@ -229,21 +227,24 @@ def _outlines(binary: Image, ink: Ink, params: DetectParams, win: Bounds) -> lis
         for c in contours
         if cv2.contourArea(c) >= params.min_area * w * h
     ]
-    return [
-        _BLANK if o.kind in ("card", "odd") and o.contour is not None and ink.blank(binary, o.contour)
-        else replace(o, mask=binary) if o.joinable else o
-        for o in found
-    ]
+    return [o if o.contour is None else replace(o, mask=binary) for o in found]
 
 
-_BLANK: Final = _Outline("blank", "a bright region without ink (paper, a screen, a glare): no card face")
+#: Why a window holding only blank bright regions (:mod:`vision.ink`) is refused.
+BLANK: Final = "only bright things without ink in the window (paper, a screen, a glare): no card face"
 
 
-def _choose(found: list[_Outline]) -> _Outline | None:
+def _choose(found: list[_Outline], ink: Ink) -> _Outline | None:
     """The one card among the regions; a refusal when the window holds more or other things; None when
-    only things at the window's edge were found (worth a second look with the edges)."""
-    cards = [o for o in found if o.kind == "card"]
-    inside = cards + [o for o in found if o.kind == "odd"]
+    only things at the window's edge were found (worth a second look with the edges).
+
+    When the window holds more than one card or anything odd, regions without ink are set aside first
+    (:mod:`vision.ink`: a sheet, a screen's white, a box, a glare patch): a card face, a back and any
+    part of a card that shows its index carry ink, so they still count."""
+    inside = [o for o in found if o.kind == "card"] + [o for o in found if o.kind == "odd"]
+    if len(inside) > 1 or any(o.kind == "odd" for o in inside):
+        inside = [o for o in inside if not _blank(o, ink)]
+    cards = [o for o in inside if o.kind == "card"]
     if len(inside) > 1:
         return _Outline("refused", f"{len(inside)} separate objects in the window (one card at a time)")
     if len(cards) == 1:
@@ -251,6 +252,10 @@ def _choose(found: list[_Outline]) -> _Outline | None:
     if inside:
         return _Outline("refused", inside[0].reason)
     return None
+
+
+def _blank(region: _Outline, ink: Ink) -> bool:
+    return region.contour is not None and region.mask is not None and ink.blank(region.mask, region.contour)
 
 
 class _Looks:
@@ -271,7 +276,7 @@ class _Looks:
     def _found(self, key: object, mask: Callable[[], Image], join: bool) -> list[_Outline]:
         seen = self._seen.get(key)
         if seen is None:
-            seen = self._seen[key] = _outlines(mask(), self.ink, self.params, self.win)
+            seen = self._seen[key] = _outlines(mask(), self.params, self.win)
         return self._join(seen) if join else seen
 
     def _join(self, found: list[_Outline]) -> list[_Outline]:
@@ -288,7 +293,7 @@ class _Looks:
     def choose(self, join: bool) -> _Outline | None:
         """The one card among the first look's regions, else the second look's, else the brighter
         looks'; with ``join``, regions reaching the window's edge are searched for a joined card."""
-        chosen = _choose(self._found("first", lambda: self.binary, join))
+        chosen = _choose(self._found("first", lambda: self.binary, join), self.ink)
         if chosen is None:
             chosen = self._second_look(join)
         if chosen is None:
@@ -310,14 +315,14 @@ class _Looks:
         def cut() -> Image:
             return cv2.bitwise_and(binary, cv2.bitwise_not(self.edges()))
 
-        chosen = _choose(self._found("cut", cut, join))
+        chosen = _choose(self._found("cut", cut, join), self.ink)
         if chosen is None or chosen.kind != "card" or chosen.contour is None:
             return chosen
         region = np.zeros_like(binary)
         cv2.drawContours(region, [chosen.contour], -1, 255, -1)
         grown_mask = cv2.bitwise_and(cv2.dilate(region, kernel, iterations=2), binary)
-        grown = _outlines(grown_mask, self.ink, params, self.win)
-        again = _choose(self._join(grown) if join else grown)
+        grown = _outlines(grown_mask, params, self.win)
+        again = _choose(self._join(grown) if join else grown, self.ink)
         return again if again is not None and again.kind == "card" else chosen
 
     def _brighter_looks(self, join: bool) -> _Outline | None:
@@ -331,7 +336,7 @@ class _Looks:
                     self._top = float(np.percentile(grey if win.inside is None else grey[win.inside > 0], 99))
                 return cv2.threshold(grey, level + share * (self._top - level), 255, cv2.THRESH_BINARY)[1]
 
-            chosen = _choose(self._found(share, mask, join))
+            chosen = _choose(self._found(share, mask, join), self.ink)
             quad = None if chosen is None else chosen.quad
             if quad is not None and not sharp_outline(quad, self.edges()):
                 glare = _Outline("odd", "the brightest patch's outline is no edge in the frame (a glare)")
@@ -370,7 +375,7 @@ def find_card(
     level = cv2.threshold(seen, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
     binary = cv2.threshold(grey, level, 255, cv2.THRESH_BINARY)[1]
     ink = Ink(grey, small)
-    found = _outlines(binary, ink, params, win)
+    found = _outlines(binary, params, win)
     if not found:
         return Detection("empty", "nothing card-sized")
     looks = _Looks(ink, binary, level, found, params, win)
@@ -380,7 +385,7 @@ def find_card(
         if joined is not None and joined.kind == "card":
             chosen = joined
     if chosen is None:
-        return Detection("refused", next((o.reason for o in found if o.kind == "edge"), _BLANK.reason))
+        return Detection("refused", next((o.reason for o in found if o.kind == "edge"), BLANK))
     if chosen.kind != "card" or chosen.quad is None:
         return Detection("refused", chosen.reason)
     q, other = chosen.quad / scale, None if chosen.other is None else chosen.other / scale
