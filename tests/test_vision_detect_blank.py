@@ -46,13 +46,30 @@ def beside(frame: np.ndarray, code: str, quad: list[tuple[float, float]]) -> np.
 
 
 def test_a_second_card_beside_the_card_still_refuses_the_window() -> None:
-    """The safety rule: only a region without ink is set aside. A red two on dark felt has its pips
-    brighter than Otsu's level (no holes in the mask); its ink is told against its own paper."""
+    """The safety rule: only a region without ink is set aside, so a second card still counts."""
     frame = table_with_card("7C", [(330.0, 110.0), (510.0, 110.0), (510.0, 361.0), (330.0, 361.0)])
     for code in ("2D", "AH", "KS"):
         both = beside(frame, code, [(60.0, 120.0), (240.0, 120.0), (240.0, 371.0), (60.0, 371.0)])
         detection = find_card(both, profile().spec.face)
         assert detection.status == "refused", (code, detection.reason)
+
+
+def test_a_pale_red_card_on_dark_felt_still_counts() -> None:
+    """A red two lit brightly on dark felt: its pink pips are brighter than Otsu's level, so they are
+    no holes in the mask. Its ink is told against its own paper (colour, depth), so it is a second card
+    and the window is refused. Before (ink as holes in the mask alone) it was blank and set aside, and
+    the seven of clubs beside it was read: two cards as one."""
+    quad = [(60.0, 120.0), (240.0, 120.0), (240.0, 371.0), (60.0, 371.0)]
+    frame = beside(table_with_card("7C", [(330.0, 110.0), (510.0, 110.0), (510.0, 361.0), (330.0, 361.0)]),
+                   "2D", quad)
+    felt = np.all(frame == FELT, axis=2)
+    pale = np.zeros((H, W), np.uint8)
+    cv2.fillConvexPoly(pale, np.array(quad, np.int32), 255)
+    lifted = 255 - (255 - frame.astype(np.float32)) * 0.45  # the two's ink washed to pink
+    frame = np.where(pale[..., None] > 0, lifted, frame).astype(np.uint8)
+    frame[felt] = (45, 18, 8)  # dark navy felt
+    detection = find_card(frame, profile().spec.face)
+    assert detection.status == "refused", detection.reason
 
 
 def glare_on_corner(frame: np.ndarray, quad: list[tuple[float, float]]) -> np.ndarray:
