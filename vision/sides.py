@@ -125,7 +125,7 @@ def _turn(a: float, b: float) -> float:
     return min(d, 180.0 - d)
 
 
-def _support(q: NDArray[np.float32], seen: NDArray[np.uint8]) -> list[float]:
+def side_support(q: NDArray[np.float32], seen: NDArray[np.uint8]) -> list[float]:
     """For each side of ``q``: the share of its middle 80 % that lies on the contour (``seen``)."""
     h, w = seen.shape
     step = np.roll(q, -1, axis=0) - q
@@ -182,7 +182,7 @@ def fit_quads(
         ordered = accept(q)
         if ordered is None:
             continue
-        sides = _support(ordered, seen)
+        sides = side_support(ordered, seen)
         if min(sides) < MIN_SIDE_SUPPORT or sum(sides) / 4 < MIN_SUPPORT:
             continue
         inside = np.zeros((h, w), np.uint8)

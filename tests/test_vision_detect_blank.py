@@ -1,0 +1,102 @@
+"""Bright things in the window that are not cards (a white box or mouse, a lamp's glare on the card) are
+neither read nor counted as another object; a second card beside the card, even a red one whose pips
+are brighter than the detector's level, still refuses the window."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from test_vision_detect import UPRIGHT, H, W, table_with_card
+from vision_support import profile
+
+from controller.cards import parse_card
+from vision.detect import find_card
+from vision.recognise import recognise
+
+FELT = (40, 90, 30)
+
+
+def white_box(frame: np.ndarray) -> np.ndarray:
+    """A white plastic box (a mouse's case) beside the card, wholly inside the frame: lit on top, its
+    front in shadow, with a seam across it, the shape of a loaf, as large as the card's third."""
+    out = frame.copy()
+    cv2.ellipse(out, (120, 330), (85, 60), 0, 0, 360, (215, 218, 220), -1)
+    cv2.ellipse(out, (120, 350), (85, 45), 0, 0, 180, (170, 172, 175), -1)  # its shaded front
+    cv2.line(out, (50, 345), (190, 345), (150, 150, 152), 1)  # the lid's seam
+    return np.asarray(cv2.GaussianBlur(out, (3, 3), 0), np.uint8)
+
+
+def test_a_white_box_beside_the_card_is_not_another_object() -> None:
+    """Before: "2 separate objects in the window" (guillex7's q4: a card on a laptop, a mouse's case
+    beside it): any card-sized bright region in the window counted as one."""
+    frame = white_box(table_with_card("4S", UPRIGHT))
+    reading = recognise(frame, profile())
+    assert reading.card is parse_card("4S"), reading.reason
+
+
+def test_a_white_box_alone_is_not_a_card() -> None:
+    frame = white_box(np.full((H, W, 3), FELT, np.uint8))
+    reading = recognise(frame, profile())
+    assert reading.status != "card" and reading.card is None
+
+
+def beside(frame: np.ndarray, code: str, quad: list[tuple[float, float]]) -> np.ndarray:
+    other = table_with_card(code, quad)
+    return np.where(other != FELT, other, frame).astype(np.uint8)
+
+
+def test_a_second_card_beside_the_card_still_refuses_the_window() -> None:
+    """The safety rule: only a region without ink is set aside, so a second card still counts."""
+    frame = table_with_card("7C", [(330.0, 110.0), (510.0, 110.0), (510.0, 361.0), (330.0, 361.0)])
+    for code in ("2D", "AH", "KS"):
+        both = beside(frame, code, [(60.0, 120.0), (240.0, 120.0), (240.0, 371.0), (60.0, 371.0)])
+        detection = find_card(both, profile().spec.face)
+        assert detection.status == "refused", (code, detection.reason)
+
+
+def test_a_pale_red_card_on_dark_felt_still_counts() -> None:
+    """A red two lit brightly on dark felt: its pink pips are brighter than Otsu's level, so they are
+    no holes in the mask. Its ink is told against its own paper (colour, depth), so it is a second card
+    and the window is refused. Before (ink as holes in the mask alone) it was blank and set aside, and
+    the seven of clubs beside it was read: two cards as one."""
+    quad = [(60.0, 120.0), (240.0, 120.0), (240.0, 371.0), (60.0, 371.0)]
+    frame = beside(table_with_card("7C", [(330.0, 110.0), (510.0, 110.0), (510.0, 361.0), (330.0, 361.0)]),
+                   "2D", quad)
+    felt = np.all(frame == FELT, axis=2)
+    pale = np.zeros((H, W), np.uint8)
+    cv2.fillConvexPoly(pale, np.array(quad, np.int32), 255)
+    lifted = 255 - (255 - frame.astype(np.float32)) * 0.45  # the two's ink washed to pink
+    frame = np.where(pale[..., None] > 0, lifted, frame).astype(np.uint8)
+    frame[felt] = (45, 18, 8)  # dark navy felt
+    detection = find_card(frame, profile().spec.face)
+    assert detection.status == "refused", detection.reason
+
+
+def glare_on_corner(frame: np.ndarray, quad: list[tuple[float, float]]) -> np.ndarray:
+    """A lamp's glare washing the card's lower-left corner to white: sharp where the card's sides
+    bound it, fading softly into the paper inward, brighter than the paper."""
+    (x0, _), _, (x1, y1), _ = quad
+    spot = np.zeros((H, W), np.float32)
+    cv2.rectangle(spot, (int(x0) - 30, int(y1) - 190), (int(x0) + 130, int(y1) + 30), 1.0, -1)
+    spot = cv2.GaussianBlur(spot, (0, 0), 9)
+    card = np.zeros((H, W), np.uint8)
+    cv2.fillConvexPoly(card, np.array(quad, np.int32), 255)
+    spot[card == 0] = 0
+    return np.clip(frame + spot[..., None] * 120, 0, 255).astype(np.uint8)
+
+
+def test_a_glare_on_the_card_is_not_taken_for_the_card() -> None:
+    """kentdoan's Cards_6-4H: a dim exposure, the card joined to a table top as pale as its paper that
+    runs to the frame's edge (no edge between them to cut along), a lamp's glare on the card's corner.
+    Only the brightest look parts anything, and there the glare alone stands out, card-shaped by two of
+    the card's own sides. Before: the glare patch was read ("blank index"); its inner rim is no edge in
+    the frame, so it is not the card, and the card is found by its own sides."""
+    quad = [(200.0, 110.0), (380.0, 110.0), (380.0, 361.0), (200.0, 361.0)]
+    frame = table_with_card("4H", quad)
+    frame[:200, :201] = frame[200, 290]  # a table top as pale as the paper, joined to the card
+    frame = glare_on_corner((frame * 0.75).astype(np.uint8), quad)
+    detection = find_card(frame, profile().spec.face)
+    assert detection.status == "card" and detection.corners is not None, detection.reason
+    want = np.array(quad, np.float32)
+    assert min(np.abs(np.roll(detection.corners, k, axis=0) - want).max() for k in range(4)) < 4
+    assert recognise(frame, profile()).card is parse_card("4H")
