@@ -72,7 +72,8 @@ def _deck_with_grey_red(grey: set[str], extra_good: bool = False) -> list[tuple[
              if card.code in grey else (img, card, name)
              for i, (img, card, name) in enumerate(enrolment_shots())]
     if extra_good:
-        shots.append((scene(parse_card("JH"), DESIGNS["classic"], 77, cond=STUDIO), parse_card("JH"), "JH-2.jpg"))
+        jack = parse_card("JH")
+        shots.append((scene(jack, DESIGNS["classic"], 77, cond=STUDIO), jack, "JH-2.jpg"))
     return shots
 
 
@@ -82,7 +83,8 @@ def test_one_red_card_with_grey_ink_is_named_not_blamed_on_the_light() -> None:
     light" (rd-pong's JH): now the card is named, with its ink's measure, for a re-shoot."""
     result = enrol(_deck_with_grey_red({"JH"}), "grey")
     assert not result.ok and result.reshoot == {"JH"}
-    assert len(result.problems) == 1 and result.problems[0].startswith("JH: no usable photograph (JH.jpg: its red")
+    assert len(result.problems) == 1
+    assert result.problems[0].startswith("JH: no usable photograph (JH.jpg: its red")
     assert "like black ink" in result.problems[0] and "white light" not in result.problems[0]
 
 

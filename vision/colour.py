@@ -112,11 +112,12 @@ def out_of_line(photos: list[tuple[bool, list[float]]]) -> dict[int, str]:
         into = {r: (red_mid - low[r]), b: (low[b] - black_mid)}
         worst = max(into, key=into.__getitem__)
         group = reds if worst == r else blacks
-        if into[worst] <= (red_mid - black_mid) / 2 or sum(i in odd for i in group) + 1 > ODD_SHARE * len(group):
+        many = sum(i in odd for i in group) + 1 > ODD_SHARE * len(group)
+        if into[worst] <= (red_mid - black_mid) / 2 or many:
             return {}
         kind, other = ("red", "black") if worst == r else ("black", "red")
         odd[worst] = (
-            f"its {kind} suit's ink measures {low[worst]:.2f} against the paper, like {other} ink (the deck's "
-            f"red {red_mid:.2f}, black {black_mid:.2f}): re-shoot it, the index unmarked and free of glare"
+            f"its {kind} suit's ink measures {low[worst]:.2f} against the paper, like {other} ink (the "
+            f"deck's red {red_mid:.2f}, black {black_mid:.2f}): re-shoot it, the index unmarked and free of glare"
         )
     return odd
