@@ -118,6 +118,7 @@ def out_of_line(photos: list[tuple[bool, list[float]]]) -> dict[int, str]:
         kind, other = ("red", "black") if worst == r else ("black", "red")
         odd[worst] = (
             f"its {kind} suit's ink measures {low[worst]:.2f} against the paper, like {other} ink (the "
-            f"deck's red {red_mid:.2f}, black {black_mid:.2f}): re-shoot it, the index unmarked and free of glare"
+            f"deck's red {red_mid:.2f}, black {black_mid:.2f}): re-shoot it, the index unmarked and "
+            "free of glare"
         )
     return odd
