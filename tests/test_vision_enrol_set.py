@@ -80,7 +80,8 @@ def _deck_with_grey_red(grey: set[str], extra_good: bool = False) -> list[tuple[
 def test_one_red_card_with_grey_ink_is_named_not_blamed_on_the_light() -> None:
     """Before: one over-painted red index put the red spreads' 1st percentile among black's and the whole
     deck was refused "red and black suits are not told apart by colour ...: light the window with white
-    light" (rd-pong's JH): now the card is named, with its ink's measure, for a re-shoot."""
+    light" (rd-pong's Jhearts.jpg, in fact the jack of spades): now the card is named, with its ink's
+    measure, for a re-shoot or a look at its label."""
     result = enrol(_deck_with_grey_red({"JH"}), "grey")
     assert not result.ok and result.reshoot == {"JH"}
     assert len(result.problems) == 1

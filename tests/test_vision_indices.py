@@ -1,5 +1,6 @@
 """A read warps only the index boxes, and they are the whole face's own pixels there; a club blurred
-towards a spade is never read as the other suit; a soft club is read at its own sharpness; a rank faded paler than its suit is read, a grey blot is not."""
+towards a spade is never read as the other suit; a soft club is read at its own sharpness; a rank
+faded paler than its suit is read, a grey blot is not."""
 
 from __future__ import annotations
 
@@ -144,7 +145,7 @@ def _rank_repainted(code: str, paint: str, grey: int) -> np.ndarray:
         parse_card(code), dataclasses.replace(design, black=(grey, grey, grey))
     )
     rows = np.flatnonzero((face[:130, :70].min(axis=2) < 128).any(axis=1))
-    end = int(rows[np.flatnonzero(np.diff(rows) > 1)[0]]) + 2  # the rank's rows, down to the gap above the suit
+    end = int(rows[np.flatnonzero(np.diff(rows) > 1)[0]]) + 2  # the rank's rows, to the gap over the suit
     for _ in range(2):
         if paint == "faded":
             face[:end, :70] = pale[:end, :70]

@@ -88,12 +88,13 @@ def out_of_line(photos: list[tuple[bool, list[float]]]) -> dict[int, str]:
     """The photographs whose ink alone stops red and black being told apart, by position in ``photos``
     (each: whether its card is red, and its glyphs' spreads), with why.
 
-    One painted-over or grey-printed red index made the 1st percentile of the red spreads black's, and
-    the whole deck was refused with a message blaming the light (rd-pong's JH, ink scribbled over it:
-    0.01 against the deck's red 0.70). The lowest red and highest black photographs are peeled off, the
-    one deeper into the other colour first, while the two still overlap and it is nearer the other
-    colour's median than its own; each is named so it can be re-shot. Nothing is peeled when the
-    colours overlap for want of light (their medians close, or more than :data:`ODD_SHARE` of a colour).
+    One photograph labelled red whose index is black (rd-pong's ``Jhearts.jpg``, which shows the jack of
+    spades: 0.01 against the deck's red 0.66), painted over or printed grey made the 1st percentile of
+    the red spreads black's, and the whole deck was refused with a message blaming the light. The
+    lowest red and highest black photographs are peeled off, the one deeper into the other colour
+    first, while the two still overlap and it is nearer the other colour's median than its own; each
+    is named so that its label can be checked or it re-shot. Nothing is peeled when the colours
+    overlap for want of light (their medians close, or more than :data:`ODD_SHARE` of a colour).
     """
     reds = [i for i, (red, _) in enumerate(photos) if red]
     blacks = [i for i, (red, _) in enumerate(photos) if not red]
@@ -118,7 +119,7 @@ def out_of_line(photos: list[tuple[bool, list[float]]]) -> dict[int, str]:
         kind, other = ("red", "black") if worst == r else ("black", "red")
         odd[worst] = (
             f"its {kind} suit's ink measures {low[worst]:.2f} against the paper, like {other} ink (the "
-            f"deck's red {red_mid:.2f}, black {black_mid:.2f}): re-shoot it, the index unmarked and "
-            "free of glare"
+            f"deck's red {red_mid:.2f}, black {black_mid:.2f}): check its label, or re-shoot it, the "
+            "index unmarked and free of glare"
         )
     return odd
