@@ -4,18 +4,21 @@ command line reads one photograph at a time and shows its progress."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
 import cv2
 import pytest
-from vision_support import ENROL_SEED
+from vision_support import ENROL_SEED, enrolment_shots, profile
 
-from controller.cards import DECK, parse_card
+from controller.cards import DECK, Card, parse_card
 from controller.cli import main
 from vision.dataset import write_enrolment_set
 from vision.enroll import enrol
-from vision.synth import DESIGNS, STUDIO, negative_scene, scene
+from vision.recognise import Image
+from vision.synth import DESIGNS, STUDIO, negative_scene, photograph, scene
+from vision.synth_faces import render_face
 
 
 def test_a_bad_extra_photograph_is_set_aside_with_a_warning_not_a_refusal() -> None:
@@ -58,3 +61,43 @@ def test_photographs_of_a_card_added_from_another_folder(tmp_path: Path,
     captured = capsys.readouterr()
     assert out.is_file() and "warning: 7D (7D-3.jpg: no card found" in captured.out
     assert "53/53 photographs" in captured.err  # progress, one photograph at a time
+
+
+def _deck_with_grey_red(grey: set[str], extra_good: bool = False) -> list[tuple[Image, Card, str]]:
+    """The classic deck's enrolment photographs, the red cards in ``grey`` photographed again with their
+    ink painted over grey (a retouched photograph, an index scribbled over); ``extra_good``: a clean
+    second JH too."""
+    greyed = dataclasses.replace(DESIGNS["classic"], red=(70, 70, 70))
+    shots = [(photograph(render_face(card, greyed), ENROL_SEED * 1000 + i, cond=STUDIO), card, name)
+             if card.code in grey else (img, card, name)
+             for i, (img, card, name) in enumerate(enrolment_shots())]
+    if extra_good:
+        jack = parse_card("JH")
+        shots.append((scene(jack, DESIGNS["classic"], 77, cond=STUDIO), jack, "JH-2.jpg"))
+    return shots
+
+
+def test_one_red_card_with_grey_ink_is_named_not_blamed_on_the_light() -> None:
+    """Before: one over-painted red index put the red spreads' 1st percentile among black's and the whole
+    deck was refused "red and black suits are not told apart by colour ...: light the window with white
+    light" (rd-pong's Jhearts.jpg, in fact the jack of spades): now the card is named, with its ink's
+    measure, for a re-shoot or a look at its label."""
+    result = enrol(_deck_with_grey_red({"JH"}), "grey")
+    assert not result.ok and result.reshoot == {"JH"}
+    assert len(result.problems) == 1
+    assert result.problems[0].startswith("JH: no usable photograph (JH.jpg: its red")
+    assert "like black ink" in result.problems[0] and "white light" not in result.problems[0]
+
+
+def test_a_grey_red_photograph_is_set_aside_when_its_card_has_a_good_one() -> None:
+    result = enrol(_deck_with_grey_red({"JH"}, extra_good=True), "grey")
+    assert result.ok and result.profile is not None, result.problems
+    assert [w for w in result.warnings if w.startswith("JH (JH.jpg: its red suit's ink measures")]
+    assert result.profile.spec.colour == profile().spec.colour  # the grey index moved no threshold
+
+
+def test_a_deck_whose_red_prints_grey_throughout_is_still_the_light() -> None:
+    """Half the red cards grey: too many to be odd photographs, the colours overlap: the light's message."""
+    reds = [c.code for c in DECK if c.suit in "HD"][::2]
+    result = enrol(_deck_with_grey_red(set(reds)), "grey")
+    assert not result.ok and any("not told apart by colour" in p for p in result.problems)

@@ -1,7 +1,10 @@
 """A read warps only the index boxes, and they are the whole face's own pixels there; a club blurred
-towards a spade is never read as the other suit; a soft club is read at its own sharpness."""
+towards a spade is never read as the other suit; a soft club is read at its own sharpness; a rank
+faded paler than its suit is read, a grey blot is not."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import cv2
 import numpy as np
@@ -131,3 +134,40 @@ def test_a_foreign_club_smeared_by_a_shake_is_never_settled_as_the_spade(
     kernel = np.full(shake, 1 / max(shake), np.float32)
     reading = recognise_face(cv2.filter2D(face, -1, kernel), deck)
     assert reading.card is None, reading
+
+
+def _rank_repainted(code: str, paint: str, grey: int) -> np.ndarray:
+    """``code``'s face with both indices' rank repainted in ``grey``: ``"faded"`` its own strokes (a thin
+    rank blurred paler than its solid suit, as in the far index under a low camera or a small card),
+    ``"blot"`` a filled box over where it was."""
+    design = DESIGNS["classic"]
+    face, pale = render_face(parse_card(code), design), render_face(
+        parse_card(code), dataclasses.replace(design, black=(grey, grey, grey))
+    )
+    rows = np.flatnonzero((face[:130, :70].min(axis=2) < 128).any(axis=1))
+    end = int(rows[np.flatnonzero(np.diff(rows) > 1)[0]]) + 2  # the rank's rows, to the gap over the suit
+    for _ in range(2):
+        if paint == "faded":
+            face[:end, :70] = pale[:end, :70]
+        else:
+            face[:end, :70] = face[end + 40, 40]  # the paper, then a blot where the rank's ink lay
+            face[rows[0] : end - 2, 12:40] = grey
+        face, pale = cv2.rotate(face, cv2.ROTATE_180), cv2.rotate(pale, cv2.ROTATE_180)
+    return face
+
+
+@pytest.mark.parametrize("grey", [150, 190])
+def test_a_rank_faded_paler_than_its_suit_is_read(grey: int) -> None:
+    """Before: Otsu's one level split the dark spade from the paper and the faded 7 with it: "no rank and
+    suit in the index" (GuilleX7's q16 7C, whose far index is blurred by a low camera)."""
+    deck = profile()
+    face = cv2.resize(_rank_repainted("7S", "faded", grey), deck.spec.face, interpolation=cv2.INTER_AREA)
+    reading = recognise_face(face, deck)
+    assert reading.card is parse_card("7S"), reading.reason
+
+
+def test_a_grey_blot_over_the_rank_is_no_rank() -> None:
+    """The second look finds the blot, and the matcher refuses it: pale ink is never a reason to guess."""
+    deck = profile()
+    face = cv2.resize(_rank_repainted("7S", "blot", 170), deck.spec.face, interpolation=cv2.INTER_AREA)
+    assert recognise_face(face, deck).status == "unknown"

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from functools import cache
 
-from controller.cards import DECK
+from controller.cards import DECK, Card
 from vision.enroll import EnrolResult, enrol
 from vision.profile import DeckProfile
+from vision.recognise import Image
 from vision.synth import DESIGNS, STUDIO, scene
 
 #: The seed of the enrolment photographs; test frames use other seeds.
@@ -17,10 +18,15 @@ ENROL_SEED = 7
 
 
 @cache
+def enrolment_shots(design: str = "classic") -> tuple[tuple[Image, Card, str], ...]:
+    """The design's 52 enrolment photographs (made once: a test that alters a few reuses the rest)."""
+    return tuple((scene(card, DESIGNS[design], ENROL_SEED * 1000 + i, cond=STUDIO), card, f"{card}.jpg")
+                 for i, card in enumerate(DECK))
+
+
+@cache
 def enrolment(design: str = "classic") -> EnrolResult:
-    shots = [(scene(card, DESIGNS[design], ENROL_SEED * 1000 + i, cond=STUDIO), card, f"{card}.jpg")
-             for i, card in enumerate(DECK)]
-    return enrol(shots, f"test_{design}")
+    return enrol(enrolment_shots(design), f"test_{design}")
 
 
 def profile(design: str = "classic") -> DeckProfile:

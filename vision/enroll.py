@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from controller.cards import DECK, RANKS, SUITS, Card, CardError, parse_card
-from vision.colour import thresholds
+from vision.colour import out_of_line, thresholds
 from vision.compare import differ_mask
 from vision.enrol_photo import PhotoFace, flush_fits, index_seen, photo_face
 from vision.profile import (
@@ -170,8 +170,7 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
         return result
     box, area = boxes
     cut = {id(found.face): off for found, _, _ in tight if (off := index_seen(found, area)) is not None}
-    glyphs: list[tuple[Glyphs, Card, str]] = []
-    usable: list[tuple[Image, Card, str]] = []
+    read: list[tuple[list[Glyphs], tuple[Image, Card, str]]] = []
     x0, y0, x1, y1 = box
     for face, card, origin in faces:
         if id(face) in cut:
@@ -185,9 +184,13 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
         if bad:
             why[card.code].append(f"{origin}: index not readable: {bad[0]}: {REMEDY_INDEX}")
         else:
-            glyphs.extend((g, card, origin) for g in both if not isinstance(g, str))
-            usable.append((face, card, origin))
-    faces = usable
+            read.append(([g for g in both if not isinstance(g, str)], (face, card, origin)))
+    odd = out_of_line([(shot[1].suit in "HD", [g.chroma for g in gs]) for gs, shot in read])
+    for i, reason in odd.items():
+        why[read[i][1][1].code].append(f"{read[i][1][2]}: {reason}")
+    read = [photo for i, photo in enumerate(read) if i not in odd]
+    glyphs = [(g, shot[1], shot[2]) for gs, shot in read for g in gs]
+    faces = [shot for _, shot in read]
     if not _every_card(faces, why, result):
         return result
     profile = _build(name, corner, boxes, glyphs, result.images, result)

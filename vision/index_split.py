@@ -28,6 +28,11 @@ LINE_SLACK: Final = 0.25
 LINE_RUN: Final = 1.1
 #: Pieces smaller than this share of the crop are specks.
 SPECK: Final = 0.012
+#: Where the second look at a refused index puts its lighter level: this share of the way from Otsu's
+#: level to the paper's median...
+FADED_LEVEL: Final = 0.5
+#: ...and a piece it finds is faded ink when less than this share of it is dark at Otsu's level.
+FADED_DARK: Final = 0.5
 
 
 class Blob(NamedTuple):
@@ -139,3 +144,42 @@ def erase_lines(binary: Image, run: int) -> Image | None:
     chosen[thin] = 255
     line = cv2.dilate(chosen[labels], np.ones((1, 3), np.uint8))
     return cv2.bitwise_and(binary, cv2.bitwise_not(line))
+
+
+def within(binary: Image, area: tuple[int, int, int, int] | None) -> Image:
+    """``binary`` with everything outside ``area`` (x0, y0, x1, y1; None: nowhere) cleared."""
+    if area is None:
+        return binary
+    x0, y0, x1, y1 = (max(0, v) for v in area)
+    kept = np.zeros_like(binary)
+    kept[y0:y1, x0:x1] = binary[y0:y1, x0:x1]
+    return kept
+
+
+def with_faded(grey: Image, binary: Image, level: float) -> Image | None:
+    """The ink of ``binary`` (Otsu's, at ``level``) with the faded pieces added, or None when there are
+    none.
+
+    Why: blur takes far more contrast from a thin stroke than from a solid shape. In an index seen far
+    off or small (the far index of a card under a low camera, a card 170 px long), the rank's strokes
+    fade to half the suit's darkness, and one threshold for both puts them with the paper: Otsu splits
+    the dark suit and corner pip from everything else, the rank falls apart and the index is refused
+    ("no rank and suit in the index"). A lighter level, halfway to the paper, finds the faded strokes;
+    only pieces mostly paler than Otsu's level are added from it, so the dark glyphs keep the shape
+    Otsu gives them (not swollen by the lighter level's halo) and each glyph is cut at a level that
+    suits its own ink.
+    """
+    paper = grey[binary == 0]
+    if paper.size == 0:
+        return None
+    light_level = level + FADED_LEVEL * (float(np.median(paper)) - level)
+    light = cv2.threshold(grey, light_level, 255, cv2.THRESH_BINARY_INV)[1]
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(light, connectivity=8)
+    dark = np.bincount(labels.ravel(), weights=(binary > 0).ravel(), minlength=n)
+    faded = dark < FADED_DARK * stats[:, cv2.CC_STAT_AREA]
+    faded[0] = False
+    if not faded.any():
+        return None
+    out = binary.copy()
+    out[faded[labels]] = 255
+    return out

@@ -29,7 +29,7 @@ from controller.cards import Card, parse_card
 from vision.colour import ink_colour
 from vision.compare import correlations, distances
 from vision.detect import Detection, DetectParams, find_card
-from vision.index_split import split_binary
+from vision.index_split import split_binary, with_faded, within
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
 from vision.sharpness import index_blur, settle
 from vision.warp import warp_indices
@@ -111,14 +111,13 @@ def split_index(crop: Image, area: tuple[int, int, int, int] | None = None) -> G
     if int(grey.max()) - int(grey.min()) < 50:
         return "blank index"
     level, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    if area is not None:
-        x0, y0, x1, y1 = (max(0, v) for v in area)
-        kept = np.zeros_like(binary)
-        kept[y0:y1, x0:x1] = binary[y0:y1, x0:x1]
-        binary = kept
-    labels, split = split_binary(binary)
-    if isinstance(split, str):
-        return split
+    labels, split = split_binary(within(binary, area))
+    if isinstance(split, str):  # a second look, for a rank faded paler than its suit (index_split)
+        faded = with_faded(grey, binary, level)
+        labels, again = (labels, split) if faded is None else split_binary(within(faded, area))
+        if isinstance(again, str):
+            return split
+        split = again
     rank, suit = split
     top, rank_bottom = min(b.y for b in rank), max(b.bottom for b in rank)
     ink = cv2.normalize(255 - np.asarray(grey), np.empty_like(grey), 0, 255, cv2.NORM_MINMAX)
