@@ -217,3 +217,55 @@ def test_a_journal_from_before_limits_were_recorded_changed_at_its_upgrade_repla
     full.replay(checkpoint_at=0)
     assert history(full) == want and full.journal.last_id == 28
     full.journal.close()
+
+
+def test_a_change_of_the_currencys_decimals_under_money_refuses_the_start_and_journals_nothing(
+        tmp_path: Path) -> None:
+    """Credits and wagers are journaled in minor units: 5000 held as 50.00 would read 5000 whole units
+    under ``minor_units: 0`` (a hundredfold change of what every seat holds), so it is not a limit."""
+    play(config(tmp_path, 100, 1000), 1)  # seats 1 and 2 hold credits
+    raw = {"table": "t", "game": "baccarat", "seats": 3, "state_dir": str(tmp_path / "state"),
+           "limits": {"unit": 100, "min_bet": 100, "max_bet": 1000}, "currency": {"minor_units": 0}}
+    service = open_service(parse_table(raw, tmp_path / "t.yaml"))
+    rows = service.journal.last_id
+    with pytest.raises(JournalMismatch, match="minor_units"):
+        service.replay()
+    assert service.journal.last_id == rows
+    service.journal.close()
+
+
+def test_a_seat_cashed_out_to_nothing_does_not_hold_the_seats_back(tmp_path: Path) -> None:
+    """The refusal says "cash it out first": once seat 3 has cashed out all it had (it stays seated with
+    nothing), a table file with 2 seats starts, journals the change, and seat 3 is no longer the table's."""
+    cfg = config(tmp_path, 100, 1000)
+    live = open_service(cfg)
+    live.replay()
+    for inp in (I.CreditIn(1, 5000), I.CreditIn(3, 700), I.CreditOut(3, 700)):
+        assert live.submit(inp, "test", at=1.0).refused is None
+    live.journal.close()
+    fewer = config(tmp_path, 100, 1000, seats=2)
+    again = open_service(fewer)
+    again.replay()
+    assert again.table.limits == fewer.limits and again.journal.last_id == 4
+    assert again.table.snapshot()["credits"] == {"1": 5000}
+    assert again.submit(I.CreditIn(3, 100), "test", at=1.0).refused
+    again.journal.close()
+
+
+def test_the_designated_player_seat_is_not_left_out_of_the_seats(tmp_path: Path) -> None:
+    """A One Card Poker DP at seat 3, cashed out to nothing: it still banks the next round, so a table
+    file with 2 seats refuses the start (set another DP first) and journals nothing."""
+    def ocp(seats: int) -> TableConfig:
+        raw = {"table": "t", "game": "one_card_poker", "seats": seats, "state_dir": str(tmp_path / "state"),
+               "limits": {"unit": 100, "min_bet": 100, "max_bet": 1000}}
+        return parse_table(raw, tmp_path / "t.yaml")
+    live = open_service(ocp(3))
+    live.replay()
+    for inp in (I.CreditIn(3, 700), I.SetDesignatedPlayer(3), I.CreditOut(3, 700)):
+        assert live.submit(inp, "test", at=1.0).refused is None
+    live.journal.close()
+    again = open_service(ocp(2))
+    with pytest.raises(JournalMismatch, match="seat 3 is the Designated Player"):
+        again.replay()
+    assert again.journal.last_id == 3
+    again.journal.close()

@@ -64,9 +64,21 @@ def change_due(journal: Journal, table: Table, limits: TableLimits) -> SetLimits
     if table.limits == limits:
         return None
     why = table.limits_refusal(limits)
+    banker = table.game.view().get("dp_seat")  # banks the next round, with credits or not
+    if why is None and isinstance(banker, int) and banker > limits.seats:
+        why = (f"seat {banker} is the Designated Player: it cannot be left out of the {limits.seats} "
+               "seat(s) of the new limits (set another DP first)")
+    if why is None and limits.minor_units != table.limits.minor_units and _holds_money(table):
+        why = (f"currency.minor_units {table.limits.minor_units} -> {limits.minor_units} while seats hold "
+               "credits or wagers (journaled in minor units: it would rescale them; cash out first)")
     if why is not None:
         raise JournalMismatch(journal.path, f"the table file's limits cannot take effect: {why}")
     log.warning("%s: the table file's limits differ from the journal's (%s, now %s): journaling the "
                 "change at row %d; the rows before it keep the limits they were played under",
                 journal.path, table.limits.model_dump_json(), limits.model_dump_json(), journal.last_id + 1)
     return limits_input(limits)
+
+
+def _holds_money(table: Table) -> bool:
+    """A seat holds credits or a wager stands: amounts whose worth the currency's decimals give."""
+    return any(table.credits.values()) or bool(table.staked)
