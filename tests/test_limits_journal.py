@@ -269,3 +269,29 @@ def test_the_designated_player_seat_is_not_left_out_of_the_seats(tmp_path: Path)
         again.replay()
     assert again.journal.last_id == 3
     again.journal.close()
+
+
+def test_the_floor_derives_every_row_under_its_limits_through_two_changes(tmp_path: Path) -> None:
+    """The uplink's derivation (controller.floor.derive), from row 1 and from each checkpoint, with a
+    table file older than both changes: the events the daemon published, row for row."""
+    from controller.floor.derive import JournalSource, Replay
+
+    stale = config(tmp_path, 100, 1000)
+    play(stale, 2, checkpoint_every=8)
+    play(config(tmp_path, 200, 500), 2, checkpoint_every=8)
+    want = play(config(tmp_path, 100, 2000), 2, checkpoint_every=8)["events"]
+    source = JournalSource(stale)
+    try:
+        last = source.last_row()
+        rows = [e.input.kind for e in source.entries(1, last)]
+        assert rows.count("limits") == 2
+        starts = set()
+        for bound in range(0, last + 1, 4):
+            replay = Replay(source)
+            begun = replay.resume(source, bound) if bound else 0
+            got = [ev for e in source.entries(begun + 1, last) for ev in replay.message(e, last).events]
+            assert got == want[len(want) - len(got):]
+            starts.add(begun)
+        assert len(starts) > 2, "from row 1 and from checkpoints before and after the second change"
+    finally:
+        source.close()
