@@ -200,25 +200,6 @@ def test_a_kill_during_the_first_start_leaves_the_limits_exactly_once(
         again.journal.close()
 
 
-def test_a_journal_from_before_limits_were_recorded_changed_at_its_upgrade_replays_one_way(
-        tmp_path: Path) -> None:
-    """Upgraded and given new limits at the same start: the checkpoints the old software wrote hold the
-    limits its rows were played under, so the starting limits taken are those, and a replay from row 1
-    (recall, a resend's derivation, the floor's) rebuilds what the start from the checkpoint did."""
-    want = play(config(tmp_path, 100, 1000), 3, checkpoint_every=8)
-    with sqlite3.connect(tmp_path / "state" / "journal.sqlite3") as conn:
-        conn.execute("DELETE FROM meta WHERE key = 'limits'")  # as software before this change wrote it
-    lower = config(tmp_path, 200, 500)
-    again = open_service(lower, checkpoint_every=10**9)
-    again.replay()
-    assert again.checkpoint_row == 27 and history(again) == want
-    again.journal.close()
-    full = open_service(lower, checkpoint_every=10**9)
-    full.replay(checkpoint_at=0)
-    assert history(full) == want and full.journal.last_id == 28
-    full.journal.close()
-
-
 def test_a_change_of_the_currencys_decimals_under_money_refuses_the_start_and_journals_nothing(
         tmp_path: Path) -> None:
     """Credits and wagers are journaled in minor units: 5000 held as 50.00 would read 5000 whole units

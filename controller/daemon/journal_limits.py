@@ -9,13 +9,10 @@ a change of the table file's limits is journaled as a ``limits`` input (source
 ``config``) at the start that finds it, before any other input: it takes
 effect from that row on, never before (docs/daemon.md, "Limits").
 
-A journal written before limits were recorded gets, as its starting limits,
-those of the newest usable checkpoint the start that first opens it starts
-from (the software before replayed every row under one set of limits, the
-file's at its last start, and its checkpoints hold them), or with none the
-table file's: the best that can be known, said in the log once, when it is
-written. Taking the checkpoint's keeps a replay from row 1 (recall, a
-resend's derivation, the floor's) equal to the start from the checkpoint.
+A journal written before limits were recorded gets the table file's limits of
+the start that first opens it, as its starting limits: the best that can be
+known (those rows were replayed under the file's limits at every start until
+then), said in the log once, when it is written.
 """
 
 from __future__ import annotations
@@ -38,17 +35,15 @@ SOURCE = "config"
 
 
 def record_starting_limits(journal: Journal, limits: TableLimits) -> TableLimits:
-    """The journal's starting limits, written to its header first if it has none, as ``limits`` (the
-    start's checkpoint's, else the table file's); one statement: a crash leaves it written or not,
-    and a start that finds it missing writes it then."""
+    """The journal's starting limits, written to its header first if it has none (one statement:
+    a crash leaves it written or not, and a start that finds it missing writes it then)."""
     if LIMITS_KEY not in journal.header:
         text = limits.model_dump_json()
         journal.write("INSERT INTO meta(key, value) VALUES (?, ?)", (LIMITS_KEY, text))
         journal.header[LIMITS_KEY] = text
         if journal.last_id:
             log.warning("%s: written before the journal recorded limits: its %d row(s) are taken as played "
-                        "under the limits of its checkpoint, else the table file's (%s), and any change "
-                        "is journaled from here on",
+                        "under the table file's limits now (%s), and any change is journaled from here on",
                         journal.path, journal.last_id, text)
     return starting_limits(journal.header, limits)
 

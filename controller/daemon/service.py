@@ -129,10 +129,8 @@ class TableService:
         if checkpoint_at and saved is None:
             raise ValueError(f"no usable checkpoint at row {checkpoint_at}")
         seq = 0
-        # Every row replays under the limits it was played under: the journal's, not the table file's
-        # (a journal from before they were recorded: its checkpoint's, which its rows were replayed under).
-        known = self.config.limits if saved is None else saved.table.limits
-        self.table.limits = journal_limits.record_starting_limits(self.journal, known)
+        # Every row replays under the limits it was played under: the journal's, not the table file's.
+        self.table.limits = journal_limits.record_starting_limits(self.journal, self.config.limits)
         if saved is not None:
             self.table, seq, self.checkpoint_row = saved.table, saved.seq, saved.row
             self.recorder.finished.extend(saved.finished)
