@@ -276,3 +276,18 @@ def test_the_floor_derives_every_row_under_its_limits_through_two_changes(tmp_pa
         assert len(starts) > 2, "from row 1 and from checkpoints before and after the second change"
     finally:
         source.close()
+
+
+def test_a_journal_from_before_limits_were_recorded_keeps_its_seats_holding_money(tmp_path: Path) -> None:
+    """Its first start under this software, with a table file of fewer seats: the rows name seat 2, so
+    the journal started with a seat 2 (not the file's one seat, under which seat 2's credit_in would
+    be refused in the replay and its money silently gone); seat 2 holds credits: the start is refused."""
+    play(config(tmp_path, 100, 1000), 1)  # seats 1 and 2 hold credits
+    with sqlite3.connect(tmp_path / "state" / "journal.sqlite3") as conn:
+        conn.execute("DELETE FROM meta WHERE key = 'limits'")  # as software before this change wrote it
+    service = open_service(config(tmp_path, 100, 1000, seats=1))
+    rows = service.journal.last_id
+    with pytest.raises(JournalMismatch, match="seat 2 holds credits or a wager"):
+        service.replay()
+    assert service.journal.last_id == rows
+    service.journal.close()
