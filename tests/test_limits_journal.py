@@ -291,3 +291,31 @@ def test_a_journal_from_before_limits_were_recorded_keeps_its_seats_holding_mone
         service.replay()
     assert service.journal.last_id == rows
     service.journal.close()
+
+
+DAEMON_CHILD = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from test_limits_journal import config
+from controller.daemon.server import Daemon
+Daemon(config(Path(sys.argv[2]), 100, 1000), use_shoe=False).open()
+"""
+
+
+def test_a_new_journal_has_its_limits_from_its_first_byte(tmp_path: Path) -> None:
+    """The daemon killed at its first journal write after making a new journal: an uplink that opens
+    it then (its table file older: a maximum of 500) must still find the limits its rows will be
+    played under (1000), or it derives the 1000 wagers as refused while the daemon took them."""
+    env = {**os.environ, "CROUPIER_FAULT": "journal_write:1"}
+    subprocess.run([sys.executable, "-c", DAEMON_CHILD, str(Path(__file__).parent), str(tmp_path)],
+                   env=env, timeout=30, check=False)
+    from controller.floor.derive import JournalSource, Replay
+
+    source = JournalSource(config(tmp_path, 100, 500))
+    try:
+        want = play(config(tmp_path, 100, 1000), 1)["events"]
+        replay, last = Replay(source), source.last_row()
+        assert [ev for e in source.entries(1, last) for ev in replay.message(e, last).events] == want
+    finally:
+        source.close()
