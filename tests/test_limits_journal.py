@@ -32,9 +32,10 @@ ROUND = [I.OpenBetting(), I.PlaceWager(1, "player", 1000), I.PlaceWager(2, "bank
          *(I.CardSeen(I.parse_card(c)) for c in ("5C", "3D", "2H", "AS"))]
 
 
-def config(tmp_path: Path, min_bet: int, max_bet: int, seats: int = 3) -> TableConfig:
+def config(tmp_path: Path, min_bet: int, max_bet: int, seats: int = 3, minor_units: int = 2) -> TableConfig:
     raw = {"table": "t", "game": "baccarat", "seats": seats, "state_dir": str(tmp_path / "state"),
-           "limits": {"unit": 100, "min_bet": min_bet, "max_bet": max_bet}}
+           "limits": {"unit": 100, "min_bet": min_bet, "max_bet": max_bet},
+           "currency": {"minor_units": minor_units}}
     return parse_table(raw, tmp_path / "t.yaml")
 
 
@@ -103,15 +104,25 @@ def test_a_change_mid_round_leaves_the_wagers_standing_and_faces_the_next_ones(t
     again.journal.close()
 
 
-def test_limits_that_leave_out_a_seat_holding_money_refuse_the_start_and_journal_nothing(
-        tmp_path: Path) -> None:
-    play(config(tmp_path, 100, 1000), 1)  # seats 1 and 2 hold credits
-    service = open_service(config(tmp_path, 100, 1000, seats=1))
+def refused_start(cfg: TableConfig, why: str) -> None:
+    """A start under ``cfg`` is refused, saying ``why``, and journals nothing."""
+    service = open_service(cfg)
     rows = service.journal.last_id
-    with pytest.raises(JournalMismatch, match="seat 2 holds credits or a wager"):
+    with pytest.raises(JournalMismatch, match=why):
         service.replay()
     assert service.journal.last_id == rows
     service.journal.close()
+
+
+@pytest.mark.parametrize("seats, minor_units, why", [
+    (1, 2, "seat 2 holds credits or a wager"),
+    # Journaled in minor units: 5000 held as 50.00 would read 5000 whole units (a hundredfold change).
+    (3, 0, "currency.minor_units 2 -> 0 while seats hold credits"),
+])
+def test_limits_that_would_drop_or_rescale_money_refuse_the_start_and_journal_nothing(
+        tmp_path: Path, seats: int, minor_units: int, why: str) -> None:
+    play(config(tmp_path, 100, 1000), 1)  # seats 1 and 2 hold credits
+    refused_start(config(tmp_path, 100, 1000, seats=seats, minor_units=minor_units), why)
 
 
 def test_only_the_table_file_sets_the_limits(tmp_path: Path) -> None:
@@ -200,21 +211,6 @@ def test_a_kill_during_the_first_start_leaves_the_limits_exactly_once(
         again.journal.close()
 
 
-def test_a_change_of_the_currencys_decimals_under_money_refuses_the_start_and_journals_nothing(
-        tmp_path: Path) -> None:
-    """Credits and wagers are journaled in minor units: 5000 held as 50.00 would read 5000 whole units
-    under ``minor_units: 0`` (a hundredfold change of what every seat holds), so it is not a limit."""
-    play(config(tmp_path, 100, 1000), 1)  # seats 1 and 2 hold credits
-    raw = {"table": "t", "game": "baccarat", "seats": 3, "state_dir": str(tmp_path / "state"),
-           "limits": {"unit": 100, "min_bet": 100, "max_bet": 1000}, "currency": {"minor_units": 0}}
-    service = open_service(parse_table(raw, tmp_path / "t.yaml"))
-    rows = service.journal.last_id
-    with pytest.raises(JournalMismatch, match="minor_units"):
-        service.replay()
-    assert service.journal.last_id == rows
-    service.journal.close()
-
-
 def test_a_seat_cashed_out_to_nothing_does_not_hold_the_seats_back(tmp_path: Path) -> None:
     """The refusal says "cash it out first": once seat 3 has cashed out all it had (it stays seated with
     nothing), a table file with 2 seats starts, journals the change, and seat 3 is no longer the table's."""
@@ -245,11 +241,7 @@ def test_the_designated_player_seat_is_not_left_out_of_the_seats(tmp_path: Path)
     for inp in (I.CreditIn(3, 700), I.SetDesignatedPlayer(3), I.CreditOut(3, 700)):
         assert live.submit(inp, "test", at=1.0).refused is None
     live.journal.close()
-    again = open_service(ocp(2))
-    with pytest.raises(JournalMismatch, match="seat 3 is the Designated Player"):
-        again.replay()
-    assert again.journal.last_id == 3
-    again.journal.close()
+    refused_start(ocp(2), "seat 3 is the Designated Player")
 
 
 def test_the_floor_derives_every_row_under_its_limits_through_two_changes(tmp_path: Path) -> None:
@@ -285,12 +277,7 @@ def test_a_journal_from_before_limits_were_recorded_keeps_its_seats_holding_mone
     play(config(tmp_path, 100, 1000), 1)  # seats 1 and 2 hold credits
     with sqlite3.connect(tmp_path / "state" / "journal.sqlite3") as conn:
         conn.execute("DELETE FROM meta WHERE key = 'limits'")  # as software before this change wrote it
-    service = open_service(config(tmp_path, 100, 1000, seats=1))
-    rows = service.journal.last_id
-    with pytest.raises(JournalMismatch, match="seat 2 holds credits or a wager"):
-        service.replay()
-    assert service.journal.last_id == rows
-    service.journal.close()
+    refused_start(config(tmp_path, 100, 1000, seats=1), "seat 2 holds credits or a wager")
 
 
 DAEMON_CHILD = """
