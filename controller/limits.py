@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from controller.money import Currency
+
+#: The most seats a table has.
+MAX_SEATS: Final = 12
 
 
 class TableLimits(BaseModel):
@@ -12,7 +17,7 @@ class TableLimits(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    seats: int = Field(default=7, ge=1, le=12)
+    seats: int = Field(default=7, ge=1, le=MAX_SEATS)
     unit: int = Field(default=100, ge=1)
     min_bet: int = Field(default=100, ge=1)
     max_bet: int = Field(default=1_000_000, ge=1)

@@ -73,8 +73,10 @@ class WagerRules:
 
     def limits_refusal(self, limits: TableLimits) -> str | None:
         """Why ``limits`` cannot take effect now (None if they can): a seat that holds credits or a
-        wager must stay a seat of the table. Checked by the daemon before it journals a change."""
-        held = [s for s in (*self.credits, *(seat for seat, _ in self.staked)) if s > limits.seats]
+        wager must stay a seat of the table (one cashed out to nothing may go: it holds no money).
+        Checked by the daemon before it journals a change."""
+        holding = (*(s for s, c in self.credits.items() if c), *(seat for seat, _ in self.staked))
+        held = [s for s in holding if s > limits.seats]
         if held:
             return (f"seat {max(held)} holds credits or a wager: it cannot be left out of the "
                     f"{limits.seats} seat(s) of the new limits (cash it out first)")
@@ -90,6 +92,8 @@ class WagerRules:
         if why is not None:
             raise Refusal(why)
         self.limits = limits
+        for seat in [s for s in self.credits if s > limits.seats]:  # cashed out to nothing: gone
+            del self.credits[seat]
         return []
 
     def _place_wager(self, inp: I.PlaceWager) -> list[Event]:

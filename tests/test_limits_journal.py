@@ -32,9 +32,10 @@ ROUND = [I.OpenBetting(), I.PlaceWager(1, "player", 1000), I.PlaceWager(2, "bank
          *(I.CardSeen(I.parse_card(c)) for c in ("5C", "3D", "2H", "AS"))]
 
 
-def config(tmp_path: Path, min_bet: int, max_bet: int, seats: int = 3) -> TableConfig:
+def config(tmp_path: Path, min_bet: int, max_bet: int, seats: int = 3, minor_units: int = 2) -> TableConfig:
     raw = {"table": "t", "game": "baccarat", "seats": seats, "state_dir": str(tmp_path / "state"),
-           "limits": {"unit": 100, "min_bet": min_bet, "max_bet": max_bet}}
+           "limits": {"unit": 100, "min_bet": min_bet, "max_bet": max_bet},
+           "currency": {"minor_units": minor_units}}
     return parse_table(raw, tmp_path / "t.yaml")
 
 
@@ -103,15 +104,25 @@ def test_a_change_mid_round_leaves_the_wagers_standing_and_faces_the_next_ones(t
     again.journal.close()
 
 
-def test_limits_that_leave_out_a_seat_holding_money_refuse_the_start_and_journal_nothing(
-        tmp_path: Path) -> None:
-    play(config(tmp_path, 100, 1000), 1)  # seats 1 and 2 hold credits
-    service = open_service(config(tmp_path, 100, 1000, seats=1))
+def refused_start(cfg: TableConfig, why: str) -> None:
+    """A start under ``cfg`` is refused, saying ``why``, and journals nothing."""
+    service = open_service(cfg)
     rows = service.journal.last_id
-    with pytest.raises(JournalMismatch, match="seat 2 holds credits or a wager"):
+    with pytest.raises(JournalMismatch, match=why):
         service.replay()
     assert service.journal.last_id == rows
     service.journal.close()
+
+
+@pytest.mark.parametrize("seats, minor_units, why", [
+    (1, 2, "seat 2 holds credits or a wager"),
+    # Journaled in minor units: 5000 held as 50.00 would read 5000 whole units (a hundredfold change).
+    (3, 0, "currency.minor_units 2 -> 0 while seats hold credits"),
+])
+def test_limits_that_would_drop_or_rescale_money_refuse_the_start_and_journal_nothing(
+        tmp_path: Path, seats: int, minor_units: int, why: str) -> None:
+    play(config(tmp_path, 100, 1000), 1)  # seats 1 and 2 hold credits
+    refused_start(config(tmp_path, 100, 1000, seats=seats, minor_units=minor_units), why)
 
 
 def test_only_the_table_file_sets_the_limits(tmp_path: Path) -> None:
@@ -198,3 +209,100 @@ def test_a_kill_during_the_first_start_leaves_the_limits_exactly_once(
         assert again.journal.last_id == rows and again.table.limits == lower.limits
         assert [e.input for e in again.journal.entries()] == [I.SetLimits(**lower.limits.model_dump())] * rows
         again.journal.close()
+
+
+def test_a_seat_cashed_out_to_nothing_does_not_hold_the_seats_back(tmp_path: Path) -> None:
+    """The refusal says "cash it out first": once seat 3 has cashed out all it had (it stays seated with
+    nothing), a table file with 2 seats starts, journals the change, and seat 3 is no longer the table's."""
+    cfg = config(tmp_path, 100, 1000)
+    live = open_service(cfg)
+    live.replay()
+    for inp in (I.CreditIn(1, 5000), I.CreditIn(3, 700), I.CreditOut(3, 700)):
+        assert live.submit(inp, "test", at=1.0).refused is None
+    live.journal.close()
+    fewer = config(tmp_path, 100, 1000, seats=2)
+    again = open_service(fewer)
+    again.replay()
+    assert again.table.limits == fewer.limits and again.journal.last_id == 4
+    assert again.table.snapshot()["credits"] == {"1": 5000}
+    assert again.submit(I.CreditIn(3, 100), "test", at=1.0).refused
+    again.journal.close()
+
+
+def test_the_designated_player_seat_is_not_left_out_of_the_seats(tmp_path: Path) -> None:
+    """A One Card Poker DP at seat 3, cashed out to nothing: it still banks the next round, so a table
+    file with 2 seats refuses the start (set another DP first) and journals nothing."""
+    def ocp(seats: int) -> TableConfig:
+        raw = {"table": "t", "game": "one_card_poker", "seats": seats, "state_dir": str(tmp_path / "state"),
+               "limits": {"unit": 100, "min_bet": 100, "max_bet": 1000}}
+        return parse_table(raw, tmp_path / "t.yaml")
+    live = open_service(ocp(3))
+    live.replay()
+    for inp in (I.CreditIn(3, 700), I.SetDesignatedPlayer(3), I.CreditOut(3, 700)):
+        assert live.submit(inp, "test", at=1.0).refused is None
+    live.journal.close()
+    refused_start(ocp(2), "seat 3 is the Designated Player")
+
+
+def test_the_floor_derives_every_row_under_its_limits_through_two_changes(tmp_path: Path) -> None:
+    """The uplink's derivation (controller.floor.derive), from row 1 and from each checkpoint, with a
+    table file older than both changes: the events the daemon published, row for row."""
+    from controller.floor.derive import JournalSource, Replay
+
+    stale = config(tmp_path, 100, 1000)
+    play(stale, 2, checkpoint_every=8)
+    play(config(tmp_path, 200, 500), 2, checkpoint_every=8)
+    want = play(config(tmp_path, 100, 2000), 2, checkpoint_every=8)["events"]
+    source = JournalSource(stale)
+    try:
+        last = source.last_row()
+        rows = [e.input.kind for e in source.entries(1, last)]
+        assert rows.count("limits") == 2
+        starts = set()
+        for bound in range(0, last + 1, 4):
+            replay = Replay(source)
+            begun = replay.resume(source, bound) if bound else 0
+            got = [ev for e in source.entries(begun + 1, last) for ev in replay.message(e, last).events]
+            assert got == want[len(want) - len(got):]
+            starts.add(begun)
+        assert len(starts) > 2, "from row 1 and from checkpoints before and after the second change"
+    finally:
+        source.close()
+
+
+def test_a_journal_from_before_limits_were_recorded_keeps_its_seats_holding_money(tmp_path: Path) -> None:
+    """Its first start under this software, with a table file of fewer seats: the rows name seat 2, so
+    the journal started with a seat 2 (not the file's one seat, under which seat 2's credit_in would
+    be refused in the replay and its money silently gone); seat 2 holds credits: the start is refused."""
+    play(config(tmp_path, 100, 1000), 1)  # seats 1 and 2 hold credits
+    with sqlite3.connect(tmp_path / "state" / "journal.sqlite3") as conn:
+        conn.execute("DELETE FROM meta WHERE key = 'limits'")  # as software before this change wrote it
+    refused_start(config(tmp_path, 100, 1000, seats=1), "seat 2 holds credits or a wager")
+
+
+DAEMON_CHILD = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from test_limits_journal import config
+from controller.daemon.server import Daemon
+Daemon(config(Path(sys.argv[2]), 100, 1000), use_shoe=False).open()
+"""
+
+
+def test_a_new_journal_has_its_limits_from_its_first_byte(tmp_path: Path) -> None:
+    """The daemon killed at its first journal write after making a new journal: an uplink that opens
+    it then (its table file older: a maximum of 500) must still find the limits its rows will be
+    played under (1000), or it derives the 1000 wagers as refused while the daemon took them."""
+    env = {**os.environ, "CROUPIER_FAULT": "journal_write:1"}
+    subprocess.run([sys.executable, "-c", DAEMON_CHILD, str(Path(__file__).parent), str(tmp_path)],
+                   env=env, timeout=30, check=False)
+    from controller.floor.derive import JournalSource, Replay
+
+    source = JournalSource(config(tmp_path, 100, 500))
+    try:
+        want = play(config(tmp_path, 100, 1000), 1)["events"]
+        replay, last = Replay(source), source.last_row()
+        assert [ev for e in source.entries(1, last) for ev in replay.message(e, last).events] == want
+    finally:
+        source.close()

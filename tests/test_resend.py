@@ -157,3 +157,22 @@ def test_a_reply_lost_before_the_checkpoint_is_derived_by_replaying_the_journal(
     assert send(again, "credit_in", I.CreditIn(3, 40), "P1") == {**paid, "duplicate": True}
     assert _kept_rows(table) == [1, 2] and again.table.credits[3] == 40
     again.journal.close()
+
+
+def test_a_bet_resent_after_the_limits_changed_gets_its_first_answer(tmp_path: Path) -> None:
+    """A bet of 10.00 taken under a maximum of 10.00, resent (same ref) after the table file lowered
+    the maximum to 5.00: the bet stood and was journaled, so the resend is answered as it was first
+    (ok), not refused by today's limits (a client told 'refused' would think the wager never stood)."""
+    config = config_for(tmp_path, limits={"unit": 100, "min_bet": 100, "max_bet": 1000})
+    local_key(config, "operator", "olive")
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        _call(config, "olive", "operator", "credit_in", seat=1, amount=5000)
+        _call(config, "olive", "operator", "open")
+        first = _call(config, "olive", "operator", "bet", seat=1, spot="player", amount=1000, ref="B1")
+        assert first["ok"]
+    lower = config_for(tmp_path, limits={"unit": 100, "min_bet": 100, "max_bet": 500})
+    with DaemonThread(Daemon(lower, use_shoe=False)):
+        again = _call(lower, "olive", "operator", "bet", seat=1, spot="player", amount=1000, ref="B1")
+        assert again == {**first, "duplicate": True}
+        assert _call(lower, "olive", "operator", "status")["wagers"] == [
+            {"seat": 1, "spot": "player", "amount": 1000}]

@@ -76,6 +76,7 @@ from controller.daemon.journal_schema import (
     read_shoe_cursor,
 )
 from controller.inputs import Input
+from controller.limits import TableLimits
 from controller.rules_version import RULES_VERSION, UNRECORDED
 from drivers.shoe.transport import FrameId
 
@@ -117,9 +118,12 @@ class Journal:
     @classmethod
     def open(
         cls, state_dir: Path, *, table: str, game: str, options: dict[str, Any], fsync: bool = True,
-        verify: bool = True,
+        verify: bool = True, limits: TableLimits | None = None,
     ) -> Journal:
         """Open (or, in a brand-new state dir, create) the journal and check it against the table file.
+
+        ``limits``: a new journal's starting limits, in its header from its first byte (so a reader,
+        an uplink, never sees it without them: controller.daemon.journal_limits).
 
         ``verify=False`` leaves out the checks that read the whole file (:func:`verify_file`);
         the daemon runs those after it is ready, so its start does not grow with the journal.
@@ -136,7 +140,7 @@ class Journal:
                     f"({marker.read_text(encoding='utf-8').strip()}); refusing to start "
                     "empty: restore the journal, or move the state dir away to start anew",
                 )
-            return cls._create(path, marker, table, game, options_json, fsync)
+            return cls._create(path, marker, table, game, options_json, fsync, limits)
         journal = cls._open_existing(path, fsync, verify)
         h = journal.header
         if marker.exists():
@@ -183,7 +187,8 @@ class Journal:
 
     @classmethod
     def _create(
-        cls, path: Path, marker: Path, table: str, game: str, options_json: str, fsync: bool
+        cls, path: Path, marker: Path, table: str, game: str, options_json: str, fsync: bool,
+        limits: TableLimits | None = None,
     ) -> Journal:
         """Build the whole journal (schema and header, one transaction) aside, then rename it into place.
 
@@ -203,6 +208,8 @@ class Journal:
             "rules": str(RULES_VERSION),
             "created": str(time.time()),
         }
+        if limits is not None:
+            header[LIMITS_KEY] = limits.model_dump_json()
         private.create_empty(tmp)  # SQLite gives its -wal and -shm files the database's mode: 0600
         build = sqlite3.connect(tmp, isolation_level=None)
         try:

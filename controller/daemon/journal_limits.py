@@ -12,7 +12,9 @@ effect from that row on, never before (docs/daemon.md, "Limits").
 A journal written before limits were recorded gets the table file's limits of
 the start that first opens it, as its starting limits: the best that can be
 known (those rows were replayed under the file's limits at every start until
-then), said in the log once, when it is written.
+then), said in the log once, when it is written; but never fewer seats than
+its rows name, so a seat that holds money is not dropped by the replay (its
+credit_in refused, its money gone) but refuses the start as a change would.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from controller.daemon.journal_read import LIMITS_KEY, JournalMismatch, starting_limits
 from controller.inputs import SetLimits
-from controller.limits import TableLimits
+from controller.limits import MAX_SEATS, TableLimits
 
 if TYPE_CHECKING:
     from controller.daemon.journal import Journal
@@ -38,14 +40,25 @@ def record_starting_limits(journal: Journal, limits: TableLimits) -> TableLimits
     """The journal's starting limits, written to its header first if it has none (one statement:
     a crash leaves it written or not, and a start that finds it missing writes it then)."""
     if LIMITS_KEY not in journal.header:
+        named = _seats_named(journal)  # its rows were played with those seats, whatever the file says now
+        if named > limits.seats:
+            limits = TableLimits.model_validate({**limits.model_dump(), "seats": named})
         text = limits.model_dump_json()
         journal.write("INSERT INTO meta(key, value) VALUES (?, ?)", (LIMITS_KEY, text))
         journal.header[LIMITS_KEY] = text
         if journal.last_id:
             log.warning("%s: written before the journal recorded limits: its %d row(s) are taken as played "
-                        "under the table file's limits now (%s), and any change is journaled from here on",
+                        "under the table file's limits now, with every seat its rows name (%s), and any "
+                        "change is journaled from here on",
                         journal.path, journal.last_id, text)
     return starting_limits(journal.header, limits)
+
+
+def _seats_named(journal: Journal) -> int:
+    """The highest seat any row names (0: none): read once, at the first start of a journal written
+    before limits were recorded (a start that replays every row anyway: checkpoints are per code)."""
+    named = (getattr(e.input, "seat", None) for e in journal.entries())
+    return max((s for s in named if isinstance(s, int) and s <= MAX_SEATS), default=0)  # beyond: refused
 
 
 def limits_input(limits: TableLimits) -> SetLimits:
@@ -59,9 +72,21 @@ def change_due(journal: Journal, table: Table, limits: TableLimits) -> SetLimits
     if table.limits == limits:
         return None
     why = table.limits_refusal(limits)
+    banker = table.game.view().get("dp_seat")  # banks the next round, with credits or not
+    if why is None and isinstance(banker, int) and banker > limits.seats:
+        why = (f"seat {banker} is the Designated Player: it cannot be left out of the {limits.seats} "
+               "seat(s) of the new limits (set another DP first)")
+    if why is None and limits.minor_units != table.limits.minor_units and _holds_money(table):
+        why = (f"currency.minor_units {table.limits.minor_units} -> {limits.minor_units} while seats hold "
+               "credits or wagers (journaled in minor units: it would rescale them; cash out first)")
     if why is not None:
         raise JournalMismatch(journal.path, f"the table file's limits cannot take effect: {why}")
     log.warning("%s: the table file's limits differ from the journal's (%s, now %s): journaling the "
                 "change at row %d; the rows before it keep the limits they were played under",
                 journal.path, table.limits.model_dump_json(), limits.model_dump_json(), journal.last_id + 1)
     return limits_input(limits)
+
+
+def _holds_money(table: Table) -> bool:
+    """A seat holds credits or a wager stands: amounts whose worth the currency's decimals give."""
+    return any(table.credits.values()) or bool(table.staked)

@@ -59,7 +59,14 @@ async def handle_command(d: DaemonHost, payload: bytes, caller: KeyInfo) -> dict
     except WrongTable as exc:
         return error_reply(str(exc), wrong_table=True)
     except CommandError as exc:
-        return error_reply(str(exc))
+        try:
+            resent = resend.taken_before(service, payload, caller.name)
+        except JournalFault as fault:
+            d.journal_faulted(fault)
+            return journal_fault_reply("", fault)
+        if resent is None:
+            return error_reply(str(exc))
+        parsed = resent  # taken under the limits before a change: answered as it was first
     if not permitted(caller.role, parsed.name):
         assert d.guard is not None
         d.guard.refusals.warning(f"key {caller.name!r}", "refused %s from key %r: role %s may not",

@@ -31,13 +31,16 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from controller.daemon.commands import InputCommand, error_reply
+from controller.daemon.commands import CommandError, InputCommand, error_reply, parse_command
 from controller.daemon.journal import Entry, Journal, starting_limits
 from controller.daemon.service import Applied, TableService, event_payload
 from controller.inputs import Input
 from controller.table import Table
 
 log = logging.getLogger("croupier.daemon")
+
+#: The seat bound of a resend's parse: the seats it was taken under may be more than today's.
+MAX_SEAT = 2**31
 
 #: ``submit(input, source, ref)``: the daemon's one input path (journal, apply, publish).
 Submit = Callable[[Input, str, "str | None"], Applied]
@@ -77,6 +80,20 @@ def run(service: TableService, submit: Submit, command: InputCommand, key: str) 
     reply = first_reply(command.name, applied, service.seq)
     _keep(service.journal, applied.row, reply)
     return reply
+
+
+def taken_before(service: TableService, raw: bytes, key: str) -> InputCommand | None:
+    """The request ``raw``, which the table's limits now refuse (an amount over today's maximum, a
+    seat the table no longer has), if it is a resend: a ref'd input command whose ref ``key`` has
+    journaled. Limits change at a start (docs/daemon.md, "Limits"), so a command taken under the
+    old ones and resent after must get its first answer, not a refusal of a bet that stands."""
+    try:
+        parsed = parse_command(raw, MAX_SEAT, service.table_id)
+    except CommandError:
+        return None
+    if not isinstance(parsed, InputCommand) or parsed.ref is None:
+        return None
+    return parsed if _find(service.journal, key, parsed.ref) is not None else None
 
 
 def describe(inp: Input, source: str) -> str:

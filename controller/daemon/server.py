@@ -132,6 +132,7 @@ class Daemon:
                 options=cfg.options_dict(),
                 fsync=self.fsync,
                 verify=False,  # the whole-file checks run once the table is up: startup.verify_journal
+                limits=cfg.limits,
             )
             service = TableService(cfg, journal)
             try:
