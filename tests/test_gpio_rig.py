@@ -119,6 +119,19 @@ class Rig:
         self._drive(self.map.seats[seat].spots[spot].sensor, on)
         self.step()
 
+    def stake_and_close(self, seat: int, spot: str) -> None:
+        """The dealer opens betting, chips go on one spot, the dealer closes: a round in play on that stake.
+
+        Every step goes through the dealer panel and the chip sensor, as a shift would, so the panel's
+        view of the stake is the one it formed itself (the map needs a dealer panel).
+        """
+        self.press(None, "open_betting")
+        self.sync()
+        self.chips(seat, spot, True)
+        self.sync()
+        self.press(None, "close_betting")
+        self.sync()
+
     def at_whole_second(self) -> None:
         """Move to the next whole second, where every blink and fault blink is in its lit half."""
         self.clock.t = float(int(self.clock.t) + 1)

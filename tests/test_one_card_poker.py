@@ -1,89 +1,19 @@
-"""One Card Poker with a Designated Player: every path of docs/rules/one_card_poker.md through the table.
+"""One Card Poker with a Designated Player: every path of play in docs/rules/one_card_poker.md, settled.
 
 Each test plays real inputs into :class:`controller.table.Table` and checks
 the settlement line, the cards each hand was given and what the round asked
 for next; the expected figures are worked from the rules, not read back from
-the engine.
+the engine. What the game refuses is in tests/test_one_card_poker_refusals.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 import pytest
-from pydantic import ValidationError
+from one_card_poker_support import CREDITS, Step, hands, make_table, names, play, result, settled, step
 
 from controller import inputs as I
-from controller.cards import parse_card
-from controller.events import Event
-from controller.game_base import CardDue, DecisionDue, Refusal
-from controller.games.one_card_poker.rules import OneCardPoker, OneCardPokerOptions, deal_order
-from controller.limits import TableLimits
-from controller.table import Table
-
-Step = str | tuple[Any, ...]
-
-
-def make_table(credits: dict[int, int], dp: int | None = None, unit: int = 100, **options: Any) -> Table:
-    limits = TableLimits(unit=unit, min_bet=unit)
-    table = Table(OneCardPoker(OneCardPokerOptions(**options)), limits)
-    for seat, amount in credits.items():
-        table.apply(I.CreditIn(seat, amount))
-    table.apply(I.NewShoe())
-    if dp is not None:
-        assert names(table.apply(I.SetDesignatedPlayer(dp))) == ["dp_set"]
-    return table
-
-
-def names(events: list[Event]) -> list[str]:
-    return [e.event for e in events]
-
-
-def open_and_bet(table: Table, bets: dict[int, dict[str, int]]) -> list[Event]:
-    events = table.apply(I.OpenBetting())
-    for seat, spots in bets.items():
-        for spot, amount in spots.items():
-            events += table.apply(I.PlaceWager(seat, spot, amount))
-    events += table.apply(I.CloseBetting())
-    return events
-
-
-def step(table: Table, s: Step) -> list[Event]:
-    if isinstance(s, str):
-        return table.apply(I.CardSeen(parse_card(s)))
-    return table.apply(I.Decision(*s))
-
-
-def play(table: Table, bets: dict[int, dict[str, int]], steps: Sequence[Step] = ()) -> list[Event]:
-    """A whole round; every input must be accepted."""
-    events = open_and_bet(table, bets)
-    for s in steps:
-        events += step(table, s)
-    refused = [e.to_dict() for e in events if e.event == "refused"]
-    assert not refused
-    return events
-
-
-def settled(events: list[Event]) -> tuple[dict[tuple[int, str], tuple[int, int]], int]:
-    """``{(seat, spot): (stake, net)}`` and the house's net of the round's settlement line."""
-    (line,) = [e.to_dict() for e in events if e.event == "round_settled"]
-    lines = {(s["seat"], s["spot"]): (s["stake"], s["net"]) for s in line["settlements"]}
-    assert sum(n for _, n in lines.values()) + line["house_net"] == 0
-    return lines, line["house_net"]
-
-
-def result(events: list[Event]) -> dict[str, Any]:
-    (res,) = [e.to_dict()["result"] for e in events if e.event == "round_result"]
-    assert isinstance(res, dict)
-    return res
-
-
-def hands(events: list[Event]) -> list[tuple[str, str]]:
-    return [(e.to_dict()["hand"], e.to_dict()["card"]) for e in events if e.event == "card_dealt"]
-
-
-CREDITS = {1: 10_000, 2: 10_000, 3: 10_000, 4: 50_000, 5: 10_000, 6: 10_000, 7: 10_000}
+from controller.game_base import CardDue, DecisionDue
+from controller.games.one_card_poker.rules import deal_order
 
 
 # ------------------------------------------------------------------ deal, win, lose
@@ -293,6 +223,14 @@ def test_tie_banked_by_the_dp_is_covered_paid_and_in_the_bank_line() -> None:
     assert result(events)["players"]["2"]["outcome"] == "no_action"
 
 
+def test_a_tie_wager_without_a_primary_is_returned_at_close() -> None:
+    table = make_table(CREDITS, dp=4)
+    events = play(table, {1: {"tie": 100}, 2: {"primary": 100}}, ["5C", "6C"])
+    returned = [e.to_dict() for e in events if e.event == "wager_returned"]
+    assert [(r["seat"], r["spot"], r["amount"]) for r in returned] == [(1, "tie", 100)]
+    assert (1, "tie") not in settled(events)[0]
+
+
 # ----------------------------------------------------------------------- coverage
 def test_coverage_stops_at_the_first_uncovered_seat_from_the_dps_left() -> None:
     table = make_table({1: 10_000, 2: 10_000, 3: 10_000, 5: 2_000, 6: 10_000, 7: 10_000}, dp=5)
@@ -361,124 +299,3 @@ def test_fixed_dp_stays_until_set_again() -> None:
     assert names(table.apply(I.SetDesignatedPlayer(6))) == ["dp_set"]
     events = play(table, {1: {"primary": 100}}, ["2D", "3D"])
     assert result(events)["dp_seat"] == 6
-
-
-def test_the_dp_seat_places_no_wager() -> None:
-    table = make_table(CREDITS, dp=4)
-    table.apply(I.OpenBetting())
-    before = table.snapshot()
-    refused = table.apply(I.PlaceWager(4, "primary", 500))
-    assert names(refused) == ["refused"] and "Designated Player" in refused[0].to_dict()["reason"]
-    assert table.snapshot() == before
-
-
-def test_a_seat_that_is_not_seated_cannot_be_the_dp() -> None:
-    table = make_table({1: 1000})
-    refused = table.apply(I.SetDesignatedPlayer(5))
-    assert names(refused) == ["refused"] and "not seated" in refused[0].to_dict()["reason"]
-    game = OneCardPoker(OneCardPokerOptions())
-    with pytest.raises(Refusal, match="not seated"):
-        game.set_designated_player(5, [1, 2])
-
-
-def test_close_is_refused_without_a_dp() -> None:
-    table = make_table(CREDITS)
-    table.apply(I.OpenBetting())
-    table.apply(I.PlaceWager(1, "primary", 500))
-    before = table.snapshot()
-    refused = table.apply(I.CloseBetting())
-    assert names(refused) == ["refused"] and "no Designated Player" in refused[0].to_dict()["reason"]
-    assert table.snapshot() == before
-
-
-def test_a_tie_wager_without_a_primary_is_returned_at_close() -> None:
-    table = make_table(CREDITS, dp=4)
-    events = play(table, {1: {"tie": 100}, 2: {"primary": 100}}, ["5C", "6C"])
-    returned = [e.to_dict() for e in events if e.event == "wager_returned"]
-    assert [(r["seat"], r["spot"], r["amount"]) for r in returned] == [(1, "tie", 100)]
-    assert (1, "tie") not in settled(events)[0]
-
-
-# ------------------------------------------------------------- refusals change nothing
-@pytest.mark.parametrize(
-    ("decision", "reason"),
-    [
-        ((3, "extend"), "not to act"),
-        ((4, "dp_extend"), "not to act"),
-        ((1, "hit"), "not legal"),
-        ((1, "extend", 400), "must be 5.00"),
-        ((1, "surrender", 250), "takes no amount"),
-    ],
-)
-def test_illegal_player_decisions_are_refused_and_change_nothing(
-    decision: tuple[Any, ...], reason: str
-) -> None:
-    table = make_table(CREDITS, dp=4)
-    play(table, {1: {"primary": 500}, 3: {"primary": 500}}, ["TC", "2D", "TD"])  # seat 3 lost, seat 4 DP
-    before = table.snapshot()
-    refused = step(table, decision)
-    assert names(refused) == ["refused"] and reason in refused[0].to_dict()["reason"]
-    assert table.snapshot() == before
-
-
-@pytest.mark.parametrize(
-    ("decision", "reason"),
-    [
-        ((1, "dp_extend"), "not to act"),
-        ((4, "extend"), "not legal"),
-        ((4, "dp_extend", 1000), "must be 5.00"),
-        ((4, "dp_decline", 0), "takes no amount"),
-    ],
-)
-def test_illegal_dp_answers_are_refused_and_change_nothing(decision: tuple[Any, ...], reason: str) -> None:
-    table = make_table(CREDITS, dp=4)
-    play(table, {1: {"primary": 500}}, ["TC", "TD", (1, "extend")])
-    before = table.snapshot()
-    refused = step(table, decision)
-    assert names(refused) == ["refused"] and reason in refused[0].to_dict()["reason"]
-    assert table.snapshot() == before
-
-
-def test_a_decision_while_a_card_is_due_is_refused() -> None:
-    table = make_table(CREDITS, dp=4)
-    play(table, {1: {"primary": 500}}, ["TC"])
-    before = table.snapshot()
-    assert names(step(table, (1, "extend"))) == ["refused"]
-    assert table.snapshot() == before
-
-
-def test_the_round_itself_refuses_what_was_not_offered() -> None:
-    """The table checks seat and action first; the round must refuse them too when called directly."""
-    table = make_table(CREDITS, dp=4)
-    play(table, {1: {"primary": 500}}, ["TC", "TD"])
-    rnd = table.round
-    assert rnd is not None
-    view = rnd.view()
-    for seat, action in [(2, "extend"), (1, "dp_extend"), (4, "dp_decline")]:
-        with pytest.raises(Refusal, match="not"):
-            rnd.on_decision(seat, action, None)
-    assert rnd.view() == view
-
-
-# ----------------------------------------------------------------------- options
-def test_options_defaults_and_validation() -> None:
-    opts = OneCardPokerOptions()
-    assert (opts.decks, str(opts.tie_pays), opts.tie_banker, opts.tie_requires_extend) == (
-        1,
-        "10:1",
-        "house",
-        False,
-    )
-    assert (opts.dp_rotation, opts.dp_fee) == ("fixed", 0)
-    for bad in (
-        {"tie_pays": 541},
-        {"tie_pays": "10:2"},
-        {"tie_banker": "player"},
-        {"dp_rotation": "random"},
-        {"dp_fee": -1},
-        {"decks": 9},
-        {"tie_requires_extend": "yes"},
-        {"surrender": True},
-    ):
-        with pytest.raises(ValidationError):
-            OneCardPokerOptions(**bad)
