@@ -313,6 +313,8 @@ class Daemon:
         except JournalFault as exc:
             self.journal_faulted(exc)
             raise
+        if self.service.journal.fault is not None:  # after it was applied (a limits change refused)
+            self.journal_faulted(self.service.journal.fault)
         log_alerts(self.config.table_id, source, inp, applied.events)
         pub = self._pub
         tid = self.config.table_id
