@@ -24,6 +24,7 @@ from controller.daemon.commands import CommandError, parse_command
 from controller.daemon.config import TableConfig, parse_table
 from controller.daemon.journal import Journal, JournalFault, JournalMismatch
 from controller.daemon.service import TableService, event_payload
+from controller.table import Table
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -114,8 +115,7 @@ def test_a_change_found_mid_round_waits_for_the_round_to_end(
     in status and the snapshot, until then."""
     again = start_mid_round(tmp_path, upto)
     old, new = config(tmp_path, 100, 1000).limits, config(tmp_path, 100, 500).limits
-    rows = again.journal.last_id
-    assert rows == 3 + upto and again.table.limits == old, "nothing journaled inside the round"
+    assert again.journal.last_id == 3 + upto and again.table.limits == old, "nothing journaled in the round"
     assert again.status()["limits_pending"] == again.snapshot()["limits_pending"] == new.model_dump()
     if upto == 2:  # a wager of the round in play, after the start: the round's limits (1000), not 500
         assert again.submit(I.PlaceWager(2, "banker", 1000), "test", at=1.0).refused is None
@@ -125,8 +125,7 @@ def test_a_change_found_mid_round_waits_for_the_round_to_end(
     assert again.table.phase == "idle" and again.table.limits == new
     assert [(e.source, e.input) for e in again.journal.entries(again.journal.last_id)] == [
         ("config", I.SetLimits(**new.model_dump()))], "right after the input that ended the round"
-    assert again.status()["limits_pending"] is None
-    again.submit(I.OpenBetting(), "test", at=1.0)  # the next round faces the new limits
+    assert again.status()["limits_pending"] is None and again.submit(I.OpenBetting(), "test").refused is None
     assert again.submit(I.PlaceWager(1, "player", 1000), "test", at=1.0).refused
     assert again.submit(I.PlaceWager(1, "player", 500), "test", at=1.0).refused is None
     again.journal.close()
@@ -134,8 +133,6 @@ def test_a_change_found_mid_round_waits_for_the_round_to_end(
 
 def test_the_engine_refuses_a_limits_input_while_a_round_is_in_play(tmp_path: Path) -> None:
     """So no row, hand-edited or replayed, changes the limits inside a hand."""
-    from controller.table import Table
-
     old, new = config(tmp_path, 100, 1000), config(tmp_path, 100, 500)
     table = Table(old.new_game(), old.limits)
     change = I.SetLimits(**new.limits.model_dump())
@@ -158,10 +155,9 @@ def test_a_change_the_rounds_end_cannot_make_halts_the_table(tmp_path: Path) -> 
     assert again.submit(I.CreditIn(3, 700), "test", at=1.0).refused is None  # the round's limits: 3 seats
     for inp in ROUND[3:]:
         assert again.submit(inp, "test", at=1.0).refused is None
-    rows = again.journal.last_id
-    fault = again.status()["journal_fault"]
-    assert fault is not None and "cannot take effect at the end of round 1: seat 3 holds credits" in fault["error"]
-    assert again.status()["limits_pending"] is not None and again.table.limits.seats == 3
+    rows, status = again.journal.last_id, again.status()
+    assert "take effect at the end of round 1: seat 3 holds credits" in status["journal_fault"]["error"]
+    assert status["limits_pending"] is not None and again.table.limits.seats == 3
     with pytest.raises(JournalFault):
         again.submit(I.OpenBetting(), "test", at=1.0)
     assert again.journal.last_id == rows and again.table.phase == "idle"
