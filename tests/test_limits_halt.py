@@ -1,9 +1,10 @@
 """A table file's limits change that the round's end can no longer make halts the daemon, and says so.
 
 The daemon's own sockets on ipc:// paths, its real journal; the table file of
-fewer seats is found mid-round, a seat it drops buys in during the round, and
-the round's end must neither drop that money nor carry on silently under the
-old limits (docs/daemon.md, "Limits").
+fewer seats and a lower maximum is found mid-round: the round's commands are
+still taken under its old limits, a seat the new ones drop buys in during the
+round, and the round's end must neither drop that money nor carry on silently
+under the old limits (docs/daemon.md, "Limits").
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def test_the_daemon_halts_when_the_rounds_end_cannot_make_the_limits_change(tmp_
     play_to(tmp_path, 2)  # betting open, 1000 on the Player, under 3 seats
     zmq_spec = {k: f"ipc://{tmp_path}/{k}" for k in ("pub", "snapshot", "command")}
     raw = {"table": "t", "game": "baccarat", "seats": 2, "state_dir": str(tmp_path / "state"),
-           "limits": {"unit": 100, "min_bet": 100, "max_bet": 1000}, "currency": {"minor_units": 2},
+           "limits": {"unit": 100, "min_bet": 100, "max_bet": 500}, "currency": {"minor_units": 2},
            "zeromq": zmq_spec}
     config = parse_table(raw, tmp_path / "t.yaml")
     daemon = Daemon(config, use_shoe=False)
@@ -45,6 +46,8 @@ def test_the_daemon_halts_when_the_rounds_end_cannot_make_the_limits_change(tmp_
             status = client.call("status")
             assert status["limits_pending"]["seats"] == 2 and status["journal_fault"] is None
             assert client.call("credit_in", seat=3, amount=700)["ok"], "the round in play keeps 3 seats"
+            bet = client.call("bet", seat=2, spot="banker", amount=1000)  # and its maximum: 1000, not 500
+            assert bet["ok"], bet
             closed = client.call("close")
             assert closed["ok"], closed
             for seen in ROUND[4:]:
