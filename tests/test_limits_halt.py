@@ -22,6 +22,8 @@ from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import parse_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
+from controller.money import Currency
+from controller.tools.ctl import format_reply
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -45,6 +47,8 @@ def test_the_daemon_halts_when_the_rounds_end_cannot_make_the_limits_change(tmp_
             time.sleep(0.3)  # the subscription reaches the PUB
             status = client.call("status")
             assert status["limits_pending"]["seats"] == 2 and status["journal_fault"] is None
+            assert "LIMITS PENDING (the table file's, once this round ends): 2 seats, bets 1.00..5.00" in (
+                format_reply({"cmd": "status"}, status, Currency(minor_units=2)))
             assert client.call("credit_in", seat=3, amount=700)["ok"], "the round in play keeps 3 seats"
             bet = client.call("bet", seat=2, spot="banker", amount=1000)  # and its maximum: 1000, not 500
             assert bet["ok"], bet
