@@ -224,7 +224,7 @@ class SetLimits(Input):
     Journaled by the daemon, from the table file, when the file's limits differ from the ones the
     journal last recorded (controller.daemon.journal_limits): a change takes effect when it is made
     and never reaches back, so a replay plays every earlier row under the limits it was played under.
-    Wagers already on the layout stand; wagers placed after it face the new limits.
+    Only between rounds: refused while a round is in play, so every round is played under one set.
     """
 
     kind: ClassVar[str] = "limits"

@@ -83,7 +83,12 @@ class WagerRules:
         return None
 
     def _set_limits(self, inp: I.SetLimits) -> list[Event]:
-        """The limits from now on: a wager standing stays as placed, the wagers after face them."""
+        """The limits from the next round on: only between rounds, as a floor changes its sign between
+        hands, so no round is played under two sets of limits (a journaled change waits for the round
+        in play to end: controller.daemon.journal_limits)."""
+        if self.phase != "idle":
+            raise Refusal(f"the limits change between rounds, not while round {self.round_no} is in play "
+                          f"({self.phase})")
         try:
             limits = TableLimits(**{k: v for k, v in inp.to_dict().items() if k != "input"})
         except ValueError as exc:

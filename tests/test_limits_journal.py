@@ -22,8 +22,9 @@ import pytest
 from controller import inputs as I
 from controller.daemon.commands import CommandError, parse_command
 from controller.daemon.config import TableConfig, parse_table
-from controller.daemon.journal import Journal, JournalMismatch
+from controller.daemon.journal import Journal, JournalFault, JournalMismatch
 from controller.daemon.service import TableService, event_payload
+from controller.table import Table
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -84,24 +85,84 @@ def test_a_restart_under_other_limits_rebuilds_what_was_published_and_paid(tmp_p
     again.journal.close()
 
 
-def test_a_change_mid_round_leaves_the_wagers_standing_and_faces_the_next_ones(tmp_path: Path) -> None:
+def play_to(tmp_path: Path, upto: int) -> None:
+    """Credits in, then ROUND[:upto] under a maximum of 1000: a round left in play."""
     play(config(tmp_path, 100, 1000), 0)
     live = open_service(config(tmp_path, 100, 1000))
     live.replay()
-    for inp in ROUND[:2]:  # betting open, 1000 on the Player
-        live.submit(inp, "test", at=1.0)
+    for inp in ROUND[:upto]:
+        assert live.submit(inp, "test", at=1.0).refused is None
     live.journal.close()
-    again = open_service(config(tmp_path, 100, 500))
+
+
+def start_mid_round(tmp_path: Path, upto: int, max_bet: int = 500, seats: int = 3) -> TableService:
+    """A round left in play (:func:`play_to`), then a start under ``max_bet`` and ``seats``."""
+    play_to(tmp_path, upto)
+    again = open_service(config(tmp_path, 100, max_bet, seats=seats))
     again.replay()
-    assert again.table.staked == {(1, "player"): 1000}, "the wager placed under the old limits stands"
-    assert again.submit(I.PlaceWager(1, "player", 100), "test").refused  # 1100 on the spot: over 500
-    assert again.recorder.current is not None
-    kinds = [i["input"] for i in again.recorder.current["inputs"]]
-    assert kinds[-3:] == ["place_wager", "limits", "place_wager"], "the round's record shows the change"
-    for inp in ROUND[3:]:
-        settled = again.submit(inp, "test").events[-1].to_dict()
-    assert settled["settlements"] == [{"seat": 1, "spot": "player", "stake": 1000, "net": 1000}]
+    return again
+
+
+@pytest.mark.parametrize("upto, rest", [
+    (2, ROUND[2:]),  # betting open, 1000 on the Player: 100 on the Banker comes after the start, then dealt
+    (5, ROUND[5:]),  # mid-deal: one card out
+    (2, [I.VoidRound()]),  # betting open, then the round voided
+], ids=["betting", "dealing", "voided"])
+def test_a_change_found_mid_round_waits_for_the_round_to_end(
+        tmp_path: Path, upto: int, rest: list[I.Input]) -> None:
+    """As a floor changes its sign between hands: the round in play (its later wagers too) is played
+    under the old limits; the change is journaled right after the input that ends it, and is pending,
+    in status and the snapshot, until then."""
+    again = start_mid_round(tmp_path, upto)
+    old, new = config(tmp_path, 100, 1000).limits, config(tmp_path, 100, 500).limits
+    assert again.journal.last_id == 3 + upto and again.table.limits == old, "nothing journaled in the round"
+    assert again.status()["limits_pending"] == again.snapshot()["limits_pending"] == new.model_dump()
+    if upto == 2:  # a wager of the round in play, after the start: the round's limits (1000), not 500
+        assert again.submit(I.PlaceWager(2, "banker", 1000), "test", at=1.0).refused is None
+        assert again.submit(I.CancelWager(2, "banker"), "test", at=1.0).refused is None
+    for inp in rest:
+        assert again.submit(inp, "test", at=1.0).refused is None
+    assert again.table.phase == "idle" and again.table.limits == new
+    assert [(e.source, e.input) for e in again.journal.entries(again.journal.last_id)] == [
+        ("config", I.SetLimits(**new.model_dump()))], "right after the input that ended the round"
+    assert again.status()["limits_pending"] is None and again.submit(I.OpenBetting(), "test").refused is None
+    assert again.submit(I.PlaceWager(1, "player", 1000), "test", at=1.0).refused
+    assert again.submit(I.PlaceWager(1, "player", 500), "test", at=1.0).refused is None
     again.journal.close()
+
+
+def test_the_engine_refuses_a_limits_input_while_a_round_is_in_play(tmp_path: Path) -> None:
+    """So no row, hand-edited or replayed, changes the limits inside a hand."""
+    old, new = config(tmp_path, 100, 1000), config(tmp_path, 100, 500)
+    table = Table(old.new_game(), old.limits)
+    change = I.SetLimits(**new.limits.model_dump())
+    for inp, phase in ((I.OpenBetting(), "betting"), (I.CloseBetting(), "dealing")):
+        table.apply(inp)
+        [refused] = table.apply(change)
+        assert table.phase == phase and table.limits == old.limits
+        assert refused.to_dict()["reason"] == (
+            f"the limits change between rounds, not while round 1 is in play ({phase})")
+    assert [e.event for e in table.apply(I.VoidRound())] == ["round_voided"]
+    assert table.apply(change) == [] and table.limits == new.limits  # between rounds: taken
+
+
+def test_a_change_the_rounds_end_cannot_make_halts_the_table(tmp_path: Path) -> None:
+    """Seat 3 holds nothing at the start (2 seats may take effect), but buys in during the round still
+    under 3 seats: at the round's end the change would drop its money. No change, no row: the table
+    halts and says why (the journal faulted, status), until a restart under a corrected table file."""
+    again = start_mid_round(tmp_path, 2, max_bet=1000, seats=2)
+    assert again.status()["limits_pending"] is not None
+    assert again.submit(I.CreditIn(3, 700), "test", at=1.0).refused is None  # the round's limits: 3 seats
+    for inp in ROUND[3:]:
+        assert again.submit(inp, "test", at=1.0).refused is None
+    rows, status = again.journal.last_id, again.status()
+    assert "take effect at the end of round 1: seat 3 holds credits" in status["journal_fault"]["error"]
+    assert status["limits_pending"] is not None and again.table.limits.seats == 3
+    with pytest.raises(JournalFault):
+        again.submit(I.OpenBetting(), "test", at=1.0)
+    assert again.journal.last_id == rows and again.table.phase == "idle"
+    again.journal.close()
+    refused_start(config(tmp_path, 100, 1000, seats=2), "seat 3 holds credits")  # until it is corrected
 
 
 def refused_start(cfg: TableConfig, why: str) -> None:
@@ -174,12 +235,43 @@ play(config(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])), int(sys.argv
 """
 
 
-def crash(tmp_path: Path, fault: str, min_bet: int, max_bet: int, rounds: int) -> None:
-    """Play in a child process that CROUPIER_FAULT kills at ``fault``; it must die there."""
+def crash(tmp_path: Path, fault: str, *args: int, script: str = CHILD) -> None:
+    """Run ``script`` (by default: play ``min_bet, max_bet, rounds``) in a child process that
+    CROUPIER_FAULT kills at ``fault``; it must die there."""
     env = {**os.environ, "CROUPIER_FAULT": fault}
-    done = subprocess.run([sys.executable, "-c", CHILD, str(Path(__file__).parent), str(tmp_path),
-                           str(min_bet), str(max_bet), str(rounds)], env=env, timeout=30, check=False)
+    done = subprocess.run([sys.executable, "-c", script, str(Path(__file__).parent), str(tmp_path),
+                           *map(str, args)], env=env, timeout=30, check=False)
     assert done.returncode == -9, f"not killed at {fault}"
+
+
+MID_ROUND_CHILD = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from test_limits_journal import ROUND, config, open_service
+service = open_service(config(Path(sys.argv[2]), 100, 500))
+service.replay()
+for inp in ROUND[int(sys.argv[3]):]:
+    service.submit(inp, "test", at=1.0)
+"""
+
+
+@pytest.mark.parametrize("fault", ["journal_commit:6", "journal_commit:7"], ids=["before", "after"])
+def test_a_kill_at_the_rounds_end_leaves_the_deferred_change_exactly_once(tmp_path: Path, fault: str) -> None:
+    """Started under new limits with betting open, the rest of the round played (6 rows), then killed
+    right after the round's last row commits (before the deferred change: the next start, between
+    rounds, journals it) or right after the deferred row commits (the next start replays it)."""
+    play_to(tmp_path, 2)
+    crash(tmp_path, fault, 2, script=MID_ROUND_CHILD)
+    lower = config(tmp_path, 100, 500)
+    for _ in range(2):  # and a later start journals nothing more
+        again = open_service(lower)
+        again.replay()
+        inputs = [e.input for e in again.journal.entries()]
+        assert len(inputs) == 3 + len(ROUND) + 1 and inputs[-1] == I.SetLimits(**lower.limits.model_dump())
+        assert again.table.limits == lower.limits and again.table.snapshot()["credits"] == {
+            "1": 6000, "2": 4900}, "the round played under the old limits: 1000 on the Player won"
+        again.journal.close()
 
 
 def test_a_kill_right_after_the_limits_row_is_committed_leaves_it_exactly_once(tmp_path: Path) -> None:

@@ -305,7 +305,9 @@ class Journal:
             conn.execute(SET_CURSOR, (self.shoe_cursor.session, self.shoe_cursor.seq, self.last_id))
 
     def mark_fault(self, reason: str) -> JournalFault:
-        """A write outside :meth:`append` failed (a checkpoint): fault the journal as a failed append does."""
+        """A write outside :meth:`append` failed (a checkpoint), or play must stop all the same (a limits
+        change the round's end cannot make: controller.daemon.journal_limits): fault the journal as a
+        failed append does, so every later input is refused until a restart."""
         if self.fault is None:
             self.fault = JournalFault(self.path, reason)
         return self.fault

@@ -6,8 +6,10 @@ refused in the replay (under a maximum of 500), and the rebuilt rounds,
 credits and event seqs differ from what was published and paid. So the
 journal's header keeps the limits its rows start under (key ``limits``), and
 a change of the table file's limits is journaled as a ``limits`` input (source
-``config``) at the start that finds it, before any other input: it takes
-effect from that row on, never before (docs/daemon.md, "Limits").
+``config``) at the start that finds it, before any other input if the table
+is between rounds, else right after the input that ends the round in play (as
+a floor changes its sign between hands, never inside one): it takes effect
+from that row on, never before (docs/daemon.md, "Limits").
 
 A journal written before limits were recorded gets the table file's limits of
 the start that first opens it, as its starting limits: the best that can be
@@ -68,9 +70,22 @@ def limits_input(limits: TableLimits) -> SetLimits:
 
 def change_due(journal: Journal, table: Table, limits: TableLimits) -> SetLimits | None:
     """The input to journal if the table file's ``limits`` differ from the table's (the journal's last);
-    :class:`JournalMismatch` if they cannot take effect now (a seat still holding money would go)."""
+    :class:`JournalMismatch` if they cannot take effect (a seat still holding money would go)."""
     if table.limits == limits:
         return None
+    why = refusal(table, limits)
+    if why is not None:
+        raise JournalMismatch(journal.path, f"the table file's limits cannot take effect: {why}")
+    when = "now" if table.phase == "idle" else f"when round {table.round_no} in play ends"
+    log.warning("%s: the table file's limits differ from the journal's (%s, now %s): journaling the "
+                "change %s; the rows before it keep the limits they were played under",
+                journal.path, table.limits.model_dump_json(), limits.model_dump_json(), when)
+    return limits_input(limits)
+
+
+def refusal(table: Table, limits: TableLimits) -> str | None:
+    """Why ``limits`` cannot replace the table's (None if they can): money held would be dropped or
+    rescaled. Checked at the start, and again when a change that waited for the round's end is due."""
     why = table.limits_refusal(limits)
     banker = table.game.view().get("dp_seat")  # banks the next round, with credits or not
     if why is None and isinstance(banker, int) and banker > limits.seats:
@@ -79,12 +94,19 @@ def change_due(journal: Journal, table: Table, limits: TableLimits) -> SetLimits
     if why is None and limits.minor_units != table.limits.minor_units and _holds_money(table):
         why = (f"currency.minor_units {table.limits.minor_units} -> {limits.minor_units} while seats hold "
                "credits or wagers (journaled in minor units: it would rescale them; cash out first)")
-    if why is not None:
-        raise JournalMismatch(journal.path, f"the table file's limits cannot take effect: {why}")
-    log.warning("%s: the table file's limits differ from the journal's (%s, now %s): journaling the "
-                "change at row %d; the rows before it keep the limits they were played under",
-                journal.path, table.limits.model_dump_json(), limits.model_dump_json(), journal.last_id + 1)
-    return limits_input(limits)
+    return why
+
+
+def deferred_refusal(table: Table, change: SetLimits) -> str | None:
+    """Why a change that waited for the round in play cannot be made at its end (None if it can): the
+    round's own inputs (a credit_in at a seat the new limits leave out) made it drop money. The daemon
+    then makes no change and halts, as a start refused for it would (docs/daemon.md, "Limits")."""
+    why = refusal(table, TableLimits(**{k: v for k, v in change.to_dict().items() if k != "input"}))
+    if why is None:
+        return None
+    log.critical("the table file's limits cannot take effect at the end of round %d: %s", table.round_no, why)
+    return (f"the table file's limits cannot take effect at the end of round {table.round_no}: {why}; "
+            "play stops: restart under the old table file to settle it, then under the new one")
 
 
 def _holds_money(table: Table) -> bool:

@@ -169,6 +169,8 @@ class SnapshotReply(Identity):
     currency: Currency
     state: TableState
     journal_fault: JournalFaultInfo | None
+    #: The table file's limits waiting for the round in play to end (docs/daemon.md, "Limits").
+    limits_pending: dict[str, int] | None
     #: Cards refused while the table is tilted (past the bound of held cards), until the tilt ends.
     refused_cards: NotRequired[list[str]]
     lamps: NotRequired[Lamps]
@@ -262,6 +264,7 @@ class StatusReply(Identity):
     due: dict[str, Any] | None
     tilt: HeartbeatTilt | None
     journal_fault: JournalFaultInfo | None
+    limits_pending: dict[str, int] | None
     offline: dict[str, str]
     burn_next: bool
     dealer: str | None

@@ -53,7 +53,7 @@ async def handle_command(d: DaemonHost, payload: bytes, caller: KeyInfo) -> dict
     service = d.service
     assert service is not None
     try:
-        limits = d.config.limits
+        limits = service.table.limits  # in force: a change of the table file's may wait for the round's end
         parsed = parse_command(payload, limits.seats, d.config.table_id, limits,
                                d.config.spec.currency.currency())
     except WrongTable as exc:

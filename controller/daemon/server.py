@@ -326,6 +326,8 @@ class Daemon:
             self.publish_side("lamps", self.gpio.lamps_payload(tid))
         if self.dispenser is not None:
             self.dispenser.after_apply(self.service.table)
+        if self.service.journal.fault is not None:  # after it was applied: a limits change the round's end
+            self.journal_faulted(self.service.journal.fault)  # could not make (journal_limits) halts
         return applied
 
     def _checkpoint(self) -> None:
@@ -350,7 +352,8 @@ class Daemon:
             return
         self._fault_reported = True
         log.critical("JOURNAL FAULT: %s; the table is halted: every input is refused and no shoe frame is "
-                     "acknowledged. Free space or replace the storage, then restart the daemon.", fault)
+                     "acknowledged. Correct what it names (a failed write: free space or replace the "
+                     "storage), then restart the daemon.", fault)
         if self.gpio is not None and self.service is not None:
             self.gpio.show_fault(self.service.table)
             self.publish_side("lamps", self.gpio.lamps_payload(self.config.table_id))

@@ -10,6 +10,7 @@ leave the process before its input is durable).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sqlite3
@@ -21,10 +22,10 @@ from typing import Any
 
 from controller.daemon import checkpoint, journal_limits
 from controller.daemon.config import TableConfig
-from controller.daemon.journal import Journal
+from controller.daemon.journal import Journal, JournalFault
 from controller.daemon.recall import RoundRecorder
 from controller.events import Event, WagerPlaced
-from controller.inputs import CardSeen, Input
+from controller.inputs import CardSeen, Input, SetLimits
 from controller.table import Table
 from drivers.shoe import FrameId
 
@@ -106,6 +107,8 @@ class TableService:
         #: The ref'd command rows :meth:`replay` applied (after the checkpoint): the daemon keeps the
         #: replies a crash lost from them (controller.daemon.resend.keep_replayed), then drops them.
         self.replayed_commands: list[Applied] = []
+        #: The table file's limits change found at the start, waiting for the round in play to end.
+        self.limits_pending: SetLimits | None = None
 
     @property
     def table_id(self) -> str:
@@ -159,10 +162,24 @@ class TableService:
             table.phase,
             seq,
         )
-        change = journal_limits.change_due(self.journal, table, self.config.limits)
-        if change is not None:  # before any other input: the table file's limits hold from here on
-            self.submit(change, journal_limits.SOURCE)
+        # Between rounds: before any other input; else right after the input that ends the round in play.
+        self.limits_pending = journal_limits.change_due(self.journal, table, self.config.limits)
+        self._change_limits_between_rounds()
         self.maybe_checkpoint()
+
+    def _change_limits_between_rounds(self) -> None:
+        """Journal the table file's limits change that waits (:attr:`limits_pending`) once no round is
+        in play; if the round's inputs made it drop money, make none and halt (the journal faulted)."""
+        change = self.limits_pending
+        if change is None or self.table.phase != "idle":
+            return
+        why = journal_limits.deferred_refusal(self.table, change)
+        if why is not None:
+            self.journal.mark_fault(why)
+            return
+        self.limits_pending = None
+        with contextlib.suppress(JournalFault):  # the input before it stands; the fault halts the table
+            self.submit(change, journal_limits.SOURCE)
 
     def submit(
         self,
@@ -195,6 +212,8 @@ class TableService:
             self.seq += 1
             self.recent.append((self.seq, event))
             payloads.append(event_payload(self.table_id, self.seq, event))
+        if self.limits_pending is not None:
+            self._change_limits_between_rounds()
         if self.checkpoint_later is None:
             self.maybe_checkpoint()
         elif self.checkpoint_due():
@@ -285,7 +304,13 @@ class TableService:
             "currency": self.config.spec.currency.model_dump(),
             "state": self.table.snapshot(),
             "journal_fault": self.journal_fault(),
+            "limits_pending": self.pending_limits_view(),
         }
+
+    def pending_limits_view(self) -> dict[str, int] | None:
+        """The table file's limits that wait for the round in play to end (None: none wait)."""
+        change = self.limits_pending
+        return None if change is None else {k: v for k, v in change.to_dict().items() if k != "input"}
 
     def journal_fault(self) -> dict[str, str] | None:
         """``{"file", "error"}`` once a journal write failed (the table is halted), else None."""
@@ -304,6 +329,7 @@ class TableService:
             "due": t.snapshot()["due"],
             "tilt": self.tilt_view(),
             "journal_fault": self.journal_fault(),
+            "limits_pending": self.pending_limits_view(),
             "offline": dict(t.offline),
             "burn_next": t.burn_next,
             "dealer": t.dealer,

@@ -230,9 +230,10 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
                 lines.append(f"  cards refused during the tilt (out of the shoe): {' '.join(refused)}; once "
                              "it is resolved, key each as the due card (card X) or as a burn (card X burn)")
         lines.extend(f"  {line}" for line in offline_text(reply["offline"]))
-        lines.append(
-            "  credits: " + credits_text(reply["credits"], cur)
-        )
+        if new := reply.get("limits_pending"):  # docs/daemon.md, "Limits"
+            lines.append(f"  LIMITS PENDING (the table file's, once this round ends): {new['seats']} seats, "
+                         f"bets {cur.format(new['min_bet'])}..{cur.format(new['max_bet'])}")
+        lines.append("  credits: " + credits_text(reply["credits"], cur))
         for w in reply["wagers"]:
             lines.append(f"  wager: seat {w['seat']} {w['spot']} {cur.format(w['amount'])}")
         j = reply["journal"]
