@@ -91,9 +91,14 @@ def refusal(table: Table, limits: TableLimits) -> str | None:
     if why is None and isinstance(banker, int) and banker > limits.seats:
         why = (f"seat {banker} is the Designated Player: it cannot be left out of the {limits.seats} "
                "seat(s) of the new limits (set another DP first)")
-    if why is None and limits.minor_units != table.limits.minor_units and _holds_money(table):
-        why = (f"currency.minor_units {table.limits.minor_units} -> {limits.minor_units} while seats hold "
-               "credits or wagers (journaled in minor units: it would rescale them; cash out first)")
+    decimals = f"currency.minor_units {table.limits.minor_units} -> {limits.minor_units}"
+    if why is None and limits.minor_units != table.limits.minor_units:
+        if _holds_money(table):
+            why = (f"{decimals} while seats hold credits or wagers (journaled in minor units: it would "
+                   "rescale them; cash out first)")
+        elif table.phase != "idle":  # the round's commands would be typed in decimals not yet in force
+            why = (f"{decimals} while a round is in play (its commands are typed in the table file's "
+                   "currency: change it between rounds)")
     return why
 
 
