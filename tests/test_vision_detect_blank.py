@@ -100,3 +100,31 @@ def test_a_glare_on_the_card_is_not_taken_for_the_card() -> None:
     want = np.array(quad, np.float32)
     assert min(np.abs(np.roll(detection.corners, k, axis=0) - want).max() for k in range(4)) < 4
     assert recognise(frame, profile()).card is parse_card("4H")
+
+
+def test_a_pale_back_beside_the_card_still_counts() -> None:
+    """A second card face down, its back a plain pale colour to the edge (no white border, no lattice):
+    it shows no ink at all, yet it is a card, the card's size and shape. Before, it was set aside as
+    blank and the seven of clubs beside it was read: two cards as one. A card-shaped region always
+    counts; only odd shapes (a box, a mouse) are set aside for want of ink."""
+    quad = [(60.0, 120.0), (240.0, 120.0), (240.0, 371.0), (60.0, 371.0)]
+    frame = table_with_card("7C", [(330.0, 110.0), (510.0, 110.0), (510.0, 361.0), (330.0, 361.0)])
+    for pale in ((215, 215, 215), (235, 220, 200), (200, 230, 245)):
+        both = frame.copy()
+        cv2.fillConvexPoly(both, np.array(quad, np.int32), pale)
+        detection = find_card(both, profile().spec.face)
+        assert detection.status == "refused", (pale, detection.reason)
+
+
+def test_a_pale_back_joined_to_the_window_edge_still_counts() -> None:
+    """The same pale back and the card each joined to a bright streak running to the window's top edge
+    (a white sleeve, a lamp's reflection): neither is whole on its own, both are recovered from their
+    sides' runs (:mod:`vision.sides`), so two cards are found and the window is refused. Before, the
+    back's quadrilateral was dropped as blank and the seven of clubs was read."""
+    frame = table_with_card("7C", [(330.0, 110.0), (510.0, 110.0), (510.0, 361.0), (330.0, 361.0)])
+    back = np.array([(60, 120), (240, 120), (240, 371), (60, 371)], np.int32)
+    cv2.fillConvexPoly(frame, back, (215, 215, 215))
+    cv2.rectangle(frame, (140, 0), (160, 120), (235, 235, 235), -1)
+    cv2.rectangle(frame, (410, 0), (430, 110), (235, 235, 235), -1)
+    detection = find_card(frame, profile().spec.face)
+    assert detection.status == "refused", detection.reason

@@ -188,13 +188,11 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
                           "not a card's", contour=contour)
 
 
-def _joined(region: _Outline, ink: Ink, win: Bounds, params: DetectParams) -> _Outline:
+def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
     """A region reaching the window's edge that is not itself a whole card: a card joined to a glare,
-    a vignette or a neighbour is recovered from its sides' straight runs (:mod:`vision.sides`) and its
-    ink (a blank quadrilateral is a glare's or a sheet's, :mod:`vision.ink`); two cards found there are
-    refused; none, and the region is set aside as before."""
-    contour, mask = region.contour, region.mask
-    assert contour is not None and mask is not None
+    a vignette or a neighbour is recovered from its sides' straight runs (:mod:`vision.sides`); two
+    cards found there are refused, inked or not (a plain pale back is a card: :func:`_choose`); none,
+    and the region is set aside as before."""
 
     def accept(q: NDArray[np.float32]) -> NDArray[np.float32] | None:
         q = _order(q)
@@ -204,7 +202,7 @@ def _joined(region: _Outline, ink: Ink, win: Bounds, params: DetectParams) -> _O
             return None
         return next(iter(_card_turns(q, win, params)), None)
 
-    quads = [q for q in fit_quads(contour, win.rim, accept) if not ink.blank(mask, q)]
+    quads = fit_quads(contour, win.rim, accept)
     if len(quads) > 1:
         return _Outline("odd", f"{len(quads)} separate objects in the window (one card at a time)")
     if quads:
@@ -238,12 +236,13 @@ def _choose(found: list[_Outline], ink: Ink) -> _Outline | None:
     """The one card among the regions; a refusal when the window holds more or other things; None when
     only things at the window's edge were found (worth a second look with the edges).
 
-    When the window holds more than one card or anything odd, regions without ink are set aside first
-    (:mod:`vision.ink`: a sheet, a screen's white, a box, a glare patch): a card face, a back and any
-    part of a card that shows its index carry ink, so they still count."""
+    When the window holds more than one card or anything odd, odd regions without ink are set aside
+    first (:mod:`vision.ink`: a box, a mouse, a glare patch): a card face and any part of a card that
+    shows its index carry ink, so they still count. A card-shaped region always counts, inked or not:
+    a plain pale back, or a face washed out by glare, is a second card."""
     inside = [o for o in found if o.kind == "card"] + [o for o in found if o.kind == "odd"]
     if len(inside) > 1 or any(o.kind == "odd" for o in inside):
-        inside = [o for o in inside if not _blank(o, ink)]
+        inside = [o for o in inside if o.kind == "card" or not _blank(o, ink)]  # a card-shaped one counts
     cards = [o for o in inside if o.kind == "card"]
     if len(inside) > 1:
         return _Outline("refused", f"{len(inside)} separate objects in the window (one card at a time)")
@@ -280,14 +279,13 @@ class _Looks:
         return self._join(seen) if join else seen
 
     def _join(self, found: list[_Outline]) -> list[_Outline]:
-        return [self._joined(o) if o.joinable else o for o in found]
+        return [self._joined(o.contour) if o.joinable and o.contour is not None else o for o in found]
 
-    def _joined(self, region: _Outline) -> _Outline:
+    def _joined(self, contour: NDArray[np.int32]) -> _Outline:
         """:func:`_joined`, once per region: two looks often part the same region from the rest."""
-        assert region.contour is not None
-        key = region.contour.tobytes()
+        key = contour.tobytes()
         if key not in self._joins:
-            self._joins[key] = _joined(region, self.ink, self.win, self.params)
+            self._joins[key] = _joined(contour, self.win, self.params)
         return self._joins[key]
 
     def choose(self, join: bool) -> _Outline | None:

@@ -7,10 +7,12 @@ a lit monitor behind it or a glare patch on it is bright too. A card face always
 indices and the pips or the court's picture (at least a twentieth of an ace's area, far more on every
 other card), and a card back prints its pattern or a dark field inside a white border; all of it is
 darker than the paper around it or coloured (a red pip), so it shows as marks inside the region's
-outline. A region whose outline holds almost none of them (:data:`BLANK_INK`) is
-therefore no card face, no card back and no part of one that shows its index: it is set aside,
-neither read nor counted. The rule is one-sided: any ink at all keeps a region counted, so a second
-card, a back or a corner showing its index still refuses the window.
+outline. An odd-shaped region whose outline holds almost none of them (:data:`BLANK_INK`) is
+therefore no card face and no part of one that shows its index: it is set aside, neither read nor
+counted. The rule is one-sided: any ink at all keeps a region counted, so a second card or a corner
+showing its index still refuses the window. A back need not print ink (a plain pale back, or any
+card washed out by glare, shows none), so a card-shaped region always counts, inked or not
+(:func:`vision.detect._choose`): only odd shapes are set aside for want of ink.
 """
 
 from __future__ import annotations
