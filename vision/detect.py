@@ -13,7 +13,7 @@ a reason, so the recogniser never guesses from a partial view.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
 
 import cv2
@@ -21,7 +21,6 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.ink import Ink
 from vision.rim import edge_map, sharp_outline
 from vision.sides import fit_quads
 from vision.tilt import card_turns
@@ -144,8 +143,6 @@ class _Outline:
     #: A region at the window's edge that is not a whole card: worth searching for a joined card.
     joinable: bool = False
     other: NDArray[np.float32] | None = None  # the card's other possible quarter turn
-    #: The mask the region was found in (its ink is told there and in the frame, :mod:`vision.ink`).
-    mask: Image | None = None
 
 
 def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
@@ -185,16 +182,14 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
     across, along = win.sides(q)
     where = " on the calibrated table" if win.calibrated else ""
     return _Outline(kind, f"the outline's sides are {across / max(along, 1e-6):.2f} wide to tall{where}, "
-                          "not a card's", contour=contour)
+                          "not a card's")
 
 
-def _joined(region: _Outline, ink: Ink, win: Bounds, params: DetectParams) -> _Outline:
+def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
     """A region reaching the window's edge that is not itself a whole card: a card joined to a glare,
-    a vignette or a neighbour is recovered from its sides' straight runs (:mod:`vision.sides`) and its
-    ink (a blank quadrilateral is a glare's or a sheet's, :mod:`vision.ink`); two cards found there are
-    refused; none, and the region is set aside as before."""
-    contour, mask = region.contour, region.mask
-    assert contour is not None and mask is not None
+    a vignette or a neighbour is recovered from its sides' straight runs (:mod:`vision.sides`); two
+    cards found there are refused, inked or not (a plain pale back is a card: :func:`_choose`); none,
+    and the region is set aside as before."""
 
     def accept(q: NDArray[np.float32]) -> NDArray[np.float32] | None:
         q = _order(q)
@@ -204,7 +199,7 @@ def _joined(region: _Outline, ink: Ink, win: Bounds, params: DetectParams) -> _O
             return None
         return next(iter(_card_turns(q, win, params)), None)
 
-    quads = [q for q in fit_quads(contour, win.rim, accept) if not ink.blank(mask, q)]
+    quads = fit_quads(contour, win.rim, accept)
     if len(quads) > 1:
         return _Outline("odd", f"{len(quads)} separate objects in the window (one card at a time)")
     if quads:
@@ -222,29 +217,21 @@ def _outlines(binary: Image, params: DetectParams, win: Bounds) -> list[_Outline
     if win.inside is not None:
         binary = cv2.bitwise_and(binary, win.inside)
     contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    found = [
+    return [
         _outline(np.asarray(c, np.int32), win, params)
         for c in contours
         if cv2.contourArea(c) >= params.min_area * w * h
     ]
-    return [o if o.contour is None else replace(o, mask=binary) for o in found]
 
 
-#: Why a window holding only blank bright regions (:mod:`vision.ink`) is refused.
-BLANK: Final = "only bright things without ink in the window (paper, a screen, a glare): no card face"
-
-
-def _choose(found: list[_Outline], ink: Ink) -> _Outline | None:
+def _choose(found: list[_Outline]) -> _Outline | None:
     """The one card among the regions; a refusal when the window holds more or other things; None when
     only things at the window's edge were found (worth a second look with the edges).
 
-    When the window holds more than one card or anything odd, regions without ink are set aside first
-    (:mod:`vision.ink`: a sheet, a screen's white, a box, a glare patch): a card face, a back and any
-    part of a card that shows its index carry ink, so they still count."""
-    inside = [o for o in found if o.kind == "card"] + [o for o in found if o.kind == "odd"]
-    if len(inside) > 1 or any(o.kind == "odd" for o in inside):
-        inside = [o for o in inside if not _blank(o, ink)]
-    cards = [o for o in inside if o.kind == "card"]
+    Every region wholly inside counts, inked or not: a plain pale back, a card washed out by glare or a
+    back partly under the dealer's hand shows no ink, and is still a second card."""
+    cards = [o for o in found if o.kind == "card"]
+    inside = cards + [o for o in found if o.kind == "odd"]
     if len(inside) > 1:
         return _Outline("refused", f"{len(inside)} separate objects in the window (one card at a time)")
     if len(cards) == 1:
@@ -254,20 +241,15 @@ def _choose(found: list[_Outline], ink: Ink) -> _Outline | None:
     return None
 
 
-def _blank(region: _Outline, ink: Ink) -> bool:
-    return region.contour is not None and region.mask is not None and ink.blank(region.mask, region.contour)
-
-
 class _Looks:
     """The looks at one working frame, each mask's regions classified once: the pass that searches the
     regions at the window's edge for a joined card (``join``) reuses the plain pass's masks and regions."""
 
     def __init__(
-        self, ink: Ink, binary: Image, level: float, found: list[_Outline], params: DetectParams,
+        self, grey: Image, binary: Image, level: float, found: list[_Outline], params: DetectParams,
         win: Bounds,
     ) -> None:
-        self.ink, self.grey, self.binary, self.level = ink, ink.grey, binary, level
-        self.params, self.win = params, win
+        self.grey, self.binary, self.level, self.params, self.win = grey, binary, level, params, win
         self._seen: dict[object, list[_Outline]] = {"first": found}
         self._top: float | None = None
         self._edges: NDArray[np.uint8] | None = None
@@ -280,20 +262,19 @@ class _Looks:
         return self._join(seen) if join else seen
 
     def _join(self, found: list[_Outline]) -> list[_Outline]:
-        return [self._joined(o) if o.joinable else o for o in found]
+        return [self._joined(o.contour) if o.joinable and o.contour is not None else o for o in found]
 
-    def _joined(self, region: _Outline) -> _Outline:
+    def _joined(self, contour: NDArray[np.int32]) -> _Outline:
         """:func:`_joined`, once per region: two looks often part the same region from the rest."""
-        assert region.contour is not None
-        key = region.contour.tobytes()
+        key = contour.tobytes()
         if key not in self._joins:
-            self._joins[key] = _joined(region, self.ink, self.win, self.params)
+            self._joins[key] = _joined(contour, self.win, self.params)
         return self._joins[key]
 
     def choose(self, join: bool) -> _Outline | None:
         """The one card among the first look's regions, else the second look's, else the brighter
         looks'; with ``join``, regions reaching the window's edge are searched for a joined card."""
-        chosen = _choose(self._found("first", lambda: self.binary, join), self.ink)
+        chosen = _choose(self._found("first", lambda: self.binary, join))
         if chosen is None:
             chosen = self._second_look(join)
         if chosen is None:
@@ -315,14 +296,13 @@ class _Looks:
         def cut() -> Image:
             return cv2.bitwise_and(binary, cv2.bitwise_not(self.edges()))
 
-        chosen = _choose(self._found("cut", cut, join), self.ink)
+        chosen = _choose(self._found("cut", cut, join))
         if chosen is None or chosen.kind != "card" or chosen.contour is None:
             return chosen
         region = np.zeros_like(binary)
         cv2.drawContours(region, [chosen.contour], -1, 255, -1)
-        grown_mask = cv2.bitwise_and(cv2.dilate(region, kernel, iterations=2), binary)
-        grown = _outlines(grown_mask, params, self.win)
-        again = _choose(self._join(grown) if join else grown, self.ink)
+        grown = _outlines(cv2.bitwise_and(cv2.dilate(region, kernel, iterations=2), binary), params, self.win)
+        again = _choose(self._join(grown) if join else grown)
         return again if again is not None and again.kind == "card" else chosen
 
     def _brighter_looks(self, join: bool) -> _Outline | None:
@@ -336,7 +316,7 @@ class _Looks:
                     self._top = float(np.percentile(grey if win.inside is None else grey[win.inside > 0], 99))
                 return cv2.threshold(grey, level + share * (self._top - level), 255, cv2.THRESH_BINARY)[1]
 
-            chosen = _choose(self._found(share, mask, join), self.ink)
+            chosen = _choose(self._found(share, mask, join))
             quad = None if chosen is None else chosen.quad
             if quad is not None and not sharp_outline(quad, self.edges()):
                 glare = _Outline("odd", "the brightest patch's outline is no edge in the frame (a glare)")
@@ -374,18 +354,17 @@ def find_card(
         return Detection("empty", "no contrast in the window")
     level = cv2.threshold(seen, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
     binary = cv2.threshold(grey, level, 255, cv2.THRESH_BINARY)[1]
-    ink = Ink(grey, small)
     found = _outlines(binary, params, win)
     if not found:
         return Detection("empty", "nothing card-sized")
-    looks = _Looks(ink, binary, level, found, params, win)
+    looks = _Looks(grey, binary, level, found, params, win)
     chosen = looks.choose(join=False)
     if chosen is None or chosen.kind != "card":
         joined = looks.choose(join=True)
         if joined is not None and joined.kind == "card":
             chosen = joined
     if chosen is None:
-        return Detection("refused", next((o.reason for o in found if o.kind == "edge"), BLANK))
+        return Detection("refused", next(o.reason for o in found if o.kind == "edge"))
     if chosen.kind != "card" or chosen.quad is None:
         return Detection("refused", chosen.reason)
     q, other = chosen.quad / scale, None if chosen.other is None else chosen.other / scale
