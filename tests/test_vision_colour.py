@@ -11,7 +11,7 @@ import pytest
 from vision_support import profile
 
 from controller.cards import DECK, parse_card
-from vision.colour import ink_colour, thresholds
+from vision.colour import ink_colour, out_of_line, thresholds
 from vision.enroll import enrol
 from vision.recognise import recognise, recognise_face
 from vision.synth import DESIGNS, FLOOR, STUDIO, render_face, scene
@@ -88,3 +88,25 @@ def test_enrolment_refuses_only_when_red_and_black_truly_overlap() -> None:
     red_min, black_max = learned
     assert 0.26 < black_max < red_min < 0.30
     assert "not told apart by colour" in str(thresholds([0.25, 0.6], [0.05, 0.3]))
+
+
+def _photos(red_lows: np.ndarray, black_highs: np.ndarray) -> list[tuple[bool, list[float]]]:
+    """``out_of_line``'s input: each photograph's colour and its two indices' spreads (both the same)."""
+    return [(True, [float(v)] * 2) for v in red_lows] + [(False, [float(v)] * 2) for v in black_highs]
+
+
+def test_a_light_that_takes_the_colour_from_red_ink_is_not_peeled_into_a_pass() -> None:
+    """Red ink measuring 0.13 to 0.21 against the paper and black 0.05 to 0.135 (a colourless light: no
+    photograph is odd, the colours are). Before: one photograph of each colour peeled, leaving red_min
+    0.1321 over black_max 0.1319, and the deck enrolled with a colour check that checks nothing. The
+    light's refusal stands."""
+    photos = _photos(np.linspace(0.13, 0.21, 26), np.linspace(0.05, 0.135, 26))
+    assert isinstance(thresholds(*[[s for red, ss in photos if red is want for s in ss]
+                                   for want in (True, False)]), str)
+    assert out_of_line(photos) == {}
+
+
+def test_one_red_photograph_with_black_ink_is_still_peeled() -> None:
+    """Its ink 0.01 against its colour's 0.6 to 0.8: far outside the red photographs' own scatter."""
+    photos = _photos(np.r_[np.linspace(0.6, 0.8, 25), 0.01], np.linspace(0.02, 0.08, 26))
+    assert list(out_of_line(photos)) == [25]

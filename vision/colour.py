@@ -82,6 +82,10 @@ def thresholds(red: list[float], black: list[float]) -> tuple[float, float] | st
 #: At most this share of either colour's photographs is set aside as out of line; when more would have
 #: to go, the deck's red and black truly overlap (the light, not a few photographs).
 ODD_SHARE = 0.25
+#: ...and a photograph is out of line only when it lies further towards the other colour than this many
+#: times its own colour's median absolute deviation: an overlap within the colours' own scatter (a light
+#: that takes the colour from red ink, the two medians close) is the light, never a photograph.
+OUTLIER = 5.0
 
 
 def out_of_line(photos: list[tuple[bool, list[float]]]) -> dict[int, str]:
@@ -94,7 +98,8 @@ def out_of_line(photos: list[tuple[bool, list[float]]]) -> dict[int, str]:
     lowest red and highest black photographs are peeled off, the one deeper into the other colour
     first, while the two still overlap and it is nearer the other colour's median than its own; each
     is named so that its label can be checked or it re-shot. Nothing is peeled when the colours
-    overlap for want of light (their medians close, or more than :data:`ODD_SHARE` of a colour).
+    overlap for want of light: the overlap within the colours' own scatter (:data:`OUTLIER`), or
+    more than :data:`ODD_SHARE` of a colour.
     """
     reds = [i for i, (red, _) in enumerate(photos) if red]
     blacks = [i for i, (red, _) in enumerate(photos) if not red]
@@ -102,6 +107,8 @@ def out_of_line(photos: list[tuple[bool, list[float]]]) -> dict[int, str]:
         return {}
     low = {i: min(photos[i][1]) for i in reds} | {i: max(photos[i][1]) for i in blacks}
     red_mid, black_mid = float(np.median([low[i] for i in reds])), float(np.median([low[i] for i in blacks]))
+    scatter = {red: float(np.median([abs(low[i] - mid) for i in group]))
+               for red, group, mid in ((True, reds, red_mid), (False, blacks, black_mid))}
     odd: dict[int, str] = {}
     while red_mid > black_mid:
         red_left = [i for i in reds if i not in odd]
@@ -114,7 +121,7 @@ def out_of_line(photos: list[tuple[bool, list[float]]]) -> dict[int, str]:
         worst = max(into, key=into.__getitem__)
         group = reds if worst == r else blacks
         many = sum(i in odd for i in group) + 1 > ODD_SHARE * len(group)
-        if into[worst] <= (red_mid - black_mid) / 2 or many:
+        if into[worst] <= max((red_mid - black_mid) / 2, OUTLIER * scatter[worst == r]) or many:
             return {}
         kind, other = ("red", "black") if worst == r else ("black", "red")
         odd[worst] = (
