@@ -136,3 +136,15 @@ def test_a_pale_back_under_the_dealers_hand_still_counts() -> None:
         cv2.ellipse(both, corner, (70, 90), 0, 0, 360, (90, 120, 170), -1)  # the hand, skin-coloured
         detection = find_card(both, profile().spec.face)
         assert detection.status == "refused", (corner, detection.reason)
+
+
+def test_a_second_whole_card_joined_to_the_window_edge_by_a_streak_still_counts() -> None:
+    """A whole 2D beside the 7C, joined to the window's top edge by a white streak (a sleeve, a
+    reflection): its region reaches the edge, and such regions were set aside once a card was found, so
+    the 7C was read with a second card in the window (rev7). Two cards refuse it however joined."""
+    frame = beside(table_with_card("7C", [(300.0, 110.0), (480.0, 110.0), (480.0, 361.0), (300.0, 361.0)]),
+                   "2D", [(100.0, 115.0), (280.0, 115.0), (280.0, 366.0), (100.0, 366.0)])
+    cv2.rectangle(frame, (160, 0), (190, 118), (235, 235, 235), -1)
+    found = find_card(frame, (250, 350))
+    assert found.status == "refused" and "2 separate objects" in found.reason, found.reason
+    assert recognise(frame, profile()).status == "unknown"

@@ -271,6 +271,22 @@ class _Looks:
             self._joins[key] = _joined(contour, self.win, self.params)
         return self._joins[key]
 
+    def second_card_at_edge(self, chosen: _Outline) -> bool:
+        """Whether a region of the first look reaching the window's edge holds a whole card other than
+        ``chosen`` (a second card joined to the edge by a streak of light or a sleeve): two cards refuse
+        the window however they are joined, so such regions are searched even once a card is found."""
+        if chosen.quad is None:
+            return False
+        mine = None if chosen.contour is None else chosen.contour.tobytes()
+        for o in self._seen["first"]:
+            if not o.joinable or o.contour is None or o.contour.tobytes() == mine:
+                continue
+            there = self._joined(o.contour)
+            if there.kind == "odd" or (there.quad is not None and cv2.pointPolygonTest(
+                    chosen.quad.reshape(-1, 1, 2), tuple(map(float, there.quad.mean(axis=0))), False) < 0):
+                return True
+        return False
+
     def choose(self, join: bool) -> _Outline | None:
         """The one card among the first look's regions, else the second look's, else the brighter
         looks'; with ``join``, regions reaching the window's edge are searched for a joined card."""
@@ -367,5 +383,7 @@ def find_card(
         return Detection("refused", next(o.reason for o in found if o.kind == "edge"))
     if chosen.kind != "card" or chosen.quad is None:
         return Detection("refused", chosen.reason)
+    if looks.second_card_at_edge(chosen):
+        return Detection("refused", "2 separate objects in the window (one card at a time)")
     q, other = chosen.quad / scale, None if chosen.other is None else chosen.other / scale
     return Detection("card", face=warp_face(frame, q, size) if warp else None, corners=q, other=other)
