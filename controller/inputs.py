@@ -235,6 +235,10 @@ class SetLimits(Input):
     max_credit: int
     minor_units: int
 
+    def limits(self) -> dict[str, int]:
+        """The new limits' fields, as controller.limits.TableLimits takes them (and status shows them)."""
+        return {name: getattr(self, name) for name in _LIMIT_FIELDS}
+
 
 INPUT_TYPES: dict[str, type[Input]] = {
     cls.kind: cls

@@ -90,7 +90,7 @@ class WagerRules:
             raise Refusal(f"the limits change between rounds, not while round {self.round_no} is in play "
                           f"({self.phase})")
         try:
-            limits = TableLimits(**{k: v for k, v in inp.to_dict().items() if k != "input"})
+            limits = TableLimits(**inp.limits())
         except ValueError as exc:
             raise Refusal(f"not table limits: {exc}") from None
         why = self.limits_refusal(limits)

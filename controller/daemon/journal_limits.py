@@ -91,8 +91,8 @@ def refusal(table: Table, limits: TableLimits) -> str | None:
     if why is None and isinstance(banker, int) and banker > limits.seats:
         why = (f"seat {banker} is the Designated Player: it cannot be left out of the {limits.seats} "
                "seat(s) of the new limits (set another DP first)")
-    decimals = f"currency.minor_units {table.limits.minor_units} -> {limits.minor_units}"
     if why is None and limits.minor_units != table.limits.minor_units:
+        decimals = f"currency.minor_units {table.limits.minor_units} -> {limits.minor_units}"
         if _holds_money(table):
             why = (f"{decimals} while seats hold credits or wagers (journaled in minor units: it would "
                    "rescale them; cash out first)")
@@ -106,7 +106,7 @@ def deferred_refusal(table: Table, change: SetLimits) -> str | None:
     """Why a change that waited for the round in play cannot be made at its end (None if it can): the
     round's own inputs (a credit_in at a seat the new limits leave out) made it drop money. The daemon
     then makes no change and halts, as a start refused for it would (docs/daemon.md, "Limits")."""
-    why = refusal(table, TableLimits(**{k: v for k, v in change.to_dict().items() if k != "input"}))
+    why = refusal(table, TableLimits(**change.limits()))
     if why is None:
         return None
     log.critical("the table file's limits cannot take effect at the end of round %d: %s", table.round_no, why)

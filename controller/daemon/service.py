@@ -310,7 +310,7 @@ class TableService:
     def pending_limits_view(self) -> dict[str, int] | None:
         """The table file's limits that wait for the round in play to end (None: none wait)."""
         change = self.limits_pending
-        return None if change is None else {k: v for k, v in change.to_dict().items() if k != "input"}
+        return None if change is None else change.limits()
 
     def journal_fault(self) -> dict[str, str] | None:
         """``{"file", "error"}`` once a journal write failed (the table is halted), else None."""

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from controller.daemon.camera_config import CameraSpec
 from controller.daemon.endpoints import check_endpoint
 from controller.games import check_game_name
+from controller.limits import MAX_SEATS
 from controller.money import Currency
 from drivers.gpio.expanders import Expander
 from drivers.gpio.pinmap import ChipRef
@@ -132,7 +133,7 @@ class SimPlayer(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    seat: int = Field(ge=1, le=12)
+    seat: int = Field(ge=1, le=MAX_SEATS)
     credits: int = Field(ge=0)
     #: spot -> the amounts it picks from; every spot listed is wagered together in a round it plays.
     bets: dict[str, list[int]] = Field(min_length=1)
@@ -168,7 +169,7 @@ class TableFile(BaseModel):
     description: str = ""
     game: str
     options: dict[str, Any] = Field(default_factory=dict)
-    seats: int | None = Field(default=None, ge=1, le=12)
+    seats: int | None = Field(default=None, ge=1, le=MAX_SEATS)
     limits: LimitsSpec = Field(default_factory=LimitsSpec)
     currency: CurrencySpec = Field(default_factory=CurrencySpec)
     shoe: ShoeSpec | None = None
