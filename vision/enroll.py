@@ -39,6 +39,7 @@ from vision.profile import (
 )
 from vision.recognise import (
     RANK_FILL,
+    RED_SUITS,
     SUIT_FILL,
     Glyphs,
     Image,
@@ -185,7 +186,7 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
             why[card.code].append(f"{origin}: index not readable: {bad[0]}: {REMEDY_INDEX}")
         else:
             read.append(([g for g in both if not isinstance(g, str)], (face, card, origin)))
-    odd = out_of_line([(shot[1].suit in "HD", [g.chroma for g in gs]) for gs, shot in read])
+    odd = out_of_line([(shot[1].suit in RED_SUITS, [g.chroma for g in gs]) for gs, shot in read])
     for i, reason in odd.items():
         why[read[i][1][1].code].append(f"{read[i][1][2]}: {reason}")
     read = [photo for i, photo in enumerate(read) if i not in odd]
@@ -282,7 +283,7 @@ def _build(
         aspects[f"rank:{card.rank}"].append(aspect_of(g.rank))
         aspects[f"suit:{card.suit}"].append(aspect_of(g.suit))
         aspects[f"offset:{card.rank}"].append(g.rank_offset)  # where the rank sits over its suit
-        (red if card.suit in "HD" else black).append(g.chroma)
+        (red if card.suit in RED_SUITS else black).append(g.chroma)
     colour = thresholds(red, black)
     if isinstance(colour, str):
         result.problems.append(colour)
