@@ -224,7 +224,8 @@ def test_journal_export_archive_verify(tmp_path: Path, capsys: pytest.CaptureFix
     last = live.journal.last_id
     state = str(config.state_dir)
     assert cli_main(["journal", "export", "--state-dir", state, "--from", "3", "--to", "5"]) == 0
-    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    header, *lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert header["journal_id"] == live.journal.header["id"] and (header["from"], header["to"]) == (3, 5)
     assert [x["row"] for x in lines] == [3, 4, 5] and all(x["source"] == "test" for x in lines)
     entries = list(live.journal.entries(3, 5))
     assert [x["input"] for x in lines] == [e.input.to_dict() for e in entries]

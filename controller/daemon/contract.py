@@ -5,8 +5,9 @@ schema, so it must say exactly what the daemon sends. Every event schema
 comes from its dataclass in :mod:`controller.events` (pydantic's
 ``TypeAdapter``), the side topics, snapshot exchange and replies from
 :mod:`controller.daemon.messages`, and the command requests from the field
-tables of :mod:`controller.daemon.commands`; nothing is written twice by
-hand. ``python -m controller.daemon.contract`` rewrites docs/schema/;
+tables of :mod:`controller.daemon.commands`, and the lines of ``croupier
+journal export`` from :mod:`controller.daemon.journal_export`; nothing is
+written twice by hand. ``python -m controller.daemon.contract`` rewrites docs/schema/;
 ``--check`` fails when the committed files differ (tests/test_contract.py
 runs the same comparison and validates a real session of each game).
 """
@@ -22,6 +23,7 @@ from typing import Any, Final
 from pydantic import TypeAdapter
 
 from controller import events as ev
+from controller.daemon import journal_export
 from controller.daemon import messages as msg
 from controller.daemon.commands import INPUT_COMMANDS, QUERIES
 from controller.daemon.requests import MAX_INT
@@ -254,7 +256,8 @@ def rendered() -> dict[str, str]:
     """File name -> text, exactly as committed in docs/schema/."""
     schema = build_schema()
     return {BUNDLE_NAME: json.dumps(schema, indent=1) + "\n",
-            ASYNCAPI_NAME: json.dumps(build_asyncapi(schema), indent=1) + "\n"}
+            ASYNCAPI_NAME: json.dumps(build_asyncapi(schema), indent=1) + "\n",
+            journal_export.EXPORT_NAME: journal_export.rendered()}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -60,6 +60,7 @@ from controller.daemon.journal_read import (
     integrity_problem,
     open_readonly,
     read_entries,
+    read_header,
     starting_limits,
     verify_file,
 )
@@ -83,7 +84,8 @@ from drivers.shoe.transport import FrameId
 #: The read API (controller.daemon.journal_read) is offered here too: tools import it from this module.
 __all__ = [
     "JOURNAL_NAME", "MARKER_NAME", "NEW_SUFFIX", "Entry", "Journal", "JournalError", "JournalFault",
-    "JournalMismatch", "LIMITS_KEY", "open_readonly", "read_entries", "starting_limits", "verify_file",
+    "JournalMismatch", "LIMITS_KEY", "open_readonly", "read_entries", "read_header", "starting_limits",
+    "verify_file",
 ]
 
 #: Written once a journal exists; its presence without the journal means the journal was lost.

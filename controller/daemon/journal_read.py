@@ -117,6 +117,14 @@ def open_readonly(state_dir: Path) -> tuple[sqlite3.Connection, Path, int]:
     return conn, path, int(last)
 
 
+def read_header(conn: sqlite3.Connection, path: Path) -> dict[str, str]:
+    """The journal's header (its ``meta`` table: format, version, id, table, game, options, rules, limits)."""
+    try:
+        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.DatabaseError as exc:
+        raise JournalError(path, f"bad header: {exc}") from None
+
+
 def starting_limits(header: dict[str, str], fallback: TableLimits) -> TableLimits:
     """The limits a replay of the journal starts under (its header's); ``fallback`` (the table file's)
     if the header does not say: written before limits were recorded and not started by a daemon since."""

@@ -16,7 +16,14 @@ from typing import Any
 
 from controller.daemon import checkpoint
 from controller.daemon.config import TableConfig
-from controller.daemon.journal import Entry, JournalError, open_readonly, read_entries, starting_limits
+from controller.daemon.journal import (
+    Entry,
+    JournalError,
+    open_readonly,
+    read_entries,
+    read_header,
+    starting_limits,
+)
 from controller.daemon.recall import RoundRecorder
 from controller.daemon.service import event_payload
 from controller.floor.wire import RowMessage
@@ -31,10 +38,10 @@ class JournalSource:
         self.conn, self.path, _ = open_readonly(config.state_dir)
         self.inode = os.stat(self.path).st_ino
         try:
-            self.header: dict[str, str] = dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
-        except Exception as exc:
+            self.header = read_header(self.conn, self.path)
+        except JournalError:
             self.conn.close()
-            raise JournalError(self.path, f"bad header: {exc}") from None
+            raise
         if self.header.get("table") != config.table_id:
             self.conn.close()
             raise JournalError(self.path, f"this journal is table {self.header.get('table')!r}'s, "

@@ -5,8 +5,11 @@ commissioned) and the daemon never shortens it: start-up time does not grow
 with it (checkpoints: docs/daemon.md) and recall and audits need
 all of it. These commands read it without disturbing a running daemon:
 
-* ``export`` writes inputs as JSON lines (row, at, source, input, ref), for
-  an auditor, a floor system, or a scenario of a disputed round.
+* ``export`` writes a header line (the table, the journal's id, game,
+  options, rules version and the limits in force before the first row:
+  controller.daemon.journal_export) and then inputs as JSON lines (row, at,
+  source, input, ref), for an auditor, a floor system, or a scenario of a
+  disputed round: all a third party needs to replay them.
 * ``archive DEST`` makes a consistent copy with SQLite's online backup (safe
   while the daemon writes), checks the copy and prints its rows and SHA-256,
   for off-site storage.
@@ -25,7 +28,15 @@ import sys
 from pathlib import Path
 
 from controller.daemon.config import TableFileError, load_table
-from controller.daemon.journal import JOURNAL_NAME, JournalError, open_readonly, read_entries, verify_file
+from controller.daemon.journal import (
+    JOURNAL_NAME,
+    JournalError,
+    open_readonly,
+    read_entries,
+    read_header,
+    verify_file,
+)
+from controller.daemon.journal_export import header_line, row_line
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      "--from 1000 --out inputs.jsonl")
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     export = sub.add_parser(
-        "export", help="inputs as JSON lines (row, at, source, input, ref)",
+        "export", help="a header line (table, journal, game, limits), then inputs as JSON lines",
         epilog="example: croupier journal export --table firmware_configs/tables/baccarat_sim.yaml "
                "--from 1000 --out inputs.jsonl")
     archive = sub.add_parser(
@@ -80,14 +91,16 @@ def _export(args: argparse.Namespace, state_dir: Path) -> int:
         return 2
     conn, path, last = open_readonly(state_dir)
     stop = last if args.stop is None else min(args.stop, last)
-    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
+    out = None
     try:
+        first = header_line(conn, path, read_header(conn, path), args.start, stop)  # before any output
+        out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
+        out.write(json.dumps(first) + "\n")
         for e in read_entries(conn, path, args.start, stop):
-            out.write(json.dumps({"row": e.id, "at": e.at, "source": e.source, "input": e.input.to_dict(),
-                                  "ref": e.ref}) + "\n")
+            out.write(json.dumps(row_line(e)) + "\n")
     finally:
         conn.close()
-        if out is not sys.stdout:
+        if out is not None and out is not sys.stdout:
             out.close()
     return 0
 

@@ -1,0 +1,128 @@
+"""``croupier journal export`` gives a third party all it needs to replay what it exports.
+
+Rounds are played under one table file, the money cashed out, and the table
+restarted under a file with other limits (a larger maximum, other decimals),
+as tests/test_limits_journal.py does. The export (from row 1, from the
+``limits`` row, from the row after it) is then replayed with the engine's
+pure API alone (``Table(game, limits).apply``), from nothing but the export's
+lines: it must settle every round as the daemon published it. Each line
+validates against docs/schema/journal-export.schema.json. Real SQLite
+journals and the daemon's own service; nothing mocked.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from controller import inputs as I
+from controller.cli import main as cli_main
+from controller.daemon.config import TableConfig, parse_table
+from controller.daemon.contract import SCHEMA_DIR
+from controller.daemon.journal import Journal
+from controller.daemon.journal_export import EXPORT_NAME, HEADER
+from controller.daemon.service import TableService
+from controller.events import Event, RoundSettled, RoundVoided
+from controller.games import game_class
+from controller.limits import TableLimits
+from controller.table import Table
+
+pytestmark = pytest.mark.timeout(60)
+
+#: Player 5C 3D = natural 8, Banker 2H AS = 3 (deal order PPBB): the Player wins.
+CARDS = [I.CardSeen(I.parse_card(c)) for c in ("5C", "3D", "2H", "AS")]
+
+
+def config(tmp_path: Path, min_bet: int, max_bet: int, minor_units: int) -> TableConfig:
+    raw = {"table": "t", "game": "baccarat", "seats": 3, "state_dir": str(tmp_path / "state"),
+           "limits": {"unit": 100, "min_bet": min_bet, "max_bet": max_bet},
+           "currency": {"minor_units": minor_units}}
+    return parse_table(raw, tmp_path / "t.yaml")
+
+
+def settled(events: list[Event]) -> list[tuple[Any, ...]]:
+    """What a round paid: its settlement lines, the house's net and the credits after it (not its
+    number: an export from a later row starts counting at 1)."""
+    return [(e.settlements, getattr(e, "house_net", 0), e.credits) for e in events
+            if isinstance(e, RoundSettled | RoundVoided)]
+
+
+def session(cfg: TableConfig, inputs: list[I.Input]) -> tuple[list[Event], int]:
+    """Start the daemon's service under ``cfg`` and play ``inputs``: the events it published for them,
+    and the journal's last row before them (a change of limits the start journaled, if any)."""
+    journal = Journal.open(cfg.state_dir, table="t", game=cfg.game_name, options=cfg.options_dict(),
+                           fsync=False)
+    live = TableService(cfg, journal)
+    live.replay()
+    before, seq = journal.last_id, live.seq
+    for inp in inputs:
+        assert live.submit(inp, "test", at=1.0).refused is None, inp
+    published = [e for s, e in live.recent if s > seq]
+    journal.close()
+    return published, before
+
+
+def export(tmp_path: Path, start: int) -> list[dict[str, Any]]:
+    out = tmp_path / f"from{start}.jsonl"
+    state = str(tmp_path / "state")
+    assert cli_main(["journal", "export", "--state-dir", state, "--from", str(start), "--out", str(out)]) == 0
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+def replay(lines: list[dict[str, Any]]) -> list[Event]:
+    """A third party's replay: the engine's pure API and the export's lines, nothing else."""
+    header, *rows = lines
+    cls = game_class(header["game"])
+    table = Table(cls(cls.options_model.model_validate(header["options"])), TableLimits(**header["limits"]))
+    return [e for row in rows for e in table.apply(I.input_from_dict(row["input"]))]
+
+
+def rounds(wagers: list[I.Input], n: int) -> list[I.Input]:
+    return [inp for _ in range(n) for inp in (I.OpenBetting(), *wagers, I.CloseBetting(), *CARDS)]
+
+
+def test_an_export_replays_alone_to_what_the_daemon_paid_across_a_limits_change(tmp_path: Path) -> None:
+    # Each set refuses a wager the other takes (100 under the second minimum, 2000 over the first
+    # maximum): a replay under the wrong limits pays other rounds.
+    before, after = config(tmp_path, 100, 1000, 2), config(tmp_path, 200, 2000, 0)
+    first, _ = session(before, [
+        I.CreditIn(1, 5000), I.CreditIn(2, 5000), I.NewShoe(),
+        *rounds([I.PlaceWager(1, "player", 1000), I.PlaceWager(2, "banker", 100)], 2),
+        I.CreditOut(1, 7000), I.CreditOut(2, 4800)])  # the money out, so the decimals may change
+    second, change = session(after, [
+        I.CreditIn(1, 9000), I.CreditIn(2, 9000), I.NewShoe(),
+        *rounds([I.PlaceWager(1, "player", 2000), I.PlaceWager(2, "banker", 200)], 2)])
+    assert I.input_from_dict(export(tmp_path, change)[1]["input"]) == I.SetLimits(**after.limits.model_dump())
+    assert [e for e in second if isinstance(e, RoundSettled)][-1].credits == {"1": 13000, "2": 8600}
+    schema = json.loads((SCHEMA_DIR / EXPORT_NAME).read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    for start, published, limits in ((1, first + second, before.limits), (change, second, before.limits),
+                                     (change + 1, second, after.limits)):
+        lines = export(tmp_path, start)
+        header = lines[0]
+        assert header["header"] == HEADER and "row" not in header
+        assert header["limits"] == limits.model_dump(), f"the limits in force before row {start}"
+        assert [row["row"] for row in lines[1:]][:1] == [start]
+        for line in lines:
+            errors = list(validator.iter_errors(line))
+            assert not errors, f"{errors[0].message} in {line}"
+        assert settled(replay(lines)) == settled(published), f"export from row {start}"
+    assert lines[1]["input"] == {"input": "credit_in", "seat": 1, "amount": 9000}
+
+
+def test_the_header_says_whose_rows_they_are_and_null_limits_when_the_journal_records_none(
+        tmp_path: Path) -> None:
+    cfg = config(tmp_path, 100, 1000, 2)
+    journal = Journal.open(cfg.state_dir, table="t", game="baccarat", options=cfg.options_dict(), fsync=False)
+    journal.append(I.NewShoe(), "test", 1.0)  # a journal no daemon has given limits yet (written before them)
+    header = journal.header
+    journal.close()
+    first = export(tmp_path, 1)[0]
+    assert first == {"header": HEADER, "version": 1, "table": "t", "journal_id": header["id"],
+                     "game": "baccarat", "options": cfg.options_dict(), "rules": 1, "from": 1, "to": 1,
+                     "limits": None}
+    assert export(tmp_path, 5) == [{**first, "from": 5}]  # past the last row: the header alone
