@@ -7,7 +7,7 @@ all of it. These commands read it without disturbing a running daemon:
 
 * ``export`` writes a header line (the table, the journal's id, game,
   options, rules version and the limits in force before the first row:
-  controller.daemon.journal_export) and then inputs as JSON lines (row, at,
+  docs/daemon.md, "Old journals") and then inputs as JSON lines (row, at,
   source, input, ref), for an auditor, a floor system, or a scenario of a
   disputed round: all a third party needs to replay them.
 * ``archive DEST`` makes a consistent copy with SQLite's online backup (safe
