@@ -176,3 +176,7 @@ def test_a_bet_resent_after_the_limits_changed_gets_its_first_answer(tmp_path: P
         assert again == {**first, "duplicate": True}
         assert _call(lower, "olive", "operator", "status")["wagers"] == [
             {"seat": 1, "spot": "player", "amount": 1000}]
+        # A seat no table has (past limits.MAX_SEATS) under the same ref: refused for its seat, which no
+        # earlier limits could have taken, not compared with the bet the ref was first used for.
+        beyond = _call(lower, "olive", "operator", "bet", seat=13, spot="player", amount=1000, ref="B1")
+        assert not beyond["ok"] and "no seat 13: this table has seats 1.." in beyond["error"], beyond

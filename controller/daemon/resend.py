@@ -35,12 +35,11 @@ from controller.daemon.commands import CommandError, InputCommand, error_reply, 
 from controller.daemon.journal import Entry, Journal, starting_limits
 from controller.daemon.service import Applied, TableService, event_payload
 from controller.inputs import Input
+from controller.limits import MAX_SEATS
 from controller.table import Table
 
 log = logging.getLogger("croupier.daemon")
 
-#: The seat bound of a resend's parse: the seats it was taken under may be more than today's.
-MAX_SEAT = 2**31
 
 #: ``submit(input, source, ref)``: the daemon's one input path (journal, apply, publish).
 Submit = Callable[[Input, str, "str | None"], Applied]
@@ -88,7 +87,7 @@ def taken_before(service: TableService, raw: bytes, key: str) -> InputCommand | 
     journaled. Limits change at a start (docs/daemon.md, "Limits"), so a command taken under the
     old ones and resent after must get its first answer, not a refusal of a bet that stands."""
     try:
-        parsed = parse_command(raw, MAX_SEAT, service.table_id)
+        parsed = parse_command(raw, MAX_SEATS, service.table_id)  # taken under more seats, maybe
     except CommandError:
         return None
     if not isinstance(parsed, InputCommand) or parsed.ref is None:
