@@ -27,9 +27,13 @@ from controller.daemon.journal import Journal
 from controller.daemon.journal_export import EXPORT_NAME, HEADER
 from controller.daemon.service import TableService
 from controller.events import Event, RoundSettled, RoundVoided
+from controller.floor.derive import JournalSource, Replay
+from controller.floor.report import aggregate, from_journal
 from controller.games import game_class
 from controller.limits import TableLimits
+from controller.money import Currency
 from controller.table import Table
+from controller.tools.ctl import format_round
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -85,9 +89,11 @@ def rounds(wagers: list[I.Input], n: int) -> list[I.Input]:
     return [inp for _ in range(n) for inp in (I.OpenBetting(), *wagers, I.CloseBetting(), *CARDS)]
 
 
-def test_an_export_replays_alone_to_what_the_daemon_paid_across_a_limits_change(tmp_path: Path) -> None:
-    # Each set refuses a wager the other takes (100 under the second minimum, 2000 over the first
-    # maximum): a replay under the wrong limits pays other rounds.
+def two_limits(tmp_path: Path) -> tuple[TableConfig, TableConfig, list[Event], list[Event], int]:
+    """Two rounds under a first table file (decimals 2), the money out, a restart under a second one
+    (decimals 0) and two rounds more: both files, the events each session published, the limits row.
+    Each set refuses a wager the other takes (100 under the second minimum, 2000 over the first
+    maximum): a replay under the wrong limits pays other rounds."""
     before, after = config(tmp_path, 100, 1000, 2), config(tmp_path, 200, 2000, 0)
     first, _ = session(before, [
         I.CreditIn(1, 5000), I.CreditIn(2, 5000), I.NewShoe(),
@@ -96,6 +102,11 @@ def test_an_export_replays_alone_to_what_the_daemon_paid_across_a_limits_change(
     second, change = session(after, [
         I.CreditIn(1, 9000), I.CreditIn(2, 9000), I.NewShoe(),
         *rounds([I.PlaceWager(1, "player", 2000), I.PlaceWager(2, "banker", 200)], 2)])
+    return before, after, first, second, change
+
+
+def test_an_export_replays_alone_to_what_the_daemon_paid_across_a_limits_change(tmp_path: Path) -> None:
+    before, after, first, second, change = two_limits(tmp_path)
     assert I.input_from_dict(export(tmp_path, change)[1]["input"]) == I.SetLimits(**after.limits.model_dump())
     assert [e for e in second if isinstance(e, RoundSettled)][-1].credits == {"1": 13000, "2": 8600}
     schema = json.loads((SCHEMA_DIR / EXPORT_NAME).read_text(encoding="utf-8"))
@@ -126,3 +137,30 @@ def test_the_header_says_whose_rows_they_are_and_null_limits_when_the_journal_re
                      "game": "baccarat", "options": cfg.options_dict(), "rules": 1, "from": 1, "to": 1,
                      "limits": None}
     assert export(tmp_path, 5) == [{**first, "from": 5}]  # past the last row: the header alone
+
+
+def test_a_round_s_amounts_keep_the_decimals_it_was_played_under(tmp_path: Path) -> None:
+    """After a change of ``currency.minor_units`` (allowed once no money is held), the rounds before it
+    are shown at their own scale by recall (the daemon's and the floor's), the uplink's rows and the
+    report: 1000 played under 2 decimals is 10.00, never 1,000."""
+    _, after, _, _, change = two_limits(tmp_path)
+    journal = Journal.open(after.state_dir, table="t", game="baccarat", options=after.options_dict(),
+                           fsync=False)
+    again = TableService(after, journal)
+    again.replay()
+    records = again.recorder.last(10)
+    journal.close()
+    assert [(r["round"], r["minor_units"]) for r in records] == [(1, 2), (2, 2), (3, 0), (4, 0)]
+    today = Currency(minor_units=after.limits.minor_units)
+    assert "seat 1 player stake now 10.00" in "\n".join(format_round(records[0], today))
+    assert "seat 1 player stake now 2,000" in "\n".join(format_round(records[2], today))
+    source = JournalSource(after)
+    try:
+        replay, last = Replay(source), source.last_row()
+        decimals = {e.id: replay.message(e, last).currency["minor_units"] for e in source.entries(1, last)}
+    finally:
+        source.close()
+    assert {decimals[row] for row in range(1, change)} == {2} and {decimals[change], decimals[last]} == {0}
+    seen = from_journal(after, 0.0, 2.0)
+    assert [f.minor_units for f in seen] == [2, 2, 0, 0]
+    assert [(g.minor_units, g.rounds) for g in aggregate(seen, "table", 0.0, 2.0).groups] == [(0, 2), (2, 2)]

@@ -64,6 +64,9 @@ class RoundRecorder:
                 "first_seq": seq_first,
                 "last_seq": seq_first,
                 "dealer": table.dealer,  # the dealer in at the round's first seq (controller.dealers)
+                # The decimals of its amounts: the limits in force (a change of them waits for a round's
+                # end), so a round played before a change is shown at its own scale, not today's.
+                "minor_units": table.limits.minor_units,
                 "credits_before": {str(s): c for s, c in sorted(table.credits.items())},
                 "credits_after": None,
                 "inputs": [],

@@ -82,8 +82,11 @@ class Replay:
         self.journal_id = source.journal_id
         self.game = source.header.get("game", config.game_name)
         self.options: dict[str, Any] = json.loads(source.header.get("options", "{}"))
-        self.currency: dict[str, Any] = config.spec.currency.model_dump()
         self.table = Table(config.new_game(), starting_limits(source.header, config.limits))
+        #: The table file's currency code, with the decimals in force at the last row replayed (a
+        #: ``limits`` row may change them: rows before it keep theirs).
+        self.currency: dict[str, Any] = {**config.spec.currency.model_dump(),
+                                         "minor_units": self.table.limits.minor_units}
         self.recorder = RoundRecorder(keep=1)
         self.seq = 0
         self.row = 0
@@ -113,6 +116,8 @@ class Replay:
         payloads = [event_payload(self.table_id, first + i, e) for i, e in enumerate(events)]
         self.seq += len(events)
         self.row = entry.id
+        if self.currency["minor_units"] != self.table.limits.minor_units:  # a limits row changed them
+            self.currency = {**self.currency, "minor_units": self.table.limits.minor_units}
         return RowMessage(
             self.table_id, self.journal_id, entry.id, entry.at, entry.source, entry.ref,
             entry.input.to_dict(), first, payloads, self.game, self.options, journal_rows,

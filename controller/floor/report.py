@@ -38,7 +38,7 @@ ROUNDS = """
                               'ended_at', r.record->'ended_at', 'house_net', r.record->'house_net',
                               'settlements', r.record->'settlements', 'bets', r.record->'bets',
                               'credits_before', r.record->'credits_before',
-                              'dealer', r.record->'dealer') AS record
+                              'dealer', r.record->'dealer', 'minor_units', r.record->'minor_units') AS record
     FROM rounds r JOIN tables t ON t.table_id = r.table_id AND t.journal_id = r.journal_id
     WHERE r.ended_at >= %(start)s AND r.ended_at < %(end)s
       AND (%(table)s::text IS NULL OR r.table_id = %(table)s)
@@ -73,10 +73,17 @@ def facts(table_id: str, journal_id: str, game: str, options: dict[str, Any], cu
     ``dealer`` (None: nobody dealt in) is the round's, as the engine recorded it."""
     return RoundFacts(
         table_id, journal_id, int(record["round"]), game, json.dumps(options, sort_keys=True),
-        str(currency.get("code", "")), int(currency.get("minor_units", 2)), str(record["status"]),
+        str(currency.get("code", "")), int(_decimals(record, currency)), str(record["status"]),
         float(record["ended_at"]), record.get("dealer") or NO_DEALER, len(record.get("credits_before") or {}),
         len(record.get("bets") or {}), int(record.get("house_net") or 0), record_lines(record),
         record_bets(record))
+
+
+def _decimals(record: dict[str, Any], currency: dict[str, Any]) -> Any:
+    """The decimals the round's amounts are in: its record's (those in force when it was played),
+    else (a record from before they were recorded) the journal's currency's."""
+    own = record.get("minor_units")
+    return currency.get("minor_units", 2) if own is None else own
 
 
 def from_floor(conn: Any, start: float, end: float, table: str | None = None) -> list[RoundFacts]:
@@ -261,9 +268,9 @@ def aggregate(rounds: Iterable[RoundFacts], by: str, start: float, end: float) -
     if by not in GROUPINGS:
         raise ValueError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
     cache: dict[tuple[str, str], GamePar | str] = {}
-    groups: dict[tuple[str, str], Group] = {}
+    groups: dict[tuple[str, str, int], Group] = {}
     for f in rounds:
-        key = (_key(f, by), f.currency)
+        key = (_key(f, by), f.currency, f.minor_units)  # amounts at one scale: a decimals change splits
         group = groups.setdefault(key, Group(key[0], f.currency, f.minor_units))
         if f.status != "settled":
             group.voided += 1

@@ -157,7 +157,8 @@ def _when(at: float | None) -> str:
 
 
 def format_round(r: dict[str, Any], cur: Currency) -> list[str]:
-    """One recalled round as lines for a person (amounts in the table's currency)."""
+    """One recalled round as lines for a person: amounts at the decimals it was played under."""
+    cur = Currency(cur.code, int(r.get("minor_units", cur.minor_units)))  # older records: the table's
     m = cur.format
     dealt = f"{r['status']}, dealer {r['dealer']}" if r.get("dealer") else r["status"]  # older: none
     out = [
