@@ -128,6 +128,8 @@ class Tile:
             self.new_journal(msg.journal_id, msg.game, msg.currency)
         elif msg.row <= self.last_row:
             return True  # had it (from PostgreSQL, or a redelivery)
+        elif msg.currency.get("minor_units") != self.currency.minor_units:  # a limits row changed them
+            self.currency = Currency(**msg.currency)
         contiguous = msg.row == self.last_row + 1
         for event in msg.events:
             self.apply(event, msg.at)

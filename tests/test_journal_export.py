@@ -34,6 +34,7 @@ from controller.limits import TableLimits
 from controller.money import Currency
 from controller.table import Table
 from controller.tools.ctl import format_round
+from pitboard.tile import Tile
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -141,8 +142,9 @@ def test_the_header_says_whose_rows_they_are_and_null_limits_when_the_journal_re
 
 def test_a_round_s_amounts_keep_the_decimals_it_was_played_under(tmp_path: Path) -> None:
     """After a change of ``currency.minor_units`` (allowed once no money is held), the rounds before it
-    are shown at their own scale by recall (the daemon's and the floor's), the uplink's rows and the
-    report: 1000 played under 2 decimals is 10.00, never 1,000."""
+    are shown at their own scale by recall (the daemon's and the floor's), the uplink's rows, the
+    report and the pit board, and those after it at theirs: 1000 played under 2 decimals is 10.00,
+    never 1,000; 2000 played under 0 decimals is 2,000, never 20.00."""
     _, after, _, _, change = two_limits(tmp_path)
     journal = Journal.open(after.state_dir, table="t", game="baccarat", options=after.options_dict(),
                            fsync=False)
@@ -154,13 +156,19 @@ def test_a_round_s_amounts_keep_the_decimals_it_was_played_under(tmp_path: Path)
     today = Currency(minor_units=after.limits.minor_units)
     assert "seat 1 player stake now 10.00" in "\n".join(format_round(records[0], today))
     assert "seat 1 player stake now 2,000" in "\n".join(format_round(records[2], today))
-    source = JournalSource(after)
+    source, board = JournalSource(after), Tile("t")
     try:
         replay, last = Replay(source), source.last_row()
-        decimals = {e.id: replay.message(e, last).currency["minor_units"] for e in source.entries(1, last)}
+        decimals, in_play = {}, {}
+        for entry in source.entries(1, last):
+            message = replay.message(entry, last)
+            decimals[entry.id] = message.currency["minor_units"]
+            board.take_row(message)  # the pit board folds the uplink's rows
+            in_play[entry.id] = board.view(1.0)["in_play_text"]
     finally:
         source.close()
     assert {decimals[row] for row in range(1, change)} == {2} and {decimals[change], decimals[last]} == {0}
+    assert "10.00" in in_play.values() and "2,000" in in_play.values(), in_play  # rounds 1 and 3, bet open
     seen = from_journal(after, 0.0, 2.0)
     assert [f.minor_units for f in seen] == [2, 2, 0, 0]
     assert [(g.minor_units, g.rounds) for g in aggregate(seen, "table", 0.0, 2.0).groups] == [(0, 2), (2, 2)]
