@@ -21,9 +21,10 @@ import pytest
 
 from controller import inputs as I
 from controller.cli import main as cli_main
+from controller.daemon import checkpoint
 from controller.daemon.config import TableConfig, parse_table
 from controller.daemon.contract import SCHEMA_DIR
-from controller.daemon.journal import Journal
+from controller.daemon.journal import Journal, open_readonly
 from controller.daemon.journal_export import EXPORT_NAME, HEADER
 from controller.daemon.service import TableService
 from controller.events import Event, RoundSettled, RoundVoided
@@ -61,7 +62,7 @@ def session(cfg: TableConfig, inputs: list[I.Input]) -> tuple[list[Event], int]:
     and the journal's last row before them (a change of limits the start journaled, if any)."""
     journal = Journal.open(cfg.state_dir, table="t", game=cfg.game_name, options=cfg.options_dict(),
                            fsync=False)
-    live = TableService(cfg, journal)
+    live = TableService(cfg, journal, checkpoint_every=8)  # a later export starts from one (below)
     live.replay()
     before, seq = journal.last_id, live.seq
     for inp in inputs:
@@ -110,6 +111,10 @@ def test_an_export_replays_alone_to_what_the_daemon_paid_across_a_limits_change(
     before, after, first, second, change = two_limits(tmp_path)
     assert I.input_from_dict(export(tmp_path, change)[1]["input"]) == I.SetLimits(**after.limits.model_dump())
     assert [e for e in second if isinstance(e, RoundSettled)][-1].credits == {"1": 13000, "2": 8600}
+    conn, path, _ = open_readonly(after.state_dir)
+    saved = checkpoint.rows(conn)
+    conn.close()
+    assert saved and min(saved) < change, "the header's limits of a later row start from a checkpoint"
     schema = json.loads((SCHEMA_DIR / EXPORT_NAME).read_text(encoding="utf-8"))
     validator = jsonschema.Draft202012Validator(schema)
     for start, published, limits in ((1, first + second, before.limits), (change, second, before.limits),
