@@ -292,7 +292,7 @@ def compose(args: argparse.Namespace) -> int:
 
 def cut(args: argparse.Namespace) -> int:
     """One folder per ``set`` of the table, each with its labels.csv: a ``whole`` photograph is copied
-    byte for byte, a box is cut out of the upright photograph (JPEG quality 95)."""
+    byte for byte, a box is cut out of the upright photograph (a JPEG at quality 95, a PNG lossless)."""
     lines = [ln for ln in args.table.read_text(encoding="utf-8").splitlines() if not ln.startswith("#")]
     labels: dict[str, list[str]] = {}
     for row in csv.DictReader(lines):
@@ -317,7 +317,8 @@ def cut(args: argparse.Namespace) -> int:
             h, w = img.shape[:2]
             x0, y0, x1, y1 = (float(v) for v in row["box"].split())
             crop = img[round(y0 * h) : round(y1 * h), round(x0 * w) : round(x1 * w)]
-            cv2.imwrite(str(folder / name), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            jpeg = source.suffix.lower() in (".jpg", ".jpeg")
+            cv2.imwrite(str(folder / name), crop, [cv2.IMWRITE_JPEG_QUALITY, 95] if jpeg else [])
         labels[row["set"]].append(f"{name},{card}")
     for sub_set, rows in labels.items():
         (args.out / sub_set / "labels.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")

@@ -78,3 +78,25 @@ def test_the_full_table_bench_says_the_lines_are_identical_for_a_short_run() -> 
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "settlement lines identical: yes (3 / 3, and the verdict)" in done.stdout, done.stdout
+
+
+def test_photo_cut_writes_a_png_box_lossless_and_quietly(tmp_path: Path) -> None:
+    # bench/vision_photos.py cut: a box of a PNG photograph stays a lossless PNG, without the JPEG quality
+    # flag OpenCV warned about once per box ("unsupported key") on martinabeleda's 150 PNG boxes.
+    import cv2
+    import numpy as np
+
+    photo = np.zeros((100, 200, 3), np.uint8)
+    photo[:, :, 1] = np.arange(200, dtype=np.uint8)  # a ramp: any lossy step would change it
+    (tmp_path / "src").mkdir()
+    cv2.imwrite(str(tmp_path / "src" / "table.png"), photo)
+    table = tmp_path / "set.csv"
+    table.write_text("# a test table\nset,photo,card,box\ntest,table.png,none,0.25 0.5 0.75 1.0\n")
+    args = ["cut", "--photos", str(tmp_path / "src"), "--table", str(table), "--out", str(tmp_path / "out")]
+    done = subprocess.run([sys.executable, "bench/vision_photos.py", *args],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    assert "1 frames and labels.csv" in done.stdout
+    assert "unsupported key" not in done.stderr
+    box = cv2.imread(str(tmp_path / "out" / "test" / "table-none.png"))
+    assert box is not None and np.array_equal(box, photo[50:100, 50:150])
+    assert (tmp_path / "out" / "test" / "labels.csv").read_text() == "file,card\ntable-none.png,none\n"
