@@ -13,6 +13,9 @@ journals and the daemon's own service; nothing mocked.
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +180,25 @@ def test_a_round_s_amounts_keep_the_decimals_it_was_played_under(tmp_path: Path)
     seen = from_journal(after, 0.0, 2.0)
     assert [f.minor_units for f in seen] == [2, 2, 0, 0]
     assert [(g.minor_units, g.rounds) for g in aggregate(seen, "table", 0.0, 2.0).groups] == [(0, 2), (2, 2)]
+
+
+def test_out_is_written_private_and_whole_or_not_at_all(tmp_path: Path) -> None:
+    """``--out`` is a file we create: 0600 from its first byte, and whole or absent (an export that
+    stops at a bad row must not leave a file that reads as an export of fewer rows, nor spoil the one
+    there before)."""
+    cfg = config(tmp_path, 100, 1000, 2)
+    session(cfg, [I.CreditIn(1, 5000), I.NewShoe(), *rounds([I.PlaceWager(1, "player", 1000)], 1)])
+    out, state = tmp_path / "inputs.jsonl", str(cfg.state_dir)
+    old = os.umask(0o022)
+    try:
+        assert cli_main(["journal", "export", "--state-dir", state, "--out", str(out)]) == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    whole = out.read_text(encoding="utf-8")
+    with sqlite3.connect(cfg.state_dir / "journal.sqlite3") as conn:
+        conn.execute("DELETE FROM inputs WHERE id = 4")  # a row lost: the export stops there, exit 1
+    assert cli_main(["journal", "export", "--state-dir", state, "--out", str(out)]) == 1
+    assert out.read_text(encoding="utf-8") == whole
+    assert cli_main(["journal", "export", "--state-dir", state, "--out", str(tmp_path / "new.jsonl")]) == 1
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".jsonl") == ["inputs.jsonl"]
