@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from floor_support import postgres  # noqa: F401 (fixture)
 from test_daemon_support import baccarat_play, config_for
-from test_floor_recall_games import to_the_floor
+from test_floor_recall_games import to_the_floor, uplink_messages
 from test_journal_export import session, two_limits
 from test_zmq_snapshot import send_all
 
@@ -20,7 +20,6 @@ from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.floor import store
-from controller.floor.derive import JournalSource, Replay
 from controller.floor.schema import migrate
 from controller.floor.wire import RowMessage
 from pitboard import operators
@@ -97,12 +96,7 @@ def test_a_tile_loaded_after_a_change_of_decimals_shows_the_newest_row_s(
     2000 in play as 2,000, as its live feed does, not as 20.00."""
     _, after, _, _, change = two_limits(tmp_path)
     session(after, [I.OpenBetting(), I.PlaceWager(1, "player", 2000)])
-    source = JournalSource(after)
-    try:
-        replay, last = Replay(source), source.last_row()
-        messages = [replay.message(entry, last) for entry in source.entries(1, last)]
-    finally:
-        source.close()
+    messages = uplink_messages(after)
     with psycopg.connect(postgres.dsn) as conn:
         migrate(conn)
         store.write_batch(conn, messages[:change - 1])  # heard before the change, then after it
