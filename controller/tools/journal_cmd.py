@@ -6,10 +6,11 @@ with it (checkpoints: docs/daemon.md) and recall and audits need
 all of it. These commands read it without disturbing a running daemon:
 
 * ``export`` writes a header line (the table, the journal's id, game,
-  options, rules version and the limits in force before the first row:
-  docs/daemon.md, "Old journals") and then inputs as JSON lines (row, at,
-  source, input, ref), for an auditor, a floor system, or a scenario of a
-  disputed round: all a third party needs to replay them.
+  options, rules version, the limits in force before the first row and
+  whether the rows replay alone from them: docs/daemon.md, "Old journals")
+  and then inputs as JSON lines (row, at, source, input, ref), for an
+  auditor, a floor system, or a scenario of a disputed round. ``--out`` is
+  written as every file we create: 0600, whole or not at all.
 * ``archive DEST`` makes a consistent copy with SQLite's online backup (safe
   while the daemon writes), checks the copy and prints its rows and SHA-256,
   for off-site storage.
