@@ -67,15 +67,20 @@ def dealt(tmp_path: Path, game: str) -> tuple[TableConfig, dict[str, Any]]:
     return config, recalls
 
 
-def to_the_floor(config: TableConfig, dsn: str) -> list[RowMessage]:
-    """Every row of the table's journal as its uplink sends it, recorded as a recorder records it; the
-    messages."""
+def uplink_messages(config: TableConfig) -> list[RowMessage]:
+    """Every row of the table's journal as its uplink sends it."""
     source = JournalSource(config)
     try:
         replay, last = Replay(source), source.last_row()
-        messages = [replay.message(entry, last) for entry in source.entries(1, last)]
+        return [replay.message(entry, last) for entry in source.entries(1, last)]
     finally:
         source.close()
+
+
+def to_the_floor(config: TableConfig, dsn: str) -> list[RowMessage]:
+    """Every row of the table's journal as its uplink sends it, recorded as a recorder records it; the
+    messages."""
+    messages = uplink_messages(config)
     with psycopg.connect(dsn) as conn:
         migrate(conn)
         store.write_batch(conn, messages)

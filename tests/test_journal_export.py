@@ -13,6 +13,9 @@ journals and the daemon's own service; nothing mocked.
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +126,7 @@ def test_an_export_replays_alone_to_what_the_daemon_paid_across_a_limits_change(
         header = lines[0]
         assert header["header"] == HEADER and "row" not in header
         assert header["limits"] == limits.model_dump(), f"the limits in force before row {start}"
+        assert header["standalone"] is True, f"no money held before row {start}, a new shoe before a card"
         assert [row["row"] for row in lines[1:]][:1] == [start]
         for line in lines:
             errors = list(validator.iter_errors(line))
@@ -141,7 +145,7 @@ def test_the_header_says_whose_rows_they_are_and_null_limits_when_the_journal_re
     first = export(tmp_path, 1)[0]
     assert first == {"header": HEADER, "version": 1, "table": "t", "journal_id": header["id"],
                      "game": "baccarat", "options": cfg.options_dict(), "rules": 1, "from": 1, "to": 1,
-                     "limits": None}
+                     "limits": None, "standalone": False}
     assert export(tmp_path, 5) == [{**first, "from": 5}]  # past the last row: the header alone
 
 
@@ -177,3 +181,59 @@ def test_a_round_s_amounts_keep_the_decimals_it_was_played_under(tmp_path: Path)
     seen = from_journal(after, 0.0, 2.0)
     assert [f.minor_units for f in seen] == [2, 2, 0, 0]
     assert [(g.minor_units, g.rounds) for g in aggregate(seen, "table", 0.0, 2.0).groups] == [(0, 2), (2, 2)]
+
+
+def test_out_is_written_private_and_whole_or_not_at_all(tmp_path: Path) -> None:
+    """``--out`` is a file we create: 0600 from its first byte, and whole or absent (an export that
+    stops at a bad row must not leave a file that reads as an export of fewer rows, nor spoil the one
+    there before)."""
+    cfg = config(tmp_path, 100, 1000, 2)
+    session(cfg, [I.CreditIn(1, 5000), I.NewShoe(), *rounds([I.PlaceWager(1, "player", 1000)], 1)])
+    out, state = tmp_path / "inputs.jsonl", str(cfg.state_dir)
+    old = os.umask(0o022)
+    try:
+        assert cli_main(["journal", "export", "--state-dir", state, "--out", str(out)]) == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    whole = out.read_text(encoding="utf-8")
+    with sqlite3.connect(cfg.state_dir / "journal.sqlite3") as conn:
+        conn.execute("DELETE FROM inputs WHERE id = 4")  # a row lost: the export stops there, exit 1
+    assert cli_main(["journal", "export", "--state-dir", state, "--out", str(out)]) == 1
+    assert out.read_text(encoding="utf-8") == whole
+    assert cli_main(["journal", "export", "--state-dir", state, "--out", str(tmp_path / "new.jsonl")]) == 1
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".jsonl") == ["inputs.jsonl"]
+
+
+def test_the_header_says_whether_the_rows_replay_alone(tmp_path: Path) -> None:
+    """An export from a later row carries the limits, not the table's state: the header's ``standalone``
+    says whether a new ``Table(game, limits)`` stands where the table stood (no money, no round, no tilt,
+    no device offline, the game's state across rounds a new game's, the shoe unused or shuffled before
+    its first card). Here a shoe went offline before the money was cashed out: the daemon refused
+    ``close_betting`` and took a second wager of 500, a replay from the row after the cash-out closes
+    betting on the first and refuses the second, and pays 500 less; so that export is not
+    standalone, and one from the row where the shoe came back is."""
+    cfg = config(tmp_path, 100, 1000, 2)
+    journal = Journal.open(cfg.state_dir, table="t", game="baccarat", options=cfg.options_dict(), fsync=False)
+    live = TableService(cfg, journal)
+    live.replay()
+    for inp in (I.CreditIn(1, 5000), I.NewShoe(), *rounds([I.PlaceWager(1, "player", 1000)], 1),
+                I.DeviceStatus("shoe", False, "unplugged"), I.CreditOut(1, 6000)):
+        assert live.submit(inp, "test", at=1.0).refused is None, inp
+    cashed, seq = journal.last_id, live.seq
+    live.submit(I.CreditIn(1, 5000), "test", at=1.0)
+    live.submit(I.OpenBetting(), "test", at=1.0)
+    live.submit(I.PlaceWager(1, "player", 500), "test", at=1.0)
+    assert live.submit(I.CloseBetting(), "test", at=1.0).refused  # the shoe is offline
+    assert live.submit(I.PlaceWager(1, "player", 500), "test", at=1.0).refused is None
+    back = journal.last_id + 1
+    for inp in (I.DeviceStatus("shoe", True, ""), I.CloseBetting(), *CARDS):
+        assert live.submit(inp, "test", at=1.0).refused is None, inp
+    published = [e for s, e in live.recent if s > seq]
+    journal.close()
+    assert settled(published)[0][2] == {"1": 6000}
+    alone = export(tmp_path, cashed + 1)
+    assert settled(replay(alone))[0][2] == {"1": 5500}  # what a replay from there pays: not the table's
+    assert alone[0]["standalone"] is False
+    assert export(tmp_path, back)[0]["standalone"] is False  # a round in play, money on it
+    assert export(tmp_path, 1)[0]["standalone"] is True

@@ -7,16 +7,20 @@ import json
 import time
 from pathlib import Path
 
+import psycopg
 import pytest
 from floor_support import postgres  # noqa: F401 (fixture)
 from test_daemon_support import baccarat_play, config_for
-from test_floor_recall_games import to_the_floor
+from test_floor_recall_games import to_the_floor, uplink_messages
+from test_journal_export import session, two_limits
 from test_zmq_snapshot import send_all
 
 from controller import inputs as I
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
+from controller.floor import store
+from controller.floor.schema import migrate
 from controller.floor.wire import RowMessage
 from pitboard import operators
 from pitboard.history import load_tiles
@@ -83,3 +87,21 @@ def test_an_operator_s_token_is_shown_once_and_stored_only_hashed_in_a_private_f
     path.chmod(0o644)
     with pytest.raises(operators.OperatorError, match="readable by others"):
         operators.who(path, fresh)
+
+
+def test_a_tile_loaded_after_a_change_of_decimals_shows_the_newest_row_s(
+        tmp_path: Path, postgres: FloorDatabase) -> None:  # noqa: F811
+    """docs/floor.md: a tile's amounts are in the decimals of the newest row. The floor heard the table
+    first under 2 decimals, then (a ``limits`` row) under 0: a board started from PostgreSQL shows the
+    2000 in play as 2,000, as its live feed does, not as 20.00."""
+    _, after, _, _, change = two_limits(tmp_path)
+    session(after, [I.OpenBetting(), I.PlaceWager(1, "player", 2000)])
+    messages = uplink_messages(after)
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        store.write_batch(conn, messages[:change - 1])  # heard before the change, then after it
+        store.write_batch(conn, messages[change - 1:])
+    live = Tile("t")
+    assert all(live.take_row(RowMessage.parse(m.body())) for m in messages)
+    assert live.view(1.0)["in_play_text"] == "2,000"
+    assert load_tiles(postgres.dsn)["t"].view(1.0)["in_play_text"] == "2,000"

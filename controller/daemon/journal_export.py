@@ -8,8 +8,10 @@ rows alone, replayed under today's table file, settle every round before the
 first ``limits`` row wrongly, and an export from row 1000 does not even say
 which table, game or rules it belongs to. The first line says all of it (the
 table and ``journal_id``, as every reply and the floor name a journal); a
-third party replays the rows with ``Table(game, limits).apply`` alone
-(docs/daemon.md, "Old journals"). docs/schema/journal-export.schema.json is
+third party replays the rows with ``Table(game, limits).apply`` alone when
+they start at row 1 or the header says ``standalone`` (the limits are not
+the table's state: money held, a device offline, the shoe; docs/daemon.md,
+"Old journals"). docs/schema/journal-export.schema.json is
 generated here (``python -m controller.daemon.contract``).
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any, Final
@@ -53,12 +56,12 @@ def game_of(header: dict[str, str], path: Path) -> Game:
         raise JournalError(path, f"bad header: game {header.get('game')!r}: {exc}") from None
 
 
-def limits_before(conn: sqlite3.Connection, path: Path, header: dict[str, str],
-                  row: int) -> TableLimits | None:
-    """The limits row ``row`` is played under: the header's, with each ``limits`` row before it taken as
-    the engine took it (from the newest usable checkpoint before it, as the daemon's start and the uplink
-    do, else from row 1). None: the header records none (a journal written before limits were recorded
-    that no daemon has opened since: its rows were played under the table file's limits of the time)."""
+def table_before(conn: sqlite3.Connection, path: Path, header: dict[str, str], row: int) -> Table | None:
+    """The table as it stood just before row ``row``: the header's limits, with each row before it
+    taken as the engine took it (from the newest usable checkpoint before it, as the daemon's start and
+    the uplink do, else from row 1), so a refused ``limits`` row changes nothing. None: the header
+    records no limits (a journal written before limits were recorded that no daemon has opened since:
+    its rows were played under the table file's limits of the time, which the journal does not say)."""
     recorded = header.get(LIMITS_KEY)
     if recorded is None:
         return None
@@ -69,7 +72,25 @@ def limits_before(conn: sqlite3.Connection, path: Path, header: dict[str, str],
             table, done = saved.table, saved.row
     for entry in read_entries(conn, path, done + 1, row - 1):
         table.apply(entry.input)
-    return table.limits
+    return table
+
+
+def replays_alone(before: Table, new: Table, rows: Iterator[Entry]) -> bool:
+    """Whether ``rows`` replayed on ``new`` (``Table(game, limits)``) give what they gave on ``before``,
+    the table as it stood: it holds no money and plays no round, no tilt or device offline stops it, its
+    game's state across rounds (a Designated Player) is a new game's, and its shoe is unused or is
+    shuffled before the next card (else a card the table found impossible is taken). Round and shoe
+    numbers, the meters and the dealer in are not compared: they count, they do not pay."""
+    def state(table: Table) -> tuple[object, ...]:  # a seat cashed out to nothing holds no money
+        held = {seat: credit for seat, credit in table.credits.items() if credit}
+        return table.phase, held, table.staked, table.tilt, table.offline, table.burn_next, table.game.view()
+
+    if state(before) != state(new):
+        return False
+    if before.composition.to_dict() == new.composition.to_dict():
+        return True
+    kinds = (e.input.kind for e in rows)
+    return next((kind == "new_shoe" for kind in kinds if kind in ("new_shoe", "card")), True)
 
 
 def header_line(conn: sqlite3.Connection, path: Path, header: dict[str, str], first: int,
@@ -77,12 +98,14 @@ def header_line(conn: sqlite3.Connection, path: Path, header: dict[str, str], fi
     """The export's first line for rows ``first``..``last`` (none if ``last`` < ``first``)."""
     if "id" not in header or "game" not in header:
         raise JournalError(path, "bad header: no journal id or game")
-    limits = limits_before(conn, path, header, min(first, last + 1))
+    before = table_before(conn, path, header, min(first, last + 1))
+    alone = before is not None and replays_alone(
+        before, Table(game_of(header, path), before.limits), read_entries(conn, path, first, last))
     return {"header": HEADER, "version": EXPORT_VERSION, "table": header.get("table", ""),
             "journal_id": header["id"], "game": header["game"],
             "options": json.loads(header.get("options", "{}")),
             "rules": int(header.get("rules", UNRECORDED)), "from": first, "to": last,
-            "limits": None if limits is None else limits.model_dump()}
+            "limits": None if before is None else before.limits.model_dump(), "standalone": alone}
 
 
 def row_line(entry: Entry) -> dict[str, Any]:
@@ -108,7 +131,7 @@ def schema() -> dict[str, Any]:
         "description": "The first line: who answers and what the rows are played under.",
         "type": "object", "additionalProperties": False,
         "required": ["header", "version", "table", "journal_id", "game", "options", "rules", "from", "to",
-                     "limits"],
+                     "limits", "standalone"],
         "properties": {
             "header": {"const": HEADER, "description": "tells the header from a row (rows have no such key)"},
             "version": {"const": EXPORT_VERSION, "description": "the export's format"},
@@ -125,6 +148,9 @@ def schema() -> dict[str, Any]:
             "limits": {"oneOf": [{"$ref": "#/$defs/Limits"}, {"type": "null"}],
                        "description": "the limits in force just before row from: the journal's starting "
                        "limits with every limits row before it applied; null: the journal records none"},
+            "standalone": {"type": "boolean",
+                           "description": "whether the rows replay alone, on a new Table(game, limits), to "
+                           "what they gave on the table (false: replay them from row 1)"},
         },
     }
     row = {

@@ -16,6 +16,7 @@ tests can kill a first start inside every write.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
@@ -70,6 +71,14 @@ def write_atomic(target: Path, text: str | bytes, mode: int = FILE_MODE, group: 
     ``mode`` and ``group`` widen a file that another user's process must read (a public key the
     daemon's group reads): set on the empty file, before a byte is written and before it has its name.
     """
+    write_atomic_parts(target, (text,), mode, group)
+
+
+def write_atomic_parts(target: Path, parts: Iterable[str | bytes], mode: int = FILE_MODE,
+                       group: int = -1) -> None:
+    """:func:`write_atomic` of the concatenated ``parts``, written as they come (an export of a whole
+    journal need not be held in memory); if taking the next part raises, ``target`` is left as it was
+    and the exception propagates (the temporary file, whatever it holds, is overwritten next time)."""
     partial = target.with_name(f".{target.name}.partial")
     fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
     try:
@@ -77,9 +86,10 @@ def write_atomic(target: Path, text: str | bytes, mode: int = FILE_MODE, group: 
             os.fchown(fd, -1, group)
         os.fchmod(fd, mode)
         faults.point("file_created")
-        data = memoryview(text.encode("utf-8") if isinstance(text, str) else text)
-        while data:
-            data = data[os.write(fd, data):]
+        for part in parts:
+            data = memoryview(part.encode("utf-8") if isinstance(part, str) else part)
+            while data:
+                data = data[os.write(fd, data):]
         faults.point("file_written")
         os.fsync(fd)
     finally:

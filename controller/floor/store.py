@@ -107,11 +107,15 @@ ON CONFLICT DO NOTHING
 """
 # Each journal's recorded_row moved to the end of the run of recorded rows that starts right after
 # it: the rows above it, numbered in order, are that run while row - its number is still
-# recorded_row (an index range of the few rows above it, not a scan of the journal). Then the gaps
-# now below it are marked filled.
+# recorded_row (an index range of the few rows above it, not a scan of the journal). Its currency
+# becomes its newest row's when the batch holds the newest row recorded (a redelivered or gap-filling
+# batch does not take it back): a ``limits`` row may change the decimals, and the pit board starts its
+# tile with these. Then the gaps now below it are marked filled.
 _ADVANCE = """
 WITH seen AS (
-    SELECT table_id, journal_id, MAX(journal_rows) AS n, MAX(at) AS at FROM floor_rows GROUP BY 1, 2
+    SELECT table_id, journal_id, MAX(journal_rows) AS n, MAX(at) AS at, MAX(row) AS top,
+           (ARRAY_AGG(currency ORDER BY row DESC))[1] AS currency
+    FROM floor_rows GROUP BY 1, 2
 ), moved AS (
     UPDATE tables SET
         recorded_row = COALESCE((
@@ -122,6 +126,10 @@ WITH seen AS (
             WHERE x.start = tables.recorded_row), tables.recorded_row),
         journal_rows = GREATEST(tables.journal_rows, seen.n),
         last_at = GREATEST(tables.last_at, seen.at),
+        currency = CASE WHEN seen.top >= (
+            SELECT MAX(i.row) FROM inputs i
+            WHERE i.table_id = tables.table_id AND i.journal_id = tables.journal_id)
+            THEN seen.currency ELSE tables.currency END,
         last_seen = now()
     FROM seen WHERE tables.table_id = seen.table_id AND tables.journal_id = seen.journal_id
     RETURNING tables.table_id, tables.journal_id, tables.recorded_row

@@ -6,10 +6,11 @@ with it (checkpoints: docs/daemon.md) and recall and audits need
 all of it. These commands read it without disturbing a running daemon:
 
 * ``export`` writes a header line (the table, the journal's id, game,
-  options, rules version and the limits in force before the first row:
-  docs/daemon.md, "Old journals") and then inputs as JSON lines (row, at,
-  source, input, ref), for an auditor, a floor system, or a scenario of a
-  disputed round: all a third party needs to replay them.
+  options, rules version, the limits in force before the first row and
+  whether the rows replay alone from them: docs/daemon.md, "Old journals")
+  and then inputs as JSON lines (row, at, source, input, ref), for an
+  auditor, a floor system, or a scenario of a disputed round. ``--out`` is
+  written as every file we create: 0600, whole or not at all.
 * ``archive DEST`` makes a consistent copy with SQLite's online backup (safe
   while the daemon writes), checks the copy and prints its rows and SHA-256,
   for off-site storage.
@@ -25,6 +26,7 @@ import json
 import os
 import sqlite3
 import sys
+from itertools import chain
 from pathlib import Path
 
 from controller.daemon.config import TableFileError, load_table
@@ -37,6 +39,7 @@ from controller.daemon.journal import (
     verify_file,
 )
 from controller.daemon.journal_export import header_line, row_line
+from controller.daemon.private import write_atomic_parts
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,17 +94,16 @@ def _export(args: argparse.Namespace, state_dir: Path) -> int:
         return 2
     conn, path, last = open_readonly(state_dir)
     stop = last if args.stop is None else min(args.stop, last)
-    out = None
     try:
         first = header_line(conn, path, read_header(conn, path), args.start, stop)  # before any output
-        out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
-        out.write(json.dumps(first) + "\n")
-        for e in read_entries(conn, path, args.start, stop):
-            out.write(json.dumps(row_line(e)) + "\n")
+        rows = map(row_line, read_entries(conn, path, args.start, stop))
+        lines = (json.dumps(line) + "\n" for line in chain([first], rows))
+        if args.out:  # a file we create: 0600, whole or not at all (a bad row leaves no short export)
+            write_atomic_parts(Path(args.out), lines)
+        else:
+            sys.stdout.writelines(lines)
     finally:
         conn.close()
-        if out is not None and out is not sys.stdout:
-            out.close()
     return 0
 
 
