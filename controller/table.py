@@ -54,6 +54,8 @@ class Table(TiltRules, WagerRules, DealerRules):
         self.house_net = 0
         self.rounds_settled = 0
         self.rounds_voided = 0
+        #: The round the meters' period began after (0: the first): a change of decimals starts one.
+        self.meters_after = 0
         self.chosen: dict[int, dict[str, int]] = {}  # pre-deal wagers as chosen, per seat
         self.staked: dict[tuple[int, str], int] = {}  # what is debited this round
         self.round: GameRound | None = None
@@ -151,16 +153,6 @@ class Table(TiltRules, WagerRules, DealerRules):
             "shoe_results": list(self.shoe_results),
             "shoe_number": self.shoe_number,
             "dealer": self.dealer,
-        }
-
-    def meters_dict(self) -> dict[str, Any]:
-        return {
-            "table": {
-                "rounds_settled": self.rounds_settled,
-                "rounds_voided": self.rounds_voided,
-                "house_net": self.house_net,
-            },
-            "seats": {str(s): m.to_dict() for s, m in sorted(self.meters.items())},
         }
 
     # ------------------------------------------------------------ handlers

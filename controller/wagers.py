@@ -50,6 +50,8 @@ class WagerRules:
     staked: dict[tuple[int, str], int]
     house_net: int
     rounds_settled: int
+    rounds_voided: int
+    meters_after: int
     shoe_results: list[dict[str, Any]]
     _limits: TableLimits
     _money: Currency
@@ -70,6 +72,28 @@ class WagerRules:
     def _credits_view(self) -> dict[str, int]:
         return {_SEAT_KEYS[s]: c for s, c in self.credits.items()}
 
+    def meters_dict(self) -> dict[str, Any]:
+        """The meters of this period, and ``since`` when it began: after which round, and the decimals
+        every amount of it is in (one scale: a change of decimals starts a new period)."""
+        return {
+            "table": {
+                "rounds_settled": self.rounds_settled,
+                "rounds_voided": self.rounds_voided,
+                "house_net": self.house_net,
+            },
+            "seats": {str(s): m.to_dict() for s, m in sorted(self.meters.items())},
+            "since": {"round": self.meters_after, "minor_units": self._limits.minor_units},
+        }
+
+    def _new_meter_period(self) -> None:
+        """Every meter back to 0, as a gaming machine's meters are cleared when its accounting
+        denomination changes: a change of the currency's decimals changes what a minor unit is worth,
+        so a total across it would add two scales (50.00 and 9,000 are not 14,000 of anything). Made
+        only between rounds with no money held (controller.daemon.journal_limits), so nothing is lost:
+        every round stays in recall at its own scale. Each seat seated keeps a meter, at 0."""
+        self.meters = {seat: SeatMeters() for seat in self.credits}
+        self.house_net = self.rounds_settled = self.rounds_voided = 0
+        self.meters_after = self.round_no
 
     def limits_refusal(self, limits: TableLimits) -> str | None:
         """Why ``limits`` cannot take effect now (None if they can): a seat that holds credits or a
@@ -85,7 +109,8 @@ class WagerRules:
     def _set_limits(self, inp: I.SetLimits) -> list[Event]:
         """The limits from the next round on: only between rounds, as a floor changes its sign between
         hands, so no round is played under two sets of limits (a journaled change waits for the round
-        in play to end: controller.daemon.journal_limits)."""
+        in play to end: controller.daemon.journal_limits). New decimals start new meters; other
+        changes (seats, unit, minimum, maximum) keep them: their amounts are still at one scale."""
         if self.phase != "idle":
             raise Refusal(f"the limits change between rounds, not while round {self.round_no} is in play "
                           f"({self.phase})")
@@ -96,9 +121,12 @@ class WagerRules:
         why = self.limits_refusal(limits)
         if why is not None:
             raise Refusal(why)
+        decimals_change = limits.minor_units != self._limits.minor_units
         self.limits = limits
         for seat in [s for s in self.credits if s > limits.seats]:  # cashed out to nothing: gone
             del self.credits[seat]
+        if decimals_change:
+            self._new_meter_period()
         return []
 
     def _place_wager(self, inp: I.PlaceWager) -> list[Event]:

@@ -302,12 +302,20 @@ class SeatMeters(TypedDict):
     rounds: int
 
 
+class MetersSince(TypedDict):
+    """When the meters' period began: a change of the currency's decimals starts a new one, at 0."""
+
+    round: int
+    minor_units: int
+
+
 class MetersReply(Identity):
     ok: Literal[True]
     cmd: Literal["meters"]
     seq: int
     totals: TableMeters
     seats: dict[str, SeatMeters]
+    since: MetersSince
 
 
 class RecallReply(Identity):

@@ -110,17 +110,24 @@ async def _query(d: DaemonHost, q: Query) -> dict[str, Any]:
             "fsync": d.fsync,
         }
     if q.name == "meters":
-        meters = service.table.meters_dict()
-        seat = q.args.get("seat")
-        if seat is not None:
-            if str(seat) not in meters["seats"]:
-                return error_reply(f"meters: seat {seat} has never been seated")
-            meters = {"table": meters["table"], "seats": {str(seat): meters["seats"][str(seat)]}}
-        # ``table`` is the table's id in every reply; its meters are ``totals``.
-        return {"ok": True, "cmd": "meters", "seq": service.seq, "totals": meters["table"],
-                "seats": meters["seats"]}
+        return meters_reply(service.table, service.seq, q.args.get("seat"))
     assert q.name == "recall"
     return await _recall(d, q.args.get("n"), q.args.get("round"))
+
+
+def meters_reply(table: Table, seq: int, seat: int | None = None) -> dict[str, Any]:
+    """The ``meters`` reply: the period's meters (all seats', or ``seat``'s) and since when they run."""
+    meters = table.meters_dict()
+    since = meters["since"]
+    if seat is not None:
+        if str(seat) not in meters["seats"]:
+            when = "never been seated" if not since["round"] else (
+                f"not been seated since the meters restarted after round {since['round']}")
+            return error_reply(f"meters: seat {seat} has {when}")
+        meters["seats"] = {str(seat): meters["seats"][str(seat)]}
+    # ``table`` is the table's id in every reply; its meters are ``totals``.
+    return {"ok": True, "cmd": "meters", "seq": seq, "totals": meters["table"], "seats": meters["seats"],
+            "since": since}
 
 
 def _shoe_device(d: DaemonHost) -> dict[str, Any] | None:

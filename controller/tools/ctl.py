@@ -37,6 +37,7 @@ from controller.tools.event_text import (
     credits_text,
     due_text,
     format_event,
+    meters_text,
     offline_text,
     result_text,
     wager_text,
@@ -70,8 +71,6 @@ WORDS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
 _INTS: Final = {"seat", "n", "round"}
 #: Exit status when the command was applied but its effect was a tilt.
 TILTED: Final = 3
-#: Meter fields that are amounts (the others are counts).
-_METER_MONEY: Final = {"credits_in", "credits_out", "wagered", "won", "lost", "house_net"}
 #: A person is waiting: say within two seconds that nothing answers (``--timeout`` for slow links).
 CLI_TIMEOUT: Final = 2.0
 
@@ -251,17 +250,7 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
         )
         return "\n".join(lines)
     if cmd == "meters":
-        t = reply["totals"]
-        lines = [
-            f"table: rounds settled {t['rounds_settled']}, voided {t['rounds_voided']}, "
-            f"house net {cur.signed(t['house_net'])}"
-        ]
-        for seat, meters in reply["seats"].items():
-            lines.append(
-                f"  seat {seat}: "
-                + ", ".join(f"{k} {cur.format(v) if k in _METER_MONEY else v}" for k, v in meters.items())
-            )
-        return "\n".join(lines)
+        return "\n".join(meters_text(reply, cur))
     if cmd == "recall":
         lines = []
         for r in reply["rounds"]:

@@ -148,6 +148,26 @@ def credits_text(credits: dict[str, int], cur: Currency = DEFAULT_CURRENCY) -> s
     return ", ".join(f"seat {s}: {cur.format(c)}" for s, c in credits.items()) or "none"
 
 
+#: Meter fields that are amounts (the others are counts).
+_METER_MONEY = frozenset({"credits_in", "credits_out", "wagered", "won", "lost", "house_net"})
+
+
+def meters_text(reply: dict[str, Any], cur: Currency = DEFAULT_CURRENCY) -> list[str]:
+    """A ``meters`` reply as lines: since when its figures run, and its amounts at the decimals of that
+    period (the reply's own: a table file's new decimals may wait for the round in play to end)."""
+    t, since = reply["totals"], reply.get("since") or {}  # older daemons: no since
+    cur = Currency(cur.code, int(since.get("minor_units", cur.minor_units)))
+    after = since.get("round", 0)
+    lines = [f"meters since round {after} (restarted when the currency's decimals changed; "
+             "earlier rounds: recall)" if after else "meters since the first round",
+             f"table: rounds settled {t['rounds_settled']}, voided {t['rounds_voided']}, "
+             f"house net {cur.signed(t['house_net'])}"]
+    for seat, meters in reply["seats"].items():
+        figures = (f"{k} {cur.format(v) if k in _METER_MONEY else v}" for k, v in meters.items())
+        lines.append(f"  seat {seat}: " + ", ".join(figures))
+    return lines
+
+
 def result_text(value: Any) -> str:
     """A result or notice record as ``key value`` words instead of raw JSON (nested in brackets)."""
     if isinstance(value, dict):
