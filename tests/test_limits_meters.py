@@ -21,6 +21,9 @@ from test_limits_journal import config, open_service
 from controller import inputs as I
 from controller.daemon.config import TableConfig
 from controller.daemon.replies import meters_reply
+from controller.floor.report import aggregate, from_journal
+from controller.floor.report_format import to_text
+from controller.floor.report_page import render
 from controller.money import Currency
 from controller.tools.ctl import format_reply
 
@@ -40,8 +43,14 @@ def meters_now(cfg: TableConfig, seat: int | None = None) -> dict[str, Any]:
         live.journal.close()
 
 
-def test_meters_after_a_decimals_change_count_only_the_new_period_and_say_since_when(tmp_path: Path) -> None:
-    _, after, _, _, _ = two_limits(tmp_path)
+@pytest.fixture(scope="module")
+def after(tmp_path_factory: pytest.TempPathFactory) -> TableConfig:
+    """rev9's journal (played once for the module's tests): the table file after the change."""
+    return two_limits(tmp_path_factory.mktemp("two_limits"))[1]
+
+
+def test_meters_after_a_decimals_change_count_only_the_new_period_and_say_since_when(
+        after: TableConfig) -> None:
     reply = meters_now(after)  # from the newest checkpoint, as a start does
     assert reply["since"] == {"round": 2, "minor_units": 0}
     assert reply["totals"] == {"rounds_settled": 2, "rounds_voided": 0, "house_net": -3600}
@@ -61,6 +70,16 @@ def test_meters_after_a_decimals_change_count_only_the_new_period_and_say_since_
     assert meters_now(after, seat=1)["seats"] == {"1": reply["seats"]["1"]}
 
 
+def test_the_floor_report_names_the_decimals_of_each_block_of_one_table(after: TableConfig) -> None:
+    """rev9: the report's text printed two blocks titled ``t  (no currency)``, one per scale."""
+    report = aggregate(from_journal(after, 0.0, 2.0), "table", 0.0, 2.0)
+    titles = [line for line in to_text(report).splitlines() if line.startswith("t  (")]
+    assert titles == ["t  (no currency, 0 decimals)", "t  (no currency, 2 decimals)"]
+    page = render(report)
+    assert "<h2>t <small>(no currency, 2 decimals)</small></h2>" in page
+    assert "t (no currency, 0 decimals)" in page  # a chart's label
+
+
 def test_a_limits_change_that_keeps_the_decimals_keeps_the_meters(tmp_path: Path) -> None:
     def play(cfg: TableConfig, inputs: list[I.Input]) -> None:
         live = open_service(cfg)
@@ -78,4 +97,5 @@ def test_a_limits_change_that_keeps_the_decimals_keeps_the_meters(tmp_path: Path
     assert reply["totals"] == {"rounds_settled": 2, "rounds_voided": 0, "house_net": -2000}
     assert reply["seats"]["1"] == {"credits_in": 6000, "credits_out": 0, "wagered": 2000, "won": 2000,
                                    "lost": 0, "rounds": 2}
-    assert format_reply({"cmd": "meters"}, reply, Currency()).splitlines()[0] == "meters since the first round"
+    text = format_reply({"cmd": "meters"}, reply, Currency())
+    assert text.splitlines()[0] == "meters since the first round"

@@ -176,6 +176,19 @@ class Report:
     groups: list[Group]
     notes: dict[str, str]
 
+    def split(self, group: Group) -> bool:
+        """Whether another group has the group's key and currency at other decimals (one table's
+        rounds before and after a change of ``currency.minor_units``)."""
+        return any(g.key == group.key and g.currency == group.currency and g.minor_units != group.minor_units
+                   for g in self.groups)
+
+    def scale(self, group: Group) -> str:
+        """What a group's amounts are in, for its title: the currency (``EUR``, or ``no currency``), and
+        its decimals when the report :meth:`split` its key: two blocks ``t (EUR)`` would read as one
+        table counted twice (``t (EUR, 2 decimals)``, ``t (EUR, 0 decimals)``)."""
+        name = group.currency or "no currency"
+        return f"{name}, {group.minor_units} decimals" if self.split(group) else name
+
 
 def hour_of(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:00")

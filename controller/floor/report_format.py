@@ -136,7 +136,7 @@ def to_text(report: Report) -> str:
     for g in report.groups:
         d = group_dict(g)
         money = Currency(g.currency, g.minor_units)
-        lines += ["", f"{g.key}  ({g.currency or 'no currency'})",
+        lines += ["", f"{g.key}  ({report.scale(g)})",
                   f"  rounds {g.rounds} settled, {g.voided} voided; {d['rounds_per_hour']} an hour over "
                   f"{d['hours']} hour(s) with play; seats with a wager {d['seats_per_round']} a round "
                   f"({100 * g.occupancy:.1f} % of seated seat-rounds)",

@@ -86,7 +86,8 @@ def _table(d: dict[str, object], money: Currency) -> str:
 def render(report: Report) -> str:
     """The report as a whole HTML page (UTF-8): charts across the groups, then each group's table."""
     groups = [(g, group_dict(g), Currency(g.currency, g.minor_units)) for g in report.groups]
-    labels = [f"{g.key} ({g.currency})" if g.currency else g.key for g, _, _ in groups]
+    labels = [f"{g.key} ({report.scale(g)})" if g.currency or report.split(g) else g.key
+              for g in report.groups]
     title = f"Report by {report.by}: rounds ended {when(report.start)} .. {when(report.end)}"
     out = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body><h1>{escape(title)}</h1>"]
@@ -102,7 +103,7 @@ def render(report: Report) -> str:
     def fmt(v: float) -> str:
         return f"{v:,.2f}" if v != int(v) else f"{int(v):,}"
 
-    house_fmt = money_of(0) if len({g.currency for g, _, _ in groups}) == 1 else fmt
+    house_fmt = money_of(0) if len({(g.currency, g.minor_units) for g, _, _ in groups}) == 1 else fmt
     spans = [None if d["total"]["low"] is None else (float(d["total"]["low"]), float(d["total"]["high"]))
              for _, d, _ in groups]
     out.append('<div class="charts">')
@@ -116,7 +117,7 @@ def render(report: Report) -> str:
                     house_fmt, spans=spans))
     out.append("</div>")
     for g, d, money in groups:
-        out.append(f"<h2>{escape(g.key)} <small>({escape(g.currency or 'no currency')})</small></h2>")
+        out.append(f"<h2>{escape(g.key)} <small>({escape(report.scale(g))})</small></h2>")
         out.append(f"<p>Rounds {g.rounds} settled, {g.voided} voided; Rounds per hour {d['rounds_per_hour']} "
                    f"over {d['hours']} hour(s) with play; Seats with a wager {d['seats_per_round']} a round "
                    f"({100 * g.occupancy:.1f} % of seated seat-rounds).</p>")
