@@ -96,14 +96,25 @@ class WagerRules:
         self.meters_after = self.round_no
 
     def limits_refusal(self, limits: TableLimits) -> str | None:
-        """Why ``limits`` cannot take effect now (None if they can): a seat that holds credits or a
-        wager must stay a seat of the table (one cashed out to nothing may go: it holds no money).
-        Checked by the daemon before it journals a change."""
+        """Why ``limits`` cannot take effect now (None if they can), so that no money held is dropped
+        or rescaled: a seat that holds credits or a wager must stay a seat of the table (one cashed
+        out to nothing may go: it holds no money), so must the Designated Player (it banks the next
+        round), and the currency's decimals change only while no money is held (every amount is
+        kept in minor units: new decimals would rescale it). The engine's own rule, so a journal
+        whose row breaks it replays as refused; the daemon asks it before it journals a change."""
         holding = (*(s for s, c in self.credits.items() if c), *(seat for seat, _ in self.staked))
         held = [s for s in holding if s > limits.seats]
         if held:
             return (f"seat {max(held)} holds credits or a wager: it cannot be left out of the "
                     f"{limits.seats} seat(s) of the new limits (cash it out first)")
+        banker = self.game.view().get("dp_seat")  # banks the next round, with credits or not
+        if isinstance(banker, int) and banker > limits.seats:
+            return (f"seat {banker} is the Designated Player: it cannot be left out of the {limits.seats} "
+                    "seat(s) of the new limits (set another DP first)")
+        if limits.minor_units != self._limits.minor_units and (any(self.credits.values()) or self.staked):
+            return (f"currency.minor_units {self._limits.minor_units} -> {limits.minor_units} while seats "
+                    "hold credits or wagers (journaled in minor units: it would rescale them; "
+                    "cash out first)")
         return None
 
     def _set_limits(self, inp: I.SetLimits) -> list[Event]:

@@ -87,18 +87,10 @@ def refusal(table: Table, limits: TableLimits) -> str | None:
     """Why ``limits`` cannot replace the table's (None if they can): money held would be dropped or
     rescaled. Checked at the start, and again when a change that waited for the round's end is due."""
     why = table.limits_refusal(limits)
-    banker = table.game.view().get("dp_seat")  # banks the next round, with credits or not
-    if why is None and isinstance(banker, int) and banker > limits.seats:
-        why = (f"seat {banker} is the Designated Player: it cannot be left out of the {limits.seats} "
-               "seat(s) of the new limits (set another DP first)")
-    if why is None and limits.minor_units != table.limits.minor_units:
-        decimals = f"currency.minor_units {table.limits.minor_units} -> {limits.minor_units}"
-        if _holds_money(table):
-            why = (f"{decimals} while seats hold credits or wagers (journaled in minor units: it would "
-                   "rescale them; cash out first)")
-        elif table.phase != "idle":  # the round's commands would be typed in decimals not yet in force
-            why = (f"{decimals} while a round is in play (its commands are typed in the table file's "
-                   "currency: change it between rounds)")
+    if why is None and limits.minor_units != table.limits.minor_units and table.phase != "idle":
+        # The round's commands would be typed in decimals not yet in force: no waiting for its end.
+        why = (f"currency.minor_units {table.limits.minor_units} -> {limits.minor_units} while a round is "
+               "in play (its commands are typed in the table file's currency: change it between rounds)")
     return why
 
 
@@ -112,8 +104,3 @@ def deferred_refusal(table: Table, change: SetLimits) -> str | None:
     log.critical("the table file's limits cannot take effect at the end of round %d: %s", table.round_no, why)
     return (f"the table file's limits cannot take effect at the end of round {table.round_no}: {why}; "
             "play stops: restart under the old table file to settle it, then under the new one")
-
-
-def _holds_money(table: Table) -> bool:
-    """A seat holds credits or a wager stands: amounts whose worth the currency's decimals give."""
-    return any(table.credits.values()) or bool(table.staked)
