@@ -26,6 +26,7 @@ from controller.cards import DECK, RANKS, SUITS, Card, CardError, parse_card
 from vision.colour import out_of_line, thresholds
 from vision.compare import differ_mask
 from vision.enrol_photo import PhotoFace, flush_fits, index_seen, photo_face
+from vision.enrol_window import SearchWindow, search_window
 from vision.profile import (
     FACE_SIZE,
     RANK_SIZE,
@@ -50,8 +51,6 @@ from vision.recognise import (
     split_index,
 )
 
-#: Where to look for the index when measuring it: this share of the face's width and height.
-SEARCH = (0.32, 0.36)
 #: Padding around the measured index, in face pixels.
 PAD = 12
 #: Two templates correlating above this are too alike to be told apart safely...
@@ -165,8 +164,9 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
             faces.append((found.face, card, origin))
     if not _every_card(faces, why, result):
         return result
-    corner = _corner(faces)
-    boxes = _index_box(faces, corner, result)
+    window = search_window([face for face, _, _ in faces])
+    corner = window.corner
+    boxes = _index_box(faces, window, result)
     if boxes is None:
         return result
     box, area = boxes
@@ -221,31 +221,20 @@ def _every_card(faces: list[tuple[Image, Card, str]], why: dict[str, list[str]],
     return not result.problems
 
 
-def _corner(faces: list[tuple[Image, Card, str]]) -> str:
-    """``tl`` for indices at top-left/bottom-right, ``tr`` for a left-handed deck."""
-    w, h = FACE_SIZE
-    sw, sh = int(w * SEARCH[0]), int(h * SEARCH[1])
-    counts = {"tl": 0, "tr": 0}
-    for face, _, _ in faces:
-        counts["tl"] += not isinstance(split_index(face[:sh, :sw]), str)
-        counts["tr"] += not isinstance(split_index(face[:sh, w - sw :]), str)
-    return max(counts, key=lambda k: counts[k])
-
-
 Box = tuple[int, int, int, int]
 
 
 def _index_box(
-    faces: list[tuple[Image, Card, str]], corner: str, result: EnrolResult
+    faces: list[tuple[Image, Card, str]], window: SearchWindow, result: EnrolResult
 ) -> tuple[Box, Box] | None:
     """The index crop (the glyph area padded, for a card warped a little off) and the glyph area."""
     w, h = FACE_SIZE
-    sw, sh = int(w * SEARCH[0]), int(h * SEARCH[1])
-    left = 0 if corner == "tl" else w - sw
+    corner = window.corner
+    left = 0 if corner == "tl" else w - window.width
     boxes = []
     for face, _, _ in faces:
         for turned in (face, cv2.rotate(face, cv2.ROTATE_180)):
-            g = split_index(turned[:sh, left : left + sw])
+            g = split_index(window.crop(turned))
             if not isinstance(g, str):  # a face without one is judged by the glyph pass that follows
                 boxes.append(g.box)
     if not boxes:
