@@ -3,13 +3,15 @@ the usual window is measured exactly as before, its centre pips left out of the 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 from vision_support import ENROL_SEED
 
 from controller.cards import DECK, parse_card
 from vision.enrol_window import SEARCH_HEIGHTS, search_window
 from vision.enroll import enrol
-from vision.profile import FACE_SIZE
+from vision.profile import FACE_SIZE, load_profile, save_profile
 from vision.recognise import recognise
 from vision.synth import DESIGNS, STUDIO, render_face, scene
 
@@ -19,7 +21,7 @@ def _faces(design: str) -> list[cv2.typing.MatLike]:
             for card in DECK]
 
 
-def test_a_large_index_deck_enrols_and_its_pip_cards_read() -> None:
+def test_a_large_index_deck_enrols_and_its_pip_cards_read(tmp_path: Path) -> None:
     """The jumbo design's suit reaches 40 % down the face: the usual window (36 %) cut it on every face and
     enrolment refused the deck ("no index found"). Its 4s and 5s have a centre pip beside the suit. Enrolled
     from the flat faces (photographs cropped to the card: quick), read from photographed scenes."""
@@ -28,6 +30,8 @@ def test_a_large_index_deck_enrols_and_its_pip_cards_read() -> None:
     assert result.profile is not None
     index = result.profile.spec.index
     assert index.corner == "tl" and index.glyphs[3] > SEARCH_HEIGHTS[0] * FACE_SIZE[1]
+    save_profile(result.profile, tmp_path / "jumbo.yaml")
+    assert load_profile(tmp_path / "jumbo.yaml").spec.index == index  # the same format, and it loads
     for i, code in enumerate(("4H", "5S", "4C", "5D", "8C", "TH", "QS", "AD")):
         frame = scene(parse_card(code), DESIGNS["jumbo"], ENROL_SEED * 1000 + 500 + i, cond=STUDIO)
         assert recognise(frame, result.profile).card is parse_card(code), code

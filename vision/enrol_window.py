@@ -21,8 +21,9 @@ from vision.recognise import Image, split_index
 #: The window's width, a share of the face's: the index column of every deck seen so far.
 SEARCH_WIDTH: Final = 0.32
 #: The window's heights tried, shares of the face's height: the usual one first, then taller ones for a
-#: large index (0.44 takes a suit reaching 42 % down; 0.52 a still larger one).
-SEARCH_HEIGHTS: Final = (0.36, 0.44, 0.52)
+#: large index (0.44 takes a suit reaching 42 % down; 0.48 a little more, the index box padded to the
+#: face's middle, where the other index's half begins).
+SEARCH_HEIGHTS: Final = (0.36, 0.44, 0.48)
 #: A taller window is taken only when it finds the index on at least this share of the faces more than
 #: the usual one: a few faces refused for a blur or a glare do not move the deck's window.
 CLEARLY_MORE: Final = 0.1

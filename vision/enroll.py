@@ -247,7 +247,8 @@ def _index_box(
     x0, y0 = np.percentile(arr[:, 0], 2), np.percentile(arr[:, 1], 2)
     x1, y1 = np.percentile(arr[:, 2], 98), np.percentile(arr[:, 3], 98)
     area = (left + int(x0), int(y0), left + int(math.ceil(x1)), int(math.ceil(y1)))
-    box = (max(0, area[0] - PAD), max(0, area[1] - PAD), min(w, area[2] + PAD), min(h, area[3] + PAD))
+    # The box ends at the face's middle, where the other index's half begins (a profile's rule).
+    box = (max(0, area[0] - PAD), max(0, area[1] - PAD), min(w, area[2] + PAD), min(h // 2, area[3] + PAD))
     return box, area
 
 
