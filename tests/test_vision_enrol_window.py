@@ -9,7 +9,7 @@ import cv2
 from vision_support import ENROL_SEED
 
 from controller.cards import DECK, parse_card
-from vision.enrol_window import SEARCH_HEIGHTS, search_window
+from vision.enrol_window import SEARCH_HEIGHTS, index_place
 from vision.enroll import enrol
 from vision.profile import FACE_SIZE, load_profile, save_profile
 from vision.recognise import recognise
@@ -40,11 +40,15 @@ def test_a_large_index_deck_enrols_and_its_pip_cards_read(tmp_path: Path) -> Non
 def test_a_deck_whose_index_fits_keeps_the_usual_window() -> None:
     usual = int(SEARCH_HEIGHTS[0] * FACE_SIZE[1])
     classic = _faces("classic")
-    assert search_window(classic) == ("tl", int(0.32 * FACE_SIZE[0]), usual)
-    assert search_window(_faces("lefty")).corner == "tr"
+    place = index_place(classic)
+    assert place is not None and place.window == ("tl", int(0.32 * FACE_SIZE[0]), usual)
+    lefty = index_place(_faces("lefty"))
+    assert lefty is not None and lefty.window.corner == "tr"
     # A few faces without a readable index (glare, blur) do not move the window to look among the pips.
     blanked = [face.copy() for face in classic]
     for face in blanked[:4]:
         face[: usual // 2, : FACE_SIZE[0] // 3] = 250
-    assert search_window(blanked).height == usual
-    assert search_window(_faces("jumbo")).height > usual
+    again = index_place(blanked)
+    assert again is not None and again.window.height == usual and again.box == place.box
+    jumbo = index_place(_faces("jumbo"))
+    assert jumbo is not None and jumbo.window.height > usual
