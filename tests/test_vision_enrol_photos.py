@@ -144,3 +144,21 @@ def test_a_phone_photograph_of_a_card_on_a_light_table_is_not_taken_for_the_face
     assert found.how == "card" and found.face is not None
     want = cv2.resize(face, FACE_SIZE, interpolation=cv2.INTER_AREA)
     assert float(np.mean(cv2.absdiff(found.face, want))) < 20
+
+
+def test_a_slanted_photograph_is_taken_as_the_reader_takes_it_and_a_square_outline_is_refused() -> None:
+    """A card photographed at a slant (its far side foreshortened, the outline nearly square) is taken by
+    enrolment exactly when the live reader takes the same frame (:mod:`vision.tilt`); an outline no
+    camera makes a card's (a square sheet seen head-on, or a card cropped out of a wider photograph) is
+    refused with the outline's proportions and what to do: photograph from above, uncropped."""
+    face = render_face(parse_card("4C"), DESIGNS["classic"])
+    slanted = on_table(face, [(250, 150), (390, 150), (450, 330), (190, 330)])
+    found = photo_face(slanted)
+    assert found.face is not None and find_card(slanted, FACE_SIZE).status == "card"
+    sheet = np.empty((480, 640, 3), np.uint8)
+    sheet[:] = FELT
+    sheet[140:340, 220:420] = 245
+    refused = photo_face(sheet)
+    assert refused.face is None and find_card(sheet, FACE_SIZE).status != "card"
+    assert "1.00 wide to tall" in refused.reason and "from above" in refused.reason
+    assert "do not crop it out of a wider photograph" in refused.reason

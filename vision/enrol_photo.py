@@ -52,6 +52,11 @@ FLUSH_TOLERANCE: Final = 0.03
 FLUSH_SQUARE: Final = 5.0
 
 RESHOOT_MARGIN: Final = "re-shoot it with a margin of table around the card"
+#: An outline no plausible camera makes a card's: seen at a slant too steep, or cropped out of a wider
+#: photograph (the crop loses where the camera's axis was, which undoes a slant: vision.tilt).
+RESHOOT_SLANT: Final = (
+    "re-shoot it from above, the camera square to the card, and do not crop it out of a wider photograph"
+)
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,8 @@ def photo_face(photo: Image) -> PhotoFace:
         return PhotoFace(None, f"no card found ({det.reason}): photograph the card on a darker background")
     if "not wholly inside" in det.reason:
         return PhotoFace(None, f"the card runs off the photograph's edge: {RESHOOT_MARGIN}")
+    if "wide to tall" in det.reason:  # the live reader refuses the same outline (vision.tilt)
+        return PhotoFace(None, f"no card found: {det.reason}: {RESHOOT_SLANT}")
     return PhotoFace(None, f"no card found: {det.reason}: re-shoot it, one whole card on a plain darker "
                            "background")
 

@@ -13,7 +13,6 @@ cards to photograph again.
 from __future__ import annotations
 
 import csv
-import math
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from controller.cards import DECK, RANKS, SUITS, Card, CardError, parse_card
 from vision.colour import out_of_line, thresholds
 from vision.compare import differ_mask
 from vision.enrol_photo import PhotoFace, flush_fits, index_seen, photo_face
+from vision.enrol_window import index_glyphs, index_place
 from vision.profile import (
     FACE_SIZE,
     RANK_SIZE,
@@ -44,16 +44,10 @@ from vision.recognise import (
     Glyphs,
     Image,
     aspect_of,
-    glyph_area,
     normalise,
     recognise_face,
-    split_index,
 )
 
-#: Where to look for the index when measuring it: this share of the face's width and height.
-SEARCH = (0.32, 0.36)
-#: Padding around the measured index, in face pixels.
-PAD = 12
 #: Two templates correlating above this are too alike to be told apart safely...
 MAX_LIKENESS = 0.97
 #: ...and so are two whose clear differences (ink :data:`vision.compare.DIFFER` apart) cover less than
@@ -165,22 +159,21 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
             faces.append((found.face, card, origin))
     if not _every_card(faces, why, result):
         return result
-    corner = _corner(faces)
-    boxes = _index_box(faces, corner, result)
-    if boxes is None:
+    place = index_place([face for face, _, _ in faces])
+    if place is None:
+        result.problems.append(
+            "no index found in the top corners of any face: photograph the faces square to the camera, "
+            "in focus and evenly lit"
+        )
         return result
-    box, area = boxes
+    corner, boxes, area = place.window.corner, (place.box, place.area), place.area
     cut = {id(found.face): off for found, _, _ in tight if (off := index_seen(found, area)) is not None}
     read: list[tuple[list[Glyphs], tuple[Image, Card, str]]] = []
-    x0, y0, x1, y1 = box
     for face, card, origin in faces:
         if id(face) in cut:
             why[card.code].append(f"{origin}: {cut[id(face)]}")
             continue
-        both = [
-            split_index(t[y0:y1, x0:x1], glyph_area(box, area))
-            for t in (face, cv2.rotate(face, cv2.ROTATE_180))
-        ]
+        both = index_glyphs(face, place.box, area)
         bad = [g for g in both if isinstance(g, str)]
         if bad:
             why[card.code].append(f"{origin}: index not readable: {bad[0]}: {REMEDY_INDEX}")
@@ -221,45 +214,7 @@ def _every_card(faces: list[tuple[Image, Card, str]], why: dict[str, list[str]],
     return not result.problems
 
 
-def _corner(faces: list[tuple[Image, Card, str]]) -> str:
-    """``tl`` for indices at top-left/bottom-right, ``tr`` for a left-handed deck."""
-    w, h = FACE_SIZE
-    sw, sh = int(w * SEARCH[0]), int(h * SEARCH[1])
-    counts = {"tl": 0, "tr": 0}
-    for face, _, _ in faces:
-        counts["tl"] += not isinstance(split_index(face[:sh, :sw]), str)
-        counts["tr"] += not isinstance(split_index(face[:sh, w - sw :]), str)
-    return max(counts, key=lambda k: counts[k])
-
-
 Box = tuple[int, int, int, int]
-
-
-def _index_box(
-    faces: list[tuple[Image, Card, str]], corner: str, result: EnrolResult
-) -> tuple[Box, Box] | None:
-    """The index crop (the glyph area padded, for a card warped a little off) and the glyph area."""
-    w, h = FACE_SIZE
-    sw, sh = int(w * SEARCH[0]), int(h * SEARCH[1])
-    left = 0 if corner == "tl" else w - sw
-    boxes = []
-    for face, _, _ in faces:
-        for turned in (face, cv2.rotate(face, cv2.ROTATE_180)):
-            g = split_index(turned[:sh, left : left + sw])
-            if not isinstance(g, str):  # a face without one is judged by the glyph pass that follows
-                boxes.append(g.box)
-    if not boxes:
-        result.problems.append(
-            f"no index found in the {corner} corner of any face: photograph the faces square to the camera, "
-            "in focus and evenly lit"
-        )
-        return None
-    arr = np.array(boxes, np.float32)
-    x0, y0 = np.percentile(arr[:, 0], 2), np.percentile(arr[:, 1], 2)
-    x1, y1 = np.percentile(arr[:, 2], 98), np.percentile(arr[:, 3], 98)
-    area = (left + int(x0), int(y0), left + int(math.ceil(x1)), int(math.ceil(y1)))
-    box = (max(0, area[0] - PAD), max(0, area[1] - PAD), min(w, area[2] + PAD), min(h, area[3] + PAD))
-    return box, area
 
 
 def _build(

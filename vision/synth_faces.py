@@ -1,9 +1,9 @@
 """Synthetic card faces and backs, drawn with OpenCV only, in several designs (what vision.synth photographs).
 
 Rank text in Hershey fonts, suit shapes as filled polygons and circles, in
-*designs* that differ in font, index size and place, suit proportions, centre
-art and left-handed indices, so the recogniser is tested on artwork it never
-saw. :mod:`vision.synth` photographs these faces badly.
+*designs* that differ in font, index size and place (``jumbo``: a casino's
+large index), suit proportions, centre art and left-handed indices, so the
+recogniser is tested on artwork it never saw. :mod:`vision.synth` photographs these faces badly.
 """
 
 from __future__ import annotations
@@ -74,6 +74,11 @@ DESIGNS: Final[dict[str, Design]] = {
             (20, 20, 20),
             "big",
             left_handed=True,
+        ),
+        # A large ("jumbo", casino) index: the suit reaches 40 % down the face, past the top 36 % where
+        # enrolment looked for every deck's index before (:mod:`vision.enrol_window`).
+        Design(
+            "jumbo", cv2.FONT_HERSHEY_SIMPLEX, 1.5, 4, 8, 52, 44, 1.0, (30, 30, 200), (25, 25, 25), "pips"
         ),
     )
 }

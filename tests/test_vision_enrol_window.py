@@ -1,0 +1,54 @@
+"""Enrolment's index window: a deck with a large (casino) index enrols and reads; a deck whose index fits
+the usual window is measured exactly as before, its centre pips left out of the index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+from vision_support import ENROL_SEED
+
+from controller.cards import DECK, parse_card
+from vision.enrol_window import SEARCH_HEIGHTS, index_place
+from vision.enroll import enrol
+from vision.profile import FACE_SIZE, load_profile, save_profile
+from vision.recognise import recognise
+from vision.synth import DESIGNS, STUDIO, render_face, scene
+
+
+def _faces(design: str) -> list[cv2.typing.MatLike]:
+    return [cv2.resize(render_face(card, DESIGNS[design]), FACE_SIZE, interpolation=cv2.INTER_AREA)
+            for card in DECK]
+
+
+def test_a_large_index_deck_enrols_and_its_pip_cards_read(tmp_path: Path) -> None:
+    """The jumbo design's suit reaches 40 % down the face: the usual window (36 %) cut it on every face and
+    enrolment refused the deck ("no index found"). Its 4s and 5s have a centre pip beside the suit. Enrolled
+    from the flat faces (photographs cropped to the card: quick), read from photographed scenes."""
+    result = enrol([(render_face(card, DESIGNS["jumbo"]), card, card.code) for card in DECK], "jumbo")
+    assert result.ok, result.problems
+    assert result.profile is not None
+    index = result.profile.spec.index
+    assert index.corner == "tl" and index.glyphs[3] > SEARCH_HEIGHTS[0] * FACE_SIZE[1]
+    save_profile(result.profile, tmp_path / "jumbo.yaml")
+    assert load_profile(tmp_path / "jumbo.yaml").spec.index == index  # the same format, and it loads
+    for i, code in enumerate(("4H", "5S", "4C", "5D", "8C", "TH", "QS", "AD")):
+        frame = scene(parse_card(code), DESIGNS["jumbo"], ENROL_SEED * 1000 + 500 + i, cond=STUDIO)
+        assert recognise(frame, result.profile).card is parse_card(code), code
+
+
+def test_a_deck_whose_index_fits_keeps_the_usual_window() -> None:
+    usual = int(SEARCH_HEIGHTS[0] * FACE_SIZE[1])
+    classic = _faces("classic")
+    place = index_place(classic)
+    assert place is not None and place.window == ("tl", int(0.32 * FACE_SIZE[0]), usual)
+    lefty = index_place(_faces("lefty"))
+    assert lefty is not None and lefty.window.corner == "tr"
+    # A few faces without a readable index (glare, blur) do not move the window to look among the pips.
+    blanked = [face.copy() for face in classic]
+    for face in blanked[:4]:
+        face[: usual // 2, : FACE_SIZE[0] // 3] = 250
+    again = index_place(blanked)
+    assert again is not None and again.window.height == usual and again.box == place.box
+    jumbo = index_place(_faces("jumbo"))
+    assert jumbo is not None and jumbo.window.height > usual

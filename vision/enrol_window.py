@@ -1,0 +1,125 @@
+"""Where enrolment looks for a deck's index: the usual corner window, or a taller one for a large index.
+
+Why a choice per deck and not one taller window for all: most decks print a small index in the top
+fifth of the face, and the usual window (the top 36 %) finds it on every face; a large ("jumbo",
+casino) index reaches lower (a US Playing Card "Aristocrat" 2-9's suit lies at 32-42 % of the face's
+height), and the usual window cut its suit in two, so enrolment could not read the index on half the
+deck and refused it, whatever the photographs. A taller window looks among more of the centre's
+pips, so it is taken only when the index it measures is readable on clearly more faces than the
+usual one's: a deck enrolment reads today keeps the usual window and is measured exactly as before
+(even one whose suit the usual window trims, read the same way trimmed in every frame), and the
+profile keeps its format (the window is only where enrolment looks; the profile stores the index
+box it measured).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final, NamedTuple
+
+import cv2
+import numpy as np
+
+from vision.profile import FACE_SIZE
+from vision.recognise import Glyphs, Image, glyph_area, split_index
+
+#: The window's width, a share of the face's: the index column of every deck seen so far.
+SEARCH_WIDTH: Final = 0.32
+#: The window's heights tried, shares of the face's height: the usual one first, then taller ones for a
+#: large index (0.44 takes a suit reaching 42 % down; 0.48 a little more, the index box padded to the
+#: face's middle, where the other index's half begins).
+SEARCH_HEIGHTS: Final = (0.36, 0.44, 0.48)
+#: A taller window is taken only when its index is readable on at least this share of the faces more
+#: than the usual one's: a few faces refused for a blur or a glare do not move the deck's window.
+CLEARLY_MORE: Final = 0.1
+#: Padding around the measured glyph area, in face pixels (the index crop, for a card warped a little off).
+PAD: Final = 12
+
+Box = tuple[int, int, int, int]
+
+
+class SearchWindow(NamedTuple):
+    """The corner holding the index (``tl``, or ``tr`` for a left-handed deck) and the window's width
+    and height in face pixels."""
+
+    corner: str
+    width: int
+    height: int
+
+    @property
+    def left(self) -> int:
+        return 0 if self.corner == "tl" else FACE_SIZE[0] - self.width
+
+    def crop(self, face: Image) -> Image:
+        """The window's part of ``face``."""
+        return face[: self.height, self.left : self.left + self.width]
+
+
+class IndexPlace(NamedTuple):
+    """Where a deck's index was measured: the window, the index crop and the glyph area (face pixels)."""
+
+    window: SearchWindow
+    box: Box
+    area: Box
+
+
+def index_glyphs(face: Image, box: Box, area: Box) -> list[Glyphs | str]:
+    """The face's two indices (as it lies, and turned half a turn) split in the deck's index crop."""
+    x0, y0, x1, y1 = box
+    crop = glyph_area(box, area)
+    return [split_index(t[y0:y1, x0:x1], crop) for t in (face, cv2.rotate(face, cv2.ROTATE_180))]
+
+
+def index_place(faces: Sequence[Image]) -> IndexPlace | None:
+    """The index measured in the usual window, or in a taller one whose index is readable on clearly
+    more faces (:data:`CLEARLY_MORE`; ties go to the shorter); None when no window finds any index."""
+    h = FACE_SIZE[1]
+
+    def readable(place: IndexPlace | None) -> int:
+        if place is None:
+            return 0
+        return sum(all(not isinstance(g, str) for g in index_glyphs(f, place.box, place.area)) for f in faces)
+
+    usual = measure(faces, window_at(faces, int(h * SEARCH_HEIGHTS[0])))
+    usual_count = readable(usual)
+    chosen, chosen_count = usual, usual_count
+    if usual_count == len(faces):
+        return usual
+    for share in SEARCH_HEIGHTS[1:]:
+        place = measure(faces, window_at(faces, int(h * share)))
+        count = readable(place)
+        if count > chosen_count and count - usual_count >= CLEARLY_MORE * len(faces):
+            chosen, chosen_count = place, count
+    return chosen
+
+
+def window_at(faces: Sequence[Image], height: int) -> SearchWindow:
+    """The window ``height`` pixels tall in the corner (``tl`` or ``tr``) that finds an index on more
+    faces (``tl`` on a tie)."""
+    width = int(FACE_SIZE[0] * SEARCH_WIDTH)
+    windows = [SearchWindow(corner, width, height) for corner in ("tl", "tr")]
+    counts = [sum(not isinstance(split_index(win.crop(face)), str) for face in faces) for win in windows]
+    return windows[int(np.argmax(counts))]
+
+
+def measure(faces: Sequence[Image], window: SearchWindow) -> IndexPlace | None:
+    """The glyph area (the 2nd to 98th percentile of the rank-and-suit boxes found in ``window`` on
+    every face, either way up) and the index crop around it, padded; None when none is found."""
+    w, h = FACE_SIZE
+    boxes = []
+    for face in faces:
+        for turned in (face, cv2.rotate(face, cv2.ROTATE_180)):
+            g = split_index(window.crop(turned))
+            if not isinstance(g, str):  # a face without one is judged by the glyph pass that follows
+                boxes.append(g.box)
+    if not boxes:
+        return None
+    arr = np.array(boxes, np.float32)
+    x0, y0 = np.percentile(arr[:, 0], 2), np.percentile(arr[:, 1], 2)
+    x1, y1 = np.percentile(arr[:, 2], 98), np.percentile(arr[:, 3], 98)
+    left = window.left
+    area = (left + int(x0), int(y0), left + int(math.ceil(x1)), int(math.ceil(y1)))
+    # The crop ends at the face's middle, where the other index's half begins (a profile's rule).
+    box = (max(0, area[0] - PAD), max(0, area[1] - PAD), min(w, area[2] + PAD), min(h // 2, area[3] + PAD))
+    return IndexPlace(window, box, area)
