@@ -32,6 +32,7 @@ from vision.detect import Detection, DetectParams, find_card
 from vision.index_split import split_binary, with_faded, within
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
 from vision.sharpness import index_blur, settle
+from vision.suit_guard import why_not_by_shape
 from vision.warp import warp_indices
 from vision.window import ScanWindow
 
@@ -245,6 +246,9 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] |
         why = m.why_not(what, accept.min_score, accept.max_ratio)
         if why is not None:
             return why
+    shape = why_not_by_shape(suit_glyph, suit.name, profile.suits, accept.max_ratio)
+    if shape is not None:  # the ink's colour is never the only guard between the colours
+        return shape
     placed = profile.aspects.get(f"offset:{rank.name}", glyphs.rank_offset)
     if abs(glyphs.rank_offset - placed) > OFFSET_TOLERANCE:
         return f"rank {rank.name} out of place over its suit (part of the index covered?)"
