@@ -20,7 +20,8 @@ def colour_blind(deck: DeckProfile) -> DeckProfile:
     """``deck`` with its colour check defeated: every ink passes as black (spread <= 1) and, on a grey
     frame, as red (spread >= 0, and the red channel ties for the lead)."""
     colour = deck.spec.colour.model_copy(update={"red_min": 0.0, "black_max": 1.0})
-    return DeckProfile(deck.spec.model_copy(update={"colour": colour}), deck.ranks, deck.suits, None, deck.aspects)
+    spec = deck.spec.model_copy(update={"colour": colour})
+    return DeckProfile(spec, deck.ranks, deck.suits, None, deck.aspects)
 
 
 def face_of(card: Card, design: str, blur: float, shrink: float = 1.0) -> Image:
