@@ -9,10 +9,10 @@ import pytest
 from vision_support import profile
 
 from controller.cards import DECK, Card
-from vision.colour import thresholds
+from vision.colour import RED_SUITS, thresholds
 from vision.profile import FACE_SIZE, DeckProfile
 from vision.recognise import Image, recognise_face
-from vision.suit_guard import RED, why_not_by_shape
+from vision.suit_guard import why_not_by_shape
 from vision.synth import DESIGNS, render_face
 
 
@@ -51,7 +51,7 @@ def test_a_grey_frame_with_the_colour_check_defeated_reads_no_card_of_the_other_
             if reading.card is None:
                 continue
             read += reading.card is card
-            if (reading.card.suit in RED) != (card.suit in RED):
+            if (reading.card.suit in RED_SUITS) != (card.suit in RED_SUITS):
                 crossed.append(f"{card}->{reading.card} (blur {blur}, shrink {shrink})")
     assert crossed == []
     assert read > 52
@@ -64,7 +64,7 @@ def test_a_heart_blurred_towards_the_diamond_stays_a_heart_or_unknown(design: st
     guard either (the heart's lobes keep it off the diamond in vision.synth's designs)."""
     deck = profile(design)
     swapped = []
-    for card in (c for c in DECK if c.suit in RED):
+    for card in (c for c in DECK if c.suit in RED_SUITS):
         for blur, shrink in ((3.0, 1.0), (4.5, 1.0), (0.0, 5.0), (0.0, 6.5)):
             reading = recognise_face(face_of(card, design, blur, shrink), deck)
             if reading.card is not None and reading.card.suit != card.suit:

@@ -13,12 +13,16 @@ low in green and blue for red ink, and low in red for a blue back's pattern.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 import cv2
 import numpy as np
 from cv2.typing import MatLike
 
 Image = MatLike
+
+#: The red suits, hearts and diamonds; clubs and spades are black.
+RED_SUITS: Final = frozenset("HD")
 
 
 @dataclass(frozen=True)

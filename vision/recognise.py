@@ -26,7 +26,7 @@ import numpy as np
 from cv2.typing import MatLike
 
 from controller.cards import Card, parse_card
-from vision.colour import ink_colour
+from vision.colour import RED_SUITS, ink_colour
 from vision.compare import correlations, distances
 from vision.detect import Detection, DetectParams, find_card
 from vision.index_split import split_binary, with_faded, within
@@ -38,7 +38,6 @@ from vision.window import ScanWindow
 
 Image = MatLike
 
-RED_SUITS: Final = frozenset("HD")
 #: A glyph whose width/height is off the template's by more than this factor is not that glyph.
 ASPECT_FACTOR: Final = 1.35
 #: A glyph whose height is off the enrolled median by more than this fraction is not an index glyph.

@@ -28,14 +28,9 @@ correctly read q11-7S and q17-3S (0.34, 0.37).
 
 from __future__ import annotations
 
-from typing import Final
-
+from vision.colour import RED_SUITS
 from vision.compare import correlations
 from vision.profile import Glyph
-
-#: The red suits (the reader's :data:`vision.recognise.RED_SUITS`; named here too so that this
-#: module does not import the reader that calls it).
-RED: Final = frozenset("HD")
 
 
 def why_not_by_shape(glyph: Glyph, suit: str, templates: dict[str, Glyph], max_ratio: float) -> str | None:
@@ -44,9 +39,9 @@ def why_not_by_shape(glyph: Glyph, suit: str, templates: dict[str, Glyph], max_r
     ``templates``: the deck's suit templates; ``max_ratio``: the deck's ``accept.max_ratio``.
     """
     scores = dict(zip(templates, correlations(glyph, list(templates.values())), strict=True))
-    red = suit in RED
-    mine = max(score for name, score in scores.items() if (name in RED) == red)
-    rival = max((name for name in scores if (name in RED) != red), key=scores.__getitem__)
+    red = suit in RED_SUITS
+    mine = max(score for name, score in scores.items() if (name in RED_SUITS) == red)
+    rival = max((name for name in scores if (name in RED_SUITS) != red), key=scores.__getitem__)
     if (1 - mine) <= max_ratio * (1 - scores[rival]):
         return None
     colour = "red" if red else "black"
