@@ -13,12 +13,16 @@ low in green and blue for red ink, and low in red for a blue back's pattern.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 import cv2
 import numpy as np
 from cv2.typing import MatLike
 
 Image = MatLike
+
+#: The red suits, hearts and diamonds; clubs and spades are black.
+RED_SUITS: Final = frozenset("HD")
 
 
 @dataclass(frozen=True)
@@ -66,8 +70,13 @@ RED_SHARE = 0.3
 def thresholds(red: list[float], black: list[float]) -> tuple[float, float] | str:
     """``(red_min, black_max)`` from the enrolled red and black suits' spreads, or why there are none.
 
-    The 1st and 99th percentiles stand for the two sides (a single odd photograph is then not the
-    deck's colour: the self-check names it); they must not overlap.
+    The 1st and 99th percentiles stand for the two sides; they must not overlap. One photograph can
+    move them: a deck's 52 glyphs of a colour are 26 photographs' two indices each, and the 1st
+    percentile lies between the two lowest spreads, often one photograph's pair (below about 200
+    glyphs of a colour, four photographs a card, a pair still sets it). That is meant: a photograph
+    whose ink is the other colour's is set aside before (:func:`out_of_line`), and every photograph
+    left is the deck's own ink, which the thresholds must then read (a paler red lowers ``red_min``
+    and ``black_max``, both still between the deck's highest black and its lowest red).
     """
     lo_red, hi_black = float(np.percentile(red, 1)), float(np.percentile(black, 99))
     if lo_red <= hi_black:

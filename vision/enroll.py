@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from controller.cards import DECK, RANKS, SUITS, Card, CardError, parse_card
-from vision.colour import out_of_line, thresholds
+from vision.colour import RED_SUITS, out_of_line, thresholds
 from vision.compare import differ_mask
 from vision.enrol_photo import PhotoFace, flush_fits, index_seen, photo_face
 from vision.enrol_window import index_glyphs, index_place
@@ -39,7 +39,6 @@ from vision.profile import (
 )
 from vision.recognise import (
     RANK_FILL,
-    RED_SUITS,
     SUIT_FILL,
     Glyphs,
     Image,

@@ -26,18 +26,18 @@ import numpy as np
 from cv2.typing import MatLike
 
 from controller.cards import Card, parse_card
-from vision.colour import ink_colour
+from vision.colour import RED_SUITS, ink_colour
 from vision.compare import correlations, distances
 from vision.detect import Detection, DetectParams, find_card
 from vision.index_split import split_binary, with_faded, within
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
 from vision.sharpness import index_blur, settle
+from vision.suit_guard import why_not_by_shape
 from vision.warp import warp_indices
 from vision.window import ScanWindow
 
 Image = MatLike
 
-RED_SUITS: Final = frozenset("HD")
 #: A glyph whose width/height is off the template's by more than this factor is not that glyph.
 ASPECT_FACTOR: Final = 1.35
 #: A glyph whose height is off the enrolled median by more than this fraction is not an index glyph.
@@ -245,6 +245,9 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] |
         why = m.why_not(what, accept.min_score, accept.max_ratio)
         if why is not None:
             return why
+    shape = why_not_by_shape(suit_glyph, suit.name, profile.suits, accept.max_ratio)
+    if shape is not None:  # the ink's colour is never the only guard between the colours
+        return shape
     placed = profile.aspects.get(f"offset:{rank.name}", glyphs.rank_offset)
     if abs(glyphs.rank_offset - placed) > OFFSET_TOLERANCE:
         return f"rank {rank.name} out of place over its suit (part of the index covered?)"
