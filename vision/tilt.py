@@ -54,7 +54,7 @@ def _normals(q: Quad, centre: tuple[float, float]) -> Normals | None:
     """The rectangle's two side directions, up to scale, as Zhang and He recover them (the focal length
     still to divide their first two terms)."""
     cx, cy = centre
-    m1, m2, m4, m3 = ((float(x) - cx, float(y) - cy, 1.0) for x, y in q)
+    m1, m2, m4, m3 = ((x - cx, y - cy, 1.0) for x, y in q.tolist())  # floats: numpy scalars cost more
     d2 = _triple(m2, m4, m3)
     d3 = _triple(m3, m4, m2)
     if abs(d2) < 1e-9 or abs(d3) < 1e-9:

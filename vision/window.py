@@ -82,9 +82,16 @@ class Bounds:
 
 def side_lengths(q: NDArray[np.float32]) -> tuple[float, float]:
     """The mean length of quadrilateral ``q``'s first and third sides, and of its second and fourth."""
-    short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
-    long = float(np.linalg.norm(q[1] - q[2]) + np.linalg.norm(q[3] - q[0])) / 2
-    return short, long
+    d = edge_lengths(q)
+    return float(d[0] + d[2]) / 2, float(d[1] + d[3]) / 2
+
+
+def edge_lengths(q: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The lengths of quadrilateral ``q``'s four sides, first to fourth, in ``q``'s own precision (the
+    same values as :func:`numpy.linalg.norm` of each side, in one call: the detector measures sides
+    of every candidate outline, where four calls' overhead cost more than the arithmetic)."""
+    d = q - q[[1, 2, 3, 0]]
+    return np.asarray(np.sqrt((d * d).sum(axis=1)), q.dtype)
 
 
 def bounds(window: ScanWindow | None, size: tuple[int, int]) -> Bounds:
