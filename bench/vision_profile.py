@@ -52,7 +52,9 @@ def frame_costs(images: Sequence[Image], profile: DeckProfile, repeat: int) -> l
 
 def stages(images: Sequence[Image], profile: DeckProfile, top: int) -> list[tuple[str, float, float, int]]:
     """(function, self ms, total ms, calls) per frame over ``images``, read under cProfile, the
-    ``top`` functions of :mod:`vision` (and OpenCV's calls from them) by total time."""
+    ``top`` functions of :mod:`vision` and the compiled calls (OpenCV's, numpy's: ``cv2.fitLine``)
+    by total time. cProfile's own cost per call inflates many small Python calls: the table ranks
+    the stages; the frames' figures above are without it."""
     prof = cProfile.Profile(time.process_time)
     prof.enable()
     for img in images:
@@ -62,10 +64,13 @@ def stages(images: Sequence[Image], profile: DeckProfile, top: int) -> list[tupl
     n = max(len(images), 1)
     rows = []
     for (path, line, name), (_, calls, own, total, _) in st.stats.items():  # type: ignore[attr-defined]
-        where = "vision/" if "/vision/" in path else "cv2." if path == "~" and "cv2" in name else None
-        if where is None:
+        if "/vision/" in path:
+            label = f"{Path(path).stem}.{name}:{line}"
+        elif path == "~" and "_lsprof" not in name:
+            label = name.removeprefix("<built-in method ").strip("<>")
+            label = label if "." in label or " " in label else f"cv2.{label}"
+        else:
             continue
-        label = f"{Path(path).stem}.{name}:{line}" if where == "vision/" else name
         rows.append((label, own * 1000 / n, total * 1000 / n, round(calls / n)))
     rows.sort(key=lambda r: -r[2])
     return rows[:top]
