@@ -27,7 +27,7 @@ from vision.rim import edge_map, sharp_outline
 from vision.sides import fit_quads
 from vision.tilt import card_turns
 from vision.warp import warp_face
-from vision.window import Bounds, ScanWindow, bounds, edge_lengths, side_lengths
+from vision.window import Bounds, ScanWindow, bounds, edge_lengths, side_lengths, widest_side
 
 Image = MatLike
 
@@ -170,6 +170,10 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
             else f"the outline is notched ({fill:.2f} of its corners' area)"
         )
         return _Outline(kind, why, contour=contour, joinable=on_edge > 0)
+    if on_edge > 2 * params.corner_round * widest_side(win.size, params.corner_round) + 1:
+        # More of it on the rim than any whole card's rounded corners can put there, whatever its fitted
+        # corners: cut by the window, as below, without fitting its sides (the worst frames' largest cost).
+        return _Outline(kind, "the card is not wholly inside the window", contour=contour, joinable=True)
     q = _order(_refine(np.asarray(pts, np.int32), np.asarray(quad, np.int32).reshape(4, 2)))
     short = side_lengths(q)[0]
     if on_edge:

@@ -94,6 +94,20 @@ def edge_lengths(q: NDArray[np.float32]) -> NDArray[np.float32]:
     return np.asarray(np.sqrt((d * d).sum(axis=1)), q.dtype)
 
 
+@cache
+def widest_side(size: tuple[int, int], share: float) -> float:
+    """The largest mean ``s`` of two sides of a quadrilateral whose corners all lie within a frame ``size``
+    (w, h) allowing ``share`` of ``s`` past its edges (:meth:`Bounds.within`), infinite when none is:
+    each side then spans at most the widened frame's diagonal, ``s**2 <= (w - 1 + 2 m)**2 + (h - 1 + 2 m)**2``
+    with ``m = share * s``, whose largest root this is."""
+    a, b, k = size[0] - 1, size[1] - 1, 2 * share
+    quad = 1 - 2 * k * k
+    if quad <= 0:
+        return math.inf
+    lin = -2 * k * (a + b)
+    return (-lin + math.sqrt(lin * lin + 4 * quad * (a * a + b * b))) / (2 * quad)
+
+
 def bounds(window: ScanWindow | None, size: tuple[int, int]) -> Bounds:
     """The window's :class:`Bounds` for a working frame ``size`` (w, h); cached (the same every frame)."""
     return _bounds(window, size)
