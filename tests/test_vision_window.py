@@ -24,7 +24,7 @@ from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from vision.detect import find_card
 from vision.recognise import recognise
-from vision.window import ScanWindow
+from vision.window import ScanWindow, bounds, side_lengths, widest_side
 
 #: The card of UPRIGHT, and a window drawn around it with room to spare.
 AROUND = ((200 / W, 80 / H), (480 / W, 80 / H), (480 / W, 400 / H), (200 / W, 400 / H))
@@ -161,3 +161,22 @@ def test_the_daemons_camera_reads_through_the_table_files_mask(tmp_path: Path) -
         status = client.call("status")["camera"]
         client.close()
     assert status["cards"] == 1 and status["last"]["card"] == "7H", status
+
+
+def test_no_quadrilateral_within_the_frame_has_sides_longer_than_widest_side() -> None:
+    """The detector calls a region cut by the frame without fitting its sides when more of it lies on
+    the rim than any whole card could put there (:func:`vision.window.widest_side`): the bound must hold
+    for every quadrilateral the fitted check would let through, up to ones filling the widened frame."""
+    size, share = (320, 240), 0.06
+    win, bound = bounds(None, size), widest_side(size, share)
+    rng = np.random.default_rng(28)
+    quads = rng.uniform(-40, 360, (20000, 4, 2)).astype(np.float32)
+    passing = [q for q in quads if win.within(q, share * side_lengths(q)[0])]
+    assert len(passing) > 1000
+    assert max(side_lengths(q)[0] for q in passing) <= bound
+    # The bound is reached: a quadrilateral whose two sides are the widened frame's diagonals.
+    m = share * bound
+    corners = [(-m, -m), (319 + m, 239 + m), (-m, 239 + m), (319 + m, -m)]
+    assert win.within(np.array(corners, np.float32), m + 1e-3)
+    assert math.isclose(math.hypot(319 + 2 * m, 239 + 2 * m), bound, rel_tol=1e-9)
+    assert widest_side(size, 0.5) == math.inf

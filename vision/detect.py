@@ -12,6 +12,7 @@ a reason, so the recogniser never guesses from a partial view.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
@@ -21,11 +22,12 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
+from vision.levels import grey_percentile
 from vision.rim import edge_map, sharp_outline
 from vision.sides import fit_quads
 from vision.tilt import card_turns
 from vision.warp import warp_face
-from vision.window import Bounds, ScanWindow, bounds
+from vision.window import Bounds, ScanWindow, bounds, edge_lengths, side_lengths, widest_side
 
 Image = MatLike
 
@@ -71,12 +73,11 @@ class Detection:
 
 def _order(quad: NDArray[np.float32]) -> NDArray[np.float32]:
     """Corners clockwise on screen, starting so that the first edge is a short side (top or bottom)."""
-    c = quad.mean(axis=0)
-    angles = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
-    q = quad[np.argsort(angles)]
-    if np.linalg.norm(q[0] - q[1]) > np.linalg.norm(q[1] - q[2]):
-        q = np.roll(q, -1, axis=0)
-    return q
+    pts = quad.tolist()  # plain floats: four corners cost more in numpy's calls than in arithmetic
+    cx, cy = sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts)
+    q = quad[sorted(range(len(pts)), key=lambda i: math.atan2(pts[i][1] - cy, pts[i][0] - cx))]
+    first, second = edge_lengths(q)[:2]
+    return q[[1, 2, 3, 0]] if first > second else q
 
 
 def _refine(contour: NDArray[np.int32], quad: NDArray[np.int32]) -> NDArray[np.float32]:
@@ -85,12 +86,12 @@ def _refine(contour: NDArray[np.int32], quad: NDArray[np.int32]) -> NDArray[np.f
     The corners of a card are rounded, so the polygon's vertices sit a few pixels inside the corner of
     the rectangle the printing is laid out on; fitted sides do not, and are sub-pixel accurate.
     """
-    at = [int(np.argmin(((contour - v) ** 2).sum(axis=1))) for v in quad]
+    at = [int(i) for i in np.argmin(((contour[None, :, :] - quad[:, None, :]) ** 2).sum(axis=2), axis=1)]
     n = len(contour)
     lines = []
     for k in range(4):
         a, b = at[k], at[(k + 1) % 4]
-        seg = np.roll(contour, -a, axis=0)[: (b - a) % n + 1]
+        seg = contour[(a + np.arange((b - a) % n + 1)) % n]  # the contour from vertex a on to b
         trim = len(seg) // 5
         seg = seg[trim : len(seg) - trim] if len(seg) - 2 * trim >= 2 else seg
         if len(seg) < 2:
@@ -169,8 +170,12 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
             else f"the outline is notched ({fill:.2f} of its corners' area)"
         )
         return _Outline(kind, why, contour=contour, joinable=on_edge > 0)
+    if on_edge > 2 * params.corner_round * widest_side(win.size, params.corner_round) + 1:
+        # More of it on the rim than any whole card's rounded corners can put there, whatever its fitted
+        # corners: cut by the window, as below, without fitting its sides (the worst frames' largest cost).
+        return _Outline(kind, "the card is not wholly inside the window", contour=contour, joinable=True)
     q = _order(_refine(np.asarray(pts, np.int32), np.asarray(quad, np.int32).reshape(4, 2)))
-    short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
+    short = side_lengths(q)[0]
     if on_edge:
         # Cut by the window is decided from the fitted corners: a card whose rounded corner only grazes
         # its rim is whole (its fitted corner lies just past the rim, by less than the rounding).
@@ -193,7 +198,7 @@ def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _O
 
     def accept(q: NDArray[np.float32]) -> NDArray[np.float32] | None:
         q = _order(q)
-        short = float(np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3])) / 2
+        short = side_lengths(q)[0]
         w, h = win.size
         if cv2.contourArea(q) < params.min_area * w * h or not win.within(q, params.corner_round * short):
             return None
@@ -329,7 +334,7 @@ class _Looks:
         for share in (0.35, 0.6):
             def mask(share: float = share) -> Image:
                 if self._top is None:  # the brightest paper, once for both levels and both passes
-                    self._top = float(np.percentile(grey if win.inside is None else grey[win.inside > 0], 99))
+                    self._top = grey_percentile(grey, win.inside, 99)
                 return cv2.threshold(grey, level + share * (self._top - level), 255, cv2.THRESH_BINARY)[1]
 
             chosen = _choose(self._found(share, mask, join))

@@ -128,16 +128,17 @@ def _turn(a: float, b: float) -> float:
 def side_support(q: NDArray[np.float32], seen: NDArray[np.uint8]) -> list[float]:
     """For each side of ``q``: the share of its middle 80 % that lies on the contour (``seen``)."""
     h, w = seen.shape
-    step = np.roll(q, -1, axis=0) - q
+    step = q[[1, 2, 3, 0]] - q
     ns = np.maximum(np.hypot(step[:, 0], step[:, 1]).astype(np.int64), 2)
-    side = np.repeat(np.arange(4), ns)
-    k = np.arange(len(side)) - np.repeat(np.cumsum(ns) - ns, ns)
-    t = (0.1 + 0.8 * k / (ns[side] - 1)).astype(np.float32)[:, None]
-    s = np.round(q[side] + t * step[side]).astype(np.int32)
-    ok = (s[:, 0] >= 0) & (s[:, 0] < w) & (s[:, 1] >= 0) & (s[:, 1] < h)
-    hits = np.zeros(len(side), np.float64)
-    hits[ok] = seen[s[ok, 1], s[ok, 0]] > 0
-    return [float(v) for v in np.bincount(side, weights=hits, minlength=4) / ns]
+    first = np.cumsum(ns) - ns  # each side's first sample; repeated per sample below, not gathered
+    k = np.arange(int(ns.sum())) - np.repeat(first, ns)
+    t = (0.1 + 0.8 * k / np.repeat(ns - 1, ns)).astype(np.float32)[:, None]
+    s = np.round(np.repeat(q, ns, axis=0) + t * np.repeat(step, ns, axis=0)).astype(np.int32)
+    x, y = s[:, 0], s[:, 1]
+    ok = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    hits = np.zeros(len(s), np.float64)
+    hits[ok] = seen.ravel()[y[ok] * w + x[ok]] > 0
+    return [float(v) for v in np.add.reduceat(hits, first) / ns]
 
 
 def fit_quads(
@@ -185,10 +186,7 @@ def fit_quads(
         sides = side_support(ordered, seen)
         if min(sides) < MIN_SIDE_SUPPORT or sum(sides) / 4 < MIN_SUPPORT:
             continue
-        inside = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(inside, np.round(ordered).astype(np.int32), 255)
-        area = cv2.countNonZero(inside)
-        if area == 0 or cv2.countNonZero(cv2.bitwise_and(inside, region)) < MIN_PAPER * area:
+        if not _paper(np.round(ordered).astype(np.int32), region):
             continue
         found.append((sum(sides), ordered))
     found.sort(key=lambda f: -f[0])
@@ -197,6 +195,21 @@ def fit_quads(
         if not any(_overlap(q, c) > 0.5 for c in cards):
             cards.append(q)
     return cards
+
+
+def _paper(corners: NDArray[np.int32], region: NDArray[np.uint8]) -> bool:
+    """Whether the convex polygon ``corners`` is non-empty and :data:`MIN_PAPER` of it is ``region``'s,
+    counted within the polygon's bounding box only (a filled polygon never leaves it): a full-frame
+    mask per candidate outline cost more than the count."""
+    h, w = region.shape
+    x0, y0 = np.maximum(corners.min(axis=0), 0)
+    x1, y1 = np.minimum(corners.max(axis=0) + 1, (w, h))
+    if x1 <= x0 or y1 <= y0:
+        return False
+    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(inside, corners - np.array([x0, y0], np.int32), 255)
+    area = cv2.countNonZero(inside)
+    return area > 0 and cv2.countNonZero(cv2.bitwise_and(inside, region[y0:y1, x0:x1])) >= MIN_PAPER * area
 
 
 def _overlap(a: NDArray[np.float32], b: NDArray[np.float32]) -> float:

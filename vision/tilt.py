@@ -54,7 +54,7 @@ def _normals(q: Quad, centre: tuple[float, float]) -> Normals | None:
     """The rectangle's two side directions, up to scale, as Zhang and He recover them (the focal length
     still to divide their first two terms)."""
     cx, cy = centre
-    m1, m2, m4, m3 = ((float(x) - cx, float(y) - cy, 1.0) for x, y in q)
+    m1, m2, m4, m3 = ((x - cx, y - cy, 1.0) for x, y in q.tolist())  # floats: numpy scalars cost more
     d2 = _triple(m2, m4, m3)
     d3 = _triple(m3, m4, m2)
     if abs(d2) < 1e-9 or abs(d3) < 1e-9:
@@ -113,7 +113,7 @@ def card_turns(q: Quad, win: Bounds, aspect: float, tolerance: float, focal: flo
         curve = [_aspect(n, (f * w) ** 2) for f in FOCALS]
     low, high = aspect * (1 - tolerance), aspect / (1 - tolerance)
     fits = [_fit(seen, curve, low, high), _fit(_inverse(seen), _inverse(curve), low, high)]
-    turns = (q, np.roll(q, -1, axis=0))
+    turns = (q, q[[1, 2, 3, 0]])  # the quarter turn (np.roll cost more than the rest of the fit)
     order = sorted((k for k in (0, 1) if fits[k]), key=lambda k: -fits[k])
     return [turns[k] for k in order]
 
