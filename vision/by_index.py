@@ -123,26 +123,27 @@ def candidates(centres: NDArray[np.float64], stats: NDArray[np.int32], profile: 
     gap = (index.glyphs[3] - index.suit_height / 2) - (index.glyphs[1] + index.rank_height / 2)
     if len(centres) < 2 or gap <= 0:
         return []
-    d = centres[None, :, :] - centres[:, None, :]  # [rank, suit]: from the rank piece to the suit piece
-    dist = np.hypot(d[..., 0], d[..., 1])
+    x, y = (centres[:, k].astype(np.float32) for k in (0, 1))
+    dx, dy = x[None, :] - x[:, None], y[None, :] - y[:, None]  # [rank, suit]: from the rank to the suit
+    apart = dx * dx + dy * dy
+    rs, ts = np.nonzero((apart >= (scales[0] * gap) ** 2) & (apart <= (scales[1] * gap) ** 2))
+    d = np.stack([dx[rs, ts], dy[rs, ts]], axis=1).astype(np.float64)
+    dist = np.hypot(d[:, 0], d[:, 1])
     scale = dist / gap
     big = np.maximum(stats[:, 2], stats[:, 3]).astype(np.float64)
     # Seen turned, a glyph's box grows by up to sqrt(2): its larger side is between the glyph's height
     # (less the slack) and its diagonal (more the slack) at the pair's scale.
-    rank_size = big[:, None] / (scale * index.rank_height + 1e-9)
-    suit_size = big[None, :] / (scale * index.suit_height + 1e-9)
+    rank_size = big[rs] / (scale * index.rank_height)
+    suit_size = big[ts] / (scale * index.suit_height)
     fill = stats[:, 4] / np.maximum(stats[:, 2] * stats[:, 3], 1)
-    ok = ((scale >= scales[0]) & (scale <= scales[1])
-          & (rank_size >= 1 / SIZE_FACTOR) & (rank_size <= 1.42 * SIZE_FACTOR)
-          & (suit_size >= 1 / SIZE_FACTOR) & (suit_size <= 1.42 * SIZE_FACTOR)
-          & (fill[None, :] >= 0.3))
-    np.fill_diagonal(ok, False)
-    rs, ts = np.nonzero(ok)
-    miss = np.abs(np.log(rank_size[rs, ts])) + np.abs(np.log(suit_size[rs, ts]))
-    order = np.argsort(miss)[:MAX_CANDIDATES]
+    ok = ((rank_size >= 1 / SIZE_FACTOR) & (rank_size <= 1.42 * SIZE_FACTOR)
+          & (suit_size >= 1 / SIZE_FACTOR) & (suit_size <= 1.42 * SIZE_FACTOR) & (fill[ts] >= 0.3))
+    keep = np.flatnonzero(ok)
+    miss = np.abs(np.log(rank_size[keep])) + np.abs(np.log(suit_size[keep]))
+    order = keep[np.argsort(miss)[:MAX_CANDIDATES]]
     return [
-        Candidate(centres[r], centres[t], d[r, t] / dist[r, t], float(scale[r, t]), (int(r), int(t)))
-        for r, t in zip(rs[order], ts[order], strict=True)
+        Candidate(centres[rs[k]], centres[ts[k]], d[k] / dist[k], float(scale[k]), (int(rs[k]), int(ts[k])))
+        for k in order
     ]
 
 
@@ -231,16 +232,18 @@ def pairs(found: list[Candidate], profile: DeckProfile) -> list[tuple[int, int]]
 REFINE_PAD: Final = 14
 
 
-def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile) -> NDArray[np.float64] | None:
-    """``plane`` corrected so that both indices' glyphs lie where the deck puts them: in each index box
-    (padded) warped by ``plane``, the suit's centre and the rank's top are found (Otsu's ink split into
-    rank and suit, :mod:`vision.index_split`) and the plane moved so that they fall on the deck's layout;
-    None when an index shows no rank over a suit."""
+def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile) -> list[NDArray[np.float64]]:
+    """``plane`` corrected so that both indices' glyphs lie where the deck puts them, two ways: in each
+    index box (padded) warped by ``plane``, the suit's centre and the rank's top are found (Otsu's ink
+    split into rank and suit, :mod:`vision.index_split`); a similarity puts both suits' centres on the
+    deck's layout (exact for a card seen square: by the face's half-turn symmetry the card's centre is
+    midway between them), then a homography puts the ranks' tops there too (a tilted card, whose far
+    index is smaller). None when an index shows no rank over a suit."""
     fw, fh = profile.spec.face
     x0, y0, x1, y1 = profile.spec.index.box
     ay0 = profile.spec.index.glyphs[1]
     box = (x0 - REFINE_PAD, y0 - REFINE_PAD, x1 + REFINE_PAD, y1 + REFINE_PAD)
-    (_, _), (sx, sy) = anchors(profile)[:2]
+    (rx, _), (sx, sy) = anchors(profile)[:2]
     seen: list[tuple[float, float]] = []
     wanted: list[tuple[float, float]] = []
     for turned in (False, True):
@@ -254,17 +257,22 @@ def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile) -> ND
         binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)[1]
         split = split_binary(binary)[1]
         if isinstance(split, str):
-            return None
+            return []
         rank, suit = split
         rank_x = (min(b.x for b in rank) + max(b.right for b in rank)) / 2
         found = [(suit.x + suit.w / 2, suit.y + suit.h / 2), (rank_x, float(min(b.y for b in rank)))]
-        want = [(sx, sy), (sx + rank_x - found[0][0], float(ay0))]
+        want = [(sx, sy), (rx, float(ay0))]
         for (u, v), (wx, wy) in zip(found, want, strict=True):
             fx, fy = u + box[0], v + box[1]
             seen.append((fw - 1 - fx, fh - 1 - fy) if turned else (fx, fy))
             wanted.append((fw - 1 - wx, fh - 1 - wy) if turned else (wx, wy))
-    move = cv2.getPerspectiveTransform(np.array(wanted, np.float32), np.array(seen, np.float32))
-    return np.asarray(plane @ move, np.float64)
+    suits = to_frame(plane, [seen[0], seen[2]])  # the two suits' centres in the frame
+    (w1, w2), (z1, z2) = [complex(*wanted[0]), complex(*wanted[2])], [complex(*z) for z in suits]
+    a = (z2 - z1) / (w2 - w1)
+    b = z1 - a * w1
+    square = np.array([[a.real, -a.imag, b.real], [a.imag, a.real, b.imag], [0, 0, 1]])
+    tilted = cv2.getPerspectiveTransform(np.array(wanted, np.float32), np.array(seen, np.float32))
+    return [square, np.asarray(plane @ tilted, np.float64)]
 
 
 def find_by_indices(
@@ -293,23 +301,21 @@ def find_by_indices(
         if tried >= MAX_PAIRS or len(read) > 1:
             break
         plane = pair_up(found[i], found[j], profile)
-        if plane is not None:
-            plane = refine(small, plane, profile)
-        if plane is None:
-            continue
-        if not win.within(index_boxes(plane, profile), 0.0):
-            why = "the indices are not wholly inside the window"
-            continue
-        corners = to_frame(plane, whole)
-        centre = tuple(map(float, corners.mean(axis=0)))
-        if any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), centre, False) >= 0 for _, q in read):
-            continue  # the same card again, from other pieces of its ink
-        tried += 1
-        reading = read_pair(warp_indices(frame, corners / shrink, face, profile.spec.index.box))
-        if reading is None:
+        for fit in [] if plane is None else refine(small, plane, profile):
+            if not win.within(index_boxes(fit, profile), 0.0):
+                why = "the indices are not wholly inside the window"
+                break
+            corners = to_frame(fit, whole)
+            centre = tuple(map(float, corners.mean(axis=0)))
+            if tried >= MAX_PAIRS or any(
+                    cv2.pointPolygonTest(q.reshape(-1, 1, 2), centre, False) >= 0 for _, q in read):
+                break  # the same card again, from other pieces of its ink
+            tried += 1
+            reading = read_pair(warp_indices(frame, corners / shrink, face, profile.spec.index.box))
+            if reading is not None:
+                read.append((reading, corners))
+                break
             why = "the pairs found do not read as one card on both indices"
-            continue
-        read.append((reading, corners))
     if not read:
         return Found(None, f"{len(found)} candidate indices; {why}")
     if len(read) > 1:
