@@ -46,7 +46,7 @@ MIN_PAPER: Final = 80
 #: candidate indices and card-sized pairs looked at: the work per frame is bounded whatever it shows.
 MAX_PIECES: Final = 300
 MAX_CANDIDATES: Final = 40
-MAX_PAIRS: Final = 6
+MAX_PAIRS: Final = 3
 #: How far a glyph's size and spacing may be from the deck's at the pair's scale, as factors.
 SIZE_FACTOR: Final = 1.6
 #: Two candidates may be one card's indices when their scales agree within this factor, their axes are
@@ -57,7 +57,7 @@ TURN_SLACK: Final = 0.45
 #: find_card's refusal for two objects in the window (a second card may be there): never searched.
 TWO_OBJECTS: Final = "separate objects in the window"
 #: Other candidates whose own index box is read for a second card, at most.
-MAX_OTHERS: Final = 6
+MAX_OTHERS: Final = 4
 
 
 @dataclass(frozen=True)
@@ -183,6 +183,13 @@ def pair_up(one: Candidate, two: Candidate, profile: DeckProfile) -> NDArray[np.
     return plane
 
 
+def centre_of(plane: NDArray[np.float64], profile: DeckProfile) -> tuple[float, float]:
+    """The face's centre in the frame."""
+    fw, fh = profile.spec.face
+    x, y = to_frame(plane, [((fw - 1) / 2, (fh - 1) / 2)])[0]
+    return float(x), float(y)
+
+
 def index_boxes(plane: NDArray[np.float64], profile: DeckProfile) -> NDArray[np.float32]:
     """The corners of both index boxes (face pixels, the card as it lies and turned) in the frame."""
     fw, fh = profile.spec.face
@@ -228,6 +235,11 @@ def pairs(found: list[Candidate], profile: DeckProfile) -> list[tuple[int, int]]
     return [(int(ii[k]), int(jj[k])) for k in order]
 
 
+#: A refined index whose rank or suit is further than this share from the deck's height is no index.
+GLYPH_SLACK: Final = 0.4
+#: Two indices whose glyphs differ in size by more than this factor are a tilted card's: a homography
+#: is tried after the similarity.
+TILT_FACTOR: Final = 1.05
 #: Face pixels around the index box warped to find the glyphs of a card placed a little off.
 REFINE_PAD: Final = 14
 
@@ -237,8 +249,9 @@ def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile) -> li
     index box (padded) warped by ``plane``, the suit's centre and the rank's top are found (Otsu's ink
     split into rank and suit, :mod:`vision.index_split`); a similarity puts both suits' centres on the
     deck's layout (exact for a card seen square: by the face's half-turn symmetry the card's centre is
-    midway between them), then a homography puts the ranks' tops there too (a tilted card, whose far
-    index is smaller). None when an index shows no rank over a suit."""
+    midway between them); when the indices differ in size in the frame by :data:`TILT_FACTOR` (a tilted
+    card, whose far index is smaller), a homography that puts the ranks' tops there too comes first. None
+    when an index shows no rank over a suit, or glyphs of other heights than the deck's."""
     fw, fh = profile.spec.face
     x0, y0, x1, y1 = profile.spec.index.box
     ay0 = profile.spec.index.glyphs[1]
@@ -259,6 +272,10 @@ def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile) -> li
         if isinstance(split, str):
             return []
         rank, suit = split
+        rank_h = max(b.bottom for b in rank) - min(b.y for b in rank)
+        if not all(abs(got / want - 1) <= GLYPH_SLACK for got, want in (
+                (rank_h, profile.spec.index.rank_height), (suit.h, profile.spec.index.suit_height))):
+            return []  # glyphs of another size than the deck's: no read would accept them
         rank_x = (min(b.x for b in rank) + max(b.right for b in rank)) / 2
         found = [(suit.x + suit.w / 2, suit.y + suit.h / 2), (rank_x, float(min(b.y for b in rank)))]
         want = [(sx, sy), (rx, float(ay0))]
@@ -272,7 +289,10 @@ def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile) -> li
     b = z1 - a * w1
     square = np.array([[a.real, -a.imag, b.real], [a.imag, a.real, b.imag], [0, 0, 1]])
     tilted = cv2.getPerspectiveTransform(np.array(wanted, np.float32), np.array(seen, np.float32))
-    return [square, np.asarray(plane @ tilted, np.float64)]
+    at = to_frame(plane, seen)  # each index's suit centre and rank top in the frame: their sizes there
+    sizes = [float(np.linalg.norm(at[k] - at[k + 1])) for k in (0, 2)]
+    tilt = abs(np.log(max(sizes[0], 1.0) / max(sizes[1], 1.0))) > np.log(TILT_FACTOR)
+    return [np.asarray(plane @ tilted, np.float64), square] if tilt else [square]
 
 
 def find_by_indices(
@@ -301,15 +321,16 @@ def find_by_indices(
         if tried >= MAX_PAIRS or len(read) > 1:
             break
         plane = pair_up(found[i], found[j], profile)
-        for fit in [] if plane is None else refine(small, plane, profile):
+        if plane is None or any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), centre_of(plane, profile), False) >= 0
+                                for _, q in read):
+            continue  # no card there, or the same card again from other pieces of its ink
+        for fit in refine(small, plane, profile):
             if not win.within(index_boxes(fit, profile), 0.0):
                 why = "the indices are not wholly inside the window"
                 break
+            if tried >= MAX_PAIRS:
+                break
             corners = to_frame(fit, whole)
-            centre = tuple(map(float, corners.mean(axis=0)))
-            if tried >= MAX_PAIRS or any(
-                    cv2.pointPolygonTest(q.reshape(-1, 1, 2), centre, False) >= 0 for _, q in read):
-                break  # the same card again, from other pieces of its ink
             tried += 1
             reading = read_pair(warp_indices(frame, corners / shrink, face, profile.spec.index.box))
             if reading is not None:
