@@ -190,6 +190,11 @@ def centre_of(plane: NDArray[np.float64], profile: DeckProfile) -> tuple[float, 
     return float(x), float(y)
 
 
+def inside(quad: NDArray[np.float32], point: tuple[float, float]) -> bool:
+    """Whether ``point`` lies in the quadrilateral ``quad`` (or on its outline)."""
+    return bool(cv2.pointPolygonTest(quad.reshape(-1, 1, 2), point, False) >= 0)
+
+
 def index_boxes(plane: NDArray[np.float64], profile: DeckProfile) -> NDArray[np.float32]:
     """The corners of both index boxes (face pixels, the card as it lies and turned) in the frame."""
     fw, fh = profile.spec.face
@@ -244,13 +249,13 @@ TILT_FACTOR: Final = 1.05
 REFINE_PAD: Final = 14
 
 
-def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile) -> list[NDArray[np.float64]]:
-    """``plane`` corrected so that both indices' glyphs lie where the deck puts them, two ways: in each
-    index box (padded) warped by ``plane``, the suit's centre and the rank's top are found (Otsu's ink
-    split into rank and suit, :mod:`vision.index_split`); a similarity puts both suits' centres on the
-    deck's layout (exact for a card seen square: by the face's half-turn symmetry the card's centre is
-    midway between them); when the indices differ in size in the frame by :data:`TILT_FACTOR` (a tilted
-    card, whose far index is smaller), a homography that puts the ranks' tops there too comes first. None
+def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile) -> NDArray[np.float64] | None:
+    """``plane`` corrected so that both indices' glyphs lie where the deck puts them: in each index box
+    (padded) warped by ``plane``, the suit's centre and the rank's top are found (Otsu's ink split into
+    rank and suit, :mod:`vision.index_split`); a similarity puts both suits' centres on the deck's
+    layout (exact for a card seen square: by the face's half-turn symmetry the card's centre is midway
+    between them), or, when the indices differ in size in the frame by :data:`TILT_FACTOR` (a tilted
+    card, whose far index is smaller), a homography that puts the ranks' tops there too. None
     when an index shows no rank over a suit, or glyphs of other heights than the deck's."""
     fw, fh = profile.spec.face
     x0, y0, x1, y1 = profile.spec.index.box
@@ -270,12 +275,12 @@ def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile) -> li
         binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)[1]
         split = split_binary(binary)[1]
         if isinstance(split, str):
-            return []
+            return None
         rank, suit = split
         rank_h = max(b.bottom for b in rank) - min(b.y for b in rank)
         if not all(abs(got / want - 1) <= GLYPH_SLACK for got, want in (
                 (rank_h, profile.spec.index.rank_height), (suit.h, profile.spec.index.suit_height))):
-            return []  # glyphs of another size than the deck's: no read would accept them
+            return None  # glyphs of another size than the deck's: no read would accept them
         rank_x = (min(b.x for b in rank) + max(b.right for b in rank)) / 2
         found = [(suit.x + suit.w / 2, suit.y + suit.h / 2), (rank_x, float(min(b.y for b in rank)))]
         want = [(sx, sy), (rx, float(ay0))]
@@ -292,7 +297,7 @@ def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile) -> li
     at = to_frame(plane, seen)  # each index's suit centre and rank top in the frame: their sizes there
     sizes = [float(np.linalg.norm(at[k] - at[k + 1])) for k in (0, 2)]
     tilt = abs(np.log(max(sizes[0], 1.0) / max(sizes[1], 1.0))) > np.log(TILT_FACTOR)
-    return [np.asarray(plane @ tilted, np.float64), square] if tilt else [square]
+    return np.asarray(plane @ tilted, np.float64) if tilt else square
 
 
 def find_by_indices(
@@ -321,22 +326,21 @@ def find_by_indices(
         if tried >= MAX_PAIRS or len(read) > 1:
             break
         plane = pair_up(found[i], found[j], profile)
-        if plane is None or any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), centre_of(plane, profile), False) >= 0
-                                for _, q in read):
+        if plane is None or any(inside(q, centre_of(plane, profile)) for _, q in read):
             continue  # no card there, or the same card again from other pieces of its ink
-        for fit in refine(small, plane, profile):
-            if not win.within(index_boxes(fit, profile), 0.0):
-                why = "the indices are not wholly inside the window"
-                break
-            if tried >= MAX_PAIRS:
-                break
-            corners = to_frame(fit, whole)
-            tried += 1
-            reading = read_pair(warp_indices(frame, corners / shrink, face, profile.spec.index.box))
-            if reading is not None:
-                read.append((reading, corners))
-                break
+        fit = refine(small, plane, profile)
+        if fit is None:
+            continue
+        if not win.within(index_boxes(fit, profile), 0.0):
+            why = "the indices are not wholly inside the window"
+            continue
+        corners = to_frame(fit, whole)
+        tried += 1
+        reading = read_pair(warp_indices(frame, corners / shrink, face, profile.spec.index.box))
+        if reading is None:
             why = "the pairs found do not read as one card on both indices"
+            continue
+        read.append((reading, corners))
     if not read:
         return Found(None, f"{len(found)} candidate indices; {why}")
     if len(read) > 1:
