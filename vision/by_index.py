@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from statistics import median
 from typing import Final, Generic, TypeVar
 
 import cv2
@@ -56,6 +57,9 @@ SCALE_FACTOR: Final = 2.0
 TURN_SLACK: Final = 0.45
 #: find_card's refusal for two objects in the window (a second card may be there): never searched.
 TWO_OBJECTS: Final = "separate objects in the window"
+#: Another candidate is looked at as a second card's index when its paper is at least this share as
+#: bright as the card's (a card beside it lies in the same light; the felt's or wood's grain does not).
+OTHER_PAPER: Final = 0.6
 #: Other candidates whose own index box is read for a second card, at most.
 MAX_OTHERS: Final = 4
 
@@ -88,9 +92,10 @@ def suit_anchor(profile: DeckProfile) -> tuple[float, float]:
 
 
 def ink_pieces(frame: Image, profile: DeckProfile, min_area: float, max_area: float
-               ) -> tuple[NDArray[np.float64], NDArray[np.int32], tuple[float, float]]:
+               ) -> tuple[NDArray[np.float64], NDArray[np.int32], tuple[float, float], Image]:
     """The ink's pieces of a glyph's size at some card scale the window allows: centres (n x 2), stats
-    (x, y, w, h, pixels) and the range of scales (working pixels per face pixel)."""
+    (x, y, w, h, pixels), the range of scales (working pixels per face pixel) and the paper's level
+    around every pixel (its least channel)."""
     h, w = frame.shape[:2]
     fw, fh = profile.spec.face
     lo, hi = (np.sqrt(a * w * h / (fw * fh)) for a in (min_area, max_area))
@@ -113,7 +118,7 @@ def ink_pieces(frame: Image, profile: DeckProfile, min_area: float, max_area: fl
     keep = np.flatnonzero((big >= max(4.0, smallest)) & (big <= largest) & (stats[:, 4] >= 10))
     if len(keep) > MAX_PIECES:
         keep = keep[np.argsort(-stats[keep, 4])[:MAX_PIECES]]
-    return centres[keep].astype(np.float64), stats[keep].astype(np.int32), (lo / SIZE_FACTOR, hi)
+    return centres[keep].astype(np.float64), stats[keep].astype(np.int32), (lo / SIZE_FACTOR, hi), paper
 
 
 def candidates(centres: NDArray[np.float64], stats: NDArray[np.int32], profile: DeckProfile,
@@ -160,7 +165,7 @@ def anchors(profile: DeckProfile) -> list[tuple[float, float]]:
     index = profile.spec.index
     sx, sy = suit_anchor(profile)
     offsets = [v for k, v in profile.aspects.items() if k.startswith("offset:")]
-    rx = sx + (float(np.median(offsets)) if offsets else 0.0) * index.rank_height
+    rx = sx + (median(offsets) if offsets else 0.0) * index.rank_height
     ry = index.glyphs[1] + index.rank_height / 2
     top = [(rx, ry), (sx, sy)]
     return top + [(fw - 1 - x, fh - 1 - y) for x, y in top]
@@ -188,6 +193,11 @@ def centre_of(plane: NDArray[np.float64], profile: DeckProfile) -> tuple[float, 
     fw, fh = profile.spec.face
     x, y = to_frame(plane, [((fw - 1) / 2, (fh - 1) / 2)])[0]
     return float(x), float(y)
+
+
+def level(paper: Image, at: NDArray[np.float64]) -> float:
+    """The paper's level at a point."""
+    return float(paper[int(at[1]), int(at[0])])
 
 
 def inside(quad: NDArray[np.float32], point: tuple[float, float]) -> bool:
@@ -249,14 +259,16 @@ TILT_FACTOR: Final = 1.05
 REFINE_PAD: Final = 14
 
 
-def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile) -> NDArray[np.float64] | None:
+def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile, zoom: float, sized: bool = True
+           ) -> NDArray[np.float64] | None:
     """``plane`` corrected so that both indices' glyphs lie where the deck puts them: in each index box
     (padded) warped by ``plane``, the suit's centre and the rank's top are found (Otsu's ink split into
     rank and suit, :mod:`vision.index_split`); a similarity puts both suits' centres on the deck's
     layout (exact for a card seen square: by the face's half-turn symmetry the card's centre is midway
     between them), or, when the indices differ in size in the frame by :data:`TILT_FACTOR` (a tilted
     card, whose far index is smaller), a homography that puts the ranks' tops there too. None
-    when an index shows no rank over a suit, or glyphs of other heights than the deck's."""
+    when an index shows no rank over a suit, or glyphs of other heights than the deck's. ``plane`` is
+    in working pixels, ``frame`` ``zoom`` times larger (the glyphs are measured at its full detail)."""
     fw, fh = profile.spec.face
     x0, y0, x1, y1 = profile.spec.index.box
     ay0 = profile.spec.index.glyphs[1]
@@ -269,7 +281,8 @@ def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile) -> ND
         m = np.array([[1, 0, box[0]], [0, 1, box[1]], [0, 0, 1]], np.float64)
         if turned:
             m = np.array([[-1, 0, fw - 1], [0, -1, fh - 1], [0, 0, 1]], np.float64) @ m
-        crop = cv2.warpPerspective(frame, plane @ m, (box[2] - box[0], box[3] - box[1]),
+        to_crop = np.diag([zoom, zoom, 1.0]) @ plane @ m
+        crop = cv2.warpPerspective(frame, to_crop, (box[2] - box[0], box[3] - box[1]),
                                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
         binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)[1]
@@ -278,7 +291,7 @@ def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile) -> ND
             return None
         rank, suit = split
         rank_h = max(b.bottom for b in rank) - min(b.y for b in rank)
-        if not all(abs(got / want - 1) <= GLYPH_SLACK for got, want in (
+        if sized and not all(abs(got / want - 1) <= GLYPH_SLACK for got, want in (
                 (rank_h, profile.spec.index.rank_height), (suit.h, profile.spec.index.suit_height))):
             return None  # glyphs of another size than the deck's: no read would accept them
         rank_x = (min(b.x for b in rank) + max(b.right for b in rank)) / 2
@@ -312,7 +325,7 @@ def find_by_indices(
     shrink = min(1.0, WORK_WIDTH / w)
     small = frame if shrink >= 1.0 else cv2.resize(frame, None, fx=shrink, fy=shrink,
                                                     interpolation=cv2.INTER_AREA)
-    centres, stats, scales = ink_pieces(small, profile, *area)
+    centres, stats, scales, paper = ink_pieces(small, profile, *area)
     found = candidates(centres, stats, profile, scales)
     if len(found) < 2:
         return Found(None, f"{len(found)} candidate index")
@@ -320,38 +333,44 @@ def find_by_indices(
     win = bounds(window, (small.shape[1], small.shape[0]))
     fw, fh = face
     whole = [(0.0, 0.0), (fw - 1.0, 0.0), (fw - 1.0, fh - 1.0), (0.0, fh - 1.0)]
-    read: list[tuple[Reading, NDArray[np.float32]]] = []
-    tried, why = 0, "no two candidates at one card's geometry"
+    read: list[tuple[Reading, NDArray[np.float32], float]] = []
+    looked: list[NDArray[np.float32]] = []  # every card place read, a card or not
+    why = "no two candidates at one card's geometry"
     for i, j in pairs(found, profile)[:MAX_PAIRS * 4]:
-        if tried >= MAX_PAIRS or len(read) > 1:
+        if len(looked) >= MAX_PAIRS or len(read) > 1:
             break
         plane = pair_up(found[i], found[j], profile)
-        if plane is None or any(inside(q, centre_of(plane, profile)) for _, q in read):
-            continue  # no card there, or the same card again from other pieces of its ink
-        fit = refine(small, plane, profile)
+        if plane is None or any(inside(q, centre_of(plane, profile)) for q in looked):
+            continue  # no card there, or a place already read, from other pieces of its ink
+        # Twice: the pieces' centres at the working size place the card roughly, the glyphs at full detail
+        # then place it well enough to judge their sizes.
+        fit = refine(frame, plane, profile, 1 / shrink, sized=False)
+        fit = None if fit is None else refine(frame, fit, profile, 1 / shrink)
         if fit is None:
             continue
         if not win.within(index_boxes(fit, profile), 0.0):
             why = "the indices are not wholly inside the window"
             continue
         corners = to_frame(fit, whole)
-        tried += 1
+        looked.append(corners)
         reading = read_pair(warp_indices(frame, corners / shrink, face, profile.spec.index.box))
         if reading is None:
             why = "the pairs found do not read as one card on both indices"
             continue
-        read.append((reading, corners))
+        read.append((reading, corners, min(level(paper, c.suit) for c in (found[i], found[j]))))
     if not read:
         return Found(None, f"{len(found)} candidate indices; {why}")
     if len(read) > 1:
         return Found(None, "two cards read by their indices (one card at a time)")
-    reading, quad = read[0]
+    reading, quad, card_paper = read[0]
     outline = quad.reshape(-1, 1, 2)
     size = float(np.sqrt(cv2.contourArea(quad) / (fw * fh)))  # the card's scale
     seen: set[int] = set()
     others = []
-    for c in found:  # one look per suit piece outside the card, at a scale a card beside it could have
+    # One look per suit piece outside the card, at a scale and on paper a card beside it could have.
+    for c in found:
         if (c.pieces[1] not in seen and 1 / SCALE_FACTOR <= c.scale / size <= SCALE_FACTOR
+                and level(paper, c.suit) >= OTHER_PAPER * card_paper
                 and cv2.pointPolygonTest(outline, tuple(map(float, c.suit)), False) < 0):
             seen.add(c.pieces[1])
             others.append(c)
