@@ -19,6 +19,7 @@ from tests.vision_support import profile
 from vision.detect import find_card
 from vision.recognise import Image, recognise
 from vision.synth import DESIGNS, FACE_H, FACE_W, draw_suit, render_face
+from vision.window import ScanWindow
 
 PAPER = 250
 SIZE = (640, 480)
@@ -112,3 +113,15 @@ def test_a_card_with_one_index_covered_is_not_read_by_its_indices() -> None:
     reading = recognise(finish(frame), deck)
     assert reading.status == "unknown", reading
     assert "by its indices" in reading.reason
+
+
+def test_a_card_whose_index_lies_outside_the_scan_window_is_not_read_by_its_indices() -> None:
+    frame = sheet(6)
+    lay(frame, "7H", (320, 240), 330, 0)
+    frame = finish(frame)
+    deck = profile("classic")
+    assert recognise(frame, deck).card is parse_card("7H")
+    # The window's right edge runs between the card's two indices: its bottom index is outside.
+    window = ScanWindow(corners=((0.0, 0.0), (0.6, 0.0), (0.6, 1.0), (0.0, 1.0)))
+    reading = recognise(frame, deck, window=window)
+    assert reading.status == "unknown", reading

@@ -38,7 +38,7 @@ Image = MatLike
 Reading = TypeVar("Reading")
 
 #: The working width of the ink search (a 640 x 480 frame is searched as it is).
-WORK_WIDTH: Final = 640
+WORK_WIDTH: Final = 480
 #: A pixel is ink when it is darker than this share of the brightest paper around it (its least
 #: channel, so red ink is as dark as black), and that paper is at least :data:`MIN_PAPER` bright.
 INK_SHARE: Final = 0.62
@@ -47,7 +47,7 @@ MIN_PAPER: Final = 80
 #: candidate indices and card-sized pairs looked at: the work per frame is bounded whatever it shows.
 MAX_PIECES: Final = 300
 MAX_CANDIDATES: Final = 40
-MAX_PAIRS: Final = 3
+MAX_PAIRS: Final = 2
 #: How far a glyph's size and spacing may be from the deck's at the pair's scale, as factors.
 SIZE_FACTOR: Final = 1.6
 #: Two candidates may be one card's indices when their scales agree within this factor, their axes are
