@@ -29,6 +29,7 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
+from vision.detect import DetectParams
 from vision.index_split import split_binary
 from vision.profile import DeckProfile
 from vision.warp import warp_box, warp_indices
@@ -314,13 +315,25 @@ def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile, zoom:
 
 
 def find_by_indices(
-    frame: Image, profile: DeckProfile, window: ScanWindow | None, area: tuple[float, float],
+    frame: Image, profile: DeckProfile, window: ScanWindow | None, params: DetectParams, refused: str,
     read_pair: Callable[[list[Image]], Reading | None], reads_alone: Callable[[Image], bool],
 ) -> Found[Reading]:
     """The card found by its two indices and read by ``read_pair`` (both index crops of
-    :func:`vision.warp.warp_indices`; None: not a card), or None and what the search found.
-    ``reads_alone``: whether one index crop alone reads as a card (a second card's index);
-    ``area``: the least and greatest card area, as shares of the frame (:class:`DetectParams`)."""
+    :func:`vision.warp.warp_indices`; None: not a card), or None and what the search found (to follow
+    the detector's ``refused`` reason). ``reads_alone``: whether one index crop alone reads as a card
+    (a second card's index); ``params``: the detector's limits (the least and greatest card area).
+    Not searched after a refusal for two objects in the window."""
+    if TWO_OBJECTS in refused:
+        return Found(None, "")
+    found = search(frame, profile, window, (params.min_area, params.max_area), read_pair, reads_alone)
+    return Found(found.reading, f"; by its indices: {found.summary}")
+
+
+def search(
+    frame: Image, profile: DeckProfile, window: ScanWindow | None, area: tuple[float, float],
+    read_pair: Callable[[list[Image]], Reading | None], reads_alone: Callable[[Image], bool],
+) -> Found[Reading]:
+    """:func:`find_by_indices`'s search; ``area``: the least and greatest card area, shares of the frame."""
     h, w = frame.shape[:2]
     shrink = min(1.0, WORK_WIDTH / w)
     small = frame if shrink >= 1.0 else cv2.resize(frame, None, fx=shrink, fy=shrink,

@@ -26,7 +26,7 @@ import numpy as np
 from cv2.typing import MatLike
 
 from controller.cards import Card, parse_card
-from vision.by_index import TWO_OBJECTS, find_by_indices
+from vision.by_index import find_by_indices
 from vision.colour import ink_colour
 from vision.compare import correlations, distances
 from vision.detect import Detection, DetectParams, find_card
@@ -323,7 +323,11 @@ def recognise(
     if det.status == "empty":
         return Reading("empty", reason=det.reason)
     if det.status != "card" or det.corners is None:
-        return by_indices(frame, profile, params, window, det.reason)
+        found = find_by_indices(  # the outline refused: the card by its two indices (vision.by_index)
+            frame, profile, window, params, det.reason,
+            lambda pair: r if (r := read_indices(pair, profile, one_index=False)).status == "card" else None,
+            lambda crop: not isinstance(read_index(crop, profile), str))
+        return found.reading or Reading("unknown", reason=det.reason + found.summary)
     face, box = profile.spec.face, profile.spec.index.box
     first = read_indices(warp_indices(frame, det.corners, face, box), profile)
     if first.status == "card" or det.other is None:
@@ -331,20 +335,6 @@ def recognise(
     # Foreshortening left the card's quarter turn open (vision.tilt): the other, on both its indices.
     other = read_indices(warp_indices(frame, det.other, face, box), profile, one_index=False)
     return other if other.status == "card" else first
-
-
-def by_indices(
-    frame: Image, profile: DeckProfile, params: DetectParams, window: ScanWindow | None, why: str
-) -> Reading:
-    """The card found by its two indices (:mod:`vision.by_index`) where its outline was not; never after a
-    refusal for two objects in the window."""
-    if TWO_OBJECTS in why:
-        return Reading("unknown", reason=why)
-    found = find_by_indices(
-        frame, profile, window, (params.min_area, params.max_area),
-        lambda crops: r if (r := read_indices(crops, profile, one_index=False)).status == "card" else None,
-        lambda crop: not isinstance(read_index(crop, profile), str))
-    return found.reading or Reading("unknown", reason=f"{why}; by its indices: {found.summary}")
 
 
 def recognise_face(face: Image, profile: DeckProfile) -> Reading:
