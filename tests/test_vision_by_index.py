@@ -74,7 +74,7 @@ def test_a_second_face_up_card_on_the_sheet_leaves_the_frame_unknown() -> None:
     lay(frame, "QS", (470, 240), 300, -8)
     reading = recognise(finish(frame), profile("classic"))
     assert reading.status == "unknown", reading
-    assert "by its indices" in reading.reason
+    assert "by its indices: two cards read" in reading.reason
 
 
 def test_a_second_card_partly_out_of_the_window_leaves_the_frame_unknown() -> None:
@@ -84,6 +84,7 @@ def test_a_second_card_partly_out_of_the_window_leaves_the_frame_unknown() -> No
     lay(frame, "KD", (560, 300), 320, 0)  # its bottom index is past the frame's edge
     reading = recognise(finish(frame), profile("classic"))
     assert reading.status == "unknown", reading
+    assert "another index in the window reads as a card" in reading.reason
 
 
 def test_scattered_glyph_ink_on_an_empty_sheet_is_never_a_card() -> None:
