@@ -44,8 +44,8 @@ WORK_WIDTH: Final = 480
 #: channel, so red ink is as dark as black), and that paper is at least :data:`MIN_PAPER` bright.
 INK_SHARE: Final = 0.62
 MIN_PAPER: Final = 80
-#: Most pieces of ink kept after the size tests (by nearness to the expected glyph size), and most
-#: candidate indices and card-sized pairs looked at: the work per frame is bounded whatever it shows.
+#: Most pieces of ink kept after the size tests (the largest), candidate indices kept (the nearest the
+#: deck's glyph sizes) and card places read: the work per frame is bounded whatever it shows.
 MAX_PIECES: Final = 300
 MAX_CANDIDATES: Final = 40
 MAX_PAIRS: Final = 2
