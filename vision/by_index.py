@@ -336,8 +336,9 @@ def search(
     """:func:`find_by_indices`'s search; ``area``: the least and greatest card area, shares of the frame."""
     h, w = frame.shape[:2]
     shrink = min(1.0, WORK_WIDTH / w)
+    # Linear, not area-averaged: at a factor of 0.75 area-averaging cost more than the whole search.
     small = frame if shrink >= 1.0 else cv2.resize(frame, None, fx=shrink, fy=shrink,
-                                                    interpolation=cv2.INTER_AREA)
+                                                    interpolation=cv2.INTER_LINEAR)
     centres, stats, scales, paper = ink_pieces(small, profile, *area)
     found = candidates(centres, stats, profile, scales)
     if len(found) < 2:
