@@ -18,7 +18,7 @@ from controller.cards import parse_card
 from tests.vision_support import profile
 from vision.detect import find_card
 from vision.recognise import Image, recognise
-from vision.synth import DESIGNS, FACE_H, FACE_W, draw_suit, render_face
+from vision.synth import DESIGNS, FACE_H, FACE_W, Conditions, draw_suit, negative_scene, render_face
 from vision.window import ScanWindow
 
 PAPER = 250
@@ -126,3 +126,13 @@ def test_a_card_whose_index_lies_outside_the_scan_window_is_not_read_by_its_indi
     window = ScanWindow(corners=((0.0, 0.0), (0.6, 0.0), (0.6, 1.0), (0.0, 1.0)))
     reading = recognise(frame, deck, window=window)
     assert reading.status == "unknown", reading
+
+
+def test_two_overlapping_cards_refused_for_their_odd_outline_are_never_searched_by_index() -> None:
+    """Two overlapping cards make one odd outline ("the outline's sides are 0.58 wide to tall"): the
+    top card's indices are plain, the other's hidden, so only the refusal's kind keeps them unread."""
+    frame = negative_scene("two_cards", DESIGNS["classic"], 41 * 1_000_003 + 258, SIZE,
+                           Conditions(blur=2.6, noise=6.0))
+    reading = recognise(frame, profile("classic"))
+    assert reading.status == "unknown", reading
+    assert "by its indices" not in reading.reason

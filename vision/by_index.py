@@ -56,8 +56,11 @@ SIZE_FACTOR: Final = 1.6
 #: (:func:`pairs`).
 SCALE_FACTOR: Final = 2.0
 TURN_SLACK: Final = 0.45
-#: find_card's refusal for two objects in the window (a second card may be there): never searched.
-TWO_OBJECTS: Final = "separate objects in the window"
+#: The detector's refusals after which the card is searched for by its indices: a bright region that
+#: reaches the window's edge or fills it (the card's paper joined to a sheet, a monitor, a pale table).
+#: Never after an odd outline inside the window (its corners, notch or proportions: two overlapping
+#: cards make one) nor after two objects: a second card may be there.
+SEARCHED: Final = ("not wholly inside the window", "the bright area fills the window")
 #: Another candidate is looked at as a second card's index when its paper is at least this share as
 #: bright as the card's (a card beside it lies in the same light; the felt's or wood's grain does not).
 OTHER_PAPER: Final = 0.6
@@ -322,8 +325,8 @@ def find_by_indices(
     :func:`vision.warp.warp_indices`; None: not a card), or None and what the search found (to follow
     the detector's ``refused`` reason). ``reads_alone``: whether one index crop alone reads as a card
     (a second card's index); ``params``: the detector's limits (the least and greatest card area).
-    Not searched after a refusal for two objects in the window."""
-    if TWO_OBJECTS in refused:
+    Searched only after the refusals :data:`SEARCHED` names."""
+    if not any(why in refused for why in SEARCHED):
         return Found(None, "")
     found = search(frame, profile, window, (params.min_area, params.max_area), read_pair, reads_alone)
     return Found(found.reading, f"; by its indices: {found.summary}")
