@@ -26,6 +26,7 @@ import numpy as np
 from cv2.typing import MatLike
 
 from controller.cards import Card, parse_card
+from vision.by_index import find_by_indices
 from vision.colour import RED_SUITS, ink_colour
 from vision.compare import correlations, distances
 from vision.detect import Detection, DetectParams, find_card
@@ -325,7 +326,11 @@ def recognise(
     if det.status == "empty":
         return Reading("empty", reason=det.reason)
     if det.status != "card" or det.corners is None:
-        return Reading("unknown", reason=det.reason)
+        found = find_by_indices(  # the outline refused: the card by its two indices (vision.by_index)
+            frame, profile, window, params, det.reason,
+            lambda pair: r if (r := read_indices(pair, profile, one_index=False)).status == "card" else None,
+            lambda crop: not isinstance(read_index(crop, profile), str))
+        return found.reading or Reading("unknown", reason=det.reason + found.summary)
     face, box = profile.spec.face, profile.spec.index.box
     first = read_indices(warp_indices(frame, det.corners, face, box), profile)
     if first.status == "card" or det.other is None:

@@ -1,0 +1,398 @@
+"""Find a card by its two corner indices when its outline cannot be told from what it lies on.
+
+Why: :func:`vision.detect.find_card` finds the card by its paper's outline, which fails where the
+paper is not set off from its surroundings (a card on a white sheet, held against a lit monitor, on
+top of a pile): the outline is lost while both indices are plainly visible. So, only when the
+detector refused the frame as "unknown", the card is looked for by its ink: dark or red pieces on
+lighter paper (each pixel against the brightest paper around it), a *candidate index* is a glyph of
+the rank's size above one of the suit's size at the deck's learned spacing (which gives the card's
+turn and scale), two candidates a card's length apart and turned half a turn from each other, where
+the deck's layout puts the second index, give the card's four corners (a similarity through both
+suits' centres), and the two index boxes are then read exactly as a detected card's are, both of
+them, agreeing (the caller's ``read_pair``).
+
+Why it cannot read a card that is not one: two agreeing index reads at a card's geometry are needed,
+every index box must lie inside the frame and the scan window, and any other candidate index in the
+window that reads as a card (the same or another) leaves the frame unknown, as does a second pair.
+The work is bounded: cheap size and spacing tests first, then at most :data:`MAX_PAIRS` reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import median
+from typing import Final, Generic, TypeVar
+
+import cv2
+import numpy as np
+from cv2.typing import MatLike
+from numpy.typing import NDArray
+
+from vision.detect import DetectParams
+from vision.index_split import split_binary
+from vision.profile import DeckProfile
+from vision.warp import warp_box, warp_indices
+from vision.window import ScanWindow, bounds
+
+Image = MatLike
+Reading = TypeVar("Reading")
+
+#: The working width of the ink search (a 640 x 480 frame is searched as it is).
+WORK_WIDTH: Final = 480
+#: A pixel is ink when it is darker than this share of the brightest paper around it (its least
+#: channel, so red ink is as dark as black), and that paper is at least :data:`MIN_PAPER` bright.
+INK_SHARE: Final = 0.62
+MIN_PAPER: Final = 80
+#: Most pieces of ink kept after the size tests (the largest), candidate indices kept (the nearest the
+#: deck's glyph sizes) and card places read: the work per frame is bounded whatever it shows.
+MAX_PIECES: Final = 300
+MAX_CANDIDATES: Final = 40
+MAX_PAIRS: Final = 2
+#: How far a glyph's size and spacing may be from the deck's at the pair's scale, as factors.
+SIZE_FACTOR: Final = 1.6
+#: Two candidates may be one card's indices when their scales agree within this factor, their axes are
+#: opposite within :data:`TURN_SLACK` (radians), and the second lies where the first's layout puts it
+#: (:func:`pairs`).
+SCALE_FACTOR: Final = 2.0
+TURN_SLACK: Final = 0.45
+#: The detector's refusals after which the card is searched for by its indices: a bright region that
+#: reaches the window's edge or fills it (the card's paper joined to a sheet, a monitor, a pale table).
+#: Never after an odd outline inside the window (its corners, notch or proportions: two overlapping
+#: cards make one) nor after two objects: a second card may be there.
+SEARCHED: Final = ("not wholly inside the window", "the bright area fills the window")
+#: Another candidate is looked at as a second card's index when its paper is at least this share as
+#: bright as the card's (a card beside it lies in the same light; the felt's or wood's grain does not).
+OTHER_PAPER: Final = 0.6
+#: Other candidates whose own index box is read for a second card, at most.
+MAX_OTHERS: Final = 4
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A rank piece above a suit piece: their centres (working pixels), the rank-to-suit unit axis
+    (the face's "down"), the scale (working pixels per face pixel) and the pieces' labels."""
+
+    rank: NDArray[np.float64]
+    suit: NDArray[np.float64]
+    down: NDArray[np.float64]
+    scale: float
+    pieces: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Found(Generic[Reading]):
+    """The search's outcome: the card's reading when one was read, else None, and what was found."""
+
+    reading: Reading | None
+    summary: str
+
+
+def suit_anchor(profile: DeckProfile) -> tuple[float, float]:
+    """Where the suit's centre lies on the upright face (face pixels): the glyph area's middle across
+    (a deck centres rank and suit on one column), half a suit above the area's bottom."""
+    x0, _, x1, y1 = profile.spec.index.glyphs
+    return (x0 + x1) / 2, y1 - profile.spec.index.suit_height / 2
+
+
+def ink_pieces(frame: Image, profile: DeckProfile, min_area: float, max_area: float
+               ) -> tuple[NDArray[np.float64], NDArray[np.int32], tuple[float, float], Image]:
+    """The ink's pieces of a glyph's size at some card scale the window allows: centres (n x 2), stats
+    (x, y, w, h, pixels), the range of scales (working pixels per face pixel) and the paper's level
+    around every pixel (its least channel)."""
+    h, w = frame.shape[:2]
+    fw, fh = profile.spec.face
+    lo, hi = (np.sqrt(a * w * h / (fw * fh)) for a in (min_area, max_area))
+    index = profile.spec.index
+    # The least of blue, green and red per pixel: a 1 x 3 erosion along each row of interleaved channels.
+    least = cv2.erode(np.ascontiguousarray(frame).reshape(h, w * 3), np.ones((1, 3), np.uint8))[:, 1::3]
+    # The paper around a glyph: the least channel closed (not dilated: never a brighter thing beside the
+    # card) over more than a glyph, at a quarter of the size (the paper's level needs no detail).
+    coarse = cv2.resize(least, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+    reach = max(3, int(1.5 * hi * max(index.rank_height, index.suit_height) / 4) | 1)
+    closed = cv2.morphologyEx(coarse, cv2.MORPH_CLOSE, np.ones((reach, reach), np.uint8))
+    paper = cv2.resize(closed, (w, h), interpolation=cv2.INTER_LINEAR)
+    dark = cv2.compare(least, cv2.convertScaleAbs(paper, alpha=INK_SHARE), cv2.CMP_LT)
+    ink = cv2.bitwise_and(dark, cv2.threshold(paper, MIN_PAPER - 1, 255, cv2.THRESH_BINARY)[1])
+    n, _, stats, centres = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    stats, centres = stats[1:], centres[1:]
+    big = np.maximum(stats[:, 2], stats[:, 3])
+    smallest = min(index.rank_height, index.suit_height) * lo / SIZE_FACTOR
+    largest = max(index.rank_height, index.suit_height) * hi * SIZE_FACTOR * 1.42
+    keep = np.flatnonzero((big >= max(4.0, smallest)) & (big <= largest) & (stats[:, 4] >= 10))
+    if len(keep) > MAX_PIECES:
+        keep = keep[np.argsort(-stats[keep, 4])[:MAX_PIECES]]
+    return centres[keep].astype(np.float64), stats[keep].astype(np.int32), (lo / SIZE_FACTOR, hi), paper
+
+
+def candidates(centres: NDArray[np.float64], stats: NDArray[np.int32], profile: DeckProfile,
+               scales: tuple[float, float]) -> list[Candidate]:
+    """Every rank piece over a suit piece at the deck's spacing and sizes, the likeliest first."""
+    index = profile.spec.index
+    gap = (index.glyphs[3] - index.suit_height / 2) - (index.glyphs[1] + index.rank_height / 2)
+    if len(centres) < 2 or gap <= 0:
+        return []
+    x, y = (centres[:, k].astype(np.float32) for k in (0, 1))
+    dx, dy = x[None, :] - x[:, None], y[None, :] - y[:, None]  # [rank, suit]: from the rank to the suit
+    apart = dx * dx + dy * dy
+    rs, ts = np.nonzero((apart >= (scales[0] * gap) ** 2) & (apart <= (scales[1] * gap) ** 2))
+    d = np.stack([dx[rs, ts], dy[rs, ts]], axis=1).astype(np.float64)
+    dist = np.hypot(d[:, 0], d[:, 1])
+    scale = dist / gap
+    big = np.maximum(stats[:, 2], stats[:, 3]).astype(np.float64)
+    # Seen turned, a glyph's box grows by up to sqrt(2): its larger side is between the glyph's height
+    # (less the slack) and its diagonal (more the slack) at the pair's scale.
+    rank_size = big[rs] / (scale * index.rank_height)
+    suit_size = big[ts] / (scale * index.suit_height)
+    fill = stats[:, 4] / np.maximum(stats[:, 2] * stats[:, 3], 1)
+    ok = ((rank_size >= 1 / SIZE_FACTOR) & (rank_size <= 1.42 * SIZE_FACTOR)
+          & (suit_size >= 1 / SIZE_FACTOR) & (suit_size <= 1.42 * SIZE_FACTOR) & (fill[ts] >= 0.3))
+    keep = np.flatnonzero(ok)
+    miss = np.abs(np.log(rank_size[keep])) + np.abs(np.log(suit_size[keep]))
+    order = keep[np.argsort(miss)[:MAX_CANDIDATES]]
+    return [
+        Candidate(centres[rs[k]], centres[ts[k]], d[k] / dist[k], float(scale[k]), (int(rs[k]), int(ts[k])))
+        for k in order
+    ]
+
+
+def to_frame(plane: NDArray[np.float64], points: list[tuple[float, float]]) -> NDArray[np.float32]:
+    """Face points through the homography ``plane`` (face to working frame), as frame points."""
+    mapped = cv2.perspectiveTransform(np.array(points, np.float64).reshape(-1, 1, 2), plane)
+    return mapped.reshape(-1, 2).astype(np.float32)
+
+
+def anchors(profile: DeckProfile) -> list[tuple[float, float]]:
+    """The top index's rank and suit centres on the upright face, then the bottom index's (face pixels):
+    the rank over the suit at the deck's median offset, its centre half a rank below the area's top."""
+    fw, fh = profile.spec.face
+    index = profile.spec.index
+    sx, sy = suit_anchor(profile)
+    offsets = [v for k, v in profile.aspects.items() if k.startswith("offset:")]
+    rx = sx + (median(offsets) if offsets else 0.0) * index.rank_height
+    ry = index.glyphs[1] + index.rank_height / 2
+    top = [(rx, ry), (sx, sy)]
+    return top + [(fw - 1 - x, fh - 1 - y) for x, y in top]
+
+
+def pair_up(one: Candidate, two: Candidate, profile: DeckProfile) -> NDArray[np.float64] | None:
+    """The homography (face to working frame) that puts ``one`` at the face's top index and ``two`` at
+    its bottom one (:func:`pairs`), through both ranks' and suits' centres, or None when the fit is a
+    mirror image or no convex card."""
+    src = np.array(anchors(profile), np.float32)
+    dst = np.array([one.rank, one.suit, two.rank, two.suit], np.float32)
+    plane = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+    fw, fh = profile.spec.face
+    corners = to_frame(plane, [(0.0, 0.0), (fw - 1.0, 0.0), (fw - 1.0, fh - 1.0), (0.0, fh - 1.0)])
+    if not cv2.isContourConvex(corners.reshape(-1, 1, 2)):
+        return None
+    # Clockwise on screen as on the face (image axes): a mirror image runs the other way.
+    if cv2.contourArea(corners, oriented=True) <= 0:
+        return None
+    return plane
+
+
+def centre_of(plane: NDArray[np.float64], profile: DeckProfile) -> tuple[float, float]:
+    """The face's centre in the frame."""
+    fw, fh = profile.spec.face
+    x, y = to_frame(plane, [((fw - 1) / 2, (fh - 1) / 2)])[0]
+    return float(x), float(y)
+
+
+def level(paper: Image, at: NDArray[np.float64]) -> float:
+    """The paper's level at a point."""
+    return float(paper[int(at[1]), int(at[0])])
+
+
+def inside(quad: NDArray[np.float32], point: tuple[float, float]) -> bool:
+    """Whether ``point`` lies in the quadrilateral ``quad`` (or on its outline)."""
+    return bool(cv2.pointPolygonTest(quad.reshape(-1, 1, 2), point, False) >= 0)
+
+
+def index_boxes(plane: NDArray[np.float64], profile: DeckProfile) -> NDArray[np.float32]:
+    """The corners of both index boxes (face pixels, the card as it lies and turned) in the frame."""
+    fw, fh = profile.spec.face
+    x0, y0, x1, y1 = profile.spec.index.box
+    pts = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    pts += [(fw - 1 - x, fh - 1 - y) for x, y in pts]
+    return to_frame(plane, [(float(x), float(y)) for x, y in pts])
+
+
+def alone(one: Candidate, profile: DeckProfile) -> NDArray[np.float64]:
+    """The similarity (face to working frame) of a card whose top index is ``one``, by its axis and scale."""
+    (rx, ry), (sx, sy) = anchors(profile)[:2]
+    down = one.down * one.scale
+    across = np.array([down[1], -down[0]])
+    origin = one.suit - across * sx - down * sy
+    return np.array([[across[0], down[0], origin[0]], [across[1], down[1], origin[1]], [0, 0, 1]])
+
+
+def pairs(found: list[Candidate], profile: DeckProfile) -> list[tuple[int, int]]:
+    """The candidates (top index, bottom index) that may be one card's, the likeliest first: scales within
+    :data:`SCALE_FACTOR`, axes opposite within :data:`TURN_SLACK`, and the second where the first's axes
+    put the card's other index: in that direction within :data:`TURN_SLACK`, at that distance (at the
+    pair's mean scale) within :data:`SCALE_FACTOR` (a tilted card's glyphs are foreshortened)."""
+    (_, _), top, (_, _), bottom = anchors(profile)
+    span = np.subtract(bottom, top)  # from the top suit to the bottom one, face pixels
+    suit = np.array([c.suit for c in found])
+    down = np.array([c.down for c in found])
+    scale = np.array([c.scale for c in found])
+    pieces = np.array([c.pieces for c in found])
+    across = np.stack([down[:, 1], -down[:, 0]], axis=1)
+    want = across * span[0] + down * span[1]  # where each one's layout puts the other index, at scale 1
+    seen = suit[None, :, :] - suit[:, None, :]
+    turn = np.angle((seen[..., 0] + 1j * seen[..., 1]) / (want[:, None, 0] + 1j * want[:, None, 1]))
+    far = np.log(np.hypot(seen[..., 0], seen[..., 1]) + 1e-9) - np.log(
+        np.hypot(*span) * (scale[:, None] + scale[None, :]) / 2)
+    ratio = np.abs(np.log(scale[:, None] / scale[None, :]))
+    shared = (pieces[:, None, :, None] == pieces[None, :, None, :]).any(axis=(2, 3))
+    slack = np.log(SCALE_FACTOR)
+    ok = ((np.abs(turn) <= TURN_SLACK) & (np.abs(far) <= slack) & (ratio <= slack)
+          & (down @ down.T <= -np.cos(TURN_SLACK)) & ~shared)
+    ii, jj = np.nonzero(ok)
+    order = np.argsort((np.abs(turn) + np.abs(far))[ii, jj])
+    return [(int(ii[k]), int(jj[k])) for k in order]
+
+
+#: A refined index whose rank or suit is further than this share from the deck's height is no index.
+GLYPH_SLACK: Final = 0.4
+#: Two indices whose glyphs differ in size by more than this factor are a tilted card's: a homography
+#: is tried after the similarity.
+TILT_FACTOR: Final = 1.05
+#: Face pixels around the index box warped to find the glyphs of a card placed a little off.
+REFINE_PAD: Final = 14
+
+
+def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile, zoom: float, sized: bool = True
+           ) -> NDArray[np.float64] | None:
+    """``plane`` corrected so that both indices' glyphs lie where the deck puts them: in each index box
+    (padded) warped by ``plane``, the suit's centre and the rank's top are found (Otsu's ink split into
+    rank and suit, :mod:`vision.index_split`); a similarity puts both suits' centres on the deck's
+    layout (exact for a card seen square: by the face's half-turn symmetry the card's centre is midway
+    between them), or, when the indices differ in size in the frame by :data:`TILT_FACTOR` (a tilted
+    card, whose far index is smaller), a homography that puts the ranks' tops there too. None
+    when an index shows no rank over a suit, or glyphs of other heights than the deck's. ``plane`` is
+    in working pixels, ``frame`` ``zoom`` times larger (the glyphs are measured at its full detail)."""
+    fw, fh = profile.spec.face
+    x0, y0, x1, y1 = profile.spec.index.box
+    ay0 = profile.spec.index.glyphs[1]
+    box = (x0 - REFINE_PAD, y0 - REFINE_PAD, x1 + REFINE_PAD, y1 + REFINE_PAD)
+    (rx, _), (sx, sy) = anchors(profile)[:2]
+    seen: list[tuple[float, float]] = []
+    wanted: list[tuple[float, float]] = []
+    for turned in (False, True):
+        # The box's pixel (u, v) is the face's (box x0 + u, box y0 + v); turned: the face turned half a turn.
+        m = np.array([[1, 0, box[0]], [0, 1, box[1]], [0, 0, 1]], np.float64)
+        if turned:
+            m = np.array([[-1, 0, fw - 1], [0, -1, fh - 1], [0, 0, 1]], np.float64) @ m
+        to_crop = np.diag([zoom, zoom, 1.0]) @ plane @ m
+        crop = cv2.warpPerspective(frame, to_crop, (box[2] - box[0], box[3] - box[1]),
+                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+        binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)[1]
+        split = split_binary(binary)[1]
+        if isinstance(split, str):
+            return None
+        rank, suit = split
+        rank_h = max(b.bottom for b in rank) - min(b.y for b in rank)
+        if sized and not all(abs(got / want - 1) <= GLYPH_SLACK for got, want in (
+                (rank_h, profile.spec.index.rank_height), (suit.h, profile.spec.index.suit_height))):
+            return None  # glyphs of another size than the deck's: no read would accept them
+        rank_x = (min(b.x for b in rank) + max(b.right for b in rank)) / 2
+        found = [(suit.x + suit.w / 2, suit.y + suit.h / 2), (rank_x, float(min(b.y for b in rank)))]
+        want = [(sx, sy), (rx, float(ay0))]
+        for (u, v), (wx, wy) in zip(found, want, strict=True):
+            fx, fy = u + box[0], v + box[1]
+            seen.append((fw - 1 - fx, fh - 1 - fy) if turned else (fx, fy))
+            wanted.append((fw - 1 - wx, fh - 1 - wy) if turned else (wx, wy))
+    suits = to_frame(plane, [seen[0], seen[2]])  # the two suits' centres in the frame
+    (w1, w2), (z1, z2) = [complex(*wanted[0]), complex(*wanted[2])], [complex(*z) for z in suits]
+    a = (z2 - z1) / (w2 - w1)
+    b = z1 - a * w1
+    square = np.array([[a.real, -a.imag, b.real], [a.imag, a.real, b.imag], [0, 0, 1]])
+    tilted = cv2.getPerspectiveTransform(np.array(wanted, np.float32), np.array(seen, np.float32))
+    at = to_frame(plane, seen)  # each index's suit centre and rank top in the frame: their sizes there
+    sizes = [float(np.linalg.norm(at[k] - at[k + 1])) for k in (0, 2)]
+    tilt = abs(np.log(max(sizes[0], 1.0) / max(sizes[1], 1.0))) > np.log(TILT_FACTOR)
+    return np.asarray(plane @ tilted, np.float64) if tilt else square
+
+
+def find_by_indices(
+    frame: Image, profile: DeckProfile, window: ScanWindow | None, params: DetectParams, refused: str,
+    read_pair: Callable[[list[Image]], Reading | None], reads_alone: Callable[[Image], bool],
+) -> Found[Reading]:
+    """The card found by its two indices and read by ``read_pair`` (both index crops of
+    :func:`vision.warp.warp_indices`; None: not a card), or None and what the search found (to follow
+    the detector's ``refused`` reason). ``reads_alone``: whether one index crop alone reads as a card
+    (a second card's index); ``params``: the detector's limits (the least and greatest card area).
+    Searched only after the refusals :data:`SEARCHED` names."""
+    if not any(why in refused for why in SEARCHED):
+        return Found(None, "")
+    found = search(frame, profile, window, (params.min_area, params.max_area), read_pair, reads_alone)
+    return Found(found.reading, f"; by its indices: {found.summary}")
+
+
+def search(
+    frame: Image, profile: DeckProfile, window: ScanWindow | None, area: tuple[float, float],
+    read_pair: Callable[[list[Image]], Reading | None], reads_alone: Callable[[Image], bool],
+) -> Found[Reading]:
+    """:func:`find_by_indices`'s search; ``area``: the least and greatest card area, shares of the frame."""
+    h, w = frame.shape[:2]
+    shrink = min(1.0, WORK_WIDTH / w)
+    # Linear, not area-averaged: at a factor of 0.75 area-averaging cost more than the whole search.
+    small = frame if shrink >= 1.0 else cv2.resize(frame, None, fx=shrink, fy=shrink,
+                                                    interpolation=cv2.INTER_LINEAR)
+    centres, stats, scales, paper = ink_pieces(small, profile, *area)
+    found = candidates(centres, stats, profile, scales)
+    if len(found) < 2:
+        return Found(None, f"{len(found)} candidate index")
+    face = profile.spec.face
+    win = bounds(window, (small.shape[1], small.shape[0]))
+    fw, fh = face
+    whole = [(0.0, 0.0), (fw - 1.0, 0.0), (fw - 1.0, fh - 1.0), (0.0, fh - 1.0)]
+    read: list[tuple[Reading, NDArray[np.float32], float]] = []
+    looked: list[NDArray[np.float32]] = []  # every card place read, a card or not
+    why = "no two candidates at one card's geometry"
+    for i, j in pairs(found, profile)[:MAX_PAIRS * 4]:
+        if len(looked) >= MAX_PAIRS or len(read) > 1:
+            break
+        plane = pair_up(found[i], found[j], profile)
+        if plane is None or any(inside(q, centre_of(plane, profile)) for q in looked):
+            continue  # no card there, or a place already read, from other pieces of its ink
+        # Twice: the pieces' centres at the working size place the card roughly, the glyphs at full detail
+        # then place it well enough to judge their sizes.
+        fit = refine(frame, plane, profile, 1 / shrink, sized=False)
+        fit = None if fit is None else refine(frame, fit, profile, 1 / shrink)
+        if fit is None:
+            continue
+        if not win.within(index_boxes(fit, profile), 0.0):
+            why = "the indices are not wholly inside the window"
+            continue
+        corners = to_frame(fit, whole)
+        looked.append(corners)
+        reading = read_pair(warp_indices(frame, corners / shrink, face, profile.spec.index.box))
+        if reading is None:
+            why = "the pairs found do not read as one card on both indices"
+            continue
+        read.append((reading, corners, min(level(paper, c.suit) for c in (found[i], found[j]))))
+    if not read:
+        return Found(None, f"{len(found)} candidate indices; {why}")
+    if len(read) > 1:
+        return Found(None, "two cards read by their indices (one card at a time)")
+    reading, quad, card_paper = read[0]
+    outline = quad.reshape(-1, 1, 2)
+    size = float(np.sqrt(cv2.contourArea(quad) / (fw * fh)))  # the card's scale
+    seen: set[int] = set()
+    others = []
+    # One look per suit piece outside the card, at a scale and on paper a card beside it could have.
+    for c in found:
+        if (c.pieces[1] not in seen and 1 / SCALE_FACTOR <= c.scale / size <= SCALE_FACTOR
+                and level(paper, c.suit) >= OTHER_PAPER * card_paper
+                and cv2.pointPolygonTest(outline, tuple(map(float, c.suit)), False) < 0):
+            seen.add(c.pieces[1])
+            others.append(c)
+    for other in others[:MAX_OTHERS]:
+        corners = to_frame(alone(other, profile), whole) / shrink
+        if reads_alone(warp_box(frame, corners, face, profile.spec.index.box)):
+            return Found(None, "another index in the window reads as a card (one card at a time)")
+    return Found(reading, "read by its two indices")
