@@ -21,6 +21,9 @@ def _faces(design: str) -> list[cv2.typing.MatLike]:
             for card in DECK]
 
 
+CODES = [card.code for card in DECK]
+
+
 def test_a_large_index_deck_enrols_and_its_pip_cards_read(tmp_path: Path) -> None:
     """The jumbo design's suit reaches 40 % down the face: the usual window (36 %) cut it on every face and
     enrolment refused the deck ("no index found"). Its 4s and 5s have a centre pip beside the suit. Enrolled
@@ -40,15 +43,29 @@ def test_a_large_index_deck_enrols_and_its_pip_cards_read(tmp_path: Path) -> Non
 def test_a_deck_whose_index_fits_keeps_the_usual_window() -> None:
     usual = int(SEARCH_HEIGHTS[0] * FACE_SIZE[1])
     classic = _faces("classic")
-    place = index_place(classic)
+    place = index_place(classic, CODES)
     assert place is not None and place.window == ("tl", int(0.32 * FACE_SIZE[0]), usual)
-    lefty = index_place(_faces("lefty"))
+    lefty = index_place(_faces("lefty"), CODES)
     assert lefty is not None and lefty.window.corner == "tr"
     # A few faces without a readable index (glare, blur) do not move the window to look among the pips.
     blanked = [face.copy() for face in classic]
     for face in blanked[:4]:
         face[: usual // 2, : FACE_SIZE[0] // 3] = 250
-    again = index_place(blanked)
+    again = index_place(blanked, CODES)
     assert again is not None and again.window.height == usual and again.box == place.box
-    jumbo = index_place(_faces("jumbo"))
+    jumbo = index_place(_faces("jumbo"), CODES)
     assert jumbo is not None and jumbo.window.height > usual
+
+
+def test_more_photographs_of_one_card_do_not_move_the_window() -> None:
+    """A deck whose large index the usual window cuts on six cards (more than a tenth: the taller window
+    is taken) keeps its window when the house adds ten more photographs of a card both windows read
+    (``--images`` repeated). Counted by faces, 56 of 62 against 62 fell under the tenth, the usual
+    window came back and enrolment refused the six cards with a remedy no photograph could meet."""
+    low = {"AC", "AD", "AH", "AS", "KC", "KD"}
+    faces = [cv2.resize(render_face(card, DESIGNS["jumbo" if card.code in low else "classic"]), FACE_SIZE,
+                        interpolation=cv2.INTER_AREA) for card in DECK]
+    once = index_place(faces, CODES)
+    assert once is not None and once.window.height > SEARCH_HEIGHTS[0] * FACE_SIZE[1]
+    more = index_place(faces + [faces[0]] * 10, CODES + [CODES[0]] * 10)
+    assert more is not None and more.window == once.window

@@ -5,7 +5,7 @@ fifth of the face, and the usual window (the top 36 %) finds it on every face; a
 casino) index reaches lower (a US Playing Card "Aristocrat" 2-9's suit lies at 32-42 % of the face's
 height), and the usual window cut its suit in two, so enrolment could not read the index on half the
 deck and refused it, whatever the photographs. A taller window looks among more of the centre's
-pips, so it is taken only when the index it measures is readable on clearly more faces than the
+pips, so it is taken only when the index it measures is readable on clearly more cards than the
 usual one's: a deck enrolment reads today keeps the usual window and is measured exactly as before
 (even one whose suit the usual window trims, read the same way trimmed in every frame), and the
 profile keeps its format (the window is only where enrolment looks; the profile stores the index
@@ -30,7 +30,7 @@ SEARCH_WIDTH: Final = 0.32
 #: large index (0.44 takes a suit reaching 42 % down; 0.48 a little more, the index box padded to the
 #: face's middle, where the other index's half begins).
 SEARCH_HEIGHTS: Final = (0.36, 0.44, 0.48)
-#: A taller window is taken only when its index is readable on at least this share of the faces more
+#: A taller window is taken only when its index is readable on at least this share of the cards more
 #: than the usual one's: a few faces refused for a blur or a glare do not move the deck's window.
 CLEARLY_MORE: Final = 0.1
 #: Padding around the measured glyph area, in face pixels (the index crop, for a card warped a little off).
@@ -71,25 +71,33 @@ def index_glyphs(face: Image, box: Box, area: Box) -> list[Glyphs | str]:
     return [split_index(t[y0:y1, x0:x1], crop) for t in (face, cv2.rotate(face, cv2.ROTATE_180))]
 
 
-def index_place(faces: Sequence[Image]) -> IndexPlace | None:
+def index_place(faces: Sequence[Image], cards: Sequence[str]) -> IndexPlace | None:
     """The index measured in the usual window, or in a taller one whose index is readable on clearly
-    more faces (:data:`CLEARLY_MORE`; ties go to the shorter); None when no window finds any index."""
+    more cards (:data:`CLEARLY_MORE`; ties go to the shorter); None when no window finds any index.
+
+    ``cards`` names each face's card: a card counts once, readable when one of its photographs is, so
+    more photographs of one card (``--images`` repeated) do not move the deck's window (counted by
+    faces, ten more photographs of a card the usual window reads took a deck whose large index it cuts
+    on six cards back to the usual window, and enrolment then refused those six).
+    """
     h = FACE_SIZE[1]
+    total = len(set(cards))
 
     def readable(place: IndexPlace | None) -> int:
         if place is None:
             return 0
-        return sum(all(not isinstance(g, str) for g in index_glyphs(f, place.box, place.area)) for f in faces)
+        return len({card for face, card in zip(faces, cards, strict=True)
+                    if all(not isinstance(g, str) for g in index_glyphs(face, place.box, place.area))})
 
     usual = measure(faces, window_at(faces, int(h * SEARCH_HEIGHTS[0])))
     usual_count = readable(usual)
     chosen, chosen_count = usual, usual_count
-    if usual_count == len(faces):
+    if usual_count == total:
         return usual
     for share in SEARCH_HEIGHTS[1:]:
         place = measure(faces, window_at(faces, int(h * share)))
         count = readable(place)
-        if count > chosen_count and count - usual_count >= CLEARLY_MORE * len(faces):
+        if count > chosen_count and count - usual_count >= CLEARLY_MORE * total:
             chosen, chosen_count = place, count
     return chosen
 

@@ -158,7 +158,7 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
             faces.append((found.face, card, origin))
     if not _every_card(faces, why, result):
         return result
-    place = index_place([face for face, _, _ in faces])
+    place = index_place([face for face, _, _ in faces], [card.code for _, card, _ in faces])
     if place is None:
         result.problems.append(
             "no index found in the top corners of any face: photograph the faces square to the camera, "
