@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from vision.levels import grey_percentile
 from vision.rim import edge_map, sharp_outline
-from vision.sides import fit_quads
+from vision.sides import fit_quads, traced_sides
 from vision.tilt import card_turns
 from vision.warp import warp_face
 from vision.window import Bounds, ScanWindow, bounds, edge_lengths, side_lengths, widest_side
@@ -175,6 +175,8 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
         # corners: cut by the window, as below, without fitting its sides (the worst frames' largest cost).
         return _Outline(kind, "the card is not wholly inside the window", contour=contour, joinable=True)
     q = _order(_refine(np.asarray(pts, np.int32), np.asarray(quad, np.int32).reshape(4, 2)))
+    if not traced_sides(q, pts, (h, w)):  # a corner on a joined patch of table: search it as joined
+        return _Outline(kind, "the outline's sides leave the bright region", contour=contour, joinable=True)
     short = side_lengths(q)[0]
     if on_edge:
         # Cut by the window is decided from the fitted corners: a card whose rounded corner only grazes

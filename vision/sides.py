@@ -141,6 +141,17 @@ def side_support(q: NDArray[np.float32], seen: NDArray[np.uint8]) -> list[float]
     return [float(v) for v in np.add.reduceat(hits, first) / ns]
 
 
+def traced_sides(q: NDArray[np.float32], contour: NDArray[np.int32], shape: tuple[int, int]) -> bool:
+    """Whether every side of ``q`` (fitted to the region ``contour``, N x 2, in a frame of ``shape``
+    h, w) runs along that contour over :data:`MIN_SIDE_SUPPORT` of its middle 80 %: a side fitted
+    across a region whose polygon's corner fell on a patch of table joined to the card (not on the
+    card's corner) cuts through the face and leaves the contour, and would warp a shrunk, cut face."""
+    traced = np.zeros(shape, np.uint8)
+    traced[contour[:, 1], contour[:, 0]] = 255
+    seen = np.asarray(cv2.dilate(traced, np.ones((5, 5), np.uint8)), np.uint8)
+    return min(side_support(q, seen)) >= MIN_SIDE_SUPPORT
+
+
 def fit_quads(
     contour: NDArray[np.int32],
     rim: NDArray[np.uint8],

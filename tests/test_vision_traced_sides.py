@@ -1,0 +1,39 @@
+"""An outline fitted to a bright region is kept only when each of its sides runs along the region's own
+contour: a side fitted across the face (a polygon corner on a patch of table joined to the card) is
+not the card's edge, and warping by it would shrink and cut the indices."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.sides import traced_sides
+
+SHAPE = (240, 320)
+CARD = np.array([(60.0, 40.0), (170.0, 40.0), (170.0, 194.0), (60.0, 194.0)], np.float32)
+
+
+def region_contour(polygon: np.ndarray) -> np.ndarray:
+    """The external contour (N x 2) of ``polygon`` filled in a working-size mask."""
+    mask = np.zeros(SHAPE, np.uint8)
+    cv2.fillConvexPoly(mask, np.round(polygon).astype(np.int32), 255)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return np.asarray(contours[0], np.int32).reshape(-1, 2)
+
+
+def test_the_cards_own_outline_runs_along_its_contour() -> None:
+    assert traced_sides(CARD, region_contour(CARD), SHAPE)
+
+
+def test_a_side_fitted_across_the_face_is_not_the_cards_edge() -> None:
+    """The left side swung across the face by 25 degrees about its top corner: it leaves the contour
+    after its first quarter, as the side fitted through a joined patch of table does."""
+    across = CARD.copy()
+    across[3] = (60.0 + 154.0 * np.tan(np.radians(25.0)), 194.0)
+    assert not traced_sides(across, region_contour(CARD), SHAPE)
+
+
+def test_a_side_a_few_pixels_off_the_contour_still_runs_along_it() -> None:
+    """A thresholded, blurred edge puts the fitted side up to two pixels off the traced contour."""
+    near = CARD + np.array([(-2.0, 0.0), (2.0, 0.0), (2.0, 2.0), (-2.0, 2.0)], np.float32)
+    assert traced_sides(near, region_contour(CARD), SHAPE)
