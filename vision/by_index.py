@@ -256,6 +256,21 @@ def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile, zoom:
     return np.asarray(plane @ tilted, np.float64) if tilt else square
 
 
+def apart(small: Image, quad: NDArray[np.float32], inside: NDArray[np.uint8] | None, least: float) -> bool:
+    """Whether the window holds a bright region of a card's size (``least``: a share of the frame) apart
+    from the card at ``quad`` (Otsu's bright mask, as the detector's): a second card that shows no index
+    (a face-down back, a pile of them) reaching the window's edge beside a card read by its indices."""
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    bright = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+    if inside is not None:
+        bright = cv2.bitwise_and(bright, inside)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(bright, connectivity=8)
+    card = np.zeros_like(bright)
+    cv2.fillConvexPoly(card, np.round(quad).astype(np.int32), 255)
+    big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= least * bright.size]
+    return any(not np.any(card[labels == k]) for k in big)
+
+
 def find_by_indices(
     frame: Image, profile: DeckProfile, window: ScanWindow | None, params: DetectParams, refused: str,
     read_pair: Callable[[list[Image]], Reading | None], reads_alone: Callable[[Image], bool],
@@ -319,6 +334,8 @@ def search(
     if len(read) > 1:
         return Found(None, "two cards read by their indices (one card at a time)")
     reading, quad, card_paper = read[0]
+    if apart(small, quad, win.inside, area[0]):
+        return Found(None, "a second bright region of a card's size in the window (one card at a time)")
     outline = quad.reshape(-1, 1, 2)
     size = float(np.sqrt(cv2.contourArea(quad) / (fw * fh)))  # the card's scale
     seen: set[int] = set()
