@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from statistics import median
 from typing import Final, Generic, TypeVar
 
 import cv2
@@ -30,7 +29,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.detect import DetectParams
-from vision.index_split import split_binary
+from vision.index_glyphs import anchors, glyph_anchors, glyph_points, similarity, to_frame
 from vision.profile import DeckProfile
 from vision.warp import warp_box, warp_indices
 from vision.window import ScanWindow, bounds
@@ -64,8 +63,6 @@ SEARCHED: Final = ("not wholly inside the window", "the bright area fills the wi
 #: Another candidate is looked at as a second card's index when its paper is at least this share as
 #: bright as the card's (a card beside it lies in the same light; the felt's or wood's grain does not).
 OTHER_PAPER: Final = 0.6
-#: Other candidates whose own index box is read for a second card, at most.
-MAX_OTHERS: Final = 4
 
 
 @dataclass(frozen=True)
@@ -86,13 +83,6 @@ class Found(Generic[Reading]):
 
     reading: Reading | None
     summary: str
-
-
-def suit_anchor(profile: DeckProfile) -> tuple[float, float]:
-    """Where the suit's centre lies on the upright face (face pixels): the glyph area's middle across
-    (a deck centres rank and suit on one column), half a suit above the area's bottom."""
-    x0, _, x1, y1 = profile.spec.index.glyphs
-    return (x0 + x1) / 2, y1 - profile.spec.index.suit_height / 2
 
 
 def ink_pieces(frame: Image, profile: DeckProfile, min_area: float, max_area: float
@@ -154,25 +144,6 @@ def candidates(centres: NDArray[np.float64], stats: NDArray[np.int32], profile: 
         Candidate(centres[rs[k]], centres[ts[k]], d[k] / dist[k], float(scale[k]), (int(rs[k]), int(ts[k])))
         for k in order
     ]
-
-
-def to_frame(plane: NDArray[np.float64], points: list[tuple[float, float]]) -> NDArray[np.float32]:
-    """Face points through the homography ``plane`` (face to working frame), as frame points."""
-    mapped = cv2.perspectiveTransform(np.array(points, np.float64).reshape(-1, 1, 2), plane)
-    return mapped.reshape(-1, 2).astype(np.float32)
-
-
-def anchors(profile: DeckProfile) -> list[tuple[float, float]]:
-    """The top index's rank and suit centres on the upright face, then the bottom index's (face pixels):
-    the rank over the suit at the deck's median offset, its centre half a rank below the area's top."""
-    fw, fh = profile.spec.face
-    index = profile.spec.index
-    sx, sy = suit_anchor(profile)
-    offsets = [v for k, v in profile.aspects.items() if k.startswith("offset:")]
-    rx = sx + (median(offsets) if offsets else 0.0) * index.rank_height
-    ry = index.glyphs[1] + index.rank_height / 2
-    top = [(rx, ry), (sx, sy)]
-    return top + [(fw - 1 - x, fh - 1 - y) for x, y in top]
 
 
 def pair_up(one: Candidate, two: Candidate, profile: DeckProfile) -> NDArray[np.float64] | None:
@@ -254,13 +225,9 @@ def pairs(found: list[Candidate], profile: DeckProfile) -> list[tuple[int, int]]
     return [(int(ii[k]), int(jj[k])) for k in order]
 
 
-#: A refined index whose rank or suit is further than this share from the deck's height is no index.
-GLYPH_SLACK: Final = 0.4
 #: Two indices whose glyphs differ in size by more than this factor are a tilted card's: a homography
 #: is tried after the similarity.
 TILT_FACTOR: Final = 1.05
-#: Face pixels around the index box warped to find the glyphs of a card placed a little off.
-REFINE_PAD: Final = 14
 
 
 def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile, zoom: float, sized: bool = True
@@ -273,48 +240,35 @@ def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile, zoom:
     card, whose far index is smaller), a homography that puts the ranks' tops there too. None
     when an index shows no rank over a suit, or glyphs of other heights than the deck's. ``plane`` is
     in working pixels, ``frame`` ``zoom`` times larger (the glyphs are measured at its full detail)."""
-    fw, fh = profile.spec.face
-    x0, y0, x1, y1 = profile.spec.index.box
-    ay0 = profile.spec.index.glyphs[1]
-    box = (x0 - REFINE_PAD, y0 - REFINE_PAD, x1 + REFINE_PAD, y1 + REFINE_PAD)
-    (rx, _), (sx, sy) = anchors(profile)[:2]
     seen: list[tuple[float, float]] = []
     wanted: list[tuple[float, float]] = []
     for turned in (False, True):
-        # The box's pixel (u, v) is the face's (box x0 + u, box y0 + v); turned: the face turned half a turn.
-        m = np.array([[1, 0, box[0]], [0, 1, box[1]], [0, 0, 1]], np.float64)
-        if turned:
-            m = np.array([[-1, 0, fw - 1], [0, -1, fh - 1], [0, 0, 1]], np.float64) @ m
-        to_crop = np.diag([zoom, zoom, 1.0]) @ plane @ m
-        crop = cv2.warpPerspective(frame, to_crop, (box[2] - box[0], box[3] - box[1]),
-                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-        grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-        binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)[1]
-        split = split_binary(binary)[1]
-        if isinstance(split, str):
+        points = glyph_points(frame, plane, profile, zoom, turned, sized)
+        if points is None:
             return None
-        rank, suit = split
-        rank_h = max(b.bottom for b in rank) - min(b.y for b in rank)
-        if sized and not all(abs(got / want - 1) <= GLYPH_SLACK for got, want in (
-                (rank_h, profile.spec.index.rank_height), (suit.h, profile.spec.index.suit_height))):
-            return None  # glyphs of another size than the deck's: no read would accept them
-        rank_x = (min(b.x for b in rank) + max(b.right for b in rank)) / 2
-        found = [(suit.x + suit.w / 2, suit.y + suit.h / 2), (rank_x, float(min(b.y for b in rank)))]
-        want = [(sx, sy), (rx, float(ay0))]
-        for (u, v), (wx, wy) in zip(found, want, strict=True):
-            fx, fy = u + box[0], v + box[1]
-            seen.append((fw - 1 - fx, fh - 1 - fy) if turned else (fx, fy))
-            wanted.append((fw - 1 - wx, fh - 1 - wy) if turned else (wx, wy))
-    suits = to_frame(plane, [seen[0], seen[2]])  # the two suits' centres in the frame
-    (w1, w2), (z1, z2) = [complex(*wanted[0]), complex(*wanted[2])], [complex(*z) for z in suits]
-    a = (z2 - z1) / (w2 - w1)
-    b = z1 - a * w1
-    square = np.array([[a.real, -a.imag, b.real], [a.imag, a.real, b.imag], [0, 0, 1]])
+        seen += points
+        wanted += glyph_anchors(profile, turned)
+    square = similarity(plane, [seen[0], seen[2]], [wanted[0], wanted[2]])
     tilted = cv2.getPerspectiveTransform(np.array(wanted, np.float32), np.array(seen, np.float32))
     at = to_frame(plane, seen)  # each index's suit centre and rank top in the frame: their sizes there
     sizes = [float(np.linalg.norm(at[k] - at[k + 1])) for k in (0, 2)]
     tilt = abs(np.log(max(sizes[0], 1.0) / max(sizes[1], 1.0))) > np.log(TILT_FACTOR)
     return np.asarray(plane @ tilted, np.float64) if tilt else square
+
+
+def apart(small: Image, quad: NDArray[np.float32], inside: NDArray[np.uint8] | None, least: float) -> bool:
+    """Whether the window holds a bright region of a card's size (``least``: a share of the frame) apart
+    from the card at ``quad`` (Otsu's bright mask, as the detector's): a second card that shows no index
+    (a face-down back, a pile of them) reaching the window's edge beside a card read by its indices."""
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    bright = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+    if inside is not None:
+        bright = cv2.bitwise_and(bright, inside)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(bright, connectivity=8)
+    card = np.zeros_like(bright)
+    cv2.fillConvexPoly(card, np.round(quad).astype(np.int32), 255)
+    big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= least * bright.size]
+    return any(not np.any(card[labels == k]) for k in big)
 
 
 def find_by_indices(
@@ -380,6 +334,8 @@ def search(
     if len(read) > 1:
         return Found(None, "two cards read by their indices (one card at a time)")
     reading, quad, card_paper = read[0]
+    if apart(small, quad, win.inside, area[0]):
+        return Found(None, "a second bright region of a card's size in the window (one card at a time)")
     outline = quad.reshape(-1, 1, 2)
     size = float(np.sqrt(cv2.contourArea(quad) / (fw * fh)))  # the card's scale
     seen: set[int] = set()
@@ -391,8 +347,12 @@ def search(
                 and cv2.pointPolygonTest(outline, tuple(map(float, c.suit)), False) < 0):
             seen.add(c.pieces[1])
             others.append(c)
-    for other in others[:MAX_OTHERS]:
-        corners = to_frame(alone(other, profile), whole) / shrink
-        if reads_alone(warp_box(frame, corners, face, profile.spec.index.box)):
+    for other in others:
+        plane = alone(other, profile)
+        if reads_alone(warp_box(frame, to_frame(plane, whole) / shrink, face, profile.spec.index.box)):
             return Found(None, "another index in the window reads as a card (one card at a time)")
+        # A rank over a suit of the deck's sizes is a second card's index even when it does not read
+        # (a rank of two pieces, 10, turns the first look's box off it; blur leaves its suit ambiguous).
+        if glyph_points(frame, plane, profile, 1 / shrink, False, sized=True) is not None:
+            return Found(None, "another index in the window shows a rank over a suit (one card at a time)")
     return Found(reading, "read by its two indices")
