@@ -27,6 +27,7 @@ from typing import Any, Final
 from controller.cards import RANKS, SUITS
 from controller.daemon import checkpoint
 from controller.daemon.journal_read import LIMITS_KEY, Entry, JournalError, read_entries
+from controller.daemon.journal_schema import tables
 from controller.game_base import Game
 from controller.games import GAMES, game_class
 from controller.inputs import INPUT_TYPES
@@ -66,7 +67,7 @@ def table_before(conn: sqlite3.Connection, path: Path, header: dict[str, str], r
     if recorded is None:
         return None
     table, done = Table(game_of(header, path), TableLimits.model_validate_json(recorded)), 0
-    if row > 1 and "checkpoints" in {n for (n,) in conn.execute("SELECT name FROM sqlite_master")}:
+    if row > 1 and "checkpoints" in tables(conn):
         saved = checkpoint.load(conn, path, row - 1)
         if saved is not None:
             table, done = saved.table, saved.row

@@ -24,6 +24,7 @@ from controller.daemon.journal import (
     read_header,
     starting_limits,
 )
+from controller.daemon.journal_schema import tables
 from controller.daemon.recall import RoundRecorder
 from controller.daemon.service import event_payload
 from controller.floor.wire import RowMessage
@@ -69,10 +70,6 @@ class JournalSource:
         self.conn.close()
 
 
-def _tables(source: JournalSource) -> set[str]:
-    return {row[0] for row in source.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-
-
 class Replay:
     """The daemon's engine, driven row by row: each row's events and, at a round's end, its record."""
 
@@ -95,7 +92,7 @@ class Replay:
         """Start from the daemon's newest usable checkpoint at or before row ``bound`` (as the daemon's
         own start does: same engine code; its limits are the journal's at its row), so a year-old
         journal is not replayed from row 1; the row it starts after (0: none usable)."""
-        if self.row or "checkpoints" not in _tables(source):
+        if self.row or "checkpoints" not in tables(source.conn):
             return 0
         saved = checkpoint.load(source.conn, source.path, bound)
         if saved is None:
