@@ -8,6 +8,7 @@ docs/zeromq.md) is exercised by our own tools every day.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import time
@@ -28,6 +29,9 @@ DEFAULT_TIMEOUT = 10.0
 #: Seconds without any message (a heartbeat comes every second) before a feed is stale.
 DEFAULT_STALE_AFTER = 3.0
 
+
+#: Numbers each client socket's monitor endpoint (unique in the process, so in its context).
+_MONITORS = itertools.count()
 
 class DaemonUnavailable(RuntimeError):
     """No reply within the timeout: the daemon is not running or not on that endpoint."""
@@ -119,7 +123,10 @@ class CommandClient:
             sock.setsockopt(zmq.RCVTIMEO, self.timeout_ms)
             sock.setsockopt(zmq.SNDTIMEO, self.timeout_ms)
             # To say, if nothing answers, whether anything listens and whether the CURVE handshake failed.
-            self._monitor = sock.get_monitor_socket(_HANDSHAKE_EVENTS)
+            # Its own name: pyzmq's default names it by the socket's fd, which a new socket may reuse while
+            # a closed one's monitor is still being reaped ("Address already in use" on a reconnect).
+            self._monitor = sock.get_monitor_socket(
+                _HANDSHAKE_EVENTS, f"inproc://croupier-client-monitor-{os.getpid()}-{next(_MONITORS)}")
             sock.connect(self.endpoint)
             self._sock = sock
         return self._sock
