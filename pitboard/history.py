@@ -16,6 +16,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from controller.floor import alerts, queries
+from controller.floor.report import round_decimals
 from pitboard.tile import Tile, day_start
 
 #: At most this many of a table's newest events are replayed into its tile at start.
@@ -28,9 +29,12 @@ TABLES: Final = """
     FROM tables WHERE %(t)s::text IS NULL OR table_id = %(t)s ORDER BY table_id, last_seen DESC
     """
 #: The events to replay: from the current shoe's start (index ``events_by_name``), no more than REPLAY.
+#: A settlement comes with its round's recorded decimals (a ``limits`` row may have changed them since).
 EVENTS: Final = """
-    SELECT e.seq, e.payload, i.at FROM events e
+    SELECT e.seq, e.payload, i.at, r.record->'minor_units' AS minor_units FROM events e
     JOIN inputs i ON i.table_id = e.table_id AND i.journal_id = e.journal_id AND i.row = e.row
+    LEFT JOIN rounds r ON e.event = 'round_settled' AND r.table_id = e.table_id
+      AND r.journal_id = e.journal_id AND r.round = (e.payload->>'round')::bigint
     WHERE e.table_id = %(t)s AND e.journal_id = %(j)s AND e.row <= %(r)s
       AND e.seq >= GREATEST(
           COALESCE((SELECT MAX(seq) FROM events WHERE table_id = %(t)s AND event = 'new_shoe'
@@ -41,14 +45,18 @@ EVENTS: Final = """
     """
 #: Each device's newest word (an unplugged shoe may predate the shoe being replayed).
 DEVICES: Final = """
-    SELECT DISTINCT ON (payload->>'device') payload, 0::float8 AS at FROM events
+    SELECT DISTINCT ON (payload->>'device') payload, 0::float8 AS at, NULL AS minor_units FROM events
     WHERE table_id = %(t)s AND journal_id = %(j)s AND event = 'device' AND row <= %(r)s
     ORDER BY payload->>'device', seq DESC
     """
-#: Rounds of every journal of the table that count for the last hour or today (index ``rounds_recent``).
+#: Rounds of every journal of the table that count for the last hour or today (index ``rounds_recent``),
+#: each with the decimals it was played under and its journal's currency (a record from before records
+#: carried them is in those).
 ROUNDS: Final = """
-    SELECT journal_id, round, ended_at, house_net FROM rounds
-    WHERE table_id = %s AND ended_at >= %s AND status = 'settled'
+    SELECT r.journal_id, r.round, r.ended_at, r.house_net, t.currency,
+           jsonb_build_object('minor_units', r.record->'minor_units') AS record
+    FROM rounds r JOIN tables t ON t.table_id = r.table_id AND t.journal_id = r.journal_id
+    WHERE r.table_id = %s AND r.ended_at >= %s AND r.status = 'settled'
     """
 
 
@@ -67,11 +75,12 @@ def load_tiles(dsn: str, table_id: str | None = None) -> dict[str, Tile]:
             devices = cur.fetchall()
             cur.execute(EVENTS, keys)
             for e in [*devices, *cur.fetchall()]:
-                tile.apply(e["payload"], float(e["at"]))
+                tile.apply(e["payload"], float(e["at"]), e["minor_units"])
             tile.last_row = int(t["recorded_row"])
             cur.execute(ROUNDS, (tile.table, min(day_start(now), now - 3600)))
             for r in cur.fetchall():
-                tile.settled[(r["journal_id"], int(r["round"]))] = (float(r["ended_at"]), int(r["house_net"]))
+                net, scale = int(r["house_net"]), int(round_decimals(r["record"], r["currency"]))
+                tile.settled[(r["journal_id"], int(r["round"]))] = (float(r["ended_at"]), net, scale)
             tiles[tile.table] = tile
         conn.commit()
         for alert in alerts.open_alerts(conn, table_id):

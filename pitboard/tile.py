@@ -5,6 +5,8 @@ caused, so the tile follows the table event by event as the display does, and at
 :meth:`Tile.apply` replays the newest events from PostgreSQL: one way to compute a tile, whichever
 way its events came. Aggregates over time (rounds in the last hour, the house's result today) are
 kept per round, keyed by (journal, round), so a round seen both in PostgreSQL and live counts once.
+Each round keeps the decimals (``currency.minor_units``) it was played under: a ``limits`` row may
+change them between rounds, and amounts of two scales are never added (as the report keeps them apart).
 """
 
 from __future__ import annotations
@@ -51,9 +53,11 @@ class Tile:
     wagers: dict[tuple[int, str], int] = field(default_factory=dict)
     seats: set[int] = field(default_factory=set)
     results: list[Result] = field(default_factory=list)
-    nets: list[int] = field(default_factory=list)
-    #: (journal, round) -> (ended_at on the table's clock, house net): rounds of the last day or hour.
-    settled: dict[tuple[str, int], tuple[float, int]] = field(default_factory=dict)
+    #: The house net of the newest rounds, each with the decimals it was played under.
+    nets: list[tuple[int, int]] = field(default_factory=list)
+    #: (journal, round) -> (ended_at on the table's clock, house net, its decimals): rounds of the last
+    #: day or hour.
+    settled: dict[tuple[str, int], tuple[float, int, int]] = field(default_factory=dict)
     tilt: dict[str, Any] | None = None
     offline: dict[str, str] = field(default_factory=dict)
     #: Open alerts by id, as published (``Alert.message()``).
@@ -69,8 +73,9 @@ class Tile:
         self.results.clear()
         self.offline.clear()
 
-    def apply(self, event: dict[str, Any], at: float) -> None:
-        """Fold one event (as the daemon published it) journaled at ``at`` (the table's clock)."""
+    def apply(self, event: dict[str, Any], at: float, minor_units: int | None = None) -> None:
+        """Fold one event (as the daemon published it) journaled at ``at`` (the table's clock), its
+        amounts in ``minor_units`` decimals (None: the tile's currency's, those of the row being folded)."""
         kind = event.get("event")
         if kind == "new_shoe":
             self.results.clear()
@@ -102,8 +107,9 @@ class Tile:
             self.wagers.clear()
             if kind == "round_settled" and self.journal is not None:
                 net = int(event["house_net"])
-                self.settled[(self.journal, int(event["round"]))] = (at, net)
-                self.nets = [*self.nets, net][-LAST_NETS:]
+                scale = self.currency.minor_units if minor_units is None else minor_units
+                self.settled[(self.journal, int(event["round"]))] = (at, net, scale)
+                self.nets = [*self.nets, (net, scale)][-LAST_NETS:]
         elif kind == "tilt":
             self.tilt = {"reason": event.get("reason"), "detail": event.get("detail")}
         elif kind == "tilt_cleared":
@@ -143,6 +149,20 @@ class Tile:
         since = min(day_start(now), now - 3600)
         self.settled = {k: v for k, v in self.settled.items() if v[0] >= since}
 
+    def house_today(self, today: float) -> dict[int, int]:
+        """The house's result of the rounds settled since ``today``, one sum per decimals they were
+        played under (never one sum of two scales: 50.00 and 9,000 are not 9,050 of anything), the
+        decimals of the newest round first."""
+        sums: dict[int, int] = {}
+        for at, net, scale in sorted(self.settled.values(), key=lambda r: -r[0]):
+            if at >= today:
+                sums[scale] = sums.get(scale, 0) + net
+        return sums
+
+    def at_scale(self, minor_units: int) -> Currency:
+        """The table's currency with ``minor_units`` decimals: how an amount of that scale is shown."""
+        return Currency(self.currency.code, minor_units)
+
     def stale(self, now: float) -> bool:
         return now - self.heard > STALE_AFTER
 
@@ -151,7 +171,8 @@ class Tile:
         money = self.currency
         today = day_start(now)
         in_play = sum(self.wagers.values())
-        house = sum(net for at, net in self.settled.values() if at >= today)
+        house = self.house_today(today)
+        newest = house.pop(money.minor_units, 0)
         states = []
         if self.stale(now):
             states.append("stale")
@@ -166,12 +187,16 @@ class Tile:
         return {
             "table": self.table, "game": self.game, "journal": self.journal, "phase": self.phase,
             "round": self.round, "seats": sorted(self.seats),
-            "rounds_per_hour": sum(1 for at, _ in self.settled.values() if at >= now - 3600),
+            "rounds_per_hour": sum(1 for at, _, _ in self.settled.values() if at >= now - 3600),
             "in_play": in_play, "in_play_text": money.format(in_play),
-            "house_today": house, "house_today_text": money.signed(house).strip(),
+            "house_today": newest, "house_today_text": money.signed(newest).strip(),
+            "house_today_earlier": [
+                {"minor_units": scale, "house_today": net, "text": self.at_scale(scale).signed(net).strip()}
+                for scale, net in house.items()],
             "currency": money.code,
             "road": [{**c, "col": c["col"] - max(first_col, 0)} for c in road if c["col"] >= first_col],
-            "nets": [money.signed(n).strip() for n in self.nets] if self.game != "baccarat" else [],
+            "nets": [self.at_scale(scale).signed(n).strip() for n, scale in self.nets]
+            if self.game != "baccarat" else [],
             "tilt": self.tilt, "offline": self.offline, "states": states,
             "behind": max(self.journal_rows - self.last_row, 0), "last_row": self.last_row,
             "silent": round(max(now - self.heard, 0.0), 1) if self.heard else None,

@@ -60,16 +60,17 @@ def settled(events: list[Event]) -> list[tuple[Any, ...]]:
             if isinstance(e, RoundSettled | RoundVoided)]
 
 
-def session(cfg: TableConfig, inputs: list[I.Input]) -> tuple[list[Event], int]:
-    """Start the daemon's service under ``cfg`` and play ``inputs``: the events it published for them,
-    and the journal's last row before them (a change of limits the start journaled, if any)."""
+def session(cfg: TableConfig, inputs: list[I.Input], at: float = 1.0) -> tuple[list[Event], int]:
+    """Start the daemon's service under ``cfg`` and play ``inputs`` (journaled at ``at``): the events it
+    published for them, and the journal's last row before them (a change of limits the start journaled,
+    if any)."""
     journal = Journal.open(cfg.state_dir, table="t", game=cfg.game_name, options=cfg.options_dict(),
                            fsync=False)
     live = TableService(cfg, journal, checkpoint_every=8)  # a later export starts from one (below)
     live.replay()
     before, seq = journal.last_id, live.seq
     for inp in inputs:
-        assert live.submit(inp, "test", at=1.0).refused is None, inp
+        assert live.submit(inp, "test", at=at).refused is None, inp
     published = [e for s, e in live.recent if s > seq]
     journal.close()
     return published, before
@@ -94,19 +95,20 @@ def rounds(wagers: list[I.Input], n: int) -> list[I.Input]:
     return [inp for _ in range(n) for inp in (I.OpenBetting(), *wagers, I.CloseBetting(), *CARDS)]
 
 
-def two_limits(tmp_path: Path) -> tuple[TableConfig, TableConfig, list[Event], list[Event], int]:
+def two_limits(tmp_path: Path,
+               at: float = 1.0) -> tuple[TableConfig, TableConfig, list[Event], list[Event], int]:
     """Two rounds under a first table file (decimals 2), the money out, a restart under a second one
-    (decimals 0) and two rounds more: both files, the events each session published, the limits row.
-    Each set refuses a wager the other takes (100 under the second minimum, 2000 over the first
-    maximum): a replay under the wrong limits pays other rounds."""
+    (decimals 0) and two rounds more, every input journaled at ``at``: both files, the events each
+    session published, the limits row. Each set refuses a wager the other takes (100 under the second
+    minimum, 2000 over the first maximum): a replay under the wrong limits pays other rounds."""
     before, after = config(tmp_path, 100, 1000, 2), config(tmp_path, 200, 2000, 0)
     first, _ = session(before, [
         I.CreditIn(1, 5000), I.CreditIn(2, 5000), I.NewShoe(),
         *rounds([I.PlaceWager(1, "player", 1000), I.PlaceWager(2, "banker", 100)], 2),
-        I.CreditOut(1, 7000), I.CreditOut(2, 4800)])  # the money out, so the decimals may change
+        I.CreditOut(1, 7000), I.CreditOut(2, 4800)], at)  # the money out, so the decimals may change
     second, change = session(after, [
         I.CreditIn(1, 9000), I.CreditIn(2, 9000), I.NewShoe(),
-        *rounds([I.PlaceWager(1, "player", 2000), I.PlaceWager(2, "banker", 200)], 2)])
+        *rounds([I.PlaceWager(1, "player", 2000), I.PlaceWager(2, "banker", 200)], 2)], at)
     return before, after, first, second, change
 
 

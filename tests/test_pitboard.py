@@ -105,3 +105,23 @@ def test_a_tile_loaded_after_a_change_of_decimals_shows_the_newest_row_s(
     assert all(live.take_row(RowMessage.parse(m.body())) for m in messages)
     assert live.view(1.0)["in_play_text"] == "2,000"
     assert load_tiles(postgres.dsn)["t"].view(1.0)["in_play_text"] == "2,000"
+
+
+def test_the_house_today_is_never_one_sum_of_two_decimals(tmp_path: Path, postgres: FloorDatabase) -> None:  # noqa: F811
+    """Two rounds settled under 2 decimals, the decimals changed to 0, two more today: the tile's house
+    today is the newest scale's alone (-3,600), the earlier scale's apart in its own decimals (-18.00),
+    never -5,400 or -54.00; the last rounds' nets each in the decimals it was played under; the same
+    from PostgreSQL (each round's record says its decimals) as live."""
+    now = time.time()
+    _, after, _, _, _ = two_limits(tmp_path, at=now)
+    messages = to_the_floor(after, postgres.dsn)
+    live = Tile("t")
+    assert all(live.take_row(RowMessage.parse(m.body())) for m in messages)
+    for tile in (live, load_tiles(postgres.dsn)["t"]):
+        view = tile.view(now)
+        assert (view["house_today"], view["house_today_text"]) == (-3600, "-3,600"), view
+        assert view["house_today_earlier"] == [{"minor_units": 2, "house_today": -1800, "text": "-18.00"}]
+    nets = [(r["house_net"], m.currency["minor_units"]) for m in messages if (r := m.round)]
+    assert nets == [(-900, 2), (-900, 2), (-1800, 0), (-1800, 0)] == live.nets
+    live.game = "one_card_poker"  # a game whose tile shows its last nets (Baccarat's shows its road)
+    assert live.view(now)["nets"] == ["-9.00", "-9.00", "-1,800", "-1,800"]

@@ -73,15 +73,16 @@ def facts(table_id: str, journal_id: str, game: str, options: dict[str, Any], cu
     ``dealer`` (None: nobody dealt in) is the round's, as the engine recorded it."""
     return RoundFacts(
         table_id, journal_id, int(record["round"]), game, json.dumps(options, sort_keys=True),
-        str(currency.get("code", "")), int(_decimals(record, currency)), str(record["status"]),
+        str(currency.get("code", "")), int(round_decimals(record, currency)), str(record["status"]),
         float(record["ended_at"]), record.get("dealer") or NO_DEALER, len(record.get("credits_before") or {}),
         len(record.get("bets") or {}), int(record.get("house_net") or 0), record_lines(record),
         record_bets(record))
 
 
-def _decimals(record: dict[str, Any], currency: dict[str, Any]) -> Any:
+def round_decimals(record: dict[str, Any], currency: dict[str, Any]) -> Any:
     """The decimals the round's amounts are in: its record's (those in force when it was played),
-    else (a record from before they were recorded) the journal's currency's."""
+    else (a record from before they were recorded) the journal's currency's. The pit board reads
+    them by the same rule."""
     own = record.get("minor_units")
     return currency.get("minor_units", 2) if own is None else own
 

@@ -79,8 +79,15 @@ function tile(t) {
     (t.round === null ? "no round yet" : `round ${t.round}: ${PHASES[t.phase] ?? t.phase}`));
   const money = t.currency ? ` ${t.currency}` : "";
   const facts = el("div", "facts");
+  // Rounds played today under other decimals (a limits change): each sum apart, in its own decimals,
+  // never added to the newest one's.
+  const earlier = t.house_today_earlier.map(e => {
+    const f = fact(e.text + money, `earlier, ${e.minor_units} decimal${e.minor_units === 1 ? "" : "s"}`);
+    f.classList.add("house-earlier");
+    return f;
+  });
   facts.append(fact(String(t.rounds_per_hour), "rounds last hour"), fact(String(t.seats.length), "seats occupied"),
-    fact(t.in_play_text + money, "wagers in play"), fact(t.house_today_text + money, "house today"),
+    fact(t.in_play_text + money, "wagers in play"), fact(t.house_today_text + money, "house today"), ...earlier,
     fact(t.behind ? `${t.behind} rows` : "none", "uplink behind"),
     fact(heard, "last heard"));
   facts.lastElementChild.classList.add("heard");
