@@ -12,7 +12,9 @@ so a second copy is impossible.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -80,6 +82,52 @@ def test_betting_that_could_not_close_keeps_the_players_wagers_as_they_were(tmp_
             dealer.play_round()
             assert client.call("status")["phase"] == "betting"
         assert client.call("snapshot")["state"]["wagers"] == [{"seat": 1, "spot": "player", "amount": 500}]
+
+
+def test_rounds_n_counts_rounds_the_table_ended_not_passes_whose_close_was_refused(tmp_path: Path) -> None:
+    """``--rounds 1`` with the shoe out: each pass's close is refused and ends no round, so the dealer
+    plays on (it did stop, saying it had played 1 round the table never dealt); with the shoe back it
+    deals the round and stops, its count the table's own."""
+    with demo_dealer(tmp_path) as (dealer, _):
+        config = dealer.config  # the test's own client: the dealer's is busy in its thread
+        client = CommandClient(config.spec.zeromq.command, timeout=15, key=local_key(config))
+        offline = {"input": "device", "device": "shoe", "online": False, "detail": "pulled"}
+        assert client.call("input", by="test", input=offline)["ok"]
+        dealer.rounds = 1
+        seq = client.call("ping")["seq"]
+        worker = threading.Thread(target=dealer.run, daemon=True)
+        worker.start()
+        try:
+            # Its setup, betting opened and bet, then close after close refused (one event each).
+            refused = wait_until(lambda: client.call("ping")["seq"] >= seq + 20 or dealer.done.is_set())
+            assert refused and not dealer.done.is_set() and dealer.played == 0, (dealer.error, dealer.played)
+            online = {**offline, "online": True, "detail": ""}
+            assert client.call("input", by="test", input=online)["ok"]
+            cards = iter(["2C", "3D", "4H", "5S", "6C", "7D"])  # keyed in as due (this table has no shoe)
+
+            def dealt() -> bool:
+                status = client.call("status")
+                if status["phase"] == "dealing" and "card" in (status["due"] or {}):
+                    assert client.call("card", by="dealer", card=next(cards))["ok"]
+                return dealer.done.is_set()
+
+            assert wait_until(dealt, 15) and dealer.error is None, dealer.error
+            totals = client.call("meters")["totals"]
+        finally:
+            dealer.stop.set()
+            worker.join(15)
+            client.close()
+        assert dealer.played == totals["rounds_settled"] + totals["rounds_voided"] == 1, totals
+
+
+def wait_until(ready: Callable[[], bool], timeout: float = 10.0) -> bool:
+    """Poll ``ready`` until it holds (True) or ``timeout`` seconds pass (False)."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def test_a_demo_started_again_on_a_tilted_table_still_announces_its_fresh_shoe(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from controller.daemon.client import CommandClient
 from controller.daemon.config import SimulationSpec, TableConfig
 from controller.tilts import MAX_HELD
+from controller.tools.demo_summary import rounds_ended
 from drivers.gpio.betkeys import presses_for
 from drivers.gpio.control import ControlClient
 from drivers.gpio.pinmap import PinMap
@@ -88,6 +89,8 @@ class Dealer:
         self.hold_betting = hold_betting
         self.stop = threading.Event()
         self.done = threading.Event()
+        #: Rounds the table ended (settled or voided) since :meth:`setup`, by its own meters: a pass whose
+        #: close was refused (the shoe out, a tilt) ended none, so ``--rounds N`` is N rounds played.
         self.played = 0
         self.error: BaseException | None = None
 
@@ -100,9 +103,10 @@ class Dealer:
     def run(self) -> None:
         try:
             self.setup()
+            before = sum(rounds_ended(self.call("meters")))
             while not self.stop.is_set() and (self.rounds is None or self.played < self.rounds):
                 self.play_round()
-                self.played += 1
+                self.played = sum(rounds_ended(self.call("meters"))) - before
                 self.stop.wait(self.betting_time)
         except BaseException as exc:  # reported by the foreground
             self.error = exc

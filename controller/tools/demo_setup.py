@@ -89,7 +89,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--table", help="a table file with a simulation section (overrides --game)")
     parser.add_argument("--rounds", type=rounds_count, default=None, metavar="N",
-                        help="stop after N rounds, N at least 1 (default: play until Ctrl-C)")
+                        help="stop after N rounds the table settled or voided, N at least 1 "
+                        "(default: play until Ctrl-C)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the shoe and the players")
     parser.add_argument("--delay", type=seconds, default=None, metavar="SECONDS",
                         help="seconds between cards, 0 or more (default: the table file's)")

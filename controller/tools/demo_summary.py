@@ -7,6 +7,8 @@ the figures are the table's, in the table's currency.
 
 from __future__ import annotations
 
+from typing import Any
+
 from controller.daemon.client import CommandClient, DaemonUnavailable
 from controller.daemon.keys import ClientCredentials
 from controller.money import Currency
@@ -15,6 +17,12 @@ from controller.tools.event_text import credits_text
 
 def _rounds(n: int) -> str:
     return f"{n} round{'s' if n != 1 else ''}"
+
+
+def rounds_ended(meters: dict[str, Any]) -> tuple[int, int]:
+    """The rounds the table settled and voided, from its ``meters`` reply: what counts as played."""
+    totals = meters.get("totals") or meters.get("table") or {}
+    return int(totals.get("rounds_settled", 0)), int(totals.get("rounds_voided", 0))
 
 
 def summary(endpoint: str, played: int, key: ClientCredentials | None = None) -> list[str]:
@@ -35,7 +43,7 @@ def summary(endpoint: str, played: int, key: ClientCredentials | None = None) ->
     seats = meters.get("seats", {})
     settlements = sum(m.get("rounds", 0) for m in seats.values())
     wagered = sum(m.get("wagered", 0) for m in seats.values())
-    settled, voided = int(totals.get("rounds_settled", 0)), int(totals.get("rounds_voided", 0))
+    settled, voided = rounds_ended(meters)
     phase = str(status.get("phase", ""))
     unfinished = (f"; round {status.get('round')} unfinished (stopped while {phase})"
                   if phase in ("betting", "dealing") else "")
