@@ -37,6 +37,7 @@ from controller.games import game_class
 from controller.limits import TableLimits
 from controller.money import Currency
 from controller.table import Table
+from controller.tools import journal_cmd
 from controller.tools.ctl import format_round
 from pitboard.tile import Tile
 
@@ -183,6 +184,37 @@ def test_a_round_s_amounts_keep_the_decimals_it_was_played_under(tmp_path: Path)
     seen = from_journal(after, 0.0, 2.0)
     assert [f.minor_units for f in seen] == [2, 2, 0, 0]
     assert [(g.minor_units, g.rounds) for g in aggregate(seen, "table", 0.0, 2.0).groups] == [(0, 2), (2, 2)]
+
+
+def test_a_long_replay_before_the_first_row_says_why_and_how_far_on_stderr(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The header's replay of the rows before ``--from`` is said on stderr when it is long (here any
+    length): from which row and why (no usable checkpoint: the daemon keeps only its newest few, or
+    they were written by other engine code), then its progress; what is exported does not change."""
+    two_limits(tmp_path)
+    conn, _, last = open_readonly(tmp_path / "state")
+    saved = checkpoint.rows(conn)
+    conn.close()
+    assert len(saved) == checkpoint.KEEP and saved[0] > 3, saved
+    quiet = {row: export(tmp_path, row) for row in (3, saved[-1] + 1)}
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(journal_cmd, "LONG_REPLAY", 1, raising=False)  # any replay is long here
+    assert export(tmp_path, 3) == quiet[3]
+    assert capsys.readouterr().err == (
+        "croupier journal export: replaying rows 1..2 to find the limits and the table before row 3 "
+        f"(no usable checkpoint at or before row 2: the daemon keeps only its newest {checkpoint.KEEP} "
+        f"checkpoints, the oldest at row {saved[0]}, after row 2)\n"
+        "  2/2 rows replayed\n")  # (every 10 % on a pipe: the last)
+    middle = saved[-2]
+    assert middle + 3 <= last and export(tmp_path, middle + 3)
+    assert (f"replaying rows {middle + 1}..{middle + 2} to find the limits and the table before row "
+            f"{middle + 3} (from the checkpoint at row {middle})") in capsys.readouterr().err
+    with sqlite3.connect(tmp_path / "state" / "journal.sqlite3") as db:
+        db.execute("UPDATE checkpoints SET code = 'an older build'")
+    db.close()
+    assert export(tmp_path, saved[-1] + 1) == quiet[saved[-1] + 1]  # replayed from row 1 now, the same
+    said = capsys.readouterr().err
+    assert f"replaying rows 1..{saved[-1]} " in said and "written by other engine code" in said, said
 
 
 def test_out_is_written_private_and_whole_or_not_at_all(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.daemon.journal import Journal
+from controller.daemon.journal_schema import tables
 from controller.daemon.recall import RoundRecorder
 from controller.events import Event
 from controller.table import Table
@@ -172,3 +173,22 @@ def load(conn: sqlite3.Connection, path: Path, last_row: int, *,
             continue
         return state
     return None
+
+
+def none_usable(conn: sqlite3.Connection, path: Path, last_row: int) -> str:
+    """Why no checkpoint at or before ``last_row`` is usable, in words (a replay from row 1 says it).
+
+    Mostly because the daemon keeps only its newest :data:`KEEP`: a row older than the oldest of them
+    (about ``KEEP * EVERY`` inputs back) has none before it. Else the ones before it were written by
+    other engine code (an upgrade since: the daemon's next start writes fresh ones) or are damaged.
+    """
+    saved = rows(conn) if "checkpoints" in tables(conn) else []
+    if not saved:
+        return f"{path} holds no checkpoint"
+    before = [r for r in saved if r <= last_row]
+    if not before:
+        return (f"the daemon keeps only its newest {KEEP} checkpoints, the oldest at row {saved[0]:,}, "
+                f"after row {last_row:,}")
+    return (f"the checkpoints at row{'s' if len(before) > 1 else ''} {', '.join(f'{r:,}' for r in before)} "
+            "were written by other engine code (the software changed since) or are damaged (logged above)")
+

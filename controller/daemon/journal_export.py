@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any, Final
@@ -35,6 +35,8 @@ from controller.limits import TableLimits
 from controller.rules_version import UNRECORDED
 from controller.table import Table
 
+#: Told of a replay as it goes: (the first row replayed, rows replayed so far, rows to replay).
+ReplayProgress = Callable[[int, int, int], None]
 EXPORT_NAME: Final = "journal-export.schema.json"
 #: The header line's ``header`` value: what tells it from a row (rows have no ``header`` key).
 HEADER: Final = "croupier journal export"
@@ -57,12 +59,14 @@ def game_of(header: dict[str, str], path: Path) -> Game:
         raise JournalError(path, f"bad header: game {header.get('game')!r}: {exc}") from None
 
 
-def table_before(conn: sqlite3.Connection, path: Path, header: dict[str, str], row: int) -> Table | None:
+def table_before(conn: sqlite3.Connection, path: Path, header: dict[str, str], row: int,
+                 progress: ReplayProgress | None = None) -> Table | None:
     """The table as it stood just before row ``row``: the header's limits, with each row before it
     taken as the engine took it (from the newest usable checkpoint before it, as the daemon's start and
     the uplink do, else from row 1), so a refused ``limits`` row changes nothing. None: the header
     records no limits (a journal written before limits were recorded that no daemon has opened since:
-    its rows were played under the table file's limits of the time, which the journal does not say)."""
+    its rows were played under the table file's limits of the time, which the journal does not say).
+    ``progress`` hears of the replay before its first row and after each (a long one is worth saying)."""
     recorded = header.get(LIMITS_KEY)
     if recorded is None:
         return None
@@ -71,8 +75,13 @@ def table_before(conn: sqlite3.Connection, path: Path, header: dict[str, str], r
         saved = checkpoint.load(conn, path, row - 1)
         if saved is not None:
             table, done = saved.table, saved.row
-    for entry in read_entries(conn, path, done + 1, row - 1):
+    total = max(row - 1 - done, 0)
+    if progress is not None:
+        progress(done + 1, 0, total)
+    for n, entry in enumerate(read_entries(conn, path, done + 1, row - 1), 1):
         table.apply(entry.input)
+        if progress is not None:
+            progress(done + 1, n, total)
     return table
 
 
@@ -95,11 +104,12 @@ def replays_alone(before: Table, new: Table, rows: Iterator[Entry]) -> bool:
 
 
 def header_line(conn: sqlite3.Connection, path: Path, header: dict[str, str], first: int,
-                last: int) -> dict[str, Any]:
-    """The export's first line for rows ``first``..``last`` (none if ``last`` < ``first``)."""
+                last: int, progress: ReplayProgress | None = None) -> dict[str, Any]:
+    """The export's first line for rows ``first``..``last`` (none if ``last`` < ``first``); ``progress``
+    hears of the replay that finds the table before ``first`` (:func:`table_before`)."""
     if "id" not in header or "game" not in header:
         raise JournalError(path, "bad header: no journal id or game")
-    before = table_before(conn, path, header, min(first, last + 1))
+    before = table_before(conn, path, header, min(first, last + 1), progress)
     alone = before is not None and replays_alone(
         before, Table(game_of(header, path), before.limits), read_entries(conn, path, first, last))
     return {"header": HEADER, "version": EXPORT_VERSION, "table": header.get("table", ""),
