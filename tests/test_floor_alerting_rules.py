@@ -14,7 +14,7 @@ from controller.cards import DECK, parse_cards
 from controller.daemon.recall import RoundRecorder
 from controller.events import Event, RoundSettled
 from controller.floor.alerting.rules import Pit, Raise
-from controller.floor.alerting.shoes import DRIFT_WINDOW
+from controller.floor.alerting.shoes import DRIFT_WINDOW, DriftWatch
 from controller.floor.integrity.drift import BetLaw, laws, rounds_to_detect
 from controller.floor.report_par import par_for
 from controller.game_base import CardDue, DecisionDue
@@ -364,3 +364,17 @@ def test_a_day_of_too_many_ties_is_raised_when_the_next_day_begins() -> None:
     assert kinds(got) == [("raise", "outcome_frequencies", "day:2026-12-01")]
     detail = got[0].detail
     assert detail.startswith("day 2026-12-01: winners {'banker': 40, 'player': 35, 'tie': 25} over 100 ")
+
+
+def test_a_change_of_decimals_starts_the_drift_windows_again() -> None:
+    """Stakes and nets played under 2 decimals are not summed with those played under 0 (a ``limits``
+    row changed them): the first round under the new decimals is judged alone, not with the window
+    before it (whose Banker paid 2:1 and drifted out)."""
+    watch = DriftWatch(window=400)
+    records = rigged_rounds(Odds(2, 1), 401, seed=5)
+    for _ in range(400):
+        got = watch.round("t", "baccarat", {}, {**next(records), "minor_units": 2})
+    assert kinds(got) == [("raise", "results_drift", "banker")] and got[0].data["rounds"] == 400
+    got = watch.round("t", "baccarat", {}, {**next(records), "minor_units": 0})
+    assert kinds(got) == [("clear", "results_drift", "banker")], got
+

@@ -217,9 +217,11 @@ class DriftWatch:
         """A round's record (the row message's ``round``): judged if settled, for every bet it had."""
         if record.get("status") != "settled":
             return []
-        rules = f"{game} {sorted(options.items())}"
+        # A new game or pay table starts its windows again, and so do new decimals (a ``limits`` row):
+        # stakes and nets of two scales are never summed (10.00 and 2,000 are not 2,010 of anything).
+        rules = f"{game} {sorted(options.items())} {record.get('minor_units')}"
         kept = self.tables.get(table_id)
-        if kept is None or kept[0] != rules:  # a new game or pay table starts its windows again
+        if kept is None or kept[0] != rules:
             try:
                 par = par_for(game, dict(options))
             except (NoPar, ValueError, TypeError):  # no par for these options: nothing to judge by
