@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from display_support import CHROMIUM, CHROMIUM_ARGS
+from display_support import CHROMIUM
 from test_floor_recall_games import uplink_messages
 from test_journal_export import two_limits
 from test_pitboard_browser import layout
@@ -29,7 +29,7 @@ if not CHROMIUM.exists():  # loud on purpose, as the display's browser tests
     pytest.skip(f"NO BROWSER: {CHROMIUM} is missing, so the pit board is NOT tested (make test installs it)",
                 allow_module_level=True)
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+from pitboard_browser_support import chromium_page  # noqa: E402 (Playwright)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -69,21 +69,14 @@ def served(tmp_path: Path) -> Iterator[str]:
 
 
 def test_the_tile_shows_the_house_today_at_each_scale_apart(served: str) -> None:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1366, "height": 768})
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(served)
-            tile = page.locator('.tile[data-table="t"]')
-            tile.wait_for(timeout=10_000)
-            facts = dict(zip(tile.locator(".fact span").all_inner_texts(),
-                             tile.locator(".fact b").all_inner_texts(), strict=True))
-            assert facts["house today"] == "-3,600", facts
-            assert facts["earlier, 2 decimals"] == "-18.00", facts
-            assert "-5,400" not in tile.inner_text() and "-54.00" not in tile.inner_text()
-            assert layout(page, "pitboard_decimals") == {}  # the extra line fits at both sizes
-            assert errors == []
-        finally:
-            browser.close()
+    with chromium_page(1366, 768) as (page, errors):
+        page.goto(served)
+        tile = page.locator('.tile[data-table="t"]')
+        tile.wait_for(timeout=10_000)
+        facts = dict(zip(tile.locator(".fact span").all_inner_texts(),
+                         tile.locator(".fact b").all_inner_texts(), strict=True))
+        assert facts["house today"] == "-3,600", facts
+        assert facts["earlier, 2 decimals"] == "-18.00", facts
+        assert "-5,400" not in tile.inner_text() and "-54.00" not in tile.inner_text()
+        assert layout(page, "pitboard_decimals") == {}  # the extra line fits at both sizes
+        assert errors == []
