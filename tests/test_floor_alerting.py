@@ -349,3 +349,33 @@ def test_a_starting_service_learns_the_shoe_index_and_what_stands_from_postgresq
     got = pit.row(row, time.time())
     assert [(a.kind, a.key) for a in got] == [("false_shuffle", "j2:1")]
     assert got[0].detail.startswith("shoe 1: 16 cards in the same order as shoe t1:j1:1")  # type: ignore[union-attr]
+
+
+def test_a_drift_window_from_postgresql_goes_on_live_at_the_same_decimals_and_starts_again_at_new_ones(
+        postgres: FloorDatabase) -> None:
+    """A restarted service's drift window (the newest journal's last settled rounds, each at its record's
+    decimals, else its journal's currency's) is the one the live rows go on with; a round under other
+    decimals starts it again (docs/floor.md, ``results_drift``)."""
+    from test_floor_alerting_rules import rigged_rounds, settled_row
+
+    from controller.floor.alerting import history
+    from controller.floor.schema import migrate
+    from controller.money import Odds
+
+    records = rigged_rounds(Odds(2, 1), 402, seed=5)  # Banker paid 2:1: out of the band within 400
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        conn.execute("INSERT INTO tables (table_id, journal_id, game, options, currency) "
+                     "VALUES ('t1', 'j1', 'baccarat', '{}', '{\"code\": \"\", \"minor_units\": 2}')")
+        with conn.cursor() as cur:  # older records without their decimals: the journal's currency's
+            cur.executemany("INSERT INTO rounds (table_id, journal_id, round, status, first_seq, last_seq, "
+                            "house_net, record) VALUES ('t1', 'j1', %s, 'settled', %s, %s, %s, %s)",
+                            [(r["round"], r["round"], r["round"], r["house_net"], json.dumps(r))
+                             for r in (next(records) for _ in range(400))])
+        conn.commit()
+        pit, actions = history.load(conn, time.time(), drift_window=400)
+    assert [(type(a).__name__, a.kind, a.key) for a in actions] == [("Raise", "results_drift", "banker")]
+    live = settled_row("t1", 1000, "baccarat", {**next(records), "minor_units": 2})
+    assert pit.row({**live, "journal": "j1"}, time.time()) == []  # the same window: still out, raised once
+    again = settled_row("t1", 1001, "baccarat", {**next(records), "minor_units": 0})
+    assert [type(a).__name__ for a in pit.row({**again, "journal": "j1"}, time.time())] == ["Clear"]

@@ -373,8 +373,8 @@ def test_a_change_of_decimals_starts_the_drift_windows_again() -> None:
     watch = DriftWatch(window=400)
     records = rigged_rounds(Odds(2, 1), 401, seed=5)
     for _ in range(400):
-        got = watch.round("t", "baccarat", {}, {**next(records), "minor_units": 2})
+        got = watch.round("t", "baccarat", {}, next(records), 2)
     assert kinds(got) == [("raise", "results_drift", "banker")] and got[0].data["rounds"] == 400
-    got = watch.round("t", "baccarat", {}, {**next(records), "minor_units": 0})
+    got = watch.round("t", "baccarat", {}, next(records), 0)
     assert kinds(got) == [("clear", "results_drift", "banker")], got
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
@@ -79,7 +79,7 @@ def facts(table_id: str, journal_id: str, game: str, options: dict[str, Any], cu
         record_bets(record))
 
 
-def round_decimals(record: dict[str, Any], currency: dict[str, Any]) -> Any:
+def round_decimals(record: Mapping[str, Any], currency: Mapping[str, Any]) -> Any:
     """The decimals the round's amounts are in: its record's (those in force when it was played),
     else (a record from before they were recorded) the journal's currency's. The pit board reads
     them by the same rule."""

@@ -17,6 +17,7 @@ import psycopg
 from controller.floor import alerts
 from controller.floor.alerting.rules import FEED_LOST, Pit
 from controller.floor.alerting.shoes import Action, DriftWatch
+from controller.floor.report import round_decimals
 
 _SHOE_EVENTS = ("new_shoe", "card_dealt", "card_burned", "round_result", "device")
 
@@ -49,17 +50,19 @@ def load(conn: psycopg.Connection[Any], now: float, drift_window: int | None = N
             actions += pit.shoes.event(table_id, journal, payload)
             _judged(pit, table_id, journal, int(seq))
     with conn.cursor() as cur:
-        cur.execute("SELECT DISTINCT ON (table_id) table_id, journal_id, game, options FROM tables "
+        cur.execute("SELECT DISTINCT ON (table_id) table_id, journal_id, game, options, currency FROM tables "
                     "ORDER BY table_id, first_seen DESC")
         newest = cur.fetchall()
-        for table_id, journal, game, options in newest:
+        for table_id, journal, game, options, currency in newest:
             cur.execute("SELECT last_seq, record FROM (SELECT round, last_seq, jsonb_build_object('status', "
-                        "status, 'settlements', record->'settlements', 'bets', record->'bets') AS record "
+                        "status, 'settlements', record->'settlements', 'bets', record->'bets', "
+                        "'minor_units', record->'minor_units') AS record "
                         "FROM rounds WHERE table_id = %s AND journal_id = %s AND status = 'settled' "
                         "ORDER BY round DESC LIMIT %s) last ORDER BY round",
                         (table_id, journal, pit.drift.window))
             for seq, record in cur.fetchall():
-                actions += pit.drift.round(table_id, game, options, record)
+                decimals = int(round_decimals(record, currency))  # as the live rows' (rules.py)
+                actions += pit.drift.round(table_id, game, options, record, decimals)
                 _judged(pit, table_id, journal, int(seq))
         cur.execute("SELECT table_id, journal_id, max(seq) FROM events GROUP BY table_id, journal_id")
         for table_id, journal, seq in cur.fetchall():

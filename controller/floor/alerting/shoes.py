@@ -212,14 +212,15 @@ class DriftWatch:
         self.window = window
         self.tables: dict[str, tuple[str, GamePar, dict[str, BetLaw], dict[str, Window]]] = {}
 
-    def round(self, table_id: str, game: str, options: Mapping[str, Any],
-              record: Mapping[str, Any]) -> list[Action]:
-        """A round's record (the row message's ``round``): judged if settled, for every bet it had."""
+    def round(self, table_id: str, game: str, options: Mapping[str, Any], record: Mapping[str, Any],
+              decimals: int) -> list[Action]:
+        """A round's record (the row message's ``round``), its amounts in ``decimals`` (the round's
+        ``report.round_decimals``): judged if settled, for every bet it had."""
         if record.get("status") != "settled":
             return []
         # A new game or pay table starts its windows again, and so do new decimals (a ``limits`` row):
         # stakes and nets of two scales are never summed (10.00 and 2,000 are not 2,010 of anything).
-        rules = f"{game} {sorted(options.items())} {record.get('minor_units')}"
+        rules = f"{game} {sorted(options.items())} {decimals}"
         kept = self.tables.get(table_id)
         if kept is None or kept[0] != rules:
             try:
