@@ -217,6 +217,23 @@ def test_a_long_replay_before_the_first_row_says_why_and_how_far_on_stderr(
     assert f"replaying rows 1..{saved[-1]} " in said and "written by other engine code" in said, said
 
 
+def test_a_replay_before_the_first_checkpoint_ever_taken_does_not_blame_the_pruning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fewer than :data:`checkpoint.KEEP` checkpoints: none was ever pruned, so a row before the first
+    has none because none was taken before it (a journal older than checkpoints), not because the
+    daemon keeps only its newest few."""
+    two_limits(tmp_path)
+    with sqlite3.connect(tmp_path / "state" / "journal.sqlite3") as db:  # one left: the first taken
+        newest = db.execute("SELECT MAX(row) FROM checkpoints").fetchone()[0]
+        db.execute("DELETE FROM checkpoints WHERE row < ?", (newest,))
+    db.close()
+    monkeypatch.setattr(journal_cmd, "LONG_REPLAY", 1, raising=False)  # any replay is long here
+    assert export(tmp_path, 3)
+    said = capsys.readouterr().err
+    assert (f"(no usable checkpoint at or before row 2: the daemon took its first checkpoint at row "
+            f"{newest}, after row 2)\n") in said and "keeps only" not in said, said
+
+
 def test_out_is_written_private_and_whole_or_not_at_all(tmp_path: Path) -> None:
     """``--out`` is a file we create: 0600 from its first byte, and whole or absent (an export that
     stops at a bad row must not leave a file that reads as an export of fewer rows, nor spoil the one

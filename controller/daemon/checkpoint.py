@@ -179,13 +179,17 @@ def none_usable(conn: sqlite3.Connection, path: Path, last_row: int) -> str:
     """Why no checkpoint at or before ``last_row`` is usable, in words (a replay from row 1 says it).
 
     Mostly because the daemon keeps only its newest :data:`KEEP`: a row older than the oldest of them
-    (about ``KEEP * EVERY`` inputs back) has none before it. Else the ones before it were written by
-    other engine code (an upgrade since: the daemon's next start writes fresh ones) or are damaged.
+    (about ``KEEP * EVERY`` inputs back) has none before it; with fewer kept none was ever pruned, so
+    the row is older than the first one taken (e.g. journaled by a daemon from before checkpoints).
+    Else the ones before it were written by other engine code (an upgrade since: the daemon's next
+    start writes fresh ones) or are damaged.
     """
     saved = rows(conn) if "checkpoints" in tables(conn) else []
     if not saved:
         return f"{path} holds no checkpoint"
     before = [r for r in saved if r <= last_row]
+    if not before and len(saved) < KEEP:  # none was ever pruned: none was taken before the first
+        return f"the daemon took its first checkpoint at row {saved[0]:,}, after row {last_row:,}"
     if not before:
         return (f"the daemon keeps only its newest {KEEP} checkpoints, the oldest at row {saved[0]:,}, "
                 f"after row {last_row:,}")
