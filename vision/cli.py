@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from controller.tools.progress import progress
+
 T = TypeVar("T", int, float)
 
 
@@ -222,7 +224,7 @@ def _read_shots(files: list[tuple[Path, Any]]) -> Iterator[tuple[Any, Any, str]]
         img = read_frame(path)
         if img is None:
             raise EnrolError(f"{path}: not an image OpenCV can read")
-        _progress("photographs", done, len(files))
+        progress("photographs", done, len(files))
         yield img, card, path.name
 
 
@@ -235,14 +237,6 @@ def read_frame(path: Path) -> Any:
         f = READ_WIDTH / img.shape[1]
         img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     return img
-
-
-def _progress(what: str, done: int, total: int) -> None:
-    """A progress line on standard error: overwritten in place on a terminal, every 10 % otherwise."""
-    if sys.stderr.isatty():
-        print(f"\r  {done}/{total} {what}", end="\n" if done == total else "", file=sys.stderr, flush=True)
-    elif done == total or done % max(1, total // 10) == 0:
-        print(f"  {done}/{total} {what}", file=sys.stderr, flush=True)
 
 
 def default_deck() -> Path | None:
@@ -262,7 +256,7 @@ def _test_frames(folder: Path, rows: list[tuple[int, str, Any]]) -> Iterator[tup
             raise DatasetError(
                 f"{folder / 'labels.csv'}: line {lineno}: cannot read the image {folder / file}"
             )
-        _progress("frames", done, len(rows))
+        progress("frames", done, len(rows))
         yield img, card, file
 
 

@@ -1,8 +1,8 @@
 """A long command's progress on standard error: overwritten in place on a terminal, every 10 % otherwise.
 
-The idiom of ``croupier vision`` (its photographs and frames), for work counted in many small steps:
-called at every step, it writes at most every 1 % on a terminal and every 10 % to a file or a pipe
-(a log keeps a few lines, not one per step).
+One helper for every long command (``croupier vision``'s photographs and frames, ``croupier journal
+export``'s replay), for work counted in many small steps: called at every step, it writes at most
+every 1 % on a terminal and every 10 % to a file or a pipe (a log keeps a few lines, not one per step).
 """
 
 from __future__ import annotations
