@@ -221,12 +221,14 @@ def test_a_replay_before_the_first_checkpoint_ever_taken_does_not_blame_the_prun
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Fewer than :data:`checkpoint.KEEP` checkpoints: none was ever pruned, so a row before the first
     has none because none was taken before it (a journal older than checkpoints), not because the
-    daemon keeps only its newest few."""
+    daemon keeps only its newest few. A replay of exactly ``LONG_REPLAY`` rows is not "more" (quiet)."""
     two_limits(tmp_path)
     with sqlite3.connect(tmp_path / "state" / "journal.sqlite3") as db:  # one left: the first taken
         newest = db.execute("SELECT MAX(row) FROM checkpoints").fetchone()[0]
         db.execute("DELETE FROM checkpoints WHERE row < ?", (newest,))
     db.close()
+    monkeypatch.setattr(journal_cmd, "LONG_REPLAY", 2, raising=False)
+    assert export(tmp_path, 3) and capsys.readouterr().err == ""  # 2 rows: not more than LONG_REPLAY
     monkeypatch.setattr(journal_cmd, "LONG_REPLAY", 1, raising=False)  # any replay is long here
     assert export(tmp_path, 3)
     said = capsys.readouterr().err

@@ -119,7 +119,7 @@ def _replay_said(conn: sqlite3.Connection, path: Path, row: int) -> ReplayProgre
     """The header's replay of the rows before ``row``, on standard error when it is long: why it starts
     where it does (without a usable checkpoint, row 1), then its progress. What is exported is the same."""
     def said(start: int, done: int, total: int) -> None:
-        if total < LONG_REPLAY:
+        if total <= LONG_REPLAY:  # "more rows than this" (docs/daemon.md: "more than 20,000")
             return
         if done:
             progress("rows replayed", done, total)
