@@ -152,12 +152,15 @@ class Tile:
     def house_today(self, today: float) -> dict[int, int]:
         """The house's result of the rounds settled since ``today``, one sum per decimals they were
         played under (never one sum of two scales: 50.00 and 9,000 are not 9,050 of anything), the
-        decimals of the newest round first."""
+        decimals of the newest round first (rounds ended at the same instant: the fewer decimals first),
+        whatever order the rounds came in (PostgreSQL's, live)."""
         sums: dict[int, int] = {}
-        for at, net, scale in sorted(self.settled.values(), key=lambda r: -r[0]):
+        newest: dict[int, float] = {}
+        for at, net, scale in self.settled.values():
             if at >= today:
                 sums[scale] = sums.get(scale, 0) + net
-        return sums
+                newest[scale] = max(newest.get(scale, at), at)
+        return {scale: sums[scale] for scale in sorted(sums, key=lambda s: (-newest[s], s))}
 
     def at_scale(self, minor_units: int) -> Currency:
         """The table's currency with ``minor_units`` decimals: how an amount of that scale is shown."""

@@ -24,7 +24,7 @@ from controller.floor.schema import migrate
 from controller.floor.wire import RowMessage
 from pitboard import operators
 from pitboard.history import load_tiles
-from pitboard.tile import Tile
+from pitboard.tile import Tile, day_start
 from signage.roads import Result, big_road
 from tests.server_fixtures import FloorDatabase
 
@@ -125,3 +125,22 @@ def test_the_house_today_is_never_one_sum_of_two_decimals(tmp_path: Path, postgr
     assert nets == [(-900, 2), (-900, 2), (-1800, 0), (-1800, 0)] == live.nets
     live.game = "one_card_poker"  # a game whose tile shows its last nets (Baccarat's shows its road)
     assert live.view(now)["nets"] == ["-9.00", "-9.00", "-1,800", "-1,800"]
+
+
+def test_the_earlier_scales_are_in_one_order_whatever_order_their_rounds_came_in() -> None:
+    """Three scales in a day, two journals (rounds of both ended at one instant): ``house_today_earlier``
+    is the same list whether the rounds came newest first (live) or in PostgreSQL's order."""
+    now = day_start(time.time()) + 3600  # every round today, whenever the test runs
+    rounds = {("j1", 1): (now - 60, -900, 2), ("j2", 1): (now - 30, 500, 3), ("j1", 2): (now - 30, 7, 0),
+              ("j2", 2): (now - 10, -1, 4)}
+    views = []
+    for order in (list(rounds), list(rounds)[::-1]):
+        tile = Tile("t")
+        tile.new_journal("j2", "one_card_poker", {"code": "EUR", "minor_units": 4})
+        tile.settled = {key: rounds[key] for key in order}
+        views.append(tile.view(now))
+    assert views[0]["house_today_earlier"] == views[1]["house_today_earlier"] == [
+        {"minor_units": 0, "house_today": 7, "text": "+7"},
+        {"minor_units": 3, "house_today": 500, "text": "+0.500"},
+        {"minor_units": 2, "house_today": -900, "text": "-9.00"}]
+    assert views[0]["house_today"] == -1
