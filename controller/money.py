@@ -9,7 +9,9 @@ as a numerator and denominator so that ``19:20`` stays exact; a win is
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 _ODDS = re.compile(r"^\s*(\d{1,9})\s*:\s*(\d{1,9})\s*$")
 
@@ -124,3 +126,12 @@ class Currency:
 
 #: Two decimals, no code: what a table without a ``currency`` key uses.
 DEFAULT_CURRENCY = Currency()
+
+
+def round_decimals(record: Mapping[str, Any], currency: Mapping[str, Any]) -> int:
+    """The decimals a recorded round's amounts are in: its record's ``minor_units`` (those in force when
+    it was played: a ``limits`` row may change them between rounds), else (a record from before they
+    were recorded) its table's ``currency``'s. The one rule of recall, the floor's report, the pit board
+    and the alerts, so a round is never shown at one scale in one place and another elsewhere."""
+    own = record.get("minor_units")
+    return int(currency.get("minor_units", 2) if own is None else own)

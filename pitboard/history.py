@@ -16,7 +16,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from controller.floor import alerts, queries
-from controller.floor.report import round_decimals
+from controller.money import round_decimals
 from pitboard.tile import Tile, day_start
 
 #: At most this many of a table's newest events are replayed into its tile at start.
@@ -79,7 +79,7 @@ def load_tiles(dsn: str, table_id: str | None = None) -> dict[str, Tile]:
             tile.last_row = int(t["recorded_row"])
             cur.execute(ROUNDS, (tile.table, min(day_start(now), now - 3600)))
             for r in cur.fetchall():
-                net, scale = int(r["house_net"]), int(round_decimals(r["record"], r["currency"]))
+                net, scale = int(r["house_net"]), round_decimals(r["record"], r["currency"])
                 tile.settled[(r["journal_id"], int(r["round"]))] = (float(r["ended_at"]), net, scale)
             tiles[tile.table] = tile
         conn.commit()

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
 from controller.floor.report_par import ROUND, GamePar, NoPar, par_for, record_bets, record_lines, round_terms
+from controller.money import round_decimals
 
 #: The interval of actual minus theoretical: 95 % (two-sided, the normal approximation).
 Z_95 = 1.959963984540054
@@ -73,18 +74,10 @@ def facts(table_id: str, journal_id: str, game: str, options: dict[str, Any], cu
     ``dealer`` (None: nobody dealt in) is the round's, as the engine recorded it."""
     return RoundFacts(
         table_id, journal_id, int(record["round"]), game, json.dumps(options, sort_keys=True),
-        str(currency.get("code", "")), int(round_decimals(record, currency)), str(record["status"]),
+        str(currency.get("code", "")), round_decimals(record, currency), str(record["status"]),
         float(record["ended_at"]), record.get("dealer") or NO_DEALER, len(record.get("credits_before") or {}),
         len(record.get("bets") or {}), int(record.get("house_net") or 0), record_lines(record),
         record_bets(record))
-
-
-def round_decimals(record: Mapping[str, Any], currency: Mapping[str, Any]) -> Any:
-    """The decimals the round's amounts are in: its record's (those in force when it was played),
-    else (a record from before they were recorded) the journal's currency's. The pit board reads
-    them by the same rule."""
-    own = record.get("minor_units")
-    return currency.get("minor_units", 2) if own is None else own
 
 
 def from_floor(conn: Any, start: float, end: float, table: str | None = None) -> list[RoundFacts]:

@@ -32,7 +32,7 @@ from controller.daemon.client import (
 from controller.daemon.config import TableConfig, TableFileError, ZmqSpec, load_table
 from controller.daemon.endpoints import EndpointError
 from controller.daemon.keys import KeyFileError
-from controller.money import AmountError, Currency
+from controller.money import AmountError, Currency, round_decimals
 from controller.tools.event_text import (
     credits_text,
     due_text,
@@ -157,7 +157,7 @@ def _when(at: float | None) -> str:
 
 def format_round(r: dict[str, Any], cur: Currency) -> list[str]:
     """One recalled round as lines for a person: amounts at the decimals it was played under."""
-    cur = Currency(cur.code, int(r.get("minor_units", cur.minor_units)))  # older records: the table's
+    cur = Currency(cur.code, round_decimals(r, cur.to_dict()))
     m = cur.format
     dealt = f"{r['status']}, dealer {r['dealer']}" if r.get("dealer") else r["status"]  # older: none
     out = [

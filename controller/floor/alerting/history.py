@@ -17,7 +17,7 @@ import psycopg
 from controller.floor import alerts
 from controller.floor.alerting.rules import FEED_LOST, Pit
 from controller.floor.alerting.shoes import Action, DriftWatch
-from controller.floor.report import round_decimals
+from controller.money import round_decimals
 
 _SHOE_EVENTS = ("new_shoe", "card_dealt", "card_burned", "round_result", "device")
 
@@ -61,7 +61,7 @@ def load(conn: psycopg.Connection[Any], now: float, drift_window: int | None = N
                         "ORDER BY round DESC LIMIT %s) last ORDER BY round",
                         (table_id, journal, pit.drift.window))
             for seq, record in cur.fetchall():
-                decimals = int(round_decimals(record, currency))  # as the live rows' (rules.py)
+                decimals = round_decimals(record, currency)  # as the live rows' (rules.py)
                 actions += pit.drift.round(table_id, game, options, record, decimals)
                 _judged(pit, table_id, journal, int(seq))
         cur.execute("SELECT table_id, journal_id, max(seq) FROM events GROUP BY table_id, journal_id")

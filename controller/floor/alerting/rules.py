@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from controller.floor.alerting.shoes import Action, Clear, DayWatch, DriftWatch, Raise, ShoeWatch
-from controller.floor.report import round_decimals
+from controller.money import round_decimals
 
 #: A table whose rows and heartbeats have all been silent this long has lost its feed (issue 27).
 FEED_LOST: Final = 10.0
@@ -111,7 +111,7 @@ class Pit:
         actions += self.days.event(table_id, msg.get("options") or {}, e, at)
         record = msg.get("round")
         if name == "round_settled" and isinstance(record, Mapping):  # the row's record: stakes and bases
-            decimals = int(round_decimals(record, msg.get("currency") or {}))
+            decimals = round_decimals(record, msg.get("currency") or {})
             actions += self.drift.round(table_id, str(msg.get("game", "")), msg.get("options") or {}, record,
                                         decimals)
         return actions

@@ -215,7 +215,7 @@ class DriftWatch:
     def round(self, table_id: str, game: str, options: Mapping[str, Any], record: Mapping[str, Any],
               decimals: int) -> list[Action]:
         """A round's record (the row message's ``round``), its amounts in ``decimals`` (the round's
-        ``report.round_decimals``): judged if settled, for every bet it had."""
+        ``money.round_decimals``): judged if settled, for every bet it had."""
         if record.get("status") != "settled":
             return []
         # A new game or pay table starts its windows again, and so do new decimals (a ``limits`` row):
