@@ -351,14 +351,16 @@ def test_a_starting_service_learns_the_shoe_index_and_what_stands_from_postgresq
     assert got[0].detail.startswith("shoe 1: 16 cards in the same order as shoe t1:j1:1")  # type: ignore[union-attr]
 
 
-def test_a_drift_window_from_postgresql_goes_on_live_at_the_same_decimals_and_starts_again_at_new_ones(
+def test_a_drift_window_from_postgresql_goes_on_live_and_across_new_decimals(
         postgres: FloorDatabase) -> None:
     """A restarted service's drift window (the newest journal's last settled rounds, each at its record's
     decimals, else its journal's currency's) is the one the live rows go on with; a round under other
-    decimals starts it again (docs/floor.md, ``results_drift``)."""
+    decimals goes on with it at the finer scale, the alert still open (docs/floor.md, ``results_drift``),
+    and a service restarted after that round has the same window."""
     from test_floor_alerting_rules import rigged_rounds, settled_row
 
     from controller.floor.alerting import history
+    from controller.floor.alerting.shoes import Raise
     from controller.floor.schema import migrate
     from controller.money import Odds
 
@@ -375,7 +377,21 @@ def test_a_drift_window_from_postgresql_goes_on_live_at_the_same_decimals_and_st
         conn.commit()
         pit, actions = history.load(conn, time.time(), drift_window=400)
     assert [(type(a).__name__, a.kind, a.key) for a in actions] == [("Raise", "results_drift", "banker")]
-    live = settled_row("t1", 1000, "baccarat", {**next(records), "minor_units": 2})
+    played = [{**next(records), "minor_units": 2}, {**next(records), "minor_units": 0}]
+    live = settled_row("t1", 1000, "baccarat", played[0])
     assert pit.row({**live, "journal": "j1"}, time.time()) == []  # the same window: still out, raised once
-    again = settled_row("t1", 1001, "baccarat", {**next(records), "minor_units": 0})
-    assert [type(a).__name__ for a in pit.row({**again, "journal": "j1"}, time.time())] == ["Clear"]
+    again = settled_row("t1", 1001, "baccarat", played[1])
+    assert pit.row({**again, "journal": "j1"}, time.time()) == []  # still out, at 2 decimals: raised once
+    with psycopg.connect(postgres.dsn) as conn:  # the service restarted after them: the same window
+        conn.cursor().executemany(
+            "INSERT INTO rounds (table_id, journal_id, round, status, first_seq, last_seq, house_net, "
+            "record) VALUES ('t1', 'j1', %s, 'settled', %s, %s, %s, %s)",
+            [(r["round"], r["round"], r["round"], r["house_net"], json.dumps(r)) for r in played])
+        conn.commit()
+        restarted, actions = history.load(conn, time.time(), drift_window=400)
+    last = [a for a in actions if a.key == "banker"][-1]  # its history judged again: out at the end
+    assert isinstance(last, Raise) and last.data["minor_units"] == 2, last
+    window, after = pit.drift.tables["t1"][3]["banker"], restarted.drift.tables["t1"][3]["banker"]
+    assert (after.staked, after.net, after.squares, len(after)) == (window.staked, window.net,
+                                                                    window.squares, 400)
+    assert window.staked == 399 * 100 + 100 * 100  # rounds 3..402, the last at 0 decimals: 100 is 10,000

@@ -366,15 +366,19 @@ def test_a_day_of_too_many_ties_is_raised_when_the_next_day_begins() -> None:
     assert detail.startswith("day 2026-12-01: winners {'banker': 40, 'player': 35, 'tie': 25} over 100 ")
 
 
-def test_a_change_of_decimals_starts_the_drift_windows_again() -> None:
-    """Stakes and nets played under 2 decimals are not summed with those played under 0 (a ``limits``
-    row changed them): the first round under the new decimals is judged alone, not with the window
-    before it (whose Banker paid 2:1 and drifted out)."""
-    watch = DriftWatch(window=400)
-    records = rigged_rounds(Odds(2, 1), 401, seed=5)
-    for _ in range(400):
-        got = watch.round("t", "baccarat", {}, next(records), 2)
-    assert kinds(got) == [("raise", "results_drift", "banker")] and got[0].data["rounds"] == 400
-    got = watch.round("t", "baccarat", {}, next(records), 0)
-    assert kinds(got) == [("clear", "results_drift", "banker")], got
+def test_a_change_of_decimals_goes_on_with_the_drift_window_at_the_finer_scale() -> None:
+    """A ``limits`` row changing the decimals changes what a minor unit is worth, not what the rounds
+    were worth: the window goes on with every amount exact at the finer scale (never a sum of two
+    scales), so a Banker paid 2:1 that drifted out stays out (it was cleared: the window started again
+    with one round), whichever way the decimals went."""
+    for first, then in ((2, 0), (0, 2)):
+        watch = DriftWatch(window=400)
+        records = rigged_rounds(Odds(2, 1), 401, seed=5)  # each round: 100 minor units on Banker
+        for _ in range(400):
+            got = watch.round("t", "baccarat", {}, next(records), first)
+        assert kinds(got) == [("raise", "results_drift", "banker")] and got[0].data["rounds"] == 400
+        got = watch.round("t", "baccarat", {}, next(records), then)
+        assert kinds(got) == [("raise", "results_drift", "banker")], (first, then, got)
+        staked = 399 * 100 + 100 * 100 if first == 2 else 399 * 100 * 100 + 100  # at 2 decimals
+        assert (got[0].data["minor_units"], got[0].data["rounds"], got[0].data["staked"]) == (2, 400, staked)
 

@@ -204,6 +204,13 @@ class Window:
         self.staked, self.net = self.staked + stake, self.net + net
         self.squares += stake * stake
 
+    def rescale(self, factor: int) -> None:
+        """Every amount times ``factor`` (10 to the decimals added): the same money in finer minor units."""
+        self.stakes = array("q", (stake * factor for stake in self.stakes))
+        self.nets = array("q", (net * factor for net in self.nets))
+        self.staked, self.net = self.staked * factor, self.net * factor
+        self.squares *= factor * factor
+
 
 class DriftWatch:
     """Each table's bet types over their last ``window`` rounds against the par's 99.9 % band."""
@@ -211,6 +218,8 @@ class DriftWatch:
     def __init__(self, window: int = DRIFT_WINDOW) -> None:
         self.window = window
         self.tables: dict[str, tuple[str, GamePar, dict[str, BetLaw], dict[str, Window]]] = {}
+        #: Each table's windows' decimals: the most of its rounds' since they started.
+        self.scales: dict[str, int] = {}
 
     def round(self, table_id: str, game: str, options: Mapping[str, Any], record: Mapping[str, Any],
               decimals: int) -> list[Action]:
@@ -218,9 +227,11 @@ class DriftWatch:
         ``money.round_decimals``): judged if settled, for every bet it had."""
         if record.get("status") != "settled":
             return []
-        # A new game or pay table starts its windows again, and so do new decimals (a ``limits`` row):
-        # stakes and nets of two scales are never summed (10.00 and 2,000 are not 2,010 of anything).
-        rules = f"{game} {sorted(options.items())} {decimals}"
+        # A new game or pay table starts its windows again. New decimals (a ``limits`` row) do not: the
+        # rounds are worth what they were, so the window goes on at the finer scale, every amount exact
+        # in it (10.00 and 2,000 are 1,000 and 200,000 at 2 decimals, never 2,010 of anything), and a
+        # drift found before the change stays found.
+        rules = f"{game} {sorted(options.items())}"
         kept = self.tables.get(table_id)
         if kept is None or kept[0] != rules:
             try:
@@ -229,7 +240,14 @@ class DriftWatch:
                 return []
             judged = laws(par)
             kept = self.tables[table_id] = (rules, par, judged, {bet: Window(self.window) for bet in judged})
+            self.scales[table_id] = decimals
         _, par, judged, windows = kept
+        scale = self.scales[table_id]
+        if decimals > scale:
+            for w in windows.values():
+                w.rescale(10 ** (decimals - scale))
+            self.scales[table_id] = scale = decimals
+        factor = 10 ** (scale - decimals)
         try:
             terms = record_terms(par, record)
         except NoPar:  # a spot the par does not know (the round is not of these rules)
@@ -240,13 +258,13 @@ class DriftWatch:
             if had is None:
                 continue
             w = windows[bet]
-            w.add(*had)
+            w.add(had[0] * factor, had[1] * factor)
             drift = drift_of_sums(law, len(w), w.staked, w.net, w.squares)
             if drift.outside:
                 actions.append(Raise(table_id, "results_drift", bet, "warning", drift.finding(),
                                      {"rounds": drift.rounds, "staked": drift.staked,
                                       "actual": drift.actual, "expected": float(drift.expected),
-                                      "low": drift.low, "high": drift.high},
+                                      "low": drift.low, "high": drift.high, "minor_units": scale},
                                      None))
             else:
                 actions.append(Clear(table_id, "results_drift", bet))
