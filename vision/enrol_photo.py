@@ -6,8 +6,10 @@ photo per card, a scan, a photo cropped to the card), not from a camera that mus
 doubtful. A window filled by paper is glare or a card held too close at the table (unknown, as
 before), but a photograph filled by paper is the face itself. A card touching the photograph's edge
 is still usable when both its indices are in the picture: the index is all enrolment takes from it.
-What could teach the profile a wrong glyph is still refused: a card cut so much that its shape is
-guessed, or an index outside the photograph.
+A card seen nearer square than the live camera's rules allow is taken when the same enrolment's
+whole cards are seen so (a deck laid out and photographed at once, then cropped). What could teach
+the profile a wrong glyph is still refused: a card cut so much that its shape is guessed, or an index
+outside the photograph.
 """
 
 from __future__ import annotations
