@@ -170,12 +170,12 @@ def test_a_card_seen_as_near_square_as_its_neighbours_is_taken_and_alone_it_is_r
     sides converge enough. Before, the one whose sides did not (martinabeleda's 4C) was refused ("no card
     found") and the deck with it, beside 51 cards seen the same way; it is taken when a whole card of the
     enrolment is seen at its proportions, and refused, saying how it was seen, when none is."""
-    converging = [(132, 116), (442, 116), (450, 448), (112, 448)]  # taken by the live camera's rules
-    parallel = [(120, 116), (444, 116), (444, 448), (120, 448)]  # as near square, its sides parallel
+    converging = [(99, 87), (332, 87), (338, 336), (84, 336)]  # taken by the live camera's rules
+    parallel = [(90, 87), (333, 87), (333, 336), (90, 336)]  # as near square, its sides parallel
     cut = parse_card("4C")
 
     def photo(card: Card, corners: list[tuple[float, float]]) -> Image:
-        return on_table(render_face(card, DESIGNS["classic"]), corners, (560, 560))
+        return on_table(render_face(card, DESIGNS["classic"]), corners, (420, 420))
 
     assert find_card(photo(cut, parallel), FACE_SIZE, ENROL_PARAMS).face is None
     result = enrol(((photo(card, parallel if card is cut else converging), card, card.code) for card in DECK),
