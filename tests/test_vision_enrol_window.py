@@ -3,13 +3,14 @@ the usual window is measured exactly as before, its centre pips left out of the 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
 from vision_support import ENROL_SEED
 
-from controller.cards import DECK, parse_card
-from vision.enrol_window import SEARCH_HEIGHTS, index_place
+from controller.cards import DECK, SUITS, parse_card
+from vision.enrol_window import CLEARLY_MORE, SEARCH_HEIGHTS, index_place
 from vision.enroll import enrol
 from vision.profile import FACE_SIZE, load_profile, save_profile
 from vision.recognise import recognise
@@ -69,3 +70,22 @@ def test_more_photographs_of_one_card_do_not_move_the_window() -> None:
     assert once is not None and once.window.height > SEARCH_HEIGHTS[0] * FACE_SIZE[1]
     more = index_place(faces + [faces[0]] * 10, CODES + [CODES[0]] * 10)
     assert more is not None and more.window == once.window
+
+
+def test_a_deck_whose_aces_alone_have_a_low_index_enrols_and_reads() -> None:
+    """Only the aces carry a larger index reaching 41 % down the face (4 cards of 52, under the tenth
+    :data:`CLEARLY_MORE` asks): the taller window reads every card the usual one reads and the aces too,
+    so it is taken. Before, the usual window was kept and the aces were refused ("index not readable"),
+    which no new photograph could mend. The other cards keep reading in the taller box."""
+    ace = replace(DESIGNS["classic"], index_y=80, suit_size=28, font_scale=1.1)
+    assert len(SUITS) < CLEARLY_MORE * len(DECK)  # too few aces for the tenth
+    faces = [render_face(card, ace if card.rank == "A" else DESIGNS["classic"]) for card in DECK]
+    result = enrol([(face, card, card.code) for face, card in zip(faces, DECK, strict=True)], "low aces")
+    assert result.ok, result.problems
+    assert result.profile is not None
+    assert result.profile.spec.index.glyphs[3] > SEARCH_HEIGHTS[0] * FACE_SIZE[1]
+    for i, code in enumerate(("AS", "AH", "5D", "KC")):
+        card = parse_card(code)
+        frame = scene(card, ace if card.rank == "A" else DESIGNS["classic"], ENROL_SEED * 1000 + 600 + i,
+                      cond=STUDIO)
+        assert recognise(frame, result.profile).card is card, code

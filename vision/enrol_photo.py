@@ -6,14 +6,16 @@ photo per card, a scan, a photo cropped to the card), not from a camera that mus
 doubtful. A window filled by paper is glare or a card held too close at the table (unknown, as
 before), but a photograph filled by paper is the face itself. A card touching the photograph's edge
 is still usable when both its indices are in the picture: the index is all enrolment takes from it.
-What could teach the profile a wrong glyph is still refused: a card cut so much that its shape is
-guessed, or an index outside the photograph.
+A card seen nearer square than the live camera's rules allow is taken when the same enrolment's
+whole cards are seen so (a deck laid out and photographed at once, then cropped). What could teach
+the profile a wrong glyph is still refused: a card cut so much that its shape is guessed, or an index
+outside the photograph.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 import cv2
@@ -51,6 +53,14 @@ FLUSH_TOLERANCE: Final = 0.03
 #: ... and meet its neighbours within this many degrees of a right angle (a photograph taken from above).
 FLUSH_SQUARE: Final = 5.0
 
+#: A card refused only for its proportions is looked for again with this tolerance (up to square as
+#: seen; a quarter turn that fits as well leaves its turn open and is still refused), and taken when a
+#: whole card of the same enrolment is seen at its proportions (:func:`slant_fits`): cropped out of one
+#: photograph of the deck laid out, the cards far from the camera's axis are seen near square, and
+#: whether their sides' slight convergence makes them a card under a camera centred on the crop is
+#: a pixel's chance (martinabeleda's 4C, 0.98 wide to tall, refused beside its row's 0.96 to 0.98).
+SLANT_PARAMS: Final = replace(ENROL_PARAMS, aspect_tolerance=1 - CARD_ASPECT)
+
 RESHOOT_MARGIN: Final = "re-shoot it with a margin of table around the card"
 #: An outline no plausible camera makes a card's: seen at a slant too steep, or cropped out of a wider
 #: photograph (the crop loses where the camera's axis was, which undoes a slant: vision.tilt).
@@ -65,8 +75,9 @@ class PhotoFace:
 
     face: Image | None
     reason: str = ""
-    #: ``card`` (found as the live camera finds it), ``face`` (the photograph is the face) or ``tight``
-    #: (the card touches or crosses the photograph's edge).
+    #: ``card`` (found as the live camera finds it), ``face`` (the photograph is the face), ``tight``
+    #: (the card touches or crosses the photograph's edge) or ``slant`` (seen too near square for the
+    #: live camera's rules, ``reason`` says how: :data:`SLANT_PARAMS`).
     how: str = "card"
     #: For ``tight``: 255 where the face lies inside the photograph (the index must).
     seen: Image | None = None
@@ -107,7 +118,13 @@ def photo_face(photo: Image) -> PhotoFace:
     if "not wholly inside" in det.reason:
         return PhotoFace(None, f"the card runs off the photograph's edge: {RESHOOT_MARGIN}")
     if "wide to tall" in det.reason:  # the live reader refuses the same outline (vision.tilt)
-        return PhotoFace(None, f"no card found: {det.reason}: {RESHOOT_SLANT}")
+        why = (f"{det.reason} (a card is {CARD_ASPECT:.2f}), seen at a slant that no camera centred on this "
+               f"photograph undoes: {RESHOOT_SLANT}")
+        slant = find_card(photo, FACE_SIZE, SLANT_PARAMS)
+        q = slant.corners
+        if slant.face is not None and q is not None and slant.other is None and _seen(photo, q, 0) is None:
+            return PhotoFace(slant.face, why, how="slant", aspect=_aspect(q))
+        return PhotoFace(None, why)
     return PhotoFace(None, f"no card found: {det.reason}: re-shoot it, one whole card on a plain darker "
                            "background")
 
@@ -217,3 +234,13 @@ def flush_fits(found: PhotoFace, deck_aspect: float | None) -> str | None:
         return (f"the card lies against the photograph's edge and looks {found.flush_aspect:.2f} wide to "
                 f"tall against the deck's {deck_aspect:.2f}: part of it is cut off; {RESHOOT_MARGIN}")
     return None
+
+
+def slant_fits(found: PhotoFace, seen: list[float]) -> str | None:
+    """Why a card seen at a slant (``slant``) cannot be taken, or None: a whole card of the same
+    enrolment found by the live camera's rules must be seen at its proportions (``seen``, width over
+    height as seen), the deck photographed the same way; else its outline may be no card's."""
+    aspect = found.aspect or 0.0
+    if found.how != "slant" or any(math.isclose(aspect, a, rel_tol=FLUSH_TOLERANCE) for a in seen):
+        return None
+    return found.reason

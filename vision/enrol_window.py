@@ -6,10 +6,11 @@ casino) index reaches lower (a US Playing Card "Aristocrat" 2-9's suit lies at 3
 height), and the usual window cut its suit in two, so enrolment could not read the index on half the
 deck and refused it, whatever the photographs. A taller window looks among more of the centre's
 pips, so it is taken only when the index it measures is readable on clearly more cards than the
-usual one's: a deck enrolment reads today keeps the usual window and is measured exactly as before
-(even one whose suit the usual window trims, read the same way trimmed in every frame), and the
-profile keeps its format (the window is only where enrolment looks; the profile stores the index
-box it measured).
+usual one's, or on every card the usual one reads and more (a deck whose aces alone carry a large
+index: too few cards for "clearly more", refused for them before whatever the photographs). A deck
+the usual window reads whole keeps it and is measured exactly as before (even one whose suit the
+usual window trims, read the same way trimmed in every frame), and the profile keeps its format (the
+window is only where enrolment looks; the profile stores the index box it measured).
 """
 
 from __future__ import annotations
@@ -57,11 +58,14 @@ class SearchWindow(NamedTuple):
 
 
 class IndexPlace(NamedTuple):
-    """Where a deck's index was measured: the window, the index crop and the glyph area (face pixels)."""
+    """Where a deck's index was measured: the window, the index crop and the glyph area (face pixels),
+    and each face's two indices split there (:func:`index_glyphs`), which enrolment's glyph pass takes
+    as they are instead of splitting every face again."""
 
     window: SearchWindow
     box: Box
     area: Box
+    glyphs: tuple[list[Glyphs | str], ...] = ()
 
 
 def index_glyphs(face: Image, box: Box, area: Box) -> list[Glyphs | str]:
@@ -72,33 +76,38 @@ def index_glyphs(face: Image, box: Box, area: Box) -> list[Glyphs | str]:
 
 
 def index_place(faces: Sequence[Image], cards: Sequence[str]) -> IndexPlace | None:
-    """The index measured in the usual window, or in a taller one whose index is readable on clearly
-    more cards (:data:`CLEARLY_MORE`; ties go to the shorter); None when no window finds any index.
+    """The index measured in the usual window, or in a taller one that reads it on clearly more cards
+    (:data:`CLEARLY_MORE`) or on every card the shorter reads and more (it loses none); ties go to the
+    shorter. None when no window finds any index.
 
     ``cards`` names each face's card: a card counts once, readable when one of its photographs is, so
     more photographs of one card (``--images`` repeated) do not move the deck's window (counted by
     faces, ten more photographs of a card the usual window reads took a deck whose large index it cuts
-    on six cards back to the usual window, and enrolment then refused those six).
+    on six cards back to the usual window, and enrolment then refused those six). A deck whose index
+    reaches lower on only a few cards (jumbo aces: 4 of 52, under a tenth) takes the taller window by
+    the second rule: the few blurred faces the tenth guards against are no more readable lower down, so
+    they never move a usual deck's window among the centre's pips.
     """
     h = FACE_SIZE[1]
     total = len(set(cards))
 
-    def readable(place: IndexPlace | None) -> int:
+    def read(place: IndexPlace | None) -> tuple[IndexPlace | None, set[str]]:
         if place is None:
-            return 0
-        return len({card for face, card in zip(faces, cards, strict=True)
-                    if all(not isinstance(g, str) for g in index_glyphs(face, place.box, place.area))})
+            return None, set()
+        glyphs = tuple(index_glyphs(face, place.box, place.area) for face in faces)
+        readable = {card for both, card in zip(glyphs, cards, strict=True)
+                    if all(not isinstance(g, str) for g in both)}
+        return place._replace(glyphs=glyphs), readable
 
-    usual = measure(faces, window_at(faces, int(h * SEARCH_HEIGHTS[0])))
-    usual_count = readable(usual)
-    chosen, chosen_count = usual, usual_count
-    if usual_count == total:
+    usual, usual_cards = read(measure(faces, window_at(faces, int(h * SEARCH_HEIGHTS[0]))))
+    chosen, chosen_cards = usual, usual_cards
+    if len(usual_cards) == total:
         return usual
     for share in SEARCH_HEIGHTS[1:]:
-        place = measure(faces, window_at(faces, int(h * share)))
-        count = readable(place)
-        if count > chosen_count and count - usual_count >= CLEARLY_MORE * total:
-            chosen, chosen_count = place, count
+        place, found = read(measure(faces, window_at(faces, int(h * share))))
+        clearly = len(found) > len(chosen_cards) and len(found) - len(usual_cards) >= CLEARLY_MORE * total
+        if clearly or found > chosen_cards:
+            chosen, chosen_cards = place, found
     return chosen
 
 

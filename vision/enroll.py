@@ -24,8 +24,8 @@ import numpy as np
 from controller.cards import DECK, RANKS, SUITS, Card, CardError, parse_card
 from vision.colour import RED_SUITS, out_of_line, thresholds
 from vision.compare import differ_mask
-from vision.enrol_photo import PhotoFace, flush_fits, index_seen, photo_face
-from vision.enrol_window import index_glyphs, index_place
+from vision.enrol_photo import PhotoFace, flush_fits, index_seen, photo_face, slant_fits
+from vision.enrol_window import index_place
 from vision.profile import (
     FACE_SIZE,
     RANK_SIZE,
@@ -145,14 +145,14 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
         found = photo_face(img)
         if found.face is None:
             why[card.code].append(f"{origin}: {found.reason}")
-        elif found.how == "tight":
+        elif found.how in ("tight", "slant"):  # judged against the deck's whole cards, once all are in
             tight.append((found, card, origin))
         else:
             faces.append((found.face, card, origin))
             aspects.append(found.aspect or 0.0)
     deck_aspect = float(np.median(aspects)) if aspects else None
     for found, card, origin in tight:
-        if (doubt := flush_fits(found, deck_aspect)) is not None:
+        if (doubt := flush_fits(found, deck_aspect) or slant_fits(found, aspects)) is not None:
             why[card.code].append(f"{origin}: {doubt}")
         elif found.face is not None:
             faces.append((found.face, card, origin))
@@ -168,11 +168,10 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
     corner, boxes, area = place.window.corner, (place.box, place.area), place.area
     cut = {id(found.face): off for found, _, _ in tight if (off := index_seen(found, area)) is not None}
     read: list[tuple[list[Glyphs], tuple[Image, Card, str]]] = []
-    for face, card, origin in faces:
+    for (face, card, origin), both in zip(faces, place.glyphs, strict=True):  # split while placing it
         if id(face) in cut:
             why[card.code].append(f"{origin}: {cut[id(face)]}")
             continue
-        both = index_glyphs(face, place.box, area)
         bad = [g for g in both if isinstance(g, str)]
         if bad:
             why[card.code].append(f"{origin}: index not readable: {bad[0]}: {REMEDY_INDEX}")
