@@ -30,6 +30,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.detect import Detection, DetectParams
+from vision.face_down import face_down
 from vision.index_glyphs import anchors, glyph_anchors, glyph_points, similarity, to_frame
 from vision.profile import DeckProfile
 from vision.refusal import Refusal
@@ -340,6 +341,8 @@ def search(
     reading, quad, card_paper = read[0]
     if apart(small, quad, win.inside, area[0]):
         return Found(None, "a second bright region of a card's size in the window (one card at a time)")
+    if face_down(small, quad, win):
+        return Found(None, "a dark rectangle of a card's size in the window: a back (one card at a time)")
     outline = quad.reshape(-1, 1, 2)
     size = float(np.sqrt(cv2.contourArea(quad) / (fw * fh)))  # the card's scale
     seen: set[int] = set()
