@@ -77,3 +77,14 @@ def test_a_face_down_pile_beside_a_card_cut_by_the_frame_leaves_the_frame_unknow
     assert recognise(finish(alone), deck).card is parse_card("7H")  # without the pile: read by its indices
     reading = recognise(finish(frame), deck)
     assert reading.status == "unknown", reading
+
+
+def test_dark_things_reaching_the_frames_edge_beside_the_card_cost_no_read() -> None:
+    """A dark room beyond the sheet and a laptop half out of the frame (as on guillex7's photographs)
+    are dark, but reach the window's edge: no card-sized rectangle is judged there, the card is read."""
+    frame = sheet(5)
+    lay(frame, "7H", (230, 270), 300, 5)
+    frame[:70] = (35, 30, 30)  # the dark room beyond the sheet's far edge
+    cv2.rectangle(frame, (470, 150), (700, 400), (50, 45, 40), -1)  # a laptop, cut by the frame's edge
+    reading = recognise(finish(frame), profile("classic"))
+    assert reading.status == "card" and reading.card is parse_card("7H"), reading.reason
