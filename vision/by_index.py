@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 from vision.detect import Detection, DetectParams
 from vision.face_down import face_down
 from vision.index_glyphs import anchors, glyph_anchors, glyph_points, similarity, to_frame
+from vision.levels import least_channel
 from vision.profile import DeckProfile
 from vision.refusal import Refusal
 from vision.warp import warp_box, warp_indices
@@ -98,8 +99,7 @@ def ink_pieces(frame: Image, profile: DeckProfile, min_area: float, max_area: fl
     fw, fh = profile.spec.face
     lo, hi = (np.sqrt(a * w * h / (fw * fh)) for a in (min_area, max_area))
     index = profile.spec.index
-    # The least of blue, green and red per pixel: a 1 x 3 erosion along each row of interleaved channels.
-    least = cv2.erode(np.ascontiguousarray(frame).reshape(h, w * 3), np.ones((1, 3), np.uint8))[:, 1::3]
+    least = least_channel(frame)  # red ink as dark as black
     # The paper around a glyph: the least channel closed (not dilated: never a brighter thing beside the
     # card) over more than a glyph, at a quarter of the size (the paper's level needs no detail).
     coarse = cv2.resize(least, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)

@@ -20,6 +20,7 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
+from vision.levels import least_channel
 from vision.window import Bounds
 
 #: The dark region is closed over this share of the card's short side (a back's lattice is finer).
@@ -35,7 +36,7 @@ PROPORTIONS: Final = (0.5, 0.9)
 def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
     """Whether the window at the working size ``small`` holds a dark card-sized rectangle wholly inside
     it and apart from the card at ``quad`` (working pixels): a face-down card (see the module)."""
-    least = np.asarray(np.min(small, axis=2), np.uint8)
+    least = least_channel(small)
     seen = least if win.inside is None else least[win.inside > 0]
     level = cv2.threshold(seen.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
     dark = cv2.threshold(least, level, 255, cv2.THRESH_BINARY_INV)[1]
@@ -49,14 +50,12 @@ def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
     closed = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, np.ones((margin, margin), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
     area = cv2.contourArea(quad.astype(np.float32))
+    cut = set(np.unique(labels[win.rim > 0]).tolist())  # regions reaching the window's edge
     for k in range(1, n):
-        if stats[k, cv2.CC_STAT_AREA] < LEAST_AREA * area:
+        if stats[k, cv2.CC_STAT_AREA] < LEAST_AREA * area or k in cut:
             continue
-        region = labels == k
-        if np.any(win.rim[region]):
-            continue
-        pts = np.column_stack(np.nonzero(region))[:, ::-1].astype(np.float32)
-        (_, _), (rw, rh), _ = cv2.minAreaRect(pts)
+        outline, _ = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        (_, _), (rw, rh), _ = cv2.minAreaRect(np.vstack(outline))
         fill = stats[k, cv2.CC_STAT_AREA] / max(rw * rh, 1.0)
         if fill >= LEAST_FILL and PROPORTIONS[0] <= min(rw, rh) / max(rw, rh, 1.0) <= PROPORTIONS[1]:
             return True
