@@ -54,7 +54,8 @@ def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
     for k in range(1, n):
         if stats[k, cv2.CC_STAT_AREA] < LEAST_AREA * area or k in cut:
             continue
-        outline, _ = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        region = (labels == k).astype(np.uint8)
+        outline, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         (_, _), (rw, rh), _ = cv2.minAreaRect(np.vstack(outline))
         fill = stats[k, cv2.CC_STAT_AREA] / max(rw * rh, 1.0)
         if fill >= LEAST_FILL and PROPORTIONS[0] <= min(rw, rh) / max(rw, rh, 1.0) <= PROPORTIONS[1]:
