@@ -2,19 +2,19 @@
 
 Why: :func:`vision.detect.find_card` finds the card by its paper's outline, which fails where the
 paper is not set off from its surroundings (a card on a white sheet, held against a lit monitor, on
-top of a pile): the outline is lost while both indices are plainly visible. So, only when the
-detector refused the frame for a bright region reaching or filling the window (:data:`SEARCHED`),
-the card is looked for by its ink: dark or red pieces on lighter paper (each pixel against the
-brightest paper around it), a *candidate index* is a glyph of
-the rank's size above one of the suit's size at the deck's learned spacing (which gives the card's
-turn and scale), two candidates a card's length apart and turned half a turn from each other, where
-the deck's layout puts the second index, give the card's four corners (a similarity through both
-suits' centres), and the two index boxes are then read exactly as a detected card's are, both of
-them, agreeing (the caller's ``read_pair``).
+top of a pile): the outline is lost while both indices are plainly visible. So, only when the detector
+refused the frame for a bright region reaching or filling the window (:data:`SEARCHED`), the card is
+looked for by its ink: dark or red pieces on lighter paper (each pixel against the brightest paper
+around it), a *candidate index* is a glyph of the rank's size above one of the suit's size at the
+deck's learned spacing (which gives the card's turn and scale), two candidates a card's length apart
+and turned half a turn from each other, where the deck's layout puts the second index, give the card's
+four corners (a similarity through both suits' centres), and the two index boxes are then read exactly
+as a detected card's are, both of them, agreeing (the caller's ``read_pair``).
 
 Why it cannot read a card that is not one: two agreeing index reads at a card's geometry are needed,
 every index box must lie inside the frame and the scan window, and any other candidate index in the
-window that reads as a card (the same or another) leaves the frame unknown, as does a second pair.
+window that reads as a card (the same or another) leaves the frame unknown, as does a second pair,
+a second bright region of a card's size or a dark one (a face-down back, :mod:`vision.face_down`).
 The work is bounded: cheap size and spacing tests first, then at most :data:`MAX_PAIRS` reads.
 """
 
@@ -283,8 +283,7 @@ def find_by_indices(
     :func:`vision.warp.warp_indices`; None: not a card), or None and what the search found (to follow
     the reason of the detector's ``refused`` detection). ``reads_alone``: whether one index crop alone
     reads as a card (a second card's index); ``params``: the detector's limits (the least and greatest
-    card area).
-    Searched only after the kinds of refusal :data:`SEARCHED` names, whatever the reason's words."""
+    card area). Searched only after the kinds of refusal :data:`SEARCHED` names, whatever the words."""
     if refused.refusal not in SEARCHED:
         return Found(None, "")
     found = search(frame, profile, window, (params.min_area, params.max_area), read_pair, reads_alone)
