@@ -2,18 +2,19 @@
 
 Why: :func:`vision.detect.find_card` finds the card by its paper's outline, which fails where the
 paper is not set off from its surroundings (a card on a white sheet, held against a lit monitor, on
-top of a pile): the outline is lost while both indices are plainly visible. So, only when the
-detector refused the frame as "unknown", the card is looked for by its ink: dark or red pieces on
-lighter paper (each pixel against the brightest paper around it), a *candidate index* is a glyph of
-the rank's size above one of the suit's size at the deck's learned spacing (which gives the card's
-turn and scale), two candidates a card's length apart and turned half a turn from each other, where
-the deck's layout puts the second index, give the card's four corners (a similarity through both
-suits' centres), and the two index boxes are then read exactly as a detected card's are, both of
-them, agreeing (the caller's ``read_pair``).
+top of a pile): the outline is lost while both indices are plainly visible. So, only when the detector
+refused the frame for a bright region reaching or filling the window (:data:`SEARCHED`), the card is
+looked for by its ink: dark or red pieces on lighter paper (each pixel against the brightest paper
+around it), a *candidate index* is a glyph of the rank's size above one of the suit's size at the
+deck's learned spacing (which gives the card's turn and scale), two candidates a card's length apart
+and turned half a turn from each other, where the deck's layout puts the second index, give the card's
+four corners (a similarity through both suits' centres), and the two index boxes are then read exactly
+as a detected card's are, both of them, agreeing (the caller's ``read_pair``).
 
 Why it cannot read a card that is not one: two agreeing index reads at a card's geometry are needed,
 every index box must lie inside the frame and the scan window, and any other candidate index in the
-window that reads as a card (the same or another) leaves the frame unknown, as does a second pair.
+window that reads as a card (the same or another) leaves the frame unknown, as does a second pair,
+a second bright region of a card's size or a dark one (a face-down back, :mod:`vision.face_down`).
 The work is bounded: cheap size and spacing tests first, then at most :data:`MAX_PAIRS` reads.
 """
 
@@ -28,9 +29,12 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.detect import DetectParams
+from vision.detect import Detection, DetectParams
+from vision.face_down import face_down
 from vision.index_glyphs import anchors, glyph_anchors, glyph_points, similarity, to_frame
+from vision.levels import least_channel
 from vision.profile import DeckProfile
+from vision.refusal import Refusal
 from vision.warp import warp_box, warp_indices
 from vision.window import ScanWindow, bounds
 
@@ -55,11 +59,12 @@ SIZE_FACTOR: Final = 1.6
 #: (:func:`pairs`).
 SCALE_FACTOR: Final = 2.0
 TURN_SLACK: Final = 0.45
-#: The detector's refusals after which the card is searched for by its indices: a bright region that
-#: reaches the window's edge or fills it (the card's paper joined to a sheet, a monitor, a pale table).
-#: Never after an odd outline inside the window (its corners, notch or proportions: two overlapping
-#: cards make one) nor after two objects: a second card may be there.
-SEARCHED: Final = ("not wholly inside the window", "the bright area fills the window")
+#: The kinds of the detector's refusal (:class:`vision.refusal.Refusal`, never its message's words)
+#: after which the card is searched for by its indices: a bright region that reaches the window's edge
+#: or fills it (the card's paper joined to a sheet, a monitor, a pale table). Never after an odd outline
+#: inside the window (its corners, notch or proportions: two overlapping cards make one), a glare, nor
+#: after two objects: a second card may be there.
+SEARCHED: Final = frozenset({Refusal.CUT, Refusal.FILLS})
 #: Another candidate is looked at as a second card's index when its paper is at least this share as
 #: bright as the card's (a card beside it lies in the same light; the felt's or wood's grain does not).
 OTHER_PAPER: Final = 0.6
@@ -94,8 +99,7 @@ def ink_pieces(frame: Image, profile: DeckProfile, min_area: float, max_area: fl
     fw, fh = profile.spec.face
     lo, hi = (np.sqrt(a * w * h / (fw * fh)) for a in (min_area, max_area))
     index = profile.spec.index
-    # The least of blue, green and red per pixel: a 1 x 3 erosion along each row of interleaved channels.
-    least = cv2.erode(np.ascontiguousarray(frame).reshape(h, w * 3), np.ones((1, 3), np.uint8))[:, 1::3]
+    least = least_channel(frame)  # red ink as dark as black
     # The paper around a glyph: the least channel closed (not dilated: never a brighter thing beside the
     # card) over more than a glyph, at a quarter of the size (the paper's level needs no detail).
     coarse = cv2.resize(least, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
@@ -272,15 +276,15 @@ def apart(small: Image, quad: NDArray[np.float32], inside: NDArray[np.uint8] | N
 
 
 def find_by_indices(
-    frame: Image, profile: DeckProfile, window: ScanWindow | None, params: DetectParams, refused: str,
+    frame: Image, profile: DeckProfile, window: ScanWindow | None, params: DetectParams, refused: Detection,
     read_pair: Callable[[list[Image]], Reading | None], reads_alone: Callable[[Image], bool],
 ) -> Found[Reading]:
     """The card found by its two indices and read by ``read_pair`` (both index crops of
     :func:`vision.warp.warp_indices`; None: not a card), or None and what the search found (to follow
-    the detector's ``refused`` reason). ``reads_alone``: whether one index crop alone reads as a card
-    (a second card's index); ``params``: the detector's limits (the least and greatest card area).
-    Searched only after the refusals :data:`SEARCHED` names."""
-    if not any(why in refused for why in SEARCHED):
+    the reason of the detector's ``refused`` detection). ``reads_alone``: whether one index crop alone
+    reads as a card (a second card's index); ``params``: the detector's limits (the least and greatest
+    card area). Searched only after the kinds of refusal :data:`SEARCHED` names, whatever the words."""
+    if refused.refusal not in SEARCHED:
         return Found(None, "")
     found = search(frame, profile, window, (params.min_area, params.max_area), read_pair, reads_alone)
     return Found(found.reading, f"; by its indices: {found.summary}")
@@ -336,6 +340,8 @@ def search(
     reading, quad, card_paper = read[0]
     if apart(small, quad, win.inside, area[0]):
         return Found(None, "a second bright region of a card's size in the window (one card at a time)")
+    if face_down(small, quad, win):
+        return Found(None, "a dark rectangle of a card's size in the window: a back (one card at a time)")
     outline = quad.reshape(-1, 1, 2)
     size = float(np.sqrt(cv2.contourArea(quad) / (fw * fh)))  # the card's scale
     seen: set[int] = set()

@@ -23,8 +23,9 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.levels import grey_percentile
+from vision.refusal import Refusal
 from vision.rim import edge_map, sharp_outline
-from vision.sides import fit_quads, traced_sides
+from vision.sides import fit_quads, fitted_corners, traced_sides
 from vision.tilt import card_turns
 from vision.warp import warp_face
 from vision.window import Bounds, ScanWindow, bounds, edge_lengths, side_lengths, widest_side
@@ -65,6 +66,8 @@ class Detection:
     #: ``card`` (one clean card), ``empty`` (nothing card-sized), or ``refused`` (something, not one card).
     status: str
     reason: str = ""
+    #: What a refusal (or ``empty``) was about: decisions that follow it read this, never ``reason``'s words.
+    refusal: Refusal | None = None
     face: Image | None = None
     corners: NDArray[np.float32] | None = None
     #: The corners a quarter turn on, when foreshortening leaves the turn open (read if the first fails).
@@ -78,35 +81,6 @@ def _order(quad: NDArray[np.float32]) -> NDArray[np.float32]:
     q = quad[sorted(range(len(pts)), key=lambda i: math.atan2(pts[i][1] - cy, pts[i][0] - cx))]
     first, second = edge_lengths(q)[:2]
     return q[[1, 2, 3, 0]] if first > second else q
-
-
-def _refine(contour: NDArray[np.int32], quad: NDArray[np.int32]) -> NDArray[np.float32]:
-    """The card's true corners: a line fitted to the middle of each side, intersected with the next.
-
-    The corners of a card are rounded, so the polygon's vertices sit a few pixels inside the corner of
-    the rectangle the printing is laid out on; fitted sides do not, and are sub-pixel accurate.
-    """
-    at = [int(i) for i in np.argmin(((contour[None, :, :] - quad[:, None, :]) ** 2).sum(axis=2), axis=1)]
-    n = len(contour)
-    lines = []
-    for k in range(4):
-        a, b = at[k], at[(k + 1) % 4]
-        seg = contour[(a + np.arange((b - a) % n + 1)) % n]  # the contour from vertex a on to b
-        trim = len(seg) // 5
-        seg = seg[trim : len(seg) - trim] if len(seg) - 2 * trim >= 2 else seg
-        if len(seg) < 2:
-            return quad.astype(np.float32)
-        fit = cv2.fitLine(seg.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append((float(fit[0]), float(fit[1]), float(fit[2]), float(fit[3])))
-    out = []
-    for k in range(4):
-        (ux, uy, ax, ay), (vx, vy, bx, by) = lines[k - 1], lines[k]
-        cross = ux * (-vy) - uy * (-vx)
-        if abs(cross) < 1e-6:
-            return quad.astype(np.float32)
-        t = ((bx - ax) * (-vy) - (by - ay) * (-vx)) / cross
-        out.append((ax + t * ux, ay + t * uy))
-    return np.array(out, np.float32)
 
 
 #: A frame's least side at the working width: a thinner strip holds no card and shrinks to nothing.
@@ -139,11 +113,26 @@ class _Outline:
 
     kind: str
     reason: str = ""
+    refusal: Refusal | None = None  # what the reason is about, for a region that is no card
     quad: NDArray[np.float32] | None = None
     contour: NDArray[np.int32] | None = None
     #: A region at the window's edge that is not a whole card: worth searching for a joined card.
     joinable: bool = False
     other: NDArray[np.float32] | None = None  # the card's other possible quarter turn
+
+
+#: Why a region reaching the window's edge holds no whole card (:attr:`Refusal.CUT`).
+NOT_INSIDE: Final = "the card is not wholly inside the window"
+
+
+def _cut(contour: NDArray[np.int32]) -> _Outline:
+    """A region at the window's edge that is not a whole card: searched for a card joined to it."""
+    return _Outline("edge", NOT_INSIDE, Refusal.CUT, contour=contour, joinable=True)
+
+
+def _apart(n: int, kind: str = "refused") -> _Outline:
+    """``n`` separate objects in the window, refused: one card at a time."""
+    return _Outline(kind, f"{n} separate objects in the window (one card at a time)", Refusal.SEPARATE)
 
 
 def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
@@ -153,43 +142,36 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
     kind = "edge" if on_edge else "odd"
     area = cv2.contourArea(contour)
     if area > params.max_area * w * h:
-        return _Outline(kind, "the bright area fills the window (glare or a card too close)")
+        return _Outline(kind, "the bright area fills the window (glare or a card too close)", Refusal.FILLS)
     quad = cv2.approxPolyDP(contour, 0.03 * cv2.arcLength(contour, True), True)
     if len(quad) != 4 or not cv2.isContourConvex(quad):
-        why = (
-            "the card is not wholly inside the window"
-            if on_edge
-            else f"the outline has {len(quad)} corners, not a single card's 4"
-        )
-        return _Outline(kind, why, contour=contour, joinable=on_edge > 0)
+        odd = f"the outline has {len(quad)} corners, not a single card's 4"
+        return _cut(contour) if on_edge else _Outline(kind, odd, Refusal.SHAPE, contour=contour)
     fill = area / max(cv2.contourArea(quad), 1.0)
     if fill < params.min_fill:
-        why = (
-            "the card is not wholly inside the window"
-            if on_edge
-            else f"the outline is notched ({fill:.2f} of its corners' area)"
-        )
-        return _Outline(kind, why, contour=contour, joinable=on_edge > 0)
+        odd = f"the outline is notched ({fill:.2f} of its corners' area)"
+        return _cut(contour) if on_edge else _Outline(kind, odd, Refusal.SHAPE, contour=contour)
     if on_edge > 2 * params.corner_round * widest_side(win.size, params.corner_round) + 1:
         # More of it on the rim than any whole card's rounded corners can put there, whatever its fitted
         # corners: cut by the window, as below, without fitting its sides (the worst frames' largest cost).
-        return _Outline(kind, "the card is not wholly inside the window", contour=contour, joinable=True)
-    q = _order(_refine(np.asarray(pts, np.int32), np.asarray(quad, np.int32).reshape(4, 2)))
+        return _cut(contour)
+    q = _order(fitted_corners(np.asarray(pts, np.int32), np.asarray(quad, np.int32).reshape(4, 2)))
     if not traced_sides(q, pts, (h, w)):  # a corner on a joined patch of table: search it as joined
-        return _Outline(kind, "the outline's sides leave the bright region", contour=contour, joinable=True)
+        return _Outline(kind, "the outline's sides leave the bright region", Refusal.SHAPE, contour=contour,
+                        joinable=True)
     short = side_lengths(q)[0]
     if on_edge:
         # Cut by the window is decided from the fitted corners: a card whose rounded corner only grazes
         # its rim is whole (its fitted corner lies just past the rim, by less than the rounding).
         margin = params.corner_round * short
         if not win.within(q, margin) or on_edge > 2 * margin:
-            return _Outline(kind, "the card is not wholly inside the window", contour=contour, joinable=True)
+            return _cut(contour)
     if turns := _card_turns(q, win, params):  # seen at a slant, the short side may look the longer
         return _Outline("card", quad=turns[0], contour=contour, other=next(iter(turns[1:]), None))
     across, along = win.sides(q)
     where = " on the calibrated table" if win.calibrated else ""
     return _Outline(kind, f"the outline's sides are {across / max(along, 1e-6):.2f} wide to tall{where}, "
-                          "not a card's")
+                          "not a card's", Refusal.PROPORTIONS)
 
 
 def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
@@ -208,10 +190,10 @@ def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _O
 
     quads = fit_quads(contour, win.rim, accept)
     if len(quads) > 1:
-        return _Outline("odd", f"{len(quads)} separate objects in the window (one card at a time)")
+        return _apart(len(quads), "odd")
     if quads:
         return _Outline("card", quad=quads[0], contour=contour)
-    return _Outline("edge", "the card is not wholly inside the window")
+    return _Outline("edge", NOT_INSIDE, Refusal.CUT)
 
 
 def _card_turns(q: NDArray[np.float32], win: Bounds, params: DetectParams) -> list[NDArray[np.float32]]:
@@ -240,11 +222,11 @@ def _choose(found: list[_Outline]) -> _Outline | None:
     cards = [o for o in found if o.kind == "card"]
     inside = cards + [o for o in found if o.kind == "odd"]
     if len(inside) > 1:
-        return _Outline("refused", f"{len(inside)} separate objects in the window (one card at a time)")
+        return _apart(len(inside))
     if len(cards) == 1:
         return cards[0]
     if inside:
-        return _Outline("refused", inside[0].reason)
+        return _Outline("refused", inside[0].reason, inside[0].refusal)
     return None
 
 
@@ -342,7 +324,8 @@ class _Looks:
             chosen = _choose(self._found(share, mask, join))
             quad = None if chosen is None else chosen.quad
             if quad is not None and not sharp_outline(quad, self.edges()):
-                glare = _Outline("odd", "the brightest patch's outline is no edge in the frame (a glare)")
+                glare = _Outline("odd", "the brightest patch's outline is no edge in the frame (a glare)",
+                                 Refusal.GLARE)
                 continue
             if chosen is not None:
                 return chosen
@@ -367,19 +350,19 @@ def find_card(
     """
     h, w = frame.shape[:2]
     if min(h, w) * min(1.0, params.work_width / w) < MIN_SIDE:
-        return Detection("refused", f"a {w} x {h} frame is too narrow to hold a card")
+        return Detection("refused", f"a {w} x {h} frame is too narrow to hold a card", Refusal.NARROW)
     small, scale = _shrink(frame, params.work_width)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     grey = cv2.GaussianBlur(grey, (5, 5), 0)
     win = bounds(window, (grey.shape[1], grey.shape[0]))
     seen = grey if win.inside is None else grey[win.inside > 0].reshape(1, -1)
     if seen.size == 0 or float(seen.max()) - float(seen.min()) < 60:
-        return Detection("empty", "no contrast in the window")
+        return Detection("empty", "no contrast in the window", Refusal.EMPTY)
     level = cv2.threshold(seen, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
     binary = cv2.threshold(grey, level, 255, cv2.THRESH_BINARY)[1]
     found = _outlines(binary, params, win)
     if not found:
-        return Detection("empty", "nothing card-sized")
+        return Detection("empty", "nothing card-sized", Refusal.EMPTY)
     looks = _Looks(grey, binary, level, found, params, win)
     chosen = looks.choose(join=False)
     if chosen is None or chosen.kind != "card":
@@ -387,10 +370,10 @@ def find_card(
         if joined is not None and joined.kind == "card":
             chosen = joined
     if chosen is None:
-        return Detection("refused", next(o.reason for o in found if o.kind == "edge"))
+        chosen = next(o for o in found if o.kind == "edge")  # its reason: why the window holds no card
+    if chosen.kind == "card" and looks.second_card_at_edge(chosen):
+        chosen = _apart(2)
     if chosen.kind != "card" or chosen.quad is None:
-        return Detection("refused", chosen.reason)
-    if looks.second_card_at_edge(chosen):
-        return Detection("refused", "2 separate objects in the window (one card at a time)")
+        return Detection("refused", chosen.reason, chosen.refusal)
     q, other = chosen.quad / scale, None if chosen.other is None else chosen.other / scale
     return Detection("card", face=warp_face(frame, q, size) if warp else None, corners=q, other=other)

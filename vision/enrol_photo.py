@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 from vision.detect import CARD_ASPECT, DetectParams, find_card
 from vision.profile import FACE_SIZE
 from vision.recognise import Image
+from vision.refusal import Refusal
 from vision.warp import warp_box, warp_face
 from vision.window import side_lengths
 
@@ -115,9 +116,9 @@ def photo_face(photo: Image) -> PhotoFace:
                                f"card's ({shapes}): crop it to the card's edges, or {RESHOOT_MARGIN}")
     if det.status == "empty":
         return PhotoFace(None, f"no card found ({det.reason}): photograph the card on a darker background")
-    if "not wholly inside" in det.reason:
+    if det.refusal is Refusal.CUT:
         return PhotoFace(None, f"the card runs off the photograph's edge: {RESHOOT_MARGIN}")
-    if "wide to tall" in det.reason:  # the live reader refuses the same outline (vision.tilt)
+    if det.refusal is Refusal.PROPORTIONS:  # the live reader refuses the same outline (vision.tilt)
         why = (f"{det.reason} (a card is {CARD_ASPECT:.2f}), seen at a slant that no camera centred on this "
                f"photograph undoes: {RESHOOT_SLANT}")
         slant = find_card(photo, FACE_SIZE, SLANT_PARAMS)

@@ -327,7 +327,7 @@ def recognise(
         return Reading("empty", reason=det.reason)
     if det.status != "card" or det.corners is None:
         found = find_by_indices(  # the outline refused: the card by its two indices (vision.by_index)
-            frame, profile, window, params, det.reason,
+            frame, profile, window, params, det,
             lambda pair: r if (r := read_indices(pair, profile, one_index=False)).status == "card" else None,
             lambda crop: not isinstance(read_index(crop, profile), str))
         return found.reading or Reading("unknown", reason=det.reason + found.summary)

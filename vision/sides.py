@@ -141,6 +141,35 @@ def side_support(q: NDArray[np.float32], seen: NDArray[np.uint8]) -> list[float]
     return [float(v) for v in np.add.reduceat(hits, first) / ns]
 
 
+def fitted_corners(contour: NDArray[np.int32], quad: NDArray[np.int32]) -> NDArray[np.float32]:
+    """The card's true corners: a line fitted to the middle of each side, intersected with the next.
+
+    The corners of a card are rounded, so the polygon's vertices sit a few pixels inside the corner of
+    the rectangle the printing is laid out on; fitted sides do not, and are sub-pixel accurate.
+    """
+    at = [int(i) for i in np.argmin(((contour[None, :, :] - quad[:, None, :]) ** 2).sum(axis=2), axis=1)]
+    n = len(contour)
+    lines = []
+    for k in range(4):
+        a, b = at[k], at[(k + 1) % 4]
+        seg = contour[(a + np.arange((b - a) % n + 1)) % n]  # the contour from vertex a on to b
+        trim = len(seg) // 5
+        seg = seg[trim : len(seg) - trim] if len(seg) - 2 * trim >= 2 else seg
+        if len(seg) < 2:
+            return quad.astype(np.float32)
+        fit = cv2.fitLine(seg.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((float(fit[0]), float(fit[1]), float(fit[2]), float(fit[3])))
+    out = []
+    for k in range(4):
+        (ux, uy, ax, ay), (vx, vy, bx, by) = lines[k - 1], lines[k]
+        cross = ux * (-vy) - uy * (-vx)
+        if abs(cross) < 1e-6:
+            return quad.astype(np.float32)
+        t = ((bx - ax) * (-vy) - (by - ay) * (-vx)) / cross
+        out.append((ax + t * ux, ay + t * uy))
+    return np.array(out, np.float32)
+
+
 def traced_sides(q: NDArray[np.float32], contour: NDArray[np.int32], shape: tuple[int, int]) -> bool:
     """Whether every side of ``q`` (fitted to the region ``contour``, N x 2, in a frame of ``shape``
     h, w) runs along that contour over :data:`MIN_SIDE_SUPPORT` of its middle 80 %: a side fitted

@@ -1,0 +1,63 @@
+"""A face-down card beside a card read by its indices: a dark rectangle of a card's size apart from it.
+
+Why: the search by indices (:mod:`vision.by_index`) runs where the card's paper is not set off from
+what it lies on, and a second card's paper is then lost the same way: a back's white border joins a
+white sheet, so neither the detector's bright regions nor :func:`vision.by_index.apart` see it, and a
+back shows no index for the search's look at other indices. What it does show is its printed field:
+darker than the paper (its least channel: a red back is as dark as a blue one), filling a rectangle
+nearly a card's size once its pattern's light lines are closed over. Wood, cork, a keyboard or a dark
+room behind a sheet are darker too, but not as one solid rectangle, and reach the window's edge.
+A rectangle reaching the edge is not judged (a cut one's size and shape are unknown): a back half out
+of the window beside a card read by its indices is not found here.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import cv2
+import numpy as np
+from cv2.typing import MatLike
+from numpy.typing import NDArray
+
+from vision.levels import least_channel
+from vision.window import Bounds
+
+#: The dark region is closed over this share of the card's short side (a back's lattice is finer).
+CLOSE_SHARE: Final = 0.08
+#: Least area of the dark rectangle, as a share of the card's (a back's field inside its border is
+#: about three quarters of it), and least share of its least enclosing rectangle that it fills.
+LEAST_AREA: Final = 0.4
+LEAST_FILL: Final = 0.85
+#: Its short side over its long one: a card's (0.72) seen at a slant or cut by its border.
+PROPORTIONS: Final = (0.5, 0.9)
+
+
+def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
+    """Whether the window at the working size ``small`` holds a dark card-sized rectangle wholly inside
+    it and apart from the card at ``quad`` (working pixels): a face-down card (see the module)."""
+    least = least_channel(small)
+    seen = least if win.inside is None else least[win.inside > 0]
+    level = cv2.threshold(seen.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
+    dark = cv2.threshold(least, level, 255, cv2.THRESH_BINARY_INV)[1]
+    if win.inside is not None:
+        dark = cv2.bitwise_and(dark, win.inside)
+    short = float(min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])))
+    card = np.zeros_like(dark)
+    cv2.fillConvexPoly(card, np.round(quad).astype(np.int32), 255)
+    margin = max(3, int(CLOSE_SHARE * short) | 1)  # the card's own ink never joins a region beside it
+    dark[cv2.dilate(card, np.ones((margin, margin), np.uint8)) > 0] = 0
+    closed = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, np.ones((margin, margin), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    area = cv2.contourArea(quad.astype(np.float32))
+    cut = set(np.unique(labels[win.rim > 0]).tolist())  # regions reaching the window's edge
+    for k in range(1, n):
+        if stats[k, cv2.CC_STAT_AREA] < LEAST_AREA * area or k in cut:
+            continue
+        region = (labels == k).astype(np.uint8)
+        outline, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        (_, _), (rw, rh), _ = cv2.minAreaRect(np.vstack(outline))
+        fill = stats[k, cv2.CC_STAT_AREA] / max(rw * rh, 1.0)
+        if fill >= LEAST_FILL and PROPORTIONS[0] <= min(rw, rh) / max(rw, rh, 1.0) <= PROPORTIONS[1]:
+            return True
+    return False
