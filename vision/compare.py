@@ -8,29 +8,65 @@ must measure alike, and the first two need it without importing each other.
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
-from vision.profile import Glyph
+if TYPE_CHECKING:  # the profile keeps its stacks (vision.profile imports this module)
+    from vision.profile import Glyph
 
 #: Two templates clearly differ where their ink is this far apart (templates hold ink in [0, 1]).
 DIFFER: Final = 0.3
 
 
-def correlations(glyph: Glyph, templates: list[Glyph]) -> list[float]:
+@dataclass(frozen=True, eq=False)
+class Stack:
+    """Templates of one size as :func:`correlations` uses them: one float64 row each, centred on its
+    mean, and each row's energy (its sum of squares).
+
+    Why kept: restacking a deck's templates on every glyph cost 0.2-0.4 ms a frame, more than the
+    correlations; the templates do not change once enrolled, so a profile builds each stack once
+    (:meth:`vision.profile.DeckProfile.stack`). Each row is the same arithmetic as when built per call,
+    so the correlations are the same to the last bit.
+    """
+
+    #: The template arrays it was built from, in order: a stack whose templates were replaced is stale.
+    templates: tuple[Glyph, ...]
+    rows: NDArray[np.float64]
+    energy: NDArray[np.float64]
+
+    @classmethod
+    def of(cls, templates: Sequence[Glyph]) -> Stack:
+        if not templates:
+            return cls((), np.zeros((0, 0)), np.zeros(0))
+        rows = np.stack(templates).reshape(len(templates), -1).astype(np.float64)
+        rows -= rows.mean(axis=1, keepdims=True)
+        return cls(tuple(templates), rows, (rows * rows).sum(axis=1))
+
+    def built_from(self, templates: Sequence[Glyph]) -> bool:
+        """Whether this stack holds exactly ``templates`` (the same arrays, in the same order)."""
+        return len(templates) == len(self.templates) and all(
+            a is b for a, b in zip(templates, self.templates, strict=True))
+
+
+def correlations(glyph: Glyph, templates: Sequence[Glyph] | Stack) -> list[float]:
     """The glyph's normalised correlation coefficient with each template of its size (what
     :func:`cv2.matchTemplate`'s ``TM_CCOEFF_NORMED`` gives for one position), all in one product:
-    one OpenCV call per template cost more in calling than in arithmetic."""
-    if not templates:
+    one OpenCV call per template cost more in calling than in arithmetic. ``templates``: the
+    templates, or their :class:`Stack` (a profile's, built once)."""
+    if not isinstance(templates, Stack):
+        templates = Stack.of(templates)
+    if not templates.templates:
         return []
-    stack = np.stack(templates).reshape(len(templates), -1).astype(np.float64)
-    stack -= stack.mean(axis=1, keepdims=True)
     g = np.asarray(glyph, np.float64).reshape(-1)
     g = g - g.mean()
-    scale = np.sqrt((stack * stack).sum(axis=1) * float(g @ g))
-    return [float(v) for v in np.divide(stack @ g, scale, out=np.zeros(len(templates)), where=scale > 0)]
+    scale = np.sqrt(templates.energy * float(g @ g))
+    rows = templates.rows
+    return [float(v) for v in np.divide(rows @ g, scale, out=np.zeros(len(rows)), where=scale > 0)]
 
 
 def differ_mask(a: Glyph, b: Glyph) -> Glyph:
