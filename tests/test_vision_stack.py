@@ -1,6 +1,6 @@
-"""A profile's template stacks (vision/compare.py's Stack, kept by vision/profile.py): built once, the same
-correlations to the last bit as templates stacked per call, rebuilt when a template is replaced, and no
-part of what a profile saves or compares equal by."""
+"""A profile's template stacks (vision/stack.py, kept by vision/profile.py, read by vision/compare.py):
+built once, the same correlations to the last bit as templates stacked per call, rebuilt when a
+template is replaced, and no part of what a profile saves or compares equal by."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import cv2
 import numpy as np
 from vision_support import profile
 
-from vision.compare import Stack, correlations
+from vision.compare import correlations
 from vision.profile import load_profile, save_profile
+from vision.stack import Stack
 
 
 def test_a_kept_stack_gives_the_correlations_of_templates_stacked_per_call() -> None:

@@ -9,55 +9,23 @@ must measure alike, and the first two need it without importing each other.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import cv2
 import numpy as np
-from numpy.typing import NDArray
 
-if TYPE_CHECKING:  # the profile keeps its stacks (vision.profile imports this module)
-    from vision.profile import Glyph
+from vision.profile import Glyph
+from vision.stack import Stack
 
 #: Two templates clearly differ where their ink is this far apart (templates hold ink in [0, 1]).
 DIFFER: Final = 0.3
-
-
-@dataclass(frozen=True, eq=False)
-class Stack:
-    """Templates of one size as :func:`correlations` uses them: one float64 row each, centred on its
-    mean, and each row's energy (its sum of squares).
-
-    Why kept: restacking a deck's templates on every glyph cost 0.2-0.4 ms a frame, more than the
-    correlations; the templates do not change once enrolled, so a profile builds each stack once
-    (:meth:`vision.profile.DeckProfile.stack`). Each row is the same arithmetic as when built per call,
-    so the correlations are the same to the last bit.
-    """
-
-    #: The template arrays it was built from, in order: a stack whose templates were replaced is stale.
-    templates: tuple[Glyph, ...]
-    rows: NDArray[np.float64]
-    energy: NDArray[np.float64]
-
-    @classmethod
-    def of(cls, templates: Sequence[Glyph]) -> Stack:
-        if not templates:
-            return cls((), np.zeros((0, 0)), np.zeros(0))
-        rows = np.stack(templates).reshape(len(templates), -1).astype(np.float64)
-        rows -= rows.mean(axis=1, keepdims=True)
-        return cls(tuple(templates), rows, (rows * rows).sum(axis=1))
-
-    def built_from(self, templates: Sequence[Glyph]) -> bool:
-        """Whether this stack holds exactly ``templates`` (the same arrays, in the same order)."""
-        return len(templates) == len(self.templates) and all(
-            a is b for a, b in zip(templates, self.templates, strict=True))
 
 
 def correlations(glyph: Glyph, templates: Sequence[Glyph] | Stack) -> list[float]:
     """The glyph's normalised correlation coefficient with each template of its size (what
     :func:`cv2.matchTemplate`'s ``TM_CCOEFF_NORMED`` gives for one position), all in one product:
     one OpenCV call per template cost more in calling than in arithmetic. ``templates``: the
-    templates, or their :class:`Stack` (a profile's, built once)."""
+    templates, or their :class:`vision.stack.Stack` (a profile's, built once)."""
     if not isinstance(templates, Stack):
         templates = Stack.of(templates)
     if not templates.templates:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from controller.cards import RANKS, SUITS
 from controller.configfile import ConfigFileError, read_yaml, validation_problems
-from vision.compare import Stack
+from vision.stack import Stack
 
 Glyph = MatLike
 
