@@ -10,6 +10,7 @@ from vision_support import profile
 
 from controller.cards import DECK, Card
 from vision.colour import RED_SUITS, thresholds
+from vision.compare import correlations
 from vision.profile import FACE_SIZE, DeckProfile
 from vision.recognise import Image, recognise_face
 from vision.suit_guard import why_not_by_shape
@@ -77,14 +78,15 @@ def test_the_shape_must_say_the_read_suits_colour_whatever_its_proportions() -> 
     proportions and the diamond was best of those left; its shape still says black, so it is no
     diamond. A diamond's own template reads as red; the same glyph called a club is refused."""
     deck = profile()
-    spade, diamond = deck.suits["S"], deck.suits["D"]
+    spade, diamond = (dict(zip(deck.suits, correlations(deck.suits[s], deck.stack("suit")), strict=True))
+                      for s in "SD")
     ratio = deck.spec.accept.max_ratio
-    assert why_not_by_shape(diamond, "D", deck.suits, ratio) is None
-    assert why_not_by_shape(spade, "S", deck.suits, ratio) is None
-    assert why_not_by_shape(spade, "C", deck.suits, ratio) is None  # a club read is judged as black ink
-    refused = why_not_by_shape(spade, "D", deck.suits, ratio)
+    assert why_not_by_shape(diamond, "D", ratio) is None
+    assert why_not_by_shape(spade, "S", ratio) is None
+    assert why_not_by_shape(spade, "C", ratio) is None  # a club read is judged as black ink
+    refused = why_not_by_shape(spade, "D", ratio)
     assert refused is not None and refused.startswith("suit D not clearly red by its shape (S 1.00")
-    assert why_not_by_shape(diamond, "S", deck.suits, ratio) is not None
+    assert why_not_by_shape(diamond, "S", ratio) is not None
 
 
 def test_one_photograph_moves_the_colour_thresholds() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.sides import traced_sides
+from vision.sides import side_support, side_supports, traced_sides
 
 SHAPE = (240, 320)
 CARD = np.array([(60.0, 40.0), (170.0, 40.0), (170.0, 194.0), (60.0, 194.0)], np.float32)
@@ -37,3 +37,16 @@ def test_a_side_a_few_pixels_off_the_contour_still_runs_along_it() -> None:
     """A thresholded, blurred edge puts the fitted side up to two pixels off the traced contour."""
     near = CARD + np.array([(-2.0, 0.0), (2.0, 0.0), (2.0, 2.0), (-2.0, 2.0)], np.float32)
     assert traced_sides(near, region_contour(CARD), SHAPE)
+
+
+def test_the_joined_card_searchs_sides_measured_together_are_each_outlines_own() -> None:
+    """The joined-card search measures its candidate outlines' sides in one pass (vision.sides.side_supports):
+    each outline's shares are exactly what it gets measured alone, wherever it lies (partly off the frame
+    too), so batching changes no outline the search keeps."""
+    rng = np.random.default_rng(11)
+    seen = np.zeros(SHAPE, np.uint8)
+    seen[rng.random(SHAPE) < 0.3] = 255
+    quads = [CARD + rng.normal(0, 40, (4, 2)).astype(np.float32) for _ in range(30)]
+    one_by_one = [side_support(q, seen) for q in quads]
+    assert side_supports(quads, seen) == one_by_one and side_supports([], seen) == []
+    assert len({tuple(s) for s in one_by_one}) == len(quads) and all(len(s) == 4 for s in one_by_one)

@@ -8,29 +8,33 @@ must measure alike, and the first two need it without importing each other.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 import cv2
 import numpy as np
 
 from vision.profile import Glyph
+from vision.stack import Stack
 
 #: Two templates clearly differ where their ink is this far apart (templates hold ink in [0, 1]).
 DIFFER: Final = 0.3
 
 
-def correlations(glyph: Glyph, templates: list[Glyph]) -> list[float]:
+def correlations(glyph: Glyph, templates: Sequence[Glyph] | Stack) -> list[float]:
     """The glyph's normalised correlation coefficient with each template of its size (what
     :func:`cv2.matchTemplate`'s ``TM_CCOEFF_NORMED`` gives for one position), all in one product:
-    one OpenCV call per template cost more in calling than in arithmetic."""
-    if not templates:
+    one OpenCV call per template cost more in calling than in arithmetic. ``templates``: the
+    templates, or their :class:`vision.stack.Stack` (a profile's, built once)."""
+    if not isinstance(templates, Stack):
+        templates = Stack.of(templates)
+    if not templates.templates:
         return []
-    stack = np.stack(templates).reshape(len(templates), -1).astype(np.float64)
-    stack -= stack.mean(axis=1, keepdims=True)
     g = np.asarray(glyph, np.float64).reshape(-1)
     g = g - g.mean()
-    scale = np.sqrt((stack * stack).sum(axis=1) * float(g @ g))
-    return [float(v) for v in np.divide(stack @ g, scale, out=np.zeros(len(templates)), where=scale > 0)]
+    scale = np.sqrt(templates.energy * float(g @ g))
+    rows = templates.rows
+    return [float(v) for v in np.divide(rows @ g, scale, out=np.zeros(len(rows)), where=scale > 0)]
 
 
 def differ_mask(a: Glyph, b: Glyph) -> Glyph:

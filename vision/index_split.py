@@ -119,24 +119,36 @@ def split_binary(binary: Image) -> tuple[Image, tuple[list[Blob], Blob] | str]:
     return labels, rank_and_suit(blobs)
 
 
+def components(binary: Image) -> tuple[int, Image, Image]:
+    """The 8-connected components of ``binary``: their count, the label image and their statistics
+    (:func:`cv2.connectedComponentsWithStats`' ``stats``).
+
+    By Grana's block-based labelling (``CCL_GRANA``): the same labels and statistics as OpenCV's
+    default for 8-connectivity (Spaghetti), at less than half its fixed cost on an index-sized crop
+    (40 against 100 us; a frame searched by its indices labels a dozen crops). Only the centroids,
+    not used here, differ (summed in another order).
+    """
+    n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(binary, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    return n, labels, stats
+
+
 def pieces(binary: Image) -> tuple[Image, list[Blob]]:
     """Connected pieces of ink, without specks and without anything cut by the crop's edge (the card's
     corner, a centre pip)."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    _, labels, stats = components(binary)
     h, w = binary.shape
-    blobs = []
-    for i in range(1, n):
-        x, y, bw, bh, pixels = (int(v) for v in stats[i])
-        if pixels >= SPECK * h * w and x > 0 and y > 0 and x + bw < w and y + bh < h:
-            blobs.append(Blob(y, x, bw, bh, i))
-    return labels, blobs
+    x, y, bw, bh, pixels = stats[1:].T
+    keep = (pixels >= SPECK * h * w) & (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)
+    kept = np.flatnonzero(keep) + 1  # labels (0 is the paper)
+    rows = stats[kept].tolist()
+    return labels, [Blob(r[1], r[0], r[2], r[3], i) for i, r in zip(kept.tolist(), rows, strict=True)]
 
 
 def erase_lines(binary: Image, run: int) -> Image | None:
     """The ink with its thin upright lines of at least ``run`` pixels erased (with their anti-aliased
     fringe), or None when there are none."""
     runs = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
+    n, labels, stats = components(runs)
     thin = [i for i in range(1, n) if stats[i][2] < LINE_ASPECT * stats[i][3]]
     if not thin:
         return None
@@ -174,7 +186,7 @@ def with_faded(grey: Image, binary: Image, level: float) -> Image | None:
         return None
     light_level = level + FADED_LEVEL * (float(np.median(paper)) - level)
     light = cv2.threshold(grey, light_level, 255, cv2.THRESH_BINARY_INV)[1]
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(light, connectivity=8)
+    n, labels, stats = components(light)
     dark = np.bincount(labels.ravel(), weights=(binary > 0).ravel(), minlength=n)
     faded = dark < FADED_DARK * stats[:, cv2.CC_STAT_AREA]
     faded[0] = False

@@ -12,6 +12,7 @@ so an operator can look at exactly what the camera compares against.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from controller.cards import RANKS, SUITS
 from controller.configfile import ConfigFileError, read_yaml, validation_problems
+from vision.stack import Stack
 
 Glyph = MatLike
 
@@ -112,10 +114,26 @@ class DeckProfile:
     #: Width / height of each template's glyph as enrolled (a glyph far off this is not that glyph),
     #: and (``offset:R``) where each rank's centre sits across from its suit's, over the rank's height.
     aspects: dict[str, float] = field(default_factory=dict)
+    #: The templates' stacks for :func:`vision.compare.correlations`, by kind and names: built on first
+    #: use (:meth:`stack`), never saved, and no part of the profile's equality.
+    _stacks: dict[tuple[str, ...], Stack] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return self.spec.deck
+
+    def stack(self, kind: str, names: Sequence[str] | None = None) -> Stack:
+        """The ``rank`` or ``suit`` templates ``names`` (all by default), in that order, stacked for
+        correlation once and kept; built again if a template was replaced since (templates are never
+        changed in place)."""
+        of_kind = self.ranks if kind == "rank" else self.suits
+        names = list(of_kind) if names is None else names
+        templates = [of_kind[name] for name in names]
+        key = (kind, *names)
+        stack = self._stacks.get(key)
+        if stack is None or not stack.built_from(templates):
+            stack = self._stacks[key] = Stack.of(templates)
+        return stack
 
     def aspects_of(self, kind: str) -> dict[str, float]:
         """``rank`` or ``suit``: template name -> its enrolled width/height (keys ``rank:Q``, ``suit:H``)."""

@@ -206,15 +206,19 @@ class Match:
 SPLIT_RATIO: Final = 0.5
 
 
-def match(glyph: Glyph, templates: dict[str, Glyph], aspect: float, aspects: dict[str, float]) -> Match:
-    """Correlate the normalised ``glyph`` (its ink was ``aspect`` wide to tall) with every template;
-    templates of other proportions score -1."""
-    g = glyph
+def match(glyph: Glyph, profile: DeckProfile, kind: str, aspect: float, every: list[float] | None = None,
+          ) -> Match:
+    """Correlate the normalised ``glyph`` (its ink was ``aspect`` wide to tall) with every ``kind``
+    (``rank`` or ``suit``) template of ``profile``; templates of other proportions score -1.
+    ``every``: the glyph's correlations with all of them, in the profile's order, when known."""
+    g, templates = glyph, (profile.ranks if kind == "rank" else profile.suits)
+    aspects = profile.aspects_of(kind)
     fits = [
         name for name in templates
         if (want := aspects.get(name)) is None or want / ASPECT_FACTOR <= aspect <= want * ASPECT_FACTOR
     ]
-    found = dict(zip(fits, correlations(g, [templates[name] for name in fits]), strict=True))
+    known = every if every is not None and len(fits) == len(templates) else None
+    found = dict(zip(fits, known or correlations(g, profile.stack(kind, fits)), strict=True))
     scores = sorted(((found.get(name, -1.0), name) for name in templates), reverse=True)
     (best, name), (second, runner) = scores[0], scores[1]
     apart = distances(g, templates[name], templates[runner])
@@ -236,17 +240,18 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] |
         if abs(got - want) > HEIGHT_TOLERANCE * want:
             return f"{what} glyph {got} px tall, enrolled {want:.0f}"
     rank_glyph = normalise(glyphs.rank, RANK_SIZE, spec.index.rank_height, RANK_FILL)
-    rank = match(rank_glyph, profile.ranks, aspect_of(glyphs.rank), profile.aspects_of("rank"))
+    rank = match(rank_glyph, profile, "rank", aspect_of(glyphs.rank))
     suit_glyph = normalise(glyphs.suit, SUIT_SIZE, spec.index.suit_height, SUIT_FILL)
-    suit = match(suit_glyph, profile.suits, aspect_of(glyphs.suit), profile.aspects_of("suit"))
+    suits = dict(zip(profile.suits, correlations(suit_glyph, profile.stack("suit")), strict=True))
+    suit = match(suit_glyph, profile, "suit", aspect_of(glyphs.suit), list(suits.values()))
     accept = spec.accept
     if rank.why_not("rank", accept.min_score, accept.max_ratio) is None:
-        suit = at_sharpness(suit_glyph, suit, rank_glyph, rank.name, profile)
+        suit = at_sharpness(suit_glyph, suit, suits, rank_glyph, rank.name, profile)
     for what, m in (("rank", rank), ("suit", suit)):
         why = m.why_not(what, accept.min_score, accept.max_ratio)
         if why is not None:
             return why
-    shape = why_not_by_shape(suit_glyph, suit.name, profile.suits, accept.max_ratio)
+    shape = why_not_by_shape(suits, suit.name, accept.max_ratio)
     if shape is not None:  # the ink's colour is never the only guard between the colours
         return shape
     placed = profile.aspects.get(f"offset:{rank.name}", glyphs.rank_offset)
@@ -262,9 +267,12 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] |
     return parse_card(rank.name + suit.name), min(rank.score, suit.score), lead
 
 
-def at_sharpness(glyph: Glyph, suit: Match, rank_glyph: Glyph, rank: str, profile: DeckProfile) -> Match:
+def at_sharpness(
+    glyph: Glyph, suit: Match, scores: dict[str, float], rank_glyph: Glyph, rank: str, profile: DeckProfile
+) -> Match:
     """``suit``, settled between its best two templates at the index's own sharpness
     (:mod:`vision.sharpness`) when the sharp comparison leaves it between exactly those two; else as is.
+    ``scores``: the glyph's correlation with each suit template (the third's margin is from them).
 
     Only an ambiguous suit is looked at again (a confident one is never turned into another), only
     between two suits of one colour (club and spade, heart and diamond: the colour check then holds
@@ -278,7 +286,7 @@ def at_sharpness(glyph: Glyph, suit: Match, rank_glyph: Glyph, rank: str, profil
         return suit
     if (suit.name in RED_SUITS) != (suit.runner in RED_SUITS):
         return suit  # a spade as near as a diamond: the shape is gone, and the ink's colour has a third suit
-    third = sorted(correlations(glyph, list(profile.suits.values())), reverse=True)[2:3]
+    third = sorted(scores.values(), reverse=True)[2:3]
     if third and (1 - suit.score) > accept.max_ratio * (1 - third[0]):
         return suit
     sigma = index_blur(rank_glyph, profile.ranks[rank])

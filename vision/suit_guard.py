@@ -29,16 +29,14 @@ correctly read q11-7S and q17-3S (0.34, 0.37).
 from __future__ import annotations
 
 from vision.colour import RED_SUITS
-from vision.compare import correlations
-from vision.profile import Glyph
 
 
-def why_not_by_shape(glyph: Glyph, suit: str, templates: dict[str, Glyph], max_ratio: float) -> str | None:
-    """None when the normalised suit ``glyph``'s shape alone says ``suit``'s colour; else the reason.
+def why_not_by_shape(scores: dict[str, float], suit: str, max_ratio: float) -> str | None:
+    """None when a normalised suit glyph's shape alone says ``suit``'s colour; else the reason.
 
-    ``templates``: the deck's suit templates; ``max_ratio``: the deck's ``accept.max_ratio``.
+    ``scores``: the glyph's correlation (:func:`vision.compare.correlations`) with each of the deck's
+    suit templates, whatever their proportions; ``max_ratio``: the deck's ``accept.max_ratio``.
     """
-    scores = dict(zip(templates, correlations(glyph, list(templates.values())), strict=True))
     red = suit in RED_SUITS
     mine = max(score for name, score in scores.items() if (name in RED_SUITS) == red)
     rival = max((name for name in scores if (name in RED_SUITS) != red), key=scores.__getitem__)

@@ -1,0 +1,116 @@
+"""Benchmark (not a test): the CPU per frame of two versions of the recogniser, read by turns on one set.
+
+Why: on this shared machine the CPU time of the same code moves by a third between two runs minutes
+apart (the neighbours' load takes the caches), so a before/after pair run one after the other says
+little about a change of a few percent. Here one worker per version (each its own process, with its
+own checkout on PYTHONPATH) enrols the deck as ``bench/vision_photos.py measure`` does, and the two
+read every frame by turns (A then B, B then A on the next frame), each keeping the least process
+time of ``--repeat`` reads; both versions thus see the same load at the same minutes:
+
+    .venv/bin/python bench/vision_cpu_ab.py --enrol D/enrol --test D/test BEFORE_CHECKOUT AFTER_CHECKOUT
+
+``--big 4032x3024`` reads the first 200 card frames upscaled to that size (a 12 MP frame, the deck
+enrolled at 640 px). Prints each version's p50 / p99 / max, the frames it read right, the median
+per-frame change and the load average at the start and end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+
+def worker(enrol_dir: Path, test_dir: Path, repeat: int, big: tuple[int, int] | None) -> None:
+    """Enrol, print the frame count, then for each frame index read from stdin print its least CPU time
+    (ms) and 1 when it read the labelled card."""
+    import cv2
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from vision_photos import frames, labelled
+
+    from vision.enroll import enrol
+    from vision.recognise import recognise
+
+    cv2.setNumThreads(1)
+    shots = [(img, card, name) for img, card, name in frames(
+        [(p, c) for p, c in labelled(enrol_dir) if c is not None], 640) if card is not None]
+    profile = enrol(shots, "ab").profile
+    if profile is None:
+        raise SystemExit("enrolment failed: no profile")
+    test = [(img, card) for img, card, _ in frames(labelled(test_dir), 640)]
+    if big is not None:
+        test = [t for t in test if t[1] is not None][:200]
+    print(len(test), flush=True)
+    for line in sys.stdin:
+        img, card = test[int(line)]
+        if big is not None:
+            img = cv2.resize(img, big)
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.process_time()
+            reading = recognise(img, profile)
+            best = min(best, time.process_time() - start)
+        print(f"{best * 1000:.4f} {int(reading.status == 'card' and reading.card is card)}", flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--enrol", type=Path, required=True)
+    parser.add_argument("--test", type=Path, required=True)
+    parser.add_argument("--repeat", type=int, default=3, help="reads per frame; its least CPU is kept")
+    parser.add_argument("--big", help="W x H: the first 200 card frames upscaled to it")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("checkouts", nargs="*", type=Path, help="two checkouts: before, after")
+    args = parser.parse_args(argv)
+    big = tuple(int(v) for v in args.big.lower().split("x")) if args.big else None
+    if args.worker:
+        worker(args.enrol, args.test, args.repeat, (big[0], big[1]) if big else None)
+        return 0
+    if len(args.checkouts) != 2:
+        parser.error("give two checkouts: before and after")
+    print("command:", " ".join([Path(sys.executable).name, *sys.argv]))
+    own = ["--enrol", str(args.enrol), "--test", str(args.test), "--repeat", str(args.repeat)]
+    own += ["--big", args.big] if args.big else []
+    workers = [subprocess.Popen(
+        ["nice", sys.executable, __file__, "--worker", *own], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True, env={**os.environ, "PYTHONPATH": str(c.resolve())}) for c in args.checkouts]
+    assert all(w.stdin is not None and w.stdout is not None for w in workers)
+    count = [int(w.stdout.readline()) for w in workers if w.stdout is not None][0]
+    load = os.getloadavg()
+    costs: list[list[float]] = [[], []]
+    right = [0, 0]
+    for i in range(count):
+        for k in (0, 1) if i % 2 == 0 else (1, 0):
+            stdin, stdout = workers[k].stdin, workers[k].stdout
+            assert stdin is not None and stdout is not None
+            stdin.write(f"{i}\n")
+            stdin.flush()
+            cost, ok = stdout.readline().split()
+            costs[k].append(float(cost))
+            right[k] += int(ok)
+    for w in workers:
+        if w.stdin is not None:
+            w.stdin.close()
+        w.wait()
+    for k, checkout in enumerate(args.checkouts):
+        p50, p99 = (float(np.percentile(costs[k], q)) for q in (50, 99))
+        print(f"{checkout}: {count} frames, {right[k]} read right, CPU per frame (least of {args.repeat}): "
+              f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {max(costs[k]):.2f} ms")
+    change = float(np.median(np.array(costs[1]) - np.array(costs[0])))
+    end = os.getloadavg()
+    print(f"median change per frame {change:+.3f} ms; load average {load[0]:.2f} {load[1]:.2f} "
+          f"-> {end[0]:.2f} {end[1]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
