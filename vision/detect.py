@@ -23,6 +23,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.levels import grey_percentile
+from vision.mend import mend
 from vision.rim import edge_map, sharp_outline
 from vision.sides import fit_quads, traced_sides
 from vision.tilt import card_turns
@@ -320,6 +321,9 @@ class _Looks:
             return cv2.bitwise_and(binary, cv2.bitwise_not(self.edges()))
 
         chosen = _choose(self._found("cut", cut, join))
+        if chosen is not None and chosen.kind == "refused":  # a card the cut notched by an index? (mend)
+            found = self._found("cut", cut, join)
+            return mend(found, binary, self.edges(), lambda c: _outline(c, self.win, params)) or chosen
         if chosen is None or chosen.kind != "card" or chosen.contour is None:
             return chosen
         region = np.zeros_like(binary)
