@@ -323,7 +323,7 @@ class _Looks:
         chosen = _choose(self._found("cut", cut, join))
         if chosen is not None and chosen.kind == "refused":  # a card the cut notched by an index? (mend)
             found = self._found("cut", cut, join)
-            return mend(found, binary, self.edges(), lambda c: _outline(c, self.win, params)) or chosen
+            chosen = mend(found, binary, self.edges(), lambda c: _outline(c, self.win, params)) or chosen
         if chosen is None or chosen.kind != "card" or chosen.contour is None:
             return chosen
         region = np.zeros_like(binary)
