@@ -23,6 +23,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.levels import grey_percentile
+from vision.mend import mend
 from vision.refusal import Refusal
 from vision.rim import edge_map, sharp_outline
 from vision.sides import fit_quads, fitted_corners, traced_sides
@@ -301,7 +302,10 @@ class _Looks:
         def cut() -> Image:
             return cv2.bitwise_and(binary, cv2.bitwise_not(self.edges()))
 
-        chosen = _choose(self._found("cut", cut, join))
+        found = self._found("cut", cut, join)
+        chosen = _choose(found)
+        if chosen is not None and chosen.kind == "refused":  # a card the cut notched by an index? (mend)
+            chosen = mend(found, binary, self.edges(), lambda c: _outline(c, self.win, params)) or chosen
         if chosen is None or chosen.kind != "card" or chosen.contour is None:
             return chosen
         region = np.zeros_like(binary)
