@@ -8,6 +8,7 @@ import math
 
 import cv2
 import numpy as np
+import pytest
 from vision_support import profile
 
 from controller.cards import parse_card
@@ -74,3 +75,17 @@ def test_two_overlapping_cards_on_the_light_table_stay_refused() -> None:
         detection = find_card(frame, profile().spec.face)
         assert detection.status == "refused" and "corners" in detection.reason, (dx, dy, turn)
         assert recognise(frame, profile()).card is None, (dx, dy, turn)
+
+
+@pytest.mark.xfail(strict=True, reason="rev15: two cards side by side read as one outline")
+def test_two_cards_side_by_side_on_the_light_table_stay_refused() -> None:
+    """Two cards wholly in view, touching along their long sides (a 3C and a 5D, both narrow-margined),
+    joined to the bright patch, must be refused: two cards in view. At patch 25 the edge cut leaves them
+    one region of 6 corners, refused before the mend (as on a plain table) and made one card's outline
+    by it (the pair's, 355 x 250 px, a card turned a quarter); at 40 main 041089c already accepts the
+    pair's outline without the mend. Neither reads a card (the turned indices are unreadable)."""
+    beside = [(396.5, 87.2), (576.2, 98.7), (560.1, 349.2), (380.5, 337.7)]  # 5D's corners, touching
+    for patch in (25.0, 40.0):
+        frame = grey_table([("3C", card_at(0.0435)), ("5D", beside)], patch)
+        detection = find_card(frame, (300, 420), warp=False)
+        assert detection.status == "refused", (patch, detection.corners)
