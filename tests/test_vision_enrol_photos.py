@@ -185,3 +185,30 @@ def test_a_card_seen_as_near_square_as_its_neighbours_is_taken_and_alone_it_is_r
     alone = photo_face(photo(cut, parallel))
     assert alone.how == "slant" and slant_fits(alone, []) == alone.reason
     assert "0.98 wide to tall" in alone.reason and "do not crop it out of a wider photograph" in alone.reason
+
+
+def test_a_near_square_card_taken_a_quarter_turn_off_its_neighbours_is_refused_for_it() -> None:
+    """A deck with indices in all four corners, laid out and cut into a photograph per card: the 4C's
+    height is foreshortened a little past square (1.02 wide to tall), so the side taken for its top
+    (the shorter as seen) is the card's left side, and the face was warped a quarter turn off, its
+    top-right index sideways in the top-left corner. Its proportions match its neighbours' (0.98 as
+    measured from the side taken for the top), so it was taken, and enrolment refused the deck for an
+    unreadable index (a sideways rank and suit: "no suit under the rank"), which no re-shot index
+    mends. It is refused for its slant: its top lies 90 degrees off every neighbour's."""
+    converging = [(99, 87), (332, 87), (338, 336), (84, 336)]  # taken by the live camera's rules
+    past_square = [(90, 87), (339, 87), (339, 330), (90, 330)]  # upright, 249 wide, 243 tall
+    cut = parse_card("4C")
+
+    def four_corners(card: Card) -> Image:
+        face = render_face(card, DESIGNS["classic"])
+        top_left = face[:90, :70].copy()
+        face[:90, FACE_W - 70:] = np.minimum(face[:90, FACE_W - 70:], top_left)
+        face[FACE_H - 90:, :70] = np.minimum(face[FACE_H - 90:, :70], cv2.rotate(top_left, cv2.ROTATE_180))
+        return on_table(face, converging if card is not cut else past_square, (420, 420))
+
+    turned = photo_face(four_corners(cut))
+    assert turned.how == "slant" and turned.top is not None and abs(turned.top - 90) < 1  # its left side
+    result = enrol(((four_corners(card), card, card.code) for card in DECK), "grid, four indices")
+    assert not result.ok and len(result.problems) == 1
+    assert "4C" in result.problems[0] and "index not readable" not in result.problems[0]
+    assert "0.98 wide to tall" in result.problems[0] and "do not crop it out" in result.problems[0]

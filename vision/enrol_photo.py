@@ -62,6 +62,10 @@ FLUSH_SQUARE: Final = 5.0
 #: a pixel's chance (martinabeleda's 4C, 0.98 wide to tall, refused beside its row's 0.96 to 0.98).
 SLANT_PARAMS: Final = replace(ENROL_PARAMS, aspect_tolerance=1 - CARD_ASPECT)
 
+#: ... seen the same way up as such a card: their tops' directions within this many degrees (a deck laid
+#: out square to the camera; a card a quarter turn off is 90 degrees off).
+SLANT_TURN: Final = 20.0
+
 RESHOOT_MARGIN: Final = "re-shoot it with a margin of table around the card"
 #: An outline no plausible camera makes a card's: seen at a slant too steep, or cropped out of a wider
 #: photograph (the crop loses where the camera's axis was, which undoes a slant: vision.tilt).
@@ -88,6 +92,9 @@ class PhotoFace:
     #: Width over height of the card as found (the photograph's own for ``face``): the deck's shape, that
     #: a card flush against the edge must have.
     aspect: float | None = None
+    #: For ``card`` and ``slant``: the direction of the face's top side in the photograph, in degrees
+    #: (0 to 180): which way up the card was taken, that a ``slant`` card must share (:func:`slant_fits`).
+    top: float | None = None
 
 
 def photo_face(photo: Image) -> PhotoFace:
@@ -101,7 +108,7 @@ def photo_face(photo: Image) -> PhotoFace:
     if det.face is not None and det.corners is not None:
         seen = _seen(photo, det.corners, 0)
         how = "card" if seen is None else "tight"
-        return PhotoFace(det.face, how=how, seen=seen, aspect=_aspect(det.corners))
+        return PhotoFace(det.face, how=how, seen=seen, aspect=_aspect(det.corners), top=_top(det.corners))
     paper = paper_rim(photo)
     if paper and any(math.isclose(ratio, s, rel_tol=FACE_TOLERANCE) for s in CARD_SHAPES):
         rect = [(0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)]
@@ -124,7 +131,7 @@ def photo_face(photo: Image) -> PhotoFace:
         slant = find_card(photo, FACE_SIZE, SLANT_PARAMS)
         q = slant.corners
         if slant.face is not None and q is not None and slant.other is None and _seen(photo, q, 0) is None:
-            return PhotoFace(slant.face, why, how="slant", aspect=_aspect(q))
+            return PhotoFace(slant.face, why, how="slant", aspect=_aspect(q), top=_top(q))
         return PhotoFace(None, why)
     return PhotoFace(None, f"no card found: {det.reason}: re-shoot it, one whole card on a plain darker "
                            "background")
@@ -150,6 +157,13 @@ def _aspect(q: NDArray[np.float32]) -> float:
     """Width over height of the outline ``q`` (ordered from a short side), as seen."""
     short, long = side_lengths(q)
     return short / max(long, 1e-6)
+
+
+def _top(q: NDArray[np.float32]) -> float:
+    """The direction of the outline ``q``'s first side (the face's top) in the photograph, 0 to 180
+    degrees (either way along it: a half turn reads the same)."""
+    dx, dy = (float(v) for v in q[1] - q[0])
+    return math.degrees(math.atan2(dy, dx)) % 180
 
 
 def _seen(photo: Image, corners: NDArray[np.float32], pad: int) -> Image | None:
@@ -237,11 +251,21 @@ def flush_fits(found: PhotoFace, deck_aspect: float | None) -> str | None:
     return None
 
 
-def slant_fits(found: PhotoFace, seen: list[float]) -> str | None:
+def slant_fits(found: PhotoFace, seen: list[PhotoFace]) -> str | None:
     """Why a card seen at a slant (``slant``) cannot be taken, or None: a whole card of the same
-    enrolment found by the live camera's rules must be seen at its proportions (``seen``, width over
-    height as seen), the deck photographed the same way; else its outline may be no card's."""
-    aspect = found.aspect or 0.0
-    if found.how != "slant" or any(math.isclose(aspect, a, rel_tol=FLUSH_TOLERANCE) for a in seen):
+    enrolment found by the live camera's rules (``seen``) must be seen at its proportions and the same
+    way up (its top within :data:`SLANT_TURN`), the deck photographed the same way; else its outline
+    may be no card's, or its quarter turn wrong: seen near square, the side taken for the top (the
+    shorter as seen) is the card's long side when its height is foreshortened a little more than
+    square, and a deck with indices in all four corners then shows a sideways index there."""
+    aspect, top = found.aspect or 0.0, found.top or 0.0
+
+    def alike(other: PhotoFace) -> bool:
+        if other.top is None:  # a scan: the photograph is the face, no card's outline to compare
+            return False
+        turned = abs((top - other.top + 90) % 180 - 90)
+        return math.isclose(aspect, other.aspect or 0.0, rel_tol=FLUSH_TOLERANCE) and turned <= SLANT_TURN
+
+    if found.how != "slant" or any(alike(other) for other in seen):
         return None
     return found.reason

@@ -139,6 +139,7 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
     faces: list[tuple[Image, Card, str]] = []
     tight: list[tuple[PhotoFace, Card, str]] = []
     aspects: list[float] = []
+    whole: list[PhotoFace] = []
     why: dict[str, list[str]] = defaultdict(list)
     for img, card, origin in shots:
         result.images += 1
@@ -150,9 +151,10 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
         else:
             faces.append((found.face, card, origin))
             aspects.append(found.aspect or 0.0)
+            whole.append(found)
     deck_aspect = float(np.median(aspects)) if aspects else None
     for found, card, origin in tight:
-        if (doubt := flush_fits(found, deck_aspect) or slant_fits(found, aspects)) is not None:
+        if (doubt := flush_fits(found, deck_aspect) or slant_fits(found, whole)) is not None:
             why[card.code].append(f"{origin}: {doubt}")
         elif found.face is not None:
             faces.append((found.face, card, origin))

@@ -10,7 +10,8 @@ blur, sensor noise, a lighting gradient, glare and JPEG compression. The
 same seed gives the same pixels, so a failing scene can be regenerated.
 
 Negative scenes (the window must read as "no card"): an empty window, a
-card back, a joker, two cards, and a hand over the index.
+card back, a joker, two cards, and a hand over both indices (hidden whole,
+whatever the design's index size).
 
 The faces and backs are drawn in :mod:`vision.synth_faces`; this module
 photographs them.
@@ -35,6 +36,7 @@ from vision.synth_faces import (
     Design,
     Image,
     draw_suit,
+    index_box,
     render_back,
     render_face,
 )
@@ -113,11 +115,16 @@ def _corners(rng: random.Random, w: int, h: int, cond: Conditions, spread: float
     return out_quad
 
 
+#: The flat face's corners, clockwise from its top left (the order of :func:`_corners`).
+_FACE_CORNERS: Final = np.array(
+    [(0, 0), (FACE_W - 1, 0), (FACE_W - 1, FACE_H - 1), (0, FACE_H - 1)], np.float32
+)
+
+
 def _place(frame: Image, face: Image, corners: Image) -> None:
     """Paste ``face`` onto ``frame`` through the homography to ``corners`` (rounded corners masked)."""
     h, w = frame.shape[:2]
-    src = np.array([(0, 0), (FACE_W - 1, 0), (FACE_W - 1, FACE_H - 1), (0, FACE_H - 1)], np.float32)
-    m = cv2.getPerspectiveTransform(src, corners)
+    m = cv2.getPerspectiveTransform(_FACE_CORNERS, corners)
     mask = np.zeros((FACE_H, FACE_W), np.uint8)
     cv2.rectangle(mask, (8, 0), (FACE_W - 9, FACE_H - 1), 255, -1)
     cv2.rectangle(mask, (0, 8), (FACE_W - 1, FACE_H - 9), 255, -1)
@@ -186,9 +193,12 @@ NEGATIVES: Final = ("empty", "back", "joker", "two_cards", "hand")
 
 
 def negative_scene(
-    kind: str, design: Design, seed: int, size: tuple[int, int] = (640, 480), cond: Conditions = FLOOR
+    kind: str, design: Design, seed: int, size: tuple[int, int] = (640, 480), cond: Conditions = FLOOR,
+    *, partial_hand: bool = False,
 ) -> Image:
-    """A frame that holds no readable single card: see :data:`NEGATIVES`."""
+    """A frame that holds no readable single card: see :data:`NEGATIVES`. The hand hides both indices
+    whole; with ``partial_hand`` only a patch at each index corner, which may leave part of an index (or
+    the whole of a large one) in view, so the card under it may be read but never as another card."""
     rng = random.Random(seed)
     w, h = size
     frame = _felt(rng, w, h)
@@ -211,14 +221,19 @@ def negative_scene(
     elif kind == "hand":
         corners = _corners(rng, w, h, cond)
         _place(frame, render_face(rng.choice(DECK), design), corners)
-        _draw_hand(frame, rng, corners, (1, 3) if design.left_handed else (0, 2))
+        _draw_hand(frame, rng, corners, (1, 3) if design.left_handed else (0, 2),
+                   None if partial_hand else index_box(design))
     elif kind != "empty":
         raise ValueError(f"unknown negative kind {kind!r}; kinds: {', '.join(NEGATIVES)}")
     return _photograph(frame, rng, cond, corners)
 
 
-def _draw_hand(frame: Image, rng: random.Random, corners: Image, at: tuple[int, int]) -> None:
-    """A dealer's hand reaching in from the nearest frame edge over both index corners."""
+def _draw_hand(
+    frame: Image, rng: random.Random, corners: Image, at: tuple[int, int],
+    cover: tuple[int, int, int, int] | None,
+) -> None:
+    """A dealer's hand reaching in from the nearest frame edge over both index corners; with ``cover``
+    (the face's top index box) its fingers hide that box and its half-turned copy whole, with a margin."""
     h, w = frame.shape[:2]
     skin = rng.choice([(140, 170, 220), (100, 130, 180), (60, 90, 140), (170, 190, 230)])
     for idx in at:
@@ -227,3 +242,12 @@ def _draw_hand(frame: Image, rng: random.Random, corners: Image, at: tuple[int, 
         width = rng.randint(40, 70)
         cv2.line(frame, (int(edge[0]), int(edge[1])), (int(px), int(py)), skin, width)
         cv2.circle(frame, (int(px), int(py)), width, skin, -1)
+    if cover is None:
+        return
+    m = cv2.getPerspectiveTransform(_FACE_CORNERS, corners)
+    x0, y0, x1, y1 = cover[0] - 6, cover[1] - 6, cover[2] + 6, cover[3] + 6
+    nearest = (0 if x0 + x1 < FACE_W else FACE_W - 1, 0)  # the face corner the top index sits in
+    top = np.array([nearest, (x0, y0), (x1, y0), (x1, y1), (x0, y1)], np.float32)
+    for part in (top, np.array([FACE_W - 1, FACE_H - 1], np.float32) - top):  # and the half-turned index
+        hull = cv2.convexHull(cv2.perspectiveTransform(part[None], m)[0])
+        cv2.fillConvexPoly(frame, hull.astype(np.int32), skin)

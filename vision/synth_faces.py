@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from functools import cache
 from typing import Final
 
 import cv2
@@ -160,6 +161,24 @@ def _draw_index(
             design.suit_stretch,
             colour,
         )
+
+
+@cache
+def index_box(design: Design) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1), end exclusive: the face pixels the top index of some card of ``design`` inks.
+
+    Why: a hand negative must hide the whole index to hold no readable card; a jumbo index reaches far
+    past the corner, so a fixed patch at the corner left it readable (the bench counted those reads of
+    the card truly in view as false cards). Measured by drawing every card's index, so any design fits.
+    """
+    ink = np.zeros((FACE_H, FACE_W), np.uint8)
+    for rank in RANKS:
+        for suit in "SHDC":
+            img = np.full((FACE_H, FACE_W, 3), 250, np.uint8)
+            _draw_index(img, design, _RANK_TEXT[rank], suit, (0, 0, 0))
+            ink |= (img.min(axis=2) < 250).astype(np.uint8)
+    x, y, w, h = cv2.boundingRect(ink)
+    return x, y, x + w, y + h
 
 
 def render_face(card: Card | None, design: Design, *, joker: bool = False) -> Image:
