@@ -26,7 +26,8 @@ from vision.window import Bounds
 #: The dark region is closed over this share of the card's short side (a back's lattice is finer).
 CLOSE_SHARE: Final = 0.08
 #: Least area of the dark rectangle, as a share of the card's (a back's field inside its border is
-#: about three quarters of it), and least share of its least enclosing rectangle that it fills.
+#: about three quarters of it), and least share of its least enclosing rectangle that it fills (a
+#: rectangle fills all of it, seen at a slant nearly all; a disc, a chip, only pi / 4 = 0.79).
 LEAST_AREA: Final = 0.4
 LEAST_FILL: Final = 0.85
 #: Its short side over its long one: a card's (0.72) seen at a slant or cut by its border.
