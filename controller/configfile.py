@@ -20,9 +20,12 @@ Problem = tuple[str | None, str]
 class ConfigFileError(ValueError):
     """A file that cannot be used; ``str()`` is one ``<file>: key '<key>': <reason>`` line per problem."""
 
-    def __init__(self, path: Path | str, problems: list[Problem]) -> None:
+    def __init__(self, path: Path | str, problems: list[Problem], *, not_yaml: bool = False) -> None:
         self.path = Path(path)
         self.problems = problems
+        #: The file was read but is not YAML (:func:`read_yaml`): what a caller decides on (another kind of
+        #: file, say), never the problem's words, which are for people.
+        self.not_yaml = not_yaml
         lines = [f"{path}: " + (f"key '{key}': " if key else "") + reason for key, reason in problems]
         super().__init__("\n".join(lines))
 
@@ -89,4 +92,4 @@ def read_yaml(path: Path, error: type[ConfigFileError]) -> object:
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
-        raise error(path, [(None, _yaml_reason(exc))]) from None
+        raise error(path, [(None, _yaml_reason(exc))], not_yaml=True) from None

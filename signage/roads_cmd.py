@@ -79,11 +79,10 @@ def _source_events(path: Path) -> tuple[str, Iterator[dict[str, Any]]]:
     try:
         raw = read_yaml(path, ConfigFileError)
     except ConfigFileError as exc:
-        reason = exc.problems[0][1]
-        if not reason.startswith("not valid YAML"):
+        if not exc.not_yaml:
             raise RoadsInputError(str(exc)) from None  # "<file>: cannot read: ..."
         raise RoadsInputError(f"{path}: neither YAML (a scenario or table file) nor a journal "
-                              f"({reason})") from None
+                              f"({exc.problems[0][1]})") from None
     if isinstance(raw, dict) and "state_dir" in raw and "rounds" not in raw:
         config = load_table(path)
         if config.game_name != "baccarat":  # before its journal: a table never started has none

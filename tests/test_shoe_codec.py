@@ -41,6 +41,7 @@ from drivers.shoe.messages import (
     UnknownMessage,
     is_host_to_shoe,
 )
+from drivers.shoe.sim import SimulatedShoe
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -141,6 +142,22 @@ def test_damaged_bodies_are_framing_errors(body: bytes, reason: str) -> None:
     assert isinstance(result, FramingError)
     assert reason in result.reason
     assert result.raw == body[:MAX_BODY + 1]
+    assert result.bad_crc is (reason == "CRC mismatch")  # what decides, not the words
+
+
+def test_the_sims_accept_bad_crc_quirk_follows_the_errors_kind_not_its_words() -> None:
+    """The simulated shoe's ``accept_bad_crc`` quirk takes a host frame failing only its CRC as good: it
+    decided so on the words "CRC mismatch" in the error's reason, so rewording the codec's message
+    silently turned the quirk off (and only the conformance kit's own test would notice)."""
+    body = _body(4, 0x81, b"")[:-1] + b"\x00"  # an ACK 4 whose CRC's last byte is wrong
+    sim = SimulatedShoe("v1", mode="dealing_shuffler", misbehave=["accept_bad_crc"])
+    try:
+        taken = sim._bad_crc_taken(FramingError("the frame's check does not match its bytes", body, True))
+        assert taken == Frame(4, Ack()), taken
+        worded = FramingError("CRC mismatch, yet cut short by a new start marker", body)
+        assert sim._bad_crc_taken(worded) is None
+    finally:
+        sim.close()
 
 
 def test_unknown_types_decode_as_unknown_messages_in_both_ranges() -> None:

@@ -29,6 +29,20 @@ def test_bad_yaml_names_the_file_the_line_and_the_column(tmp_path: Path) -> None
     assert "\n" not in message
 
 
+def test_whether_a_file_is_yaml_is_said_by_the_errors_kind_not_its_words(tmp_path: Path) -> None:
+    """The roads command tells "not YAML" (maybe a journal) from "cannot read" by the error's kind: it
+    looked for the words "not valid YAML" at the start of the problem, so a reword changed its answer."""
+    bad, binary = tmp_path / "bad.yaml", tmp_path / "bin.yaml"
+    bad.write_text("a: [1\n")
+    binary.write_bytes(b"\xff\xfe\x00SQLite")
+    kinds = {}
+    for path in (bad, binary, tmp_path / "nope.yaml"):
+        with pytest.raises(TableFileError) as info:
+            read_yaml(path, TableFileError)
+        kinds[path.name] = info.value.not_yaml
+    assert kinds == {"bad.yaml": True, "bin.yaml": False, "nope.yaml": False}
+
+
 def test_a_key_given_twice_is_refused_with_its_line(tmp_path: Path) -> None:
     path = tmp_path / "dup.yaml"
     path.write_text("a: 1\nnested:\n  x: 1\n  x: 2\n")

@@ -1,4 +1,4 @@
-"""A face-down card beside a card read by its indices: a dark rectangle of a card's size apart from it.
+"""A face-down card beside a card read by its indices (or partly under it): a dark card-sized rectangle.
 
 Why: the search by indices (:mod:`vision.by_index`) runs where the card's paper is not set off from
 what it lies on, and a second card's paper is then lost the same way: a back's white border joins a
@@ -8,7 +8,9 @@ darker than the paper (its least channel: a red back is as dark as a blue one), 
 nearly a card's size once its pattern's light lines are closed over. Wood, cork, a keyboard or a dark
 room behind a sheet are darker too, but not as one solid rectangle, and reach the window's edge.
 A rectangle reaching the edge is not judged (a cut one's size and shape are unknown): a back half out
-of the window beside a card read by its indices is not found here.
+of the window beside a card read by its indices is not found here. One reaching the card is a back
+partly under it, cut by the card's edge to any proportions: judged by its size and fill alone (a back
+mostly under the card shows less than :data:`LEAST_AREA` of field and is not found).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from vision.window import Bounds
 #: The dark region is closed over this share of the card's short side (a back's lattice is finer).
 CLOSE_SHARE: Final = 0.08
 #: Least area of the dark rectangle, as a share of the card's (a back's field inside its border is
-#: about three quarters of it), and least share of its least enclosing rectangle that it fills.
+#: about three quarters of it), and least share of its least enclosing rectangle that it fills (a
+#: rectangle fills all of it, seen at a slant nearly all; a disc, a chip, only pi / 4 = 0.79).
 LEAST_AREA: Final = 0.4
 LEAST_FILL: Final = 0.85
 #: Its short side over its long one: a card's (0.72) seen at a slant or cut by its border.
@@ -51,6 +54,8 @@ def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
     n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
     area = cv2.contourArea(quad.astype(np.float32))
     cut = set(np.unique(labels[win.rim > 0]).tolist())  # regions reaching the window's edge
+    # Regions reaching the card: a back partly under it, cut by the card's edge to any proportions.
+    under = set(np.unique(labels[cv2.dilate(card, np.ones((2 * margin + 1,) * 2, np.uint8)) > 0]).tolist())
     for k in range(1, n):
         if stats[k, cv2.CC_STAT_AREA] < LEAST_AREA * area or k in cut:
             continue
@@ -58,6 +63,7 @@ def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
         outline, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         (_, _), (rw, rh), _ = cv2.minAreaRect(np.vstack(outline))
         fill = stats[k, cv2.CC_STAT_AREA] / max(rw * rh, 1.0)
-        if fill >= LEAST_FILL and PROPORTIONS[0] <= min(rw, rh) / max(rw, rh, 1.0) <= PROPORTIONS[1]:
+        ratio = min(rw, rh) / max(rw, rh, 1.0)
+        if fill >= LEAST_FILL and (k in under or PROPORTIONS[0] <= ratio <= PROPORTIONS[1]):
             return True
     return False

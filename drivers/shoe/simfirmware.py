@@ -223,7 +223,7 @@ class ShoeFirmware:
         if "accept_bad_crc" not in self.quirks or not isinstance(item, FramingError):
             return None
         body = item.raw
-        if "CRC mismatch" not in item.reason or len(body) < 5:
+        if not item.bad_crc or len(body) < 5:
             return None
         try:
             return Frame(body[0], decode_payload(body[1], body[3:-2]))
