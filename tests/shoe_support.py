@@ -60,23 +60,33 @@ class RawShoe:
         tty.setraw(self.slave)
         self.path = os.ttyname(self.slave)
         self._decoder = FrameDecoder()
+        # A test may read from the loop's thread (inside a callback) while another thread waits in
+        # expect(): one lock, and a non-blocking fd, so neither steals the other's bytes between
+        # select and read and then blocks for ever in os.read (seen once in CI: a 60 s timeout).
+        os.set_blocking(self.master, False)
+        self._reading = threading.Lock()
 
     def send(self, seq: int, message: Message) -> None:
-        os.write(self.master, encode_frame(seq, message))
+        self.write(encode_frame(seq, message))
 
     def write(self, data: bytes) -> None:
-        os.write(self.master, data)
+        """Write every byte, waiting while the pty's buffer is full (the fd is non-blocking)."""
+        view = memoryview(data)
+        while view:
+            select.select([], [self.master], [], 1.0)
+            try:
+                view = view[os.write(self.master, view):]
+            except BlockingIOError:
+                continue
 
     def expect(self, want: Callable[[Frame], bool], timeout: float = 5.0) -> list[Frame]:
         """Read host frames until one satisfies ``want``; return all read so far."""
         got: list[Frame] = []
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.master], [], [], 0.05)
-            if ready:
-                got += [f for f in self._decoder.feed(os.read(self.master, 4096)) if isinstance(f, Frame)]
-                if any(want(f) for f in got):
-                    return got
+            got += self._read_some(0.05)
+            if any(want(f) for f in got):
+                return got
         raise AssertionError(f"the host never sent the expected frame; got {got}")
 
     def drain(self, seconds: float) -> list[Frame]:
@@ -84,10 +94,20 @@ class RawShoe:
         got: list[Frame] = []
         deadline = time.monotonic() + seconds
         while (left := deadline - time.monotonic()) > 0:
-            ready, _, _ = select.select([self.master], [], [], min(left, 0.05))
-            if ready:
-                got += [f for f in self._decoder.feed(os.read(self.master, 4096)) if isinstance(f, Frame)]
+            got += self._read_some(min(left, 0.05))
         return got
+
+    def _read_some(self, wait: float) -> list[Frame]:
+        """The frames in whatever the host has written within ``wait`` seconds (none if nothing)."""
+        with self._reading:
+            ready, _, _ = select.select([self.master], [], [], wait)
+            if not ready:
+                return []
+            try:
+                data = os.read(self.master, 4096)
+            except BlockingIOError:
+                return []
+            return [f for f in self._decoder.feed(data) if isinstance(f, Frame)]
 
     def close(self) -> None:
         for fd in (self.master, self.slave):

@@ -62,6 +62,8 @@ def drain(raw: RawShoe, seconds: float) -> list[Frame]:
         if select.select([raw.master], [], [], left)[0]:
             try:
                 data = os.read(raw.master, 4096)
+            except BlockingIOError:  # the fd is non-blocking: select's "ready" may be spurious
+                continue
             except OSError:
                 break
             got += [f for f in raw._decoder.feed(data) if isinstance(f, Frame)]
