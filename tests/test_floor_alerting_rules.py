@@ -381,4 +381,22 @@ def test_a_change_of_decimals_goes_on_with_the_drift_window_at_the_finer_scale()
         assert kinds(got) == [("raise", "results_drift", "banker")], (first, then, got)
         staked = 399 * 100 + 100 * 100 if first == 2 else 399 * 100 * 100 + 100  # at 2 decimals
         assert (got[0].data["minor_units"], got[0].data["rounds"], got[0].data["staked"]) == (2, 400, staked)
+        # The text a person reads shows those amounts in major units at those decimals, not minor units.
+        assert f"({staked // 100:,}.{staked % 100:02d} staked)" in got[0].detail, got[0].detail
+
+
+def test_the_drift_alerts_text_shows_money_at_its_decimals() -> None:
+    """The alert's data are minor units for machines; its text is for the pit boss, who reads 400.00, not
+    40000 (a JPY table, 0 decimals, reads whole units)."""
+    for decimals, staked_text in ((2, "400.00 staked"), (0, "40,000 staked")):
+        watch = DriftWatch(window=400)
+        records = rigged_rounds(Odds(2, 1), 400, seed=5)  # each round: 100 minor units on Banker
+        for _ in range(400):
+            got = watch.round("t", "baccarat", {}, next(records), decimals)
+        assert kinds(got) == [("raise", "results_drift", "banker")]
+        text = got[0].detail
+        assert f"over 400 rounds ({staked_text})" in text, text
+        actual = got[0].data["actual"]
+        shown = f"{abs(actual) // 100:,}.{abs(actual) % 100:02d}" if decimals else f"{abs(actual):,}"
+        assert f"players' net {'-' if actual < 0 else ''}{shown} over" in text, text
 

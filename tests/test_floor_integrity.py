@@ -210,7 +210,7 @@ def test_a_banker_paid_even_money_drifts_out_of_its_band_within_the_predicted_ro
     n = rounds_to_detect(HONEST["banker"], RIGGED["banker"], 0.99)
     assert last_rounds_outside(HONEST["banker"], banker_rounds(n, Odds(1, 1), 2027), n).outside
     honest = last_rounds_outside(HONEST["banker"], banker_rounds(n, Odds(19, 20), 2027), n)
-    assert not honest.outside, honest.finding()
+    assert not honest.outside, honest.finding(2)
 
 
 def test_outcome_counts_at_their_exact_frequencies_pass_and_doubled_ties_fail() -> None:

@@ -261,7 +261,7 @@ class DriftWatch:
             w.add(had[0] * factor, had[1] * factor)
             drift = drift_of_sums(law, len(w), w.staked, w.net, w.squares)
             if drift.outside:
-                actions.append(Raise(table_id, "results_drift", bet, "warning", drift.finding(),
+                actions.append(Raise(table_id, "results_drift", bet, "warning", drift.finding(scale),
                                      {"rounds": drift.rounds, "staked": drift.staked,
                                       "actual": drift.actual, "expected": float(drift.expected),
                                       "low": drift.low, "high": drift.high, "minor_units": scale},

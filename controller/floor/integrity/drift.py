@@ -21,6 +21,7 @@ from functools import cached_property
 
 from controller.floor.integrity.stats import Z_999, chi_squared_upper_tail, normal_quantile
 from controller.floor.report_par import ROUND, GamePar, RoundTerms
+from controller.money import Currency
 
 #: A chi-squared p-value below this is an alarm (the same 1 in 1,000 as the 99.9 % band).
 CHI_SQUARED_ALPHA = 0.001
@@ -86,11 +87,17 @@ class Drift:
     def outside(self) -> bool:
         return self.actual > self.high or (not self.ceiling and self.actual < self.low)
 
-    def finding(self) -> str:
-        band = f"at most {self.high:.0f} (the best play's 99.9 % band)" if self.ceiling else \
-            f"99.9 % band {self.low:.0f} .. {self.high:.0f}"
-        return (f"{self.bet}: players' net {self.actual} over {self.rounds} rounds ({self.staked} staked), "
-                f"expected {float(self.expected):.0f}, {band}")
+    def finding(self, minor_units: int) -> str:
+        """What a person reads: every amount in major units at ``minor_units`` decimals, as the floor shows
+        money everywhere else (``-1,234.50``, not ``-123450``); the band's ends to the nearest minor unit."""
+        cur = Currency(minor_units=minor_units)
+
+        def money(minor: float) -> str:
+            return cur.format(round(minor))
+        band = f"at most {money(self.high)} (the best play's 99.9 % band)" if self.ceiling else \
+            f"99.9 % band {money(self.low)} .. {money(self.high)}"
+        return (f"{self.bet}: players' net {money(self.actual)} over {self.rounds} rounds "
+                f"({money(self.staked)} staked), expected {money(float(self.expected))}, {band}")
 
 
 def results_drift(law: BetLaw, rounds: Sequence[tuple[int, int]], z: float = Z_999) -> Drift:
