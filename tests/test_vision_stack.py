@@ -54,3 +54,31 @@ def test_a_loaded_profile_builds_its_stacks_and_saves_and_compares_without_them(
     assert loaded == twin and "_stacks" not in repr(loaded)  # equal as before, stacks or not
     save_profile(loaded, tmp_path / "again.yaml")
     assert "stack" not in (tmp_path / "again.yaml").read_text(encoding="utf-8")
+
+
+def test_a_template_cannot_be_changed_in_place_behind_its_kept_stack() -> None:
+    """The kept stack knows a template by identity: an edit in place would leave it stale, so a
+    profile's templates refuse one (replacing a template, above, is the way)."""
+    deck = profile()
+    deck.stack("rank")
+    try:
+        deck.ranks["8"][0, 0] = 0.5
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("a profile's template was changed in place")
+    assert deck.stack("rank").built_from(list(deck.ranks.values()))
+
+
+def test_two_profiles_loaded_apart_compare_by_their_deck_not_raise(tmp_path: Path) -> None:
+    """``==`` of two loads of one deck is True (it raised ValueError, comparing arrays with ``==``);
+    a changed template or a different deck is not equal; where it was loaded from is no part of it."""
+    deck = profile()
+    save_profile(deck, tmp_path / "a.yaml")
+    save_profile(deck, tmp_path / "b.yaml")
+    a, b = load_profile(tmp_path / "a.yaml"), load_profile(tmp_path / "b.yaml")
+    assert a == b and not (a != b)
+    suits = dict(b.suits)
+    suits["S"] = suits["C"]
+    changed = type(b)(b.spec, b.ranks, suits, b.path, b.aspects)
+    assert a != changed and a != "house"

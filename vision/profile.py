@@ -12,7 +12,7 @@ so an operator can look at exactly what the camera compares against.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,6 +118,21 @@ class DeckProfile:
     #: use (:meth:`stack`), never saved, and no part of the profile's equality.
     _stacks: dict[tuple[str, ...], Stack] = field(default_factory=dict, init=False, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        # A profile's templates are frozen: the kept stacks (:meth:`stack`) know a template by its
+        # identity, so one changed in place would leave a stale stack. Replace a template, never edit it.
+        for glyph in (*self.ranks.values(), *self.suits.values()):
+            glyph.setflags(write=False)
+
+    def __eq__(self, other: object) -> bool:
+        """The same deck: the same settings, templates (pixel for pixel) and glyph shapes. Where it was
+        loaded from and where its template files lie are no part of it, and neither are the kept stacks (a dataclass's ``==`` compared the
+        arrays with ``==`` and raised ``ValueError`` for two profiles loaded apart)."""
+        if not isinstance(other, DeckProfile):
+            return NotImplemented
+        return (_settings(self.spec) == _settings(other.spec) and self.aspects == other.aspects
+                and _same_glyphs(self.ranks, other.ranks) and _same_glyphs(self.suits, other.suits))
+
     @property
     def name(self) -> str:
         return self.spec.deck
@@ -138,6 +153,16 @@ class DeckProfile:
     def aspects_of(self, kind: str) -> dict[str, float]:
         """``rank`` or ``suit``: template name -> its enrolled width/height (keys ``rank:Q``, ``suit:H``)."""
         return {k.split(":", 1)[1]: v for k, v in self.aspects.items() if k.startswith(kind + ":")}
+
+
+def _settings(spec: ProfileFile) -> ProfileFile:
+    """The spec without its template files' names (storage, not the deck)."""
+    return spec.model_copy(update={"ranks": {}, "suits": {}})
+
+
+def _same_glyphs(a: Mapping[str, Glyph], b: Mapping[str, Glyph]) -> bool:
+    """The same names, each pair of templates equal pixel for pixel."""
+    return a.keys() == b.keys() and all(np.array_equal(a[name], b[name]) for name in a)
 
 
 def template_folder(path: Path) -> Path:
