@@ -126,8 +126,8 @@ class DeckProfile:
 
     def __eq__(self, other: object) -> bool:
         """The same deck: the same settings, templates (pixel for pixel) and glyph shapes. Where it was
-        loaded from and where its template files lie are no part of it, and neither are the kept stacks (a dataclass's ``==`` compared the
-        arrays with ``==`` and raised ``ValueError`` for two profiles loaded apart)."""
+        loaded from and where its template files lie are no part of it, nor are the kept stacks (a
+        dataclass's ``==`` compared arrays with ``==`` and raised ``ValueError`` for two loads)."""
         if not isinstance(other, DeckProfile):
             return NotImplemented
         return (_settings(self.spec) == _settings(other.spec) and self.aspects == other.aspects
