@@ -177,7 +177,6 @@ class CameraLink:
                  ": the card it delivered last, never seen gone: the dealer says which" if repeat else "")
         if self._deliver(CardSeen(report.card, repeat=repeat), ref):
             self.in_window = report.card
-            self.cards += 1
             faults.point("camera_delivered")
 
     def _record_gone(self) -> bool:
@@ -219,6 +218,9 @@ class CameraLink:
             except JournalFault:
                 return False  # reported by the daemon, which halts the table
             if isinstance(inp, CardSeen):
+                # Counted here, on the loop with the journal, so that a status answered after the
+                # card's events never counts one card fewer (the camera thread counted it later).
+                self.cards += 1
                 faults.point("camera_committed")
             return True
 
