@@ -96,6 +96,24 @@ def test_a_suit_blurred_into_the_frame_line_is_split_from_it() -> None:
     assert glyphs.box[2] < 47
 
 
+def test_a_rank_joined_to_the_frame_line_is_split_from_it_by_the_decks_rank_height() -> None:
+    """A queen's tail touching the frame line makes the rank and the line one piece as tall as the line,
+    so the line's run is shorter than that "top glyph" and was never erased ("no suit under the rank":
+    kentdoan's QS on a laptop). With the deck's enrolled rank height the line is erased and the rank
+    stands alone; without it, the index stays refused as before."""
+    crop = paper()
+    rank_zero(crop, 10)
+    cv2.line(crop, (26, 56), (46, 62), INK, 4)  # the tail, from the O's foot to the line
+    diamond(crop)
+    frame_line(crop, x=45, top=25, bottom=145)
+    assert split_index(crop) == "no suit under the rank"
+    glyphs = split_index(crop, None, rank_height=40)
+    assert not isinstance(glyphs, str), glyphs
+    assert glyphs.box[2] < 46, "the line is not part of the index's glyphs"
+    assert 38 <= glyphs.rank_height <= 46
+    assert 28 <= glyphs.suit_height <= 33
+
+
 def test_the_index_pieces_are_labelled_as_opencvs_default_labels_them() -> None:
     """vision.index_split.components labels by Grana's algorithm for its lower cost: the labels and the
     statistics (boxes, areas) must be exactly OpenCV's default 8-connected ones, on ink of any density,

@@ -53,17 +53,19 @@ def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
     closed = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, np.ones((margin, margin), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
     area = cv2.contourArea(quad.astype(np.float32))
-    cut = set(np.unique(labels[win.rim > 0]).tolist())  # regions reaching the window's edge
-    # Regions reaching the card: a back partly under it, cut by the card's edge to any proportions.
-    under = set(np.unique(labels[cv2.dilate(card, np.ones((2 * margin + 1,) * 2, np.uint8)) > 0]).tolist())
+    # Regions reaching the window's edge, and regions reaching the card: a back partly under it, cut by
+    # the card's edge to any proportions (marked by a lookup per pixel: numpy's unique sorted them all).
+    cut, under = np.zeros(n, bool), np.zeros(n, bool)
+    cut[labels[win.rim > 0]] = True
+    under[labels[cv2.dilate(card, np.ones((2 * margin + 1,) * 2, np.uint8)) > 0]] = True
     for k in range(1, n):
-        if stats[k, cv2.CC_STAT_AREA] < LEAST_AREA * area or k in cut:
+        if stats[k, cv2.CC_STAT_AREA] < LEAST_AREA * area or cut[k]:
             continue
         region = (labels == k).astype(np.uint8)
         outline, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         (_, _), (rw, rh), _ = cv2.minAreaRect(np.vstack(outline))
         fill = stats[k, cv2.CC_STAT_AREA] / max(rw * rh, 1.0)
         ratio = min(rw, rh) / max(rw, rh, 1.0)
-        if fill >= LEAST_FILL and (k in under or PROPORTIONS[0] <= ratio <= PROPORTIONS[1]):
+        if fill >= LEAST_FILL and (under[k] or PROPORTIONS[0] <= ratio <= PROPORTIONS[1]):
             return True
     return False

@@ -99,20 +99,25 @@ def suit_under(rank: list[Blob], glyphs: list[Blob]) -> Blob | None:
     return max(under, key=lambda b: b.w * b.h) if under else None
 
 
-def split_binary(binary: Image) -> tuple[Image, tuple[list[Blob], Blob] | str]:
+def split_binary(
+    binary: Image, rank_height: float | None = None
+) -> tuple[Image, tuple[list[Blob], Blob] | str]:
     """The component labels of an index's ink and its rank and suit pieces (or why there are none).
 
     When no suit lies under the rank, the suit may be joined to a court card's frame line (one blurred
     piece running from beside the rank down past the suit): thin upright runs of ink longer than the
     top glyph are then erased and the ink split again. Longer than the top glyph, so a ``1`` standing
-    beside its ``0`` is never taken for a line.
+    beside its ``0`` is never taken for a line. With the deck's enrolled ``rank_height`` (crop pixels),
+    longer than the shorter of the two: a rank joined to the frame line is as tall as the line, and
+    only the rank's own height tells the line from the glyph.
     """
     labels, blobs = pieces(binary)
     split = rank_and_suit(blobs)
     if split != "no suit under the rank":
         return labels, split
     top = min(b for b in blobs if not b.is_line)
-    cleaned = erase_lines(binary, int(LINE_RUN * top.h) + 1)
+    tallest = top.h if rank_height is None else min(top.h, rank_height)
+    cleaned = erase_lines(binary, int(LINE_RUN * tallest) + 1)
     if cleaned is None:
         return labels, split
     labels, blobs = pieces(cleaned)

@@ -26,8 +26,8 @@ import numpy as np
 from cv2.typing import MatLike
 
 from controller.cards import Card, parse_card
-from vision.by_index import find_by_indices
-from vision.colour import RED_SUITS, ink_colour
+from vision.by_index import find_by_indices, only_card
+from vision.colour import RED_SUITS, ink_colour, on_paper
 from vision.compare import correlations, distances
 from vision.detect import Detection, DetectParams, find_card
 from vision.index_split import split_binary, with_faded, within
@@ -101,7 +101,9 @@ def glyph_area(box: tuple[int, int, int, int], area: tuple[int, int, int, int]) 
     )
 
 
-def split_index(crop: Image, area: tuple[int, int, int, int] | None = None) -> Glyphs | str:
+def split_index(
+    crop: Image, area: tuple[int, int, int, int] | None = None, rank_height: float | None = None
+) -> Glyphs | str:
     """The rank glyph(s) on top and the suit glyph under them; a reason string when there are none.
 
     ``area`` (x0, y0, x1, y1 in the crop) is where the deck's glyphs lie: ink outside it is trimmed
@@ -112,10 +114,10 @@ def split_index(crop: Image, area: tuple[int, int, int, int] | None = None) -> G
     if int(grey.max()) - int(grey.min()) < 50:
         return "blank index"
     level, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    labels, split = split_binary(within(binary, area))
+    labels, split = split_binary(within(binary, area), rank_height)
     if isinstance(split, str):  # a second look, for a rank faded paler than its suit (index_split)
         faded = with_faded(grey, binary, level)
-        labels, again = (labels, split) if faded is None else split_binary(within(faded, area))
+        labels, again = (labels, split) if faded is None else split_binary(within(faded, area), rank_height)
         if isinstance(again, str):
             return split
         split = again
@@ -229,7 +231,8 @@ def match(glyph: Glyph, profile: DeckProfile, kind: str, aspect: float, every: l
 def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] | str:
     """One index crop to a card, its confidence and its lead (the larger of the rank's and the suit's
     distance to the best template over that to the runner-up), or the reason it is not one."""
-    glyphs = split_index(crop, glyph_area(profile.spec.index.box, profile.spec.index.glyphs))
+    index = profile.spec.index
+    glyphs = split_index(crop, glyph_area(index.box, index.glyphs), index.rank_height)
     if isinstance(glyphs, str):
         return glyphs
     spec = profile.spec
@@ -337,15 +340,23 @@ def recognise(
         found = find_by_indices(  # the outline refused: the card by its two indices (vision.by_index)
             frame, profile, window, params, det,
             lambda pair: r if (r := read_indices(pair, profile, one_index=False)).status == "card" else None,
-            lambda crop: not isinstance(read_index(crop, profile), str))
+            lambda crop: reads_alone(crop, profile))
         return found.reading or Reading("unknown", reason=det.reason + found.summary)
     face, box = profile.spec.face, profile.spec.index.box
     first = read_indices(warp_indices(frame, det.corners, face, box), profile)
-    if first.status == "card" or det.other is None:
-        return first
-    # Foreshortening left the card's quarter turn open (vision.tilt): the other, on both its indices.
-    other = read_indices(warp_indices(frame, det.other, face, box), profile, one_index=False)
-    return other if other.status == "card" else first
+    if first.status != "card" and det.other is not None:
+        # Foreshortening left the card's quarter turn open (vision.tilt): the other, on both its indices.
+        other = read_indices(warp_indices(frame, det.other, face, box), profile, one_index=False)
+        first = other if other.status == "card" else first
+    why = None if first.status != "card" or not det.outlined else only_card(
+        frame, profile, window, (params.min_area, params.max_area), det.corners,
+        lambda crop: reads_alone(crop, profile))
+    return Reading("unknown", reason=why) if why else first
+
+
+def reads_alone(crop: Image, profile: DeckProfile) -> bool:
+    """One index crop alone reads as a card (a second card's index)."""
+    return not isinstance(read_index(crop, profile), str)
 
 
 def recognise_face(face: Image, profile: DeckProfile) -> Reading:
@@ -379,19 +390,3 @@ def read_indices(
 #: one read leads its runner-up, for rank and suit alike, by this share of ``accept.max_ratio``: twice
 #: the margin of a normal read stands in for the second, independent read.
 ONE_INDEX_LEAD: Final = 0.5
-#: The unread index lies on the card's paper when its median colour is at least this share as bright
-#: as the read index's and differs from it in chroma by at most :data:`PAPER_CHROMA`: a glare lifts the
-#: paper towards white; a thumb, a hand or a chip over the index is darker or coloured.
-PAPER_BRIGHTNESS: Final = 0.75
-PAPER_CHROMA: Final = 0.1
-
-
-def on_paper(unread: Image, read: Image) -> bool:
-    """The unread index crop shows the same paper as the read one (washed out, not covered)."""
-    def paper(crop: Image) -> tuple[float, float]:
-        med = np.median(np.asarray(crop).reshape(-1, 3), axis=0)
-        top = float(med.max())
-        return top, (top - float(med.min())) / max(top, 1.0)
-
-    (bright, chroma), (ref_bright, ref_chroma) = paper(unread), paper(read)
-    return bright >= PAPER_BRIGHTNESS * ref_bright and abs(chroma - ref_chroma) <= PAPER_CHROMA
