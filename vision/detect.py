@@ -22,7 +22,7 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.enclosed import enclosed_regions, region_or_hull
+from vision.enclosed import enclosed_regions, on_table, region_or_hull
 from vision.levels import grey_percentile
 from vision.mend import mend
 from vision.refusal import Refusal
@@ -299,9 +299,11 @@ class _Looks:
     def by_outline(self) -> _Outline | None:
         """The one card among the regions the strong edges enclose (:mod:`vision.enclosed`)."""
         w, h = self.win.size
-        regions = enclosed_regions(self.edges(), self.params.min_area * w * h, self.win.inside)
+        regions = enclosed_regions(self.edges(), self.params.min_area * w * h, self.win.rim, self.win.inside)
         classify = lambda c: _outline(c, self.win, self.params)  # noqa: E731
-        return _choose([region_or_hull(c, classify, self.edges()) for c in regions])
+        chosen = _choose([region_or_hull(c, classify, self.edges()) for c in regions.outlines])
+        off = chosen is not None and chosen.quad is not None and not on_table(chosen.quad, regions)
+        return None if off else chosen  # something lies against it: a back under it, a second card's sliver
 
     def _second_look(self, join: bool) -> _Outline | None:
         """The bright mask cut along the strong edges; a card found there is grown back to the bright

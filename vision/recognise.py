@@ -343,7 +343,8 @@ def recognise(
             lambda crop: reads_alone(crop, profile))
         return found.reading or Reading("unknown", reason=det.reason + found.summary)
     face, box = profile.spec.face, profile.spec.index.box
-    first = read_indices(warp_indices(frame, det.corners, face, box), profile)
+    # Found by its outline alone, read on both indices, agreeing: two papers with no edge between are one.
+    first = read_indices(warp_indices(frame, det.corners, face, box), profile, one_index=not det.outlined)
     if first.status != "card" and det.other is not None:
         # Foreshortening left the card's quarter turn open (vision.tilt): the other, on both its indices.
         other = read_indices(warp_indices(frame, det.other, face, box), profile, one_index=False)
