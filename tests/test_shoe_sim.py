@@ -85,10 +85,11 @@ def test_unplug_and_replug_loses_and_doubles_nothing(tmp_path: Path, cleanup: li
     _, events = start(cleanup, sim, url)
     before = [sim.deal() for _ in range(20)]
     events.wait(lambda: len(events.cards()) == 20)
-    unplugged = time.monotonic()
     sim.inject("disconnect", 1.0)
-    events.wait(lambda: bool(events.status("disconnected")), timeout=2.0)
-    assert events.times[events.events.index(events.status("disconnected")[0])] - unplugged < 2.0
+    events.wait(lambda: bool(events.status("disconnected")))
+    # Seen by the port's error, not by the heartbeat timeout (3 s): said by the reason, not measured.
+    reason = events.status("disconnected")[0].detail["reason"]
+    assert reason.startswith("port error:") and "heartbeat" not in reason, reason
     during = [sim.deal() for _ in range(15)]  # read while the cable is out: held by the shoe
     events.wait(lambda: len(events.cards()) == 35, timeout=15)
     after = [sim.deal() for _ in range(5)]
