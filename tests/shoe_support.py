@@ -35,7 +35,8 @@ class ShoeEvents:
             self.times.append(time.monotonic())
             self._cond.notify_all()
 
-    def wait(self, pred: Callable[[], bool], timeout: float = 10.0) -> None:
+    def wait(self, pred: Callable[[], bool], timeout: float = 30.0) -> None:
+        """Until ``pred`` holds; the timeout bounds a broken reader, it measures nothing (CI is loaded)."""
         with self._cond:
             assert self._cond.wait_for(pred, timeout), f"timed out; last events {self.events[-5:]}"
 
@@ -79,8 +80,9 @@ class RawShoe:
             except BlockingIOError:
                 continue
 
-    def expect(self, want: Callable[[Frame], bool], timeout: float = 5.0) -> list[Frame]:
-        """Read host frames until one satisfies ``want``; return all read so far."""
+    def expect(self, want: Callable[[Frame], bool], timeout: float = 30.0) -> list[Frame]:
+        """Read host frames until one satisfies ``want``; return all read so far. The timeout bounds a
+        host that never sends it: a loaded CI machine may take seconds, and a pass returns at once."""
         got: list[Frame] = []
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

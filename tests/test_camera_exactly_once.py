@@ -81,7 +81,7 @@ def test_a_clean_stop_with_a_card_in_the_window_asks_the_dealer_and_deals_it_onc
     rig.stop()
     rig.start()
     status = rig.status()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while status["tilt"] is None:  # the camera reads its first frames
         assert time.monotonic() < deadline, "no repeat_card tilt"
         status = rig.status()

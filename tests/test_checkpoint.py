@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import zmq
+from test_daemon_support import wait_subscribed
 
 from controller import inputs as I
 from controller.cli import main as cli_main
@@ -295,7 +296,7 @@ def test_the_input_that_makes_a_checkpoint_due_is_published_first_and_a_failed_c
         sub.connect(zmq_spec["pub"])
         client = CommandClient(zmq_spec["command"], timeout=10, key=key)
         try:
-            time.sleep(0.3)  # the subscription reaches the PUB
+            wait_subscribed(sub)
             for n in range(1, 5):  # rows 1..4: no checkpoint due yet
                 assert client.call("credit_in", seat=1, amount=100 * n)["ok"]
             assert client.call("credit_in", seat=2, amount=500)["ok"]  # row 5: due, and it fails

@@ -44,7 +44,9 @@ def test_shoe_unplugged_mid_round_tilts_and_resumes(tmp_path: Path) -> None:
     shoe.open_pty(link)
     profile = tmp_path / "shoe.yaml"
     profile.write_text(
-        f"port: {link}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 1.0\n"
+        # The unplug is seen by the port's error; a heartbeat_timeout of the shoe's own heartbeat
+        # interval (1 s) also ended sessions whenever a heartbeat came a little late (a loaded machine).
+        f"port: {link}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 5.0\n"
         "reconnect: {initial: 0.05, max: 0.2}\n"
     )
     config = load_table(write_table(tmp_path, shoe=str(profile)))
@@ -250,8 +252,10 @@ def sim_table(tmp_path: Path, shoe: SimulatedShoe, heartbeat_timeout: float) -> 
 def test_a_hung_shoe_keeps_its_halt_through_the_port_retries(tmp_path: Path) -> None:
     """Issue 24 item 7: the port of a hung shoe reopens fine every retry; each reopen used to clear the
     "shoe offline" halt until the heartbeat was missed again (a banner blinking every few seconds)."""
-    shoe = SimulatedShoe("v1", seed=1)
-    config = sim_table(tmp_path, shoe, heartbeat_timeout=1.2)
+    # Heartbeats every 0.5 s, lost after 2 s: the 6 s hang is lost three times over (two reopens in it),
+    # and a heartbeat a second late on a loaded machine is not a hang (1.2 s against 1 s beats was).
+    shoe = SimulatedShoe("v1", seed=1, heartbeat_interval=0.5)
+    config = sim_table(tmp_path, shoe, heartbeat_timeout=2.0)
     z = config.spec.zeromq
     try:
         with DaemonThread(Daemon(config)):
@@ -283,9 +287,14 @@ def test_a_hung_shoe_keeps_its_halt_through_the_port_retries(tmp_path: Path) -> 
 
 def test_a_subscriber_connected_before_the_start_hears_the_shoe_say_hello(tmp_path: Path) -> None:
     """Issue 24 item 6: the daemon waited for the shoe's HELLO before it bound PUB, so the start-up
-    statuses (shoe_connected, shoe_hello) reached nobody. ZeroMQ lets a SUB connect before the bind."""
+    statuses (shoe_connected, shoe_hello) reached nobody. ZeroMQ lets a SUB connect before the bind.
+
+    shoe_connected goes out the moment the port opens, right after the bind: whether a subscription
+    made before the start is already live then is ZeroMQ's slow joiner, which no daemon can promise (on
+    a loaded machine it was not, and the test failed). The HELLO comes 1.5 s later: heard, and after
+    shoe_connected when that was heard too."""
     shoe = SimulatedShoe("v1", seed=1)
-    shoe.inject("delay", 300)  # the HELLO comes 300 ms after the start: long after a SUB can join
+    shoe.inject("delay", 1500)  # the HELLO comes 1.5 s after the start: long after a SUB can join
     config = sim_table(tmp_path, shoe, heartbeat_timeout=3.0)
     raw = RawSub(config.spec.zeromq.pub, config.table_id)  # nothing is bound yet: it connects when it is
     raw.sock.setsockopt(zmq.RECONNECT_IVL, 10)
@@ -293,7 +302,7 @@ def test_a_subscriber_connected_before_the_start_hears_the_shoe_say_hello(tmp_pa
         with DaemonThread(Daemon(config)):
             raw.until("heartbeat")
             said = [p["event"] for t, p in raw.seen if t.endswith(".shoe_status")]
-            assert said[:2] == ["shoe_connected", "shoe_hello"], said
+            assert said[:2] == ["shoe_connected", "shoe_hello"] or said[:1] == ["shoe_hello"], said
     finally:
         raw.close()
         shoe.close()

@@ -9,10 +9,12 @@ from __future__ import annotations
 import json
 import random
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
 import yaml
+import zmq
 
 from controller import inputs as I
 from controller.daemon.config import TableConfig, load_table
@@ -95,6 +97,17 @@ def free_port_base(count: int = 3) -> int:
             for s in socks:
                 s.close()
     raise RuntimeError(f"no {count} free consecutive ports")
+
+
+def wait_subscribed(sub: zmq.Socket[bytes], timeout: float = 30.0) -> None:
+    """Until ``sub``'s subscription has reached the daemon's PUB (ZeroMQ's slow joiner): its first
+    heartbeat (one a second, docs/zeromq.md) is read; what came before it is dropped. Subscribed to
+    ``<table>.`` before it connects. A fixed sleep instead missed the first events on a loaded machine."""
+    deadline = time.monotonic() + timeout  # bounds a daemon that never publishes; measures nothing
+    while time.monotonic() < deadline:
+        if sub.poll(100) and sub.recv_multipart()[0].endswith(b".heartbeat"):
+            return
+    raise AssertionError(f"no heartbeat on the PUB socket within {timeout} s")
 
 
 def baccarat_play(rounds: int, seed: int) -> tuple[list[I.Input], Table]:

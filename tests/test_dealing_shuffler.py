@@ -67,7 +67,7 @@ def dealt_by(tmp_path: Path, sim: SimulatedShoe, profile: Path) -> Iterator[tupl
     with DaemonThread(daemon):
         client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader")
-        assert sim.wait_idle(5)  # the power-up HELLO is through
+        assert sim.wait_idle(30)  # the power-up HELLO is through
         for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"}):
             assert client.call(**request)["ok"]
         yield daemon, client

@@ -111,7 +111,7 @@ def test_rounds_n_counts_rounds_the_table_ended_not_passes_whose_close_was_refus
                     assert client.call("card", by="dealer", card=next(cards))["ok"]
                 return dealer.done.is_set()
 
-            assert wait_until(dealt, 15) and dealer.error is None, dealer.error
+            assert wait_until(dealt, 30) and dealer.error is None, dealer.error
             totals = client.call("meters")["totals"]
         finally:
             dealer.stop.set()
@@ -120,7 +120,7 @@ def test_rounds_n_counts_rounds_the_table_ended_not_passes_whose_close_was_refus
         assert dealer.played == totals["rounds_settled"] + totals["rounds_voided"] == 1, totals
 
 
-def wait_until(ready: Callable[[], bool], timeout: float = 10.0) -> bool:
+def wait_until(ready: Callable[[], bool], timeout: float = 30.0) -> bool:
     """Poll ``ready`` until it holds (True) or ``timeout`` seconds pass (False)."""
     deadline = time.monotonic() + timeout
     while not ready():

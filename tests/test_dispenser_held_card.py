@@ -217,7 +217,7 @@ def test_a_card_held_back_by_a_reset_the_daemon_was_killed_after_is_not_asked_fo
     sim, line, profile = shuffler
     t = Croupier(tmp_path, shoe=profile).start(fault="shoe_reset_sent:1:kill")
     try:
-        assert sim.wait_idle(10)
+        assert sim.wait_idle(30)
         for cmd, fields in (("credit_in", {"seat": 1, "amount": 10_000}), ("new_shoe", {})):
             t.ok(cmd, **fields)
         line.damage_next_card()

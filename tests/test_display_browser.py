@@ -27,6 +27,7 @@ from display_support import (
     SCREENS,
     LiveTable,
 )
+from test_daemon_support import wait_subscribed
 
 from controller.daemon.client import request_snapshot
 
@@ -98,7 +99,7 @@ def sub_for(table: LiveTable) -> zmq.Socket[bytes]:
     sock.setsockopt(zmq.LINGER, 0)
     sock.setsockopt(zmq.SUBSCRIBE, f"{table.config.table_id}.".encode())
     sock.connect(table.endpoints["pub"])
-    time.sleep(0.3)  # the slow-joiner: let the subscription reach the PUB
+    wait_subscribed(sock)
     return sock
 
 
@@ -167,7 +168,7 @@ def test_each_card_appears_with_its_event(browser: Browser, baccarat: LiveTable)
             )
             assert page.locator(f'#hand [data-card="{event["card"]}"]').count() >= 1
         result = next_event(sock, "round_result")["result"]
-        page.wait_for_selector(f'.verdict[data-winner="{result["winner"]}"]', timeout=2000)
+        page.wait_for_selector(f'.verdict[data-winner="{result["winner"]}"]', timeout=15_000)
         assert page.locator('[data-score="player"]').inner_text() == str(result["player_score"])
         assert page.locator('[data-score="banker"]').inner_text() == str(result["banker_score"])
     finally:

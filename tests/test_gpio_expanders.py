@@ -120,11 +120,11 @@ def test_the_same_pin_number_on_the_header_and_on_an_expander_are_two_lines() ->
     try:
         pins.drive(4, False, "0x20")
         pins.drive(4, True, "0x20")
-        assert got.get(timeout=5) == I.Decision(1, "hit")
+        assert got.get(timeout=30) == I.Decision(1, "hit")
         assert pins.level(4) is True  # the header's BCM 4 never moved
         pins.drive(4, False)
         pins.drive(4, True)
-        assert got.get(timeout=5) == I.OpenBetting()
+        assert got.get(timeout=30) == I.OpenBetting()
         with pytest.raises(BackendError, match="no expander '0x21'"):
             pins.drive(4, True, "0x21")
     finally:
@@ -187,8 +187,8 @@ def test_a_stuck_button_on_an_expander_names_its_chip_and_line() -> None:
     panel.start()
     try:
         pins.drive(5, False, "0x21")  # held down
-        assert got.get(timeout=5) == I.Decision(1, "hit")
-        stuck = got.get(timeout=5)
+        assert got.get(timeout=30) == I.Decision(1, "hit")
+        stuck = got.get(timeout=30)
         assert isinstance(stuck, I.DeviceStatus) and not stuck.online
         assert stuck.detail == "button hit (0x21 line 5) active for over 0.05 s: stuck or shorted"
     finally:

@@ -10,11 +10,11 @@ under the old limits (docs/daemon.md, "Limits").
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 import zmq
+from test_daemon_support import wait_subscribed
 from test_limits_journal import ROUND, play_to
 
 from controller import inputs as I
@@ -44,7 +44,7 @@ def test_the_daemon_halts_when_the_rounds_end_cannot_make_the_limits_change(tmp_
         sub.connect(zmq_spec["pub"])
         client = CommandClient(zmq_spec["command"], timeout=10, key=local_key(config))
         try:
-            time.sleep(0.3)  # the subscription reaches the PUB
+            wait_subscribed(sub)
             status = client.call("status")
             assert status["limits_pending"]["seats"] == 2 and status["journal_fault"] is None
             assert "LIMITS PENDING (the table file's, once this round ends): 2 seats, bets 1.00..5.00" in (

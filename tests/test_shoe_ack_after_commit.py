@@ -45,7 +45,7 @@ class Consumer:
         with self._cond:
             return [(f, e) for f, e in self.frames if isinstance(e, ShoeCard)]
 
-    def wait(self, n_cards: int, timeout: float = 5.0) -> None:
+    def wait(self, n_cards: int, timeout: float = 30.0) -> None:
         with self._cond:
             assert self._cond.wait_for(lambda: len(self.cards()) >= n_cards, timeout), self.frames
 
@@ -201,7 +201,7 @@ def test_a_damaged_hello_after_frame_0_is_asked_for_again_not_acknowledged() -> 
         assert [f.seq for f in got if isinstance(f.message, Nak)] == [0]
         raw.send(0, Hello("After", "1", "A-2"))
         raw.expect(is_ack(0))
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30
         while len(consumer.frames) < 2:
             assert time.monotonic() < deadline, consumer.frames
             time.sleep(0.01)
@@ -219,7 +219,7 @@ def test_stop_while_the_consumer_waits_acknowledges_nothing() -> None:
     def slow(frame: FrameId | None, event: ShoeEvent | None) -> bool:
         if isinstance(event, ShoeCard):
             entered.set()
-            release.wait(5)
+            release.wait(30)
             return False  # what ShoeLink answers when the daemon stops mid-hand-over
         return True
 
@@ -229,11 +229,11 @@ def test_stop_while_the_consumer_waits_acknowledges_nothing() -> None:
     try:
         events.wait(lambda: bool(events.status("connected")))
         raw.send(3, CardMsg(parse_card("QS")))
-        assert entered.wait(5)
+        assert entered.wait(30)
         stopper = threading.Thread(target=reader.stop)
         stopper.start()
         release.set()
-        stopper.join(5)
+        stopper.join(30)
         assert not stopper.is_alive()
         assert acks(drain(raw, 0.3)) == []
     finally:

@@ -119,16 +119,19 @@ def test_damage_storm_is_naked_and_reported_at_a_bounded_rate(shoe: RawShoe, run
     shoe.expect(is_ack(0))
     good = encode_frame(1, CardMsg(parse_card("QC")))
     damaged = good[:4] + bytes((good[4] ^ 0x10,)) + good[5:]
-    naks = 0
+    naks = written = 0
     start = time.monotonic()
-    while time.monotonic() - start < 1.5:  # a shoe resending a frame the line keeps damaging
+    # A shoe resending a frame the line keeps damaging: for 1.5 s and at least 150 frames (a loaded
+    # machine may run the loop fewer times in 1.5 s; the count below must not depend on it).
+    while time.monotonic() - start < 1.5 or written < 150:
         shoe.write(damaged)
+        written += 1
         naks += sum(isinstance(f.message, Nak) for f in shoe.drain(0.005))
     naks += sum(isinstance(f.message, Nak) for f in shoe.drain(0.3))
     elapsed = time.monotonic() - start
-    assert reader.bursts.total_errors > 100
     assert 1 <= naks <= elapsed / 0.1 + 2  # at most one NAK per 100 ms
-    events.wait(lambda: any(e.detail["burst"] == "end" for e in events.status("framing_error")), timeout=5)
+    events.wait(lambda: any(e.detail["burst"] == "end" for e in events.status("framing_error")))
+    assert reader.bursts.total_errors > 100  # every damaged frame read by now: the burst is over
     reports = events.status("framing_error")
     assert len(reports) <= 2 + elapsed / 1.0 + 1  # start, one per interval, end
     assert reports[0].detail["burst"] == "start" and reports[-1].detail["burst"] == "end"
@@ -167,7 +170,9 @@ def test_heartbeat_flags_raise_the_statuses_of_their_messages_once(shoe: RawShoe
 
 
 def test_host_command_seq_restarts_at_zero_every_session(shoe: RawShoe, run_reader: Any) -> None:
-    reader, events = run_reader(profile(shoe.path, heartbeat_timeout=0.4))
+    # The silent shoe's session ends after heartbeat_timeout: long enough that a loaded machine still
+    # sends the second request within the first session (0.4 s was not always).
+    reader, events = run_reader(profile(shoe.path, heartbeat_timeout=2.0))
     first = shoe.expect(lambda f: isinstance(f.message, StatusRequest))
     reader.request_status()
     got = first + shoe.expect(lambda f: isinstance(f.message, StatusRequest) and f.seq == 1)
@@ -196,8 +201,9 @@ def test_plain_profile_line_ends(shoe: RawShoe, run_reader: Any, line_end: str, 
     _, events = run_reader(profile(shoe.path, "plain", line_end=line_end))
     for i in range(len(stream)):  # a byte at a time: a CR LF split across reads is still one end
         shoe.write(stream[i:i + 1])
-    events.wait(lambda: len(events.cards()) == len(codes))
-    time.sleep(0.2)
+    # The cards and the errors: in "cr" the stray LF is found at the last byte, after the last card.
+    events.wait(lambda: len(events.cards()) == len(codes) and len(events.status("framing_error")) >= errors)
+    time.sleep(0.2)  # anything more (a card or an error too many) would show up now
     assert events.codes() == codes and all(isinstance(c, ShoeCard) for c in events.cards())
     assert len(events.status("framing_error")) == errors
 
@@ -232,7 +238,7 @@ def test_a_reset_lost_on_the_line_holds_the_shoes_frames_only_a_moment(
     reader.reset()  # never reaches the shoe: no HELLO comes, the shoe resends its card every second
     shoe.send(1, CardMsg(parse_card("QH")))
     assert not any(isinstance(f.message, Ack) for f in shoe.drain(0.3))
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30  # the hold is 5 s; the rest bounds a broken reader on a loaded CI
     while not events.codes():
         assert time.monotonic() < deadline, "the card was held for good"
         shoe.send(1, CardMsg(parse_card("QH")))

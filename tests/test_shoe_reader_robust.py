@@ -154,7 +154,8 @@ def test_a_port_that_cannot_be_opened_is_one_warning_and_comes_up_when_it_appear
     caplog.set_level(logging.INFO, logger="croupier.shoe")
     reader, events = run_reader(str(link))
     try:
-        time.sleep(0.8)  # several retries (backoff 0.05 .. 0.2 s)
+        events.wait(lambda: bool(events.status("disconnected")))
+        time.sleep(0.8)  # several retries (backoff 0.05 .. 0.2 s): none reported again
         down = events.status("disconnected")
         assert len(down) == 1 and "cannot open" in down[0].detail["reason"]
         logged = [r for r in caplog.records if r.name == "croupier.shoe" and "cannot open" in r.getMessage()]

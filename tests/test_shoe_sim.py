@@ -63,7 +63,7 @@ def test_ten_thousand_cards_with_one_percent_damage_arrive_exactly_once_in_order
     reader, events = start(cleanup, sim, sim.open_pty(tmp_path / "shoe"))
     sent = [sim.deal() for _ in range(10_000)]
     events.wait(lambda: len(events.cards()) >= 10_000, timeout=150)
-    assert sim.wait_idle(10)
+    assert sim.wait_idle(30)
     time.sleep(0.2)  # anything doubled would show up now
     got = events.cards()
     assert len(got) == 10_000
@@ -85,15 +85,16 @@ def test_unplug_and_replug_loses_and_doubles_nothing(tmp_path: Path, cleanup: li
     _, events = start(cleanup, sim, url)
     before = [sim.deal() for _ in range(20)]
     events.wait(lambda: len(events.cards()) == 20)
-    unplugged = time.monotonic()
     sim.inject("disconnect", 1.0)
-    events.wait(lambda: bool(events.status("disconnected")), timeout=2.0)
-    assert events.times[events.events.index(events.status("disconnected")[0])] - unplugged < 2.0
+    events.wait(lambda: bool(events.status("disconnected")))
+    # Seen by the port's error, not by the heartbeat timeout (3 s): said by the reason, not measured.
+    reason = events.status("disconnected")[0].detail["reason"]
+    assert reason.startswith("port error:") and "heartbeat" not in reason, reason
     during = [sim.deal() for _ in range(15)]  # read while the cable is out: held by the shoe
     events.wait(lambda: len(events.cards()) == 35, timeout=15)
     after = [sim.deal() for _ in range(5)]
     events.wait(lambda: len(events.cards()) == 40)
-    assert sim.wait_idle(5)
+    assert sim.wait_idle(30)
     time.sleep(0.2)
     assert [c.card for c in events.cards()] == before + during + after
     assert len(events.status("connected")) >= 2
@@ -107,7 +108,7 @@ def test_each_injected_fault_is_recovered(tmp_path: Path, cleanup: list[Any]) ->
         sim.inject(fault, 150)
         sent.append(sim.deal())
     events.wait(lambda: len(events.cards()) == 6)
-    assert sim.wait_idle(5)
+    assert sim.wait_idle(30)
     time.sleep(0.2)
     assert [c.card for c in events.cards()] == sent
     assert sim.stats.faults == {k: 1 for k in ("corrupt", "bitflip", "drop", "dup", "truncate", "delay")}
@@ -172,7 +173,7 @@ def test_plain_profile_over_socket_and_its_documented_weakness(cleanup: list[Any
     sim = SimulatedShoe("plain", seed=3, decks=1)
     _, events = start(cleanup, sim, sim.listen(), "plain")
     events.wait(lambda: bool(events.status("connected")))
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while not sim.client_connected and time.monotonic() < deadline:  # accepted in the sim's thread
         time.sleep(0.01)
     first = sim.deal()

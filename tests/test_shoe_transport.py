@@ -78,7 +78,7 @@ def test_stale_and_echoed_frames_are_not_delivered(shoe: RawShoe, run_reader: An
     assert more.detail["count"] == 1 and "is the line echoing" in more.detail["reason"]
 
 
-def test_unplug_is_reported_within_two_seconds_and_reading_resumes(tmp_path: Any, run_reader: Any) -> None:
+def test_unplug_is_reported_by_the_port_error_and_reading_resumes(tmp_path: Any, run_reader: Any) -> None:
     link = tmp_path / "shoe"
     first = RawShoe()
     os.symlink(first.path, link)
@@ -88,10 +88,12 @@ def test_unplug_is_reported_within_two_seconds_and_reading_resumes(tmp_path: Any
     # Seq 1 goes out but the cable is pulled before its ACK comes back.
     first.send(1, CardMsg(parse_card("KH")))
     events.wait(lambda: len(events.cards()) == 2)
-    unplugged = time.monotonic()
     first.close()
-    events.wait(lambda: bool(events.status("disconnected")), timeout=2.0)
-    assert events.times[events.events.index(events.status("disconnected")[0])] - unplugged < 2.0
+    events.wait(lambda: bool(events.status("disconnected")))
+    # Seen at once, by the port's error, not seconds later by the heartbeat timeout (5 s here): said by
+    # the reason, not measured (a loaded machine may take any time).
+    reason = events.status("disconnected")[0].detail["reason"]
+    assert reason.startswith("port error:") and "heartbeat" not in reason, reason
     second = RawShoe()  # plugged in again: the same name, a new device node
     try:
         os.replace(link, tmp_path / "old")

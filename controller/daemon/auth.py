@@ -17,6 +17,7 @@ import ipaddress
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -68,15 +69,17 @@ class RateLimitedLog:
     count is logged once the window ends, so every refusal is still accounted for.
     """
 
-    def __init__(self, logger: logging.Logger, burst: int = 10, window: float = 60.0) -> None:
+    def __init__(self, logger: logging.Logger, burst: int = 10, window: float = 60.0,
+                 *, clock: Callable[[], float] = time.monotonic) -> None:
         self.log = logger
         self.burst = burst
         self.window = window
+        self._clock = clock
         self._seen: dict[str, tuple[float, int, int]] = {}  # subject -> (window start, logged, held back)
         self._lock = threading.Lock()
 
     def warning(self, subject: str, msg: str, *args: Any) -> None:
-        now = time.monotonic()
+        now = self._clock()
         with self._lock:
             start, logged, held = self._seen.get(subject, (now, 0, 0))
             if now - start >= self.window:

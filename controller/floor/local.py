@@ -13,6 +13,7 @@ through ``runuser -u postgres --``) in a folder owned by that user. Every wait h
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import socket
@@ -35,11 +36,30 @@ class ServerMissing(RuntimeError):
     """A server binary this needs is not installed: the message names the Debian packages."""
 
 
+def _ephemeral_start() -> int:
+    """Where the kernel's ephemeral ports begin (Linux: 32768 unless configured otherwise)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port() -> int:
-    """A port free on 127.0.0.1 now (the OS picks it)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port free on 127.0.0.1 now, below the kernel's ephemeral range. The server given it binds it
+    later (a child process that starts, a killed server started again on its port), and until then
+    any outgoing connection on the machine may be given a free ephemeral port as its own: one the OS
+    picked for us here (bind to port 0) was one of those. Below the range, connections never get it."""
+    rng = random.Random()
+    top = max(_ephemeral_start(), 11000)  # a machine whose ephemeral ports start low: a thousand still
+    for _ in range(200):
+        port = rng.randrange(10000, top)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port on 127.0.0.1 below the ephemeral range")
 
 
 def wait_port(port: int, timeout: float, proc: subprocess.Popen[bytes] | None = None) -> None:
