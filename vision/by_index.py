@@ -36,7 +36,7 @@ from vision.levels import least_channel
 from vision.profile import DeckProfile
 from vision.refusal import Refusal
 from vision.warp import warp_box, warp_indices
-from vision.window import Bounds, ScanWindow, bounds
+from vision.window import ScanWindow, bounds
 
 Image = MatLike
 Reading = TypeVar("Reading")
@@ -295,7 +295,11 @@ def search(
     read_pair: Callable[[list[Image]], Reading | None], reads_alone: Callable[[Image], bool],
 ) -> Found[Reading]:
     """:func:`find_by_indices`'s search; ``area``: the least and greatest card area, shares of the frame."""
-    small, shrink = working(frame)
+    h, w = frame.shape[:2]
+    shrink = min(1.0, WORK_WIDTH / w)
+    # Linear, not area-averaged: at a factor of 0.75 area-averaging cost more than the whole search.
+    small = frame if shrink >= 1.0 else cv2.resize(frame, None, fx=shrink, fy=shrink,
+                                                    interpolation=cv2.INTER_LINEAR)
     centres, stats, scales, paper = ink_pieces(small, profile, *area)
     found = candidates(centres, stats, profile, scales)
     if len(found) < 2:
@@ -334,27 +338,10 @@ def search(
     if len(read) > 1:
         return Found(None, "two cards read by their indices (one card at a time)")
     reading, quad, card_paper = read[0]
-    why_not = second_card(frame, small, quad, (win, area[0]), (found, paper, card_paper), profile,
-                          reads_alone)
-    return Found(None, why_not) if why_not else Found(reading, "read by its two indices")
-
-
-def second_card(
-    frame: Image, small: Image, quad: NDArray[np.float32], where: tuple[Bounds, float],
-    ink: tuple[list[Candidate], Image, float], profile: DeckProfile, reads_alone: Callable[[Image], bool],
-) -> str | None:
-    """Why the window holds more than the card read at ``quad`` (``small``'s pixels), or None: a second
-    bright region of a card's size (``where``: the window and that least area), a back, or another
-    index (``ink``: the candidates, the paper's level, the card's own paper level) that reads or shows
-    a rank over a suit."""
-    (win, least), (found, paper, card_paper) = where, ink
-    shrink, face = min(1.0, WORK_WIDTH / frame.shape[1]), profile.spec.face
-    fw, fh = face
-    whole = [(0.0, 0.0), (fw - 1.0, 0.0), (fw - 1.0, fh - 1.0), (0.0, fh - 1.0)]
-    if apart(small, quad, win.inside, least):
-        return "a second bright region of a card's size in the window (one card at a time)"
+    if apart(small, quad, win.inside, area[0]):
+        return Found(None, "a second bright region of a card's size in the window (one card at a time)")
     if face_down(small, quad, win):
-        return "a dark rectangle of a card's size in the window: a back (one card at a time)"
+        return Found(None, "a dark rectangle of a card's size in the window: a back (one card at a time)")
     outline = quad.reshape(-1, 1, 2)
     size = float(np.sqrt(cv2.contourArea(quad) / (fw * fh)))  # the card's scale
     seen: set[int] = set()
@@ -369,32 +356,9 @@ def second_card(
     for other in others:
         plane = alone(other, profile)
         if reads_alone(warp_box(frame, to_frame(plane, whole) / shrink, face, profile.spec.index.box)):
-            return "another index in the window reads as a card (one card at a time)"
+            return Found(None, "another index in the window reads as a card (one card at a time)")
         # A rank over a suit of the deck's sizes is a second card's index even when it does not read
         # (a rank of two pieces, 10, turns the first look's box off it; blur leaves its suit ambiguous).
         if glyph_points(frame, plane, profile, 1 / shrink, False, sized=True) is not None:
-            return "another index in the window shows a rank over a suit (one card at a time)"
-    return None
-
-
-def only_card(
-    frame: Image, profile: DeckProfile, window: ScanWindow | None, area: tuple[float, float],
-    corners: NDArray[np.float32], reads_alone: Callable[[Image], bool],
-) -> str | None:
-    """:func:`second_card` for a card at ``corners`` (the frame's pixels) found by its outline alone
-    (:mod:`vision.enclosed`), where the paper does not part it from its surroundings either: it is held
-    to the same one-card checks as the search's card."""
-    small, shrink = working(frame)
-    win, quad = bounds(window, (small.shape[1], small.shape[0])), np.asarray(corners * shrink, np.float32)
-    centres, stats, scales, paper = ink_pieces(small, profile, *area)
-    found, card_paper = candidates(centres, stats, profile, scales), level(paper, quad.mean(axis=0))
-    return second_card(frame, small, quad, (win, area[0]), (found, paper, card_paper), profile, reads_alone)
-
-
-def working(frame: Image) -> tuple[Image, float]:
-    """The frame at the search's working width (:data:`WORK_WIDTH`) and the factor it was shrunk by."""
-    shrink = min(1.0, WORK_WIDTH / frame.shape[1])
-    # Linear, not area-averaged: at a factor of 0.75 area-averaging cost more than the whole search.
-    small = frame if shrink >= 1.0 else cv2.resize(frame, None, fx=shrink, fy=shrink,
-                                                    interpolation=cv2.INTER_LINEAR)
-    return small, shrink
+            return Found(None, "another index in the window shows a rank over a suit (one card at a time)")
+    return Found(reading, "read by its two indices")

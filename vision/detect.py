@@ -22,7 +22,6 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.enclosed import enclosed_regions, on_table, region_or_hull
 from vision.levels import grey_percentile
 from vision.mend import mend
 from vision.refusal import Refusal
@@ -74,8 +73,6 @@ class Detection:
     corners: NDArray[np.float32] | None = None
     #: The corners a quarter turn on, when foreshortening leaves the turn open (read if the first fails).
     other: NDArray[np.float32] | None = None
-    #: Found by its outline alone (:mod:`vision.enclosed`): the reader then checks it is the only card.
-    outlined: bool = False
 
 
 def _order(quad: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -296,15 +293,6 @@ class _Looks:
             self._edges = edge_map(self.grey, self.params.edge_low, self.params.edge_high)
         return self._edges
 
-    def by_outline(self) -> _Outline | None:
-        """The one card among the regions the strong edges enclose (:mod:`vision.enclosed`)."""
-        w, h = self.win.size
-        regions = enclosed_regions(self.edges(), self.params.min_area * w * h, self.win.rim, self.win.inside)
-        classify = lambda c: _outline(c, self.win, self.params)  # noqa: E731
-        chosen = _choose([region_or_hull(c, classify, self.edges()) for c in regions.outlines])
-        off = chosen is not None and chosen.quad is not None and not on_table(chosen.quad, regions)
-        return None if off else chosen  # something lies against it: a back under it, a second card's sliver
-
     def _second_look(self, join: bool) -> _Outline | None:
         """The bright mask cut along the strong edges; a card found there is grown back to the bright
         pixels within the cut's width, so its outline is where the first look would have put it."""
@@ -385,10 +373,6 @@ def find_card(
         joined = looks.choose(join=True)
         if joined is not None and joined.kind == "card":
             chosen = joined
-    outlined = None  # the card by its outline alone, where only regions at the edge were bright
-    if (chosen is None or chosen.kind != "card") and _choose(found) is None:
-        outlined = looks.by_outline()
-        chosen = outlined if outlined is not None and outlined.kind == "card" else chosen
     if chosen is None:
         chosen = next(o for o in found if o.kind == "edge")  # its reason: why the window holds no card
     if chosen.kind == "card" and looks.second_card_at_edge(chosen):
@@ -396,5 +380,4 @@ def find_card(
     if chosen.kind != "card" or chosen.quad is None:
         return Detection("refused", chosen.reason, chosen.refusal)
     q, other = chosen.quad / scale, None if chosen.other is None else chosen.other / scale
-    return Detection("card", face=warp_face(frame, q, size) if warp else None, corners=q, other=other,
-                     outlined=chosen is outlined)
+    return Detection("card", face=warp_face(frame, q, size) if warp else None, corners=q, other=other)

@@ -26,7 +26,7 @@ import numpy as np
 from cv2.typing import MatLike
 
 from controller.cards import Card, parse_card
-from vision.by_index import find_by_indices, only_card
+from vision.by_index import find_by_indices
 from vision.colour import RED_SUITS, ink_colour, on_paper
 from vision.compare import correlations, distances
 from vision.detect import Detection, DetectParams, find_card
@@ -343,16 +343,12 @@ def recognise(
             lambda crop: reads_alone(crop, profile))
         return found.reading or Reading("unknown", reason=det.reason + found.summary)
     face, box = profile.spec.face, profile.spec.index.box
-    # Found by its outline alone, read on both indices, agreeing: two papers with no edge between are one.
-    first = read_indices(warp_indices(frame, det.corners, face, box), profile, one_index=not det.outlined)
-    if first.status != "card" and det.other is not None:
-        # Foreshortening left the card's quarter turn open (vision.tilt): the other, on both its indices.
-        other = read_indices(warp_indices(frame, det.other, face, box), profile, one_index=False)
-        first = other if other.status == "card" else first
-    why = None if first.status != "card" or not det.outlined else only_card(
-        frame, profile, window, (params.min_area, params.max_area), det.corners,
-        lambda crop: reads_alone(crop, profile))
-    return Reading("unknown", reason=why) if why else first
+    first = read_indices(warp_indices(frame, det.corners, face, box), profile)
+    if first.status == "card" or det.other is None:
+        return first
+    # Foreshortening left the card's quarter turn open (vision.tilt): the other, on both its indices.
+    other = read_indices(warp_indices(frame, det.other, face, box), profile, one_index=False)
+    return other if other.status == "card" else first
 
 
 def reads_alone(crop: Image, profile: DeckProfile) -> bool:

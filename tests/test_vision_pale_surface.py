@@ -1,10 +1,14 @@
-"""A card whose paper no brightness level parts from what it lies on is found by the region its outline's
-edges enclose (vision.enclosed), and is then held to the search by indices' one-card checks.
+"""A card on something as pale as its own paper in shadow (a grey laptop under a side lamp): never read
+with a second card in view.
 
 The scene is kentdoan's QS on a laptop, drawn: a lamp on the left leaves the card's right half in
 shadow, as pale as the grey laptop around it, and a white keyboard reaching in from the frame's edge
 touches the card's left side. Every brightness level joins the card to the keyboard or cuts the card
-in two; the card's outline is still an edge all round."""
+in two. A look at the regions the frame's edges enclose read this card (issue 28, 2026-12-03), and
+was withdrawn: two second readings built frames, these among them, where it read the card (once the
+covered, wrong card) with a second card or a back in view that the detector refuses; each fix found
+more (a back beside the card on a lamp-lit sheet, a second card cut by the window's edge). These
+frames stay as the one-card cases any such look must refuse (docs/vision.md, "By its outline alone")."""
 
 from __future__ import annotations
 
@@ -15,7 +19,6 @@ from test_vision_detect import UPRIGHT, H, W, table_with_card
 from vision_support import profile
 
 from controller.cards import parse_card
-from vision.detect import find_card
 from vision.recognise import recognise
 
 FELT = (40, 90, 30)
@@ -74,30 +77,23 @@ RIGHT = [(460.0, 140.0), (600.0, 140.0), (600.0, 335.0), (460.0, 335.0)]
 RED, BLUE = (40, 40, 170), (160, 60, 30)
 
 
-def test_a_card_as_pale_as_the_laptop_it_lies_on_is_found_by_its_outline() -> None:
-    """Before: "the outline has 6 corners, not a single card's 4" (the card's lit half and the keyboard
+@pytest.mark.xfail(strict=True, reason="open (issue 28): no look parts this card from the laptop safely")
+def test_a_card_as_pale_as_the_laptop_it_lies_on_is_read() -> None:
+    """Unknown: "the outline has 6 corners, not a single card's 4" (the card's lit half and the keyboard
     as one bright region at every level), and the search by indices is not run after an odd outline."""
-    frame = on_a_laptop()
-    detection = find_card(frame, profile().spec.face, warp=False)
-    assert detection.status == "card", detection.reason
-    assert detection.outlined and detection.corners is not None
-    want = np.array(UPRIGHT, np.float32)
-    assert min(np.abs(np.roll(detection.corners, k, axis=0) - want).max() for k in range(4)) < 6
-    reading = recognise(frame, profile())
+    reading = recognise(on_a_laptop(), profile())
     assert reading.card is parse_card("QS"), reading.reason
 
 
-def test_a_card_found_by_its_outline_is_refused_beside_another_cards_index() -> None:
+def test_the_card_is_refused_beside_another_cards_index() -> None:
     """A second card beside it, its paper as grey as the laptop (no outline, no bright region), shows
-    its index: the card found by its outline is held to the one-card checks of the search by indices,
-    as a card found by its indices is."""
+    its index."""
     frame = on_a_laptop()
     second = table_with_card("4D", [(470.0, 150.0), (600.0, 150.0), (600.0, 331.0), (470.0, 331.0)])
     paper = np.all(second != FELT, axis=2)
     frame[paper] = (second[paper] * 0.62).astype(np.uint8)
     reading = recognise(frame, profile())
     assert reading.status == "unknown", reading
-    assert "one card at a time" in reading.reason
 
 
 @pytest.mark.parametrize(
@@ -114,19 +110,17 @@ def test_a_card_found_by_its_outline_is_refused_beside_another_cards_index() -> 
         ("the card over a 4D showing 44 px", [("4D", shifted(UPRIGHT, 44, 0), 1.0), QS], False),
     ],
 )
-def test_a_card_found_by_its_outline_is_never_read_with_a_second_card_in_view(
+def test_the_card_is_never_read_with_a_second_card_in_view(
     name: str, cards: list[Card], shadows: bool
 ) -> None:
-    """Each of these read a card (the covered 4D, a wrong card, in the last) with only the first change;
-    now unknown, as before it."""
+    """Each of these was read by the withdrawn look at first (the covered 4D, a wrong card, in the last)."""
     reading = recognise(on_a_laptop(cards, shadows), profile())
     assert reading.status == "unknown", (name, reading)
 
 
-def test_a_back_beside_the_card_on_a_white_sheet_is_a_region_by_its_outline() -> None:
-    """A back's white border on a white sheet is a thin ring of paper between its outline and its
-    lattice: sized by its pixels it was no region, and the card beside it was read; sized by what its
-    outline encloses it is a second card."""
+def test_a_back_beside_the_card_on_a_white_sheet_refuses_the_window() -> None:
+    """A back's white border on a white sheet is a thin ring of paper between its outline and its lattice
+    (the withdrawn look, sizing regions by their pixels, saw no second card here)."""
     frame = np.full((H, W, 3), 120, np.uint8)  # the table
     frame[20:460, :636] = 235  # the sheet, from the frame's left edge
     q2 = [(445.0, 120.0), (625.0, 120.0), (625.0, 371.0), (445.0, 371.0)]
