@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from controller.daemon.config import TableConfig, load_table
 from controller.daemon.journal import open_readonly, read_entries
 from controller.daemon.server import Daemon
 from controller.daemon.service import event_payload
+from controller.floor.local import free_port_base as free_port_base  # consecutive ports for a daemon
 from controller.games import GAMES
 from controller.limits import TableLimits
 from controller.simulation.shoe_shuffle import ShuffledShoe
@@ -66,37 +66,6 @@ def config_for(tmp: Path, **kwargs: Any) -> TableConfig:
 
 def daemon_for(config: TableConfig, **kwargs: Any) -> Daemon:
     return Daemon(config, **kwargs)
-
-
-def _ephemeral_start() -> int:
-    """Where the kernel's ephemeral ports begin (Linux: 32768 unless configured otherwise)."""
-    try:
-        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 32768
-
-
-def free_port_base(count: int = 3) -> int:
-    """The first of ``count`` (default three) consecutive free 127.0.0.1 ports, below the ephemeral range:
-    a port is free when checked and bound a moment later, and in that moment any outgoing connection (of
-    this suite's other worker, or of anything on the machine) may be given an ephemeral one."""
-    rng = random.Random()
-    top = max(_ephemeral_start(), 11000)  # a machine whose ephemeral ports start low: a thousand still
-    for _ in range(200):
-        base = rng.randrange(10000, top - count)
-        socks = []
-        try:
-            for port in range(base, base + count):
-                s = socket.socket()
-                socks.append(s)
-                s.bind(("127.0.0.1", port))
-            return base
-        except OSError:
-            continue
-        finally:
-            for s in socks:
-                s.close()
-    raise RuntimeError(f"no {count} free consecutive ports")
 
 
 def wait_subscribed(sub: zmq.Socket[bytes], timeout: float = 30.0) -> None:

@@ -44,22 +44,34 @@ def _ephemeral_start() -> int:
         return 32768
 
 
-def free_port() -> int:
-    """A port free on 127.0.0.1 now, below the kernel's ephemeral range. The server given it binds it
-    later (a child process that starts, a killed server started again on its port), and until then
-    any outgoing connection on the machine may be given a free ephemeral port as its own: one the OS
-    picked for us here (bind to port 0) was one of those. Below the range, connections never get it."""
+def free_port_base(count: int = 1) -> int:
+    """The first of ``count`` consecutive ports free on 127.0.0.1 now, below the kernel's ephemeral range.
+    The server given one binds it later (a child process that starts, a killed server started again on
+    its port), and until then any outgoing connection on the machine may be given a free ephemeral port
+    as its own: one the OS picked for us here (bind to port 0) was one of those. Below the range,
+    connections never get it."""
     rng = random.Random()
     top = max(_ephemeral_start(), 11000)  # a machine whose ephemeral ports start low: a thousand still
     for _ in range(200):
-        port = rng.randrange(10000, top)
-        with socket.socket() as s:
-            try:
+        base = rng.randrange(10000, top - count)
+        socks: list[socket.socket] = []
+        try:
+            for port in range(base, base + count):
+                s = socket.socket()
+                socks.append(s)
                 s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port on 127.0.0.1 below the ephemeral range")
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise RuntimeError(f"no {count} free consecutive ports on 127.0.0.1 below the ephemeral range")
+
+
+def free_port() -> int:
+    """One port free on 127.0.0.1 now, below the kernel's ephemeral range (:func:`free_port_base`)."""
+    return free_port_base(1)
 
 
 def wait_port(port: int, timeout: float, proc: subprocess.Popen[bytes] | None = None) -> None:
