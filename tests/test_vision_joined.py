@@ -13,9 +13,8 @@ from test_vision_detect import UPRIGHT, H, W, table_with_card
 from vision_support import profile
 
 from controller.cards import parse_card
-from vision.colour import on_paper
 from vision.detect import find_card
-from vision.recognise import read_index, recognise, recognise_face
+from vision.recognise import on_paper, read_index, recognise, recognise_face
 from vision.synth import DESIGNS, FLOOR, negative_scene, render_face
 
 

@@ -139,21 +139,3 @@ def out_of_line(photos: list[tuple[bool, list[float]]]) -> dict[int, str]:
             "index unmarked and free of glare"
         )
     return odd
-
-
-#: The unread index lies on the card's paper when its median colour is at least this share as bright
-#: as the read index's and differs from it in chroma by at most :data:`PAPER_CHROMA`: a glare lifts the
-#: paper towards white; a thumb, a hand or a chip over the index is darker or coloured.
-PAPER_BRIGHTNESS: Final = 0.75
-PAPER_CHROMA: Final = 0.1
-
-
-def on_paper(unread: Image, read: Image) -> bool:
-    """The unread index crop shows the same paper as the read one (washed out, not covered)."""
-    def paper(crop: Image) -> tuple[float, float]:
-        med = np.median(np.asarray(crop).reshape(-1, 3), axis=0)
-        top = float(med.max())
-        return top, (top - float(med.min())) / max(top, 1.0)
-
-    (bright, chroma), (ref_bright, ref_chroma) = paper(unread), paper(read)
-    return bright >= PAPER_BRIGHTNESS * ref_bright and abs(chroma - ref_chroma) <= PAPER_CHROMA

@@ -27,7 +27,7 @@ from cv2.typing import MatLike
 
 from controller.cards import Card, parse_card
 from vision.by_index import find_by_indices
-from vision.colour import RED_SUITS, ink_colour, on_paper
+from vision.colour import RED_SUITS, ink_colour
 from vision.compare import correlations, distances
 from vision.detect import Detection, DetectParams, find_card
 from vision.index_split import split_binary, with_faded, within
@@ -340,7 +340,7 @@ def recognise(
         found = find_by_indices(  # the outline refused: the card by its two indices (vision.by_index)
             frame, profile, window, params, det,
             lambda pair: r if (r := read_indices(pair, profile, one_index=False)).status == "card" else None,
-            lambda crop: reads_alone(crop, profile))
+            lambda crop: not isinstance(read_index(crop, profile), str))
         return found.reading or Reading("unknown", reason=det.reason + found.summary)
     face, box = profile.spec.face, profile.spec.index.box
     first = read_indices(warp_indices(frame, det.corners, face, box), profile)
@@ -349,11 +349,6 @@ def recognise(
     # Foreshortening left the card's quarter turn open (vision.tilt): the other, on both its indices.
     other = read_indices(warp_indices(frame, det.other, face, box), profile, one_index=False)
     return other if other.status == "card" else first
-
-
-def reads_alone(crop: Image, profile: DeckProfile) -> bool:
-    """One index crop alone reads as a card (a second card's index)."""
-    return not isinstance(read_index(crop, profile), str)
 
 
 def recognise_face(face: Image, profile: DeckProfile) -> Reading:
@@ -387,3 +382,19 @@ def read_indices(
 #: one read leads its runner-up, for rank and suit alike, by this share of ``accept.max_ratio``: twice
 #: the margin of a normal read stands in for the second, independent read.
 ONE_INDEX_LEAD: Final = 0.5
+#: The unread index lies on the card's paper when its median colour is at least this share as bright
+#: as the read index's and differs from it in chroma by at most :data:`PAPER_CHROMA`: a glare lifts the
+#: paper towards white; a thumb, a hand or a chip over the index is darker or coloured.
+PAPER_BRIGHTNESS: Final = 0.75
+PAPER_CHROMA: Final = 0.1
+
+
+def on_paper(unread: Image, read: Image) -> bool:
+    """The unread index crop shows the same paper as the read one (washed out, not covered)."""
+    def paper(crop: Image) -> tuple[float, float]:
+        med = np.median(np.asarray(crop).reshape(-1, 3), axis=0)
+        top = float(med.max())
+        return top, (top - float(med.min())) / max(top, 1.0)
+
+    (bright, chroma), (ref_bright, ref_chroma) = paper(unread), paper(read)
+    return bright >= PAPER_BRIGHTNESS * ref_bright and abs(chroma - ref_chroma) <= PAPER_CHROMA
