@@ -4,6 +4,8 @@ the query commands printed, the floor caught up at the end, and nothing left beh
 from __future__ import annotations
 
 import re
+import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -14,12 +16,24 @@ from controller.cli import main as cli_main
 pytestmark = pytest.mark.timeout(180)
 
 
+def _kept_logs(err: str) -> str:
+    """The tails of the logs a failed demo keeps (it names their folder), then the folder deleted."""
+    kept = re.search(r"\(logs: (\S+)\)", err)
+    if kept is None:
+        return ""
+    folder = Path(kept.group(1))
+    tails = "".join(f"\n--- {log.name} ---\n{log.read_text(errors='replace')[-3000:]}"
+                    for log in sorted(folder.glob("*.log")))
+    shutil.rmtree(folder, ignore_errors=True)
+    return tails
+
+
 def test_floor_demo_records_a_dealing_table_and_says_how_to_query_it(
         capsys: pytest.CaptureFixture[str]) -> None:
     code = cli_main(["floor", "demo", "--games", "baccarat", "--rounds", "1", "--delay", "0", "--seed", "3",
                      "--ports", str(free_port_base(4))])
     out, err = capsys.readouterr()
-    assert code == 0, out + err
+    assert code == 0, out + err + _kept_logs(err)
     db = re.search(r"PostgreSQL (postgresql://\S+),", out)
     assert db is not None, out
     board = re.search(r"The pit board: (http://127\.0\.0\.1:\d+/) \(operator pit_boss, token (\S+)\)", out)
@@ -33,3 +47,28 @@ def test_floor_demo_records_a_dealing_table_and_says_how_to_query_it(
     assert "GAP" not in row.group(0)
     logs = re.search(r"\(logs in (\S+)\)", out)
     assert logs is not None and not Path(logs.group(1)).exists(), "the demo's folder is deleted"
+
+
+def test_a_floor_demo_that_fails_keeps_its_logs_and_says_where(capsys: pytest.CaptureFixture[str]) -> None:
+    """Its table cannot start (another program holds the port of its daemon's events): the demo stops,
+    names the failed process, and the folder it names holds every part's log, the servers' too."""
+    base = free_port_base(4)
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", base))
+        holder.listen()
+        code = cli_main(["floor", "demo", "--games", "baccarat", "--rounds", "1", "--delay", "0",
+                         "--seed", "3", "--ports", str(base)])
+    out, err = capsys.readouterr()
+    assert code == 1, out + err
+    kept = re.search(r"croupier floor demo: .*a process failed: .*\(logs: (\S+)\)", err)
+    assert kept is not None, err
+    folder = Path(kept.group(1))
+    try:
+        assert folder.stat().st_mode & 0o777 == 0o700
+        logs = {log.name for log in folder.glob("*.log")}
+        assert {"nats.log", "pg.log", "recorder.log", "baccarat_sim.demo.log"} <= logs, logs
+        assert "ready to accept connections" in (folder / "pg.log").read_text(errors="replace")
+        assert "Server is ready" in (folder / "nats.log").read_text(errors="replace")
+        assert str(base) in (folder / "baccarat_sim.demo.log").read_text(errors="replace")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

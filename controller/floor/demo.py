@@ -105,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     servers: list[NatsServer | Postgres] = []
     children: list[subprocess.Popen[bytes]] = []
     demos: list[subprocess.Popen[bytes]] = []  # the tables' demos, apart: one may end and start again
+    failed = False  # then the folder stays, the servers' logs copied into it, for the message's "logs:"
     handlers = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
     try:
         for sig in handlers:
@@ -157,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     except (RuntimeError, ServerMissing) as exc:
-        print(f"croupier floor demo: {exc} (logs: {work})", file=sys.stderr)
+        failed = not isinstance(exc, ServerMissing)  # a missing server: nothing ran, no log to keep
+        print(f"croupier floor demo: {exc}" + (f" (logs: {work})" if failed else ""), file=sys.stderr)
         return 1
     finally:
         children += demos
@@ -171,8 +173,12 @@ def run(args: argparse.Namespace) -> int:
                 child.kill()
                 child.wait()
         for server in servers:
+            server.stop()
+            if failed:
+                _keep_log(server, work)
             server.remove()
-        shutil.rmtree(work, ignore_errors=True)
+        if not failed:
+            shutil.rmtree(work, ignore_errors=True)
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
 
@@ -234,6 +240,15 @@ def _pit_board(work: Path, nats: str, dsn: str) -> list[subprocess.Popen[bytes]]
                                 stdout=out, stderr=subprocess.STDOUT)
     return [made, start_child(["floor", "serve", "--listen", "127.0.0.1:0", "--nats", nats, "--db", dsn,
                                "--operators", str(operators)], work / "pitboard.log")]
+
+
+def _keep_log(server: NatsServer | Postgres, work: Path) -> None:
+    """A copy of the stopped server's log in the demo's folder (the server's own folder is deleted)."""
+    name = "nats.log" if isinstance(server, NatsServer) else "pg.log"
+    try:
+        shutil.copyfile(server.folder / name, work / name)
+    except OSError:
+        pass  # it never started: there is no log to keep
 
 
 def _text(path: Path) -> str:
