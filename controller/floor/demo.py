@@ -18,6 +18,7 @@ demo ended (its daemon stopped) is started again ``RESTART_DELAY`` later, so the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import re
 import shutil
@@ -245,10 +246,8 @@ def _pit_board(work: Path, nats: str, dsn: str) -> list[subprocess.Popen[bytes]]
 def _keep_log(server: NatsServer | Postgres, work: Path) -> None:
     """A copy of the stopped server's log in the demo's folder (the server's own folder is deleted)."""
     name = "nats.log" if isinstance(server, NatsServer) else "pg.log"
-    try:
+    with contextlib.suppress(OSError):  # it never started: there is no log to keep
         shutil.copyfile(server.folder / name, work / name)
-    except OSError:
-        pass  # it never started: there is no log to keep
 
 
 def _text(path: Path) -> str:
