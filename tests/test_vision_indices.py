@@ -14,10 +14,10 @@ from vision_support import profile
 
 from controller.cards import parse_card
 from vision.detect import find_card
-from vision.recognise import index_crops, read_index, recognise_face
+from vision.recognise import read_index, recognise_face
 from vision.sharpness import SIGMAS, blurred, index_blur
 from vision.synth import DESIGNS, render_face
-from vision.warp import warp_indices
+from vision.warp import index_crops, warp_indices
 
 #: A card turned and seen at a slant, its top-left corner near the frame's corner.
 SLANTED = [(60.0, 40.0), (250.0, 75.0), (215.0, 330.0), (20.0, 290.0)]
@@ -34,7 +34,7 @@ def test_the_index_boxes_warped_alone_are_the_whole_faces_pixels() -> None:
         frame = table_with_card(code, quad)
         detection = find_card(frame, deck.spec.face)
         assert detection.face is not None and detection.corners is not None, detection.reason
-        whole = index_crops(detection.face, deck)
+        whole = index_crops(detection.face, deck.spec.index.box)
         alone = warp_indices(frame, detection.corners, deck.spec.face, deck.spec.index.box)
         for want, got in zip(whole, alone, strict=True):
             assert got.shape == want.shape
@@ -46,7 +46,7 @@ def _index(code: str) -> np.ndarray:
     deck = profile()
     face = render_face(parse_card(code), DESIGNS["classic"])
     face = cv2.resize(face, deck.spec.face, interpolation=cv2.INTER_AREA)
-    return index_crops(face, deck)[0].astype(np.float32)
+    return index_crops(face, deck.spec.index.box)[0].astype(np.float32)
 
 
 def _towards(code: str, other: str, share: float, blur: float) -> np.ndarray:

@@ -286,7 +286,7 @@ def find_by_indices(
     card area). Searched only after the kinds of refusal :data:`SEARCHED` names, whatever the words."""
     if refused.refusal not in SEARCHED:
         return Found(None, "")
-    found = search(frame, profile, window, (params.min_area, params.max_area), read_pair, reads_alone)
+    found = search(frame, profile, window, params.area, read_pair, reads_alone)
     return Found(found.reading, f"; by its indices: {found.summary}")
 
 
@@ -342,6 +342,22 @@ def search(
         return Found(None, "a second bright region of a card's size in the window (one card at a time)")
     if face_down(small, quad, win):
         return Found(None, "a dark rectangle of a card's size in the window: a back (one card at a time)")
+    second = other_index(frame, quad, found, paper, card_paper, profile, shrink, reads_alone)
+    return Found(None, second) if second is not None else Found(reading, "read by its two indices")
+
+
+def other_index(
+    frame: Image, quad: NDArray[np.float32], found: list[Candidate], paper: Image, card_paper: float,
+    profile: DeckProfile, shrink: float, reads_alone: Callable[[Image], bool], *,
+    within: Callable[[NDArray[np.float32]], bool] | None = None, least_paper: float = OTHER_PAPER,
+    shown: bool = True,
+) -> str | None:
+    """Why the window holds a second card's index besides the card at ``quad`` (working pixels), or None:
+    a candidate outside it, at a scale and on paper (``least_paper`` of ``card_paper``) a card beside it
+    could have, that reads as a card alone or (``shown``) shows a rank over a suit of the deck's sizes.
+    ``within``: whether a card at those corners (working pixels) counts; None: every one does."""
+    fw, fh = profile.spec.face
+    whole = [(0.0, 0.0), (fw - 1.0, 0.0), (fw - 1.0, fh - 1.0), (0.0, fh - 1.0)]
     outline = quad.reshape(-1, 1, 2)
     size = float(np.sqrt(cv2.contourArea(quad) / (fw * fh)))  # the card's scale
     seen: set[int] = set()
@@ -349,16 +365,19 @@ def search(
     # One look per suit piece outside the card, at a scale and on paper a card beside it could have.
     for c in found:
         if (c.pieces[1] not in seen and 1 / SCALE_FACTOR <= c.scale / size <= SCALE_FACTOR
-                and level(paper, c.suit) >= OTHER_PAPER * card_paper
+                and level(paper, c.suit) >= least_paper * card_paper
                 and cv2.pointPolygonTest(outline, tuple(map(float, c.suit)), False) < 0):
             seen.add(c.pieces[1])
             others.append(c)
     for other in others:
         plane = alone(other, profile)
-        if reads_alone(warp_box(frame, to_frame(plane, whole) / shrink, face, profile.spec.index.box)):
-            return Found(None, "another index in the window reads as a card (one card at a time)")
+        corners = to_frame(plane, whole)
+        if within is not None and not within(corners):
+            continue
+        if reads_alone(warp_box(frame, corners / shrink, profile.spec.face, profile.spec.index.box)):
+            return "another index in the window reads as a card (one card at a time)"
         # A rank over a suit of the deck's sizes is a second card's index even when it does not read
         # (a rank of two pieces, 10, turns the first look's box off it; blur leaves its suit ambiguous).
-        if glyph_points(frame, plane, profile, 1 / shrink, False, sized=True) is not None:
-            return Found(None, "another index in the window shows a rank over a suit (one card at a time)")
-    return Found(reading, "read by its two indices")
+        if shown and glyph_points(frame, plane, profile, 1 / shrink, False, sized=True) is not None:
+            return "another index in the window shows a rank over a suit (one card at a time)"
+    return None

@@ -59,6 +59,11 @@ class DetectParams:
     edge_low: int = 30
     edge_high: int = 90
 
+    @property
+    def area(self) -> tuple[float, float]:
+        """The least and greatest card area, shares of the frame."""
+        return self.min_area, self.max_area
+
 
 @dataclass(frozen=True)
 class Detection:

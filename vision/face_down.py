@@ -61,7 +61,8 @@ def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
     for k in range(1, n):
         if stats[k, cv2.CC_STAT_AREA] < LEAST_AREA * area or cut[k]:
             continue
-        region = (labels == k).astype(np.uint8)
+        x, y, w, h = (int(v) for v in stats[k, :4])  # the region's own box: not the whole label image
+        region = (labels[y : y + h, x : x + w] == k).astype(np.uint8)
         outline, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         (_, _), (rw, rh), _ = cv2.minAreaRect(np.vstack(outline))
         fill = stats[k, cv2.CC_STAT_AREA] / max(rw * rh, 1.0)

@@ -31,10 +31,11 @@ from vision.colour import RED_SUITS, ink_colour
 from vision.compare import correlations, distances
 from vision.detect import Detection, DetectParams, find_card
 from vision.index_split import split_binary, with_faded, within
+from vision.one_card import second_card
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
 from vision.sharpness import index_blur, settle
 from vision.suit_guard import why_not_by_shape
-from vision.warp import warp_indices
+from vision.warp import index_crops, warp_indices
 from vision.window import ScanWindow
 
 Image = MatLike
@@ -307,13 +308,6 @@ def at_sharpness(
     return Match(name, score, runner, runner_score, split)
 
 
-def index_crops(face: Image, profile: DeckProfile) -> list[Image]:
-    """The index box as the card lies, then with the card turned half a turn."""
-    x0, y0, x1, y1 = profile.spec.index.box
-    turned = cv2.rotate(face, cv2.ROTATE_180)
-    return [face[y0:y1, x0:x1], turned[y0:y1, x0:x1]]
-
-
 #: The detection limits used unless a caller passes others.
 DEFAULT_DETECT = DetectParams()
 
@@ -326,8 +320,8 @@ def recognise(
     table's scan window (:mod:`vision.window`), if its table file has one.
 
     A grey (one channel, with or without a channel axis) or BGRA frame, as some cameras give, is read
-    as BGR; a grey frame has no
-    colour, so its red cards fail the colour check (unknown) and only black cards can be read.
+    as BGR; a grey frame has no colour, so its red cards fail the colour check (unknown) and only black
+    cards can be read. A card read by its outline is held to one card at a time (:mod:`vision.one_card`).
     """
     if frame.ndim == 2 or frame.shape[2] == 1:
         frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
@@ -336,31 +330,33 @@ def recognise(
     det: Detection = find_card(frame, profile.spec.face, params, window, warp=False)
     if det.status == "empty":
         return Reading("empty", reason=det.reason)
+    alone = lambda crop: not isinstance(read_index(crop, profile), str)  # noqa: E731 (one index)
     if det.status != "card" or det.corners is None:
         found = find_by_indices(  # the outline refused: the card by its two indices (vision.by_index)
             frame, profile, window, params, det,
             lambda pair: r if (r := read_indices(pair, profile, one_index=False)).status == "card" else None,
-            lambda crop: not isinstance(read_index(crop, profile), str))
+            alone)
         return found.reading or Reading("unknown", reason=det.reason + found.summary)
     face, box = profile.spec.face, profile.spec.index.box
-    first = read_indices(warp_indices(frame, det.corners, face, box), profile)
-    if first.status == "card" or det.other is None:
-        return first
-    # Foreshortening left the card's quarter turn open (vision.tilt): the other, on both its indices.
-    other = read_indices(warp_indices(frame, det.other, face, box), profile, one_index=False)
-    return other if other.status == "card" else first
+    read, corners = read_indices(warp_indices(frame, det.corners, face, box), profile), det.corners
+    if read.status != "card" and det.other is not None:
+        # Foreshortening left the card's quarter turn open (vision.tilt): the other, on both its indices.
+        other = read_indices(warp_indices(frame, det.other, face, box), profile, one_index=False)
+        read, corners = (other, det.other) if other.status == "card" else (read, corners)
+    why = read.status == "card" and second_card(frame, profile, window, params.area, corners, alone)
+    return Reading("unknown", reason=why) if why else read
 
 
 def recognise_face(face: Image, profile: DeckProfile) -> Reading:
     """Read an already warped face (enrolment's self-check)."""
-    return read_indices(index_crops(face, profile), profile, face)
+    return read_indices(index_crops(face, profile.spec.index.box), profile, face)
 
 
 def read_indices(
     crops: list[Image], profile: DeckProfile, face: Image | None = None, one_index: bool = True
 ) -> Reading:
-    """Read a card's two index crops (:func:`index_crops`), which must agree when both are readable;
-    without ``one_index``, both must be read whatever the profile accepts."""
+    """Read a card's two index crops (:func:`vision.warp.index_crops`), which must agree when both are
+    readable; without ``one_index``, both must be read whatever the profile accepts."""
     reads = [read_index(crop, profile) for crop in crops]
     cards = [r for r in reads if not isinstance(r, str)]
     if not cards:

@@ -80,3 +80,10 @@ def warp_indices(frame: Image, corners: NDArray[np.float32], size: tuple[int, in
         blank_corners(crop, size, (part[0], part[1]), paper)
         crops.append(cv2.rotate(crop, cv2.ROTATE_180) if turn else crop)
     return crops
+
+
+def index_crops(face: Image, box: Box) -> list[Image]:
+    """A whole warped face's index ``box`` as the card lies, then with the card turned half a turn."""
+    x0, y0, x1, y1 = box
+    turned = cv2.rotate(face, cv2.ROTATE_180)
+    return [face[y0:y1, x0:x1], turned[y0:y1, x0:x1]]

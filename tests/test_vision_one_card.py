@@ -1,0 +1,63 @@
+"""One card at a time for a card found by its outline (vision/one_card.py): a second card the detector's
+bright regions do not show still leaves the window unknown.
+
+The scenes are the laptop of tests/test_vision_pale_surface.py with the QS lit by the lamp and a second
+card or back lying apart, wholly inside the window, dimmed until it is no brighter than the laptop: the
+detector sees one bright region, and before the check the QS was read (a second reading of issue 28's
+work swept these, 48 frames). A neighbouring card half out of the window is set aside, as the detector
+sets its region aside, and the card is read."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_vision_detect import UPRIGHT, H, W, table_with_card
+from test_vision_pale_surface import BLUE, FELT, QS, RED, RIGHT, Card, on_a_laptop, shifted
+from vision_support import profile
+
+from controller.cards import parse_card
+from vision.recognise import recognise
+
+GREY = (90, 90, 90)
+#: Places wholly inside the window, apart from the QS: beside it, beside and up, turned, below right.
+PLACES = {
+    "beside": RIGHT,
+    "beside, up": [(470.0, 20.0), (615.0, 20.0), (615.0, 222.0), (470.0, 222.0)],
+    "turned": [(480.0, 120.0), (610.0, 150.0), (575.0, 330.0), (445.0, 300.0)],
+    "below, on its side": [(630.0, 300.0), (630.0, 460.0), (450.0, 460.0), (450.0, 300.0)],
+}
+
+
+@pytest.mark.parametrize("gain", [0.4, 0.5, 0.6])
+@pytest.mark.parametrize("what", ["9C", RED, BLUE, GREY], ids=["9C", "red back", "blue back", "grey back"])
+@pytest.mark.parametrize("place", list(PLACES))
+def test_a_dim_second_card_apart_leaves_the_window_unknown(
+    place: str, what: str | tuple[int, int, int], gain: float
+) -> None:
+    cards: list[Card] = [(what, PLACES[place], gain), QS]
+    reading = recognise(on_a_laptop(cards), profile())
+    assert reading.status == "unknown", (place, what, gain, reading)
+    assert "one card at a time" in reading.reason, reading.reason
+
+
+def test_a_neighbouring_card_half_out_of_the_window_is_set_aside_and_the_card_read() -> None:
+    """Its index in full view, its card reaching past the frame's right edge: not in the window."""
+    frame = table_with_card("QS", UPRIGHT)
+    neighbour = table_with_card("4D", shifted(UPRIGHT, 330, 0))
+    paper = np.all(neighbour != FELT, axis=2)
+    frame[paper] = neighbour[paper]
+    assert frame.shape[:2] == (H, W) and paper[:, W - 1].any()  # it does cross the frame's edge
+    reading = recognise(frame, profile())
+    assert reading.card is parse_card("QS"), reading
+
+
+def test_a_card_on_a_dark_mat_wholly_inside_the_window_is_read() -> None:
+    """The mat is dark and lies wholly inside the window with the card on it, as a back partly under the
+    card would: its field, holed by the card, fills too little of its rectangle to be one."""
+    frame = np.full((H, W, 3), 170, np.uint8)  # a light grey table
+    frame[60:420, 150:530] = 30  # the dark mat
+    card = table_with_card("QS", UPRIGHT)
+    paper = np.all(card != FELT, axis=2)
+    frame[paper] = card[paper]
+    reading = recognise(frame, profile())
+    assert reading.card is parse_card("QS"), reading

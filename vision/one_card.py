@@ -1,0 +1,70 @@
+"""One card at a time for a card found by its outline: a second card its bright regions did not show.
+
+Why: the detector counts every bright region wholly inside the window ("2 separate objects"), but a
+second card is not always bright. A face-down back is a dark printed field; a face-up card in a
+shadow, under the far side of a lamp or on a surface as pale as the paper is no brighter than what it
+lies on, while the card beside it stands out. The detector then sees one card and the reader reads it,
+with another card in the window: which of the two was dealt is not known. So, after the outline's card
+is read, the window is looked at once more with the search by indices' own checks
+(:mod:`vision.by_index`, :mod:`vision.face_down`): a dark card-sized rectangle wholly inside the window
+apart from the card, or a candidate index outside the card, on paper at least :data:`DIM_PAPER` as
+bright as the card's, whose card would lie wholly inside the window, that reads as a card alone or
+shows a rank over a suit of the deck's sizes. Either leaves the frame unknown.
+
+What it leaves alone, as the detector does: a neighbouring card half out of the window (its region and
+its card reach the window's edge), and a back mostly under the card (less field than
+:data:`vision.face_down.LEAST_AREA`). The cost is one ink search per card read (about 2 ms at 640 x 480);
+frames without a card never pay it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+import cv2
+import numpy as np
+from cv2.typing import MatLike
+from numpy.typing import NDArray
+
+from vision.by_index import WORK_WIDTH, candidates, ink_pieces, level, other_index
+from vision.face_down import face_down
+from vision.index_glyphs import anchors, to_frame
+from vision.profile import DeckProfile
+from vision.window import ScanWindow, bounds
+
+#: A second card's index is looked at when its paper is at least this share as bright as the card's:
+#: far dimmer than the search by indices allows (:data:`vision.by_index.OTHER_PAPER`), since the card
+#: here stood out by its brightness and a second card may not.
+DIM_PAPER: Final = 0.3
+
+
+def second_card(
+    frame: MatLike, profile: DeckProfile, window: ScanWindow | None, area: tuple[float, float],
+    corners: NDArray[np.float32], reads_alone: Callable[[MatLike], bool],
+) -> str | None:
+    """Why the window holds a second card besides the one read at ``corners`` (frame pixels, in the order
+    the face's corners are warped from), or None. ``area``: the least and greatest card area, shares of
+    the frame; ``reads_alone``: whether one index crop alone reads as a card."""
+    h, w = frame.shape[:2]
+    shrink = min(1.0, WORK_WIDTH / w)
+    small = frame if shrink >= 1.0 else cv2.resize(frame, None, fx=shrink, fy=shrink,
+                                                    interpolation=cv2.INTER_LINEAR)
+    quad = np.asarray(corners, np.float32).reshape(4, 2) * np.float32(shrink)
+    win = bounds(window, (small.shape[1], small.shape[0]))
+    # A back is looked for at half the working size: a card's field needs no detail, and the look's
+    # connected regions cost a quarter.
+    half = cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    scale = np.float32(half.shape[1] / small.shape[1])
+    if face_down(half, quad * scale, bounds(window, (half.shape[1], half.shape[0]))):
+        return ("a dark rectangle of a card's size in the window: a back, or a card in shadow "
+                "(one card at a time)")
+    centres, stats, scales, paper = ink_pieces(small, profile, *area)
+    found = candidates(centres, stats, profile, scales)
+    fw, fh = profile.spec.face
+    face = np.array([(0, 0), (fw - 1, 0), (fw - 1, fh - 1), (0, fh - 1)], np.float32)
+    plane = cv2.getPerspectiveTransform(face, quad).astype(np.float64)
+    suits = to_frame(plane, [anchors(profile)[k] for k in (1, 3)])
+    card_paper = max(level(paper, np.clip(s, 0, [small.shape[1] - 1, small.shape[0] - 1])) for s in suits)
+    return other_index(frame, quad, found, paper, card_paper, profile, shrink, reads_alone,
+                       within=lambda q: win.within(q, 0.0), least_paper=DIM_PAPER, shown=False)
