@@ -113,6 +113,9 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(sig, _interrupt)
         nats, pg = NatsServer(), Postgres()
         servers += [nats.start(), pg.start()]
+        # The servers are watched with the commands (stopped apart, after them): one that ends is "a
+        # process failed", not a wait that runs out while every client retries for ever.
+        watched = [server.proc for server in servers if server.proc is not None]
         children.append(start_child(["floor", "record", "--nats", nats.url, "--db", pg.dsn],
                                     work / "recorder.log"))
         children.append(start_child(["floor", "alerts", "--nats", nats.url, "--db", pg.dsn],
@@ -123,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
             demos.append(_deal(work, t, _table_args(args, i)))
             deadline = time.monotonic() + START_TIMEOUT
             while not _wait(f"{t.table_id}'s journal", t.journal_rows() is not None, deadline,
-                            [*children, *demos]):
+                            [*children, *demos, *watched]):
                 pass
             pub = demo_endpoints(t.config, _ports(args, i))["pub"]  # where the uplink hears its daemon
             children.append(start_child(["uplink", str(t.file), "--state-dir", str(t.state), "--pub", pub,
@@ -131,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         c, ids = croupier_command(), [t.table_id for t in tables]
         deadline = time.monotonic() + START_TIMEOUT
         while not _wait("the pit board", "pit board: http" in _text(work / "pitboard.log")
-                        and "token" in _text(work / "operator.log"), deadline, [*children, *demos]):
+                        and "token" in _text(work / "operator.log"), deadline, [*children, *demos, *watched]):
             pass
         pids = [_daemon_pid(work, t, demo) for t, demo in zip(tables, demos, strict=True)]
         address = _text(work / "pitboard.log").split("pit board: ", 1)[1].split()[0]
@@ -147,11 +150,13 @@ def run(args: argparse.Namespace) -> int:
               + "".join(_by_hand(c, t, pid, not args.rounds) for t, pid in zip(tables, pids, strict=True))
               + ("" if args.rounds else "Ctrl-C stops it all.\n"), flush=True)
         if not args.rounds:
-            _supervise(work, tables, demos, [_table_args(args, i) for i in range(len(tables))], children)
+            _supervise(work, tables, demos, [_table_args(args, i) for i in range(len(tables))],
+                       [*children, *watched])
         while any(p.poll() is None for p in demos):  # each table deals its rounds
-            _wait("the tables' rounds", False, float("inf"), [*children, *demos])
+            _wait("the tables' rounds", False, float("inf"), [*children, *demos, *watched])
         deadline = time.monotonic() + CATCH_UP_TIMEOUT
-        while not _wait("the floor to catch up", _caught_up(pg.dsn, tables), deadline, children):
+        while not _wait("the floor to catch up", _caught_up(pg.dsn, tables), deadline,
+                        [*children, *watched]):
             pass
         with psycopg.connect(pg.dsn, connect_timeout=5) as conn:
             print(queries.tables_text(queries.tables(conn, 15.0)))

@@ -101,6 +101,14 @@ def _private_dir(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=prefix))  # 0700 from its first byte
 
 
+#: Ports tried at a server's first start when another program took the one picked (:meth:`NatsServer.start`).
+_PORT_TRIES: Final = 3
+
+
+class _PortTaken(Exception):
+    """The server could not bind its port: another program took it after it was picked."""
+
+
 class NatsServer:
     """One ``nats-server -js`` with file storage in ``folder``; :meth:`kill` (SIGKILL) and :meth:`start`
     again keep its folder and port, as a crashed and restarted server would."""
@@ -112,23 +120,60 @@ class NatsServer:
         self.port = free_port()
         self.config = config
         self.proc: subprocess.Popen[bytes] | None = None
+        self._started = False  # once started, its port is its clients' and stays
 
     @property
     def url(self) -> str:
         return f"nats://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 20.0) -> NatsServer:
+        """Start it and wait until it is ready: its own log says so, not merely something accepting on its
+        port. The port was only free when picked; another program (another test's server, a daemon's
+        socket) may bind it before this server does, which then exits ("address already in use") while
+        a bare port check connects to that other program, and every client of this floor would talk to
+        it, or to nothing once it is gone. At a first start a port taken so is given up for another free
+        one (so :attr:`url` is final only once this returns); a restart keeps its port or fails."""
+        for attempt in range(_PORT_TRIES):
+            try:
+                return self._start_once(timeout)
+            except _PortTaken as exc:
+                if self._started or attempt == _PORT_TRIES - 1:
+                    raise TimeoutError(str(exc)) from None
+                self.port = free_port()
+        raise AssertionError("unreachable")
+
+    def _start_once(self, timeout: float) -> NatsServer:
         conf = self.folder / "nats.conf"
         conf.write_text(
             f'listen: "127.0.0.1:{self.port}"\n'
             f'jetstream {{ store_dir: "{self.folder / "js"}" }}\n' + self.config, encoding="utf-8")
-        log = open(self.folder / "nats.log", "ab")  # noqa: SIM115 (the child holds it)
+        path = self.folder / "nats.log"
+        log = open(path, "ab")  # noqa: SIM115 (the child holds it)
+        begun = log.tell()  # this start's lines: the log keeps the earlier starts' too
         try:
             self.proc = subprocess.Popen([NATS_SERVER, "-c", str(conf)], stdout=log, stderr=log,
                                          preexec_fn=_exit_with_us(signal.SIGTERM))
         finally:
             log.close()
-        wait_port(self.port, timeout, self.proc)
+        proc, deadline = self.proc, time.monotonic() + timeout
+        while True:
+            exited = proc.poll() is not None  # then its last words are in the log read below
+            with open(path, "rb") as f:
+                f.seek(begun)
+                said = f.read().decode(errors="replace")
+            if exited:
+                self.proc = None
+                if f"listen tcp 127.0.0.1:{self.port}: bind: address already in use" in said:
+                    raise _PortTaken(f"nats-server: 127.0.0.1:{self.port} was taken by another program")
+                last = (said.strip().splitlines() or [""])[-1]
+                raise TimeoutError(f"nats-server exited with {proc.returncode} before it was ready: {last}")
+            if "Server is ready" in said:
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"nats-server not ready after {timeout} s: see {path}")
+            time.sleep(0.05)
+        wait_port(self.port, max(deadline - time.monotonic(), 1.0), proc)
+        self._started = True
         return self
 
     def kill(self) -> None:
@@ -182,6 +227,7 @@ class Postgres:
         self.data = self.folder / "data"
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
+        self._started = False  # once started, its port is its clients' and stays
         self._make_data()
 
     def _make_data(self) -> None:
@@ -204,7 +250,23 @@ class Postgres:
 
     def start(self, timeout: float = 60.0) -> Postgres:
         """``postgres`` in the foreground as our child (as the ``postgres`` user when we are root), until
-        it says it is ready; a fast shutdown (SIGINT) when the thread that started it ends."""
+        it says it is ready; a fast shutdown (SIGINT) when the thread that started it ends. At a first
+        start a port another program took since it was picked is given up for another free one (see
+        :meth:`NatsServer.start`); a restart keeps its port or fails."""
+        for attempt in range(_PORT_TRIES):
+            begun = (self.folder / "pg.log").stat().st_size if (self.folder / "pg.log").exists() else 0
+            try:
+                return self._start_once(timeout)
+            except TimeoutError:
+                with open(self.folder / "pg.log", "rb") as f:
+                    f.seek(begun)
+                    said = f.read().decode(errors="replace")
+                if self._started or attempt == _PORT_TRIES - 1 or "Address already in use" not in said:
+                    raise
+                self.port = free_port()
+        raise AssertionError("unreachable")
+
+    def _start_once(self, timeout: float) -> Postgres:
         command = [str(PG_BIN / "postgres"), "-D", str(self.data), "-p", str(self.port),
                    "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.folder}"]
         user = "postgres" if self.as_postgres else None
@@ -216,6 +278,7 @@ class Postgres:
         finally:
             log.close()
         self._wait_ready(self.proc, timeout)
+        self._started = True
         return self
 
     def _wait_ready(self, proc: subprocess.Popen[bytes], timeout: float) -> None:
