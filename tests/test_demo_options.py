@@ -94,9 +94,11 @@ def _interrupted_group(args: list[str], tmp: Path, wait_for: str | None) -> tupl
 def test_ctrl_c_while_loading_is_one_line(tmp_path: Path) -> None:
     code, err = _interrupted_group(["demo", "--rounds", "1", "--no-display"], tmp_path, None)
     assert "Traceback" not in err, err
-    # SIGINT before Python set its handler ends the process by the signal itself, silently.
-    assert code in (130, -signal.SIGINT), (code, err)
-    assert code == -signal.SIGINT or err.strip().splitlines()[-1] == "interrupted"
+    # SIGINT before Python set its handler ends the process by the signal itself, silently; once the
+    # demo runs its table (a loaded machine gets there before the signal lands), Ctrl-C is its clean
+    # stop ("stopping...", exit 0), as at any later instant.
+    assert code in (130, -signal.SIGINT, 0), (code, err)
+    assert code != 130 or err.strip().splitlines()[-1] == "interrupted"
 
 
 def test_ctrl_c_during_a_parallel_simulation_is_one_line(tmp_path: Path) -> None:
