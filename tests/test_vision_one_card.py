@@ -61,3 +61,37 @@ def test_a_card_on_a_dark_mat_wholly_inside_the_window_is_read() -> None:
     frame[paper] = card[paper]
     reading = recognise(frame, profile())
     assert reading.card is parse_card("QS"), reading
+
+
+def _quad_at(x: float, y: float, w: float) -> list[tuple[float, float]]:
+    """An upright card's corners, its top left at (x, y), ``w`` wide."""
+    h = w * 88 / 63
+    return [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
+
+
+def _paste(frame: np.ndarray, code: str, quad: list[tuple[float, float]], gain: float = 1.0) -> None:
+    one = table_with_card(code, quad)
+    paper = np.all(one != FELT, axis=2)
+    frame[paper] = np.clip(one[paper] * gain, 0, 255).astype(np.uint8)
+
+
+def test_a_felt_whose_rail_shows_all_round_is_no_back() -> None:
+    """The whole dark felt lies inside the frame, the card on it: a dark rectangle many cards large
+    (a second reading's frame; "a dark rectangle ... a back" before face_down's MOST_AREA)."""
+    frame = np.full((H, W, 3), (120, 160, 200), np.uint8)  # a light wooden rail
+    frame[30:450, 30:610] = FELT
+    _paste(frame, "QS", _quad_at(250, 130, 120))
+    reading = recognise(frame, profile())
+    assert reading.card is parse_card("QS"), reading
+
+
+@pytest.mark.parametrize("gap", [1, 3, 6])
+def test_a_dim_second_card_a_few_pixels_inside_the_frames_edge_still_counts(gap: int) -> None:
+    """A card placed from one index comes out a little large: without the slack it seemed half out
+    of the window and was set aside (a second reading's frames)."""
+    frame = np.full((H, W, 3), 150, np.uint8)
+    _paste(frame, "KS", _quad_at(W - 115 - gap, 160, 115), 0.6)
+    _paste(frame, "QS", _quad_at(250, 150, 120))
+    reading = recognise(frame, profile())
+    assert reading.status == "unknown", (gap, reading)
+    assert "one card at a time" in reading.reason, reading.reason

@@ -34,11 +34,15 @@ LEAST_AREA: Final = 0.4
 LEAST_FILL: Final = 0.85
 #: Its short side over its long one: a card's (0.72) seen at a slant or cut by its border.
 PROPORTIONS: Final = (0.5, 0.9)
+#: With ``most_area``: the largest enclosing rectangle of a back, as a share of the card's area (a dark
+#: mat, a tablet, a felt whose rail shows all round is larger than any back at the card's scale).
+MOST_AREA: Final = 2.0
 
 
-def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
+def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds, most_area: float | None = None) -> bool:
     """Whether the window at the working size ``small`` holds a dark card-sized rectangle wholly inside
-    it and apart from the card at ``quad`` (working pixels): a face-down card (see the module)."""
+    it and apart from the card at ``quad`` (working pixels): a face-down card (see the module). With
+    ``most_area``, a rectangle larger than that many of the card's areas is no back."""
     least = least_channel(small)
     seen = least if win.inside is None else least[win.inside > 0]
     level = cv2.threshold(seen.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
@@ -65,6 +69,8 @@ def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
         region = (labels[y : y + h, x : x + w] == k).astype(np.uint8)
         outline, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         (_, _), (rw, rh), _ = cv2.minAreaRect(np.vstack(outline))
+        if most_area is not None and rw * rh > most_area * area:
+            continue
         fill = stats[k, cv2.CC_STAT_AREA] / max(rw * rh, 1.0)
         ratio = min(rw, rh) / max(rw, rh, 1.0)
         if fill >= LEAST_FILL and (under[k] or PROPORTIONS[0] <= ratio <= PROPORTIONS[1]):

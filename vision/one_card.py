@@ -7,14 +7,19 @@ lies on, while the card beside it stands out. The detector then sees one card an
 with another card in the window: which of the two was dealt is not known. So, after the outline's card
 is read, the window is looked at once more with the search by indices' own checks
 (:mod:`vision.by_index`, :mod:`vision.face_down`): a dark card-sized rectangle wholly inside the window
-apart from the card, or a candidate index outside the card, on paper at least :data:`DIM_PAPER` as
-bright as the card's, whose card would lie wholly inside the window, that reads as a card alone or
-shows a rank over a suit of the deck's sizes. Either leaves the frame unknown.
+apart from the card (at most :data:`vision.face_down.MOST_AREA` card areas: a dark mat, a tablet or a
+felt whose rail shows all round is no back), or a candidate index outside the card, on paper at least
+:data:`DIM_PAPER` as bright as the card's, whose card would lie wholly inside the window (within
+:data:`SLACK`: a card placed from one index comes out a little large) and which reads as a card alone.
+Either leaves the frame unknown. The search's looser "a rank over a suit of the deck's sizes" is not
+used: on martinabeleda's felt it took a neighbour's index for a card lying across the one read.
 
 What it leaves alone, as the detector does: a neighbouring card half out of the window (its region and
 its card reach the window's edge), and a back mostly under the card (less field than
-:data:`vision.face_down.LEAST_AREA`). The cost is one ink search per card read (about 2 ms at 640 x 480);
-frames without a card never pay it.
+:data:`vision.face_down.LEAST_AREA`). What it costs: a dark object of a card's size and shape beside
+the card (a wallet, a banknote, a phone touching it) leaves the frame unknown too, a read lost, never a
+wrong one; and one ink search per card read (about 2.4 ms at 640 x 480), which frames without a card
+never pay.
 """
 
 from __future__ import annotations
@@ -28,15 +33,21 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.by_index import WORK_WIDTH, candidates, ink_pieces, level, other_index
-from vision.face_down import face_down
+from vision.face_down import MOST_AREA, face_down
 from vision.index_glyphs import anchors, to_frame
 from vision.profile import DeckProfile
 from vision.window import ScanWindow, bounds
 
 #: A second card's index is looked at when its paper is at least this share as bright as the card's:
 #: far dimmer than the search by indices allows (:data:`vision.by_index.OTHER_PAPER`), since the card
-#: here stood out by its brightness and a second card may not.
+#: here stood out by its brightness and a second card may not. The ink search's own floor
+#: (:data:`vision.by_index.MIN_PAPER`, 80 of 255) still holds, and it is the higher of the two for any
+#: card: a card at 0.4 of a dim room's light is not looked at (a floor that follows the card's paper
+#: found it, and raised the CPU p99 on yuchenrao's set over 10 ms).
 DIM_PAPER: Final = 0.3
+#: A card placed from one of its indices comes out up to a tenth too large: its corners may lie this
+#: share of the card's size past the window's rim and it still counts as wholly inside.
+SLACK: Final = 0.1
 
 
 def second_card(
@@ -56,7 +67,7 @@ def second_card(
     # connected regions cost a quarter.
     half = cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA)
     scale = np.float32(half.shape[1] / small.shape[1])
-    if face_down(half, quad * scale, bounds(window, (half.shape[1], half.shape[0]))):
+    if face_down(half, quad * scale, bounds(window, (half.shape[1], half.shape[0])), MOST_AREA):
         return ("a dark rectangle of a card's size in the window: a back, or a card in shadow "
                 "(one card at a time)")
     centres, stats, scales, paper = ink_pieces(small, profile, *area)
@@ -65,6 +76,7 @@ def second_card(
     face = np.array([(0, 0), (fw - 1, 0), (fw - 1, fh - 1), (0, fh - 1)], np.float32)
     plane = cv2.getPerspectiveTransform(face, quad).astype(np.float64)
     suits = to_frame(plane, [anchors(profile)[k] for k in (1, 3)])
+    slack = SLACK * float(np.sqrt(cv2.contourArea(quad)))
     card_paper = max(level(paper, np.clip(s, 0, [small.shape[1] - 1, small.shape[0] - 1])) for s in suits)
     return other_index(frame, quad, found, paper, card_paper, profile, shrink, reads_alone,
-                       within=lambda q: win.within(q, 0.0), least_paper=DIM_PAPER, shown=False)
+                       within=lambda q: win.within(q, slack), least_paper=DIM_PAPER, shown=False)
