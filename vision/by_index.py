@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 
 from vision.detect import Detection, DetectParams
 from vision.face_down import face_down
-from vision.index_glyphs import anchors, glyph_anchors, glyph_points, similarity, to_frame
+from vision.index_glyphs import anchors, face_corners, glyph_anchors, glyph_points, similarity, to_frame
 from vision.levels import least_channel
 from vision.profile import DeckProfile
 from vision.refusal import Refusal
@@ -157,8 +157,7 @@ def pair_up(one: Candidate, two: Candidate, profile: DeckProfile) -> NDArray[np.
     src = np.array(anchors(profile), np.float32)
     dst = np.array([one.rank, one.suit, two.rank, two.suit], np.float32)
     plane = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
-    fw, fh = profile.spec.face
-    corners = to_frame(plane, [(0.0, 0.0), (fw - 1.0, 0.0), (fw - 1.0, fh - 1.0), (0.0, fh - 1.0)])
+    corners = to_frame(plane, face_corners(profile))
     if not cv2.isContourConvex(corners.reshape(-1, 1, 2)):
         return None
     # Clockwise on screen as on the face (image axes): a mirror image runs the other way.
@@ -290,16 +289,21 @@ def find_by_indices(
     return Found(found.reading, f"; by its indices: {found.summary}")
 
 
+def working(frame: Image) -> tuple[Image, float]:
+    """The frame at the ink search's working width (:data:`WORK_WIDTH`; a narrower one as it is) and the
+    factor it was shrunk by. Linear, not area-averaged: at 0.75 area-averaging cost more than the search."""
+    shrink = min(1.0, WORK_WIDTH / frame.shape[1])
+    small = frame if shrink >= 1.0 else cv2.resize(frame, None, fx=shrink, fy=shrink,
+                                                    interpolation=cv2.INTER_LINEAR)
+    return small, shrink
+
+
 def search(
     frame: Image, profile: DeckProfile, window: ScanWindow | None, area: tuple[float, float],
     read_pair: Callable[[list[Image]], Reading | None], reads_alone: Callable[[Image], bool],
 ) -> Found[Reading]:
     """:func:`find_by_indices`'s search; ``area``: the least and greatest card area, shares of the frame."""
-    h, w = frame.shape[:2]
-    shrink = min(1.0, WORK_WIDTH / w)
-    # Linear, not area-averaged: at a factor of 0.75 area-averaging cost more than the whole search.
-    small = frame if shrink >= 1.0 else cv2.resize(frame, None, fx=shrink, fy=shrink,
-                                                    interpolation=cv2.INTER_LINEAR)
+    small, shrink = working(frame)
     centres, stats, scales, paper = ink_pieces(small, profile, *area)
     found = candidates(centres, stats, profile, scales)
     if len(found) < 2:
@@ -307,7 +311,7 @@ def search(
     face = profile.spec.face
     win = bounds(window, (small.shape[1], small.shape[0]))
     fw, fh = face
-    whole = [(0.0, 0.0), (fw - 1.0, 0.0), (fw - 1.0, fh - 1.0), (0.0, fh - 1.0)]
+    whole = face_corners(profile)
     read: list[tuple[Reading, NDArray[np.float32], float]] = []
     looked: list[NDArray[np.float32]] = []  # every card place read, a card or not
     why = "no two candidates at one card's geometry"
@@ -357,7 +361,7 @@ def other_index(
     could have, that reads as a card alone or (``shown``) shows a rank over a suit of the deck's sizes.
     ``within``: whether a card at those corners (working pixels) counts; None: every one does."""
     fw, fh = profile.spec.face
-    whole = [(0.0, 0.0), (fw - 1.0, 0.0), (fw - 1.0, fh - 1.0), (0.0, fh - 1.0)]
+    whole = face_corners(profile)
     outline = quad.reshape(-1, 1, 2)
     size = float(np.sqrt(cv2.contourArea(quad) / (fw * fh)))  # the card's scale
     seen: set[int] = set()

@@ -33,6 +33,12 @@ def to_frame(plane: NDArray[np.float64], points: list[tuple[float, float]]) -> N
     return mapped.reshape(-1, 2).astype(np.float32)
 
 
+def face_corners(profile: DeckProfile) -> list[tuple[float, float]]:
+    """The face's four corners (face pixels), clockwise from its top left: the order cards' corners take."""
+    fw, fh = profile.spec.face
+    return [(0.0, 0.0), (fw - 1.0, 0.0), (fw - 1.0, fh - 1.0), (0.0, fh - 1.0)]
+
+
 def anchors(profile: DeckProfile) -> list[tuple[float, float]]:
     """The top index's rank and suit centres on the upright face, then the bottom index's (face pixels):
     the rank over the suit at the deck's median offset, its centre half a rank below the area's top."""

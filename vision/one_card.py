@@ -32,9 +32,9 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.by_index import WORK_WIDTH, candidates, ink_pieces, level, other_index
+from vision.by_index import candidates, ink_pieces, level, other_index, working
 from vision.face_down import MOST_AREA, face_down
-from vision.index_glyphs import anchors, to_frame
+from vision.index_glyphs import anchors, face_corners, to_frame
 from vision.profile import DeckProfile
 from vision.window import ScanWindow, bounds
 
@@ -57,10 +57,7 @@ def second_card(
     """Why the window holds a second card besides the one read at ``corners`` (frame pixels, in the order
     the face's corners are warped from), or None. ``area``: the least and greatest card area, shares of
     the frame; ``reads_alone``: whether one index crop alone reads as a card."""
-    h, w = frame.shape[:2]
-    shrink = min(1.0, WORK_WIDTH / w)
-    small = frame if shrink >= 1.0 else cv2.resize(frame, None, fx=shrink, fy=shrink,
-                                                    interpolation=cv2.INTER_LINEAR)
+    small, shrink = working(frame)
     quad = np.asarray(corners, np.float32).reshape(4, 2) * np.float32(shrink)
     win = bounds(window, (small.shape[1], small.shape[0]))
     # A back is looked for at half the working size: a card's field needs no detail, and the look's
@@ -72,8 +69,7 @@ def second_card(
                 "(one card at a time)")
     centres, stats, scales, paper = ink_pieces(small, profile, *area)
     found = candidates(centres, stats, profile, scales)
-    fw, fh = profile.spec.face
-    face = np.array([(0, 0), (fw - 1, 0), (fw - 1, fh - 1), (0, fh - 1)], np.float32)
+    face = np.array(face_corners(profile), np.float32)
     plane = cv2.getPerspectiveTransform(face, quad).astype(np.float64)
     suits = to_frame(plane, [anchors(profile)[k] for k in (1, 3)])
     slack = SLACK * float(np.sqrt(cv2.contourArea(quad)))
