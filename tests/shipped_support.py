@@ -16,11 +16,11 @@ def shipped_table(tmp: Path, game: str, **overrides: Any) -> Path:
     """``firmware_configs/tables/<game>_sim.yaml`` as it ships (panels, limits, options), but on free
     ports, its panel maps by absolute path and its journal in ``tmp``; ``overrides`` replace keys."""
     data = yaml.safe_load((TABLES / f"{game}_sim.yaml").read_text(encoding="utf-8"))
-    base = free_port_base()
+    base = free_port_base(3)  # pub, snapshot, command
     data["zeromq"] = {"pub": f"tcp://127.0.0.1:{base}", "snapshot": f"tcp://127.0.0.1:{base + 1}",
                       "command": f"tcp://127.0.0.1:{base + 2}", "heartbeat": 0.2}
     if data.get("gpio"):
-        data["gpio"] = {**data["gpio"], "control": f"tcp://127.0.0.1:{free_port_base()}"}
+        data["gpio"] = {**data["gpio"], "control": f"tcp://127.0.0.1:{free_port_base(1)}"}
     data["state_dir"] = str(tmp / "state")
     data.pop("simulation", None)
     panels = []

@@ -351,7 +351,7 @@ def test_a_flood_of_refusals_is_logged_in_bursts_and_counted(caplog: pytest.LogC
 def test_a_client_with_no_key_or_another_server_key_leaves_a_line(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """Issue 24 item 11: these fail inside libzmq, before ZAP; only the socket monitor sees them."""
-    base = free_port_base()
+    base = free_port_base(3)  # pub, snapshot, command
     endpoints = {"pub": f"tcp://127.0.0.1:{base}", "snapshot": f"tcp://127.0.0.1:{base + 1}",
                  "command": f"tcp://127.0.0.1:{base + 2}"}
     config = config_for(tmp_path, zeromq=endpoints)

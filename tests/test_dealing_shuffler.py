@@ -23,6 +23,7 @@ from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
+from controller.tools.demo_setup import PORTS_PER_TABLE
 from drivers.shoe.sim import SimulatedShoe
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +47,7 @@ def test_every_demo_game_plays_rounds_through_dispense(tmp_path: Path, game: str
     table["shoe"] = {"profile": str(SHUFFLER)}
     path = tmp_path / f"{game}_shuffler.yaml"
     path.write_text(yaml.safe_dump(table))
-    base = free_port_base()
+    base = free_port_base(PORTS_PER_TABLE)
     proc = subprocess.run(
         [sys.executable, "-m", "controller.cli", "demo", "--table", str(path), "--rounds", "3",
          "--delay", "0", "--seed", "5", "--ports", str(base)],
@@ -172,7 +173,7 @@ def test_slow_card_after_the_timeout_clears_the_tilt_and_is_dealt_once(shuffler:
 
 @pytest.mark.timeout(120)
 def test_the_shipped_shuffler_demo_table_plays() -> None:
-    base = free_port_base()
+    base = free_port_base(PORTS_PER_TABLE)
     proc = subprocess.run(
         [sys.executable, "-m", "controller.cli", "demo",
          "--table", str(TABLES / "baccarat_shuffler_sim.yaml"),

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from test_daemon_support import free_port_base
 
+from controller.tools.demo_setup import PORTS_PER_TABLE
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -91,7 +93,7 @@ def _what_ran(work: Path | None, proc: subprocess.Popen[str]) -> str:
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("game", ["baccarat", "one_card_poker"])
 def test_demo_runs_n_rounds(game: str) -> None:
-    base = free_port_base()
+    base = free_port_base(PORTS_PER_TABLE)
     proc = demo("--game", game, "--rounds", "3", "--delay", "0", "--seed", "4", "--ports", str(base))
     out, err = proc.communicate(timeout=100)
     assert proc.returncode == 0, err
@@ -106,7 +108,7 @@ def test_demo_runs_n_rounds(game: str) -> None:
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_ctrl_c_sigterm_or_sighup_stops_everything(sig: signal.Signals) -> None:
-    base = free_port_base()
+    base = free_port_base(PORTS_PER_TABLE)
     proc, _daemon = started_demo(base)
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=30)
@@ -127,7 +129,7 @@ def test_ctrl_c_sigterm_or_sighup_stops_everything(sig: signal.Signals) -> None:
 
 @pytest.mark.timeout(120)
 def test_a_killed_demo_leaves_no_orphan_daemon() -> None:
-    base = free_port_base()
+    base = free_port_base(PORTS_PER_TABLE)
     proc, daemon = started_demo(base)
     cmdline = Path(f"/proc/{daemon}/cmdline").read_bytes().split(b"\0")
     work = Path(cmdline[cmdline.index(b"--state-dir") + 1].decode()).parent
@@ -160,7 +162,7 @@ def run_as_printed(command: str, timeout: float = 30) -> subprocess.CompletedPro
 
 @pytest.mark.timeout(120)
 def test_the_printed_ctl_command_runs_as_printed() -> None:
-    base = free_port_base()
+    base = free_port_base(PORTS_PER_TABLE)
     proc = demo("--delay", "0.05", "--ports", str(base), "--no-display")
     assert proc.stdout is not None
     try:

@@ -17,12 +17,14 @@ import pytest
 from test_daemon_support import free_port_base
 from test_demo import run_as_printed
 
+from controller.tools.demo_setup import PORTS_PER_TABLE
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.timeout(150)
 def test_betting_stays_open_until_the_printed_close_line_is_run() -> None:
-    base = free_port_base()
+    base = free_port_base(PORTS_PER_TABLE)
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "demo", "--hold-betting",
                              "--rounds", "1", "--delay", "0.02", "--seed", "3", "--ports", str(base),
                              "--no-display"],
@@ -57,7 +59,7 @@ def test_betting_stays_open_until_the_printed_close_line_is_run() -> None:
 
 @pytest.mark.timeout(150)
 def test_c_in_the_live_view_closes_betting() -> None:
-    base = free_port_base()
+    base = free_port_base(PORTS_PER_TABLE)
     pid, fd = pty.fork()
     if pid == 0:  # the child: a demo on a terminal, as a person runs it
         os.chdir(ROOT)

@@ -104,7 +104,7 @@ def test_ctl_names_the_table_that_answered_and_refuses_another(
 
 
 def test_ctl_with_nothing_listening_says_so_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    port = free_port_base()
+    port = free_port_base(1)
     code = main(["ctl", "--endpoint", f"tcp://127.0.0.1:{port}", "--timeout", "0.3", "status"])
     err = capsys.readouterr().err
     assert code == 2
@@ -263,7 +263,7 @@ def ipv6_loopback() -> bool:
 
 @pytest.mark.skipif(not ipv6_loopback(), reason="this machine has no IPv6 loopback")
 def test_ipv6_endpoints(tmp_path: Path) -> None:
-    base = free_port_base()
+    base = free_port_base(3)  # pub, snapshot, command
     zeromq = {"pub": f"tcp://[::1]:{base}", "snapshot": f"tcp://[::]:{base + 1}",
               "command": f"tcp://[::1]:{base + 2}", "heartbeat": HEARTBEAT}
     # [::] is every interface: allowed in the clear only when the table file says so (docs/security.md).

@@ -35,7 +35,7 @@ def install_copy(real: Path, root: Path, name: str = "table_1", **changes: objec
     has them (below ``root`` here), the rest as shipped but for free ports (tests may run side by side);
     ``changes``: more top-level keys changed."""
     data = yaml.safe_load(real.read_text())
-    base = free_port_base()
+    base = free_port_base(3)  # pub, snapshot, command
     ports = {"pub": base, "snapshot": base + 1, "command": base + 2}
     data.update({"table": name, "state_dir": str(root / "var/lib/croupier" / name),
                  "security": {"keys": str(keys_of(root, name))},

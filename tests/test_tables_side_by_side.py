@@ -66,13 +66,13 @@ def four_tables(tmp_path: Path) -> Iterator[list[tuple[TableConfig, CommandClien
     with ExitStack() as stack:
         out = []
         for config in shipped():
-            base = free_port_base()
+            base = free_port_base(3)  # pub, snapshot, command
             spec = ZmqSpec(pub=f"tcp://127.0.0.1:{base}", snapshot=f"tcp://127.0.0.1:{base + 1}",
                            command=f"tcp://127.0.0.1:{base + 2}")
             shoe = SimulatedShoe("v1", seed=1)
             stack.callback(shoe.close)
             link = shoe.open_pty(tmp_path / f"shoe-{config.table_id}")
-            control = f"tcp://127.0.0.1:{free_port_base()}" if config.panels else None
+            control = f"tcp://127.0.0.1:{free_port_base(1)}" if config.panels else None
             daemon = Daemon(config, state_dir=tmp_path / config.table_id, zmq_spec=spec, shoe_port=link,
                             gpio_control=control, fsync=False)
             stack.enter_context(DaemonThread(daemon))

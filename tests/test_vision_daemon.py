@@ -22,6 +22,7 @@ from controller.daemon.client import CommandClient, Subscriber, local_key
 from controller.daemon.config import FIRMWARE_CONFIGS, TableFileError, load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
+from controller.tools.demo_setup import PORTS_PER_TABLE
 from vision.camera_sim import SimulatedCamera
 from vision.recognise import Reading
 from vision.stable import StableReads
@@ -112,7 +113,7 @@ def test_the_daemon_does_not_import_opencv_without_a_camera() -> None:
 def test_demo_camera_sim_plays_baccarat_rounds() -> None:
     # Seed 91's shoe starts QH, QH: the second queen goes in only once the table's camera has read
     # the window empty (the dealer watches its status), else it would be taken for the first one.
-    base = free_port_base()
+    base = free_port_base(PORTS_PER_TABLE)
     proc = subprocess.run(
         [sys.executable, "-m", "controller.cli", "demo", "--camera-sim", "--rounds", "2", "--delay", "0",
          "--seed", "91", "--ports", str(base), "--no-lamps"],
