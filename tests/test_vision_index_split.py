@@ -7,7 +7,6 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.index_split import components
 from vision.recognise import Glyphs, split_index
 
 W, H = 72, 150
@@ -112,19 +111,3 @@ def test_a_rank_joined_to_the_frame_line_is_split_from_it_by_the_decks_rank_heig
     assert glyphs.box[2] < 46, "the line is not part of the index's glyphs"
     assert 38 <= glyphs.rank_height <= 46
     assert 28 <= glyphs.suit_height <= 33
-
-
-def test_the_index_pieces_are_labelled_as_opencvs_default_labels_them() -> None:
-    """vision.index_split.components labels by Grana's algorithm for its lower cost: the labels and the
-    statistics (boxes, areas) must be exactly OpenCV's default 8-connected ones, on ink of any density,
-    speckled, swollen or thinned, so no index splits otherwise than before."""
-    rng = np.random.default_rng(2026)
-    for _ in range(300):
-        h, w = (int(v) for v in rng.integers(1, 160, 2))
-        ink = ((rng.random((h, w)) < rng.random()) * 255).astype(np.uint8)
-        if rng.random() < 0.5:
-            morph = cv2.dilate if rng.random() < 0.5 else cv2.erode
-            ink = morph(ink, np.ones((2, 3), np.uint8))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-        got = components(ink)
-        assert got[0] == n and np.array_equal(got[1], labels) and np.array_equal(got[2], stats)

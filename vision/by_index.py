@@ -35,6 +35,7 @@ from vision.index_glyphs import anchors, face_corners, glyph_anchors, glyph_poin
 from vision.levels import least_channel
 from vision.profile import DeckProfile
 from vision.refusal import Refusal
+from vision.regions import components
 from vision.warp import warp_box, warp_indices
 from vision.window import ScanWindow, bounds
 
@@ -108,7 +109,7 @@ def ink_pieces(frame: Image, profile: DeckProfile, min_area: float, max_area: fl
     paper = cv2.resize(closed, (w, h), interpolation=cv2.INTER_LINEAR)
     dark = cv2.compare(least, cv2.convertScaleAbs(paper, alpha=INK_SHARE), cv2.CMP_LT)
     ink = cv2.bitwise_and(dark, cv2.threshold(paper, MIN_PAPER - 1, 255, cv2.THRESH_BINARY)[1])
-    n, _, stats, centres = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    n, _, stats, centres = components(ink)
     stats, centres = stats[1:], centres[1:]
     big = np.maximum(stats[:, 2], stats[:, 3])
     smallest = min(index.rank_height, index.suit_height) * lo / SIZE_FACTOR
@@ -267,7 +268,7 @@ def apart(small: Image, quad: NDArray[np.float32], inside: NDArray[np.uint8] | N
     bright = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
     if inside is not None:
         bright = cv2.bitwise_and(bright, inside)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(bright, connectivity=8)
+    n, labels, stats, _ = components(bright)
     card = np.zeros_like(bright)
     cv2.fillConvexPoly(card, np.round(quad).astype(np.int32), 255)
     big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= least * bright.size]

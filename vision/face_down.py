@@ -23,6 +23,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.levels import least_channel
+from vision.regions import components
 from vision.window import Bounds
 
 #: The dark region is closed over this share of the card's short side (a back's lattice is finer).
@@ -55,7 +56,7 @@ def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds, most_area:
     margin = max(3, int(CLOSE_SHARE * short) | 1)  # the card's own ink never joins a region beside it
     dark[cv2.dilate(card, np.ones((margin, margin), np.uint8)) > 0] = 0
     closed = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, np.ones((margin, margin), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    n, labels, stats, _ = components(closed)
     area = cv2.contourArea(quad.astype(np.float32))
     # Regions reaching the window's edge, and regions reaching the card: a back partly under it, cut by
     # the card's edge to any proportions (marked by a lookup per pixel: numpy's unique sorted them all).

@@ -17,6 +17,8 @@ import cv2
 import numpy as np
 from cv2.typing import MatLike
 
+from vision.regions import components
+
 Image = MatLike
 
 #: A piece narrower than this share of its height is a line (frame line, a pip's cut edge), not a glyph.
@@ -124,23 +126,10 @@ def split_binary(
     return labels, rank_and_suit(blobs)
 
 
-def components(binary: Image) -> tuple[int, Image, Image]:
-    """The 8-connected components of ``binary``: their count, the label image and their statistics
-    (:func:`cv2.connectedComponentsWithStats`' ``stats``).
-
-    By Grana's block-based labelling (``CCL_GRANA``): the same labels and statistics as OpenCV's
-    default for 8-connectivity (Spaghetti), at less than half its fixed cost on an index-sized crop
-    (40 against 100 us; a frame searched by its indices labels a dozen crops). Only the centroids,
-    not used here, differ (summed in another order).
-    """
-    n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(binary, 8, cv2.CV_32S, cv2.CCL_GRANA)
-    return n, labels, stats
-
-
 def pieces(binary: Image) -> tuple[Image, list[Blob]]:
     """Connected pieces of ink, without specks and without anything cut by the crop's edge (the card's
     corner, a centre pip)."""
-    _, labels, stats = components(binary)
+    _, labels, stats, _ = components(binary)
     h, w = binary.shape
     x, y, bw, bh, pixels = stats[1:].T
     keep = (pixels >= SPECK * h * w) & (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)
@@ -153,7 +142,7 @@ def erase_lines(binary: Image, run: int) -> Image | None:
     """The ink with its thin upright lines of at least ``run`` pixels erased (with their anti-aliased
     fringe), or None when there are none."""
     runs = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8))
-    n, labels, stats = components(runs)
+    n, labels, stats, _ = components(runs)
     thin = [i for i in range(1, n) if stats[i][2] < LINE_ASPECT * stats[i][3]]
     if not thin:
         return None
@@ -191,7 +180,7 @@ def with_faded(grey: Image, binary: Image, level: float) -> Image | None:
         return None
     light_level = level + FADED_LEVEL * (float(np.median(paper)) - level)
     light = cv2.threshold(grey, light_level, 255, cv2.THRESH_BINARY_INV)[1]
-    n, labels, stats = components(light)
+    n, labels, stats, _ = components(light)
     dark = np.bincount(labels.ravel(), weights=(binary > 0).ravel(), minlength=n)
     faded = dark < FADED_DARK * stats[:, cv2.CC_STAT_AREA]
     faded[0] = False
