@@ -16,6 +16,9 @@ from __future__ import annotations
 from typing import Final
 
 #: 1: the rules as of the first journals that record it (held cards of a tilt included).
-RULES_VERSION: Final = 1
+#: 2: a ``limits`` input is refused while a round is in play (it waits for the round's end), and one
+#: that would drop or rescale money held (a seat holding money left out, new decimals under money) is
+#: refused by the engine itself: a version-1 journal holding such a row would replay it otherwise.
+RULES_VERSION: Final = 2
 #: What a journal without a ``rules`` entry in its header was written under.
 UNRECORDED: Final = 1

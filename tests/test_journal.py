@@ -13,6 +13,7 @@ from controller import inputs as I
 from controller.cli import main
 from controller.daemon.journal import JOURNAL_NAME, MARKER_NAME, Journal, JournalError, JournalMismatch
 from controller.daemon.service import TableService
+from controller.rules_version import RULES_VERSION, UNRECORDED
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -189,11 +190,12 @@ def test_a_journal_of_another_rules_version_is_refused_with_the_archive_command(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     service = _open(tmp_path)
     service.submit(I.CreditIn(1, 500), "test")
-    assert service.journal.header["rules"] == "1"
+    assert service.journal.header["rules"] == str(RULES_VERSION)
     service.journal.close()
-    monkeypatch.setattr("controller.daemon.journal.RULES_VERSION", 2)
-    with pytest.raises(JournalMismatch, match=r"written under rules version 1; this software plays rules "
-                                              r"version 2.*croupier journal archive --state-dir "):
+    monkeypatch.setattr("controller.daemon.journal.RULES_VERSION", RULES_VERSION + 1)
+    with pytest.raises(JournalMismatch, match=rf"written under rules version {RULES_VERSION}; this software "
+                                              rf"plays rules version {RULES_VERSION + 1}.*croupier journal "
+                                              r"archive --state-dir "):
         _open(tmp_path)
     monkeypatch.undo()
     assert _open(tmp_path).table.credits[1] == 500  # refused, not changed: the right software still runs it
@@ -208,7 +210,8 @@ def test_a_journal_without_a_rules_version_is_read_as_version_1(
     with conn:
         conn.execute("DELETE FROM meta WHERE key = 'rules'")  # as code before the rules version wrote it
     conn.close()
-    _open(tmp_path).journal.close()
-    monkeypatch.setattr("controller.daemon.journal.RULES_VERSION", 2)
-    with pytest.raises(JournalMismatch, match="written under rules version 1;"):
+    monkeypatch.setattr("controller.daemon.journal.RULES_VERSION", UNRECORDED)
+    _open(tmp_path).journal.close()  # the software of rules version 1 still runs it
+    monkeypatch.undo()
+    with pytest.raises(JournalMismatch, match=f"written under rules version {UNRECORDED};"):
         _open(tmp_path)

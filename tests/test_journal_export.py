@@ -36,6 +36,7 @@ from controller.floor.report import aggregate, from_journal
 from controller.games import game_class
 from controller.limits import TableLimits
 from controller.money import Currency
+from controller.rules_version import RULES_VERSION
 from controller.table import Table
 from controller.tools import journal_cmd
 from controller.tools.ctl import format_round
@@ -147,8 +148,8 @@ def test_the_header_says_whose_rows_they_are_and_null_limits_when_the_journal_re
     journal.close()
     first = export(tmp_path, 1)[0]
     assert first == {"header": HEADER, "version": 1, "table": "t", "journal_id": header["id"],
-                     "game": "baccarat", "options": cfg.options_dict(), "rules": 1, "from": 1, "to": 1,
-                     "limits": None, "standalone": False}
+                     "game": "baccarat", "options": cfg.options_dict(), "rules": RULES_VERSION,
+                     "from": 1, "to": 1, "limits": None, "standalone": False}
     assert export(tmp_path, 5) == [{**first, "from": 5}]  # past the last row: the header alone
 
 
