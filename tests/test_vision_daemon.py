@@ -7,6 +7,7 @@ camera's window file (vision.camera_sim paints synthetic photographs into it).
 from __future__ import annotations
 
 import sqlite3
+import stat
 import subprocess
 import sys
 import time
@@ -88,6 +89,8 @@ def test_camera_cards_play_a_round_with_audit_frames_and_go_offline_without_fram
         assert ref.startswith("camera:")
         frame = config.state_dir / ref.removeprefix("camera:")
         assert frame.is_file() and frame.stat().st_size > 1000
+        assert stat.S_IMODE(frame.stat().st_mode) == 0o600  # a table's camera frames: private, whole
+        assert stat.S_IMODE(frame.parent.stat().st_mode) == 0o700
         assert frame.name.endswith(inp.split('"card": "')[1][:2] + ".jpg")
     journal.close()
 

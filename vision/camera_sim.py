@@ -11,7 +11,6 @@ cards go through the real recognition, stable reads, audit frames and journal.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from pathlib import Path
 import cv2
 
 from controller.cards import Card
+from controller.daemon.private import write_atomic
 from controller.simulation.shoe_shuffle import ShuffledShoe
 from vision.synth import DESIGNS, STUDIO, Conditions, scene
 
@@ -64,9 +64,7 @@ class SimulatedCamera:
 
     def show(self, card: Card | None) -> None:
         """Put ``card`` (None: nothing) in the window, atomically (the camera never sees half a file)."""
-        tmp = self.window.with_name(f".{self.window.name}.tmp.png")
-        tmp.write_bytes(self.photo(card))
-        os.replace(tmp, self.window)
+        write_atomic(self.window, self.photo(card))
         self.shown = card
 
     def photo(self, card: Card | None) -> bytes:

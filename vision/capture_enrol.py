@@ -16,8 +16,10 @@ from pathlib import Path
 import cv2
 
 from controller.cards import DECK, Card
+from controller.daemon.private import make_dir, write_atomic
 from vision.detect import find_card
 from vision.enroll import EnrolError
+from vision.image_file import write_image
 from vision.profile import FACE_SIZE
 from vision.recognise import Image
 from vision.sources import CaptureSource, FrameSource, ReplaySource, SourceError
@@ -61,7 +63,7 @@ def shoot_deck(
     camera: str, folder: Path, shots: int = 1, prompt: bool = True
 ) -> list[tuple[Image, Card, str]]:
     """Prompt for each face, keep a steady frame of it, and return (frame, card, file) for enrolment."""
-    folder.mkdir(parents=True, exist_ok=True)
+    make_dir(folder)
     source = open_source(camera)
     out: list[tuple[Image, Card, str]] = []
     rows = ["file,card"]
@@ -77,7 +79,7 @@ def shoot_deck(
                     print(f"Show {what} in the window...", flush=True)
                 frame = _steady_card(source)
                 name = f"{card.code}-{k + 1}.jpg"
-                cv2.imwrite(str(folder / name), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+                write_image(folder / name, frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
                 rows.append(f"{name},{card.code}")
                 out.append((frame, card, name))
                 if not prompt:  # the next card must not be taken from this one's frames
@@ -87,5 +89,5 @@ def shoot_deck(
                         pass
     finally:
         source.close()
-        (folder / "labels.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+        write_atomic(folder / "labels.csv", "\n".join(rows) + "\n")
     return out

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from controller.daemon.private import make_dir, write_atomic
 from controller.tools.progress import progress
 
 T = TypeVar("T", int, float)
@@ -201,12 +202,12 @@ def run_enroll(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    save_profile(result.profile, args.out)
+    make_dir(args.out.parent)
+    folder = save_profile(result.profile, args.out)
     idx = result.profile.spec.index
     print(
         f"enrolled deck {name!r} from {result.images} photographs: index in the {idx.corner} corner, "
-        f"box {idx.box}; every face reads as itself; wrote {args.out} and {args.out.with_suffix('')}/"
+        f"box {idx.box}; every face reads as itself; wrote {args.out} and {folder}/"
     )
     return 0
 
@@ -286,6 +287,6 @@ def run_test(args: argparse.Namespace) -> int:
         if str(args.json) == "-":
             print(text)
         else:
-            args.json.write_text(text + "\n", encoding="utf-8")
+            write_atomic(args.json, text + "\n")
             print(f"JSON report: {args.json}")
     return 0

@@ -14,7 +14,9 @@ from pathlib import Path
 import cv2
 
 from controller.cards import DECK, Card, CardError, parse_card
+from controller.daemon.private import make_dir, write_atomic
 from vision.enroll import EnrolError, read_labels
+from vision.image_file import write_image
 from vision.recognise import Image
 from vision.synth import FLOOR, NEGATIVES, STUDIO, Design, negative_scene, scene
 
@@ -52,22 +54,21 @@ def labelled_frames(folder: Path) -> Iterator[tuple[Image, Card | None, str]]:
 
 
 def _write(folder: Path, name: str, img: Image) -> None:
-    if not cv2.imwrite(str(folder / name), img, [cv2.IMWRITE_JPEG_QUALITY, 95]):
-        raise OSError(f"cannot write {folder / name}")
+    write_image(folder / name, img, [cv2.IMWRITE_JPEG_QUALITY, 95])
 
 
 def write_enrolment_set(
     folder: Path, design: Design, seed: int, size: tuple[int, int] = (640, 480), shots: int = 1
 ) -> int:
     """Near-studio photographs of the 52 faces, named by card (``QH-1.jpg``)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    make_dir(folder)
     rows = ["file,card"]
     for i, card in enumerate(DECK):
         for k in range(shots):
             name = f"{card.code}-{k + 1}.jpg"
             _write(folder, name, scene(card, design, seed * 1_000_003 + i * 31 + k, size, STUDIO))
             rows.append(f"{name},{card.code}")
-    (folder / "labels.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    write_atomic(folder / "labels.csv", "\n".join(rows) + "\n")
     return len(rows) - 1
 
 
@@ -93,10 +94,10 @@ def held_out_set(
 def write_test_set(
     folder: Path, design: Design, seed: int, count: int, negatives: int, size: tuple[int, int] = (640, 480)
 ) -> int:
-    folder.mkdir(parents=True, exist_ok=True)
+    make_dir(folder)
     rows = ["file,card"]
     for img, card, name in held_out_set(design, seed, count, negatives, size):
         _write(folder, name, img)
         rows.append(f"{name},{card.code if card else 'none'}")
-    (folder / "labels.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    write_atomic(folder / "labels.csv", "\n".join(rows) + "\n")
     return len(rows) - 1

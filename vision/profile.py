@@ -5,13 +5,19 @@ next (font, weight, suit shapes), and templates taken from one deck read
 another deck's cards at a few percent wrong. So the house enrols its own
 deck (``croupier vision enroll``) and the camera recognises only against it.
 
-The profile is a small YAML file; the templates are PNG files in a folder of
-the same name beside it (``decks/house.yaml`` and ``decks/house/ranks/Q.png``),
-so an operator can look at exactly what the camera compares against.
+The profile is a small YAML file; the templates are PNG files in a folder
+beside it that the YAML names (``decks/house.yaml`` and
+``decks/house.templates-<hash>/ranks/Q.png``), so an operator can look at
+exactly what the camera compares against; a new save writes a new folder
+before the YAML names it, so a save cut short never mixes two decks.
 """
 
 from __future__ import annotations
 
+import contextlib
+import glob
+import hashlib
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from controller.cards import RANKS, SUITS
 from controller.configfile import ConfigFileError, read_yaml, validation_problems
+from controller.daemon.private import make_dir, write_atomic
 from vision.stack import Stack
 
 Glyph = MatLike
@@ -165,28 +172,36 @@ def _same_glyphs(a: Mapping[str, Glyph], b: Mapping[str, Glyph]) -> bool:
     return a.keys() == b.keys() and all(np.array_equal(a[name], b[name]) for name in a)
 
 
-def template_folder(path: Path) -> Path:
-    """``decks/house.yaml`` keeps its templates in ``decks/house/``."""
-    return path.with_suffix("")
+def template_folder(path: Path, templates: Sequence[bytes] = ()) -> Path:
+    """Where ``decks/house.yaml`` keeps its templates: ``decks/house.templates-<hash>/``, the hash of the
+    encoded ``templates`` (so a save never writes into the folder the profile on disk reads)."""
+    digest = hashlib.sha256(b"".join(hashlib.sha256(t).digest() for t in templates)).hexdigest()[:12]
+    return path.with_name(f"{path.stem}.templates-{digest}")
 
 
-def save_profile(profile: DeckProfile, path: Path) -> None:
-    """Write the YAML and the template PNGs (the folder is replaced, so no stale template stays)."""
-    folder = template_folder(path)
-    for sub in ("ranks", "suits"):
-        (folder / sub).mkdir(parents=True, exist_ok=True)
-        for old in (folder / sub).glob("*.png"):
-            old.unlink()
-    ranks = {}
-    for rank, glyph in profile.ranks.items():
-        rel = f"{folder.name}/ranks/{rank}.png"
-        cv2.imwrite(str(path.parent / rel), np.clip(glyph * 255, 0, 255).astype(np.uint8))
-        ranks[rank] = rel
-    suits = {}
-    for suit, glyph in profile.suits.items():
-        rel = f"{folder.name}/suits/{suit}.png"
-        cv2.imwrite(str(path.parent / rel), np.clip(glyph * 255, 0, 255).astype(np.uint8))
-        suits[suit] = rel
+def _png(glyph: MatLike) -> bytes:
+    ok, data = cv2.imencode(".png", np.clip(glyph * 255, 0, 255).astype(np.uint8))
+    if not ok:
+        raise OSError("cannot encode a template as PNG")
+    return bytes(data.tobytes())
+
+
+def save_profile(profile: DeckProfile, path: Path) -> Path:
+    """Write the YAML and its template PNGs, whole or not at all: the templates go into a new folder
+    named by their content (:func:`template_folder`, 0700, each PNG 0600 and fsynced), then the YAML,
+    which names them, replaces the old one atomically (0600); only then are the folders of earlier
+    saves removed. A save cut short (a power cut, a full disk) leaves the profile on disk loading
+    exactly as before it, never the old YAML over new templates (a mixed deck that could misread).
+    Returns the templates' folder."""
+    pngs = {("ranks", name): _png(glyph) for name, glyph in profile.ranks.items()}
+    pngs.update({("suits", name): _png(glyph) for name, glyph in profile.suits.items()})
+    folder = template_folder(path, [pngs[k] for k in sorted(pngs)])
+    ranks: dict[str, str] = {}
+    suits: dict[str, str] = {}
+    for (sub, name), png in pngs.items():
+        make_dir(folder / sub)
+        write_atomic(folder / sub / f"{name}.png", png)
+        (ranks if sub == "ranks" else suits)[name] = f"{folder.name}/{sub}/{name}.png"
     spec = profile.spec.model_copy(update={"ranks": ranks, "suits": suits})
     data = spec.model_dump(mode="json")
     data["enrolled"] = {
@@ -195,10 +210,28 @@ def save_profile(profile: DeckProfile, path: Path) -> None:
     }
     header = (
         f"# Deck profile {spec.deck!r}: written by `croupier vision enroll` (docs/vision.md).\n"
-        "# Templates are the PNG files in the folder of the same name; re-enrol rather than edit them.\n"
+        f"# Templates are the PNG files in {folder.name}/; re-enrol rather than edit them.\n"
     )
-    path.write_text(header + yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    write_atomic(path, header + yaml.safe_dump(data, sort_keys=False))
+    _remove_earlier(path, folder)
     profile.path = path
+    return folder
+
+
+def _remove_earlier(path: Path, kept: Path) -> None:
+    """The template folders of ``path``'s earlier saves, now that the YAML names ``kept``: this layout's
+    (``house.templates-*``) and the PNGs of the layout before it (``house/ranks``, ``house/suits``)."""
+    for old in path.parent.glob(f"{glob.escape(path.stem)}.templates-*"):
+        if old != kept and old.is_dir():
+            shutil.rmtree(old)
+    legacy = path.with_suffix("")
+    for sub in ("ranks", "suits"):
+        for png in (legacy / sub).glob("*.png"):
+            png.unlink()
+        with contextlib.suppress(OSError):  # not there, or holding something not ours: left as it is
+            (legacy / sub).rmdir()
+    with contextlib.suppress(OSError):
+        legacy.rmdir()
 
 
 def load_profile(path: Path | str) -> DeckProfile:

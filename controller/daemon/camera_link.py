@@ -41,7 +41,9 @@ from controller.cards import Card
 from controller.daemon import faults
 from controller.daemon.camera_config import CameraSettings
 from controller.daemon.journal import JournalFault
+from controller.daemon.private import make_dir
 from controller.inputs import CardSeen, DeviceStatus, Input
+from vision.image_file import write_image
 from vision.profile import DeckProfile, ProfileError, load_profile
 from vision.recognise import Image, Reading, recognise
 from vision.sources import CaptureSource, FrameSource, ReplaySource, SourceError, WindowSource
@@ -108,7 +110,7 @@ class CameraLink:
     # --- the thread ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        self.audit_dir.mkdir(parents=True, exist_ok=True)
+        make_dir(self.audit_dir)
         self._thread.start()
 
     async def stop(self) -> None:
@@ -194,8 +196,7 @@ class CameraLink:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
         name = f"{stamp}-{time.time_ns() % 1_000_000_000:09d}-{self._saved:05d}-{reading.card.code}.jpg"
         path = self.audit_dir / name
-        if not cv2.imwrite(str(path), frame, [cv2.IMWRITE_JPEG_QUALITY, 90]):
-            raise OSError(f"cannot write the audit frame {path}")
+        write_image(path, frame, [cv2.IMWRITE_JPEG_QUALITY, 90])  # whole before the journal names it
         try:
             return str(path.relative_to(self.state_dir))
         except ValueError:

@@ -26,6 +26,7 @@ from controller import events as ev
 from controller.daemon import journal_export
 from controller.daemon import messages as msg
 from controller.daemon.commands import INPUT_COMMANDS, QUERIES
+from controller.daemon.private import write_atomic
 from controller.daemon.requests import MAX_INT
 from controller.daemon.topics import SIDE_TOPICS
 from controller.dealers import MAX_NAME
@@ -273,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
             stale.append(str(path))
             if not args.check:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
+                write_atomic(path, text, mode=0o644)  # committed documents: everyone reads them
     if args.check and stale:
         print("out of date (run python -m controller.daemon.contract): " + ", ".join(stale), file=sys.stderr)
         return 1

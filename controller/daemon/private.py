@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final
 
 from controller.daemon import faults
 
@@ -61,6 +61,14 @@ def open_private(path: Path, flags: int) -> int:
         return os.open(path, flags | os.O_CLOEXEC)
     os.fchmod(fd, FILE_MODE)
     return fd
+
+
+def open_log(path: Path, append: bool = True) -> BinaryIO:
+    """A log file for a child process's output (a server's, a demo's child's), 0600 from its first byte
+    whatever the umask: appended to, or emptied (``append`` False). A log grows as the child writes,
+    so it cannot be written aside and renamed; it is private instead (it may hold a token or a key)."""
+    flags = os.O_WRONLY | (os.O_APPEND if append else os.O_TRUNC)
+    return os.fdopen(open_private(path, flags), "ab" if append else "wb")
 
 
 def write_atomic(target: Path, text: str | bytes, mode: int = FILE_MODE, group: int = -1) -> None:

@@ -33,6 +33,7 @@ import psycopg
 
 from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig, load_table
 from controller.daemon.journal import JournalError
+from controller.daemon.private import open_log, write_atomic
 from controller.floor import queries
 from controller.floor.derive import JournalSource
 from controller.floor.local import NatsServer, Postgres, ServerMissing, free_port
@@ -240,7 +241,7 @@ def _pit_board(work: Path, nats: str, dsn: str) -> list[subprocess.Popen[bytes]]
     """``croupier floor serve`` on a free loopback port, and ``floor operator add pit_boss`` (its one
     operator, the token in ``operator.log``), both started now: the board reads the file only to act."""
     operators = work / "operators.json"
-    with open(work / "operator.log", "wb") as out:
+    with open_log(work / "operator.log", append=False) as out:
         made = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "operator", "add",
                                  "pit_boss", "--operators", str(operators)],
                                 stdout=out, stderr=subprocess.STDOUT)
@@ -252,7 +253,7 @@ def _keep_log(server: NatsServer | Postgres, work: Path) -> None:
     """A copy of the stopped server's log in the demo's folder (the server's own folder is deleted)."""
     name = "nats.log" if isinstance(server, NatsServer) else "pg.log"
     with contextlib.suppress(OSError):  # it never started: there is no log to keep
-        shutil.copyfile(server.folder / name, work / name)
+        write_atomic(work / name, (server.folder / name).read_bytes())
 
 
 def _text(path: Path) -> str:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
+from controller.daemon.private import open_log, write_atomic
 from controller.tools.children import die_with_parent
 
 NATS_SERVER: Final = "nats-server"
@@ -144,11 +145,11 @@ class NatsServer:
 
     def _start_once(self, timeout: float) -> NatsServer:
         conf = self.folder / "nats.conf"
-        conf.write_text(
-            f'listen: "127.0.0.1:{self.port}"\n'
-            f'jetstream {{ store_dir: "{self.folder / "js"}" }}\n' + self.config, encoding="utf-8")
+        write_atomic(
+            conf, f'listen: "127.0.0.1:{self.port}"\n'
+            f'jetstream {{ store_dir: "{self.folder / "js"}" }}\n' + self.config)
         path = self.folder / "nats.log"
-        log = open(path, "ab")  # noqa: SIM115 (the child holds it)
+        log = open_log(path)  # the child holds it
         begun = log.tell()  # this start's lines: the log keeps the earlier starts' too
         try:
             self.proc = subprocess.Popen([NATS_SERVER, "-c", str(conf)], stdout=log, stderr=log,
@@ -270,7 +271,7 @@ class Postgres:
         command = [str(PG_BIN / "postgres"), "-D", str(self.data), "-p", str(self.port),
                    "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.folder}"]
         user = "postgres" if self.as_postgres else None
-        log = open(self.folder / "pg.log", "ab")  # noqa: SIM115 (the child holds it)
+        log = open_log(self.folder / "pg.log")  # the child holds it
         try:  # the user is changed before preexec_fn runs: the death signal survives it
             self.proc = subprocess.Popen(command, stdout=log, stderr=log, user=user, group=user,
                                          extra_groups=[] if user else None,

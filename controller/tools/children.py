@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from controller.daemon.private import open_log
+
 #: prctl(2) option: the signal this process gets when its parent dies.
 PR_SET_PDEATHSIG = 1
 
@@ -43,9 +45,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def start_child(args: list[str], log_path: Path) -> subprocess.Popen[bytes]:
-    """Run ``croupier ARGS --exit-with-parent <this pid>`` with stdout and stderr to ``log_path``."""
+    """Run ``croupier ARGS --exit-with-parent <this pid>`` with stdout and stderr to ``log_path`` (0600)."""
     cmd = [sys.executable, "-m", "controller.cli", *args, "--exit-with-parent", str(os.getpid())]
-    with open(log_path, "wb") as log:
+    with open_log(log_path, append=False) as log:
         return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT)
 
 
