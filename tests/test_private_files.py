@@ -1,111 +1,115 @@
-"""Files the project creates outside the daemon's journal: private from their first byte, and whole.
+"""Every file the daemon creates is private from its first byte, and a crash anywhere in a first start
+leaves a table that starts (docs/security.md, "Files"; docs/daemon.md, "A new table's first start").
 
-A deck profile (its YAML and templates), a camera's audit frame, a labelled photo set and a child's log
-are made under a permissive umask here (0000: every bit the process may set, it would) and must still
-be 0600 (folders 0700); a deck profile's save cut short before its YAML is written must leave the
-profile on disk loading exactly as before.
+The crashes are real: ``croupier run`` in a subprocess, killed by its own SIGKILL at a fault point
+(controller.daemon.faults) inside each write of the first start; the restart is the real daemon.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import cv2
-import numpy as np
 import pytest
-from vision_support import profile
+from test_daemon_support import write_table
 
-from controller.daemon.private import open_log
-from controller.tools.children import start_child
-from vision import profile as profile_module
-from vision.image_file import write_image
-from vision.profile import load_profile, save_profile
+from controller.cli import main
+from controller.daemon.client import CommandClient, local_key
+from controller.daemon.config import load_table
+from controller.daemon.keys import KeyFolder
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+
+pytestmark = pytest.mark.timeout(180)
+ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture()
-def open_umask() -> Iterator[None]:
-    before = os.umask(0)
+@pytest.fixture(params=[0o022, 0o277], ids=["umask022", "umask277"])
+def umask(request: pytest.FixtureRequest) -> Iterator[int]:
+    old = os.umask(request.param)
     try:
-        yield
+        yield request.param
     finally:
-        os.umask(before)
+        os.umask(old)
 
 
-def mode(path: Path) -> int:
-    return stat.S_IMODE(path.stat().st_mode)
+def _modes(root: Path) -> dict[str, str]:
+    """Every path under ``root`` (and root) -> its permission bits, octal."""
+    found = {".": oct(stat.S_IMODE(root.stat().st_mode))}
+    for path in root.rglob("*"):
+        found[str(path.relative_to(root))] = oct(stat.S_IMODE(path.stat().st_mode))
+    return found
 
 
-def test_a_saved_deck_profile_and_its_templates_are_private(tmp_path: Path, open_umask: None) -> None:
-    path = tmp_path / "decks" / "house.yaml"
-    path.parent.mkdir()
-    folder = save_profile(profile(), path)
-    assert mode(path) == 0o600
-    assert folder.parent == path.parent and mode(folder) == 0o700
-    pngs = list(folder.rglob("*.png"))
-    assert len(pngs) == 17 and all(mode(p) == 0o600 for p in pngs)
-    assert all(mode(d) == 0o700 for d in folder.iterdir())
-    assert not list(tmp_path.rglob("*.partial"))
+def _starts_and_answers(table: Path) -> dict[str, str]:
+    """Start the table's daemon, ping it with a key made now; the modes under its state dir meanwhile."""
+    config = load_table(table)
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        client = CommandClient(config.spec.zeromq.command, timeout=10,
+                               key=local_key(config, "operator", "olive"))
+        try:
+            assert client.call("ping")["ok"]
+        finally:
+            client.close()
+        return _modes(config.state_dir)
 
 
-def test_a_new_save_replaces_the_templates_and_keeps_no_earlier_folder(tmp_path: Path) -> None:
-    path = tmp_path / "house.yaml"
-    legacy = tmp_path / "house" / "ranks"  # the layout before content-named folders
-    legacy.mkdir(parents=True)
-    (legacy / "Q.png").write_bytes(b"old")
-    first = save_profile(profile("classic"), path)
-    second = save_profile(profile("bold"), path)
-    assert first != second and not first.exists() and not (tmp_path / "house").exists()
-    assert [p.name for p in tmp_path.iterdir() if p.is_dir()] == [second.name]
-    assert load_profile(path).spec.deck == profile("bold").spec.deck != profile("classic").spec.deck
+def test_every_file_and_folder_of_a_first_start_is_0600_or_0700_whatever_the_umask(
+        tmp_path: Path, umask: int) -> None:
+    table = write_table(tmp_path)
+    modes = _starts_and_answers(table)  # the daemon's first start, then a client key made here
+    assert {"journal.sqlite3", "journal.sqlite3-wal", "journal.sqlite3-shm", "journal.marker", "daemon.lock",
+            "keys/server.key", "keys/server.key_secret", "keys/authorized/olive.key",
+            "keys/clients/olive.key_secret"} <= set(modes), modes
+    for name, mode in modes.items():
+        is_dir = (tmp_path / "t1-state" / name).is_dir()
+        assert mode == ("0o700" if is_dir else "0o600"), (name, mode)
 
 
-def test_a_save_cut_short_before_its_yaml_leaves_the_old_profile_whole(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "house.yaml"
-    save_profile(profile("classic"), path)
-    before = load_profile(path)
-    real = profile_module.write_atomic
-
-    def power_cut_at_the_yaml(target: Path, text: str | bytes, *args: object) -> None:
-        if target == path:
-            raise OSError("power cut")
-        real(target, text)
-
-    monkeypatch.setattr(profile_module, "write_atomic", power_cut_at_the_yaml)
-    with pytest.raises(OSError, match="power cut"):
-        save_profile(profile("bold"), path)
-    monkeypatch.undo()
-    after = load_profile(path)
-    assert after.spec == before.spec
-    for kind in ("ranks", "suits"):
-        old, new = getattr(before, kind), getattr(after, kind)
-        assert old.keys() == new.keys() and all(np.array_equal(old[k], new[k]) for k in old)
-    save_profile(profile("bold"), path)  # the next save clears the cut one's folder too
-    assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 1
+#: Each write of a first start, each step: the journal marker, the server's secret and its public file
+#: (controller.daemon.private.write_atomic), and the journal built aside (a new table journals nothing
+#: at its first start: the journal's own commits are killed in test_shoe_exactly_once and friends).
+FIRST_START_POINTS = [
+    *(f"{step}:{n}" for n in (1, 2, 3)
+      for step in ("file_created", "file_written", "file_synced", "file_renamed")),
+    "journal_created:1",
+]
 
 
-def test_an_image_file_is_private_and_never_half_written(tmp_path: Path, open_umask: None) -> None:
-    target = tmp_path / "frame.jpg"
-    write_image(target, np.full((40, 60, 3), 200, np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 95])
-    assert mode(target) == 0o600 and target.read_bytes()[:2] == b"\xff\xd8"  # a whole JPEG
-    with pytest.raises(OSError, match="frame.nope"):
-        write_image(tmp_path / "frame.nope", np.zeros((4, 4, 3), np.uint8))
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["frame.jpg"]
+def test_a_kill_at_every_write_of_a_first_start_leaves_a_table_that_starts(tmp_path: Path) -> None:
+    for n, point in enumerate(FIRST_START_POINTS):
+        (tmp_path / f"t{n}").mkdir()
+        table = write_table(tmp_path / f"t{n}")
+        done = subprocess.run(
+            [sys.executable, "-m", "controller.cli", "run", str(table), "--no-shoe", "--log-level", "ERROR"],
+            cwd=ROOT, env={**os.environ, "CROUPIER_FAULT": point}, capture_output=True, timeout=60,
+            check=False)
+        assert done.returncode == -signal.SIGKILL, (point, done.returncode, done.stderr[-2000:])
+        _starts_and_answers(table)
 
 
-def test_a_childs_log_is_private_and_a_servers_log_is_appended_to(tmp_path: Path, open_umask: None) -> None:
-    log = tmp_path / "child.log"
-    child = start_child(["--help"], log)
-    assert child.wait(timeout=60) is not None
-    assert mode(log) == 0o600 and log.stat().st_size > 0
-    server = tmp_path / "server.log"
-    for line in (b"first start\n", b"second start\n"):
-        with open_log(server) as out:
-            out.write(line)
-    assert mode(server) == 0o600 and server.read_bytes() == b"first start\nsecond start\n"
-    with open_log(log, append=False) as out:  # a child started again begins an empty log
-        out.write(b"again\n")
-    assert log.read_bytes() == b"again\n"
+def test_keys_server_replaces_an_empty_or_corrupt_secret_loudly(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = KeyFolder(tmp_path / "keys")
+    assert main(["keys", "server", "--keys", str(folder.root)]) == 0
+    assert capsys.readouterr().out.startswith("made ")
+    public = folder.server_pair()[0]
+    for broken in ("", "curve\n    public-key = \"short\"\n"):
+        folder.server_secret_file.write_text(broken, encoding="utf-8")
+        assert main(["keys", "server", "--keys", str(folder.root)]) == 0
+        out, err = capsys.readouterr()
+        assert out.startswith("replaced ") and "THE SERVER KEY WAS REPLACED" in err
+        assert "every client needs the new public key" in err
+        new_public = folder.server_pair()[0]
+        assert new_public != public and folder.server_public_file.read_text().count(new_public.decode()) == 1
+        public = new_public
+    assert main(["keys", "server", "--keys", str(folder.root)]) == 0
+    assert capsys.readouterr().out.startswith("kept ")
+    folder.server_secret_file.unlink()
+    assert main(["keys", "server", "--keys", str(folder.root)]) == 0
+    assert capsys.readouterr().out.startswith("made ")
