@@ -32,11 +32,26 @@ def worker(enrol_dir: Path, test_dir: Path, repeat: int, big: tuple[int, int] | 
     (ms) and 1 when it read the labelled card."""
     import cv2
 
+    # The checkout's own packages, imported before this script's helpers: vision_photos puts the
+    # script's own checkout first on sys.path, which made both workers read with it (every A/B before
+    # this fix compared one version with itself). Once imported, ``vision`` and ``controller`` resolve
+    # their submodules in the checkout whatever sys.path says; the first line of output says where.
+    checkout = Path(os.environ["PYTHONPATH"]).resolve()
+    sys.path.insert(0, str(checkout))
+    import controller
+    import vision
+
+    for package in (vision, controller):
+        if not Path(str(package.__file__)).resolve().is_relative_to(checkout):
+            raise SystemExit(f"{package.__name__} imported from {package.__file__}, not from {checkout}")
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from vision_photos import frames, labelled
 
     from vision.enroll import enrol
     from vision.recognise import recognise
+
+    if not Path(str(sys.modules["vision.recognise"].__file__)).resolve().is_relative_to(checkout):
+        raise SystemExit(f"vision.recognise is not {checkout}'s")
 
     cv2.setNumThreads(1)
     shots = [(img, card, name) for img, card, name in frames(
