@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -104,6 +105,7 @@ def test_cli_over_socket_passes_prints_each_check_and_writes_json(
     assert len(lines) == 14 and all(line[:4] in ("PASS", "SKIP") for line in lines)
     assert "SKIP  dispense" in out.stdout  # a reader profile has no DISPENSE
     report = json.loads((tmp_path / "report.json").read_text())
+    assert stat.S_IMODE((tmp_path / "report.json").stat().st_mode) == 0o600  # written aside, private
     assert (report["passed"], report["failed"], report["skipped"]) == (13, 0, 1)
     assert {c["name"] for c in report["checks"]} >= {"hello", "stuffing", "unplug", "lid"}
 

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from serial import SerialException  # type: ignore[import-untyped]
 
+from controller.daemon.private import write_atomic
 from drivers.shoe.events import ShoeCard, ShoeEvent
 from drivers.shoe.probe import Probe
 from drivers.shoe.profile import ProfileError, ShoeProfile, load_profile, parse_profile
@@ -219,5 +220,5 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     data = report(results, args.port, str(args.profile) if args.profile else None)
     print(f"# {data['passed']} passed, {data['failed']} failed, {data['skipped']} skipped", flush=True)
     if args.json:
-        args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        write_atomic(args.json, json.dumps(data, indent=2) + "\n")
     return 1 if data["failed"] else 0
