@@ -72,7 +72,12 @@ def test_the_driver_reports_pin_events_and_lights_what_it_is_told() -> None:
 
 
 def test_the_drivers_import_no_rules() -> None:
-    """Importing every driver module loads no rules: no table, game, input, limit, money or panel logic."""
+    """Importing every driver module loads no rules: no table, game, input, limit, money or panel logic.
+
+    The one daemon module a driver may load is the rule for files we create (with its fault points and
+    the package it sits in): the shoe conformance kit writes its --json report by it, as import contract
+    R3 allows (docs/architecture.md). Anything else of the daemon is the shell and is refused here.
+    """
     probe = ("import sys, pkgutil, importlib, drivers\n"
              "for m in pkgutil.walk_packages(drivers.__path__, 'drivers.'):\n"
              "    importlib.import_module(m.name)\n"
@@ -80,4 +85,5 @@ def test_the_drivers_import_no_rules() -> None:
              "         'controller.money', 'controller.events', 'controller.panels', 'controller.daemon')\n"
              "print(','.join(sorted(n for n in sys.modules if n.startswith(rules))))\n")
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""
+    file_rule = {"controller.daemon", "controller.daemon.private", "controller.daemon.faults"}
+    assert set(filter(None, out.stdout.strip().split(","))) - file_rule == set()
