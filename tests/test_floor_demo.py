@@ -6,12 +6,15 @@ from __future__ import annotations
 import re
 import shutil
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from test_daemon_support import free_port_base
 
 from controller.cli import main as cli_main
+from controller.floor.demo import _wait
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -72,3 +75,26 @@ def test_a_floor_demo_that_fails_keeps_its_logs_and_says_where(capsys: pytest.Ca
         assert str(base) in (folder / "baccarat_sim.demo.log").read_text(errors="replace")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_service_that_ends_even_with_0_stops_the_floor_demo_but_a_finished_table_does_not() -> None:
+    """The demo's watch over its parts, on real processes: a recorder (or alert service, pit board,
+    uplink) that exits 0 has still stopped recording, so the wait fails naming it; a table's demo or a
+    one-shot command that exits 0 has simply finished, and only its failure counts."""
+    done = subprocess.Popen([sys.executable, "-c", "pass"])
+    failed = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        done.wait(30)
+        failed.wait(30)
+        assert _wait("the floor", True, 0.0, [done]) is True  # what it waits for is there: no check
+        with pytest.raises(RuntimeError, match=r"the floor: a process failed: .*pass"):
+            _wait("the floor", False, float("inf"), [running, done])
+        assert _wait("the floor", False, float("inf"), [running], [done]) is False
+        with pytest.raises(RuntimeError, match=r"a process failed: .*SystemExit\(3\)"):
+            _wait("the floor", False, float("inf"), [running], [done, failed])
+        with pytest.raises(RuntimeError, match="the floor: timed out"):
+            _wait("the floor", False, 0.0, [running], [done])
+    finally:
+        running.kill()
+        running.wait()

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import psycopg
@@ -85,11 +86,20 @@ def _table_args(args: argparse.Namespace, i: int) -> list[str]:
     return extra
 
 
-def _wait(what: str, check: bool, deadline: float, children: list[subprocess.Popen[bytes]]) -> bool:
-    """False while waiting for ``what``; RuntimeError past ``deadline`` or if a child has ended."""
+def _wait(what: str, check: bool, deadline: float, services: Sequence[subprocess.Popen[bytes]],
+          others: Sequence[subprocess.Popen[bytes]] = ()) -> bool:
+    """False while waiting for ``what``; RuntimeError past ``deadline`` or if a part has ended.
+
+    A service (the recorder, the alert service, the pit board, an uplink: each in its own session, out
+    of a terminal's Ctrl-C) must never end while the floor runs, so any exit of one fails, 0 included:
+    a recorder that stopped quietly would leave the floor behind for ever. Of ``others`` only a failure
+    counts: a table's demo ends 0 once its rounds are dealt, and the servers share our process group,
+    so a terminal's Ctrl-C may end them (0) an instant before it interrupts us.
+    """
     if check:
         return True
-    ended = [c.args for c in children if c.poll() not in (None, 0)]
+    ended = [c.args for c in services if c.poll() is not None]
+    ended += [c.args for c in others if c.poll() not in (None, 0)]
     if ended or time.monotonic() > deadline:
         raise RuntimeError(f"{what}: {'a process failed: ' + str(ended[0]) if ended else 'timed out'}")
     time.sleep(0.2)
@@ -107,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     servers: list[NatsServer | Postgres] = []
     children: list[subprocess.Popen[bytes]] = []
     demos: list[subprocess.Popen[bytes]] = []  # the tables' demos, apart: one may end and start again
+    one_shots: list[subprocess.Popen[bytes]] = []  # commands that end by themselves (0 when they did it)
     failed = False  # then the folder stays, the servers' logs copied into it, for the message's "logs:"
     handlers = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
     try:
@@ -121,13 +132,16 @@ def run(args: argparse.Namespace) -> int:
                                     work / "recorder.log"))
         children.append(start_child(["floor", "alerts", "--nats", nats.url, "--db", pg.dsn],
                                     work / "alerts.log"))  # the pit's alerts (docs/floor.md, "Alerts")
-        children += _pit_board(work, nats.url, pg.dsn)
+        board, operator_added = _pit_board(work, nats.url, pg.dsn)
+        children.append(board)
+        one_shots.append(operator_added)  # it ends, 0 once it has added the operator: watched as a server is
+        watched.append(operator_added)
         tables = [Table(load_table(f), work / f.stem, f, free_port()) for f in files]
         for i, t in enumerate(tables):
             demos.append(_deal(work, t, _table_args(args, i)))
             deadline = time.monotonic() + START_TIMEOUT
             while not _wait(f"{t.table_id}'s journal", t.journal_rows() is not None, deadline,
-                            [*children, *demos, *watched]):
+                            children, [*demos, *watched]):
                 pass
             pub = demo_endpoints(t.config, _ports(args, i))["pub"]  # where the uplink hears its daemon
             children.append(start_child(["uplink", str(t.file), "--state-dir", str(t.state), "--pub", pub,
@@ -135,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         c, ids = croupier_command(), [t.table_id for t in tables]
         deadline = time.monotonic() + START_TIMEOUT
         while not _wait("the pit board", "pit board: http" in _text(work / "pitboard.log")
-                        and "token" in _text(work / "operator.log"), deadline, [*children, *demos, *watched]):
+                        and "token" in _text(work / "operator.log"), deadline, children, [*demos, *watched]):
             pass
         pids = [_daemon_pid(work, t, demo) for t, demo in zip(tables, demos, strict=True)]
         address = _text(work / "pitboard.log").split("pit board: ", 1)[1].split()[0]
@@ -152,12 +166,12 @@ def run(args: argparse.Namespace) -> int:
               + ("" if args.rounds else "Ctrl-C stops it all.\n"), flush=True)
         if not args.rounds:
             _supervise(work, tables, demos, [_table_args(args, i) for i in range(len(tables))],
-                       [*children, *watched])
+                       children, watched)
         while any(p.poll() is None for p in demos):  # each table deals its rounds
-            _wait("the tables' rounds", False, float("inf"), [*children, *demos, *watched])
+            _wait("the tables' rounds", False, float("inf"), children, [*demos, *watched])
         deadline = time.monotonic() + CATCH_UP_TIMEOUT
         while not _wait("the floor to catch up", _caught_up(pg.dsn, tables), deadline,
-                        [*children, *watched]):
+                        children, watched):
             pass
         with psycopg.connect(pg.dsn, connect_timeout=5) as conn:
             print(queries.tables_text(queries.tables(conn, 15.0)))
@@ -169,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"croupier floor demo: {exc}" + (f" (logs: {work})" if failed else ""), file=sys.stderr)
         return 1
     finally:
-        children += demos
+        children += demos + one_shots
         for child in children:
             if child.poll() is None:
                 child.send_signal(signal.SIGTERM)
@@ -220,11 +234,11 @@ def _by_hand(c: str, t: Table, pid: int | None, restart: bool) -> str:
 
 
 def _supervise(work: Path, tables: list[Table], demos: list[subprocess.Popen[bytes]], extra: list[list[str]],
-               children: list[subprocess.Popen[bytes]]) -> None:
+               children: list[subprocess.Popen[bytes]], servers: list[subprocess.Popen[bytes]]) -> None:
     """Until Ctrl-C: a table whose demo ended (its daemon stopped) is started again, said on stdout with
     its daemon's new pid; RuntimeError if a part of the floor itself ends."""
     while True:
-        _wait("the floor", False, float("inf"), children)
+        _wait("the floor", False, float("inf"), children, servers)
         for i, t in enumerate(tables):
             if demos[i].poll() is None:
                 continue
@@ -237,7 +251,7 @@ def _supervise(work: Path, tables: list[Table], demos: list[subprocess.Popen[byt
                 print(f"{t.table_id}: dealing again; stop its daemon: kill {pid}", flush=True)
 
 
-def _pit_board(work: Path, nats: str, dsn: str) -> list[subprocess.Popen[bytes]]:
+def _pit_board(work: Path, nats: str, dsn: str) -> tuple[subprocess.Popen[bytes], subprocess.Popen[bytes]]:
     """``croupier floor serve`` on a free loopback port, and ``floor operator add pit_boss`` (its one
     operator, the token in ``operator.log``), both started now: the board reads the file only to act."""
     operators = work / "operators.json"
@@ -245,8 +259,9 @@ def _pit_board(work: Path, nats: str, dsn: str) -> list[subprocess.Popen[bytes]]
         made = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "operator", "add",
                                  "pit_boss", "--operators", str(operators)],
                                 stdout=out, stderr=subprocess.STDOUT)
-    return [made, start_child(["floor", "serve", "--listen", "127.0.0.1:0", "--nats", nats, "--db", dsn,
-                               "--operators", str(operators)], work / "pitboard.log")]
+    board = start_child(["floor", "serve", "--listen", "127.0.0.1:0", "--nats", nats, "--db", dsn,
+                         "--operators", str(operators)], work / "pitboard.log")
+    return board, made
 
 
 def _keep_log(server: NatsServer | Postgres, work: Path) -> None:
