@@ -14,7 +14,7 @@ import pytest
 from test_daemon_support import free_port_base
 
 from controller.cli import main as cli_main
-from controller.floor.demo import _wait
+from controller.floor.demo import _behind, _wait
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -98,3 +98,13 @@ def test_a_service_that_ends_even_with_0_stops_the_floor_demo_but_a_finished_tab
     finally:
         running.kill()
         running.wait()
+
+
+def test_the_catch_up_wait_says_what_it_lacks() -> None:
+    """Past its deadline the wait for the floor to catch up names what is missing; with PostgreSQL out
+    of reach, that it is PostgreSQL (not a bare "timed out")."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    said = _behind(f"postgresql://croupier@127.0.0.1:{port}/postgres", [])
+    assert said.startswith("PostgreSQL: ") and str(port) in said, said

@@ -170,9 +170,10 @@ def run(args: argparse.Namespace) -> int:
         while any(p.poll() is None for p in demos):  # each table deals its rounds
             _wait("the tables' rounds", False, float("inf"), children, [*demos, *watched])
         deadline = time.monotonic() + CATCH_UP_TIMEOUT
-        while not _wait("the floor to catch up", _caught_up(pg.dsn, tables), deadline,
-                        children, watched):
-            pass
+        while True:
+            behind = _behind(pg.dsn, tables)
+            if _wait(f"the floor to catch up ({behind})", not behind, deadline, children, watched):
+                break
         with psycopg.connect(pg.dsn, connect_timeout=5) as conn:
             print(queries.tables_text(queries.tables(conn, 15.0)))
         return 0
@@ -275,11 +276,17 @@ def _text(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
 
-def _caught_up(dsn: str, tables: list[Table]) -> bool:
-    """Every table's journal is in PostgreSQL to its last row."""
+def _behind(dsn: str, tables: list[Table]) -> str:
+    """"" once every table's journal is in PostgreSQL to its last row; else what is missing, as the
+    timeout's message says it ("baccarat_sim: 40 of 52 rows recorded")."""
     try:
         with psycopg.connect(dsn, connect_timeout=5) as conn:
             recorded = {r["table"]: r["recorded_row"] for r in queries.tables(conn, 15.0)}
-    except psycopg.Error:
-        return False
-    return all(recorded.get(t.config.table_id) == t.journal_rows() for t in tables)
+    except psycopg.Error as exc:
+        return f"PostgreSQL: {str(exc).strip() or type(exc).__name__}"
+    behind = []
+    for t in tables:
+        rows, got = t.journal_rows(), recorded.get(t.config.table_id)
+        if got != rows:
+            behind.append(f"{t.config.table_id}: {got or 0} of {rows} rows recorded")
+    return "; ".join(behind)
