@@ -134,8 +134,8 @@ def run(args: argparse.Namespace) -> int:
                                     work / "alerts.log"))  # the pit's alerts (docs/floor.md, "Alerts")
         board, operator_added = _pit_board(work, nats.url, pg.dsn)
         children.append(board)
-        one_shots.append(operator_added)  # it ends, 0 once it has added the operator: watched as a server is
-        watched.append(operator_added)
+        one_shots.append(operator_added)  # stopped in `finally` if still running
+        watched.append(operator_added)  # it ends, 0 once it has added the operator: only a failure counts
         tables = [Table(load_table(f), work / f.stem, f, free_port()) for f in files]
         for i, t in enumerate(tables):
             demos.append(_deal(work, t, _table_args(args, i)))
@@ -235,11 +235,12 @@ def _by_hand(c: str, t: Table, pid: int | None, restart: bool) -> str:
 
 
 def _supervise(work: Path, tables: list[Table], demos: list[subprocess.Popen[bytes]], extra: list[list[str]],
-               children: list[subprocess.Popen[bytes]], servers: list[subprocess.Popen[bytes]]) -> None:
+               children: list[subprocess.Popen[bytes]], others: list[subprocess.Popen[bytes]]) -> None:
     """Until Ctrl-C: a table whose demo ended (its daemon stopped) is started again, said on stdout with
-    its daemon's new pid; RuntimeError if a part of the floor itself ends."""
+    its daemon's new pid; RuntimeError if a part of the floor itself ends (``children``, the services:
+    any end; ``others``, the servers and the one-shot operator command: a failure, as :func:`_wait`)."""
     while True:
-        _wait("the floor", False, float("inf"), children, servers)
+        _wait("the floor", False, float("inf"), children, others)
         for i, t in enumerate(tables):
             if demos[i].poll() is None:
                 continue
