@@ -7,6 +7,10 @@ its own camera. This script measures the recogniser the way a house would:
     # enrol from one folder, read another (labels from labels.csv or file names)
     .venv/bin/python bench/vision_photos.py measure --enrol ENROL_DIR --test TEST_DIR [--size 640x480]
 
+A public set that lacks a card's photograph (rd-pong's has none of the JH, and its author retouched
+three others) is refused by enrolment, as a house's would be; ``--stand-ins`` measures it all the same,
+the missing cards read by the rank and suit templates the rest of the deck teaches (``vision.enroll``).
+
 A photograph's card comes from the folder's ``labels.csv`` (``file,card``,
 ``none`` for a frame without a card) or else its name (``QH.jpg``,
 ``10d-2.png``, ``2c_07.jpg``; ``none-3.jpg`` or ``empty-3.jpg`` for no card).
@@ -113,9 +117,12 @@ def measure(args: argparse.Namespace) -> int:
     # A generator: enrolment keeps only the warped faces, so the decoded photographs (up to 12 MP
     # each) are never all held at once.
     shots = ((img, card, name) for img, card, name in frames(enrol_items, width) if card is not None)
-    result = enrol(shots, "photos")
+    result = enrol(shots, "photos", stand_ins=args.stand_ins)
     for problem in result.problems:
         print(f"  enrolment problem: {problem}")
+    for warning in result.warnings:
+        if "stand-ins" in warning:
+            print(f"  enrolment stand-in: {warning}")
     if result.profile is None:
         print("enrolment failed: no profile")
         return 1
@@ -335,6 +342,8 @@ def main() -> int:
     m.add_argument("--enrol", type=Path, required=True)
     m.add_argument("--test", type=Path, required=True)
     m.add_argument("--size", default="640x480", help="working width: larger photographs are shrunk to it")
+    m.add_argument("--stand-ins", action="store_true",
+                   help="a set lacking a card: read it by the rest's rank and suit (never a table's deck)")
     m.add_argument("--json", type=Path)
     c = sub.add_parser("compose", help="put flat card photographs into harsh scenes (enrol/ and test/)")
     c.add_argument("--faces", type=Path, required=True, help="52 flat card photographs named by card")

@@ -16,7 +16,7 @@ from controller.cards import DECK, Card, parse_card
 from controller.cli import main
 from vision.dataset import write_enrolment_set
 from vision.enroll import enrol
-from vision.recognise import Image
+from vision.recognise import Image, recognise
 from vision.synth import DESIGNS, STUDIO, negative_scene, photograph, scene
 from vision.synth_faces import render_face
 
@@ -101,3 +101,20 @@ def test_a_deck_whose_red_prints_grey_throughout_is_still_the_light() -> None:
     reds = [c.code for c in DECK if c.suit in "HD"][::2]
     result = enrol(_deck_with_grey_red(set(reds)), "grey")
     assert not result.ok and any("not told apart by colour" in p for p in result.problems)
+
+
+def test_stand_ins_measure_a_set_lacking_a_card_but_never_a_whole_rank() -> None:
+    """``stand_ins`` (the photo bench's ``--stand-ins``, for a public set such as rd-pong's, which has no
+    JH): the missing card is a warning that names it, and is read by the others' rank and suit templates;
+    without it the same set is refused. A rank with no photograph at all has no template: still refused."""
+    design = DESIGNS["classic"]
+    without_jh = [shot for shot in enrolment_shots() if shot[1].code != "JH"]
+    assert enrol(without_jh, "strict").reshoot == {"JH"}
+    result = enrol(without_jh, "stand-ins", stand_ins=True)
+    assert result.ok and result.profile is not None, result.problems
+    assert [w for w in result.warnings if w.startswith("JH: no usable photograph") and "stand-ins" in w]
+    jack = parse_card("JH")
+    assert recognise(scene(jack, design, 4242), result.profile).card is jack
+    no_sevens = [shot for shot in enrolment_shots() if shot[1].rank != "7"]
+    refused = enrol(no_sevens, "no sevens", stand_ins=True)
+    assert not refused.ok and refused.reshoot == {c.code for c in DECK if c.rank == "7"}

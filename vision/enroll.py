@@ -127,13 +127,18 @@ def read_labels(path: Path) -> Iterable[tuple[int, str, str]]:
         yield lineno, row[0].strip(), row[1].strip()
 
 
-def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
+def enrol(shots: Iterable[tuple[Image, Card, str]], name: str, stand_ins: bool = False) -> EnrolResult:
     """Build and self-check a profile from (image, card, where it came from) photographs.
 
     ``shots`` is read once, one photograph at a time: only the warped faces are kept, so a large set
     needs no more memory than its faces. A photograph that cannot be used (no card found, no index)
     is set aside with a warning when its card has another usable photograph; a card left with none
     is a problem that names the card and each photograph's reason, and nothing is written.
+
+    ``stand_ins`` is for measuring a public photo set that lacks a card (``bench/vision_photos.py
+    --stand-ins``), never for a table's deck: a card without a usable photograph is then a warning, and
+    is read with the rank and suit templates the rest of the deck teaches, never checked against a
+    photograph of its own. A rank or a suit with no photograph at all is still a problem.
     """
     result = EnrolResult(None)
     faces: list[tuple[Image, Card, str]] = []
@@ -158,7 +163,7 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
             why[card.code].append(f"{origin}: {doubt}")
         elif found.face is not None:
             faces.append((found.face, card, origin))
-    if not _every_card(faces, why, result):
+    if not _every_card(faces, why, result, stand_ins):
         return result
     place = index_place([face for face, _, _ in faces], [card.code for _, card, _ in faces])
     if place is None:
@@ -185,7 +190,7 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
     read = [photo for i, photo in enumerate(read) if i not in odd]
     glyphs = [(g, shot[1], shot[2]) for gs, shot in read for g in gs]
     faces = [shot for _, shot in read]
-    if not _every_card(faces, why, result):
+    if not _every_card(faces, why, result, stand_ins):
         return result
     profile = _build(name, corner, boxes, glyphs, result.images, result)
     if profile is None:
@@ -195,15 +200,24 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str) -> EnrolResult:
     return result
 
 
-def _every_card(faces: list[tuple[Image, Card, str]], why: dict[str, list[str]], result: EnrolResult) -> bool:
+def _every_card(
+    faces: list[tuple[Image, Card, str]], why: dict[str, list[str]], result: EnrolResult, stand_ins: bool,
+) -> bool:
     """Whether every card still has a usable photograph; the set-aside photographs of cards that do are
-    warnings, a card without one is a problem naming each of its photographs' reasons."""
+    warnings, a card without one is a problem naming each of its photographs' reasons (with
+    ``stand_ins``, a warning while its rank and its suit each have a photograph of another card)."""
     have = {c.code for _, c, _ in faces}
+    ranks, suits = {c.rank for _, c, _ in faces}, {c.suit for _, c, _ in faces}
     for card in DECK:
         reasons = why.get(card.code, [])
         if card.code in have:
             result.warnings.extend(
                 f"{card} ({r}): set aside, the card has other photographs" for r in reasons
+            )
+        elif stand_ins and card.rank in ranks and card.suit in suits:
+            result.warnings.append(
+                f"{card}: no usable photograph ({'; '.join(reasons) or 'none given'}); read by the rank and "
+                "suit of the rest of the deck (stand-ins: a measurement, not a table's deck)"
             )
         else:
             result.problems.append(
