@@ -131,6 +131,8 @@ def measure(args: argparse.Namespace) -> int:
     report = evaluate(frames(labelled(args.test), width), result.profile)
     print(summary(report))
     print(f"unknown reasons: {report['unknown_reasons']}")
+    for frame in report["unknown_frames"]:
+        print(f"  unknown: {frame}")
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 1 if report["wrong"] or report["false_cards"] else 0

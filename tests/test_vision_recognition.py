@@ -171,3 +171,19 @@ def test_frames_of_any_shape_are_read_without_an_exception(
     first, again = recognise(frame, profile()), recognise(frame.copy(), profile())
     assert first.status in ("empty", "unknown") and first.reason
     assert (again.status, again.reason) == (first.status, first.reason)
+
+
+def test_the_report_names_each_unknown_frame_and_the_slowest() -> None:
+    """Which frames came out unknown, and why, and which frames the p99 is made of: named in the report,
+    so a house (and the photo bench) can look at them without a script of its own."""
+    design, deck = DESIGNS["classic"], profile()
+    frames = [(scene(parse_card(code), design, 500 + i), parse_card(code), f"{code}.png")
+              for i, code in enumerate(["2C", "QH", "TS", "AD", "7S", "KC"])]
+    frames.append((negative_scene("empty", design, 3), parse_card("9D"), "felt.png"))  # labelled a card
+    report = evaluate(frames, deck)
+    assert report["card_frames"] == 7 and report["unknown"] >= 1
+    unknown = report["unknown_frames"]
+    assert len(unknown) == report["unknown"] and any(u.startswith("felt.png: 9D: ") for u in unknown)
+    slowest = report["slowest_cpu_ms"]
+    assert len(slowest) == 5 and {s["frame"] for s in slowest} <= {name for _, _, name in frames}
+    assert [s["ms"] for s in slowest] == sorted((s["ms"] for s in slowest), reverse=True)

@@ -11,6 +11,7 @@ this process's CPU time, because on a shared machine the two differ.
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -23,6 +24,10 @@ import numpy as np
 from controller.cards import Card
 from vision.profile import DeckProfile
 from vision.recognise import Image, recognise
+
+#: How many wrong and unknown frames the report names, and how many of the slowest frames it lists.
+LISTED = 50
+SLOWEST = 5
 
 
 @dataclass
@@ -42,12 +47,18 @@ class Tally:
     wall_ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
     wrong_frames: list[str] = field(default_factory=list)
+    #: The first :data:`LISTED` unknown card frames, each named with its reason: which frames to look at.
+    unknown_frames: list[str] = field(default_factory=list)
+    #: The :data:`SLOWEST` frames by CPU time, as a heap of (ms, name): what the p99 is made of.
+    slowest: list[tuple[float, str]] = field(default_factory=list)
 
     def add(self, frame: Image, truth: Card | None, profile: DeckProfile, name: str = "") -> None:
         wall, cpu = time.perf_counter(), time.process_time()
         reading = recognise(frame, profile)
         self.wall_ms.append((time.perf_counter() - wall) * 1000)
         self.cpu_ms.append((time.process_time() - cpu) * 1000)
+        keep = heapq.heappush if len(self.slowest) < SLOWEST else heapq.heappushpop
+        keep(self.slowest, (self.cpu_ms[-1], name))
         got = reading.card if reading.status == "card" else None
         if truth is None:
             self.negatives += 1
@@ -70,6 +81,8 @@ class Tally:
             self.unknown += 1
             row["unknown"] += 1
             self.unknown_reasons[reading.reason.split(" (")[0]] += 1
+            if len(self.unknown_frames) < LISTED:
+                self.unknown_frames.append(f"{name}: {truth}: {reading.reason}")
 
     def report(self) -> dict[str, Any]:
         def pct(values: list[float], q: float) -> float | None:
@@ -110,7 +123,11 @@ class Tally:
             ],
             "false_cards_as": dict(self.false_as.most_common()),
             "unknown_reasons": dict(self.unknown_reasons.most_common(10)),
-            "wrong_frames": self.wrong_frames[:50],
+            "wrong_frames": self.wrong_frames[:LISTED],
+            "unknown_frames": self.unknown_frames,
+            "slowest_cpu_ms": [
+                {"frame": name, "ms": round(ms, 3)} for ms, name in sorted(self.slowest, reverse=True)
+            ],
         }
 
 
@@ -144,6 +161,9 @@ def summary(report: dict[str, Any]) -> str:
         f"latency per frame (one thread): wall p50 {lat['wall_p50']} ms, p99 {lat['wall_p99']} ms; "
         f"CPU p50 {lat['cpu_p50']} ms, p99 {lat['cpu_p99']} ms",
     ]
+    if report["slowest_cpu_ms"]:
+        lines.append("slowest (CPU): " + ", ".join(f"{s['frame'] or '?'} {s['ms']} ms"
+                                                   for s in report["slowest_cpu_ms"]))
     if report["confusions"]:
         pairs = ", ".join(f"{c['card']}->{c['read_as']} x{c['frames']}" for c in report["confusions"][:10])
         lines.append(f"confusions: {pairs}")
