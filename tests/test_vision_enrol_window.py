@@ -40,11 +40,14 @@ def test_a_large_index_deck_enrols_and_its_pip_cards_read(tmp_path: Path) -> Non
         frame = scene(parse_card(code), DESIGNS["jumbo"], ENROL_SEED * 1000 + 500 + i, cond=STUDIO)
         assert recognise(frame, result.profile).card is parse_card(code), code
     # The bench's hand negatives (seed 2026) 524 and 529: a patch at each index corner left this index
-    # in view, read as the card truly under the hand (counted "false"); the hand hides the index whole.
+    # in view, read as the card truly under the hand (counted "false"), or unknown where the other index,
+    # half under the hand, still shows its ink (not washed out: vision/washed_out.py); never another
+    # card. The hand hides the index whole: unknown.
     for n, code in ((524, "9D"), (529, "KD")):
         seed = 2026 * 1_000_003 + n
-        assert recognise(negative_scene("hand", DESIGNS["jumbo"], seed, cond=FLOOR, partial_hand=True),
-                         result.profile).card is parse_card(code), n
+        partial = recognise(negative_scene("hand", DESIGNS["jumbo"], seed, cond=FLOOR, partial_hand=True),
+                            result.profile)
+        assert partial.card in (None, parse_card(code)), n
         reading = recognise(negative_scene("hand", DESIGNS["jumbo"], seed, cond=FLOOR), result.profile)
         assert reading.status == "unknown" and reading.reason, n
 

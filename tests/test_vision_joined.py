@@ -14,8 +14,9 @@ from vision_support import profile
 
 from controller.cards import parse_card
 from vision.detect import find_card
-from vision.recognise import on_paper, read_index, recognise, recognise_face
+from vision.recognise import read_index, recognise, recognise_face
 from vision.synth import DESIGNS, FLOOR, negative_scene, render_face
+from vision.washed_out import washed_out
 
 
 def glare(frame: np.ndarray, centre: tuple[int, int], radius: int) -> np.ndarray:
@@ -112,8 +113,8 @@ def test_an_index_under_a_thumb_is_not_paper() -> None:
     x0, y0, x1, y1 = deck.spec.index.box
     read = face[y0:y1, x0:x1].copy()
     thumb = np.full_like(read, (140, 170, 220))
-    assert not on_paper(thumb, read)
-    assert on_paper(washed_face("8C")[y0:y1, x0:x1], read)
+    assert not washed_out(thumb, read)
+    assert washed_out(washed_face("8C")[y0:y1, x0:x1], read)
 
 
 def test_a_card_lying_over_another_and_cut_by_the_edge_is_not_the_lower_card() -> None:
@@ -124,6 +125,33 @@ def test_a_card_lying_over_another_and_cut_by_the_edge_is_not_the_lower_card() -
     reading = recognise(frame, profile())
     assert reading.status == "unknown" and reading.card is None, reading.reason
 
+
+
+#: vision.synth's two-card negatives (classic, floor conditions) read as a card before the washed-out
+#: index had to be free of ink: two overlapping cards nearly in line make one card-shaped outline, one
+#: index read (the covered card's, at 3, 49 and 84: a wrong card) and the other corner, the other card's
+#: index at another scale, failed to read but lay on paper. Seed 18 (the 4H read under the 5S, whose edge
+#: lies 2 px inside the frame's) still reads: docs/vision.md, step 6 of how a frame is read, "Why the ink".
+TWO_AS_ONE = [3, 49, 80, 84, 257, 279]
+
+
+@pytest.mark.parametrize("seed", TWO_AS_ONE)
+def test_two_overlapping_cards_are_never_read_from_one_index(seed: int) -> None:
+    reading = recognise(negative_scene("two_cards", DESIGNS["classic"], seed), profile())
+    assert reading.status != "card", (seed, reading.card, reading.confidence)
+
+
+def test_an_unread_index_with_ink_is_not_washed_out() -> None:
+    """The other card's index, at another scale, on the same paper: ink, so not washed out; the same
+    corner lifted to white by a glare is."""
+    deck = profile()
+    x0, y0, x1, y1 = deck.spec.index.box
+    face = cv2.resize(render_face(parse_card("8C"), DESIGNS["classic"]), deck.spec.face)
+    read = face[y0:y1, x0:x1].copy()
+    small = cv2.resize(render_face(parse_card("KD"), DESIGNS["classic"]), None, fx=0.6, fy=0.6)
+    other = small[: y1 - y0, : x1 - x0].copy()
+    assert not washed_out(other, read)
+    assert washed_out(washed_face("8C")[y0:y1, x0:x1], read)
 
 
 #: rev4's misdeals (before the rank's place was checked): vision.synth's hand negative tilted past the

@@ -36,6 +36,7 @@ from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
 from vision.sharpness import index_blur, settle
 from vision.suit_guard import why_not_by_shape
 from vision.warp import index_crops, warp_indices
+from vision.washed_out import washed_out
 from vision.window import ScanWindow
 
 Image = MatLike
@@ -367,8 +368,9 @@ def read_indices(
     if len(cards) < (accept.indices if one_index else 2):
         why = next(r for r in reads if isinstance(r, str))
         read = next(i for i, r in enumerate(reads) if not isinstance(r, str))
-        if (not one_index or cards[0][2] > ONE_INDEX_LEAD * accept.max_ratio
-                or not on_paper(crops[1 - read], crops[read])):
+        other, lead = crops[1 - read], cards[0][2]
+        if (not one_index or lead > ONE_INDEX_LEAD * accept.max_ratio
+                or not washed_out(other, crops[read])):
             return Reading("unknown", reason=f"only one index readable ({why})", face=face)
     card, conf, _ = min(cards, key=lambda c: c[1])
     return Reading("card", card, conf, face=face)
@@ -378,19 +380,3 @@ def read_indices(
 #: one read leads its runner-up, for rank and suit alike, by this share of ``accept.max_ratio``: twice
 #: the margin of a normal read stands in for the second, independent read.
 ONE_INDEX_LEAD: Final = 0.5
-#: The unread index lies on the card's paper when its median colour is at least this share as bright
-#: as the read index's and differs from it in chroma by at most :data:`PAPER_CHROMA`: a glare lifts the
-#: paper towards white; a thumb, a hand or a chip over the index is darker or coloured.
-PAPER_BRIGHTNESS: Final = 0.75
-PAPER_CHROMA: Final = 0.1
-
-
-def on_paper(unread: Image, read: Image) -> bool:
-    """The unread index crop shows the same paper as the read one (washed out, not covered)."""
-    def paper(crop: Image) -> tuple[float, float]:
-        med = np.median(np.asarray(crop).reshape(-1, 3), axis=0)
-        top = float(med.max())
-        return top, (top - float(med.min())) / max(top, 1.0)
-
-    (bright, chroma), (ref_bright, ref_chroma) = paper(unread), paper(read)
-    return bright >= PAPER_BRIGHTNESS * ref_bright and abs(chroma - ref_chroma) <= PAPER_CHROMA
