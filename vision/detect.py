@@ -78,6 +78,8 @@ class Detection:
     corners: NDArray[np.float32] | None = None
     #: The corners a quarter turn on, when foreshortening leaves the turn open (read if the first fails).
     other: NDArray[np.float32] | None = None
+    #: Recovered from its sides by the joined-card search: a corner was not seen (see :func:`_joined`).
+    joined: bool = False
 
 
 def _order(quad: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -125,6 +127,7 @@ class _Outline:
     #: A region at the window's edge that is not a whole card: worth searching for a joined card.
     joinable: bool = False
     other: NDArray[np.float32] | None = None  # the card's other possible quarter turn
+    joined: bool = False  # recovered from its sides' runs: a corner not seen
 
 
 #: Why a region reaching the window's edge holds no whole card (:attr:`Refusal.CUT`).
@@ -198,7 +201,7 @@ def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _O
     if len(quads) > 1:
         return _apart(len(quads), "odd")
     if quads:
-        return _Outline("card", quad=quads[0], contour=contour)
+        return _Outline("card", quad=quads[0], contour=contour, joined=True)
     return _Outline("edge", NOT_INSIDE, Refusal.CUT)
 
 
@@ -385,4 +388,5 @@ def find_card(
     if chosen.kind != "card" or chosen.quad is None:
         return Detection("refused", chosen.reason, chosen.refusal)
     q, other = chosen.quad / scale, None if chosen.other is None else chosen.other / scale
-    return Detection("card", face=warp_face(frame, q, size) if warp else None, corners=q, other=other)
+    return Detection("card", face=warp_face(frame, q, size) if warp else None, corners=q, other=other,
+                     joined=chosen.joined)

@@ -339,7 +339,10 @@ def recognise(
             alone)
         return found.reading or Reading("unknown", reason=det.reason + found.summary)
     face, box = profile.spec.face, profile.spec.index.box
-    read, corners = read_indices(warp_indices(frame, det.corners, face, box), profile), det.corners
+    # A card recovered from its sides (a corner unseen, perhaps under a second card's blank paper) is
+    # read on both indices: the one-index exception could read the covered card (vision.detect._joined).
+    crops = warp_indices(frame, det.corners, face, box)
+    read, corners = read_indices(crops, profile, one_index=not det.joined), det.corners
     if read.status != "card" and det.other is not None:
         # Foreshortening left the card's quarter turn open (vision.tilt): the other, on both its indices.
         other = read_indices(warp_indices(frame, det.other, face, box), profile, one_index=False)
