@@ -120,9 +120,8 @@ def measure(args: argparse.Namespace) -> int:
     result = enrol(shots, "photos", stand_ins=args.stand_ins)
     for problem in result.problems:
         print(f"  enrolment problem: {problem}")
-    for warning in result.warnings:
-        if "stand-ins" in warning:
-            print(f"  enrolment stand-in: {warning}")
+    if result.stand_ins:
+        print(f"  enrolment stand-ins (read by the rest of the deck): {', '.join(sorted(result.stand_ins))}")
     if result.profile is None:
         print("enrolment failed: no profile")
         return 1

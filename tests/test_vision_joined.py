@@ -126,7 +126,6 @@ def test_a_card_lying_over_another_and_cut_by_the_edge_is_not_the_lower_card() -
     assert reading.status == "unknown" and reading.card is None, reading.reason
 
 
-
 #: vision.synth's two-card negatives (classic, floor conditions) read as a card before the washed-out
 #: index had to be free of ink: two overlapping cards nearly in line make one card-shaped outline, one
 #: index read (the covered card's, at 3, 49 and 84: a wrong card) and the other corner, the other card's

@@ -74,6 +74,8 @@ class EnrolResult:
     #: Photographs set aside (their card has another usable one): worth re-shooting, not blocking.
     warnings: list[str] = field(default_factory=list)
     reshoot: set[str] = field(default_factory=set)
+    #: Cards without a usable photograph read by the rest of the deck's templates (``stand_ins``).
+    stand_ins: set[str] = field(default_factory=set)
     images: int = 0
 
     @property
@@ -214,15 +216,16 @@ def _every_card(
             result.warnings.extend(
                 f"{card} ({r}): set aside, the card has other photographs" for r in reasons
             )
-        elif stand_ins and card.rank in ranks and card.suit in suits:
-            result.warnings.append(
-                f"{card}: no usable photograph ({'; '.join(reasons) or 'none given'}); read by the rank and "
-                "suit of the rest of the deck (stand-ins: a measurement, not a table's deck)"
-            )
+            continue
+        if card.code in result.stand_ins:
+            continue  # named when the first check found it without a photograph
+        missing = f"{card}: no usable photograph ({'; '.join(reasons) or 'none given'})"
+        if stand_ins and card.rank in ranks and card.suit in suits:
+            result.warnings.append(f"{missing}; read by the rank and suit of the rest of the deck "
+                                   "(stand-ins: a measurement, not a table's deck)")
+            result.stand_ins.add(card.code)
         else:
-            result.problems.append(
-                f"{card}: no usable photograph ({'; '.join(reasons) or 'none given'}); {REMEDY_CARD}"
-            )
+            result.problems.append(f"{missing}; {REMEDY_CARD}")
             result.reshoot.add(card.code)
     why.clear()
     return not result.problems
