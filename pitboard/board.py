@@ -44,6 +44,8 @@ class Board(Watched):
         self.tiles: dict[str, Tile] = {}
         self._payload = (-1, "")
         self._reload: set[str] = set()
+        #: Tables whose tile folded a row past missing ones: reloaded until PostgreSQL holds its rows.
+        self._gaps: set[str] = set()
         #: When a row of each table last arrived (monotonic): a table idle behind its stream is reloaded.
         self._row_heard: dict[str, float] = {}
 
@@ -72,6 +74,7 @@ class Board(Watched):
         self._row_heard[msg.table_id] = time.monotonic()
         if not self.tile(msg.table_id).take_row(msg):
             self._reload.add(msg.table_id)
+            self._gaps.add(msg.table_id)
         self.changed()
 
     def take_heartbeat(self, data: bytes) -> None:
@@ -108,7 +111,11 @@ class Board(Watched):
 
     # ---------------------------------------------------------------- PostgreSQL
     async def load(self, table_id: str | None = None) -> None:
-        """Tiles from PostgreSQL (all, or one table's), keeping any row that arrived meanwhile."""
+        """Tiles from PostgreSQL (all, or one table's), keeping any row that arrived meanwhile. A tile
+        with rows missing that is ahead of PostgreSQL (the recorder behind the live rows) is kept, and
+        loaded again at the next tick until PostgreSQL has its rows: kept for good, it would show a
+        table without the rounds of the gap (its road, its house today) while every new row is
+        contiguous and asks for nothing."""
         loaded = await asyncio.to_thread(load_tiles, self.dsn, table_id)
         for name, fresh in loaded.items():
             live = self.tiles.get(name)
@@ -116,6 +123,11 @@ class Board(Watched):
                 fresh.heard = max(fresh.heard, live.heard if live else 0.0)
                 fresh.alerts = {**fresh.alerts, **(live.alerts if live else {})}
                 self.tiles[name] = fresh
+                self._gaps.discard(name)
+            elif name in self._gaps:
+                self._reload.add(name)
+        # A gap in a table PostgreSQL has no row of yet: the same, until it has.
+        self._reload |= {t for t in self._gaps - loaded.keys() if table_id in (None, t)}
         self.changed()
 
     async def keep_up(self, stop: asyncio.Event) -> None:
@@ -132,6 +144,8 @@ class Board(Watched):
                     await self.load(table_id)
                 except Exception as exc:  # PostgreSQL away: the live rows go on; try at the next gap
                     log.warning("%s: reloading from PostgreSQL failed: %s", table_id, exc)
+                    if table_id in self._gaps:  # rows missing from the tile: again at the next tick
+                        self._reload.add(table_id)
             self.changed()
 
 
