@@ -18,6 +18,7 @@ from test_zmq_snapshot import send_all
 
 from controller import inputs as I
 from controller.daemon.client import CommandClient, local_key
+from controller.daemon.config import TableConfig
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.floor import store
@@ -33,6 +34,16 @@ from tests.server_fixtures import FloorDatabase
 pytestmark = pytest.mark.timeout(60)
 
 
+def played(config: TableConfig, inputs: list[I.Input]) -> None:
+    """``inputs`` sent to the table's daemon, started for them and stopped after (its journal stays)."""
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
+        try:
+            send_all(client, inputs)
+        finally:
+            client.close()
+
+
 def test_a_tile_loaded_from_postgresql_equals_the_tile_folded_from_the_live_rows(
         tmp_path: Path, postgres: FloorDatabase) -> None:  # noqa: F811
     """Rounds, seats, wagers in play, the house today, the big road, tilt and device state: the board's
@@ -41,12 +52,7 @@ def test_a_tile_loaded_from_postgresql_equals_the_tile_folded_from_the_live_rows
     inputs, _ = baccarat_play(9, seed=5)
     cut = max(i for i, inp in enumerate(inputs) if isinstance(inp, I.CloseBetting))  # wagers on the layout
     dealt = [*inputs[:cut], I.DeviceStatus("shoe lid", False, "lid open")]
-    with DaemonThread(Daemon(config, use_shoe=False)):
-        client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
-        try:
-            send_all(client, dealt)
-        finally:
-            client.close()
+    played(config, dealt)
     messages = to_the_floor(config, postgres.dsn)
     live = Tile("pit3")
     assert all(live.take_row(RowMessage.parse(m.body())) for m in messages)
@@ -157,12 +163,7 @@ def test_a_tile_with_rows_missing_is_reloaded_until_postgresql_has_them(
     every tick until PostgreSQL holds its rows, and is then the whole table's."""
     config = config_for(tmp_path, name="pit9")
     inputs, _ = baccarat_play(6, seed=11)
-    with DaemonThread(Daemon(config, use_shoe=False)):
-        client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config))
-        try:
-            send_all(client, inputs)
-        finally:
-            client.close()
+    played(config, inputs)
     messages = uplink_messages(config)
     heard = len(messages) // 2  # the first row the board hears
     with psycopg.connect(postgres.dsn) as conn:
