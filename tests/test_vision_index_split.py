@@ -7,7 +7,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.recognise import Glyphs, split_index
+from vision.glyphs import Glyphs, split_index
 
 W, H = 72, 150
 INK = (40, 40, 40)

@@ -22,8 +22,8 @@ from typing import Final, NamedTuple
 import cv2
 import numpy as np
 
+from vision.glyphs import Glyphs, Image, glyph_area, split_index
 from vision.profile import FACE_SIZE
-from vision.recognise import Glyphs, Image, glyph_area, split_index
 
 #: The window's width, a share of the face's: the index column of every deck seen so far.
 SEARCH_WIDTH: Final = 0.32

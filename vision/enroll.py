@@ -26,6 +26,7 @@ from vision.colour import RED_SUITS, out_of_line, thresholds
 from vision.compare import differ_mask
 from vision.enrol_photo import PhotoFace, flush_fits, index_seen, photo_face, slant_fits
 from vision.enrol_window import index_place
+from vision.glyphs import Glyphs
 from vision.profile import (
     FACE_SIZE,
     RANK_SIZE,
@@ -40,7 +41,6 @@ from vision.profile import (
 from vision.recognise import (
     RANK_FILL,
     SUIT_FILL,
-    Glyphs,
     Image,
     aspect_of,
     normalise,

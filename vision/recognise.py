@@ -18,21 +18,24 @@ shows the card again, which costs a second; a wrong card costs a misdeal.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
 import cv2
 import numpy as np
 from cv2.typing import MatLike
+from numpy.typing import NDArray
 
 from controller.cards import Card, parse_card
 from vision.by_index import find_by_indices
-from vision.colour import RED_SUITS, ink_colour
+from vision.colour import RED_SUITS
 from vision.compare import correlations, distances
 from vision.detect import Detection, DetectParams, find_card
-from vision.index_split import split_binary, with_faded, within
+from vision.glyphs import glyph_area, split_index
 from vision.one_card import second_card
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
+from vision.reread import index_again
 from vision.sharpness import index_blur, settle
 from vision.suit_guard import why_not_by_shape
 from vision.warp import index_crops, warp_indices
@@ -69,82 +72,6 @@ class Reading:
             "confidence": round(self.confidence, 4),
             "reason": self.reason,
         }
-
-
-@dataclass(frozen=True)
-class Glyphs:
-    """An index split into its rank and suit glyphs (binary, cropped), and the suit ink's colour against
-    the paper (``chroma``: :class:`vision.colour.InkColour`'s spread; ``red_dominant``: red-led)."""
-
-    rank: Image
-    suit: Image
-    rank_height: int
-    suit_height: int
-    chroma: float
-    red_dominant: bool
-    #: x0, y0, x1, y1 of rank and suit together, in the crop's pixels.
-    box: tuple[int, int, int, int] = (0, 0, 0, 0)
-    #: The rank's centre less the suit's, across, over the rank's height (where the rank sits).
-    rank_offset: float = 0.0
-
-
-#: Ink this far outside the learned glyph area (face pixels) is still the glyph's (a card warped a
-#: little off, a blurred edge); beyond it, it is trimmed.
-AREA_SLACK: Final = 3
-
-
-def glyph_area(box: tuple[int, int, int, int], area: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-    """The profile's glyph area (face pixels) in the index crop's own pixels, with :data:`AREA_SLACK`."""
-    return (
-        area[0] - box[0] - AREA_SLACK,
-        area[1] - box[1] - AREA_SLACK,
-        area[2] - box[0] + AREA_SLACK,
-        area[3] - box[1] + AREA_SLACK,
-    )
-
-
-def split_index(
-    crop: Image, area: tuple[int, int, int, int] | None = None, rank_height: float | None = None
-) -> Glyphs | str:
-    """The rank glyph(s) on top and the suit glyph under them; a reason string when there are none.
-
-    ``area`` (x0, y0, x1, y1 in the crop) is where the deck's glyphs lie: ink outside it is trimmed
-    before the glyphs are split, so a blurred suit joined to a court card's frame line or a corner pip
-    outside the area keeps its own shape instead of being dropped with them as cut by the box's edge.
-    """
-    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-    if int(grey.max()) - int(grey.min()) < 50:
-        return "blank index"
-    level, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    labels, split = split_binary(within(binary, area), rank_height)
-    if isinstance(split, str):  # a second look, for a rank faded paler than its suit (index_split)
-        faded = with_faded(grey, binary, level)
-        labels, again = (labels, split) if faded is None else split_binary(within(faded, area), rank_height)
-        if isinstance(again, str):
-            return split
-        split = again
-    rank, suit = split
-    top, rank_bottom = min(b.y for b in rank), max(b.bottom for b in rank)
-    ink = cv2.normalize(255 - np.asarray(grey), np.empty_like(grey), 0, 255, cv2.NORM_MINMAX)
-    rank_img = _glyph(labels, [b.label for b in rank], ink)
-    suit_img = _glyph(labels, [suit.label], ink)
-    colour = ink_colour(crop, (labels == suit.label).astype(np.uint8), (grey > level).astype(np.uint8))
-    used = [*rank, suit]
-    box = (min(u.x for u in used), top, max(u.right for u in used), suit.bottom)
-    across = min(b.x for b in rank) + max(b.right for b in rank) - suit.x - suit.right
-    offset = across / 2 / (rank_bottom - top)
-    return Glyphs(rank_img, suit_img, rank_bottom - top, suit.h, colour.spread, colour.red, box, offset)
-
-
-def _glyph(labels: Image, ids: list[int], ink: Image) -> Image:
-    """The listed components' ink (grey levels kept: at 20 pixels the anti-aliased edge is half the shape),
-    cropped to their joint bounding box, with everything else in the box blanked."""
-    chosen = np.zeros(int(labels.max()) + 1, np.uint8)
-    chosen[ids] = 255
-    mask = chosen[labels]  # a lookup per pixel: np.isin sorted the whole label image
-    x, y, w, h = cv2.boundingRect(mask)
-    near = cv2.dilate(mask[y : y + h, x : x + w], np.ones((3, 3), np.uint8))
-    return cv2.bitwise_and(ink[y : y + h, x : x + w], near)
 
 
 #: The deck's enrolled glyph height fills this share of a template box's height (room for blur and
@@ -339,13 +266,18 @@ def recognise(
             alone)
         return found.reading or Reading("unknown", reason=det.reason + found.summary)
     face, box = profile.spec.face, profile.spec.index.box
+
+    def again(corners: NDArray[np.float32], crops: list[Image]) -> Callable[[int], Image | None]:
+        return lambda k: index_again(frame, corners, profile, crops[1 - k], k == 1)
+
     # A card recovered from its sides (a corner unseen, perhaps under a second card's blank paper) is
     # read on both indices: the one-index exception could read the covered card (vision.detect._joined).
-    crops = warp_indices(frame, det.corners, face, box)
-    read, corners = read_indices(crops, profile, one_index=not det.joined), det.corners
+    crops, corners = warp_indices(frame, det.corners, face, box), det.corners
+    read = read_indices(crops, profile, one_index=not det.joined, again=again(corners, crops))
     if read.status != "card" and det.other is not None:
         # Foreshortening left the card's quarter turn open (vision.tilt): the other, on both its indices.
-        other = read_indices(warp_indices(frame, det.other, face, box), profile, one_index=False)
+        crops = warp_indices(frame, det.other, face, box)
+        other = read_indices(crops, profile, one_index=False, again=again(det.other, crops))
         read, corners = (other, det.other) if other.status == "card" else (read, corners)
     why = read.status == "card" and second_card(frame, profile, window, params.area, corners, alone)
     return Reading("unknown", reason=why) if why else read
@@ -357,14 +289,21 @@ def recognise_face(face: Image, profile: DeckProfile) -> Reading:
 
 
 def read_indices(
-    crops: list[Image], profile: DeckProfile, face: Image | None = None, one_index: bool = True
+    crops: list[Image], profile: DeckProfile, face: Image | None = None, one_index: bool = True,
+    again: Callable[[int], Image | None] | None = None,
 ) -> Reading:
     """Read a card's two index crops (:func:`vision.warp.index_crops`), which must agree when both are
-    readable; without ``one_index``, both must be read whatever the profile accepts."""
+    readable; without ``one_index``, both must be read whatever the profile accepts. ``again(k)``: the
+    unread index ``k`` warped once more where the read one's print is found (:mod:`vision.reread`)."""
     reads = [read_index(crop, profile) for crop in crops]
     cards = [r for r in reads if not isinstance(r, str)]
     if not cards:
         return Reading("unknown", reason="; ".join(str(r) for r in reads), face=face)
+    if len(cards) == 1 and again is not None:
+        moved = again(next(i for i, r in enumerate(reads) if isinstance(r, str)))  # vision.reread
+        second = None if moved is None else read_index(moved, profile)
+        if second is not None and not isinstance(second, str):
+            cards.append(second)  # disagreeing, it is refused below as any two indices are
     if len(cards) == 2 and cards[0][0] is not cards[1][0]:
         return Reading("unknown", reason=f"the indices disagree ({cards[0][0]} / {cards[1][0]})", face=face)
     accept = profile.spec.accept

@@ -71,15 +71,26 @@ def warp_face(frame: Image, corners: NDArray[np.float32], size: tuple[int, int])
 def warp_indices(frame: Image, corners: NDArray[np.float32], size: tuple[int, int], box: Box) -> list[Image]:
     """The index ``box`` of the face as the card lies, then of the face turned half a turn: the same
     pixels as cutting them from :func:`warp_face`'s face."""
+    paper = face_paper(frame, corners, size)
+    return [warp_index(frame, corners, size, box, turned, paper) for turned in (False, True)]
+
+
+def face_paper(frame: Image, corners: NDArray[np.float32], size: tuple[int, int]) -> tuple[float, ...]:
+    """The face's paper colour (:func:`paper_box`), which blanks its corners and edges."""
+    return tuple(cv2.mean(warp_box(frame, corners, size, paper_box(size)))[:3])
+
+
+def warp_index(
+    frame: Image, corners: NDArray[np.float32], size: tuple[int, int], box: Box, turned: bool,
+    paper: tuple[float, ...],
+) -> Image:
+    """The face's ``box`` (face pixels), of the face turned half a turn when ``turned``, blanked."""
     fw, fh = size
     x0, y0, x1, y1 = box
-    paper = cv2.mean(warp_box(frame, corners, size, paper_box(size)))[:3]
-    crops = []
-    for part, turn in ((box, False), ((fw - x1, fh - y1, fw - x0, fh - y0), True)):
-        crop = warp_box(frame, corners, size, part)
-        blank_corners(crop, size, (part[0], part[1]), paper)
-        crops.append(cv2.rotate(crop, cv2.ROTATE_180) if turn else crop)
-    return crops
+    part = (fw - x1, fh - y1, fw - x0, fh - y0) if turned else box
+    crop = warp_box(frame, corners, size, part)
+    blank_corners(crop, size, (part[0], part[1]), paper)
+    return cv2.rotate(crop, cv2.ROTATE_180) if turned else crop
 
 
 def index_crops(face: Image, box: Box) -> list[Image]:

@@ -1,0 +1,96 @@
+"""An index crop split into its rank glyph(s) and suit glyph, with their sizes, ink colour and place.
+
+Why a module of its own: the reader (:mod:`vision.recognise`), enrolment's index windows
+(:mod:`vision.enrol_window`) and the second look at an index found off its box (:mod:`vision.reread`)
+all cut the glyphs the same way; which piece of ink is which is decided in :mod:`vision.index_split`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+from cv2.typing import MatLike
+
+from vision.colour import ink_colour
+from vision.index_split import split_binary, with_faded, within
+
+Image = MatLike
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    """An index split into its rank and suit glyphs (binary, cropped), and the suit ink's colour against
+    the paper (``chroma``: :class:`vision.colour.InkColour`'s spread; ``red_dominant``: red-led)."""
+
+    rank: Image
+    suit: Image
+    rank_height: int
+    suit_height: int
+    chroma: float
+    red_dominant: bool
+    #: x0, y0, x1, y1 of rank and suit together, in the crop's pixels.
+    box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    #: The rank's centre less the suit's, across, over the rank's height (where the rank sits).
+    rank_offset: float = 0.0
+
+
+#: Ink this far outside the learned glyph area (face pixels) is still the glyph's (a card warped a
+#: little off, a blurred edge); beyond it, it is trimmed.
+AREA_SLACK: Final = 3
+
+
+def glyph_area(box: tuple[int, int, int, int], area: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """The profile's glyph area (face pixels) in the index crop's own pixels, with :data:`AREA_SLACK`."""
+    return (
+        area[0] - box[0] - AREA_SLACK,
+        area[1] - box[1] - AREA_SLACK,
+        area[2] - box[0] + AREA_SLACK,
+        area[3] - box[1] + AREA_SLACK,
+    )
+
+
+def split_index(
+    crop: Image, area: tuple[int, int, int, int] | None = None, rank_height: float | None = None
+) -> Glyphs | str:
+    """The rank glyph(s) on top and the suit glyph under them; a reason string when there are none.
+
+    ``area`` (x0, y0, x1, y1 in the crop) is where the deck's glyphs lie: ink outside it is trimmed
+    before the glyphs are split, so a blurred suit joined to a court card's frame line or a corner pip
+    outside the area keeps its own shape instead of being dropped with them as cut by the box's edge.
+    """
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    if int(grey.max()) - int(grey.min()) < 50:
+        return "blank index"
+    level, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    labels, split = split_binary(within(binary, area), rank_height)
+    if isinstance(split, str):  # a second look, for a rank faded paler than its suit (index_split)
+        faded = with_faded(grey, binary, level)
+        labels, again = (labels, split) if faded is None else split_binary(within(faded, area), rank_height)
+        if isinstance(again, str):
+            return split
+        split = again
+    rank, suit = split
+    top, rank_bottom = min(b.y for b in rank), max(b.bottom for b in rank)
+    ink = cv2.normalize(255 - np.asarray(grey), np.empty_like(grey), 0, 255, cv2.NORM_MINMAX)
+    rank_img = _glyph(labels, [b.label for b in rank], ink)
+    suit_img = _glyph(labels, [suit.label], ink)
+    colour = ink_colour(crop, (labels == suit.label).astype(np.uint8), (grey > level).astype(np.uint8))
+    used = [*rank, suit]
+    box = (min(u.x for u in used), top, max(u.right for u in used), suit.bottom)
+    across = min(b.x for b in rank) + max(b.right for b in rank) - suit.x - suit.right
+    offset = across / 2 / (rank_bottom - top)
+    return Glyphs(rank_img, suit_img, rank_bottom - top, suit.h, colour.spread, colour.red, box, offset)
+
+
+def _glyph(labels: Image, ids: list[int], ink: Image) -> Image:
+    """The listed components' ink (grey levels kept: at 20 pixels the anti-aliased edge is half the shape),
+    cropped to their joint bounding box, with everything else in the box blanked."""
+    chosen = np.zeros(int(labels.max()) + 1, np.uint8)
+    chosen[ids] = 255
+    mask = chosen[labels]  # a lookup per pixel: np.isin sorted the whole label image
+    x, y, w, h = cv2.boundingRect(mask)
+    near = cv2.dilate(mask[y : y + h, x : x + w], np.ones((3, 3), np.uint8))
+    return cv2.bitwise_and(ink[y : y + h, x : x + w], near)
