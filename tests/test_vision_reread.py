@@ -9,6 +9,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from vision_support import profile
 
 from controller.cards import parse_card
 from vision.detect import find_card
@@ -16,7 +17,6 @@ from vision.recognise import Image, read_indices, recognise
 from vision.synth import DESIGNS, STUDIO, photograph
 from vision.synth_faces import FACE_H, FACE_W, render_face
 from vision.warp import warp_indices
-from vision_support import profile
 
 #: The far corner moved (synthetic face pixels), its width and height.
 CORNER_W, CORNER_H = 70, 110
