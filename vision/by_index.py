@@ -103,7 +103,10 @@ def ink_pieces(frame: Image, profile: DeckProfile, min_area: float, max_area: fl
     least = least_channel(frame)  # red ink as dark as black
     # The paper around a glyph: the least channel closed (not dilated: never a brighter thing beside the
     # card) over more than a glyph, at a quarter of the size (the paper's level needs no detail).
-    coarse = cv2.resize(least, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+    # Cut to whole blocks of 4 first: OpenCV's area-averaging by an exact factor is some twenty times
+    # faster than by a fraction (an odd-sized crop cost a millisecond here); the cut rows are the paper's.
+    whole = least[: max(4, h - h % 4), : max(4, w - w % 4)]
+    coarse = cv2.resize(whole, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
     reach = max(3, int(1.5 * hi * max(index.rank_height, index.suit_height) / 4) | 1)
     closed = cv2.morphologyEx(coarse, cv2.MORPH_CLOSE, np.ones((reach, reach), np.uint8))
     paper = cv2.resize(closed, (w, h), interpolation=cv2.INTER_LINEAR)
