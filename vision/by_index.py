@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from vision.detect import Detection, DetectParams
 from vision.face_down import face_down
 from vision.index_glyphs import anchors, face_corners, glyph_anchors, glyph_points, similarity, to_frame
-from vision.levels import least_channel
+from vision.levels import block_mean, least_channel
 from vision.profile import DeckProfile
 from vision.refusal import Refusal
 from vision.regions import components
@@ -103,10 +103,7 @@ def ink_pieces(frame: Image, profile: DeckProfile, min_area: float, max_area: fl
     least = least_channel(frame)  # red ink as dark as black
     # The paper around a glyph: the least channel closed (not dilated: never a brighter thing beside the
     # card) over more than a glyph, at a quarter of the size (the paper's level needs no detail).
-    # Cut to whole blocks of 4 first: OpenCV's area-averaging by an exact factor is some twenty times
-    # faster than by a fraction (an odd-sized crop cost a millisecond here); the cut rows are the paper's.
-    whole = least[: max(4, h - h % 4), : max(4, w - w % 4)]
-    coarse = cv2.resize(whole, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+    coarse = block_mean(least, 4)
     reach = max(3, int(1.5 * hi * max(index.rank_height, index.suit_height) / 4) | 1)
     closed = cv2.morphologyEx(coarse, cv2.MORPH_CLOSE, np.ones((reach, reach), np.uint8))
     paper = cv2.resize(closed, (w, h), interpolation=cv2.INTER_LINEAR)

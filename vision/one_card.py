@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 from vision.by_index import candidates, ink_pieces, level, other_index, working
 from vision.face_down import MOST_AREA, face_down
 from vision.index_glyphs import anchors, face_corners, to_frame
+from vision.levels import block_mean
 from vision.profile import DeckProfile
 from vision.window import ScanWindow, bounds
 
@@ -62,9 +63,7 @@ def second_card(
     win = bounds(window, (small.shape[1], small.shape[0]))
     # A back is looked for at half the working size: a card's field needs no detail, and the look's
     # connected regions cost a quarter.
-    # (Cut to even sides first: area-averaging by exactly 2 is some twenty times faster than by 2.005.)
-    even = small[: small.shape[0] // 2 * 2, : small.shape[1] // 2 * 2]
-    half = cv2.resize(even, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    half = block_mean(small, 2)
     scale = np.float32(half.shape[1] / small.shape[1])
     if face_down(half, quad * scale, bounds(window, (half.shape[1], half.shape[0])), MOST_AREA):
         return ("a dark rectangle of a card's size in the window: a back, or a card in shadow "
