@@ -5,6 +5,7 @@ region's hull; two overlapping cards on such a table stay refused."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -35,7 +36,10 @@ def narrow_margin_face(code: str) -> np.ndarray:
     return cv2.resize(face[7 : fh - 7, 7 : fw - 7], (fw, fh), interpolation=cv2.INTER_AREA)
 
 
-def grey_table(cards: list[tuple[str, list[tuple[float, float]]]], patch: float) -> np.ndarray:
+def grey_table(
+    cards: list[tuple[str, list[tuple[float, float]]]], patch: float,
+    face_of: Callable[[str], np.ndarray] = narrow_margin_face,
+) -> np.ndarray:
     """A light grey table, a bright patch of it (``patch`` levels over the table) reaching in from the
     frame's lower right to the card, the cards laid in order (the last on top) with paper a little
     brighter than the patch, and the light falling off to the left; blurred as a webcam's lens does."""
@@ -44,7 +48,7 @@ def grey_table(cards: list[tuple[str, list[tuple[float, float]]]], patch: float)
     cv2.circle(spot, (600, 480), 300, 1.0, -1)
     frame += cv2.GaussianBlur(spot, (0, 0), 20)[..., None] * patch
     for code, quad in cards:
-        face = narrow_margin_face(code).astype(np.float32) * 0.8
+        face = face_of(code).astype(np.float32) * 0.8
         fh, fw = face.shape[:2]
         src = np.array([(0, 0), (fw - 1, 0), (fw - 1, fh - 1), (0, fh - 1)], np.float32)
         m = cv2.getPerspectiveTransform(src, np.array(quad, np.float32))
@@ -64,6 +68,24 @@ def test_a_card_joined_to_a_bright_patch_of_table_is_mended_at_its_index() -> No
         assert detection.corners is not None
         want = np.array(card_at(turn), np.float32)
         assert min(np.abs(np.roll(detection.corners, k, axis=0) - want).max() for k in range(4)) < 6
+
+
+def test_a_card_whose_shallow_notch_passed_as_four_corners_is_mended_too() -> None:
+    """An index 12 face pixels nearer the border than the classic deck's: the cut's notch there is too
+    shallow to refuse the outline, growing it back runs into the bright patch, and the notch pulled two
+    fitted sides through the index (16 px off at a corner before 2026-12-04, as on yuchenrao's deck)."""
+    def narrower(code: str) -> np.ndarray:
+        face = render_face(parse_card(code), DESIGNS["classic"])
+        fh, fw = face.shape[:2]
+        return cv2.resize(face[12 : fh - 12, 12 : fw - 12], (fw, fh), interpolation=cv2.INTER_AREA)
+
+    for patch in (25.0, 40.0):
+        frame = grey_table([("TC", card_at(-0.6))], patch, narrower)
+        detection = find_card(frame, (300, 420), warp=False)
+        assert detection.status == "card" and detection.corners is not None, detection.reason
+        want = np.array(card_at(-0.6), np.float32)
+        # The trimmed face's rounded corners are cut off short: its fitted corners lie a little inside.
+        assert min(np.abs(np.roll(detection.corners, k, axis=0) - want).max() for k in range(4)) < 8
 
 
 def test_two_overlapping_cards_on_the_light_table_stay_refused() -> None:

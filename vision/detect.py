@@ -303,7 +303,9 @@ class _Looks:
 
     def _second_look(self, join: bool) -> _Outline | None:
         """The bright mask cut along the strong edges; a card found there is grown back to the bright
-        pixels within the cut's width, so its outline is where the first look would have put it."""
+        pixels within the cut's width, so its outline is where the first look would have put it. Before
+        that, a region the cut notched at an index is mended (:mod:`vision.mend`), whether the notch
+        refused its outline or, too shallow to refuse it, only pulled its fitted sides into the face."""
         kernel = np.ones((3, 3), np.uint8)
         params, binary = self.params, self.binary
 
@@ -312,7 +314,7 @@ class _Looks:
 
         found = self._found("cut", cut, join)
         chosen = _choose(found)
-        if chosen is not None and chosen.kind == "refused":  # a card the cut notched by an index? (mend)
+        if chosen is not None and chosen.kind in ("refused", "card"):  # notched by the cut at an index?
             chosen = mend(found, binary, self.edges(), lambda c: _outline(c, self.win, params)) or chosen
         if chosen is None or chosen.kind != "card" or chosen.contour is None:
             return chosen
