@@ -1,6 +1,7 @@
 """A white card on a light grey table under uneven light, touching a bright patch of the table: the edge
-cut parts it from the patch but notches it at an index near its border, and the card is mended from its
-region's hull; two overlapping cards on such a table stay refused."""
+cut parts it from the patch but notches it at an index near its border (deep enough to refuse its outline,
+or so shallow that it only pulls the fitted sides), and the card is mended from its region's hull; two
+overlapping cards on such a table stay refused."""
 
 from __future__ import annotations
 
@@ -72,8 +73,9 @@ def test_a_card_joined_to_a_bright_patch_of_table_is_mended_at_its_index() -> No
 
 def test_a_card_whose_shallow_notch_passed_as_four_corners_is_mended_too() -> None:
     """An index 12 face pixels nearer the border than the classic deck's: the cut's notch there is too
-    shallow to refuse the outline, growing it back runs into the bright patch, and the notch pulled two
-    fitted sides through the index (16 px off at a corner before 2026-12-04, as on yuchenrao's deck)."""
+    shallow to refuse the outline, growing the card back by the cut's width does not close it, and the
+    notch pulled two fitted sides through the index (16 px off at a corner before 2026-12-04, as on
+    yuchenrao's deck on its pale table)."""
     def narrower(code: str) -> np.ndarray:
         face = render_face(parse_card(code), DESIGNS["classic"])
         fh, fw = face.shape[:2]
