@@ -6,7 +6,6 @@ overlapping cards on such a table stay refused."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -29,18 +28,22 @@ def card_at(turn: float, dx: float = 0.0, dy: float = 0.0) -> list[tuple[float, 
             for x, y in ((-90, -125.5), (90, -125.5), (90, 125.5), (-90, 125.5))]
 
 
-def narrow_margin_face(code: str) -> np.ndarray:
-    """The classic face with its border trimmed: the indices lie 2 working pixels from the card's edge,
-    as on the real deck that showed the fault (a US Playing Card "Aristocrat")."""
+def narrow_margin_face(code: str, trim: int = 7) -> np.ndarray:
+    """The classic face with ``trim`` face pixels of its border cut away: at 7 the indices lie 2 working
+    pixels from the card's edge, as on the real deck that showed the fault (a US Playing Card
+    "Aristocrat")."""
     face = render_face(parse_card(code), DESIGNS["classic"])
     fh, fw = face.shape[:2]
-    return cv2.resize(face[7 : fh - 7, 7 : fw - 7], (fw, fh), interpolation=cv2.INTER_AREA)
+    return cv2.resize(face[trim : fh - trim, trim : fw - trim], (fw, fh), interpolation=cv2.INTER_AREA)
 
 
-def grey_table(
-    cards: list[tuple[str, list[tuple[float, float]]]], patch: float,
-    face_of: Callable[[str], np.ndarray] = narrow_margin_face,
-) -> np.ndarray:
+def corners_off(corners: np.ndarray, turn: float) -> float:
+    """How far (pixels, the worst corner) found ``corners`` lie from those drawn by ``card_at(turn)``."""
+    want = np.array(card_at(turn), np.float32)
+    return float(min(np.abs(np.roll(corners, k, axis=0) - want).max() for k in range(4)))
+
+
+def grey_table(cards: list[tuple[str, list[tuple[float, float]]]], patch: float, trim: int = 7) -> np.ndarray:
     """A light grey table, a bright patch of it (``patch`` levels over the table) reaching in from the
     frame's lower right to the card, the cards laid in order (the last on top) with paper a little
     brighter than the patch, and the light falling off to the left; blurred as a webcam's lens does."""
@@ -49,7 +52,7 @@ def grey_table(
     cv2.circle(spot, (600, 480), 300, 1.0, -1)
     frame += cv2.GaussianBlur(spot, (0, 0), 20)[..., None] * patch
     for code, quad in cards:
-        face = face_of(code).astype(np.float32) * 0.8
+        face = narrow_margin_face(code, trim).astype(np.float32) * 0.8
         fh, fw = face.shape[:2]
         src = np.array([(0, 0), (fw - 1, 0), (fw - 1, fh - 1), (0, fh - 1)], np.float32)
         m = cv2.getPerspectiveTransform(src, np.array(quad, np.float32))
@@ -67,8 +70,7 @@ def test_a_card_joined_to_a_bright_patch_of_table_is_mended_at_its_index() -> No
         detection = find_card(grey_table([("TC", card_at(turn))], 40), (300, 420), warp=False)
         assert detection.status == "card", (turn, detection.reason)
         assert detection.corners is not None
-        want = np.array(card_at(turn), np.float32)
-        assert min(np.abs(np.roll(detection.corners, k, axis=0) - want).max() for k in range(4)) < 6
+        assert corners_off(detection.corners, turn) < 6
 
 
 def test_a_card_whose_shallow_notch_passed_as_four_corners_is_mended_too() -> None:
@@ -76,18 +78,12 @@ def test_a_card_whose_shallow_notch_passed_as_four_corners_is_mended_too() -> No
     shallow to refuse the outline, growing the card back by the cut's width does not close it, and the
     notch pulled two fitted sides through the index (16 px off at a corner before 2026-12-04, as on
     yuchenrao's deck on its pale table)."""
-    def narrower(code: str) -> np.ndarray:
-        face = render_face(parse_card(code), DESIGNS["classic"])
-        fh, fw = face.shape[:2]
-        return cv2.resize(face[12 : fh - 12, 12 : fw - 12], (fw, fh), interpolation=cv2.INTER_AREA)
-
     for patch in (25.0, 40.0):
-        frame = grey_table([("TC", card_at(-0.6))], patch, narrower)
+        frame = grey_table([("TC", card_at(-0.6))], patch, trim=12)
         detection = find_card(frame, (300, 420), warp=False)
         assert detection.status == "card" and detection.corners is not None, detection.reason
-        want = np.array(card_at(-0.6), np.float32)
         # The trimmed face's rounded corners are cut off short: its fitted corners lie a little inside.
-        assert min(np.abs(np.roll(detection.corners, k, axis=0) - want).max() for k in range(4)) < 8
+        assert corners_off(detection.corners, -0.6) < 8
 
 
 def test_two_overlapping_cards_on_the_light_table_stay_refused() -> None:

@@ -314,7 +314,7 @@ class _Looks:
 
         found = self._found("cut", cut, join)
         chosen = _choose(found)
-        if chosen is not None and chosen.kind in ("refused", "card"):  # notched by the cut at an index?
+        if chosen is not None:  # a card or a refusal: notched by the cut at an index? (vision.mend)
             chosen = mend(found, binary, self.edges(), lambda c: _outline(c, self.win, params)) or chosen
         if chosen is None or chosen.kind != "card" or chosen.contour is None:
             return chosen
