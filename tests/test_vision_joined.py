@@ -129,8 +129,8 @@ def test_a_card_lying_over_another_and_cut_by_the_edge_is_not_the_lower_card() -
 #: vision.synth's two-card negatives (classic, floor conditions) read as a card before the washed-out
 #: index had to be free of ink: two overlapping cards nearly in line make one card-shaped outline, one
 #: index read (the covered card's, at 3, 49 and 84: a wrong card) and the other corner, the other card's
-#: index at another scale, failed to read but lay on paper. Seed 18 (the 4H read under the 5S, whose edge
-#: lies 2 px inside the frame's) still reads: docs/vision.md, step 6 of how a frame is read, "Why the ink".
+#: index at another scale, failed to read but lay on paper. Seed 18 (the 4H under the 5S, whose edge lies
+#: 2 px inside the frame's) is refused by the card-under-a-card check: tests/test_vision_covered.py.
 #: Bold 127: the AS recovered from its sides by the joined-card search, a 3D over its lower corner (the
 #: 3D's edge 2 px inside the frame's); the AS's other index, under the 3D's blank paper, had no ink, so
 #: it passed as washed out: a card recovered from its sides is now read on both indices.

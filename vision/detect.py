@@ -22,6 +22,7 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
+from vision.covered import covered
 from vision.levels import grey_percentile
 from vision.mend import mend
 from vision.refusal import Refusal
@@ -132,6 +133,8 @@ class _Outline:
 
 #: Why a region reaching the window's edge holds no whole card (:attr:`Refusal.CUT`).
 NOT_INSIDE: Final = "the card is not wholly inside the window"
+#: Why a card recovered from its sides is refused when another card's edge crosses it (:mod:`vision.covered`).
+COVERED: Final = "another card lies over this one (one card at a time: the card on top was dealt last)"
 
 
 def _cut(contour: NDArray[np.int32]) -> _Outline:
@@ -183,11 +186,11 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
                           "not a card's", Refusal.PROPORTIONS)
 
 
-def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
+def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams, grey: Image) -> _Outline:
     """A region reaching the window's edge that is not itself a whole card: a card joined to a glare,
     a vignette or a neighbour is recovered from its sides' straight runs (:mod:`vision.sides`); two
-    cards found there are refused, inked or not (a plain pale back is a card: :func:`_choose`); none,
-    and the region is set aside as before."""
+    cards found there are refused, inked or not (a plain pale back is a card: :func:`_choose`), and so
+    is one under another card's edge (:mod:`vision.covered`); none, and the region is set aside."""
 
     def accept(q: NDArray[np.float32]) -> NDArray[np.float32] | None:
         q = _order(q)
@@ -200,6 +203,8 @@ def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _O
     quads = fit_quads(contour, win.rim, accept)
     if len(quads) > 1:
         return _apart(len(quads), "odd")
+    if quads and covered(quads[0], contour, win.rim, grey):
+        return _Outline("odd", COVERED, Refusal.COVERED)
     if quads:
         return _Outline("card", quad=quads[0], contour=contour, joined=True)
     return _Outline("edge", NOT_INSIDE, Refusal.CUT)
@@ -266,7 +271,7 @@ class _Looks:
         """:func:`_joined`, once per region: two looks often part the same region from the rest."""
         key = contour.tobytes()
         if key not in self._joins:
-            self._joins[key] = _joined(contour, self.win, self.params)
+            self._joins[key] = _joined(contour, self.win, self.params, self.grey)
         return self._joins[key]
 
     def second_card_at_edge(self, chosen: _Outline) -> bool:
@@ -381,7 +386,7 @@ def find_card(
     chosen = looks.choose(join=False)
     if chosen is None or chosen.kind != "card":
         joined = looks.choose(join=True)
-        if joined is not None and joined.kind == "card":
+        if joined is not None and (joined.kind == "card" or joined.refusal is Refusal.COVERED):
             chosen = joined
     if chosen is None:
         chosen = next(o for o in found if o.kind == "edge")  # its reason: why the window holds no card

@@ -32,5 +32,7 @@ class Refusal(Enum):
     SHAPE = "shape"
     #: A four-sided outline whose sides are not a card's proportions at any turn the camera allows.
     PROPORTIONS = "proportions"
+    #: A card recovered from its sides lies under another card, whose edge crosses its face.
+    COVERED = "covered"
     #: The brightest patch's outline is no edge in the frame: a glare, not a card.
     GLARE = "glare"

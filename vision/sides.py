@@ -40,7 +40,7 @@ MAX_LINES: Final = 10
 
 
 @dataclass(frozen=True)
-class _Line:
+class Line:
     """A straight run: a point on it, its unit direction, its length, and the unit normal pointing
     into the region (the paper's side)."""
 
@@ -54,14 +54,14 @@ class _Line:
     #: Its undirected direction, 0..180 degrees.
     angle: float
 
-    def faces(self, other: _Line, gap: float) -> bool:
+    def faces(self, other: Line, gap: float) -> bool:
         """``other`` lies at least ``gap`` pixels away on this line's paper side: the opposite side."""
         return (other.x - self.x) * self.nx + (other.y - self.y) * self.ny >= gap
 
 
-def _runs(
+def runs(
     pts: NDArray[np.int32], on_rim: NDArray[np.bool_], region: NDArray[np.uint8], min_run: float
-) -> list[_Line]:
+) -> list[Line]:
     """The contour's straight runs off the window's rim, each fitted by a line, longest first."""
     poly = cv2.approxPolyDP(pts.reshape(-1, 1, 2), RUN_TOLERANCE, True).reshape(-1, 2)
     codes = pts[:, 0].astype(np.int64) * 65536 + pts[:, 1]
@@ -83,7 +83,7 @@ def _runs(
         px, py = int(round(x - 3 * dy)), int(round(y + 3 * dx))
         inward = 0 <= px < w and 0 <= py < h and region[py, px] > 0
         nx, ny = (-dy, dx) if inward else (dy, -dx)
-        lines.append(_Line(x, y, dx, dy, float(lengths[k]), nx, ny, math.degrees(math.atan2(dy, dx)) % 180.0))
+        lines.append(Line(x, y, dx, dy, float(lengths[k]), nx, ny, math.degrees(math.atan2(dy, dx)) % 180.0))
     return lines
 
 
@@ -111,7 +111,7 @@ def _fit_lines(
     ]
 
 
-def _meet(a: _Line, b: _Line) -> tuple[float, float] | None:
+def _meet(a: Line, b: Line) -> tuple[float, float] | None:
     cross = a.dx * b.dy - a.dy * b.dx
     if abs(cross) < 1e-6:
         return None
@@ -207,7 +207,7 @@ def fit_quads(
     on_rim = rim[pts[:, 1], pts[:, 0]] > 0
     region = np.zeros((h, w), np.uint8)
     cv2.drawContours(region, [pts.reshape(-1, 1, 2)], -1, 255, -1)
-    lines = _runs(pts, on_rim, region, MIN_RUN * w)
+    lines = runs(pts, on_rim, region, MIN_RUN * w)
     if len(lines) < 4:
         return []
     traced = np.zeros((h, w), np.uint8)

@@ -1,0 +1,191 @@
+"""Whether a card recovered from its sides lies under another card: the card on top is the one dealt.
+
+Why: :mod:`vision.sides` recovers a card whose bright region is joined to something else, a glare, a
+vignette or a neighbouring card, from the straight runs of that region's outline. When the neighbour is
+a second card lying over this one and cut by the window's edge, the region is both cards, the card
+under it still shows most of its four sides, and the card over it shows no whole outline (the window
+cuts it): the card underneath was read, and the card dealt last, on top, was not. Both cards' papers
+are equally bright, so the region's shape cannot tell which is on top; the frame can. Where the two
+cards' outlines meet, the card on top keeps its edge across the other's paper (its thickness and its
+shadow draw a faint straight line), and the card underneath has none there.
+
+So at each place where a straight run of the region that is not one of the card's sides meets one of
+them (a T of the two outlines), the two ways on are compared: the run's line carried on into the card's
+face, and the card's side carried on where the region's outline leaves it. When the run carries on as
+an edge (:data:`MIN_EDGE`, and :data:`OVER` times the side's edge there) and the side does not, the
+other card lies over this one and the frame is refused. The run must itself be as sharp an edge as the
+card's own sides (:data:`SHARP`): a glare's soft rim that happens to point at a court card's frame line
+is no card; and the side is followed only up to its corner. An edge is measured as the median, along
+the line, of the grey level's gradient across it, where the gradient points across the line
+(:data:`ACROSS`) and, for the two ways on, where both sides of the line are paper (:data:`PAPER`):
+printed pips and letters give strong gradients at a few points, and a run carried on along a pip's
+border has ink on one side (composed seed 7's 5H, a neighbour's side carried on along a heart's top,
+was refused before the paper rule); a card's edge over paper is a steady, faint line all along.
+
+What it cannot see: a card on top whose edge leaves no line on the paper under it (a flat, shadowless
+light) is not caught, and the card underneath is read as before. What it costs: one gradient of the
+working frame and a few hundred samples, only for cards recovered from their sides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+from cv2.typing import MatLike
+from numpy.typing import NDArray
+
+from vision.sides import MIN_RUN, Line, runs
+
+#: The way on is measured over this share of the card's short side, from the meeting point.
+REACH: Final = 0.25
+#: A run carried on into the face is another card's edge when its gradient (grey levels per pixel on
+#: the blurred working frame) is at least this ...
+MIN_EDGE: Final = 2.0
+#: ... and this many times the card's own side's gradient where that side goes on past the meeting.
+OVER: Final = 3.0
+#: The run's own visible part is at least this share as sharp as the card's sharpest side.
+SHARP: Final = 0.5
+#: A sample counts when the gradient's part across the line is at least this share of the gradient.
+ACROSS: Final = 0.85
+#: An edge between two papers has paper this many pixels off it on both sides (past the blur's reach) ...
+BESIDE: Final = 4.0
+#: ... at least this share as bright as the card's paper (the grey level of three quarters of its face).
+PAPER: Final = 0.8
+#: Offsets across the line sampled at each step (pixels): a fitted line is within a pixel or so.
+_OFFSETS: Final = np.array([-1.5, -0.75, 0.0, 0.75, 1.5], np.float32)
+#: A run and one of the card's sides are the same line within these (sine of the angle, pixels).
+_SAME_TURN: Final = 0.1
+_SAME_GAP: Final = 4.0
+#: A run meets a side only when it crosses it at least this steeply (sine of the angle) ...
+_STEEP: Final = 0.3
+#: ... away from the side's corners by this share of its length ...
+_CORNER: Final = 0.1
+#: ... and ends there: its nearer end within this share of its length, plus a few pixels.
+_END: Final = 0.15
+
+
+@dataclass(frozen=True)
+class Grey:
+    """The blurred grey working frame and its gradient (Sobel, grey levels per pixel)."""
+
+    level: NDArray[np.float32]
+    gx: NDArray[np.float32]
+    gy: NDArray[np.float32]
+
+    @classmethod
+    def of(cls, grey: MatLike) -> Grey:
+        level = np.asarray(grey, np.float32)
+        eighth = np.float32(1 / 8)  # Sobel's 3 x 3 kernel weighs a step of one grey level by 8
+        return cls(level, np.asarray(cv2.Sobel(level, cv2.CV_32F, 1, 0, ksize=3), np.float32) * eighth,
+                   np.asarray(cv2.Sobel(level, cv2.CV_32F, 0, 1, ksize=3), np.float32) * eighth)
+
+
+_Pixels = tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.bool_]]
+
+
+def _pixels(at: NDArray[np.float64], shape: tuple[int, ...]) -> _Pixels:
+    """The nearest pixels' columns and rows of the points ``at`` (... x 2), and which are in the frame."""
+    x, y = np.rint(at[..., 0]).astype(np.intp), np.rint(at[..., 1]).astype(np.intp)
+    ok = (x >= 0) & (x < shape[1]) & (y >= 0) & (y < shape[0])
+    return np.where(ok, x, 0), np.where(ok, y, 0), ok
+
+
+def edge_along(
+    grey: Grey, start: NDArray[np.float64], way: NDArray[np.float64], reach: float, paper: float = 0.0,
+) -> float:
+    """The edge along the line from ``start`` in the unit direction ``way``, from 3 pixels to ``reach``:
+    the median over the steps of the largest gradient across the line, near it, that points across.
+    With ``paper`` (a grey level), a step counts only where both sides of the line, :data:`BESIDE`
+    pixels off it, are at least that bright: an edge between two papers, not an ink's."""
+    steps = np.arange(3.0, reach, 1.0)
+    if steps.size == 0:
+        return 0.0
+    normal = np.array([-way[1], way[0]])
+    line = start + steps[:, None] * way
+    x, y, ok = _pixels(line[:, None, :] + _OFFSETS[None, :, None] * normal, grey.level.shape)
+    sx, sy = grey.gx[y, x], grey.gy[y, x]
+    across = np.abs(sx * normal[0] + sy * normal[1])
+    counts = ok & (across >= ACROSS * np.hypot(sx, sy)) & (across > 0)
+    best = np.where(counts, across, 0.0).max(axis=1)
+    if paper > 0:
+        for side in (BESIDE, -BESIDE):
+            bx, by, bok = _pixels(line + side * normal, grey.level.shape)
+            best = np.where(bok & (grey.level[by, bx] >= paper), best, 0.0)
+    return float(np.median(best))
+
+
+_Meeting = tuple[NDArray[np.float64], NDArray[np.float64], int]
+
+
+def _meetings(line: Line, quad: NDArray[np.float64]) -> list[_Meeting]:
+    """Where the run ``line`` ends on a side of ``quad``: the point, the run's way on through it and
+    the side's index; none when the run is one of the card's own sides."""
+    d, c = np.array([line.dx, line.dy]), np.array([line.x, line.y])
+    found = []
+    for k in range(4):
+        a, b = quad[k], quad[(k + 1) % 4]
+        length = float(np.hypot(*(b - a)))
+        s = (b - a) / max(length, 1e-9)
+        cross = float(d[0] * s[1] - d[1] * s[0])
+        if abs(cross) < _SAME_TURN and abs(float((c - a)[0] * s[1] - (c - a)[1] * s[0])) < _SAME_GAP:
+            return []  # the card's own side
+        if abs(cross) < _STEEP:
+            continue
+        t, u = np.linalg.solve(np.array([[d[0], -s[0]], [d[1], -s[1]]]), a - c)
+        ends_here = abs(abs(t) - line.length / 2) <= _END * line.length + 4
+        if _CORNER * length < u < (1 - _CORNER) * length and ends_here:
+            found.append((c + t * d, d if t > 0 else -d, k))
+    return found
+
+
+def covered(
+    quad: NDArray[np.float32], contour: NDArray[np.int32], rim: NDArray[np.uint8], grey: MatLike,
+) -> bool:
+    """Whether the card at ``quad`` (working pixels), recovered from the bright region ``contour``
+    (N x 2) off the window's ``rim``, lies under another card of that region (see the module)."""
+    h, w = rim.shape
+    pts = contour.reshape(-1, 2)
+    on_rim = rim[pts[:, 1], pts[:, 0]] > 0
+    region = np.zeros((h, w), np.uint8)
+    cv2.drawContours(region, [pts.reshape(-1, 1, 2)], -1, 255, -1)
+    q = quad.astype(np.float64).reshape(4, 2)
+    meetings = [m for line in runs(pts, on_rim, region, MIN_RUN * w) for m in _meetings(line, q)]
+    if not meetings:
+        return False
+    g = Grey.of(grey)
+    face = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(face, np.rint(q).astype(np.int32), 255)
+    paper = PAPER * float(np.percentile(g.level[face > 0], 75))
+    traced = np.zeros((h, w), np.uint8)
+    traced[pts[:, 1], pts[:, 0]] = 255
+    seen = cv2.dilate(traced, np.ones((5, 5), np.uint8))
+    sides = [(q[k], q[(k + 1) % 4] - q[k]) for k in range(4)]
+    lengths = [float(np.hypot(*v)) for _, v in sides]
+    reach = REACH * min(lengths)
+    # The card's sharpest side, over its middle 80 %: its edge against the table.
+    own = max(edge_along(g, a + 0.1 * v, v / n, 0.8 * n) for (a, v), n in zip(sides, lengths, strict=True))
+    for point, way, k in meetings:
+        if edge_along(g, point, -way, reach) < SHARP * own:
+            continue  # the run's own visible part is no card's edge: a glare's rim
+        along = sides[k][1] / lengths[k]
+        sign = min((_traced(seen, point, s * along, reach), s) for s in (1.0, -1.0))[1]
+        a, b = sides[k][0], sides[k][0] + sides[k][1]
+        to_corner = float(np.hypot(*((b if sign > 0 else a) - point)))  # the side ends at its corner
+        carried = edge_along(g, point, way, reach, paper)
+        side = edge_along(g, point, sign * along, min(reach, to_corner), paper)
+        if carried >= MIN_EDGE and carried >= OVER * side:
+            return True
+    return False
+
+
+def _traced(seen: MatLike, start: NDArray[np.float64], way: NDArray[np.float64], reach: float) -> float:
+    """The share of the line from ``start`` along ``way`` (3 pixels to ``reach``) on the region's outline."""
+    steps = np.arange(3.0, reach, 1.0)
+    at = np.rint(start + steps[:, None] * way).astype(np.int64)
+    h, w = seen.shape[:2]
+    ok = (at[:, 0] >= 0) & (at[:, 0] < w) & (at[:, 1] >= 0) & (at[:, 1] < h)
+    at = at[ok]
+    return float(np.count_nonzero(np.asarray(seen)[at[:, 1], at[:, 0]])) / max(len(steps), 1)
