@@ -82,7 +82,7 @@ def wait_subscribed(sub: zmq.Socket[bytes], timeout: float = 30.0) -> None:
 def baccarat_play(rounds: int, seed: int) -> tuple[list[I.Input], Table]:
     """A seeded Baccarat session as inputs (credits, shoes, bets, cards), checked on an engine table."""
     rng = random.Random(seed)
-    table = Table(GAMES["baccarat"](GAMES["baccarat"].options_model()), TableLimits(seats=7))
+    table = Table(GAMES["baccarat"](GAMES["baccarat"].options_model.model_validate({})), TableLimits(seats=7))
     shoe = ShuffledShoe(8, seed, cut_card=16)
     inputs: list[I.Input] = []
 
@@ -114,7 +114,7 @@ def baccarat_play(rounds: int, seed: int) -> tuple[list[I.Input], Table]:
 
 def expected_payloads(table_id: str, inputs: list[I.Input]) -> list[dict[str, Any]]:
     """Every event the daemon must publish for ``inputs``, numbered from seq 1."""
-    table = Table(GAMES["baccarat"](GAMES["baccarat"].options_model()), TableLimits(seats=7))
+    table = Table(GAMES["baccarat"](GAMES["baccarat"].options_model.model_validate({})), TableLimits(seats=7))
     out: list[dict[str, Any]] = []
     for inp in inputs:
         for event in table.apply(inp):

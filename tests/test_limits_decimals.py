@@ -45,7 +45,7 @@ def test_a_decimals_change_between_rounds_with_no_money_held_takes_effect_at_onc
 
 
 def _table(game: str, **limits: int) -> Table:
-    return Table(GAMES[game](GAMES[game].options_model()), TableLimits(**limits))
+    return Table(GAMES[game](GAMES[game].options_model.model_validate({})), TableLimits(**limits))
 
 
 def _change(**fields: int) -> I.SetLimits:

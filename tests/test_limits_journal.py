@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from controller import inputs as I
+from controller.cards import parse_card
 from controller.daemon.commands import CommandError, parse_command
 from controller.daemon.config import TableConfig, parse_table
 from controller.daemon.journal import Journal, JournalFault, JournalMismatch
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.timeout(60)
 
 #: Player 5C 3D = natural 8, Banker 2H AS = 3 (deal order PPBB): the Player wins.
 ROUND = [I.OpenBetting(), I.PlaceWager(1, "player", 1000), I.PlaceWager(2, "banker", 100), I.CloseBetting(),
-         *(I.CardSeen(I.parse_card(c)) for c in ("5C", "3D", "2H", "AS"))]
+         *(I.CardSeen(parse_card(c)) for c in ("5C", "3D", "2H", "AS"))]
 
 
 def config(tmp_path: Path, min_bet: int, max_bet: int, seats: int = 3, minor_units: int = 2) -> TableConfig:

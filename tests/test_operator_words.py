@@ -100,7 +100,7 @@ def test_status_names_an_offline_shoe_in_words(tmp_path: Path, capsys: pytest.Ca
 
 
 def test_recall_marks_refused_inputs_and_says_device_events_in_words() -> None:
-    table = Table(GAMES["baccarat"](GAMES["baccarat"].options_model()), TableLimits(seats=7))
+    table = Table(GAMES["baccarat"](GAMES["baccarat"].options_model.model_validate({})), TableLimits(seats=7))
     recorder = RoundRecorder()
     play = [I.CreditIn(1, 10_000), I.NewShoe(), I.OpenBetting(),
             I.PlaceWager(1, "player", 0), I.PlaceWager(1, "nowhere", 500),
