@@ -1,7 +1,8 @@
 """A white card on a light grey table under uneven light, touching a bright patch of the table: the edge
 cut parts it from the patch but notches it at an index near its border (deep enough to refuse its outline,
 or so shallow that it only pulls the fitted sides), and the card is mended from its region's hull; two
-overlapping cards on such a table stay refused."""
+overlapping cards on such a table stay refused. A court card's ring of paper cut in two at its indices
+is mended from both halves; a notched card and another object are not."""
 
 from __future__ import annotations
 
@@ -109,3 +110,44 @@ def test_two_cards_side_by_side_on_the_light_table_stay_refused() -> None:
         frame = grey_table([("3C", card_at(0.0435)), ("5D", beside)], patch)
         detection = find_card(frame, (300, 420), warp=False)
         assert detection.status == "refused", (patch, detection.corners)
+
+
+def court_ring(sheet: bool = False) -> np.ndarray:
+    """At the working size (320 x 240, nothing shrunk): a bright strip of table along the frame's right
+    edge and, against it, a card whose paper is a ring about a dark picture, its two indices bridging
+    the ring from the picture to 2 px of its edges (a court card whose indices lie against its border,
+    as yuchenrao's KD and KH); with ``sheet``, the card is smaller, has one index, and a white sheet with
+    a corner cut away lies against the strip below it, apart from the card."""
+    frame = np.full((240, 320), 120, np.uint8)
+    cv2.rectangle(frame, (269, 0), (319, 239), 200, -1)
+    if sheet:
+        cv2.rectangle(frame, (170, 10), (269, 149), 240, -1)
+        cv2.rectangle(frame, (190, 24), (249, 135), 60, -1)
+        cv2.rectangle(frame, (249, 70), (267, 90), 60, -1)
+        cv2.rectangle(frame, (180, 160), (268, 225), 240, -1)
+        cv2.rectangle(frame, (180, 205), (200, 225), 120, -1)
+    else:
+        cv2.rectangle(frame, (150, 40), (269, 207), 240, -1)
+        cv2.rectangle(frame, (175, 58), (244, 189), 60, -1)
+        cv2.rectangle(frame, (152, 110), (175, 135), 60, -1)
+        cv2.rectangle(frame, (244, 110), (267, 135), 60, -1)
+    return cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+
+
+def test_a_court_cards_ring_of_paper_cut_in_two_at_its_indices_is_mended_whole() -> None:
+    """The edge cut parts the card from the strip, and takes the thin paper between each index and the
+    card's edge: the ring falls in two halves of 8 corners each. Before 2026-12-04: "2 separate objects
+    in the window" (yuchenrao's King_diamond_2, King_diamond_19, King_heart_19). The two halves mended
+    together are the card, each of its sides on the frame's edges."""
+    detection = find_card(court_ring(), (300, 420), warp=False)
+    assert detection.status == "card" and detection.corners is not None, detection.reason
+    want = np.array([(150, 40), (269, 40), (269, 207), (150, 207)], np.float32)
+    assert min(np.abs(np.roll(detection.corners, k, axis=0) - want).max() for k in range(4)) < 2
+
+
+def test_two_notched_regions_that_are_not_one_card_stay_two_objects() -> None:
+    """The card notched at its index and a white sheet, each cut from the strip by the edges: two odd
+    regions, as the court card's halves are. Mended together, their largest part is the card, but the
+    sheet lies outside it, so the window holds two objects and stays refused."""
+    detection = find_card(court_ring(sheet=True), (300, 420), warp=False)
+    assert detection.status == "refused" and "2 separate objects" in detection.reason, detection.reason
