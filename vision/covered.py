@@ -184,8 +184,6 @@ def covered(
 def _traced(seen: MatLike, start: NDArray[np.float64], way: NDArray[np.float64], reach: float) -> float:
     """The share of the line from ``start`` along ``way`` (3 pixels to ``reach``) on the region's outline."""
     steps = np.arange(3.0, reach, 1.0)
-    at = np.rint(start + steps[:, None] * way).astype(np.int64)
-    h, w = seen.shape[:2]
-    ok = (at[:, 0] >= 0) & (at[:, 0] < w) & (at[:, 1] >= 0) & (at[:, 1] < h)
-    at = at[ok]
-    return float(np.count_nonzero(np.asarray(seen)[at[:, 1], at[:, 0]])) / max(len(steps), 1)
+    outline = np.asarray(seen)
+    x, y, ok = _pixels(start + steps[:, None] * way, outline.shape)
+    return float(np.count_nonzero(ok & (outline[y, x] > 0))) / max(len(steps), 1)
