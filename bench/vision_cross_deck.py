@@ -24,10 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision_photos import frames, labelled  # noqa: E402  (bench/, beside this script)
+from vision_photos import enrol_folder, frames, labelled  # noqa: E402  (bench/, beside this script)
 from vision_recognition import start  # noqa: E402
 
-from vision.enroll import enrol  # noqa: E402
 from vision.evaluate import evaluate  # noqa: E402
 from vision.profile import DeckProfile  # noqa: E402
 
@@ -35,9 +34,7 @@ from vision.profile import DeckProfile  # noqa: E402
 def profile_of(folder: Path, width: int, stand_ins: bool) -> DeckProfile:
     """The deck of ``folder`` enrolled from its ``enrol/`` (else ``faces/``) photographs."""
     enrol_dir = folder / "enrol" if (folder / "enrol").is_dir() else folder / "faces"
-    items = [(p, c) for p, c in labelled(enrol_dir) if c is not None]
-    shots = ((img, card, name) for img, card, name in frames(items, width) if card is not None)
-    result = enrol(shots, "photos", stand_ins=stand_ins)
+    result = enrol_folder(enrol_dir, width, stand_ins)
     if result.profile is None:
         raise SystemExit(f"{enrol_dir}: enrolment failed ({'; '.join(result.problems)})")
     return result.profile

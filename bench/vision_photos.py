@@ -63,7 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from vision_recognition import start  # noqa: E402  (bench/, beside this script)
 
 from controller.cards import DECK, Card, CardError, parse_card  # noqa: E402
-from vision.enroll import IMAGE_SUFFIXES, enrol, read_labels  # noqa: E402
+from vision.enroll import IMAGE_SUFFIXES, EnrolResult, enrol, read_labels  # noqa: E402
 from vision.evaluate import evaluate, summary  # noqa: E402
 from vision.recognise import Image  # noqa: E402
 from vision.synth import FACE_H, FACE_W, STUDIO, Conditions, _corners, _photograph, render_back  # noqa: E402
@@ -111,13 +111,18 @@ def frames(items: Sequence[tuple[Path, Card | None]], width: int) -> Iterator[tu
         yield img, card, path.name
 
 
+def enrol_folder(folder: Path, width: int, stand_ins: bool) -> EnrolResult:
+    """The deck enrolled from the labelled photographs of ``folder`` (those of a card), shrunk to
+    ``width``. A generator feeds it: enrolment keeps only the warped faces, so the decoded photographs
+    (up to 12 MP each) are never all held at once."""
+    items = [(p, c) for p, c in labelled(folder) if c is not None]
+    shots = ((img, card, name) for img, card, name in frames(items, width) if card is not None)
+    return enrol(shots, "photos", stand_ins=stand_ins)
+
+
 def measure(args: argparse.Namespace) -> int:
     width = int(args.size.lower().split("x")[0])
-    enrol_items = [(p, c) for p, c in labelled(args.enrol) if c is not None]
-    # A generator: enrolment keeps only the warped faces, so the decoded photographs (up to 12 MP
-    # each) are never all held at once.
-    shots = ((img, card, name) for img, card, name in frames(enrol_items, width) if card is not None)
-    result = enrol(shots, "photos", stand_ins=args.stand_ins)
+    result = enrol_folder(args.enrol, width, args.stand_ins)
     for problem in result.problems:
         print(f"  enrolment problem: {problem}")
     if result.stand_ins:
