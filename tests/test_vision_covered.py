@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 from test_vision_detect import table_with_card
+from test_vision_one_card import paste
 from vision_support import profile
 
 from controller.cards import parse_card
@@ -17,7 +18,6 @@ from vision.recognise import recognise
 from vision.refusal import Refusal
 from vision.synth import DESIGNS, negative_scene
 
-FELT = (40, 90, 30)
 #: A nine of spades wholly in the window, and a king of diamonds cut by the frame's top edge whose lower
 #: left corner lies over the nine's upper right corner (a third of the nine's top side, a quarter of its
 #: right side).
@@ -31,9 +31,7 @@ Placed = tuple[str, list[tuple[float, float]]]
 def stack(lower: Placed, upper: Placed) -> np.ndarray:
     """``upper`` laid over ``lower`` on the felt (each drawn as :func:`table_with_card` draws a card)."""
     frame = table_with_card(*lower)
-    top = table_with_card(*upper)
-    over = np.any(top != FELT, axis=2)
-    frame[over] = top[over]
+    paste(frame, *upper)
     return frame
 
 

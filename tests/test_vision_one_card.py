@@ -69,7 +69,9 @@ def _quad_at(x: float, y: float, w: float) -> list[tuple[float, float]]:
     return [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
 
 
-def _paste(frame: np.ndarray, code: str, quad: list[tuple[float, float]], gain: float = 1.0) -> None:
+def paste(frame: np.ndarray, code: str, quad: list[tuple[float, float]], gain: float = 1.0) -> None:
+    """Lay ``code``, drawn on ``quad`` as :func:`table_with_card` draws it (its paper times ``gain``),
+    over ``frame``."""
     one = table_with_card(code, quad)
     paper = np.all(one != FELT, axis=2)
     frame[paper] = np.clip(one[paper] * gain, 0, 255).astype(np.uint8)
@@ -80,7 +82,7 @@ def test_a_felt_whose_rail_shows_all_round_is_no_back() -> None:
     (a second reading's frame; "a dark rectangle ... a back" before face_down's MOST_AREA)."""
     frame = np.full((H, W, 3), (120, 160, 200), np.uint8)  # a light wooden rail
     frame[30:450, 30:610] = FELT
-    _paste(frame, "QS", _quad_at(250, 130, 120))
+    paste(frame, "QS", _quad_at(250, 130, 120))
     reading = recognise(frame, profile())
     assert reading.card is parse_card("QS"), reading
 
@@ -90,8 +92,8 @@ def test_a_dim_second_card_a_few_pixels_inside_the_frames_edge_still_counts(gap:
     """A card placed from one index comes out a little large: without the slack it seemed half out
     of the window and was set aside (a second reading's frames)."""
     frame = np.full((H, W, 3), 150, np.uint8)
-    _paste(frame, "KS", _quad_at(W - 115 - gap, 160, 115), 0.6)
-    _paste(frame, "QS", _quad_at(250, 150, 120))
+    paste(frame, "KS", _quad_at(W - 115 - gap, 160, 115), 0.6)
+    paste(frame, "QS", _quad_at(250, 150, 120))
     reading = recognise(frame, profile())
     assert reading.status == "unknown", (gap, reading)
     assert "one card at a time" in reading.reason, reading.reason
