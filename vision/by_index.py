@@ -37,7 +37,7 @@ from vision.profile import DeckProfile
 from vision.refusal import Refusal
 from vision.regions import components
 from vision.warp import warp_box, warp_indices
-from vision.window import ScanWindow, bounds
+from vision.window import Bounds, ScanWindow, bounds
 
 Image = MatLike
 Reading = TypeVar("Reading")
@@ -260,6 +260,17 @@ def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile, zoom:
     return np.asarray(plane @ tilted, np.float64) if tilt else square
 
 
+def halved(small: Image, quad: NDArray[np.float32], window: ScanWindow | None
+           ) -> tuple[Image, NDArray[np.float32], Bounds]:
+    """The working frame ``small`` at half its size (2 x 2 block means), the card at ``quad`` (working
+    pixels) and the window's bounds there: the looks for a second card's paper or back (:func:`apart`,
+    :func:`vision.face_down.face_down`) judge card-sized regions, which need no detail, and their
+    connected regions cost a quarter."""
+    half = block_mean(small, 2)
+    scale = np.float32(half.shape[1] / small.shape[1])
+    return half, quad * scale, bounds(window, (half.shape[1], half.shape[0]))
+
+
 def apart(small: Image, quad: NDArray[np.float32], inside: NDArray[np.uint8] | None, least: float) -> bool:
     """Whether the window holds a bright region of a card's size (``least``: a share of the frame) apart
     from the card at ``quad`` (Otsu's bright mask, as the detector's): a second card that shows no index
@@ -343,9 +354,10 @@ def search(
     if len(read) > 1:
         return Found(None, "two cards read by their indices (one card at a time)")
     reading, quad, card_paper = read[0]
-    if apart(small, quad, win.inside, area[0]):
+    half, at_half, win_half = halved(small, quad, window)
+    if apart(half, at_half, win_half.inside, area[0]):
         return Found(None, "a second bright region of a card's size in the window (one card at a time)")
-    if face_down(small, quad, win):
+    if face_down(half, at_half, win_half):
         return Found(None, "a dark rectangle of a card's size in the window: a back (one card at a time)")
     second = other_index(frame, quad, found, paper, card_paper, profile, shrink, reads_alone)
     return Found(None, second) if second is not None else Found(reading, "read by its two indices")

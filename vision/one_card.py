@@ -32,10 +32,9 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.by_index import candidates, ink_pieces, level, other_index, working
+from vision.by_index import candidates, halved, ink_pieces, level, other_index, working
 from vision.face_down import MOST_AREA, face_down
 from vision.index_glyphs import anchors, face_corners, to_frame
-from vision.levels import block_mean
 from vision.profile import DeckProfile
 from vision.window import ScanWindow, bounds
 
@@ -61,11 +60,7 @@ def second_card(
     small, shrink = working(frame)
     quad = np.asarray(corners, np.float32).reshape(4, 2) * np.float32(shrink)
     win = bounds(window, (small.shape[1], small.shape[0]))
-    # A back is looked for at half the working size: a card's field needs no detail, and the look's
-    # connected regions cost a quarter.
-    half = block_mean(small, 2)
-    scale = np.float32(half.shape[1] / small.shape[1])
-    if face_down(half, quad * scale, bounds(window, (half.shape[1], half.shape[0])), MOST_AREA):
+    if face_down(*halved(small, quad, window), MOST_AREA):
         return ("a dark rectangle of a card's size in the window: a back, or a card in shadow "
                 "(one card at a time)")
     centres, stats, scales, paper = ink_pieces(small, profile, *area)
