@@ -37,7 +37,8 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.sides import MIN_RUN, Line, runs
+from vision.levels import grey_percentile
+from vision.sides import Line, Region
 
 #: The way on is measured over this share of the card's short side, from the meeting point.
 REACH: Final = 0.25
@@ -141,24 +142,19 @@ def _meetings(line: Line, quad: NDArray[np.float64]) -> list[_Meeting]:
     return found
 
 
-def covered(
-    quad: NDArray[np.float32], contour: NDArray[np.int32], rim: NDArray[np.uint8], grey: MatLike,
-) -> bool:
-    """Whether the card at ``quad`` (working pixels), recovered from the bright region ``contour``
-    (N x 2) off the window's ``rim``, lies under another card of that region (see the module)."""
-    h, w = rim.shape
-    pts = contour.reshape(-1, 2)
-    on_rim = rim[pts[:, 1], pts[:, 0]] > 0
-    region = np.zeros((h, w), np.uint8)
-    cv2.drawContours(region, [pts.reshape(-1, 1, 2)], -1, 255, -1)
+def covered(quad: NDArray[np.float32], region: Region, grey: MatLike) -> bool:
+    """Whether the card at ``quad`` (working pixels), recovered from the bright ``region`` (the
+    grey working frame ``grey``'s), lies under another card of that region (see the module)."""
+    h, w = region.mask.shape
+    pts = region.pts
     q = quad.astype(np.float64).reshape(4, 2)
-    meetings = [m for line in runs(pts, on_rim, region, MIN_RUN * w) for m in _meetings(line, q)]
+    meetings = [m for line in region.lines for m in _meetings(line, q)]
     if not meetings:
         return False
     g = Grey.of(grey)
     face = np.zeros((h, w), np.uint8)
     cv2.fillConvexPoly(face, np.rint(q).astype(np.int32), 255)
-    paper = PAPER * float(np.percentile(g.level[face > 0], 75))
+    paper = PAPER * grey_percentile(grey, face, 75)
     traced = np.zeros((h, w), np.uint8)
     traced[pts[:, 1], pts[:, 0]] = 255
     seen = cv2.dilate(traced, np.ones((5, 5), np.uint8))

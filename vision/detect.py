@@ -27,7 +27,7 @@ from vision.levels import grey_percentile
 from vision.mend import mend
 from vision.refusal import Refusal
 from vision.rim import edge_map, sharp_outline
-from vision.sides import fit_quads, fitted_corners, traced_sides
+from vision.sides import Region, fit_quads, fitted_corners, traced_sides
 from vision.tilt import card_turns
 from vision.warp import warp_face
 from vision.window import Bounds, ScanWindow, bounds, edge_lengths, side_lengths, widest_side
@@ -200,10 +200,11 @@ def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams, grey:
             return None
         return next(iter(_card_turns(q, win, params)), None)
 
-    quads = fit_quads(contour, win.rim, accept)
+    region = Region.of(contour, win.rim)
+    quads = fit_quads(region, accept)
     if len(quads) > 1:
         return _apart(len(quads), "odd")
-    if quads and covered(quads[0], contour, win.rim, grey):
+    if quads and covered(quads[0], region, grey):
         return _Outline("odd", COVERED, Refusal.COVERED)
     if quads:
         return _Outline("card", quad=quads[0], contour=contour, joined=True)

@@ -192,26 +192,49 @@ def traced_sides(q: NDArray[np.float32], contour: NDArray[np.int32], shape: tupl
     return min(side_support(q, seen)) >= MIN_SIDE_SUPPORT
 
 
+@dataclass(frozen=True)
+class Region:
+    """A bright region at the working size: its contour's points (N x 2), which of them lie on the
+    window's rim, the region filled, and its contour's straight runs off the rim (:func:`runs`).
+    Built once per region: the card's search (:func:`fit_quads`) and the look for a card over it
+    (:mod:`vision.covered`) both need them."""
+
+    pts: NDArray[np.int32]
+    on_rim: NDArray[np.bool_]
+    mask: NDArray[np.uint8]
+    lines: list[Line]
+
+    @classmethod
+    def of(cls, contour: NDArray[np.int32], rim: NDArray[np.uint8]) -> Region:
+        pts = contour.reshape(-1, 2)
+        h, w = rim.shape
+        on_rim = rim[pts[:, 1], pts[:, 0]] > 0
+        mask = np.zeros((h, w), np.uint8)
+        cv2.drawContours(mask, [pts.reshape(-1, 1, 2)], -1, 255, -1)
+        return cls(pts, on_rim, mask, runs(pts, on_rim, mask, MIN_RUN * w))
+
+
+#: A quadrilateral whose sides the contour supports by this much less than the least is dropped before
+#: the caller's checks; the exact supports of the caller's ordering of its corners decide the rest.
+_SLACK: Final = 0.02
+
+
 def fit_quads(
-    contour: NDArray[np.int32],
-    rim: NDArray[np.uint8],
-    accept: Callable[[NDArray[np.float32]], NDArray[np.float32] | None],
+    region: Region, accept: Callable[[NDArray[np.float32]], NDArray[np.float32] | None],
 ) -> list[NDArray[np.float32]]:
-    """The card outlines (corners, float) that the region ``contour`` (its points, N x 2, at the
-    working size) holds: four of its straight runs off the window's ``rim`` meeting as a convex
-    quadrilateral that ``accept`` (the caller's proportions and within-the-window checks) orders and
-    keeps, confirmed by the contour along its sides and filled by the region. Outlines that overlap
-    the best one are the same card and are dropped; more than one left means more than one card."""
-    pts = contour.reshape(-1, 2)
-    h, w = rim.shape
-    on_rim = rim[pts[:, 1], pts[:, 0]] > 0
-    region = np.zeros((h, w), np.uint8)
-    cv2.drawContours(region, [pts.reshape(-1, 1, 2)], -1, 255, -1)
-    lines = runs(pts, on_rim, region, MIN_RUN * w)
+    """The card outlines (corners, float) that the bright ``region`` holds: four of its straight runs
+    off the window's rim meeting as a convex quadrilateral that ``accept`` (the caller's proportions
+    and within-the-window checks) orders and keeps, confirmed by the contour along its sides and filled
+    by the region. Outlines that overlap the best one are the same card and are dropped; more than one
+    left means more than one card. The contour's support is measured first, for every quadrilateral in
+    one pass, and only those it nearly confirms go to ``accept``: most of the few dozen quadrilaterals
+    are pairs of runs the contour does not follow, and the caller's checks cost more per outline."""
+    lines = region.lines
     if len(lines) < 4:
         return []
+    h, w = region.mask.shape
     traced = np.zeros((h, w), np.uint8)
-    off = pts[~on_rim]
+    off = region.pts[~region.on_rim]
     traced[off[:, 1], off[:, 0]] = 255
     seen = np.asarray(cv2.dilate(traced, np.ones((5, 5), np.uint8)), np.uint8)
     gap = 4 * MIN_RUN * w
@@ -219,7 +242,7 @@ def fit_quads(
         (a, b) for a, b in itertools.combinations(lines, 2)
         if _turn(a.angle, b.angle) <= MAX_SKEW and a.faces(b, gap) and b.faces(a, gap)
     ]
-    candidates: list[NDArray[np.float32]] = []
+    convex: list[NDArray[np.float32]] = []
     for (a, b), (c, d) in itertools.combinations(pairs, 2):
         if len({id(a), id(b), id(c), id(d)}) < 4:
             continue
@@ -229,16 +252,18 @@ def fit_quads(
         if any(p is None for p in corners):
             continue
         q = np.array(corners, np.float32)
-        if not cv2.isContourConvex(q.reshape(-1, 1, 2)):
-            continue
-        ordered = accept(q)
-        if ordered is not None:
-            candidates.append(ordered)
+        if cv2.isContourConvex(q.reshape(-1, 1, 2)):
+            convex.append(q)
+    candidates = [
+        ordered for q, sides in zip(convex, side_supports(convex, seen), strict=True)
+        if min(sides) >= MIN_SIDE_SUPPORT - _SLACK and sum(sides) / 4 >= MIN_SUPPORT - _SLACK
+        and (ordered := accept(q)) is not None
+    ]
     found: list[tuple[float, NDArray[np.float32]]] = []
     for ordered, sides in zip(candidates, side_supports(candidates, seen), strict=True):
         if min(sides) < MIN_SIDE_SUPPORT or sum(sides) / 4 < MIN_SUPPORT:
             continue
-        if not _paper(np.round(ordered).astype(np.int32), region):
+        if not _paper(np.round(ordered).astype(np.int32), region.mask):
             continue
         found.append((sum(sides), ordered))
     found.sort(key=lambda f: -f[0])
