@@ -18,7 +18,7 @@ shows the card again, which costs a second; a wrong card costs a misdeal.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -28,6 +28,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from controller.cards import Card, parse_card
+from vision.align import FLOOR, realign
 from vision.by_index import find_by_indices
 from vision.colour import RED_SUITS
 from vision.compare import correlations, distances
@@ -142,24 +143,47 @@ def match(glyph: Glyph, profile: DeckProfile, kind: str, aspect: float, every: l
     """Correlate the normalised ``glyph`` (its ink was ``aspect`` wide to tall) with every ``kind``
     (``rank`` or ``suit``) template of ``profile``; templates of other proportions score -1.
     ``every``: the glyph's correlations with all of them, in the profile's order, when known."""
-    g, templates = glyph, (profile.ranks if kind == "rank" else profile.suits)
+    templates = profile.ranks if kind == "rank" else profile.suits
+    found = scores_of(glyph, profile, kind, aspect, every)
+    scores = sorted(((found[name], name) for name in templates), reverse=True)
+    (best, name), (second, runner) = scores[0], scores[1]
+    return _match(glyph, templates, name, best, runner, second)
+
+
+def scores_of(glyph: Glyph, profile: DeckProfile, kind: str, aspect: float, every: list[float] | None = None,
+              ) -> dict[str, float]:
+    """:func:`match`'s correlation of ``glyph`` with each template by name (-1: another shape)."""
+    templates = profile.ranks if kind == "rank" else profile.suits
     aspects = profile.aspects_of(kind)
     fits = [
         name for name in templates
         if (want := aspects.get(name)) is None or want / ASPECT_FACTOR <= aspect <= want * ASPECT_FACTOR
     ]
     known = every if every is not None and len(fits) == len(templates) else None
-    found = dict(zip(fits, known or correlations(g, profile.stack(kind, fits)), strict=True))
-    scores = sorted(((found.get(name, -1.0), name) for name in templates), reverse=True)
-    (best, name), (second, runner) = scores[0], scores[1]
-    apart = distances(g, templates[name], templates[runner])
+    found = dict(zip(fits, known or correlations(glyph, profile.stack(kind, fits)), strict=True))
+    return {name: found.get(name, -1.0) for name in templates}
+
+
+def _match(glyph: Glyph, templates: Mapping[str, Glyph], name: str, best: float, runner: str, second: float,
+           ) -> Match:
+    apart = distances(glyph, templates[name], templates[runner])
     split = apart[0] / apart[1] if apart is not None and apart[1] > 0 else 1.0
     return Match(name, best, runner, second, split)
 
 
-def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] | str:
+def realigned(glyph: Glyph, profile: DeckProfile, aspect: float) -> Match | None:
+    """The rank ``glyph`` compared again once aligned to each template (:func:`vision.align.realign`),
+    the split measured on the glyph as aligned to the best; None where alignment cannot settle it."""
+    found = realign(glyph, profile.ranks, scores_of(glyph, profile, "rank", aspect))
+    if found is None:
+        return None
+    return _match(found.glyph, profile.ranks, found.name, found.score, found.runner, found.runner_score)
+
+
+def read_index(crop: Image, profile: DeckProfile, align: bool = False) -> tuple[Card, float, float] | str:
     """One index crop to a card, its confidence and its lead (the larger of the rank's and the suit's
-    distance to the best template over that to the runner-up), or the reason it is not one."""
+    distance to the best template over that to the runner-up), or the reason it is not one. With
+    ``align``, a rank unlike any template is compared again once aligned (:mod:`vision.align`)."""
     index = profile.spec.index
     glyphs = split_index(crop, glyph_area(index.box, index.glyphs), index.rank_height)
     if isinstance(glyphs, str):
@@ -173,6 +197,8 @@ def read_index(crop: Image, profile: DeckProfile) -> tuple[Card, float, float] |
             return f"{what} glyph {got} px tall, enrolled {want:.0f}"
     rank_glyph = normalise(glyphs.rank, RANK_SIZE, spec.index.rank_height, RANK_FILL)
     rank = match(rank_glyph, profile, "rank", aspect_of(glyphs.rank))
+    if align and FLOOR <= rank.score < spec.accept.min_score:
+        rank = realigned(rank_glyph, profile, aspect_of(glyphs.rank)) or rank
     suit_glyph = normalise(glyphs.suit, SUIT_SIZE, spec.index.suit_height, SUIT_FILL)
     suits = dict(zip(profile.suits, correlations(suit_glyph, profile.stack("suit")), strict=True))
     suit = match(suit_glyph, profile, "suit", aspect_of(glyphs.suit), list(suits.values()))
@@ -296,6 +322,10 @@ def read_indices(
     readable; without ``one_index``, both must be read whatever the profile accepts. ``again(k)``: the
     unread index ``k`` warped once more where the read one's print is found (:mod:`vision.reread`)."""
     reads = [read_index(crop, profile) for crop in crops]
+    if sum(isinstance(r, str) for r in reads) == 1:  # one read: the other's rank aligned (vision.align)
+        k = next(i for i, r in enumerate(reads) if isinstance(r, str))
+        if str(reads[k]).startswith("rank unlike any enrolled"):
+            reads[k] = read_index(crops[k], profile, align=True)
     cards = [r for r in reads if not isinstance(r, str)]
     if not cards:
         return Reading("unknown", reason="; ".join(str(r) for r in reads), face=face)
