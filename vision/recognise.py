@@ -110,6 +110,10 @@ def aspect_of(glyph: Image) -> float:
     return float(glyph.shape[1] / max(glyph.shape[0], 1))
 
 
+#: Why a glyph whose best correlation is under the deck's least score is not read (a reason's words).
+UNLIKE: Final = "unlike any enrolled"
+
+
 @dataclass(frozen=True)
 class Match:
     """A glyph against a set of templates: the best two and whether the best is clearly the one."""
@@ -124,7 +128,7 @@ class Match:
     def why_not(self, what: str, min_score: float, max_ratio: float) -> str | None:
         """None when the match is a read; else the reason, for the log and the ``unknown`` reading."""
         if self.score < min_score:
-            return f"{what} unlike any enrolled (best {self.name} {self.score:.2f})"
+            return f"{what} {UNLIKE} (best {self.name} {self.score:.2f})"
         if (1 - self.score) > max_ratio * (1 - self.runner_score) and self.split > SPLIT_RATIO:
             return f"{what} ambiguous ({self.name} {self.score:.2f}, {self.runner} {self.runner_score:.2f})"
         return None
@@ -324,7 +328,7 @@ def read_indices(
     reads = [read_index(crop, profile) for crop in crops]
     if sum(isinstance(r, str) for r in reads) == 1:  # one read: the other's rank aligned (vision.align)
         k = next(i for i, r in enumerate(reads) if isinstance(r, str))
-        if str(reads[k]).startswith("rank unlike any enrolled"):
+        if str(reads[k]).startswith(f"rank {UNLIKE}"):
             reads[k] = read_index(crops[k], profile, align=True)
     cards = [r for r in reads if not isinstance(r, str)]
     if not cards:
