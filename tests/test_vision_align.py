@@ -13,7 +13,7 @@ from vision_support import profile
 
 from vision.align import FLOOR, MAX_SCALE, aligned_to
 from vision.profile import DeckProfile, Glyph
-from vision.recognise import match, realigned
+from vision.recognise import Match, match, realigned
 
 
 def _moved(template: Glyph, scale: tuple[float, float], shear: float, shift: tuple[float, float],
@@ -33,9 +33,9 @@ def _aspect(deck: DeckProfile, rank: str) -> float:
     return deck.aspects_of("rank").get(rank, 1.0)
 
 
-def _why_not(m: object, deck: DeckProfile) -> str | None:
+def _why_not(m: Match, deck: DeckProfile) -> str | None:
     accept = deck.spec.accept
-    return m.why_not("rank", accept.min_score, accept.max_ratio)  # type: ignore[attr-defined]
+    return m.why_not("rank", accept.min_score, accept.max_ratio)
 
 
 @pytest.mark.parametrize("rank", ["3", "9", "Q", "K"])

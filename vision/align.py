@@ -103,6 +103,8 @@ def realign(glyph: Glyph, templates: Mapping[str, Glyph], scores: Mapping[str, f
     cut, and is its own template only past the limits), the rest by their scores as cut. None when
     the best cannot be aligned within the limits or then scores under :data:`ALIGNED_SCORE`."""
     first = max(templates, key=lambda name: scores[name])
+    if scores[first] <= -1.0:
+        return None  # no template of its shape
     found: dict[str, tuple[float, Glyph]] = {}
     for name, template in templates.items():
         if scores[name] < scores[first] - RIVAL or scores[name] <= -1.0:

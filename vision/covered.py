@@ -38,7 +38,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.levels import grey_percentile
-from vision.sides import Line, Region
+from vision.sides import Line, Region, near_outline
 
 #: The way on is measured over this share of the card's short side, from the meeting point.
 REACH: Final = 0.25
@@ -146,7 +146,6 @@ def covered(quad: NDArray[np.float32], region: Region, grey: MatLike) -> bool:
     """Whether the card at ``quad`` (working pixels), recovered from the bright ``region`` (the
     grey working frame ``grey``'s), lies under another card of that region (see the module)."""
     h, w = region.mask.shape
-    pts = region.pts
     q = quad.astype(np.float64).reshape(4, 2)
     meetings = [m for line in region.lines for m in _meetings(line, q)]
     if not meetings:
@@ -155,9 +154,7 @@ def covered(quad: NDArray[np.float32], region: Region, grey: MatLike) -> bool:
     face = np.zeros((h, w), np.uint8)
     cv2.fillConvexPoly(face, np.rint(q).astype(np.int32), 255)
     paper = PAPER * grey_percentile(grey, face, 75)
-    traced = np.zeros((h, w), np.uint8)
-    traced[pts[:, 1], pts[:, 0]] = 255
-    seen = cv2.dilate(traced, np.ones((5, 5), np.uint8))
+    seen = near_outline(region.pts, (h, w))
     sides = [(q[k], q[(k + 1) % 4] - q[k]) for k in range(4)]
     lengths = [float(np.hypot(*v)) for _, v in sides]
     reach = REACH * min(lengths)

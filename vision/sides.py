@@ -181,15 +181,20 @@ def fitted_corners(contour: NDArray[np.int32], quad: NDArray[np.int32]) -> NDArr
     return np.array(out, np.float32)
 
 
+def near_outline(pts: NDArray[np.int32], shape: tuple[int, int]) -> NDArray[np.uint8]:
+    """The pixels within two of the contour points ``pts`` (N x 2) in a frame of ``shape`` (h, w): where
+    a line that follows the contour runs (a thresholded edge wanders by a pixel or so)."""
+    traced = np.zeros(shape, np.uint8)
+    traced[pts[:, 1], pts[:, 0]] = 255
+    return np.asarray(cv2.dilate(traced, np.ones((5, 5), np.uint8)), np.uint8)
+
+
 def traced_sides(q: NDArray[np.float32], contour: NDArray[np.int32], shape: tuple[int, int]) -> bool:
     """Whether every side of ``q`` (fitted to the region ``contour``, N x 2, in a frame of ``shape``
     h, w) runs along that contour over :data:`MIN_SIDE_SUPPORT` of its middle 80 %: a side fitted
     across a region whose polygon's corner fell on a patch of table joined to the card (not on the
     card's corner) cuts through the face and leaves the contour, and would warp a shrunk, cut face."""
-    traced = np.zeros(shape, np.uint8)
-    traced[contour[:, 1], contour[:, 0]] = 255
-    seen = np.asarray(cv2.dilate(traced, np.ones((5, 5), np.uint8)), np.uint8)
-    return min(side_support(q, seen)) >= MIN_SIDE_SUPPORT
+    return min(side_support(q, near_outline(contour, shape))) >= MIN_SIDE_SUPPORT
 
 
 @dataclass(frozen=True)
@@ -233,10 +238,7 @@ def fit_quads(
     if len(lines) < 4:
         return []
     h, w = region.mask.shape
-    traced = np.zeros((h, w), np.uint8)
-    off = region.pts[~region.on_rim]
-    traced[off[:, 1], off[:, 0]] = 255
-    seen = np.asarray(cv2.dilate(traced, np.ones((5, 5), np.uint8)), np.uint8)
+    seen = near_outline(region.pts[~region.on_rim], (h, w))
     gap = 4 * MIN_RUN * w
     pairs = [
         (a, b) for a, b in itertools.combinations(lines, 2)
