@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from vision.covered import covered
 from vision.levels import grey_percentile
+from vision.local_paper import local_card
 from vision.mend import mend
 from vision.refusal import Refusal
 from vision.rim import edge_map, sharp_outline
@@ -221,11 +222,8 @@ def _outlines(binary: Image, params: DetectParams, win: Bounds) -> list[_Outline
     if win.inside is not None:
         binary = cv2.bitwise_and(binary, win.inside)
     contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    return [
-        _outline(np.asarray(c, np.int32), win, params)
-        for c in contours
-        if cv2.contourArea(c) >= params.min_area * w * h
-    ]
+    return [_outline(np.asarray(c, np.int32), win, params) for c in contours
+            if cv2.contourArea(c) >= params.min_area * w * h]
 
 
 def _choose(found: list[_Outline]) -> _Outline | None:
@@ -240,8 +238,8 @@ def _choose(found: list[_Outline]) -> _Outline | None:
         return _apart(len(inside))
     if len(cards) == 1:
         return cards[0]
-    if inside:
-        return _Outline("refused", inside[0].reason, inside[0].refusal)
+    if inside:  # one odd region: its contour kept for the look by local paper (vision.local_paper)
+        return _Outline("refused", inside[0].reason, inside[0].refusal, contour=inside[0].contour)
     return None
 
 
@@ -359,21 +357,21 @@ def find_card(
     """The card face in ``frame`` warped to ``size`` (w, h), upright or upside down; else why not.
     Without ``warp``, only the card's corners (the reader warps the boxes it reads, :mod:`vision.warp`).
 
-    The paper is the bright part of the frame (Otsu's threshold on the blurred grey frame); every
-    card-sized bright region is classified (:class:`_Outline`) and those that reach the window's edge
-    without a whole card's outline (a vignette, glare, a neighbouring card half out of the window) are
-    set aside. When nothing but such regions is found, the bright mask is cut along the frame's strong
-    edges (Canny) and looked at again: a card's outline is a sharp edge, the rim of a glare or a
-    vignette is not, so a card joined to a bright patch by its brightness is parted from it there.
-    With a scan ``window`` (:mod:`vision.window`), only what lies inside its outline is looked at, its
-    outline cuts like the frame's edge, and a calibrated plane checks the proportions on the table.
+    The paper is the bright part of the frame (Otsu's threshold on the blurred grey frame); every card-sized
+    bright region is classified (:class:`_Outline`) and those that reach the window's edge without a whole
+    card's outline (a vignette, glare, a neighbouring card half out of the window) are set aside. When
+    nothing but such regions is found, the bright mask is cut along the frame's strong edges (Canny) and
+    looked at again: a card's outline is a sharp edge, the rim of a glare or a vignette is not, so a card
+    joined to a bright patch by its brightness is parted from it there. An odd outline alone may be a card
+    part in shadow: its paper is then found against the paper near it (:mod:`vision.local_paper`). With a
+    scan ``window`` (:mod:`vision.window`), only what lies inside its outline is looked at, its outline cuts
+    like the frame's edge, and a calibrated plane checks the proportions on the table.
     """
     h, w = frame.shape[:2]
     if min(h, w) * min(1.0, params.work_width / w) < MIN_SIDE:
         return Detection("refused", f"a {w} x {h} frame is too narrow to hold a card", Refusal.NARROW)
     small, scale = _shrink(frame, params.work_width)
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    grey = cv2.GaussianBlur(grey, (5, 5), 0)
+    grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     win = bounds(window, (grey.shape[1], grey.shape[0]))
     seen = grey if win.inside is None else grey[win.inside > 0].reshape(1, -1)
     if seen.size == 0 or float(seen.max()) - float(seen.min()) < 60:
@@ -385,16 +383,18 @@ def find_card(
         return Detection("empty", "nothing card-sized", Refusal.EMPTY)
     looks = _Looks(grey, binary, level, found, params, win)
     chosen = looks.choose(join=False)
+    if chosen is not None and chosen.refusal is Refusal.SHAPE and chosen.contour is not None:  # in a shadow?
+        pick: Callable[[Image], _Outline | None] = lambda m: _choose(_outlines(m, params, win))  # noqa: E731
+        chosen = local_card(chosen.contour, grey, looks.edges(), pick) or chosen
     if chosen is None or chosen.kind != "card":
         joined = looks.choose(join=True)
         if joined is not None and (joined.kind == "card" or joined.refusal is Refusal.COVERED):
             chosen = joined
-    if chosen is None:
-        chosen = next(o for o in found if o.kind == "edge")  # its reason: why the window holds no card
+    chosen = chosen if chosen is not None else next(o for o in found if o.kind == "edge")  # why: no card
     if chosen.kind == "card" and looks.second_card_at_edge(chosen):
         chosen = _apart(2)
     if chosen.kind != "card" or chosen.quad is None:
         return Detection("refused", chosen.reason, chosen.refusal)
     q, other = chosen.quad / scale, None if chosen.other is None else chosen.other / scale
-    return Detection("card", face=warp_face(frame, q, size) if warp else None, corners=q, other=other,
-                     joined=chosen.joined)
+    face = warp_face(frame, q, size) if warp else None
+    return Detection("card", face=face, corners=q, other=other, joined=chosen.joined)

@@ -86,12 +86,12 @@ def mend(
     card = classify(np.asarray(max(outline, key=cv2.contourArea), np.int32))
     if card.kind != "card" or card.quad is None or not sharp_outline(card.quad, edges):
         return None
-    if halves and not _holds(card.quad, region):
+    if halves and not holds(card.quad, region):
         return None  # the card is one of the two; the other object stays in the window
     return card
 
 
-def _holds(quad: NDArray[np.float32], region: NDArray[np.uint8]) -> bool:
+def holds(quad: NDArray[np.float32], region: NDArray[np.uint8]) -> bool:
     """Whether the card at ``quad`` holds all of ``region`` but a rim of two pixels (a corner's rounding)."""
     card = np.zeros_like(region)
     cv2.fillConvexPoly(card, np.rint(quad).astype(np.int32), 255)

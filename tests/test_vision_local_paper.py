@@ -1,0 +1,101 @@
+"""A card whose far corner lies in a shadow (a hand's, a lamp's at one side) on dark felt: one brightness
+level for the frame loses the shaded margin between the index and the border, the outline gets a fifth
+corner and was refused; the paper found against the paper near it (vision.local_paper) gives the card.
+Two overlapping cards in the same shadow, whose union passes for one card's outline, stay unread."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import cv2
+import numpy as np
+import pytest
+from test_vision_mend import card_at, corners_off
+from vision_support import profile
+
+from controller.cards import parse_card
+from vision.detect import find_card
+from vision.local_paper import MIN_CORNER, corner_paper
+from vision.recognise import recognise
+from vision.synth import DESIGNS, render_face
+
+W, H = 640, 480
+
+
+def in_shadow(cards: list[tuple[str, list[tuple[float, float]]]], at: tuple[float, float], depth: float,
+              felt: float, radius: float) -> np.ndarray:
+    """The classic ``cards`` (the last on top) on grey felt ``felt`` levels bright, a soft round shadow of
+    ``radius`` pixels centred ``at`` darkening everything to ``depth`` of its light; blurred as a lens."""
+    frame = np.full((H, W, 3), felt, np.float32)
+    for code, quad in cards:
+        face = render_face(parse_card(code), DESIGNS["classic"]).astype(np.float32) * 0.8
+        fh, fw = face.shape[:2]
+        src = np.array([(0, 0), (fw - 1, 0), (fw - 1, fh - 1), (0, fh - 1)], np.float32)
+        m = cv2.getPerspectiveTransform(src, np.array(quad, np.float32))
+        on = cv2.warpPerspective(np.full((fh, fw), 255, np.uint8), m, (W, H)) > 127
+        frame[on] = cv2.warpPerspective(face, m, (W, H))[on]
+    shade = np.zeros((H, W), np.float32)
+    cv2.circle(shade, (round(at[0]), round(at[1])), round(radius), 1.0, -1)
+    frame *= (1 - (1 - depth) * cv2.GaussianBlur(shade, (0, 0), radius / 4))[..., None]
+    return np.clip(cv2.GaussianBlur(frame, (0, 0), 1.2), 0, 255).astype(np.uint8)
+
+
+#: The shadow's centre is moved about the card's corner by these (pixels): no result hangs on one pixel.
+JITTER: Final = [(dx, dy) for dx in (-3, 0, 3) for dy in (-3, 0, 3)]
+
+
+@pytest.mark.parametrize(("turn", "radius", "depth"),
+                         [(-0.3, 90.0, 0.55), (0.2, 75.0, 0.55), (0.6, 90.0, 0.5), (1.2, 75.0, 0.5)])
+def test_a_card_with_a_corner_in_shadow_is_found_and_read(turn: float, radius: float, depth: float) -> None:
+    """Before 2026-12-04: "the outline has 5 corners, not a single card's 4" (as kentdoan's Cards_7-QS).
+    The shaded corner's index still reads, so the card is read on both indices."""
+    quad = card_at(turn)
+    for dx, dy in JITTER:
+        frame = in_shadow([("KS", quad)], (quad[2][0] + dx, quad[2][1] + dy), depth, 40.0, radius)
+        detection = find_card(frame, (300, 420), warp=False)
+        assert detection.status == "card" and detection.corners is not None, (dx, dy, detection.reason)
+        assert corners_off(detection.corners, turn) < 6, (dx, dy)
+        assert recognise(frame, profile()).card is parse_card("KS"), (dx, dy)
+
+
+@pytest.mark.parametrize("turn", [0.2, 1.2])
+def test_a_deeper_shadow_still_gives_the_card_though_its_index_there_does_not_read(turn: float) -> None:
+    """At 0.45 of the light the shaded index's ink is too faint to split from its paper: the card's
+    outline is found, and the frame is unknown (one index read of the two wanted), never a guess."""
+    quad = card_at(turn)
+    for dx, dy in JITTER:
+        frame = in_shadow([("KS", quad)], (quad[2][0] + dx, quad[2][1] + dy), 0.45, 40.0, 90.0)
+        detection = find_card(frame, (300, 420), warp=False)
+        assert detection.status == "card" and detection.corners is not None, (dx, dy, detection.reason)
+        assert corners_off(detection.corners, turn) < 6, (dx, dy)
+        assert recognise(frame, profile()).card in (None, parse_card("KS")), (dx, dy)
+
+
+@pytest.mark.parametrize(("turn", "code", "felt", "radius", "under"), [
+    (0.2, "TC", 40.0, 60.0, (30.0, 30.0, 0.1)),
+    (0.2, "KS", 80.0, 90.0, (-40.0, 0.0, -0.2)),
+    (1.2, "TC", 80.0, 90.0, (30.0, 30.0, 0.1)),
+    (0.2, "KS", 40.0, 60.0, (30.0, 30.0, 0.1)),
+])
+def test_two_overlapping_cards_in_shadow_are_no_card(
+    turn: float, code: str, felt: float, radius: float, under: tuple[float, float, float],
+) -> None:
+    """A 5D under the card, offset and turned a little: the two make one region, refused for its shape.
+    Found by local paper, the union passes every check of one card's outline but one: table shows at
+    two of its corners (without that check, each of these was detected as one card)."""
+    dx, dy, dturn = under
+    quad = card_at(turn)
+    frame = in_shadow([("5D", card_at(turn + dturn, dx, dy)), (code, quad)], quad[2], 0.5, felt, radius)
+    assert find_card(frame, (300, 420), warp=False).status == "refused"
+    assert recognise(frame, profile()).card is None
+
+
+def test_corner_paper_sees_table_at_a_corner() -> None:
+    """A whole rectangle's corners are all paper; one with a bite out of a corner (another card's corner
+    missing from a union) is short there, below the least share."""
+    quad = np.array([(10, 10), (100, 10), (100, 140), (10, 140)], np.float32)
+    whole = np.array([(10, 10), (100, 10), (100, 140), (10, 140)], np.int32)
+    bitten = np.array([(10, 10), (80, 10), (80, 30), (100, 30), (100, 140), (10, 140)], np.int32)
+    assert min(corner_paper(quad, whole)) > 0.95
+    shares = corner_paper(quad, bitten)
+    assert shares[1] < MIN_CORNER and min(shares[0], shares[2], shares[3]) > 0.95

@@ -1,0 +1,98 @@
+"""A card in shadow: its paper found against the paper around it, when one brightness level loses part of it.
+
+Why: the detector's looks (:mod:`vision.detect`) find the paper as what is brighter than one level for
+the whole frame. Under a lamp at one side, or in a hand's shadow, part of the card's paper (most often
+the thin margin between an index and the border, on the far side from the lamp) is darker than that
+level, while the table beside it is darker still. The region found then has a notch or extra corners
+and is refused as an odd outline, though the card is plain to see. Paper is brighter than what is
+*near* it, whatever the light: a threshold against the local mean (:func:`cv2.adaptiveThreshold`,
+a block about a fifth of the working frame wide) finds the whole card there.
+
+Why it cannot make one card of two: it runs only after a refusal for the outline's shape where exactly
+one odd region lies in the window, and the card it finds there must pass every check of the
+detector's own (four corners, no notch, sides on the contour, a card's proportions, wholly inside the
+window, one object), have every side on the frame's strong edges, paper at each of its four corners
+(two overlapping cards a little apart can make an outline that passes for one card's, and table shows
+at two of its corners), and hold all of the refused region
+(as a card holds its own notched paper: two overlapping cards, a card and a hand, a card and a sheet
+make a region that one card's outline cannot hold), which in turn spans most of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final, Protocol, TypeVar
+
+import cv2
+import numpy as np
+from cv2.typing import MatLike
+from numpy.typing import NDArray
+
+from vision.mend import holds
+from vision.rim import sharp_outline
+
+
+class Outline(Protocol):
+    """A classified bright region (the detector's ``_Outline``)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def quad(self) -> NDArray[np.float32] | None: ...
+    @property
+    def contour(self) -> NDArray[np.int32] | None: ...
+
+
+R = TypeVar("R", bound=Outline)
+
+#: The local mean's block, as a share of the working frame's width (made odd).
+BLOCK: Final = 0.2
+#: A pixel is paper when it is this many grey levels brighter than the mean of its block.
+OVER_MEAN: Final = 5
+#: Each corner of the card found must be paper over this share of its corner patch (the card's corner
+#: and :data:`CORNER` of each side from it): a card's rounded corner leaves about 0.97 of it, a card in
+#: shadow 0.87 or more; two overlapping cards whose union passes for one card's outline leave table
+#: showing at two corners (0.54 or less, on cards offset by a sixth of their width or more).
+MIN_CORNER: Final = 0.75
+CORNER: Final = 0.15
+#: The refused region's convex hull must cover this share of the card found: the card's own paper, a
+#: notch or a shaded margin apart (a court card's ring of paper cut at an index holds no more than that).
+MIN_HELD: Final = 0.85
+
+
+def local_card(
+    region: NDArray[np.int32], grey: MatLike, edges: NDArray[np.uint8], choose: Callable[[MatLike], R | None],
+) -> R | None:
+    """The card that the refused odd ``region`` (its contour) is part of, found in ``grey`` (the blurred
+    grey working frame) by local paper, or None. ``edges``: the frame's strong edges; ``choose``: the
+    detector's own choice of the one card among a mask's regions."""
+    w = grey.shape[1]
+    block = max(3, int(BLOCK * w) | 1)
+    paper = cv2.adaptiveThreshold(grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -OVER_MEAN)
+    card = choose(paper)
+    if card is None or card.kind != "card" or card.quad is None or card.contour is None:
+        return None
+    if not sharp_outline(card.quad, edges) or min(corner_paper(card.quad, card.contour)) < MIN_CORNER:
+        return None
+    inside = np.zeros(grey.shape[:2], np.uint8)
+    cv2.drawContours(inside, [region.reshape(-1, 1, 2)], -1, 255, -1)
+    if not holds(card.quad, inside):
+        return None
+    return card if cv2.contourArea(cv2.convexHull(region)) >= MIN_HELD * cv2.contourArea(card.quad) else None
+
+
+def corner_paper(quad: NDArray[np.float32], contour: NDArray[np.int32]) -> list[float]:
+    """For each corner of ``quad``: the share of its corner patch (a parallelogram on the corner reaching
+    :data:`CORNER` of each side along it) inside ``contour`` (the region found, its holes filled)."""
+    x0, y0 = np.floor(quad.min(axis=0)).astype(np.int32) - 1
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(np.int32) + 2
+    paper = np.zeros((int(y1 - y0), int(x1 - x0)), np.uint8)
+    cv2.drawContours(paper, [contour.reshape(-1, 1, 2)], -1, 255, -1, offset=(-int(x0), -int(y0)))
+    shares = []
+    for k in range(4):
+        at, after, before = quad[k], quad[(k + 1) % 4] - quad[k], quad[k - 1] - quad[k]
+        patch = np.array([at, at + CORNER * after, at + CORNER * (after + before), at + CORNER * before])
+        mask = np.zeros_like(paper)
+        cv2.fillConvexPoly(mask, np.rint(patch - (x0, y0)).astype(np.int32), 255)
+        shares.append(cv2.countNonZero(cv2.bitwise_and(mask, paper)) / max(cv2.countNonZero(mask), 1))
+    return shares
