@@ -3,16 +3,21 @@
 Why only boxes: a frame is read from its two index boxes (and the paper between two corners), a
 tenth of the face; warping the whole 300 x 420 face was the largest single cost of a read, and on a
 12-megapixel frame its sampling of the large image cost more than the rest of the read together.
-A box is warped with the face's own transform shifted to the box's origin, and blanked exactly as
-the whole face is (:func:`blank_corners`), so its pixels are the whole face's at that place.
+A box is warped with the face's own transform shifted to the box's origin, and blanked as the whole
+face is (:func:`blank_corners`), so its pixels are the whole face's at that place; only a box in a
+shadow is blanked in its own paper's colour (:func:`warp_index`).
 """
 
 from __future__ import annotations
+
+from typing import Final
 
 import cv2
 import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
+
+from vision.levels import grey_percentile
 
 Image = MatLike
 Box = tuple[int, int, int, int]
@@ -80,15 +85,31 @@ def face_paper(frame: Image, corners: NDArray[np.float32], size: tuple[int, int]
     return tuple(cv2.mean(warp_box(frame, corners, size, paper_box(size)))[:3])
 
 
+#: An index box whose own paper (the 90th percentile of its grey levels) is darker than this share of
+#: the face's paper lies in a shadow, and is blanked in its own paper's colour (:func:`warp_index`).
+SHADED: Final = 0.8
+
+
 def warp_index(
     frame: Image, corners: NDArray[np.float32], size: tuple[int, int], box: Box, turned: bool,
     paper: tuple[float, ...],
 ) -> Image:
-    """The face's ``box`` (face pixels), of the face turned half a turn when ``turned``, blanked."""
+    """The face's ``box`` (face pixels), of the face turned half a turn when ``turned``, blanked.
+
+    Blanked in the face's ``paper`` colour, unless the box lies in a shadow (:data:`SHADED`: a hand's,
+    or a lamp's at one side): there the face's paper is brighter than anything in the box, the paint
+    alone stands out as paper, Otsu's level falls between it and the rest, and the glyphs are lost
+    with the shaded paper; so such a box is painted in its own paper's colour, the face's scaled to it.
+    """
     fw, fh = size
     x0, y0, x1, y1 = box
     part = (fw - x1, fh - y1, fw - x0, fh - y0) if turned else box
     crop = warp_box(frame, corners, size, part)
+    b, g, r = paper[:3]
+    grey = 0.114 * b + 0.587 * g + 0.299 * r
+    here = grey_percentile(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), None, 90)
+    if here < SHADED * grey:
+        paper = tuple(v * here / grey for v in paper)
     blank_corners(crop, size, (part[0], part[1]), paper)
     return cv2.rotate(crop, cv2.ROTATE_180) if turned else crop
 
