@@ -106,10 +106,12 @@ def warp_index(
     part = (fw - x1, fh - y1, fw - x0, fh - y0) if turned else box
     crop = warp_box(frame, corners, size, part)
     b, g, r = paper[:3]
-    grey = 0.114 * b + 0.587 * g + 0.299 * r
-    here = grey_percentile(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), None, 90)
-    if here < SHADED * grey:
-        paper = tuple(v * here / grey for v in paper)
+    face = 0.114 * b + 0.587 * g + 0.299 * r
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    brighter = cv2.countNonZero(cv2.threshold(grey, SHADED * face, 255, cv2.THRESH_BINARY)[1])
+    if grey.size - brighter > int(0.9 * (grey.size - 1)):  # else its 90th percentile is over the level
+        here = grey_percentile(grey, None, 90)
+        paper = tuple(v * here / face for v in paper) if here < SHADED * face else paper
     blank_corners(crop, size, (part[0], part[1]), paper)
     return cv2.rotate(crop, cv2.ROTATE_180) if turned else crop
 
