@@ -50,13 +50,15 @@ BLOCK: Final = 0.2
 #: A pixel is paper when it is this many grey levels brighter than the mean of its block.
 OVER_MEAN: Final = 5
 #: Each corner of the card found must be paper over this share of its corner patch (the card's corner
-#: and :data:`CORNER` of each side from it): a card's rounded corner leaves about 0.97 of it, a card in
-#: shadow 0.87 or more; two overlapping cards whose union passes for one card's outline leave table
-#: showing at two corners (0.54 or less, on cards offset by a sixth of their width or more).
+#: and :data:`CORNER` of each side from it): a rounded corner leaves about 0.97 of it, and every card
+#: found this way on the real and drawn sets 0.87 or more; two overlapping cards whose union passes for
+#: one card's outline leave table showing at two corners (0.54 or less in the drawn scenes, cards offset
+#: by a sixth of their width).
 MIN_CORNER: Final = 0.75
 CORNER: Final = 0.15
 #: The refused region's convex hull must cover this share of the card found: the card's own paper, a
-#: notch or a shaded margin apart (a court card's ring of paper cut at an index holds no more than that).
+#: notch or a shaded margin apart. The hull, not the region: a court card's paper opened at an index is
+#: a ring about its picture, whose own area is a third of the card's and whose hull is the card's.
 MIN_HELD: Final = 0.85
 
 
