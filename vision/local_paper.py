@@ -21,29 +21,15 @@ make a region that one card's outline cannot hold), which in turn spans most of 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final, Protocol, TypeVar
+from typing import Final
 
 import cv2
 import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.mend import holds
+from vision.mend import R, holds
 from vision.rim import sharp_outline
-
-
-class Outline(Protocol):
-    """A classified bright region (the detector's ``_Outline``)."""
-
-    @property
-    def kind(self) -> str: ...
-    @property
-    def quad(self) -> NDArray[np.float32] | None: ...
-    @property
-    def contour(self) -> NDArray[np.int32] | None: ...
-
-
-R = TypeVar("R", bound=Outline)
 
 #: The local mean's block, as a share of the working frame's width (made odd).
 BLOCK: Final = 0.2
