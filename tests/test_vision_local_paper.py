@@ -11,8 +11,7 @@ from typing import Final
 import cv2
 import numpy as np
 import pytest
-from test_vision_mend import card_at, corners_off
-from vision_support import profile
+from vision_support import card_at, corners_off, profile
 
 from controller.cards import parse_card
 from vision.detect import find_card

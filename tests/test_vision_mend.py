@@ -6,12 +6,10 @@ is mended from both halves; a notched card and another object are not."""
 
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 import pytest
-from vision_support import profile
+from vision_support import card_at, corners_off, profile
 
 from controller.cards import parse_card
 from vision.detect import find_card
@@ -21,14 +19,6 @@ from vision.synth import DESIGNS, render_face
 W, H = 640, 480
 
 
-def card_at(turn: float, dx: float = 0.0, dy: float = 0.0) -> list[tuple[float, float]]:
-    """A card's corners, clockwise from its top-left: 180 x 251 px about (300, 220) turned by ``turn``
-    (radians), then moved by (``dx``, ``dy``)."""
-    c, s = math.cos(turn), math.sin(turn)
-    return [(300 + x * c - y * s + dx, 220 + x * s + y * c + dy)
-            for x, y in ((-90, -125.5), (90, -125.5), (90, 125.5), (-90, 125.5))]
-
-
 def narrow_margin_face(code: str, trim: int = 7) -> np.ndarray:
     """The classic face with ``trim`` face pixels of its border cut away: at 7 the indices lie 2 working
     pixels from the card's edge, as on the real deck that showed the fault (a US Playing Card
@@ -36,12 +26,6 @@ def narrow_margin_face(code: str, trim: int = 7) -> np.ndarray:
     face = render_face(parse_card(code), DESIGNS["classic"])
     fh, fw = face.shape[:2]
     return cv2.resize(face[trim : fh - trim, trim : fw - trim], (fw, fh), interpolation=cv2.INTER_AREA)
-
-
-def corners_off(corners: np.ndarray, turn: float) -> float:
-    """How far (pixels, the worst corner) found ``corners`` lie from those drawn by ``card_at(turn)``."""
-    want = np.array(card_at(turn), np.float32)
-    return float(min(np.abs(np.roll(corners, k, axis=0) - want).max() for k in range(4)))
 
 
 def grey_table(cards: list[tuple[str, list[tuple[float, float]]]], patch: float, trim: int = 7) -> np.ndarray:

@@ -5,7 +5,10 @@ Everything is generated at test time from seeds (vision.synth): no downloaded or
 
 from __future__ import annotations
 
+import math
 from functools import cache
+
+import numpy as np
 
 from controller.cards import DECK, Card
 from vision.enroll import EnrolResult, enrol
@@ -33,3 +36,17 @@ def profile(design: str = "classic") -> DeckProfile:
     result = enrolment(design)
     assert result.ok and result.profile is not None, result.problems
     return result.profile
+
+
+def card_at(turn: float, dx: float = 0.0, dy: float = 0.0) -> list[tuple[float, float]]:
+    """A card's corners, clockwise from its top-left: 180 x 251 px about (300, 220) turned by ``turn``
+    (radians), then moved by (``dx``, ``dy``)."""
+    c, s = math.cos(turn), math.sin(turn)
+    return [(300 + x * c - y * s + dx, 220 + x * s + y * c + dy)
+            for x, y in ((-90, -125.5), (90, -125.5), (90, 125.5), (-90, 125.5))]
+
+
+def corners_off(corners: np.ndarray, turn: float) -> float:
+    """How far (pixels, the worst corner) found ``corners`` lie from those drawn by ``card_at(turn)``."""
+    want = np.array(card_at(turn), np.float32)
+    return float(min(np.abs(np.roll(corners, k, axis=0) - want).max() for k in range(4)))
