@@ -8,14 +8,20 @@ and is refused as an odd outline, though the card is plain to see. Paper is brig
 *near* it, whatever the light: a threshold against the local mean (:func:`cv2.adaptiveThreshold`,
 a block about a fifth of the working frame wide) finds the whole card there.
 
-Why it cannot make one card of two: it runs only after a refusal for the outline's shape where exactly
-one odd region lies in the window, and the card it finds there must pass every check of the
-detector's own (four corners, no notch, sides on the contour, a card's proportions, wholly inside the
-window, one object), have every side on the frame's strong edges, paper at each of its four corners
-(two overlapping cards a little apart can make an outline that passes for one card's, and table shows
-at two of its corners), and hold all of the refused region
-(as a card holds its own notched paper: two overlapping cards, a card and a hand, a card and a sheet
-make a region that one card's outline cannot hold), which in turn spans most of it.
+What guards it: it runs only after a refusal for the outline's shape where exactly one odd region
+lies in the window, and the card it finds there must pass every check of the detector's own (four
+corners, no notch, sides on the contour, a card's proportions, wholly inside the window, one object),
+have every side on the frame's strong edges, paper at each of its four corners (two overlapping cards
+a little apart can make an outline that passes for one card's, and table shows at two of its
+corners), and hold all of the refused region (a card and a hand, or a card and a sheet beside it, make
+a region that one card's outline cannot hold), whose hull in turn spans most of it.
+
+What it does not guard, as the first look does not: two cards lying squarely one on the other, offset
+only along one side, make a rectangle near a card's proportions with paper at all four corners. The
+detector finds that outline with or without a shadow; the reader then needs both index boxes to read
+one card, which only the card on top can give (the one underneath shows one index at most), so the
+card read is the top card's, and the card under it goes unremarked (``tests/test_vision_local_paper.py``
+pins both).
 """
 
 from __future__ import annotations
@@ -33,7 +39,8 @@ from vision.rim import sharp_outline
 
 #: The local mean's block, as a share of the working frame's width (made odd).
 BLOCK: Final = 0.2
-#: A pixel is paper when it is this many grey levels brighter than the mean of its block.
+#: A pixel is paper when it is brighter than the mean of its block (rounded) by more than this many
+#: grey levels (:func:`cv2.adaptiveThreshold`'s rule with a negative constant).
 OVER_MEAN: Final = 5
 #: Each corner of the card found must be paper over this share of its corner patch (the card's corner
 #: and :data:`CORNER` of each side from it): a rounded corner leaves about 0.97 of it, and every card

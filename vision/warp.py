@@ -75,7 +75,7 @@ def warp_face(frame: Image, corners: NDArray[np.float32], size: tuple[int, int])
 
 def warp_indices(frame: Image, corners: NDArray[np.float32], size: tuple[int, int], box: Box) -> list[Image]:
     """The index ``box`` of the face as the card lies, then of the face turned half a turn: the same
-    pixels as cutting them from :func:`warp_face`'s face."""
+    pixels as cutting them from :func:`warp_face`'s face, but for a box in a shadow (:func:`warp_index`)."""
     paper = face_paper(frame, corners, size)
     return [warp_index(frame, corners, size, box, turned, paper) for turned in (False, True)]
 
