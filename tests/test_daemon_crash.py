@@ -64,13 +64,20 @@ def wait_ready(proc: subprocess.Popen[bytes], endpoint: str, key: ClientCredenti
 
 
 class Collector(threading.Thread):
-    """A display: subscribes, syncs through the snapshot, keeps every event; survives daemon restarts."""
+    """A display: subscribes, syncs through the snapshot, keeps every event; survives daemon restarts.
+
+    The driver waits for :attr:`ready` (the first snapshot) before its first input: a snapshot taken
+    after it would already hold its events, and the stream kept here would start past seq 1.
+    """
 
     def __init__(self, pub: str, snapshot: str) -> None:
         super().__init__(daemon=True)
         self.sub = Subscriber(pub, snapshot, "crash", timeout=0.5)
         self.events: list[dict[str, Any]] = []
         self.snapshots = 0
+        #: The seq of the first snapshot (0: taken before any input).
+        self.first_seq: int | None = None
+        self.ready = threading.Event()
         self.stop = threading.Event()
 
     def run(self) -> None:
@@ -79,6 +86,9 @@ class Collector(threading.Thread):
                 for kind, data in self.sub.events(timeout=0.2):
                     if kind == "snapshot":
                         self.snapshots += 1
+                        if self.first_seq is None:
+                            self.first_seq = data["seq"]
+                            self.ready.set()
                     else:
                         self.events.append(data)
                     if self.stop.is_set():
@@ -108,6 +118,8 @@ def test_kill_9_at_random_points_changes_nothing(tmp_path: Path) -> None:
     wait_ready(proc, z.command, key)
     collector = Collector(z.pub, z.snapshot)
     collector.start()
+    assert collector.ready.wait(30), "the subscriber took no snapshot"
+    assert collector.first_seq == 0
     client = CommandClient(z.command, timeout=10, key=key)
     kills = 0
     replies: list[dict[str, Any]] = []
