@@ -105,6 +105,22 @@ def test_a_card_across_a_shadow_edge_is_found_and_read(turn: float, angle: float
                 None, parse_card(other)), (other, off)
 
 
+@pytest.mark.parametrize("code", ["7H", "TC"])
+@pytest.mark.parametrize("turn", [0.2, 1.2])
+@pytest.mark.parametrize("side", [0, 1])
+def test_a_card_beyond_a_shadow_edge_parallel_to_its_end_is_found_and_read(code: str, turn: float,
+                                                                           side: int) -> None:
+    """The shadow's edge parallel to the card's short side, 40 or 60 px past its middle: the first look
+    keeps the lit part, a clean rectangle too short for a card, refused for its proportions; before
+    2026-12-04 the look by local paper followed only an odd outline, and these frames were unknown."""
+    for off in (40.0, 60.0):
+        frame = across_shadow(code, turn, turn + math.pi / 2 + side * math.pi, off, 0.5)
+        detection = find_card(frame, (300, 420), warp=False)
+        assert detection.status == "card" and detection.corners is not None, (off, detection.reason)
+        assert corners_off(detection.corners, turn) < 6, off
+        assert recognise(frame, profile()).card is parse_card(code), off
+
+
 @pytest.mark.parametrize(("code", "depth"), [("TC", 0.35), ("TC", 0.45), ("QD", 0.35), ("QD", 0.45)])
 def test_an_index_in_shadow_is_never_read_as_another_card(code: str, depth: float) -> None:
     """A 10 and a court card in shadow read seldom or not at all (the QD at 0.45 on about half its

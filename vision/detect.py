@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from vision.covered import covered
 from vision.levels import grey_percentile
-from vision.local_paper import local_card
+from vision.local_paper import LOCAL, local_card
 from vision.mend import mend
 from vision.refusal import Refusal
 from vision.rim import edge_map, sharp_outline
@@ -184,7 +184,7 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
     across, along = win.sides(q)
     where = " on the calibrated table" if win.calibrated else ""
     return _Outline(kind, f"the outline's sides are {across / max(along, 1e-6):.2f} wide to tall{where}, "
-                          "not a card's", Refusal.PROPORTIONS)
+                          "not a card's", Refusal.PROPORTIONS, contour=contour)
 
 
 def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams, grey: Image) -> _Outline:
@@ -359,11 +359,11 @@ def find_card(
 
     The paper is the bright part of the frame (Otsu's threshold on the blurred grey frame); every card-sized
     bright region is classified (:class:`_Outline`) and those that reach the window's edge without a whole
-    card's outline (a vignette, glare, a neighbouring card half out of the window) are set aside. When
-    nothing but such regions is found, the bright mask is cut along the frame's strong edges (Canny) and
-    looked at again: a card's outline is a sharp edge, the rim of a glare or a vignette is not, so a card
-    joined to a bright patch by its brightness is parted from it there. An odd outline alone may be a card
-    part in shadow: its paper is then found against the paper near it (:mod:`vision.local_paper`). With a
+    card's outline (a vignette, glare, a neighbouring card half out of the window) are set aside. When nothing
+    but such regions is found, the bright mask is cut along the frame's strong edges (Canny) and looked at
+    again: a card's outline is a sharp edge, the rim of a glare or a vignette is not, so a card joined to a
+    bright patch by its brightness is parted from it there. An odd outline alone, or one too short, may be a
+    card part in shadow: its paper is then found against the paper near it (:mod:`vision.local_paper`). With a
     scan ``window`` (:mod:`vision.window`), only what lies inside its outline is looked at, its outline cuts
     like the frame's edge, and a calibrated plane checks the proportions on the table.
     """
@@ -383,7 +383,7 @@ def find_card(
         return Detection("empty", "nothing card-sized", Refusal.EMPTY)
     looks = _Looks(grey, binary, level, found, params, win)
     chosen = looks.choose(join=False)
-    if chosen is not None and chosen.refusal is Refusal.SHAPE and chosen.contour is not None:  # in a shadow?
+    if chosen is not None and chosen.refusal in LOCAL and chosen.contour is not None:  # in a shadow?
         pick: Callable[[Image], _Outline | None] = lambda m: _choose(_outlines(m, params, win))  # noqa: E731
         chosen = local_card(chosen.contour, grey, looks.edges(), pick) or chosen
     if chosen is None or chosen.kind != "card":

@@ -4,17 +4,20 @@ Why: the detector's looks (:mod:`vision.detect`) find the paper as what is brigh
 the whole frame. Under a lamp at one side, or in a hand's shadow, part of the card's paper (most often
 the thin margin between an index and the border, on the far side from the lamp) is darker than that
 level, while the table beside it is darker still. The region found then has a notch or extra corners
-and is refused as an odd outline, though the card is plain to see. Paper is brighter than what is
-*near* it, whatever the light: a threshold against the local mean (:func:`cv2.adaptiveThreshold`,
-a block about a fifth of the working frame wide) finds the whole card there.
+and is refused as an odd outline, though the card is plain to see; or, when a shadow's straight edge
+crosses the card parallel to its end, it is the lit part alone, a clean rectangle too short for a card.
+Paper is brighter than what is *near* it, whatever the light: a threshold against the local mean
+(:func:`cv2.adaptiveThreshold`, a block about a fifth of the working frame wide) finds the whole card
+there.
 
-What guards it: it runs only after a refusal for the outline's shape where exactly one odd region
-lies in the window, and the card it finds there must pass every check of the detector's own (four
-corners, no notch, sides on the contour, a card's proportions, wholly inside the window, one object),
-have every side on the frame's strong edges, paper at each of its four corners (two overlapping cards
-a little apart can make an outline that passes for one card's, and table shows at two of its
-corners), and hold all of the refused region (a card and a hand, or a card and a sheet beside it, make
-a region that one card's outline cannot hold), whose hull in turn spans half of it or more.
+What guards it: it runs only after a refusal for the outline's shape or proportions (:data:`LOCAL`)
+where exactly one such region lies in the window, and the card it finds there must pass every check of
+the detector's own (four corners, no notch, sides on the contour, a card's proportions, wholly inside
+the window, one object), have every side on the frame's strong edges, paper at each of its four corners
+(two overlapping cards a little apart can make an outline that passes for one card's, and table shows
+at two of its corners), and hold all of the refused region (a card and a hand, or a card and a sheet
+beside it, make a region that one card's outline cannot hold), whose hull in turn spans half of it or
+more.
 
 What it does not guard, as the first look does not: two cards lying squarely one on the other, offset
 only along one side, make a rectangle near a card's proportions with paper at all four corners. The
@@ -35,8 +38,13 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.mend import R, holds
+from vision.refusal import Refusal
 from vision.rim import sharp_outline
 
+#: The first look's refusals of one region alone after which the paper is looked for locally: an odd
+#: outline (a shaded margin's notch or extra corners), and a clean four-sided one of other proportions
+#: than a card's (a shadow's edge across the card, parallel to a side, leaves the lit part a rectangle).
+LOCAL: Final = (Refusal.SHAPE, Refusal.PROPORTIONS)
 #: The local mean's block, as a share of the working frame's width (made odd).
 BLOCK: Final = 0.2
 #: A pixel is paper when it is brighter than the mean of its block (rounded) by more than this many
