@@ -88,10 +88,12 @@ async def stream(request: web.Request, follow: Followed) -> web.StreamResponse:
     try:
         sent = -1
         while True:
+            # Cleared before the version is read, never after the write: a change that comes while a
+            # write waits on a slow browser sets it again, and is sent as soon as that write ends.
+            waiter.clear()
             if sent != follow.version:
                 sent = follow.version
                 await response.write(f"data: {follow.payload}\n\n".encode())
-            waiter.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(waiter.wait(), KEEPALIVE)
                 continue
