@@ -8,6 +8,8 @@ daemon's control socket the way ``croupier sim panel`` and the demo drive it.
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,20 @@ class Table:
 
     def status(self) -> dict[str, Any]:
         return self.call("status")
+
+    def until(self, what: str, check: Callable[[dict[str, Any]], bool],
+              timeout: float = 15.0) -> dict[str, Any]:
+        """The first status for which ``check`` holds, asked again until ``timeout`` seconds have passed.
+
+        A press on the control socket answers once the panel has posted its input, not once the loop
+        has applied it; and the panel reads chips by the table state it was last shown (chips put down
+        before betting is open place nothing until it opens), so a test waits for that state first.
+        """
+        deadline = time.monotonic() + timeout
+        while not check(status := self.status()):
+            assert time.monotonic() < deadline, f"no {what} within {timeout} s: {status}"
+            time.sleep(0.01)
+        return status
 
     def lamps(self) -> dict[str, dict[str, Any]]:
         answer: dict[str, dict[str, Any]] = json.loads(self.ctl.call("lamps"))
@@ -76,8 +92,13 @@ def swap_hand_table(tmp_path: Path) -> Table:
 
 def banker_bet_on_seat_1(t: Table, seats: tuple[int, ...]) -> None:
     """Baccarat panels: ``seats`` credited, a new shoe, betting open, seat 1 keys one bet_up (200) and
-    puts chips on its banker spot."""
+    puts chips on its banker spot; returns once the table holds that wager."""
     for seat in seats:
         t.call("credit_in", seat=seat, amount=100_000)
-    for line in ("press dealer new_shoe", "press dealer open_betting", "press 1 bet_up", "chips 1 banker on"):
+    for line in ("press dealer new_shoe", "press dealer open_betting"):
         t.ctl.call(line)
+    t.until("betting open", lambda status: status["phase"] == "betting")
+    for line in ("press 1 bet_up", "chips 1 banker on"):
+        t.ctl.call(line)
+    banker = {"seat": 1, "spot": "banker", "amount": 200}
+    t.until("banker wager on seat 1", lambda status: status["wagers"] == [banker])

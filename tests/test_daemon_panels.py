@@ -97,8 +97,11 @@ def test_press_from_the_wrong_seat_is_refused_and_changes_nothing(tmp_path: Path
     t = swap_hand_table(tmp_path)
     try:
         t.ctl.call("press dealer open_betting")
+        t.until("betting open", lambda status: status["phase"] == "betting")
         t.ctl.call("chips 1 main on")
         t.ctl.call("chips 2 main on")
+        t.until("both main wagers", lambda status: {(1, "main"), (2, "main")}
+                <= {(w["seat"], w["spot"]) for w in status["wagers"]})
         t.ctl.call("press dealer close_betting")
         shoe = ShuffledShoe(6, 3, 0)
         due = deal_until_decision(t, shoe)

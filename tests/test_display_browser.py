@@ -181,19 +181,19 @@ def test_tilt_banner_on_tilt_and_gone_on_clear(browser: Browser, baccarat: LiveT
     try:
         client = baccarat.client
         assert client.call("open", by="dealer")["ok"]
-        page.wait_for_selector("#phase.betting", timeout=2000)
+        page.wait_for_selector("#phase.betting", timeout=15_000)
         baccarat.shoe.deal()  # a card while betting is open: not due, the table halts
-        page.wait_for_selector("#banner-tilt:not([hidden])", timeout=3000)
+        page.wait_for_selector("#banner-tilt:not([hidden])", timeout=15_000)
         assert "TABLE HALTED" in page.locator("#banner-tilt").inner_text()
         shot(page, "baccarat_tilt")
         assert client.call("card", card="5C", by="dealer")["ok"]  # during the tilt: held, and shown
         page.wait_for_function(
-            "document.getElementById('banner-tilt').innerText.includes('[5C]')", timeout=3000)
+            "document.getElementById('banner-tilt').innerText.includes('[5C]')", timeout=15_000)
         assert client.call("burn", by="dealer")["ok"]  # the tilt's card is burned: 5C still held
         assert client.call("burn", by="dealer")["ok"]  # and 5C burned too: play resumes
-        page.wait_for_selector("#banner-tilt", state="hidden", timeout=3000)
+        page.wait_for_selector("#banner-tilt", state="hidden", timeout=15_000)
         assert client.call("void", by="dealer")["ok"] or True  # leave the table idle for the next test
-        page.wait_for_function(f"+document.body.dataset.seq >= {baccarat.seq()}", timeout=3000)
+        page.wait_for_function(f"+document.body.dataset.seq >= {baccarat.seq()}", timeout=15_000)
     finally:
         page.close()
 
@@ -320,7 +320,7 @@ def test_a_silent_table_shows_the_stale_feed_banner(browser: Browser, baccarat: 
     try:
         assert baccarat.daemon is not None
         assert baccarat.client.call("open", by="dealer")["ok"]  # the last thing seen: bets open
-        page.wait_for_selector("#phase.betting", timeout=3000)
+        page.wait_for_selector("#phase.betting", timeout=15_000)
         baccarat.daemon.terminate()
         baccarat.daemon.wait(10)
         page.wait_for_selector("#banner-stale:not([hidden])", timeout=10_000)  # stale_after is 1 s here

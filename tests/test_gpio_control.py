@@ -12,6 +12,7 @@ import os
 import queue
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -92,16 +93,52 @@ def sim_panel(pin_map: str) -> tuple[subprocess.Popen[str], str]:
     return proc, endpoint
 
 
+def event_lines(proc: subprocess.Popen[str]) -> queue.SimpleQueue[str]:
+    """The process's remaining stdout lines, fed from a thread so that a test can wait for one with a
+    deadline.
+
+    An empty string marks the end of the output (the process exited).
+    """
+    assert proc.stdout is not None
+    stdout = proc.stdout
+    lines: queue.SimpleQueue[str] = queue.SimpleQueue()
+
+    def pump() -> None:
+        for line in stdout:
+            lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=pump, name="sim panel stdout", daemon=True).start()
+    return lines
+
+
+def next_event(lines: queue.SimpleQueue[str], timeout: float = 20) -> dict[str, object]:
+    """The next event the process printed, waiting at most ``timeout`` seconds for it."""
+    line = lines.get(timeout=timeout)
+    assert line, "sim panel exited"
+    event: dict[str, object] = json.loads(line)
+    return event
+
+
 def test_sim_panel_in_another_process_plays_a_baccarat_round_from_the_buttons() -> None:
     proc, endpoint = sim_panel("firmware_configs/panels/baccarat.yaml")
     try:
-        assert proc.stdout is not None
+        lines = event_lines(proc)
         answers = send(endpoint, "press dealer open_betting", "press 1 bet_up", "chips 1 banker on",
-                       "press dealer close_betting", "chips 1 banker off", "lamps")
+                       "press dealer close_betting")
         assert all(a.startswith("ok") for a in answers), answers
-        events = []
-        while len(events) < 5:  # after the setup's credit event, which came before the endpoint line
-            events.append(json.loads(proc.stdout.readline()))
+        # A press is answered once it is posted, not once the table applied it: the chips must be
+        # lifted after betting closed, so wait for the close before lifting them (sent together,
+        # the lift could reach the panel while it still showed betting open: a refused cancel, no tilt).
+        # The events after the setup's credit event, which came before the endpoint line.
+        events: list[dict[str, object]] = []
+        while not events or events[-1]["event"] != "betting_closed":
+            assert len(events) < 3, events
+            events.append(next_event(lines))
+        answers = send(endpoint, "chips 1 banker off", "lamps")
+        assert all(a.startswith("ok") for a in answers), answers
+        while len(events) < 5:
+            events.append(next_event(lines))
         names = [e["event"] for e in events]
         assert names[:3] == ["betting_opened", "wager_placed", "betting_closed"]
         assert events[1]["amount"] == 200 and events[1]["spot"] == "banker"
