@@ -80,7 +80,8 @@ def across_shadow(code: str, turn: float, angle: float, off: float, depth: float
     """The classic card ``code`` at ``turn`` on felt 40 levels bright, beyond a straight soft shadow edge
     (a sleeve's, the shoe's lip) whose normal points at ``angle`` (radians) and which lies ``off``
     pixels past the card's middle, darkening that side to ``depth`` of the light."""
-    frame = in_shadow([(code, card_at(turn))], (0.0, 0.0), 1.0, 40.0, 1.0).astype(np.float32)
+    lit = in_shadow([(code, card_at(turn))], (0.0, 0.0), 1.0, 40.0, 1.0)  # depth 1.0: no round shadow
+    frame = lit.astype(np.float32)
     ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
     beyond = ((xs - 300) * math.cos(angle) + (ys - 220) * math.sin(angle) > off).astype(np.float32)
     frame *= (1 - (1 - depth) * cv2.GaussianBlur(beyond, (0, 0), 6))[..., None]
