@@ -16,7 +16,7 @@ from vision_support import card_at, corners_off, profile
 
 from controller.cards import parse_card
 from vision.detect import find_card
-from vision.local_paper import MIN_CORNER, corner_paper
+from vision.local_paper import MIN_CORNER, corner_paper, shaded_side
 from vision.recognise import recognise
 from vision.synth import DESIGNS, render_face
 
@@ -120,6 +120,36 @@ def test_a_card_beyond_a_shadow_edge_parallel_to_its_end_is_found_and_read(code:
         assert detection.status == "card" and detection.corners is not None, (off, detection.reason)
         assert corners_off(detection.corners, turn) < 6, off
         assert recognise(frame, profile()).card is parse_card(code), off
+
+
+@pytest.mark.parametrize(("code", "turn", "angle"), [
+    ("7H", 0.2, math.pi / 2), ("7H", 0.2, 3 * math.pi / 2), ("7H", -0.3, math.pi / 4), ("7H", 1.2, 0.0),
+    ("TC", 0.2, math.pi / 2), ("TC", -0.3, math.pi / 2),
+])
+def test_a_lit_part_taken_for_a_card_lying_across_is_grown_to_the_whole_card(code: str, turn: float,
+                                                                              angle: float) -> None:
+    """A shadow's edge 20 or 30 px past the card's middle, across its length: the lit part is a clean
+    outline with a card's proportions turned a quarter, so the first look took it for a card lying across
+    and was refused by nothing; its index boxes fell on blank paper ("blank index"). Before 2026-12-04
+    none of these frames was read; the side with shaded paper beyond it now sends the look by local
+    paper, which finds the whole card."""
+    for off in (20.0, 30.0):
+        frame = across_shadow(code, turn, angle, off, 0.5)
+        detection = find_card(frame, (300, 420), warp=False)
+        assert detection.corners is not None and corners_off(detection.corners, turn) < 6, off
+        assert recognise(frame, profile()).card is parse_card(code), off
+
+
+@pytest.mark.parametrize("turn", [0.2, 1.2, -0.3])
+def test_a_card_on_a_pale_grey_cloth_is_found_as_before(turn: float) -> None:
+    """A neutral cloth at half the paper's brightness looks beside every side like paper in shadow, so
+    the look by local paper runs; it finds the same card, not a larger one, and the card is kept."""
+    frame = in_shadow([("KS", card_at(turn))], (0.0, 0.0), 1.0, 100.0, 1.0)  # depth 1.0: no round shadow
+    detection = find_card(frame, (300, 420), warp=False)
+    assert detection.corners is not None and corners_off(detection.corners, turn) < 6
+    working = cv2.resize(frame, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)  # 320 px wide
+    assert shaded_side(detection.corners * 0.5, working)  # the look by local paper ran
+    assert recognise(frame, profile()).card is parse_card("KS")
 
 
 @pytest.mark.parametrize(("code", "depth"), [("TC", 0.35), ("TC", 0.45), ("QD", 0.35), ("QD", 0.45)])

@@ -1,13 +1,11 @@
 """Find the one card in the scan window and warp it flat, upright, to a fixed size.
 
-Why this shape: the scan window is dark felt and a card face is the brightest
-large thing in it, so Otsu's threshold on the blurred grey frame separates
-them under any overall exposure; the card's outline is then one external
-contour that :func:`cv2.approxPolyDP` reduces to four corners, and
-:func:`cv2.getPerspectiveTransform` undoes the camera's angle. Anything that
-is not exactly one clean card-shaped quadrilateral (two cards, a hand
-reaching over the card, a card half out of the window) is refused here with
-a reason, so the recogniser never guesses from a partial view.
+Why this shape: the scan window is dark felt and a card face is the brightest large thing in it, so
+Otsu's threshold on the blurred grey frame separates them under any overall exposure; the card's outline
+is then one external contour that :func:`cv2.approxPolyDP` reduces to four corners, and
+:func:`cv2.getPerspectiveTransform` undoes the camera's angle. Anything that is not exactly one clean
+card-shaped quadrilateral (two cards, a hand reaching over the card, a card half out of the window) is
+refused here with a reason, so the recogniser never guesses from a partial view.
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ from numpy.typing import NDArray
 
 from vision.covered import covered
 from vision.levels import grey_percentile
-from vision.local_paper import LOCAL, local_card
+from vision.local_paper import LOCAL, beyond_shadow, local_card
 from vision.mend import mend
 from vision.refusal import Refusal
 from vision.rim import edge_map, sharp_outline
@@ -117,9 +115,8 @@ def _shrink(frame: Image, width: int) -> tuple[Image, float]:
 
 @dataclass(frozen=True)
 class _Outline:
-    """One bright region: ``card`` (a clean card outline wholly in the window), ``edge`` (it reaches
-    the window's edge: a card cut by it, a vignette, glare, a neighbouring card) or ``odd``
-    (something card-sized in the window that is not one clean card)."""
+    """One bright region: ``card`` (a clean card outline wholly in the window), ``edge`` (it reaches the
+    window's edge: a card cut by it, a vignette, glare, a neighbour) or ``odd`` (not one clean card)."""
 
     kind: str
     reason: str = ""
@@ -362,10 +359,11 @@ def find_card(
     card's outline (a vignette, glare, a neighbouring card half out of the window) are set aside. When nothing
     but such regions is found, the bright mask is cut along the frame's strong edges (Canny) and looked at
     again: a card's outline is a sharp edge, the rim of a glare or a vignette is not, so a card joined to a
-    bright patch by its brightness is parted from it there. An odd outline alone, or one too short, may be a
-    card part in shadow: its paper is then found against the paper near it (:mod:`vision.local_paper`). With a
-    scan ``window`` (:mod:`vision.window`), only what lies inside its outline is looked at, its outline cuts
-    like the frame's edge, and a calibrated plane checks the proportions on the table.
+    bright patch by its brightness is parted from it there. An odd outline alone, one too short, or a card
+    with shaded paper beyond a side may be a card's lit part: its paper is then found against the paper near
+    it (:mod:`vision.local_paper`). With a scan ``window`` (:mod:`vision.window`), only what lies inside its
+    outline is looked at, its outline cuts like the frame's edge, and a calibrated plane checks the
+    proportions on the table.
     """
     h, w = frame.shape[:2]
     if min(h, w) * min(1.0, params.work_width / w) < MIN_SIDE:
@@ -383,9 +381,11 @@ def find_card(
         return Detection("empty", "nothing card-sized", Refusal.EMPTY)
     looks = _Looks(grey, binary, level, found, params, win)
     chosen = looks.choose(join=False)
+    pick: Callable[[Image], _Outline | None] = lambda m: _choose(_outlines(m, params, win))  # noqa: E731
     if chosen is not None and chosen.refusal in LOCAL and chosen.contour is not None:  # in a shadow?
-        pick: Callable[[Image], _Outline | None] = lambda m: _choose(_outlines(m, params, win))  # noqa: E731
         chosen = local_card(chosen.contour, grey, looks.edges(), pick) or chosen
+    elif chosen is not None and chosen.kind == "card":  # only its part lit beyond a shadow's edge?
+        chosen = beyond_shadow(chosen, small, grey, looks.edges(), pick) or chosen
     if chosen is None or chosen.kind != "card":
         joined = looks.choose(join=True)
         if joined is not None and (joined.kind == "card" or joined.refusal is Refusal.COVERED):
