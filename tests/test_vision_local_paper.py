@@ -140,6 +140,23 @@ def test_a_lit_part_taken_for_a_card_lying_across_is_grown_to_the_whole_card(cod
         assert recognise(frame, profile()).card is parse_card(code), off
 
 
+@pytest.mark.parametrize(("code", "turn", "angle"), [
+    ("KS", 0.2, 5 * math.pi / 6), ("KS", -0.3, math.pi / 6), ("QD", 0.2, 5 * math.pi / 6),
+    ("QD", -0.3, 2 * math.pi / 3),
+])
+def test_a_card_across_a_shadow_edge_is_found_with_a_wider_block(code: str, turn: float,
+                                                                 angle: float) -> None:
+    """A shadow's edge slanting across the card 40 or 60 px past its middle: the look by local paper with
+    a block a fifth of the frame wide straddles the edge, the shaded paper beside it is darker than the
+    block's mean and the card found there is notched ("the outline has 5 corners"). Before 2026-12-04
+    these frames were refused; the second, wider block (vision.local_paper.BLOCKS) finds the whole card."""
+    for off in (40.0, 60.0):
+        frame = across_shadow(code, turn, angle, off, 0.5)
+        detection = find_card(frame, (300, 420), warp=False)
+        assert detection.corners is not None and corners_off(detection.corners, turn) < 6, off
+        assert recognise(frame, profile()).card is parse_card(code), off
+
+
 @pytest.mark.parametrize("turn", [0.2, 1.2, -0.3])
 def test_a_card_on_a_pale_grey_cloth_is_found_as_before(turn: float) -> None:
     """A neutral cloth at half the paper's brightness looks beside every side like paper in shadow, so
