@@ -15,7 +15,7 @@ import pytest
 from vision_support import card_at, corners_off, profile
 
 from controller.cards import parse_card
-from vision.detect import find_card
+from vision.detect import DetectParams, _shrink, find_card
 from vision.local_paper import MIN_CORNER, corner_paper, shaded_side
 from vision.recognise import recognise
 from vision.synth import DESIGNS, render_face
@@ -164,8 +164,8 @@ def test_a_card_on_a_pale_grey_cloth_is_found_as_before(turn: float) -> None:
     frame = in_shadow([("KS", card_at(turn))], (0.0, 0.0), 1.0, 100.0, 1.0)  # depth 1.0: no round shadow
     detection = find_card(frame, (300, 420), warp=False)
     assert detection.corners is not None and corners_off(detection.corners, turn) < 6
-    working = cv2.resize(frame, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)  # 320 px wide
-    assert shaded_side(detection.corners * 0.5, working)  # the look by local paper ran
+    working, scale = _shrink(frame, DetectParams().work_width)  # the detector's own working frame
+    assert shaded_side(detection.corners * scale, working)  # the look by local paper ran
     assert recognise(frame, profile()).card is parse_card("KS")
 
 
