@@ -131,9 +131,11 @@ SHADED: Final = (0.3, 0.8)
 #: ... and of the same colour, each channel's share of the brightness within this (wood, a coloured felt
 #: beside the card is not its paper).
 SAME_PAPER: Final = 0.02
-#: The strips lie this many working pixels off the side (past the blur), along its middle 70 %.
+#: The strips lie from 3 to 7 working pixels off the side (past the blur; an arange's bounds), along its
+#: middle 70 %.
 STRIP: Final = (3, 8)
-#: The card found by local paper replaces the lit part when its area is this many times the lit part's.
+#: The card found by local paper replaces the lit part when its area is more than this many times the
+#: lit part's.
 GROWN: Final = 1.15
 
 
