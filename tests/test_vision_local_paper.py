@@ -24,11 +24,15 @@ W, H = 640, 480
 
 
 def in_shadow(cards: list[tuple[str, list[tuple[float, float]]]], at: tuple[float, float], depth: float,
-              felt: float, radius: float, under: float = 1.0) -> np.ndarray:
+              felt: float, radius: float, under: float = 1.0,
+              grey: tuple[list[tuple[float, float]], float] | None = None) -> np.ndarray:
     """The classic ``cards`` (the last on top) on grey felt ``felt`` levels bright, a soft round shadow of
     ``radius`` pixels centred ``at`` darkening everything to ``depth`` of its light; blurred as a lens.
-    Every card but the top one is lit at ``under`` of the light (in the top card's shade)."""
+    Every card but the top one is lit at ``under`` of the light (in the top card's shade). ``grey``: a
+    neutral patch (its corners, its level) on the felt under the cards, a grey sheet or paper."""
     frame = np.full((H, W, 3), felt, np.float32)
+    if grey is not None:
+        cv2.fillConvexPoly(frame, np.rint(grey[0]).astype(np.int32), (grey[1],) * 3, lineType=cv2.LINE_AA)
     for k, (code, quad) in enumerate(cards):
         light = 0.8 * (1.0 if k == len(cards) - 1 else under)
         face = render_face(parse_card(code), DESIGNS["classic"]).astype(np.float32) * light
@@ -129,14 +133,17 @@ def test_a_card_beyond_a_shadow_edge_parallel_to_its_end_is_found_and_read(code:
 def test_a_lit_part_taken_for_a_card_lying_across_is_grown_to_the_whole_card(code: str, turn: float,
                                                                               angle: float) -> None:
     """A shadow's edge 20 or 30 px past the card's middle, across its length: the lit part is a clean
-    outline with a card's proportions turned a quarter, so the first look took it for a card lying across
-    and was refused by nothing; its index boxes fell on blank paper ("blank index"). Before 2026-12-04
+    outline with a card's proportions turned a quarter, so the first look takes it for a card lying across
+    and is refused by nothing; its index boxes fall on blank paper ("blank index"). Before 2026-12-04
     none of these frames was read; the side with shaded paper beyond it now sends the look by local
-    paper, which finds the whole card."""
+    paper, which finds the whole card (the detection's ``whole``, asked by the reader once the lit part
+    has not read)."""
     for off in (20.0, 30.0):
         frame = across_shadow(code, turn, angle, off, 0.5)
         detection = find_card(frame, (300, 420), warp=False)
-        assert detection.corners is not None and corners_off(detection.corners, turn) < 6, off
+        assert detection.corners is not None and corners_off(detection.corners, turn) > 20, off  # lit part
+        whole = None if detection.whole is None else detection.whole()
+        assert whole is not None and corners_off(whole, turn) < 6, off
         assert recognise(frame, profile()).card is parse_card(code), off
 
 
@@ -158,15 +165,56 @@ def test_a_card_across_a_shadow_edge_is_found_with_a_wider_block(code: str, turn
 
 
 @pytest.mark.parametrize("turn", [0.2, 1.2, -0.3])
-def test_a_card_on_a_pale_grey_cloth_is_found_as_before(turn: float) -> None:
+def test_a_card_on_a_pale_grey_cloth_is_not_grown(turn: float) -> None:
     """A neutral cloth at half the paper's brightness looks beside every side like paper in shadow, so
-    the look by local paper runs; it finds the same card, not a larger one, and the card is kept."""
+    the look by local paper runs when asked; it finds the same card, no larger (vision.local_paper.GROWN),
+    so no whole card is offered, and the card is read."""
     frame = in_shadow([("KS", card_at(turn))], (0.0, 0.0), 1.0, 100.0, 1.0)  # depth 1.0: no round shadow
     detection = find_card(frame, (300, 420), warp=False)
     assert detection.corners is not None and corners_off(detection.corners, turn) < 6
     working, scale = _shrink(frame, DetectParams().work_width)  # the detector's own working frame
-    assert shaded_side(detection.corners * scale, working)  # the look by local paper ran
+    assert shaded_side(detection.corners * scale, working)  # the look by local paper runs when asked
+    assert detection.whole is not None and detection.whole() is None
     assert recognise(frame, profile()).card is parse_card("KS")
+
+
+@pytest.mark.parametrize(("turn", "grown", "level"), [
+    (0.2, 1.16, 110.0), (0.0, 1.16, 105.0), (-0.3, 1.16, 110.0), (-0.3, 1.2, 110.0),
+])
+def test_a_card_on_a_grey_sheet_a_little_larger_is_read(turn: float, grown: float, level: float) -> None:
+    """A KS on a neutral sheet of a card's proportions, 1.16 or 1.2 times its size, at about half the
+    paper's light: the sheet beyond each side passes for paper in shadow, and the look by local paper
+    takes the sheet's outline for the whole card. Asked of every card found (2026-12-04), that look
+    replaced the KS by the sheet and the frame was unknown; asked only of a card that does not read, it
+    leaves the KS, which reads."""
+    sheet = [(300 + (x - 300) * grown, 220 + (y - 220) * grown) for x, y in card_at(turn)]
+    frame = in_shadow([("KS", card_at(turn))], (0.0, 0.0), 1.0, 40.0, 1.0, grey=(sheet, level))
+    assert recognise(frame, profile()).card is parse_card("KS")
+
+
+@pytest.mark.parametrize("turn", [0.0, 0.2])
+@pytest.mark.parametrize("gap", [120.0, 150.0])
+def test_a_card_beside_grey_paper_is_read(turn: float, gap: float) -> None:
+    """A KS with a card-sized piece of neutral paper at about half its light beside it, overlapping it or
+    not: every side passes for paper in shadow beyond, and the card grown over the grey was taken in the
+    KS's place ("blank index", 2026-12-04). The KS reads, so nothing is grown."""
+    beside = card_at(turn, gap * math.cos(turn), gap * math.sin(turn))
+    frame = in_shadow([("KS", card_at(turn))], (0.0, 0.0), 1.0, 40.0, 1.0, grey=(beside, 100.0))
+    assert recognise(frame, profile()).card is parse_card("KS")
+
+
+@pytest.mark.parametrize("turn", [0.0, 0.2])
+@pytest.mark.parametrize("gap", [120.0, 160.0])
+def test_two_cards_side_by_side_one_in_shade_stay_one_card_at_a_time(turn: float, gap: float) -> None:
+    """A KS over a 5D beside it, the 5D at half the light: the detection keeps the KS's outline (not the
+    pair's, as when the grown card was taken before any read, 2026-12-04), the KS reads, and the 5D's
+    index beside it refuses the frame (one card at a time, vision.one_card)."""
+    beside = card_at(turn, gap * math.cos(turn), gap * math.sin(turn))
+    frame = in_shadow([("5D", beside), ("KS", card_at(turn))], (0.0, 0.0), 1.0, 40.0, 1.0, under=0.5)
+    detection = find_card(frame, (300, 420), warp=False)
+    assert detection.corners is not None and corners_off(detection.corners, turn) < 6
+    reading = recognise(frame, profile())
+    assert reading.card is None and reading.reason.startswith("another index in the window reads as a card")
 
 
 @pytest.mark.parametrize(("code", "depth"), [("TC", 0.35), ("TC", 0.45), ("QD", 0.35), ("QD", 0.45)])

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from vision.covered import covered
 from vision.levels import grey_percentile
-from vision.local_paper import LOCAL, beyond_shadow, local_card
+from vision.local_paper import LOCAL, lit_part, local_card
 from vision.mend import mend
 from vision.refusal import Refusal
 from vision.rim import edge_map, sharp_outline
@@ -80,6 +80,9 @@ class Detection:
     other: NDArray[np.float32] | None = None
     #: Recovered from its sides by the joined-card search: a corner was not seen (see :func:`_joined`).
     joined: bool = False
+    #: The whole card's corners if the card found is only its part lit beyond a shadow's edge, else None;
+    #: looked for only when called (the reader calls it when the card found does not read).
+    whole: Callable[[], NDArray[np.float32] | None] | None = None
 
 
 def _order(quad: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -355,15 +358,13 @@ def find_card(
     Without ``warp``, only the card's corners (the reader warps the boxes it reads, :mod:`vision.warp`).
 
     The paper is the bright part of the frame (Otsu's threshold on the blurred grey frame); every card-sized
-    bright region is classified (:class:`_Outline`) and those that reach the window's edge without a whole
-    card's outline (a vignette, glare, a neighbouring card half out of the window) are set aside. When nothing
-    but such regions is found, the bright mask is cut along the frame's strong edges (Canny) and looked at
-    again: a card's outline is a sharp edge, the rim of a glare or a vignette is not, so a card joined to a
-    bright patch by its brightness is parted from it there. An odd outline alone, one too short, or a card
-    with shaded paper beyond a side may be a card's lit part: its paper is then found against the paper near
-    it (:mod:`vision.local_paper`). With a scan ``window`` (:mod:`vision.window`), only what lies inside its
-    outline is looked at, its outline cuts like the frame's edge, and a calibrated plane checks the
-    proportions on the table.
+    bright region is classified (:class:`_Outline`), and those reaching the window's edge without a whole
+    card's outline (a vignette, glare, a neighbouring card half out of the window) are set aside; when only
+    such are found, the bright mask is cut along the frame's strong edges (Canny: a card's outline is one, a
+    glare's rim is not) and looked at again. An odd outline alone, or one too short, may be a card's lit part:
+    its paper is then found against the paper near it (:mod:`vision.local_paper`), as ``whole`` does for
+    a clean card a reader fails on. With a scan ``window`` (:mod:`vision.window`), only what lies inside
+    its outline is looked at, it cuts like the frame's edge, and a calibrated plane checks the proportions.
     """
     h, w = frame.shape[:2]
     if min(h, w) * min(1.0, params.work_width / w) < MIN_SIDE:
@@ -380,12 +381,10 @@ def find_card(
     if not found:
         return Detection("empty", "nothing card-sized", Refusal.EMPTY)
     looks = _Looks(grey, binary, level, found, params, win)
-    chosen = looks.choose(join=False)
+    chosen = first = looks.choose(join=False)  # a card here may be only its lit part (whole, below)
     pick: Callable[[Image], _Outline | None] = lambda m: _choose(_outlines(m, params, win))  # noqa: E731
     if chosen is not None and chosen.refusal in LOCAL and chosen.contour is not None:  # in a shadow?
         chosen = local_card(chosen.contour, grey, looks.edges(), pick) or chosen
-    elif chosen is not None and chosen.kind == "card":  # only its part lit beyond a shadow's edge?
-        chosen = beyond_shadow(chosen, small, grey, looks.edges(), pick) or chosen
     if chosen is None or chosen.kind != "card":
         joined = looks.choose(join=True)
         if joined is not None and (joined.kind == "card" or joined.refusal is Refusal.COVERED):
@@ -397,4 +396,5 @@ def find_card(
         return Detection("refused", chosen.reason, chosen.refusal)
     q, other = chosen.quad / scale, None if chosen.other is None else chosen.other / scale
     face = warp_face(frame, q, size) if warp else None
-    return Detection("card", face=face, corners=q, other=other, joined=chosen.joined)
+    whole = lit_part(chosen, small, grey, looks.edges, pick, scale) if chosen is first else None
+    return Detection("card", face=face, corners=q, other=other, joined=chosen.joined, whole=whole)

@@ -12,15 +12,15 @@ Paper is brighter than what is *near* it, whatever the light: a threshold agains
 (:func:`cv2.adaptiveThreshold`, a block about a fifth of the working frame wide, else two fifths)
 finds the whole card there.
 
-What guards it: it runs only after a refusal for the outline's shape or proportions (:data:`LOCAL`)
-where exactly one such region lies in the window, or after a card with paper in shadow beyond one of its
-sides (:func:`beyond_shadow`; the card found must then be larger); the card it finds must pass every check of
-the detector's own (four corners, no notch, sides on the contour, a card's proportions, wholly inside
-the window, one object), have every side on the frame's strong edges, paper at each of its four corners
-(two overlapping cards a little apart can make an outline that passes for one card's, and table shows
-at two of its corners), and hold all of the refused region (a card and a hand, or a card and a sheet
-beside it, make a region that one card's outline cannot hold), whose hull in turn spans half of it or
-more.
+What guards it: it runs only after a refusal for the outline's shape or proportions (:data:`LOCAL`) where
+exactly one such region lies in the window, or, when the reader asks because a card found did not read,
+after that card if paper in shadow lies beyond one of its sides (:func:`lit_part`; the card found must
+then be larger); the card it finds must pass every check of the detector's own (four corners, no notch,
+sides on the contour, a card's proportions, wholly inside the window, one object), have every side on the
+frame's strong edges, paper at each of its four corners (two overlapping cards a little apart can make an
+outline that passes for one card's, and table shows at two of its corners), and hold all of the refused
+region (a card and a hand, or a card and a sheet beside it, make a region that one card's outline cannot
+hold), whose hull in turn spans half of it or more.
 
 What it does not guard, as the first look does not: two cards lying squarely one on the other, offset
 only along one side, make a rectangle near a card's proportions with paper at all four corners. The
@@ -135,8 +135,27 @@ SAME_PAPER: Final = 0.02
 #: middle 70 %.
 STRIP: Final = (3, 8)
 #: The card found by local paper replaces the lit part when its area is more than this many times the
-#: lit part's.
+#: lit part's: in the drawn shadow-edge scenes a lit part taken for a card is 0.85 of the card or less
+#: (growth 1.18 or more), and a card found again as itself measures within a few hundredths of its area.
 GROWN: Final = 1.15
+
+
+def lit_part(
+    found: R, colour: MatLike, grey: MatLike, edges: Callable[[], NDArray[np.uint8]],
+    choose: Callable[[MatLike], R | None], scale: float,
+) -> Callable[[], NDArray[np.float32] | None]:
+    """:func:`beyond_shadow`, put off until called: the whole card's corners in the frame's pixels (the
+    working frame's divided by ``scale``), or None; ``edges``: the frame's strong edges, when asked.
+
+    Why put off: a card the looks found is read first, and only one that does not read is questioned.
+    Neutral grey at about half the paper's light beside a card (a grey sheet, grey paper, a second card
+    in shadow) passes for paper in shadow beyond a side, and the look by local paper can find a larger
+    outline about the card and the grey; asked of every card found (until 2026-12-05) it replaced cards
+    that read with such outlines, and it cost every frame the strip test."""
+    def whole() -> NDArray[np.float32] | None:
+        card = beyond_shadow(found, colour, grey, edges(), choose)
+        return None if card is None or card.quad is None else card.quad / scale
+    return whole
 
 
 def beyond_shadow(

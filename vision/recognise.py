@@ -309,6 +309,11 @@ def recognise(
         crops = warp_indices(frame, det.other, face, box)
         other = read_indices(crops, profile, one_index=False, again=again(det.other, crops))
         read, corners = (other, det.other) if other.status == "card" else (read, corners)
+    if read.status != "card" and det.whole is not None and (whole := det.whole()) is not None:
+        # The card found may be only its part lit beyond a shadow's edge: the whole card's indices.
+        crops = warp_indices(frame, whole, face, box)
+        grown = read_indices(crops, profile, one_index=not det.joined, again=again(whole, crops))
+        read, corners = (grown, whole) if grown.status == "card" else (read, corners)
     why = read.status == "card" and second_card(frame, profile, window, params.area, corners, alone)
     return Reading("unknown", reason=why) if why else read
 
