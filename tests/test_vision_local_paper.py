@@ -178,6 +178,17 @@ def test_a_card_on_a_pale_grey_cloth_is_not_grown(turn: float) -> None:
     assert recognise(frame, profile()).card is parse_card("KS")
 
 
+def test_the_strip_test_sees_the_same_colours_in_a_bgra_frame() -> None:
+    """Paper on a green felt at about half its light: as bright as paper in shadow, but of another colour,
+    so no side passes; the same in the BGRA frame an enrolment capture passes (its alpha was taken for a
+    fourth colour, and the green felt passed for shaded paper)."""
+    frame = np.full((H // 2, W // 2, 3), (60, 110, 60), np.uint8)
+    quad = np.array([(110, 50), (200, 50), (200, 175), (110, 175)], np.float32)
+    cv2.fillConvexPoly(frame, quad.astype(np.int32), (200, 200, 200))
+    assert not shaded_side(quad, frame)
+    assert not shaded_side(quad, cv2.cvtColor(frame, cv2.COLOR_BGR2BGRA))
+
+
 @pytest.mark.parametrize(("turn", "grown", "level"), [
     (0.2, 1.16, 110.0), (0.0, 1.16, 105.0), (-0.3, 1.16, 110.0), (-0.3, 1.2, 110.0),
 ])

@@ -183,7 +183,8 @@ def shaded_side(quad: NDArray[np.float32], colour: MatLike) -> bool:
     """Whether a side of ``quad`` has paper in shadow beyond it (:data:`SHADED`, :data:`SAME_PAPER`): the
     median colours of the strips :data:`STRIP` pixels off it, outside and inside, compared. All four
     sides in one pass (a pass each cost more in numpy's calls than in arithmetic); a strip past the
-    frame's edge repeats the edge's pixels."""
+    frame's edge repeats the edge's pixels. Blue, green and red alone: enrolment's captures pass BGRA
+    frames, whose alpha would count as a fourth colour in the tint."""
     frame = np.asarray(colour)
     h, w = frame.shape[:2]
     step = np.roll(quad, -1, axis=0) - quad  # each side, from its corner to the next
@@ -195,7 +196,7 @@ def shaded_side(quad: NDArray[np.float32], colour: MatLike) -> bool:
           + off[None, :, None, :, None] * normal[:, None, None, None, :])
     x = np.clip(np.rint(at[..., 0]), 0, w - 1).astype(np.intp)
     y = np.clip(np.rint(at[..., 1]), 0, h - 1).astype(np.intp)
-    strips = np.median(frame[y, x].reshape(4, 2, -1, 3), axis=2)  # side, outside or inside, channel
+    strips = np.median(frame[y, x, :3].reshape(4, 2, -1, 3), axis=2)  # side, outside or inside, channel
     light = np.maximum(strips.sum(axis=2), 1.0)
     ratio = light[:, 0] / light[:, 1]
     tint = np.abs(strips[:, 0] / light[:, :1] - strips[:, 1] / light[:, 1:]).max(axis=1)
