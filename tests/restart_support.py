@@ -15,7 +15,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +28,6 @@ from drivers.shoe.sim import SimulatedShoe
 ROOT = Path(__file__).resolve().parents[1]
 #: The shipped one-seat Baccarat panel (seat 1, the dealer's buttons, the tower).
 BACCARAT_PANEL = str(ROOT / "firmware_configs/panels/baccarat.yaml")
-
-
-def wait_for(check: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
 
 
 def shuffler(tmp: Path, timeout: float = 1.0, seed: int = 3) -> tuple[SimulatedShoe, Path]:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 from test_daemon_support import write_table
+from wait_support import wait_for
 
 from controller.daemon.client import CommandClient, Subscriber, local_key
 from controller.daemon.config import TableConfig, load_table
@@ -21,13 +21,6 @@ from drivers.shoe.messages import Fault, Heartbeat, Hello
 from tests.shoe_support import RawShoe, is_ack
 
 pytestmark = pytest.mark.timeout(90)
-
-
-def wait_for(check: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
 
 
 def shoe_table(tmp_path: Path, shoe: RawShoe) -> TableConfig:

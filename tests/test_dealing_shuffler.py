@@ -11,13 +11,14 @@ import contextlib
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from test_daemon_support import free_port_base, write_table
+from wait_support import wait_for
 
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table
@@ -29,13 +30,6 @@ from drivers.shoe.sim import SimulatedShoe
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = ROOT / "firmware_configs" / "tables"
 SHUFFLER = ROOT / "firmware_configs" / "shoes" / "sim_shuffler.yaml"
-
-
-def wait_for(check: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
 
 
 @pytest.mark.timeout(120)

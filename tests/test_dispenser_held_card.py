@@ -26,7 +26,8 @@ from typing import Any
 
 import pytest
 from restart_support import Croupier
-from test_dealing_shuffler import dealt_by, play_to_close, status, wait_for
+from test_dealing_shuffler import dealt_by, play_to_close, status
+from wait_support import wait_for
 
 from controller.cards import parse_card
 from controller.daemon.client import CommandClient

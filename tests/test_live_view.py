@@ -8,13 +8,13 @@ recording console, so the test reads the text a terminal would show.
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 from test_daemon_support import config_for
+from wait_support import wait_for
 
 from controller.daemon.client import CommandClient, Subscriber, local_key
 from controller.daemon.config import TableConfig
@@ -39,13 +39,6 @@ def drawn(views: list[TableView]) -> str:
     console = Console(record=True, width=120, force_terminal=False)
     console.print(render(views))
     return console.export_text()
-
-
-def wait_for(check: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"the view never showed {what}"
-        time.sleep(0.05)
 
 
 def following(config: TableConfig, stale_after: float = 3.0) -> tuple[TableView, threading.Event]:

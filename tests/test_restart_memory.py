@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from restart_support import BACCARAT_PANEL, Croupier, shuffler, wait_for
+from restart_support import BACCARAT_PANEL, Croupier, shuffler
+from wait_support import wait_for
 
 from controller.daemon.journal import Journal
 from controller.daemon.service import TableService

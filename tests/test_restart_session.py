@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from restart_support import BACCARAT_PANEL, Croupier, shuffler, wait_for
+from restart_support import BACCARAT_PANEL, Croupier, shuffler
+from wait_support import wait_for
 
 from controller.panels.pinmaps import load_pin_map
 from drivers.gpio.betkeys import presses_for

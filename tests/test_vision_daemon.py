@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from test_daemon_support import free_port_base, write_table
+from wait_support import wait_for
 
 from controller.cards import parse_card
 from controller.daemon.client import CommandClient, Subscriber, local_key
@@ -174,13 +175,6 @@ def test_a_different_card_is_reported_without_an_empty_window() -> None:
 def test_stable_frames_must_be_positive() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         StableReads(0)
-
-
-def wait_for(pred: Any, what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
 
 
 @pytest.mark.timeout(120)
