@@ -150,7 +150,7 @@ def lit_part(
     Why put off: a card the looks found is read first, and only one that does not read is questioned.
     Neutral grey at about half the paper's light beside a card (a grey sheet, grey paper, a second card
     in shadow) passes for paper in shadow beyond a side, and the look by local paper can find a larger
-    outline about the card and the grey; asked of every card found (until 2026-12-05) it replaced cards
+    outline about the card and the grey; asked of every card found (72a8995 to 9b2a1cd) it replaced cards
     that read with such outlines, and it cost every frame the strip test."""
     def whole() -> NDArray[np.float32] | None:
         card = beyond_shadow(found, colour, grey, edges(), choose)
