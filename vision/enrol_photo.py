@@ -73,6 +73,15 @@ RESHOOT_SLANT: Final = (
     "re-shoot it from above, the camera square to the card, and do not crop it out of a wider photograph"
 )
 
+#: The card found has paper in shadow beyond a side, and a larger card about it by the paper near it
+#: (:func:`vision.local_paper.lit_part`): it may be only the part of the card lit beyond a shadow's edge,
+#: or the whole card on grey paper; the live reader settles that by reading the indices, which enrolment
+#: is about to learn, so a face that may be the wrong one is refused rather than taught to the deck.
+SHADE_EDGE: Final = (
+    "the card found may be only its part lit beyond a shadow's edge (paper in shade lies beyond a side): "
+    "re-shoot it in even light, no shadow across the card, on a plain darker background"
+)
+
 
 @dataclass(frozen=True)
 class PhotoFace:
@@ -106,6 +115,8 @@ def photo_face(photo: Image) -> PhotoFace:
     # face it would teach the deck a face with table in it, its index shrunk and moved.
     det = find_card(photo, FACE_SIZE, ENROL_PARAMS)
     if det.face is not None and det.corners is not None:
+        if det.whole is not None and det.whole() is not None:
+            return PhotoFace(None, SHADE_EDGE)
         seen = _seen(photo, det.corners, 0)
         how = "card" if seen is None else "tight"
         return PhotoFace(det.face, how=how, seen=seen, aspect=_aspect(det.corners), top=_top(det.corners))
@@ -196,6 +207,8 @@ def _flush(photo: Image) -> PhotoFace | None:
     det = find_card(framed, FACE_SIZE, ENROL_PARAMS)
     if det.face is None or det.corners is None:
         return None
+    if det.whole is not None and det.whole() is not None:
+        return PhotoFace(None, SHADE_EDGE)
     q = det.corners - pad
     long = max(float(np.linalg.norm(q[k] - q[(k + 1) % 4])) for k in range(4))
     near = 0.01 * long  # a side within this of the edge all along lies against it
