@@ -16,6 +16,7 @@ from vision_support import card_at, corners_off, profile
 
 from controller.cards import parse_card
 from vision.detect import DetectParams, _shrink, find_card
+from vision.enrol_photo import SHADE_EDGE, photo_face
 from vision.local_paper import MIN_CORNER, corner_paper, shaded_side
 from vision.recognise import recognise
 from vision.synth import DESIGNS, render_face
@@ -80,11 +81,13 @@ def test_an_index_in_deeper_shadow_is_read_against_its_own_paper(turn: float, co
         assert recognise(frame, profile()).card is parse_card(code), (dx, dy)
 
 
-def across_shadow(code: str, turn: float, angle: float, off: float, depth: float) -> np.ndarray:
+def across_shadow(code: str, turn: float, angle: float, off: float, depth: float,
+                  beside: tuple[tuple[str, list[tuple[float, float]]], ...] = ()) -> np.ndarray:
     """The classic card ``code`` at ``turn`` on felt 40 levels bright, beyond a straight soft shadow edge
     (a sleeve's, the shoe's lip) whose normal points at ``angle`` (radians) and which lies ``off``
-    pixels past the card's middle, darkening that side to ``depth`` of the light."""
-    lit = in_shadow([(code, card_at(turn))], (0.0, 0.0), 1.0, 40.0, 1.0)  # depth 1.0: no round shadow
+    pixels past the card's middle, darkening that side to ``depth`` of the light; ``beside``: other
+    cards (code, corners) under it."""
+    lit = in_shadow([*beside, (code, card_at(turn))], (0.0, 0.0), 1.0, 40.0, 1.0)  # 1.0: no round shadow
     frame = lit.astype(np.float32)
     ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
     beyond = ((xs - 300) * math.cos(angle) + (ys - 220) * math.sin(angle) > off).astype(np.float32)
@@ -145,6 +148,31 @@ def test_a_lit_part_taken_for_a_card_lying_across_is_grown_to_the_whole_card(cod
         whole = None if detection.whole is None else detection.whole()
         assert whole is not None and corners_off(whole, turn) < 6, off
         assert recognise(frame, profile()).card is parse_card(code), off
+
+
+def test_a_card_grown_over_its_shade_is_held_to_one_card_at_a_time() -> None:
+    """The 7H's lit part does not read and the whole card is read in its place; a 5D at the frame's edge
+    beside it shows an index, so the frame is refused as the lit part's would be: the one-card rule
+    (vision.one_card) looks about the grown card's corners."""
+    for off in (20.0, 30.0):
+        frame = across_shadow("7H", 0.2, math.pi / 2, off, 0.5, beside=(("5D", card_at(0.0, 255.0, 0.0)),))
+        detection = find_card(frame, (300, 420), warp=False)
+        assert detection.corners is not None and corners_off(detection.corners, 0.2) > 20, off  # lit part
+        whole = None if detection.whole is None else detection.whole()
+        assert whole is not None and corners_off(whole, 0.2) < 6, off
+        reading = recognise(frame, profile())
+        assert reading.card is None and reading.reason.startswith("another index in the window reads"), off
+
+
+@pytest.mark.parametrize("bgra", [False, True])
+def test_an_enrolment_photo_of_a_card_across_a_shadow_edge_is_refused(bgra: bool) -> None:
+    """Enrolment has no deck yet to read the lit part's indices with, so it cannot tell the lit part from
+    the whole card as the live reader does: the photograph is refused, saying why (a BGRA photograph,
+    as a capture gives, the same)."""
+    for off in (20.0, 30.0):
+        frame = across_shadow("7H", 0.2, math.pi / 2, off, 0.5)
+        found = photo_face(cv2.cvtColor(frame, cv2.COLOR_BGR2BGRA) if bgra else frame)
+        assert found.face is None and found.reason == SHADE_EDGE, off
 
 
 @pytest.mark.parametrize(("code", "turn", "angle"), [

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 import cv2
@@ -80,9 +80,9 @@ class Detection:
     other: NDArray[np.float32] | None = None
     #: Recovered from its sides by the joined-card search: a corner was not seen (see :func:`_joined`).
     joined: bool = False
-    #: The whole card's corners if the card found is only its part lit beyond a shadow's edge, else None;
-    #: looked for only when called (the reader calls it when the card found does not read).
-    whole: Callable[[], NDArray[np.float32] | None] | None = None
+    #: For a card the first look found: a call giving the whole card's corners (frame pixels) if that card
+    #: may be only its part lit beyond a shadow's edge, else None; asked only by a reader that failed on it.
+    whole: Callable[[], NDArray[np.float32] | None] | None = field(default=None, repr=False, compare=False)
 
 
 def _order(quad: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -362,8 +362,8 @@ def find_card(
     card's outline (a vignette, glare, a neighbouring card half out of the window) are set aside; when only
     such are found, the bright mask is cut along the frame's strong edges (Canny: a card's outline is one, a
     glare's rim is not) and looked at again. An odd outline alone, or one too short, may be a card's lit part:
-    its paper is then found against the paper near it (:mod:`vision.local_paper`), as ``whole`` does for
-    a clean card a reader fails on. With a scan ``window`` (:mod:`vision.window`), only what lies inside
+    its paper is then found against the paper near it (:mod:`vision.local_paper`), as ``whole`` does for the
+    first look's card a reader fails on. With a scan ``window`` (:mod:`vision.window`), only what lies in
     its outline is looked at, it cuts like the frame's edge, and a calibrated plane checks the proportions.
     """
     h, w = frame.shape[:2]

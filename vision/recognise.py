@@ -310,10 +310,10 @@ def recognise(
         other = read_indices(crops, profile, one_index=False, again=again(det.other, crops))
         read, corners = (other, det.other) if other.status == "card" else (read, corners)
     if read.status != "card" and det.whole is not None and (whole := det.whole()) is not None:
-        # The card found may be only its part lit beyond a shadow's edge: the whole card's indices.
-        crops = warp_indices(frame, whole, face, box)
-        grown = read_indices(crops, profile, one_index=not det.joined, again=again(whole, crops))
-        read, corners = (grown, whole) if grown.status == "card" else (read, corners)
+        # The card found may be only its part lit beyond a shadow's edge: the whole card's indices, and
+        # its reason if they fail too (the lit part's would be "blank index" for a shaded index).
+        crops, corners = warp_indices(frame, whole, face, box), whole
+        read = read_indices(crops, profile, one_index=True, again=again(whole, crops))
     why = read.status == "card" and second_card(frame, profile, window, params.area, corners, alone)
     return Reading("unknown", reason=why) if why else read
 
