@@ -143,11 +143,16 @@ def test_a_lit_part_taken_for_a_card_lying_across_is_grown_to_the_whole_card(cod
     has not read)."""
     for off in (20.0, 30.0):
         frame = across_shadow(code, turn, angle, off, 0.5)
-        detection = find_card(frame, (300, 420), warp=False)
-        assert detection.corners is not None and corners_off(detection.corners, turn) > 20, off  # lit part
-        whole = None if detection.whole is None else detection.whole()
-        assert whole is not None and corners_off(whole, turn) < 6, off
+        assert_lit_part_grown(frame, turn, off)
         assert recognise(frame, profile()).card is parse_card(code), off
+
+
+def assert_lit_part_grown(frame: np.ndarray, turn: float, off: float) -> None:
+    """The detector finds the card drawn at ``turn`` only as its lit part, and offers the whole card."""
+    detection = find_card(frame, (300, 420), warp=False)
+    assert detection.corners is not None and corners_off(detection.corners, turn) > 20, off  # lit part
+    whole = None if detection.whole is None else detection.whole()
+    assert whole is not None and corners_off(whole, turn) < 6, off
 
 
 def test_a_card_grown_over_its_shade_is_held_to_one_card_at_a_time() -> None:
@@ -156,10 +161,7 @@ def test_a_card_grown_over_its_shade_is_held_to_one_card_at_a_time() -> None:
     (vision.one_card) looks about the grown card's corners."""
     for off in (20.0, 30.0):
         frame = across_shadow("7H", 0.2, math.pi / 2, off, 0.5, beside=(("5D", card_at(0.0, 255.0, 0.0)),))
-        detection = find_card(frame, (300, 420), warp=False)
-        assert detection.corners is not None and corners_off(detection.corners, 0.2) > 20, off  # lit part
-        whole = None if detection.whole is None else detection.whole()
-        assert whole is not None and corners_off(whole, 0.2) < 6, off
+        assert_lit_part_grown(frame, 0.2, off)
         reading = recognise(frame, profile())
         assert reading.card is None and reading.reason.startswith("another index in the window reads"), off
 
