@@ -67,9 +67,10 @@ TURN_SLACK: Final = 0.45
 #: after two objects: a second card may be there.
 SEARCHED: Final = frozenset({Refusal.CUT, Refusal.FILLS})
 #: Another candidate is looked at as a second card's index when its paper is at least this share as
-#: bright as the card's (a card beside it lies in the same light; the felt's or wood's grain does not),
-#: and its suit's centre lies this many suit heights outside the card: a glyph nearer reaches the card's
-#: edge, and is a strip of table along it (on the coarse paper the card's own) or a suit cut there.
+#: bright as the card's (a card beside it lies in the same light; the felt's or wood's grain does not);
+#: to be read as a card alone, its suit's centre must lie this many suit heights outside the card: a
+#: glyph nearer reaches the card's edge, a strip of table along it (on the coarse paper, the card's
+#: own) or a suit cut there, which cannot read whole (it may still show a rank over a suit).
 OTHER_PAPER: Final = 0.6
 CLEAR_OF_CARD: Final = 0.5
 
@@ -362,22 +363,23 @@ def other_index(
     shown: bool = True,
 ) -> str | None:
     """Why the window holds a second card's index besides the card at ``quad`` (working pixels), or None:
-    a candidate clear of it (:data:`CLEAR_OF_CARD`), at a scale and on paper (``least_paper`` of
-    ``card_paper``) a card beside it could have, that reads as a card alone or (``shown``) shows a rank
-    over a suit of the deck's sizes. ``within``: whether a card at those corners (working pixels)
-    counts; None: every one does. The edge strip's pieces, read one by one, cost most of a frame."""
+    a candidate outside it, at a scale and on paper (``least_paper`` of ``card_paper``) a card beside it
+    could have, that reads as a card alone or (``shown``) shows a rank over a suit of the deck's sizes;
+    without ``shown``, only one clear of the card (:data:`CLEAR_OF_CARD`: the edge's strip, read piece
+    by piece, cost most of a frame). ``within``: whether a card at those corners (working pixels)
+    counts; None: every one does."""
     fw, fh = profile.spec.face
     whole = face_corners(profile)
-    outline, suit_height = quad.reshape(-1, 1, 2), profile.spec.index.suit_height
+    outline = quad.reshape(-1, 1, 2)
+    clear = 0.0 if shown else CLEAR_OF_CARD * profile.spec.index.suit_height
     size = float(np.sqrt(cv2.contourArea(quad) / (fw * fh)))  # the card's scale
     seen: set[int] = set()
     others = []
-    # One look per suit piece clear of the card, at a scale and on paper a card beside it could have.
+    # One look per suit piece outside the card, at a scale and on paper a card beside it could have.
     for c in found:
         if (c.pieces[1] not in seen and 1 / SCALE_FACTOR <= c.scale / size <= SCALE_FACTOR
                 and level(paper, c.suit) >= least_paper * card_paper
-                and cv2.pointPolygonTest(outline, tuple(map(float, c.suit)), True)
-                < -CLEAR_OF_CARD * c.scale * suit_height):
+                and cv2.pointPolygonTest(outline, tuple(map(float, c.suit)), True) < -clear * c.scale):
             seen.add(c.pieces[1])
             others.append(c)
     for other in others:
