@@ -29,6 +29,7 @@ working frame and a few hundred samples, only for cards recovered from their sid
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Final
 
@@ -124,21 +125,25 @@ _Meeting = tuple[NDArray[np.float64], NDArray[np.float64], int]
 def _meetings(line: Line, quad: NDArray[np.float64]) -> list[_Meeting]:
     """Where the run ``line`` ends on a side of ``quad``: the point, the run's way on through it and
     the side's index; none when the run is one of the card's own sides."""
-    d, c = np.array([line.dx, line.dy]), np.array([line.x, line.y])
+    dx, dy, cx, cy = line.dx, line.dy, line.x, line.y
+    corners = quad.tolist()  # plain floats: a few dozen 2 x 2 solves cost more in numpy's calls
     found = []
     for k in range(4):
-        a, b = quad[k], quad[(k + 1) % 4]
-        length = float(np.hypot(*(b - a)))
-        s = (b - a) / max(length, 1e-9)
-        cross = float(d[0] * s[1] - d[1] * s[0])
-        if abs(cross) < _SAME_TURN and abs(float((c - a)[0] * s[1] - (c - a)[1] * s[0])) < _SAME_GAP:
+        (ax, ay), (bx, by) = corners[k], corners[(k + 1) % 4]
+        length = math.hypot(bx - ax, by - ay)
+        sx, sy = (bx - ax) / max(length, 1e-9), (by - ay) / max(length, 1e-9)
+        cross = dx * sy - dy * sx
+        if abs(cross) < _SAME_TURN and abs((cx - ax) * sy - (cy - ay) * sx) < _SAME_GAP:
             return []  # the card's own side
         if abs(cross) < _STEEP:
             continue
-        t, u = np.linalg.solve(np.array([[d[0], -s[0]], [d[1], -s[1]]]), a - c)
+        # c + t d = a + u s, by Cramer's rule (the determinant is -cross, at least _STEEP from 0)
+        t = ((ax - cx) * sy - (ay - cy) * sx) / cross
+        u = ((ax - cx) * dy - (ay - cy) * dx) / cross
         ends_here = abs(abs(t) - line.length / 2) <= _END * line.length + 4
         if _CORNER * length < u < (1 - _CORNER) * length and ends_here:
-            found.append((c + t * d, d if t > 0 else -d, k))
+            d = np.array([dx, dy])
+            found.append((np.array([cx, cy]) + t * d, d if t > 0 else -d, k))
     return found
 
 
