@@ -97,28 +97,3 @@ def test_a_dim_second_card_a_few_pixels_inside_the_frames_edge_still_counts(gap:
     reading = recognise(frame, profile())
     assert reading.status == "unknown", (gap, reading)
     assert "one card at a time" in reading.reason, reading.reason
-
-
-@pytest.mark.parametrize("code", ["KS", "7H"])
-@pytest.mark.parametrize("gap", [-6, 0, 4])
-def test_a_dim_card_whose_index_lies_close_to_the_cards_edge_still_counts(code: str, gap: int) -> None:
-    """A dim card beside the QS, ``gap`` pixels from its edge (under it when negative): its index lies
-    a few pixels from the QS's edge, outside the strip that ``by_index.CLEAR_OF_CARD`` leaves unread
-    (pieces nearer than half a suit's height: the table along the card's edge, or a suit cut there)."""
-    frame = np.full((H, W, 3), 150, np.uint8)
-    paste(frame, code, _quad_at(250 - 115 - gap, 150, 115), 0.6)
-    paste(frame, "QS", _quad_at(250, 150, 120))
-    reading = recognise(frame, profile())
-    assert reading.status == "unknown", (gap, reading)
-    assert "one card at a time" in reading.reason, reading.reason
-
-
-@pytest.mark.parametrize("shown", [25, 40])
-def test_a_card_under_the_card_with_its_index_showing_beside_it_still_counts(shown: int) -> None:
-    """A KS under the QS, ``shown`` pixels of it out from under the QS's left edge: its top index."""
-    frame = np.full((H, W, 3), 150, np.uint8)
-    paste(frame, "KS", _quad_at(250 - shown, 152, 115), 0.6)
-    paste(frame, "QS", _quad_at(250, 150, 120))
-    reading = recognise(frame, profile())
-    assert reading.status == "unknown", (shown, reading)
-    assert "one card at a time" in reading.reason, reading.reason

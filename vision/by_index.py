@@ -30,14 +30,14 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.detect import Detection, DetectParams
-from vision.face_down import face_down, halved
+from vision.face_down import face_down
 from vision.index_glyphs import anchors, face_corners, glyph_anchors, glyph_points, similarity, to_frame
 from vision.levels import block_mean, least_channel
 from vision.profile import DeckProfile
 from vision.refusal import Refusal
 from vision.regions import components
 from vision.warp import warp_box, warp_indices
-from vision.window import ScanWindow, bounds
+from vision.window import Bounds, ScanWindow, bounds
 
 Image = MatLike
 Reading = TypeVar("Reading")
@@ -67,12 +67,8 @@ TURN_SLACK: Final = 0.45
 #: after two objects: a second card may be there.
 SEARCHED: Final = frozenset({Refusal.CUT, Refusal.FILLS})
 #: Another candidate is looked at as a second card's index when its paper is at least this share as
-#: bright as the card's (a card beside it lies in the same light; the felt's or wood's grain does not);
-#: to be read as a card alone, its suit's centre must lie this many suit heights outside the card: a
-#: glyph nearer reaches the card's edge, a strip of table along it (on the coarse paper, the card's
-#: own) or a suit cut there, which cannot read whole (it may still show a rank over a suit).
+#: bright as the card's (a card beside it lies in the same light; the felt's or wood's grain does not).
 OTHER_PAPER: Final = 0.6
-CLEAR_OF_CARD: Final = 0.5
 
 
 @dataclass(frozen=True)
@@ -264,6 +260,17 @@ def refine(frame: Image, plane: NDArray[np.float64], profile: DeckProfile, zoom:
     return np.asarray(plane @ tilted, np.float64) if tilt else square
 
 
+def halved(small: Image, quad: NDArray[np.float32], window: ScanWindow | None
+           ) -> tuple[Image, NDArray[np.float32], Bounds]:
+    """The working frame ``small`` at half its size (2 x 2 block means), the card at ``quad`` (working
+    pixels) and the window's bounds there: the looks for a second card's paper or back (:func:`apart`,
+    :func:`vision.face_down.face_down`) judge card-sized regions, which need no detail, and their
+    connected regions cost a quarter."""
+    half = block_mean(small, 2)
+    scale = np.float32(half.shape[1] / small.shape[1])
+    return half, quad * scale, bounds(window, (half.shape[1], half.shape[0]))
+
+
 def apart(small: Image, quad: NDArray[np.float32], inside: NDArray[np.uint8] | None, least: float) -> bool:
     """Whether the window holds a bright region of a card's size (``least``: a share of the frame) apart
     from the card at ``quad`` (Otsu's bright mask, as the detector's): a second card that shows no index
@@ -364,14 +371,11 @@ def other_index(
 ) -> str | None:
     """Why the window holds a second card's index besides the card at ``quad`` (working pixels), or None:
     a candidate outside it, at a scale and on paper (``least_paper`` of ``card_paper``) a card beside it
-    could have, that reads as a card alone or (``shown``) shows a rank over a suit of the deck's sizes;
-    without ``shown``, only one clear of the card (:data:`CLEAR_OF_CARD`: the edge's strip, read piece
-    by piece, cost most of a frame). ``within``: whether a card at those corners (working pixels)
-    counts; None: every one does."""
+    could have, that reads as a card alone or (``shown``) shows a rank over a suit of the deck's sizes.
+    ``within``: whether a card at those corners (working pixels) counts; None: every one does."""
     fw, fh = profile.spec.face
     whole = face_corners(profile)
     outline = quad.reshape(-1, 1, 2)
-    clear = 0.0 if shown else CLEAR_OF_CARD * profile.spec.index.suit_height
     size = float(np.sqrt(cv2.contourArea(quad) / (fw * fh)))  # the card's scale
     seen: set[int] = set()
     others = []
@@ -379,7 +383,7 @@ def other_index(
     for c in found:
         if (c.pieces[1] not in seen and 1 / SCALE_FACTOR <= c.scale / size <= SCALE_FACTOR
                 and level(paper, c.suit) >= least_paper * card_paper
-                and cv2.pointPolygonTest(outline, tuple(map(float, c.suit)), True) < -clear * c.scale):
+                and cv2.pointPolygonTest(outline, tuple(map(float, c.suit)), False) < 0):
             seen.add(c.pieces[1])
             others.append(c)
     for other in others:

@@ -22,9 +22,9 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.levels import block_mean, least_channel
+from vision.levels import least_channel
 from vision.regions import components
-from vision.window import Bounds, ScanWindow, bounds
+from vision.window import Bounds
 
 #: The dark region is closed over this share of the card's short side (a back's lattice is finer).
 CLOSE_SHARE: Final = 0.08
@@ -77,14 +77,3 @@ def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds, most_area:
         if fill >= LEAST_FILL and (under[k] or PROPORTIONS[0] <= ratio <= PROPORTIONS[1]):
             return True
     return False
-
-
-def halved(small: MatLike, quad: NDArray[np.float32], window: ScanWindow | None
-           ) -> tuple[MatLike, NDArray[np.float32], Bounds]:
-    """The working frame ``small`` at half its size (2 x 2 block means), the card at ``quad`` (working
-    pixels) and the window's bounds there: the looks for a second card's paper or back
-    (:func:`vision.by_index.apart`, :func:`face_down`) judge card-sized regions, which need no detail,
-    and their connected regions cost a quarter."""
-    half = block_mean(small, 2)
-    scale = np.float32(half.shape[1] / small.shape[1])
-    return half, quad * scale, bounds(window, (half.shape[1], half.shape[0]))

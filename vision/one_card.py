@@ -32,8 +32,8 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.by_index import candidates, ink_pieces, level, other_index, working
-from vision.face_down import MOST_AREA, face_down, halved
+from vision.by_index import candidates, halved, ink_pieces, level, other_index, working
+from vision.face_down import MOST_AREA, face_down
 from vision.index_glyphs import anchors, face_corners, to_frame
 from vision.profile import DeckProfile
 from vision.window import ScanWindow, bounds
