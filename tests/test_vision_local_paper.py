@@ -15,8 +15,9 @@ import pytest
 from vision_support import card_at, corners_off, profile
 
 from controller.cards import parse_card
-from vision.detect import DetectParams, _shrink, find_card
+from vision.detect import DetectParams, find_card
 from vision.enrol_photo import SHADE_EDGE, photo_face
+from vision.levels import shrink
 from vision.local_paper import MIN_CORNER, corner_paper, shaded_side
 from vision.recognise import recognise
 from vision.synth import DESIGNS, render_face
@@ -151,7 +152,7 @@ def assert_lit_part_grown(frame: np.ndarray, turn: float, off: float) -> None:
     """The detector finds the card drawn at ``turn`` only as its lit part, and offers the whole card."""
     detection = find_card(frame, (300, 420), warp=False)
     assert detection.corners is not None and corners_off(detection.corners, turn) > 20, off  # lit part
-    whole = None if detection.whole is None else detection.whole()
+    whole = detection.whole_card()
     assert whole is not None and corners_off(whole, turn) < 6, off
 
 
@@ -202,7 +203,7 @@ def test_a_card_on_a_pale_grey_cloth_is_not_grown(turn: float) -> None:
     frame = in_shadow([("KS", card_at(turn))], (0.0, 0.0), 1.0, 100.0, 1.0)  # depth 1.0: no round shadow
     detection = find_card(frame, (300, 420), warp=False)
     assert detection.corners is not None and corners_off(detection.corners, turn) < 6
-    working, scale = _shrink(frame, DetectParams().work_width)  # the detector's own working frame
+    working, scale = shrink(frame, DetectParams().work_width)  # the detector's own working frame
     assert shaded_side(detection.corners * scale, working)  # the look by local paper runs when asked
     assert detection.whole is not None and detection.whole() is None
     assert recognise(frame, profile()).card is parse_card("KS")

@@ -21,7 +21,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.covered import covered
-from vision.levels import grey_percentile
+from vision.levels import grey_percentile, shrink
 from vision.local_paper import LOCAL, lit_part, local_card
 from vision.mend import mend
 from vision.refusal import Refusal
@@ -84,6 +84,10 @@ class Detection:
     #: may be only its part lit beyond a shadow's edge, else None; asked only by a reader that failed on it.
     whole: Callable[[], NDArray[np.float32] | None] | None = field(default=None, repr=False, compare=False)
 
+    def whole_card(self) -> NDArray[np.float32] | None:
+        """The whole card's corners if the card found may be only its lit part (``whole``), else None."""
+        return None if self.whole is None else self.whole()
+
 
 def _order(quad: NDArray[np.float32]) -> NDArray[np.float32]:
     """Corners clockwise on screen, starting so that the first edge is a short side (top or bottom)."""
@@ -96,24 +100,6 @@ def _order(quad: NDArray[np.float32]) -> NDArray[np.float32]:
 
 #: A frame's least side at the working width: a thinner strip holds no card and shrinks to nothing.
 MIN_SIDE: Final = 2
-
-
-def _shrink(frame: Image, width: int) -> tuple[Image, float]:
-    """``frame`` at ``width`` pixels wide (never larger), and the factor applied.
-
-    A 12-megapixel photograph is first decimated (nearest pixel) to about twice the working width,
-    which is nearly free, and only that is area-averaged: area-averaging the whole photograph cost
-    most of the frame's time, and the outline needs no more than the working width.
-    """
-    w = frame.shape[1]
-    scale = min(1.0, width / w)
-    if scale >= 1.0:
-        return frame, 1.0
-    if w > 4 * width:
-        f = 2 * width / w
-        frame = cv2.resize(frame, None, fx=f, fy=f, interpolation=cv2.INTER_NEAREST)
-        return cv2.resize(frame, None, fx=scale / f, fy=scale / f, interpolation=cv2.INTER_AREA), scale
-    return cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), scale
 
 
 @dataclass(frozen=True)
@@ -369,7 +355,7 @@ def find_card(
     h, w = frame.shape[:2]
     if min(h, w) * min(1.0, params.work_width / w) < MIN_SIDE:
         return Detection("refused", f"a {w} x {h} frame is too narrow to hold a card", Refusal.NARROW)
-    small, scale = _shrink(frame, params.work_width)
+    small, scale = shrink(frame, params.work_width)
     grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     win = bounds(window, (grey.shape[1], grey.shape[0]))
     seen = grey if win.inside is None else grey[win.inside > 0].reshape(1, -1)

@@ -191,7 +191,7 @@ def _seen(photo: Image, corners: NDArray[np.float32], pad: int) -> Image | None:
 
 def _maybe_lit_part(det: Detection) -> bool:
     """Whether the card ``det`` found has a larger card about it (:data:`SHADE_EDGE`)."""
-    return det.whole is not None and det.whole() is not None
+    return det.whole_card() is not None
 
 
 def _flush(photo: Image) -> PhotoFace | None:

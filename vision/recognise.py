@@ -309,7 +309,7 @@ def recognise(
         crops = warp_indices(frame, det.other, face, box)
         other = read_indices(crops, profile, one_index=False, again=again(det.other, crops))
         read, corners = (other, det.other) if other.status == "card" else (read, corners)
-    if read.status != "card" and det.whole is not None and (whole := det.whole()) is not None:
+    if read.status != "card" and (whole := det.whole_card()) is not None:
         # The card found may be only its part lit beyond a shadow's edge: the whole card's indices, and
         # its reason if they fail too (the lit part's would be "blank index" for a shaded index).
         crops, corners = warp_indices(frame, whole, face, box), whole
