@@ -91,11 +91,17 @@ def test_a_felt_whose_rail_shows_all_round_is_no_back() -> None:
 def test_a_dim_second_card_a_few_pixels_inside_the_frames_edge_still_counts(gap: int) -> None:
     """A card placed from one index comes out a little large: without the slack it seemed half out
     of the window and was set aside (a second reading's frames)."""
+    assert_refused_with_the_qs("KS", _quad_at(W - 115 - gap, 160, 115), gap)
+
+
+def assert_refused_with_the_qs(code: str, quad: list[tuple[float, float]], case: object) -> None:
+    """``code`` at 0.6 of the light on a grey table, the QS over it at (250, 150), 120 px wide: the
+    frame is unknown, refused as more than one card (``case`` names the scene in a failure)."""
     frame = np.full((H, W, 3), 150, np.uint8)
-    paste(frame, "KS", _quad_at(W - 115 - gap, 160, 115), 0.6)
+    paste(frame, code, quad, 0.6)
     paste(frame, "QS", _quad_at(250, 150, 120))
     reading = recognise(frame, profile())
-    assert reading.status == "unknown", (gap, reading)
+    assert reading.status == "unknown", (case, reading)
     assert "one card at a time" in reading.reason, reading.reason
 
 
@@ -105,23 +111,13 @@ def test_a_dim_card_whose_index_lies_close_to_the_cards_edge_still_counts(code: 
     """A dim card beside the QS, ``gap`` pixels from its edge (under it when negative): its index lies
     a few pixels from the QS's edge, where the ink search's coarse paper is the QS's own, and is still a
     second card's (a speed-up that skipped candidates near the card's edge must keep these)."""
-    frame = np.full((H, W, 3), 150, np.uint8)
-    paste(frame, code, _quad_at(250 - 115 - gap, 150, 115), 0.6)
-    paste(frame, "QS", _quad_at(250, 150, 120))
-    reading = recognise(frame, profile())
-    assert reading.status == "unknown", (gap, reading)
-    assert "one card at a time" in reading.reason, reading.reason
+    assert_refused_with_the_qs(code, _quad_at(250 - 115 - gap, 150, 115), gap)
 
 
 @pytest.mark.parametrize("shown", [25, 40])
 def test_a_card_under_the_card_with_its_index_showing_beside_it_still_counts(shown: int) -> None:
     """A KS under the QS, ``shown`` pixels of it out from under the QS's left edge: its top index."""
-    frame = np.full((H, W, 3), 150, np.uint8)
-    paste(frame, "KS", _quad_at(250 - shown, 152, 115), 0.6)
-    paste(frame, "QS", _quad_at(250, 150, 120))
-    reading = recognise(frame, profile())
-    assert reading.status == "unknown", (shown, reading)
-    assert "one card at a time" in reading.reason, reading.reason
+    assert_refused_with_the_qs("KS", _quad_at(250 - shown, 152, 115), shown)
 
 
 @pytest.mark.parametrize(("code", "x0"), [("KS", 242.0), ("2S", 241.0), ("AC", 241.5)])
@@ -129,10 +125,5 @@ def test_a_card_under_the_card_with_its_index_at_the_cards_edge_still_counts(cod
     """A dim card lying sideways under the QS, its index (a whole rank, most of its suit) touching the
     QS's right edge: its suit's centre lies under half a suit's height from the edge, and these were
     read as the QS when candidates that near the edge were skipped by their distance (cc972c4)."""
-    frame = np.full((H, W, 3), 150, np.uint8)
     w, h = 115 * 88 / 63, 115
-    paste(frame, code, [(x0, 190 + h), (x0, 190), (x0 + w, 190), (x0 + w, 190 + h)], 0.6)
-    paste(frame, "QS", _quad_at(250, 150, 120))
-    reading = recognise(frame, profile())
-    assert reading.status == "unknown", (code, reading)
-    assert "one card at a time" in reading.reason, reading.reason
+    assert_refused_with_the_qs(code, [(x0, 190 + h), (x0, 190), (x0 + w, 190), (x0 + w, 190 + h)], code)
