@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.detect import CARD_ASPECT, Detection, DetectParams, find_card
+from vision.detect import CARD_ASPECT, DetectParams, find_card
 from vision.profile import FACE_SIZE
 from vision.recognise import Image
 from vision.refusal import Refusal
@@ -115,7 +115,7 @@ def photo_face(photo: Image) -> PhotoFace:
     # face it would teach the deck a face with table in it, its index shrunk and moved.
     det = find_card(photo, FACE_SIZE, ENROL_PARAMS)
     if det.face is not None and det.corners is not None:
-        if _maybe_lit_part(det):
+        if det.whole_card() is not None:  # a larger card about it: maybe only its lit part
             return PhotoFace(None, SHADE_EDGE)
         seen = _seen(photo, det.corners, 0)
         how = "card" if seen is None else "tight"
@@ -189,11 +189,6 @@ def _seen(photo: Image, corners: NDArray[np.float32], pad: int) -> Image | None:
     return warp_box(inside, corners, FACE_SIZE, (0, 0, *FACE_SIZE))
 
 
-def _maybe_lit_part(det: Detection) -> bool:
-    """Whether the card ``det`` found has a larger card about it (:data:`SHADE_EDGE`)."""
-    return det.whole_card() is not None
-
-
 def _flush(photo: Image) -> PhotoFace | None:
     """A card lying against the photograph's edge, a whole side along it (the live camera does not
     guess a side it cannot see): the photograph is framed by its own table's colour so the card's
@@ -212,7 +207,7 @@ def _flush(photo: Image) -> PhotoFace | None:
     det = find_card(framed, FACE_SIZE, ENROL_PARAMS)
     if det.face is None or det.corners is None:
         return None
-    if _maybe_lit_part(det):
+    if det.whole_card() is not None:
         return PhotoFace(None, SHADE_EDGE)
     q = det.corners - pad
     long = max(float(np.linalg.norm(q[k] - q[(k + 1) % 4])) for k in range(4))
