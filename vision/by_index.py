@@ -14,7 +14,8 @@ as a detected card's are, both of them, agreeing (the caller's ``read_pair``).
 Why it cannot read a card that is not one: two agreeing index reads at a card's geometry are needed,
 every index box must lie inside the frame and the scan window, and any other candidate index in the
 window that reads as a card (the same or another) leaves the frame unknown, as does a second pair,
-a second bright region of a card's size or a dark one (a face-down back, :mod:`vision.face_down`).
+a second bright region of a card's size or a dark one (a face-down back, :mod:`vision.face_down`), or
+a second card's grey paper however dim (:func:`vision.second_paper.dim_second`).
 The work is bounded: cheap size and spacing tests first, then at most :data:`MAX_PAIRS` reads.
 """
 
@@ -36,6 +37,7 @@ from vision.levels import block_mean, least_channel
 from vision.profile import DeckProfile
 from vision.refusal import Refusal
 from vision.regions import components
+from vision.second_paper import apart, dim_second
 from vision.warp import warp_box, warp_indices
 from vision.window import Bounds, ScanWindow, bounds
 
@@ -271,21 +273,6 @@ def halved(small: Image, quad: NDArray[np.float32], window: ScanWindow | None
     return half, quad * scale, bounds(window, (half.shape[1], half.shape[0]))
 
 
-def apart(small: Image, quad: NDArray[np.float32], inside: NDArray[np.uint8] | None, least: float) -> bool:
-    """Whether the window holds a bright region of a card's size (``least``: a share of the frame) apart
-    from the card at ``quad`` (Otsu's bright mask, as the detector's): a second card that shows no index
-    (a face-down back, a pile of them) reaching the window's edge beside a card read by its indices."""
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    bright = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
-    if inside is not None:
-        bright = cv2.bitwise_and(bright, inside)
-    n, labels, stats, _ = components(bright)
-    card = np.zeros_like(bright)
-    cv2.fillConvexPoly(card, np.round(quad).astype(np.int32), 255)
-    big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= least * bright.size]
-    return any(not np.any(card[labels == k]) for k in big)
-
-
 def find_by_indices(
     frame: Image, profile: DeckProfile, window: ScanWindow | None, params: DetectParams, refused: Detection,
     read_pair: Callable[[list[Image]], Reading | None], reads_alone: Callable[[Image], bool],
@@ -359,6 +346,8 @@ def search(
         return Found(None, "a second bright region of a card's size in the window (one card at a time)")
     if face_down(half, at_half, win_half):
         return Found(None, "a dark rectangle of a card's size in the window: a back (one card at a time)")
+    if dim_second(half, at_half, win_half):
+        return Found(None, "a second card's paper in the window, however dim (one card at a time)")
     second = other_index(frame, quad, found, paper, card_paper, profile, shrink, reads_alone)
     return Found(None, second) if second is not None else Found(reading, "read by its two indices")
 

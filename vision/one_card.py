@@ -10,16 +10,18 @@ is read, the window is looked at once more with the search by indices' own check
 apart from the card (at most :data:`vision.face_down.MOST_AREA` card areas: a dark mat, a tablet or a
 felt whose rail shows all round is no back), or a candidate index outside the card, on paper at least
 :data:`DIM_PAPER` as bright as the card's, whose card would lie wholly inside the window (within
-:data:`SLACK`: a card placed from one index comes out a little large) and which reads as a card alone.
-Either leaves the frame unknown. The search's looser "a rank over a suit of the deck's sizes" is not
-used: on martinabeleda's felt it took a neighbour's index for a card lying across the one read.
+:data:`SLACK`: a card placed from one index comes out a little large) and which reads as a card alone;
+or a second card's grey paper, however dim, apart from the card or showing from under it
+(:func:`vision.second_paper.dim_second`: a dim 10's index does not read alone). Any leaves the frame unknown.
+The search's looser "a rank over a suit of the deck's sizes" is not used: on martinabeleda's felt it
+took a neighbour's index for a card lying across the one read.
 
 What it leaves alone, as the detector does: a neighbouring card half out of the window (its region and
 its card reach the window's edge), and a back mostly under the card (less field than
 :data:`vision.face_down.LEAST_AREA`). What it costs: a dark object of a card's size and shape beside
 the card (a wallet, a banknote, a phone touching it) leaves the frame unknown too, a read lost, never a
-wrong one; and one ink search per card read (about 2.4 ms at 640 x 480), which frames without a card
-never pay.
+wrong one; and one ink search and one look at the grey pixels per card read (about 3 ms at 640 x 480),
+which frames without a card never pay.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from vision.by_index import candidates, halved, ink_pieces, level, other_index, 
 from vision.face_down import MOST_AREA, face_down
 from vision.index_glyphs import anchors, face_corners, to_frame
 from vision.profile import DeckProfile
+from vision.second_paper import dim_second
 from vision.window import ScanWindow, bounds
 
 #: A second card's index is looked at when its paper is at least this share as bright as the card's:
@@ -60,9 +63,12 @@ def second_card(
     small, shrink = working(frame)
     quad = np.asarray(corners, np.float32).reshape(4, 2) * np.float32(shrink)
     win = bounds(window, (small.shape[1], small.shape[0]))
-    if face_down(*halved(small, quad, window), MOST_AREA):
+    half, at_half, win_half = halved(small, quad, window)
+    if face_down(half, at_half, win_half, MOST_AREA):
         return ("a dark rectangle of a card's size in the window: a back, or a card in shadow "
                 "(one card at a time)")
+    if dim_second(half, at_half, win_half):
+        return "a second card's paper in the window, however dim (one card at a time)"
     centres, stats, scales, paper = ink_pieces(small, profile, *area)
     found = candidates(centres, stats, profile, scales)
     face = np.array(face_corners(profile), np.float32)

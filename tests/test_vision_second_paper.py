@@ -1,0 +1,124 @@
+"""A second card's grey paper, however dim, leaves the window unknown (vision/second_paper.py).
+
+The tables are drawn here: pale wood whose grain and uneven light make parts of it as bright as the
+card (so the card is found by its indices), felt and a dark grey cloth. Before the check, a second card
+dimmer than the table (in shadow, at 35 to 55 % of the light) was read past on the pale wood, a dim 10
+(its rank two pieces, so its index does not read alone) on felt, and a 10 lying over the card's edge on
+oak: each scene was read as the bright card, with two cards in the window. What must not count as a
+second card: a chip, a thin lit rim, a neighbour reaching the window's edge.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+from test_vision_detect import H, W
+from test_vision_one_card import paste
+from vision_support import profile
+
+from controller.cards import parse_card
+from vision.recognise import recognise
+from vision.second_paper import LEAST_SHOWN, second_grey
+
+BEIGE = (150, 185, 205)
+OAK = (80, 140, 190)
+FELT = (40, 90, 30)
+
+
+def pale_wood(tint: tuple[int, int, int], gain: float, ramp: float) -> np.ndarray:
+    """A wooden table of ``tint`` (BGR) lit ``gain`` times, its grain in streaks, the light rising by
+    ``ramp`` across the frame: its brightest streaks are as bright as a card's paper, but coloured."""
+    y = np.arange(H, dtype=np.float32)[:, None]
+    x = np.arange(W, dtype=np.float32)[None, :]
+    grain = 0.5 + 0.2 * np.sin(y / 4.0 + 4 * np.sin(x / 60.0)) + 0.1 * np.sin(y / 1.3 + x / 200.0)
+    light = 1 + ramp * ((x - W / 2) * math.cos(0.3) + (y - H / 2) * math.sin(0.3)) / W
+    table = np.array(tint, np.float32) * gain * (0.75 + 0.5 * grain[..., None]) * light[..., None]
+    return np.clip(table, 0, 255).astype(np.uint8)
+
+
+def at(cx: float, cy: float, width: float, turn: float) -> list[tuple[float, float]]:
+    """A card's corners (tl, tr, br, bl), centred at (cx, cy), ``width`` wide, turned ``turn`` degrees."""
+    h = width * 88 / 63
+    c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
+    return [(cx + x * c - y * s, cy + x * s + y * c)
+            for x, y in ((-width / 2, -h / 2), (width / 2, -h / 2), (width / 2, h / 2), (-width / 2, h / 2))]
+
+
+QS_AT = at(300, 240, 150, 0)
+
+
+@pytest.mark.parametrize("gain", [0.4, 0.5])
+@pytest.mark.parametrize("code", ["TH", "KS", "9C"])
+@pytest.mark.parametrize("place", [at(520, 240, 140, 10), at(110, 150, 130, -15)], ids=["right", "left, up"])
+def test_a_dim_second_card_apart_on_pale_wood_leaves_the_window_unknown(
+    place: list[tuple[float, float]], code: str, gain: float
+) -> None:
+    frame = pale_wood(BEIGE, 1.2, 0.3)
+    paste(frame, code, place, gain)
+    paste(frame, "QS", QS_AT)
+    reading = recognise(frame, profile())
+    assert reading.status == "unknown" and "one card at a time" in reading.reason, reading
+
+
+@pytest.mark.parametrize("gain", [0.35, 0.45, 0.55])
+@pytest.mark.parametrize("table", [FELT, (60, 60, 60)], ids=["green felt", "dark grey cloth"])
+def test_a_dim_ten_apart_on_felt_leaves_the_window_unknown(table: tuple[int, int, int], gain: float) -> None:
+    """Its rank is two pieces, so its index does not read alone: only its paper shows it."""
+    frame = np.full((H, W, 3), table, np.uint8)
+    paste(frame, "TH", at(520, 240, 140, 10), gain)
+    paste(frame, "QS", QS_AT)
+    reading = recognise(frame, profile())
+    assert reading.status == "unknown" and "one card at a time" in reading.reason, reading
+
+
+@pytest.mark.parametrize(("qs_light", "turn"), [(1.0, 0), (0.9, -8), (1.0, 8)])
+def test_a_card_lying_over_the_edge_of_another_on_pale_wood_is_not_read_as_either(
+    qs_light: float, turn: float
+) -> None:
+    """The 10 lies over the QS's edge, a little dimmer: neither is read (the QS was, before)."""
+    frame = pale_wood(OAK, 1.15, 0.9)
+    paste(frame, "QS", at(300, 240, 150, 0), qs_light)
+    paste(frame, "TH", at(455, 255, 150, turn), 0.85)
+    reading = recognise(frame, profile())
+    assert reading.status == "unknown", reading
+
+
+def test_a_dim_neighbour_half_out_of_the_window_is_set_aside_and_the_card_read() -> None:
+    """As the detector sets a bright neighbour's region aside: it reaches the window's edge."""
+    frame = pale_wood(BEIGE, 1.2, 0.3)
+    paste(frame, "KS", at(640, 240, 150, 0), 0.5)
+    paste(frame, "QS", QS_AT)
+    assert recognise(frame, profile()).card is parse_card("QS")
+
+
+def test_a_second_grey_region_counts_only_wholly_inside_the_window_and_large_enough() -> None:
+    card = np.array([(100, 100), (200, 100), (200, 240), (100, 240)], np.float32)
+    rim = np.zeros((300, 400), np.uint8)
+    rim[0, :] = rim[-1, :] = rim[:, 0] = rim[:, -1] = 255
+    grey = np.zeros((300, 400), np.uint8)
+    grey[100:241, 100:201] = 255  # the card's own paper: never a second one
+    assert not second_grey(grey, card, rim)
+    side = int(math.sqrt(LEAST_SHOWN * 100 * 140)) + 2
+    grey[20:20 + side, 250:250 + side] = 255  # a second card's corner showing, wholly inside
+    assert second_grey(grey, card, rim)
+    grey[20:20 + side, 250:250 + side] = 0
+    grey[20:20 + side - 6, 250:250 + side - 6] = 255  # less than LEAST_SHOWN of the card
+    assert not second_grey(grey, card, rim)
+    grey[150:290, 300:400] = 255  # a neighbour reaching the window's edge
+    assert not second_grey(grey, card, rim)
+
+
+def test_a_chip_or_a_thin_lit_rim_beside_the_card_is_no_second_card() -> None:
+    """Grey, wholly inside the window, but no card's shape: a chip is round and small, a rim thin."""
+    card = np.array([(100, 100), (200, 100), (200, 240), (100, 240)], np.float32)
+    rim = np.zeros((300, 400), np.uint8)
+    rim[0, :] = rim[-1, :] = rim[:, 0] = rim[:, -1] = 255
+    grey = np.zeros((300, 400), np.uint8)
+    cv2.circle(grey, (340, 50), 35, 255, -1)  # larger than a real chip beside a card, and round
+    cv2.rectangle(grey, (220, 250), (390, 262), 255, -1)  # a lit rim, 170 x 13
+    assert not second_grey(grey, card, rim)
+    cv2.rectangle(grey, (225, 95), (325, 235), 255, -1)  # a dim card apart: counted
+    assert second_grey(grey, card, rim)
