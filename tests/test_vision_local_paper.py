@@ -262,7 +262,14 @@ def test_two_cards_side_by_side_one_in_shade_stay_one_card_at_a_time(turn: float
     detection = find_card(frame, (300, 420), warp=False)
     assert detection.corners is not None and corners_off(detection.corners, turn) < 6
     reading = recognise(frame, profile())
-    assert reading.card is None and reading.reason.endswith("(one card at a time)"), reading
+    assert reading.card is None and reading.reason in BY_ITS_INDEX_OR_ITS_PAPER, reading
+
+
+#: The two looks that see the shaded 5D beside the KS: its index, or its grey paper.
+BY_ITS_INDEX_OR_ITS_PAPER: Final = (
+    "another index in the window reads as a card (one card at a time)",
+    "a second card's paper in the window, however dim (one card at a time)",
+)
 
 
 @pytest.mark.parametrize(("code", "depth"), [("TC", 0.35), ("TC", 0.45), ("QD", 0.35), ("QD", 0.45)])

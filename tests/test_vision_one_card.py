@@ -69,12 +69,13 @@ def _quad_at(x: float, y: float, w: float) -> list[tuple[float, float]]:
     return [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
 
 
-def paste(frame: np.ndarray, code: str, quad: list[tuple[float, float]], gain: float = 1.0) -> None:
-    """Lay ``code``, drawn on ``quad`` as :func:`table_with_card` draws it (its paper times ``gain``),
-    over ``frame``."""
+def paste(frame: np.ndarray, code: str, quad: list[tuple[float, float]],
+          gain: float | tuple[float, float, float] = 1.0) -> None:
+    """Lay ``code``, drawn on ``quad`` as :func:`table_with_card` draws it (its paper times ``gain``, or
+    times each of blue, green and red's: a light of another colour), over ``frame``."""
     one = table_with_card(code, quad)
     paper = np.all(one != FELT, axis=2)
-    frame[paper] = np.clip(one[paper] * gain, 0, 255).astype(np.uint8)
+    frame[paper] = np.clip(one[paper] * np.asarray(gain, np.float32), 0, 255).astype(np.uint8)
 
 
 def test_a_felt_whose_rail_shows_all_round_is_no_back() -> None:

@@ -4,8 +4,10 @@ The tables are drawn here: pale wood whose grain and uneven light make parts of 
 card (so the card is found by its indices), felt and a dark grey cloth. Before the check, a second card
 dimmer than the table (in shadow, at 35 to 55 % of the light) was read past on the pale wood, a dim 10
 (its rank two pieces, so its index does not read alone) on felt, and a 10 lying over the card's edge on
-oak: each scene was read as the bright card, with two cards in the window. What must not count as a
-second card: a chip, a thin lit rim, a neighbour reaching the window's edge.
+oak: each scene was read as the bright card, with two cards in the window. Then (a second reading) a dim
+10 lying under the card, showing round a corner or along one side, and a dim card whose light had a
+colour cast of 5 to 15 %. What must not count as a second card: a chip, a thin lit rim, a neighbour
+reaching the window's edge, a grey mat larger than a card.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from vision_support import profile
 
 from controller.cards import parse_card
 from vision.recognise import recognise
-from vision.second_paper import LEAST_SHOWN, second_grey
+from vision.second_paper import LEAST_BAND, LEAST_SHOWN, second_grey
 
 BEIGE = (150, 185, 205)
 OAK = (80, 140, 190)
@@ -122,3 +124,74 @@ def test_a_chip_or_a_thin_lit_rim_beside_the_card_is_no_second_card() -> None:
     assert not second_grey(grey, card, rim)
     cv2.rectangle(grey, (225, 95), (325, 235), 255, -1)  # a dim card apart: counted
     assert second_grey(grey, card, rim)
+
+
+@pytest.mark.parametrize(("offset", "gain"), [
+    ((40, 45), 0.45), ((45, 40), 0.45), ((40, 45), 0.35), ((-40, 45), 0.45), ((40, -45), 0.55),
+    ((30, 60), 0.45), ((0, 45), 0.45), ((45, 0), 0.45), ((0, -40), 0.45),
+])
+def test_a_dim_card_lying_under_the_card_leaves_the_window_unknown(
+    offset: tuple[int, int], gain: float
+) -> None:
+    """The 10 shows round the QS's corner as an L, its index splitting it, or along one side as a band:
+    no piece is card-shaped alone, but with the QS they make one outline of two cards (read as the QS
+    before the second reading)."""
+    frame = np.full((H, W, 3), FELT, np.uint8)
+    paste(frame, "TH", at(300 + offset[0], 240 + offset[1], 150, 0), gain)
+    paste(frame, "QS", QS_AT)
+    reading = recognise(frame, profile())
+    assert reading.status == "unknown" and "one card at a time" in reading.reason, reading
+
+
+@pytest.mark.parametrize("cast", [(0.95, 1.0, 1.0), (0.9, 0.95, 1.0), (1.0, 0.95, 0.9), (0.85, 0.95, 1.0)])
+def test_a_dim_card_in_a_light_of_another_colour_leaves_the_window_unknown(
+    cast: tuple[float, float, float]
+) -> None:
+    """A shadow is lit by the room, not the lamp: the dim card's paper takes a cast of 5 to 15 % of
+    saturation, above the bright paper's own (read as the QS before the second reading)."""
+    frame = np.full((H, W, 3), FELT, np.uint8)
+    paste(frame, "TH", at(520, 240, 140, 10), (0.45 * cast[0], 0.45 * cast[1], 0.45 * cast[2]))
+    paste(frame, "QS", QS_AT)
+    reading = recognise(frame, profile())
+    assert reading.status == "unknown" and "one card at a time" in reading.reason, reading
+
+
+def test_a_grey_mat_larger_than_a_card_beside_it_is_no_second_card() -> None:
+    """A dim grey mat 1.7 cards long and 1.6 wide, wholly inside the window: no card's paper (refused as
+    one before the second reading)."""
+    frame = np.full((H, W, 3), FELT, np.uint8)
+    frame[40:440, 400:620] = (95, 95, 95)
+    paste(frame, "QS", at(250, 240, 150, 0))
+    assert recognise(frame, profile()).card is parse_card("QS")
+
+
+def test_a_band_round_the_cards_corner_counts_though_its_index_splits_it() -> None:
+    """The two pieces of an L round the card's corner are each too thin to be a card apart; together
+    with the card they make one outline. A sliver along one side (the card's own paper past a loose
+    outline) does not, nor a band whose outline is not straight with the card's."""
+    card = np.array([(100, 100), (200, 100), (200, 240), (100, 240)], np.float32)
+    rim = np.zeros((300, 400), np.uint8)
+    rim[0, :] = rim[-1, :] = rim[:, 0] = rim[:, -1] = 255
+    grey = np.zeros((300, 400), np.uint8)
+    grey[130:275, 205:232] = 255  # the right arm of the L
+    grey[245:275, 130:195] = 255  # the bottom arm, apart from it by the lower card's index
+    assert second_grey(grey, card, rim)
+    grey[:] = 0
+    grey[105:240, 205:211] = 255  # a sliver 6 pixels thick along the right side
+    assert not second_grey(grey, card, rim)
+    grey[:] = 0
+    cv2.circle(grey, (235, 170), 30, 255, -1)  # a blob as large as the band, round
+    assert int(np.count_nonzero(grey)) > LEAST_BAND * 100 * 140
+    assert not second_grey(grey, card, rim)
+
+
+def test_a_region_touching_the_windows_rim_anywhere_is_set_aside() -> None:
+    """Every pixel of a region's outline is looked at, not its corners alone: a card-sized region whose
+    straight side meets the window's rim at one point is a neighbour reaching the window's edge."""
+    card = np.array([(100, 100), (200, 100), (200, 240), (100, 240)], np.float32)
+    rim = np.zeros((300, 400), np.uint8)
+    grey = np.zeros((300, 400), np.uint8)
+    grey[95:235, 260:360] = 255  # a card's paper apart, wholly inside
+    assert second_grey(grey, card, rim)
+    rim[165, 359] = 255  # the window's rim at the middle of its right side
+    assert not second_grey(grey, card, rim)

@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 
 from vision.levels import grey_percentile
 from vision.regions import components
-from vision.window import Bounds
+from vision.window import Bounds, side_lengths
 
 #: Grey levels below this are no paper, however grey: ink, a shadow, a dark gap (the ink search's floor
 #: for paper too, :data:`vision.by_index.MIN_PAPER`).
@@ -44,11 +44,24 @@ DARKEST_PAPER: Final = 80
 #: not.
 LEAST_SHOWN: Final = 0.4
 RECT_FILL: Final = 0.8
+#: A card under the card read, showing along its outline, shows by at least this share of the card's area
+#: (its pixels, after the card's own rim), at least :data:`THICK` of the card's width thick: a 10 lying
+#: under the QS a quarter of its width aside and down. The card's own paper past a loose outline is a
+#: sliver (a twentieth of its area), a chip touching it a tenth.
+LEAST_BAND: Final = 0.08
+THICK: Final = 0.15
+#: A grey region longer or wider than the card by more than this share is no card's paper: a mat, a tray,
+#: a tablet's lit screen.
+MOST_SIDE: Final = 1.25
 #: How far past the card's outline its own paper may show in the grey pixels (working pixels): blur.
 OWN_RIM: Final = 3
 #: The opening's square as a share of the working width (5 pixels at the looks' 240): specks of grey
 #: table grain go, a card's paper stays.
 OPEN_SHARE: Final = 7 / 320
+#: A second card's paper under a light of another colour (a lamp's warm light on the card, the room's cooler
+#: light in its shadow) takes a cast of that colour: paper is grey up to this share of the table's
+#: saturation (green felt's 0.67: 0.27; a cast of 15 % is 0.15), when that is more than the bright paper's.
+TABLE_SHARE: Final = 0.4
 #: The closing's square (working pixels): a dim card's pips and thin margins break its grey paper into
 #: pieces, which it joins again.
 CLOSE: Final = 5
@@ -56,22 +69,27 @@ CLOSE: Final = 5
 
 def grey_paper(small: MatLike, inside: MatLike | None) -> MatLike:
     """The grey pixels of the working frame ``small`` (in the window ``inside``, if any) not darker than
-    :data:`DARKEST_PAPER`: those whose chroma (the greatest channel less the least, blurred) is at most
-    Otsu's level of the bright pixels' chroma, scaled by their light against the bright pixels' median
-    light (the same saturation as the bright paper's); opened by :data:`OPEN_SHARE` of the width."""
+    :data:`DARKEST_PAPER`: those whose saturation (the greatest channel less the least, over the
+    greatest, blurred) is at most the bright paper's (Otsu's level of the bright pixels' chroma over
+    their median light) or :data:`TABLE_SHARE` of the table's (its median, the pixels not bright), the
+    higher; opened by :data:`OPEN_SHARE` of the width."""
     b, g, r = cv2.split(cv2.GaussianBlur(small, (5, 5), 0))  # numpy's max over channels cost 2 ms
     most = cv2.max(cv2.max(b, g), r)
     chroma = cv2.subtract(most, cv2.min(cv2.min(b, g), r))
     grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     bright = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+    table = cv2.bitwise_not(bright)
     if inside is not None:
         bright = cv2.bitwise_and(bright, inside)
+        table = cv2.bitwise_and(table, inside)
     where = bright > 0
     if not where.any():
         return np.zeros_like(grey)
+    saturation = cv2.divide(chroma, most, scale=255)
     level = cv2.threshold(chroma[where].reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
-    lit = max(grey_percentile(most, bright, 50), 1.0)
-    found = (chroma.astype(np.float32) * lit <= level * most.astype(np.float32)) & (grey >= DARKEST_PAPER)
+    paper = level * 255 / max(grey_percentile(most, bright, 50), 1.0)
+    cut = max(paper, TABLE_SHARE * grey_percentile(saturation, table, 50) if table.any() else 0.0)
+    found = (saturation <= cut) & (grey >= DARKEST_PAPER)
     side = max(3, round(OPEN_SHARE * small.shape[1]) | 1)
     opened = cv2.morphologyEx(found.astype(np.uint8) * 255, cv2.MORPH_OPEN, np.ones((side, side), np.uint8))
     return opened if inside is None else cv2.bitwise_and(opened, inside)
@@ -79,28 +97,70 @@ def grey_paper(small: MatLike, inside: MatLike | None) -> MatLike:
 
 def second_grey(grey: MatLike, quad: NDArray[np.float32], rim: MatLike) -> bool:
     """Whether the grey pixels ``grey`` (in the window) hold, besides the card at ``quad`` (working
-    pixels), a card's paper: a region wholly inside the window (off its ``rim``) whose convex hull covers
-    at least :data:`LEAST_SHOWN` of the card's area and :data:`RECT_FILL` of its least rectangle, and not
-    the card's centre (a grey sheet the card lies on)."""
+    pixels), a card's paper wholly inside the window (off its ``rim``), no larger than a card
+    (:data:`MOST_SIDE`) and not around the card's centre (a grey sheet the card lies on): a region apart
+    whose convex hull covers at least :data:`LEAST_SHOWN` of the card's area and :data:`RECT_FILL` of its
+    least rectangle, or the regions along the card's outline, together a band at least
+    :data:`LEAST_BAND` of its area and :data:`THICK` of its width thick that makes one outline with the
+    card (a card lying under it, showing along one side or round a corner: :func:`one_outline`)."""
     rest = grey.copy()
     corners = np.round(quad).astype(np.int32)
     cv2.fillConvexPoly(rest, corners, 0)
     cv2.polylines(rest, [corners.reshape(-1, 1, 2)], True, 0, 2 * OWN_RIM + 1)
-    least = LEAST_SHOWN * cv2.contourArea(quad)
+    card = cv2.contourArea(quad)
+    sides = sorted(side_lengths(quad))
     closed = cv2.morphologyEx(rest, cv2.MORPH_CLOSE, np.ones((CLOSE, CLOSE), np.uint8))
-    contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    centre = tuple(map(float, quad.mean(axis=0)))
+    contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    along = np.zeros_like(rest)
+    cv2.polylines(along, [corners.reshape(-1, 1, 2)], True, 255, 2 * (OWN_RIM + CLOSE) + 1)
+    band: list[MatLike] = []
     for contour in contours:
+        if np.any(rim[contour[:, 0, 1], contour[:, 0, 0]]):
+            continue  # a neighbour reaching the window's edge
         hull = cv2.convexHull(contour)
-        area = cv2.contourArea(hull)
-        if area < least or np.any(rim[contour[:, 0, 1], contour[:, 0, 0]]):
+        if not card_sized(hull, sides, quad):
             continue
-        if cv2.pointPolygonTest(hull, centre, False) >= 0:
-            continue  # it is under the card all round: a sheet or a mat the card lies on
+        if np.any(along[contour[:, 0, 1], contour[:, 0, 0]]):
+            band.append(contour)
+        area = cv2.contourArea(hull)
         (_, _), (w, h), _ = cv2.minAreaRect(hull)
-        if area >= RECT_FILL * w * h:
+        if area >= LEAST_SHOWN * card and area >= RECT_FILL * w * h:
             return True
-    return False
+    return bool(band) and one_outline(closed, band, quad, sides)
+
+
+def card_sized(hull: MatLike, sides: list[float], quad: NDArray[np.float32]) -> bool:
+    """Whether a region's convex ``hull`` could be a card's paper beside the card at ``quad`` (its
+    ``sides``, shorter first): no longer nor wider than :data:`MOST_SIDE` of them (a mat, a tray, a
+    tablet is), and not around the card's centre (a sheet or a mat the card lies on is)."""
+    (_, _), (w, h), _ = cv2.minAreaRect(hull)
+    if min(w, h) > MOST_SIDE * sides[0] or max(w, h) > MOST_SIDE * sides[1]:
+        return False
+    return bool(cv2.pointPolygonTest(hull, tuple(map(float, quad.mean(axis=0))), False) < 0)
+
+
+def one_outline(closed: MatLike, band: list[MatLike], quad: NDArray[np.float32],
+                sides: list[float]) -> bool:
+    """Whether the regions ``band`` along the card's outline are a card under it: at least
+    :data:`LEAST_BAND` of the card's area, :data:`THICK` of its width thick somewhere, and with the card
+    filling :data:`RECT_FILL` of their joint convex hull (two cards, one over the other, make one
+    outline of straight sides; a grey blob touching the card does not)."""
+    mask = np.zeros_like(closed)
+    cv2.drawContours(mask, band, -1, 255, cv2.FILLED)
+    mask = cv2.bitwise_and(mask, closed)
+    shown = float(cv2.countNonZero(mask))
+    card = cv2.contourArea(quad)
+    if shown < LEAST_BAND * card:
+        return False
+    if cv2.distanceTransform(mask, cv2.DIST_L2, 3).max() * 2 < THICK * sides[0]:
+        return False
+    points = np.vstack([np.vstack(band).reshape(-1, 2).astype(np.float32), quad])
+    room = np.zeros_like(closed)
+    cv2.fillConvexPoly(room, np.round(cv2.convexHull(points)).astype(np.int32), 255)
+    corners = np.round(quad).astype(np.int32)
+    cv2.fillConvexPoly(room, corners, 0)
+    cv2.polylines(room, [corners.reshape(-1, 1, 2)], True, 0, 2 * OWN_RIM + 1)
+    return shown >= RECT_FILL * cv2.countNonZero(room)
 
 
 def dim_second(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
