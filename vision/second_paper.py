@@ -8,18 +8,23 @@ the far side of a lamp) is no bright region at all, and its index may not read a
 two pieces), so it was missed beside a card read by its outline on felt and beside a card read by its
 indices on pale wood; sweeps of two-card scenes found the reader reading one of two cards apart, one of
 two touching, and the top card over a dim card showing most of its face (with the lower card as bright
-as the top one, never: the two make one odd outline). Saturation does not depend on the light: a dim
-card's paper is as grey as a lit one's, while felt, wood and tinted cloth are coloured. So the grey
-pixels at any level but a dark one show every card, bright or dim, and a region of them apart from the
-card read, wholly inside the window and shaped like a card or a band of one, is a second card.
+as the top one, never: the two make one odd outline). Saturation hardly depends on the light: a dim
+card's paper is nearly as grey as a lit one's (exactly, for brightness alone; a shadow lit by the room,
+not the lamp, takes a cast: :data:`TABLE_SHARE`), while felt, wood and tinted cloth are coloured. So the
+grey pixels at any level but a dark one show every card, bright or dim, and a region of them apart from
+the card read, wholly inside the window and shaped like a card, or the regions along its outline making
+one outline with it (a card under it), is a second card.
 
 What it cannot see: on a grey or pale table the table is grey too and reaches the window's edge, so a
 dim card there is still the other looks' to find (:mod:`vision.face_down`, the candidate indices); nor a
-card showing less than :data:`LEAST_SHOWN` of its area, or a triangle of it. What it leaves alone: a
-neighbour reaching the window's edge, and a grey sheet or mat the card lies on. What it costs: a grey
-object of a card's size and shape in the window (a white box, a sheet of paper) leaves the frame
-unknown, a read lost, never a wrong one; and about 0.45 ms per card read (at the looks' half
-working size).
+card apart showing less than :data:`LEAST_SHOWN` of its area, or a triangle of it; a card under the card
+showing less than about a quarter of its width (:data:`THICK`); a dim card joined to a neighbour reaching
+the window's edge; a card darker than :data:`DARKEST_PAPER`. What it leaves alone: a neighbour reaching
+the window's edge, a grey sheet or mat the card lies on, anything larger than a card (:data:`MOST_SIDE`).
+What it costs: a grey object of a card's size and shape in the window (a white box, a sheet of paper, a
+discard holder) leaves the frame unknown, a read lost, never a wrong one; so does, in a frame without
+colour (a mono camera), any such object above :data:`DARKEST_PAPER`; and about 0.45 ms per card read (at
+the looks' half working size).
 """
 
 from __future__ import annotations
@@ -47,7 +52,8 @@ RECT_FILL: Final = 0.8
 #: A card under the card read, showing along its outline, shows by at least this share of the card's area
 #: (its pixels, after the card's own rim), at least :data:`THICK` of the card's width thick: a 10 lying
 #: under the QS a quarter of its width aside and down. The card's own paper past a loose outline is a
-#: sliver (a twentieth of its area), a chip touching it a tenth.
+#: sliver (thin); a chip touching the card is round, no outline of straight sides with it
+#: (:func:`one_outline`).
 LEAST_BAND: Final = 0.08
 THICK: Final = 0.15
 #: A grey region longer or wider than the card by more than this share is no card's paper: a mat, a tray,
