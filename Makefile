@@ -19,7 +19,7 @@ demo: $(BIN)/.installed
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check controller drivers vision signage pitboard tests bench examples
-	$(BIN)/mypy controller drivers signage pitboard
+	$(BIN)/mypy controller drivers signage pitboard vision
 	$(BIN)/lint-imports
 
 # The signage page's browser tests drive Debian's Chromium (Playwright comes with the dev extra and
