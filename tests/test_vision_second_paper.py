@@ -195,3 +195,31 @@ def test_a_region_touching_the_windows_rim_anywhere_is_set_aside() -> None:
     assert second_grey(grey, card, rim)
     rim[165, 359] = 255  # the window's rim at the middle of its right side
     assert not second_grey(grey, card, rim)
+
+
+@pytest.mark.parametrize("gain", [0.22, 0.25, 0.3])
+@pytest.mark.parametrize("table", ["green felt", "oak"])
+def test_a_card_at_a_fifth_of_the_light_on_a_coloured_table_leaves_the_window_unknown(
+    table: str, gain: float
+) -> None:
+    """Its paper lies below 80 grey levels (read as the QS before the second reading); on a coloured
+    table dark grey is no table, so the floor there is 50."""
+    frame = np.full((H, W, 3), FELT, np.uint8) if table == "green felt" else pale_wood(OAK, 1.15, 0.9)
+    paste(frame, "TH", at(520, 240, 140, 10), gain)
+    paste(frame, "QS", QS_AT)
+    reading = recognise(frame, profile())
+    assert reading.status == "unknown" and "one card at a time" in reading.reason, reading
+
+
+@pytest.mark.parametrize("noise", range(3))
+def test_a_card_turned_under_the_card_on_a_mottled_cloth_leaves_the_window_unknown(noise: int) -> None:
+    """A 6S under an AS, turned 22 degrees from it: a wedge of it shows (a quarter of its area), at 0.59
+    of the light, on a mauve cloth with grain (a random scene of the second reading's sweep; read as the
+    AS before it, and again once the floor was lowered on coloured tables, until specks along the
+    outline were left out of the band)."""
+    grain = np.random.default_rng(noise).normal(0, 8, (H, W, 1))
+    frame = np.clip(np.array((120, 100, 150), np.float32) + grain, 0, 255).astype(np.uint8)
+    paste(frame, "6S", [(493.2, 138.2), (564.9, 245.4), (415.2, 345.6), (343.5, 238.4)], 0.59)
+    paste(frame, "AS", [(556.0, 141.5), (592.0, 265.4), (419.1, 315.6), (383.1, 191.8)])
+    reading = recognise(frame, profile())
+    assert reading.status == "unknown" and "one card at a time" in reading.reason, reading

@@ -41,8 +41,12 @@ from vision.regions import components
 from vision.window import Bounds, side_lengths
 
 #: Grey levels below this are no paper, however grey: ink, a shadow, a dark gap (the ink search's floor
-#: for paper too, :data:`vision.by_index.MIN_PAPER`).
+#: for paper too, :data:`vision.by_index.MIN_PAPER`), on a table as grey as paper (dark grey or black
+#: cloth: below it, the table itself would be paper, and a dim card on it would join it).
 DARKEST_PAPER: Final = 80
+#: The same floor on a coloured table (its median pixel not grey: felt, wood, tinted cloth), where dark
+#: grey is no table: a card at a fifth of the light still shows (at 80, under a third did not).
+DARKEST_ON_COLOUR: Final = 50
 #: A second card's paper shows by at least this share of the card's area (its convex hull), filling at
 #: least :data:`RECT_FILL` of its least rectangle: a card apart, or a band of one showing from under the
 #: card. Chips (a tenth of a card's area, round), a laptop's lit rim (thin) and a grey table's grain are
@@ -56,6 +60,13 @@ RECT_FILL: Final = 0.8
 #: (:func:`one_outline`).
 LEAST_BAND: Final = 0.08
 THICK: Final = 0.15
+#: The band fills at least this share of what its joint hull with the card adds to the card: an L round
+#: a corner 0.84 to 0.89, a straight band 0.89 to 0.93, the wedge of a card turned under it 0.79 to 0.86,
+#: a round blob touching the card about 0.6.
+BAND_FILL: Final = 0.7
+#: A piece along the outline smaller than this share of the card is a speck of grey (a corner's glint,
+#: the table's grain), left out of the band: it would only stretch the band's hull.
+SPECK: Final = 0.02
 #: A grey region longer or wider than the card by more than this share is no card's paper: a mat, a tray,
 #: a tablet's lit screen.
 MOST_SIDE: Final = 1.25
@@ -75,10 +86,10 @@ CLOSE: Final = 5
 
 def grey_paper(small: MatLike, inside: MatLike | None) -> MatLike:
     """The grey pixels of the working frame ``small`` (in the window ``inside``, if any) not darker than
-    :data:`DARKEST_PAPER`: those whose saturation (the greatest channel less the least, over the
-    greatest, blurred) is at most the bright paper's (Otsu's level of the bright pixels' chroma over
-    their median light) or :data:`TABLE_SHARE` of the table's (its median, the pixels not bright), the
-    higher; opened by :data:`OPEN_SHARE` of the width."""
+    :data:`DARKEST_PAPER` (:data:`DARKEST_ON_COLOUR` on a coloured table): those whose saturation (the
+    greatest channel less the least, over the greatest, blurred) is at most the bright paper's (Otsu's
+    level of the bright pixels' chroma over their median light) or :data:`TABLE_SHARE` of the table's
+    (its median, the pixels not bright), the higher; opened by :data:`OPEN_SHARE` of the width."""
     b, g, r = cv2.split(cv2.GaussianBlur(small, (5, 5), 0))  # numpy's max over channels cost 2 ms
     most = cv2.max(cv2.max(b, g), r)
     chroma = cv2.subtract(most, cv2.min(cv2.min(b, g), r))
@@ -94,8 +105,9 @@ def grey_paper(small: MatLike, inside: MatLike | None) -> MatLike:
     saturation = cv2.divide(chroma, most, scale=255)
     level = cv2.threshold(chroma[where].reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
     paper = level * 255 / max(grey_percentile(most, bright, 50), 1.0)
-    cut = max(paper, TABLE_SHARE * grey_percentile(saturation, table, 50) if table.any() else 0.0)
-    found = (saturation <= cut) & (grey >= DARKEST_PAPER)
+    tinted = grey_percentile(saturation, table, 50) if table.any() else 0.0
+    cut = max(paper, TABLE_SHARE * tinted)
+    found = (saturation <= cut) & (grey >= (DARKEST_ON_COLOUR if tinted > cut else DARKEST_PAPER))
     side = max(3, round(OPEN_SHARE * small.shape[1]) | 1)
     opened = cv2.morphologyEx(found.astype(np.uint8) * 255, cv2.MORPH_OPEN, np.ones((side, side), np.uint8))
     return opened if inside is None else cv2.bitwise_and(opened, inside)
@@ -126,8 +138,8 @@ def second_grey(grey: MatLike, quad: NDArray[np.float32], rim: MatLike) -> bool:
         hull = cv2.convexHull(contour)
         if not card_sized(hull, sides, quad):
             continue
-        if np.any(along[contour[:, 0, 1], contour[:, 0, 0]]):
-            band.append(contour)
+        if np.any(along[contour[:, 0, 1], contour[:, 0, 0]]) and cv2.contourArea(contour) >= SPECK * card:
+            band.append(contour)  # a speck would only stretch the band's hull
         area = cv2.contourArea(hull)
         (_, _), (w, h), _ = cv2.minAreaRect(hull)
         if area >= LEAST_SHOWN * card and area >= RECT_FILL * w * h:
@@ -148,9 +160,9 @@ def card_sized(hull: MatLike, sides: list[float], quad: NDArray[np.float32]) -> 
 def one_outline(closed: MatLike, band: list[MatLike], quad: NDArray[np.float32],
                 sides: list[float]) -> bool:
     """Whether the regions ``band`` along the card's outline are a card under it: at least
-    :data:`LEAST_BAND` of the card's area, :data:`THICK` of its width thick somewhere, and with the card
-    filling :data:`RECT_FILL` of their joint convex hull (two cards, one over the other, make one
-    outline of straight sides; a grey blob touching the card does not)."""
+    :data:`LEAST_BAND` of the card's area, :data:`THICK` of its width thick somewhere, and filling
+    :data:`BAND_FILL` of what their joint convex hull with the card adds to the card (two cards, one over
+    the other, make one outline of straight sides; a grey blob touching the card does not)."""
     mask = np.zeros_like(closed)
     cv2.drawContours(mask, band, -1, 255, cv2.FILLED)
     mask = cv2.bitwise_and(mask, closed)
@@ -166,7 +178,7 @@ def one_outline(closed: MatLike, band: list[MatLike], quad: NDArray[np.float32],
     corners = np.round(quad).astype(np.int32)
     cv2.fillConvexPoly(room, corners, 0)
     cv2.polylines(room, [corners.reshape(-1, 1, 2)], True, 0, 2 * OWN_RIM + 1)
-    return shown >= RECT_FILL * cv2.countNonZero(room)
+    return shown >= BAND_FILL * cv2.countNonZero(room)
 
 
 def dim_second(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
