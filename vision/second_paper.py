@@ -19,8 +19,9 @@ What it cannot see: on a grey or pale table the table is grey too and reaches th
 dim card there is still the other looks' to find (:mod:`vision.face_down`, the candidate indices); nor a
 card apart showing less than :data:`LEAST_SHOWN` of its area, or a triangle of it; a card under the card
 showing less than about a quarter of its width (:data:`THICK`); a dim card joined to a neighbour reaching
-the window's edge; a card darker than :data:`DARKEST_PAPER`. What it leaves alone: a neighbour reaching
-the window's edge, a grey sheet or mat the card lies on, anything larger than a card (:data:`MOST_SIDE`).
+the window's edge; a card darker than :data:`DARKEST_PAPER` (:data:`DARKEST_ON_COLOUR` on a coloured
+table). What it leaves alone: a neighbour reaching the window's edge, a grey sheet or mat the card lies
+on, anything larger than a card (:data:`MOST_SIDE`).
 What it costs: a grey object of a card's size and shape in the window (a white box, a sheet of paper, a
 discard holder) leaves the frame unknown, a read lost, never a wrong one; so does, in a frame without
 colour (a mono camera), any such object above :data:`DARKEST_PAPER`; and about 0.45 ms per card read (at
