@@ -21,7 +21,8 @@ card apart showing less than :data:`LEAST_SHOWN` of its area, or a triangle of i
 showing less than about a quarter of its width (:data:`THICK`); a dim card joined to a neighbour reaching
 the window's edge; a card darker than :data:`DARKEST_PAPER` (:data:`DARKEST_ON_COLOUR` on a coloured
 table). What it leaves alone: a neighbour reaching the window's edge, a grey sheet or mat the card lies
-on, anything larger than a card (:data:`MOST_SIDE`).
+on. It sets no upper size: a chip touching a dim card makes their region larger than a card, and a
+limit let the card be read past (a sweep's finding).
 What it costs: a grey object of a card's size and shape in the window (a white box, a sheet of paper, a
 discard holder) leaves the frame unknown, a read lost, never a wrong one; so does, in a frame without
 colour (a mono camera), any such object above :data:`DARKEST_PAPER`; and about 0.45 ms per card read (at
@@ -68,9 +69,6 @@ BAND_FILL: Final = 0.7
 #: A piece along the outline smaller than this share of the card is a speck of grey (a corner's glint,
 #: the table's grain), left out of the band: it would only stretch the band's hull.
 SPECK: Final = 0.02
-#: A grey region longer or wider than the card by more than this share is no card's paper: a mat, a tray,
-#: a tablet's lit screen.
-MOST_SIDE: Final = 1.25
 #: How far past the card's outline its own paper may show in the grey pixels (working pixels): blur.
 OWN_RIM: Final = 3
 #: The opening's square as a share of the working width (5 pixels at the looks' 240): specks of grey
@@ -116,12 +114,11 @@ def grey_paper(small: MatLike, inside: MatLike | None) -> MatLike:
 
 def second_grey(grey: MatLike, quad: NDArray[np.float32], rim: MatLike) -> bool:
     """Whether the grey pixels ``grey`` (in the window) hold, besides the card at ``quad`` (working
-    pixels), a card's paper wholly inside the window (off its ``rim``), no larger than a card
-    (:data:`MOST_SIDE`) and not around the card's centre (a grey sheet the card lies on): a region apart
-    whose convex hull covers at least :data:`LEAST_SHOWN` of the card's area and :data:`RECT_FILL` of its
-    least rectangle, or the regions along the card's outline, together a band at least
-    :data:`LEAST_BAND` of its area and :data:`THICK` of its width thick that makes one outline with the
-    card (a card lying under it, showing along one side or round a corner: :func:`one_outline`)."""
+    pixels), a card's paper wholly inside the window (off its ``rim``) and not around the card's centre
+    (a grey sheet the card lies on): a region apart whose convex hull covers at least :data:`LEAST_SHOWN`
+    of the card's area and :data:`RECT_FILL` of its least rectangle, or the regions along the card's
+    outline, together a band at least :data:`LEAST_BAND` of its area and :data:`THICK` of its width thick
+    that makes one outline with the card (a card lying under it: :func:`one_outline`)."""
     rest = grey.copy()
     corners = np.round(quad).astype(np.int32)
     cv2.fillConvexPoly(rest, corners, 0)
@@ -150,11 +147,8 @@ def second_grey(grey: MatLike, quad: NDArray[np.float32], rim: MatLike) -> bool:
 
 def card_sized(hull: MatLike, sides: list[float], quad: NDArray[np.float32]) -> bool:
     """Whether a region's convex ``hull`` could be a card's paper beside the card at ``quad`` (its
-    ``sides``, shorter first): no longer nor wider than :data:`MOST_SIDE` of them (a mat, a tray, a
-    tablet is), and not around the card's centre (a sheet or a mat the card lies on is)."""
-    (_, _), (w, h), _ = cv2.minAreaRect(hull)
-    if min(w, h) > MOST_SIDE * sides[0] or max(w, h) > MOST_SIDE * sides[1]:
-        return False
+    ``sides``, shorter first): not around the card's centre (a sheet or a mat the card lies on is). No
+    upper size: a chip touching a dim card makes one region larger than a card."""
     return bool(cv2.pointPolygonTest(hull, tuple(map(float, quad.mean(axis=0))), False) < 0)
 
 
