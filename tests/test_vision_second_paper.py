@@ -157,8 +157,9 @@ def test_a_dim_card_in_a_light_of_another_colour_leaves_the_window_unknown(
 
 
 def test_a_dim_card_with_a_chip_against_it_leaves_the_window_unknown() -> None:
-    """The chip joins the card's grey paper into one region larger than a card: an upper size limit
-    (tried on 2026-12-05) set it aside and the QS was read (a sweep's finding)."""
+    """The chip joins the card's grey paper into one region: it must still count (an upper size limit,
+    tried on 2026-12-05, set such regions aside when larger than a card and a sweep's scenes were read;
+    this drawn scene stays under that limit, so it guards the case without reproducing it)."""
     frame = np.full((H, W, 3), FELT, np.uint8)
     paste(frame, "TH", at(500, 240, 120, 0), 0.45)
     cv2.circle(frame, (500, 240 + 84 + 28), 28, (235, 235, 235), -1)
