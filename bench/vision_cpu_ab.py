@@ -11,7 +11,8 @@ time of ``--repeat`` reads; both versions thus see the same load at the same min
 
 ``--big 4032x3024`` reads the first 200 card frames upscaled to that size (a 12 MP frame, the deck
 enrolled at 640 px). Prints each version's p50 / p99 / max, the frames it read right, the median
-per-frame change and the load average at the start and end.
+per-frame change and the load average at the start and end; ``--slowest N`` also the N frames slowest
+in either version, with both versions' times (where a small set's p99 comes from).
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--test", type=Path, required=True)
     parser.add_argument("--repeat", type=int, default=3, help="reads per frame; its least CPU is kept")
     parser.add_argument("--big", help="W x H: the first 200 card frames upscaled to it")
+    parser.add_argument("--slowest", type=int, default=0, help="print the N slowest frames, both versions")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("checkouts", nargs="*", type=Path, help="two checkouts: before, after")
     args = parser.parse_args(argv)
@@ -120,6 +122,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         p50, p99 = (float(np.percentile(costs[k], q)) for q in (50, 99))
         print(f"{checkout}: {count} frames, {right[k]} read right, CPU per frame (least of {args.repeat}): "
               f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {max(costs[k]):.2f} ms")
+    if args.slowest:
+        from vision_photos import labelled  # the order the workers read the frames in
+
+        names = [path.name for path, _ in labelled(args.test)]
+        for i in sorted(range(count), key=lambda i: -max(costs[0][i], costs[1][i]))[: args.slowest]:
+            print(f"  {names[i]}: {costs[0][i]:.2f} -> {costs[1][i]:.2f} ms")
     change = float(np.median(np.array(costs[1]) - np.array(costs[0])))
     end = os.getloadavg()
     print(f"median change per frame {change:+.3f} ms; load average {load[0]:.2f} {load[1]:.2f} "
