@@ -9,7 +9,7 @@ import pytest
 from vision.regions import MOST_16BIT, components
 
 
-@pytest.mark.parametrize("size", [(1, 160), (160, 160), (360, 480)])
+@pytest.mark.parametrize("size", [(1, 160), (160, 160), (360, 480), (563, 480)])
 def test_the_regions_are_exactly_opencvs_default_ones(size: tuple[int, int]) -> None:
     """The ink search, the back's field and an index's pieces are labelled with 16-bit labels for their
     lower cost: the count, the labels, the statistics (boxes, areas) and the centroids must be exactly
