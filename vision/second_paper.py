@@ -193,5 +193,5 @@ def apart(small: MatLike, quad: NDArray[np.float32], inside: NDArray[np.uint8] |
     n, labels, stats, _ = components(bright)
     card = np.zeros_like(bright)
     cv2.fillConvexPoly(card, np.round(quad).astype(np.int32), 255)
-    big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= least * bright.size]
+    big = np.flatnonzero(stats[1:n, cv2.CC_STAT_AREA] >= least * bright.size) + 1  # no loop over specks
     return any(not np.any(card[labels == k]) for k in big)
