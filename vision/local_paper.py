@@ -141,7 +141,7 @@ GROWN: Final = 1.15
 
 
 def lit_part(
-    found: R, colour: MatLike, grey: MatLike, edges: Callable[[], NDArray[np.uint8]],
+    found: R, colour: Callable[[], MatLike], grey: MatLike, edges: Callable[[], NDArray[np.uint8]],
     choose: Callable[[MatLike], R | None], scale: float,
 ) -> Callable[[], NDArray[np.float32] | None]:
     """:func:`beyond_shadow`, put off until called: the whole card's corners in the frame's pixels (the
@@ -153,7 +153,7 @@ def lit_part(
     outline about the card and the grey; asked of every card found (72a8995 to 9b2a1cd) it replaced cards
     that read with such outlines, and it cost every frame the strip test."""
     def whole() -> NDArray[np.float32] | None:
-        card = beyond_shadow(found, colour, grey, edges(), choose)
+        card = beyond_shadow(found, colour(), grey, edges(), choose)
         return None if card is None or card.quad is None else card.quad / scale
     return whole
 
