@@ -85,4 +85,8 @@ def test_sides_running_far_off_the_frame_are_measured_as_sample_by_sample() -> N
             q[3] = np.round(q[3]) + 0.5 if rng.random() < 0.3 else q[3]
             quads.append(q)
         quads.append(np.array([(-1.0, 0.0), (w, 0.0), (w, h - 1.0), (-1.0, h - 1.0)], np.float32))
+        rng.shuffle(quads)  # and wholly off the frame, last or first: sides with no sample in the frame
+        quads.append(np.array([(-9.0, -9.0), (-3.0, -9.0), (-3.0, -3.0), (-9.0, -3.0)], np.float32))
+        quads.insert(0, quads[-1] + np.float32(2 * w))
         assert side_supports(quads, seen) == [sampled_one_by_one(q, seen) for q in quads]
+        assert side_supports(quads[1:-1], seen) == [sampled_one_by_one(q, seen) for q in quads[1:-1]]

@@ -146,7 +146,10 @@ def side_supports(quads: list[NDArray[np.float32]], seen: NDArray[np.uint8]) -> 
     q = np.concatenate(quads)
     step = q[np.arange(len(q)) // 4 * 4 + np.tile([1, 2, 3, 0], len(quads))] - q  # each corner to the next
     ns = np.maximum(np.hypot(step[:, 0], step[:, 1]).astype(np.int64), 2)
-    k0, count = _in_frame(q, step, ns, (w, h))
+    if q.min() >= -1.0 and bool((q.max(axis=0) <= (w, h)).all()):
+        k0, count = np.zeros_like(ns), ns  # a convex outline in the box: every side's samples are in it
+    else:
+        k0, count = _in_frame(q, step, ns, (w, h))
     first = np.cumsum(count) - count  # each side's first sample made
     k = np.arange(int(count.sum())) - np.repeat(first - k0, count)
     t = (0.1 + 0.8 * k / np.repeat(ns - 1, count)).astype(np.float32)[:, None]
@@ -155,8 +158,10 @@ def side_supports(quads: list[NDArray[np.float32]], seen: NDArray[np.uint8]) -> 
     ok = (x >= 0) & (x < w) & (y >= 0) & (y < h)
     hits = np.zeros(len(s), np.float64)
     hits[ok] = seen.ravel()[y[ok] * w + x[ok]] > 0
-    side = np.repeat(np.arange(len(q)), count)
-    shares = [float(v) for v in np.bincount(side, hits, len(q)) / ns]
+    # Each side's hits summed; a side with no sample made sums to nothing (reduceat gives an empty group
+    # the element at its start: the 0 appended, or the next side's first, both masked).
+    sums = np.add.reduceat(np.append(hits, 0.0), first)
+    shares = [float(v) for v in np.where(count > 0, sums, 0.0) / ns]
     return [shares[i : i + 4] for i in range(0, len(shares), 4)]
 
 
