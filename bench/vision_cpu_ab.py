@@ -5,7 +5,8 @@ apart (the neighbours' load takes the caches), so a before/after pair run one af
 little about a change of a few percent. Here one worker per version (each its own process, with its
 own checkout on PYTHONPATH) enrols the deck as ``bench/vision_photos.py measure`` does, and the two
 read every frame by turns (A then B, B then A on the next frame), each keeping the least process
-time of ``--repeat`` reads; both versions thus see the same load at the same minutes:
+time of ``--repeat`` reads, both pinned to one CPU; both versions thus see the same load at the same
+minutes on the same CPU:
 
     .venv/bin/python bench/vision_cpu_ab.py --enrol D/enrol --test D/test BEFORE_CHECKOUT AFTER_CHECKOUT
 
@@ -97,9 +98,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("command:", " ".join([Path(sys.executable).name, *sys.argv]))
     own = ["--enrol", str(args.enrol), "--test", str(args.test), "--repeat", str(args.repeat)]
     own += ["--big", args.big] if args.big else []
+    # Both workers on one CPU: they read by turns, so they never contend, and neither gets the faster of
+    # two unequal CPUs (a virtual machine's two CPUs differed: one checkout against itself read 0.15 ms
+    # faster per frame in the second worker).
+    cpu = max(os.sched_getaffinity(0))
     workers = [subprocess.Popen(
         ["nice", sys.executable, __file__, "--worker", *own], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        text=True, env={**os.environ, "PYTHONPATH": str(c.resolve())}) for c in args.checkouts]
+        text=True, env={**os.environ, "PYTHONPATH": str(c.resolve())},
+        preexec_fn=lambda: os.sched_setaffinity(0, {cpu})) for c in args.checkouts]
     assert all(w.stdin is not None and w.stdout is not None for w in workers)
     count = [int(w.stdout.readline()) for w in workers if w.stdout is not None][0]
     load = os.getloadavg()
