@@ -156,14 +156,24 @@ def test_a_dim_card_in_a_light_of_another_colour_leaves_the_window_unknown(
     assert reading.status == "unknown" and "one card at a time" in reading.reason, reading
 
 
-def test_a_dim_card_with_a_chip_against_it_leaves_the_window_unknown() -> None:
-    """The chip joins the card's grey paper into one region: it must still count (an upper size limit,
-    tried on 2026-12-05, set such regions aside when larger than a card and a sweep's scenes were read;
-    this drawn scene stays under that limit, so it guards the case without reproducing it)."""
+@pytest.mark.parametrize(("top", "at_top", "second", "at_second", "width", "turns", "light", "chip"), [
+    ("6D", (489.2, 229.3), "TS", (172.0, 286.4), 134.2, (224.9, 59.6), 0.451, ((215, 360), 18, 239)),
+    ("JS", (138.5, 175.4), "7C", (454.7, 274.9), 125.2, (64.5, 24.4), 0.507, ((408, 377), 21, 170)),
+])
+def test_a_dim_card_with_a_chip_against_it_leaves_the_window_unknown(
+    top: str, at_top: tuple[float, float], second: str, at_second: tuple[float, float], width: float,
+    turns: tuple[float, float], light: float, chip: tuple[tuple[int, int], int, int],
+) -> None:
+    """A pale chip lying against a dim card apart joins the card's grey paper into one region larger
+    than a card: it must still count. An upper size limit, tried on 2026-12-05 (e37f0e9 to e7860c9), set
+    such regions aside, and the card on top was read with the second card beside it; these two scenes are
+    from the sweep that found it (seed 59, scenes 205 and 141 of 600: a white chip, a grey one), each read
+    then."""
     frame = np.full((H, W, 3), FELT, np.uint8)
-    paste(frame, "TH", at(500, 240, 120, 0), 0.45)
-    cv2.circle(frame, (500, 240 + 84 + 28), 28, (235, 235, 235), -1)
-    paste(frame, "QS", at(250, 240, 150, 0))
+    paste(frame, second, at(*at_second, width, turns[1]), light)
+    (cx, cy), radius, level = chip
+    cv2.circle(frame, (cx, cy), radius, (level, level, level), -1)
+    paste(frame, top, at(*at_top, width, turns[0]))
     reading = recognise(frame, profile())
     assert reading.status == "unknown" and "one card at a time" in reading.reason, reading
 
