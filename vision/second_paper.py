@@ -194,4 +194,4 @@ def apart(small: MatLike, quad: NDArray[np.float32], inside: NDArray[np.uint8] |
     card = np.zeros_like(bright)
     cv2.fillConvexPoly(card, np.round(quad).astype(np.int32), 255)
     big = np.flatnonzero(stats[1:n, cv2.CC_STAT_AREA] >= least * bright.size) + 1  # no loop over specks
-    return any(not np.any(card[labels == k]) for k in big)
+    return any(not np.any(card[labels == k]) for k in big.tolist())  # plain ints: no int64 copy of labels

@@ -140,9 +140,10 @@ def side_supports(quads: list[NDArray[np.float32]], seen: NDArray[np.uint8]) -> 
     few dozen candidate outlines, where a pass each cost more in numpy's calls than in arithmetic.
     Every sample is the same element-wise arithmetic as one quadrilateral's alone.
 
-    Only the samples that can fall in the frame are made: two nearly parallel runs meet far off the
-    frame, and such a candidate's sides, several frames long, once made a hundred thousand samples (3 ms
-    of a frame's 15) that all missed. A side's samples off a box a pixel wider than the frame all round
+    When over :data:`CLIP_SAMPLES` samples surely fall off the frame, only those that can fall in it are
+    made: two nearly parallel runs meet far off the frame, and such a candidate's sides, several frames
+    long, once made a hundred thousand samples (3 ms of a frame's 15) that all missed. A side's samples
+    off a box a pixel wider than the frame all round
     round to points off the frame, which count as misses, as they did; each side is still divided by its
     whole number of samples (:func:`_in_frame` picks the rest)."""
     if not quads:
