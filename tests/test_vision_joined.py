@@ -71,6 +71,27 @@ def test_two_touching_whole_cards_joined_to_a_glare_are_two_objects() -> None:
     assert detection.status == "refused", detection.reason
 
 
+def test_two_cards_side_by_side_seen_apart_in_one_look_are_never_one_card() -> None:
+    """Two whole cards side by side (a plain one with a dark blob, as a prop card's big pip, and a 10D):
+    a pale wall joins the plain card's left and top sides to the frame's edges, and their seam is open
+    but for its bottom sixth, where it is only a faint line. The first look sees one region at the
+    edge, the second (cut along the frame's edges) two whole cards. The joined-card search of the first
+    look's region recovered the 10D alone (its sides are all on the region's outline) and read it, two
+    cards in the window (a public photograph of two prop cards did the same). A card the search finds
+    is taken only when no look saw another object in the window apart from it."""
+    top, height, width, seam = 40, 380, 270, 6
+    right = 40 + width + seam
+    x0, x1 = float(right), float(right + width)
+    frame = table_with_card("TD", [(x0, 46.0), (x1, 46.0), (x1, 426.0), (x0, 426.0)])
+    frame[:, :42] = 205  # the wall, to the frame's top and left edges
+    frame[28:42, : 40 + width - 20] = 205
+    frame[top : top + height, 40 : 40 + width] = 240  # the plain card
+    cv2.circle(frame, (40 + width // 2, top + height // 2), 60, (20, 20, 20), -1)
+    frame[top + height - 60 : top + height, 40 + width : right] = 170  # the seam closed, faintly
+    reading = recognise(frame, profile())
+    assert reading.status == "unknown" and "2 separate objects" in reading.reason, reading
+
+
 def washed_face(code: str) -> np.ndarray:
     """The classic face of ``code`` with a glare washing out its top-left index (lifted to white)."""
     deck = profile()

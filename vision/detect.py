@@ -10,7 +10,6 @@ refused here with a reason, so the recogniser never guesses from a partial view.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
@@ -29,7 +28,7 @@ from vision.rim import edge_map, sharp_outline
 from vision.sides import Region, fit_quads, fitted_corners, traced_sides
 from vision.tilt import card_turns
 from vision.warp import warp_face
-from vision.window import Bounds, ScanWindow, bounds, edge_lengths, side_lengths, widest_side
+from vision.window import Bounds, ScanWindow, bounds, short_side_first, side_lengths, widest_side
 
 Image = MatLike
 
@@ -89,15 +88,6 @@ class Detection:
         return None if self.whole is None else self.whole()
 
 
-def _order(quad: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Corners clockwise on screen, starting so that the first edge is a short side (top or bottom)."""
-    pts = quad.tolist()  # plain floats: four corners cost more in numpy's calls than in arithmetic
-    cx, cy = sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts)
-    q = quad[sorted(range(len(pts)), key=lambda i: math.atan2(pts[i][1] - cy, pts[i][0] - cx))]
-    first, second = edge_lengths(q)[:2]
-    return q[[1, 2, 3, 0]] if first > second else q
-
-
 #: A frame's least side at the working width: a thinner strip holds no card and shrinks to nothing.
 MIN_SIDE: Final = 2
 
@@ -122,6 +112,11 @@ class _Outline:
 NOT_INSIDE: Final = "the card is not wholly inside the window"
 #: Why a card recovered from its sides is refused when another card's edge crosses it (:mod:`vision.covered`).
 COVERED: Final = "another card lies over this one (one card at a time: the card on top was dealt last)"
+
+
+#: What the joined-card search may report in place of the looks' own refusal: a card under another and
+#: two objects (two cards found in one region, or a card and another object apart from it) are final.
+JOIN_FINAL: Final = frozenset({Refusal.COVERED, Refusal.SEPARATE})
 
 
 def _cut(contour: NDArray[np.int32]) -> _Outline:
@@ -154,7 +149,7 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
         # More of it on the rim than any whole card's rounded corners can put there, whatever its fitted
         # corners: cut by the window, as below, without fitting its sides (the worst frames' largest cost).
         return _cut(contour)
-    q = _order(fitted_corners(np.asarray(pts, np.int32), np.asarray(quad, np.int32).reshape(4, 2)))
+    q = short_side_first(fitted_corners(np.asarray(pts, np.int32), np.asarray(quad, np.int32).reshape(4, 2)))
     if not traced_sides(q, pts, (h, w)):  # a corner on a joined patch of table: search it as joined
         return _Outline(kind, "the outline's sides leave the bright region", Refusal.SHAPE, contour=contour,
                         joinable=True)
@@ -180,7 +175,7 @@ def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams, grey:
     is one under another card's edge (:mod:`vision.covered`); none, and the region is set aside."""
 
     def accept(q: NDArray[np.float32]) -> NDArray[np.float32] | None:
-        q = _order(q)
+        q = short_side_first(q)
         short = side_lengths(q)[0]
         w, h = win.size
         if cv2.contourArea(q) < params.min_area * w * h or not win.within(q, params.corner_round * short):
@@ -258,6 +253,22 @@ class _Looks:
         if key not in self._joins:
             self._joins[key] = _joined(contour, self.win, self.params, self.grey)
         return self._joins[key]
+
+    def another_inside(self, card: _Outline) -> bool:
+        """Whether a look before the joined-card search saw a region wholly inside the window apart from
+        ``card`` (the region's centre outside its corners): a second object. Two prop cards side by side
+        made one region at the edge in the first look, whose sides gave the right-hand card alone, while
+        the look cut along the edges saw both cards (a public photograph, 2026-12-05)."""
+        if card.quad is None:
+            return False
+        outline = card.quad.reshape(-1, 1, 2)
+        for regions in self._seen.values():
+            for o in regions:
+                m = cv2.moments(o.contour) if o.kind in ("card", "odd") and o.contour is not None else None
+                if m and m["m00"] > 0 and cv2.pointPolygonTest(
+                        outline, (m["m10"] / m["m00"], m["m01"] / m["m00"]), False) < 0:
+                    return True
+        return False
 
     def second_card_at_edge(self, chosen: _Outline) -> bool:
         """Whether a region of the first look reaching the window's edge holds a whole card other than
@@ -373,7 +384,9 @@ def find_card(
         chosen = local_card(chosen.contour, grey, looks.edges(), pick) or chosen
     if chosen is None or chosen.kind != "card":
         joined = looks.choose(join=True)
-        if joined is not None and (joined.kind == "card" or joined.refusal is Refusal.COVERED):
+        if joined is not None and joined.kind == "card" and looks.another_inside(joined):
+            joined = _apart(2)
+        if joined is not None and (joined.kind == "card" or joined.refusal in JOIN_FINAL):
             chosen = joined
     chosen = chosen if chosen is not None else next(o for o in found if o.kind == "edge")  # why: no card
     if chosen.kind == "card" and looks.second_card_at_edge(chosen):

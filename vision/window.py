@@ -94,6 +94,16 @@ def edge_lengths(q: NDArray[np.float32]) -> NDArray[np.float32]:
     return np.asarray(np.sqrt((d * d).sum(axis=1)), q.dtype)
 
 
+def short_side_first(quad: NDArray[np.float32]) -> NDArray[np.float32]:
+    """A quadrilateral's corners clockwise on screen, starting so that the first side is a short one (a
+    card's top or bottom): the order the detector gives every outline in."""
+    pts = quad.tolist()  # plain floats: four corners cost more in numpy's calls than in arithmetic
+    cx, cy = sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts)
+    q = quad[sorted(range(len(pts)), key=lambda i: math.atan2(pts[i][1] - cy, pts[i][0] - cx))]
+    first, second = edge_lengths(q)[:2]
+    return q[[1, 2, 3, 0]] if first > second else q
+
+
 @cache
 def widest_side(size: tuple[int, int], share: float) -> float:
     """The largest mean ``s`` of two sides of a quadrilateral whose corners all lie within a frame ``size``
