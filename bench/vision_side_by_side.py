@@ -26,12 +26,15 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from vision_support import profile  # noqa: E402  (the tests' classic deck, enrolled the same way)
 
 from controller.cards import DECK  # noqa: E402
-from vision.enroll import enrol  # noqa: E402
 from vision.recognise import recognise  # noqa: E402
-from vision.synth import DESIGNS, STUDIO, render_face, scene  # noqa: E402
+from vision.synth import DESIGNS, render_face  # noqa: E402
 
 W, H = 640, 480
 TABLES = [(40, 90, 30), (30, 30, 30), (120, 70, 20), (70, 110, 150), (90, 90, 90)]
@@ -90,16 +93,12 @@ def main() -> int:
     args = parser.parse_args()
     print(f"# python bench/vision_side_by_side.py --scenes {args.scenes} --out {args.out}")
     cv2.setNumThreads(1)
-    shots = [(scene(card, DESIGNS["classic"], 7_000 + k, cond=STUDIO), card, f"{card}.jpg")
-             for k, card in enumerate(DECK)]  # the tests' classic enrolment (tests/vision_support.py)
-    result = enrol(shots, "classic")
-    if result.profile is None:
-        raise SystemExit(f"enrolment failed: {result.problems}")
+    deck = profile("classic")
     args.out.mkdir(parents=True, exist_ok=True)
     false: list[dict[str, object]] = []
     for i in range(args.scenes):
         frame, params = draw(i)
-        reading = recognise(frame, result.profile)
+        reading = recognise(frame, deck)
         if reading.card is not None:
             params["read"] = reading.card.code
             false.append(params)
