@@ -37,6 +37,7 @@ from vision.levels import block_mean, least_channel
 from vision.profile import DeckProfile
 from vision.refusal import Refusal
 from vision.regions import components
+from vision.second_outline import second_outline
 from vision.second_paper import apart, dim_second
 from vision.warp import warp_box, warp_indices
 from vision.window import Bounds, ScanWindow, bounds
@@ -348,6 +349,8 @@ def search(
         return Found(None, "a dark rectangle of a card's size in the window: a back (one card at a time)")
     if dim_second(half, at_half, win_half):
         return Found(None, "a second card's paper in the window, however dim (one card at a time)")
+    if second_outline(half, at_half, win_half):
+        return Found(None, "a second object's outline in the window (one card at a time)")
     second = other_index(frame, quad, found, paper, card_paper, profile, shrink, reads_alone)
     return Found(None, second) if second is not None else Found(reading, "read by its two indices")
 

@@ -38,6 +38,7 @@ from vision.by_index import candidates, halved, ink_pieces, level, other_index, 
 from vision.face_down import MOST_AREA, face_down
 from vision.index_glyphs import anchors, face_corners, to_frame
 from vision.profile import DeckProfile
+from vision.second_outline import second_outline
 from vision.second_paper import dim_second
 from vision.window import ScanWindow, bounds
 
@@ -69,6 +70,8 @@ def second_card(
                 "(one card at a time)")
     if dim_second(half, at_half, win_half):
         return "a second card's paper in the window, however dim (one card at a time)"
+    if second_outline(half, at_half, win_half):
+        return "a second object's outline in the window (one card at a time)"
     centres, stats, scales, paper = ink_pieces(small, profile, *area)
     found = candidates(centres, stats, profile, scales)
     face = np.array(face_corners(profile), np.float32)

@@ -116,7 +116,7 @@ def _fit_lines(
     ]
 
 
-def _meet(a: Line, b: Line) -> tuple[float, float] | None:
+def meet(a: Line, b: Line) -> tuple[float, float] | None:
     cross = a.dx * b.dy - a.dy * b.dx
     if abs(cross) < 1e-6:
         return None
@@ -124,7 +124,7 @@ def _meet(a: Line, b: Line) -> tuple[float, float] | None:
     return a.x + t * a.dx, a.y + t * a.dy
 
 
-def _turn(a: float, b: float) -> float:
+def turn(a: float, b: float) -> float:
     """The angle between two undirected directions, 0..90 degrees."""
     d = abs(a - b) % 180.0
     return min(d, 180.0 - d)
@@ -291,15 +291,15 @@ def fit_quads(
     gap = 4 * MIN_RUN * w
     pairs = [
         (a, b) for a, b in itertools.combinations(lines, 2)
-        if _turn(a.angle, b.angle) <= MAX_SKEW and a.faces(b, gap) and b.faces(a, gap)
+        if turn(a.angle, b.angle) <= MAX_SKEW and a.faces(b, gap) and b.faces(a, gap)
     ]
     convex: list[NDArray[np.float32]] = []
     for (a, b), (c, d) in itertools.combinations(pairs, 2):
         if len({id(a), id(b), id(c), id(d)}) < 4:
             continue
-        if _turn((a.angle + b.angle) / 2, (c.angle + d.angle) / 2) < 90 - 2 * MAX_SKEW:
+        if turn((a.angle + b.angle) / 2, (c.angle + d.angle) / 2) < 90 - 2 * MAX_SKEW:
             continue
-        corners = [_meet(a, c), _meet(c, b), _meet(b, d), _meet(d, a)]
+        corners = [meet(a, c), meet(c, b), meet(b, d), meet(d, a)]
         if any(p is None for p in corners):
             continue
         q = np.array(corners, np.float32)
@@ -320,7 +320,7 @@ def fit_quads(
     found.sort(key=lambda f: -f[0])
     cards: list[NDArray[np.float32]] = []
     for _, q in found:
-        if not any(_overlap(q, c) > 0.5 for c in cards):
+        if not any(overlap(q, c) > 0.5 for c in cards):
             cards.append(q)
     return cards
 
@@ -340,7 +340,7 @@ def _paper(corners: NDArray[np.int32], region: NDArray[np.uint8]) -> bool:
     return area > 0 and cv2.countNonZero(cv2.bitwise_and(inside, region[y0:y1, x0:x1])) >= MIN_PAPER * area
 
 
-def _overlap(a: NDArray[np.float32], b: NDArray[np.float32]) -> float:
+def overlap(a: NDArray[np.float32], b: NDArray[np.float32]) -> float:
     """The shared area of two convex quadrilaterals over the smaller one's."""
     shared, _ = cv2.intersectConvexConvex(a, b)
     return float(shared) / max(min(cv2.contourArea(a), cv2.contourArea(b)), 1e-6)

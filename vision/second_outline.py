@@ -1,0 +1,187 @@
+"""A second object beside a card read, found by three sides of its outline in the frame's edges.
+
+Why: the other looks for a second object (:mod:`vision.one_card`, :mod:`vision.second_paper`,
+:mod:`vision.face_down`) judge regions of brightness, greyness or darkness, and each loses an object whose
+region joins something else: a pale strip or wall running to the window's edge, a table as grey as the
+object, the card read itself. Sweeps of two objects side by side found the reader reading one card with
+a plain object, a back, a big-pipped prop card or another deck's card beside it
+(``bench/vision_side_by_side.py``).
+What such an object still shows is most of its outline: straight sides where its light meets the table's,
+the strip's or the card's. So the frame's strong edges (Canny) part it into regions, and a region whose
+contour holds three sides of a rectangle of the card's size and proportions as seen (two opposite sides,
+the card's width or length apart, and one joining them squarely; the fourth placed by the proportions,
+seen or not), lying wholly inside the window and apart from the card, filled by the region, is a second
+object, provided two of its three sides away from the card's outline are steps of light (the grey differs
+inside and outside): a printed line, a stripe of cloth or a seam between boards is the same on both sides.
+
+What it leaves alone: a neighbour reaching the window's edge (its placed fourth side lies past it); an object
+whose outline is lost on two sides (as bright as what lies round it). What it costs: an object with a card's
+size, straight sides and its own light in the window (a phone, a banknote, a card box printed in a solid
+colour) leaves the frame unknown, a read lost, never a wrong one; and about 1.2 ms per card read at 640 x 480
+(it looks at the half working size, as :func:`vision.by_index.halved` gives it).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Final
+
+import cv2
+import numpy as np
+from cv2.typing import MatLike
+from numpy.typing import NDArray
+
+from vision.regions import components
+from vision.sides import (
+    MAX_SKEW,
+    MIN_SIDE_SUPPORT,
+    MIN_SUPPORT,
+    Line,
+    meet,
+    near_outline,
+    overlap,
+    runs,
+    side_supports,
+    turn,
+)
+from vision.window import Bounds, side_lengths
+
+#: Canny's thresholds on the blurred grey frame (the detector's second look's, :mod:`vision.detect`).
+EDGE_LOW: Final = 30
+EDGE_HIGH: Final = 90
+#: The object's sides are the card's within this factor (a second card seen by the same camera, a little
+#: nearer or further).
+SIZE_FACTOR: Final = 1.25
+#: A straight run of the region's contour is at least this share of the card's short side.
+LEAST_RUN: Final = 0.35
+#: The joining side meets each of the opposite two at least this steeply (degrees): the camera that sees the
+#: card read square sees a card beside it square too (the felt between two cards lying at an angle to each
+#: other makes slanted corners).
+SQUARE: Final = 75.0
+#: The object shares at most this share of its area with the card read (its fourth side is only placed).
+OVERLAP: Final = 0.25
+#: At least this share of the object's rectangle lies in its region.
+FILLED: Final = 0.9
+#: A side is a step when the median grey along it inside and outside differ by at least this, taken at
+#: :data:`STEP_AT` and twice that of the card's short side each way: a blurred printed line differs only
+#: near it. Two of the three seen sides away from the card's outline are steps (the third may be the seam
+#: with the card read, as bright as the object).
+STEP: Final = 20
+STEP_AT: Final = 0.08
+
+
+def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
+    """Whether the window (``win``, in the working frame ``small``) holds three sides of a second object's
+    outline, of a card's size and shape, apart from the card at ``quad`` (working pixels): see the module."""
+    grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    edges = cv2.dilate(cv2.Canny(grey, EDGE_LOW, EDGE_HIGH), np.ones((3, 3), np.uint8))
+    parted = cv2.bitwise_not(edges)
+    if win.inside is not None:
+        parted = cv2.bitwise_and(parted, win.inside)
+    short, long = sorted(side_lengths(quad))
+    n, labels, stats, _ = components(parted)
+    w, h = stats[1:n, cv2.CC_STAT_WIDTH], stats[1:n, cv2.CC_STAT_HEIGHT]
+    big = (np.maximum(w, h) >= long / SIZE_FACTOR) & (np.minimum(w, h) >= short / SIZE_FACTOR / 2)
+    rows, cols = grey.shape[:2]
+    for k in (np.flatnonzero(big) + 1).tolist():  # plain ints: only the regions that can hold a card
+        x, y, bw, bh = (int(v) for v in stats[k, :4])
+        x0, y0, x1, y1 = max(x - 3, 0), max(y - 3, 0), min(x + bw + 3, cols), min(y + bh + 3, rows)
+        mask = np.asarray((labels[y0:y1, x0:x1] == k).astype(np.uint8) * 255, np.uint8)
+        if _three_sides(mask, (x0, y0), grey, win, quad.astype(np.float32), (short, long)):
+            return True
+    return False
+
+
+def _three_sides(mask: NDArray[np.uint8], origin: tuple[int, int], grey: MatLike, win: Bounds,
+                 card: NDArray[np.float32], sides: tuple[float, float]) -> bool:
+    """Whether the region ``mask`` (cut from the working frame at ``origin``) holds three sides of an
+    object of the card's ``sides`` (short, long) apart from the card at ``card``: see the module."""
+    short, long = sides
+    x0, y0 = origin
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    contour = max(contours, key=cv2.contourArea)
+    pts = np.asarray(contour, np.int32).reshape(-1, 2)
+    on_rim = np.asarray(win.rim[pts[:, 1] + y0, pts[:, 0] + x0] > 0)
+    filled = np.zeros_like(mask)
+    cv2.drawContours(filled, [contour], -1, 255, -1)
+    lines = runs(pts, on_rim, filled, LEAST_RUN * short)
+    found = [q for a, b in itertools.combinations(lines, 2) for q in _rectangles(a, b, lines, short, long)]
+    seen = near_outline(pts[~on_rim], (mask.shape[0], mask.shape[1]))
+    shift = np.array([x0, y0], np.float32)
+    for q, support in zip(found, side_supports(found, seen), strict=True):
+        three = support[:3]  # along a, the joining side and b; the fourth is placed
+        if min(three) < MIN_SIDE_SUPPORT or sum(three) / 3 < MIN_SUPPORT or not cv2.isContourConvex(q):
+            continue
+        at = q + shift
+        if not win.within(at, 0.06 * short) or overlap(at, card) > OVERLAP or _inside(q, filled) < FILLED:
+            continue
+        if _steps_apart(at, grey, card, short) >= 2:
+            return True
+    return False
+
+
+def _rectangles(a: Line, b: Line, lines: list[Line], short: float, long: float) -> list[NDArray[np.float32]]:
+    """The rectangles of the card's proportions with runs ``a`` and ``b`` as opposite sides, joined by a
+    third run: corners along ``a`` from the far end to the joining side, across it, then along ``b``."""
+    if turn(a.angle, b.angle) > MAX_SKEW:
+        return []
+    apart = abs((b.x - a.x) * a.nx + (b.y - a.y) * a.ny)
+    others = [apart * length / width for width, length in ((short, long), (long, short))
+              if width / SIZE_FACTOR <= apart <= width * SIZE_FACTOR]  # a card's width apart, or its length
+    out = []
+    for c in lines if others else []:
+        if c is a or c is b or min(turn(c.angle, a.angle), turn(c.angle, b.angle)) < SQUARE:
+            continue
+        p, q = meet(a, c), meet(b, c)
+        if p is None or q is None:
+            continue
+        p0, q0 = np.array(p, np.float32), np.array(q, np.float32)
+        out += [np.array([p0 + o * _away(a, c), p0, q0, q0 + o * _away(b, c)], np.float32) for o in others]
+    return out
+
+
+def _away(a: Line, c: Line) -> NDArray[np.float32]:
+    """``a``'s unit direction, pointing away from the joining run ``c`` into its region (``c``'s normal)."""
+    sign = 1.0 if a.dx * c.nx + a.dy * c.ny >= 0 else -1.0
+    return np.array([sign * a.dx, sign * a.dy], np.float32)
+
+
+def _inside(q: NDArray[np.float32], filled: NDArray[np.uint8]) -> float:
+    """The share of ``q``'s area lying in the region ``filled`` (what lies past the region's cut is not)."""
+    poly = np.zeros_like(filled)
+    cv2.fillConvexPoly(poly, np.round(q).astype(np.int32), 255)
+    return cv2.countNonZero(cv2.bitwise_and(poly, filled)) / max(float(cv2.contourArea(q)), 1.0)
+
+
+def _steps_apart(q: NDArray[np.float32], grey: MatLike, card: NDArray[np.float32], short: float) -> int:
+    """How many of ``q``'s three seen sides are steps (:data:`STEP`) away from the card read's outline: the
+    card's own side is a step of the card's light, not the object's."""
+    outline = card.reshape(-1, 1, 2)
+    count = 0
+    for k, step in enumerate(_steps(q, grey)[:3]):
+        mx, my = (q[k] + q[(k + 1) % 4]) / 2
+        along = abs(cv2.pointPolygonTest(outline, (float(mx), float(my)), True)) <= 2 * STEP_AT * short
+        count += int(step >= STEP and not along)
+    return count
+
+
+def _steps(q: NDArray[np.float32], grey: MatLike) -> list[float]:
+    """For each side of ``q``: the least difference between the median grey along it inside and outside,
+    each taken at :data:`STEP_AT` and twice that of its short side (0 where its samples leave the frame)."""
+    h, w = grey.shape[:2]
+    centre = q.mean(axis=0)
+    at = STEP_AT * min(side_lengths(q))
+    t = np.linspace(0.1, 0.9, 16, dtype=np.float32)[:, None]
+    out = []
+    for k in range(4):
+        p0, d = q[k], q[(k + 1) % 4] - q[k]
+        n = np.array([-d[1], d[0]], np.float32) / max(float(np.hypot(d[0], d[1])), 1e-6)
+        n = n if float(np.dot(centre - p0, n)) >= 0 else -n  # inward
+        levels = []
+        for far in (at, 2 * at, -at, -2 * at):
+            xy = np.round(p0 + t * d + far * n).astype(np.int32)
+            ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+            levels.append(float(np.median(grey[xy[ok, 1], xy[ok, 0]])) if ok.any() else None)
+        inside, outside = [v for v in levels[:2] if v is not None], [v for v in levels[2:] if v is not None]
+        out.append(min((abs(a - b) for a in inside for b in outside), default=0.0))
+    return out
