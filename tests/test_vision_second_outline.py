@@ -4,6 +4,8 @@ striped cloth) leave the card read."""
 
 from __future__ import annotations
 
+import random
+
 import cv2
 import numpy as np
 from test_vision_detect import W, table_with_card
@@ -11,6 +13,9 @@ from vision_support import profile
 
 from controller.cards import parse_card
 from vision.recognise import recognise
+from vision.second_outline import second_outline
+from vision.synth import render_back
+from vision.window import bounds
 
 #: The card read, upright on the felt, and the second object's place to its right (x0, y0, x1, y1).
 CARD = [(150.0, 100.0), (320.0, 100.0), (320.0, 337.0), (150.0, 337.0)]
@@ -40,6 +45,41 @@ def test_a_dim_object_on_grey_cloth_beside_the_card_is_a_second_object() -> None
     frame[y0:y1, x0:x1] = 150
     reading = recognise(frame, profile())
     assert reading.status == "unknown" and "second object's outline" in reading.reason, reading
+
+
+def test_a_back_whose_border_joins_a_pale_wall_is_a_second_object() -> None:
+    """A face-down back beside the card on a dark table (both turned a quarter), a pale wall running from
+    the back's top side to the frame's top edge (a sweep's scene, bench/vision_side_by_side.py's family):
+    the back's white border joins the wall, and its fine lattice is all edges, so its outline bounds a blob
+    of edges more than a region of paper. Before, the card was read."""
+    frame = table_with_card("QD", [(37.4, 410.8), (22.0, 198.6), (318.4, 177.0), (333.9, 389.3)])
+    frame[frame[:, :, 0] == 40] = (30, 30, 34)  # a dark table, where the felt was
+    back = render_back(random.Random(7))
+    quad = np.array([(615.6, 113.3), (630.8, 321.9), (339.4, 343.2), (324.2, 134.5)], np.float32)
+    src = np.array([(0, 0), (back.shape[1] - 1, 0), (back.shape[1] - 1, back.shape[0] - 1),
+                    (0, back.shape[0] - 1)], np.float32)
+    warp = cv2.getPerspectiveTransform(src, quad)
+    seen = cv2.warpPerspective(np.full(back.shape[:2], 255, np.uint8), warp, (W, frame.shape[0])) > 127
+    wall = np.array([(324, 134), (615, 113), (615, 0), (324, 0)], np.int32)
+    cv2.fillConvexPoly(frame, wall, (183, 176, 192))
+    frame[seen] = (cv2.warpPerspective(back, warp, (W, frame.shape[0]))[seen] * 0.9).astype(np.uint8)
+    frame = cv2.GaussianBlur(frame, (0, 0), 0.8)
+    reading = recognise(frame, profile())
+    assert reading.status == "unknown" and "second object's outline" in reading.reason, reading
+
+
+def test_an_object_whose_face_is_all_edges_is_found_by_its_blob_of_edges() -> None:
+    """At the working size: a card and, beside it on a dark table, an object whose face is fine diagonal
+    stripes (a back's lattice seen small): no region of paper lies inside its outline, which bounds a blob of
+    edges, and that blob's outline has the card's size and shape."""
+    small = np.full((180, 240, 3), 30, np.uint8)
+    card = np.array([(40, 50), (100, 50), (100, 134), (40, 134)], np.float32)
+    cv2.fillConvexPoly(small, card.astype(np.int32), (235, 235, 235))
+    lattice = (np.indices((84, 60)).sum(axis=0) // 3 % 2 * 200 + 30).astype(np.uint8)
+    small[50:134, 110:170] = lattice[..., None]
+    assert second_outline(small, card, bounds(None, (240, 180)))
+    small[50:134, 110:170] = 30  # the object gone: only the card's own outline
+    assert not second_outline(small, card, bounds(None, (240, 180)))
 
 
 def test_an_empty_printed_box_beside_the_card_is_no_second_object() -> None:

@@ -62,6 +62,10 @@ SQUARE: Final = 75.0
 OVERLAP: Final = 0.25
 #: At least this share of the object's rectangle lies in its region.
 FILLED: Final = 0.9
+#: A region whose box has less than this share of the card's area outside the card holds no object apart
+#: from it: such an object, at its least size, has more there (``FILLED`` of it, at most ``OVERLAP`` under
+#: the card).
+APART: Final = 0.4
 #: A side is a step when the median grey along it inside and outside differ by at least this, taken at
 #: :data:`STEP_AT` and twice that of the card's short side each way: a blurred printed line differs only
 #: near it. Two of the three seen sides away from the card's outline are steps (the third may be the seam
@@ -79,16 +83,23 @@ def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bo
     if win.inside is not None:
         parted = cv2.bitwise_and(parted, win.inside)
     short, long = sorted(side_lengths(quad))
-    n, labels, stats, _ = components(parted)
-    w, h = stats[1:n, cv2.CC_STAT_WIDTH], stats[1:n, cv2.CC_STAT_HEIGHT]
-    big = (np.maximum(w, h) >= long / SIZE_FACTOR) & (np.minimum(w, h) >= short / SIZE_FACTOR / 2)
     rows, cols = grey.shape[:2]
-    for k in (np.flatnonzero(big) + 1).tolist():  # plain ints: only the regions that can hold a card
-        x, y, bw, bh = (int(v) for v in stats[k, :4])
-        x0, y0, x1, y1 = max(x - 3, 0), max(y - 3, 0), min(x + bw + 3, cols), min(y + bh + 3, rows)
-        mask = np.asarray((labels[y0:y1, x0:x1] == k).astype(np.uint8) * 255, np.uint8)
-        if _three_sides(mask, (x0, y0), grey, win, quad.astype(np.float32), (short, long)):
-            return True
+    card = np.asarray(quad, np.float32)
+    # The regions the edges part, and the edges' own blobs: a back's fine pattern is all edges inside its
+    # outline, which is then the outline of a blob, not of a region.
+    for binary in (parted, edges if win.inside is None else cv2.bitwise_and(edges, win.inside)):
+        n, labels, stats, _ = components(binary)
+        w, h = stats[1:n, cv2.CC_STAT_WIDTH], stats[1:n, cv2.CC_STAT_HEIGHT]
+        big = (np.maximum(w, h) >= long / SIZE_FACTOR) & (np.minimum(w, h) >= short / SIZE_FACTOR / 2)
+        for k in (np.flatnonzero(big) + 1).tolist():  # plain ints: only the regions that can hold a card
+            x, y, bw, bh = (int(v) for v in stats[k, :4])
+            box = np.array([(x, y), (x + bw, y), (x + bw, y + bh), (x, y + bh)], np.float32)
+            if bw * bh - cv2.intersectConvexConvex(box, card)[0] < APART * short * long:
+                continue  # the card's own regions, its outline's blob: no room for an object apart
+            x0, y0, x1, y1 = max(x - 3, 0), max(y - 3, 0), min(x + bw + 3, cols), min(y + bh + 3, rows)
+            mask = np.asarray((labels[y0:y1, x0:x1] == k).astype(np.uint8) * 255, np.uint8)
+            if _three_sides(mask, (x0, y0), grey, win, card, (short, long)):
+                return True
     return False
 
 
