@@ -61,7 +61,7 @@ SQUARE: Final = 75.0
 #: The object shares at most this share of its area with the card read (its fourth side is only placed).
 OVERLAP: Final = 0.25
 #: At least this share of the object's rectangle lies in its region.
-FILLED: Final = 0.9
+FILLED: Final = 0.8
 #: A region whose box has less than this share of the card's area outside the card holds no object apart
 #: from it: such an object, at its least size, has more there (``FILLED`` of it, at most ``OVERLAP`` under
 #: the card).
@@ -70,7 +70,7 @@ APART: Final = 0.4
 #: :data:`STEP_AT` and twice that of the card's short side each way: a blurred printed line differs only
 #: near it. Two of the three seen sides away from the card's outline are steps (the third may be the seam
 #: with the card read, as bright as the object).
-STEP: Final = 20
+STEP: Final = 15
 STEP_AT: Final = 0.08
 
 
