@@ -14,8 +14,9 @@ as a detected card's are, both of them, agreeing (the caller's ``read_pair``).
 Why it cannot read a card that is not one: two agreeing index reads at a card's geometry are needed,
 every index box must lie inside the frame and the scan window, and any other candidate index in the
 window that reads as a card (the same or another) leaves the frame unknown, as does a second pair,
-a second bright region of a card's size or a dark one (a face-down back, :mod:`vision.face_down`), or
-a second card's grey paper however dim (:func:`vision.second_paper.dim_second`).
+a second bright region of a card's size or a dark one (a face-down back, :mod:`vision.face_down`),
+a second card's grey paper however dim (:func:`vision.second_paper.dim_second`), or three sides of a
+second object's outline (:mod:`vision.second_outline`).
 The work is bounded: cheap size and spacing tests first, then at most :data:`MAX_PAIRS` reads.
 """
 

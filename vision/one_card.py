@@ -12,7 +12,9 @@ felt whose rail shows all round is no back), or a candidate index outside the ca
 :data:`DIM_PAPER` as bright as the card's, whose card would lie wholly inside the window (within
 :data:`SLACK`: a card placed from one index comes out a little large) and which reads as a card alone;
 or a second card's grey paper, however dim, apart from the card or showing from under it
-(:func:`vision.second_paper.dim_second`: a dim 10's index does not read alone). Any leaves the frame unknown.
+(:func:`vision.second_paper.dim_second`: a dim 10's index does not read alone), or three sides of a second
+object's outline among the frame's edges (:mod:`vision.second_outline`: an object whose region joins a
+pale wall or the table). Any leaves the frame unknown.
 The search's looser "a rank over a suit of the deck's sizes" is not used: on martinabeleda's felt it
 took a neighbour's index for a card lying across the one read.
 
@@ -20,8 +22,8 @@ What it leaves alone, as the detector does: a neighbouring card half out of the 
 its card reach the window's edge), and a back mostly under the card (less field than
 :data:`vision.face_down.LEAST_AREA`). What it costs: a dark object of a card's size and shape beside
 the card (a wallet, a banknote, a phone touching it) leaves the frame unknown too, a read lost, never a
-wrong one; and one ink search and one look at the grey pixels per card read (about 3 ms at 640 x 480),
-which frames without a card never pay.
+wrong one; and one ink search, one look at the grey pixels and one at the edges per card read (about
+4.5 ms at 640 x 480), which frames without a card never pay.
 """
 
 from __future__ import annotations

@@ -31,19 +31,9 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
+from vision import sides
 from vision.regions import components
-from vision.sides import (
-    MAX_SKEW,
-    MIN_SIDE_SUPPORT,
-    MIN_SUPPORT,
-    Line,
-    meet,
-    near_outline,
-    overlap,
-    runs,
-    side_supports,
-    turn,
-)
+from vision.sides import Line, meet, overlap, turn
 from vision.window import Bounds, side_lengths
 
 #: Canny's thresholds on the blurred grey frame (the detector's second look's, :mod:`vision.detect`).
@@ -104,10 +94,10 @@ def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bo
 
 
 def _three_sides(mask: NDArray[np.uint8], origin: tuple[int, int], grey: MatLike, win: Bounds,
-                 card: NDArray[np.float32], sides: tuple[float, float]) -> bool:
+                 card: NDArray[np.float32], size: tuple[float, float]) -> bool:
     """Whether the region ``mask`` (cut from the working frame at ``origin``) holds three sides of an
-    object of the card's ``sides`` (short, long) apart from the card at ``card``: see the module."""
-    short, long = sides
+    object of the card's ``size`` (short side, long side) apart from the card at ``card``: see the module."""
+    short, long = size
     x0, y0 = origin
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     contour = max(contours, key=cv2.contourArea)
@@ -115,13 +105,15 @@ def _three_sides(mask: NDArray[np.uint8], origin: tuple[int, int], grey: MatLike
     on_rim = np.asarray(win.rim[pts[:, 1] + y0, pts[:, 0] + x0] > 0)
     filled = np.zeros_like(mask)
     cv2.drawContours(filled, [contour], -1, 255, -1)
-    lines = runs(pts, on_rim, filled, LEAST_RUN * short)
+    lines = sides.runs(pts, on_rim, filled, LEAST_RUN * short)
     found = [q for a, b in itertools.combinations(lines, 2) for q in _rectangles(a, b, lines, short, long)]
-    seen = near_outline(pts[~on_rim], (mask.shape[0], mask.shape[1]))
+    seen = sides.near_outline(pts[~on_rim], (mask.shape[0], mask.shape[1]))
     shift = np.array([x0, y0], np.float32)
-    for q, support in zip(found, side_supports(found, seen), strict=True):
+    for q, support in zip(found, sides.side_supports(found, seen), strict=True):
         three = support[:3]  # along a, the joining side and b; the fourth is placed
-        if min(three) < MIN_SIDE_SUPPORT or sum(three) / 3 < MIN_SUPPORT or not cv2.isContourConvex(q):
+        if min(three) < sides.MIN_SIDE_SUPPORT or sum(three) / 3 < sides.MIN_SUPPORT:
+            continue
+        if not cv2.isContourConvex(q):
             continue
         at = q + shift
         if not win.within(at, 0.06 * short) or overlap(at, card) > OVERLAP or _inside(q, filled) < FILLED:
@@ -134,7 +126,7 @@ def _three_sides(mask: NDArray[np.uint8], origin: tuple[int, int], grey: MatLike
 def _rectangles(a: Line, b: Line, lines: list[Line], short: float, long: float) -> list[NDArray[np.float32]]:
     """The rectangles of the card's proportions with runs ``a`` and ``b`` as opposite sides, joined by a
     third run: corners along ``a`` from the far end to the joining side, across it, then along ``b``."""
-    if turn(a.angle, b.angle) > MAX_SKEW:
+    if turn(a.angle, b.angle) > sides.MAX_SKEW:
         return []
     apart = abs((b.x - a.x) * a.nx + (b.y - a.y) * a.ny)
     others = [apart * length / width for width, length in ((short, long), (long, short))
