@@ -32,13 +32,15 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision import sides
-from vision.regions import components
 from vision.sides import Line, meet, overlap, turn
 from vision.window import Bounds, side_lengths
 
 #: Canny's thresholds on the blurred grey frame (the detector's second look's, :mod:`vision.detect`).
 EDGE_LOW: Final = 30
 EDGE_HIGH: Final = 90
+#: The frame's tint (its greatest channel less its least, blurred), times this, has its edges found too: white
+#: paper against a pale wall or sheet of a slight colour differs in tint more than in light.
+TINT: Final = 2.0
 #: The object's sides are the card's within this factor (a second card seen by the same camera, a little
 #: nearer or further).
 SIZE_FACTOR: Final = 1.25
@@ -67,8 +69,12 @@ STEP_AT: Final = 0.08
 def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
     """Whether the window (``win``, in the working frame ``small``) holds three sides of a second object's
     outline, of a card's size and shape, apart from the card at ``quad`` (working pixels): see the module."""
-    grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
-    edges = cv2.dilate(cv2.Canny(grey, EDGE_LOW, EDGE_HIGH), np.ones((3, 3), np.uint8))
+    blurred = cv2.GaussianBlur(small, (5, 5), 0)
+    grey = cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY)
+    b, g, r = cv2.split(blurred)
+    tint = cv2.convertScaleAbs(cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r)), alpha=TINT)
+    found = cv2.bitwise_or(cv2.Canny(grey, EDGE_LOW, EDGE_HIGH), cv2.Canny(tint, EDGE_LOW, EDGE_HIGH))
+    edges = cv2.dilate(found, np.ones((3, 3), np.uint8))
     parted = cv2.bitwise_not(edges)
     if win.inside is not None:
         parted = cv2.bitwise_and(parted, win.inside)
@@ -76,38 +82,39 @@ def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bo
     rows, cols = grey.shape[:2]
     card = np.asarray(quad, np.float32)
     # The regions the edges part, and the edges' own blobs: a back's fine pattern is all edges inside its
-    # outline, which is then the outline of a blob, not of a region.
+    # outline, which is then the outline of a blob, not of a region. Every region's outer contour (not its
+    # holes'): a region inside another's hole is one too.
     for binary in (parted, edges if win.inside is None else cv2.bitwise_and(edges, win.inside)):
-        n, labels, stats, _ = components(binary)
-        w, h = stats[1:n, cv2.CC_STAT_WIDTH], stats[1:n, cv2.CC_STAT_HEIGHT]
-        big = (np.maximum(w, h) >= long / SIZE_FACTOR) & (np.minimum(w, h) >= short / SIZE_FACTOR / 2)
-        for k in (np.flatnonzero(big) + 1).tolist():  # plain ints: only the regions that can hold a card
-            x, y, bw, bh = (int(v) for v in stats[k, :4])
+        contours, tree = cv2.findContours(binary, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
+        for contour, (_, _, _, parent) in zip(contours, [] if tree is None else tree[0], strict=True):
+            if parent >= 0 or len(contour) < 2 * long / SIZE_FACTOR:
+                continue  # a hole, or too short to go round an object
+            x, y, bw, bh = cv2.boundingRect(contour)
+            if max(bw, bh) < long / SIZE_FACTOR or min(bw, bh) < short / SIZE_FACTOR / 2:
+                continue
             box = np.array([(x, y), (x + bw, y), (x + bw, y + bh), (x, y + bh)], np.float32)
             if bw * bh - cv2.intersectConvexConvex(box, card)[0] < APART * short * long:
                 continue  # the card's own regions, its outline's blob: no room for an object apart
             x0, y0, x1, y1 = max(x - 3, 0), max(y - 3, 0), min(x + bw + 3, cols), min(y + bh + 3, rows)
-            mask = np.asarray((labels[y0:y1, x0:x1] == k).astype(np.uint8) * 255, np.uint8)
-            if _three_sides(mask, (x0, y0), grey, win, card, (short, long)):
+            outline = np.asarray(contour, np.int32).reshape(-1, 2) - np.array([x0, y0], np.int32)
+            if _three_sides(outline, (x0, y0, x1, y1), grey, win, card, (short, long)):
                 return True
     return False
 
 
-def _three_sides(mask: NDArray[np.uint8], origin: tuple[int, int], grey: MatLike, win: Bounds,
+def _three_sides(pts: NDArray[np.int32], box: tuple[int, int, int, int], grey: MatLike, win: Bounds,
                  card: NDArray[np.float32], size: tuple[float, float]) -> bool:
-    """Whether the region ``mask`` (cut from the working frame at ``origin``) holds three sides of an
-    object of the card's ``size`` (short side, long side) apart from the card at ``card``: see the module."""
+    """Whether the region outlined by ``pts`` (points of the frame's ``box`` x0, y0, x1, y1, from its corner)
+    holds three sides of an object of the card's ``size`` (short side, long side) apart from the card at
+    ``card``: see the module."""
     short, long = size
-    x0, y0 = origin
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    contour = max(contours, key=cv2.contourArea)
-    pts = np.asarray(contour, np.int32).reshape(-1, 2)
+    x0, y0, x1, y1 = box
     on_rim = np.asarray(win.rim[pts[:, 1] + y0, pts[:, 0] + x0] > 0)
-    filled = np.zeros_like(mask)
-    cv2.drawContours(filled, [contour], -1, 255, -1)
+    filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(filled, [pts.reshape(-1, 1, 2)], -1, 255, -1)
     lines = sides.runs(pts, on_rim, filled, LEAST_RUN * short)
     found = [q for a, b in itertools.combinations(lines, 2) for q in _rectangles(a, b, lines, short, long)]
-    seen = sides.near_outline(pts[~on_rim], (mask.shape[0], mask.shape[1]))
+    seen = sides.near_outline(pts[~on_rim], (filled.shape[0], filled.shape[1]))
     shift = np.array([x0, y0], np.float32)
     for q, support in zip(found, sides.side_supports(found, seen), strict=True):
         three = support[:3]  # along a, the joining side and b; the fourth is placed
