@@ -23,7 +23,7 @@ its card reach the window's edge), and a back mostly under the card (less field 
 :data:`vision.face_down.LEAST_AREA`). What it costs: a dark object of a card's size and shape beside
 the card (a wallet, a banknote, a phone touching it) leaves the frame unknown too, a read lost, never a
 wrong one; and one ink search, one look at the grey pixels and one at the edges per card read (about
-4.5 ms at 640 x 480), which frames without a card never pay.
+4.5 to 5 ms at 640 x 480), which frames without a card never pay.
 """
 
 from __future__ import annotations

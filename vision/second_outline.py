@@ -7,18 +7,20 @@ object, the card read itself. Sweeps of two objects side by side found the reade
 a plain object, a back, a big-pipped prop card or another deck's card beside it
 (``bench/vision_side_by_side.py``).
 What such an object still shows is most of its outline: straight sides where its light meets the table's,
-the strip's or the card's. So the frame's strong edges (Canny) part it into regions, and a region whose
-contour holds three sides of a rectangle of the card's size and proportions as seen (two opposite sides,
-the card's width or length apart, and one joining them squarely; the fourth placed by the proportions,
-seen or not), lying wholly inside the window and apart from the card, filled by the region, is a second
-object, provided two of its three sides away from the card's outline are steps of light (the grey differs
-inside and outside): a printed line, a stripe of cloth or a seam between boards is the same on both sides.
+the strip's or the card's. So the frame's strong edges (Canny, in its light and in its tint) part it into
+regions, and a region (or a blob of edges) whose outer contour holds three sides of a rectangle of the card's
+size and proportions as seen (two opposite sides, the card's width or length apart, and one joining them
+squarely; the fourth placed by the proportions, seen or not), lying wholly inside the window and apart from
+the card, filled by the region, is a second object, provided two of its three sides away from the card's
+outline are steps of light (the grey differs inside and outside): a printed line, a stripe of cloth or a seam
+between boards is the same on both sides.
 
 What it leaves alone: a neighbour reaching the window's edge (its placed fourth side lies past it); an object
 whose outline is lost on two sides (as bright as what lies round it). What it costs: an object with a card's
 size, straight sides and its own light in the window (a phone, a banknote, a card box printed in a solid
-colour) leaves the frame unknown, a read lost, never a wrong one; and about 1.2 ms per card read at 640 x 480
-(it looks at the half working size, as :func:`vision.by_index.halved` gives it).
+colour) leaves the frame unknown, a read lost, never a wrong one; and about 1.5 ms per card read at 640 x 480,
+up to 2.6 ms on a textured table (it looks at the half working size, as :func:`vision.by_index.halved`
+gives it).
 """
 
 from __future__ import annotations
