@@ -105,3 +105,16 @@ def test_stripes_of_cloth_beside_the_card_are_no_second_object() -> None:
     frame[felt & stripes] = (150, 170, 140)
     reading = recognise(frame, profile())
     assert reading.card is parse_card("9C"), reading
+
+
+def test_white_paper_against_a_pale_tinted_wall_is_a_second_object() -> None:
+    """A white object beside the card, its top and far side against a pale wall of a slight colour that
+    runs to the frame's top and right edges: in light the wall is within a few tens of levels of the paper
+    (its sides no strong edge), in tint it is far from it, so the object's outline shows there."""
+    frame = table_with_card("9C", CARD)
+    x0, y0, x1, y1 = BESIDE
+    frame[:y0, x0 - 20:] = (205, 230, 245)  # the wall, over the object to the frame's top edge
+    frame[:y1 - 60, x1:] = (205, 230, 245)  # and beside it to the frame's right edge
+    frame[y0:y1, x0:x1] = 248
+    reading = recognise(frame, profile())
+    assert reading.status == "unknown" and "second object's outline" in reading.reason, reading
