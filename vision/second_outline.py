@@ -88,9 +88,12 @@ def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bo
     # holes'): a region inside another's hole is one too.
     for binary in (parted, edges if win.inside is None else cv2.bitwise_and(edges, win.inside)):
         contours, tree = cv2.findContours(binary, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
-        for contour, (_, _, _, parent) in zip(contours, [] if tree is None else tree[0], strict=True):
-            if parent >= 0 or len(contour) < 2 * long / SIZE_FACTOR:
-                continue  # a hole, or too short to go round an object
+        if tree is None:
+            continue
+        lengths = np.fromiter(map(len, contours), np.int64, len(contours))
+        # Outer contours only (a hole's parent is set), long enough to go round an object.
+        for k in np.flatnonzero((tree[0][:, 3] < 0) & (lengths >= 2 * long / SIZE_FACTOR)).tolist():
+            contour = contours[k]
             x, y, bw, bh = cv2.boundingRect(contour)
             if max(bw, bh) < long / SIZE_FACTOR or min(bw, bh) < short / SIZE_FACTOR / 2:
                 continue
