@@ -37,9 +37,11 @@ from vision import sides
 from vision.sides import Line, meet, overlap, turn
 from vision.window import Bounds, side_lengths
 
-#: Canny's thresholds on the blurred grey frame (the detector's second look's, :mod:`vision.detect`).
-EDGE_LOW: Final = 30
-EDGE_HIGH: Final = 90
+#: Canny's thresholds on the blurred grey frame: lower than the detector's second look's (30 and 90,
+#: :mod:`vision.detect`), since a dim object beside the card on a grey table has a faint outline (on the
+#: drawn sweep 20 and 60 found the most; 15 and 45, 10 and 30 part the table's grain into more regions).
+EDGE_LOW: Final = 20
+EDGE_HIGH: Final = 60
 #: The frame's tint (its greatest channel less its least, blurred), times this, has its edges found too: white
 #: paper against a pale wall or sheet of a slight colour differs in tint more than in light.
 TINT: Final = 2.0
