@@ -19,8 +19,8 @@ What it leaves alone: a neighbour reaching the window's edge (its placed fourth 
 whose outline is lost on two sides (as bright as what lies round it). What it costs: an object with a card's
 size, straight sides and its own light in the window (a phone, a banknote, a card box printed in a solid
 colour) leaves the frame unknown, a read lost, never a wrong one; and about 1.5 ms per card read at 640 x 480,
-up to 2.6 ms on a textured table (it looks at the half working size, as :func:`vision.by_index.halved`
-gives it).
+up to 2.6 ms on wood's grain and 5 ms on a monitor full of text (it looks at the half working size, as
+:func:`vision.by_index.halved` gives it).
 """
 
 from __future__ import annotations
