@@ -15,12 +15,14 @@ the card, filled by the region, is a second object, provided two of its three si
 outline are steps of light (the grey differs inside and outside): a printed line, a stripe of cloth or a seam
 between boards is the same on both sides.
 
-What it leaves alone: a neighbour reaching the window's edge (its placed fourth side lies past it); an object
-whose outline is lost on two sides (as bright as what lies round it). What it costs: an object with a card's
-size, straight sides and its own light in the window (a phone, a banknote, a card box printed in a solid
-colour) leaves the frame unknown, a read lost, never a wrong one; and about 1.5 ms per card read at 640 x 480,
-up to 2.6 ms on wood's grain and 5 ms on a monitor full of text (it looks at the half working size, as
-:func:`vision.by_index.halved` gives it).
+What it leaves alone: a neighbour reaching the window's edge (its placed fourth side lies past it, by more
+than 0.06 of the card's short side); an object whose outline is lost on two sides (as bright as what lies
+round it). What it misses: under a camera tilted 40 degrees or more, a second card turned against the card
+read (its corners seen under 75 degrees, :data:`SQUARE`; the calibrated plane is not used here yet). What it
+costs: an object with a card's size, straight sides and its own light in the window (a phone, a banknote, a
+card box printed in a solid colour) leaves the frame unknown, a read lost, never a wrong one; and about 1.5 ms
+per card read at 640 x 480, up to 2.6 ms on wood's grain and 5 ms on a monitor full of text (it looks at the
+half working size, as :func:`vision.by_index.halved` gives it).
 """
 
 from __future__ import annotations
@@ -58,14 +60,14 @@ SQUARE: Final = 75.0
 OVERLAP: Final = 0.25
 #: At least this share of the object's rectangle lies in its region.
 FILLED: Final = 0.8
-#: A region whose box has less than this share of the card's area outside the card holds no object apart
-#: from it: such an object, at its least size, has more there (``FILLED`` of it, at most ``OVERLAP`` under
-#: the card).
+#: A region whose box has less than this share of the card's area outside the card is not searched (the
+#: card's own regions, its outline's blob). Not a strict bound: an object at the least size, a quarter under
+#: the card and its region barely ``FILLED``, has about 0.35 there and is passed over (a review, 2026-12-05).
 APART: Final = 0.4
 #: A side is a step when the median grey along it inside and outside differ by at least this, taken at
-#: :data:`STEP_AT` and twice that of the card's short side each way: a blurred printed line differs only
-#: near it. Two of the three seen sides away from the card's outline are steps (the third may be the seam
-#: with the card read, as bright as the object).
+#: :data:`STEP_AT` and twice that of the candidate rectangle's short side each way: a blurred printed line
+#: differs only near it. Two of the three seen sides away from the card's outline are steps (the third may
+#: be the seam with the card read, as bright as the object).
 STEP: Final = 15
 STEP_AT: Final = 0.08
 
