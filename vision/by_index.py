@@ -32,14 +32,13 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.detect import Detection, DetectParams
-from vision.face_down import face_down
 from vision.index_glyphs import anchors, face_corners, glyph_anchors, glyph_points, similarity, to_frame
 from vision.levels import block_mean, least_channel
 from vision.profile import DeckProfile
 from vision.refusal import Refusal
 from vision.regions import components
-from vision.second_outline import second_outline
-from vision.second_paper import apart, dim_second
+from vision.second_object import second_object
+from vision.second_paper import apart
 from vision.warp import warp_box, warp_indices
 from vision.window import Bounds, ScanWindow, bounds
 
@@ -346,14 +345,11 @@ def search(
     half, at_half, win_half = halved(small, quad, window)
     if apart(half, at_half, win_half.inside, area[0]):
         return Found(None, "a second bright region of a card's size in the window (one card at a time)")
-    if face_down(half, at_half, win_half):
-        return Found(None, "a dark rectangle of a card's size in the window: a back (one card at a time)")
-    if dim_second(half, at_half, win_half):
-        return Found(None, "a second card's paper in the window, however dim (one card at a time)")
-    if second_outline(half, at_half, win_half):
-        return Found(None, "a second object's outline in the window (one card at a time)")
-    second = other_index(frame, quad, found, paper, card_paper, profile, shrink, reads_alone)
-    return Found(None, second) if second is not None else Found(reading, "read by its two indices")
+    second = second_object(half, at_half, win_half)
+    if second is not None:
+        return Found(None, second)
+    other = other_index(frame, quad, found, paper, card_paper, profile, shrink, reads_alone)
+    return Found(None, other) if other is not None else Found(reading, "read by its two indices")
 
 
 def other_index(

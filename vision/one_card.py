@@ -37,11 +37,10 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.by_index import candidates, halved, ink_pieces, level, other_index, working
-from vision.face_down import MOST_AREA, face_down
+from vision.face_down import MOST_AREA
 from vision.index_glyphs import anchors, face_corners, to_frame
 from vision.profile import DeckProfile
-from vision.second_outline import second_outline
-from vision.second_paper import dim_second
+from vision.second_object import second_object
 from vision.window import ScanWindow, bounds
 
 #: A second card's index is looked at when its paper is at least this share as bright as the card's:
@@ -67,13 +66,9 @@ def second_card(
     quad = np.asarray(corners, np.float32).reshape(4, 2) * np.float32(shrink)
     win = bounds(window, (small.shape[1], small.shape[0]))
     half, at_half, win_half = halved(small, quad, window)
-    if face_down(half, at_half, win_half, MOST_AREA):
-        return ("a dark rectangle of a card's size in the window: a back, or a card in shadow "
-                "(one card at a time)")
-    if dim_second(half, at_half, win_half):
-        return "a second card's paper in the window, however dim (one card at a time)"
-    if second_outline(half, at_half, win_half):
-        return "a second object's outline in the window (one card at a time)"
+    second = second_object(half, at_half, win_half, MOST_AREA)
+    if second is not None:
+        return second
     centres, stats, scales, paper = ink_pieces(small, profile, *area)
     found = candidates(centres, stats, profile, scales)
     face = np.array(face_corners(profile), np.float32)

@@ -1,0 +1,36 @@
+"""One card at a time after a card is read, whichever search read it: the looks for a second object that
+the search's own regions did not show.
+
+Why a module of its own: the card found by its outline (:mod:`vision.one_card`) and the card found by its
+indices (:mod:`vision.by_index`) ask the same three questions of the same half-size frame
+(:func:`vision.by_index.halved`): a dark card-sized rectangle (:func:`vision.face_down.face_down`), a
+second card's grey paper however dim (:func:`vision.second_paper.dim_second`), three sides of a second
+object's outline (:func:`vision.second_outline.second_outline`). One function keeps their order (the
+cheapest first: the first that finds an object ends the look) and their words the same for both.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from cv2.typing import MatLike
+from numpy.typing import NDArray
+
+from vision.face_down import face_down
+from vision.second_outline import second_outline
+from vision.second_paper import dim_second
+from vision.window import Bounds
+
+
+def second_object(half: MatLike, quad: NDArray[np.float32], win: Bounds, most_area: float | None = None
+                  ) -> str | None:
+    """Why the window (``win``, in the half-size frame ``half``) holds a second object besides the card
+    read at ``quad`` (pixels of ``half``), or None. ``most_area``: a dark rectangle larger than that many
+    of the card's areas is no back (:func:`vision.face_down.face_down`; None: no bound)."""
+    if face_down(half, quad, win, most_area):
+        return ("a dark rectangle of a card's size in the window: a back, or a card in shadow "
+                "(one card at a time)")
+    if dim_second(half, quad, win):
+        return "a second card's paper in the window, however dim (one card at a time)"
+    if second_outline(half, quad, win):
+        return "a second object's outline in the window (one card at a time)"
+    return None
