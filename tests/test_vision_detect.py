@@ -8,14 +8,13 @@ import math
 import cv2
 import numpy as np
 from vision_support import profile
+from vision_tables import H, W
 
 from controller.cards import parse_card
 from vision.detect import CARD_ASPECT, find_card
 from vision.recognise import recognise, recognise_face
 from vision.synth import DESIGNS, render_face
 from vision.tilt import true_aspect
-
-W, H = 640, 480
 
 
 def table_with_card(code: str, quad: list[tuple[float, float]]) -> np.ndarray:

@@ -116,7 +116,7 @@ def _corners(rng: random.Random, w: int, h: int, cond: Conditions, spread: float
 
 
 #: The flat face's corners, clockwise from its top left (the order of :func:`_corners`).
-_FACE_CORNERS: Final = np.array(
+FACE_CORNERS: Final = np.array(
     [(0, 0), (FACE_W - 1, 0), (FACE_W - 1, FACE_H - 1), (0, FACE_H - 1)], np.float32
 )
 
@@ -124,7 +124,7 @@ _FACE_CORNERS: Final = np.array(
 def _place(frame: Image, face: Image, corners: Image) -> None:
     """Paste ``face`` onto ``frame`` through the homography to ``corners`` (rounded corners masked)."""
     h, w = frame.shape[:2]
-    m = cv2.getPerspectiveTransform(_FACE_CORNERS, corners)
+    m = cv2.getPerspectiveTransform(FACE_CORNERS, corners)
     mask = np.zeros((FACE_H, FACE_W), np.uint8)
     cv2.rectangle(mask, (8, 0), (FACE_W - 9, FACE_H - 1), 255, -1)
     cv2.rectangle(mask, (0, 8), (FACE_W - 1, FACE_H - 9), 255, -1)
@@ -244,7 +244,7 @@ def _draw_hand(
         cv2.circle(frame, (int(px), int(py)), width, skin, -1)
     if cover is None:
         return
-    m = cv2.getPerspectiveTransform(_FACE_CORNERS, corners)
+    m = cv2.getPerspectiveTransform(FACE_CORNERS, corners)
     x0, y0, x1, y1 = cover[0] - 6, cover[1] - 6, cover[2] + 6, cover[3] + 6
     nearest = (0 if x0 + x1 < FACE_W else FACE_W - 1, 0)  # the face corner the top index sits in
     top = np.array([nearest, (x0, y0), (x1, y0), (x1, y1), (x0, y1)], np.float32)
