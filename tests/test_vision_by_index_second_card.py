@@ -112,3 +112,19 @@ def test_dark_things_reaching_the_frames_edge_beside_the_card_cost_no_read() -> 
     cv2.rectangle(frame, (470, 150), (700, 400), (50, 45, 40), -1)  # a laptop, cut by the frame's edge
     reading = recognise(finish(frame), profile("classic"))
     assert reading.status == "card" and reading.card is parse_card("7H"), reading.reason
+
+
+@pytest.mark.parametrize("colour", [(215, 215, 215), (225, 230, 240)], ids=["greyer", "tinted"])
+def test_a_pale_object_on_the_sheet_beside_the_card_leaves_the_frame_unknown(
+    colour: tuple[int, int, int]
+) -> None:
+    """A card-sized object a little greyer or bluer than the sheet beside the card read by its indices: no
+    dark field (no back), no grey paper apart from the sheet, one bright region with it; only its outline
+    shows it (vision.second_outline, through vision.second_object)."""
+    deck = profile("classic")
+    frame = sheet(1)
+    lay(frame, "7H", (200, 240), 300, 5)
+    cv2.rectangle(frame, (370, 100), (370 + 214, 100 + 300), colour, -1)
+    reading = recognise(finish(frame), deck)
+    assert reading.status == "unknown", reading
+    assert "by its indices: a second object's outline" in reading.reason, reading

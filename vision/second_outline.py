@@ -37,6 +37,7 @@ from numpy.typing import NDArray
 
 from vision import sides
 from vision.sides import Line, meet, overlap, turn
+from vision.table_view import table_view
 from vision.window import Bounds, side_lengths
 
 #: Canny's thresholds on the blurred grey frame: lower than the detector's second look's (30 and 90,
@@ -74,7 +75,12 @@ STEP_AT: Final = 0.08
 
 def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
     """Whether the window (``win``, in the working frame ``small``) holds three sides of a second object's
-    outline, of a card's size and shape, apart from the card at ``quad`` (working pixels): see the module."""
+    outline, of a card's size and shape, apart from the card at ``quad`` (working pixels, in the face's
+    order): see the module. Judged on the table's plane when the card is seen out of square
+    (:func:`vision.table_view.table_view`)."""
+    view = table_view(small, quad, win)
+    if view is not None:
+        small, quad, win = view
     blurred = cv2.GaussianBlur(small, (5, 5), 0)
     grey = cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY)
     b, g, r = cv2.split(blurred)
