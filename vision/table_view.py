@@ -12,7 +12,7 @@ The plane is the calibrated one (``croupier vision calibrate``, exact) when the 
 card read's own: the card is a 63 x 88 rectangle lying on the table, so its four corners give the table's
 homography up to where the card lies (less exact far from the card, where an error in its corners grows;
 the looks' tolerances absorb a few degrees). The view keeps the card's area in pixels (the same detail
-where the card lies) and spans at most twice the frame each way round the card: what lies further along a
+where the card lies; less in a view larger than :data:`LARGEST` frames) and spans at most twice the frame each way round the card: what lies further along a
 steep table is cut by the view's edge, as a neighbour cut by the window is.
 """
 
@@ -34,6 +34,10 @@ SQUARE_SLACK: Final = 6.0
 ASPECT_SLACK: Final = 0.08
 #: The view spans at most this many times the frame's width and height, centred on the card.
 SPAN: Final = 2.0
+#: A view larger than this many times the frame's area is made smaller to it (its cost grows with its
+#: area; on GuilleX7's phone photographs views reached 4 frames, on the composed set 2): the card then
+#: keeps at least ``sqrt(LARGEST / SPAN**2)`` of its size, 0.61.
+LARGEST: Final = 1.5
 
 
 def seen_square(quad: NDArray[np.float32]) -> bool:
@@ -61,7 +65,13 @@ def table_view(frame: MatLike, quad: NDArray[np.float32], win: Bounds
     to_table = _to_table(card, win, (w, h))
     on_table = cv2.perspectiveTransform(card.reshape(-1, 1, 2).astype(np.float64), to_table).reshape(4, 2)
     scale = float(np.sqrt(cv2.contourArea(card) / max(cv2.contourArea(on_table.astype(np.float32)), 1e-9)))
-    scaled = np.diag([scale, scale, 1.0]) @ to_table
+    # Turned back as the card is seen (its top side's direction in the frame): the view of a frame of a
+    # turned card, kept upright, would be a larger canvas round the same pixels.
+    top = on_table[1] - on_table[0]
+    seen = card[1] - card[0]
+    turn = float(np.arctan2(seen[1], seen[0]) - np.arctan2(top[1], top[0]))
+    c, s = np.cos(turn) * scale, np.sin(turn) * scale
+    scaled = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ to_table
     centre = cv2.perspectiveTransform(card.mean(axis=0).reshape(1, 1, 2).astype(np.float64), scaled)[0, 0]
     frame_corners = np.array([(0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)], np.float64)
     outline = win.polygon.astype(np.float64) if win.polygon is not None else frame_corners
@@ -69,8 +79,9 @@ def table_view(frame: MatLike, quad: NDArray[np.float32], win: Bounds
     lo, hi = centre - SPAN / 2 * np.array([w, h]), centre + SPAN / 2 * np.array([w, h])
     if mapped is not None:  # the horizon is not in view: the window's outline bounds the view
         lo, hi = np.maximum(lo, mapped.min(axis=0)), np.minimum(hi, mapped.max(axis=0))
-    size = (int(np.ceil(hi[0] - lo[0])) + 1, int(np.ceil(hi[1] - lo[1])) + 1)
-    shifted = np.array([[1, 0, -lo[0]], [0, 1, -lo[1]], [0, 0, 1]], np.float64) @ scaled
+    fit = min(1.0, float(np.sqrt(LARGEST * w * h / max(float(np.prod(hi - lo)), 1.0))))
+    size = (int(np.ceil(fit * (hi[0] - lo[0]))) + 1, int(np.ceil(fit * (hi[1] - lo[1]))) + 1)
+    shifted = np.array([[fit, 0, -fit * lo[0]], [0, fit, -fit * lo[1]], [0, 0, 1]], np.float64) @ scaled
     # The frame's border pixels carried on past it: no step of light at the frame's edge (nor its edges).
     view = cv2.warpPerspective(frame, shifted, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     seen = win.inside if win.inside is not None else np.full((h, w), 255, np.uint8)
