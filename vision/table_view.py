@@ -12,8 +12,9 @@ The plane is the calibrated one (``croupier vision calibrate``, exact) when the 
 card read's own: the card is a 63 x 88 rectangle lying on the table, so its four corners give the table's
 homography up to where the card lies (less exact far from the card, where an error in its corners grows;
 the looks' tolerances absorb a few degrees). The view keeps the card's area in pixels (the same detail
-where the card lies; less in a view larger than :data:`LARGEST` frames) and spans at most twice the frame each way round the card: what lies further along a
-steep table is cut by the view's edge, as a neighbour cut by the window is.
+where the card lies; less in a view larger than :data:`LARGEST` frames) and spans at most twice the
+frame each way round the card: what lies further along a steep table is cut by the view's edge, as a
+neighbour cut by the window is.
 """
 
 from __future__ import annotations
@@ -67,8 +68,7 @@ def table_view(frame: MatLike, quad: NDArray[np.float32], win: Bounds
     scale = float(np.sqrt(cv2.contourArea(card) / max(cv2.contourArea(on_table.astype(np.float32)), 1e-9)))
     # Turned back as the card is seen (its top side's direction in the frame): the view of a frame of a
     # turned card, kept upright, would be a larger canvas round the same pixels.
-    top = on_table[1] - on_table[0]
-    seen = card[1] - card[0]
+    top, seen = on_table[1] - on_table[0], card[1] - card[0]
     turn = float(np.arctan2(seen[1], seen[0]) - np.arctan2(top[1], top[0]))
     c, s = np.cos(turn) * scale, np.sin(turn) * scale
     scaled = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ to_table
@@ -84,13 +84,20 @@ def table_view(frame: MatLike, quad: NDArray[np.float32], win: Bounds
     shifted = np.array([[fit, 0, -fit * lo[0]], [0, fit, -fit * lo[1]], [0, 0, 1]], np.float64) @ scaled
     # The frame's border pixels carried on past it: no step of light at the frame's edge (nor its edges).
     view = cv2.warpPerspective(frame, shifted, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    seen = win.inside if win.inside is not None else np.full((h, w), 255, np.uint8)
-    inside = np.asarray(cv2.warpPerspective(seen, shifted, size, flags=cv2.INTER_NEAREST), np.uint8)
+    polygon = None if mapped is None else _mapped(outline, shifted)
+    if polygon is None:  # the horizon in view: the window's pixels warped (a warp costs more than a fill)
+        window = win.inside if win.inside is not None else np.full((h, w), 255, np.uint8)
+        inside = np.asarray(cv2.warpPerspective(window, shifted, size, flags=cv2.INTER_NEAREST), np.uint8)
+    else:
+        inside = _filled(polygon, size)
+        if win.polygon is not None:  # a window reaching past the frame is cut by it
+            frame_view = _mapped(frame_corners, shifted)
+            if frame_view is not None:
+                inside = cv2.bitwise_and(inside, _filled(frame_view, size))
     edge = cv2.bitwise_and(inside, cv2.bitwise_not(cv2.erode(inside, np.ones((5, 5), np.uint8))))
     border = np.zeros_like(inside)
     cv2.rectangle(border, (0, 0), (size[0] - 1, size[1] - 1), 255, 1)
     rim = np.asarray(cv2.bitwise_and(cv2.bitwise_or(edge, border), inside), np.uint8)
-    polygon = None if mapped is None else _mapped(outline, shifted)
     at = cv2.perspectiveTransform(card.reshape(-1, 1, 2).astype(np.float64), shifted).reshape(4, 2)
     bounds = Bounds(inside, rim, None if polygon is None else polygon.astype(np.float32), None, size)
     return view, at.astype(np.float32), bounds
@@ -117,3 +124,10 @@ def _mapped(points: NDArray[np.float64], m: NDArray[np.float64]) -> NDArray[np.f
     if (homogeneous[:, 2] <= 1e-9).any():
         return None
     return np.asarray(homogeneous[:, :2] / homogeneous[:, 2:], np.float64)
+
+
+def _filled(polygon: NDArray[np.float64], size: tuple[int, int]) -> NDArray[np.uint8]:
+    """A mask of ``size`` (w, h), 255 inside ``polygon``."""
+    mask = np.zeros((size[1], size[0]), np.uint8)
+    cv2.fillPoly(mask, [np.round(polygon).astype(np.int32)], 255)
+    return mask
