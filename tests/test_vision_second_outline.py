@@ -1,6 +1,8 @@
 """A second object beside the card whose region joins something else is still found by three sides of its
 outline (:mod:`vision.second_outline`); straight lines that are not an object's sides (a printed box, a
-striped cloth) leave the card read."""
+striped cloth) leave the card read. The check's own limits are pinned where a scene turns on them: Canny
+20/60 (a faint outline), square corners (a slanted parallelogram), the steps of light (printed stripes) and
+the scan window (an object outside it)."""
 
 from __future__ import annotations
 
@@ -8,14 +10,16 @@ import random
 
 import cv2
 import numpy as np
-from test_vision_detect import W, table_with_card
+import pytest
+from test_vision_detect import H, W, table_with_card
 from vision_support import profile
 
+import vision.second_outline as second_outline_module
 from controller.cards import parse_card
 from vision.recognise import recognise
 from vision.second_outline import second_outline
 from vision.synth import render_back
-from vision.window import bounds
+from vision.window import ScanWindow, bounds
 
 #: The card read, upright on the felt, and the second object's place to its right (x0, y0, x1, y1).
 CARD = [(150.0, 100.0), (320.0, 100.0), (320.0, 337.0), (150.0, 337.0)]
@@ -117,4 +121,76 @@ def test_white_paper_against_a_pale_tinted_wall_is_a_second_object() -> None:
     frame[:y1 - 60, x1:] = (205, 230, 245)  # and beside it to the frame's right edge
     frame[y0:y1, x0:x1] = 248
     reading = recognise(frame, profile())
+    assert reading.status == "unknown" and "second object's outline" in reading.reason, reading
+
+
+#: At the working size's half (240 x 180): the card read, upright, and where an object beside it lies.
+HALF = (240, 180)
+HALF_CARD = np.array([(40, 50), (100, 50), (100, 134), (40, 134)], np.float32)
+
+
+def half_frame(table: tuple[int, int, int]) -> np.ndarray:
+    """The half-size frame: ``table`` with the card read on it."""
+    small = np.full((HALF[1], HALF[0], 3), table, np.uint8)
+    cv2.fillConvexPoly(small, HALF_CARD.astype(np.int32), (235, 235, 235))
+    return small
+
+
+def test_a_faint_outline_is_found_at_the_checks_own_canny_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An object 30 levels brighter than a grey table, softly focused: its outline is found at Canny 20/60,
+    and lost at the detector's 30/90 (the thresholds are what finds it)."""
+    small = half_frame((110, 110, 110))
+    small[50:134, 110:170] = 140
+    small = cv2.GaussianBlur(small, (0, 0), 1.0)
+    assert second_outline(small, HALF_CARD, bounds(None, HALF))
+    monkeypatch.setattr(second_outline_module, "EDGE_LOW", 30)
+    monkeypatch.setattr(second_outline_module, "EDGE_HIGH", 90)
+    assert not second_outline(small, HALF_CARD, bounds(None, HALF))
+
+
+def test_a_slanted_parallelogram_is_no_card_shaped_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The felt between two cards lying at an angle to each other is a slanted parallelogram of about a
+    card's size (a real frame of martinabeleda's): its corners are 20 degrees off square, under
+    :data:`vision.second_outline.SQUARE`; let 40 degrees pass and it would be an object."""
+    small = half_frame((30, 30, 30))
+    dx = 84 * np.tan(np.radians(20))
+    slanted = np.array([(115, 50), (175, 50), (175 + dx, 134), (115 + dx, 134)], np.float32)
+    cv2.fillConvexPoly(small, np.round(slanted).astype(np.int32), (200, 200, 200))
+    assert not second_outline(small, HALF_CARD, bounds(None, HALF))
+    monkeypatch.setattr(second_outline_module, "SQUARE", 40.0)
+    assert second_outline(small, HALF_CARD, bounds(None, HALF))
+
+
+def test_printed_stripes_a_card_apart_make_a_rectangle_that_the_steps_refuse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Stripes on the felt a card's width apart, crossed by one a card's length above the card's foot:
+    three sides of a card-sized rectangle, each a line with the felt on both sides. Only the steps of light
+    refuse it (with no step asked, it is an object)."""
+    small = np.full((HALF[1], HALF[0], 3), (40, 90, 30), np.uint8)
+    for x in (110, 170, 230):
+        small[:, x:x + 2] = (150, 170, 140)
+    small[30:32, 110:] = (150, 170, 140)
+    cv2.fillConvexPoly(small, HALF_CARD.astype(np.int32), (235, 235, 235))
+    small = cv2.GaussianBlur(small, (0, 0), 0.7)
+    assert not second_outline(small, HALF_CARD, bounds(None, HALF))
+    monkeypatch.setattr(second_outline_module, "STEP", 0)
+    assert second_outline(small, HALF_CARD, bounds(None, HALF))
+
+
+def window_box(x0: float, y0: float, x1: float, y1: float) -> ScanWindow:
+    """A scan window, the frame's box from (x0, y0) to (x1, y1) in pixels."""
+    return ScanWindow(corners=((x0 / W, y0 / H), (x1 / W, y0 / H), (x1 / W, y1 / H), (x0 / W, y1 / H)))
+
+
+def test_an_object_outside_the_scan_window_is_no_second_object() -> None:
+    """The pale object of the first test, with the scan window drawn round the card only: what lies outside
+    the window is not looked at, so the card is read; the window widened over the object, it is unknown."""
+    frame = table_with_card("9C", CARD)
+    x0, y0, x1, y1 = BESIDE
+    frame[y0:y1, x0:x1] = 236
+    frame[60:y1 - 80, x1:] = 236
+    cv2.circle(frame, ((x0 + x1) // 2, (y0 + y1) // 2), 45, (30, 30, 30), -1)
+    assert recognise(frame, profile(), window=window_box(100, 50, 323, 400)).card is parse_card("9C")
+    reading = recognise(frame, profile(), window=window_box(100, 50, 560, 400))
     assert reading.status == "unknown" and "second object's outline" in reading.reason, reading
