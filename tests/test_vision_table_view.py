@@ -1,80 +1,24 @@
 """Under a tilted camera a second object turned against the card read is still found by its outline, judged
 on the table's plane (:mod:`vision.table_view`); the card alone is still read.
 
-The scenes are drawn from above (a top view of the table, 2.4 px a millimetre) and seen by a camera pitched
-``pitch`` degrees and turned ``yaw`` about the table's normal. Before the view, a pale object beside the card
-(its far side joined to a pale wall, so only its outline shows it) turned 45 degrees under a 40-degree pitch,
-or 30 under 50, was read as the card: its corners were seen far from square.
+The scenes (tests/tilted_table.py) are drawn from above (a top view of the table, 2.4 px a millimetre)
+and seen by a camera pitched ``pitch`` degrees and turned ``yaw`` about the table's normal. Before the view,
+a pale object beside the card (its far side joined to a pale wall, so only its outline shows it) turned 45
+degrees under a 40-degree pitch, or 30 under 50, was read as the card: its corners were seen far from square.
 """
 
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 import pytest
+from tilted_table import at, camera, plane_of, shot
 from vision_support import profile
-from vision_tables import FELT, H, W, at
 
 from controller.cards import parse_card
 from vision.recognise import recognise
-from vision.synth import DESIGNS, FACE_CORNERS, render_face
 from vision.table_view import LARGEST, SPAN, seen_square, table_view
-from vision.window import ScanWindow, bounds
-
-#: The top view's size (px) and scale.
-TOP_W, TOP_H, PX_PER_MM = 900, 700, 2.4
-PALE = (236, 236, 236)
-
-
-def top_view(turn: float | None, wall: bool) -> np.ndarray:
-    """The table from above: the 9C upright left of centre and, with ``turn``, a pale object of a card's size
-    turned ``turn`` degrees to its right (a big dark pip on it, as a prop card), its far side joined by a
-    pale wall to the view's right edge; without, a pale wall alone, far wider than a card, to the right."""
-    top = np.full((TOP_H, TOP_W, 3), FELT, np.uint8)
-    if turn is None and wall:
-        cv2.rectangle(top, (520, 120), (TOP_W, 600), PALE, -1)
-    if turn is not None:
-        cx = 330 + 151 / 2 + 12 + 120
-        obj = np.array(at(cx, 350, 151, turn), np.float32)
-        right = obj[np.argsort(obj[:, 0])[-2:]]
-        poly = np.array([right[0], right[1], (TOP_W, right[1][1]), (TOP_W, right[0][1])], np.float32)
-        cv2.fillConvexPoly(top, np.round(poly).astype(np.int32), PALE)
-        cv2.fillConvexPoly(top, np.round(obj).astype(np.int32), PALE)
-        cv2.circle(top, (int(cx), 350), 45, (30, 30, 30), -1)
-    face = render_face(parse_card("9C"), DESIGNS["classic"])
-    m = cv2.getPerspectiveTransform(FACE_CORNERS, np.array(at(330, 350, 151, 0), np.float32))
-    seen = cv2.warpPerspective(np.full(face.shape[:2], 255, np.uint8), m, (TOP_W, TOP_H)) > 127
-    top[seen] = cv2.warpPerspective(face, m, (TOP_W, TOP_H))[seen]
-    return top
-
-
-def camera(pitch: float, yaw: float = 0.0, focal: float = 640.0) -> np.ndarray:
-    """The homography from the top view to a 640 x 480 camera pitched ``pitch`` degrees over its centre."""
-    a, c, s = math.radians(pitch), math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
-    distance = focal * 1.15
-
-    def seen(x: float, y: float) -> tuple[float, float]:
-        x, y = (x - TOP_W / 2) * c - (y - TOP_H / 2) * s, (x - TOP_W / 2) * s + (y - TOP_H / 2) * c
-        z = distance + y * math.sin(a)
-        return W / 2 + focal * x / z, H / 2 + focal * y * math.cos(a) / z
-
-    src = np.array([(100, 100), (800, 100), (800, 600), (100, 600)], np.float32)
-    return cv2.getPerspectiveTransform(src, np.array([seen(x, y) for x, y in src], np.float32))
-
-
-def plane_of(m: np.ndarray) -> ScanWindow:
-    """The calibrated plane of camera ``m``: frame fractions to the top view's millimetres."""
-    plane = np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]) @ np.linalg.inv(m) @ np.diag([W, H, 1.0])
-    return ScanWindow(plane=tuple(tuple(float(v) for v in row) for row in plane / plane[2, 2]))
-
-
-def shot(pitch: float, turn: float | None, wall: bool = True, yaw: float = 0.0
-         ) -> tuple[np.ndarray, np.ndarray]:
-    """The frame of :func:`top_view` seen by :func:`camera`, and the camera's homography."""
-    m = camera(pitch, yaw)
-    return cv2.warpPerspective(top_view(turn, wall), m, (W, H), borderValue=FELT), m
+from vision.window import bounds
 
 
 @pytest.mark.parametrize("calibrated", [False, True], ids=["the card's own plane", "calibrated"])
