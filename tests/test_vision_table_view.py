@@ -12,13 +12,14 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from tilted_table import at, camera, plane_of, shot
+from tilted_table import at, camera, card_corners, plane_of, shot
 from vision_support import profile
+from vision_tables import H, W
 
 from controller.cards import parse_card
 from vision.recognise import recognise
 from vision.table_view import LARGEST, SPAN, seen_square, table_view
-from vision.window import bounds
+from vision.window import ScanWindow, bounds
 
 
 @pytest.mark.parametrize("calibrated", [False, True], ids=["the card's own plane", "calibrated"])
@@ -62,3 +63,20 @@ def test_a_card_seen_square_is_judged_as_seen_and_a_tilted_one_on_the_plane() ->
         assert w * h <= LARGEST * 320 * 240 * 1.02  # its cost bounded, whatever the tilt (a pixel's rounding)
         share = cv2.contourArea(card) / cv2.contourArea(seen)  # the card's detail: the same, or made smaller
         assert LARGEST / SPAN**2 <= share <= 1.01
+
+
+def test_a_scan_window_bounds_the_view() -> None:
+    """With a scan window drawn (a polygon inside the frame) the view's window is that polygon on the plane:
+    the turned object inside it is found, the card alone is read, and with the window drawn round the card
+    only, the object outside it is not looked at."""
+    frame, _ = shot(45, 45)
+    inset = ScanWindow(corners=((0.02, 0.02), (0.98, 0.02), (0.98, 0.98), (0.02, 0.98)))
+    reading = recognise(frame, profile(), window=inset)
+    assert reading.status == "unknown" and "second object's outline" in reading.reason, reading
+    alone, _ = shot(45, None)
+    assert recognise(alone, profile(), window=inset).card is parse_card("9C")
+    seen = cv2.perspectiveTransform(card_corners().reshape(-1, 1, 2), camera(45)).reshape(4, 2)
+    x0, y0 = (seen.min(axis=0) - 12) / (W, H)
+    x1, y1 = (seen.max(axis=0) + 12) / (W, H)
+    around = ScanWindow(corners=((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
+    assert recognise(frame, profile(), window=around).card is parse_card("9C")

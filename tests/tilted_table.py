@@ -20,7 +20,7 @@ from controller.cards import parse_card
 from vision.synth import DESIGNS, FACE_CORNERS, render_face
 from vision.window import ScanWindow
 
-__all__ = ["at", "camera", "object_corners", "plane_of", "shot", "top_view"]
+__all__ = ["at", "camera", "card_corners", "object_corners", "plane_of", "shot", "top_view"]
 
 #: The top view's size (px) and scale.
 TOP_W, TOP_H, PX_PER_MM = 900, 700, 2.4
@@ -43,10 +43,15 @@ def top_view(turn: float | None, wall: bool) -> np.ndarray:
         cv2.fillConvexPoly(top, np.round(obj).astype(np.int32), PALE)
         cv2.circle(top, (int(cx), 350), 45, (30, 30, 30), -1)
     face = render_face(parse_card("9C"), DESIGNS["classic"])
-    m = cv2.getPerspectiveTransform(FACE_CORNERS, np.array(at(330, 350, 151, 0), np.float32))
+    m = cv2.getPerspectiveTransform(FACE_CORNERS, card_corners())
     seen = cv2.warpPerspective(np.full(face.shape[:2], 255, np.uint8), m, (TOP_W, TOP_H)) > 127
     top[seen] = cv2.warpPerspective(face, m, (TOP_W, TOP_H))[seen]
     return top
+
+
+def card_corners() -> np.ndarray:
+    """The 9C's corners in the top view (upright, left of centre)."""
+    return np.array(at(330, 350, 151, 0), np.float32)
 
 
 def object_corners(turn: float) -> np.ndarray:

@@ -4,7 +4,8 @@ Why: :mod:`vision.second_outline` finds a second object by three sides of a rect
 and proportions whose corners are square. Under a tilted camera a rectangle on the table is seen as a
 trapezoid: a second card lying square to the card read keeps it near enough, but one turned against it is
 seen with corners far from square and sides foreshortened unlike the card's, and was missed (a review,
-2026-12-05: from 40 degrees of tilt, turned 45 degrees; from 50, turned 30). So when the card read is
+2026-12-05; ``bench/vision_tilted_pairs.py``: 136 of 378 drawn pairs read as one card, from a 20-degree
+tilt on). So when the card read is
 itself seen out of square, the frame is warped onto the table's plane first, and an object there has the
 card's shape whatever its turn.
 
@@ -93,7 +94,7 @@ def table_view(frame: MatLike, quad: NDArray[np.float32], win: Bounds
         if win.polygon is not None:  # a window reaching past the frame is cut by it
             frame_view = _mapped(frame_corners, shifted)
             if frame_view is not None:
-                inside = cv2.bitwise_and(inside, _filled(frame_view, size))
+                inside = np.asarray(cv2.bitwise_and(inside, _filled(frame_view, size)), np.uint8)
     edge = cv2.bitwise_and(inside, cv2.bitwise_not(cv2.erode(inside, np.ones((5, 5), np.uint8))))
     border = np.zeros_like(inside)
     cv2.rectangle(border, (0, 0), (size[0] - 1, size[1] - 1), 255, 1)
