@@ -12,6 +12,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tilted_table import at, camera, card_corners, plane_of, shot
 from vision_support import profile
 from vision_tables import H, W
@@ -80,3 +82,33 @@ def test_a_scan_window_bounds_the_view() -> None:
     x1, y1 = (seen.max(axis=0) + 12) / (W, H)
     around = ScanWindow(corners=((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
     assert recognise(frame, profile(), window=around).card is parse_card("9C")
+
+
+@pytest.mark.parametrize("quad", [
+    [(10, 10), (50, 10), (90, 10), (10, 80)],  # three corners in a line
+    [(10, 10), (10, 10), (10, 10), (10, 10)],  # a point
+    [(10, 10), (60, 10), (10, 80), (60, 80)],  # crossed
+    [(0, 0), (1e6, 0), (1e6, 1e6), (0, 1e6)],  # far past the frame
+], ids=["collinear", "a point", "crossed", "huge"])
+def test_an_outline_that_is_no_card_gives_no_view(quad: list[tuple[float, float]]) -> None:
+    """No plane can be taken from it: the frame is judged as seen (and nothing raises)."""
+    frame = np.zeros((180, 240, 3), np.uint8)
+    assert table_view(frame, np.array(quad, np.float32), bounds(None, (240, 180))) is None
+
+
+PAST = ScanWindow(corners=((0.1, 0.0), (0.9, 0.1), (1.2, 1.0), (0.0, 0.9)))
+
+
+@pytest.mark.parametrize("window", [None, PAST], ids=["the frame", "a window past the frame"])
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(-300, 600), st.floats(-300, 500)), min_size=4, max_size=4))
+def test_any_outline_gives_a_bounded_view_or_none(window: ScanWindow | None, quad: list[tuple[float, float]]
+                                                  ) -> None:
+    """Whatever corners a detector hands it, the view is bounded (at most :data:`LARGEST` frames, finite
+    corners) or there is none: it runs on every card read, and must neither raise nor grow without bound."""
+    frame = np.zeros((180, 240, 3), np.uint8)
+    view = table_view(frame, np.array(quad, np.float32), bounds(window, (240, 180)))
+    if view is not None:
+        h, w = view[0].shape[:2]
+        assert w * h <= LARGEST * 240 * 180 * 1.02 + 2 * (w + h)
+        assert np.isfinite(view[1]).all() and view[2].size == (w, h)

@@ -40,6 +40,8 @@ SPAN: Final = 2.0
 #: area; on GuilleX7's phone photographs views reached 4 frames, on the composed set 2): the card then
 #: keeps at least ``sqrt(LARGEST / SPAN**2)`` of its size, 0.61.
 LARGEST: Final = 1.5
+#: A point mapped further than this many pixels from the view's origin is taken as on the horizon.
+LIMIT: Final = 1e5
 
 
 def seen_square(quad: NDArray[np.float32]) -> bool:
@@ -60,10 +62,10 @@ def table_view(frame: MatLike, quad: NDArray[np.float32], win: Bounds
     """``frame`` (with the window ``win`` and the card read at ``quad``, its pixels, in the face's order)
     warped onto the table's plane: the view, the card there and the window's bounds there; None when the
     card is seen square (:func:`seen_square`: the frame is the view)."""
-    if seen_square(quad):
-        return None
-    h, w = frame.shape[:2]
     card = np.asarray(quad, np.float32).reshape(4, 2)
+    if seen_square(card) or not cv2.isContourConvex(card) or cv2.contourArea(card) < 1.0:
+        return None  # square, or no card's outline to take a plane from (judged as seen, as before the view)
+    h, w = frame.shape[:2]
     to_table = _to_table(card, win, (w, h))
     on_table = cv2.perspectiveTransform(card.reshape(-1, 1, 2).astype(np.float64), to_table).reshape(4, 2)
     scale = float(np.sqrt(cv2.contourArea(card) / max(cv2.contourArea(on_table.astype(np.float32)), 1e-9)))
@@ -80,6 +82,8 @@ def table_view(frame: MatLike, quad: NDArray[np.float32], win: Bounds
     lo, hi = centre - SPAN / 2 * np.array([w, h]), centre + SPAN / 2 * np.array([w, h])
     if mapped is not None:  # the horizon is not in view: the window's outline bounds the view
         lo, hi = np.maximum(lo, mapped.min(axis=0)), np.minimum(hi, mapped.max(axis=0))
+    if not (np.isfinite(scaled).all() and np.isfinite(centre).all() and (hi - lo >= 2).all()):
+        return None  # the card lies past the window's outline on the plane: no view round it
     fit = min(1.0, float(np.sqrt(LARGEST * w * h / max(float(np.prod(hi - lo)), 1.0))))
     size = (int(np.ceil(fit * (hi[0] - lo[0]))) + 1, int(np.ceil(fit * (hi[1] - lo[1]))) + 1)
     shifted = np.array([[fit, 0, -fit * lo[0]], [0, fit, -fit * lo[1]], [0, 0, 1]], np.float64) @ scaled
@@ -120,11 +124,12 @@ def _to_table(card: NDArray[np.float32], win: Bounds, size: tuple[int, int]) -> 
 
 def _mapped(points: NDArray[np.float64], m: NDArray[np.float64]) -> NDArray[np.float64] | None:
     """``points`` through the homography ``m``, or None when one lies on or past the horizon (its mapped
-    weight not positive: the view of it is unbounded)."""
+    weight not positive: the view of it is unbounded) or nearly (beyond :data:`LIMIT`)."""
     homogeneous = np.hstack([points, np.ones((len(points), 1))]) @ m.T
     if (homogeneous[:, 2] <= 1e-9).any():
         return None
-    return np.asarray(homogeneous[:, :2] / homogeneous[:, 2:], np.float64)
+    mapped = np.asarray(homogeneous[:, :2] / homogeneous[:, 2:], np.float64)
+    return mapped if bool((np.abs(mapped) < LIMIT).all()) else None
 
 
 def _filled(polygon: NDArray[np.float64], size: tuple[int, int]) -> NDArray[np.uint8]:
