@@ -38,10 +38,10 @@ ASPECT_SLACK: Final = 0.08
 SPAN: Final = 2.0
 #: A view larger than this many times the frame's area is made smaller to it (its cost grows with its
 #: area; on GuilleX7's phone photographs views reached 4 frames, on the composed set 2): the card then
-#: keeps at least ``sqrt(LARGEST / SPAN**2)`` of its size, a half. At 1.5 the outline check cost 0.35 to
-#: 0.45 ms more a view on kentdoan's and composed 2026's frames, and found the same on the tilted grid
-#: (``bench/vision_tilted_pairs.py``; at 0.75 it missed 4 more pairs).
-LARGEST: Final = 1.0
+#: keeps at least ``sqrt(LARGEST / SPAN**2)`` of its size, 0.61. At 1.0 the outline check cost 0.35 to
+#: 0.45 ms less a view on kentdoan's and composed 2026's frames, but the drawn sweep of two objects
+#: (``bench/vision_two_objects.py``) read 3 more scenes as one card, a back on felt among them.
+LARGEST: Final = 1.5
 #: A point mapped further than this many pixels from the view's origin is taken as on the horizon.
 LIMIT: Final = 1e5
 
