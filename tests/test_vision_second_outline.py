@@ -194,3 +194,20 @@ def test_an_object_outside_the_scan_window_is_no_second_object() -> None:
     assert recognise(frame, profile(), window=window_box(100, 50, 323, 400)).card is parse_card("9C")
     reading = recognise(frame, profile(), window=window_box(100, 50, 560, 400))
     assert reading.status == "unknown" and "second object's outline" in reading.reason, reading
+
+
+def test_a_dim_object_a_shade_darker_than_a_tinted_wall_is_a_second_object(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A neutral grey object on a wall of a slight colour, 13 levels paler than it (the wall's tint gives
+    its outline), its top against the felt: its sides on the wall are steps of 13, found at
+    :data:`vision.second_outline.STEP` 12 and read past at the 15 it was (a drawn sweep's scene)."""
+    card = np.array([(40, 60), (100, 60), (100, 144), (40, 144)], np.float32)
+    small = np.full((HALF[1], HALF[0], 3), (172, 160, 152), np.uint8)
+    small[:60] = (40, 90, 30)
+    cv2.fillConvexPoly(small, card.astype(np.int32), (235, 235, 235))
+    small[60:144, 110:170] = 146
+    small = cv2.GaussianBlur(small, (0, 0), 0.8)
+    assert second_outline(small, card, bounds(None, HALF))
+    monkeypatch.setattr(second_outline_module, "STEP", 15)
+    assert not second_outline(small, card, bounds(None, HALF))
