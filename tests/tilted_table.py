@@ -20,7 +20,8 @@ from controller.cards import parse_card
 from vision.synth import DESIGNS, FACE_CORNERS, render_face
 from vision.window import ScanWindow
 
-__all__ = ["at", "camera", "card_corners", "object_corners", "plane_of", "shot", "top_view"]
+__all__ = ["FELT", "H", "PALE", "TOP_H", "TOP_W", "W", "at", "camera", "card_corners", "object_corners",
+           "plane_of", "shot", "top_view", "with_card"]
 
 #: The top view's size (px) and scale.
 TOP_W, TOP_H, PX_PER_MM = 900, 700, 2.4
@@ -42,6 +43,11 @@ def top_view(turn: float | None, wall: bool) -> np.ndarray:
         cv2.fillConvexPoly(top, np.round(poly).astype(np.int32), PALE)
         cv2.fillConvexPoly(top, np.round(obj).astype(np.int32), PALE)
         cv2.circle(top, (int(cx), 350), 45, (30, 30, 30), -1)
+    return with_card(top)
+
+
+def with_card(top: np.ndarray) -> np.ndarray:
+    """``top`` (a top view) with the 9C laid on it at :func:`card_corners`."""
     face = render_face(parse_card("9C"), DESIGNS["classic"])
     m = cv2.getPerspectiveTransform(FACE_CORNERS, card_corners())
     seen = cv2.warpPerspective(np.full(face.shape[:2], 255, np.uint8), m, (TOP_W, TOP_H)) > 127

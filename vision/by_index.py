@@ -345,7 +345,7 @@ def search(
     half, at_half, win_half = halved(small, quad, window)
     if apart(half, at_half, win_half.inside, area[0]):
         return Found(None, "a second bright region of a card's size in the window (one card at a time)")
-    second = second_object(half, at_half, win_half)
+    second = second_object(half, at_half, win_half, placed=True)
     if second is not None:
         return Found(None, second)
     other = other_index(frame, quad, found, paper, card_paper, profile, shrink, reads_alone)

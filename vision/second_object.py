@@ -21,16 +21,18 @@ from vision.second_paper import dim_second
 from vision.window import Bounds
 
 
-def second_object(half: MatLike, quad: NDArray[np.float32], win: Bounds, most_area: float | None = None
-                  ) -> str | None:
+def second_object(half: MatLike, quad: NDArray[np.float32], win: Bounds, most_area: float | None = None,
+                  placed: bool = False) -> str | None:
     """Why the window (``win``, in the half-size frame ``half``) holds a second object besides the card
     read at ``quad`` (pixels of ``half``), or None. ``most_area``: a dark rectangle larger than that many
-    of the card's areas is no back (:func:`vision.face_down.face_down`; None: no bound)."""
+    of the card's areas is no back (:func:`vision.face_down.face_down`; None: no bound). ``placed``: the
+    card's corners were placed from its indices, not found on its outline
+    (:func:`vision.second_outline.second_outline` then judges the frame as seen too)."""
     if face_down(half, quad, win, most_area):
         return ("a dark rectangle of a card's size in the window: a back, or a card in shadow "
                 "(one card at a time)")
     if dim_second(half, quad, win):
         return "a second card's paper in the window, however dim (one card at a time)"
-    if second_outline(half, quad, win):
+    if second_outline(half, quad, win, placed):
         return "a second object's outline in the window (one card at a time)"
     return None

@@ -75,14 +75,21 @@ STEP: Final = 12
 STEP_AT: Final = 0.08
 
 
-def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
+def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds, placed: bool = False) -> bool:
     """Whether the window (``win``, in the working frame ``small``) holds three sides of a second object's
     outline, of a card's size and shape, apart from the card at ``quad`` (working pixels, in the face's
     order): see the module. Judged on the table's plane when the card is seen out of square
-    (:func:`vision.table_view.table_view`)."""
+    (:func:`vision.table_view.table_view`). ``placed``: the card's corners were placed from its indices,
+    a few pixels off, so a plane taken from them may be wrong far from the card: the frame is then judged
+    as seen too (a review found objects the frame showed lost in such a view, 2026-12-05)."""
     view = table_view(small, quad, win)
-    if view is not None:
-        small, quad, win = view
+    if view is None:
+        return _outline_in(small, quad, win)
+    return _outline_in(*view) or (placed and _outline_in(small, quad, win))
+
+
+def _outline_in(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
+    """:func:`second_outline`'s look at one frame (as seen, or the table's view)."""
     blurred = cv2.GaussianBlur(small, (5, 5), 0)
     grey = cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY)
     b, g, r = cv2.split(blurred)

@@ -13,9 +13,10 @@ The plane is the calibrated one (``croupier vision calibrate``, exact) when the 
 card read's own: the card is a 63 x 88 rectangle lying on the table, so its four corners give the table's
 homography up to where the card lies (less exact far from the card, where an error in its corners grows;
 the looks' tolerances absorb a few degrees). The view keeps the card's area in pixels (the same detail
-where the card lies; less in a view larger than :data:`LARGEST` frames) and spans at most twice the
-frame each way round the card: what lies further along a steep table is cut by the view's edge, as a
-neighbour cut by the window is.
+where the card lies; less in a view larger than :data:`LARGEST` frames) and spans at most one frame
+each way round the card: what lies further along a steep table is cut by the view's edge, as a neighbour
+cut by the window is. The card's own plane is only as good as its corners: corners placed from the
+indices may be a few pixels off (see :func:`vision.second_outline.second_outline`'s ``placed``).
 """
 
 from __future__ import annotations
@@ -92,6 +93,8 @@ def table_view(frame: MatLike, quad: NDArray[np.float32], win: Bounds
     # The frame's border pixels carried on past it: no step of light at the frame's edge (nor its edges).
     view = cv2.warpPerspective(frame, shifted, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     polygon = None if mapped is None else _mapped(outline, shifted)
+    # The window in the view is where the window and the frame both are (its mask; its outline, traced from
+    # the mask, is what a placed side must lie within: a window reaching past the frame is cut by it).
     if polygon is None:  # the horizon in view: the window's pixels warped (a warp costs more than a fill)
         window = win.inside if win.inside is not None else np.full((h, w), 255, np.uint8)
         inside = np.asarray(cv2.warpPerspective(window, shifted, size, flags=cv2.INTER_NEAREST), np.uint8)
@@ -106,8 +109,7 @@ def table_view(frame: MatLike, quad: NDArray[np.float32], win: Bounds
     cv2.rectangle(border, (0, 0), (size[0] - 1, size[1] - 1), 255, 1)
     rim = np.asarray(cv2.bitwise_and(cv2.bitwise_or(edge, border), inside), np.uint8)
     at = cv2.perspectiveTransform(card.reshape(-1, 1, 2).astype(np.float64), shifted).reshape(4, 2)
-    bounds = Bounds(inside, rim, None if polygon is None else polygon.astype(np.float32), None, size)
-    return view, at.astype(np.float32), bounds
+    return view, at.astype(np.float32), Bounds(inside, rim, _outline_of(inside), None, size)
 
 
 def _to_table(card: NDArray[np.float32], win: Bounds, size: tuple[int, int]) -> NDArray[np.float64]:
@@ -139,3 +141,11 @@ def _filled(polygon: NDArray[np.float64], size: tuple[int, int]) -> NDArray[np.u
     mask = np.zeros((size[1], size[0]), np.uint8)
     cv2.fillPoly(mask, [np.round(polygon).astype(np.int32)], 255)
     return mask
+
+
+def _outline_of(inside: NDArray[np.uint8]) -> NDArray[np.float32] | None:
+    """The outline of the mask's largest region (the window in the view), or None when it is empty."""
+    contours, _ = cv2.findContours(inside, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    return np.asarray(max(contours, key=cv2.contourArea), np.float32).reshape(-1, 2)
