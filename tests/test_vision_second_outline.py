@@ -201,7 +201,7 @@ def test_a_dim_object_a_shade_darker_than_a_tinted_wall_is_a_second_object(
 ) -> None:
     """A neutral grey object on a wall of a slight colour, 13 levels paler than it (the wall's tint gives
     its outline), its top against the felt: its sides on the wall are steps of 13, found at
-    :data:`vision.second_outline.STEP` (10) and read past at the 15 it was (a drawn sweep's scene)."""
+    :data:`vision.second_outline.STEP` (8) and read past at the 15 it was (a drawn sweep's scene)."""
     card = np.array([(40, 60), (100, 60), (100, 144), (40, 144)], np.float32)
     small = np.full((HALF[1], HALF[0], 3), (172, 160, 152), np.uint8)
     small[:60] = (40, 90, 30)
