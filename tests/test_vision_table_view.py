@@ -14,7 +14,19 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tilted_table import FELT, PALE, TOP_H, TOP_W, at, camera, card_corners, plane_of, shot, with_card
+from tilted_table import (
+    FELT,
+    PALE,
+    TOP_H,
+    TOP_W,
+    at,
+    camera,
+    card_corners,
+    plane_of,
+    shot,
+    top_view,
+    with_card,
+)
 from vision_support import profile
 from vision_tables import H, W
 
@@ -143,3 +155,18 @@ def test_a_neighbour_the_frame_cuts_is_left_alone_in_the_view(pitch: float, cx: 
     cv2.fillConvexPoly(top, np.round(np.array(at(cx, 350, 151, 0))).astype(np.int32), (150, 150, 150))
     frame = cv2.warpPerspective(with_card(top), camera(pitch), (W, H), borderValue=FELT)
     assert recognise(frame, profile(), window=window).card is parse_card("9C")
+
+
+@pytest.mark.parametrize("turn", [None, 30, 45], ids=["the card alone", "turned 30", "turned 45"])
+def test_with_the_horizon_in_view_a_lone_card_is_read_and_a_turned_object_found(turn: float | None) -> None:
+    """A wide lens (a 300 px focal length at 640 px wide) pitched 55 degrees: the table's horizon lies in the
+    frame, so the window's outline has no place on the plane and the view's window is the frame's pixels
+    warped (its other branch: checked when written). The card alone is read; an object turned against it
+    is found."""
+    m = camera(55, 0, 300)
+    frame = cv2.warpPerspective(top_view(turn, turn is not None), m, (W, H), borderValue=FELT)
+    reading = recognise(frame, profile())
+    if turn is None:
+        assert reading.card is parse_card("9C"), reading
+    else:
+        assert reading.status == "unknown" and "second object's outline" in reading.reason, reading
