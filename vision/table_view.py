@@ -29,7 +29,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.detect import CARD_ASPECT
-from vision.window import Bounds
+from vision.window import Bounds, filled, rim_of
 
 #: The card read is seen square (the frame is judged as it is) when every corner is within this many
 #: degrees of a right angle and its sides' proportions within :data:`ASPECT_SLACK` of a card's.
@@ -92,24 +92,21 @@ def table_view(frame: MatLike, quad: NDArray[np.float32], win: Bounds
     shifted = np.array([[fit, 0, -fit * lo[0]], [0, fit, -fit * lo[1]], [0, 0, 1]], np.float64) @ scaled
     # The frame's border pixels carried on past it: no step of light at the frame's edge (nor its edges).
     view = cv2.warpPerspective(frame, shifted, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    polygon = None if mapped is None else _mapped(outline, shifted)
+    polygon = None if mapped is None else fit * (mapped - lo)  # the outline through ``shifted``
     # The window in the view is where the window and the frame both are (its mask; its outline, traced from
     # the mask, is what a placed side must lie within: a window reaching past the frame is cut by it).
     if polygon is None:  # the horizon in view: the window's pixels warped (a warp costs more than a fill)
         window = win.inside if win.inside is not None else np.full((h, w), 255, np.uint8)
         inside = np.asarray(cv2.warpPerspective(window, shifted, size, flags=cv2.INTER_NEAREST), np.uint8)
     else:
-        inside = _filled(polygon, size)
+        inside = filled(polygon, size)
         if win.polygon is not None:  # a window reaching past the frame is cut by it
             frame_view = _mapped(frame_corners, shifted)
             if frame_view is not None:
-                inside = np.asarray(cv2.bitwise_and(inside, _filled(frame_view, size)), np.uint8)
-    edge = cv2.bitwise_and(inside, cv2.bitwise_not(cv2.erode(inside, np.ones((5, 5), np.uint8))))
-    border = np.zeros_like(inside)
-    cv2.rectangle(border, (0, 0), (size[0] - 1, size[1] - 1), 255, 1)
-    rim = np.asarray(cv2.bitwise_and(cv2.bitwise_or(edge, border), inside), np.uint8)
+                inside = np.asarray(cv2.bitwise_and(inside, filled(frame_view, size)), np.uint8)
     at = cv2.perspectiveTransform(card.reshape(-1, 1, 2).astype(np.float64), shifted).reshape(4, 2)
-    return view, at.astype(np.float32), Bounds(inside, rim, _outline_of(inside), None, size)
+    # The rim two pixels wide: the warped window's edge is ragged by a pixel.
+    return view, at.astype(np.float32), Bounds(inside, rim_of(inside, 2), _outline_of(inside), None, size)
 
 
 def _to_table(card: NDArray[np.float32], win: Bounds, size: tuple[int, int]) -> NDArray[np.float64]:
@@ -134,13 +131,6 @@ def _mapped(points: NDArray[np.float64], m: NDArray[np.float64]) -> NDArray[np.f
         return None
     mapped = np.asarray(homogeneous[:, :2] / homogeneous[:, 2:], np.float64)
     return mapped if bool((np.abs(mapped) < LIMIT).all()) else None
-
-
-def _filled(polygon: NDArray[np.float64], size: tuple[int, int]) -> NDArray[np.uint8]:
-    """A mask of ``size`` (w, h), 255 inside ``polygon``."""
-    mask = np.zeros((size[1], size[0]), np.uint8)
-    cv2.fillPoly(mask, [np.round(polygon).astype(np.int32)], 255)
-    return mask
 
 
 def _outline_of(inside: NDArray[np.uint8]) -> NDArray[np.float32] | None:

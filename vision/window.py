@@ -125,17 +125,32 @@ def bounds(window: ScanWindow | None, size: tuple[int, int]) -> Bounds:
 
 @cache
 def _bounds(window: ScanWindow | None, size: tuple[int, int]) -> Bounds:
-    w, h = size
-    rim: NDArray[np.uint8] = np.zeros((h, w), np.uint8)
-    cv2.rectangle(rim, (0, 0), (w - 1, h - 1), 255, 1)
     polygon = window.polygon(size) if window is not None else None
-    inside = None
-    if polygon is not None:
-        inside = np.zeros((h, w), np.uint8)
-        cv2.fillPoly(inside, [np.round(polygon).astype(np.int32)], 255)
-        edge = cv2.bitwise_and(inside, cv2.bitwise_not(cv2.erode(inside, np.ones((3, 3), np.uint8))))
-        rim = np.asarray(cv2.bitwise_and(cv2.bitwise_or(rim, edge), inside), np.uint8)
-    return Bounds(inside, rim, polygon, window, size)
+    if polygon is None:
+        w, h = size
+        rim: NDArray[np.uint8] = np.zeros((h, w), np.uint8)
+        cv2.rectangle(rim, (0, 0), (w - 1, h - 1), 255, 1)
+        return Bounds(None, rim, None, window, size)
+    inside = filled(polygon, size)
+    return Bounds(inside, rim_of(inside, 1), polygon, window, size)
+
+
+def filled(polygon: NDArray[np.floating], size: tuple[int, int]) -> NDArray[np.uint8]:
+    """A mask of a frame ``size`` (w, h): 255 inside ``polygon`` (pixels)."""
+    mask = np.zeros((size[1], size[0]), np.uint8)
+    cv2.fillPoly(mask, [np.round(polygon).astype(np.int32)], 255)
+    return mask
+
+
+def rim_of(inside: NDArray[np.uint8], width: int) -> NDArray[np.uint8]:
+    """The rim of the window whose mask is ``inside``: its pixels within ``width`` of the mask's own edge or
+    of the frame's border (a region reaching them is cut by the window)."""
+    h, w = inside.shape[:2]
+    kernel = np.ones((2 * width + 1, 2 * width + 1), np.uint8)
+    edge = cv2.bitwise_and(inside, cv2.bitwise_not(cv2.erode(inside, kernel)))
+    border = np.zeros_like(inside)
+    cv2.rectangle(border, (0, 0), (w - 1, h - 1), 255, 1)
+    return np.asarray(cv2.bitwise_and(cv2.bitwise_or(border, edge), inside), np.uint8)
 
 
 def plane_from_corners(
