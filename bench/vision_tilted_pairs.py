@@ -65,20 +65,20 @@ def main() -> None:
         missed: list[str] = []
         for yaw in args.yaws:
             m = camera(pitch, yaw)
-            for calibrated in (False, True):
-                window = plane_of(m) if calibrated else None
-                for turn in args.turns:
-                    frame, _ = shot(pitch, turn, yaw=yaw)
-                    if not object_inside(pitch, yaw, turn):
-                        row[2] += 1
-                        continue
+            windows = {"": None, " calibrated": plane_of(m)}  # read with no table file, and with its plane
+            for turn in args.turns:
+                if not object_inside(pitch, yaw, turn):
+                    row[2] += len(windows)
+                    continue
+                frame, _ = shot(pitch, turn, yaw=yaw)
+                for name, window in windows.items():
                     row[0] += 1
                     if recognise(frame, deck, window=window).status == "card":
                         row[1] += 1
-                        missed.append(f"yaw {yaw:g} turn {turn:g}{' calibrated' if calibrated else ''}")
-                for wall in (False, True):
-                    alone, _ = shot(pitch, None, wall, yaw)
-                    row[3] += recognise(alone, deck, window=window).card is not nine
+                        missed.append(f"yaw {yaw:g} turn {turn:g}{name}")
+            for wall in (False, True):
+                alone, _ = shot(pitch, None, wall, yaw)
+                row[3] += sum(recognise(alone, deck, window=w).card is not nine for w in windows.values())
         totals += row
         print(f"pitch {pitch:g}: {row[1]} false cards of {row[0]} pairs wholly inside ({row[2]} with the "
               f"object crossing the frame's edge, skipped); {row[3]} lone cards lost of {4 * len(args.yaws)}"
