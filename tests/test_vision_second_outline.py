@@ -199,11 +199,12 @@ def test_an_object_outside_the_scan_window_is_no_second_object() -> None:
 def test_a_dim_object_a_shade_darker_than_a_tinted_wall_is_a_second_object(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A neutral grey object on a wall of a slight colour, 13 levels paler than it (the wall's tint gives
-    its outline), its top against the felt: its sides on the wall are steps of 13, found at
-    :data:`vision.second_outline.STEP` (8) and read past at the 15 it was (a drawn sweep's scene)."""
+    """A neutral grey object on a wall of a slight colour, 13 levels paler than it in its palest channel
+    (the wall's tint gives its outline), its top against the felt: its sides on the wall are steps of 13,
+    found at :data:`vision.second_outline.STEP` (8) and read past at the 15 it was (a drawn sweep's scene,
+    whose wall differed by 13 and 14 levels in grey)."""
     card = np.array([(40, 60), (100, 60), (100, 144), (40, 144)], np.float32)
-    small = np.full((HALF[1], HALF[0], 3), (172, 160, 152), np.uint8)
+    small = np.full((HALF[1], HALF[0], 3), (159, 153, 146), np.uint8)
     small[:60] = (40, 90, 30)
     cv2.fillConvexPoly(small, card.astype(np.int32), (235, 235, 235))
     small[60:144, 110:170] = 146
@@ -211,3 +212,29 @@ def test_a_dim_object_a_shade_darker_than_a_tinted_wall_is_a_second_object(
     assert second_outline(small, card, bounds(None, HALF))
     monkeypatch.setattr(second_outline_module, "STEP", 15)
     assert not second_outline(small, card, bounds(None, HALF))
+
+
+def test_a_back_in_shadow_as_grey_as_the_felt_is_a_second_object() -> None:
+    """A face-down back beside the card on the felt, at half the card's light: its dim border is darker
+    than the card's paper (the back look's threshold takes it for table) and too thin to be a card's grey
+    paper, and its field and border together are within 7 grey levels of the felt, so the sides of its
+    outline were no steps of light and the card was read (a drawn grid's scene, 69 of 144 frames read).
+    In colour the back's red or blue field is far from the green felt: each side is a step."""
+    frame = table_with_card("9C", CARD)
+    back = render_back(random.Random(7))
+    x0, y0, x1, y1 = BESIDE
+    frame[y0:y1, x0:x1] = (cv2.resize(back, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA) * 0.5).astype(
+        np.uint8)
+    reading = recognise(frame, profile())
+    assert reading.status == "unknown" and "second object's outline" in reading.reason, reading
+
+
+def test_a_side_is_a_step_in_colour_when_its_grey_is_the_same() -> None:
+    """At the working size's half: an object of the felt's grey but another colour (a red field on green
+    felt, grey 69 against 66) beside the card: its sides are steps in colour, so it is an object; in the
+    felt's own colour it is nothing at all."""
+    small = half_frame((40, 90, 30))
+    small[50:134, 110:170] = (30, 30, 160)
+    assert second_outline(small, HALF_CARD, bounds(None, HALF))
+    small[50:134, 110:170] = (40, 90, 30)
+    assert not second_outline(small, HALF_CARD, bounds(None, HALF))

@@ -12,8 +12,9 @@ regions, and a region (or a blob of edges) whose outer contour holds three sides
 size and proportions as seen (two opposite sides, the card's width or length apart, and one joining them
 squarely; the fourth placed by the proportions, seen or not), lying wholly inside the window and apart from
 the card, filled by the region, is a second object, provided two of its three sides away from the card's
-outline are steps of light (the grey differs inside and outside): a printed line, a stripe of cloth or a seam
-between boards is the same on both sides.
+outline are steps of light or colour (a channel's level differs inside and outside): a printed line, a stripe
+of cloth or a seam between boards is the same on both sides. In colour, not grey alone: a face-down back in
+shadow on felt (its dim border and its dark red or blue field) is as grey as the green felt.
 
 What it leaves alone: a neighbour reaching the window's edge (its placed fourth side lies past it, by more
 than 0.06 of the card's short side); an object whose outline is lost on two sides (as bright as what lies
@@ -65,13 +66,16 @@ FILLED: Final = 0.8
 #: card's own regions, its outline's blob). Not a strict bound: an object at the least size, a quarter under
 #: the card and its region barely ``FILLED``, has about 0.35 there and is passed over (a review, 2026-12-05).
 APART: Final = 0.4
-#: A side is a step when the median grey along it inside and outside differ by at least this, taken at
-#: :data:`STEP_AT` and twice that of the candidate rectangle's short side each way: a blurred printed line
-#: differs only near it. Two of the three seen sides away from the card's outline are steps (the third may
-#: be the seam with the card read, as bright as the object). 8, not 15: a dim object on a wall a shade
-#: paler (13 and 14 levels) was read past. The drawn sweep of two objects (``bench/vision_two_objects.py``)
-#: read as one card, of the scenes with both wholly inside: 110 at 15, 98 at 12, 89 at 10, 75 at 8; at
-#: each, no real, composed or drawn-design frame was lost (the tests' drawn stripes differ by 0).
+#: A side is a step when the median level along it inside and outside, in the channel (blue, green or red)
+#: where they differ most, differ by at least this, taken at :data:`STEP_AT` and twice that of the candidate
+#: rectangle's short side each way: a blurred printed line differs only near it. Two of the three seen sides
+#: away from the card's outline are steps (the third may be the seam with the card read, as bright as the
+#: object). 8, not 15: a dim object on a wall a shade paler (13 and 14 levels) was read past. The drawn
+#: sweep of two objects (``bench/vision_two_objects.py``) read as one card, of the scenes with both wholly
+#: inside: 110 at 15, 98 at 12, 89 at 10, 75 at 8 (in grey), 46 at 8 in colour; at each, no real, composed
+#: or drawn-design frame was lost (the tests' drawn stripes differ by 0). Grey alone (until 2026-12-05) read
+#: a back at half the card's light past on felt, within 7 grey levels of it (``bench/vision_tilted_pairs.py
+#: --back 0.5``: 187 of 420 frames).
 STEP: Final = 8
 STEP_AT: Final = 0.08
 
@@ -122,12 +126,12 @@ def _outline_in(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
                 continue  # the card's own regions, its outline's blob: no room for an object apart
             x0, y0, x1, y1 = max(x - 3, 0), max(y - 3, 0), min(x + bw + 3, cols), min(y + bh + 3, rows)
             outline = np.asarray(contour, np.int32).reshape(-1, 2) - np.array([x0, y0], np.int32)
-            if _three_sides(outline, (x0, y0, x1, y1), grey, win, card, (short, long)):
+            if _three_sides(outline, (x0, y0, x1, y1), blurred, win, card, (short, long)):
                 return True
     return False
 
 
-def _three_sides(pts: NDArray[np.int32], box: tuple[int, int, int, int], grey: MatLike, win: Bounds,
+def _three_sides(pts: NDArray[np.int32], box: tuple[int, int, int, int], colour: MatLike, win: Bounds,
                  card: NDArray[np.float32], size: tuple[float, float]) -> bool:
     """Whether the region outlined by ``pts`` (points of the frame's ``box`` x0, y0, x1, y1, from its corner)
     holds three sides of an object of the card's ``size`` (short side, long side) apart from the card at
@@ -150,7 +154,7 @@ def _three_sides(pts: NDArray[np.int32], box: tuple[int, int, int, int], grey: M
         at = q + shift
         if not win.within(at, 0.06 * short) or overlap(at, card) > OVERLAP or _inside(q, filled) < FILLED:
             continue
-        if _steps_apart(at, grey, card, short) >= 2:
+        if _steps_apart(at, colour, card, short) >= 2:
             return True
     return False
 
@@ -188,22 +192,23 @@ def _inside(q: NDArray[np.float32], filled: NDArray[np.uint8]) -> float:
     return cv2.countNonZero(cv2.bitwise_and(poly, filled)) / max(float(cv2.contourArea(q)), 1.0)
 
 
-def _steps_apart(q: NDArray[np.float32], grey: MatLike, card: NDArray[np.float32], short: float) -> int:
+def _steps_apart(q: NDArray[np.float32], colour: MatLike, card: NDArray[np.float32], short: float) -> int:
     """How many of ``q``'s three seen sides are steps (:data:`STEP`) away from the card read's outline: the
     card's own side is a step of the card's light, not the object's."""
     outline = card.reshape(-1, 1, 2)
     count = 0
-    for k, step in enumerate(_steps(q, grey)[:3]):
+    for k, step in enumerate(_steps(q, colour)[:3]):
         mx, my = (q[k] + q[(k + 1) % 4]) / 2
         along = abs(cv2.pointPolygonTest(outline, (float(mx), float(my)), True)) <= 2 * STEP_AT * short
         count += int(step >= STEP and not along)
     return count
 
 
-def _steps(q: NDArray[np.float32], grey: MatLike) -> list[float]:
-    """For each side of ``q``: the least difference between the median grey along it inside and outside,
-    each taken at :data:`STEP_AT` and twice that of its short side (0 where its samples leave the frame)."""
-    h, w = grey.shape[:2]
+def _steps(q: NDArray[np.float32], colour: MatLike) -> list[float]:
+    """For each side of ``q``: the least difference between the median levels along it inside and outside
+    (in the channel where they differ most), each taken at :data:`STEP_AT` and twice that of its short side
+    (0 where its samples leave the frame) in ``colour`` (the blurred frame)."""
+    h, w = colour.shape[:2]
     centre = q.mean(axis=0)
     at = STEP_AT * min(side_lengths(q))
     t = np.linspace(0.1, 0.9, 16, dtype=np.float32)[:, None]
@@ -216,7 +221,8 @@ def _steps(q: NDArray[np.float32], grey: MatLike) -> list[float]:
         for far in (at, 2 * at, -at, -2 * at):
             xy = np.round(p0 + t * d + far * n).astype(np.int32)
             ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-            levels.append(float(np.median(grey[xy[ok, 1], xy[ok, 0]])) if ok.any() else None)
+            seen = colour[xy[ok, 1], xy[ok, 0]]  # each sample's channels
+            levels.append(np.median(seen.reshape(len(seen), -1), axis=0) if ok.any() else None)
         inside, outside = [v for v in levels[:2] if v is not None], [v for v in levels[2:] if v is not None]
-        out.append(min((abs(a - b) for a in inside for b in outside), default=0.0))
+        out.append(min((float(np.abs(a - b).max()) for a in inside for b in outside), default=0.0))
     return out
