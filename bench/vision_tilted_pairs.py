@@ -9,6 +9,9 @@ turned 0, 20 or 45 degrees about the table's normal (``--yaws``), the object tur
 (``--turns``), each read with no table file and with the camera's calibrated plane. Every such frame holds
 two objects: a reading of a card is a false card. The card alone is read at every pitch and yaw too, on
 the felt and beside a pale wall cut by the frame (a read lost there is a cost of the check).
+With ``--back GAIN`` the object is a face-down back lit GAIN times the card's light, on the felt alone (a
+back in shadow at 0.5 is as grey as the felt: it was read past at every pitch until the outline's steps were
+judged in colour, 2026-12-05); ``--pitches 0,...`` adds a camera straight above.
 
     .venv/bin/python bench/vision_tilted_pairs.py
 
@@ -55,6 +58,7 @@ def main() -> None:
     parser.add_argument("--pitches", type=numbers, default=numbers("15,20,25,30,35,40,45,50,55"))
     parser.add_argument("--yaws", type=numbers, default=numbers("0,20,45"))
     parser.add_argument("--turns", type=numbers, default=numbers("0,15,30,45,60,75,90"))
+    parser.add_argument("--back", type=float, default=None, help="a back lit this share of the card's light")
     args = parser.parse_args()
     start()
     deck, nine = profile(), parse_card("9C")
@@ -70,7 +74,7 @@ def main() -> None:
                 if not object_inside(pitch, yaw, turn):
                     row[2] += len(windows)
                     continue
-                frame, _ = shot(pitch, turn, yaw=yaw)
+                frame, _ = shot(pitch, turn, yaw=yaw, back=args.back)
                 for name, window in windows.items():
                     row[0] += 1
                     if recognise(frame, deck, window=window).status == "card":

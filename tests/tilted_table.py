@@ -11,13 +11,14 @@ a camera pitched ``pitch`` degrees over the view's centre, turned ``yaw`` about 
 from __future__ import annotations
 
 import math
+import random
 
 import cv2
 import numpy as np
 from vision_tables import FELT, H, W, at
 
 from controller.cards import parse_card
-from vision.synth import DESIGNS, FACE_CORNERS, render_face
+from vision.synth import DESIGNS, FACE_CORNERS, render_back, render_face
 from vision.window import ScanWindow
 
 __all__ = ["FELT", "H", "PALE", "TOP_H", "TOP_W", "W", "at", "camera", "card_corners", "object_corners",
@@ -28,11 +29,19 @@ TOP_W, TOP_H, PX_PER_MM = 900, 700, 2.4
 PALE = (236, 236, 236)
 
 
-def top_view(turn: float | None, wall: bool) -> np.ndarray:
+def top_view(turn: float | None, wall: bool, back: float | None = None) -> np.ndarray:
     """The table from above: the 9C upright left of centre and, with ``turn``, a pale object of a card's size
     turned ``turn`` degrees to its right (a big dark pip on it, as a prop card), its far side joined by a
-    pale wall to the view's right edge; without, a pale wall alone, far wider than a card, to the right."""
+    pale wall to the view's right edge; without, a pale wall alone, far wider than a card, to the right.
+    With ``back`` (and ``turn``): a face-down back there instead, lit ``back`` times the card's light, on the
+    felt alone (no wall)."""
     top = np.full((TOP_H, TOP_W, 3), FELT, np.uint8)
+    if turn is not None and back is not None:
+        face = render_back(random.Random(7))
+        m = cv2.getPerspectiveTransform(FACE_CORNERS, object_corners(turn))
+        seen = cv2.warpPerspective(np.full(face.shape[:2], 255, np.uint8), m, (TOP_W, TOP_H)) > 127
+        top[seen] = (cv2.warpPerspective(face, m, (TOP_W, TOP_H))[seen] * back).astype(np.uint8)
+        return with_card(top)
     if turn is None and wall:
         cv2.rectangle(top, (520, 120), (TOP_W, 600), PALE, -1)
     if turn is not None:
@@ -85,8 +94,8 @@ def plane_of(m: np.ndarray) -> ScanWindow:
     return ScanWindow(plane=tuple(tuple(float(v) for v in row) for row in plane / plane[2, 2]))
 
 
-def shot(pitch: float, turn: float | None, wall: bool = True, yaw: float = 0.0
+def shot(pitch: float, turn: float | None, wall: bool = True, yaw: float = 0.0, back: float | None = None
          ) -> tuple[np.ndarray, np.ndarray]:
     """The frame of :func:`top_view` seen by :func:`camera`, and the camera's homography."""
     m = camera(pitch, yaw)
-    return cv2.warpPerspective(top_view(turn, wall), m, (W, H), borderValue=FELT), m
+    return cv2.warpPerspective(top_view(turn, wall, back), m, (W, H), borderValue=FELT), m
