@@ -20,8 +20,9 @@ What it leaves alone: a neighbour reaching the window's edge (its placed fourth 
 than 0.06 of the card's short side); an object whose outline is lost on two sides (as bright as what lies
 round it). Under a tilted camera it judges the frame on the table's plane (:mod:`vision.table_view`): as
 seen, a second card turned against the card read has corners far from :data:`SQUARE`. What it costs: an
-object with a card's size, straight sides and its own light in the window (a phone, a banknote, a card box
-printed in a solid colour) leaves the frame unknown, a read lost, never a wrong one; and about 1.5 ms per
+object with a card's size, straight sides and its own light or colour in the window (a phone, a banknote, a
+card box, a card spot printed solid on the layout in another colour than the cloth's: the scan window keeps
+such spots out) leaves the frame unknown, a read lost, never a wrong one; and about 1.5 ms per
 card read at 640 x 480, up to 2.6 ms on wood's grain and 5 ms on a monitor full of text (it looks at the
 half working size, as :func:`vision.by_index.halved` gives it), 0.9 ms more through the table's view.
 """
