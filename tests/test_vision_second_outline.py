@@ -200,9 +200,10 @@ def test_a_dim_object_a_shade_darker_than_a_tinted_wall_is_a_second_object(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A neutral grey object on a wall of a slight colour, 13 levels paler than it in its palest channel
-    (the wall's tint gives its outline), its top against the felt: its sides on the wall are steps of 13,
-    found at :data:`vision.second_outline.STEP` (8) and read past at the 15 it was (a drawn sweep's scene,
-    whose wall differed by 13 and 14 levels in grey)."""
+    (6 in grey; the wall's tint gives its outline), its top against the felt: its sides on the wall are steps
+    of 13, found at :data:`vision.second_outline.STEP` (8) and read past at the 15 it was. After a drawn
+    sweep's scene whose wall differed by 13 and 14 grey levels, made paler in one channel only: judged in
+    colour, that scene's wall differs by 26 and would not pin the step."""
     card = np.array([(40, 60), (100, 60), (100, 144), (40, 144)], np.float32)
     small = np.full((HALF[1], HALF[0], 3), (159, 153, 146), np.uint8)
     small[:60] = (40, 90, 30)
@@ -231,10 +232,13 @@ def test_a_back_in_shadow_as_grey_as_the_felt_is_a_second_object() -> None:
 
 def test_a_side_is_a_step_in_colour_when_its_grey_is_the_same() -> None:
     """At the working size's half: an object of the felt's grey but another colour (a red field on green
-    felt, grey 69 against 66) beside the card: its sides are steps in colour, so it is an object; in the
-    felt's own colour it is nothing at all."""
+    felt, grey 69 against 66) beside the card: its sides are steps in colour (over 100 levels in red), not in
+    grey (3 levels, under :data:`vision.second_outline.STEP`), and it is an object."""
     small = half_frame((40, 90, 30))
     small[50:134, 110:170] = (30, 30, 160)
+    blurred = cv2.GaussianBlur(small, (5, 5), 0)
+    sides = np.array([(110, 134), (110, 50), (169, 50), (169, 134)], np.float32)  # its left, top and right
+    in_grey = second_outline_module._steps(sides, cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY))
+    in_colour = second_outline_module._steps(sides, blurred)
+    assert max(in_grey[:3]) < second_outline_module.STEP <= min(in_colour[:3]), (in_grey, in_colour)
     assert second_outline(small, HALF_CARD, bounds(None, HALF))
-    small[50:134, 110:170] = (40, 90, 30)
-    assert not second_outline(small, HALF_CARD, bounds(None, HALF))

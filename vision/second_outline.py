@@ -76,7 +76,8 @@ APART: Final = 0.4
 #: inside: 110 at 15, 98 at 12, 89 at 10, 75 at 8 (in grey), 46 at 8 in colour; at each, no real, composed
 #: or drawn-design frame was lost (the tests' drawn stripes differ by 0). Grey alone (until 2026-12-05) read
 #: a back at half the card's light past on felt, within 7 grey levels of it (``bench/vision_tilted_pairs.py
-#: --back 0.5``: 187 of 420 frames).
+#: --back 0.5``: 187 of 420 frames). 8 was chosen in grey, not tuned again: a step in colour is nearly always
+#: at least the step in grey (grey is the channels' weighted mean; medians need not keep it exactly).
 STEP: Final = 8
 STEP_AT: Final = 0.08
 
