@@ -86,6 +86,26 @@ def test_an_object_whose_face_is_all_edges_is_found_by_its_blob_of_edges() -> No
     assert not second_outline(small, card, bounds(None, (240, 180)))
 
 
+def test_an_object_whose_blob_of_edges_joins_many_long_lines_is_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The object of all edges above with five thin pale lines joining its far side to the frame's edge (a
+    wall's seams, a stripe of cloth): each line's two sides are straight runs longer than the object's top
+    and bottom, and the ten of them crowded those out of the ten longest the detector keeps (a drawn sweep's
+    back on felt, walls touching it on three sides, read as one card). At
+    :data:`vision.second_outline.MOST_RUNS` (14) the object is found; at 10 it was not."""
+    small = np.full((180, 240, 3), 30, np.uint8)
+    card = np.array([(40, 50), (100, 50), (100, 134), (40, 134)], np.float32)
+    cv2.fillConvexPoly(small, card.astype(np.int32), (235, 235, 235))
+    lattice = (np.indices((84, 60)).sum(axis=0) // 3 % 2 * 200 + 30).astype(np.uint8)
+    small[50:134, 112:172] = lattice[..., None]
+    for y in (58, 75, 92, 109, 126):
+        small[y, 172:] = 200
+    assert second_outline(small, card, bounds(None, (240, 180)))
+    monkeypatch.setattr(second_outline_module, "MOST_RUNS", 10)
+    assert not second_outline(small, card, bounds(None, (240, 180)))
+
+
 def test_an_empty_printed_box_beside_the_card_is_no_second_object() -> None:
     """A card-sized box printed on the felt beside the card: its sides are lines (the felt on both sides of
     each), not an object's steps, so the card is read."""

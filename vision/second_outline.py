@@ -23,7 +23,7 @@ seen, a second card turned against the card read has corners far from :data:`SQU
 object with a card's size, straight sides and its own light or colour in the window (a phone, a banknote, a
 card box, a card spot printed solid on the layout in another colour than the cloth's: the scan window keeps
 such spots out) leaves the frame unknown, a read lost, never a wrong one; and about 1.5 ms per
-card read at 640 x 480, up to 2.6 ms on wood's grain and 5 ms on a monitor full of text (it looks at the
+card read at 640 x 480, up to 2.6 ms on wood's grain and 5.7 ms on a monitor full of text (it looks at the
 half working size, as :func:`vision.by_index.halved` gives it), 0.9 ms more through the table's view.
 """
 
@@ -80,6 +80,16 @@ APART: Final = 0.4
 #: at least the step in grey (grey is the channels' weighted mean; medians need not keep it exactly).
 STEP: Final = 8
 STEP_AT: Final = 0.08
+#: The longest straight runs of a region's contour searched for sides (the detector's joined-card search keeps
+#: 10, :data:`vision.sides.MAX_LINES`, enough for one card's region). A blob of edges here may join the card
+#: read's outline and pale walls' lines (each line's two sides two runs), whose runs crowded an object's out
+#: of 10: the drawn sweep of two objects read 3 more scenes as one card (two backs among them, one on felt
+#: with walls touching it on three sides). 12 found 2 of the 3, 14 and 16 all 3. What it costs: more
+#: candidate rectangles where a contour has many runs: GuilleX7's q5-AC (a card held against a monitor full
+#: of text, the slowest look of the real sets) 3.7 ms at 10, 4.5 at 12, 5.7 at 14; the mean look on the
+#: real frames did not change (1.5 ms). Leaving out runs that face another a few pixels away (a thin line's
+#: two sides) found the felt's back at 10, but read 12 more scenes as one card.
+MOST_RUNS: Final = 14
 
 
 def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds, placed: bool = False) -> bool:
@@ -143,7 +153,7 @@ def _three_sides(pts: NDArray[np.int32], box: tuple[int, int, int, int], colour:
     on_rim = np.asarray(win.rim[pts[:, 1] + y0, pts[:, 0] + x0] > 0)
     filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.drawContours(filled, [pts.reshape(-1, 1, 2)], -1, 255, -1)
-    lines = sides.runs(pts, on_rim, filled, LEAST_RUN * short)
+    lines = sides.runs(pts, on_rim, filled, LEAST_RUN * short, MOST_RUNS)
     found = [q for a, b in itertools.combinations(lines, 2) for q in _rectangles(a, b, lines, short, long)]
     seen = sides.near_outline(pts[~on_rim], (filled.shape[0], filled.shape[1]))
     shift = np.array([x0, y0], np.float32)

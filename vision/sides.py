@@ -65,9 +65,11 @@ class Line:
 
 
 def runs(
-    pts: NDArray[np.int32], on_rim: NDArray[np.bool_], region: NDArray[np.uint8], min_run: float
+    pts: NDArray[np.int32], on_rim: NDArray[np.bool_], region: NDArray[np.uint8], min_run: float,
+    most: int = MAX_LINES,
 ) -> list[Line]:
-    """The contour's straight runs off the window's rim, each fitted by a line, longest first."""
+    """The contour's straight runs off the window's rim, each fitted by a line, longest first (at most
+    ``most``)."""
     poly = cv2.approxPolyDP(pts.reshape(-1, 1, 2), RUN_TOLERANCE, True).reshape(-1, 2)
     codes = pts[:, 0].astype(np.int64) * 65536 + pts[:, 1]
     order = np.argsort(codes, kind="stable")  # each vertex's first place on the contour
@@ -82,7 +84,7 @@ def runs(
     rim_before = np.concatenate(([0], np.cumsum(np.concatenate((on_rim, on_rim)))))
     rim_share = (rim_before[end + 1] - rim_before[start]) / (end - start + 1)
     keep = np.flatnonzero((lengths >= min_run) & (rim_share <= 0.2))
-    keep = keep[np.argsort(-lengths[keep], kind="stable")][:MAX_LINES]  # only the longest are fitted
+    keep = keep[np.argsort(-lengths[keep], kind="stable")][:most]  # only the longest are fitted
     lines = []
     for k, (x, y, dx, dy) in zip(keep, _fit_lines(pts, start[keep], end[keep]), strict=True):
         px, py = int(round(x - 3 * dy)), int(round(y + 3 * dx))
