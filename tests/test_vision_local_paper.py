@@ -267,7 +267,7 @@ def test_two_cards_side_by_side_one_in_shade_stay_one_card_at_a_time(turn: float
 
 #: The two looks that see the shaded 5D beside the KS: its index, or its grey paper.
 BY_ITS_INDEX_OR_ITS_PAPER: Final = (
-    "another index in the window reads as a card (one card at a time)",
+    "another index in the window reads as a card by its rank (one card at a time)",
     "a second card's paper in the window, however dim (one card at a time)",
 )
 

@@ -356,12 +356,14 @@ def other_index(
     frame: Image, quad: NDArray[np.float32], found: list[Candidate], paper: Image, card_paper: float,
     profile: DeckProfile, shrink: float, reads_alone: Callable[[Image], bool], *,
     within: Callable[[NDArray[np.float32]], bool] | None = None, least_paper: float = OTHER_PAPER,
-    shown: bool = True,
+    shown: bool = True, reads: str = "reads as a card",
 ) -> str | None:
     """Why the window holds a second card's index besides the card at ``quad`` (working pixels), or None:
     a candidate outside it, at a scale and on paper (``least_paper`` of ``card_paper``) a card beside it
-    could have, that reads as a card alone or (``shown``) shows a rank over a suit of the deck's sizes.
-    ``within``: whether a card at those corners (working pixels) counts; None: every one does."""
+    could have, that ``reads_alone`` takes for a card's (the search by indices: a whole card read; the look
+    at one card at a time, :mod:`vision.one_card`: its rank read) or (``shown``) shows a rank over a suit of
+    the deck's sizes. ``within``: whether a card at those corners (working pixels) counts; None: every one
+    does. ``reads``: what ``reads_alone`` found, in the reason."""
     fw, fh = profile.spec.face
     whole = face_corners(profile)
     outline = quad.reshape(-1, 1, 2)
@@ -381,7 +383,7 @@ def other_index(
         if within is not None and not within(corners):
             continue
         if reads_alone(warp_box(frame, corners / shrink, profile.spec.face, profile.spec.index.box)):
-            return "another index in the window reads as a card (one card at a time)"
+            return f"another index in the window {reads} (one card at a time)"
         # A rank over a suit of the deck's sizes is a second card's index even when it does not read
         # (a rank of two pieces, 10, turns the first look's box off it; blur leaves its suit ambiguous).
         if shown and glyph_points(frame, plane, profile, 1 / shrink, False, sized=True) is not None:
