@@ -154,11 +154,10 @@ def _three_sides(pts: NDArray[np.int32], box: tuple[int, int, int, int], colour:
     filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.drawContours(filled, [pts.reshape(-1, 1, 2)], -1, 255, -1)
     lines = sides.runs(pts, on_rim, filled, LEAST_RUN * short, MOST_RUNS)
-    found = [q for a, b in itertools.combinations(lines, 2) for q in _rectangles(a, b, lines, short, long)]
+    found = _rectangles(lines, short, long)
     seen = sides.near_outline(pts[~on_rim], (filled.shape[0], filled.shape[1]))
     shift = np.array([x0, y0], np.float32)
-    for q, support in zip(found, sides.side_supports(found, seen), strict=True):
-        three = support[:3]  # along a, the joining side and b; the fourth is placed
+    for q, three in zip(found, sides.side_supports(found, seen, 3), strict=True):  # the fourth is placed
         if min(three) < sides.MIN_SIDE_SUPPORT or sum(three) / 3 < sides.MIN_SUPPORT:
             continue
         if not cv2.isContourConvex(q):
@@ -171,30 +170,42 @@ def _three_sides(pts: NDArray[np.int32], box: tuple[int, int, int, int], colour:
     return False
 
 
-def _rectangles(a: Line, b: Line, lines: list[Line], short: float, long: float) -> list[NDArray[np.float32]]:
-    """The rectangles of the card's proportions with runs ``a`` and ``b`` as opposite sides, joined by a
-    third run: corners along ``a`` from the far end to the joining side, across it, then along ``b``."""
-    if turn(a.angle, b.angle) > sides.MAX_SKEW:
+def _rectangles(lines: list[Line], short: float, long: float) -> list[NDArray[np.float32]]:
+    """The rectangles of the card's proportions with two runs ``a`` and ``b`` as opposite sides (every pair,
+    in :func:`itertools.combinations`' order), joined by a third run: corners along ``a`` from the far end to
+    the joining side, across it, then along ``b``. Made in one batch of float32 arithmetic, the same as each
+    alone: a contour of many runs (a monitor full of text) makes a hundred or more, and an array each cost
+    more than the arithmetic."""
+    meets: list[tuple[float, float, float, float]] = []  # where the joining side meets a, and b
+    aways: list[tuple[float, float, float, float]] = []  # a's direction away from it, and b's
+    others: list[float] = []  # the length placed along a and b
+    for a, b in itertools.combinations(lines, 2):
+        if turn(a.angle, b.angle) > sides.MAX_SKEW:
+            continue
+        apart = abs((b.x - a.x) * a.nx + (b.y - a.y) * a.ny)
+        along = [apart * length / width for width, length in ((short, long), (long, short))
+                 if width / SIZE_FACTOR <= apart <= width * SIZE_FACTOR]  # a card's width or length apart
+        for c in lines if along else []:
+            if c is a or c is b or min(turn(c.angle, a.angle), turn(c.angle, b.angle)) < SQUARE:
+                continue
+            p, q = meet(a, c), meet(b, c)
+            if p is None or q is None:
+                continue
+            for o in along:
+                meets.append((*p, *q))
+                aways.append((*_away(a, c), *_away(b, c)))
+                others.append(o)
+    if not meets:
         return []
-    apart = abs((b.x - a.x) * a.nx + (b.y - a.y) * a.ny)
-    others = [apart * length / width for width, length in ((short, long), (long, short))
-              if width / SIZE_FACTOR <= apart <= width * SIZE_FACTOR]  # a card's width apart, or its length
-    out = []
-    for c in lines if others else []:
-        if c is a or c is b or min(turn(c.angle, a.angle), turn(c.angle, b.angle)) < SQUARE:
-            continue
-        p, q = meet(a, c), meet(b, c)
-        if p is None or q is None:
-            continue
-        p0, q0 = np.array(p, np.float32), np.array(q, np.float32)
-        out += [np.array([p0 + o * _away(a, c), p0, q0, q0 + o * _away(b, c)], np.float32) for o in others]
-    return out
+    pq = np.array(meets, np.float32).reshape(-1, 2, 2)
+    ends = pq + np.array(others, np.float32)[:, None, None] * np.array(aways, np.float32).reshape(-1, 2, 2)
+    return list(np.stack([ends[:, 0], pq[:, 0], pq[:, 1], ends[:, 1]], axis=1))
 
 
-def _away(a: Line, c: Line) -> NDArray[np.float32]:
+def _away(a: Line, c: Line) -> tuple[float, float]:
     """``a``'s unit direction, pointing away from the joining run ``c`` into its region (``c``'s normal)."""
     sign = 1.0 if a.dx * c.nx + a.dy * c.ny >= 0 else -1.0
-    return np.array([sign * a.dx, sign * a.dy], np.float32)
+    return sign * a.dx, sign * a.dy
 
 
 def _inside(q: NDArray[np.float32], filled: NDArray[np.uint8]) -> float:

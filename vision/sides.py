@@ -137,10 +137,13 @@ def side_support(q: NDArray[np.float32], seen: NDArray[np.uint8]) -> list[float]
     return side_supports([q], seen)[0]
 
 
-def side_supports(quads: list[NDArray[np.float32]], seen: NDArray[np.uint8]) -> list[list[float]]:
+def side_supports(
+    quads: list[NDArray[np.float32]], seen: NDArray[np.uint8], measured: int = 4,
+) -> list[list[float]]:
     """:func:`side_support` of each quadrilateral, all in one pass: the joined-card search measures a
     few dozen candidate outlines, where a pass each cost more in numpy's calls than in arithmetic.
-    Every sample is the same element-wise arithmetic as one quadrilateral's alone.
+    Every sample is the same element-wise arithmetic as one quadrilateral's alone. Only the first
+    ``measured`` sides of each are measured (a side placed, not seen, needs none).
 
     When over :data:`CLIP_SAMPLES` samples surely fall off the frame, only those that can fall in it are
     made: two nearly parallel runs meet far off the frame, and such a candidate's sides, several frames
@@ -153,6 +156,9 @@ def side_supports(quads: list[NDArray[np.float32]], seen: NDArray[np.uint8]) -> 
     h, w = seen.shape
     q = np.concatenate(quads)
     step = q[np.arange(len(q)) // 4 * 4 + np.tile([1, 2, 3, 0], len(quads))] - q  # each corner to the next
+    if measured < 4:
+        kept = np.tile(np.arange(4) < measured, len(quads))
+        q, step = q[kept], step[kept]
     ns = np.maximum(np.hypot(step[:, 0], step[:, 1]).astype(np.int64), 2)
     total = int(ns.sum())
     # A side's middle 80 % holds at most 1.25 samples per pixel of the frame's diagonal in the frame.
@@ -176,7 +182,7 @@ def side_supports(quads: list[NDArray[np.float32]], seen: NDArray[np.uint8]) -> 
     else:
         sums = np.add.reduceat(hits, first)
     shares = [float(v) for v in sums / ns]
-    return [shares[i : i + 4] for i in range(0, len(shares), 4)]
+    return [shares[i : i + measured] for i in range(0, len(shares), measured)]
 
 
 def _in_frame(
