@@ -138,8 +138,8 @@ def test_a_second_cards_index_whose_rank_reads_and_suit_does_not_still_counts(
 ) -> None:
     """A 7C beside the 9C on a pale wall as bright as its paper (its outline lost, its region the wall's): its
     index, placed from its rank and suit pieces, reads its 7 but leaves its club between a diamond and a club
-    (a drawn sweep's scenes, 15 of 4,000 read as one card). Its rank alone counts: the frame is unknown.
-    Asked for a whole card's read instead, as before, the 9C was read."""
+    (a drawn sweep's scenes). Read but for its suit's margin, it counts: the frame is unknown. Asked for a
+    whole card's read instead, as before, the 9C was read."""
     frame = table_with_card("9C", [(150.0, 100.0), (320.0, 100.0), (320.0, 337.0), (150.0, 337.0)])
     frame[:, 326:] = 230  # the wall, to the frame's right edge
     face = (render_face(parse_card("7C"), DESIGNS["classic"]) * 0.92).astype(np.uint8)

@@ -361,9 +361,9 @@ def other_index(
     """Why the window holds a second card's index besides the card at ``quad`` (working pixels), or None:
     a candidate outside it, at a scale and on paper (``least_paper`` of ``card_paper``) a card beside it
     could have, that ``reads_alone`` takes for a card's (the search by indices: a whole card read; the look
-    at one card at a time, :mod:`vision.one_card`: its rank read) or (``shown``) shows a rank over a suit of
-    the deck's sizes. ``within``: whether a card at those corners (working pixels) counts; None: every one
-    does. ``reads``: what ``reads_alone`` found, in the reason."""
+    at one card at a time, :mod:`vision.one_card`: read but for its suit's margin) or (``shown``) shows a
+    rank over a suit of the deck's sizes. ``within``: whether a card at those corners (working pixels)
+    counts; None: every one does. ``reads``: what ``reads_alone`` found, in the reason."""
     fw, fh = profile.spec.face
     whole = face_corners(profile)
     outline = quad.reshape(-1, 1, 2)

@@ -10,8 +10,8 @@ is read, the window is looked at once more with the search by indices' own check
 apart from the card (at most :data:`vision.face_down.MOST_AREA` card areas: a dark mat, a tablet or a
 felt whose rail shows all round is no back), or a candidate index outside the card, on paper at least
 :data:`DIM_PAPER` as bright as the card's, whose card would lie wholly inside the window (within
-:data:`SLACK`: a card placed from one index comes out a little large) whose rank reads as one of the deck's
-alone (:func:`vision.recognise.rank_reads`: its suit may not, a dim or blurred club left as near a diamond);
+:data:`SLACK`: a card placed from one index comes out a little large) which reads as a card alone but for
+its suit's margin (:func:`vision.recognise.rank_reads`: a dim or blurred club left as near a diamond);
 or a second card's grey paper, however dim, apart from the card or showing from under it
 (:func:`vision.second_paper.dim_second`: a dim 10's index does not read alone), or three sides of a second
 object's outline among the frame's edges (:mod:`vision.second_outline`: an object whose region joins a
@@ -62,7 +62,7 @@ def second_card(
 ) -> str | None:
     """Why the window holds a second card besides the one read at ``corners`` (frame pixels, in the order
     the face's corners are warped from), or None. ``area``: the least and greatest card area, shares of
-    the frame; ``rank_reads``: whether one index crop's rank alone reads as one of the deck's."""
+    the frame; ``rank_reads``: whether one index crop alone reads as a card but for its suit's margin."""
     small, shrink = working(frame)
     quad = np.asarray(corners, np.float32).reshape(4, 2) * np.float32(shrink)
     win = bounds(window, (small.shape[1], small.shape[0]))

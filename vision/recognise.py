@@ -188,17 +188,12 @@ def read_index(crop: Image, profile: DeckProfile, align: bool = False) -> tuple[
     """One index crop to a card, its confidence and its lead (the larger of the rank's and the suit's
     distance to the best template over that to the runner-up), or the reason it is not one. With
     ``align``, a rank unlike any template is compared again once aligned (:mod:`vision.align`)."""
-    ranked = _rank_of(crop, profile, align)
-    if isinstance(ranked, str):
-        return ranked
-    glyphs, rank_glyph, rank = ranked
+    matched = _matches(crop, profile, align)
+    if isinstance(matched, str):
+        return matched
+    glyphs, rank, suit, suits = matched
     spec = profile.spec
-    suit_glyph = normalise(glyphs.suit, SUIT_SIZE, spec.index.suit_height, SUIT_FILL)
-    suits = dict(zip(profile.suits, correlations(suit_glyph, profile.stack("suit")), strict=True))
-    suit = match(suit_glyph, profile, "suit", aspect_of(glyphs.suit), list(suits.values()))
     accept = spec.accept
-    if rank.why_not("rank", accept.min_score, accept.max_ratio) is None:
-        suit = at_sharpness(suit_glyph, suit, suits, rank_glyph, rank.name, profile)
     for what, m in (("rank", rank), ("suit", suit)):
         why = m.why_not(what, accept.min_score, accept.max_ratio)
         if why is not None:
@@ -206,8 +201,7 @@ def read_index(crop: Image, profile: DeckProfile, align: bool = False) -> tuple[
     shape = why_not_by_shape(suits, suit.name, accept.max_ratio)
     if shape is not None:  # the ink's colour is never the only guard between the colours
         return shape
-    placed = profile.aspects.get(f"offset:{rank.name}", glyphs.rank_offset)
-    if abs(glyphs.rank_offset - placed) > OFFSET_TOLERANCE:
+    if not _in_place(glyphs, rank.name, profile):
         return f"rank {rank.name} out of place over its suit (part of the index covered?)"
     colour = spec.colour
     red = glyphs.red_dominant and glyphs.chroma >= colour.red_min
@@ -220,21 +214,27 @@ def read_index(crop: Image, profile: DeckProfile, align: bool = False) -> tuple[
 
 
 def rank_reads(crop: Image, profile: DeckProfile) -> bool:
-    """Whether the index crop's rank reads as one of the deck's (both glyphs of the enrolled sizes, the rank
-    within the accept margins), whatever its suit: the look for a second card's index beside a card read
-    (:mod:`vision.one_card`) takes such an index as a card's. A dim or blurred second card's suit is often
-    left between two (a club as near a diamond as a club) while its rank is plain; a drawn sweep read the card
-    beside such a card in 15 of 4,000 scenes."""
-    ranked = _rank_of(crop, profile, False)
-    accept = profile.spec.accept
-    if isinstance(ranked, str):
+    """Whether the index crop reads as a card but for its suit's margin: both glyphs of the enrolled sizes,
+    the rank within the accept margins and in its place over the suit, the suit like an enrolled one (at
+    least ``accept.min_score``) but perhaps as like a second. The look for a second card's index beside a
+    card read (:mod:`vision.one_card`) takes such an index as a card's: placed from its pieces beside a dim
+    or washed-out card, an index often left its club between a diamond and a club while its rank was plain
+    (a drawn sweep read the card beside such a card in 9 of 4,000 scenes). A suit like none (a crop placed
+    off the index) or a rank out of its place (a card's own index, placed wrong beside it) is no card's."""
+    matched = _matches(crop, profile, False)
+    if isinstance(matched, str):
         return False
-    return ranked[2].why_not("rank", accept.min_score, accept.max_ratio) is None
+    glyphs, rank, suit, _ = matched
+    accept = profile.spec.accept
+    return (rank.why_not("rank", accept.min_score, accept.max_ratio) is None
+            and suit.score >= accept.min_score and _in_place(glyphs, rank.name, profile))
 
 
-def _rank_of(crop: Image, profile: DeckProfile, align: bool) -> tuple[Glyphs, Glyph, Match] | str:
-    """The index crop's glyphs, its rank glyph and the rank's match (:func:`read_index`'s first steps), or
-    the reason there are none: no rank and suit, or a glyph not of the enrolled size."""
+def _matches(crop: Image, profile: DeckProfile, align: bool
+             ) -> tuple[Glyphs, Match, Match, dict[str, float]] | str:
+    """The index crop's glyphs, its rank's and suit's matches and the suit glyph's correlation with each
+    suit (:func:`read_index`'s first steps), or why there are none: no rank and suit, or a glyph not of the
+    enrolled size."""
     index = profile.spec.index
     glyphs = split_index(crop, glyph_area(index.box, index.glyphs), index.rank_height)
     if isinstance(glyphs, str):
@@ -243,11 +243,23 @@ def _rank_of(crop: Image, profile: DeckProfile, align: bool) -> tuple[Glyphs, Gl
                             ("suit", glyphs.suit_height, index.suit_height)):
         if abs(got - want) > HEIGHT_TOLERANCE * want:
             return f"{what} glyph {got} px tall, enrolled {want:.0f}"
+    accept = profile.spec.accept
     rank_glyph = normalise(glyphs.rank, RANK_SIZE, index.rank_height, RANK_FILL)
     rank = match(rank_glyph, profile, "rank", aspect_of(glyphs.rank))
-    if align and FLOOR <= rank.score < profile.spec.accept.min_score:
+    if align and FLOOR <= rank.score < accept.min_score:
         rank = realigned(rank_glyph, profile, aspect_of(glyphs.rank)) or rank
-    return glyphs, rank_glyph, rank
+    suit_glyph = normalise(glyphs.suit, SUIT_SIZE, index.suit_height, SUIT_FILL)
+    suits = dict(zip(profile.suits, correlations(suit_glyph, profile.stack("suit")), strict=True))
+    suit = match(suit_glyph, profile, "suit", aspect_of(glyphs.suit), list(suits.values()))
+    if rank.why_not("rank", accept.min_score, accept.max_ratio) is None:
+        suit = at_sharpness(suit_glyph, suit, suits, rank_glyph, rank.name, profile)
+    return glyphs, rank, suit, suits
+
+
+def _in_place(glyphs: Glyphs, rank: str, profile: DeckProfile) -> bool:
+    """Whether the rank glyph lies over the suit where the deck's ``rank`` does (its enrolled offset)."""
+    placed = profile.aspects.get(f"offset:{rank}", glyphs.rank_offset)
+    return abs(glyphs.rank_offset - placed) <= OFFSET_TOLERANCE
 
 
 def at_sharpness(
