@@ -9,7 +9,6 @@ sets its region aside, and the card is read."""
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 from test_vision_detect import UPRIGHT, H, W, table_with_card
@@ -19,7 +18,6 @@ from vision_support import profile
 from controller.cards import parse_card
 from vision import recognise as recognise_module
 from vision.recognise import recognise
-from vision.synth import DESIGNS, render_face
 
 GREY = (90, 90, 90)
 #: Places wholly inside the window, apart from the QS: beside it, beside and up, turned, below right.
@@ -142,13 +140,7 @@ def test_a_second_cards_index_whose_rank_reads_and_suit_does_not_still_counts(
     whole card's read instead, as before, the 9C was read."""
     frame = table_with_card("9C", [(150.0, 100.0), (320.0, 100.0), (320.0, 337.0), (150.0, 337.0)])
     frame[:, 326:] = 230  # the wall, to the frame's right edge
-    face = (render_face(parse_card("7C"), DESIGNS["classic"]) * 0.92).astype(np.uint8)
-    fh, fw = face.shape[:2]
-    corners = np.array([(0, 0), (fw - 1, 0), (fw - 1, fh - 1), (0, fh - 1)], np.float32)
-    beside = np.array([(340, 100), (510, 100), (510, 337), (340, 337)], np.float32)
-    m = cv2.getPerspectiveTransform(corners, beside)
-    seen = cv2.warpPerspective(np.full((fh, fw), 255, np.uint8), m, (W, H)) > 127
-    frame[seen] = cv2.warpPerspective(face, m, (W, H))[seen]
+    paste(frame, "7C", [(340.0, 100.0), (510.0, 100.0), (510.0, 337.0), (340.0, 337.0)], 0.92)
     reading = recognise(frame, profile())
     assert reading.card is None and "reads as a card by its rank" in reading.reason, reading
     whole = lambda crop, deck: not isinstance(recognise_module.read_index(crop, deck), str)  # noqa: E731

@@ -37,10 +37,7 @@ def top_view(turn: float | None, wall: bool, back: float | None = None) -> np.nd
     felt alone (no wall)."""
     top = np.full((TOP_H, TOP_W, 3), FELT, np.uint8)
     if turn is not None and back is not None:
-        face = render_back(random.Random(7))
-        m = cv2.getPerspectiveTransform(FACE_CORNERS, object_corners(turn))
-        seen = cv2.warpPerspective(np.full(face.shape[:2], 255, np.uint8), m, (TOP_W, TOP_H)) > 127
-        top[seen] = (cv2.warpPerspective(face, m, (TOP_W, TOP_H))[seen] * back).astype(np.uint8)
+        _lay(top, render_back(random.Random(7)), object_corners(turn), back)
         return with_card(top)
     if turn is None and wall:
         cv2.rectangle(top, (520, 120), (TOP_W, 600), PALE, -1)
@@ -57,11 +54,15 @@ def top_view(turn: float | None, wall: bool, back: float | None = None) -> np.nd
 
 def with_card(top: np.ndarray) -> np.ndarray:
     """``top`` (a top view) with the 9C laid on it at :func:`card_corners`."""
-    face = render_face(parse_card("9C"), DESIGNS["classic"])
-    m = cv2.getPerspectiveTransform(FACE_CORNERS, card_corners())
-    seen = cv2.warpPerspective(np.full(face.shape[:2], 255, np.uint8), m, (TOP_W, TOP_H)) > 127
-    top[seen] = cv2.warpPerspective(face, m, (TOP_W, TOP_H))[seen]
+    _lay(top, render_face(parse_card("9C"), DESIGNS["classic"]), card_corners())
     return top
+
+
+def _lay(top: np.ndarray, face: np.ndarray, corners: np.ndarray, gain: float = 1.0) -> None:
+    """``face`` warped onto ``corners`` of the top view ``top``, its light times ``gain``."""
+    m = cv2.getPerspectiveTransform(FACE_CORNERS, corners)
+    seen = cv2.warpPerspective(np.full(face.shape[:2], 255, np.uint8), m, (TOP_W, TOP_H)) > 127
+    top[seen] = (cv2.warpPerspective(face, m, (TOP_W, TOP_H))[seen] * gain).astype(np.uint8)
 
 
 def card_corners() -> np.ndarray:
