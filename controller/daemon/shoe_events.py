@@ -39,7 +39,10 @@ def on_shoe_frame(d: DaemonHost, frame: FrameId | None, event: ShoeEvent | None)
     assert journal is not None
     try:
         if frame is not None and not (isinstance(event, ShoeStatus) and event.status == "hello"):
-            _shoe_heard(d, frame)  # (a HELLO says so itself, with the shoe's details)
+            # (a HELLO says so itself, with the shoe's details). The frame's id goes with the frame's
+            # last row only: a card committed after a row that already carried its frame id would be
+            # lost to a kill between the two (the shoe's resend taken for a frame already journaled).
+            _shoe_heard(d, frame, last=event is None)
         if event is not None:
             on_shoe_event(d, event, frame)
         cursor = journal.shoe_cursor
@@ -59,13 +62,14 @@ def on_shoe_frame(d: DaemonHost, frame: FrameId | None, event: ShoeEvent | None)
     return True
 
 
-def _shoe_heard(d: DaemonHost, frame: FrameId) -> None:
+def _shoe_heard(d: DaemonHost, frame: FrameId, last: bool) -> None:
     """Any good v1 frame is the shoe's hello for the self-test: a shoe that was running when the
     daemon restarted sends no HELLO (it resends the frame it holds, or answers STATUS_REQUEST),
-    and must not be taken for a silent one (docs/daemon.md, "Start-up: the self-test")."""
+    and must not be taken for a silent one (docs/daemon.md, "Start-up: the self-test"). The row
+    carries ``frame`` only when it is the ``last`` the frame makes (the frame holds no event)."""
     assert d.service is not None
     if d.selftest.observe("hello", {"seq": frame.seq}) and SHOE_HELLO in d.service.table.offline:
-        d.submit(DeviceStatus(SHOE_HELLO, True, "shoe answered"), "shoe", frame=frame)
+        d.submit(DeviceStatus(SHOE_HELLO, True, "shoe answered"), "shoe", frame=frame if last else None)
 
 
 def on_shoe_event(d: DaemonHost, event: ShoeEvent, frame: FrameId | None = None) -> None:
