@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from restart_support import Croupier
 from test_daemon_support import config_for
 
 from controller import inputs as I
@@ -180,3 +181,28 @@ def test_a_bet_resent_after_the_limits_changed_gets_its_first_answer(tmp_path: P
         # earlier limits could have taken, not compared with the bet the ref was first used for.
         beyond = _call(lower, "olive", "operator", "bet", seat=13, spot="player", amount=1000, ref="B1")
         assert not beyond["ok"] and "no seat 13: this table has seats 1.." in beyond["error"], beyond
+
+
+def test_a_resend_while_the_journal_is_faulted_gets_its_first_answer(tmp_path: Path) -> None:
+    """A cash-out committed before the storage failed, resent while the table is halted: its first reply
+    (a review, 2026-12-05: the lookup refused with the fault, "this input was not applied", and a cashier
+    told so would pay out again). A new input is still refused as not applied; after a restart the
+    resend gets the same first reply."""
+    croupier = Croupier(tmp_path)
+    croupier.start("journal_write:3:eio")  # the third write (the open below) fails with EIO
+    try:
+        assert croupier.call("credit_in", seat=1, amount=10000, ref="C1")["ok"]
+        first = croupier.call("credit_out", seat=1, amount=4000, ref="R1")
+        assert first["ok"]
+        refused = croupier.call("open", ref="O1")
+        assert refused["journal_fault"] and "this input was not applied" in refused["error"]
+        again = croupier.call("credit_out", seat=1, amount=4000, ref="R1")
+        assert again == {**first, "duplicate": True}
+    finally:
+        croupier.stop()
+    croupier.start()
+    try:
+        assert croupier.call("credit_out", seat=1, amount=4000, ref="R1") == {**first, "duplicate": True}
+        assert croupier.status()["credits"] == {"1": 6000}
+    finally:
+        croupier.stop()

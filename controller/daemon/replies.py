@@ -32,10 +32,13 @@ from controller.table import Table
 from drivers.shoe.linehealth import shoe_health
 
 
-def journal_fault_reply(cmd: str, fault: JournalFault) -> dict[str, Any]:
-    """The answer to every input once the journal cannot be written: the reason, never "internal error"."""
+def journal_fault_reply(cmd: str, fault: JournalFault, known: bool = True) -> dict[str, Any]:
+    """The answer to every input once the journal cannot be written: the reason, never "internal error".
+    ``known``: False when the input's ref could not be looked up, so whether it was applied is unknown."""
+    what = ("this input was not applied" if known else
+            "whether this ref's input was applied could not be read (do not act on it as refused)")
     return error_reply(
-        f"journal fault: {fault}: the table is halted and this input was not applied; "
+        f"journal fault: {fault}: the table is halted and {what}; "
         "restart the daemon once the journal can be written (and resend with the same ref)",
         cmd=cmd, journal_fault=True,
     )
@@ -63,7 +66,7 @@ async def handle_command(d: DaemonHost, payload: bytes, caller: KeyInfo) -> dict
             resent = resend.taken_before(service, payload, caller.name)
         except JournalFault as fault:
             d.journal_faulted(fault)
-            return journal_fault_reply("", fault)
+            return journal_fault_reply("", fault, known=False)
         if resent is None:
             return error_reply(str(exc))
         parsed = resent  # taken under the limits before a change: answered as it was first
@@ -78,6 +81,9 @@ async def handle_command(d: DaemonHost, payload: bytes, caller: KeyInfo) -> dict
     if isinstance(parsed, InputCommand):
         try:
             return resend.run(service, d.submit, parsed, caller.name)
+        except resend.RefUnread as exc:
+            d.journal_faulted(exc.fault)
+            return journal_fault_reply(parsed.name, exc.fault, known=False)
         except JournalFault as exc:
             d.journal_faulted(exc)  # once: a failed read of a ref faults the journal too
             return journal_fault_reply(parsed.name, exc)

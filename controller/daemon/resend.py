@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.daemon.commands import CommandError, InputCommand, error_reply, parse_command
-from controller.daemon.journal import Entry, Journal, starting_limits
+from controller.daemon.journal import Entry, Journal, JournalFault, starting_limits
 from controller.daemon.service import Applied, TableService, event_payload
 from controller.inputs import Input
 from controller.limits import MAX_SEATS
@@ -58,23 +58,38 @@ def first_reply(cmd: str, applied: Applied, seq: int) -> dict[str, Any]:
     return {"ok": True, "cmd": cmd, "row": applied.row, "seq": seq, "events": applied.payloads}
 
 
+class RefUnread(Exception):
+    """The journal could not be read for a ref: whether its input was applied is not known (``fault``:
+    the journal's fault, the table halted)."""
+
+    def __init__(self, fault: JournalFault) -> None:
+        super().__init__(str(fault))
+        self.fault = fault
+
+
 def run(service: TableService, submit: Submit, command: InputCommand, key: str) -> dict[str, Any]:
     """Answer ``command`` from ``key``: apply it, or repeat the first reply to its ``ref``.
 
-    :class:`~controller.daemon.journal.JournalFault` passes through (nothing was applied).
+    :class:`~controller.daemon.journal.JournalFault` passes through (nothing was applied);
+    :class:`RefUnread` when the ref's row could not be looked up (applied or not: unknown).
     """
     source = command.source(key)
     if command.ref is None:
         applied = submit(command.input, source, None)
         return first_reply(command.name, applied, service.seq)
-    prior = _find(service.journal, key, command.ref)
-    if prior is not None:
-        if (prior.input, prior.source) != (command.input, source):
-            return error_reply(
-                f"ref {command.ref!r} was first used for {describe(prior.input, prior.source)}; this "
-                f"request is {describe(command.input, source)}: nothing done (use a new ref for a new "
-                "request)", cmd=command.name, ref_reused=True)
-        return {**_kept_reply(service, prior, command.name), "duplicate": True}
+    try:
+        prior = _find(service.journal, key, command.ref)
+        if prior is not None:
+            if (prior.input, prior.source) != (command.input, source):
+                return error_reply(
+                    f"ref {command.ref!r} was first used for {describe(prior.input, prior.source)}; this "
+                    f"request is {describe(command.input, source)}: nothing done (use a new ref for a new "
+                    "request)", cmd=command.name, ref_reused=True)
+            return {**_kept_reply(service, prior, command.name), "duplicate": True}
+    except sqlite3.Error as exc:
+        raise RefUnread(service.journal.mark_fault(f"read failed: {type(exc).__name__}: {exc}")) from exc
+    except JournalFault as exc:
+        raise RefUnread(exc) from exc
     applied = submit(command.input, source, journal_ref(key, command.ref))
     reply = first_reply(command.name, applied, service.seq)
     _keep(service.journal, applied.row, reply)
