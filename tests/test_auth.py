@@ -186,6 +186,16 @@ def test_a_20_mb_request_gets_nothing_and_changes_nothing(table: TableConfig) ->
         ({"cmd": "bet", "seat": 1, "spot": "p" * 33, "amount": 100}, "'spot'"),
         ({"cmd": "input", "input": {"input": "device", "device": "shoe", "online": False,
                                     "detail": "d" * 201}}, "'input.detail'"),
+        # The generic input is bounded as its own command is (a review, 2026-12-05: it was not at all).
+        ({"cmd": "input", "input": {"input": "credit_in", "seat": 1, "amount": 10**12}},
+         "input (credit_in): amount 10,000,000,000.00 is outside 0.01..1,000,000.00 (the table's "
+         "max_credit)"),
+        ({"cmd": "input", "input": {"input": "credit_out", "seat": 1, "amount": 0}},
+         "input (credit_out): amount"),
+        ({"cmd": "input", "input": {"input": "decision", "seat": 1, "action": "double",
+                                    "amount": 10**12}}, "input (decide): amount"),
+        ({"cmd": "input", "input": {"input": "place_wager", "seat": 1, "spot": "player",
+                                    "amount": 1_000_100}}, "input (bet): amount"),
     ],
 )
 def test_oversized_fields_and_amounts_are_refused_never_journaled(

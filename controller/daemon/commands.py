@@ -149,6 +149,9 @@ MAX_TEXT: Final = 200
 _BET_AMOUNTS: Final = {"bet"}
 #: A decision's amount is the stake it adds (a double, a raise): bounded as a credit movement.
 _CREDIT_AMOUNTS: Final = {"credit_in", "credit_out", "decide"}
+#: The generic ``input`` command's inputs that carry an amount, and the command whose bound holds for it.
+_AMOUNT_INPUTS: Final[dict[type[I.Input], str]] = {
+    I.PlaceWager: "bet", I.CreditIn: "credit_in", I.CreditOut: "credit_out", I.Decision: "decide"}
 
 
 def command_names() -> list[str]:
@@ -205,7 +208,11 @@ def parse_command(
     by = data.get("by")
     if by is not None and (not isinstance(by, str) or not by):
         raise CommandError(f"{name}: 'by' must be a non-empty string, not {quote(by)}")
-    return InputCommand(name, INPUT_COMMANDS[name][1](args), ref, by)
+    inp = INPUT_COMMANDS[name][1](args)
+    kind = _AMOUNT_INPUTS.get(type(inp)) if name == "input" else None
+    if limits is not None and kind is not None:  # the generic input is bounded as its own command is
+        check_amounts(kind, {"amount": getattr(inp, "amount", None)}, limits, money, f"input ({kind})")
+    return InputCommand(name, inp, ref, by)
 
 
 def check_text(name: str, data: Any, path: str = "") -> None:
@@ -225,10 +232,12 @@ def check_text(name: str, data: Any, path: str = "") -> None:
 
 
 def check_amounts(
-    name: str, args: dict[str, Any], limits: TableLimits, money: Currency = DEFAULT_CURRENCY
+    name: str, args: dict[str, Any], limits: TableLimits, money: Currency = DEFAULT_CURRENCY,
+    said: str | None = None,
 ) -> None:
     """Amounts from 1 to the table's bound: ``max_bet`` for wagers, ``max_credit`` for credits and
-    decisions (the table itself judges the exact stake; this only keeps absurd numbers out)."""
+    decisions (the table itself judges the exact stake; this only keeps absurd numbers out). ``said``:
+    the command as the refusal names it (``name``'s when None)."""
     amount = args.get("amount")
     if amount is None:
         return
@@ -237,7 +246,7 @@ def check_amounts(
     if bound is None:
         return
     if not 1 <= amount <= bound:
-        raise CommandError(f"{name}: amount {money.format(amount)} is outside {money.format(1)}.."
+        raise CommandError(f"{said or name}: amount {money.format(amount)} is outside {money.format(1)}.."
                            f"{money.format(bound)} (the table's {what})")
 
 
