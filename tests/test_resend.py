@@ -7,6 +7,7 @@ read after a restart as the next start reads it (docs/commands.md, "ref").
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from controller.daemon.client import CommandClient, local_key
 from controller.daemon.commands import InputCommand
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import JOURNAL_NAME, Journal
+from controller.daemon.keys import KeyFolder
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.daemon.service import TableService
@@ -206,3 +208,31 @@ def test_a_resend_while_the_journal_is_faulted_gets_its_first_answer(tmp_path: P
         assert croupier.status()["credits"] == {"1": 6000}
     finally:
         croupier.stop()
+
+
+def test_a_resend_after_the_keys_role_was_narrowed_gets_its_first_reply_and_nothing_new(
+    running: TableConfig,
+) -> None:
+    """A cashier's credit, then the key made an observer's: its resend gets the first reply (a review,
+    2026-12-05: it was "denied", which reads as never applied); a new credit, or another body under the
+    used ref, is denied as before."""
+    key = local_key(running, "cashier", "carl")
+    client = CommandClient(running.spec.zeromq.command, timeout=10, key=key)
+    try:
+        first = client.call("credit_in", seat=1, amount=5000, ref="R1")
+        assert first["ok"]
+        folder = KeyFolder(running.key_folder())
+        (folder.authorized / "carl.key").unlink()
+        folder.authorize("carl", "observer", key.public)
+        deadline = time.monotonic() + 10  # the registry is re-read within a second
+        n = 2
+        while (reply := client.call("credit_in", seat=1, amount=100, ref=f"R{n}")).get("ok"):
+            assert time.monotonic() < deadline, "the narrowed role never took effect"
+            n += 1  # taken while the old role still held: each a new credit
+            time.sleep(0.1)
+        assert reply["denied"]
+        assert client.call("credit_in", seat=1, amount=5000, ref="R1") == {**first, "duplicate": True}
+        assert client.call("credit_in", seat=1, amount=7000, ref="R1")["denied"]
+        assert _call(running, "olive", "operator", "status")["credits"] == {"1": 5000 + 100 * (n - 2)}
+    finally:
+        client.close()

@@ -71,6 +71,15 @@ async def handle_command(d: DaemonHost, payload: bytes, caller: KeyInfo) -> dict
             return error_reply(str(exc))
         parsed = resent  # taken under the limits before a change: answered as it was first
     if not permitted(caller.role, parsed.name):
+        # A resend of what the key sent while its role allowed it gets its first reply: the key is
+        # told what happened, and nothing more is done (a "denied" would read as never applied).
+        try:
+            first = resend.repeat(service, parsed, caller.name) if isinstance(parsed, InputCommand) else None
+        except resend.RefUnread as exc:
+            d.journal_faulted(exc.fault)
+            return journal_fault_reply(parsed.name, exc.fault, known=False)
+        if first is not None and first.get("duplicate"):
+            return first
         assert d.guard is not None
         d.guard.refusals.warning(f"key {caller.name!r}", "refused %s from key %r: role %s may not",
                                  parsed.name, caller.name, caller.role)

@@ -77,23 +77,36 @@ def run(service: TableService, submit: Submit, command: InputCommand, key: str) 
     if command.ref is None:
         applied = submit(command.input, source, None)
         return first_reply(command.name, applied, service.seq)
-    try:
-        prior = _find(service.journal, key, command.ref)
-        if prior is not None:
-            if (prior.input, prior.source) != (command.input, source):
-                return error_reply(
-                    f"ref {command.ref!r} was first used for {describe(prior.input, prior.source)}; this "
-                    f"request is {describe(command.input, source)}: nothing done (use a new ref for a new "
-                    "request)", cmd=command.name, ref_reused=True)
-            return {**_kept_reply(service, prior, command.name), "duplicate": True}
-    except sqlite3.Error as exc:
-        raise RefUnread(service.journal.mark_fault(f"read failed: {type(exc).__name__}: {exc}")) from exc
-    except JournalFault as exc:
-        raise RefUnread(exc) from exc
+    answer = repeat(service, command, key)
+    if answer is not None:
+        return answer
     applied = submit(command.input, source, journal_ref(key, command.ref))
     reply = first_reply(command.name, applied, service.seq)
     _keep(service.journal, applied.row, reply)
     return reply
+
+
+def repeat(service: TableService, command: InputCommand, key: str) -> dict[str, Any] | None:
+    """The answer to ``command`` from ``key`` if its ``ref`` was used before: the first reply with
+    ``"duplicate": true``, or the refusal of another body under that ref; None when the ref is new (or
+    there is none). :class:`RefUnread` when the ref's row could not be looked up."""
+    if command.ref is None:
+        return None
+    source = command.source(key)
+    try:
+        prior = _find(service.journal, key, command.ref)
+        if prior is None:
+            return None
+        if (prior.input, prior.source) != (command.input, source):
+            return error_reply(
+                f"ref {command.ref!r} was first used for {describe(prior.input, prior.source)}; this "
+                f"request is {describe(command.input, source)}: nothing done (use a new ref for a new "
+                "request)", cmd=command.name, ref_reused=True)
+        return {**_kept_reply(service, prior, command.name), "duplicate": True}
+    except sqlite3.Error as exc:
+        raise RefUnread(service.journal.mark_fault(f"read failed: {type(exc).__name__}: {exc}")) from exc
+    except JournalFault as exc:
+        raise RefUnread(exc) from exc
 
 
 def taken_before(service: TableService, raw: bytes, key: str) -> InputCommand | None:
