@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -239,6 +241,17 @@ def test_journal_export_archive_verify(tmp_path: Path, capsys: pytest.CaptureFix
     copy.close()
     assert cli_main(["journal", "archive", "--state-dir", state, str(dest)]) == 1
     assert "already exists" in capsys.readouterr().err
+    # Private from its first byte whatever the umask (a review, 2026-12-05: 0644 under umask 022), even
+    # over a stale part a crash left.
+    stale = tmp_path / "open.sqlite3.part"
+    stale.write_text("a crash's leftover")
+    old_umask = os.umask(0)
+    try:
+        assert cli_main(["journal", "archive", "--state-dir", state, str(tmp_path / "open.sqlite3")]) == 0
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE((tmp_path / "open.sqlite3").stat().st_mode) == 0o600 and not stale.exists()
+    capsys.readouterr()
     assert cli_main(["journal", "verify", "--state-dir", state]) == 0
     assert f"{last} inputs, every row parses" in capsys.readouterr().out
     live.journal.close()

@@ -30,7 +30,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Final
 
-from controller.daemon import checkpoint
+from controller.daemon import checkpoint, private
 from controller.daemon.config import TableFileError, load_table
 from controller.daemon.journal import (
     JOURNAL_NAME,
@@ -138,6 +138,8 @@ def _archive(args: argparse.Namespace, state_dir: Path) -> int:
     conn, path, _ = open_readonly(state_dir)
     tmp = dest.with_name(dest.name + ".part")
     try:
+        tmp.unlink(missing_ok=True)  # a stale part of an archive a crash cut short
+        private.create_empty(tmp)  # 0600 whatever the umask, before SQLite writes a page (its -journal too)
         with sqlite3.connect(tmp) as copy:
             conn.backup(copy)
         copy.close()
@@ -150,7 +152,9 @@ def _archive(args: argparse.Namespace, state_dir: Path) -> int:
     with sqlite3.connect(f"file:{tmp}?mode=ro", uri=True) as check:
         rows = check.execute("SELECT COALESCE(MAX(id), 0) FROM inputs").fetchone()[0]
     check.close()
+    private.fsync_path(tmp)  # whole on disk before it takes its name, and the name durable after
     tmp.replace(dest)
+    private.fsync_path(dest.parent)
     digest = hashlib.sha256(dest.read_bytes()).hexdigest()
     print(f"archived {path} -> {dest}: {rows} inputs, {dest.stat().st_size} bytes, sha256 {digest}")
     return 0
