@@ -113,3 +113,26 @@ def test_keys_server_replaces_an_empty_or_corrupt_secret_loudly(
     folder.server_secret_file.unlink()
     assert main(["keys", "server", "--keys", str(folder.root)]) == 0
     assert capsys.readouterr().out.startswith("made ")
+
+
+@pytest.mark.parametrize("writes", [1, 2], ids=["after the secret", "after the public file"])
+def test_a_replacement_of_the_server_key_cut_short_is_completed_and_said_loudly(
+        tmp_path: Path, writes: int) -> None:
+    """``keys server`` over a corrupt secret, killed after its first or second write (a review, 2026-12-05:
+    the next run found a good secret, rewrote only server.key, left clients/server.key stale for good
+    and said "kept"): the next run mends every copy and says the key was replaced."""
+    folder = KeyFolder(tmp_path / "keys")
+    folder.ensure_server()
+    folder.new_client("admin", "operator")
+    folder.server_secret_file.write_text("corrupt\n", encoding="utf-8")
+    command = [sys.executable, "-m", "controller.cli", "keys", "server", "--keys", str(folder.root)]
+    killed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                            env={**os.environ, "CROUPIER_FAULT": f"file_renamed:{writes}:kill"})
+    assert killed.returncode == -signal.SIGKILL
+    public = folder.server_pair()[0]  # the new secret is in place
+    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0 and again.stdout.startswith("replaced "), again
+    assert "THE SERVER KEY WAS REPLACED: its replacement was cut short" in again.stderr
+    for copy in (folder.server_public_file, folder.clients / "server.key"):
+        assert public.decode() in copy.read_text(encoding="utf-8"), copy
+    assert subprocess.run(command, cwd=ROOT, capture_output=True, text=True).stdout.startswith("kept ")

@@ -25,7 +25,7 @@ import zmq
 from zmq.auth.thread import ThreadAuthenticator
 
 from controller.daemon.commands import INPUT_COMMANDS, QUERIES
-from controller.daemon.keys import KeyFolder, KeyInfo, KeyRegistry, Role
+from controller.daemon.keys import KeyFolder, KeyInfo, KeyRegistry, Role, replaced_advice
 
 log = logging.getLogger("croupier.auth")
 
@@ -115,8 +115,12 @@ class CurveGuard:
 
     def __init__(self, folder: KeyFolder, ctx: zmq.Context[Any]) -> None:
         self.folder = folder
-        if folder.ensure_server():
+        outcome = folder.ensure_server()
+        if outcome == "made":
             log.info("made the table's server key pair in %s", folder.root)
+        elif outcome == "replaced":
+            log.warning("THE SERVER KEY WAS REPLACED: its replacement was cut short and is now complete. %s",
+                        replaced_advice(folder))
         self.public, self.secret = folder.server_pair()
         self.registry = KeyRegistry(folder)
         #: Refusals of unknown keys (ZAP thread) and of commands outside a role (loop thread).

@@ -118,6 +118,17 @@ def load_pair(path: Path) -> tuple[bytes, bytes | None]:
     return public, secret
 
 
+def replaced_advice(folder: KeyFolder) -> str:
+    """What to do once the server's pair was replaced, for the loud message that says so."""
+    return (f"A new pair is in {folder.root}: every client needs the new public key "
+            f"{folder.server_public_file} (give it to each client as its server.key; the copy in clients/ "
+            "is updated), and the daemon must be restarted to use it.")
+
+
+#: What :meth:`KeyFolder.ensure_server` found: a pair made, kept, or replaced (a replacement completed).
+ServerKey = Literal["made", "kept", "replaced"]
+
+
 def _copy_atomic(source: Path, target: Path) -> None:
     private.write_atomic(target, source.read_text(encoding="utf-8"))
 
@@ -156,9 +167,11 @@ class KeyFolder:
     def clients(self) -> Path:
         return self.root / CLIENTS
 
-    def ensure_server(self) -> bool:
-        """Make the server's pair if there is no secret (True when made); put back a missing or stale
-        public file from the secret (a first start cut short between the two writes).
+    def ensure_server(self) -> ServerKey:
+        """Make the server's pair if there is no secret (``made``); put back a missing or stale public
+        file, and a stale copy in ``clients/``, from the secret. A stale one is a replacement cut short
+        (:meth:`replace_server_pair` killed between its writes): ``replaced``, for the caller to say
+        loudly (every client needs the new key); a missing public file, a first start cut short.
 
         An unusable secret (empty, corrupt) raises KeyFileError: replacing it locks out every
         client, so only a person does that (:meth:`replace_server_pair`, ``croupier keys server``).
@@ -167,15 +180,21 @@ class KeyFolder:
         private.make_dir(self.authorized)
         if not self.server_secret_file.exists():
             self.replace_server_pair()
-            return True
+            return "made"
         public, _ = self.server_pair()
-        try:
-            current: bytes | None = load_pair(self.server_public_file)[0]
-        except KeyFileError:
-            current = None
-        if current != public:
-            private.write_atomic(self.server_public_file, _cert(public, None, {}))
-        return False
+        outcome: ServerKey = "kept"
+        copy = self.clients / f"{SERVER}.key"
+        for target in (self.server_public_file, copy):
+            if target == copy and not copy.exists():
+                continue
+            try:
+                current: bytes | None = load_pair(target)[0]
+            except KeyFileError:
+                current = None
+            if current != public:
+                private.write_atomic(target, _cert(public, None, {}))
+                outcome = "replaced" if current is not None or target == copy else outcome
+        return outcome
 
     def server_secret_problem(self) -> str | None:
         """What makes the server's secret file unusable (None: usable, or there is none yet)."""

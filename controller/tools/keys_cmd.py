@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from controller.daemon.config import TableFileError, load_table
-from controller.daemon.keys import ROLES, KeyFileError, KeyFolder, load_pair, request_pair
+from controller.daemon.keys import ROLES, KeyFileError, KeyFolder, load_pair, replaced_advice, request_pair
 from controller.tools.children import croupier_command
 
 
@@ -91,14 +91,12 @@ def run(args: argparse.Namespace) -> int:
             problem = folder.server_secret_problem()
             if problem is not None:
                 folder.replace_server_pair()
-                print(f"croupier keys: THE SERVER KEY WAS REPLACED: {problem}.\nA new pair is in "
-                      f"{folder.root}: every client needs the new public key {folder.server_public_file} "
-                      "(give it to each client as its server.key; the copy in clients/ is updated), and "
-                      "the daemon must be restarted to use it.", file=sys.stderr)
-                print(f"replaced {folder.server_public_file}")
-            else:
-                made = folder.ensure_server()
-                print(f"{'made' if made else 'kept'} {folder.server_public_file}")
+            outcome = "replaced" if problem is not None else folder.ensure_server()
+            if outcome == "replaced":
+                why = problem or "its replacement was cut short (the public key beside it was the old one)"
+                print(f"croupier keys: THE SERVER KEY WAS REPLACED: {why}.\n{replaced_advice(folder)}",
+                      file=sys.stderr)
+            print(f"{outcome} {folder.server_public_file}")
         elif args.action == "list":
             for info in sorted(folder.load_authorized().values(), key=lambda k: k.name):
                 print(f"{info.name:<24} {info.role:<9} {info.public.decode()}")
