@@ -59,9 +59,11 @@ class Settlement:
 
 
 class GameOptions(BaseModel):
-    """Base of every game's table options: unknown keys are errors, values are frozen."""
+    """Base of every game's table options: unknown keys are errors, values are frozen, and strict: a
+    flag is true or false and a count a whole number, never a value read as the operator may have meant
+    (1, "yes", "off", "6": the rules say other values stop the table with the key named)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True, strict=True)
 
     decks: int
 

@@ -112,8 +112,12 @@ def test_odds_win_is_half_the_main_and_odd_units_are_refused() -> None:
 
 
 def test_options_are_validated() -> None:
+    # true or false only, a whole number only (a review, 2026-12-05: 1, "yes", "off", "6" and 6.0 were read)
+    flags = ("dealer_hits_soft_17", "double_after_split", "resplit_aces", "hit_split_aces")
+    lax = [{key: value} for key in flags for value in (1, 0, "yes", "1", "off")]
+    lax += [{"decks": "6"}, {"decks": 6.0}, {"max_split_hands": "2"}]
     for bad in ({"blackjack_pays": "2:1"}, {"blackjack_pays": 1.5}, {"dealer_peek": False},
-                {"max_split_hands": 5}, {"decks": 9}, {"double_on": "8-11"}, {"surrender": True}):
+                {"max_split_hands": 5}, {"decks": 9}, {"double_on": "8-11"}, {"surrender": True}, *lax):
         with pytest.raises(ValidationError):
             SwapHandOptions.model_validate(bad)
     opts = SwapHandOptions.model_validate({"blackjack_pays": "6:5", "double_on": "10-11"})
