@@ -1,7 +1,7 @@
 """Benchmark (not a test): two objects side by side, one joined to a pale strip at the frame's edge.
 
 Why: one card at a time is the recogniser's money rule, and a public photograph of two prop cards
-standing side by side against a pale wall was read as one of them (docs/vision.md, "more public
+standing side by side against a pale wall was read as one of them (docs/vision-history.md, "more public
 photographs"). This sweep draws that family at 640 x 480: a second object (a plain card, a plain card
 with a dark pip, a card of another drawn design or of the enrolled one) whose left and top sides touch a
 pale strip reaching the frame's edges, and beside it, seam open, closed by a faint line at its foot or

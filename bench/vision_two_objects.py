@@ -1,7 +1,7 @@
 """Benchmark (not a test): the wider seeded sweep of two objects in one frame, each read as the window.
 
 Why: one card at a time is the recogniser's money rule, and a public photograph of two prop cards
-side by side was read as one of them (docs/vision.md, "more public photographs").
+side by side was read as one of them (docs/vision-history.md, "more public photographs").
 bench/vision_side_by_side.py draws that photograph's family; this sweep, first a second hand's research
 script, draws a wider one (bench/two_objects_scenes.py says what): a card of the enrolled (classic)
 deck beside a second object (a card of the same or another design, a plain card, one with a big pip, a

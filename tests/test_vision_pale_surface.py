@@ -8,7 +8,8 @@ in two. A look at the regions the frame's edges enclose read this card (issue 28
 was withdrawn: two second readings built frames, these among them, where it read the card (once the
 covered, wrong card) with a second card or a back in view that the detector refuses; each fix found
 more (a back beside the card on a lamp-lit sheet, a second card cut by the window's edge). These
-frames stay as the one-card cases any such look must refuse (docs/vision.md, "By its outline alone")."""
+frames stay as the one-card cases any such look must refuse (docs/vision-history.md, "By its outline
+alone")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""bench/vision_profile.py: the CPU of a set's slowest frames, stage by stage, as docs/vision.md quotes it."""
+"""bench/vision_profile.py: the CPU of a set's slowest frames, stage by stage, as docs/vision-history.md
+quotes it ("The slowest frames' CPU")."""
 
 from __future__ import annotations
 
