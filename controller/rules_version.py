@@ -19,6 +19,8 @@ from typing import Final
 #: 2: a ``limits`` input is refused while a round is in play (it waits for the round's end), and one
 #: that would drop or rescale money held (a seat holding money left out, new decimals under money) is
 #: refused by the engine itself: a version-1 journal holding such a row would replay it otherwise.
-RULES_VERSION: Final = 2
+#: 3: a tilt resolved while a device is offline mid-deal (a lid opened during an impossible-card tilt)
+#: raises a ``device_offline`` tilt instead of resuming play: a version-2 journal dealt the next card.
+RULES_VERSION: Final = 3
 #: What a journal without a ``rules`` entry in its header was written under.
 UNRECORDED: Final = 1

@@ -112,8 +112,14 @@ class TiltRules:
 
     def _resume(self, held: list[I.CardSeen]) -> list[Event]:
         """After a tilt ends: play goes on, or the cards still ``held`` raise a ``held_card`` tilt (a
-        ``repeat_card`` one if the first is a camera's card it cannot tell from the last it delivered)."""
+        ``repeat_card`` one if the first is a camera's card it cannot tell from the last it delivered).
+        A device that went offline while the tilt stood (a lid opened during an impossible-card tilt)
+        halts the deal first: a ``device_offline`` tilt, holding the cards, until it is back."""
         self._last_due = None
+        if self.offline and self.phase == "dealing":
+            device = next(iter(self.offline))
+            self.tilt = Tilt("device_offline", None, f"{device} offline", held)
+            return [self.tilt.event(self.round_no)]
         if held:
             first = held[0].card
             if held[0].repeat:

@@ -184,6 +184,24 @@ def test_what_a_held_card_tilt_refuses() -> None:
     assert "take or burn each" in table.apply(I.ClearTilt())[0].to_dict()["reason"]
 
 
+def test_a_device_lost_during_another_tilt_halts_the_deal_once_that_tilt_is_cleared() -> None:
+    """The lid opens while an impossible card's tilt stands (a review, 2026-12-05: clearing that tilt let
+    play resume with the lid open, and the next card was dealt): clearing it raises the device's tilt, a
+    card is held, and play waits for the lid."""
+    table = baccarat_table(decks=1)
+    dealing(table)
+    deal(table, "AS")
+    assert tilt_of(deal(table, "AS"))["reason"] == "impossible_card"
+    assert names(table.apply(I.DeviceStatus("shoe lid", False, "lid open"))) == ["device"]
+    events = table.apply(I.ClearTilt())
+    assert names(events) == ["tilt_cleared", "tilt"]
+    assert tilt_of(events) == {"event": "tilt", "round": 1, "reason": "device_offline", "card": "",
+                               "detail": "shoe lid offline", "held": []}
+    assert held_event(deal(table, "2H"))["held"] == ["2H"]
+    events = table.apply(I.DeviceStatus("shoe lid", True, "lid closed"))
+    assert names(events) == ["device", "tilt_cleared", "tilt"] and tilt_of(events)["reason"] == "held_card"
+
+
 def test_a_device_lost_while_cards_wait_holds_them_until_it_is_back() -> None:
     table = baccarat_table()
     dealing(table)
