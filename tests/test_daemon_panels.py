@@ -19,6 +19,7 @@ from test_daemon_support import write_table
 
 from controller.cli import main
 from controller.simulation.shoe_shuffle import ShuffledShoe
+from drivers.gpio import backend
 
 # ------------------------------------------------------------------ the table file
 
@@ -192,3 +193,42 @@ def test_simultaneous_presses_from_two_seats_arrive_in_order(tmp_path: Path) -> 
 
 
 # ------------------------------------------------------------- lamps tell the truth
+
+
+# ---------------------------------------------------------------- an expander that stops answering
+
+
+@pytest.mark.timeout(60)
+def test_a_lamp_line_that_cannot_be_written_is_a_panel_fault_not_an_internal_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An I2C expander that stops answering raises OSError on every lamp write (a review, 2026-12-05: the
+    commands were applied but answered "internal error", their events never published, nothing halted,
+    and the panel's worker logged every blink). Now the input's answer and events stand, the map's panels
+    go offline (one WARNING), betting cannot close, and the fault clears once the lamps can be written."""
+    failing = {"on": False}
+    real_set = backend._ZeroOutput.set
+
+    def set_lamp(self: Any, lit: bool) -> None:
+        if failing["on"]:
+            raise OSError(121, "Remote I/O error")
+        real_set(self, lit)
+
+    monkeypatch.setattr(backend._ZeroOutput, "set", set_lamp)
+    t = Table(write_table(tmp_path, panels=["baccarat.yaml"], gpio=MOCK))
+    try:
+        assert t.call("credit_in", seat=1, amount=100_000)["ok"] and t.call("new_shoe")["ok"]
+        failing["on"] = True
+        opened = t.call("open")
+        assert opened["ok"] and [e["event"] for e in opened["events"]] == ["betting_opened"]
+        status = t.until("the panels offline", lambda s: set(s["offline"]) == {"panel 1", "dealer panel"})
+        assert status["offline"]["panel 1"].endswith("cannot be written: [Errno 121] Remote I/O error")
+        assert t.call("bet", seat=1, spot="player", amount=1000)["ok"]
+        refused = t.call("close")
+        assert refused["refused"] and "is offline" in refused["error"]
+        failing["on"] = False
+        t.call("cancel", seat=1, spot="player")  # an input: the lamps are written again
+        t.until("the panels back", lambda s: s["offline"] == {})
+        assert t.call("bet", seat=1, spot="player", amount=1000)["ok"] and t.call("close")["ok"]
+    finally:
+        t.close()

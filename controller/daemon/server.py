@@ -17,8 +17,9 @@ import logging
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import zmq
 import zmq.asyncio
@@ -43,6 +44,7 @@ from controller.daemon.startup import DaemonError, OptionError, check_gpio_contr
 from controller.daemon.statelock import StateDirLock
 from controller.devices import JOURNAL_DEVICE, SHOE_FAULT, SHOE_HELLO, SHOE_LID
 from controller.inputs import Input
+from controller.table import Table
 from drivers.shoe import FrameId, ShoeEvent, ShoeProfile
 
 #: The names this module has always offered (tests and tools import them from here).
@@ -52,6 +54,7 @@ __all__ = [
 ]
 
 log = logging.getLogger("croupier.daemon")
+T = TypeVar("T")
 
 
 class Daemon:
@@ -318,17 +321,27 @@ class Daemon:
         tid = self.config.table_id
         # The panels follow first, so whoever sees an event knows the lamps and the bet logic have too
         # (a player reacting to "settled" must not find the panel still in the dealt round).
-        lamps = self.gpio.after_apply(self.service.table) if self.gpio is not None else None
+        lamps = self._after_apply("panels", self.gpio.after_apply) if self.gpio is not None else None
         if pub is not None:
             for payload in applied.payloads:
                 pub.send_multipart([f"{tid}.{payload['event']}".encode(), dumps(payload)], flags=zmq.NOBLOCK)
         if lamps is not None and self.gpio is not None:
             self.publish_side("lamps", self.gpio.lamps_payload(tid))
         if self.dispenser is not None:
-            self.dispenser.after_apply(self.service.table)
+            self._after_apply("dispenser", self.dispenser.after_apply)
         if self.service.journal.fault is not None:  # after it was applied: a limits change the round's end
             self.journal_faulted(self.service.journal.fault)  # could not make (journal_limits) halts
         return applied
+
+    def _after_apply(self, what: str, follow: Callable[[Table], T]) -> T | None:
+        """A device following an input already journaled and applied: a failure is logged, never the
+        input's answer (the reply says it was applied, and its events are still published)."""
+        assert self.service is not None
+        try:
+            return follow(self.service.table)
+        except Exception:
+            log.exception("%s: following the table failed (the input stands, journaled and applied)", what)
+            return None
 
     def _checkpoint(self) -> None:
         """Loop, right after the input that made a checkpoint due was published (and, from the shoe,

@@ -94,7 +94,13 @@ class PanelLink:
         """The driver's report (its lock held): what it means for the table, posted."""
         seat, logic = event.seat, self.logic
         device = DEALER_DEVICE if seat is None else seat_device(seat)
-        if event.kind == "presence":
+        if event.kind == "lamps":  # the map's lamps cannot be written: every panel on it is at fault
+            detail = event.detail if event.change == "failed" else None
+            if detail is not None:
+                log.warning("gpio: %s: this pin map's panels are offline until it can be written", detail)
+            for one in self._devices():
+                self._emit(logic.fault(one, "lamps", detail))
+        elif event.kind == "presence":
             if event.change in ("active", "inactive"):
                 detail = None if event.change == "active" else \
                     f"panel unplugged: presence loop ({line_name(event.chip, event.pin)}) open"
@@ -118,6 +124,11 @@ class PanelLink:
             self._emit(logic.fault(device, f"stuck {event.name}", detail))
         elif event.change == "unstuck":
             self._emit(logic.fault(device, f"stuck {event.name}", None))
+
+    def _devices(self) -> list[str]:
+        """The devices (panels) this pin map drives: its seats' and the dealer's."""
+        dealer = [DEALER_DEVICE] if self.map.dealer else []
+        return [seat_device(seat) for seat in sorted(self.map.seats)] + dealer
 
     def _emit(self, posts: list[Post]) -> None:
         for inp, source in posts:

@@ -49,7 +49,10 @@ class LampMode(Enum):
 
 
 InputKind = Literal["button", "sensor", "presence"]
-Edge = Literal["active", "inactive", "stuck", "unstuck", "repeat"]
+#: What an event is about: an input, or the panel's lamps (``lamps``: ``failed`` when a lamp's line cannot
+#: be written, as an I2C expander that stops answering raises OSError; ``written`` when writes work again).
+EventKind = InputKind | Literal["lamps"]
+Edge = Literal["active", "inactive", "stuck", "unstuck", "repeat", "failed", "written"]
 _EDGES: dict[Change, Edge] = {Change.ACTIVE: "active", Change.INACTIVE: "inactive",
                               Change.STUCK: "stuck", Change.UNSTUCK: "unstuck"}
 
@@ -58,17 +61,20 @@ _EDGES: dict[Change, Edge] = {Change.ACTIVE: "active", Change.INACTIVE: "inactiv
 class PinEvent:
     """One settled change of one input, named as the pin map names it (what the controller is told)."""
 
-    kind: InputKind
+    kind: EventKind
     seat: int | None  # None: the dealer panel
-    name: str  # the button's word, the spot, or "presence"
+    name: str  # the button's word, the spot, or "presence"; the lamp's id for ``lamps``
     pin: int
     #: ``active``/``inactive`` (pressed/released, chips on/off, panel present/missing), ``stuck``/``unstuck``
-    #: (a button held past the map's ``stuck_after_s``), or ``repeat`` (a held bet_up/bet_down steps again).
+    #: (a button held past the map's ``stuck_after_s``), ``repeat`` (a held bet_up/bet_down steps again), or
+    #: for ``lamps``, ``failed`` (a lamp's line could not be written: :attr:`detail`) and ``written`` (again).
     change: Edge
     #: ``repeat`` only: the table units this step moves (the map's ``bet_hold.steps``).
     units: int = 0
     #: The chip of ``pin``: ``header`` or the expander's name (a line's address is (chip, pin)).
     chip: str = HEADER
+    #: ``lamps`` ``failed`` only: the error the write raised.
+    detail: str = ""
 
 
 @dataclass(slots=True)
@@ -119,6 +125,7 @@ class Panel:
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._started = False
+        self._lamps_failed = False  # a lamp write raised: reported once, until a write works again
         now = clock()
         try:
             self._open(now)
@@ -327,12 +334,24 @@ class Panel:
     def _apply_lamps(self, now: float) -> None:
         blink_on = math.floor(now * 2 * self.map.blink_hz) % 2 == 0
         fault_on = math.floor(now * 2 * self.map.fault_blink_hz) % 2 == 0
+        failed: str | None = None  # the first lamp's failure
+        wrote = False
         for lamp_id, out in self._lamps.items():
             mode = self._modes.get(lamp_id, LampMode.OFF)
             level = mode is LampMode.ON or (mode is LampMode.BLINK and blink_on) or (
                 mode is LampMode.FAULT and fault_on)
             if out.lit != level:
-                out.set(level)
+                try:
+                    out.set(level)
+                    wrote = True
+                except OSError as exc:  # an expander that stops answering: a fault of the panel, not a crash
+                    failed = failed or f"lamp {lamp_id} cannot be written: {exc}"
+        if failed is not None and not self._lamps_failed:
+            self._lamps_failed = True
+            self._emit(PinEvent("lamps", None, "lamps", -1, "failed", detail=failed))
+        elif failed is None and wrote and self._lamps_failed:
+            self._lamps_failed = False
+            self._emit(PinEvent("lamps", None, "lamps", -1, "written"))
 
     def _next_deadline(self) -> float | None:
         deadlines = [d for e in self._inputs if (d := e.deadline()) is not None]
