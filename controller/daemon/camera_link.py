@@ -93,6 +93,14 @@ class CameraLink:
         self._gone = gone
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+        # A read that never returns (a hung USB camera) stops the reader thread itself, so a second
+        # thread watches the time of the last frame; both go through _status, under its lock.
+        self._watchdog = threading.Thread(target=self._watch, name="camera-watchdog", daemon=True)
+        self._status_lock = threading.Lock()
+        self._last_frame = time.monotonic()
+        self._first_frame = threading.Event()
+        #: Why the camera could not be opened, while it cannot (warned once per streak, not per try).
+        self.open_error: str | None = None
         self.stable = StableReads(spec.stable_frames)
         scan = spec.scan_window
         #: Where in the frame the card may lie, and the table's plane (None: the whole frame, uncalibrated).
@@ -111,11 +119,18 @@ class CameraLink:
 
     def start(self) -> None:
         make_dir(self.audit_dir)
+        self._last_frame = time.monotonic()
         self._thread.start()
+        self._watchdog.start()
+
+    async def first_frame(self, timeout: float) -> bool:
+        """The camera's part of the self-test: True once a frame came within ``timeout`` seconds."""
+        return await self._loop.run_in_executor(None, self._first_frame.wait, timeout)
 
     async def stop(self) -> None:
         self._stopping.set()
         await self._loop.run_in_executor(None, self._thread.join, 5.0)
+        await self._loop.run_in_executor(None, self._watchdog.join, 5.0)
 
     def _open(self) -> FrameSource:
         spec = self.settings.spec
@@ -131,22 +146,19 @@ class CameraLink:
     def _run(self) -> None:
         spec = self.settings.spec
         interval = 1.0 / spec.fps
-        last_frame = time.monotonic()
         source: FrameSource | None = None
         try:
             while not self._stopping.is_set():
                 started = time.monotonic()
                 if source is None:
-                    try:
-                        source = self._open()
-                    except SourceError as exc:
-                        log.warning("camera: %s", exc)
+                    source = self._try_open()
                 frame = source.read() if source is not None else None
                 if frame is None:
-                    if started - last_frame >= spec.offline_after and self.online is not False:
+                    if started - self._last_frame >= spec.offline_after and self.online is not False:
                         self._status(False, f"no frames for {spec.offline_after:g} s")
                 else:
-                    last_frame = started
+                    self._last_frame = time.monotonic()
+                    self._first_frame.set()
                     if self.online is not True:
                         self._status(True, "frames")
                     self._frame(frame)
@@ -158,6 +170,28 @@ class CameraLink:
         finally:
             if source is not None:
                 source.close()
+
+    def _try_open(self) -> FrameSource | None:
+        """The frame source, or None while it cannot be opened (said once per streak of failures, not at
+        every try: a missing camera is retried at the frame rate)."""
+        try:
+            source = self._open()
+        except SourceError as exc:
+            if str(exc) != self.open_error:
+                log.warning("camera: %s (retried until it opens)", exc)
+            self.open_error = str(exc)
+            return None
+        if self.open_error is not None:
+            log.info("camera opened after: %s", self.open_error)
+        self.open_error = None
+        return source
+
+    def _watch(self) -> None:
+        """Offline when no frame came for ``offline_after`` seconds, even while a read hangs."""
+        after = self.settings.spec.offline_after
+        while not self._stopping.wait(min(0.5, after / 4)):
+            if time.monotonic() - self._last_frame >= after and self.online is not False:
+                self._status(False, f"no frames for {after:g} s")
 
     def _frame(self, frame: Image) -> None:
         self.frames += 1
@@ -203,9 +237,12 @@ class CameraLink:
             return str(path)
 
     def _status(self, online: bool, detail: str) -> None:
-        (log.info if online else log.warning)("camera %s: %s", "online" if online else "offline", detail)
-        self.online = online
-        self._deliver(DeviceStatus(CAMERA, online, detail), None)
+        with self._status_lock:  # the reader and the watchdog: one transition, said once
+            if self.online is online:
+                return
+            (log.info if online else log.warning)("camera %s: %s", "online" if online else "offline", detail)
+            self.online = online
+            self._deliver(DeviceStatus(CAMERA, online, detail), None)
 
     def _deliver(self, inp: Input, ref: str | None) -> bool:
         """Hand ``inp`` to the loop and wait until it is journaled: True; False if it was not (the table

@@ -209,7 +209,7 @@ class Daemon:
             if self.config.camera is not None:
                 self.camera = startup.open_camera(self, loop)
                 self.camera.start()
-                self.selftest.passed("camera", f"deck {self.camera.profile.name}, {self.camera.describe()}")
+                await startup.await_first_frame(self)
             assert self.service is not None
             log.info(
                 "table %s ready: seq %d; pub %s, snapshot %s, command %s%s",

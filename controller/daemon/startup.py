@@ -154,3 +154,16 @@ async def watch_parent(pid: int, stop: Callable[[], None], interval: float = 0.5
         await asyncio.sleep(interval)
     log.warning("parent process %d is gone: stopping", pid)
     stop()
+
+
+async def await_first_frame(d: DaemonHost) -> None:
+    """The camera's part of the self-test: a frame within ``hello_timeout`` seconds of start, else a
+    visible fault (the camera itself goes offline through the journal once ``offline_after`` passes)."""
+    camera = d.camera
+    if await camera.first_frame(d.hello_timeout):
+        d.selftest.passed("camera", f"deck {camera.profile.name}, {camera.describe()}")
+        return
+    why = f": {camera.open_error}" if camera.open_error else ""
+    what = f"no frame from {camera.describe()} within {d.hello_timeout:g} s of start{why} (self-test)"
+    d.selftest.failed("camera", what)
+    log.error("camera: %s; the table is halted until frames come", what)
