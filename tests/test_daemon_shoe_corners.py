@@ -93,6 +93,16 @@ def test_undecodable_frame_and_foreign_version_are_shoe_faults(shoe: RawShoe, ta
     shoe.expect(is_ack(2))
     wait_for(lambda: "shoe fault" in offline(table), "the protocol error")
     assert "LID state must be 0 or 1" in offline(table)["shoe fault"]
+    # The same bad frame again and again (a firmware bug): one journal row, not one per frame (a review,
+    # 2026-12-05: each was a row, an event and a warning).
+    rows = table.call("status")["seq"]
+    for seq in range(3, 8):
+        head = bytes((seq, 0x06, 1, 7))
+        shoe.write(b"\x7e" + stuff(head + crc16_ccitt(head).to_bytes(2, "big")) + b"\x7f")
+        shoe.expect(is_ack(seq))
+    shoe.send(8, Heartbeat())
+    shoe.expect(is_ack(8))  # taken in order after the five
+    assert table.call("status")["seq"] == rows
 
 
 def test_a_protocol_error_is_a_side_topic_without_seq_that_no_reader_takes_for_an_event(

@@ -203,3 +203,14 @@ def test_kill_9_during_a_held_card_tilt_comes_back_the_same(tmp_path: Path) -> N
     finally:
         if table.proc is not None and table.proc.poll() is None:
             table.kill9()
+
+
+def test_a_device_offline_between_rounds_is_a_warning_once(table: tuple[ZmqSpec, CommandClient],
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    """No deal, so no tilt: the device alone must still be in the log at WARNING (a review, 2026-12-05: a
+    shoe hung or a button stuck between rounds left only INFO lines, or nothing)."""
+    _, client = table
+    assert client.call("input", input=LID_OPEN)["ok"]
+    offline = [w for w in warnings(caplog) if "OFFLINE" in w]
+    assert offline == ["table t1: shoe lid OFFLINE: lid open (from command:local-operator); betting cannot "
+                       "close, a deal tilts"], offline

@@ -93,6 +93,8 @@ def on_shoe_event(d: DaemonHost, event: ShoeEvent, frame: FrameId | None = None)
     burst = event.detail.get("burst") if event.status == "framing_error" else None
     if burst == "ongoing":
         pass  # counted on shoe_status each interval; the log has one line per burst (and its end)
+    elif event.status == "protocol_error" and SHOE_FAULT in offline:
+        log.info("shoe %s: %s (the shoe is at fault already)", event.status, event.detail)
     elif event.status in ("fault", "protocol_error", "lid_open", "shoe_empty") or burst == "start":
         log.warning("shoe %s: %s", event.status, event.detail)
     else:
@@ -111,7 +113,9 @@ def on_shoe_event(d: DaemonHost, event: ShoeEvent, frame: FrameId | None = None)
     elif event.status == "fault":
         what = f"{event.detail.get('fault', 'fault')}: {event.detail.get('text', '')}".rstrip(": ")
         d.submit(DeviceStatus(SHOE_FAULT, False, what), "shoe", frame=frame)
-    elif event.status == "protocol_error":
+    elif event.status == "protocol_error" and SHOE_FAULT not in offline:
+        # Once until the shoe is reset: a firmware repeating a bad frame every second must not write
+        # a journal row, an event and a warning each time (the first says what; the log keeps the rest).
         d.submit(DeviceStatus(SHOE_FAULT, False, f"protocol error: {event.detail['reason']}"), "shoe")
     elif event.status == "hello" and SHOE_FAULT in offline:
         d.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe", frame=frame)
