@@ -192,3 +192,19 @@ def test_a_journal_fault_lights_no_dealer_action() -> None:
     assert {modes[k] for k in modes if k.startswith("seat")} == {LampMode.FAULT}
     assert modes["tower fault"] is LampMode.FAULT
     assert {modes[f"tower {n}"] for n in ("idle", "betting", "in_play")} == {LampMode.OFF}
+
+
+def test_close_betting_is_not_offered_while_a_device_is_offline() -> None:
+    """Close is refused while a device is offline (the shoe's lid open): its lamp is dark, void stays (a
+    review, 2026-12-05: close_betting stayed lit)."""
+    rig = _dealing_rig()
+    rig.table.apply(I.VoidRound())
+    rig.table.apply(I.OpenBetting())
+    rig.sync()
+    assert rig.panel.logic._dealer_lit() == {"close_betting", "void"}
+    rig.table.apply(I.DeviceStatus("shoe lid", False, "lid open"))
+    rig.sync()
+    assert rig.panel.logic._dealer_lit() == {"void"}
+    rig.table.apply(I.DeviceStatus("shoe lid", True, "lid closed"))
+    rig.sync()
+    assert rig.panel.logic._dealer_lit() == {"close_betting", "void"}

@@ -341,6 +341,6 @@ class PanelLogic:
             return {"void"}
         if v.phase == "idle":
             return {"open_betting", "new_shoe"}
-        if v.phase == "betting":
-            return {"close_betting", "void"}
+        if v.phase == "betting":  # close is refused while a device is offline: not offered then
+            return {"void"} if v.offline else {"close_betting", "void"}
         return {"void"} if v.burn_next else {"burn", "void"}
