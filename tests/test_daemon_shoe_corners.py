@@ -140,3 +140,19 @@ def test_a_protocol_error_is_a_side_topic_without_seq_that_no_reader_takes_for_a
         assert device["seq"] == table_seq + 1 and device["device"] == "shoe fault" and not device["online"]
         reader.close()
         client.close()
+
+
+def test_a_hello_of_another_protocol_version_does_not_pass_the_self_test(
+        tmp_path: Path, shoe: RawShoe) -> None:
+    """A shoe that speaks protocol 2 is a shoe fault, and no hello for the self-test either (a review,
+    2026-12-05: any good frame counted, so the self-test said "ok: hello seq 0")."""
+    config = shoe_table(tmp_path, shoe)
+    with DaemonThread(Daemon(config, hello_timeout=2.0)):
+        shoe.send(0, Hello("Next", "2", "N", protocol=2))
+        shoe.expect(is_ack(0))
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        status = client.call("status")  # answered once the self-test is over
+        assert not status["selftest"]["passed"], status["selftest"]
+        assert status["selftest"]["checks"]["shoe"].startswith("FAULT: no HELLO from ")
+        assert "protocol version 2" in status["offline"]["shoe fault"]
+        client.close()

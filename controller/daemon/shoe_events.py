@@ -38,10 +38,13 @@ def on_shoe_frame(d: DaemonHost, frame: FrameId | None, event: ShoeEvent | None)
     journal = d.service.journal if d.service is not None else None
     assert journal is not None
     try:
-        if frame is not None and not (isinstance(event, ShoeStatus) and event.status == "hello"):
-            # (a HELLO says so itself, with the shoe's details). The frame's id goes with the frame's
-            # last row only: a card committed after a row that already carried its frame id would be
-            # lost to a kill between the two (the shoe's resend taken for a frame already journaled).
+        said = event.status if isinstance(event, ShoeStatus) else None
+        # A HELLO says so itself; a frame that cannot be decoded (a HELLO of another protocol version among
+        # them) is no sign of a shoe that works, and must not pass the self-test.
+        if frame is not None and said not in ("hello", "protocol_error"):
+            # The frame's id goes with the frame's last row only: a card committed after a row that already
+            # carried its frame id would be lost to a kill between the two (the shoe's resend taken for a
+            # frame already journaled).
             _shoe_heard(d, frame, last=event is None)
         if event is not None:
             on_shoe_event(d, event, frame)

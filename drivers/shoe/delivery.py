@@ -311,9 +311,9 @@ class FrameReader:
     def _deliver(self, frame: FrameId | None, message: Message) -> bool:
         """Hand a new (not duplicate) shoe message over as events; True when it may be acknowledged.
 
-        The message's own event (a card, a lid, HELLO, ...; None for a HEARTBEAT) goes to
-        ``on_frame``, whose answer decides the ACK; the statuses derived from it (HEARTBEAT flags,
-        an unknown type, a wrong protocol version) are reported through ``on_event``.
+        The message's own event (a card, a lid, HELLO, a HELLO of another protocol version as a
+        ``protocol_error``; None for a HEARTBEAT) goes to ``on_frame``, whose answer decides the ACK; the
+        statuses derived from it (HEARTBEAT flags, an unknown type) are reported through ``on_event``.
         """
         event: ShoeEvent | None = None
         if isinstance(message, UnknownMessage):
@@ -324,10 +324,12 @@ class FrameReader:
                 self._status("unknown_message", type=f"0x{message.type_byte:02X}",
                              payload=message.payload.hex(" "))
         elif isinstance(message, Hello) and message.protocol != PROTOCOL_VERSION:
-            self._status("protocol_error", protocol=message.protocol, model=message.model,
-                         firmware=message.firmware, serial=message.serial,
-                         reason=f"the shoe speaks protocol version {message.protocol}; this host speaks "
-                                f"version {PROTOCOL_VERSION} only")
+            # The frame's own event: a HELLO that is no hello (the self-test must not take it for one).
+            event = ShoeStatus("protocol_error", {
+                "port": self.profile.port, "protocol": message.protocol, "model": message.model,
+                "firmware": message.firmware, "serial": message.serial,
+                "reason": f"the shoe speaks protocol version {message.protocol}; this host speaks version "
+                          f"{PROTOCOL_VERSION} only"})
         else:
             if isinstance(message, Heartbeat):
                 self.last_heartbeat = message
