@@ -39,6 +39,7 @@ from vision.refusal import Refusal
 from vision.regions import components
 from vision.second_object import second_object
 from vision.second_paper import apart
+from vision.second_pip import glyph_share
 from vision.warp import warp_box, warp_indices
 from vision.window import Bounds, ScanWindow, bounds
 
@@ -345,7 +346,7 @@ def search(
     half, at_half, win_half = halved(small, quad, window)
     if apart(half, at_half, win_half.inside, area[0]):
         return Found(None, "a second bright region of a card's size in the window (one card at a time)")
-    second = second_object(half, at_half, win_half, placed=True)
+    second = second_object(half, at_half, win_half, glyph_share(profile), placed=True)
     if second is not None:
         return Found(None, second)
     other = other_index(frame, quad, found, paper, card_paper, profile, shrink, reads_alone)

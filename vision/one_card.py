@@ -42,6 +42,7 @@ from vision.face_down import MOST_AREA
 from vision.index_glyphs import anchors, face_corners, to_frame
 from vision.profile import DeckProfile
 from vision.second_object import second_object
+from vision.second_pip import glyph_share
 from vision.window import ScanWindow, bounds
 
 #: A second card's index is looked at when its paper is at least this share as bright as the card's:
@@ -67,7 +68,7 @@ def second_card(
     quad = np.asarray(corners, np.float32).reshape(4, 2) * np.float32(shrink)
     win = bounds(window, (small.shape[1], small.shape[0]))
     half, at_half, win_half = halved(small, quad, window)
-    second = second_object(half, at_half, win_half, MOST_AREA)
+    second = second_object(half, at_half, win_half, glyph_share(profile), MOST_AREA)
     if second is not None:
         return second
     centres, stats, scales, paper = ink_pieces(small, profile, *area)

@@ -1,0 +1,167 @@
+"""A second card beside a card read, shown by one large pip on its paper: a dark compact print ringed by
+plain paper.
+
+Why: the other looks for a second object judge regions of light, greyness or darkness, and the outline's
+sides (:mod:`vision.second_object`). A second card whose paper is dim, or as grey as the table, or
+washed by a vignette or a pale wall beside it, loses its region and its sides; its indices may be too
+faint or too small to read. Its large pip still shows: a card's centre pip (an ace's, a court card's
+emblem, a prop card's) is a dark solid shape far larger than any index glyph, lying on plain paper. The
+drawn sweep of two objects (``bench/vision_two_objects.py``) read 38 scenes of 4,000 with both objects
+wholly inside as one card; 26 of them held such a pip beside the card read.
+
+So, beside the card read (at most :data:`OVER_CARD` of its box over the card),
+wholly inside the window: a piece of ink (darker than :data:`INK_SHARE` of the paper's level around it,
+on paper at least :data:`LEAST_PAPER` bright, as the search by indices finds ink) whose box is
+:data:`LEAST_PIP` (or :data:`OVER_INDEX` times the deck's tallest index glyph) to :data:`MOST_PIP` of the
+card's short side, solid (at least :data:`SOLID` of its
+convex hull, as a heart, spade, diamond or disc is; a club's lobes may part), ringed, :data:`RING` of the
+short side wide, by paper: at least :data:`CONTRAST` levels brighter than the print (its 5th percentile
+against the print's median) and plain (its levels, less the plane fitted to them, within
+:data:`TEXTURE` between the 10th and 90th percentiles: a vignette's or lamp's smooth gradient is paper,
+a photograph's or a keyboard's clutter is not).
+
+What it leaves alone: a print ringed by a glare's bright blob or by the card read (a pip lying on a
+second card's edge beside the card read), a club whose lobes part with clutter about them; ink on a
+dark table (its least channel under :data:`LEAST_PAPER`: green, blue or red felt), so a black chip on
+felt beside the card is not taken for a pip. What it costs: a dark solid print of a pip's size on plain
+pale ground in the window beside the card (a black chip or a coin on a pale table, a logo printed solid
+on the layout) leaves the frame unknown, a read lost, never a wrong one. On the 1,551 card reads of the
+real and composed sets it found nothing. It looks at the half working size (:func:`vision.by_index.halved`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import cv2
+import numpy as np
+from cv2.typing import MatLike
+from numpy.typing import NDArray
+
+from vision.levels import block_mean, least_channel
+from vision.profile import DeckProfile
+from vision.regions import components
+from vision.window import Bounds, side_lengths
+
+#: Ink is darker than this share of the paper's level around it (the search by indices' share).
+INK_SHARE: Final = 0.62
+#: Paper is at least this bright in its least channel (the search by indices' floor): felt is not.
+LEAST_PAPER: Final = 80
+#: The pip's box, its longer side, as shares of the card's short side: at least :data:`LEAST_PIP` and
+#: :data:`OVER_INDEX` times the deck's tallest index glyph (drawn decks' glyphs are 0.11 of the card's
+#: width, real decks' 0.13 to 0.22: a neighbour's index at the frame's edge, on its paper, is no pip),
+#: at most :data:`MOST_PIP` (a jumbo pip is about two thirds).
+LEAST_PIP: Final = 0.2
+OVER_INDEX: Final = 1.6
+MOST_PIP: Final = 0.7
+#: The pip fills at least this share of its convex hull.
+SOLID: Final = 0.6
+#: At most this share of the pip's box lies over the card read.
+OVER_CARD: Final = 0.2
+#: The ring of paper round the pip: from :data:`GAP` to :data:`RING` of the card's short side out from it
+#: (the pip's own blurred edge left out); the card read, and :data:`GAP` round it, left out too, and at
+#: least :data:`KEEP` of the ring must be left.
+GAP: Final = 0.03
+RING: Final = 0.06
+KEEP: Final = 0.6
+#: The ring is at least this much brighter than the print, and its levels (less their fitted plane) within
+#: this spread.
+CONTRAST: Final = 30.0
+TEXTURE: Final = 25.0
+#: The paper round the print is followed while each pixel's level is within this of a neighbour's; a sheet
+#: of at most :data:`SHEET` card areas reaching the window's rim is a neighbour the window cuts.
+DRIFT: Final = 2
+SHEET: Final = 1.5
+
+
+def glyph_share(profile: DeckProfile) -> float:
+    """The deck's tallest index glyph (rank or suit) as a share of its face's short side."""
+    index = profile.spec.index
+    return max(index.rank_height, index.suit_height) / min(profile.spec.face)
+
+
+def large_pip(half: MatLike, quad: NDArray[np.float32], win: Bounds, glyph: float) -> bool:
+    """Whether the window (``win``, in the half-size frame ``half``) holds a large pip on plain paper
+    beside the card read at ``quad`` (pixels of ``half``): see the module. ``glyph``: the deck's tallest
+    index glyph as a share of the card's short side (:func:`glyph_share`)."""
+    short = float(min(side_lengths(quad)))
+    least = least_channel(half)
+    coarse = block_mean(least, 2)
+    reach = max(3, int(0.25 * short) | 1)  # the paper's level closed over half the card's short side
+    closed = cv2.morphologyEx(coarse, cv2.MORPH_CLOSE, np.ones((reach, reach), np.uint8))
+    paper = cv2.resize(closed, (half.shape[1], half.shape[0]), interpolation=cv2.INTER_LINEAR)
+    dark = cv2.compare(least, cv2.convertScaleAbs(paper, alpha=INK_SHARE), cv2.CMP_LT)
+    ink = cv2.bitwise_and(dark, cv2.threshold(paper, LEAST_PAPER - 1, 255, cv2.THRESH_BINARY)[1])
+    if win.inside is not None:
+        ink = cv2.bitwise_and(ink, win.inside)
+    card = np.zeros(ink.shape, np.uint8)
+    cv2.fillConvexPoly(card, np.round(quad).astype(np.int32), 255)
+    gap = max(1, int(GAP * short))
+    near_card = cv2.dilate(card, np.ones((2 * gap + 1,) * 2, np.uint8))
+    _, labels, stats, _ = components(ink)
+    sizes = np.maximum(stats[:, 2], stats[:, 3])
+    least_pip = max(LEAST_PIP, OVER_INDEX * glyph) * short
+    for k in np.flatnonzero((sizes >= least_pip) & (sizes <= MOST_PIP * short)).tolist():
+        if k == 0:
+            continue
+        x, y, w, h, area = (int(v) for v in stats[k])
+        if cv2.countNonZero(card[y : y + h, x : x + w]) > OVER_CARD * w * h:
+            continue
+        pip = (labels[y : y + h, x : x + w] == k).astype(np.uint8)
+        outline, _ = cv2.findContours(pip, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if area < SOLID * cv2.contourArea(cv2.convexHull(np.vstack(outline))):
+            continue
+        seed = _ringed(least, pip, (x, y), near_card, win, (short, gap))
+        if seed is not None and not _paper_cut(least, seed, win, SHEET * cv2.contourArea(quad)):
+            return True
+    return False
+
+
+def _ringed(least: MatLike, pip: NDArray[np.uint8], at: tuple[int, int], near_card: MatLike, win: Bounds,
+            size: tuple[float, int]) -> tuple[int, int] | None:
+    """A point of the plain paper ringing the print ``pip`` (its mask, its box's corner ``at`` in
+    ``least``), wholly inside the window and brighter than it (see the module), or None when it is not so
+    ringed. ``size``: the card's short side and the gap (pixels) left out round the print and the card,
+    a radius."""
+    short, gap = size
+    x, y = at
+    h, w = pip.shape
+    reach = max(gap + 1, int(RING * short))
+    rows, cols = least.shape[:2]
+    x0, y0, x1, y1 = x - reach, y - reach, x + w + reach, y + h + reach
+    if x0 < 0 or y0 < 0 or x1 > cols or y1 > rows:
+        return None  # the ring leaves the frame: not wholly inside
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    mask[reach : reach + h, reach : reach + w] = pip
+    outer = cv2.dilate(mask, np.ones((2 * reach + 1,) * 2, np.uint8))
+    ring = (outer > 0) & (cv2.dilate(mask, np.ones((2 * gap + 1,) * 2, np.uint8)) == 0)
+    if np.any(ring & (win.rim[y0:y1, x0:x1] > 0)):
+        return None
+    whole = int(np.count_nonzero(ring))
+    ring &= near_card[y0:y1, x0:x1] == 0
+    if win.inside is not None:
+        ring &= win.inside[y0:y1, x0:x1] > 0
+    ys, xs = np.nonzero(ring)
+    if len(xs) < max(KEEP * whole, 20):
+        return None
+    levels = least[y0:y1, x0:x1][ys, xs].astype(np.float64)
+    plane = np.stack([np.ones(len(xs)), xs / short, ys / short], axis=1)
+    fitted, *_ = np.linalg.lstsq(plane, levels, rcond=None)
+    low, high = np.percentile(levels - plane @ fitted, [10, 90])
+    print_level = float(np.median(least[y : y + h, x : x + w][pip > 0]))
+    if high - low > TEXTURE or np.percentile(levels, 5) - print_level < CONTRAST:
+        return None
+    middle = int(np.argsort(levels)[len(levels) // 2])  # the ring's point of its median level
+    return x0 + int(xs[middle]), y0 + int(ys[middle])
+
+
+def _paper_cut(least: MatLike, seed: tuple[int, int], win: Bounds, most: float) -> bool:
+    """Whether the paper round a print, from ``seed``, is a sheet of at most ``most`` pixels that runs to
+    the window's rim: its light flooded from there while each pixel's level is within :data:`DRIFT` of a
+    neighbour's (a vignette's gradient is followed, a card's edge is not). Such a sheet is a neighbour the
+    window cuts, left alone as the detector leaves it. Paper that floods further has no outline of its
+    own (a card as grey as the table or a wall it lies on) and its print counts wherever it runs."""
+    filled = np.zeros((least.shape[0] + 2, least.shape[1] + 2), np.uint8)
+    area = cv2.floodFill(cv2.GaussianBlur(least, (3, 3), 0), filled, seed, 0, DRIFT, DRIFT,
+                         8 | cv2.FLOODFILL_MASK_ONLY | (255 << 8))[0]
+    return area <= most and bool(np.any(filled[1:-1, 1:-1] & win.rim))
