@@ -102,3 +102,16 @@ def test_a_lone_card_with_a_large_pip_of_its_own_is_read(code: str) -> None:
     frame = table_with_card(code, CARD)
     assert not look(frame)
     assert recognise(frame, profile()).card is parse_card(code)
+
+
+@pytest.mark.parametrize(("right", "found"), [(W, False), (W - 20, True)],
+                         ids=["cut by the frame's edge", "wholly inside"])
+def test_a_neighbours_pip_is_left_alone_when_its_paper_runs_past_the_window(right: int, found: bool) -> None:
+    """A neighbour on felt, its pale paper reaching past the frame's right edge, its large pip inside: a
+    neighbour the window cuts, left alone as the detector leaves it; the same sheet ending inside the
+    frame is a second card."""
+    frame = np.full((H, W, 3), (60, 120, 50), np.uint8)  # a light felt: paper stands out from it
+    paste(frame, "6S", CARD)
+    cv2.rectangle(frame, (515, 100), (right, 380), (200, 200, 200), -1)
+    cv2.circle(frame, (570, 240), 35, (40, 40, 40), -1, cv2.LINE_AA)
+    assert look(frame) is found
