@@ -4,10 +4,10 @@ the search's own regions did not show.
 Why a module of its own: the card found by its outline (:mod:`vision.one_card`) and the card found by its
 indices (:mod:`vision.by_index`) ask the same three questions of the same half-size frame
 (:func:`vision.by_index.halved`): a dark card-sized rectangle (:func:`vision.face_down.face_down`), a
-second card's grey paper however dim (:func:`vision.second_paper.dim_second`), a second card's large pip on
-its paper (:func:`vision.second_pip.large_pip`), three sides of a second object's outline
-(:func:`vision.second_outline.second_outline`). One function keeps their order (the
-cheapest first: the first that finds an object ends the look) and their words the same for both.
+second card's grey paper however dim (:func:`vision.second_paper.dim_second`), three sides of a second
+object's outline (:func:`vision.second_outline.second_outline`), a second card's large pip on its paper
+(:func:`vision.second_pip.large_pip`: last, so the outline's words stay where both find the object). One
+function keeps their order (the first that finds an object ends the look) and their words the same for both.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ def second_object(half: MatLike, quad: NDArray[np.float32], win: Bounds, glyph: 
                 "(one card at a time)")
     if dim_second(half, quad, win):
         return "a second card's paper in the window, however dim (one card at a time)"
-    if large_pip(half, quad, win, glyph):
-        return "a second card's large pip on its paper in the window (one card at a time)"
     if second_outline(half, quad, win, placed):
         return "a second object's outline in the window (one card at a time)"
+    if large_pip(half, quad, win, glyph):
+        return "a second card's large pip on its paper in the window (one card at a time)"
     return None

@@ -13,26 +13,30 @@ So, beside the card read (at most :data:`OVER_CARD` of its box over the card), w
 a piece of ink (darker than :data:`INK_SHARE` of the paper's level around it, on paper at least
 :data:`LEAST_PAPER` bright, as the search by indices finds ink) whose box is :data:`LEAST_PIP` (and
 :data:`OVER_INDEX` times the deck's tallest index glyph: a neighbour's index is no pip) to :data:`MOST_PIP`
-of the card's short side, solid (at least :data:`SOLID` of its convex hull, as a heart, spade, diamond or
-disc is; a club's lobes may part), ringed, :data:`GAP` to :data:`RING` of the short side out, by paper: at
-least :data:`CONTRAST` levels brighter than the print (its 5th percentile against the print's median) and
-plain (its levels, less the quadratic surface fitted to them, within :data:`TEXTURE` between the 10th and
-90th percentiles: a vignette's or a lamp's smooth light is paper, a photograph's or a keyboard's clutter is
-not). The ring leaves out the card read and any ink (a club's other lobes), and at least :data:`KEEP` of
-it must be left. Paper that floods from the ring to the window's rim as a sheet of at most :data:`SHEET`
-card areas is a neighbour the window cuts, left alone as the detector leaves it; paper that floods further
-has no outline of its own (a card as grey as the table or a wall it lies on), and its pip counts.
+of the card's short side; solid (at least :data:`SOLID` of its convex hull, as a heart, spade, diamond or
+disc is; a club's lobes may part) and thick (:data:`THICK`); a card's ink, black or red; ringed,
+:data:`GAP` to :data:`RING` of the short side out, by paper: at least :data:`CONTRAST` levels brighter
+than the print (its 5th percentile against the print's median) and plain (its levels, less the quadratic
+surface fitted to them, within :data:`TEXTURE` between the 10th and 90th percentiles: a vignette's or a
+lamp's smooth light is paper, a photograph's or a keyboard's clutter is not). The ring leaves out the card
+read and any ink (a club's other lobes), and at least :data:`KEEP` of it must be left. Paper flooded from
+the ring's flattest point (each pixel within :data:`DRIFT` of a neighbour) that reaches the window's rim
+as a sheet of at most :data:`SHEET` card areas is a neighbour the window cuts, left alone as the detector
+leaves it; paper that floods further has no outline of its own (a card as grey as the table or a wall it
+lies on), and its pip counts. It is the last look (:func:`vision.second_object.second_object`).
 
 What it leaves alone: a print ringed by a glare's bright blob, a club whose lobes part with clutter about
 them; ink on a dark table (its least channel under :data:`LEAST_PAPER`: green, blue or red felt), so a
-black chip on felt beside the card is not taken for a pip. What it costs: a dark solid print of a pip's
-size on plain pale ground in the window beside the card (a black chip or a coin on a pale table, a logo
-printed solid on the layout: the scan window keeps such prints out) leaves the frame unknown, a read lost,
-never a wrong one; about 0.2 ms per card read (0.45 at the 99th percentile). Measured (2026-12-05): the
-drawn sweep read 24 scenes of 4,000 with both objects wholly inside as one card (38 before), the
-side-by-side sweep 12 of 600 (19); on the 1,914 real and composed frames and the 924 newer reads, no read
-was lost (a fan of bidly's, unknown already, is refused for its pip first). It looks at the half working
-size (:func:`vision.by_index.halved`).
+chip on felt beside the card is not taken for a pip; a pen line, a letter, a blue chip, skin. What it
+costs: on a pale or grey table, a black or red solid print of a pip's size on plain ground in the window
+beside the card (a black or red chip, a solid logo disc, a dark shadow, a phone) leaves the frame unknown,
+a read lost, never a wrong one: the scan window must keep them out. About 0.2 ms per card read (0.45 at
+the 99th percentile; more on a cluttered pale ground, where each dark print is weighed). Measured
+(2026-12-05): the drawn sweep read 18 scenes of 4,000 with both objects wholly inside as one card (38
+before), the side-by-side sweep 12 of 600 (19); on the 1,914 real and composed frames and the 924 newer
+reads, no read was lost. A second reading built 350 scenes of a second card of the deck with its indices
+hidden beside the card on a table of its grey: without this look 150 were read as one card, with it none.
+It looks at the half working size (:func:`vision.by_index.halved`).
 """
 
 from __future__ import annotations
@@ -53,6 +57,8 @@ from vision.window import Bounds, side_lengths
 INK_SHARE: Final = 0.62
 #: Paper is at least this bright in its least channel (the search by indices' floor): felt is not.
 LEAST_PAPER: Final = 80
+#: A red print's red channel over its blue and green (a card's red ink; not skin, not a bronze coin).
+RED_OVER: Final = 60
 #: The pip's box, its longer side, as shares of the card's short side: at least :data:`LEAST_PIP` and
 #: :data:`OVER_INDEX` times the deck's tallest index glyph (drawn decks' glyphs are 0.11 of the card's
 #: width, real decks' 0.13 to 0.22: a neighbour's index at the frame's edge, on its paper, is no pip),
@@ -60,8 +66,11 @@ LEAST_PAPER: Final = 80
 LEAST_PIP: Final = 0.2
 OVER_INDEX: Final = 1.6
 MOST_PIP: Final = 0.7
-#: The pip fills at least this share of its convex hull.
+#: The pip fills at least this share of its convex hull, and its greatest distance from its edge is at least
+#: :data:`THICK` of the card's short side: a pen line, a letter's bar, a stroke has a hull of almost no area
+#: and passed the first alone (a review, 2026-12-05).
 SOLID: Final = 0.6
+THICK: Final = 0.05
 #: At most this share of the pip's box lies over the card read.
 OVER_CARD: Final = 0.2
 #: The ring of paper round the pip: from :data:`GAP` to :data:`RING` of the card's short side out from it
@@ -78,7 +87,7 @@ TEXTURE: Final = 35.0
 #: The paper round the print is followed while each pixel's level is within this of a neighbour's; a sheet
 #: of at most :data:`SHEET` card areas reaching the window's rim is a neighbour the window cuts.
 DRIFT: Final = 2
-SHEET: Final = 1.5
+SHEET: Final = 2.0
 
 
 def glyph_share(profile: DeckProfile) -> float:
@@ -103,7 +112,7 @@ def large_pip(half: MatLike, quad: NDArray[np.float32], win: Bounds, glyph: floa
         ink = cv2.bitwise_and(ink, win.inside)
     card = np.zeros(ink.shape, np.uint8)
     cv2.fillConvexPoly(card, np.round(quad).astype(np.int32), 255)
-    gap = max(1, int(GAP * short))
+    gap = max(2, int(GAP * short))  # at the half working size 0.03 is a pixel: the ring lay on the blur
     near_card = cv2.dilate(card, np.ones((2 * gap + 1,) * 2, np.uint8))
     not_paper = cv2.bitwise_or(near_card, ink)  # left out of a ring: the card read, any ink (a club's lobes)
     _, labels, stats, _ = components(ink)
@@ -118,6 +127,11 @@ def large_pip(half: MatLike, quad: NDArray[np.float32], win: Bounds, glyph: floa
         pip = (labels[y : y + h, x : x + w] == k).astype(np.uint8)
         outline, _ = cv2.findContours(pip, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         if area < SOLID * cv2.contourArea(cv2.convexHull(np.vstack(outline))):
+            continue
+        if cv2.distanceTransform(np.pad(pip, 1), cv2.DIST_L2, 3).max() < THICK * short:
+            continue
+        paper_level = float(np.median(paper[y : y + h, x : x + w]))
+        if not _black_or_red(half[y : y + h, x : x + w][pip > 0], paper_level):
             continue
         seed = _ringed(least, pip, (x, y), not_paper, win, (short, gap))
         if seed is not None and not _paper_cut(least, seed, win, SHEET * cv2.contourArea(quad)):
@@ -160,7 +174,12 @@ def _ringed(least: MatLike, pip: NDArray[np.uint8], at: tuple[int, int], not_pap
     print_level = float(np.median(least[y : y + h, x : x + w][pip > 0]))
     if high - low > TEXTURE or np.percentile(levels, 5) - print_level < CONTRAST:
         return None
-    middle = int(np.argsort(levels)[len(levels) // 2])  # the ring's point of its median level
+    # The flood starts from the flattest ring point near its median level: a point on the print's blurred
+    # edge or a JPEG's ringing floods a few pixels and never reaches a neighbour's rim (a review).
+    near = np.abs(levels - np.median(levels)) <= 3
+    steep = cv2.morphologyEx(cv2.GaussianBlur(least[y0:y1, x0:x1], (3, 3), 0), cv2.MORPH_GRADIENT,
+                             np.ones((3, 3), np.uint8))[ys, xs].astype(np.int32)
+    middle = int(np.argmin(np.where(near, steep, 1 << 20)))
     return x0 + int(xs[middle]), y0 + int(ys[middle])
 
 
@@ -174,3 +193,11 @@ def _paper_cut(least: MatLike, seed: tuple[int, int], win: Bounds, most: float) 
     area = cv2.floodFill(cv2.GaussianBlur(least, (3, 3), 0), filled, seed, 0, DRIFT, DRIFT,
                          8 | cv2.FLOODFILL_MASK_ONLY | (255 << 8))[0]
     return area <= most and bool(np.any(filled[1:-1, 1:-1] & win.rim))
+
+
+def _black_or_red(print_bgr: NDArray[np.uint8], paper: float) -> bool:
+    """Whether a print's pixels (BGR) are a card's ink: dark (its brightest channel's median under
+    :data:`INK_SHARE` of the ``paper``'s level) or red (red over blue and green by :data:`RED_OVER`, blue and
+    green alike). Skin, a blue or green chip and a bronze coin are neither (a review, 2026-12-05)."""
+    b, g, r = (float(np.median(print_bgr[:, k])) for k in range(3))
+    return max(b, g, r) < INK_SHARE * paper or (r - max(b, g) >= RED_OVER and abs(b - g) < RED_OVER / 1.5)
