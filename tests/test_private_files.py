@@ -22,6 +22,7 @@ from controller.cli import main
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table
 from controller.daemon.keys import KeyFolder
+from controller.daemon.private import write_atomic
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 
@@ -136,3 +137,15 @@ def test_a_replacement_of_the_server_key_cut_short_is_completed_and_said_loudly(
     for copy in (folder.server_public_file, folder.clients / "server.key"):
         assert public.decode() in copy.read_text(encoding="utf-8"), copy
     assert subprocess.run(command, cwd=ROOT, capture_output=True, text=True).stdout.startswith("kept ")
+
+
+def test_an_atomic_write_never_follows_a_link_at_its_temporary_name(tmp_path: Path) -> None:
+    """In a shared folder another user could put a link where the temporary file goes, to make us truncate
+    a file of ours (a review, 2026-12-05): the write fails instead, and the linked file is untouched."""
+    victim = tmp_path / "journal-copy.txt"
+    victim.write_text("precious", encoding="utf-8")
+    target = tmp_path / "export.jsonl"
+    (tmp_path / ".export.jsonl.partial").symlink_to(victim)
+    with pytest.raises(OSError):
+        write_atomic(target, "rows\n")
+    assert victim.read_text(encoding="utf-8") == "precious" and not target.exists()

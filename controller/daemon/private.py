@@ -27,7 +27,8 @@ DIR_MODE: Final = 0o700
 
 
 def make_dir(path: Path) -> None:
-    """``path`` and any missing parent, each created 0700 (an existing folder keeps its mode)."""
+    """``path`` and any missing parent, each created 0700 (an existing folder keeps its mode), each new
+    one's parent fsynced."""
     missing = []
     for folder in (path, *path.parents):
         if folder.is_dir():
@@ -39,6 +40,7 @@ def make_dir(path: Path) -> None:
         except FileExistsError:
             continue  # made meanwhile by someone else: theirs, mode and all
         os.chmod(folder, DIR_MODE)
+        fsync_path(folder.parent)  # a new folder's name is durable only once its parent is
 
 
 def create_empty(path: Path) -> None:
@@ -88,7 +90,9 @@ def write_atomic_parts(target: Path, parts: Iterable[str | bytes], mode: int = F
     journal need not be held in memory); if taking the next part raises, ``target`` is left as it was
     and the exception propagates (the temporary file, whatever it holds, is overwritten next time)."""
     partial = target.with_name(f".{target.name}.partial")
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
+    # Never through a link: in a shared folder (an export's --out) another user could point the temporary
+    # name at a file of ours to truncate (O_NOFOLLOW: ELOOP instead).
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW, FILE_MODE)
     try:
         if group != -1:
             os.fchown(fd, -1, group)
