@@ -11,10 +11,11 @@ import pytest
 from controller import inputs as I
 from controller.cards import parse_card
 from controller.limits import TableLimits
+from controller.panels.link import PanelLink
 from controller.panels.logic import PanelLogic
 from controller.panels.view import LampView
 from drivers.gpio import LampMode
-from drivers.gpio.pinmap import BET_2X, BET_WORDS
+from drivers.gpio.pinmap import BET_2X, BET_WORDS, PinMap
 from tests.test_gpio_rig import Rig, build_map
 
 pytestmark = pytest.mark.timeout(30)
@@ -277,3 +278,63 @@ def test_bet_2x_sends_bet_with_twice_the_ante() -> None:
                           due={1: ("check", "bet")}))
     assert logic.button(1, BET_2X) == [(I.Decision(1, "bet", 600), "gpio seat 1 bet_2x")]
     assert logic.lamps()[f"seat 1 {BET_2X}"] is LampMode.BLINK
+
+
+class _Line:
+    """A simulated line of a chip that may stop answering (the set of dead chips is shared)."""
+
+    def __init__(self, dead: set[str], chip: str) -> None:
+        self.lit = self.is_active = False
+        self.dead, self.chip = dead, chip
+
+    def set(self, lit: bool) -> None:
+        if self.chip in self.dead:
+            raise OSError(121, "Remote I/O error")
+        self.lit = lit
+
+    def close(self) -> None:
+        pass
+
+
+class _TwoChips:
+    """Simulated hardware: the header and an expander, each line a :class:`_Line`."""
+
+    name = "simulated"
+
+    def __init__(self) -> None:
+        self.dead: set[str] = set()
+
+    def input(self, pin: int, *, pull: str, active_high: bool, on_change: object,
+              chip: str = "header") -> _Line:
+        return _Line(self.dead, chip)
+
+    def output(self, pin: int, *, active_high: bool, chip: str = "header") -> _Line:
+        return _Line(self.dead, chip)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_dead_expander_keeps_its_panels_offline_while_the_headers_lamps_still_work() -> None:
+    """A map's lamps on two chips, the expander dead: offline once, not offline and online at every blink
+    because the header's lamp was written (a review, 2026-12-05); online once the expander answers again."""
+    pin_map = PinMap.model_validate({"game": "baccarat", "chip": "0x21", "seats": {1: {"buttons": {
+        "bet_up": {"pin": 0, "lamp": {"pin": 10}},  # on the expander
+        "bet_down": {"pin": 1, "lamp": {"pin": 17, "chip": "header"}}},
+        "spots": {"player": {"sensor": {"pin": 7}}}}}})
+    clock = [0.0]
+    hardware = _TwoChips()
+    posts: list[dict[str, object]] = []
+    link = PanelLink(pin_map, hardware, lambda inp, _: posts.append(inp.to_dict()), TableLimits(seats=7),
+                     clock=lambda: clock[0])
+    link.start(thread=False)
+    hardware.dead.add("0x21")
+    link.panel.show({"seat 1 bet_up": LampMode.BLINK, "seat 1 bet_down": LampMode.BLINK})
+    for step in range(1, 9):
+        clock[0] = step * 0.5
+        link.pump(clock[0])
+    assert [(p["device"], p["online"]) for p in posts] == [("panel 1", False)], posts
+    hardware.dead.clear()
+    clock[0] = 5.0
+    link.pump(clock[0])
+    assert [(p["device"], p["online"]) for p in posts] == [("panel 1", False), ("panel 1", True)], posts

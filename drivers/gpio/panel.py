@@ -125,7 +125,8 @@ class Panel:
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._started = False
-        self._lamps_failed = False  # a lamp write raised: reported once, until a write works again
+        self._lamps_failed = False  # a lamp write raised: reported once, until every failed line is written
+        self._failed_lamps: set[str] = set()
         now = clock()
         try:
             self._open(now)
@@ -334,22 +335,25 @@ class Panel:
     def _apply_lamps(self, now: float) -> None:
         blink_on = math.floor(now * 2 * self.map.blink_hz) % 2 == 0
         fault_on = math.floor(now * 2 * self.map.fault_blink_hz) % 2 == 0
-        failed: str | None = None  # the first lamp's failure
-        wrote = False
+        first: str | None = None  # the first failure of this pass
         for lamp_id, out in self._lamps.items():
             mode = self._modes.get(lamp_id, LampMode.OFF)
             level = mode is LampMode.ON or (mode is LampMode.BLINK and blink_on) or (
                 mode is LampMode.FAULT and fault_on)
-            if out.lit != level:
-                try:
+            try:
+                if lamp_id in self._failed_lamps or out.lit != level:  # a failed line is tried every pass
                     out.set(level)
-                    wrote = True
-                except OSError as exc:  # an expander that stops answering: a fault of the panel, not a crash
-                    failed = failed or f"lamp {lamp_id} cannot be written: {exc}"
-        if failed is not None and not self._lamps_failed:
+                    self._failed_lamps.discard(lamp_id)
+            except OSError as exc:  # an expander that stops answering: a fault of the panel, not a crash
+                self._failed_lamps.add(lamp_id)
+                first = first or f"lamp {lamp_id} cannot be written: {exc}"
+        # Back only once every failed line is written: a map's lamps may span two chips, and one working
+        # chip must not make the panels flap offline and online at every blink (a review, 2026-12-05).
+        if self._failed_lamps and not self._lamps_failed:
             self._lamps_failed = True
-            self._emit(PinEvent("lamps", None, "lamps", -1, "failed", detail=failed))
-        elif failed is None and wrote and self._lamps_failed:
+            detail = first or "a lamp cannot be written"
+            self._emit(PinEvent("lamps", None, "lamps", -1, "failed", detail=detail))
+        elif not self._failed_lamps and self._lamps_failed:
             self._lamps_failed = False
             self._emit(PinEvent("lamps", None, "lamps", -1, "written"))
 
