@@ -25,6 +25,7 @@ from controller.daemon.client import CommandClient, Subscriber, local_key
 from controller.daemon.config import FIRMWARE_CONFIGS, TableFileError, load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
+from controller.inputs import CardSeen
 from controller.tools.demo_setup import PORTS_PER_TABLE
 from vision.camera_sim import SimulatedCamera
 from vision.recognise import Reading
@@ -272,3 +273,64 @@ def test_a_camera_whose_read_hangs_goes_offline_and_tilts_the_deal(
     finally:
         hang.clear()
         camera.close()
+
+
+@pytest.mark.timeout(60)
+def test_a_camera_whose_first_frame_comes_late_clears_its_self_test_fault(tmp_path: Path) -> None:
+    """No frame within the self-test's wait: a fault; the first frame, later, clears it as a shoe's late
+    HELLO clears its own (a review, 2026-12-05: it stayed failed)."""
+    spec = {"deck": DECK, "window": "window.png", "fps": 15, "stable_frames": 2, "offline_after": 0.3}
+    config = load_table(write_table(tmp_path, camera=spec))
+    assert config.camera is not None
+    window = config.camera.window_path(config.state_dir)
+    assert window is not None
+    window.parent.mkdir(parents=True, exist_ok=True)
+    with DaemonThread(Daemon(config, use_shoe=False, hello_timeout=0.5)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        assert not client.call("status")["selftest"]["passed"]
+        camera = SimulatedCamera(window, decks=8, seed=3, fps=15, stable_frames=2)
+        try:
+            wait_for(lambda: client.call("status")["selftest"]["passed"], "the late frame never cleared it")
+            assert client.call("status")["selftest"]["checks"]["camera"].startswith("ok: deck sim_classic")
+        finally:
+            camera.close()
+            client.close()
+
+
+@pytest.mark.timeout(90)
+def test_a_slow_card_commit_is_not_a_camera_offline(tmp_path: Path) -> None:
+    """The reader waits for each card's commit; a slow storage (a second's fsync on an SD card) is no dead
+    camera: the watchdog times reads only (a review, 2026-12-05: it put the camera offline mid-deal)."""
+    spec = {"deck": DECK, "window": "window.png", "fps": 15, "stable_frames": 2, "offline_after": 0.6}
+    config = load_table(write_table(tmp_path, camera=spec))
+    assert config.camera is not None
+    window = config.camera.window_path(config.state_dir)
+    assert window is not None
+    window.parent.mkdir(parents=True, exist_ok=True)
+    camera = SimulatedCamera(window, decks=8, seed=3, fps=15, stable_frames=2)
+    daemon = Daemon(config, use_shoe=False)
+    with DaemonThread(daemon):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["camera"]["online"], "the camera never came online")
+        commit = daemon.camera._submit
+
+        def slow_storage(inp: Any, ref: str | None) -> object:
+            if isinstance(inp, CardSeen):
+                time.sleep(1.0)
+            return commit(inp, ref)
+
+        daemon.camera._submit = slow_storage
+        for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"},
+                        {"cmd": "open"}, {"cmd": "bet", "seat": 1, "spot": "banker", "amount": 1000},
+                        {"cmd": "close"}):
+            assert client.call(**request)["ok"]
+        camera.deal()
+        wait_for(lambda: client.call("status")["shoe"]["dealt"] >= 1, "the card was never dealt")
+        time.sleep(1.0)
+        assert client.call("status")["tilt"] is None
+        client.close()
+    camera.close()
+    journal = sqlite3.connect(next(config.state_dir.glob("*.sqlite*")))
+    rows = [r for (r,) in journal.execute("SELECT input FROM inputs WHERE source = 'camera' ORDER BY id")]
+    journal.close()
+    assert not any('"online": false' in r for r in rows), rows

@@ -98,7 +98,12 @@ class CameraLink:
         self._watchdog = threading.Thread(target=self._watch, name="camera-watchdog", daemon=True)
         self._status_lock = threading.Lock()
         self._last_frame = time.monotonic()
+        #: When the read under way began (None between reads): the watchdog times reads only, not a
+        #: card's commit the reader waits for (a slow journal is no dead camera: a review, 2026-12-05).
+        self._reading_since: float | None = None
         self._first_frame = threading.Event()
+        #: Called on the loop at the first frame, when the self-test already failed for want of it.
+        self.on_first_frame: Callable[[], object] | None = None
         #: Why the camera could not be opened, while it cannot (warned once per streak, not per try).
         self.open_error: str | None = None
         self.stable = StableReads(spec.stable_frames)
@@ -152,13 +157,17 @@ class CameraLink:
                 started = time.monotonic()
                 if source is None:
                     source = self._try_open()
-                frame = source.read() if source is not None else None
+                self._reading_since = time.monotonic()
+                try:
+                    frame = source.read() if source is not None else None
+                finally:
+                    self._reading_since = None
                 if frame is None:
                     if started - self._last_frame >= spec.offline_after and self.online is not False:
                         self._status(False, f"no frames for {spec.offline_after:g} s")
                 else:
                     self._last_frame = time.monotonic()
-                    self._first_frame.set()
+                    self._first(True)
                     if self.online is not True:
                         self._status(True, "frames")
                     self._frame(frame)
@@ -187,11 +196,21 @@ class CameraLink:
         return source
 
     def _watch(self) -> None:
-        """Offline when no frame came for ``offline_after`` seconds, even while a read hangs."""
+        """Offline when a read has not returned for ``offline_after`` seconds (a hung camera); the reader
+        itself says so when reads return without frames."""
         after = self.settings.spec.offline_after
         while not self._stopping.wait(min(0.5, after / 4)):
-            if time.monotonic() - self._last_frame >= after and self.online is not False:
+            since = self._reading_since
+            if since is not None and time.monotonic() - since >= after and self.online is not False:
                 self._status(False, f"no frames for {after:g} s")
+
+    def _first(self, seen: bool) -> None:
+        """The first frame came: the self-test's wait ends, or its fault is cleared."""
+        if seen and not self._first_frame.is_set():
+            self._first_frame.set()
+            tell = self.on_first_frame
+            if tell is not None:
+                self._loop.call_soon_threadsafe(tell)
 
     def _frame(self, frame: Image) -> None:
         self.frames += 1

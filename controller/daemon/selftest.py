@@ -39,7 +39,9 @@ class SelfTest:
     _hello_status: str = "hello"
 
     def passed(self, check: str, detail: str) -> None:
+        """``check`` passed (perhaps late: its fault, if it had one, is cleared)."""
         self.checks[check] = f"ok: {detail}"
+        self.faults = [f for f in self.faults if not f.startswith(f"{check}:")]
 
     def failed(self, check: str, detail: str) -> None:
         self.checks[check] = f"FAULT: {detail}"
