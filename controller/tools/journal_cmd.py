@@ -154,7 +154,7 @@ def _archive(args: argparse.Namespace, state_dir: Path) -> int:
     check.close()
     private.fsync_path(tmp)  # whole on disk before it takes its name, and the name durable after
     tmp.replace(dest)
-    private.fsync_path(dest.parent)
+    private.fsync_folder(dest.parent)
     digest = hashlib.sha256(dest.read_bytes()).hexdigest()
     print(f"archived {path} -> {dest}: {rows} inputs, {dest.stat().st_size} bytes, sha256 {digest}")
     return 0
