@@ -22,7 +22,7 @@ from wait_support import wait_for
 
 from controller.cards import parse_card
 from controller.daemon.client import CommandClient, Subscriber, local_key
-from controller.daemon.config import FIRMWARE_CONFIGS, TableFileError, load_table
+from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig, TableFileError, load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.inputs import CardSeen
@@ -41,6 +41,18 @@ def next_event(events: Iterator[tuple[str, dict[str, Any]]], name: str) -> dict[
         if kind == "event" and payload["event"] == name:
             return payload
     raise AssertionError(f"no {name} event")
+
+
+def window_table(tmp_path: Path, offline_after: float) -> tuple[TableConfig, Path]:
+    """A table whose camera is the simulated one (15 fps, 2 stable frames) and the window file it reads."""
+    spec = {"deck": DECK, "window": "window.png", "fps": 15, "stable_frames": 2,
+            "offline_after": offline_after}
+    config = load_table(write_table(tmp_path, camera=spec))
+    assert config.camera is not None
+    window = config.camera.window_path(config.state_dir)
+    assert window is not None
+    window.parent.mkdir(parents=True, exist_ok=True)
+    return config, window
 
 
 @pytest.mark.timeout(120)
@@ -247,12 +259,7 @@ def test_a_camera_whose_read_hangs_goes_offline_and_tilts_the_deal(
         return real_read(self)
 
     monkeypatch.setattr(WindowSource, "read", read)
-    camera_spec = {"deck": DECK, "window": "window.png", "fps": 15, "stable_frames": 2, "offline_after": 0.6}
-    config = load_table(write_table(tmp_path, camera=camera_spec))
-    assert config.camera is not None
-    window = config.camera.window_path(config.state_dir)
-    assert window is not None
-    window.parent.mkdir(parents=True, exist_ok=True)
+    config, window = window_table(tmp_path, 0.6)
     camera = SimulatedCamera(window, decks=8, seed=3, fps=15, stable_frames=2)
     try:
         with DaemonThread(Daemon(config, use_shoe=False)):
@@ -279,12 +286,7 @@ def test_a_camera_whose_read_hangs_goes_offline_and_tilts_the_deal(
 def test_a_camera_whose_first_frame_comes_late_clears_its_self_test_fault(tmp_path: Path) -> None:
     """No frame within the self-test's wait: a fault; the first frame, later, clears it as a shoe's late
     HELLO clears its own (a review, 2026-12-05: it stayed failed)."""
-    spec = {"deck": DECK, "window": "window.png", "fps": 15, "stable_frames": 2, "offline_after": 0.3}
-    config = load_table(write_table(tmp_path, camera=spec))
-    assert config.camera is not None
-    window = config.camera.window_path(config.state_dir)
-    assert window is not None
-    window.parent.mkdir(parents=True, exist_ok=True)
+    config, window = window_table(tmp_path, 0.3)
     with DaemonThread(Daemon(config, use_shoe=False, hello_timeout=0.5)):
         client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         assert not client.call("status")["selftest"]["passed"]
@@ -301,12 +303,7 @@ def test_a_camera_whose_first_frame_comes_late_clears_its_self_test_fault(tmp_pa
 def test_a_slow_card_commit_is_not_a_camera_offline(tmp_path: Path) -> None:
     """The reader waits for each card's commit; a slow storage (a second's fsync on an SD card) is no dead
     camera: the watchdog times reads only (a review, 2026-12-05: it put the camera offline mid-deal)."""
-    spec = {"deck": DECK, "window": "window.png", "fps": 15, "stable_frames": 2, "offline_after": 0.6}
-    config = load_table(write_table(tmp_path, camera=spec))
-    assert config.camera is not None
-    window = config.camera.window_path(config.state_dir)
-    assert window is not None
-    window.parent.mkdir(parents=True, exist_ok=True)
+    config, window = window_table(tmp_path, 0.6)
     camera = SimulatedCamera(window, decks=8, seed=3, fps=15, stable_frames=2)
     daemon = Daemon(config, use_shoe=False)
     with DaemonThread(daemon):
