@@ -338,3 +338,17 @@ def test_a_dead_expander_keeps_its_panels_offline_while_the_headers_lamps_still_
     clock[0] = 5.0
     link.pump(clock[0])
     assert [(p["device"], p["online"]) for p in posts] == [("panel 1", False), ("panel 1", True)], posts
+
+
+def test_a_panel_with_a_dead_expander_stops_and_releases_every_line() -> None:
+    """Turning the lamps off at stop raises on a dead chip: the rest of the stop must still run (a review,
+    2026-12-05: it raised out of stop, past the daemon's own clean-up)."""
+    pin_map = PinMap.model_validate({"game": "baccarat", "chip": "0x21", "seats": {1: {"buttons": {
+        "bet_up": {"pin": 0, "lamp": {"pin": 10}}}, "spots": {"player": {"sensor": {"pin": 7}}}}}})
+    hardware = _TwoChips()
+    link = PanelLink(pin_map, hardware, lambda inp, _: None, TableLimits(seats=7), clock=lambda: 0.0)
+    link.start(thread=False)
+    link.panel.show({"seat 1 bet_up": LampMode.ON})
+    hardware.dead.add("0x21")
+    link.stop()
+    assert all(entry.line is None for entry in link.panel._inputs)
