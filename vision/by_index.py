@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 
 from vision.detect import Detection, DetectParams
 from vision.index_glyphs import anchors, face_corners, glyph_anchors, glyph_points, similarity, to_frame
-from vision.levels import block_mean, least_channel
+from vision.levels import block_mean, ink_on_paper, least_channel
 from vision.profile import DeckProfile
 from vision.refusal import Refusal
 from vision.regions import components
@@ -105,14 +105,10 @@ def ink_pieces(frame: Image, profile: DeckProfile, min_area: float, max_area: fl
     lo, hi = (np.sqrt(a * w * h / (fw * fh)) for a in (min_area, max_area))
     index = profile.spec.index
     least = least_channel(frame)  # red ink as dark as black
-    # The paper around a glyph: the least channel closed (not dilated: never a brighter thing beside the
-    # card) over more than a glyph, at a quarter of the size (the paper's level needs no detail).
-    coarse = block_mean(least, 4)
+    # The paper around a glyph: closed over more than a glyph, at a quarter of the size (the paper's
+    # level needs no detail).
     reach = max(3, int(1.5 * hi * max(index.rank_height, index.suit_height) / 4) | 1)
-    closed = cv2.morphologyEx(coarse, cv2.MORPH_CLOSE, np.ones((reach, reach), np.uint8))
-    paper = cv2.resize(closed, (w, h), interpolation=cv2.INTER_LINEAR)
-    dark = cv2.compare(least, cv2.convertScaleAbs(paper, alpha=INK_SHARE), cv2.CMP_LT)
-    ink = cv2.bitwise_and(dark, cv2.threshold(paper, MIN_PAPER - 1, 255, cv2.THRESH_BINARY)[1])
+    paper, ink = ink_on_paper(least, 4, reach, INK_SHARE, MIN_PAPER)
     n, _, stats, centres = components(ink)
     stats, centres = stats[1:], centres[1:]
     big = np.maximum(stats[:, 2], stats[:, 3])

@@ -87,3 +87,15 @@ def shrink(
         frame = first(cv2.resize(frame, None, fx=f, fy=f, interpolation=cv2.INTER_NEAREST))
         return cv2.resize(frame, None, fx=scale / f, fy=scale / f, interpolation=cv2.INTER_AREA), scale
     return cv2.resize(first(frame), None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), scale
+
+
+def ink_on_paper(least: MatLike, block: int, reach: int, share: float, floor: int) -> tuple[MatLike, MatLike]:
+    """The paper's level around every pixel of ``least`` (a frame's least channel) and the ink on it: the
+    least channel at ``1 / block`` of the size closed over ``reach`` pixels there (closed, not dilated:
+    never a brighter thing beside a glyph), and every pixel darker than ``share`` of that level where the
+    level is at least ``floor``. One way for the looks that find ink (the search by indices' glyphs, a
+    second card's large pip)."""
+    closed = cv2.morphologyEx(block_mean(least, block), cv2.MORPH_CLOSE, np.ones((reach, reach), np.uint8))
+    paper = cv2.resize(closed, (least.shape[1], least.shape[0]), interpolation=cv2.INTER_LINEAR)
+    dark = cv2.compare(least, cv2.convertScaleAbs(paper, alpha=share), cv2.CMP_LT)
+    return paper, cv2.bitwise_and(dark, cv2.threshold(paper, floor - 1, 255, cv2.THRESH_BINARY)[1])

@@ -48,7 +48,7 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.levels import block_mean, least_channel
+from vision.levels import ink_on_paper, least_channel
 from vision.profile import DeckProfile
 from vision.regions import components
 from vision.window import Bounds, side_lengths
@@ -102,12 +102,8 @@ def large_pip(half: MatLike, quad: NDArray[np.float32], win: Bounds, glyph: floa
     index glyph as a share of the card's short side (:func:`glyph_share`)."""
     short = float(min(side_lengths(quad)))
     least = least_channel(half)
-    coarse = block_mean(least, 2)
     reach = max(3, int(0.25 * short) | 1)  # the paper's level closed over half the card's short side
-    closed = cv2.morphologyEx(coarse, cv2.MORPH_CLOSE, np.ones((reach, reach), np.uint8))
-    paper = cv2.resize(closed, (half.shape[1], half.shape[0]), interpolation=cv2.INTER_LINEAR)
-    dark = cv2.compare(least, cv2.convertScaleAbs(paper, alpha=INK_SHARE), cv2.CMP_LT)
-    ink = cv2.bitwise_and(dark, cv2.threshold(paper, LEAST_PAPER - 1, 255, cv2.THRESH_BINARY)[1])
+    paper, ink = ink_on_paper(least, 2, reach, INK_SHARE, LEAST_PAPER)
     if win.inside is not None:
         ink = cv2.bitwise_and(ink, win.inside)
     card = np.zeros(ink.shape, np.uint8)
