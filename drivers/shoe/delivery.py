@@ -149,7 +149,11 @@ class FrameReader:
         return True
 
     def _status(self, status: str, **detail: Any) -> None:
-        self._emit(ShoeStatus(status, {"port": self.profile.port, **detail}))
+        self._emit(self._said(status, **detail))
+
+    def _said(self, status: str, **detail: Any) -> ShoeStatus:
+        """A status of this shoe, naming its port."""
+        return ShoeStatus(status, {"port": self.profile.port, **detail})
 
     def _framing_error(self, error: FramingError) -> None:
         """Report damage: the first of a burst now, the rest counted (see :class:`ErrorBursts`)."""
@@ -325,11 +329,10 @@ class FrameReader:
                              payload=message.payload.hex(" "))
         elif isinstance(message, Hello) and message.protocol != PROTOCOL_VERSION:
             # The frame's own event: a HELLO that is no hello (the self-test must not take it for one).
-            event = ShoeStatus("protocol_error", {
-                "port": self.profile.port, "protocol": message.protocol, "model": message.model,
-                "firmware": message.firmware, "serial": message.serial,
-                "reason": f"the shoe speaks protocol version {message.protocol}; this host speaks version "
-                          f"{PROTOCOL_VERSION} only"})
+            event = self._said("protocol_error", protocol=message.protocol, model=message.model,
+                               firmware=message.firmware, serial=message.serial,
+                               reason=f"the shoe speaks protocol version {message.protocol}; this host "
+                                      f"speaks version {PROTOCOL_VERSION} only")
         else:
             if isinstance(message, Heartbeat):
                 self.last_heartbeat = message
