@@ -167,7 +167,7 @@ class CameraLink:
                         self._status(False, f"no frames for {spec.offline_after:g} s")
                 else:
                     self._last_frame = time.monotonic()
-                    self._first(True)
+                    self._first()
                     if self.online is not True:
                         self._status(True, "frames")
                     self._frame(frame)
@@ -204,9 +204,9 @@ class CameraLink:
             if since is not None and time.monotonic() - since >= after and self.online is not False:
                 self._status(False, f"no frames for {after:g} s")
 
-    def _first(self, seen: bool) -> None:
-        """The first frame came: the self-test's wait ends, or its fault is cleared."""
-        if seen and not self._first_frame.is_set():
+    def _first(self) -> None:
+        """A frame came: at the first, the self-test's wait ends, or its fault is cleared."""
+        if not self._first_frame.is_set():
             self._first_frame.set()
             tell = self.on_first_frame
             if tell is not None:

@@ -64,7 +64,7 @@ class PinEvent:
 
     kind: EventKind
     seat: int | None  # None: the dealer panel
-    name: str  # the button's word, the spot, or "presence"; the lamp's id for ``lamps``
+    name: str  # the button's word, the spot, "presence", or "lamps"
     pin: int
     #: ``active``/``inactive`` (pressed/released, chips on/off, panel present/missing), ``stuck``/``unstuck``
     #: (a button held past the map's ``stuck_after_s``), ``repeat`` (a held bet_up/bet_down steps again), or
