@@ -184,16 +184,16 @@ class KeyFolder:
         public, _ = self.server_pair()
         outcome: ServerKey = "kept"
         copy = self.clients / f"{SERVER}.key"
-        for target in (self.server_public_file, copy):
-            if target == copy and not copy.exists():
-                continue
+        for target in [self.server_public_file] + ([copy] if copy.exists() else []):
             try:
                 current: bytes | None = load_pair(target)[0]
             except KeyFileError:
                 current = None
-            if current != public:
-                private.write_atomic(target, _cert(public, None, {}))
-                outcome = "replaced" if current is not None or target == copy else outcome
+            if current == public:
+                continue
+            private.write_atomic(target, _cert(public, None, {}))
+            if current is not None or target == copy:  # a copy exists only once a pair was handed out
+                outcome = "replaced"
         return outcome
 
     def server_secret_problem(self) -> str | None:
