@@ -95,9 +95,7 @@ class PanelLink:
         seat, logic = event.seat, self.logic
         device = DEALER_DEVICE if seat is None else seat_device(seat)
         if event.kind == "lamps":  # the map's lamps cannot be written: every panel on it is at fault
-            detail = event.detail if event.change == "failed" else None
-            if detail is not None:
-                log.warning("gpio: %s: this pin map's panels are offline until it can be written", detail)
+            detail = event.detail if event.change == "failed" else None  # (logged by the table's alerts)
             for one in self._devices():
                 self._emit(logic.fault(one, "lamps", detail))
         elif event.kind == "presence":
