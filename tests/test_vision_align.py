@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from vision_support import profile
 
 from vision.align import FLOOR, MAX_SCALE, aligned_to
+from vision.matching import Match, match, realigned
 from vision.profile import DeckProfile, Glyph
-from vision.recognise import Match, match, realigned
 
 
 def _moved(template: Glyph, scale: tuple[float, float], shear: float, shift: tuple[float, float],

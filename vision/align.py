@@ -6,7 +6,7 @@ or blur thins its strokes. Its rank glyph then lies a little shorter, narrower o
 in the template's box than the deck's, and correlates at 0.6 to 0.8 with its own template where the
 near index's rank gives 0.95 or more (the composed sets' 3C, 5C, 5D and 6D, the BlackjackCV composed
 set's TH and KD: "only one index readable (rank unlike any enrolled)"). Normalising by the glyph's
-centroid and the deck's one scale (:func:`vision.recognise.normalise`) is right for a glyph cut where
+centroid and the deck's one scale (:func:`vision.matching.normalise`) is right for a glyph cut where
 it should be, and cannot mend one that is not.
 
 So, for an index of a card whose other index has read, and only when its rank is unlike any template
@@ -19,7 +19,7 @@ correlate at least :data:`ALIGNED_SCORE` with it. Alignment thus confirms the ra
 cut; it never turns one into another. Its rivals are given every chance: each template within
 :data:`RIVAL` of the best as cut is aligned too and scored however far its alignment goes, the rest
 keep their scores as cut, and the best must beat the best rival by the deck's margin and, where the
-two differ, be the nearer by :data:`vision.recognise.SPLIT_RATIO`, as any first read. The suit, its
+two differ, be the nearer by :data:`vision.matching.SPLIT_RATIO`, as any first read. The suit, its
 colour and the rank's place are checked as before.
 
 Why not for every index: alignment lifts every template's score, a wrong one's too. A glyph distorted

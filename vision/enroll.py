@@ -27,6 +27,7 @@ from vision.compare import differ_mask
 from vision.enrol_photo import PhotoFace, flush_fits, index_seen, photo_face, slant_fits
 from vision.enrol_window import index_place
 from vision.glyphs import Glyphs
+from vision.matching import RANK_FILL, SUIT_FILL, aspect_of, normalise
 from vision.profile import (
     FACE_SIZE,
     RANK_SIZE,
@@ -38,14 +39,7 @@ from vision.profile import (
     IndexSpec,
     ProfileFile,
 )
-from vision.recognise import (
-    RANK_FILL,
-    SUIT_FILL,
-    Image,
-    aspect_of,
-    normalise,
-    recognise_face,
-)
+from vision.recognise import Image, recognise_face
 
 #: Two templates correlating above this are too alike to be told apart safely...
 MAX_LIKENESS = 0.97

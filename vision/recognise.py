@@ -18,7 +18,7 @@ shows the card again, which costs a second; a wrong card costs a misdeal.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -28,16 +28,17 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from controller.cards import Card, parse_card
-from vision.align import FLOOR, realign
+from vision.align import FLOOR
 from vision.by_index import find_by_indices
 from vision.colour import RED_SUITS
-from vision.compare import correlations, distances
+from vision.compare import correlations
 from vision.detect import Detection, DetectParams, find_card
 from vision.glyphs import Glyphs, glyph_area, split_index
+from vision.matching import RANK_FILL, SUIT_FILL, UNLIKE, Match, aspect_of, match, normalise, realigned
 from vision.one_card import second_card
-from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
+from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile
 from vision.reread import index_again
-from vision.sharpness import index_blur, settle
+from vision.sharpness import at_sharpness
 from vision.suit_guard import why_not_by_shape
 from vision.warp import index_crops, warp_indices
 from vision.washed_out import washed_out
@@ -45,8 +46,6 @@ from vision.window import ScanWindow
 
 Image = MatLike
 
-#: A glyph whose width/height is off the template's by more than this factor is not that glyph.
-ASPECT_FACTOR: Final = 1.35
 #: A glyph whose height is off the enrolled median by more than this fraction is not an index glyph.
 HEIGHT_TOLERANCE: Final = 0.35
 #: A rank whose centre sits further than this (a share of its height) from where the deck's rank of
@@ -73,115 +72,6 @@ class Reading:
             "confidence": round(self.confidence, 4),
             "reason": self.reason,
         }
-
-
-#: The deck's enrolled glyph height fills this share of a template box's height (room for blur and
-#: a slightly larger card; a wider glyph, such as ``10``, is cut at the box's sides, the same way in
-#: the templates as in the frames).
-RANK_FILL: Final = 0.85
-SUIT_FILL: Final = 0.8
-
-
-def normalise(glyph: Image, size: tuple[int, int], height: float, fill: float) -> Glyph:
-    """A glyph's ink placed in a template's box, as floats in [0, 1]: centred on its ink's centroid and
-    scaled by one factor for the whole deck (``fill`` of the box's height over the enrolled ``height``).
-
-    Why not fit its bounding box: the box of a blurred 23-pixel glyph is a whole pixel wider or
-    narrower from one frame to the next, which rescaled the glyph by 4 % and shifted its bottom by
-    1.5 pixels -- enough to make the top of a serif 8 correlate with a 6 better than with an 8. The
-    warped face already has a fixed size, so every glyph of a deck needs the same scale, and the
-    centroid (:func:`cv2.moments`) is sub-pixel and steady under blur. Keeping the proportions
-    matters too: stretched to fill a square, a diamond and a club are two blobs.
-    """
-    w, h = size
-    ink = np.asarray(glyph, np.float32) / 255.0
-    m = cv2.moments(ink)
-    if m["m00"] <= 0:
-        return np.zeros((h, w), np.float32)
-    f = fill * h / height
-    cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
-    warp = np.array([[f, 0, w / 2 - f * cx], [0, f, h / 2 - f * cy]], np.float32)
-    out: Glyph = cv2.warpAffine(ink, warp, (w, h), flags=cv2.INTER_LINEAR)
-    return out
-
-
-def aspect_of(glyph: Image) -> float:
-    """A cropped glyph's width over its height."""
-    return float(glyph.shape[1] / max(glyph.shape[0], 1))
-
-
-#: Why a glyph whose best correlation is under the deck's least score is not read (a reason's words).
-UNLIKE: Final = "unlike any enrolled"
-
-
-@dataclass(frozen=True)
-class Match:
-    """A glyph against a set of templates: the best two and whether the best is clearly the one."""
-
-    name: str
-    score: float
-    runner: str
-    runner_score: float
-    #: Where the best two templates differ, the glyph's distance to the best over that to the runner-up.
-    split: float
-
-    def why_not(self, what: str, min_score: float, max_ratio: float) -> str | None:
-        """None when the match is a read; else the reason, for the log and the ``unknown`` reading."""
-        if self.score < min_score:
-            return f"{what} {UNLIKE} (best {self.name} {self.score:.2f})"
-        if (1 - self.score) > max_ratio * (1 - self.runner_score) and self.split > SPLIT_RATIO:
-            return f"{what} ambiguous ({self.name} {self.score:.2f}, {self.runner} {self.runner_score:.2f})"
-        return None
-
-
-#: Where two templates differ (6 and 8: the top right; a club's lobes against a spade's point), the
-#: glyph must be this much nearer the best. Suits too: a wider limit (0.75) read the composed sets'
-#: soft clubs, but a club blurred harder (an out-of-focus camera) moves across it towards the spade,
-#: where the spade is also its best whole-glyph match and both indices agree: a wrong card. Soft
-#: clubs are compared at the index's own sharpness instead (:func:`at_sharpness`).
-SPLIT_RATIO: Final = 0.5
-
-
-def match(glyph: Glyph, profile: DeckProfile, kind: str, aspect: float, every: list[float] | None = None,
-          ) -> Match:
-    """Correlate the normalised ``glyph`` (its ink was ``aspect`` wide to tall) with every ``kind``
-    (``rank`` or ``suit``) template of ``profile``; templates of other proportions score -1.
-    ``every``: the glyph's correlations with all of them, in the profile's order, when known."""
-    templates = profile.ranks if kind == "rank" else profile.suits
-    found = scores_of(glyph, profile, kind, aspect, every)
-    scores = sorted(((found[name], name) for name in templates), reverse=True)
-    (best, name), (second, runner) = scores[0], scores[1]
-    return _match(glyph, templates, name, best, runner, second)
-
-
-def scores_of(glyph: Glyph, profile: DeckProfile, kind: str, aspect: float, every: list[float] | None = None,
-              ) -> dict[str, float]:
-    """:func:`match`'s correlation of ``glyph`` with each template by name (-1: another shape)."""
-    templates = profile.ranks if kind == "rank" else profile.suits
-    aspects = profile.aspects_of(kind)
-    fits = [
-        name for name in templates
-        if (want := aspects.get(name)) is None or want / ASPECT_FACTOR <= aspect <= want * ASPECT_FACTOR
-    ]
-    known = every if every is not None and len(fits) == len(templates) else None
-    found = dict(zip(fits, known or correlations(glyph, profile.stack(kind, fits)), strict=True))
-    return {name: found.get(name, -1.0) for name in templates}
-
-
-def _match(glyph: Glyph, templates: Mapping[str, Glyph], name: str, best: float, runner: str, second: float,
-           ) -> Match:
-    apart = distances(glyph, templates[name], templates[runner])
-    split = apart[0] / apart[1] if apart is not None and apart[1] > 0 else 1.0
-    return Match(name, best, runner, second, split)
-
-
-def realigned(glyph: Glyph, profile: DeckProfile, aspect: float) -> Match | None:
-    """The rank ``glyph`` compared again once aligned to each template (:func:`vision.align.realign`),
-    the split measured on the glyph as aligned to the best; None where alignment cannot settle it."""
-    found = realign(glyph, profile.ranks, scores_of(glyph, profile, "rank", aspect))
-    if found is None:
-        return None
-    return _match(found.glyph, profile.ranks, found.name, found.score, found.runner, found.runner_score)
 
 
 def read_index(crop: Image, profile: DeckProfile, align: bool = False) -> tuple[Card, float, float] | str:
@@ -260,43 +150,6 @@ def _in_place(glyphs: Glyphs, rank: str, profile: DeckProfile) -> bool:
     """Whether the rank glyph lies over the suit where the deck's ``rank`` does (its enrolled offset)."""
     placed = profile.aspects.get(f"offset:{rank}", glyphs.rank_offset)
     return abs(glyphs.rank_offset - placed) <= OFFSET_TOLERANCE
-
-
-def at_sharpness(
-    glyph: Glyph, suit: Match, scores: dict[str, float], rank_glyph: Glyph, rank: str, profile: DeckProfile
-) -> Match:
-    """``suit``, settled between its best two templates at the index's own sharpness
-    (:mod:`vision.sharpness`) when the sharp comparison leaves it between exactly those two; else as is.
-    ``scores``: the glyph's correlation with each suit template (the third's margin is from them).
-
-    Only an ambiguous suit is looked at again (a confident one is never turned into another), only
-    between two suits of one colour (club and spade, heart and diamond: the colour check then holds
-    the other two out), and only when the third template is out of it by the usual margin. Across
-    colours it stays ambiguous: a club blurred until a spade and a diamond fit it alike settled as
-    the spade (7C and JC of ``vision.synth``'s classic and bold decks, blurred 4 and 4.5 face pixels,
-    shown to a serif enrolment). The settled match keeps the sharp scores, so its lead never lets
-    it stand in for the other index (:data:`ONE_INDEX_LEAD`)."""
-    accept = profile.spec.accept
-    if suit.score < accept.min_score or suit.why_not("suit", accept.min_score, accept.max_ratio) is None:
-        return suit
-    if (suit.name in RED_SUITS) != (suit.runner in RED_SUITS):
-        return suit  # a spade as near as a diamond: the shape is gone, and the ink's colour has a third suit
-    third = sorted(scores.values(), reverse=True)[2:3]
-    if third and (1 - suit.score) > accept.max_ratio * (1 - third[0]):
-        return suit
-    sigma = index_blur(rank_glyph, profile.ranks[rank])
-    if sigma is None:
-        return suit
-    index = profile.spec.index
-    # The rank's sigma in face pixels, then in the suit template's pixels (each has its own scale).
-    sigma *= (SUIT_FILL * SUIT_SIZE[1] / index.suit_height) / (RANK_FILL * RANK_SIZE[1] / index.rank_height)
-    pair = [(suit.name, suit.score), (suit.runner, suit.runner_score)]
-    settled = settle(glyph, profile.suits[suit.name], profile.suits[suit.runner], sigma, SPLIT_RATIO)
-    if settled is None:
-        return suit
-    won, split = settled
-    (name, score), (runner, runner_score) = pair[won], pair[1 - won]
-    return Match(name, score, runner, runner_score, split)
 
 
 #: The detection limits used unless a caller passes others.

@@ -20,8 +20,10 @@ from typing import Final
 import cv2
 import numpy as np
 
+from vision.colour import RED_SUITS
 from vision.compare import correlations, distances
-from vision.profile import Glyph
+from vision.matching import RANK_FILL, SPLIT_RATIO, SUIT_FILL, Match
+from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile, Glyph
 
 #: The Gaussian sigmas (rank template pixels) tried for the index's blur relative to the enrolled
 #: templates, in steps fine enough that the suits' comparison does not hinge on the step.
@@ -57,3 +59,40 @@ def settle(glyph: Glyph, first: Glyph, second: Glyph, sigma: float, ratio: float
     if to_b <= ratio * to_a:
         return 1, to_b / to_a
     return None
+
+
+def at_sharpness(
+    glyph: Glyph, suit: Match, scores: dict[str, float], rank_glyph: Glyph, rank: str, profile: DeckProfile
+) -> Match:
+    """``suit``, settled between its best two templates at the index's own sharpness
+    (:mod:`vision.sharpness`) when the sharp comparison leaves it between exactly those two; else as is.
+    ``scores``: the glyph's correlation with each suit template (the third's margin is from them).
+
+    Only an ambiguous suit is looked at again (a confident one is never turned into another), only
+    between two suits of one colour (club and spade, heart and diamond: the colour check then holds
+    the other two out), and only when the third template is out of it by the usual margin. Across
+    colours it stays ambiguous: a club blurred until a spade and a diamond fit it alike settled as
+    the spade (7C and JC of ``vision.synth``'s classic and bold decks, blurred 4 and 4.5 face pixels,
+    shown to a serif enrolment). The settled match keeps the sharp scores, so its lead never lets
+    it stand in for the other index (:data:`ONE_INDEX_LEAD`)."""
+    accept = profile.spec.accept
+    if suit.score < accept.min_score or suit.why_not("suit", accept.min_score, accept.max_ratio) is None:
+        return suit
+    if (suit.name in RED_SUITS) != (suit.runner in RED_SUITS):
+        return suit  # a spade as near as a diamond: the shape is gone, and the ink's colour has a third suit
+    third = sorted(scores.values(), reverse=True)[2:3]
+    if third and (1 - suit.score) > accept.max_ratio * (1 - third[0]):
+        return suit
+    sigma = index_blur(rank_glyph, profile.ranks[rank])
+    if sigma is None:
+        return suit
+    index = profile.spec.index
+    # The rank's sigma in face pixels, then in the suit template's pixels (each has its own scale).
+    sigma *= (SUIT_FILL * SUIT_SIZE[1] / index.suit_height) / (RANK_FILL * RANK_SIZE[1] / index.rank_height)
+    pair = [(suit.name, suit.score), (suit.runner, suit.runner_score)]
+    settled = settle(glyph, profile.suits[suit.name], profile.suits[suit.runner], sigma, SPLIT_RATIO)
+    if settled is None:
+        return suit
+    won, split = settled
+    (name, score), (runner, runner_score) = pair[won], pair[1 - won]
+    return Match(name, score, runner, runner_score, split)

@@ -16,7 +16,7 @@ as the reader's runner-up test), over all four templates whatever the glyph's pr
 ``split`` to excuse it (the split settles a suit within a colour only, where no colour check could
 help anyway). Nothing new is learned or tuned: the deck's templates and its acceptance ratio decide.
 The best of the read colour, not the read suit itself, is compared, so a soft club settled against a
-spade at the index's sharpness (:func:`vision.recognise.at_sharpness`) is judged as black ink's shape,
+spade at the index's sharpness (:func:`vision.sharpness.at_sharpness`) is judged as black ink's shape,
 which it is.
 
 What it does not hold: BlackjackCV's webcam spades, about 10 source pixels tall, correlate with the
