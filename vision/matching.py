@@ -74,11 +74,16 @@ class Match:
     runner_score: float
     #: Where the best two templates differ, the glyph's distance to the best over that to the runner-up.
     split: float
+    #: Why the match is no read whatever its margins: the comparison at the index's own sharpness and
+    #: tone says otherwise (:func:`vision.sharpness.at_sharpness`).
+    doubt: str | None = None
 
     def why_not(self, what: str, min_score: float, max_ratio: float) -> str | None:
         """None when the match is a read; else the reason, for the log and the ``unknown`` reading."""
         if self.score < min_score:
             return f"{what} {UNLIKE} (best {self.name} {self.score:.2f})"
+        if self.doubt is not None:
+            return f"{what} {self.name} {self.doubt}"
         if (1 - self.score) > max_ratio * (1 - self.runner_score) and self.split > SPLIT_RATIO:
             return f"{what} ambiguous ({self.name} {self.score:.2f}, {self.runner} {self.runner_score:.2f})"
         return None
