@@ -1,6 +1,6 @@
 """A suit between one colour's two is judged at the index's own sharpness *and tone*: a soft club under a
-dark exposure (its ink spread into the gaps between its lobes) is never read as a spade, and mostly read as
-the club.
+dark exposure (its ink spread into the gaps between its lobes) is never read as a spade, and another deck's
+stroke weight is not taken for a tone.
 
 Before (2026-12-06): drawn clubs blurred 1.5 to 3.5 face pixels and darkened (each level to the power 1.8
 to 3.5) read as spades at both indices, 43 of 1,664 drawn index pairs; the composed photo set darkened to
@@ -60,15 +60,6 @@ def test_a_doubted_suit_says_why() -> None:
     assert "suit S nearer C at the index's own sharpness and tone" in reading.reason, reading.reason
 
 
-def test_a_soft_club_under_a_dark_exposure_mostly_reads_as_itself() -> None:
-    """With the rank's tone mapped onto the suit, a darkened soft club or spade of the classic deck reads as
-    itself in most shots (24 of 26 at blur 1.5 and power 3.5; 12 before, the rest unknown)."""
-    deck = profile("classic")
-    cards = [c for c in DECK if c.suit in "CS"]
-    read = sum(recognise_face(_shot(c, "classic", 1.5, 3.5), deck).card is c for c in cards)
-    assert read >= 22, read
-
-
 def test_the_tone_map_takes_a_darkened_rank_back_to_its_template() -> None:
     """The map measured from a rank darkened to the power 2.5 (and blurred as its template is) brings its
     levels back to the template's: its mean ink within a hundredth, where darkened it was a tenth or more off.
@@ -80,3 +71,16 @@ def test_the_tone_map_takes_a_darkened_rank_back_to_its_template() -> None:
     assert abs(float(dark.mean() - template.mean())) > 0.1
     assert abs(float(mapped(dark).mean() - template.mean())) < 0.01
     assert tone(np.zeros_like(template), template) is None
+
+
+def test_another_decks_stroke_weight_is_not_taken_for_a_tone() -> None:
+    """The map of levels also takes another deck's bolder or thinner strokes for a tone. A suit is settled
+    only where the glyph as seen settles the same way: the classic deck's 4C shown sharp to the serif
+    enrolment stays unknown, and the bold deck's 4S blurred 2.5 shown to the classic enrolment reads 4S.
+    Before (a review, 2026-12-06): 4S and 4C, settled once mapped."""
+    for card, design, deck, blur in (("4C", "classic", "serif", 0.0), ("4S", "bold", "classic", 2.5)):
+        face = render_face(parse_card(card), DESIGNS[design])
+        face = cv2.resize(face, profile(deck).spec.face, interpolation=cv2.INTER_AREA)
+        soft = cv2.GaussianBlur(face, (0, 0), blur) if blur else face
+        reading = recognise_face(soft, profile(deck))
+        assert reading.card in (None, parse_card(card)), (card, design, deck, reading.card)

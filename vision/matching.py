@@ -93,7 +93,7 @@ class Match:
 #: glyph must be this much nearer the best. Suits too: a wider limit (0.75) read the composed sets'
 #: soft clubs, but a club blurred harder (an out-of-focus camera) moves across it towards the spade,
 #: where the spade is also its best whole-glyph match and both indices agree: a wrong card. Soft
-#: clubs are compared at the index's own sharpness instead (:func:`at_sharpness`).
+#: clubs are compared at the index's own sharpness instead (:func:`vision.sharpness.at_sharpness`).
 SPLIT_RATIO: Final = 0.5
 
 

@@ -136,13 +136,15 @@ def _matches(crop: Image, profile: DeckProfile, align: bool
     accept = profile.spec.accept
     rank_glyph = normalise(glyphs.rank, RANK_SIZE, index.rank_height, RANK_FILL)
     rank = match(rank_glyph, profile, "rank", aspect_of(glyphs.rank))
+    plain = rank
     if align and FLOOR <= rank.score < accept.min_score:
         rank = realigned(rank_glyph, profile, aspect_of(glyphs.rank)) or rank
     suit_glyph = normalise(glyphs.suit, SUIT_SIZE, index.suit_height, SUIT_FILL)
     suits = dict(zip(profile.suits, correlations(suit_glyph, profile.stack("suit")), strict=True))
     suit = match(suit_glyph, profile, "suit", aspect_of(glyphs.suit), list(suits.values()))
     if rank.why_not("rank", accept.min_score, accept.max_ratio) is None:
-        suit = at_sharpness(suit_glyph, suit, suits, rank_glyph, rank.name, profile)
+        # A rank read once aligned measures no sharpness or tone as cut: it may doubt, never settle.
+        suit = at_sharpness(suit_glyph, suit, suits, rank_glyph, rank.name, profile, settles=rank is plain)
     return glyphs, rank, suit, suits
 
 

@@ -24,11 +24,13 @@ So the rank measures the index's tone as well as its sharpness: the monotone map
 glyph's levels to its template's at that sharpness, level by level of their quantiles (:func:`tone`),
 is applied to the suit glyph before it is compared. A suit the sharp comparison read (by its margins)
 is then confirmed the same way against the other suit of its colour: when, at the index's sharpness
-and tone, the other is the nearer where the two differ, or the better as a whole, or the index is
-blurred past measuring, the suit is no read (:attr:`vision.matching.Match.doubt`): unknown, never the
-other card. What it costs: on the real sets, as they are, no read (a read is lost where the model
-contradicts the sharp comparison: composed 2026 blurred 2 face pixels reads 10 of 520 fewer); what it
-gives: the darkened sets read far more (composed 2026 at 2.2: 481 of 520, against 369).
+and tone (judged at the largest blur measured when blurred past it), the other is the nearer where the
+two differ, or the better as a whole, the suit is no read (:attr:`vision.matching.Match.doubt`):
+unknown, never the other card. The map only doubts; it settles nothing alone: a suit left between its
+colour's two is settled only where the glyph as seen settles the same way, since the map of levels also
+takes another deck's bolder or thinner strokes for a tone (a review: the classic deck's clubs shown
+sharp to the serif enrolment settled as spades once mapped). What it costs: on the real sets, as they
+are, no read; composed 2026 blurred 2 face pixels reads about 10 of 520 fewer.
 """
 
 from __future__ import annotations
@@ -56,13 +58,14 @@ SIGMAS: Final = tuple(0.25 * i for i in range(17))
 def blurred(template: Glyph, sigma: float) -> Glyph:
     """``template`` blurred by a Gaussian of ``sigma`` pixels (itself at 0), read-only: kept for the next
     index, as every index read blurs the deck's same few dozen templates at the same few sigmas (1 ms a
-    frame, uncached, since every suit read is judged so: 2026-12-06)."""
+    frame, uncached, since every suit read is judged so: 2026-12-06). One deck keeps about 300 of 4.5 KB
+    and 13 ladders of 150 KB; the bounds keep a few decks' worth."""
     if sigma <= 0:
         return template
     return _blurred(template.tobytes(), template.shape, template.dtype.str, sigma)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _blurred(data: bytes, shape: tuple[int, ...], dtype: str, sigma: float) -> Glyph:
     template = np.frombuffer(data, np.dtype(dtype)).reshape(shape)
     out: Glyph = cv2.GaussianBlur(template, (0, 0), sigma, borderType=cv2.BORDER_CONSTANT)
@@ -79,7 +82,7 @@ def index_blur(rank: Glyph, template: Glyph) -> float | None:
     return None if best == len(SIGMAS) - 1 else SIGMAS[best]
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def _ladder(data: bytes, shape: tuple[int, ...], dtype: str) -> Stack:
     """The template at every sigma of :data:`SIGMAS`, stacked once (the same correlations, to the bit)."""
     template = np.frombuffer(data, np.dtype(dtype)).reshape(shape)
@@ -106,6 +109,8 @@ def tone(rank: Glyph, template: Glyph) -> Callable[[Glyph], Glyph] | None:
     ``template``'s (blurred to the index's sharpness; the same size), quantile by quantile
     (:data:`TONE_LEVELS`, each the nearest-below sample of both sorted); None when the rank has a single
     level (no ink to measure a tone by)."""
+    if rank.shape != template.shape:
+        raise ValueError(f"a rank glyph of {rank.shape} against a template of {template.shape}")
     seen, wanted = np.sort(rank, axis=None), np.sort(template, axis=None)
     at = np.linspace(0, len(seen) - 1, TONE_LEVELS).astype(np.int64)
     seen, wanted = seen[at].astype(np.float64), wanted[at].astype(np.float64)
@@ -118,13 +123,16 @@ def tone(rank: Glyph, template: Glyph) -> Callable[[Glyph], Glyph] | None:
 
 
 def at_sharpness(
-    glyph: Glyph, suit: Match, scores: dict[str, float], rank_glyph: Glyph, rank: str, profile: DeckProfile
+    glyph: Glyph, suit: Match, scores: dict[str, float], rank_glyph: Glyph, rank: str, profile: DeckProfile,
+    settles: bool = True,
 ) -> Match:
     """``suit`` judged against the other suit of its colour at the index's own sharpness and tone (see
     the module). ``scores``: the glyph's correlation with each suit template.
 
     A suit the sharp comparison leaves between its colour's two (the third out by the usual margin) is
-    settled between them, when the nearer where they differ is also the better as a whole. A suit the
+    settled between them, when the nearer where they differ is also the better as a whole and the glyph
+    as seen, unmapped, settles the same way; not at all without ``settles`` (a rank read only once
+    aligned, whose glyph as cut measures no sharpness or tone). A suit the
     sharp comparison read is kept, or doubted (:attr:`vision.matching.Match.doubt`) when the other of its
     colour is nearer or better: a confident one is never turned into another. Across colours it stays as
     it is: a club blurred until a spade and a diamond fit it alike settled as the spade (7C and JC of
@@ -137,16 +145,20 @@ def at_sharpness(
     read = suit.why_not("suit", accept.min_score, accept.max_ratio) is None
     red = suit.name in RED_SUITS
     rival = max((name for name in scores if name != suit.name and (name in RED_SUITS) == red),
-                key=scores.__getitem__)
+                key=scores.__getitem__, default=None)
     third = sorted(scores.values(), reverse=True)[2:3]
     third_near = bool(third) and (1 - suit.score) > accept.max_ratio * (1 - third[0])
-    if not read and (suit.runner != rival or third_near):
+    if rival is None or (not read and (suit.runner != rival or third_near or not settles)):
         return suit  # a spade as near as a diamond: the shape is gone, and the ink's colour has a third suit
     template = profile.ranks[rank]
     sigma = index_blur(rank_glyph, template)
-    toned = None if sigma is None else tone(rank_glyph, blurred(template, sigma))
-    if sigma is None or toned is None:
-        return replace(suit, doubt="blurred past telling its colour's two suits apart") if read else suit
+    if sigma is None and not read:
+        return suit
+    # Blurred past the scale: judged at the least blur it has (the largest measured).
+    sigma = SIGMAS[-1] if sigma is None else sigma
+    toned = tone(rank_glyph, blurred(template, sigma))
+    if toned is None:
+        return replace(suit, doubt="with no tone to measure by its rank") if read else suit
     index = profile.spec.index
     # The rank's sigma in face pixels, then in the suit template's pixels (each has its own scale).
     sigma *= (SUIT_FILL * SUIT_SIZE[1] / index.suit_height) / (RANK_FILL * RANK_SIZE[1] / index.rank_height)
@@ -158,7 +170,12 @@ def at_sharpness(
         if (settled is not None and settled[0] == 1) or whole[0] <= whole[1]:
             return replace(suit, doubt=f"nearer {rival} at the index's own sharpness and tone")
         return suit
-    if settled is None or (whole[0] > whole[1]) != (settled[0] == 0):
+    # Settled only where the glyph as seen settles the same way: the map of levels also takes another
+    # deck's stroke weight for a tone (a review: the classic deck's 4C, sharp, shown to the serif
+    # enrolment, settled as the spade once mapped).
+    plain = settle(glyph, mine, other, sigma, SPLIT_RATIO)
+    agree = settled is not None and plain is not None and plain[0] == settled[0]
+    if settled is None or not agree or (whole[0] > whole[1]) != (settled[0] == 0):
         return suit
     won, split = settled
     pair = [(suit.name, suit.score), (rival, scores[rival])]
