@@ -95,7 +95,11 @@ def main() -> int:
         parser.error(f"--conditions: no condition {', '.join(unknown)}; known: {', '.join(CONDITIONS)}")
     start()
     width = int(args.size.lower().split("x")[0])
-    deck = enrol_folder(args.enrol, width, args.stand_ins).profile
+    enrolled = enrol_folder(args.enrol, width, args.stand_ins)
+    if enrolled.profile is None:
+        print(f"{args.enrol}: enrolment refused:", *enrolled.problems, sep="\n  ")
+        return 2
+    deck = enrolled.profile
     items = [(p, c) for p, c in labelled(args.test) if c is not None]
     items = items[: args.limit] if args.limit else items
     read = {n: 0 for n in names}
