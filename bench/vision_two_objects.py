@@ -15,6 +15,9 @@ the second object's kind. (The card read may be the second object: a card of eit
 
     taskset -c 1 .venv/bin/python bench/vision_two_objects.py --scenes 4000 --out /tmp/two-objects
 
+``--condition`` (one of bench/vision_conditions.py's: ``dark2.2``, ``bright0.6``, ``jpeg30``...) reads each
+scene as a camera exposed otherwise, or compressing harder, would give it.
+
 Seeded (``numpy.random.default_rng([seed, i])``): the same scenes on every checkout whose
 ``vision.synth`` draws the same faces, to compare two; ``--start`` draws scenes from a later number (to
 look again at one of them, or to share a run out).
@@ -36,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from two_objects_scenes import Params, scene  # noqa: E402  (bench/, beside this script)
+from vision_conditions import CONDITIONS  # noqa: E402  (bench/, beside this script)
 from vision_recognition import start  # noqa: E402  (bench/, beside this script)
 from vision_support import profile  # noqa: E402  (the tests' classic deck, enrolled the same way)
 
@@ -83,6 +87,8 @@ def main() -> int:
     parser.add_argument("--scenes", type=int, default=4000)
     parser.add_argument("--start", type=int, default=0, help="the first scene's number")
     parser.add_argument("--out", type=Path, required=True, help="folder for the false cards' PNGs and JSON")
+    parser.add_argument("--condition", default="none", choices=sorted(CONDITIONS),
+                        help="each scene as a camera would give it (bench/vision_conditions.py's)")
     args = parser.parse_args()
     start()
     deck = profile("classic")
@@ -94,6 +100,7 @@ def main() -> int:
         frame, params = scene(args.seed, i)
         if frame is not None:
             drawn += 1
+            frame = CONDITIONS[args.condition](frame, i)
             reading = recognise(frame, deck)
             if reading.status == "card" and reading.card is not None:
                 false.append((params, reading.card.code))
@@ -103,7 +110,8 @@ def main() -> int:
                 (args.out / f"{name}.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
         if (i + 1 - args.start) % 500 == 0:
             print(f"  {i + 1 - args.start}/{args.scenes} scenes, {len(false)} false cards", flush=True)
-    print(f"seed {args.seed}, scenes {args.start} to {args.start + args.scenes - 1}: {drawn} drawn "
+    last = args.start + args.scenes - 1
+    print(f"seed {args.seed}, scenes {args.start} to {last} ({args.condition}): {drawn} drawn "
           f"({args.scenes - drawn} found no place in the frame), {len(false)} false cards, "
           f"in {time.monotonic() - began:.0f} s")
     print("\n".join(breakdown(false)))
