@@ -26,7 +26,8 @@ from controller.limits import TableLimits
 from controller.panels.logic import PanelLogic
 from controller.panels.view import DEALER_DEVICE, LampView, Post, seat_device
 from drivers.gpio.backend import PinBackend
-from drivers.gpio.panel import LampMode, Panel, PinEvent
+from drivers.gpio.events import LampMode, PinEvent
+from drivers.gpio.panel import Panel
 from drivers.gpio.pinmap import PinMap, line_name
 
 log = logging.getLogger(__name__)
@@ -94,10 +95,10 @@ class PanelLink:
         """The driver's report (its lock held): what it means for the table, posted."""
         seat, logic = event.seat, self.logic
         device = DEALER_DEVICE if seat is None else seat_device(seat)
-        if event.kind == "lamps":  # the map's lamps cannot be written: every panel on it is at fault
-            detail = event.detail if event.change == "failed" else None  # (logged by the table's alerts)
-            for one in self._devices():
-                self._emit(logic.fault(one, "lamps", detail))
+        if event.kind in ("lamps", "inputs"):  # the map's lines cannot be written or read: every panel
+            detail = event.detail if event.change == "failed" else None  # on it is at fault (logged by the
+            for one in self._devices():  # table's alerts)
+                self._emit(logic.fault(one, event.kind, detail))
         elif event.kind == "presence":
             if event.change in ("active", "inactive"):
                 detail = None if event.change == "active" else \

@@ -56,7 +56,7 @@ from controller.panels.view import (
     Post,
     seat_device,
 )
-from drivers.gpio.panel import LampMode
+from drivers.gpio.events import LampMode
 from drivers.gpio.pinmap import BET_2X, PinMap, chip_key_units, is_bet_word
 
 

@@ -40,7 +40,27 @@ class BackendError(RuntimeError):
     """A pin backend that cannot be opened (names the backend and what to install)."""
 
 
+class LineError(OSError):
+    """A line that cannot be read or written: an expander that stops answering, a line closed under us.
+
+    The backend's one error for it, whatever the pin library raised: lgpio raises its own ``lgpio.error``
+    (not an OSError) and RPi.GPIO a RuntimeError, so the panel, which must turn a dead line into a fault
+    and never into a crash, catches this and only this. Its text is the library's."""
+
+
+def _line_error(exc: Exception) -> LineError:
+    """``exc`` as a :class:`LineError`: an OSError keeps its errno and words ("[Errno 121] Remote I/O
+    error"), anything else says what raised it ("lgpio.error: ...")."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return LineError(exc.errno, exc.strerror)
+    if isinstance(exc, OSError):
+        return LineError(str(exc))
+    return LineError(f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}")
+
+
 class InputLine(Protocol):
+    """An input's line; reading a line that cannot be read raises :class:`LineError`."""
+
     @property
     def is_active(self) -> bool: ...
 
@@ -48,6 +68,8 @@ class InputLine(Protocol):
 
 
 class OutputLine(Protocol):
+    """An output's line; writing a line that cannot be written raises :class:`LineError`."""
+
     @property
     def lit(self) -> bool: ...
 
@@ -75,7 +97,10 @@ class _ZeroInput:
 
     @property
     def is_active(self) -> bool:
-        return bool(self._device.is_active)
+        try:
+            return bool(self._device.is_active)
+        except Exception as exc:  # whatever the pin library raises for a dead line: LineError
+            raise _line_error(exc) from exc
 
     def close(self) -> None:
         self._device.close()
@@ -87,13 +112,19 @@ class _ZeroOutput:
 
     @property
     def lit(self) -> bool:
-        return bool(self._device.is_lit)
+        try:
+            return bool(self._device.is_lit)
+        except Exception as exc:  # whatever the pin library raises for a dead line: LineError
+            raise _line_error(exc) from exc
 
     def set(self, lit: bool) -> None:
-        if lit:
-            self._device.on()
-        else:
-            self._device.off()
+        try:
+            if lit:
+                self._device.on()
+            else:
+                self._device.off()
+        except Exception as exc:  # whatever the pin library raises for a dead line: LineError
+            raise _line_error(exc) from exc
 
     def close(self) -> None:
         self._device.close()

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from drivers.gpio.backend import BackendError, SimulatedPins
-from drivers.gpio.panel import LampMode
+from drivers.gpio.events import LampMode
 from drivers.gpio.pinmap import HEADER, InputPin, PinMap, chip_name, line_name, line_problem
 
 HELP = """commands (one per line; answers 'ok ...' or 'error: ...'):

@@ -31,51 +31,15 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from enum import Enum
-from typing import Literal
 
 from drivers.gpio.backend import InputLine, OutputLine, PinBackend
 from drivers.gpio.betkeys import HoldRepeat
 from drivers.gpio.debounce import Change, Debouncer
-from drivers.gpio.pinmap import HEADER, InputPin, LampPin, PinMap
+from drivers.gpio.events import EDGES, InputKind, LampMode, PinEvent
+from drivers.gpio.line_check import InputCheck
+from drivers.gpio.pinmap import InputPin, LampPin, PinMap, line_name
 
 log = logging.getLogger(__name__)
-
-
-class LampMode(Enum):
-    OFF = "off"
-    ON = "on"
-    BLINK = "blink"  # your turn: the legal actions of a seat that is to act
-    FAULT = "fault"  # faster, in phase across the table: a tilt
-
-
-InputKind = Literal["button", "sensor", "presence"]
-#: What an event is about: an input, or the panel's lamps (``lamps``: ``failed`` when a lamp's line cannot
-#: be written, as an I2C expander that stops answering raises OSError; ``written`` when writes work again).
-EventKind = InputKind | Literal["lamps"]
-Edge = Literal["active", "inactive", "stuck", "unstuck", "repeat", "failed", "written"]
-_EDGES: dict[Change, Edge] = {Change.ACTIVE: "active", Change.INACTIVE: "inactive",
-                              Change.STUCK: "stuck", Change.UNSTUCK: "unstuck"}
-
-
-@dataclass(frozen=True, slots=True)
-class PinEvent:
-    """One settled change of one input, named as the pin map names it (what the controller is told)."""
-
-    kind: EventKind
-    seat: int | None  # None: the dealer panel
-    name: str  # the button's word, the spot, "presence", or "lamps"
-    pin: int
-    #: ``active``/``inactive`` (pressed/released, chips on/off, panel present/missing), ``stuck``/``unstuck``
-    #: (a button held past the map's ``stuck_after_s``), ``repeat`` (a held bet_up/bet_down steps again), or
-    #: for ``lamps``, ``failed`` (a lamp's line could not be written: :attr:`detail`) and ``written`` (again).
-    change: Edge
-    #: ``repeat`` only: the table units this step moves (the map's ``bet_hold.steps``).
-    units: int = 0
-    #: The chip of ``pin``: ``header`` or the expander's name (a line's address is (chip, pin)).
-    chip: str = HEADER
-    #: ``lamps`` ``failed`` only: the error the write raised.
-    detail: str = ""
 
 
 @dataclass(slots=True)
@@ -134,6 +98,7 @@ class Panel:
         except Exception:
             self._close_lines()
             raise
+        self._check = InputCheck(pin_map.input_check_s, now)  # every input line read again (line_check)
         self._apply_lamps(now)
 
     # ------------------------------------------------------------------ set-up
@@ -275,19 +240,24 @@ class Panel:
     def pump(self, now: float | None = None) -> None:
         """Process every edge reported so far and every deadline up to ``now`` (the clock's by default)."""
         with self.lock:
-            while True:
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if item is not None:
-                    self._pending.append(item)
+            self._take_edges()
             now = self._clock() if now is None else now
             self._replay(now)
+            self._check_inputs(now)
             self._apply_lamps(now)
             self._pumped.notify_all()
 
     # -------------------------------------------------------------- internals
+    def _take_edges(self) -> None:
+        """Every edge the backend has queued, into the edges to replay (the lock held)."""
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if item is not None:
+                self._pending.append(item)
+
     def _edge(self, index: int, active: bool) -> None:
         """Backend callback (any thread): stamp and queue; never blocks on the panel's lock."""
         t = self._clock()
@@ -328,7 +298,29 @@ class Panel:
                 entry.hold.press(at)
             else:  # released, or stuck: a stuck button does not keep raising the bet
                 entry.hold.release()
-        self._emit(PinEvent(entry.kind, entry.seat, entry.name, entry.pin, _EDGES[change], chip=entry.chip))
+        self._emit(PinEvent(entry.kind, entry.seat, entry.name, entry.pin, EDGES[change], chip=entry.chip))
+
+    def _check_inputs(self, now: float) -> None:
+        """Every input line read, when a check is due (:mod:`drivers.gpio.line_check`): a level the edges
+        missed becomes an edge now; a line that cannot be read fails the map's inputs, reported once."""
+        found = self._check.run([e.line for e in self._inputs], [e.debouncer.raw for e in self._inputs], now)
+        if found is None:
+            return
+        self._take_edges()  # a line that changed while the lines were read has its own edge: not missed
+        busy = {index for _, index, _, _ in self._pending}
+        for k, level in found.missed:
+            if k not in busy:
+                log.warning("gpio: input %s read %s, not as its edges said: taken as an edge",
+                            self._inputs[k].name, "active" if level else "inactive")
+                self._inputs[k].debouncer.edge(level, now)
+        self._replay(now)
+        if found.change == "failed":
+            e = self._inputs[found.failed_at]
+            owner = "dealer" if e.seat is None else f"seat {e.seat}"
+            detail = f"input {owner} {e.name} ({line_name(e.chip, e.pin)}) cannot be read: {found.error}"
+            self._emit(PinEvent("inputs", None, "inputs", -1, "failed", detail=detail))
+        elif found.change == "read":
+            self._emit(PinEvent("inputs", None, "inputs", -1, "read"))
 
     def _emit(self, event: PinEvent) -> None:
         log.debug("pin event %s", event)
@@ -359,21 +351,21 @@ class Panel:
             self._lamps_failed = False
             self._emit(PinEvent("lamps", None, "lamps", -1, "written"))
 
-    def _next_deadline(self) -> float | None:
-        deadlines = [d for e in self._inputs if (d := e.deadline()) is not None]
+    def _next_deadline(self) -> float:
+        deadlines = [d for e in self._inputs if (d := e.deadline()) is not None] + [self._check.due]
         modes = set(self._modes.values())
         now = self._clock()
         for hz, mode in ((self.map.blink_hz, LampMode.BLINK), (self.map.fault_blink_hz, LampMode.FAULT)):
             if mode in modes:
                 half = 1.0 / (2 * hz)
                 deadlines.append((math.floor(now / half) + 1) * half)
-        return min(deadlines) if deadlines else None
+        return min(deadlines)
 
     def _run(self) -> None:
         while not self._stopping.is_set():
             with self.lock:
                 deadline = self._next_deadline()
-            timeout = None if deadline is None else max(0.0, deadline - self._clock())
+            timeout = max(0.0, deadline - self._clock())
             try:
                 item = self._queue.get(timeout=timeout)
             except queue.Empty:
