@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from controller.cards import Card
 from controller.daemon import faults
@@ -101,6 +102,9 @@ class CameraLink:
         #: When the read under way began (None between reads): the watchdog times reads only, not a
         #: card's commit the reader waits for (a slow journal is no dead camera: a review, 2026-12-05).
         self._reading_since: float | None = None
+        #: The last frame, and since when frames have been that very frame (a frozen camera: _frozen).
+        self._last_image: Image | None = None
+        self._same_since = 0.0
         self._first_frame = threading.Event()
         #: Called on the loop at the first frame, when the self-test already failed for want of it.
         self.on_first_frame: Callable[[], object] | None = None
@@ -168,9 +172,10 @@ class CameraLink:
                 else:
                     self._last_frame = time.monotonic()
                     self._first()
-                    if self.online is not True:
-                        self._status(True, "frames")
-                    self._frame(frame)
+                    if not self._frozen(frame, source):
+                        if self.online is not True:
+                            self._status(True, "frames")
+                        self._frame(frame)
                 self._stopping.wait(max(0.0, interval - (time.monotonic() - started)))
         except Exception:  # a fault must halt play loudly, not leave a silent camera
             log.exception("camera thread failed")
@@ -179,6 +184,26 @@ class CameraLink:
         finally:
             if source is not None:
                 source.close()
+
+    def _frozen(self, frame: Image, source: FrameSource | None) -> bool:
+        """Whether a camera has given this very frame, bit for bit, for ``frozen_after`` seconds: then it is
+        offline and its frames are not read (a frozen frame is no evidence of what lies in the window). A
+        live sensor's noise changes every frame; a replay or the simulated window may repeat one."""
+        after = self.settings.spec.frozen_after
+        if after is None or not isinstance(source, CaptureSource):
+            return False
+        now, last, self._last_image = time.monotonic(), self._last_image, frame
+        # Every 16th row first: a live frame differs there already (at 12 MP the whole compare is ~15 ms).
+        if (last is None or last.shape != frame.shape or not np.array_equal(last[::16], frame[::16])
+                or not np.array_equal(last, frame)):
+            self._same_since = now
+            return False
+        if now - self._same_since < after:
+            return False
+        if self.online is not False:
+            self._status(False, f"the same frame, unchanged to the last bit, for {after:g} s "
+                                "(a frozen camera, or its lens covered)")
+        return True
 
     def _try_open(self) -> FrameSource | None:
         """The frame source, or None while it cannot be opened (said once per streak of failures, not at
