@@ -7,8 +7,10 @@ import json
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -127,3 +129,24 @@ def test_cli_refuses_a_bad_sim_control_address_with_exit_2() -> None:
          "--sim-control", "127.0.0.1:"], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 2 and "--sim-control wants HOST:PORT" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_a_host_slow_to_nak_does_not_pass_a_shoe_that_ignores_nak(
+        tmp_path: Path, sims: list[SimulatedShoe], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kit once sent its NAK just after the frame; a host 80 ms slow (a loaded machine) then met the
+    shoe's own 0.2 s timed resend within 150 ms of the NAK and took it for the NAK's: the check failed
+    only later, for another reason ("resent after NAK 3"), and this test's twin above failed now and then
+    under load. Now it fails for its own reason."""
+    sim = SimulatedShoe("v1", seed=1, mode="dealing_shuffler", misbehave=["ignore_nak"])
+    sims.append(sim)
+    real_send = Probe.send
+
+    def slow_send(self: Probe, seq: int, message: Any) -> None:
+        if type(message).__name__ == "Nak":
+            time.sleep(0.08)  # the host busy just before its NAK
+        real_send(self, seq, message)
+
+    monkeypatch.setattr(Probe, "send", slow_send)
+    results = run_kit(sim, sim.open_pty(tmp_path / "shoe"), shuffler=True, only={"nak"})
+    nak = next(r for r in results if r.name == "nak")
+    assert nak.verdict == "FAIL" and WHY["ignore_nak"] in nak.seen, nak

@@ -166,14 +166,25 @@ class Conformance:
         return f"seq {first.frame.seq} resent identical after {shown} s"
 
     def check_nak(self) -> str:
+        """The NAK is sent just after the frame's second timed resend, when the next is 0.8 s away. Sent just
+        after the frame itself, a host slow by 50 ms (a loaded machine) met the 0.2 s timer's resend within
+        150 ms of its NAK and took it for the NAK's: a shoe that ignores NAK n but takes NAK n+1 as an ACK
+        passed, and one that ignores every NAK failed for another reason than its own."""
         first = self.in_flight()
         seq = first.frame.seq
+        for k in (1, 2):
+            timed = _need(self.probe.next(2.0), f"timed resend {k} of seq {seq} within 2 s")
+            if timed.frame != first.frame:
+                raise CheckFailed(f"while seq {seq} was unacknowledged, got {timed}, not a resend")
         self.probe.send((seq + 5) & 0xFF, Ack())  # an ACK for another SEQ is ignored ...
         self.probe.send(seq, Nak())  # ... and NAK n for the frame in flight resends it now
         start = time.monotonic()
         again = _need(self.probe.next(0.15), f"resend of seq {seq} within 150 ms of NAK {seq}")
         if again.frame != first.frame:
             raise CheckFailed(f"NAK {seq} answered with {again}, not a resend of seq {seq}")
+        if not again.at - timed.at < RESEND_WAITS[2] * (1 - TOLERANCE) - SLACK:
+            raise CheckFailed(f"NAK {seq} went out {start - timed.at:.2f} s after the timed resend, too late "
+                              "to tell its resend from the next timed one (a busy host: run the kit again)")
         took = (again.at - start) * 1000
         self.probe.send((seq + 1) & 0xFF, Nak())  # NAK n+1: acknowledges the frame in flight
         later = self.probe.next(0.9, lambda s: s.frame.seq == seq)
