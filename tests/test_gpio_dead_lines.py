@@ -57,46 +57,145 @@ class DyingPin(backend._quiet_pin_class()):  # type: ignore[misc]
             super().drive_low()
 
 
-def _panel(events: list[PinEvent], clock: Clock, lamps: bool) -> tuple[Panel, SimulatedPins, Any, Any]:
-    pin_map = build_map("baccarat", {1: {"buttons": ["bet_up"], "spots": ["player"], "lamps": lamps}})
+def _panel(events: list[PinEvent], clock: Clock, lamps: bool, pin_class: Any = DyingPin,
+           **top: Any) -> tuple[Panel, SimulatedPins, Any, Any]:
+    pin_map = build_map("baccarat", {1: {"buttons": ["bet_up"], "spots": ["player"], "lamps": lamps}}, **top)
     assert pin_map.input_check_s == 1.0  # the default: the checks below are a second apart
-    factory = MockFactory(pin_class=DyingPin)
+    factory = MockFactory(pin_class=pin_class)
     panel = Panel(pin_map, GpioZeroBackend(factory, "mock"), events.append, clock=clock)
     return panel, SimulatedPins(factory), factory, pin_map.seats[1]
 
 
-def test_an_input_line_that_cannot_be_read_fails_the_maps_inputs_once_and_a_lift_meanwhile_is_seen() -> None:
+def _checks(panel: Panel, clock: Clock, n: int) -> None:
+    for _ in range(n):
+        clock.t += 1.0
+        panel.pump()
+
+
+def _chips_on(panel: Panel, pins: SimulatedPins, clock: Clock, sensor: int) -> None:
+    pins.drive(sensor, False)  # chips on the spot (pull-up: active low)
+    clock.t += 0.1
+    panel.pump()
+
+
+def test_a_line_that_cannot_be_read_fails_the_maps_inputs_once_and_clean_checks_bring_them_back() -> None:
     events: list[PinEvent] = []
     clock = Clock()
     panel, pins, factory, seat = _panel(events, clock, lamps=False)
-    sensor = seat.spots["player"].sensor
+    sensor, up = seat.spots["player"].sensor.pin, seat.buttons["bet_up"].pin
     try:
         panel.start(thread=False)
-        pins.drive(sensor.pin, False)  # chips on the spot (pull-up: active low)
-        clock.t += 0.1
-        panel.pump()
-        assert events == [PinEvent("sensor", 1, "player", sensor.pin, "active")]
+        _chips_on(panel, pins, clock, sensor)
+        assert events == [PinEvent("sensor", 1, "player", sensor, "active")]
         factory.dead = True
-        pins.drive(sensor.pin, True)  # chips lifted while the chip is dead: no edge comes
-        for _ in range(3):  # three checks: reported once
-            clock.t += 1.0
-            panel.pump()
-        failed = events[1:]
-        assert [(e.kind, e.change) for e in failed] == [("inputs", "failed")]
-        up = seat.buttons["bet_up"].pin
-        assert failed[0].detail == (f"input seat 1 bet_up (GPIO {up}) cannot be read: "
-                                    f"{__name__}.ChipGone: GPIO read failed (chip not answering)")
-        factory.dead = False
-        clock.t += 1.0
-        panel.pump()  # the check reads every line again: back, and the lift is an edge now
-        clock.t += 0.1
-        panel.pump()  # settled
-        assert events[2:] == [PinEvent("inputs", None, "inputs", -1, "read"),
-                              PinEvent("sensor", 1, "player", sensor.pin, "inactive")]
-        assert panel.sensors() == {(1, "player"): False}
+        _checks(panel, clock, 3)  # three checks: reported once
+        assert events[1:] == [PinEvent("inputs", None, "inputs", -1, "failed", detail=(
+            f"input seat 1 bet_up (GPIO {up}) cannot be read: "
+            f"{__name__}.ChipGone: GPIO read failed (chip not answering)"))]
+        factory.dead = False  # nothing changed meanwhile: back after three clean checks, not at the first
+        _checks(panel, clock, 2)
+        assert len(events) == 2
+        _checks(panel, clock, 1)
+        assert events[2:] == [PinEvent("inputs", None, "inputs", -1, "read")]
+        assert panel.sensors() == {(1, "player"): True}
     finally:
         factory.dead = False
         panel.stop()
+
+
+def test_chips_lifted_while_the_chip_was_dead_keep_its_panels_offline_never_taken_as_a_lift() -> None:
+    """The lift's edge was lost with the chip: its line reads what no edge said. Taken as an edge it would
+    be the check's guess; it is a fault until the daemon starts again and reads the panels afresh."""
+    events: list[PinEvent] = []
+    clock = Clock()
+    panel, pins, factory, seat = _panel(events, clock, lamps=False)
+    sensor = seat.spots["player"].sensor.pin
+    try:
+        panel.start(thread=False)
+        _chips_on(panel, pins, clock, sensor)
+        factory.dead = True
+        pins.drive(sensor, True)  # chips lifted while the chip is dead: no edge comes
+        _checks(panel, clock, 1)
+        factory.dead = False
+        _checks(panel, clock, 6)
+        assert [(e.kind, e.change) for e in events[1:]] == [("inputs", "failed"), ("inputs", "failed")]
+        assert events[2].detail == (
+            f"input seat 1 player (GPIO {sensor}) reads inactive, which no edge said: its chip's interrupts "
+            "lost or its state garbage (start the daemon again to read the panels afresh)")
+        assert panel.sensors() == {(1, "player"): True}  # as the edges said: the table tilts on the fault
+    finally:
+        factory.dead = False
+        panel.stop()
+
+
+class ZeroWhenDead(backend._quiet_pin_class()):  # type: ignore[misc]
+    """A chip that answers garbage when dead, without raising: an SPI expander has no acknowledge, and
+    the Pi's MISO pulled down reads every register 0x0000, so every pulled-up input reads low."""
+
+    def _get_state(self) -> Any:
+        if getattr(self.factory, "dead", False) and self._function == "input":
+            return False
+        return super()._get_state()
+
+
+def test_a_chip_reading_garbage_without_raising_presses_nothing_and_fails_the_maps_inputs() -> None:
+    events: list[PinEvent] = []
+    clock = Clock()
+    panel, _, factory, seat = _panel(events, clock, lamps=False, pin_class=ZeroWhenDead)
+    try:
+        panel.start(thread=False)
+        factory.dead = True  # nobody touches the table
+        for _ in range(70):
+            clock.t += 0.05
+            panel.pump()
+        assert [(e.kind, e.change) for e in events] == [("inputs", "failed")]  # not a press, not a chip
+        assert events[0].detail.startswith(f"input seat 1 bet_up (GPIO {seat.buttons['bet_up'].pin}) "
+                                           "reads active, which no edge said")
+        assert panel.sensors() == {(1, "player"): False}
+    finally:
+        panel.stop()
+
+
+def test_a_held_bet_key_stops_repeating_when_its_chip_fails() -> None:
+    events: list[PinEvent] = []
+    clock = Clock()
+    panel, pins, factory, seat = _panel(events, clock, lamps=False,
+                                        bet_hold={"delay_ms": 500, "interval_ms": 100, "steps": [1]})
+    try:
+        panel.start(thread=False)
+        pins.drive(seat.buttons["bet_up"].pin, False)  # held
+        for _ in range(9):
+            clock.t += 0.1
+            panel.pump()
+        repeats = sum(e.change == "repeat" for e in events)
+        assert repeats > 0
+        factory.dead = True  # it dies held, released meanwhile: no edge
+        for _ in range(50):
+            clock.t += 0.1
+            panel.pump()
+        failed = next(i for i, e in enumerate(events) if e.kind == "inputs")
+        assert not [e for e in events[failed:] if e.change == "repeat"]  # no step after the failure
+        assert sum(e.change == "repeat" for e in events) <= repeats + 10  # at most a check period's worth
+    finally:
+        factory.dead = False
+        panel.stop()
+
+
+def test_a_dead_chip_at_open_is_an_oserror_and_at_stop_every_line_is_released() -> None:
+    factory = MockFactory(pin_class=DyingPin)
+    factory.dead = True
+    pin_map = build_map("baccarat", {1: {"buttons": ["bet_up"], "spots": ["player"]}})
+    with pytest.raises(OSError, match="ChipGone: GPIO read failed"):  # the daemon's start reports it, exit 4
+        Panel(pin_map, GpioZeroBackend(factory, "mock"), print)
+    factory.dead = False
+    events: list[PinEvent] = []
+    panel = Panel(pin_map, GpioZeroBackend(factory, "mock"), events.append, clock=Clock())
+    panel.start(thread=False)
+    factory.dead = True
+    panel.stop()  # raised the library's own error at the first line before
+    factory.dead = False
+    reopened = Panel(pin_map, GpioZeroBackend(factory, "mock"), events.append)  # every pin was released
+    reopened.stop()
 
 
 def test_a_lamp_on_a_chip_that_raises_the_librarys_own_error_is_a_fault_not_an_exception() -> None:

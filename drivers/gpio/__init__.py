@@ -7,7 +7,8 @@
 * :mod:`drivers.gpio.betkeys` - press-and-hold repeat, and the key presses that reach an amount.
 * :mod:`drivers.gpio.events` - what the driver says (``PinEvent``) and the lamp modes it shows.
 * :mod:`drivers.gpio.panel` - the driver (``Panel``): pin events out, lamp states in.
-* :mod:`drivers.gpio.line_check` - every input line read again: a dead line a fault, a lost edge found.
+* :mod:`drivers.gpio.line_check` - every input line read again: a dead line, or one reading what no edge
+  said, is a fault.
 * :mod:`drivers.gpio.control` - the simulated panel's control socket.
 
 What presses mean and which lamps the table's state lights is the

@@ -23,10 +23,11 @@ backend, so the logic a test exercises is the one that runs on the floor.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -91,6 +92,21 @@ class PinBackend(Protocol):
     def close(self) -> None: ...
 
 
+@contextlib.contextmanager
+def _opening() -> Iterator[None]:
+    """Opening a line: gpiozero's own errors (a pin in use, no such pin) say what is wrong with the map
+    and pass as they are; anything else the library raises (a chip that does not answer) is a LineError,
+    which the daemon's start reports as it reports any line it cannot open."""
+    from gpiozero import GPIOZeroError  # type: ignore[import-untyped, unused-ignore]
+
+    try:
+        yield
+    except GPIOZeroError:
+        raise
+    except Exception as exc:
+        raise _line_error(exc) from exc
+
+
 class _ZeroInput:
     def __init__(self, device: Any) -> None:
         self._device = device
@@ -103,7 +119,10 @@ class _ZeroInput:
             raise _line_error(exc) from exc
 
     def close(self) -> None:
-        self._device.close()
+        try:
+            self._device.close()
+        except Exception as exc:  # releasing a dead chip's line (lgpio frees it on the chip): LineError
+            raise _line_error(exc) from exc
 
 
 class _ZeroOutput:
@@ -127,7 +146,10 @@ class _ZeroOutput:
             raise _line_error(exc) from exc
 
     def close(self) -> None:
-        self._device.close()
+        try:
+            self._device.close()
+        except Exception as exc:  # releasing a dead chip's line: LineError
+            raise _line_error(exc) from exc
 
 
 class GpioZeroBackend:
@@ -161,11 +183,13 @@ class GpioZeroBackend:
         from gpiozero import DigitalInputDevice  # type: ignore[import-untyped, unused-ignore]
 
         factory = self.factory_of(chip)
-        if pull == "none":
-            device = DigitalInputDevice(pin, pull_up=None, active_state=active_high, bounce_time=None,
-                                        pin_factory=factory)
-        else:
-            device = DigitalInputDevice(pin, pull_up=(pull == "up"), bounce_time=None, pin_factory=factory)
+        with _opening():
+            if pull == "none":
+                device = DigitalInputDevice(pin, pull_up=None, active_state=active_high, bounce_time=None,
+                                            pin_factory=factory)
+            else:
+                device = DigitalInputDevice(pin, pull_up=(pull == "up"), bounce_time=None,
+                                            pin_factory=factory)
         device.when_activated = lambda: on_change(True)
         device.when_deactivated = lambda: on_change(False)
         line = _ZeroInput(device)
@@ -177,7 +201,8 @@ class GpioZeroBackend:
         from gpiozero import LED  # type: ignore[import-untyped, unused-ignore]
 
         factory = self.factory_of(chip)
-        line = _ZeroOutput(LED(pin, active_high=active_high, initial_value=False, pin_factory=factory))
+        with _opening():
+            line = _ZeroOutput(LED(pin, active_high=active_high, initial_value=False, pin_factory=factory))
         with self._lock:
             self._devices.append(line)
         return line

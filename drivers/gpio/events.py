@@ -26,8 +26,8 @@ class LampMode(Enum):
 InputKind = Literal["button", "sensor", "presence"]
 #: What an event is about: an input, or the panel's lines as a whole. ``lamps``: ``failed`` when a lamp's
 #: line cannot be written (an I2C expander that stops answering), ``written`` when writes work again.
-#: ``inputs``: ``failed`` when an input's line cannot be read (:mod:`drivers.gpio.line_check`), ``read``
-#: when every input line reads again.
+#: ``inputs``: ``failed`` when an input's line cannot be read or reads what no edge said
+#: (:mod:`drivers.gpio.line_check`), ``read`` when every input line reads as its edges say again.
 EventKind = InputKind | Literal["lamps", "inputs"]
 Edge = Literal["active", "inactive", "stuck", "unstuck", "repeat", "failed", "written", "read"]
 EDGES: Final[dict[Change, Edge]] = {Change.ACTIVE: "active", Change.INACTIVE: "inactive",

@@ -1,76 +1,114 @@
-"""Every input line read again now and then: a line that cannot be read is a fault, and a level its edges
-missed is taken as an edge.
+"""Every input line read again now and then: a line that cannot be read, or that reads what no edge said,
+is a fault of its map's panels. A level read is never taken as a press or a placement.
 
 Why: inputs arrive as edges, from interrupts. An I2C expander that stops answering (a loose cable, a
 brown-out) sends no more of them, and nothing else would notice: the table would take that chip's
 buttons as idle and its bet sensors as unchanged, so chips lifted from a spot after betting closed
-would go unseen. Lamps are written often enough that a dead chip shows in their writes
-(:meth:`drivers.gpio.panel.Panel.show`), but a chip may carry only inputs. So every ``period`` seconds
-(the pin map's ``input_check_s``) the panel reads every input line it opened:
+would go unseen. Lamps are written often enough that a dead chip shows in their writes, but a chip may
+carry only inputs. So every ``period`` seconds (the pin map's ``input_check_s``) every input line is
+read, outside the panel's lock (a hung bus may take a second a read):
 
-* a read that raises (:class:`drivers.gpio.backend.LineError`, an OSError) makes the map's inputs ``failed``,
-  reported once with the first failing line named: every panel of the map goes offline, so betting
-  cannot close and a deal tilts, as for a lamp that cannot be written;
-* once every line reads again, ``read``: the panels come back by themselves;
-* a line whose level is not the last its edges gave (an edge lost while its chip was dead, or an
-  interrupt dropped) is given that level as an edge at the check's time, debounced like any edge: chips
-  lifted during the outage are seen as lifted once the chip answers, a settle time after the check.
+* a read that raises (:class:`drivers.gpio.backend.LineError`) fails the map's inputs; the chip's other
+  lines are not read in that check (each would wait on the bus too);
+* a line that reads a level its edges never gave, twice running with no edge between (a race with an
+  edge in flight is not one), fails them too. That is a chip whose interrupts are lost, or one that
+  answers garbage without raising: an SPI expander has no acknowledge, and a dead one reads all zero,
+  every active-low input "active"; an expander reset by a brown-out comes back without its pull-ups.
+  Taking such a level as an edge would press buttons and place chips nobody touched, so it is only a
+  fault, and it stays one until the line's edges and level agree again (an edge, or the daemon started
+  again, which reads every line afresh);
+* the failure is reported once, with the first failing line named, and again only when that line
+  changes; every panel of the map goes offline, so betting cannot close and a deal tilts, as for a lamp
+  that cannot be written; a held ``bet_up``/``bet_down`` stops repeating;
+* after :data:`RECOVER_CHECKS` clean checks in a row the map's inputs are ``read`` again and its panels
+  come back by themselves: a line that fails every other second does not flap them online between.
 
-What it costs: one read per input line per period. On the header that is a register read; on an
-expander, one I2C register read each (about 0.1 ms at 400 kHz), so a seat chip of 16 inputs read once a
-second keeps its bus under 0.2 % busy.
+What it costs: one read per input line per period; on an expander, one I2C register read each (about
+0.1 ms at 400 kHz), so a seat chip of 16 inputs read once a second keeps its bus under 0.2 % busy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Final
 
 from drivers.gpio.backend import InputLine
 
+#: Clean checks in a row before failed inputs are reported read again.
+RECOVER_CHECKS: Final = 3
+
 
 @dataclass(frozen=True, slots=True)
-class CheckResult:
-    """What one check found: the lines whose level differs from their last edge (index, level read), and
-    the failure state's change: ``failed`` (with the first failure's index and error), ``read``, or None."""
+class Probe:
+    """One input line as the check reads it: its chip (a dead chip's other lines are skipped) and how the
+    failure names it (``input seat 1 bet_up (0x21 line 0)``)."""
 
-    missed: list[tuple[int, bool]] = field(default_factory=list)
-    change: str | None = None
-    failed_at: int = -1
-    error: str = ""
+    line: InputLine | None
+    chip: str
+    label: str
 
 
 class InputCheck:
-    """When the next check is due, and whether the last one failed (so each change is reported once)."""
+    """When the next check is due, and what the checks so far found (so each change is reported once)."""
 
     def __init__(self, period: float, now: float) -> None:
         self.period = period
         self.due = now + period
         self.failed = False
+        self.detail = ""
+        self._clean = 0
+        #: A line that read a level its edges did not give, at the last check: (level, its last edge's seq).
+        self._odd: dict[int, tuple[bool, int]] = {}
 
-    def run(self, lines: Sequence[InputLine | None], raw: Sequence[bool], now: float) -> CheckResult | None:
-        """Read every line if a check is due at ``now`` (None if not); ``raw``: each line's level as its
-        edges last gave it."""
-        if now < self.due:
-            return None
-        self.due = now + self.period
-        missed: list[tuple[int, bool]] = []
-        first, error = -1, ""
-        for k, line in enumerate(lines):
-            if line is None:
+    def read(self, probes: Sequence[Probe]) -> list[bool | str | None]:
+        """Every line's level now, the error a read raised (str), or None (closed, or its chip's read
+        already failed in this check). Called without the panel's lock."""
+        out: list[bool | str | None] = []
+        dead: dict[str, int] = {}
+        for k, probe in enumerate(probes):
+            if probe.line is None:
+                out.append(None)
+                continue
+            if probe.chip in dead:
+                out.append(f"not read: {probes[dead[probe.chip]].label} failed")
                 continue
             try:
-                level = line.is_active
+                out.append(probe.line.is_active)
             except OSError as exc:  # LineError, the backends' error for a dead line, is one
-                if first < 0:
-                    first, error = k, str(exc)
+                dead[probe.chip] = k
+                out.append(str(exc) or type(exc).__name__)
+        return out
+
+    def judge(self, probes: Sequence[Probe], read: Sequence[bool | str | None],
+              edges: Sequence[tuple[bool, int]], now: float) -> str | None:
+        """What the check ``read`` says, given each line's level as its edges gave it and its last edge's
+        seq (``edges``): ``failed`` (``detail`` says why), ``read``, or None (nothing new)."""
+        self.due = now + self.period
+        problems: list[str] = []
+        for k, level in enumerate(read):
+            if isinstance(level, str):
+                problems.append(f"{probes[k].label} cannot be read: {level}")
                 continue
-            if level != raw[k]:
-                missed.append((k, level))
-        change = None
-        if first >= 0 and not self.failed:
-            change = "failed"
-        elif first < 0 and self.failed:
-            change = "read"
-        self.failed = first >= 0
-        return CheckResult(missed, change, first, error)
+            if level is None or level == edges[k][0]:
+                self._odd.pop(k, None)
+                continue
+            seen = (level, edges[k][1])
+            if self._odd.get(k) == seen:
+                problems.append(f"{probes[k].label} reads {'active' if level else 'inactive'}, which no edge "
+                                "said: its chip's interrupts lost or its state garbage (start the daemon "
+                                "again to read the panels afresh)")
+            self._odd[k] = seen
+        if problems:
+            self._clean = 0
+            if self.failed and problems[0] == self.detail:
+                return None
+            self.failed, self.detail = True, problems[0]
+            return "failed"
+        if not self.failed:
+            return None
+        self._clean += 1
+        if self._clean < RECOVER_CHECKS:
+            return None
+        self.failed, self.detail = False, ""
+        return "read"

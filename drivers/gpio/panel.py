@@ -36,7 +36,7 @@ from drivers.gpio.backend import InputLine, OutputLine, PinBackend
 from drivers.gpio.betkeys import HoldRepeat
 from drivers.gpio.debounce import Change, Debouncer
 from drivers.gpio.events import EDGES, InputKind, LampMode, PinEvent
-from drivers.gpio.line_check import InputCheck
+from drivers.gpio.line_check import InputCheck, Probe
 from drivers.gpio.pinmap import InputPin, LampPin, PinMap, line_name
 
 log = logging.getLogger(__name__)
@@ -99,6 +99,8 @@ class Panel:
             self._close_lines()
             raise
         self._check = InputCheck(pin_map.input_check_s, now)  # every input line read again (line_check)
+        self._probes = [Probe(e.line, e.chip, f"input {'dealer' if e.seat is None else f'seat {e.seat}'} "
+                                              f"{e.name} ({line_name(e.chip, e.pin)})") for e in self._inputs]
         self._apply_lamps(now)
 
     # ------------------------------------------------------------------ set-up
@@ -239,11 +241,15 @@ class Panel:
 
     def pump(self, now: float | None = None) -> None:
         """Process every edge reported so far and every deadline up to ``now`` (the clock's by default)."""
+        read = None
+        if not self._stopping.is_set() and (self._clock() if now is None else now) >= self._check.due:
+            read = self._check.read(self._probes)  # outside the lock: a hung bus may take a second a read
         with self.lock:
             self._take_edges()
             now = self._clock() if now is None else now
             self._replay(now)
-            self._check_inputs(now)
+            if read is not None and not self._stopping.is_set():
+                self._checked(read, now)
             self._apply_lamps(now)
             self._pumped.notify_all()
 
@@ -300,26 +306,16 @@ class Panel:
                 entry.hold.release()
         self._emit(PinEvent(entry.kind, entry.seat, entry.name, entry.pin, EDGES[change], chip=entry.chip))
 
-    def _check_inputs(self, now: float) -> None:
-        """Every input line read, when a check is due (:mod:`drivers.gpio.line_check`): a level the edges
-        missed becomes an edge now; a line that cannot be read fails the map's inputs, reported once."""
-        found = self._check.run([e.line for e in self._inputs], [e.debouncer.raw for e in self._inputs], now)
-        if found is None:
-            return
-        self._take_edges()  # a line that changed while the lines were read has its own edge: not missed
-        busy = {index for _, index, _, _ in self._pending}
-        for k, level in found.missed:
-            if k not in busy:
-                log.warning("gpio: input %s read %s, not as its edges said: taken as an edge",
-                            self._inputs[k].name, "active" if level else "inactive")
-                self._inputs[k].debouncer.edge(level, now)
-        self._replay(now)
-        if found.change == "failed":
-            e = self._inputs[found.failed_at]
-            owner = "dealer" if e.seat is None else f"seat {e.seat}"
-            detail = f"input {owner} {e.name} ({line_name(e.chip, e.pin)}) cannot be read: {found.error}"
-            self._emit(PinEvent("inputs", None, "inputs", -1, "failed", detail=detail))
-        elif found.change == "read":
+    def _checked(self, read: list[bool | str | None], now: float) -> None:
+        """What the check of every input line found (:mod:`drivers.gpio.line_check`), reported once."""
+        change = self._check.judge(self._probes, read, [(e.debouncer.raw, e.last_edge) for e in self._inputs],
+                                   now)
+        if change == "failed":
+            for entry in self._inputs:  # a held bet key on a line that cannot be trusted stops repeating
+                if entry.hold is not None:
+                    entry.hold.release()
+            self._emit(PinEvent("inputs", None, "inputs", -1, "failed", detail=self._check.detail))
+        elif change == "read":
             self._emit(PinEvent("inputs", None, "inputs", -1, "read"))
 
     def _emit(self, event: PinEvent) -> None:
@@ -383,8 +379,10 @@ class Panel:
     def _close_lines(self) -> None:
         for entry in self._inputs:
             if entry.line is not None:
-                entry.line.close()
+                with contextlib.suppress(OSError):  # a dead chip's line: every other is released all the same
+                    entry.line.close()
                 entry.line = None
         for out in self._lamps.values():
-            out.close()
+            with contextlib.suppress(OSError):
+                out.close()
         self._lamps = {}

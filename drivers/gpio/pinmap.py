@@ -197,9 +197,9 @@ class PinMap(_Strict):
     debounce_ms: int = Field(default=20, ge=0, le=1000)
     #: A button reading active for longer than this is stuck (or its panel shorted): the panel goes offline.
     stuck_after_s: float = Field(default=20.0, gt=0, le=3600)
-    #: Every input line is read again this often: a line that cannot be read is a fault, a level its edges
-    #: missed an edge (:mod:`drivers.gpio.line_check`).
-    input_check_s: float = Field(default=1.0, gt=0, le=60)
+    #: Every input line is read again this often: a line that cannot be read, or that reads what no edge
+    #: said, is a fault of the map's panels (:mod:`drivers.gpio.line_check`).
+    input_check_s: float = Field(default=1.0, ge=0.1, le=60)
     #: "Your turn" blink rate of decision lamps, and the faster all-lamps fault blink.
     blink_hz: float = Field(default=1.0, gt=0, le=20)
     fault_blink_hz: float = Field(default=4.0, gt=0, le=20)
