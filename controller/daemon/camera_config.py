@@ -79,8 +79,8 @@ class CameraSpec(BaseModel):
     offline_after: float = Field(default=2.0, gt=0, le=600)
     #: Seconds a camera (``device``) may give the very same frame, unchanged to the last bit, before it is
     #: offline: a driver handing back its last buffer, a frozen pipeline, a lens covered in the dark. A
-    #: live sensor's noise changes every frame. None: never (replay and window sources are not checked:
-    #: they repeat frames by design).
+    #: live sensor's noise changes every frame, so a repeated frame is never read again. None: no check
+    #: (replay and window sources are not checked: they repeat frames by design).
     frozen_after: float | None = Field(default=3.0, gt=0, le=600)
     #: Where the frame of each reported card is kept, relative to the state directory.
     audit_dir: str = "camera-audit"

@@ -105,6 +105,10 @@ class CameraLink:
         #: The last frame, and since when frames have been that very frame (a frozen camera: _frozen).
         self._last_image: Image | None = None
         self._same_since = 0.0
+        #: Frames in a row not repeated, and how many bring the camera back online (more after a frozen
+        #: spell: _repeated).
+        self._fresh = 0
+        self._back_after = 1
         self._first_frame = threading.Event()
         #: Called on the loop at the first frame, when the self-test already failed for want of it.
         self.on_first_frame: Callable[[], object] | None = None
@@ -167,15 +171,22 @@ class CameraLink:
                 finally:
                     self._reading_since = None
                 if frame is None:
-                    if started - self._last_frame >= spec.offline_after and self.online is not False:
-                        self._status(False, f"no frames for {spec.offline_after:g} s")
+                    self._fresh = 0
+                    if started - self._last_frame >= spec.offline_after:
+                        if self.online is not False:
+                            self._status(False, f"no frames for {spec.offline_after:g} s")
+                        if isinstance(source, CaptureSource):  # unplugged: opened again when it is back
+                            source.close()
+                            source, self._last_image = None, None
                 else:
                     self._last_frame = time.monotonic()
                     self._first()
-                    if not self._frozen(frame, source):
-                        if self.online is not True:
+                    if not self._repeated(frame, source):
+                        if self.online is not True and self._fresh >= self._back_after:
                             self._status(True, "frames")
-                        self._frame(frame)
+                            self._back_after = 1
+                        if self.online:
+                            self._frame(frame)
                 self._stopping.wait(max(0.0, interval - (time.monotonic() - started)))
         except Exception:  # a fault must halt play loudly, not leave a silent camera
             log.exception("camera thread failed")
@@ -185,22 +196,27 @@ class CameraLink:
             if source is not None:
                 source.close()
 
-    def _frozen(self, frame: Image, source: FrameSource | None) -> bool:
-        """Whether a camera has given this very frame, bit for bit, for ``frozen_after`` seconds: then it is
-        offline and its frames are not read (a frozen frame is no evidence of what lies in the window). A
-        live sensor's noise changes every frame; a replay or the simulated window may repeat one."""
+    def _repeated(self, frame: Image, source: FrameSource | None) -> bool:
+        """Whether a camera's frame is, bit for bit, the last one: not read (a stalled driver handing back
+        its buffer, a camera doubling frames: one picture is no second agreeing read of the window), and
+        after ``frozen_after`` seconds of them the camera is offline ("frozen"). A live sensor's noise
+        changes every frame; a replay or the simulated window may repeat one and is not checked. After a
+        frozen spell the camera is back only after ``stable_frames`` frames in a row that differ (a dark
+        scene with a rare noisy pixel would flap it online and offline)."""
         after = self.settings.spec.frozen_after
         if after is None or not isinstance(source, CaptureSource):
+            self._fresh += 1
             return False
         now, last, self._last_image = time.monotonic(), self._last_image, frame
         # Every 16th row first: a live frame differs there already (at 12 MP the whole compare is ~15 ms).
         if (last is None or last.shape != frame.shape or not np.array_equal(last[::16], frame[::16])
                 or not np.array_equal(last, frame)):
             self._same_since = now
+            self._fresh += 1
             return False
-        if now - self._same_since < after:
-            return False
-        if self.online is not False:
+        self._fresh = 0
+        if now - self._same_since >= after and self.online is not False:
+            self._back_after = self.settings.spec.stable_frames
             self._status(False, f"the same frame, unchanged to the last bit, for {after:g} s "
                                 "(a frozen camera, or its lens covered)")
         return True
