@@ -189,11 +189,14 @@ def test_a_card_after_a_silent_start_survives_a_kill_after_each_commit_of_the_re
     assert rig.proc is not None
     rig.proc.kill()
     rig.proc.wait()
+    hello = {"input": "device", "device": "shoe hello", "online": True, "detail": "shoe answered"}
     struck = []  # the last row journaled before each kill
-    # Commit k of each restart in turn, until a restart journals its card before its k-th commit: then
-    # every commit up to the card's has been struck, however many rows the start made (a fixed six once
-    # missed the HELLO's row on a loaded machine, where the start made more).
-    for k in range(1, 21):
+    # Commit k of each restart in turn. Where the HELLO's row falls depends on what the restart before
+    # managed to journal (a fixed six strikes missed it now and then on a loaded machine), so when a
+    # restart journals its card before its k-th commit and the HELLO's row has not been struck yet, the
+    # strikes begin again at the first commit; once it has, every commit of such a start has been struck.
+    k = 1
+    for _ in range(30):
         rig.shoe.inject("disconnect", 2.0)
         time.sleep(0.3)
         rig.deal(1, rng)
@@ -206,11 +209,11 @@ def test_a_card_after_a_silent_start_survives_a_kill_after_each_commit_of_the_re
         if killed:
             struck.append(rig.journal_inputs()[-1])
         rig.stop()
-        if not killed:
+        if not killed and hello in struck:
             break
+        k = k + 1 if killed else 1
     else:
-        raise AssertionError("20 commits struck and the restart's card still not journaled before a kill")
-    assert {"input": "device", "device": "shoe hello", "online": True, "detail": "shoe answered"} in struck
+        raise AssertionError(f"30 restarts struck and the HELLO's row never among them: {struck}")
     rig.start()
     rig.wait_cards(len(rig.dealt))
     time.sleep(0.5)  # a card doubled by a late resend would show up now
