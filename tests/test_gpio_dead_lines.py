@@ -121,7 +121,7 @@ def test_chips_lifted_while_the_chip_was_dead_keep_its_panels_offline_never_take
         assert [(e.kind, e.change) for e in events[1:]] == [("inputs", "failed"), ("inputs", "failed")]
         assert events[2].detail == (
             f"input seat 1 player (GPIO {sensor}) reads inactive, which no edge said: its chip's interrupts "
-            "lost or its state garbage (start the daemon again to read the panels afresh)")
+            "lost or its state garbage (mend it, then start the daemon again)")
         assert panel.sensors() == {(1, "player"): True}  # as the edges said: the table tilts on the fault
     finally:
         factory.dead = False
@@ -176,6 +176,58 @@ def test_a_held_bet_key_stops_repeating_when_its_chip_fails() -> None:
         failed = next(i for i, e in enumerate(events) if e.kind == "inputs")
         assert not [e for e in events[failed:] if e.change == "repeat"]  # no step after the failure
         assert sum(e.change == "repeat" for e in events) <= repeats + 10  # at most a check period's worth
+    finally:
+        factory.dead = False
+        panel.stop()
+
+
+def test_a_chip_reading_garbage_at_open_fails_the_maps_inputs_and_answering_again_does_not_clear_it() -> None:
+    """At open the levels read are the panels' starting state, which no later check can doubt: a dead SPI
+    chip reading 0 would have every spot covered (chips placed at betting open). Every button pressed at
+    start is no table's state. Once the chip answers, its lines read what no edge said: still a fault,
+    until the daemon starts again."""
+    events: list[PinEvent] = []
+    clock = Clock()
+    pin_map = build_map("baccarat", {1: {"buttons": ["bet_up", "bet_down"], "spots": ["player"]}})
+    factory = MockFactory(pin_class=ZeroWhenDead)
+    factory.dead = True
+    panel = Panel(pin_map, GpioZeroBackend(factory, "mock"), events.append, clock=clock)
+    try:
+        panel.start(thread=False)
+        up = pin_map.seats[1].buttons["bet_up"].pin
+        assert events == [PinEvent("inputs", None, "inputs", -1, "failed", detail=(
+            f"input seat 1 bet_up (GPIO {up}) and every other button on its chip (2 in all) read pressed at "
+            "start: a dead chip answering garbage? (mend it, then start the daemon again)"))]
+        _checks(panel, clock, 5)
+        assert len(events) == 1  # still failed, said once
+        factory.dead = False  # the chip answers: its lines read idle, and no edge ever said so
+        _checks(panel, clock, 6)
+        assert len(events) == 1  # still failed as said: no release, no placement, no "read"
+    finally:
+        factory.dead = False
+        panel.stop()
+
+
+def test_a_bet_key_pressed_while_the_maps_inputs_are_failed_does_not_repeat() -> None:
+    events: list[PinEvent] = []
+    clock = Clock()
+    panel, pins, factory, seat = _panel(events, clock, lamps=False,
+                                        bet_hold={"delay_ms": 500, "interval_ms": 100, "steps": [1]})
+    sensor = seat.spots["player"].sensor.pin
+    try:
+        panel.start(thread=False)
+        _chips_on(panel, pins, clock, sensor)
+        factory.dead = True
+        pins.drive(sensor, True)  # a lift lost with the chip: the inputs fail and stay failed
+        _checks(panel, clock, 1)
+        factory.dead = False
+        _checks(panel, clock, 2)
+        assert [(e.kind, e.change) for e in events[1:]] == [("inputs", "failed"), ("inputs", "failed")]
+        pins.drive(seat.buttons["bet_up"].pin, False)  # pressed and held on the working lines
+        for _ in range(30):
+            clock.t += 0.1
+            panel.pump()
+        assert [e.change for e in events[3:]] == ["active"]  # the press, and no repeat step
     finally:
         factory.dead = False
         panel.stop()
@@ -245,6 +297,8 @@ def test_the_daemon_stops_play_while_a_panels_input_lines_cannot_be_read(
         assert why.endswith(f"{__name__}.ChipGone: GPIO read failed (chip not answering)")
         refused = t.call("close")
         assert refused["refused"] and "is offline" in refused["error"]
+        keyed = t.call("status")["gpio"]["lamps"]["seats"]["1"]["buttons"]
+        assert keyed["bet_up"] == "blink"  # keyed amounts not trusted: chosen again before chips wager
         failing["on"] = False
         t.until("the panels back", lambda s: s["offline"] == {})
         assert t.call("close")["ok"]

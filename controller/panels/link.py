@@ -99,6 +99,12 @@ class PanelLink:
             detail = event.detail if event.change == "failed" else None  # on it is at fault (logged by the
             for one in self._devices():  # table's alerts)
                 self._emit(logic.fault(one, event.kind, detail))
+            if event.kind == "inputs" and event.change == "failed":
+                # Keys on a dead chip may have stepped the keyed amounts: back at the minimum, and chips
+                # wager nothing until each seat chooses again (clear_bet, repeat_bet), as after a restart.
+                logic.amount.update({seat: logic.limits.min_bet for seat in self.map.seats})
+                logic.restarted |= set(self.map.seats)
+                self.panel.show(logic.lamps())
         elif event.kind == "presence":
             if event.change in ("active", "inactive"):
                 detail = None if event.change == "active" else \

@@ -29,7 +29,7 @@ What it costs: one read per input line per period; on an expander, one I2C regis
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -60,14 +60,34 @@ class InputCheck:
         self._clean = 0
         #: A line that read a level its edges did not give, at the last check: (level, its last edge's seq).
         self._odd: dict[int, tuple[bool, int]] = {}
+        #: The buttons of a chip that all read pressed at open (:meth:`at_open`), while they all still do.
+        self._garbage: list[int] = []
 
-    def read(self, probes: Sequence[Probe]) -> list[bool | str | None]:
-        """Every line's level now, the error a read raised (str), or None (closed, or its chip's read
-        already failed in this check). Called without the panel's lock."""
+    def at_open(self, probes: Sequence[Probe], buttons: Sequence[bool], levels: Sequence[bool]) -> str | None:
+        """Why the levels read at open look like garbage, or None: every button of a chip (two or more)
+        pressed. A dead SPI expander reads every register 0, every active-low line "active", and at open
+        that is the panels' starting state, which no later check can doubt; nobody holds every button of
+        a seat at start. A failure until one of those buttons is seen released."""
+        chips: dict[str, list[int]] = {}
+        for k, probe in enumerate(probes):
+            if buttons[k]:
+                chips.setdefault(probe.chip, []).append(k)
+        for ks in chips.values():
+            if len(ks) >= 2 and all(levels[k] for k in ks):
+                self._garbage, self.failed = ks, True
+                self.detail = (f"{probes[ks[0]].label} and every other button on its chip ({len(ks)} in all) "
+                               "read pressed at start: a dead chip answering garbage? (mend it, then start "
+                               "the daemon again)")
+                return self.detail
+        return None
+
+    def read(self, probes: Sequence[Probe], stopping: Callable[[], bool]) -> list[bool | str | None]:
+        """Every line's level now, the error a read raised (str), or None (closed, the panel ``stopping``).
+        Called without the panel's lock; a dead chip's other lines are not read (each would wait too)."""
         out: list[bool | str | None] = []
         dead: dict[str, int] = {}
         for k, probe in enumerate(probes):
-            if probe.line is None:
+            if probe.line is None or stopping():
                 out.append(None)
                 continue
             if probe.chip in dead:
@@ -86,6 +106,10 @@ class InputCheck:
         seq (``edges``): ``failed`` (``detail`` says why), ``read``, or None (nothing new)."""
         self.due = now + self.period
         problems: list[str] = []
+        if self._garbage and all(edges[k][0] for k in self._garbage):
+            problems.append(self.detail)
+        else:
+            self._garbage = []
         for k, level in enumerate(read):
             if isinstance(level, str):
                 problems.append(f"{probes[k].label} cannot be read: {level}")
@@ -96,8 +120,8 @@ class InputCheck:
             seen = (level, edges[k][1])
             if self._odd.get(k) == seen:
                 problems.append(f"{probes[k].label} reads {'active' if level else 'inactive'}, which no edge "
-                                "said: its chip's interrupts lost or its state garbage (start the daemon "
-                                "again to read the panels afresh)")
+                                "said: its chip's interrupts lost or its state garbage (mend it, then start "
+                                "the daemon again)")
             self._odd[k] = seen
         if problems:
             self._clean = 0

@@ -179,6 +179,9 @@ class Panel:
                 if entry.kind == "presence" and not entry.debouncer.stable:
                     self._emit(PinEvent("presence", entry.seat, entry.name, entry.pin, "inactive",
                                         chip=entry.chip))
+            levels = [e.debouncer.stable for e in self._inputs]
+            if self._check.at_open(self._probes, [e.kind == "button" for e in self._inputs], levels):
+                self._emit(PinEvent("inputs", None, "inputs", -1, "failed", detail=self._check.detail))
         if thread:
             self._thread = threading.Thread(target=self._run, name="gpio-panel", daemon=True)
             self._thread.start()
@@ -243,7 +246,7 @@ class Panel:
         """Process every edge reported so far and every deadline up to ``now`` (the clock's by default)."""
         read = None
         if not self._stopping.is_set() and (self._clock() if now is None else now) >= self._check.due:
-            read = self._check.read(self._probes)  # outside the lock: a hung bus may take a second a read
+            read = self._check.read(self._probes, self._stopping.is_set)  # unlocked: a hung bus is slow
         with self.lock:
             self._take_edges()
             now = self._clock() if now is None else now
@@ -301,7 +304,8 @@ class Panel:
     def _changed(self, entry: _Input, change: Change, at: float) -> None:
         if entry.hold is not None:
             if change is Change.ACTIVE:
-                entry.hold.press(at)
+                if not self._check.failed:  # the map's inputs failed: no key repeats (line_check)
+                    entry.hold.press(at)
             else:  # released, or stuck: a stuck button does not keep raising the bet
                 entry.hold.release()
         self._emit(PinEvent(entry.kind, entry.seat, entry.name, entry.pin, EDGES[change], chip=entry.chip))
@@ -310,10 +314,10 @@ class Panel:
         """What the check of every input line found (:mod:`drivers.gpio.line_check`), reported once."""
         change = self._check.judge(self._probes, read, [(e.debouncer.raw, e.last_edge) for e in self._inputs],
                                    now)
+        for entry, level in zip(self._inputs, read, strict=True):  # a level read only ever stops a repeat
+            if entry.hold is not None and (level is not True or self._check.failed):
+                entry.hold.release()
         if change == "failed":
-            for entry in self._inputs:  # a held bet key on a line that cannot be trusted stops repeating
-                if entry.hold is not None:
-                    entry.hold.release()
             self._emit(PinEvent("inputs", None, "inputs", -1, "failed", detail=self._check.detail))
         elif change == "read":
             self._emit(PinEvent("inputs", None, "inputs", -1, "read"))
