@@ -24,6 +24,8 @@ from drivers.gpio import GpioZeroBackend, LampMode, Panel, PinEvent, SimulatedPi
 from tests.test_gpio_rig import Clock, build_map
 
 pytestmark = pytest.mark.timeout(60)
+#: bet_up repeats after half a second held, a step each tenth of a second.
+HOLD = {"delay_ms": 500, "interval_ms": 100, "steps": [1]}
 
 
 class ChipGone(Exception):  # noqa: N818 (named as lgpio names its own: a plain Exception subclass)
@@ -57,18 +59,27 @@ class DyingPin(backend._quiet_pin_class()):  # type: ignore[misc]
             super().drive_low()
 
 
-def _panel(events: list[PinEvent], clock: Clock, lamps: bool, pin_class: Any = DyingPin,
-           **top: Any) -> tuple[Panel, SimulatedPins, Any, Any]:
+def _panel(lamps: bool, pin_class: Any = DyingPin, **top: Any
+           ) -> tuple[Panel, SimulatedPins, Any, Any, list[PinEvent], Clock]:
+    """A started panel of one seat on a chip that may die, its simulated pins, the chip (its factory),
+    the seat's map, the events it reported and its clock."""
     pin_map = build_map("baccarat", {1: {"buttons": ["bet_up"], "spots": ["player"], "lamps": lamps}}, **top)
     assert pin_map.input_check_s == 1.0  # the default: the checks below are a second apart
     factory = MockFactory(pin_class=pin_class)
+    events: list[PinEvent] = []
+    clock = Clock()
     panel = Panel(pin_map, GpioZeroBackend(factory, "mock"), events.append, clock=clock)
-    return panel, SimulatedPins(factory), factory, pin_map.seats[1]
+    panel.start(thread=False)
+    return panel, SimulatedPins(factory), factory, pin_map.seats[1], events, clock
 
 
 def _checks(panel: Panel, clock: Clock, n: int) -> None:
+    _steps(panel, clock, n, 1.0)
+
+
+def _steps(panel: Panel, clock: Clock, n: int, seconds: float = 0.1) -> None:
     for _ in range(n):
-        clock.t += 1.0
+        clock.t += seconds
         panel.pump()
 
 
@@ -79,12 +90,9 @@ def _chips_on(panel: Panel, pins: SimulatedPins, clock: Clock, sensor: int) -> N
 
 
 def test_a_line_that_cannot_be_read_fails_the_maps_inputs_once_and_clean_checks_bring_them_back() -> None:
-    events: list[PinEvent] = []
-    clock = Clock()
-    panel, pins, factory, seat = _panel(events, clock, lamps=False)
+    panel, pins, factory, seat, events, clock = _panel(lamps=False)
     sensor, up = seat.spots["player"].sensor.pin, seat.buttons["bet_up"].pin
     try:
-        panel.start(thread=False)
         _chips_on(panel, pins, clock, sensor)
         assert events == [PinEvent("sensor", 1, "player", sensor, "active")]
         factory.dead = True
@@ -106,12 +114,9 @@ def test_a_line_that_cannot_be_read_fails_the_maps_inputs_once_and_clean_checks_
 def test_chips_lifted_while_the_chip_was_dead_keep_its_panels_offline_never_taken_as_a_lift() -> None:
     """The lift's edge was lost with the chip: its line reads what no edge said. Taken as an edge it would
     be the check's guess; it is a fault until the daemon starts again and reads the panels afresh."""
-    events: list[PinEvent] = []
-    clock = Clock()
-    panel, pins, factory, seat = _panel(events, clock, lamps=False)
+    panel, pins, factory, seat, events, clock = _panel(lamps=False)
     sensor = seat.spots["player"].sensor.pin
     try:
-        panel.start(thread=False)
         _chips_on(panel, pins, clock, sensor)
         factory.dead = True
         pins.drive(sensor, True)  # chips lifted while the chip is dead: no edge comes
@@ -139,15 +144,10 @@ class ZeroWhenDead(backend._quiet_pin_class()):  # type: ignore[misc]
 
 
 def test_a_chip_reading_garbage_without_raising_presses_nothing_and_fails_the_maps_inputs() -> None:
-    events: list[PinEvent] = []
-    clock = Clock()
-    panel, _, factory, seat = _panel(events, clock, lamps=False, pin_class=ZeroWhenDead)
+    panel, _, factory, seat, events, clock = _panel(lamps=False, pin_class=ZeroWhenDead)
     try:
-        panel.start(thread=False)
         factory.dead = True  # nobody touches the table
-        for _ in range(70):
-            clock.t += 0.05
-            panel.pump()
+        _steps(panel, clock, 70, 0.05)
         assert [(e.kind, e.change) for e in events] == [("inputs", "failed")]  # not a press, not a chip
         assert events[0].detail.startswith(f"input seat 1 bet_up (GPIO {seat.buttons['bet_up'].pin}) "
                                            "reads active, which no edge said")
@@ -157,22 +157,14 @@ def test_a_chip_reading_garbage_without_raising_presses_nothing_and_fails_the_ma
 
 
 def test_a_held_bet_key_stops_repeating_when_its_chip_fails() -> None:
-    events: list[PinEvent] = []
-    clock = Clock()
-    panel, pins, factory, seat = _panel(events, clock, lamps=False,
-                                        bet_hold={"delay_ms": 500, "interval_ms": 100, "steps": [1]})
+    panel, pins, factory, seat, events, clock = _panel(lamps=False, bet_hold=HOLD)
     try:
-        panel.start(thread=False)
         pins.drive(seat.buttons["bet_up"].pin, False)  # held
-        for _ in range(9):
-            clock.t += 0.1
-            panel.pump()
+        _steps(panel, clock, 9)
         repeats = sum(e.change == "repeat" for e in events)
         assert repeats > 0
         factory.dead = True  # it dies held, released meanwhile: no edge
-        for _ in range(50):
-            clock.t += 0.1
-            panel.pump()
+        _steps(panel, clock, 50)
         failed = next(i for i, e in enumerate(events) if e.kind == "inputs")
         assert not [e for e in events[failed:] if e.change == "repeat"]  # no step after the failure
         assert sum(e.change == "repeat" for e in events) <= repeats + 10  # at most a check period's worth
@@ -209,13 +201,9 @@ def test_a_chip_reading_garbage_at_open_fails_the_maps_inputs_and_answering_agai
 
 
 def test_a_bet_key_pressed_while_the_maps_inputs_are_failed_does_not_repeat() -> None:
-    events: list[PinEvent] = []
-    clock = Clock()
-    panel, pins, factory, seat = _panel(events, clock, lamps=False,
-                                        bet_hold={"delay_ms": 500, "interval_ms": 100, "steps": [1]})
+    panel, pins, factory, seat, events, clock = _panel(lamps=False, bet_hold=HOLD)
     sensor = seat.spots["player"].sensor.pin
     try:
-        panel.start(thread=False)
         _chips_on(panel, pins, clock, sensor)
         factory.dead = True
         pins.drive(sensor, True)  # a lift lost with the chip: the inputs fail and stay failed
@@ -224,9 +212,7 @@ def test_a_bet_key_pressed_while_the_maps_inputs_are_failed_does_not_repeat() ->
         _checks(panel, clock, 2)
         assert [(e.kind, e.change) for e in events[1:]] == [("inputs", "failed"), ("inputs", "failed")]
         pins.drive(seat.buttons["bet_up"].pin, False)  # pressed and held on the working lines
-        for _ in range(30):
-            clock.t += 0.1
-            panel.pump()
+        _steps(panel, clock, 30)
         assert [e.change for e in events[3:]] == ["active"]  # the press, and no repeat step
     finally:
         factory.dead = False
@@ -251,11 +237,8 @@ def test_a_dead_chip_at_open_is_an_oserror_and_at_stop_every_line_is_released() 
 
 
 def test_a_lamp_on_a_chip_that_raises_the_librarys_own_error_is_a_fault_not_an_exception() -> None:
-    events: list[PinEvent] = []
-    clock = Clock()
-    panel, _, factory, seat = _panel(events, clock, lamps=True)
+    panel, _, factory, seat, events, clock = _panel(lamps=True)
     try:
-        panel.start(thread=False)
         factory.dead = True
         panel.show({"seat 1 bet_up": LampMode.ON})  # raised ChipGone out of show() before
         assert [(e.kind, e.change) for e in events] == [("lamps", "failed")]
