@@ -219,6 +219,41 @@ def test_a_bet_key_pressed_while_the_maps_inputs_are_failed_does_not_repeat() ->
         panel.stop()
 
 
+class SlowRead(backend._quiet_pin_class()):  # type: ignore[misc]
+    """A line whose read takes 50 ms of the panel's clock, during which ``during`` happens once."""
+
+    during: Any = None
+
+    def _get_state(self) -> Any:
+        during, SlowRead.during = SlowRead.during, None
+        if during is not None and self._function == "input":
+            during(self)
+        return super()._get_state()
+
+
+def test_a_key_pressed_while_the_lines_are_read_keeps_repeating() -> None:
+    """The check read bet_up released; the press came while the other lines were read and settled before
+    the check was judged: its old level must not cancel the hold (a second reading, 2026-12-06)."""
+    panel, pins, factory, seat, events, clock = _panel(lamps=False, pin_class=SlowRead, bet_hold=HOLD)
+    up = seat.buttons["bet_up"].pin
+    try:
+        def press(line: Any) -> None:
+            if line is not factory.pin(up):  # bet_up is read first, released; then it is pressed
+                pins.drive(up, False)
+                clock.t += 0.05
+            else:
+                SlowRead.during = press  # wait for the next line's read
+        _steps(panel, clock, 9)  # just before the check
+        SlowRead.during = press
+        _steps(panel, clock, 1)  # the check: bet_up read released, then pressed and settled
+        _steps(panel, clock, 20)
+        assert [e.change for e in events][:1] == ["active"]
+        assert sum(e.change == "repeat" for e in events) >= 10  # held 2 s: it steps (none with the old level)
+    finally:
+        SlowRead.during = None
+        panel.stop()
+
+
 def test_a_dead_chip_at_open_is_an_oserror_and_at_stop_every_line_is_released() -> None:
     factory = MockFactory(pin_class=DyingPin)
     factory.dead = True

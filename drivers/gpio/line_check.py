@@ -16,14 +16,21 @@ read, outside the panel's lock (a hung bus may take a second a read):
   every active-low input "active"; an expander reset by a brown-out comes back without its pull-ups.
   Taking such a level as an edge would press buttons and place chips nobody touched, so it is only a
   fault, and it stays one until the line's edges and level agree again (an edge, or the daemon started
-  again, which reads every line afresh);
+  again once the chip is mended: started with the chip still dead, it takes the garbage for the
+  panels' starting state, which :meth:`InputCheck.at_open` judges only by the chip's buttons);
+* at open, a chip whose every button (two or more) reads pressed fails them at once (:meth:`at_open`);
 * the failure is reported once, with the first failing line named, and again only when that line
   changes; every panel of the map goes offline, so betting cannot close and a deal tilts, as for a lamp
-  that cannot be written; a held ``bet_up``/``bet_down`` stops repeating;
+  that cannot be written. No key repeats while they are failed, and a key whose line reads released or
+  cannot be read stops repeating at the check (a level read only ever stops a repeat);
 * after :data:`RECOVER_CHECKS` clean checks in a row the map's inputs are ``read`` again and its panels
   come back by themselves: a line that fails every other second does not flap them online between.
 
-What it costs: one read per input line per period; on an expander, one I2C register read each (about
+What it cannot see: a chip with fewer than two buttons dead at open and answering garbage without
+raising (an MCP23S17 whose spots read "covered"), and a key stepping for the one or two checks before a
+dead chip is found (a wager made then stands); keeping each seat's keys and spots on one chip, as every
+shipped map does, and I2C expanders (a dead one raises) leave neither. What it costs: one read per input
+line per period; on an expander, one I2C register read each (about
 0.1 ms at 400 kHz), so a seat chip of 16 inputs read once a second keeps its bus under 0.2 % busy.
 """
 

@@ -244,7 +244,7 @@ class Panel:
 
     def pump(self, now: float | None = None) -> None:
         """Process every edge reported so far and every deadline up to ``now`` (the clock's by default)."""
-        read = None
+        read, before = None, self._seq  # the edges before the read: a later one is newer than its level
         if not self._stopping.is_set() and (self._clock() if now is None else now) >= self._check.due:
             read = self._check.read(self._probes, self._stopping.is_set)  # unlocked: a hung bus is slow
         with self.lock:
@@ -252,7 +252,7 @@ class Panel:
             now = self._clock() if now is None else now
             self._replay(now)
             if read is not None and not self._stopping.is_set():
-                self._checked(read, now)
+                self._checked(read, now, before)
             self._apply_lamps(now)
             self._pumped.notify_all()
 
@@ -310,12 +310,15 @@ class Panel:
                 entry.hold.release()
         self._emit(PinEvent(entry.kind, entry.seat, entry.name, entry.pin, EDGES[change], chip=entry.chip))
 
-    def _checked(self, read: list[bool | str | None], now: float) -> None:
-        """What the check of every input line found (:mod:`drivers.gpio.line_check`), reported once."""
+    def _checked(self, read: list[bool | str | None], now: float, before: int) -> None:
+        """What the check of every input line found (:mod:`drivers.gpio.line_check`), reported once; a
+        level read only ever stops a repeat, and only of a key pressed before the read (``before``: the
+        last edge's seq then; a press that came while the lines were read is not undone by its old level)."""
         change = self._check.judge(self._probes, read, [(e.debouncer.raw, e.last_edge) for e in self._inputs],
                                    now)
-        for entry, level in zip(self._inputs, read, strict=True):  # a level read only ever stops a repeat
-            if entry.hold is not None and (level is not True or self._check.failed):
+        for entry, level in zip(self._inputs, read, strict=True):
+            stale = entry.last_edge > before  # pressed while the lines were read: its level read is older
+            if entry.hold is not None and (self._check.failed or (level is not True and not stale)):
                 entry.hold.release()
         if change == "failed":
             self._emit(PinEvent("inputs", None, "inputs", -1, "failed", detail=self._check.detail))
