@@ -160,11 +160,13 @@ class CameraLink:
         spec = self.settings.spec
         interval = 1.0 / spec.fps
         source: FrameSource | None = None
+        opened = time.monotonic()
         try:
             while not self._stopping.is_set():
                 started = time.monotonic()
                 if source is None:
                     source = self._try_open()
+                    opened = time.monotonic()  # a capture opened again has offline_after to give a frame
                 self._reading_since = time.monotonic()
                 try:
                     frame = source.read() if source is not None else None
@@ -175,8 +177,8 @@ class CameraLink:
                     if started - self._last_frame >= spec.offline_after:
                         if self.online is not False:
                             self._status(False, f"no frames for {spec.offline_after:g} s")
-                        if isinstance(source, CaptureSource):  # unplugged: opened again when it is back
-                            source.close()
+                        if isinstance(source, CaptureSource) and started - opened >= spec.offline_after:
+                            source.close()  # unplugged: opened again (every offline_after) until it is back
                             source, self._last_image = None, None
                 else:
                     self._last_frame = time.monotonic()
