@@ -85,16 +85,34 @@ def test_a_frozen_camera_goes_offline_until_its_frames_change_and_one_whose_read
 
 @pytest.mark.timeout(120)
 def test_one_picture_handed_over_again_is_not_read_again(tmp_path: Path) -> None:
-    """The card's picture three times (``stable_frames`` 3) from a camera, then the empty felt, live: three
-    reads of one picture are not three agreeing reads, so no card is dealt (it was, before)."""
+    """The card's picture three times (``stable_frames`` 3) from a camera, between stretches of the empty
+    felt, live: three reads of one picture are not three agreeing reads, so no card is dealt (it was)."""
     card = parse_card("2C")
     picture = scene(card, DESIGNS["classic"], 11, SIZE, STUDIO)
     felt = np.full((SIZE[1], SIZE[0], 3), (40, 90, 30), np.uint8)
     video = tmp_path / "camera.avi"
-    _video(video, [(picture, 3, False), (felt, 2 * FPS, True)])
+    _video(video, [(felt, 2 * FPS, True), (picture, 3, False), (felt, 2 * FPS, True)])  # after the warm-up
     config = _table(tmp_path, video, stable_frames=3, frozen_after=5.0)
     with DaemonThread(Daemon(config, use_shoe=False)):
         client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         wait_for(lambda: client.call("status")["offline"].get("camera") == "no frames for 0.6 s",
                  "the video never ended", timeout=60)
     assert [i for i in _journal(config) if i.get("input") == "card"] == []
+
+
+@pytest.mark.timeout(120)
+def test_a_card_still_in_the_window_is_not_dealt_again_when_the_camera_opens_again_in_the_dark(
+        tmp_path: Path) -> None:
+    """A camera opened again (unplugged and back) gives dark frames while its exposure settles: read, they
+    were an empty window, the card lying there was forgotten and dealt a second time (a second reading,
+    2026-12-06). The video plays twice: dark frames, then 2C lying in the window."""
+    card = parse_card("2C")
+    picture = scene(card, DESIGNS["classic"], 11, SIZE, STUDIO)
+    dark = np.zeros((SIZE[1], SIZE[0], 3), np.uint8)
+    video = tmp_path / "camera.avi"
+    _video(video, [(dark, 5, True), (picture, 2 * FPS, True)])
+    config = _table(tmp_path, video, stable_frames=3, frozen_after=5.0)
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        wait_for(lambda: _camera_statuses(config).count((False, "no frames for 0.6 s")) >= 2,
+                 "the video did not play twice", timeout=60)
+    assert [i["card"] for i in _journal(config) if i.get("input") == "card"] == ["2C"]

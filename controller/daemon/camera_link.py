@@ -34,6 +34,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Final
 
 import cv2
 import numpy as np
@@ -52,6 +53,10 @@ from vision.stable import StableReads
 from vision.window import ScanWindow
 
 log = logging.getLogger("croupier.daemon.camera")
+
+#: Seconds after a camera (``device``) opens whose frames are not read: an automatic exposure settling
+#: gives black or washed frames, which read as an empty window.
+WARM_UP: Final = 1.0
 
 #: The device name in DeviceStatus inputs and ``device_offline`` tilts.
 CAMERA = "camera"
@@ -160,13 +165,14 @@ class CameraLink:
         spec = self.settings.spec
         interval = 1.0 / spec.fps
         source: FrameSource | None = None
-        opened = time.monotonic()
+        opened = retry_at = time.monotonic()
         try:
             while not self._stopping.is_set():
                 started = time.monotonic()
-                if source is None:
+                if source is None and started >= retry_at:
                     source = self._try_open()
                     opened = time.monotonic()  # a capture opened again has offline_after to give a frame
+                    retry_at = opened + (0.0 if source is not None else min(1.0, spec.offline_after))
                 self._reading_since = time.monotonic()
                 try:
                     frame = source.read() if source is not None else None
@@ -187,7 +193,10 @@ class CameraLink:
                         if self.online is not True and self._fresh >= self._back_after:
                             self._status(True, "frames")
                             self._back_after = 1
-                        if self.online:
+                        # A camera just opened gives black or washed frames while its exposure settles:
+                        # read as an empty window, they would clear the card lying there (dealt again).
+                        if self.online and not (isinstance(source, CaptureSource)
+                                                and time.monotonic() - opened < WARM_UP):
                             self._frame(frame)
                 self._stopping.wait(max(0.0, interval - (time.monotonic() - started)))
         except Exception:  # a fault must halt play loudly, not leave a silent camera
@@ -225,7 +234,7 @@ class CameraLink:
 
     def _try_open(self) -> FrameSource | None:
         """The frame source, or None while it cannot be opened (said once per streak of failures, not at
-        every try: a missing camera is retried at the frame rate)."""
+        every try: a missing camera is retried once a second)."""
         try:
             source = self._open()
         except SourceError as exc:
