@@ -93,63 +93,56 @@ class PinBackend(Protocol):
 
 
 @contextlib.contextmanager
-def _opening() -> Iterator[None]:
-    """Opening a line: gpiozero's own errors (a pin in use, no such pin) say what is wrong with the map
-    and pass as they are; anything else the library raises (a chip that does not answer) is a LineError,
-    which the daemon's start reports as it reports any line it cannot open."""
-    from gpiozero import GPIOZeroError  # type: ignore[import-untyped, unused-ignore]
-
+def _line_errors(passing: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
+    """Whatever the pin library raises for a line (lgpio's own error for a chip that does not answer) as a
+    :class:`LineError`; ``passing``: errors that pass as they are."""
     try:
         yield
-    except GPIOZeroError:
+    except passing:
         raise
     except Exception as exc:
         raise _line_error(exc) from exc
 
 
-class _ZeroInput:
+def _opening() -> contextlib.AbstractContextManager[None]:
+    """Opening a line: gpiozero's own errors (a pin in use, no such pin) say what is wrong with the map
+    and pass as they are; anything else the library raises (a chip that does not answer) is a LineError,
+    which the daemon's start reports as it reports any line it cannot open."""
+    from gpiozero import GPIOZeroError  # type: ignore[import-untyped, unused-ignore]
+
+    return _line_errors((GPIOZeroError,))
+
+
+class _ZeroLine:
+    """A gpiozero device as a line: every call on it raises :class:`LineError` for a dead line."""
+
     def __init__(self, device: Any) -> None:
         self._device = device
-
-    @property
-    def is_active(self) -> bool:
-        try:
-            return bool(self._device.is_active)
-        except Exception as exc:  # whatever the pin library raises for a dead line: LineError
-            raise _line_error(exc) from exc
 
     def close(self) -> None:
-        try:
+        with _line_errors():  # releasing a dead chip's line (lgpio frees it on the chip)
             self._device.close()
-        except Exception as exc:  # releasing a dead chip's line (lgpio frees it on the chip): LineError
-            raise _line_error(exc) from exc
 
 
-class _ZeroOutput:
-    def __init__(self, device: Any) -> None:
-        self._device = device
+class _ZeroInput(_ZeroLine):
+    @property
+    def is_active(self) -> bool:
+        with _line_errors():
+            return bool(self._device.is_active)
 
+
+class _ZeroOutput(_ZeroLine):
     @property
     def lit(self) -> bool:
-        try:
+        with _line_errors():
             return bool(self._device.is_lit)
-        except Exception as exc:  # whatever the pin library raises for a dead line: LineError
-            raise _line_error(exc) from exc
 
     def set(self, lit: bool) -> None:
-        try:
+        with _line_errors():
             if lit:
                 self._device.on()
             else:
                 self._device.off()
-        except Exception as exc:  # whatever the pin library raises for a dead line: LineError
-            raise _line_error(exc) from exc
-
-    def close(self) -> None:
-        try:
-            self._device.close()
-        except Exception as exc:  # releasing a dead chip's line: LineError
-            raise _line_error(exc) from exc
 
 
 class GpioZeroBackend:
@@ -166,7 +159,7 @@ class GpioZeroBackend:
         self.name = name
         #: The expanders' pin factories by chip name (the header's is ``factory``).
         self.chips: dict[str, Any] = dict(chips or {})
-        self._devices: list[_ZeroInput | _ZeroOutput] = []
+        self._devices: list[_ZeroLine] = []
         self._lock = threading.Lock()
 
     def factory_of(self, chip: str) -> Any:
