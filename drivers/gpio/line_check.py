@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
 from drivers.gpio.backend import InputLine
 
@@ -108,7 +108,7 @@ class InputCheck:
         return out
 
     def judge(self, probes: Sequence[Probe], read: Sequence[bool | str | None],
-              edges: Sequence[tuple[bool, int]], now: float) -> str | None:
+              edges: Sequence[tuple[bool, int]], now: float) -> Literal["failed", "read"] | None:
         """What the check ``read`` says, given each line's level as its edges gave it and its last edge's
         seq (``edges``): ``failed`` (``detail`` says why), ``read``, or None (nothing new)."""
         self.due = now + self.period

@@ -248,7 +248,13 @@ class Panel:
         if not self._stopping.is_set() and (self._clock() if now is None else now) >= self._check.due:
             read = self._check.read(self._probes, self._stopping.is_set)  # unlocked: a hung bus is slow
         with self.lock:
-            self._take_edges()
+            while True:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is not None:
+                    self._pending.append(item)
             now = self._clock() if now is None else now
             self._replay(now)
             if read is not None and not self._stopping.is_set():
@@ -257,16 +263,6 @@ class Panel:
             self._pumped.notify_all()
 
     # -------------------------------------------------------------- internals
-    def _take_edges(self) -> None:
-        """Every edge the backend has queued, into the edges to replay (the lock held)."""
-        while True:
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                return
-            if item is not None:
-                self._pending.append(item)
-
     def _edge(self, index: int, active: bool) -> None:
         """Backend callback (any thread): stamp and queue; never blocks on the panel's lock."""
         t = self._clock()
@@ -320,10 +316,8 @@ class Panel:
             stale = entry.last_edge > before  # pressed while the lines were read: its level read is older
             if entry.hold is not None and (self._check.failed or (level is not True and not stale)):
                 entry.hold.release()
-        if change == "failed":
-            self._emit(PinEvent("inputs", None, "inputs", -1, "failed", detail=self._check.detail))
-        elif change == "read":
-            self._emit(PinEvent("inputs", None, "inputs", -1, "read"))
+        if change is not None:
+            self._emit(PinEvent("inputs", None, "inputs", -1, change, detail=self._check.detail))
 
     def _emit(self, event: PinEvent) -> None:
         log.debug("pin event %s", event)
