@@ -165,7 +165,7 @@ def after_restart(logic: PanelLogic, last_bets: Mapping[int, Mapping[str, int]],
     """
     logic.last_round = {seat: {spot: amount for spot, amount in bets.items() if spot in logic.spots}
                         for seat, bets in last_bets.items() if seat in logic.map.seats}
-    logic.restarted = set(logic.map.seats)
+    logic.choose_again()
     repeats = ", ".join(f"seat {seat} {bets}" for seat, bets in sorted(logic.last_round.items()) if bets)
     log.warning("restart: seats %s: keyed amount back at the table minimum %d (bet keys blink until the "
                 "seat presses clear_bet or repeat_bet); repeat_bet repeats the journal's last round: %s",

@@ -100,10 +100,7 @@ class PanelLink:
             for one in self._devices():  # table's alerts)
                 self._emit(logic.fault(one, event.kind, detail))
             if event.kind == "inputs" and event.change == "failed":
-                # Keys on a dead chip may have stepped the keyed amounts: back at the minimum, and chips
-                # wager nothing until each seat chooses again (clear_bet, repeat_bet), as after a restart.
-                logic.amount.update({seat: logic.limits.min_bet for seat in self.map.seats})
-                logic.restarted |= set(self.map.seats)
+                logic.choose_again()  # keys on a dead chip may have stepped the keyed amounts
                 self.panel.show(logic.lamps())
         elif event.kind == "presence":
             if event.change in ("active", "inactive"):

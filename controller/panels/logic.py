@@ -197,6 +197,14 @@ class PanelLogic:
         """The amount chips on ``spot`` will wager now."""
         return self.repeat.get(seat, {}).get(spot, self.amount[seat])
 
+    def choose_again(self) -> None:
+        """Every seat's keyed amount back at the table minimum, its bet keys blinking until it presses
+        ``clear_bet`` or ``repeat_bet``; chips wager nothing until then. After a daemon restart (the keyed
+        amount is not journaled), and when the map's inputs failed (a dead chip's keys may have stepped
+        it)."""
+        self.amount.update({seat: self.limits.min_bet for seat in self.map.seats})
+        self.restarted = set(self.map.seats)
+
     def step(self, seat: int, units: int) -> None:
         """Move seat ``seat``'s selected amount by ``units`` table units, within the table's limits.
 
