@@ -149,15 +149,18 @@ class Conformance:
             raise CheckFailed(f"heartbeat gaps {shown} s (want 1.0 s each)")
         return f"{len(got)} heartbeats, gaps {shown} s"
 
+    def timed_resend(self, first: Seen, k: int) -> Seen:
+        """The ``k``-th resend of the unacknowledged frame ``first``, within 2 s; anything else fails."""
+        seen = _need(self.probe.next(2.0), f"resend {k} of an unacknowledged frame within 2 s")
+        if seen.frame != first.frame:
+            raise CheckFailed(f"while seq {first.frame.seq} was unacknowledged, got {seen}, not a resend")
+        return seen
+
     def check_resend_timing(self) -> str:
         first = self.in_flight()
         times = [first.at]
         while len(times) <= len(RESEND_WAITS):
-            seen = _need(self.probe.next(2.0), f"resend {len(times)} of an unacknowledged frame within 2 s")
-            if seen.frame != first.frame:
-                raise CheckFailed(f"while seq {first.frame.seq} was unacknowledged, got {seen}, "
-                                  "not a resend")
-            times.append(seen.at)
+            times.append(self.timed_resend(first, len(times)).at)
         self.probe.ack(first)
         gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
         shown = ", ".join(f"{g:.2f}" for g in gaps)
@@ -172,10 +175,8 @@ class Conformance:
         passed, and one that ignores every NAK failed for another reason than its own."""
         first = self.in_flight()
         seq = first.frame.seq
-        for k in (1, 2):
-            timed = _need(self.probe.next(2.0), f"timed resend {k} of seq {seq} within 2 s")
-            if timed.frame != first.frame:
-                raise CheckFailed(f"while seq {seq} was unacknowledged, got {timed}, not a resend")
+        self.timed_resend(first, 1)
+        timed = self.timed_resend(first, 2)
         self.probe.send((seq + 5) & 0xFF, Ack())  # an ACK for another SEQ is ignored ...
         self.probe.send(seq, Nak())  # ... and NAK n for the frame in flight resends it now
         start = time.monotonic()
