@@ -10,60 +10,20 @@ camera takes) opened on a video file, the simulated hardware; a live stretch car
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from pathlib import Path
-from typing import Any
 
-import cv2
 import numpy as np
 import pytest
-from test_daemon_support import write_table
+from camera_video import FPS, SIZE, camera_statuses, dealt, journal_inputs, video_table, write_video
 from wait_support import wait_for
 
 from controller.cards import parse_card
 from controller.daemon.client import CommandClient, local_key
-from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig, load_table
-from controller.daemon.journal import JOURNAL_NAME
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from vision.synth import DESIGNS, STUDIO, scene
 
-DECK = str(FIRMWARE_CONFIGS / "decks" / "sim_classic.yaml")
-FPS = 15
-SIZE = (640, 480)
 FROZEN = "the same frame, unchanged to the last bit, for 0.5 s (a frozen camera, or its lens covered)"
-
-
-def _video(path: Path, pictures: list[tuple[np.ndarray, int, bool]]) -> None:
-    """Each (picture, frames, live): ``frames`` frames of it, with a sensor's noise if ``live``."""
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), FPS, SIZE)
-    assert writer.isOpened()
-    rng = np.random.default_rng(7)
-    for picture, frames, live in pictures:
-        for _ in range(frames):
-            noise = rng.integers(-6, 7, picture.shape) if live else 0
-            writer.write(np.clip(picture.astype(np.int64) + noise, 0, 255).astype(np.uint8))
-    writer.release()
-
-
-def _table(tmp_path: Path, video: Path, **camera: Any) -> TableConfig:
-    spec = {"deck": DECK, "device": str(video), "width": SIZE[0], "height": SIZE[1], "fps": FPS,
-            "offline_after": 0.6, "frozen_after": 0.5, **camera}
-    return load_table(write_table(tmp_path, camera=spec))
-
-
-def _journal(config: TableConfig) -> list[dict[str, Any]]:
-    conn = sqlite3.connect(f"file:{config.state_dir / JOURNAL_NAME}?mode=ro", uri=True)
-    try:
-        return [json.loads(text) for (text,) in conn.execute("SELECT input FROM inputs ORDER BY id")]
-    finally:
-        conn.close()
-
-
-def _camera_statuses(config: TableConfig) -> list[tuple[bool, str]]:
-    return [(i["online"], i["detail"]) for i in _journal(config)
-            if i.get("input") == "device" and i.get("device") == "camera"]
 
 
 @pytest.mark.timeout(120)
@@ -71,15 +31,15 @@ def test_a_frozen_camera_goes_offline_until_its_frames_change_and_one_whose_read
         tmp_path: Path) -> None:
     video = tmp_path / "camera.avi"
     felt = np.full((SIZE[1], SIZE[0], 3), (40, 90, 30), np.uint8)
-    _video(video, [(felt, 2 * FPS, False), (felt, 3 * FPS, True)])  # frozen 2 s, live 3 s, then no frames
-    config = _table(tmp_path, video)
+    write_video(video, [(felt, 2 * FPS, False), (felt, 3 * FPS, True)])  # frozen 2 s, live 3 s, then none
+    config = video_table(tmp_path, video)
     with DaemonThread(Daemon(config, use_shoe=False)):
         client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         # The video ends (reads return nothing): offline; opened again, it plays from its start: frozen.
-        wait_for(lambda: len(_camera_statuses(config)) >= 5, "the camera never opened again", timeout=60)
+        wait_for(lambda: len(camera_statuses(config)) >= 5, "the camera never opened again", timeout=60)
         assert client.call("status")["camera"]["frames"] < 3 * FPS + 2 * 3  # the repeats were not read
     # (Online at the first frame is not journaled: the table starts with no device offline.)
-    assert _camera_statuses(config)[:5] == [
+    assert camera_statuses(config)[:5] == [
         (False, FROZEN), (True, "frames"), (False, "no frames for 0.6 s"), (True, "frames"), (False, FROZEN)]
 
 
@@ -88,16 +48,17 @@ def test_one_picture_handed_over_again_is_not_read_again(tmp_path: Path) -> None
     """The card's picture three times (``stable_frames`` 3) from a camera, between stretches of the empty
     felt, live: three reads of one picture are not three agreeing reads, so no card is dealt (it was)."""
     card = parse_card("2C")
-    picture = scene(card, DESIGNS["classic"], 11, SIZE, STUDIO)
+    picture = scene(card, DESIGNS["classic"], 11, SIZE, STUDIO, felt=0)
     felt = np.full((SIZE[1], SIZE[0], 3), (40, 90, 30), np.uint8)
     video = tmp_path / "camera.avi"
-    _video(video, [(felt, 2 * FPS, True), (picture, 3, False), (felt, 2 * FPS, True)])  # after the warm-up
-    config = _table(tmp_path, video, stable_frames=3, frozen_after=5.0)
+    # The picture comes after the warm-up.
+    write_video(video, [(felt, 2 * FPS, True), (picture, 3, False), (felt, 2 * FPS, True)])
+    config = video_table(tmp_path, video, stable_frames=3, frozen_after=5.0)
     with DaemonThread(Daemon(config, use_shoe=False)):
         client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         wait_for(lambda: client.call("status")["offline"].get("camera") == "no frames for 0.6 s",
                  "the video never ended", timeout=60)
-    assert [i for i in _journal(config) if i.get("input") == "card"] == []
+    assert [i for i in journal_inputs(config) if i.get("input") == "card"] == []
 
 
 @pytest.mark.timeout(120)
@@ -107,12 +68,12 @@ def test_a_card_still_in_the_window_is_not_dealt_again_when_the_camera_opens_aga
     were an empty window, the card lying there was forgotten and dealt a second time (a second reading,
     2026-12-06). The video plays twice: dark frames, then 2C lying in the window."""
     card = parse_card("2C")
-    picture = scene(card, DESIGNS["classic"], 11, SIZE, STUDIO)
+    picture = scene(card, DESIGNS["classic"], 11, SIZE, STUDIO, felt=0)
     dark = np.zeros((SIZE[1], SIZE[0], 3), np.uint8)
     video = tmp_path / "camera.avi"
-    _video(video, [(dark, 5, True), (picture, 2 * FPS, True)])
-    config = _table(tmp_path, video, stable_frames=3, frozen_after=5.0)
+    write_video(video, [(dark, 5, True), (picture, 2 * FPS, True)])
+    config = video_table(tmp_path, video, stable_frames=3, frozen_after=5.0)
     with DaemonThread(Daemon(config, use_shoe=False)):
-        wait_for(lambda: _camera_statuses(config).count((False, "no frames for 0.6 s")) >= 2,
+        wait_for(lambda: camera_statuses(config).count((False, "no frames for 0.6 s")) >= 2,
                  "the video did not play twice", timeout=60)
-    assert [i["card"] for i in _journal(config) if i.get("input") == "card"] == ["2C"]
+    assert dealt(config) == ["2C"]

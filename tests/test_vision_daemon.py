@@ -202,8 +202,8 @@ def test_a_replayed_video_deals_its_cards_then_goes_offline(tmp_path: Path) -> N
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 20, (640, 480))
     assert writer.isOpened()
     for i, code in enumerate(["AS", "AS", "9H"]):  # the same card twice: the window empties between
-        for frame in [negative_scene("empty", DESIGNS["classic"], i)] * 3 + \
-                [scene(parse_card(code), DESIGNS["classic"], 40 + i, cond=STUDIO)] * 4:
+        for frame in [negative_scene("empty", DESIGNS["classic"], i, felt=0)] * 3 + \
+                [scene(parse_card(code), DESIGNS["classic"], 40 + i, cond=STUDIO, felt=0)] * 4:
             writer.write(frame)
     writer.release()
     camera_spec = {"deck": DECK, "replay": str(video), "fps": 40, "stable_frames": 2, "offline_after": 0.5}

@@ -21,7 +21,7 @@ import cv2
 from controller.cards import Card
 from controller.daemon.private import write_atomic
 from controller.simulation.shoe_shuffle import ShuffledShoe
-from vision.synth import DESIGNS, STUDIO, Conditions, scene
+from vision.synth import DESIGNS, FELTS, STUDIO, Conditions, scene
 
 
 class SimulatedCamera:
@@ -48,6 +48,8 @@ class SimulatedCamera:
         self.rng = random.Random(seed)
         self.hold = (stable_frames + 2) / fps
         self.cond = cond
+        #: The table's felt (vision.synth.FELTS), one for every frame: a table's felt does not change.
+        self.felt = random.Random(seed).randrange(len(FELTS))
         self.size = size
         self.shown: Card | None = None
         #: Given: each card's photograph (PNG), rendered once and kept there (tests that deal hundreds of
@@ -71,7 +73,7 @@ class SimulatedCamera:
         """A photograph of ``card`` on the felt (None: the empty window), PNG: a new one, or the kept one."""
         photo = None if self.photos is None else self.photos.get(card)
         if photo is None:
-            img = scene(card, self.design, self.rng.randrange(1 << 30), self.size, self.cond)
+            img = scene(card, self.design, self.rng.randrange(1 << 30), self.size, self.cond, self.felt)
             ok, encoded = cv2.imencode(".png", img)
             if not ok:
                 raise OSError(f"cannot encode the photograph of {card} for {self.window}")

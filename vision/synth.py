@@ -71,8 +71,15 @@ STUDIO: Final = Conditions(
 FLOOR: Final = Conditions()
 
 
-def _felt(rng: random.Random, w: int, h: int) -> Image:
-    base = rng.choice([(40, 90, 30), (35, 70, 25), (80, 40, 20), (30, 30, 90), (45, 45, 45)])
+#: The felts a scene is drawn on (BGR): greens, a blue, a red and a grey.
+FELTS: Final = ((40, 90, 30), (35, 70, 25), (80, 40, 20), (30, 30, 90), (45, 45, 45))
+
+
+def _felt(rng: random.Random, w: int, h: int, felt: int | None = None) -> Image:
+    """The table: one of :data:`FELTS` (``felt``: that one; drawn from ``rng`` all the same, so that a
+    scene's other choices do not move with it), with a weave's noise."""
+    base = rng.choice(FELTS)
+    base = base if felt is None else FELTS[felt]
     img = np.empty((h, w, 3), np.uint8)
     img[:] = base
     noise = np.random.default_rng(rng.randrange(1 << 32)).normal(0, 6, (h, w, 3)).astype(np.int16)
@@ -167,25 +174,55 @@ def _photograph(frame: Image, rng: random.Random, cond: Conditions, card_at: Ima
 
 
 def scene(
-    card: Card | None, design: Design, seed: int, size: tuple[int, int] = (640, 480), cond: Conditions = FLOOR
+    card: Card | None, design: Design, seed: int, size: tuple[int, int] = (640, 480),
+    cond: Conditions = FLOOR, felt: int | None = None,
 ) -> Image:
-    """One frame of the scan window showing ``card`` (None: the empty window)."""
-    return photograph(None if card is None else render_face(card, design), seed, size, cond)
+    """One frame of the scan window showing ``card`` (None: the empty window); ``felt``: on that one of
+    :data:`FELTS` (None: drawn by ``seed``; a table's frames keep one felt)."""
+    return photograph(None if card is None else render_face(card, design), seed, size, cond, felt)
 
 
 def photograph(
-    face: Image | None, seed: int, size: tuple[int, int] = (640, 480), cond: Conditions = FLOOR
+    face: Image | None, seed: int, size: tuple[int, int] = (640, 480), cond: Conditions = FLOOR,
+    felt: int | None = None,
 ) -> Image:
     """One frame of the scan window showing ``face`` (any artwork, ``FACE_W`` x ``FACE_H`` BGR; None:
     the empty window), photographed as :func:`scene` photographs the drawn designs."""
     rng = random.Random(seed)
     w, h = size
-    frame = _felt(rng, w, h)
+    frame = _felt(rng, w, h, felt)
     corners = None
     if face is not None:
         corners = _corners(rng, w, h, cond)
         _place(frame, face, corners)
     return _photograph(frame, rng, cond, corners)
+
+
+#: What may pass right over the lens (BGR): skin from pale to dark, a black, a navy and a white sleeve.
+OVER_LENS: Final = (
+    (170, 190, 230), (120, 150, 200), (60, 90, 140), (20, 20, 20), (70, 35, 25), (225, 225, 220))
+
+
+def over_lens(seed: int, size: tuple[int, int] = (640, 480), felt: int | None = None) -> Image:
+    """A hand or a sleeve right over the lens, far out of focus: a blur of its colour lit from one side,
+    covering all of the window or all but a strip of ``felt`` at one edge. The detector reads such a frame
+    as an empty window (no contrast, or nothing card-sized); it is not one (:mod:`vision.felt`)."""
+    rng = random.Random(seed)
+    w, h = size
+    frame = _felt(rng, w, h, felt)
+    colour = np.array(rng.choice(OVER_LENS), np.float32)
+    sharp = np.ones((h, w), np.float32)
+    if rng.random() < 0.5:  # the felt still shows along one edge
+        strip = int(rng.uniform(0.05, 0.15) * (w if rng.random() < 0.5 else h))
+        sharp[:, :strip] = 0.0
+        sharp = sharp if rng.random() < 0.5 else sharp[:, ::-1].copy()
+    cover = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 25), np.float32)
+    a = rng.uniform(0, 2 * math.pi)
+    xs, ys = np.meshgrid(np.linspace(-1, 1, w, dtype=np.float32), np.linspace(-1, 1, h, dtype=np.float32))
+    light = rng.uniform(0.35, 0.9) + rng.uniform(0.1, 0.3) * (xs * math.cos(a) + ys * math.sin(a))
+    near = colour[None, None, :] * np.clip(light, 0.05, 1.2)[..., None]
+    img = frame.astype(np.float32) * (1 - cover[..., None]) + near * cover[..., None]
+    return _photograph(np.clip(img, 0, 255).astype(np.uint8), rng, STUDIO, None)
 
 
 #: The kinds of negative frame, each of which must read as "no card" (or "unknown"), never a card.
@@ -194,14 +231,14 @@ NEGATIVES: Final = ("empty", "back", "joker", "two_cards", "hand")
 
 def negative_scene(
     kind: str, design: Design, seed: int, size: tuple[int, int] = (640, 480), cond: Conditions = FLOOR,
-    *, partial_hand: bool = False,
+    *, partial_hand: bool = False, felt: int | None = None,
 ) -> Image:
     """A frame that holds no readable single card: see :data:`NEGATIVES`. The hand hides both indices
     whole; with ``partial_hand`` only a patch at each index corner, which may leave part of an index (or
     the whole of a large one) in view, so the card under it may be read but never as another card."""
     rng = random.Random(seed)
     w, h = size
-    frame = _felt(rng, w, h)
+    frame = _felt(rng, w, h, felt)
     corners = None
     if kind == "back":
         corners = _corners(rng, w, h, cond)

@@ -45,6 +45,7 @@ from controller.daemon.camera_config import CameraSettings
 from controller.daemon.journal import JournalFault
 from controller.daemon.private import make_dir
 from controller.inputs import CardSeen, DeviceStatus, Input
+from vision.felt import Look, felt_around, unlike
 from vision.image_file import write_image
 from vision.profile import DeckProfile, ProfileError, load_profile
 from vision.recognise import Image, Reading, recognise
@@ -127,6 +128,8 @@ class CameraLink:
         self.in_window = in_window
         #: That card as the journal had it at start: a first stable read of it may be it or a new one.
         self.doubted = in_window
+        #: The felt around the card reported last (vision.felt): an empty window must show it to clear it.
+        self._felt: Look | None = None
         self.frames = 0
         self.cards = 0
         self.online: bool | None = None
@@ -266,7 +269,7 @@ class CameraLink:
 
     def _frame(self, frame: Image) -> None:
         self.frames += 1
-        reading = recognise(frame, self.profile, window=self.scan_window)
+        reading = self._covered(recognise(frame, self.profile, window=self.scan_window), frame)
         self.last = reading
         report = self.stable.feed(reading)
         if self.stable.cleared:
@@ -275,6 +278,7 @@ class CameraLink:
                 self.in_window = None
         if report is None or report.card is None:
             return
+        self._felt = felt_around(frame, self.scan_window)
         repeat = report.card is self.doubted
         self.doubted = None
         path = self._save(frame, report)
@@ -285,6 +289,20 @@ class CameraLink:
         if self._deliver(CardSeen(report.card, repeat=repeat), ref):
             self.in_window = report.card
             faults.point("camera_delivered")
+
+    def _covered(self, reading: Reading, frame: Image) -> Reading:
+        """An empty reading while a card lies in the window, unless the window shows the felt seen around
+        that card: "unknown" (:mod:`vision.felt`). A hand or a sleeve over the lens reads empty, and K such
+        frames took the card under it for gone, dealt again once the hand moved away. After a restart the
+        card the journal has in the window was never seen here, nor its felt: no empty frame clears it,
+        and the first stable read of it asks the dealer, as when the camera misses an empty window."""
+        if reading.status != "empty" or (self.stable.shown is None and self.doubted is None):
+            return reading
+        if self._felt is None:
+            return Reading("unknown", reason=f"{reading.reason}, but the felt around {self.doubted} was "
+                                             "never seen since the start: it is not taken for gone")
+        why = unlike(self._felt, frame, self.scan_window)
+        return reading if why is None else Reading("unknown", reason=f"{reading.reason}, but {why}")
 
     def _record_gone(self) -> bool:
         """Loop: journal that the window was seen empty; False if the journal is faulted."""

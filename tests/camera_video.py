@@ -1,0 +1,59 @@
+"""A daemon whose camera is OpenCV's own capture opened on a video file: the ``device`` path a real
+camera takes, with the simulated hardware a video file is (its live stretches carry a sensor's noise)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from test_daemon_support import write_table
+
+from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig, load_table
+from controller.daemon.journal import JOURNAL_NAME
+
+DECK = str(FIRMWARE_CONFIGS / "decks" / "sim_classic.yaml")
+FPS = 15
+SIZE = (640, 480)
+
+
+def write_video(path: Path, pictures: list[tuple[np.ndarray, int, bool]]) -> None:
+    """Each (picture, frames, live): ``frames`` frames of it, with a sensor's noise if ``live``."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), FPS, SIZE)
+    assert writer.isOpened()
+    rng = np.random.default_rng(7)
+    for picture, frames, live in pictures:
+        for _ in range(frames):
+            noise = rng.integers(-6, 7, picture.shape) if live else 0
+            writer.write(np.clip(picture.astype(np.int64) + noise, 0, 255).astype(np.uint8))
+    writer.release()
+
+
+def video_table(tmp_path: Path, video: Path, **camera: Any) -> TableConfig:
+    """A table whose camera ``device`` is ``video`` (15 fps, offline after 0.6 s, frozen after 0.5 s)."""
+    spec = {"deck": DECK, "device": str(video), "width": SIZE[0], "height": SIZE[1], "fps": FPS,
+            "offline_after": 0.6, "frozen_after": 0.5, **camera}
+    return load_table(write_table(tmp_path, camera=spec))
+
+
+def journal_inputs(config: TableConfig) -> list[dict[str, Any]]:
+    """Every input the table's journal holds, oldest first."""
+    conn = sqlite3.connect(f"file:{config.state_dir / JOURNAL_NAME}?mode=ro", uri=True)
+    try:
+        return [json.loads(text) for (text,) in conn.execute("SELECT input FROM inputs ORDER BY id")]
+    finally:
+        conn.close()
+
+
+def camera_statuses(config: TableConfig) -> list[tuple[bool, str]]:
+    """The camera's journaled statuses: (online, detail)."""
+    return [(i["online"], i["detail"]) for i in journal_inputs(config)
+            if i.get("input") == "device" and i.get("device") == "camera"]
+
+
+def dealt(config: TableConfig) -> list[str]:
+    """The cards the camera delivered, in order."""
+    return [i["card"] for i in journal_inputs(config) if i.get("input") == "card"]
