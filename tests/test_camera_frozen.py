@@ -23,7 +23,7 @@ from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from vision.synth import DESIGNS, STUDIO, scene
 
-FROZEN = "the same frame, unchanged to the last bit, for 0.5 s (a frozen camera, or its lens covered)"
+FROZEN = "the same frames again, unchanged to the last bit, for 0.5 s (a frozen camera, or its lens covered)"
 
 
 @pytest.mark.timeout(120)
@@ -77,3 +77,26 @@ def test_a_card_still_in_the_window_is_not_dealt_again_when_the_camera_opens_aga
         wait_for(lambda: camera_statuses(config).count((False, "no frames for 0.6 s")) >= 2,
                  "the video did not play twice", timeout=60)
     assert dealt(config) == ["2C"]
+
+
+@pytest.mark.timeout(120)
+def test_a_driver_cycling_through_its_ring_of_old_buffers_deals_nothing_again_and_is_frozen(
+        tmp_path: Path) -> None:
+    """A stalled driver that cycles through its ring of buffers hands over frames each unlike the one
+    before: three of an empty window, three of 2C, again and again. Each turn read the window empty
+    (K 3) and then 2C three times: 2C was dealt at every turn, and the camera looked live."""
+    rng = np.random.default_rng(3)
+    felt = scene(None, DESIGNS["classic"], 5, SIZE, STUDIO, felt=0)
+    card = scene(parse_card("2C"), DESIGNS["classic"], 11, SIZE, STUDIO, felt=0)
+    ring = [np.clip(p.astype(np.int64) + rng.integers(-6, 7, p.shape), 0, 255).astype(np.uint8)
+            for p in (felt, felt, felt, card, card, card)]
+    video = tmp_path / "camera.avi"
+    # Live felt after the ring: the camera is back online, and then the video's end is said.
+    turns = [(frame, 1, False) for frame in ring * 10]
+    write_video(video, [(felt, 2 * FPS, True), *turns, (felt, FPS, True)])
+    config = video_table(tmp_path, video, stable_frames=3)
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        wait_for(lambda: (False, "no frames for 0.6 s") in camera_statuses(config), "the video never ended",
+                 timeout=60)
+    assert dealt(config) == ["2C"]  # the ring's first turn is new frames: 2C is dealt once
+    assert camera_statuses(config)[:3] == [(False, FROZEN), (True, "frames"), (False, "no frames for 0.6 s")]

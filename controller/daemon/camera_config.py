@@ -77,9 +77,10 @@ class CameraSpec(BaseModel):
     stable_frames: int = Field(default=3, ge=1, le=60)
     #: Seconds without a frame before the camera is offline (a tilt, as an unplugged shoe).
     offline_after: float = Field(default=2.0, gt=0, le=600)
-    #: Seconds a camera (``device``) may give the very same frame, unchanged to the last bit, before it is
-    #: offline: a driver handing back its last buffer, a frozen pipeline, a lens covered in the dark. A
-    #: live sensor's noise changes every frame, so a repeated frame is never read again. None: no check
+    #: Seconds a camera (``device``) may give only old frames (one of its last 8 again, unchanged to the last
+    #: bit) before it is offline: a driver handing back its last buffer or cycling through its ring of
+    #: them, a frozen pipeline, a lens covered in the dark. A live sensor's noise changes every frame, so
+    #: an old frame is never read again (controller.daemon.camera_frames). None: no check
     #: (replay and window sources are not checked: they repeat frames by design).
     frozen_after: float | None = Field(default=3.0, gt=0, le=600)
     #: Where the frame of each reported card is kept, relative to the state directory.

@@ -37,11 +37,11 @@ from pathlib import Path
 from typing import Final
 
 import cv2
-import numpy as np
 
 from controller.cards import Card
 from controller.daemon import faults
 from controller.daemon.camera_config import CameraSettings
+from controller.daemon.camera_frames import OldFrames
 from controller.daemon.journal import JournalFault
 from controller.daemon.private import make_dir
 from controller.inputs import CardSeen, DeviceStatus, Input
@@ -108,13 +108,10 @@ class CameraLink:
         #: When the read under way began (None between reads): the watchdog times reads only, not a
         #: card's commit the reader waits for (a slow journal is no dead camera: a review, 2026-12-05).
         self._reading_since: float | None = None
-        #: The last frame, and since when frames have been that very frame (a frozen camera: _frozen).
-        self._last_image: Image | None = None
-        self._same_since = 0.0
-        #: Frames in a row not repeated, and how many bring the camera back online (more after a frozen
-        #: spell: _repeated).
+        #: Old frames handed over again, not read (None: not a camera, or not checked).
+        self._old = None if spec.frozen_after is None else OldFrames(spec.frozen_after, spec.stable_frames)
+        #: New frames in a row, where not checked for old ones (a replay, the simulated window).
         self._fresh = 0
-        self._back_after = 1
         self._first_frame = threading.Event()
         #: Called on the loop at the first frame, when the self-test already failed for want of it.
         self.on_first_frame: Callable[[], object] | None = None
@@ -183,19 +180,20 @@ class CameraLink:
                     self._reading_since = None
                 if frame is None:
                     self._fresh = 0
+                    if self._old is not None:
+                        self._old.fresh = 0
                     if started - self._last_frame >= spec.offline_after:
                         if self.online is not False:
                             self._status(False, f"no frames for {spec.offline_after:g} s")
                         if isinstance(source, CaptureSource) and started - opened >= spec.offline_after:
                             source.close()  # unplugged: opened again (every offline_after) until it is back
-                            source, self._last_image = None, None
+                            source = None
                 else:
                     self._last_frame = time.monotonic()
                     self._first()
                     if not self._repeated(frame, source):
-                        if self.online is not True and self._fresh >= self._back_after:
+                        if self.online is not True and self._back(source):
                             self._status(True, "frames")
-                            self._back_after = 1
                         # A camera just opened gives black or washed frames while its exposure settles:
                         # read as an empty window, they would clear the card lying there (dealt again).
                         if self.online and not (isinstance(source, CaptureSource)
@@ -211,29 +209,25 @@ class CameraLink:
                 source.close()
 
     def _repeated(self, frame: Image, source: FrameSource | None) -> bool:
-        """Whether a camera's frame is, bit for bit, the last one: not read (a stalled driver handing back
-        its buffer, a camera doubling frames: one picture is no second agreeing read of the window), and
-        after ``frozen_after`` seconds of them the camera is offline ("frozen"). A live sensor's noise
-        changes every frame; a replay or the simulated window may repeat one and is not checked. After a
-        frozen spell the camera is back only after ``stable_frames`` frames in a row that differ (a dark
-        scene with a rare noisy pixel would flap it online and offline)."""
-        after = self.settings.spec.frozen_after
-        if after is None or not isinstance(source, CaptureSource):
+        """Whether a camera's frame is an old one handed over again (:mod:`camera_frames`): not read; after
+        ``frozen_after`` seconds of them the camera is offline. A replay or the window is not checked."""
+        old = self._old
+        if old is None or not isinstance(source, CaptureSource):
             self._fresh += 1
             return False
-        now, last, self._last_image = time.monotonic(), self._last_image, frame
-        # Every 16th row first: a live frame differs there already (at 12 MP the whole compare is ~15 ms).
-        if (last is None or last.shape != frame.shape or not np.array_equal(last[::16], frame[::16])
-                or not np.array_equal(last, frame)):
-            self._same_since = now
-            self._fresh += 1
+        now = time.monotonic()
+        if not old.old(frame, now):
             return False
-        self._fresh = 0
-        if now - self._same_since >= after and self.online is not False:
-            self._back_after = self.settings.spec.stable_frames
-            self._status(False, f"the same frame, unchanged to the last bit, for {after:g} s "
-                                "(a frozen camera, or its lens covered)")
+        why = old.frozen(now)
+        if why is not None and self.online is not False:
+            self._status(False, why)
         return True
+
+    def _back(self, source: FrameSource | None) -> bool:
+        """Enough new frames in a row to bring the camera back online."""
+        if isinstance(source, CaptureSource) and self._old is not None:
+            return self._old.back()
+        return self._fresh >= 1
 
     def _try_open(self) -> FrameSource | None:
         """The frame source, or None while it cannot be opened (said once per streak of failures, not at
