@@ -55,5 +55,7 @@ def camera_statuses(config: TableConfig) -> list[tuple[bool, str]]:
 
 
 def dealt(config: TableConfig) -> list[str]:
-    """The cards the camera delivered, in order."""
-    return [i["card"] for i in journal_inputs(config) if i.get("input") == "card"]
+    """The cards the camera delivered, in order; one held for the dealer as maybe the card already dealt
+    (``repeat``) with a ``?``."""
+    cards = [i for i in journal_inputs(config) if i.get("input") == "card"]
+    return [i["card"] + ("?" if i.get("repeat") else "") for i in cards]

@@ -40,6 +40,13 @@ class StableReads:
         """The window has been empty for K frames (or more): no card the camera reported is in it."""
         return self._empty >= self.frames
 
+    def forget(self) -> Card | None:
+        """Forget the card reported last (returned): its next K agreeing reads report it again. For a
+        window whose emptiness is in doubt (:mod:`vision.felt`): the caller asks the dealer about it."""
+        shown, self.shown = self.shown, None
+        self._candidate, self._count = None, 0
+        return shown
+
     def feed(self, reading: Reading) -> Reading | None:
         if reading.status == "empty":
             self._candidate, self._count = None, 0

@@ -203,20 +203,32 @@ OVER_LENS: Final = (
     (170, 190, 230), (120, 150, 200), (60, 90, 140), (20, 20, 20), (70, 35, 25), (225, 225, 220))
 
 
-def over_lens(seed: int, size: tuple[int, int] = (640, 480), felt: int | None = None) -> Image:
+def over_lens(
+    seed: int, size: tuple[int, int] = (640, 480), felt: int | None = None, face: Image | None = None,
+) -> Image:
     """A hand or a sleeve right over the lens, far out of focus: a blur of its colour lit from one side,
-    covering all of the window or all but a strip of ``felt`` at one edge. The detector reads such a frame
-    as an empty window (no contrast, or nothing card-sized); it is not one (:mod:`vision.felt`)."""
+    covering all of the window or all but a strip of ``felt`` at one edge; with ``face`` (a card's face,
+    :func:`render_face`), a palm held over that card lying on the felt, covering it and a little round it.
+    The detector reads most such frames as an empty window (no contrast, or nothing card-sized); none is
+    one (:mod:`vision.felt`)."""
     rng = random.Random(seed)
     w, h = size
     frame = _felt(rng, w, h, felt)
     colour = np.array(rng.choice(OVER_LENS), np.float32)
     sharp = np.ones((h, w), np.float32)
-    if rng.random() < 0.5:  # the felt still shows along one edge
+    if face is not None:
+        corners = _corners(rng, w, h, STUDIO)
+        _place(frame, face, corners)
+        centre = corners.mean(axis=0)
+        reach = float(np.linalg.norm(corners - centre, axis=1).max())
+        sharp[:] = 0.0
+        axes = (int(reach * rng.uniform(1.0, 1.3)), int(reach * rng.uniform(1.0, 1.3)))
+        cv2.ellipse(sharp, (int(centre[0]), int(centre[1])), axes, rng.uniform(0, 180), 0, 360, 1.0, -1)
+    elif rng.random() < 0.5:  # the felt still shows along one edge
         strip = int(rng.uniform(0.05, 0.15) * (w if rng.random() < 0.5 else h))
         sharp[:, :strip] = 0.0
         sharp = sharp if rng.random() < 0.5 else sharp[:, ::-1].copy()
-    cover = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 25), np.float32)
+    cover = np.clip(np.asarray(cv2.GaussianBlur(sharp, (0, 0), 25), np.float32) * 1.2, 0.0, 1.0)
     a = rng.uniform(0, 2 * math.pi)
     xs, ys = np.meshgrid(np.linspace(-1, 1, w, dtype=np.float32), np.linspace(-1, 1, h, dtype=np.float32))
     light = rng.uniform(0.35, 0.9) + rng.uniform(0.1, 0.3) * (xs * math.cos(a) + ys * math.sin(a))

@@ -15,8 +15,9 @@ and never saw gone, controller.daemon.camera_window), given before its
 thread reads the first frame. A first stable read of that same card cannot
 be told from it (the daemon was down: an identical card may have been put
 there), so it is delivered with ``repeat`` and the table holds it in a
-``repeat_card`` tilt for the dealer; an empty window or another card is
-simply new. While the link runs, frames that stop and resume (a camera
+``repeat_card`` tilt for the dealer; another card is simply new. An empty
+read clears a card only if alike the window empty before it (vision.felt:
+a hand reads empty too); K refused make it doubted. While the link runs, frames that stop and resume (a camera
 unplugged and back) keep the in-memory state: the card still in the window
 is the same card. The window seen empty is journaled (``gone``) before the
 link forgets the card.
@@ -45,7 +46,7 @@ from controller.daemon.camera_frames import OldFrames
 from controller.daemon.journal import JournalFault
 from controller.daemon.private import make_dir
 from controller.inputs import CardSeen, DeviceStatus, Input
-from vision.felt import Look, felt_around, unlike
+from vision.felt import Look, look, unlike
 from vision.image_file import write_image
 from vision.profile import DeckProfile, ProfileError, load_profile
 from vision.recognise import Image, Reading, recognise
@@ -125,8 +126,11 @@ class CameraLink:
         self.in_window = in_window
         #: That card as the journal had it at start: a first stable read of it may be it or a new one.
         self.doubted = in_window
-        #: The felt around the card reported last (vision.felt): an empty window must show it to clear it.
+        #: The window as the detector last read it empty, and as it was empty before the card in the window
+        #: (vision.felt): an empty read clears that card only when alike. Empty reads refused since.
+        self._empty: Look | None = None
         self._felt: Look | None = None
+        self._refused = 0
         self.frames = 0
         self.cards = 0
         self.online: bool | None = None
@@ -272,8 +276,12 @@ class CameraLink:
                 self.in_window = None
         if report is None or report.card is None:
             return
-        self._felt = felt_around(frame, self.scan_window)
         repeat = report.card is self.doubted
+        # Read again after empty reads in doubt (a hand?), a card keeps the window empty before it; a new
+        # card takes the last window read empty (a light changed since is then healed).
+        if not (repeat and self._felt is not None):
+            self._felt = self._empty
+        self._refused = 0
         self.doubted = None
         path = self._save(frame, report)
         ref = f"camera:{path}"
@@ -285,18 +293,22 @@ class CameraLink:
             faults.point("camera_delivered")
 
     def _covered(self, reading: Reading, frame: Image) -> Reading:
-        """An empty reading while a card lies in the window, unless the window shows the felt seen around
-        that card: "unknown" (:mod:`vision.felt`). A hand or a sleeve over the lens reads empty, and K such
-        frames took the card under it for gone, dealt again once the hand moved away. After a restart the
-        card the journal has in the window was never seen here, nor its felt: no empty frame clears it,
-        and the first stable read of it asks the dealer, as when the camera misses an empty window."""
-        if reading.status != "empty" or (self.stable.shown is None and self.doubted is None):
+        """An empty read while a card lies in the window, unlike the window empty before it: "unknown"
+        (:mod:`vision.felt`); K such doubt the card: read again, it is the dealer's (``repeat_card``)."""
+        if reading.status != "empty":
             return reading
-        if self._felt is None:
-            return Reading("unknown", reason=f"{reading.reason}, but the felt around {self.doubted} was "
-                                             "never seen since the start: it is not taken for gone")
-        why = unlike(self._felt, frame, self.scan_window)
-        return reading if why is None else Reading("unknown", reason=f"{reading.reason}, but {why}")
+        now = self._empty = look(frame, self.scan_window)
+        card = self.stable.shown or self.doubted
+        if card is None:
+            return reading
+        why = unlike(self._felt, now) if self._felt is not None else "no empty window was seen before it"
+        if why is None:
+            return reading
+        self._refused += 1
+        if self._refused == self.settings.spec.stable_frames and self.stable.shown is not None:
+            log.warning("camera: %s not taken for gone (%s): held for the dealer if read again", card, why)
+            self.doubted = self.stable.forget()
+        return Reading("unknown", reason=f"{reading.reason}, but {card} is not taken for gone: {why}")
 
     def _record_gone(self) -> bool:
         """Loop: journal that the window was seen empty; False if the journal is faulted."""
