@@ -39,7 +39,8 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.levels import grey_percentile
-from vision.sides import Line, Region, near_outline
+from vision.runs import Line
+from vision.sides import Region, near_outline
 
 #: The way on is measured over this share of the card's short side, from the meeting point.
 REACH: Final = 0.25

@@ -38,7 +38,8 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision import sides
-from vision.sides import Line, meet, overlap, turn
+from vision.runs import Line, runs_each
+from vision.sides import meet, overlap, turn
 from vision.table_view import table_view
 from vision.window import Bounds, side_lengths
 
@@ -81,7 +82,7 @@ APART: Final = 0.4
 STEP: Final = 8
 STEP_AT: Final = 0.08
 #: The longest straight runs of a region's contour searched for sides (the detector's joined-card search keeps
-#: 10, :data:`vision.sides.MAX_LINES`, enough for one card's region). A blob of edges here may join the card
+#: 10, :data:`vision.runs.MAX_LINES`, enough for one card's region). A blob of edges here may join the card
 #: read's outline and pale walls' lines (each line's two sides two runs), whose runs crowded an object's out
 #: of 10: the drawn sweep of two objects read 3 more scenes as one card (two backs among them, one on felt
 #: with walls touching it on three sides). 12 found 2 of the 3, 14 and 16 all 3. What it costs: more
@@ -90,6 +91,10 @@ STEP_AT: Final = 0.08
 #: real frames did not change (1.5 ms). Leaving out runs that face another a few pixels away (a thin line's
 #: two sides) found the felt's back at 10, but read 12 more scenes as one card.
 MOST_RUNS: Final = 14
+
+
+#: A region's box in the frame: x0, y0, x1, y1.
+Box = tuple[int, int, int, int]
 
 
 def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds, placed: bool = False) -> bool:
@@ -127,6 +132,7 @@ def _outline_in(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
         if tree is None:
             continue
         lengths = np.fromiter(map(len, contours), np.int64, len(contours))
+        regions: list[tuple[NDArray[np.int32], Box]] = []
         # Outer contours only (a hole's parent is set), long enough to go round an object.
         for k in np.flatnonzero((tree[0][:, 3] < 0) & (lengths >= 2 * long / SIZE_FACTOR)).tolist():
             contour = contours[k]
@@ -138,23 +144,42 @@ def _outline_in(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
                 continue  # the card's own regions, its outline's blob: no room for an object apart
             x0, y0, x1, y1 = max(x - 3, 0), max(y - 3, 0), min(x + bw + 3, cols), min(y + bh + 3, rows)
             outline = np.asarray(contour, np.int32).reshape(-1, 2) - np.array([x0, y0], np.int32)
-            if _three_sides(outline, (x0, y0, x1, y1), blurred, win, card, (short, long)):
-                return True
+            regions.append((outline, (x0, y0, x1, y1)))
+        if _any_three_sides(regions, blurred, win, card, (short, long)):
+            return True
     return False
 
 
-def _three_sides(pts: NDArray[np.int32], box: tuple[int, int, int, int], colour: MatLike, win: Bounds,
-                 card: NDArray[np.float32], size: tuple[float, float]) -> bool:
-    """Whether the region outlined by ``pts`` (points of the frame's ``box`` x0, y0, x1, y1, from its corner)
-    holds three sides of an object of the card's ``size`` (short side, long side) apart from the card at
-    ``card``: see the module."""
+def _any_three_sides(regions: list[tuple[NDArray[np.int32], Box]], colour: MatLike, win: Bounds,
+                     card: NDArray[np.float32], size: tuple[float, float]) -> bool:
+    """Whether any of the ``regions`` (each outlined by its points from its box's corner, and its box in
+    the frame) holds three sides of an object (:func:`_three_sides`), in their order. Their contours'
+    straight runs are fitted in one pass (:func:`vision.runs.runs_each`): a cluttered frame's look has five
+    to ten such regions, and a pass each cost more in numpy's calls than in arithmetic."""
+    made: list[tuple[NDArray[np.int32], NDArray[np.bool_], NDArray[np.uint8]]] = []
+    for pts, (x0, y0, x1, y1) in regions:
+        on_rim = np.asarray(win.rim[pts[:, 1] + y0, pts[:, 0] + x0] > 0)
+        filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(filled, [pts.reshape(-1, 1, 2)], -1, 255, -1)
+        made.append((pts, on_rim, filled))
+    lines = runs_each(made, LEAST_RUN * size[0], MOST_RUNS)
+    return any(_three_sides(region, box, lines[k], colour, win, card, size)
+               for k, (region, (_, box)) in enumerate(zip(made, regions, strict=True)))
+
+
+def _three_sides(region: tuple[NDArray[np.int32], NDArray[np.bool_], NDArray[np.uint8]], box: Box,
+                 lines: list[Line], colour: MatLike, win: Bounds, card: NDArray[np.float32],
+                 size: tuple[float, float]) -> bool:
+    """Whether the region (its outline's points from the corner of the frame's ``box`` x0, y0, x1, y1, which
+    of them lie on the window's rim, and the region filled in the box), whose outline's straight runs are
+    ``lines``, holds three sides of an object of the card's ``size`` (short side, long side) apart from the
+    card at ``card``: see the module."""
+    pts, on_rim, filled = region
     short, long = size
-    x0, y0, x1, y1 = box
-    on_rim = np.asarray(win.rim[pts[:, 1] + y0, pts[:, 0] + x0] > 0)
-    filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.drawContours(filled, [pts.reshape(-1, 1, 2)], -1, 255, -1)
-    lines = sides.runs(pts, on_rim, filled, LEAST_RUN * short, MOST_RUNS)
+    x0, y0, _, _ = box
     found = _rectangles(lines, short, long)
+    if not found:
+        return False
     seen = sides.near_outline(pts[~on_rim], (filled.shape[0], filled.shape[1]))
     shift = np.array([x0, y0], np.float32)
     for q, three in zip(found, sides.side_supports(found, seen, 3), strict=True):  # the fourth is placed

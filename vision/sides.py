@@ -7,7 +7,8 @@ the window's rim is not the card's. The runs' lines are paired into the card's t
 sides, and a quadrilateral is accepted only when each of its sides is confirmed along a good share of
 its length by the contour itself, its inside is the region's paper, it has a card's proportions and
 it lies wholly inside the window. Where two such cards are found, the window holds two cards and the
-caller refuses it; nothing here guesses a side that is not seen.
+caller refuses it; nothing here guesses a side that is not seen. The runs themselves are
+:mod:`vision.runs`'s.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.runs import Line, runs
+
 #: A straight run is at least this share of the working frame's width long (the short side of the
 #: smallest card the detector accepts is about four times that).
 MIN_RUN: Final = 0.04
-#: The contour may leave a straight run by this many pixels (the noise of a thresholded edge).
-RUN_TOLERANCE: Final = 1.5
 #: Opposite sides of a card seen by a tilted camera differ in direction by at most this (degrees).
 MAX_SKEW: Final = 20.0
 #: Each side must be confirmed by the contour along this share of its length (the middle 80 %) ...
@@ -35,87 +36,11 @@ MIN_SIDE_SUPPORT: Final = 0.4
 MIN_SUPPORT: Final = 0.6
 #: The quadrilateral's inside must be this share of the region's paper.
 MIN_PAPER: Final = 0.97
-#: The longest runs kept (the card's four sides are among them).
-MAX_LINES: Final = 10
 
 #: :func:`side_supports` makes only the samples that can fall in the frame when more than this many
 #: samples surely fall off it (about 60 us of sampling, more than working out which costs); below that
 #: every sample is made.
 CLIP_SAMPLES: Final = 4000
-
-
-@dataclass(frozen=True)
-class Line:
-    """A straight run: a point on it, its unit direction, its length, and the unit normal pointing
-    into the region (the paper's side)."""
-
-    x: float
-    y: float
-    dx: float
-    dy: float
-    length: float
-    nx: float
-    ny: float
-    #: Its undirected direction, 0..180 degrees.
-    angle: float
-
-    def faces(self, other: Line, gap: float) -> bool:
-        """``other`` lies at least ``gap`` pixels away on this line's paper side: the opposite side."""
-        return (other.x - self.x) * self.nx + (other.y - self.y) * self.ny >= gap
-
-
-def runs(
-    pts: NDArray[np.int32], on_rim: NDArray[np.bool_], region: NDArray[np.uint8], min_run: float,
-    most: int = MAX_LINES,
-) -> list[Line]:
-    """The contour's straight runs off the window's rim, each fitted by a line, longest first (at most
-    ``most``)."""
-    poly = cv2.approxPolyDP(pts.reshape(-1, 1, 2), RUN_TOLERANCE, True).reshape(-1, 2)
-    codes = pts[:, 0].astype(np.int64) * 65536 + pts[:, 1]
-    order = np.argsort(codes, kind="stable")  # each vertex's first place on the contour
-    first = order[np.searchsorted(codes[order], poly[:, 0].astype(np.int64) * 65536 + poly[:, 1])]
-    at = sorted(int(i) for i in first)
-    n = len(pts)
-    h, w = region.shape
-    start = np.array(at, np.int64)
-    end = np.append(start[1:], start[0] + n)
-    step = (pts[end % n] - pts[start % n]).astype(np.float64)
-    lengths = np.hypot(step[:, 0], step[:, 1])
-    rim_before = np.concatenate(([0], np.cumsum(np.concatenate((on_rim, on_rim)))))
-    rim_share = (rim_before[end + 1] - rim_before[start]) / (end - start + 1)
-    keep = np.flatnonzero((lengths >= min_run) & (rim_share <= 0.2))
-    keep = keep[np.argsort(-lengths[keep], kind="stable")][:most]  # only the longest are fitted
-    lines = []
-    for k, (x, y, dx, dy) in zip(keep, _fit_lines(pts, start[keep], end[keep]), strict=True):
-        px, py = int(round(x - 3 * dy)), int(round(y + 3 * dx))
-        inward = 0 <= px < w and 0 <= py < h and region[py, px] > 0
-        nx, ny = (-dy, dx) if inward else (dy, -dx)
-        lines.append(Line(x, y, dx, dy, float(lengths[k]), nx, ny, math.degrees(math.atan2(dy, dx)) % 180.0))
-    return lines
-
-
-def _fit_lines(
-    pts: NDArray[np.int32], start: NDArray[np.int64], end: NDArray[np.int64]
-) -> list[tuple[float, float, float, float]]:
-    """The least-squares line (centroid x, y and unit direction dx, dy: :func:`cv2.fitLine`'s
-    ``DIST_L2``) through the middle 80 % of each run ``start[k]..end[k]`` of the contour ``pts``, all
-    runs in one pass: the principal axis of each run's points."""
-    n = len(pts)
-    cut = (end - start + 1) // 10
-    lo, hi = start + cut, end + 1 - cut
-    sizes = hi - lo
-    offset = np.repeat(lo - (np.cumsum(sizes) - sizes), sizes)
-    idx = (np.arange(int(sizes.sum())) + offset) % n
-    xy = pts[idx].astype(np.float64)
-    run = np.repeat(np.arange(len(sizes)), sizes)
-    mean = np.stack([np.bincount(run, xy[:, i], len(sizes)) for i in (0, 1)], axis=1) / sizes[:, None]
-    d = xy - mean[run]
-    sxx, syy, sxy = (np.bincount(run, v, len(sizes)) for v in (d[:, 0] ** 2, d[:, 1] ** 2, d[:, 0] * d[:, 1]))
-    theta = 0.5 * np.arctan2(2 * sxy, sxx - syy)
-    return [
-        (float(mx), float(my), math.cos(t), math.sin(t))
-        for (mx, my), t in zip(mean, theta, strict=True)
-    ]
 
 
 def meet(a: Line, b: Line) -> tuple[float, float] | None:
