@@ -74,11 +74,13 @@ class Reading:
         }
 
 
-def read_index(crop: Image, profile: DeckProfile, align: bool = False) -> tuple[Card, float, float] | str:
+def read_index(crop: Image, profile: DeckProfile, align: bool = False, split: Glyphs | str | None = None
+               ) -> tuple[Card, float, float] | str:
     """One index crop to a card, its confidence and its lead (the larger of the rank's and the suit's
     distance to the best template over that to the runner-up), or the reason it is not one. With
-    ``align``, a rank unlike any template is compared again once aligned (:mod:`vision.align`)."""
-    matched = _matches(crop, profile, align)
+    ``align``, a rank unlike any template is compared again once aligned (:mod:`vision.align`).
+    ``split``: the crop's glyphs as :func:`_split` makes them, when the caller has (:func:`read_indices`)."""
+    matched = _matches(crop, profile, align, split)
     if isinstance(matched, str):
         return matched
     glyphs, rank, suit, suits = matched
@@ -120,13 +122,13 @@ def rank_reads(crop: Image, profile: DeckProfile) -> bool:
             and suit.score >= accept.min_score and _in_place(glyphs, rank.name, profile))
 
 
-def _matches(crop: Image, profile: DeckProfile, align: bool
+def _matches(crop: Image, profile: DeckProfile, align: bool, split: Glyphs | str | None = None
              ) -> tuple[Glyphs, Match, Match, dict[str, float]] | str:
     """The index crop's glyphs, its rank's and suit's matches and the suit glyph's correlation with each
     suit (:func:`read_index`'s first steps), or why there are none: no rank and suit, or a glyph not of the
-    enrolled size."""
+    enrolled size. ``split``: the crop's :func:`_split`, if made already."""
     index = profile.spec.index
-    glyphs = split_index(crop, glyph_area(index.box, index.glyphs), index.rank_height)
+    glyphs = _split(crop, profile) if split is None else split
     if isinstance(glyphs, str):
         return glyphs
     for what, got, want in (("rank", glyphs.rank_height, index.rank_height),
@@ -148,11 +150,21 @@ def _matches(crop: Image, profile: DeckProfile, align: bool
     return glyphs, rank, suit, suits
 
 
+def _split(crop: Image, profile: DeckProfile) -> Glyphs | str:
+    """The index crop split into the deck's rank and suit glyphs (:func:`vision.glyphs.split_index`)."""
+    index = profile.spec.index
+    return split_index(crop, glyph_area(index.box, index.glyphs), index.rank_height)
+
+
 def _in_place(glyphs: Glyphs, rank: str, profile: DeckProfile) -> bool:
     """Whether the rank glyph lies over the suit where the deck's ``rank`` does (its enrolled offset)."""
     placed = profile.aspects.get(f"offset:{rank}", glyphs.rank_offset)
     return abs(glyphs.rank_offset - placed) <= OFFSET_TOLERANCE
 
+
+#: The unread index ``k`` warped once more where the read one's print, split into its glyphs (or why it
+#: is not), is found (:func:`vision.reread.index_again`).
+Again = Callable[[int, Glyphs | str], Image | None]
 
 #: The detection limits used unless a caller passes others.
 DEFAULT_DETECT = DetectParams()
@@ -185,8 +197,8 @@ def recognise(
         return found.reading or Reading("unknown", reason=det.reason + found.summary)
     face, box = profile.spec.face, profile.spec.index.box
 
-    def again(corners: NDArray[np.float32], crops: list[Image]) -> Callable[[int], Image | None]:
-        return lambda k: index_again(frame, corners, profile, crops[1 - k], k == 1)
+    def again(corners: NDArray[np.float32], crops: list[Image]) -> Again:
+        return lambda k, read: index_again(frame, corners, profile, crops[1 - k], k == 1, read)
 
     # A card recovered from its sides (a corner unseen, perhaps under a second card's blank paper) is
     # read on both indices: the one-index exception could read the covered card (vision.detect._joined).
@@ -214,21 +226,25 @@ def recognise_face(face: Image, profile: DeckProfile) -> Reading:
 
 def read_indices(
     crops: list[Image], profile: DeckProfile, face: Image | None = None, one_index: bool = True,
-    again: Callable[[int], Image | None] | None = None,
+    again: Again | None = None,
 ) -> Reading:
     """Read a card's two index crops (:func:`vision.warp.index_crops`), which must agree when both are
-    readable; without ``one_index``, both must be read whatever the profile accepts. ``again(k)``: the
-    unread index ``k`` warped once more where the read one's print is found (:mod:`vision.reread`)."""
-    reads = [read_index(crop, profile) for crop in crops]
+    readable; without ``one_index``, both must be read whatever the profile accepts. ``again(k, read)``:
+    the unread index ``k`` warped once more where the read one's print (its glyphs ``read``) is found
+    (:mod:`vision.reread`). Each crop is split into its glyphs once (about 0.25 ms a split): the aligned
+    second read and the look again take the split made for the first read, which they made again before."""
+    splits = [_split(crop, profile) for crop in crops]
+    reads = [read_index(crop, profile, split=split) for crop, split in zip(crops, splits, strict=True)]
     if sum(isinstance(r, str) for r in reads) == 1:  # one read: the other's rank aligned (vision.align)
         k = next(i for i, r in enumerate(reads) if isinstance(r, str))
         if str(reads[k]).startswith(f"rank {UNLIKE}"):
-            reads[k] = read_index(crops[k], profile, align=True)
+            reads[k] = read_index(crops[k], profile, align=True, split=splits[k])
     cards = [r for r in reads if not isinstance(r, str)]
     if not cards:
         return Reading("unknown", reason="; ".join(str(r) for r in reads), face=face)
     if len(cards) == 1 and again is not None:
-        moved = again(next(i for i, r in enumerate(reads) if isinstance(r, str)))  # vision.reread
+        k = next(i for i, r in enumerate(reads) if isinstance(r, str))
+        moved = again(k, splits[1 - k])  # vision.reread
         second = None if moved is None else read_index(moved, profile)
         if second is not None and not isinstance(second, str):
             cards.append(second)  # disagreeing, it is refused below as any two indices are

@@ -24,7 +24,7 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.glyphs import glyph_area, split_index
+from vision.glyphs import Glyphs, glyph_area, split_index
 from vision.profile import DeckProfile
 from vision.warp import face_paper, warp_index
 
@@ -39,12 +39,17 @@ PAD: Final = 3
 
 
 def index_again(
-    frame: MatLike, corners: NDArray[np.float32], profile: DeckProfile, read: MatLike, turned: bool
+    frame: MatLike, corners: NDArray[np.float32], profile: DeckProfile, read: MatLike, turned: bool,
+    split: Glyphs | str | None = None,
 ) -> MatLike | None:
     """The unread index (of the face turned half a turn when ``turned``) warped again where the ``read``
-    index crop's glyphs match best; None when they are not found, or found just where it was cut."""
+    index crop's glyphs match best; None when they are not found, or found just where it was cut.
+    ``split``: the ``read`` crop's :func:`vision.glyphs.split_index` (with the deck's glyph area and rank
+    height) as its read made it; None: it is made here."""
     size, index = profile.spec.face, profile.spec.index
-    glyphs = split_index(read, glyph_area(index.box, index.glyphs), index.rank_height)
+    glyphs = split
+    if glyphs is None:
+        glyphs = split_index(read, glyph_area(index.box, index.glyphs), index.rank_height)
     if isinstance(glyphs, str):
         return None
     margin = max(4, round(MARGIN * size[0]))
