@@ -86,10 +86,9 @@ def read_index(crop: Image, profile: DeckProfile, align: bool = False, split: Gl
     glyphs, rank, suit, suits = matched
     spec = profile.spec
     accept = spec.accept
-    for what, m in (("rank", rank), ("suit", suit)):
-        why = m.why_not(what, accept.min_score, accept.max_ratio)
-        if why is not None:
-            return why
+    why = suit.why_not("suit", accept.min_score, accept.max_ratio)  # the rank's was _matches'
+    if why is not None:
+        return why
     shape = why_not_by_shape(suits, suit.name, accept.max_ratio)
     if shape is not None:  # the ink's colour is never the only guard between the colours
         return shape
@@ -116,17 +115,17 @@ def rank_reads(crop: Image, profile: DeckProfile) -> bool:
     matched = _matches(crop, profile, False)
     if isinstance(matched, str):
         return False
-    glyphs, rank, suit, _ = matched
-    accept = profile.spec.accept
-    return (rank.why_not("rank", accept.min_score, accept.max_ratio) is None
-            and suit.score >= accept.min_score and _in_place(glyphs, rank.name, profile))
+    glyphs, rank, suit, _ = matched  # the rank reads (_matches)
+    return suit.score >= profile.spec.accept.min_score and _in_place(glyphs, rank.name, profile)
 
 
 def _matches(crop: Image, profile: DeckProfile, align: bool, split: Glyphs | str | None = None
              ) -> tuple[Glyphs, Match, Match, dict[str, float]] | str:
     """The index crop's glyphs, its rank's and suit's matches and the suit glyph's correlation with each
-    suit (:func:`read_index`'s first steps), or why there are none: no rank and suit, or a glyph not of the
-    enrolled size. ``split``: the crop's :func:`_split`, if made already."""
+    suit (:func:`read_index`'s first steps), or why there are none: no rank and suit, a glyph not of the
+    enrolled size, or a rank that does not read (its :meth:`Match.why_not`). The suit is matched only for a
+    rank that reads: neither caller looks at it otherwise (a crop placed on a neighbour's ink beside the card
+    read, an index whose rank is covered). ``split``: the crop's :func:`_split`, if made already."""
     index = profile.spec.index
     glyphs = _split(crop, profile) if split is None else split
     if isinstance(glyphs, str):
@@ -141,12 +140,14 @@ def _matches(crop: Image, profile: DeckProfile, align: bool, split: Glyphs | str
     plain = rank
     if align and FLOOR <= rank.score < accept.min_score:
         rank = realigned(rank_glyph, profile, aspect_of(glyphs.rank)) or rank
+    why = rank.why_not("rank", accept.min_score, accept.max_ratio)
+    if why is not None:
+        return why
     suit_glyph = normalise(glyphs.suit, SUIT_SIZE, index.suit_height, SUIT_FILL)
     suits = dict(zip(profile.suits, correlations(suit_glyph, profile.stack("suit")), strict=True))
     suit = match(suit_glyph, profile, "suit", aspect_of(glyphs.suit), list(suits.values()))
-    if rank.why_not("rank", accept.min_score, accept.max_ratio) is None:
-        # A rank read once aligned measures no sharpness or tone as cut: it may doubt, never settle.
-        suit = at_sharpness(suit_glyph, suit, suits, rank_glyph, rank.name, profile, settles=rank is plain)
+    # A rank read once aligned measures no sharpness or tone as cut: it may doubt, never settle.
+    suit = at_sharpness(suit_glyph, suit, suits, rank_glyph, rank.name, profile, settles=rank is plain)
     return glyphs, rank, suit, suits
 
 
