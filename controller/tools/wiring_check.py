@@ -96,10 +96,13 @@ def _role_and_name(key: str) -> tuple[Role, str]:
 
 
 def lines_of(maps: Sequence[tuple[str, PinMap]]) -> list[Line]:
-    """Every line of a table's maps, in file order: lamps, buttons, sensors and presence loops."""
+    """Every line of a table's maps, in file order: lamps, buttons, sensors and presence loops (not the
+    canaries: nothing to actuate)."""
     out = []
     for index, (_label, pin_map) in enumerate(maps):
         for key, spec in pin_map.specs():
+            if key.startswith("canaries."):
+                continue  # tied to its idle level, nothing to actuate: the daemon reads it (line_check)
             role, name = _role_and_name(key)
             out.append(Line(index, key, role, name, pin_map.chip_of(spec), spec))
     return out

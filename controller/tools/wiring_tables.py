@@ -33,6 +33,8 @@ def job(key: str) -> tuple[str, str, str]:
     parts = key.split(".")
     if parts[0] == "tower":
         return "tower", f"`{parts[1]}` lamp", "tower lamp"
+    if parts[0] == "canaries":
+        return "pin map", f"canary {parts[1]}", "canary"
     who, rest = ("dealer", parts[1:]) if parts[0] == "dealer" else (f"seat {parts[1]}", parts[2:])
     if rest[0] == "presence":
         return who, "presence loop", "presence"

@@ -23,7 +23,7 @@ class LampMode(Enum):
     FAULT = "fault"  # faster, in phase across the table: a tilt
 
 
-InputKind = Literal["button", "sensor", "presence"]
+InputKind = Literal["button", "sensor", "presence", "canary"]
 #: What an event is about: an input, or the panel's lines as a whole. ``lamps``: ``failed`` when a lamp's
 #: line cannot be written (an I2C expander that stops answering), ``written`` when writes work again.
 #: ``inputs``: ``failed`` when an input's line cannot be read or reads what no edge said

@@ -192,7 +192,7 @@ def line_problems(backend: str, expanders: Sequence[Expander],
                                            f"{', '.join(names)})"))
             elif (why := line_problem(chip, spec.pin)) is not None:
                 problems.append(("panels", f"{name}: {key}: {why}"))
-            elif chip in no_int and isinstance(spec, InputPin):
+            elif chip in no_int and isinstance(spec, InputPin) and not key.startswith("canaries."):
                 problems.append(("panels", f"{name}: {key}: an input on {chip}, which has no INT pin "
                                            "(gpio.expanders: int: BCM) to report its edges"))
     if not shares_one_world(backend, expanders):

@@ -19,6 +19,9 @@ read, outside the panel's lock (a hung bus may take a second a read):
   again once the chip is mended: started with the chip still dead, it takes the garbage for the
   panels' starting state, which :meth:`InputCheck.at_open` judges only by the chip's buttons);
 * at open, a chip whose every button (two or more) reads pressed fails them at once (:meth:`at_open`);
+* a canary (the pin map's ``canaries``: a spare line tied to its idle level) read active, at open or at
+  any check, fails them at once: its chip answers garbage (one tied high catches a chip reading all
+  low, one tied low a chip reading all high);
 * the failure is reported once, with the first failing line named, and again only when that line
   changes; every panel of the map goes offline, so betting cannot close and a deal tilts, as for a lamp
   that cannot be written. No key repeats while they are failed, and a key whose line reads released or
@@ -26,10 +29,11 @@ read, outside the panel's lock (a hung bus may take a second a read):
 * after :data:`RECOVER_CHECKS` clean checks in a row the map's inputs are ``read`` again and its panels
   come back by themselves: a line that fails every other second does not flap them online between.
 
-What it cannot see: a chip with fewer than two buttons dead at open and answering garbage without
-raising (an MCP23S17 whose spots read "covered"), and a key stepping for the one or two checks before a
-dead chip is found (a wager made then stands); keeping each seat's keys and spots on one chip, as every
-shipped map does, and I2C expanders (a dead one raises) leave neither. What it costs: one read per input
+What it cannot see without canaries: a chip with fewer than two buttons dead at open and answering
+garbage without raising (an MCP23S17 whose spots read "covered"), and a key stepping for the one or two
+checks before a dead chip is found (a wager made then stands; with canaries, the one check). Keeping
+each seat's keys and spots on one chip, as every shipped map does, and I2C expanders (a dead one
+raises), or an SPI expander's two canaries, leave neither. What it costs: one read per input
 line per period; on an expander, one I2C register read each (about
 0.1 ms at 400 kHz), so a seat chip of 16 inputs read once a second keeps its bus under 0.2 % busy.
 """
@@ -54,6 +58,9 @@ class Probe:
     line: InputLine | None
     chip: str
     label: str
+    #: A canary: a spare line tied to its idle level, which must never read active (the pin map's
+    #: ``canaries``).
+    canary: bool = False
 
 
 class InputCheck:
@@ -71,10 +78,15 @@ class InputCheck:
         self._garbage: list[int] = []
 
     def at_open(self, probes: Sequence[Probe], buttons: Sequence[bool], levels: Sequence[bool]) -> str | None:
-        """Why the levels read at open look like garbage, or None: every button of a chip (two or more)
-        pressed. A dead SPI expander reads every register 0, every active-low line "active", and at open
-        that is the panels' starting state, which no later check can doubt; nobody holds every button of
-        a seat at start. A failure until one of those buttons is seen released."""
+        """Why the levels read at open look like garbage, or None: a canary active, or every button of a
+        chip (two or more) pressed. A dead SPI expander reads every register 0, every active-low line
+        "active", and at open that is the panels' starting state, which no later check can doubt; nobody
+        holds every button of a seat at start. A failure until one of those buttons is seen released, or
+        the canary reads inactive."""
+        for k, probe in enumerate(probes):
+            if probe.canary and levels[k]:
+                self.failed, self.detail = True, _canary(probe)
+                return self.detail
         chips: dict[str, list[int]] = {}
         for k, probe in enumerate(probes):
             if buttons[k]:
@@ -121,6 +133,9 @@ class InputCheck:
             if isinstance(level, str):
                 problems.append(f"{probes[k].label} cannot be read: {level}")
                 continue
+            if probes[k].canary and level:
+                problems.append(_canary(probes[k]))
+                continue
             if level is None or level == edges[k][0]:
                 self._odd.pop(k, None)
                 continue
@@ -143,3 +158,9 @@ class InputCheck:
             return None
         self.failed, self.detail = False, ""
         return "read"
+
+
+def _canary(probe: Probe) -> str:
+    """The same words at start and at a check: a failure is reported again only when they change."""
+    return (f"{probe.label} reads active: a line tied to its idle level, so its chip answers garbage "
+            "(mend it, then start the daemon again)")

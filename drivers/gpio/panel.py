@@ -66,6 +66,13 @@ class _Input:
         return min(d, h)
 
 
+def _owner(entry: _Input) -> str:
+    """Whose input a line is, as the check names it: ``input seat 1``, ``input dealer``, or ``pin map``."""
+    if entry.kind == "canary":
+        return "pin map"
+    return f"input {'dealer' if entry.seat is None else f'seat {entry.seat}'}"
+
+
 class Panel:
     """Seat panels, the dealer panel and the tower light of one pin map."""
 
@@ -99,8 +106,8 @@ class Panel:
             self._close_lines()
             raise
         self._check = InputCheck(pin_map.input_check_s, now)  # every input line read again (line_check)
-        self._probes = [Probe(e.line, e.chip, f"input {'dealer' if e.seat is None else f'seat {e.seat}'} "
-                                              f"{e.name} ({line_name(e.chip, e.pin)})") for e in self._inputs]
+        self._probes = [Probe(e.line, e.chip, f"{_owner(e)} {e.name} ({line_name(e.chip, e.pin)})",
+                              e.kind == "canary") for e in self._inputs]
         self._apply_lamps(now)
 
     # ------------------------------------------------------------------ set-up
@@ -127,6 +134,8 @@ class Panel:
         if m.tower is not None:
             for name in ("idle", "betting", "in_play", "fault"):
                 self._add_lamp(f"tower {name}", getattr(m.tower, name))
+        for k, canary in enumerate(m.canaries):  # judged by the check alone (line_check), never reported
+            self._add_input("canary", None, f"canary {k}", canary, now)
 
     def _add_input(self, kind: InputKind, seat: int | None, name: str, spec: InputPin, now: float) -> None:
         ms = self.map.debounce_ms if spec.debounce_ms is None else spec.debounce_ms
@@ -298,6 +307,8 @@ class Panel:
                 return
 
     def _changed(self, entry: _Input, change: Change, at: float) -> None:
+        if entry.kind == "canary":
+            return  # no input of a panel: the check reads it (drivers.gpio.line_check)
         if entry.hold is not None:
             if change is Change.ACTIVE:
                 if not self._check.failed:  # the map's inputs failed: no key repeats (line_check)

@@ -212,6 +212,9 @@ class PinMap(_Strict):
     seats: dict[int, SeatPanel] = Field(default_factory=dict)
     dealer: DealerPanel | None = None
     tower: TowerLight | None = None
+    #: Spare lines tied to their idle level, never to read active: a chip answering garbage without
+    #: raising (a dead SPI expander reads every line alike) shows in them (drivers.gpio.line_check).
+    canaries: list[InputRef] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _steps_fit_bet_step(self) -> PinMap:
@@ -262,6 +265,7 @@ class PinMap(_Strict):
         if self.tower is not None:
             for name in TOWER_LAMPS:
                 out.append((f"tower.{name}", getattr(self.tower, name)))
+        out.extend((f"canaries.{k}", canary) for k, canary in enumerate(self.canaries))
         return out
 
 
