@@ -11,12 +11,17 @@ hardware is gpiozero's mock pins with a chip that answers garbage when dead.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped, unused-ignore]
+from panel_support import MOCK, Table
+from test_daemon_support import write_table
 
-from drivers.gpio import GpioZeroBackend, Panel, PinEvent, backend
+from controller.panels.pinmaps import parse_pin_map
+from drivers.gpio import GpioZeroBackend, Panel, PinEvent, backend, expanders
+from drivers.gpio.backend import make_factory
 from drivers.gpio.pinmap import PinMap
 from tests.test_gpio_rig import Clock, build_map
 
@@ -33,6 +38,13 @@ class GarbageWhenDead(backend._quiet_pin_class()):  # type: ignore[misc]
         if getattr(self.factory, "dead", False) and self._function == "input":
             return self.factory.garbage
         return super()._get_state()
+
+
+def _chip_map(chip: str, canaries: list[dict[str, Any]]) -> PinMap:
+    """One seat with one button and one spot on expander ``chip`` (lines 0 and 1), and ``canaries``."""
+    return parse_pin_map({"game": "baccarat", "chip": chip, "canaries": canaries, "seats": {
+        1: {"buttons": {"bet_up": {"pin": 0}}, "spots": {"player": {"sensor": {"pin": 1}}}}}},
+        "<test map>")
 
 
 def _seat_map(**top: Any) -> PinMap:
@@ -110,3 +122,73 @@ def test_the_wiring_tools_name_a_canary_and_do_not_ask_the_technician_to_actuate
     assert [line.key for line in lines_of([("seat", pin_map)])] == [
         key for key, _ in pin_map.specs() if not key.startswith("canaries.")]
     assert job("canaries.1") == ("pin map", "canary 1", "canary")
+
+
+def test_a_seat_whose_maps_inputs_failed_at_start_places_no_wager_from_its_garbage(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The keys on the header, the spots and both canaries on an MCP23S17 dead from the start (all low:
+    every spot "covered"). The canary fails the inputs; a working key (``clear_bet``) must not then let
+    the garbage wager at betting open (a second reading: 100 placed from spots nobody touched)."""
+    made: list[Any] = []
+
+    def factory(name: str) -> Any:
+        if not made:  # the table's expander, opened first: dead from the start, reading all low
+            dead = MockFactory(pin_class=GarbageWhenDead)
+            dead.dead, dead.garbage = True, False
+            made.append(dead)
+            return dead
+        made.append(make_factory(name))
+        return made[-1]
+
+    monkeypatch.setattr(expanders, "make_factory", factory)
+    dealer = tmp_path / "dealer.yaml"
+    dealer.write_text("dealer:\n  buttons:\n    open_betting: {pin: 4}\n    close_betting: {pin: 5}\n"
+                      "    new_shoe: {pin: 12}\n")
+    seat = tmp_path / "seat.yaml"
+    seat.write_text("game: baccarat\nseats:\n  1:\n    buttons:\n      clear_bet: {pin: 13}\n"
+                    "    spots:\n      player: {sensor: {pin: 7, chip: s1}}\n"
+                    "canaries:\n  - {pin: 14, chip: s1}\n  - {pin: 15, chip: s1, active: high, pull: none}\n")
+    gpio = {**MOCK, "expanders": [{"kind": "mcp23s17", "bus": 0, "address": 0x20, "int": 23, "label": "s1"}]}
+    table = Table(write_table(tmp_path, gpio=gpio, panels=[str(dealer), str(seat)]))
+    try:
+        offline = table.status()["offline"]
+        assert "reads active: a line tied to its idle level" in offline["panel 1"]
+        table.call("credit_in", seat=1, amount=100_000)
+        for line in ("press 1 clear_bet", "press dealer new_shoe", "press dealer open_betting"):
+            table.ctl.call(line)
+        table.until("betting", lambda s: s["phase"] == "betting")
+        table.call("ping")
+        assert table.status()["wagers"] == []
+    finally:
+        table.close()
+
+
+def test_a_map_used_for_another_chip_takes_its_canaries_along() -> None:
+    """One seat map serves every expander (``chips: {0x20: 0x21}``); its canaries were left on 0x20."""
+    from drivers.gpio.pinmap import with_chips
+
+    seat_map = _chip_map("0x20", [{"pin": 14, "chip": "0x20"}])
+    moved = with_chips(seat_map, {"0x20": "0x21"})
+    assert {chip for key, chip, _ in moved.lines() if key.startswith("canaries.")} == {"0x21"}
+
+
+def test_a_canary_tied_high_without_its_pull_is_refused() -> None:
+    """``pull: none, active: low`` reads active on a floating line (and on simulated pins, at once)."""
+    from drivers.gpio.pinmap import PinMapError
+
+    with pytest.raises(PinMapError, match=r"key 'canaries.0': a canary tied high is pull: up, active: low"):
+        _seat_map(canaries=[{"pin": HIGH, "pull": "none"}])
+
+
+def test_a_map_with_inputs_on_an_spi_expander_without_both_canaries_is_said_at_start() -> None:
+    from drivers.gpio.expanders import Expander, canary_advice
+
+    chips = [Expander(kind="mcp23s17", bus=0, address=0x20, int=23, label="s1")]
+    bare = _chip_map("s1", [])
+    one = _chip_map("s1", [{"pin": 14}])
+    both = _chip_map("s1", [{"pin": 14}, {"pin": 15, "active": "high", "pull": "none"}])
+    advice = canary_advice(chips, [("panels.0", bare), ("panels.1", one), ("panels.2", both)])
+    assert [a.split(":")[0] for a in advice] == ["panels.0", "panels.1"]
+    assert advice[0].endswith("inputs on MCP23S17 s1 without a canary tied high and one tied low on it: a "
+                              "dead chip answering garbage may pass for its panels' state (docs/wiring.md, "
+                              "\"Canary lines\")")

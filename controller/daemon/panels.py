@@ -37,7 +37,7 @@ from controller.table import Table
 from drivers.gpio import LampMode, SimulatedPins
 from drivers.gpio.backend import own_simulation
 from drivers.gpio.control import ControlServer, PanelControl
-from drivers.gpio.expanders import map_backends
+from drivers.gpio.expanders import canary_advice, map_backends
 
 log = logging.getLogger("croupier.daemon.gpio")
 
@@ -73,6 +73,8 @@ class PanelHost:
         gpio = self.config.spec.gpio
         assert gpio is not None
         backends = map_backends(gpio.backend, gpio.expanders, len(self.config.panels))
+        for advice in canary_advice(gpio.expanders, self.config.panels):
+            log.warning("gpio: %s", advice)
 
         def post(inp: Input, source: str) -> None:
             loop.call_soon_threadsafe(submit, inp, source)

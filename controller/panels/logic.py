@@ -266,8 +266,9 @@ class PanelLogic:
         return []
 
     def _place(self, seat: int, spot: str, why: str) -> list[Post]:
-        """Chips wager the selected amount; nothing while a restart's blink says it is not chosen yet."""
-        if seat in self.restarted:
+        """Chips wager the selected amount; nothing while a restart's blink says it is not chosen yet, nor
+        while the map's inputs are failed (line_check: a dead chip's "covered" spots are its garbage)."""
+        if seat in self.restarted or "inputs" in self.faults.get(seat_device(seat), {}):
             return []  # the spot's lamp stays dark: choose (clear_bet, repeat_bet), then chips down again
         amount = self.selected(seat, spot)
         return [(I.PlaceWager(seat, spot, amount), f"gpio seat {seat} sensor {spot}: {why}")]

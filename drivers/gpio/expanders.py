@@ -192,7 +192,7 @@ def line_problems(backend: str, expanders: Sequence[Expander],
                                            f"{', '.join(names)})"))
             elif (why := line_problem(chip, spec.pin)) is not None:
                 problems.append(("panels", f"{name}: {key}: {why}"))
-            elif chip in no_int and isinstance(spec, InputPin) and not key.startswith("canaries."):
+            elif chip in no_int and isinstance(spec, InputPin):
                 problems.append(("panels", f"{name}: {key}: an input on {chip}, which has no INT pin "
                                            "(gpio.expanders: int: BCM) to report its edges"))
     if not shares_one_world(backend, expanders):
@@ -209,3 +209,21 @@ def line_problems(backend: str, expanders: Sequence[Expander],
                 problems.append(("panels", f"{name}: {key}: {line} is also {other} ({world}; "
                                            "every line of every chip is used once)"))
     return problems
+
+
+def canary_advice(expanders: Sequence[Expander], maps: Sequence[tuple[str, PinMap]]) -> list[str]:
+    """Each map with inputs on an MCP23S17 that lacks a canary tied high and one tied low on that chip
+    (docs/wiring.md, "Canary lines"): said at start. SPI has no acknowledge, so a dead one answers every
+    read, all low or all high, and its lines alone may take that for the panels' state."""
+    spi = {exp.name for exp in expanders if exp.kind == "mcp23s17"}
+    out = []
+    for name, pin_map in maps:
+        chips = {pin_map.chip_of(spec) for key, spec in pin_map.specs()
+                 if isinstance(spec, InputPin) and not key.startswith("canaries.")} & spi
+        for chip in sorted(chips):
+            kinds = {c.active for c in pin_map.canaries if pin_map.chip_of(c) == chip}
+            if kinds != {"low", "high"}:
+                out.append(f"{name}: inputs on MCP23S17 {chip} without a canary tied high and one tied low "
+                           "on it: a dead chip answering garbage may pass for its panels' state "
+                           "(docs/wiring.md, \"Canary lines\")")
+    return out

@@ -81,8 +81,9 @@ class InputCheck:
         """Why the levels read at open look like garbage, or None: a canary active, or every button of a
         chip (two or more) pressed. A dead SPI expander reads every register 0, every active-low line
         "active", and at open that is the panels' starting state, which no later check can doubt; nobody
-        holds every button of a seat at start. A failure until one of those buttons is seen released, or
-        the canary reads inactive."""
+        holds every button of a seat at start. A failure until one of those buttons is seen released; a
+        canary's lasts until the daemon is started again on a mended chip (every line's starting level
+        was garbage, and each then reads what no edge said)."""
         for k, probe in enumerate(probes):
             if probe.canary and levels[k]:
                 self.failed, self.detail = True, _canary(probe)

@@ -290,6 +290,8 @@ def with_chips(pin_map: PinMap, renames: Mapping[str, str]) -> PinMap:
         if isinstance(node, dict):
             return {k: (renames.get(v, v) if k == "chip" and isinstance(v, str) else rename(v))
                     for k, v in node.items()}
+        if isinstance(node, list):  # the canaries
+            return [rename(v) for v in node]
         return node
 
     return PinMap.model_validate(rename(pin_map.model_dump()))
@@ -335,6 +337,10 @@ def check_pin_map(pin_map: PinMap, games: Mapping[str, GameWords]) -> list[tuple
             problems.append((key, f"pin {pin}{on} is already used by {first[chip, pin]}"))
         else:
             first[chip, pin] = key
+    for k, canary in enumerate(pin_map.canaries):
+        if canary.pull == "none" and canary.active == "low":
+            problems.append((f"canaries.{k}", "a canary tied high is pull: up, active: low (its pull holds "
+                                              "it too); pull: none is for one tied to ground, active: high"))
     for key, spec in pin_map.specs():
         if isinstance(spec, InputPin) and spec.pull == "down" and pin_map.chip_of(spec) != HEADER:
             problems.append((key, "an MCP23017's lines have pull-ups only: pull: up, or pull: none with "
