@@ -20,7 +20,7 @@ from panel_support import MOCK, Table
 from test_daemon_support import write_table
 
 from controller.panels.pinmaps import parse_pin_map
-from drivers.gpio import GpioZeroBackend, Panel, PinEvent, backend, expanders
+from drivers.gpio import GpioZeroBackend, Panel, PinEvent, SimulatedPins, backend, expanders
 from drivers.gpio.backend import make_factory
 from drivers.gpio.pinmap import PinMap
 from tests.test_gpio_rig import Clock, build_map
@@ -192,3 +192,18 @@ def test_a_map_with_inputs_on_an_spi_expander_without_both_canaries_is_said_at_s
     assert advice[0].endswith("inputs on MCP23S17 s1 without a canary tied high and one tied low on it: a "
                               "dead chip answering garbage may pass for its panels' state (docs/wiring.md, "
                               "\"Canary lines\")")
+
+
+def test_a_canary_that_moves_has_the_lines_read_at_once_not_a_period_later() -> None:
+    """A dying chip may fire garbage edges: the canary's own edge has every line read at the next pump, so
+    the map's inputs fail within the debounce, not up to ``input_check_s`` later."""
+    panel, factory, events, clock = _panel(_seat_map(canaries=CANARIES), dead=False)
+    pins, start = SimulatedPins(factory), clock.t
+    try:
+        pins.drive(HIGH, False)  # the line tied high reads low: its chip answers garbage
+        for _ in range(3):  # debounce (20 ms), then the check it calls for
+            clock.t += 0.03
+            panel.pump()
+        assert clock.t - start < 0.2 and [(e.kind, e.change) for e in events] == [("inputs", "failed")]
+    finally:
+        panel.stop()

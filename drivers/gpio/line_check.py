@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from drivers.gpio.backend import InputLine
+from drivers.gpio.pinmap import line_name
 
 #: Clean checks in a row before failed inputs are reported read again.
 RECOVER_CHECKS: Final = 3
@@ -61,6 +62,13 @@ class Probe:
     #: A canary: a spare line tied to its idle level, which must never read active (the pin map's
     #: ``canaries``).
     canary: bool = False
+
+
+def probe(line: InputLine | None, chip: str, pin: int, kind: str, seat: int | None, name: str) -> Probe:
+    """A panel's input line as the check reads and names it: ``input seat 1 bet_up (0x21 line 0)``,
+    ``input dealer ...``, or ``pin map canary 0 (...)``."""
+    owner = "pin map" if kind == "canary" else f"input {'dealer' if seat is None else f'seat {seat}'}"
+    return Probe(line, chip, f"{owner} {name} ({line_name(chip, pin)})", kind == "canary")
 
 
 class InputCheck:

@@ -36,8 +36,8 @@ from drivers.gpio.backend import InputLine, OutputLine, PinBackend
 from drivers.gpio.betkeys import HoldRepeat
 from drivers.gpio.debounce import Change, Debouncer
 from drivers.gpio.events import EDGES, InputKind, LampMode, PinEvent
-from drivers.gpio.line_check import InputCheck, Probe
-from drivers.gpio.pinmap import InputPin, LampPin, PinMap, line_name
+from drivers.gpio.line_check import InputCheck, probe
+from drivers.gpio.pinmap import InputPin, LampPin, PinMap
 
 log = logging.getLogger(__name__)
 
@@ -64,13 +64,6 @@ class _Input:
         if d is None or h is None:
             return h if d is None else d
         return min(d, h)
-
-
-def _owner(entry: _Input) -> str:
-    """Whose input a line is, as the check names it: ``input seat 1``, ``input dealer``, or ``pin map``."""
-    if entry.kind == "canary":
-        return "pin map"
-    return f"input {'dealer' if entry.seat is None else f'seat {entry.seat}'}"
 
 
 class Panel:
@@ -106,8 +99,7 @@ class Panel:
             self._close_lines()
             raise
         self._check = InputCheck(pin_map.input_check_s, now)  # every input line read again (line_check)
-        self._probes = [Probe(e.line, e.chip, f"{_owner(e)} {e.name} ({line_name(e.chip, e.pin)})",
-                              e.kind == "canary") for e in self._inputs]
+        self._probes = [probe(e.line, e.chip, e.pin, e.kind, e.seat, e.name) for e in self._inputs]
         self._apply_lamps(now)
 
     # ------------------------------------------------------------------ set-up
@@ -307,8 +299,9 @@ class Panel:
                 return
 
     def _changed(self, entry: _Input, change: Change, at: float) -> None:
-        if entry.kind == "canary":
-            return  # no input of a panel: the check reads it (drivers.gpio.line_check)
+        if entry.kind == "canary":  # no input of a panel: the check reads it (drivers.gpio.line_check), at
+            self._check.due = min(self._check.due, at)  # once when it moved (a dying chip's garbage edges)
+            return
         if entry.hold is not None:
             if change is Change.ACTIVE:
                 if not self._check.failed:  # the map's inputs failed: no key repeats (line_check)
