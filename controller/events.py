@@ -202,8 +202,9 @@ class TiltRaised(Event):
     ``reason``: ``card_not_due``, ``impossible_card``, ``device_offline``
     (``card`` is then empty and ``detail`` names the device) or ``held_card``
     (the cause is resolved but cards arrived meanwhile: ``card`` is the first
-    of them, which the dealer takes or burns) or ``repeat_card`` (a restarted
-    camera found a card equal to the last one it delivered still in its window:
+    of them, which the dealer takes or burns) or ``repeat_card`` (the
+    camera found a card equal to the last one it delivered in its window, never seen gone, after a
+    restart or a hand over the window:
     ``card``, held first, is that card again, cleared, or a new one, taken or
     burned; docs/vision.md). ``held``: the cards delivered
     during the tilt, in order, that no hand holds yet (docs/rules/common.md).

@@ -87,9 +87,10 @@ class CardSeen(Input):
     """A card read by the shoe or the camera, in shoe order.
 
     ``burn`` is true when the device itself reports the card as a burn. ``repeat`` is true when
-    a restarted camera finds a card equal to the last one it delivered still in its window, never
-    seen gone: it cannot tell whether it is that card or a new one, so the table holds it in a
-    ``repeat_card`` tilt for the dealer to say (docs/vision.md, "Across restarts"). It is left
+    the camera finds a card equal to the last one it delivered in its window, never seen gone (after
+    a restart, or after empty reads it could not trust: a hand over the window): it cannot tell
+    whether it is that card or a new one, so the table holds it in a ``repeat_card`` tilt for the
+    dealer to say (docs/vision.md, "Across restarts", "Stable reads"). It is left
     out of the input's form when false, so every other card reads as it always has.
     """
 

@@ -123,8 +123,10 @@ class TiltRules:
         if held:
             first = held[0].card
             if held[0].repeat:
-                detail = (f"{first.code} is still in the camera's window after a restart: the {first.code} "
-                          "already dealt (clear the tilt) or a new one (take or burn it)")
+                code = first.code
+                detail = (f"{code} is in the camera's window again, never seen gone (after a restart, or a "
+                          f"hand over the window): the {code} already dealt (clear the tilt) or a new one "
+                          "(take or burn it)")
                 self.tilt = Tilt("repeat_card", first, detail, held)
             else:
                 self.tilt = Tilt("held_card", first, f"{len(held)} card(s) arrived during the tilt: take or "

@@ -103,3 +103,14 @@ def test_a_light_switched_on_between_two_identical_cards_holds_the_second_for_th
     brighter = [_light(scene(None, CLASSIC, 6, SIZE, STUDIO, felt=0), 2.5), _light(card, 2.5)]
     assert _play(tmp_path, [(card, FPS, True), (brighter[0], 2 * FPS, True), (brighter[1], 2 * FPS, True)]
                  ) == ["2C", "2C?"]
+
+
+@pytest.mark.timeout(120)
+def test_a_hands_brief_passes_over_a_card_lying_still_do_not_add_up_to_a_doubt(tmp_path: Path) -> None:
+    """Three one-frame passes, each followed by the card read again: no card in doubt, no tilt (a second
+    reading: the refused reads added up over the card's stay and held it for the dealer mid-deal)."""
+    card = scene(parse_card("2C"), CLASSIC, 11, SIZE, STUDIO, felt=0)
+    pictures = [(card, FPS, True)]
+    for hand in _read_empty(0, 3):
+        pictures += [(hand, 1, True), (card, FPS, True)]
+    assert _play(tmp_path, pictures) == ["2C"]

@@ -41,8 +41,8 @@ def test_a_repeat_card_is_held_in_a_repeat_card_tilt_and_clearing_it_takes_nothi
     events = table.apply(repeat("6C"))
     assert tilt_of(events) == {
         "event": "tilt", "round": 1, "reason": "repeat_card", "card": "6C", "held": ["6C"],
-        "detail": "6C is still in the camera's window after a restart: the 6C already dealt (clear the "
-                  "tilt) or a new one (take or burn it)"}
+        "detail": "6C is in the camera's window again, never seen gone (after a restart, or a hand over the "
+                  "window): the 6C already dealt (clear the tilt) or a new one (take or burn it)"}
     assert table.snapshot()["tilt"]["held"] == ["6C"] and table.due() is None
     events = table.apply(I.ClearTilt())
     assert names(events) == ["tilt_cleared"] and events[0].to_dict()["how"] == "cleared"

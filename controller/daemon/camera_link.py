@@ -22,8 +22,7 @@ unplugged and back) keep the in-memory state: the card still in the window
 is the same card. The window seen empty is journaled (``gone``) before the
 link forgets the card.
 
-This module imports OpenCV (through ``vision``); the daemon imports it only
-when the table file has a ``camera`` section.
+It imports OpenCV (``vision``): the daemon imports it for a ``camera`` only.
 """
 
 from __future__ import annotations
@@ -277,8 +276,7 @@ class CameraLink:
         if report is None or report.card is None:
             return
         repeat = report.card is self.doubted
-        # Read again after empty reads in doubt (a hand?), a card keeps the window empty before it; a new
-        # card takes the last window read empty (a light changed since is then healed).
+        # Read again after a doubt, a card keeps its window empty before; a new one takes the last empty.
         if not (repeat and self._felt is not None):
             self._felt = self._empty
         self._refused = 0
@@ -296,6 +294,8 @@ class CameraLink:
         """An empty read while a card lies in the window, unlike the window empty before it: "unknown"
         (:mod:`vision.felt`); K such doubt the card: read again, it is the dealer's (``repeat_card``)."""
         if reading.status != "empty":
+            if reading.card is not None and reading.card is self.stable.shown:  # read again: a hand's
+                self._refused = 0  # passing flickers do not add up to a doubt
             return reading
         now = self._empty = look(frame, self.scan_window)
         card = self.stable.shown or self.doubted
