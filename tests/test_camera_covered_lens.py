@@ -38,12 +38,13 @@ def _read_empty(felt: int, count: int, *, palm: bool = False) -> list[np.ndarray
     return empty
 
 
-def _play(tmp_path: Path, pictures: list[tuple[np.ndarray, int, bool]]) -> list[str]:
-    """The cards a daemon deals from a camera showing ``pictures`` (after 2 s of the empty window, the
-    camera's first second not read), until the video ends."""
+def _play(tmp_path: Path, pictures: list[tuple[np.ndarray, int, bool]], *, empty_first: bool = True
+          ) -> list[str]:
+    """The cards a daemon deals from a camera showing ``pictures`` (after 2 s of the empty window unless
+    not ``empty_first``; the camera's first second is not read), until the video ends."""
     video = tmp_path / "camera.avi"
     empty = scene(None, CLASSIC, 5, SIZE, STUDIO, felt=0)
-    write_video(video, [(empty, 2 * FPS, True), *pictures])
+    write_video(video, [(empty, 2 * FPS, True)] * empty_first + pictures)
     config = video_table(tmp_path, video, stable_frames=3)
     with DaemonThread(Daemon(config, use_shoe=False)):
         wait_for(lambda: (False, "no frames for 0.6 s") in camera_statuses(config), "the video never ended",
@@ -114,3 +115,22 @@ def test_a_hands_brief_passes_over_a_card_lying_still_do_not_add_up_to_a_doubt(t
     for hand in _read_empty(0, 3):
         pictures += [(hand, 1, True), (card, FPS, True)]
     assert _play(tmp_path, pictures) == ["2C"]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("empty_first", [True, False])
+def test_a_hands_frames_never_become_the_empty_window_a_card_is_judged_by(
+        tmp_path: Path, empty_first: bool) -> None:
+    """A second reading: the hand's frames refused over 2C became 5S's reference (5S came straight after),
+    and a like hand over 5S later passed for its empty window: 5S dealt twice. With no empty window seen
+    at all (a card lying there at start), the card read again after a hand took the hand's frame. Two
+    black sleeves 92 % alike (seeds 7 and 10)."""
+    first = scene(parse_card("2C"), CLASSIC, 11, SIZE, STUDIO, felt=0)
+    card = scene(parse_card("5S"), CLASSIC, 12, SIZE, STUDIO, felt=0)
+    sleeves = [over_lens(seed, SIZE, 0) for seed in (7, 10)]
+    assert all(recognise(s, PROFILE).status == "empty" for s in sleeves)
+    lead = [(first, 2 * FPS, True)] if empty_first else [(card, 2 * FPS, True)]
+    pictures = [*lead, (sleeves[0], FPS // 2, True), (card, FPS, True), (sleeves[1], FPS // 2, True),
+                (card, FPS, True)]
+    cards = _play(tmp_path, pictures, empty_first=empty_first)
+    assert cards == (["2C", "5S", "5S?"] if empty_first else ["5S", "5S?", "5S?"])

@@ -17,10 +17,10 @@ be told from it (the daemon was down: an identical card may have been put
 there), so it is delivered with ``repeat`` and the table holds it in a
 ``repeat_card`` tilt for the dealer; another card is simply new. An empty
 read clears a card only if alike the window empty before it (vision.felt:
-a hand reads empty too); K refused make it doubted. While the link runs, frames that stop and resume (a camera
-unplugged and back) keep the in-memory state: the card still in the window
-is the same card. The window seen empty is journaled (``gone``) before the
-link forgets the card.
+a hand reads empty too; K refused make it doubted). While the link runs,
+frames that stop and resume (a camera unplugged and back) keep the
+in-memory state: the card still in the window is the same card. The window
+seen empty is journaled (``gone``) before the link forgets the card.
 
 It imports OpenCV (``vision``): the daemon imports it for a ``camera`` only.
 """
@@ -125,9 +125,10 @@ class CameraLink:
         self.in_window = in_window
         #: That card as the journal had it at start: a first stable read of it may be it or a new one.
         self.doubted = in_window
-        #: The window as the detector last read it empty, and as it was empty before the card in the window
-        #: (vision.felt): an empty read clears that card only when alike. Empty reads refused since.
+        #: The window last read empty and not refused, one read empty with no reference to judge it by, and
+        #: as it was empty before the card in the window (vision.felt). Empty reads refused since.
         self._empty: Look | None = None
+        self._unjudged: Look | None = None
         self._felt: Look | None = None
         self._refused = 0
         self.frames = 0
@@ -276,9 +277,8 @@ class CameraLink:
         if report is None or report.card is None:
             return
         repeat = report.card is self.doubted
-        # Read again after a doubt, a card keeps its window empty before; a new one takes the last empty.
-        if not (repeat and self._felt is not None):
-            self._felt = self._empty
+        if not repeat:  # a new card: the last empty read not refused, else one with nothing to judge it by
+            self._felt = self._empty if self._empty is not None else self._unjudged
         self._refused = 0
         self.doubted = None
         path = self._save(frame, report)
@@ -297,13 +297,13 @@ class CameraLink:
             if reading.card is not None and reading.card is self.stable.shown:  # read again: a hand's
                 self._refused = 0  # passing flickers do not add up to a doubt
             return reading
-        now = self._empty = look(frame, self.scan_window)
+        now = look(frame, self.scan_window)
         card = self.stable.shown or self.doubted
-        if card is None:
+        if card is None or (self._felt is not None and (why := unlike(self._felt, now)) is None):
+            self._empty = now
             return reading
-        why = unlike(self._felt, now) if self._felt is not None else "no empty window was seen before it"
-        if why is None:
-            return reading
+        if self._felt is None:
+            self._unjudged, why = now, "no empty window was seen before it"
         self._refused += 1
         if self._refused == self.settings.spec.stable_frames and self.stable.shown is not None:
             log.warning("camera: %s not taken for gone (%s): held for the dealer if read again", card, why)
