@@ -93,6 +93,8 @@ class Found(Generic[Reading]):
 
     reading: Reading | None
     summary: str
+    #: The card's corners in the frame (pixels), when one was read.
+    corners: NDArray[np.float32] | None = None
 
 
 def ink_pieces(frame: Image, profile: DeckProfile, min_area: float, max_area: float
@@ -283,7 +285,7 @@ def find_by_indices(
     if refused.refusal not in SEARCHED:
         return Found(None, "")
     found = search(frame, profile, window, params.area, read_pair, reads_alone)
-    return Found(found.reading, f"; by its indices: {found.summary}")
+    return Found(found.reading, f"; by its indices: {found.summary}", found.corners)
 
 
 def working(frame: Image) -> tuple[Image, float]:
@@ -346,7 +348,9 @@ def search(
     if second is not None:
         return Found(None, second)
     other = other_index(frame, quad, found, paper, card_paper, profile, shrink, reads_alone)
-    return Found(None, other) if other is not None else Found(reading, "read by its two indices")
+    if other is not None:
+        return Found(None, other)
+    return Found(reading, "read by its two indices", np.asarray(quad / shrink, np.float32))
 
 
 def other_index(

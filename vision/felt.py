@@ -79,22 +79,47 @@ def look(frame: Image, window: ScanWindow | None) -> Look:
     return Look(lab, inside)
 
 
-def share_alike(empty: Look, now: Look) -> float:
-    """The share of the window's pixels alike in ``empty`` and ``now`` (0 when their sizes differ: a
-    camera opened again at another resolution)."""
-    if empty.lab.shape != now.lab.shape or not empty.inside.any():
+@dataclass(frozen=True)
+class Before:
+    """The window as it was empty before a card, and the card's place in it (None: not known)."""
+
+    empty: Look
+    place: NDArray[np.bool_] | None
+
+
+def before(empty: Look, corners: NDArray[np.float32] | None, frame: tuple[int, ...]) -> Before:
+    """A card's reference: the window ``empty`` before it, and its place from its ``corners`` in a frame of
+    shape ``frame`` (widened by a pixel of the working size: a palm over it covers its edge too)."""
+    if corners is None:
+        return Before(empty, None)
+    h, w = empty.inside.shape
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(mask, [np.round(corners * (w / frame[1])).astype(np.int32)], 255)
+    wide = cv2.dilate(mask, np.ones((3, 3), np.uint8))
+    return Before(empty, (np.asarray(wide) > 0) & empty.inside)
+
+
+def share_alike(empty: Look, now: Look, where: NDArray[np.bool_] | None = None) -> float:
+    """The share of the window's pixels (or those ``where`` says) alike in ``empty`` and ``now`` (0 when
+    their sizes differ: a camera opened again at another resolution)."""
+    where = empty.inside if where is None else where
+    if empty.lab.shape != now.lab.shape or not where.any():
         return 0.0
-    a, b = empty.lab[empty.inside], now.lab[empty.inside]
+    a, b = empty.lab[where], now.lab[where]
     chroma = np.hypot(b[:, 1] - a[:, 1], b[:, 2] - a[:, 2])
     ratio = (b[:, 0] + DARK) / (a[:, 0] + DARK)
     alike = (chroma <= CHROMA) & (ratio >= LIGHT[0]) & (ratio <= LIGHT[1])
     return float(np.count_nonzero(alike)) / len(alike)
 
 
-def unlike(empty: Look, now: Look) -> str | None:
-    """Why ``now`` is not the empty window ``empty`` (None: it is)."""
-    share = share_alike(empty, now)
-    if share >= SHARE:
+def unlike(card: Before, now: Look) -> str | None:
+    """Why ``now`` is not the window as it was empty before the ``card`` (None: it is): the whole window
+    and the card's own place must each be :data:`SHARE` alike (a palm over a small card leaves most of
+    the window as it was)."""
+    share = share_alike(card.empty, now)
+    place = 1.0 if card.place is None else share_alike(card.empty, now, card.place)
+    if share >= SHARE and place >= SHARE:
         return None
-    return (f"only {share:.0%} of the window is as it was empty before the card (a hand or a sleeve over "
-            "it, or the light changed?)")
+    where = "the window" if share < SHARE else "the card's place"
+    return (f"only {min(share, place):.0%} of {where} is as it was empty before the card (a hand or a sleeve "
+            "over it, or the light changed?)")

@@ -19,7 +19,7 @@ shows the card again, which costs a second; a wrong card costs a misdeal.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 import cv2
@@ -64,6 +64,9 @@ class Reading:
     #: The warped face read by :func:`recognise_face`; None from :func:`recognise`, which warps only the
     #: index boxes (:mod:`vision.warp`).
     face: Image | None = None
+    #: Where the card found lies in the frame (4 x 2 pixels), from :func:`recognise` (vision.felt judges
+    #: its place in an empty window by it); not compared.
+    corners: NDArray[np.float32] | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -195,7 +198,9 @@ def recognise(
             frame, profile, window, params, det,
             lambda pair: r if (r := read_indices(pair, profile, one_index=False)).status == "card" else None,
             alone)
-        return found.reading or Reading("unknown", reason=det.reason + found.summary)
+        if found.reading is None:
+            return Reading("unknown", reason=det.reason + found.summary)
+        return replace(found.reading, corners=found.corners)
     face, box = profile.spec.face, profile.spec.index.box
 
     def again(corners: NDArray[np.float32], crops: list[Image]) -> Again:
@@ -217,7 +222,7 @@ def recognise(
         read = read_indices(crops, profile, one_index=True, again=again(whole, crops))
     why = read.status == "card" and second_card(frame, profile, window, params.area, corners,
                                                 lambda crop: rank_reads(crop, profile))
-    return Reading("unknown", reason=why) if why else read
+    return Reading("unknown", reason=why) if why else replace(read, corners=corners)
 
 
 def recognise_face(face: Image, profile: DeckProfile) -> Reading:

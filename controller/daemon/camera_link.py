@@ -22,8 +22,7 @@ frames that stop and resume (a camera unplugged and back) keep the
 in-memory state: the card still in the window is the same card. The window
 seen empty is journaled (``gone``) before the link forgets the card.
 
-It imports OpenCV (``vision``): the daemon imports it for a ``camera`` only.
-"""
+It imports OpenCV (``vision``): the daemon imports it for a ``camera`` only."""
 
 from __future__ import annotations
 
@@ -45,7 +44,7 @@ from controller.daemon.camera_frames import OldFrames
 from controller.daemon.journal import JournalFault
 from controller.daemon.private import make_dir
 from controller.inputs import CardSeen, DeviceStatus, Input
-from vision.felt import Look, look, unlike
+from vision.felt import Before, Look, before, look, unlike
 from vision.image_file import write_image
 from vision.profile import DeckProfile, ProfileError, load_profile
 from vision.recognise import Image, Reading, recognise
@@ -129,7 +128,7 @@ class CameraLink:
         #: as it was empty before the card in the window (vision.felt). Empty reads refused since.
         self._empty: Look | None = None
         self._unjudged: Look | None = None
-        self._felt: Look | None = None
+        self._felt: Before | None = None
         self._refused = 0
         self.frames = 0
         self.cards = 0
@@ -278,7 +277,8 @@ class CameraLink:
             return
         repeat = report.card is self.doubted
         if not repeat:  # a new card: the last empty read not refused, else one with nothing to judge it by
-            self._felt = self._empty if self._empty is not None else self._unjudged
+            empty = self._empty if self._empty is not None else self._unjudged
+            self._felt = None if empty is None else before(empty, report.corners, frame.shape)
         self._refused = 0
         self.doubted = None
         path = self._save(frame, report)
