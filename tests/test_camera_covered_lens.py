@@ -22,7 +22,7 @@ from controller.cards import parse_card
 from controller.daemon.config import FIRMWARE_CONFIGS
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
-from vision.felt import SHARE, Before, before, look, share_alike, unlike
+from vision.felt import SHARE, Before, before, look, share_alike, unlike, widened
 from vision.profile import load_profile
 from vision.recognise import recognise
 from vision.synth import DESIGNS, FELTS, STUDIO, over_lens, photograph, render_face, scene
@@ -172,3 +172,39 @@ def test_a_palm_over_a_small_card_is_judged_by_the_cards_own_place() -> None:
             why = unlike(before(empty, corners, frame.shape), palmed)
             assert why is not None and "of the card's place is as it was empty" in why, why
     assert judged >= 8
+
+
+@pytest.mark.timeout(120)
+def test_a_card_moved_after_its_report_is_judged_where_it_lies_now() -> None:
+    """A second reading: the card's place was fixed at its report, and a small card read again elsewhere,
+    then palmed there, left both the window and its old place 90 % alike: dealt twice."""
+    small = dataclasses.replace(STUDIO, scale=(0.3, 0.35))
+    face = render_face(parse_card("5S"), CLASSIC)
+    empty = look(scene(None, CLASSIC, 5, SIZE, STUDIO, felt=0), None)
+    moved = 0
+    for seed in range(0, 16, 2):
+        first, then = (photograph(face, s, SIZE, small, felt=0) for s in (seed, seed + 1))
+        at, now = recognise(first, PROFILE).corners, recognise(then, PROFILE).corners
+        assert at is not None and now is not None
+        palmed = look(_palm(then, now, 0.8), None)
+        reported = before(empty, at, first.shape)
+        if unlike(reported, palmed) is not None:
+            continue  # the palm reaches the old place too
+        moved += 1
+        why = unlike(widened(reported, now, then.shape), palmed)
+        assert why is not None and "of the card's place" in why, why
+    assert moved >= 2
+
+
+@pytest.mark.timeout(120)
+def test_after_a_light_switched_on_an_identical_card_goes_to_the_dealer_once_not_for_good(
+        tmp_path: Path) -> None:
+    """A second reading: after a light changed while a card lay there, every empty read was refused, no
+    later card took a new reference, and every identical next card went to the dealer until a restart.
+    The first new card under the new light takes the window read empty last: alike the felt round it."""
+    bright = [_light(scene(c and parse_card(c), CLASSIC, s, SIZE, STUDIO, felt=0), 2.5)
+              for c, s in ((None, 6), ("7H", 12), (None, 7))]
+    card = scene(parse_card("2C"), CLASSIC, 11, SIZE, STUDIO, felt=0)
+    pictures = [(card, FPS, True), (bright[0], 2 * FPS, True), (bright[1], 2 * FPS, True),
+                (bright[2], 2 * FPS, True), (bright[1], 2 * FPS, True)]
+    assert _play(tmp_path, pictures) == ["2C", "7H", "7H"]

@@ -9,9 +9,11 @@ lying under it was taken for gone and dealt a second time when the hand moved aw
 
 A truly empty window is the felt, as it was before the card came: the same pixels, the same light, the
 same exposure (a camera's automatic exposure darkens the frame while a white card lies in it, so the felt
-*around* the card is no reference; an empty window is). So the last frame read empty is kept
-(:func:`look`, the frame shrunk to :data:`WIDTH` pixels in Lab), and when a card is reported it becomes
-that card's reference; a frame that reads empty while the card lies in the window clears it only when
+*around* the card is no reference; an empty window is). So the last frame read empty and not refused is
+kept (:func:`look`, the frame shrunk to :data:`WIDTH` pixels in Lab; a refused one only where it is the
+felt round the next card under another light, :func:`healed`), and when a card is reported it becomes
+that card's reference (:func:`before`, with the card's place, :func:`widened` as it is read again); a
+frame that reads empty while the card lies in the window clears it only when
 at least :data:`SHARE` of the window's pixels are alike in both (:func:`unlike`): a* and b* within
 :data:`CHROMA`, the lightness within :data:`LIGHT`. A share, not a mean: a palm over the card leaves most
 of the window felt, and the card's place is what matters. A light switched on or off between two cards,
@@ -97,6 +99,31 @@ def before(empty: Look, corners: NDArray[np.float32] | None, frame: tuple[int, .
     cv2.fillPoly(mask, [np.round(corners * (w / frame[1])).astype(np.int32)], 255)
     wide = cv2.dilate(mask, np.ones((3, 3), np.uint8))
     return Before(empty, (np.asarray(wide) > 0) & empty.inside)
+
+
+Corners = NDArray[np.float32] | None
+
+
+def widened(card: Before | None, corners: Corners, frame: tuple[int, ...]) -> Before | None:
+    """``card``'s reference with its place widened to where it is read now (``corners``): a card moved a
+    little after its report, then covered, is judged where it lies."""
+    if card is None or card.place is None or corners is None:
+        return card
+    moved = before(card.empty, corners, frame).place
+    return card if moved is None else Before(card.empty, card.place | moved)
+
+
+def healed(latest: Look | None, now: Look, corners: Corners, frame: tuple[int, ...]) -> bool:
+    """Whether ``latest``, an empty read refused while the last card lay there, is the window under another
+    light, not a hand: alike the frame ``now`` a new card is reported from, outside that card's place (a
+    second reading: after a light switched on, every identical next card went to the dealer for good)."""
+    if latest is None or corners is None:
+        return False
+    place = before(latest, corners, frame).place
+    if place is None:
+        return False
+    wide = cv2.dilate(place.astype(np.uint8), np.ones((5, 5), np.uint8))
+    return share_alike(latest, now, latest.inside & ~(np.asarray(wide) > 0)) >= SHARE
 
 
 def share_alike(empty: Look, now: Look, where: NDArray[np.bool_] | None = None) -> float:

@@ -117,6 +117,15 @@ class CameraSettings:
         audit = Path(self.spec.audit_dir)
         return audit if audit.is_absolute() else state_dir / audit
 
+    def describe(self, window: Path | None) -> str:
+        """Where frames come from (``window``: the simulated one's file), for the self-test and the log."""
+        spec = self.spec
+        if spec.device is not None:
+            return f"camera {spec.device!r} at {spec.width}x{spec.height}"
+        if self.replay_path is not None:
+            return f"replaying {self.replay_path}"
+        return f"simulated window {window}"
+
 
 def resolve_camera(
     spec: CameraSpec,

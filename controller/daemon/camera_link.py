@@ -44,7 +44,7 @@ from controller.daemon.camera_frames import OldFrames
 from controller.daemon.journal import JournalFault
 from controller.daemon.private import make_dir
 from controller.inputs import CardSeen, DeviceStatus, Input
-from vision.felt import Before, Look, before, look, unlike
+from vision.felt import Before, Look, before, healed, look, unlike, widened
 from vision.image_file import write_image
 from vision.profile import DeckProfile, ProfileError, load_profile
 from vision.recognise import Image, Reading, recognise
@@ -128,6 +128,7 @@ class CameraLink:
         #: as it was empty before the card in the window (vision.felt). Empty reads refused since.
         self._empty: Look | None = None
         self._unjudged: Look | None = None
+        self._latest: Look | None = None  # the last empty read, refused or not
         self._felt: Before | None = None
         self._refused = 0
         self.frames = 0
@@ -278,6 +279,8 @@ class CameraLink:
         repeat = report.card is self.doubted
         if not repeat:  # a new card: the last empty read not refused, else one with nothing to judge it by
             empty = self._empty if self._empty is not None else self._unjudged
+            if healed(self._latest, look(frame, self.scan_window), report.corners, frame.shape):
+                empty = self._latest  # refused, but the felt round the card now: the light changed
             self._felt = None if empty is None else before(empty, report.corners, frame.shape)
         self._refused = 0
         self.doubted = None
@@ -295,9 +298,10 @@ class CameraLink:
         (:mod:`vision.felt`); K such doubt the card: read again, it is the dealer's (``repeat_card``)."""
         if reading.status != "empty":
             if reading.card is not None and reading.card is self.stable.shown:  # read again: a hand's
-                self._refused = 0  # passing flickers do not add up to a doubt
+                self._refused = 0  # passing flickers do not add up to a doubt; the card may have moved
+                self._felt = widened(self._felt, reading.corners, frame.shape)
             return reading
-        now = look(frame, self.scan_window)
+        now = self._latest = look(frame, self.scan_window)
         card = self.stable.shown or self.doubted
         if card is None or (self._felt is not None and (why := unlike(self._felt, now)) is None):
             self._empty = now
@@ -379,12 +383,7 @@ class CameraLink:
 
     def describe(self) -> str:
         """Where frames come from, for the start-up self-test and the log."""
-        spec = self.settings.spec
-        if spec.device is not None:
-            return f"camera {spec.device!r} at {spec.width}x{spec.height}"
-        if self.settings.replay_path is not None:
-            return f"replaying {self.settings.replay_path}"
-        return f"simulated window {self.window}"
+        return self.settings.describe(self.window)
 
     def status(self) -> dict[str, object]:
         """For ``ctl status``: the source, whether frames arrive, and the last frame's reading."""
