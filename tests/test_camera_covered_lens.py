@@ -208,3 +208,25 @@ def test_after_a_light_switched_on_an_identical_card_goes_to_the_dealer_once_not
     pictures = [(card, FPS, True), (bright[0], 2 * FPS, True), (bright[1], 2 * FPS, True),
                 (bright[2], 2 * FPS, True), (bright[1], 2 * FPS, True)]
     assert _play(tmp_path, pictures) == ["2C", "7H", "7H"]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("light", [1.0, 2.0])
+def test_a_palm_over_the_last_card_never_becomes_the_next_cards_reference(
+        tmp_path: Path, light: float) -> None:
+    """A third reading: a palm over 2C (read empty, refused), 5S laid where 2C lay with no empty read
+    between, then a like palm over 5S: the first palm's frame had become 5S's reference (outside 5S's place
+    it is the felt), and 5S was dealt twice. Under the same light, and with a light switched on first."""
+    small = dataclasses.replace(STUDIO, scale=(0.3, 0.35))
+    first, card = (_light(photograph(render_face(parse_card(c), CLASSIC), 0, SIZE, small, felt=0), light)
+                   for c in ("2C", "5S"))
+    palms = []
+    for frame in (first, card):
+        corners = recognise(frame, PROFILE).corners
+        assert corners is not None
+        palms.append(_palm(frame, corners, 1.2))
+    assert all(recognise(p, PROFILE).status == "empty" for p in palms)
+    lead = [(photograph(render_face(parse_card("2C"), CLASSIC), 0, SIZE, small, felt=0), FPS, True)]
+    pictures = [(first, FPS, True), (palms[0], FPS // 2, True), (card, FPS, True), (palms[1], FPS // 2, True),
+                (card, FPS, True)]
+    assert _play(tmp_path, lead * (light != 1.0) + pictures) == ["2C", "5S", "5S?"]

@@ -113,17 +113,30 @@ def widened(card: Before | None, corners: Corners, frame: tuple[int, ...]) -> Be
     return card if moved is None else Before(card.empty, card.place | moved)
 
 
-def healed(latest: Look | None, now: Look, corners: Corners, frame: tuple[int, ...]) -> bool:
+def healed(latest: Look | None, now: Look, corners: Corners, frame: tuple[int, ...],
+           kept: Look | None = None) -> bool:
     """Whether ``latest``, an empty read refused while the last card lay there, is the window under another
-    light, not a hand: alike the frame ``now`` a new card is reported from, outside that card's place (a
-    second reading: after a light switched on, every identical next card went to the dealer for good)."""
+    light, not a hand: the ``kept`` reference is unlike the frame ``now`` a new card is reported from
+    outside that card's place (the light changed), ``latest`` is alike it there, and the card's place in
+    ``latest`` is the felt round it (a palm over the last card, lying where this one lies, is not: a third
+    reading, its frame became the reference and a like palm then dealt the card twice). A second reading:
+    after a light switched on, every identical next card went to the dealer for good."""
     if latest is None or corners is None:
         return False
     place = before(latest, corners, frame).place
     if place is None:
         return False
     wide = cv2.dilate(place.astype(np.uint8), np.ones((5, 5), np.uint8))
-    return share_alike(latest, now, latest.inside & ~(np.asarray(wide) > 0)) >= SHARE
+    outside = latest.inside & ~(np.asarray(wide) > 0)
+    if kept is not None and share_alike(kept, now, outside) >= SHARE:
+        return False  # the light did not change: the kept reference stands
+    if share_alike(latest, now, outside) < SHARE:
+        return False
+    ring = (np.asarray(cv2.dilate(place.astype(np.uint8), np.ones((15, 15), np.uint8))) > 0) & outside
+    if not ring.any():
+        return False
+    felt = np.broadcast_to(np.median(latest.lab[ring], axis=0), latest.lab.shape).astype(np.float32)
+    return share_alike(Look(felt, latest.inside), latest, place) >= SHARE
 
 
 def share_alike(empty: Look, now: Look, where: NDArray[np.bool_] | None = None) -> float:
@@ -147,6 +160,6 @@ def unlike(card: Before, now: Look) -> str | None:
     place = 1.0 if card.place is None else share_alike(card.empty, now, card.place)
     if share >= SHARE and place >= SHARE:
         return None
-    where = "the window" if share < SHARE else "the card's place"
+    where = "the card's place" if place < share else "the window"
     return (f"only {min(share, place):.0%} of {where} is as it was empty before the card (a hand or a sleeve "
             "over it, or the light changed?)")

@@ -279,7 +279,7 @@ class CameraLink:
         repeat = report.card is self.doubted
         if not repeat:  # a new card: the last empty read not refused, else one with nothing to judge it by
             empty = self._empty if self._empty is not None else self._unjudged
-            if healed(self._latest, look(frame, self.scan_window), report.corners, frame.shape):
+            if healed(self._latest, look(frame, self.scan_window), report.corners, frame.shape, empty):
                 empty = self._latest  # refused, but the felt round the card now: the light changed
             self._felt = None if empty is None else before(empty, report.corners, frame.shape)
         self._refused = 0
