@@ -109,8 +109,6 @@ class CameraLink:
         self._reading_since: float | None = None
         #: Old frames handed over again, not read (None: not a camera, or not checked).
         self._old = None if spec.frozen_after is None else OldFrames(spec.frozen_after, spec.stable_frames)
-        #: New frames in a row, where not checked for old ones (a replay, the simulated window).
-        self._fresh = 0
         self._first_frame = threading.Event()
         #: Called on the loop at the first frame, when the self-test already failed for want of it.
         self.on_first_frame: Callable[[], object] | None = None
@@ -183,7 +181,6 @@ class CameraLink:
                 finally:
                     self._reading_since = None
                 if frame is None:
-                    self._fresh = 0
                     if self._old is not None:
                         self._old.fresh = 0
                     if started - self._last_frame >= spec.offline_after:
@@ -217,7 +214,6 @@ class CameraLink:
         ``frozen_after`` seconds of them the camera is offline. A replay or the window is not checked."""
         old = self._old
         if old is None or not isinstance(source, CaptureSource):
-            self._fresh += 1
             return False
         now = time.monotonic()
         if not old.old(frame, now):
@@ -228,10 +224,10 @@ class CameraLink:
         return True
 
     def _back(self, source: FrameSource | None) -> bool:
-        """Enough new frames in a row to bring the camera back online."""
+        """Enough new frames in a row to bring the camera back online (a replay or the window: one)."""
         if isinstance(source, CaptureSource) and self._old is not None:
             return self._old.back()
-        return self._fresh >= 1
+        return True
 
     def _try_open(self) -> FrameSource | None:
         """The frame source, or None while it cannot be opened (said once per streak of failures, not at
