@@ -230,3 +230,15 @@ def test_a_palm_over_the_last_card_never_becomes_the_next_cards_reference(
     pictures = [(first, FPS, True), (palms[0], FPS // 2, True), (card, FPS, True), (palms[1], FPS // 2, True),
                 (card, FPS, True)]
     assert _play(tmp_path, lead * (light != 1.0) + pictures) == ["2C", "5S", "5S?"]
+
+
+@pytest.mark.timeout(120)
+def test_a_hand_over_the_empty_window_before_a_card_never_becomes_its_reference(tmp_path: Path) -> None:
+    """A second reading: a sleeve over the empty window (nothing there to refuse it) right before 5S was
+    dealt became 5S's reference, and a like sleeve over 5S later passed for its empty window: 5S dealt
+    twice. The reference is now the window settled empty (vision.felt.Settled): the sleeve passes."""
+    card = scene(parse_card("5S"), CLASSIC, 12, SIZE, STUDIO, felt=0)
+    sleeves = [over_lens(seed, SIZE, 0) for seed in (7, 10)]
+    assert all(recognise(s, PROFILE).status == "empty" for s in sleeves)
+    pictures = [(sleeves[0], 4, True), (card, FPS, True), (sleeves[1], FPS // 2, True), (card, FPS, True)]
+    assert _play(tmp_path, pictures) == ["5S", "5S?"]

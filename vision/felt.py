@@ -9,10 +9,10 @@ lying under it was taken for gone and dealt a second time when the hand moved aw
 
 A truly empty window is the felt, as it was before the card came: the same pixels, the same light, the
 same exposure (a camera's automatic exposure darkens the frame while a white card lies in it, so the felt
-*around* the card is no reference; an empty window is). So the last frame read empty and not refused is
-kept (:func:`look`, the frame shrunk to :data:`WIDTH` pixels in Lab; a refused one only where it is the
-felt round the next card under another light, :func:`healed`), and when a card is reported it becomes
-that card's reference (:func:`before`, with the card's place, :func:`widened` as it is read again); a
+*around* the card is no reference; an empty window is). So the window settled empty is kept
+(:class:`Settled`; :func:`look`, the frame shrunk to :data:`WIDTH` pixels in Lab; a refused read only where
+it is the felt round the next card under another light, :func:`healed`), and when a card is reported it
+becomes that card's reference (:func:`before`, with the card's place, :func:`widened` as it is read again); a
 frame that reads empty while the card lies in the window clears it only when
 at least :data:`SHARE` of the window's pixels are alike in both (:func:`unlike`): a* and b* within
 :data:`CHROMA`, the lightness within :data:`LIGHT`. A share, not a mean: a palm over the card leaves most
@@ -137,6 +137,39 @@ def healed(latest: Look | None, now: Look, corners: Corners, frame: tuple[int, .
         return False
     felt = np.broadcast_to(np.median(latest.lab[ring], axis=0), latest.lab.shape).astype(np.float32)
     return share_alike(Look(felt, latest.inside), latest, place) >= SHARE
+
+
+class Settled:
+    """The window as last seen empty for ``frames`` reads in a row, each alike the first of them: the
+    reference a new card is judged by (:func:`before`).
+
+    Why not the last empty read: a hand or a sleeve over the *empty* window, right before a card is dealt,
+    also reads empty, and with no card there nothing refuses it; as the card's reference, a like hand over
+    the card later passed for its empty window and the card was dealt twice (a second reading,
+    2026-12-06). A hand passing moves, so its reads are not alike for long; the felt, under the same light
+    or a new one, stays. Each run is compared with its first read, not the one before: a hand coming in
+    slowly does not creep into the reference. What it cannot tell: a hand held still over the empty
+    window for ``frames`` reads."""
+
+    def __init__(self, frames: int) -> None:
+        self.frames = frames
+        #: The settled empty window (None: not seen empty for long enough yet).
+        self.kept: Look | None = None
+        self._first: Look | None = None
+        self._run = 0
+
+    def seen(self, now: Look) -> None:
+        """An empty read not refused: it extends the run alike its first read, or starts a new run."""
+        if self._first is not None and share_alike(self._first, now) >= SHARE:
+            self._run += 1
+        else:
+            self._first, self._run = now, 1
+        if self._run >= self.frames:
+            self.kept = now
+
+    def broken(self) -> None:
+        """A read that is not an empty window, or one refused: the run starts again."""
+        self._first, self._run = None, 0
 
 
 def share_alike(empty: Look, now: Look, where: NDArray[np.bool_] | None = None) -> float:

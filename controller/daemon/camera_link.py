@@ -44,7 +44,7 @@ from controller.daemon.camera_frames import OldFrames
 from controller.daemon.journal import JournalFault
 from controller.daemon.private import make_dir
 from controller.inputs import CardSeen, DeviceStatus, Input
-from vision.felt import Before, Look, before, healed, look, unlike, widened
+from vision.felt import Before, Look, Settled, before, healed, look, unlike, widened
 from vision.image_file import write_image
 from vision.profile import DeckProfile, ProfileError, load_profile
 from vision.recognise import Image, Reading, recognise
@@ -57,6 +57,10 @@ log = logging.getLogger("croupier.daemon.camera")
 #: Seconds after a camera (``device``) opens whose frames are not read: an automatic exposure settling
 #: gives black or washed frames, which read as an empty window.
 WARM_UP: Final = 1.0
+
+#: Seconds of empty reads alike each other that make the window a card is judged by (vision.felt.Settled:
+#: a hand over the empty window passes; the felt stays).
+SETTLE: Final = 0.5
 
 #: The device name in DeviceStatus inputs and ``device_offline`` tilts.
 CAMERA = "camera"
@@ -122,18 +126,16 @@ class CameraLink:
         self.in_window = in_window
         #: That card as the journal had it at start: a first stable read of it may be it or a new one.
         self.doubted = in_window
-        #: The window last read empty and not refused, one read empty with no reference to judge it by, and
-        #: as it was empty before the card in the window (vision.felt). Empty reads refused since.
-        self._empty: Look | None = None
+        #: The window settled empty, one read empty with no reference to judge it by, and as it was empty
+        #: before the card in the window (vision.felt). Empty reads refused since.
+        self._empty = Settled(max(spec.stable_frames, round(spec.fps * SETTLE)))
         self._unjudged: Look | None = None
         self._latest: Look | None = None  # the last empty read, refused or not
         self._felt: Before | None = None
         self._refused = 0
-        self.frames = 0
-        self.cards = 0
+        self.frames = self.cards = self._saved = 0
         self.online: bool | None = None
         self.last: Reading | None = None
-        self._saved = 0
 
     # --- the thread ------------------------------------------------------------------------------
 
@@ -274,7 +276,7 @@ class CameraLink:
             return
         repeat = report.card is self.doubted
         if not repeat:  # a new card: the last empty read not refused, else one with nothing to judge it by
-            empty = self._empty if self._empty is not None else self._unjudged
+            empty = self._empty.kept if self._empty.kept is not None else self._unjudged
             if healed(self._latest, look(frame, self.scan_window), report.corners, frame.shape, empty):
                 empty = self._latest  # refused, but the felt round the card now: the light changed
             self._felt = None if empty is None else before(empty, report.corners, frame.shape)
@@ -293,6 +295,7 @@ class CameraLink:
         """An empty read while a card lies in the window, unlike the window empty before it: "unknown"
         (:mod:`vision.felt`); K such doubt the card: read again, it is the dealer's (``repeat_card``)."""
         if reading.status != "empty":
+            self._empty.broken()
             if reading.card is not None and reading.card is self.stable.shown:  # read again: a hand's
                 self._refused = 0  # passing flickers do not add up to a doubt; the card may have moved
                 self._felt = widened(self._felt, reading.corners, frame.shape)
@@ -300,8 +303,9 @@ class CameraLink:
         now = self._latest = look(frame, self.scan_window)
         card = self.stable.shown or self.doubted
         if card is None or (self._felt is not None and (why := unlike(self._felt, now)) is None):
-            self._empty = now
+            self._empty.seen(now)
             return reading
+        self._empty.broken()
         if self._felt is None:
             self._unjudged, why = now, "no empty window was seen before it"
         self._refused += 1
