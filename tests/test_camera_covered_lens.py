@@ -242,3 +242,26 @@ def test_a_hand_over_the_empty_window_before_a_card_never_becomes_its_reference(
     assert all(recognise(s, PROFILE).status == "empty" for s in sleeves)
     pictures = [(sleeves[0], 4, True), (card, FPS, True), (sleeves[1], FPS // 2, True), (card, FPS, True)]
     assert _play(tmp_path, pictures) == ["5S", "5S?"]
+
+
+@pytest.mark.timeout(120)
+def test_a_card_dragged_across_the_window_is_judged_where_it_was_read_last() -> None:
+    """A third reading: the card's place grew with every read of it, and a small card dragged across the
+    window while read spread its place over most of it; a palm over the card where it came to rest then
+    left 90 % of that place alike: dealt twice. The place is where it was reported and read last."""
+    small = dataclasses.replace(STUDIO, scale=(0.3, 0.35))
+    frames = [photograph(render_face(parse_card("5S"), CLASSIC), s, SIZE, small, felt=0) for s in range(24)]
+    read = [(f, c) for f in frames if (c := recognise(f, PROFILE).corners) is not None]
+    assert len(read) == 24
+    empty = look(scene(None, CLASSIC, 5, SIZE, STUDIO, felt=0), None)
+    rest, at = read.pop(15)  # where it comes to rest: a palm there reads empty
+    card = before(empty, read[0][1], SIZE[::-1])
+    for frame, corners in [*read[1:], (rest, at)]:
+        card = widened(card, corners, frame.shape)
+    palm = _palm(rest, at, 0.7)
+    assert recognise(palm, PROFILE).status == "empty"
+    palmed = look(palm, None)
+    assert share_alike(empty, palmed) >= SHARE  # the window alone lets it pass: the place must not
+    assert card is not None
+    why = unlike(card, palmed)
+    assert why is not None and "of the card's place" in why, why

@@ -54,6 +54,8 @@ CHROMA: Final = 12.0
 LIGHT: Final = (0.75, 1.33)
 #: Added to both lightnesses before their ratio: a dark felt's noise is no change of light.
 DARK: Final = 10.0
+#: The reads of a card after its report whose places are judged beside the place at report (:func:`widened`).
+RECENT: Final = 3
 
 
 @dataclass(frozen=True)
@@ -83,10 +85,13 @@ def look(frame: Image, window: ScanWindow | None) -> Look:
 
 @dataclass(frozen=True)
 class Before:
-    """The window as it was empty before a card, and the card's place in it (None: not known)."""
+    """The window as it was empty before a card, and the card's place in it (None: not known): where it
+    was reported and where it was read last (:func:`widened`)."""
 
     empty: Look
     place: NDArray[np.bool_] | None
+    reported: NDArray[np.bool_] | None = None  # None: ``place`` is the place at report
+    recent: tuple[NDArray[np.bool_], ...] = ()
 
 
 def before(empty: Look, corners: NDArray[np.float32] | None, frame: tuple[int, ...]) -> Before:
@@ -106,11 +111,20 @@ Corners = NDArray[np.float32] | None
 
 def widened(card: Before | None, corners: Corners, frame: tuple[int, ...]) -> Before | None:
     """``card``'s reference with its place widened to where it is read now (``corners``): a card moved a
-    little after its report, then covered, is judged where it lies."""
+    little after its report, then covered, is judged where it lies. Only its place at report and at its
+    last :data:`RECENT` reads: a card dragged across the window while read spread its place over most of
+    it, and a palm over the card then left 90 % of that place alike (a third reading)."""
     if card is None or card.place is None or corners is None:
         return card
     moved = before(card.empty, corners, frame).place
-    return card if moved is None else Before(card.empty, card.place | moved)
+    if moved is None:
+        return card
+    reported = card.place if card.reported is None else card.reported
+    recent = (*card.recent, moved)[-RECENT:]
+    place = reported.copy()
+    for read in recent:
+        place |= read
+    return Before(card.empty, place, reported, recent)
 
 
 def healed(latest: Look | None, now: Look, corners: Corners, frame: tuple[int, ...],
