@@ -180,6 +180,17 @@ def test_a_canary_tied_high_without_its_pull_is_refused() -> None:
         _seat_map(canaries=[{"pin": HIGH, "pull": "none"}])
 
 
+def test_canaries_in_a_map_without_seat_or_dealer_panels_are_refused() -> None:
+    """A tower-only map's canaries guard nothing: a fault they caught had no panel to stop and went unsaid
+    (a reading, 2026-12-06). The map is refused, naming the key."""
+    from drivers.gpio.pinmap import PinMapError
+
+    tower = {w: {"pin": k} for k, w in enumerate(("idle", "betting", "in_play", "fault"))}
+    canaries = [{"pin": 14}, {"pin": 15, "active": "high", "pull": "none"}]
+    with pytest.raises(PinMapError, match=r"key 'canaries': canaries guard the inputs of this map's seat"):
+        parse_pin_map({"chip": "0x20", "canaries": canaries, "tower": tower}, "<tower>")
+
+
 def test_a_map_with_inputs_on_an_spi_expander_without_both_canaries_is_said_at_start() -> None:
     from drivers.gpio.expanders import Expander, canary_advice
 

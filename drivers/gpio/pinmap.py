@@ -337,6 +337,10 @@ def check_pin_map(pin_map: PinMap, games: Mapping[str, GameWords]) -> list[tuple
             problems.append((key, f"pin {pin}{on} is already used by {first[chip, pin]}"))
         else:
             first[chip, pin] = key
+    if pin_map.canaries and not pin_map.seats and pin_map.dealer is None:
+        problems.append(("canaries", "canaries guard the inputs of this map's seat and dealer panels, and it "
+                                     "has none: a fault they caught would stop nothing (move them to the "
+                                     "map with the chip's inputs)"))
     for k, canary in enumerate(pin_map.canaries):
         if canary.pull == "none" and canary.active == "low":
             problems.append((f"canaries.{k}", "a canary tied high is pull: up, active: low (its pull holds "
