@@ -188,8 +188,8 @@ def test_a_card_moved_after_its_report_is_judged_where_it_lies_now() -> None:
         assert at is not None and now is not None
         palmed = look(_palm(then, now, 0.8), None)
         reported = before(empty, at, first.shape)
-        if unlike(reported, palmed) is not None:
-            continue  # the palm reaches the old place too
+        if min(share_alike(empty, palmed), share_alike(empty, palmed, reported.place)) < SHARE:
+            continue  # the palm reaches the old place too: its place at report is enough
         moved += 1
         why = unlike(widened(reported, now, then.shape), palmed)
         assert why is not None and "of the card's place" in why, why
@@ -265,3 +265,24 @@ def test_a_card_dragged_across_the_window_is_judged_where_it_was_read_last() -> 
     assert card is not None
     why = unlike(card, palmed)
     assert why is not None and "of the card's place" in why, why
+
+
+@pytest.mark.timeout(120)
+def test_a_small_card_moved_under_a_palm_is_not_taken_for_gone() -> None:
+    """A second reading: a hand slid a small card across the felt while covering it, so it was never read
+    where it came to rest; its place at report was bare felt again and 93 % of the window alike: taken
+    for gone, dealt twice. What is not alike must be less than half the card's area."""
+    small = dataclasses.replace(STUDIO, scale=(0.3, 0.35))
+    face = render_face(parse_card("5S"), CLASSIC)
+    empty = look(scene(None, CLASSIC, 5, SIZE, STUDIO, felt=0), None)
+    (at, first), (rest, then) = ((recognise(f, PROFILE).corners, f)
+                                 for f in (photograph(face, s, SIZE, small, felt=0) for s in (10, 8)))
+    assert at is not None and rest is not None
+    palm = _palm(then, rest, 0.8)
+    assert recognise(palm, PROFILE).status == "empty"
+    card = before(empty, at, first.shape)
+    palmed = look(palm, None)
+    assert share_alike(empty, palmed) >= SHARE and share_alike(empty, palmed, card.place) >= SHARE
+    why = unlike(card, palmed)
+    assert why is not None and "as much as 50% of the card" in why, why
+    assert unlike(card, look(scene(None, CLASSIC, 6, SIZE, STUDIO, felt=0), None)) is None
