@@ -218,7 +218,7 @@ def test_a_replayed_video_deals_its_cards_then_goes_offline(tmp_path: Path) -> N
         # No round was open: the cards were refused by the rules, but each was journaled as read.
         client.close()
     journal = sqlite3.connect(next(config.state_dir.glob("*.sqlite*")))
-    query = "SELECT ref FROM inputs WHERE source = 'camera' AND ref IS NOT NULL"
+    query = "SELECT ref FROM inputs WHERE source = 'camera' AND ref IS NOT NULL ORDER BY id"
     refs = [r for (r,) in journal.execute(query)]
     journal.close()
     assert [Path(r).stem[-2:] for r in refs] == ["AS", "AS", "9H"]

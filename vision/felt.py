@@ -160,31 +160,35 @@ def healed(latest: Look | None, now: Look, corners: Corners, frame: tuple[int, .
 
 
 class Settled:
-    """The window as last seen empty for ``frames`` reads in a row, each alike the first of them: the
-    reference a new card is judged by (:func:`before`).
+    """The window as last seen empty for a run of reads, each alike the first of them: the reference a new
+    card is judged by (:func:`before`). A run alike the window kept already settles after ``frames``
+    reads; one unlike it (or the first of all) only after ``new`` reads.
 
     Why not the last empty read: a hand or a sleeve over the *empty* window, right before a card is dealt,
     also reads empty, and with no card there nothing refuses it; as the card's reference, a like hand over
     the card later passed for its empty window and the card was dealt twice (a second reading,
-    2026-12-06). A hand passing moves, so its reads are not alike for long; the felt, under the same light
-    or a new one, stays. Each run is compared with its first read, not the one before: a hand coming in
-    slowly does not creep into the reference. What it cannot tell: a hand held still over the empty
-    window for ``frames`` reads."""
+    2026-12-06). Why a longer run for a new window: a sleeve over the whole lens is a smooth blur of one
+    colour, alike from frame to frame even while it moves (a third reading: four black sleeves, 92 % alike
+    or more, settled in half a second); an arm rarely lies across the lens for ``new`` reads, a new light
+    stays (until then, :func:`healed` takes it at the next card). Each run is compared with its first
+    read, not the one before: a hand coming in slowly does not creep into the reference. What it cannot
+    tell: a hand or a sleeve over the empty window for ``new`` reads."""
 
-    def __init__(self, frames: int) -> None:
-        self.frames = frames
+    def __init__(self, frames: int, new: int) -> None:
+        self.frames, self.new = frames, new
         #: The settled empty window (None: not seen empty for long enough yet).
         self.kept: Look | None = None
         self._first: Look | None = None
-        self._run = 0
+        self._run = self._needed = 0
 
     def seen(self, now: Look) -> None:
-        """An empty read not refused: it extends the run alike its first read, or starts a new run."""
+        """An empty read: it extends the run alike its first read, or starts a new run."""
         if self._first is not None and share_alike(self._first, now) >= SHARE:
             self._run += 1
         else:
-            self._first, self._run = now, 1
-        if self._run >= self.frames:
+            known = self.kept is not None and share_alike(self.kept, now) >= SHARE
+            self._first, self._run, self._needed = now, 1, self.frames if known else self.new
+        if self._run >= self._needed:
             self.kept = now
 
     def broken(self) -> None:

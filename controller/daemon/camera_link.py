@@ -58,9 +58,10 @@ log = logging.getLogger("croupier.daemon.camera")
 #: gives black or washed frames, which read as an empty window.
 WARM_UP: Final = 1.0
 
-#: Seconds of empty reads alike each other that make the window a card is judged by (vision.felt.Settled:
-#: a hand over the empty window passes; the felt stays).
+#: Seconds of empty reads alike each other that make the window a card is judged by, and for a window unlike
+#: the one before (vision.felt.Settled: a hand over the empty window passes; the felt, or a new light, stays).
 SETTLE: Final = 0.5
+RESETTLE: Final = 2.0
 
 #: The device name in DeviceStatus inputs and ``device_offline`` tilts.
 CAMERA = "camera"
@@ -126,13 +127,11 @@ class CameraLink:
         self.in_window = in_window
         #: That card as the journal had it at start: a first stable read of it may be it or a new one.
         self.doubted = in_window
-        #: The window settled empty, one read empty with no reference to judge it by, and as it was empty
-        #: before the card in the window (vision.felt). Empty reads refused since.
-        self._empty = Settled(max(spec.stable_frames, round(spec.fps * SETTLE)))
-        self._unjudged: Look | None = None
+        #: The window settled empty, and as it was empty before the card in the window (vision.felt).
+        self._empty = Settled(*(max(spec.stable_frames, round(spec.fps * t)) for t in (SETTLE, RESETTLE)))
         self._latest: Look | None = None  # the last empty read, refused or not
         self._felt: Before | None = None
-        self._refused = 0
+        self._refused = 0  # empty reads refused since the card was read
         self.frames = self.cards = self._saved = 0
         self.online: bool | None = None
         self.last: Reading | None = None
@@ -275,8 +274,8 @@ class CameraLink:
         if report is None or report.card is None:
             return
         repeat = report.card is self.doubted
-        if not repeat:  # a new card: the last empty read not refused, else one with nothing to judge it by
-            empty = self._empty.kept if self._empty.kept is not None else self._unjudged
+        if not repeat:  # a new card: the window settled empty, or the last read empty under a new light
+            empty = self._empty.kept
             if healed(self._latest, look(frame, self.scan_window), report.corners, frame.shape, empty):
                 empty = self._latest  # refused, but the felt round the card now: the light changed
             self._felt = None if empty is None else before(empty, report.corners, frame.shape)
@@ -305,9 +304,11 @@ class CameraLink:
         if card is None or (self._felt is not None and (why := unlike(self._felt, now)) is None):
             self._empty.seen(now)
             return reading
-        self._empty.broken()
-        if self._felt is None:
-            self._unjudged, why = now, "no empty window was seen before it"
+        if self._felt is None:  # nothing to judge it by (after a restart): it may settle, for the next card
+            self._empty.seen(now)
+            why = "no empty window was seen before it"
+        else:
+            self._empty.broken()
         self._refused += 1
         if self._refused == self.settings.spec.stable_frames and self.stable.shown is not None:
             log.warning("camera: %s not taken for gone (%s): held for the dealer if read again", card, why)
