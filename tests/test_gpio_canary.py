@@ -114,14 +114,44 @@ def test_a_canary_on_a_line_already_used_is_refused_naming_its_key() -> None:
         _seat_map(canaries=[{"pin": taken}])
 
 
-def test_the_wiring_tools_name_a_canary_and_do_not_ask_the_technician_to_actuate_it() -> None:
-    from controller.tools.wiring_check import lines_of
+@pytest.mark.parametrize("loose", [None, HIGH, LOW])
+def test_the_wiring_check_reads_each_canary_idle_and_never_asks_to_actuate_it(loose: int | None) -> None:
+    """A canary whose strap is loose reads active, and the daemon would fail the map's inputs at start: the
+    technician's check says so first, naming the line (a reading, 2026-12-06: it skipped canaries)."""
+    from controller.tools.wiring_check import WiringCheck, lines_of
     from controller.tools.wiring_tables import job
 
     pin_map = _seat_map(canaries=CANARIES)
-    assert [line.key for line in lines_of([("seat", pin_map)])] == [
-        key for key, _ in pin_map.specs() if not key.startswith("canaries.")]
+    lines = lines_of([("seat", pin_map)])
+    assert [line.key for line in lines] == [key for key, _ in pin_map.specs()]
     assert job("canaries.1") == ("pin map", "canary 1", "canary")
+    factory = MockFactory()
+    asked: list[str] = []
+
+    class Skips:
+        def lamp_lit(self, line: Any, prompt: str) -> str:
+            asked.append(prompt)
+            return "s"
+
+        def actuate(self, line: Any, prompt: str) -> str:
+            asked.append(prompt)
+            return "s"
+
+    check = WiringCheck(lines, [GpioZeroBackend(factory, "mock")])
+    check.open()
+    if loose is not None:  # the strap is off: the line floats to the other level
+        factory.pin(loose).drive_low() if loose == HIGH else factory.pin(loose).drive_high()
+    try:
+        findings = {f.line.name: f for f in check.run(Skips(), say=lambda _text: None)}
+    finally:
+        check.close()
+    assert not any("canary" in prompt for prompt in asked)
+    assert len(asked) == len(lines) - 2
+    verdicts = {name: (f.verdict, f.detail) for name, f in findings.items() if name.startswith("canary")}
+    bad = {f"canary {k}" for k, c in enumerate(CANARIES) if c["pin"] == loose}
+    assert {name for name, (verdict, _) in verdicts.items() if verdict == "miswired"} == bad
+    for name in bad:
+        assert f"GPIO {loose} reads active: it must be tied to its idle level" in verdicts[name][1]
 
 
 def test_a_seat_whose_maps_inputs_failed_at_start_places_no_wager_from_its_garbage(

@@ -140,9 +140,12 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(technician, SimulatedHands):
             technician.plug_in()
         lamps = sum(line.role == "lamp" for line in lines)
+        canaries = sum(line.role == "canary" for line in lines)
         chips = ", ".join(dict.fromkeys(line.chip for line in lines))
-        print(f"# {config.table_id}: {len(lines)} lines on {backends[0].name} ({chips}): {lamps} lamps one "
-              f"by one, then {len(lines) - lamps} buttons, sensors and presence loops", flush=True)
+        first = f"{canaries} canaries read, " if canaries else ""
+        inputs = len(lines) - lamps - canaries
+        print(f"# {config.table_id}: {len(lines)} lines on {backends[0].name} ({chips}): {first}{lamps} "
+              f"lamps one by one, then {inputs} buttons, sensors and presence loops", flush=True)
         findings = check.run(technician)
     except (BackendError, OSError) as exc:
         print(f"croupier gpio check: cannot open the pins: {exc}", file=sys.stderr)

@@ -28,13 +28,14 @@ from typing import Literal, Protocol
 from drivers.gpio.backend import InputLine, OutputLine, PinBackend
 from drivers.gpio.pinmap import InputPin, LampPin, PinMap, line_name
 
-Role = Literal["lamp", "button", "sensor", "presence"]
+Role = Literal["lamp", "button", "sensor", "presence", "canary"]
 #: What the technician is asked to do to an input line (a lamp is only looked at).
 ACTIONS: dict[Role, str] = {
     "button": "press and release",
     "sensor": "put a chip on, then take it off",
     "presence": "unplug, then plug back in",
     "lamp": "look at",
+    "canary": "leave alone",
 }
 
 
@@ -82,6 +83,8 @@ class Technician(Protocol):
 
 def _role_and_name(key: str) -> tuple[Role, str]:
     parts = key.split(".")
+    if parts[0] == "canaries":
+        return "canary", f"canary {parts[1]}"
     owner = f"seat {parts[1]}" if parts[0] == "seats" else parts[0]
     if parts[0] == "tower":
         return "lamp", f"tower {parts[1]} lamp"
@@ -96,13 +99,11 @@ def _role_and_name(key: str) -> tuple[Role, str]:
 
 
 def lines_of(maps: Sequence[tuple[str, PinMap]]) -> list[Line]:
-    """Every line of a table's maps, in file order: lamps, buttons, sensors and presence loops (not the
-    canaries: nothing to actuate)."""
+    """Every line of a table's maps, in file order: lamps, buttons, sensors, presence loops and canaries
+    (nothing to actuate: each must read idle, and change with no other line)."""
     out = []
     for index, (_label, pin_map) in enumerate(maps):
         for key, spec in pin_map.specs():
-            if key.startswith("canaries."):
-                continue  # tied to its idle level, nothing to actuate: the daemon reads it (line_check)
             role, name = _role_and_name(key)
             out.append(Line(index, key, role, name, pin_map.chip_of(spec), spec))
     return out
@@ -145,12 +146,22 @@ class WiringCheck:
 
     def run(self, technician: Technician, say: Callable[[str], None] = print) -> list[Finding]:
         """Lamps one by one, then every input; one finding per line, in the order checked."""
-        findings = [self._lamp(line, technician) for line in self.lines if line.role == "lamp"]
-        findings += [self._input(line, technician) for line in self.lines if line.role != "lamp"]
+        findings = [self._canary(line) for line in self.lines if line.role == "canary"]
+        findings += [self._lamp(line, technician) for line in self.lines if line.role == "lamp"]
+        findings += [self._input(line, technician) for line in self.lines if line.role not in ("lamp",
+                                                                                                "canary")]
         for finding in findings:
             if finding.verdict != "ok":
                 say(f"  {finding.verdict.upper()}: {finding.line}: {finding.detail}")
         return findings
+
+    def _canary(self, line: Line) -> Finding:
+        """A canary must read idle: read active, the daemon would fail the map's inputs at start (a second
+        reading: a loose strap showed only then). Watched with the rest while inputs are actuated."""
+        if not self._inputs[line].is_active:
+            return Finding(line, "ok")
+        return Finding(line, "miswired", f"{line.where} reads active: it must be tied to its idle level "
+                       "(a loose or missing strap, the wrong pin, or the chip answers garbage)")
 
     def _lamp(self, line: Line, technician: Technician) -> Finding:
         for other, output in self._outputs.items():
