@@ -17,6 +17,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.face_down import face_down
+from vision.levels import tint_of
 from vision.second_outline import second_outline
 from vision.second_paper import dim_second
 from vision.second_pip import large_pip
@@ -34,9 +35,10 @@ def second_object(half: MatLike, quad: NDArray[np.float32], win: Bounds, glyph: 
     if face_down(half, quad, win, most_area):
         return ("a dark rectangle of a card's size in the window: a back, or a card in shadow "
                 "(one card at a time)")
-    if dim_second(half, quad, win):
+    seen = tint_of(half)  # blurred once for the looks at a dim card's paper and at an outline as seen
+    if dim_second(half, quad, win, seen):
         return "a second card's paper in the window, however dim (one card at a time)"
-    if second_outline(half, quad, win, placed):
+    if second_outline(half, quad, win, placed, seen):
         return "a second object's outline in the window (one card at a time)"
     if large_pip(half, quad, win, glyph):
         return "a second card's large pip on its paper in the window (one card at a time)"

@@ -38,6 +38,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision import sides
+from vision.levels import Tinted, tint_of
 from vision.runs import Line, runs_each
 from vision.sides import meet, overlap
 from vision.table_view import table_view
@@ -97,25 +98,27 @@ MOST_RUNS: Final = 14
 Box = tuple[int, int, int, int]
 
 
-def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds, placed: bool = False) -> bool:
+def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds, placed: bool = False,
+                   seen: Tinted | None = None) -> bool:
     """Whether the window (``win``, in the working frame ``small``) holds three sides of a second object's
     outline, of a card's size and shape, apart from the card at ``quad`` (working pixels, in the face's
     order): see the module. Judged on the table's plane when the card is seen out of square
     (:func:`vision.table_view.table_view`). ``placed``: the card's corners were placed from its indices,
     a few pixels off, so a plane taken from them may be wrong far from the card: the frame is then judged
-    as seen too (a review found objects the frame showed lost in such a view, 2026-12-05)."""
+    as seen too (a review found objects the frame showed lost in such a view, 2026-12-05). ``seen``:
+    ``small``'s :func:`vision.levels.tint_of`, if made already (the look as seen starts from it)."""
     view = table_view(small, quad, win)
     if view is None:
-        return _outline_in(small, quad, win)
-    return _outline_in(*view) or (placed and _outline_in(small, quad, win))
+        return _outline_in(small, quad, win, seen)
+    return _outline_in(*view) or (placed and _outline_in(small, quad, win, seen))
 
 
-def _outline_in(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
-    """:func:`second_outline`'s look at one frame (as seen, or the table's view)."""
-    blurred = cv2.GaussianBlur(small, (5, 5), 0)
+def _outline_in(small: MatLike, quad: NDArray[np.float32], win: Bounds, seen: Tinted | None = None) -> bool:
+    """:func:`second_outline`'s look at one frame (as seen, or the table's view; ``seen``: its
+    :func:`vision.levels.tint_of`, if made already)."""
+    blurred, _, chroma = tint_of(small) if seen is None else seen
     grey = cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY)
-    b, g, r = cv2.split(blurred)
-    tint = cv2.convertScaleAbs(cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r)), alpha=TINT)
+    tint = cv2.convertScaleAbs(chroma, alpha=TINT)
     found = cv2.bitwise_or(cv2.Canny(grey, EDGE_LOW, EDGE_HIGH), cv2.Canny(tint, EDGE_LOW, EDGE_HIGH))
     edges = cv2.dilate(found, np.ones((3, 3), np.uint8))
     parted = cv2.bitwise_not(edges)

@@ -38,7 +38,7 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.levels import grey_percentile
+from vision.levels import Tinted, grey_percentile, tint_of
 from vision.regions import components
 from vision.window import Bounds, side_lengths
 
@@ -83,15 +83,14 @@ TABLE_SHARE: Final = 0.4
 CLOSE: Final = 5
 
 
-def grey_paper(small: MatLike, inside: MatLike | None) -> MatLike:
+def grey_paper(small: MatLike, inside: MatLike | None, seen: Tinted | None = None) -> MatLike:
     """The grey pixels of the working frame ``small`` (in the window ``inside``, if any) not darker than
     :data:`DARKEST_PAPER` (:data:`DARKEST_ON_COLOUR` on a coloured table): those whose saturation (the
     greatest channel less the least, over the greatest, blurred) is at most the bright paper's (Otsu's
     level of the bright pixels' chroma over their median light) or :data:`TABLE_SHARE` of the table's
-    (its median, the pixels not bright), the higher; opened by :data:`OPEN_SHARE` of the width."""
-    b, g, r = cv2.split(cv2.GaussianBlur(small, (5, 5), 0))  # numpy's max over channels cost 2 ms
-    most = cv2.max(cv2.max(b, g), r)
-    chroma = cv2.subtract(most, cv2.min(cv2.min(b, g), r))
+    (its median, the pixels not bright), the higher; opened by :data:`OPEN_SHARE` of the width. ``seen``:
+    ``small``'s :func:`vision.levels.tint_of`, if made already."""
+    _, most, chroma = tint_of(small) if seen is None else seen
     grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     bright = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
     table = cv2.bitwise_not(bright)
@@ -176,10 +175,11 @@ def one_outline(closed: MatLike, band: list[MatLike], quad: NDArray[np.float32],
     return shown >= BAND_FILL * cv2.countNonZero(room)
 
 
-def dim_second(small: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
+def dim_second(small: MatLike, quad: NDArray[np.float32], win: Bounds, seen: Tinted | None = None) -> bool:
     """Whether the window (``win``, in the working frame ``small``) holds a second card's grey paper,
-    however dim, apart from the card at ``quad`` (:func:`grey_paper`, :func:`second_grey`)."""
-    return second_grey(grey_paper(small, win.inside), quad, win.rim)
+    however dim, apart from the card at ``quad`` (:func:`grey_paper`, :func:`second_grey`). ``seen``:
+    ``small``'s :func:`vision.levels.tint_of`, if made already."""
+    return second_grey(grey_paper(small, win.inside, seen), quad, win.rim)
 
 
 def apart(small: MatLike, quad: NDArray[np.float32], inside: NDArray[np.uint8] | None, least: float) -> bool:
