@@ -56,10 +56,14 @@ LIGHT: Final = (0.75, 1.33)
 DARK: Final = 10.0
 #: What is not alike in a window that clears a card must be less than this share of the card's area: a palm
 #: over the card covers it all (28 simulated palms over a small card that read empty: 0.89 to 2 times its
-#: area). An empty window under the simulated floor's changing light: 4 % of it unlike at the 90th
-#: percentile, 11 % at most (200 frames); a card of the least size the camera needs (200 px tall at
-#: 640 x 480) is 9 % of the frame, more of a scan window.
-COVER: Final = 0.5
+#: area). Not less: an arm's shadow at the window's edge, 7 % of it, is no hand over a card of the least
+#: size the camera needs (200 px tall at 640 x 480, 9 to 13 % of the window; a third reading: at 0.5, it
+#: held identical next cards for the dealer).
+COVER: Final = 0.8
+#: The share alike a run of empty reads keeps to its first read, and a window to the one settled before to
+#: settle in ``frames`` (:class:`Settled`): under a steady light they are all alike; a hand over 9 % of the
+#: window is not the window (a third reading: one such frame became the reference at :data:`SHARE`).
+RUN: Final = 0.98
 #: The reads of a card after its report whose places are judged beside the place at report (:func:`widened`).
 RECENT: Final = 3
 
@@ -160,9 +164,11 @@ def healed(latest: Look | None, now: Look, corners: Corners, frame: tuple[int, .
 
 
 class Settled:
-    """The window as last seen empty for a run of reads, each alike the first of them: the reference a new
-    card is judged by (:func:`before`). A run alike the window kept already settles after ``frames``
-    reads; one unlike it (or the first of all) only after ``new`` reads.
+    """The window as last seen empty for a run of reads, each :data:`RUN` alike the first of them: the
+    reference a new card is judged by (:func:`before`). A run as alike the window kept already settles
+    after ``frames`` reads; any other (a new light, or the first of all) only after ``new`` reads. Empty
+    reads refused are never fed to it, even with no reference to judge them by: a palm held over the card
+    lying there at start settled, and became the next card's reference (a third reading).
 
     Why not the last empty read: a hand or a sleeve over the *empty* window, right before a card is dealt,
     also reads empty, and with no card there nothing refuses it; as the card's reference, a like hand over
@@ -171,8 +177,9 @@ class Settled:
     colour, alike from frame to frame even while it moves (a third reading: four black sleeves, 92 % alike
     or more, settled in half a second); an arm rarely lies across the lens for ``new`` reads, a new light
     stays (until then, :func:`healed` takes it at the next card). Each run is compared with its first
-    read, not the one before: a hand coming in slowly does not creep into the reference. What it cannot
-    tell: a hand or a sleeve over the empty window for ``new`` reads."""
+    read, not the one before, and at :data:`RUN`, not :data:`SHARE`: a hand coming in slowly, or over a
+    tenth of the window, does not creep into the reference. What it cannot tell: a hand or a sleeve over
+    the empty window for ``new`` reads."""
 
     def __init__(self, frames: int, new: int) -> None:
         self.frames, self.new = frames, new
@@ -183,10 +190,10 @@ class Settled:
 
     def seen(self, now: Look) -> None:
         """An empty read: it extends the run alike its first read, or starts a new run."""
-        if self._first is not None and share_alike(self._first, now) >= SHARE:
+        if self._first is not None and share_alike(self._first, now) >= RUN:
             self._run += 1
         else:
-            known = self.kept is not None and share_alike(self.kept, now) >= SHARE
+            known = self.kept is not None and share_alike(self.kept, now) >= RUN
             self._first, self._run, self._needed = now, 1, self.frames if known else self.new
         if self._run >= self._needed:
             self.kept = now
@@ -224,7 +231,7 @@ def unlike(card: Before, now: Look) -> str | None:
         return None
     if share >= SHARE and place >= SHARE:
         return (f"{1.0 - share:.0%} of the window is not as it was empty before the card, as much as "
-                f"{COVER:.0%} of the card (a hand that moved it?)")
+                f"{COVER:.0%} of the card (a hand that moved it, or a shadow?)")
     where = "the card's place" if place < share else "the window"
     return (f"only {min(share, place):.0%} of {where} is as it was empty before the card (a hand or a sleeve "
             "over it, or the light changed?)")

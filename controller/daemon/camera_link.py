@@ -304,11 +304,9 @@ class CameraLink:
         if card is None or (self._felt is not None and (why := unlike(self._felt, now)) is None):
             self._empty.seen(now)
             return reading
-        if self._felt is None:  # nothing to judge it by (after a restart): it may settle, for the next card
-            self._empty.seen(now)
+        self._empty.broken()  # never a reference, even with none to judge it by (a palm held over the card)
+        if self._felt is None:
             why = "no empty window was seen before it"
-        else:
-            self._empty.broken()
         self._refused += 1
         if self._refused == self.settings.spec.stable_frames and self.stable.shown is not None:
             log.warning("camera: %s not taken for gone (%s): held for the dealer if read again", card, why)
