@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 
 from vision import sides
 from vision.levels import Tinted, tint_of
-from vision.runs import Line, runs_each
+from vision.runs import Line, oriented, unoriented_each
 from vision.sides import meet, overlap
 from vision.table_view import table_view
 from vision.window import Bounds, side_lengths
@@ -157,32 +157,34 @@ def _any_three_sides(regions: list[tuple[NDArray[np.int32], Box]], colour: MatLi
                      card: NDArray[np.float32], size: tuple[float, float]) -> bool:
     """Whether any of the ``regions`` (each outlined by its points from its box's corner, and its box in
     the frame) holds three sides of an object (:func:`_three_sides`), in their order. Their contours'
-    straight runs are fitted in one pass (:func:`vision.runs.runs_each`): a cluttered frame's look has five
-    to ten such regions, and a pass each cost more in numpy's calls than in arithmetic."""
-    made: list[tuple[NDArray[np.int32], NDArray[np.bool_], NDArray[np.uint8]]] = []
-    for pts, (x0, y0, x1, y1) in regions:
-        on_rim = np.asarray(win.rim[pts[:, 1] + y0, pts[:, 0] + x0] > 0)
+    straight runs are fitted in one pass (:func:`vision.runs.unoriented_each`): a cluttered frame's look has
+    five to ten such regions, and a pass each cost more in numpy's calls than in arithmetic. A region is
+    filled, and its runs' normals turned into it, only when two of its runs and a third joining them make a
+    rectangle (:func:`_joins`, which does not look at the normals): most regions' runs make none."""
+    made = [(pts, np.asarray(win.rim[pts[:, 1] + y0, pts[:, 0] + x0] > 0)) for pts, (x0, y0, _, _) in regions]
+    each = unoriented_each(made, LEAST_RUN * size[0], MOST_RUNS)
+    for (pts, on_rim), (_, box), lines in zip(made, regions, each, strict=True):
+        joins = _joins(lines, *size)
+        if not joins:
+            continue
+        x0, y0, x1, y1 = box
         filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.drawContours(filled, [pts.reshape(-1, 1, 2)], -1, 255, -1)
-        made.append((pts, on_rim, filled))
-    lines = runs_each(made, LEAST_RUN * size[0], MOST_RUNS)
-    return any(_three_sides(region, box, lines[k], colour, win, card, size)
-               for k, (region, (_, box)) in enumerate(zip(made, regions, strict=True)))
+        found = _rectangles(oriented(lines, filled), joins)
+        if _three_sides((pts, on_rim, filled), box, found, colour, win, card, size[0]):
+            return True
+    return False
 
 
 def _three_sides(region: tuple[NDArray[np.int32], NDArray[np.bool_], NDArray[np.uint8]], box: Box,
-                 lines: list[Line], colour: MatLike, win: Bounds, card: NDArray[np.float32],
-                 size: tuple[float, float]) -> bool:
+                 found: list[NDArray[np.float32]], colour: MatLike, win: Bounds, card: NDArray[np.float32],
+                 short: float) -> bool:
     """Whether the region (its outline's points from the corner of the frame's ``box`` x0, y0, x1, y1, which
-    of them lie on the window's rim, and the region filled in the box), whose outline's straight runs are
-    ``lines``, holds three sides of an object of the card's ``size`` (short side, long side) apart from the
-    card at ``card``: see the module."""
+    of them lie on the window's rim, and the region filled in the box), whose outline's straight runs make
+    the rectangles ``found`` (:func:`_rectangles`, in the box), holds three sides of an object of the card's
+    size (``short``: its short side) apart from the card at ``card``: see the module."""
     pts, on_rim, filled = region
-    short, long = size
     x0, y0, _, _ = box
-    found = _rectangles(lines, short, long)
-    if not found:
-        return False
     seen = sides.near_outline(pts[~on_rim], (filled.shape[0], filled.shape[1]))
     shift = np.array([x0, y0], np.float32)
     for q, three in zip(found, sides.side_supports(found, seen, 3), strict=True):  # the fourth is placed
@@ -198,18 +200,19 @@ def _three_sides(region: tuple[NDArray[np.int32], NDArray[np.bool_], NDArray[np.
     return False
 
 
-def _rectangles(lines: list[Line], short: float, long: float) -> list[NDArray[np.float32]]:
+#: Two opposite runs ``a`` and ``b`` (their places in the region's runs), the joining run ``c``'s place,
+#: the length placed along ``a`` and ``b``, and where ``c`` meets ``a`` and ``b``.
+Join = tuple[int, int, int, float, tuple[float, float], tuple[float, float]]
+
+
+def _joins(lines: list[Line], short: float, long: float) -> list[Join]:
     """The rectangles of the card's proportions with two runs ``a`` and ``b`` as opposite sides (every pair,
-    in :func:`itertools.combinations`' order), joined by a third run: corners along ``a`` from the far end to
-    the joining side, across it, then along ``b``. Made in one batch of float32 arithmetic, the same as each
-    alone: a contour of many runs (a monitor full of text) makes a hundred or more, and an array each cost
-    more than the arithmetic. Every two runs' turn (:func:`vision.sides.turn`'s arithmetic) is taken once,
-    in one array, and looked up in the loops: 14 runs make 91 pairs and 1,274 joining runs to try, and a
-    call of ``turn`` for each cost half the look on the real sets' slowest frames (0.35 ms a look there,
-    0.2 after; the same rectangles, in the same order)."""
-    meets: list[tuple[float, float, float, float]] = []  # where the joining side meets a, and b
-    aways: list[tuple[float, float, float, float]] = []  # a's direction away from it, and b's
-    others: list[float] = []  # the length placed along a and b
+    in :func:`itertools.combinations`' order), joined by a third run, before their corners are placed
+    (:func:`_rectangles`). Only the runs' directions and places count here, never which way their normals
+    point (``apart`` is a distance either way): so a region's runs are paired before it is filled. Every two
+    runs' turn (:func:`vision.sides.turn`'s arithmetic) is taken once, in one array, and looked up in the
+    loops: 14 runs make 91 pairs and 1,274 joining runs to try, and a call of ``turn`` for each cost half the
+    look on the real sets' slowest frames (0.35 ms a look there, 0.2 after)."""
     if len(lines) < 3:
         return []  # no third run to join two
     angle = np.array([r.angle for r in lines], np.float64)
@@ -218,6 +221,7 @@ def _rectangles(lines: list[Line], short: float, long: float) -> list[NDArray[np
     parallel, square = (turned <= sides.MAX_SKEW).tolist(), (turned >= SQUARE).tolist()
     widths = [(width, length, width / SIZE_FACTOR, width * SIZE_FACTOR)
               for width, length in ((short, long), (long, short))]
+    out: list[Join] = []
     for i, j in itertools.combinations(range(len(lines)), 2):
         if not parallel[i][j]:
             continue
@@ -231,14 +235,22 @@ def _rectangles(lines: list[Line], short: float, long: float) -> list[NDArray[np
             p, q = meet(a, c), meet(b, c)
             if p is None or q is None:
                 continue
-            for o in along:
-                meets.append((*p, *q))
-                aways.append((*_away(a, c), *_away(b, c)))
-                others.append(o)
-    if not meets:
+            out.extend((i, j, k, o, p, q) for o in along)
+    return out
+
+
+def _rectangles(lines: list[Line], joins: list[Join]) -> list[NDArray[np.float32]]:
+    """The rectangles of :func:`_joins`, their runs' normals now pointing into the region: corners along
+    ``a`` from the far end to the joining side, across it, then along ``b``. Made in one batch of float32
+    arithmetic, the same as each alone: a contour of many runs (a monitor full of text) makes a hundred or
+    more, and an array each cost more than the arithmetic."""
+    if not joins:
         return []
+    meets = [(*p, *q) for _, _, _, _, p, q in joins]  # where the joining side meets a, and b
+    aways = [(*_away(lines[i], lines[k]), *_away(lines[j], lines[k])) for i, j, k, _, _, _ in joins]
     pq = np.array(meets, np.float32).reshape(-1, 2, 2)
-    ends = pq + np.array(others, np.float32)[:, None, None] * np.array(aways, np.float32).reshape(-1, 2, 2)
+    others = np.array([o for _, _, _, o, _, _ in joins], np.float32)  # the length placed along a and b
+    ends = pq + others[:, None, None] * np.array(aways, np.float32).reshape(-1, 2, 2)
     return list(np.stack([ends[:, 0], pq[:, 0], pq[:, 1], ends[:, 1]], axis=1))
 
 
