@@ -7,6 +7,7 @@ all cut the glyphs the same way; which piece of ink is which is decided in :mod:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -53,13 +54,17 @@ def glyph_area(box: tuple[int, int, int, int], area: tuple[int, int, int, int]) 
 
 
 def split_index(
-    crop: Image, area: tuple[int, int, int, int] | None = None, rank_height: float | None = None
+    crop: Image, area: tuple[int, int, int, int] | None = None, rank_height: float | None = None,
+    sized: Callable[[int, int], str | None] | None = None,
 ) -> Glyphs | str:
     """The rank glyph(s) on top and the suit glyph under them; a reason string when there are none.
 
     ``area`` (x0, y0, x1, y1 in the crop) is where the deck's glyphs lie: ink outside it is trimmed
     before the glyphs are split, so a blurred suit joined to a court card's frame line or a corner pip
     outside the area keeps its own shape instead of being dropped with them as cut by the box's edge.
+    ``sized(rank_height, suit_height)``: why glyphs of those heights are no index's, or None; its reason
+    is returned before the glyphs' images and ink colour are made (a caller that would refuse them so
+    anyway: the looks at other candidate indices beside a card, most of them no index's, 0.1 ms each).
     """
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
     if int(grey.max()) - int(grey.min()) < 50:
@@ -74,6 +79,8 @@ def split_index(
         split = again
     rank, suit = split
     top, rank_bottom = min(b.y for b in rank), max(b.bottom for b in rank)
+    if sized is not None and (why := sized(rank_bottom - top, suit.h)) is not None:
+        return why
     ink = cv2.normalize(255 - np.asarray(grey), np.empty_like(grey), 0, 255, cv2.NORM_MINMAX)
     rank_img = _glyph(labels, [b.label for b in rank], ink)
     suit_img = _glyph(labels, [suit.label], ink)

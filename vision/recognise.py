@@ -133,10 +133,9 @@ def _matches(crop: Image, profile: DeckProfile, align: bool, split: Glyphs | str
     glyphs = _split(crop, profile) if split is None else split
     if isinstance(glyphs, str):
         return glyphs
-    for what, got, want in (("rank", glyphs.rank_height, index.rank_height),
-                            ("suit", glyphs.suit_height, index.suit_height)):
-        if abs(got - want) > HEIGHT_TOLERANCE * want:
-            return f"{what} glyph {got} px tall, enrolled {want:.0f}"
+    why = _off_size(glyphs.rank_height, glyphs.suit_height, profile)  # _split's own check, for any split
+    if why is not None:
+        return why
     accept = profile.spec.accept
     rank_glyph = normalise(glyphs.rank, RANK_SIZE, index.rank_height, RANK_FILL)
     rank = match(rank_glyph, profile, "rank", aspect_of(glyphs.rank))
@@ -155,9 +154,23 @@ def _matches(crop: Image, profile: DeckProfile, align: bool, split: Glyphs | str
 
 
 def _split(crop: Image, profile: DeckProfile) -> Glyphs | str:
-    """The index crop split into the deck's rank and suit glyphs (:func:`vision.glyphs.split_index`)."""
+    """The index crop split into the deck's rank and suit glyphs (:func:`vision.glyphs.split_index`), or
+    why not, glyphs of other heights than the deck's among the reasons (:func:`_off_size`): their images
+    and ink colour are not made. Why: most candidate indices looked at beside a card read are no index's,
+    and every caller refuses such glyphs (the split of an index refused is never used again: the aligned
+    read follows only a rank unlike any template, the look again only the split of an index read)."""
     index = profile.spec.index
-    return split_index(crop, glyph_area(index.box, index.glyphs), index.rank_height)
+    return split_index(crop, glyph_area(index.box, index.glyphs), index.rank_height,
+                       lambda rank, suit: _off_size(rank, suit, profile))
+
+
+def _off_size(rank: int, suit: int, profile: DeckProfile) -> str | None:
+    """Why rank and suit glyphs ``rank`` and ``suit`` pixels tall are not the deck's, or None."""
+    index = profile.spec.index
+    for what, got, want in (("rank", rank, index.rank_height), ("suit", suit, index.suit_height)):
+        if abs(got - want) > HEIGHT_TOLERANCE * want:
+            return f"{what} glyph {got} px tall, enrolled {want:.0f}"
+    return None
 
 
 def _in_place(glyphs: Glyphs, rank: str, profile: DeckProfile) -> bool:
