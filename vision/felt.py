@@ -143,7 +143,9 @@ def healed(latest: Look | None, now: Look, corners: Corners, frame: tuple[int, .
     light, not a hand: the ``kept`` reference is unlike the frame ``now`` a new card is reported from
     outside that card's place (the light changed), ``latest`` is alike it there, and the card's place in
     ``latest`` is the felt round it (a palm over the last card, lying where this one lies, is not: a third
-    reading, its frame became the reference and a like palm then dealt the card twice). A second reading:
+    reading, its frame became the reference and a like palm then dealt the card twice), judged on the ring
+    round the card as well as in ``now`` (a hand over the spot a little larger than the card left 93 % of
+    the window outside alike and made the felt round the place itself: a fourth reading). A second reading:
     after a light switched on, every identical next card went to the dealer for good."""
     if latest is None or corners is None:
         return False
@@ -157,8 +159,8 @@ def healed(latest: Look | None, now: Look, corners: Corners, frame: tuple[int, .
     if share_alike(latest, now, outside) < SHARE:
         return False
     ring = (np.asarray(cv2.dilate(place.astype(np.uint8), np.ones((15, 15), np.uint8))) > 0) & outside
-    if not ring.any():
-        return False
+    if not ring.any() or share_alike(latest, now, ring) < SHARE:
+        return False  # the ring in the card's frame is the felt (the card was just read): a hand is not
     felt = np.broadcast_to(np.median(latest.lab[ring], axis=0), latest.lab.shape).astype(np.float32)
     return share_alike(Look(felt, latest.inside), latest, place) >= SHARE
 

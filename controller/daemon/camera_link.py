@@ -31,6 +31,7 @@ import concurrent.futures
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
@@ -127,9 +128,9 @@ class CameraLink:
         self.in_window = in_window
         #: That card as the journal had it at start: a first stable read of it may be it or a new one.
         self.doubted = in_window
-        #: The window settled empty, and as it was empty before the card in the window (vision.felt).
+        #: The settled window, the last empty reads (refused or not) and the card's reference: vision.felt.
         self._empty = Settled(*(max(spec.stable_frames, round(spec.fps * t)) for t in (SETTLE, RESETTLE)))
-        self._latest: Look | None = None  # the last empty read, refused or not
+        self._recent: deque[Look] = deque(maxlen=max(1, round(spec.fps * SETTLE)))
         self._felt: Before | None = None
         self._refused = 0  # empty reads refused since the card was read
         self.frames = self.cards = self._saved = 0
@@ -274,10 +275,10 @@ class CameraLink:
         if report is None or report.card is None:
             return
         repeat = report.card is self.doubted
-        if not repeat:  # a new card: the window settled empty, or the last read empty under a new light
-            empty = self._empty.kept
-            if healed(self._latest, look(frame, self.scan_window), report.corners, frame.shape, empty):
-                empty = self._latest  # refused, but the felt round the card now: the light changed
+        if not repeat:  # a new card: the window settled empty, or (newest first) a read empty under a new
+            empty, seen = self._empty.kept, look(frame, self.scan_window)  # light, or with none settled
+            empty = next((old for old in reversed(self._recent)
+                          if healed(old, seen, report.corners, frame.shape, empty)), empty)
             self._felt = None if empty is None else before(empty, report.corners, frame.shape)
         self._refused = 0
         self.doubted = None
@@ -299,7 +300,8 @@ class CameraLink:
                 self._refused = 0  # passing flickers do not add up to a doubt; the card may have moved
                 self._felt = widened(self._felt, reading.corners, frame.shape)
             return reading
-        now = self._latest = look(frame, self.scan_window)
+        now = look(frame, self.scan_window)
+        self._recent.append(now)
         card = self.stable.shown or self.doubted
         if card is None or (self._felt is not None and (why := unlike(self._felt, now)) is None):
             self._empty.seen(now)
