@@ -111,3 +111,32 @@ def test_after_a_restart_a_hand_over_the_spot_before_each_card_leaves_it_a_refer
         with DaemonThread(Daemon(config, use_shoe=False)):
             wait_for(lambda n=n: camera_statuses(config).count(end) >= n, "the video never ended", timeout=60)
     assert dealt(config) == ["2C", "5S", "5S", "7H", "7H"]
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("between", [3, 0])
+def test_an_arm_beside_the_card_does_not_let_a_hand_over_the_spot_become_its_reference(
+        tmp_path: Path, between: int) -> None:
+    """A fifth reading: an arm resting beside the spot, over more than half the ring round the card, made
+    the ring's median skin; the clean reads' place was then unlike it, and an older read with a hand over
+    the spot passed `healed`: a like hand over the card later cleared it, dealt twice (``between`` clean
+    reads with the arm came after the hand's; with none, the hole was older than the recent reads). The
+    felt is now the window's own, outside the card in the card's frame."""
+    card = EMPTY.copy()
+    _place(card, render_face(parse_card("5S"), CLASSIC),
+           np.float32([[250, 276], [393, 276], [393, 476], [250, 476]]))
+    at = recognise(card, PROFILE).corners
+    assert at is not None
+    x0, y0, x1, y1 = int(at[:, 0].min()), int(at[:, 1].min()), int(at[:, 0].max()), int(at[:, 1].max())
+
+    def arm(frame: np.ndarray) -> np.ndarray:  # beside the spot, left of it and above it
+        return _hand(_hand(frame, (120, 160, 236, 479)), (120, 160, 400, 262))
+
+    def palm(frame: np.ndarray) -> np.ndarray:  # over the spot only
+        return _hand(frame, (x0 - 12, y0 - 12, x1 + 12, y1 + 12), 4.0)
+
+    assert recognise(arm(card), PROFILE).card == parse_card("5S")
+    assert all(recognise(f, PROFILE).status == "empty" for f in (arm(palm(EMPTY)), arm(palm(card))))
+    pictures = [(arm(palm(EMPTY)), 2, True), (arm(EMPTY), between, True), (arm(card), FPS, True),
+                (arm(palm(card)), FPS // 2, True), (arm(card), FPS, True)]
+    assert _play(tmp_path, [p for p in pictures if p[1]]) == ["5S", "5S?"]

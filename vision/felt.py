@@ -139,14 +139,15 @@ def widened(card: Before | None, corners: Corners, frame: tuple[int, ...]) -> Be
 
 def healed(latest: Look | None, now: Look, corners: Corners, frame: tuple[int, ...],
            kept: Look | None = None) -> bool:
-    """Whether ``latest``, an empty read refused while the last card lay there, is the window under another
+    """Whether ``latest``, an empty read since the last card (refused or not), is the window under another
     light, not a hand: the ``kept`` reference is unlike the frame ``now`` a new card is reported from
-    outside that card's place (the light changed), ``latest`` is alike it there, and the card's place in
-    ``latest`` is the felt round it (a palm over the last card, lying where this one lies, is not: a third
-    reading, its frame became the reference and a like palm then dealt the card twice), judged on the ring
-    round the card as well as in ``now`` (a hand over the spot a little larger than the card left 93 % of
-    the window outside alike and made the felt round the place itself: a fourth reading). A second reading:
-    after a light switched on, every identical next card went to the dealer for good."""
+    outside that card's place (the light changed), ``latest`` is alike it there and on the ring round the
+    card, and both the ring in ``now`` and the card's place in ``latest`` are the felt, the window's own
+    colour outside the card in ``now``. Readings: a palm over the last card, lying where this one lies,
+    became the reference and a like palm then dealt the card twice (a third); a hand over the spot a
+    little larger than the card made the felt round the place itself (a fourth); an arm beside the card
+    over half the ring made the ring's colour skin (a fifth). And a second: after a light switched on,
+    every identical next card went to the dealer for good."""
     if latest is None or corners is None:
         return False
     place = before(latest, corners, frame).place
@@ -161,8 +162,11 @@ def healed(latest: Look | None, now: Look, corners: Corners, frame: tuple[int, .
     ring = (np.asarray(cv2.dilate(place.astype(np.uint8), np.ones((15, 15), np.uint8))) > 0) & outside
     if not ring.any() or share_alike(latest, now, ring) < SHARE:
         return False  # the ring in the card's frame is the felt (the card was just read): a hand is not
-    felt = np.broadcast_to(np.median(latest.lab[ring], axis=0), latest.lab.shape).astype(np.float32)
-    return share_alike(Look(felt, latest.inside), latest, place) >= SHARE
+    # The felt is the window's own, outside the card in the card's frame, not the ring's: an arm beside the
+    # card over half its ring made the ring's median skin, and a hand over the spot passed (a fifth reading).
+    felt = Look(np.broadcast_to(np.median(now.lab[outside], axis=0), now.lab.shape).astype(np.float32),
+                latest.inside)
+    return share_alike(felt, now, ring) >= SHARE and share_alike(felt, latest, place) >= SHARE
 
 
 class Settled:

@@ -128,7 +128,7 @@ class CameraLink:
         self.in_window = in_window
         #: That card as the journal had it at start: a first stable read of it may be it or a new one.
         self.doubted = in_window
-        #: The settled window, the last empty reads (refused or not) and the card's reference: vision.felt.
+        #: The settled window, the empty reads since the last card (refused or not), the card's reference.
         self._empty = Settled(*(max(spec.stable_frames, round(spec.fps * t)) for t in (SETTLE, RESETTLE)))
         self._recent: deque[Look] = deque(maxlen=max(1, round(spec.fps * SETTLE)))
         self._felt: Before | None = None
@@ -275,13 +275,13 @@ class CameraLink:
         if report is None or report.card is None:
             return
         repeat = report.card is self.doubted
-        if not repeat:  # a new card: the window settled empty, or (newest first) a read empty under a new
-            empty, seen = self._empty.kept, look(frame, self.scan_window)  # light, or with none settled
+        if not repeat:  # a new card: the window settled empty, or (newest first) a read empty since the last
+            empty, seen = self._empty.kept, look(frame, self.scan_window)  # card, under a new light or none
             empty = next((old for old in reversed(self._recent)
                           if healed(old, seen, report.corners, frame.shape, empty)), empty)
             self._felt = None if empty is None else before(empty, report.corners, frame.shape)
-        self._refused = 0
-        self.doubted = None
+        self._refused, self.doubted = 0, None
+        self._recent.clear()  # a later card takes an empty read seen since this one, never one before it
         path = self._save(frame, report)
         ref = f"camera:{path}"
         faults.point("camera_read")
