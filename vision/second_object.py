@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 
 from vision.face_down import face_down
 from vision.levels import block_mean, tint_of
-from vision.second_outline import EDGE_HIGH, EDGE_LOW, TINT, second_outline
+from vision.second_outline import light_edges, second_outline, tint_edges
 from vision.second_paper import dim_second
 from vision.second_pip import large_pip
 from vision.window import Bounds, side_lengths
@@ -92,9 +92,8 @@ def plain_beside(half: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
     card = cv2.dilate(card, np.ones((2 * CARD_MARGIN + 1, 2 * CARD_MARGIN + 1), np.uint8))
     beside[card > 0] = 0
     least = PLAIN * min(side_lengths(at))
-    blurred, _, chroma = tint_of(small)
-    edges = cv2.bitwise_and(cv2.Canny(cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY), EDGE_LOW, EDGE_HIGH), beside)
+    seen = tint_of(small)
+    edges = cv2.bitwise_and(light_edges(seen), beside)
     if cv2.countNonZero(edges) >= least:
         return False  # a cluttered window: the tint's edges need not be found (most of the slowest frames)
-    tint = cv2.Canny(cv2.convertScaleAbs(chroma, alpha=TINT), EDGE_LOW, EDGE_HIGH)
-    return cv2.countNonZero(cv2.bitwise_or(edges, cv2.bitwise_and(tint, beside))) < least
+    return cv2.countNonZero(cv2.bitwise_or(edges, cv2.bitwise_and(tint_edges(seen), beside))) < least

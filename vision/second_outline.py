@@ -113,19 +113,28 @@ def second_outline(small: MatLike, quad: NDArray[np.float32], win: Bounds, place
     return _outline_in(*view) or (placed and _outline_in(small, quad, win, seen))
 
 
+def light_edges(seen: Tinted) -> MatLike:
+    """The outline's edges in the light of a frame (its :func:`vision.levels.tint_of`): one test for the look
+    and for the gate that passes a plain window (:func:`vision.second_object.plain_beside`)."""
+    return cv2.Canny(cv2.cvtColor(seen.blurred, cv2.COLOR_BGR2GRAY), EDGE_LOW, EDGE_HIGH)
+
+
+def tint_edges(seen: Tinted) -> MatLike:
+    """The outline's edges in the tint of a frame (its :func:`vision.levels.tint_of`)."""
+    return cv2.Canny(cv2.convertScaleAbs(seen.chroma, alpha=TINT), EDGE_LOW, EDGE_HIGH)
+
+
 def _outline_in(small: MatLike, quad: NDArray[np.float32], win: Bounds, seen: Tinted | None = None) -> bool:
     """:func:`second_outline`'s look at one frame (as seen, or the table's view; ``seen``: its
     :func:`vision.levels.tint_of`, if made already)."""
-    blurred, _, chroma = tint_of(small) if seen is None else seen
-    grey = cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY)
-    tint = cv2.convertScaleAbs(chroma, alpha=TINT)
-    found = cv2.bitwise_or(cv2.Canny(grey, EDGE_LOW, EDGE_HIGH), cv2.Canny(tint, EDGE_LOW, EDGE_HIGH))
+    seen = tint_of(small) if seen is None else seen
+    found = cv2.bitwise_or(light_edges(seen), tint_edges(seen))
     edges = cv2.dilate(found, np.ones((3, 3), np.uint8))
     parted = cv2.bitwise_not(edges)
     if win.inside is not None:
         parted = cv2.bitwise_and(parted, win.inside)
     short, long = sorted(side_lengths(quad))
-    rows, cols = grey.shape[:2]
+    rows, cols = seen.blurred.shape[:2]
     card = np.asarray(quad, np.float32)
     # The regions the edges part, and the edges' own blobs: a back's fine pattern is all edges inside its
     # outline, which is then the outline of a blob, not of a region. Every region's outer contour (not its
@@ -148,7 +157,7 @@ def _outline_in(small: MatLike, quad: NDArray[np.float32], win: Bounds, seen: Ti
             x0, y0, x1, y1 = max(x - 3, 0), max(y - 3, 0), min(x + bw + 3, cols), min(y + bh + 3, rows)
             outline = np.asarray(contour, np.int32).reshape(-1, 2) - np.array([x0, y0], np.int32)
             regions.append((outline, (x0, y0, x1, y1)))
-        if _any_three_sides(regions, blurred, win, card, (short, long)):
+        if _any_three_sides(regions, seen.blurred, win, card, (short, long)):
             return True
     return False
 
