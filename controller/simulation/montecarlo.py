@@ -8,6 +8,7 @@ progress bar over the whole run.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import signal
 import sys
@@ -60,22 +61,25 @@ def run_chunks(
     instead of each worker printing its own traceback.
     """
     total = sum(weight(j) for j in jobs)
-    with tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5) as bar:
-        if workers <= 1:
+    if workers <= 1:
+        with tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5) as bar:
             for job in jobs:
                 merge(play(job))
                 bar.update(weight(job))
-            return
-        sizes = {id(job): weight(job) for job in jobs}
-        # SIGINT is blocked while the workers are forked: they inherit the block (no window before an
-        # initializer would run), so a Ctrl-C reaches only the parent, which gets it, if it came meanwhile,
-        # as soon as the block is lifted.
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        return
+    sizes = {id(job): weight(job) for job in jobs}
+    with contextlib.ExitStack() as owned:
+        # SIGINT is blocked while the bar's monitor thread and the workers start: they inherit the block (a
+        # worker has no window before an initializer would run; a thread taking a Ctrl-C meant for the
+        # parent would make it raise KeyboardInterrupt mid-way through ``Pool()``, leaving workers no one
+        # stops, and the exit waiting for them for ever). A Ctrl-C meanwhile waits, pending, until the block
+        # is lifted, when the pool is already the stack's to terminate.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            pool = Pool(workers)
+            bar = owned.enter_context(tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5))
+            pool = owned.enter_context(Pool(workers))
         finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        with pool:
-            for job, result in zip(jobs, pool.imap(play, jobs), strict=True):
-                merge(result)
-                bar.update(sizes[id(job)])
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for job, result in zip(jobs, pool.imap(play, jobs), strict=True):
+            merge(result)
+            bar.update(sizes[id(job)])
