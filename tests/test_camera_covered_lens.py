@@ -10,6 +10,7 @@ the card (vision.felt); K empty reads refused make the card doubted: read again,
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from pathlib import Path
 
 import cv2
@@ -35,7 +36,7 @@ def _read_empty(felt: int, count: int, *, palm: bool = False) -> list[np.ndarray
     """The first ``count`` frames of a hand over the lens (``palm``: over a card) that read as empty."""
     face = render_face(parse_card("5S"), CLASSIC) if palm else None
     frames = (over_lens(seed, SIZE, felt, face) for seed in range(80))
-    empty = [f for f in frames if recognise(f, PROFILE).status == "empty"][:count]
+    empty = list(itertools.islice((f for f in frames if recognise(f, PROFILE).status == "empty"), count))
     assert len(empty) == count, f"only {len(empty)} frames over the window read empty on felt {felt}"
     return empty
 
