@@ -1,7 +1,9 @@
 """Every language of the signage page is drawn with the fonts it ships: no glyph falls back (docs/display.md).
 
 One browser and one page: the display restarts with each language on the same
-address and the open page reconnects by itself. Two checks per language, on
+address and the page is loaded again (an open page reconnects by itself, after
+EventSource's retry of a few seconds a language: test_display_browser tests
+that). Two checks per language, on
 every word of it (put on the page, so words the current screen does not show
 count too): Chromium says, per DOM node, which fonts drew its text (DevTools
 ``CSS.getPlatformFontsForNode``), and every one must be a web font the page
@@ -16,6 +18,7 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from display_support import CHROMIUM, CHROMIUM_ARGS, LiveTable
@@ -67,6 +70,27 @@ def browser() -> Iterator[Browser]:
         b.close()
 
 
+def _clusters(root: dict[str, Any]) -> dict[int, str]:
+    """The node id and text of the first ``.cluster`` span of each text in each of the boxes
+    (``#all-words``, ``#all-words-light``) of a DevTools document tree (``DOM.getDocument``, all depths)."""
+    out: dict[int, str] = {}
+    nodes = [root]
+    while nodes:
+        node = nodes.pop()
+        attributes = node.get("attributes", [])
+        box = dict(zip(attributes[::2], attributes[1::2], strict=True)).get("id")
+        if box in ("all-words", "all-words-light"):
+            first: dict[str, int] = {}
+            for span in node.get("children", []):
+                text = "".join(c.get("nodeValue", "") for c in span.get("children", []))
+                first.setdefault(text, span["nodeId"])
+            out.update((n, t) for t, n in first.items())
+            continue
+        nodes.extend(node.get("children", []))
+    assert len(out) > 20, f"the page's boxes of words were not found in the document: {out}"
+    return out
+
+
 def test_every_language_draws_every_glyph_with_a_bundled_font(browser: Browser, tmp_path: Path) -> None:
     table = LiveTable(tmp_path, "baccarat", 26, title="Baccarat 8")
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
@@ -80,7 +104,11 @@ def test_every_language_draws_every_glyph_with_a_bundled_font(browser: Browser, 
         boxes: dict[str, str] = {}
         for code in LANGUAGES:
             if code != "en":
+                page.goto("about:blank")  # no feed open: the display stops at once
                 table.set_language(code)
+                page.goto(table.url)
+                cdp.send("DOM.enable")
+                cdp.send("CSS.enable")
             page.wait_for_function(f"document.documentElement.lang === '{code}' && "
                                    f"+document.body.dataset.seq >= {table.seq()}", timeout=20_000)
             page.evaluate(ALL_WORDS_JS)
@@ -88,15 +116,10 @@ def test_every_language_draws_every_glyph_with_a_bundled_font(browser: Browser, 
             if missing:
                 boxes[code] = missing
             page.evaluate("document.fonts.ready.then(() => true)")
-            root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
             # Every word, cluster by cluster: only fonts we ship, and a cluster of another script drawn by
             # DejaVu (which has none of it) is a row of boxes: each non-Latin cluster is a Noto face's alone.
-            clusters = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": ".cluster"})["nodeIds"]
-            for node in clusters:
-                handle = cdp.send("DOM.resolveNode", {"nodeId": node})["object"]["objectId"]
-                text = cdp.send("Runtime.callFunctionOn", {"objectId": handle, "returnByValue": True,
-                                "functionDeclaration": "function () { return this.textContent; }"})
-                cluster = text["result"]["value"]
+            # A cluster's fonts follow from its text and its box's style alone: each text is asked once a box.
+            for node, cluster in _clusters(cdp.send("DOM.getDocument", {"depth": -1})["root"]).items():
                 drawn = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
                 families = [f["familyName"] for f in drawn]
                 wrong.setdefault(code, set()).update(f["familyName"] for f in drawn if not f["isCustomFont"])
