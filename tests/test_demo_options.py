@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from terminal_support import as_from_a_terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,14 +67,6 @@ def test_internal_options_are_not_in_the_users_help(tmp_path: Path) -> None:
     assert "play until Ctrl-C" in " ".join(_croupier(["demo", "--help"], tmp_path).stdout.split())
 
 
-def _as_from_a_terminal() -> None:
-    """In the child before it runs: Ctrl-C's default disposition, unblocked, as a terminal's shell gives a
-    command. A pytest-xdist worker ignores SIGINT (its controller stops it), and an ignored signal stays
-    ignored through exec: Python then leaves it so, and a Ctrl-C never reached the command."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
 def _interrupted_group(args: list[str], tmp: Path, wait_for: str | None, after: float = 0.0,
                        timeout: float = 120) -> tuple[int, str]:
     """Start croupier ARGS in its own process group, Ctrl-C the whole group (as a terminal does) ``after``
@@ -82,7 +75,7 @@ def _interrupted_group(args: list[str], tmp: Path, wait_for: str | None, after: 
     env = {**os.environ, "TMPDIR": str(tmp), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", *args], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-                            preexec_fn=_as_from_a_terminal)
+                            preexec_fn=as_from_a_terminal)
     assert proc.stderr is not None
     seen = b""
     try:

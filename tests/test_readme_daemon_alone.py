@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 from shipped_support import ROOT, shipped_table
+from terminal_support import as_from_a_terminal
 from test_demo import path_without_this_venv, run_as_printed
 
 pytestmark = pytest.mark.timeout(90)
@@ -49,7 +50,8 @@ def test_the_daemon_alone_commands_run_as_printed(tmp_path: Path) -> None:
         for command, ready in zip(commands[:2], ("# simulated shoe", "shoe hello"), strict=True):
             # the shoe, then the daemon, each running until stopped; each waited for until it says so
             proc = subprocess.Popen(["bash", "-c", f"exec {command}"], cwd=ROOT, text=True, env=env,
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    preexec_fn=as_from_a_terminal)  # it is stopped by Ctrl-C
             running.append(proc)
             assert proc.stdout is not None
             seen = [proc.stdout.readline()]
