@@ -17,7 +17,9 @@ import json
 import os
 import signal
 import stat
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -158,3 +160,63 @@ def test_the_returns_bench_in_two_halves_prints_what_one_run_prints(
     assert json.loads(state.read_text())["done"] == {"0": 150, "1": 150}
     assert figures(["--rounds", "600", "--state", str(state)]) == whole
     assert len(whole) == 2 and all("simulated" in line for line in whole)
+
+
+#: A resumable run of 320 chunks in 16 workers, each a tenth of a second (2 s in all); prints how it ended.
+SLOW_RUN = """
+import sys, time
+from pathlib import Path
+from controller.tools.resumable import Chunk, Resumable
+
+def slow(n: int) -> int:
+    time.sleep(0.1)
+    return n
+
+if __name__ == "__main__":
+    sums = [0]
+    def merge(value: int) -> None:
+        sums[0] += value
+    run = Resumable(Path(sys.argv[1]), {"run": "slow"}, lambda: sums[0], lambda saved: None)
+    done = run.run([Chunk(n, 1, n) for n in range(320)], slow, merge, 16)
+    print("complete" if done else f"stopped after {run.rounds} chunks", flush=True)
+"""
+
+
+@pytest.mark.parametrize("after", [0.01, 0.02, 0.03, 0.04])
+def test_a_kill_while_the_workers_start_stops_the_run_and_every_worker(tmp_path: Path, after: float) -> None:
+    """A kill (SIGTERM, as ``kill PID`` or systemd sends it) while sixteen workers start: the run stops with
+    its state written, and no worker outlives it. Before, SIGTERM was not blocked while they forked, and a
+    kill landing there raised the resumable run's KeyboardInterrupt mid-way through ``Pool()``: workers
+    no one stopped, holding the output open for ever."""
+    script = tmp_path / "slow_run.py"
+    script.write_text(SLOW_RUN)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path / "state.json")], cwd=tmp_path,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    assert proc.stderr is not None
+    try:
+        seen = b""
+        while b"round" not in seen:  # the progress bar's first line
+            piece = os.read(proc.stderr.fileno(), 4096)
+            assert piece, f"it ended before its progress bar: {seen!r}"
+            seen += piece
+        time.sleep(after)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)  # a worker left behind keeps both pipes open
+    finally:
+        if proc.poll() is None or _group_alive(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert out.decode().startswith("stopped after "), (out, err)
+    assert json.loads((tmp_path / "state.json").read_text())["params"] == {"run": "slow"}
+    assert not _group_alive(proc.pid), "a worker outlived the run"
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of the group ``pgid`` is still running."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -14,12 +14,15 @@ import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from multiprocessing import Pool
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from tqdm import tqdm
 
 J = TypeVar("J")
 T = TypeVar("T")
+
+#: The signals that stop a run: Ctrl-C, and a kill (a resumable run's, :mod:`controller.tools.resumable`).
+STOPS: Final = frozenset({signal.SIGINT, signal.SIGTERM})
 
 #: z for a two-sided 95 % normal interval.
 Z95 = 1.96
@@ -43,6 +46,15 @@ def chunks(rounds: int, size: int) -> Iterator[tuple[int, int]]:
     """(chunk number, rounds in it) covering ``rounds`` in chunks of at most ``size``."""
     for c, start in enumerate(range(0, rounds, size)):
         yield c, min(size, rounds - start)
+
+
+def _worker(mask: set[signal.Signals]) -> None:
+    """A worker's start: SIGTERM (``pool.terminate()``) ends it by the kernel's default action, whatever
+    handler it inherited (a resumable run's, which ends a worker in Python: a kill pending since the fork
+    and let through by the mask was lost so in about one start in six under load, and the pool waited for
+    that worker for ever); then ``mask``, Ctrl-C blocked: the parent's to handle."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def run_chunks(
@@ -69,15 +81,18 @@ def run_chunks(
         return
     sizes = {id(job): weight(job) for job in jobs}
     with contextlib.ExitStack() as owned:
-        # SIGINT is blocked while the bar's monitor thread and the workers start: they inherit the block (a
-        # worker has no window before an initializer would run; a thread taking a Ctrl-C meant for the
-        # parent would make it raise KeyboardInterrupt mid-way through ``Pool()``, leaving workers no one
-        # stops, and the exit waiting for them for ever). A Ctrl-C meanwhile waits, pending, until the block
-        # is lifted, when the pool is already the stack's to terminate.
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        # Ctrl-C and kills (SIGTERM) are blocked while the bar's monitor thread and the workers start: they
+        # inherit the block (a worker has no window before an initializer would run; a thread taking a
+        # stop meant for the parent would make a handler raising KeyboardInterrupt, Python's for SIGINT
+        # or a resumable run's for both, raise it mid-way through ``Pool()``, leaving workers no one
+        # stops, and the exit waiting for them for ever). A stop meanwhile waits, pending, until the block
+        # is lifted, when the pool is already the stack's to terminate. Each worker lets SIGTERM through
+        # again at once (``_worker``: ``pool.terminate()`` sends it) and keeps Ctrl-C blocked.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, set())  # read only: blocked inside the try
         try:
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
             bar = owned.enter_context(tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5))
-            pool = owned.enter_context(Pool(workers))
+            pool = owned.enter_context(Pool(workers, initializer=_worker, initargs=(mask | {signal.SIGINT},)))
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for job, result in zip(jobs, pool.imap(play, jobs), strict=True):

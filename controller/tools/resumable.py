@@ -27,11 +27,9 @@ from types import FrameType
 from typing import Any, Generic, TypeVar
 
 from controller.daemon.private import make_dir, write_atomic
-from controller.simulation.montecarlo import run_chunks
+from controller.simulation.montecarlo import STOPS, run_chunks
 
 J = TypeVar("J")
-#: The signals that stop a run.
-_STOPS = (signal.SIGINT, signal.SIGTERM)
 T = TypeVar("T")
 
 
@@ -125,13 +123,13 @@ class Resumable:
                 self.write()
 
         todo = self.pending(chunks)
-        previous = [signal.signal(s, stops) for s in _STOPS]
+        previous = [signal.signal(s, stops) for s in STOPS]
         try:
             run_chunks(todo, partial(_numbered, play), taken, lambda c: c.rounds, workers)
         except KeyboardInterrupt:
             return False
         finally:
-            for s, handler in zip(_STOPS, previous, strict=True):
+            for s, handler in zip(STOPS, previous, strict=True):
                 signal.signal(s, handler)
             self.write()
         return True
