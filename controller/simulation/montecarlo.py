@@ -50,9 +50,10 @@ def chunks(rounds: int, size: int) -> Iterator[tuple[int, int]]:
 
 def _worker(mask: set[signal.Signals]) -> None:
     """A worker's start: SIGTERM (``pool.terminate()``) ends it by the kernel's default action, whatever
-    handler it inherited (a resumable run's, which ends a worker in Python: a kill pending since the fork
-    and let through by the mask was lost so in about one start in six under load, and the pool waited for
-    that worker for ever); then ``mask``, Ctrl-C blocked: the parent's to handle."""
+    handler it inherited. A resumable run's handler ends a worker in Python, and with it a kill sent while
+    the workers started was sometimes never acted on (5 of 24 starts under load: the worker was left
+    waiting for a task, its handler still set, nothing pending; the pool waited for it for ever; how CPython
+    lost it was not pinned down). Then ``mask``: Ctrl-C blocked, the parent's to handle."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
