@@ -10,10 +10,12 @@ minutes on the same CPU:
 
     .venv/bin/python bench/vision_cpu_ab.py --enrol D/enrol --test D/test BEFORE_CHECKOUT AFTER_CHECKOUT
 
-``--big 4032x3024`` reads the first 200 card frames upscaled to that size (a 12 MP frame, the deck
-enrolled at 640 px). Prints each version's p50 / p99 / max, the frames it read right, the median
-per-frame change and the load average at the start and end; ``--slowest N`` also the N frames slowest
-in either version, with both versions' times (where a small set's p99 comes from).
+``--stand-ins`` enrols a deck with cards it lacks or refuses as ``bench/vision_photos.py measure
+--stand-ins`` does (rd-pong's). ``--big 4032x3024`` reads the first 200 card frames upscaled to that
+size (a 12 MP frame, the deck enrolled at 640 px). Prints each version's p50 / p99 / max, the frames it
+read right, the median per-frame change and the load average at the start and end; ``--slowest N``
+also the N frames slowest in either version, with both versions' times (where a small set's p99 comes
+from).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from pathlib import Path
 import numpy as np
 
 
-def worker(enrol_dir: Path, test_dir: Path, repeat: int, big: tuple[int, int] | None) -> None:
+def worker(enrol_dir: Path, test_dir: Path, repeat: int, big: tuple[int, int] | None,
+           stand_ins: bool) -> None:
     """Enrol, print the frame count, then for each frame index read from stdin print its least CPU time
     (ms) and 1 when it read the labelled card."""
     import cv2
@@ -58,7 +61,8 @@ def worker(enrol_dir: Path, test_dir: Path, repeat: int, big: tuple[int, int] | 
     cv2.setNumThreads(1)
     shots = [(img, card, name) for img, card, name in frames(
         [(p, c) for p, c in labelled(enrol_dir) if c is not None], 640) if card is not None]
-    profile = enrol(shots, "ab").profile
+    # Asked only when wanted: a checkout from before stand-ins were enrolled does not know the word.
+    profile = (enrol(shots, "ab", stand_ins=True) if stand_ins else enrol(shots, "ab")).profile
     if profile is None:
         raise SystemExit("enrolment failed: no profile")
     test = [(img, card) for img, card, _ in frames(labelled(test_dir), 640)]
@@ -85,19 +89,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--test", type=Path, required=True)
     parser.add_argument("--repeat", type=int, default=3, help="reads per frame; its least CPU is kept")
     parser.add_argument("--big", help="W x H: the first 200 card frames upscaled to it")
+    parser.add_argument("--stand-ins", action="store_true",
+                        help="enrol a deck with cards it lacks or refuses (bench/vision_photos.py's)")
     parser.add_argument("--slowest", type=int, default=0, help="print the N slowest frames, both versions")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("checkouts", nargs="*", type=Path, help="two checkouts: before, after")
     args = parser.parse_args(argv)
     big = tuple(int(v) for v in args.big.lower().split("x")) if args.big else None
     if args.worker:
-        worker(args.enrol, args.test, args.repeat, (big[0], big[1]) if big else None)
+        worker(args.enrol, args.test, args.repeat, (big[0], big[1]) if big else None, args.stand_ins)
         return 0
     if len(args.checkouts) != 2:
         parser.error("give two checkouts: before and after")
     print("command:", " ".join([Path(sys.executable).name, *sys.argv]))
     own = ["--enrol", str(args.enrol), "--test", str(args.test), "--repeat", str(args.repeat)]
     own += ["--big", args.big] if args.big else []
+    own += ["--stand-ins"] if args.stand_ins else []
     # Both workers on one CPU: they read by turns, so they never contend, and neither gets the faster of
     # two unequal CPUs (a virtual machine's two CPUs differed: one checkout against itself read 0.15 ms
     # faster per frame in the second worker).
