@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from terminal_support import as_from_a_terminal
+from terminal_support import as_from_a_terminal, group_alive
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -125,3 +125,31 @@ def test_ctrl_c_while_the_workers_start_stops_them_all(tmp_path: Path, after: fl
     assert code == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert err.count("interrupted") == 1, err
+
+
+def test_a_kill_of_a_parallel_simulation_stops_its_workers_too(tmp_path: Path) -> None:
+    """``kill PID`` (SIGTERM to the parent alone) while two workers play: the run stops as on Ctrl-C,
+    saying "interrupted" once, and no worker outlives it. Before, SIGTERM's default action ended the
+    parent alone; each worker played its chunk on, then printed a BrokenPipeError traceback."""
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "math", "swap_hand", "--workers", "2",
+                             "--rounds", "2000000"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    assert proc.stderr is not None
+    seen = b""
+    try:
+        while b"00:01<" not in seen:  # the bar after a second: both workers deep in their first chunks
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, f"it ended before a second of play: {seen!r}"
+            seen += chunk
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)  # a worker left playing keeps the pipe open
+    finally:
+        if proc.poll() is None or group_alive(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    text = (seen + err).decode(errors="replace")
+    assert proc.returncode == 130, (proc.returncode, text)
+    assert "Traceback" not in text and "BrokenPipeError" not in text, text
+    assert text.count("interrupted") == 1, text
+    assert not group_alive(proc.pid), "a worker outlived the run"

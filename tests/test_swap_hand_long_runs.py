@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from terminal_support import group_alive
 
 from controller.cards import Card, parse_cards
 from controller.games.blackjack import Hand, card_points
@@ -204,19 +205,10 @@ def test_a_kill_while_the_workers_start_stops_the_run_and_every_worker(tmp_path:
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)  # a worker left behind keeps both pipes open
     finally:
-        if proc.poll() is None or _group_alive(proc.pid):
+        if proc.poll() is None or group_alive(proc.pid):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert proc.returncode == 0, err
     assert out.decode().startswith("stopped after "), (out, err)
     assert json.loads((tmp_path / "state.json").read_text())["params"] == {"run": "slow"}
-    assert not _group_alive(proc.pid), "a worker outlived the run"
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether any process of the group ``pgid`` is still running."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    assert not group_alive(proc.pid), "a worker outlived the run"

@@ -12,8 +12,10 @@ import contextlib
 import math
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from multiprocessing import Pool
+from types import FrameType
 from typing import Final, TypeVar
 
 from tqdm import tqdm
@@ -58,6 +60,12 @@ def _worker(mask: set[signal.Signals]) -> None:
     signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
+def _killed(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM while workers run: stop as Ctrl-C does. Its default action ended the parent alone, and each
+    worker played its chunk on, then printed a ``BrokenPipeError`` traceback (helper-140)."""
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def run_chunks(
     jobs: Sequence[J],
     play: Callable[[J], T],
@@ -71,7 +79,8 @@ def run_chunks(
     ``play`` must be a module-level function (it is pickled to the workers);
     ``weight`` says how far one job moves the progress bar. Ctrl-C reaches every process of the
     terminal's group: the workers ignore it and the parent stops the pool and says "interrupted" once,
-    instead of each worker printing its own traceback.
+    instead of each worker printing its own traceback. A kill (SIGTERM) of the parent does the same, unless
+    the caller handles SIGTERM itself (a resumable run).
     """
     total = sum(weight(j) for j in jobs)
     if workers <= 1:
@@ -92,6 +101,9 @@ def run_chunks(
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, set())  # read only: blocked inside the try
         try:
             signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+            if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and threading.current_thread() is \
+                    threading.main_thread():  # a kill ends a plain run as Ctrl-C does (restored last)
+                owned.callback(signal.signal, signal.SIGTERM, signal.signal(signal.SIGTERM, _killed))
             bar = owned.enter_context(tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5))
             pool = owned.enter_context(Pool(workers, initializer=_worker, initargs=(mask | {signal.SIGINT},)))
         finally:
