@@ -1,5 +1,5 @@
-"""A command a test will Ctrl-C is started with SIGINT as a terminal's shell leaves it: default, unblocked;
-whether a stopped command left a process of its group behind.
+"""A command a test will stop: started with SIGINT as a terminal's shell leaves it (default, unblocked), read
+until it says a word, and its process group (its workers) ended, whatever the test found.
 
 Why: a disposition of SIG_IGN is inherited through exec, and Python leaves an ignored SIGINT ignored, so a
 command that stops on KeyboardInterrupt (``croupier math``, ``croupier sim shoe``) never sees the Ctrl-C.
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import time
 
 
 def as_from_a_terminal() -> None:
@@ -26,3 +28,23 @@ def group_alive(pgid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def read_until(proc: subprocess.Popen[bytes], word: bytes, timeout: float = 60) -> bytes:
+    """``proc``'s standard error until ``word`` appears in it (all of it so far); fails if it ends first."""
+    assert proc.stderr is not None
+    deadline, seen = time.monotonic() + timeout, b""
+    while word not in seen:
+        assert time.monotonic() < deadline, f"never saw {word!r}: {seen!r}"
+        chunk = os.read(proc.stderr.fileno(), 4096)  # blocks until the command writes or ends
+        assert chunk, f"it ended before {word!r}: {seen!r}"
+        seen += chunk
+    return seen
+
+
+def end_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill whatever is left of ``proc``'s process group (``start_new_session``) and reap ``proc``: the
+    clean-up after a test, passed or failed."""
+    if proc.poll() is None or group_alive(proc.pid):
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()

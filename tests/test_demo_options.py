@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from terminal_support import as_from_a_terminal, group_alive
+from terminal_support import as_from_a_terminal, end_group, group_alive, read_until
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -76,23 +76,13 @@ def _interrupted_group(args: list[str], tmp: Path, wait_for: str | None, after: 
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", *args], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
                             preexec_fn=as_from_a_terminal)
-    assert proc.stderr is not None
-    seen = b""
     try:
-        if wait_for is not None:
-            deadline = time.monotonic() + 60
-            while wait_for.encode() not in seen:
-                assert time.monotonic() < deadline, f"never saw {wait_for!r}: {seen!r}"
-                chunk = os.read(proc.stderr.fileno(), 4096)  # blocks until the child writes or ends
-                assert chunk, f"it ended before {wait_for!r}: {seen!r}"
-                seen += chunk
+        seen = b"" if wait_for is None else read_until(proc, wait_for.encode())
         time.sleep(after)
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=timeout)  # generous: it waits for an exit, it measures nothing
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        end_group(proc)
     return proc.returncode, (seen + err).decode(errors="replace")
 
 
@@ -135,21 +125,15 @@ def test_a_kill_of_a_parallel_simulation_stops_its_workers_too(tmp_path: Path) -
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "math", "swap_hand", "--workers", "2",
                              "--rounds", "2000000"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, start_new_session=True)
-    assert proc.stderr is not None
-    seen = b""
     try:
-        while b"00:01<" not in seen:  # the bar after a second: both workers deep in their first chunks
-            chunk = os.read(proc.stderr.fileno(), 4096)
-            assert chunk, f"it ended before a second of play: {seen!r}"
-            seen += chunk
+        seen = read_until(proc, b"00:01<")  # the bar after a second: both workers deep in their first chunks
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)  # a worker left playing keeps the pipe open
+        left = group_alive(proc.pid)  # before the clean-up below kills what is left
     finally:
-        if proc.poll() is None or group_alive(proc.pid):
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        end_group(proc)
     text = (seen + err).decode(errors="replace")
     assert proc.returncode == 130, (proc.returncode, text)
     assert "Traceback" not in text and "BrokenPipeError" not in text, text
     assert text.count("interrupted") == 1, text
-    assert not group_alive(proc.pid), "a worker outlived the run"
+    assert not left, "a worker outlived the run"

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from terminal_support import group_alive
+from terminal_support import end_group, group_alive, read_until
 
 from controller.cards import Card, parse_cards
 from controller.games.blackjack import Hand, card_points
@@ -194,21 +194,15 @@ def test_a_kill_while_the_workers_start_stops_the_run_and_every_worker(tmp_path:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, str(script), str(tmp_path / "state.json")], cwd=tmp_path,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    assert proc.stderr is not None
     try:
-        seen = b""
-        while b"round" not in seen:  # the progress bar's first line
-            piece = os.read(proc.stderr.fileno(), 4096)
-            assert piece, f"it ended before its progress bar: {seen!r}"
-            seen += piece
+        read_until(proc, b"round")  # the progress bar's first line
         time.sleep(after)
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)  # a worker left behind keeps both pipes open
+        left = group_alive(proc.pid)  # before the clean-up below kills what is left
     finally:
-        if proc.poll() is None or group_alive(proc.pid):
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        end_group(proc)
     assert proc.returncode == 0, err
     assert out.decode().startswith("stopped after "), (out, err)
     assert json.loads((tmp_path / "state.json").read_text())["params"] == {"run": "slow"}
-    assert not group_alive(proc.pid), "a worker outlived the run"
+    assert not left, "a worker outlived the run"
