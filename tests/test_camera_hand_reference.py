@@ -54,8 +54,10 @@ def test_a_hand_over_the_spot_is_not_the_felt_round_the_card() -> None:
     at = recognise(card, PROFILE).corners
     assert at is not None
     assert unlike(before(look(hover, None), at, card.shape), look(over, None)) is None  # why it matters
-    assert not healed(look(hover, None), look(card, None), at, card.shape, None)
-    assert healed(look(EMPTY, None), look(card, None), at, card.shape, None)  # the felt still heals
+    assert healed([look(hover, None)], look(card, None), at, card.shape, None) is None
+    empty = look(EMPTY, None)
+    assert healed([empty], look(card, None), at, card.shape, None) is empty  # the felt still heals
+    assert healed([empty, look(hover, None)], look(card, None), at, card.shape, None) is empty  # past a hand
 
 
 @pytest.mark.timeout(120)

@@ -27,6 +27,7 @@ from.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -137,36 +138,43 @@ def widened(card: Before | None, corners: Corners, frame: tuple[int, ...]) -> Be
     return Before(card.empty, place, reported, recent)
 
 
-def healed(latest: Look | None, now: Look, corners: Corners, frame: tuple[int, ...],
-           kept: Look | None = None) -> bool:
-    """Whether ``latest``, an empty read since the last card (refused or not), is the window under another
-    light, not a hand: the ``kept`` reference is unlike the frame ``now`` a new card is reported from
-    outside that card's place (the light changed), ``latest`` is alike it there and on the ring round the
-    card, and both the ring in ``now`` and the card's place in ``latest`` are the felt, the window's own
-    colour outside the card in ``now``. Readings: a palm over the last card, lying where this one lies,
-    became the reference and a like palm then dealt the card twice (a third); a hand over the spot a
-    little larger than the card made the felt round the place itself (a fourth); an arm beside the card
-    over half the ring made the ring's colour skin (a fifth). And a second: after a light switched on,
-    every identical next card went to the dealer for good."""
-    if latest is None or corners is None:
-        return False
-    place = before(latest, corners, frame).place
+def healed(recent: Sequence[Look], now: Look, corners: Corners, frame: tuple[int, ...],
+           kept: Look | None = None) -> Look | None:
+    """The newest of ``recent``, empty reads since the last card (refused or not, oldest first), that is the
+    window under another light, not a hand, or None: the ``kept`` reference is unlike the frame ``now`` a
+    new card is reported from outside that card's place (the light changed), the read is alike ``now``
+    there and on the ring round the card, and both the ring in ``now`` and the card's place in the read are
+    the felt, the window's own colour outside the card in ``now``. Readings: a palm over the last card,
+    lying where this one lies, became the reference and a like palm then dealt the card twice (a third); a
+    hand over the spot a little larger than the card made the felt round the place itself (a fourth); an
+    arm beside the card over half the ring made the ring's colour skin (a fifth). And a second: after a
+    light switched on, every identical next card went to the dealer for good. What depends on ``now``
+    alone (the place, the ring, the felt, the kept reference's test) is found once for every read tried;
+    a read of another size than ``now`` (the camera opened again at another resolution) is never alike."""
+    if not recent or corners is None:
+        return None
+    place = before(now, corners, frame).place
     if place is None:
-        return False
+        return None
     wide = cv2.dilate(place.astype(np.uint8), np.ones((5, 5), np.uint8))
-    outside = latest.inside & ~(np.asarray(wide) > 0)
+    outside = now.inside & ~(np.asarray(wide) > 0)
     if kept is not None and share_alike(kept, now, outside) >= SHARE:
-        return False  # the light did not change: the kept reference stands
-    if share_alike(latest, now, outside) < SHARE:
-        return False
+        return None  # the light did not change: the kept reference stands
     ring = (np.asarray(cv2.dilate(place.astype(np.uint8), np.ones((15, 15), np.uint8))) > 0) & outside
-    if not ring.any() or share_alike(latest, now, ring) < SHARE:
-        return False  # the ring in the card's frame is the felt (the card was just read): a hand is not
+    if not ring.any():
+        return None
     # The felt is the window's own, outside the card in the card's frame, not the ring's: an arm beside the
     # card over half its ring made the ring's median skin, and a hand over the spot passed (a fifth reading).
     felt = Look(np.broadcast_to(np.median(now.lab[outside], axis=0), now.lab.shape).astype(np.float32),
-                latest.inside)
-    return share_alike(felt, now, ring) >= SHARE and share_alike(felt, latest, place) >= SHARE
+                now.inside)
+    if share_alike(felt, now, ring) < SHARE:
+        return None
+    for latest in reversed(recent):
+        if (latest.lab.shape == now.lab.shape and share_alike(latest, now, outside) >= SHARE
+                # the ring in the card's frame is the felt (the card was just read): a hand over it is not
+                and share_alike(latest, now, ring) >= SHARE and share_alike(felt, latest, place) >= SHARE):
+            return latest
+    return None
 
 
 class Settled:

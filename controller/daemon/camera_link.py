@@ -277,8 +277,7 @@ class CameraLink:
         repeat = report.card is self.doubted
         if not repeat:  # a new card: the window settled empty, or (newest first) a read empty since the last
             empty, seen = self._empty.kept, look(frame, self.scan_window)  # card, under a new light or none
-            empty = next((old for old in reversed(self._recent)
-                          if healed(old, seen, report.corners, frame.shape, empty)), empty)
+            empty = healed(self._recent, seen, report.corners, frame.shape, empty) or empty
             self._felt = None if empty is None else before(empty, report.corners, frame.shape)
         self._refused, self.doubted = 0, None
         self._recent.clear()  # a later card takes an empty read seen since this one, never one before it
