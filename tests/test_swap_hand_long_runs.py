@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from terminal_support import end_group, group_alive, read_until
+from terminal_support import as_from_a_terminal, end_group, group_alive, read_until
 
 from controller.cards import Card, parse_cards
 from controller.games.blackjack import Hand, card_points
@@ -206,3 +206,60 @@ def test_a_kill_while_the_workers_start_stops_the_run_and_every_worker(tmp_path:
     assert out.decode().startswith("stopped after "), (out, err)
     assert json.loads((tmp_path / "state.json").read_text())["params"] == {"run": "slow"}
     assert not left, "a worker outlived the run"
+
+
+#: A resumable run in one process whose state's sums take a second to make once it is stopped (the test's
+#: window for a second stop while the state is written); prints how it ended.
+SLOW_WRITE = """
+import sys, time
+from pathlib import Path
+from controller.tools.resumable import Chunk, Resumable
+
+def slow(n: int) -> int:
+    time.sleep(0.05)
+    return n
+
+if __name__ == "__main__":
+    sums = [0]
+    def merge(value: int) -> None:
+        sums[0] += value
+    def dump() -> int:
+        print("writing the state", file=sys.stderr, flush=True)
+        time.sleep(1.0)
+        return sums[0]
+    run = Resumable(Path(sys.argv[1]), {"run": "slow"}, dump, lambda saved: None, every=3600.0)
+    done = run.run([Chunk(n, 1, n) for n in range(400)], slow, merge, 1)
+    print("complete" if done else f"stopped after {run.rounds} chunks", flush=True)
+"""
+
+
+@pytest.mark.parametrize("second", [signal.SIGTERM, signal.SIGINT])
+def test_a_second_stop_while_the_state_is_written_waits_for_the_write(tmp_path: Path, second: int) -> None:
+    """A kill, then a second stop (an impatient Ctrl-C, systemd's second signal) while the run writes its
+    state: the write is finished, the run says where it stopped, and the state holds every chunk counted.
+    Before, the second stop raised KeyboardInterrupt inside the write: a traceback, and the chunks since
+    the last write lost (here all of them: the run had written none)."""
+    script, state = tmp_path / "slow_write.py", tmp_path / "state.json"
+    script.write_text(SLOW_WRITE)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, str(script), str(state)], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=as_from_a_terminal)
+    try:
+        read_until(proc, b"round")  # the progress bar's first line
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        seen = read_until(proc, b"writing the state")
+        proc.send_signal(second)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        end_group(proc)
+    text = (seen + err).decode(errors="replace")
+    assert proc.returncode == 0, text
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
+    stopped = out.decode()
+    assert stopped.startswith("stopped after "), (stopped, text)
+    saved = json.loads(state.read_text())
+    chunks = int(stopped.split()[2])
+    assert len(saved["done"]) == chunks > 0
+    assert saved["sums"] == sum(int(n) for n in saved["done"])  # chunk n adds n

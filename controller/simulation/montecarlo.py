@@ -104,8 +104,13 @@ def run_chunks(
             if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and threading.current_thread() is \
                     threading.main_thread():  # a kill ends a plain run as Ctrl-C does (restored last)
                 owned.callback(signal.signal, signal.SIGTERM, signal.signal(signal.SIGTERM, _killed))
+            owned.callback(signal.pthread_sigmask, signal.SIG_SETMASK, mask)  # a stop meanwhile taken here
             bar = owned.enter_context(tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5))
             pool = owned.enter_context(Pool(workers, initializer=_worker, initargs=(mask | {signal.SIGINT},)))
+            # First at the end, stopped or not: the stops blocked again while the pool shuts down. One raised
+            # inside ``pool.terminate()`` left it part done (its worker handler, not yet told to stop,
+            # started new workers and the exit waited for them); it is taken once the pool is gone.
+            owned.callback(signal.pthread_sigmask, signal.SIG_BLOCK, STOPS)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for job, result in zip(jobs, pool.imap(play, jobs), strict=True):

@@ -9,7 +9,8 @@ its state prints exactly what one uninterrupted run prints. The state holds
 the run's parameters (a state of another run is refused), the chunks done
 (number and rounds) and the sums; it is rewritten (0600, atomically) at most
 every ``every`` seconds as chunks finish, and once more when the run ends or
-is interrupted, so a kill loses at most the chunks since the last write.
+is interrupted, so a kill loses at most the chunks since the last write (a second stop while that
+last write is made waits for it).
 A longer run with the same parameters continues a shorter one's state when
 its first chunks are the same (same chunk size).
 """
@@ -129,7 +130,12 @@ class Resumable:
         except KeyboardInterrupt:
             return False
         finally:
+            # The state first, its own handlers still set and deferring: a second stop (an impatient
+            # Ctrl-C, a kill after a kill) during the write waits for it, since the run ends either way.
+            # Before, the handlers were given back first: a second stop ended the run mid-write, by a
+            # traceback or by SIGTERM's default action, and the chunks since the last write were lost.
+            stops.merging = True
+            self.write()
             for s, handler in zip(STOPS, previous, strict=True):
                 signal.signal(s, handler)
-            self.write()
         return True
