@@ -10,6 +10,7 @@ started that way saw ``croupier math`` run its two million rounds to the end and
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -30,11 +31,13 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
-def read_until(proc: subprocess.Popen[bytes], word: bytes, timeout: float = 60) -> bytes:
-    """``proc``'s standard error until ``word`` appears in it (all of it so far); fails if it ends first."""
+def read_until(proc: subprocess.Popen[bytes], word: bytes | re.Pattern[bytes], timeout: float = 60) -> bytes:
+    """``proc``'s standard error until ``word`` (or a match of the pattern) appears in it (all of it so far);
+    fails if it ends first."""
     assert proc.stderr is not None
     deadline, seen = time.monotonic() + timeout, b""
-    while word not in seen:
+    found = word.search if isinstance(word, re.Pattern) else lambda text: word in text
+    while not found(seen):
         assert time.monotonic() < deadline, f"never saw {word!r}: {seen!r}"
         chunk = os.read(proc.stderr.fileno(), 4096)  # blocks until the command writes or ends
         assert chunk, f"it ended before {word!r}: {seen!r}"

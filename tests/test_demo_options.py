@@ -8,6 +8,7 @@ ends in one "interrupted" line.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -126,7 +127,9 @@ def test_a_kill_of_a_parallel_simulation_stops_its_workers_too(tmp_path: Path) -
                              "--rounds", "2000000"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, start_new_session=True)
     try:
-        seen = read_until(proc, b"00:01<")  # the bar after a second: both workers deep in their first chunks
+        # The bar's first rate: a chunk merged, both workers deep in their next ones. Not its second
+        # "00:01<": on a loaded machine the first update came at 2 s, and the wait ran out.
+        seen = read_until(proc, re.compile(rb"\d(round/s|s/round)\]"))
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)  # a worker left playing keeps the pipe open
         left = group_alive(proc.pid)  # before the clean-up below kills what is left

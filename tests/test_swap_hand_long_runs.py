@@ -136,6 +136,22 @@ def test_a_run_stopped_mid_merge_and_continued_counts_each_chunk_once(tmp_path: 
         Resumable(state, {"run": "squares"}, lambda: 0, lambda saved: None).pending(plan[:5])
 
 
+
+def test_a_state_that_cannot_be_written_gives_the_stops_back(tmp_path: Path) -> None:
+    """The state's last write fails (a full disk): the error is raised, and Ctrl-C and kills are the
+    caller's again. Before, a failed write skipped the handlers' restoring, and the run's handler, left set
+    and deferring, swallowed every later Ctrl-C and kill of the process."""
+    before = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)]
+
+    def full() -> int:
+        raise OSError(28, "No space left on device")
+
+    resumable = Resumable(tmp_path / "state.json", {"run": "full"}, full, lambda saved: None)
+    with pytest.raises(OSError, match="No space left"):
+        resumable.run([Chunk(n, 1, n) for n in range(3)], square, lambda value: None, 1)
+    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)] == before
+
+
 def bench_main(name: str, args: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
     spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None

@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from multiprocessing import Pool
+from multiprocessing.context import ForkContext, ForkProcess
 from types import FrameType
 from typing import Final, TypeVar
 
@@ -51,13 +51,31 @@ def chunks(rounds: int, size: int) -> Iterator[tuple[int, int]]:
 
 
 def _worker(mask: set[signal.Signals]) -> None:
-    """A worker's start: SIGTERM (``pool.terminate()``) ends it by the kernel's default action, whatever
-    handler it inherited. A resumable run's handler ends a worker in Python, and with it a kill sent while
-    the workers started was sometimes never acted on (5 of 24 starts under load: the worker was left
-    waiting for a task, its handler still set, nothing pending; the pool waited for it for ever; how CPython
-    lost it was not pinned down). Then ``mask``: Ctrl-C blocked, the parent's to handle."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    """A worker's start: ``mask``, the parent's with Ctrl-C and kills (SIGTERM) blocked. The parent handles
+    both and stops the pool; a worker ends only by :class:`_Worker`'s SIGKILL, once the pool has stopped
+    handing out tasks.
+
+    Why never by a stop sent to it: an idle worker waits for a task holding the task queue's read lock, and
+    ``pool.terminate()`` takes that lock before it stops anything. A worker ended by a kill of the whole
+    group (``timeout``, ``kill -- -PGID``, systemd's stop) left the lock taken for ever, and the run hung
+    until SIGKILL (helper-141; a resumable run's workers, which kept its handler, hung so at their start in
+    5 of 24 starts under load). Leaving by an exception instead (SystemExit from a handler) was no better:
+    raised just after a worker took the lock, before its ``with`` was entered, it kept the lock too
+    (2 of 4 Ctrl-Cs while sixteen workers started)."""
     signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+class _Worker(ForkProcess):
+    """A pool's worker process, ended by SIGKILL: its SIGTERM is blocked (:func:`_worker`)."""
+
+    def terminate(self) -> None:
+        self.kill()
+
+
+class _Workers(ForkContext):
+    """The pool's processes: :class:`_Worker`."""
+
+    Process = _Worker
 
 
 def _killed(signum: int, frame: FrameType | None) -> None:
@@ -78,7 +96,7 @@ def run_chunks(
 
     ``play`` must be a module-level function (it is pickled to the workers);
     ``weight`` says how far one job moves the progress bar. Ctrl-C reaches every process of the
-    terminal's group: the workers ignore it and the parent stops the pool and says "interrupted" once,
+    terminal's group: the workers block it and the parent stops the pool and says "interrupted" once,
     instead of each worker printing its own traceback. A kill (SIGTERM) of the parent does the same, unless
     the caller handles SIGTERM itself (a resumable run).
     """
@@ -96,21 +114,16 @@ def run_chunks(
         # stop meant for the parent would make a handler raising KeyboardInterrupt, Python's for SIGINT
         # or a resumable run's for both, raise it mid-way through ``Pool()``, leaving workers no one
         # stops, and the exit waiting for them for ever). A stop meanwhile waits, pending, until the block
-        # is lifted, when the pool is already the stack's to terminate. Each worker lets SIGTERM through
-        # again at once (``_worker``: ``pool.terminate()`` sends it) and keeps Ctrl-C blocked.
+        # is lifted, when the pool is already the stack's to terminate. Each worker keeps both blocked
+        # (``_worker``), and ``pool.terminate()`` ends it by SIGKILL (``_Worker``).
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, set())  # read only: blocked inside the try
         try:
             signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
             if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and threading.current_thread() is \
                     threading.main_thread():  # a kill ends a plain run as Ctrl-C does (restored last)
                 owned.callback(signal.signal, signal.SIGTERM, signal.signal(signal.SIGTERM, _killed))
-            owned.callback(signal.pthread_sigmask, signal.SIG_SETMASK, mask)  # a stop meanwhile taken here
             bar = owned.enter_context(tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5))
-            pool = owned.enter_context(Pool(workers, initializer=_worker, initargs=(mask | {signal.SIGINT},)))
-            # First at the end, stopped or not: the stops blocked again while the pool shuts down. One raised
-            # inside ``pool.terminate()`` left it part done (its worker handler, not yet told to stop,
-            # started new workers and the exit waited for them); it is taken once the pool is gone.
-            owned.callback(signal.pthread_sigmask, signal.SIG_BLOCK, STOPS)
+            pool = owned.enter_context(_Workers().Pool(workers, _worker, (mask | STOPS,)))
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for job, result in zip(jobs, pool.imap(play, jobs), strict=True):

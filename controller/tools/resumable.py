@@ -18,7 +18,6 @@ its first chunks are the same (same chunk size).
 from __future__ import annotations
 
 import json
-import os
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -52,14 +51,11 @@ class _Stops:
     land on another thread (the progress bar's) and still run its handler in the main one at once."""
 
     def __init__(self) -> None:
-        self.parent = os.getpid()
         self.merging = False
         self.asked = False
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
-        if os.getpid() != self.parent:  # a worker (which inherits the handler): it dies as it would have
-            signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
+        # Never in a worker: the pool's workers keep both stops blocked (montecarlo._worker).
         if self.merging:
             self.asked = True
             return
@@ -135,7 +131,9 @@ class Resumable:
             # Before, the handlers were given back first: a second stop ended the run mid-write, by a
             # traceback or by SIGTERM's default action, and the chunks since the last write were lost.
             stops.merging = True
-            self.write()
-            for s, handler in zip(STOPS, previous, strict=True):
-                signal.signal(s, handler)
+            try:
+                self.write()
+            finally:  # a write that fails (a full disk) gives the stops back all the same
+                for s, handler in zip(STOPS, previous, strict=True):
+                    signal.signal(s, handler)
         return True
