@@ -87,8 +87,15 @@ def _interrupted_group(args: list[str], tmp: Path, wait_for: str | None, after: 
     return proc.returncode, (seen + err).decode(errors="replace")
 
 
+#: CPython's own message for a Ctrl-C before it has imported its site module, before any of ours runs.
+IN_PYTHON_START = "Fatal Python error: init_import_site"
+
+
 def test_ctrl_c_while_loading_is_one_line(tmp_path: Path) -> None:
     code, err = _interrupted_group(["demo", "--rounds", "1", "--no-display"], tmp_path, None)
+    if err.startswith(IN_PYTHON_START):  # under load the Ctrl-C can land there: CPython aborts, not ours
+        assert err.rstrip().endswith("KeyboardInterrupt") and "controller" not in err, err
+        return
     assert "Traceback" not in err, err
     # SIGINT before Python set its handler ends the process by the signal itself, silently; once the
     # demo runs its table (a loaded machine gets there before the signal lands), Ctrl-C is its clean

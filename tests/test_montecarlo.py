@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -12,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from terminal_support import end_group, group_alive, read_until
+from terminal_support import as_from_a_terminal, end_group, group_alive, read_until
 
 from controller.games.baccarat.simulation import simulate
 from controller.simulation.montecarlo import chunks, mean_interval
@@ -85,4 +86,59 @@ def test_a_kill_of_the_whole_group_while_a_worker_waits_for_a_task_stops_the_run
     assert proc.returncode == 130, text
     assert "Traceback" not in text, text
     assert text.count("interrupted") == 1, text
+    assert not left, "a worker outlived the run"
+
+
+#: A parallel run of two long jobs in two workers whose pool, once stopped, takes a second to drain its
+#: task queue (``Pool._help_stuff_finish`` slowed: the test's window inside ``pool.terminate()``); says when
+#: both jobs have started and when the drain begins and ends.
+SLOW_DRAIN = """
+import sys, time
+from multiprocessing import pool
+from controller.simulation.montecarlo import run_chunks
+
+def play(seconds: float) -> float:
+    print("started", file=sys.stderr, flush=True)
+    time.sleep(seconds)
+    return seconds
+
+if __name__ == "__main__":
+    drain = pool.Pool._help_stuff_finish
+    def slow(*args: object) -> None:
+        print("draining", file=sys.stderr, flush=True)
+        time.sleep(1.0)
+        drain(*args)
+        print("drained", file=sys.stderr, flush=True)
+    pool.Pool._help_stuff_finish = staticmethod(slow)
+    try:
+        run_chunks([60.0, 60.0], play, lambda seconds: None, lambda seconds: 1, 2)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr, flush=True)
+        sys.exit(130)
+"""
+
+
+def test_a_second_ctrl_c_while_the_pool_shuts_down_waits_for_the_shutdown(tmp_path: Path) -> None:
+    """A second Ctrl-C while the pool, stopped by the first, shuts down (an impatient user): the shutdown is
+    finished, then the run says "interrupted" once, exit 130, no worker left. Before (helper-142), the
+    second was raised inside ``pool.terminate()``, which was left part done; the exit's clean-up then sent
+    the workers a SIGTERM they block, and waited for them for ever."""
+    script = tmp_path / "slow_drain.py"
+    script.write_text(SLOW_DRAIN)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=as_from_a_terminal)
+    try:
+        seen = read_until(proc, re.compile(rb"started[^s]*started"))
+        proc.send_signal(signal.SIGINT)
+        seen += read_until(proc, b"draining")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        left = group_alive(proc.pid)  # before the clean-up below kills what is left
+    finally:
+        end_group(proc)
+    text = (seen + err).decode(errors="replace")
+    assert proc.returncode == 130, text
+    assert "Traceback" not in text and "Exception ignored" not in text, text
+    assert text.index("drained") < text.index("interrupted") and text.count("interrupted") == 1, text
     assert not left, "a worker outlived the run"

@@ -14,7 +14,9 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from multiprocessing import popen_fork
 from multiprocessing.context import ForkContext, ForkProcess
+from multiprocessing.process import BaseProcess
 from types import FrameType
 from typing import Final, TypeVar
 
@@ -52,7 +54,7 @@ def chunks(rounds: int, size: int) -> Iterator[tuple[int, int]]:
 
 def _worker(mask: set[signal.Signals]) -> None:
     """A worker's start: ``mask``, the parent's with Ctrl-C and kills (SIGTERM) blocked. The parent handles
-    both and stops the pool; a worker ends only by :class:`_Worker`'s SIGKILL, once the pool has stopped
+    both and stops the pool; a worker ends only by SIGKILL (:class:`_Killing`), once the pool has stopped
     handing out tasks.
 
     Why never by a stop sent to it: an idle worker waits for a task holding the task queue's read lock, and
@@ -65,11 +67,22 @@ def _worker(mask: set[signal.Signals]) -> None:
     signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
-class _Worker(ForkProcess):
-    """A pool's worker process, ended by SIGKILL: its SIGTERM is blocked (:func:`_worker`)."""
+class _Killing(popen_fork.Popen):
+    """A worker's process handle whose ``terminate()`` sends SIGKILL: the worker blocks SIGTERM
+    (:func:`_worker`). The handle, not the process object: the exit's clean-up
+    (``multiprocessing.util._exit_function``) ends workers a pool left through it, and its SIGTERM, blocked,
+    left the exit waiting for ever (helper-142: a second Ctrl-C within milliseconds of the first)."""
 
     def terminate(self) -> None:
         self.kill()
+
+
+class _Worker(ForkProcess):
+    """A pool's worker process, ended by SIGKILL (:class:`_Killing`)."""
+
+    @staticmethod
+    def _Popen(process_obj: BaseProcess) -> popen_fork.Popen:
+        return _Killing(process_obj)
 
 
 class _Workers(ForkContext):
@@ -122,8 +135,15 @@ def run_chunks(
             if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and threading.current_thread() is \
                     threading.main_thread():  # a kill ends a plain run as Ctrl-C does (restored last)
                 owned.callback(signal.signal, signal.SIGTERM, signal.signal(signal.SIGTERM, _killed))
+            owned.callback(signal.pthread_sigmask, signal.SIG_SETMASK, mask)  # a stop meanwhile taken here
             bar = owned.enter_context(tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5))
             pool = owned.enter_context(_Workers().Pool(workers, _worker, (mask | STOPS,)))
+            # First at the end, stopped or not: the stops blocked again while the pool shuts down, and taken
+            # once it is gone. One raised inside ``pool.terminate()`` left it part done (a second Ctrl-C
+            # within milliseconds of the first: helper-142), its workers then ended by the exit's clean-up,
+            # or never. The shutdown cannot wait for ever on a worker a signal ended (they block both); only
+            # a worker SIGKILLed from outside while it held the task queue's lock would hang it.
+            owned.callback(signal.pthread_sigmask, signal.SIG_BLOCK, STOPS)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for job, result in zip(jobs, pool.imap(play, jobs), strict=True):
