@@ -91,10 +91,24 @@ class _Workers(ForkContext):
     Process = _Worker
 
 
-def _killed(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM while workers run: stop as Ctrl-C does. Its default action ended the parent alone, and each
-    worker played its chunk on, then printed a ``BrokenPipeError`` traceback (helper-140)."""
-    raise KeyboardInterrupt(signal.Signals(signum).name)
+class _Stop:
+    """A plain parallel run's Ctrl-C and kill (SIGTERM), while its pool runs: the first raises
+    KeyboardInterrupt, as Python's own Ctrl-C does; a later one is the same stop and is let go.
+
+    Why once: each raising, a second stop within a millisecond of the first was raised inside the wait for a
+    result the first had broken off (its ``Condition.wait`` never took its lock back): a RuntimeError
+    traceback, exit 1, no "interrupted" (helper-143: SIGINT then SIGTERM back to back, 15 of 15; a terminal's
+    Ctrl-C under ``timeout``, which passes it on, 2 of 12). Why SIGTERM too: its default action ended the
+    parent alone, and each worker played its chunk on, then printed a BrokenPipeError traceback
+    (helper-140)."""
+
+    def __init__(self) -> None:
+        self.taken = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if not self.taken:
+            self.taken = True
+            raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 def run_chunks(
@@ -110,8 +124,8 @@ def run_chunks(
     ``play`` must be a module-level function (it is pickled to the workers);
     ``weight`` says how far one job moves the progress bar. Ctrl-C reaches every process of the
     terminal's group: the workers block it and the parent stops the pool and says "interrupted" once,
-    instead of each worker printing its own traceback. A kill (SIGTERM) of the parent does the same, unless
-    the caller handles SIGTERM itself (a resumable run).
+    instead of each worker printing its own traceback. A kill (SIGTERM) of the parent does the same, and a
+    second stop is the first's (:class:`_Stop`), unless the caller handles them itself (a resumable run).
     """
     total = sum(weight(j) for j in jobs)
     if workers <= 1:
@@ -132,9 +146,12 @@ def run_chunks(
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, set())  # read only: blocked inside the try
         try:
             signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
-            if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and threading.current_thread() is \
-                    threading.main_thread():  # a kill ends a plain run as Ctrl-C does (restored last)
-                owned.callback(signal.signal, signal.SIGTERM, signal.signal(signal.SIGTERM, _killed))
+            stop = _Stop()  # a plain run's stops, given back last (a resumable run keeps its own handler)
+            plain = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+            main = threading.current_thread() is threading.main_thread()
+            for signum, handler in plain.items():
+                if main and signal.getsignal(signum) is handler:
+                    owned.callback(signal.signal, signum, signal.signal(signum, stop))
             owned.callback(signal.pthread_sigmask, signal.SIG_SETMASK, mask)  # a stop meanwhile taken here
             bar = owned.enter_context(tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5))
             pool = owned.enter_context(_Workers().Pool(workers, _worker, (mask | STOPS,)))

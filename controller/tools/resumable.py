@@ -53,17 +53,21 @@ class _Stops:
     def __init__(self) -> None:
         self.merging = False
         self.asked = False
+        self.raised = False
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
-        # Never in a worker: the pool's workers keep both stops blocked (montecarlo._worker).
-        if self.merging:
+        # Never in a worker: the pool's workers keep both stops blocked (montecarlo._worker). Raised once:
+        # a second stop is the first's (two raised broke off the wait for a result: montecarlo._Stop).
+        if self.merging or self.raised:
             self.asked = True
             return
+        self.raised = True
         raise KeyboardInterrupt
 
     def merged(self) -> None:
         self.merging = False
-        if self.asked:
+        if self.asked and not self.raised:
+            self.raised = True
             raise KeyboardInterrupt
 
 
