@@ -148,7 +148,12 @@ def test_a_snapshot_client_that_never_reads_is_not_queued_for(tmp_path: Path) ->
         asker.setsockopt(zmq.RCVHWM, 1)
         asker.setsockopt(zmq.RCVBUF, 4096)
         asker.connect(config.spec.zeromq.snapshot)
-        asked, since = 40, client.call("status")["seq"] - 1990  # ~1,990 events a reply: about 400 KB
+        # Connected before it asks: ZeroMQ connects in the background, and its requests waited on its side
+        # while the probes below were served; answered while it read, 18 of 40 reached it (a loaded run).
+        asker.send_multipart([b"", b"{}"])
+        assert asker.poll(10_000)
+        asker.recv_multipart()
+        asked, since = 40, client.call("status")["seq"] - 1990  # ~1,990 events a reply: about 220 KB
         for _ in range(asked):
             asker.send_multipart([b"", json.dumps({"since": since}).encode()])
         probe = zmq.Context.instance()
