@@ -9,11 +9,17 @@ started that way saw ``croupier math`` run its two million rounds to the end and
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def as_from_a_terminal() -> None:
@@ -51,3 +57,36 @@ def end_group(proc: subprocess.Popen[bytes]) -> None:
     if proc.poll() is None or group_alive(proc.pid):
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+
+
+@contextlib.contextmanager
+def script_group(source: str, folder: Path, *args: str) -> Iterator[subprocess.Popen[bytes]]:
+    """Python ``source`` written to ``folder`` and run there with ``args``, in its own process group, the
+    project importable and SIGINT as a terminal leaves it; its output piped. The group is ended on leaving,
+    whatever the test found."""
+    script = folder / "script.py"
+    script.write_text(source)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, str(script), *args], cwd=folder, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=as_from_a_terminal)
+    try:
+        yield proc
+    finally:
+        end_group(proc)
+
+
+def finish(proc: subprocess.Popen[bytes], timeout: float = 30) -> tuple[str, str, bool]:
+    """``proc``'s standard output and error once it has ended (within ``timeout`` s: a worker left behind
+    holds the pipes open), and whether any process of its group was still running then (before a clean-up
+    kills what is left)."""
+    out, err = proc.communicate(timeout=timeout)
+    return out.decode(errors="replace"), err.decode(errors="replace"), group_alive(proc.pid)
+
+
+def assert_stopped_once(proc: subprocess.Popen[bytes], text: str, left: bool) -> None:
+    """A parallel run stopped as a user must see it: exit 130, no traceback, "interrupted" once, no worker
+    left."""
+    assert proc.returncode == 130, text
+    assert "Traceback" not in text and "Exception ignored" not in text, text
+    assert text.count("interrupted") == 1, text
+    assert not left, "a worker outlived the run"

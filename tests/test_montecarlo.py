@@ -7,13 +7,12 @@ import os
 import re
 import signal
 import statistics
-import subprocess
-import sys
+import textwrap
 import time
 from pathlib import Path
 
 import pytest
-from terminal_support import as_from_a_terminal, end_group, group_alive, read_until
+from terminal_support import assert_stopped_once, finish, read_until, script_group
 
 from controller.games.baccarat.simulation import simulate
 from controller.simulation.montecarlo import chunks, mean_interval
@@ -41,27 +40,34 @@ def test_the_answer_does_not_depend_on_the_number_of_workers() -> None:
 
 
 
-ROOT = Path(__file__).resolve().parent.parent
+def parallel_run(jobs: list[float], play: str, setup: str = "") -> str:
+    """A script that plays ``jobs`` (seconds) through ``run_chunks`` in two workers, each job by the
+    statements ``play`` (its ``seconds`` given) after ``setup``, and says "interrupted" and exits 130 when
+    stopped, as the command line does."""
+    return (
+        "import sys, time\nfrom multiprocessing import pool\n"
+        "from controller.simulation.montecarlo import run_chunks\n\n"
+        f"def play(seconds: float) -> float:\n{textwrap.indent(play.strip(), '    ')}\n    return seconds\n\n"
+        f"if __name__ == '__main__':\n{textwrap.indent(setup.strip() or 'pass', '    ')}\n    try:\n"
+        f"        run_chunks({jobs!r}, play, lambda seconds: None, lambda seconds: 1, 2)\n"
+        "    except KeyboardInterrupt:\n        print('interrupted', file=sys.stderr, flush=True)\n"
+        "        sys.exit(130)\n")
+
+
+#: A job that says when it has started, then plays its seconds.
+STARTED = """
+print("started", file=sys.stderr, flush=True)
+time.sleep(seconds)
+"""
+
 
 #: A parallel run of a short job and a long one in two workers: the first worker then waits for a task
 #: that never comes; says when the short job is done.
-IDLE_WORKER = """
-import sys, time
-from controller.simulation.montecarlo import run_chunks
-
-def play(seconds: float) -> float:
-    time.sleep(seconds)
-    if seconds < 1:
-        print("short job done", file=sys.stderr, flush=True)
-    return seconds
-
-if __name__ == "__main__":
-    try:
-        run_chunks([0.2, 60.0], play, lambda seconds: None, lambda seconds: 1, 2)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr, flush=True)
-        sys.exit(130)
-"""
+IDLE_WORKER = parallel_run([0.2, 60.0], """
+time.sleep(seconds)
+if seconds < 1:
+    print("short job done", file=sys.stderr, flush=True)
+""")
 
 
 def test_a_kill_of_the_whole_group_while_a_worker_waits_for_a_task_stops_the_run(tmp_path: Path) -> None:
@@ -69,53 +75,26 @@ def test_a_kill_of_the_whole_group_while_a_worker_waits_for_a_task_stops_the_run
     worker waits for a task, as at every run's tail: the run stops, "interrupted" once, no worker left.
     Before, the waiting worker died by SIGTERM's default action holding the task queue's read lock, and
     ``pool.terminate()``, which takes that lock first, waited for ever: the run hung until SIGKILL."""
-    script = tmp_path / "idle_worker.py"
-    script.write_text(IDLE_WORKER)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, start_new_session=True)
-    try:
-        seen = read_until(proc, b"short job done")
+    with script_group(IDLE_WORKER, tmp_path) as proc:
+        seen = read_until(proc, b"short job done").decode()
         time.sleep(0.5)  # the worker back at its wait for a task
         os.killpg(proc.pid, signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
-        left = group_alive(proc.pid)  # before the clean-up below kills what is left
-    finally:
-        end_group(proc)
-    text = (seen + err).decode(errors="replace")
-    assert proc.returncode == 130, text
-    assert "Traceback" not in text, text
-    assert text.count("interrupted") == 1, text
-    assert not left, "a worker outlived the run"
+        _, err, left = finish(proc)
+    assert_stopped_once(proc, seen + err, left)
 
 
 #: A parallel run of two long jobs in two workers whose pool, once stopped, takes a second to drain its
 #: task queue (``Pool._help_stuff_finish`` slowed: the test's window inside ``pool.terminate()``); says when
 #: both jobs have started and when the drain begins and ends.
-SLOW_DRAIN = """
-import sys, time
-from multiprocessing import pool
-from controller.simulation.montecarlo import run_chunks
-
-def play(seconds: float) -> float:
-    print("started", file=sys.stderr, flush=True)
-    time.sleep(seconds)
-    return seconds
-
-if __name__ == "__main__":
-    drain = pool.Pool._help_stuff_finish
-    def slow(*args: object) -> None:
-        print("draining", file=sys.stderr, flush=True)
-        time.sleep(1.0)
-        drain(*args)
-        print("drained", file=sys.stderr, flush=True)
-    pool.Pool._help_stuff_finish = staticmethod(slow)
-    try:
-        run_chunks([60.0, 60.0], play, lambda seconds: None, lambda seconds: 1, 2)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr, flush=True)
-        sys.exit(130)
-"""
+SLOW_DRAIN = parallel_run([60.0, 60.0], STARTED, """
+drain = pool.Pool._help_stuff_finish
+def slow(*args: object) -> None:
+    print("draining", file=sys.stderr, flush=True)
+    time.sleep(1.0)
+    drain(*args)
+    print("drained", file=sys.stderr, flush=True)
+pool.Pool._help_stuff_finish = staticmethod(slow)
+""")
 
 
 def test_a_second_ctrl_c_while_the_pool_shuts_down_waits_for_the_shutdown(tmp_path: Path) -> None:
@@ -123,44 +102,19 @@ def test_a_second_ctrl_c_while_the_pool_shuts_down_waits_for_the_shutdown(tmp_pa
     finished, then the run says "interrupted" once, exit 130, no worker left. Before (helper-142), the
     second was raised inside ``pool.terminate()``, which was left part done; the exit's clean-up then sent
     the workers a SIGTERM they block, and waited for them for ever."""
-    script = tmp_path / "slow_drain.py"
-    script.write_text(SLOW_DRAIN)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=as_from_a_terminal)
-    try:
+    with script_group(SLOW_DRAIN, tmp_path) as proc:
         seen = read_until(proc, re.compile(rb"started[^s]*started"))
         proc.send_signal(signal.SIGINT)
         seen += read_until(proc, b"draining")
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-        left = group_alive(proc.pid)  # before the clean-up below kills what is left
-    finally:
-        end_group(proc)
-    text = (seen + err).decode(errors="replace")
-    assert proc.returncode == 130, text
-    assert "Traceback" not in text and "Exception ignored" not in text, text
-    assert text.index("drained") < text.index("interrupted") and text.count("interrupted") == 1, text
-    assert not left, "a worker outlived the run"
+        _, err, left = finish(proc)
+    text = seen.decode() + err
+    assert_stopped_once(proc, text, left)
+    assert text.index("drained") < text.index("interrupted"), text
 
 
 #: A parallel run of two long jobs in two workers; says when each has started.
-BUSY_WORKERS = """
-import sys, time
-from controller.simulation.montecarlo import run_chunks
-
-def play(seconds: float) -> float:
-    print("started", file=sys.stderr, flush=True)
-    time.sleep(seconds)
-    return seconds
-
-if __name__ == "__main__":
-    try:
-        run_chunks([60.0, 60.0], play, lambda seconds: None, lambda seconds: 1, 2)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr, flush=True)
-        sys.exit(130)
-"""
+BUSY_WORKERS = parallel_run([60.0, 60.0], STARTED)
 
 
 def test_two_stops_back_to_back_are_one_stop(tmp_path: Path) -> None:
@@ -169,21 +123,9 @@ def test_two_stops_back_to_back_are_one_stop(tmp_path: Path) -> None:
     RuntimeError traceback ("release unlocked lock") and exit 1 (helper-143: 15 of 15; two Ctrl-Cs 0.1 ms
     apart, as a terminal's under ``timeout``, which passes it on, did so 2 to 4 times in 12: two sent back
     to back here merge into one, so the kill stands in for the second)."""
-    script = tmp_path / "busy_workers.py"
-    script.write_text(BUSY_WORKERS)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=as_from_a_terminal)
-    try:
-        seen = read_until(proc, re.compile(rb"started[^s]*started"))
+    with script_group(BUSY_WORKERS, tmp_path) as proc:
+        seen = read_until(proc, re.compile(rb"started[^s]*started")).decode()
         proc.send_signal(signal.SIGINT)
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
-        left = group_alive(proc.pid)  # before the clean-up below kills what is left
-    finally:
-        end_group(proc)
-    text = (seen + err).decode(errors="replace")
-    assert proc.returncode == 130, text
-    assert "Traceback" not in text and "Exception ignored" not in text, text
-    assert text.count("interrupted") == 1, text
-    assert not left, "a worker outlived the run"
+        _, err, left = finish(proc)
+    assert_stopped_once(proc, seen + err, left)

@@ -17,14 +17,13 @@ import json
 import os
 import signal
 import stat
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-from terminal_support import as_from_a_terminal, end_group, group_alive, read_until
+from terminal_support import finish, read_until, script_group
 
 from controller.cards import Card, parse_cards
 from controller.games.blackjack import Hand, card_points
@@ -205,22 +204,15 @@ def test_a_kill_while_the_workers_start_stops_the_run_and_every_worker(tmp_path:
     its state written, and no worker outlives it. Before, SIGTERM was not blocked while they forked, and a
     kill landing there raised the resumable run's KeyboardInterrupt mid-way through ``Pool()``: workers
     no one stopped, holding the output open for ever."""
-    script = tmp_path / "slow_run.py"
-    script.write_text(SLOW_RUN)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path / "state.json")], cwd=tmp_path,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    try:
+    state = tmp_path / "state.json"
+    with script_group(SLOW_RUN, tmp_path, str(state)) as proc:
         read_until(proc, b"round")  # the progress bar's first line
         time.sleep(after)
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)  # a worker left behind keeps both pipes open
-        left = group_alive(proc.pid)  # before the clean-up below kills what is left
-    finally:
-        end_group(proc)
+        out, err, left = finish(proc)
     assert proc.returncode == 0, err
-    assert out.decode().startswith("stopped after "), (out, err)
-    assert json.loads((tmp_path / "state.json").read_text())["params"] == {"run": "slow"}
+    assert out.startswith("stopped after "), (out, err)
+    assert json.loads(state.read_text())["params"] == {"run": "slow"}
     assert not left, "a worker outlived the run"
 
 
@@ -255,28 +247,20 @@ def test_a_second_stop_while_the_state_is_written_waits_for_the_write(tmp_path: 
     state: the write is finished, the run says where it stopped, and the state holds every chunk counted.
     Before, the second stop raised KeyboardInterrupt inside the write: a traceback, and the chunks since
     the last write lost (here all of them: the run had written none)."""
-    script, state = tmp_path / "slow_write.py", tmp_path / "state.json"
-    script.write_text(SLOW_WRITE)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, str(script), str(state)], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                            preexec_fn=as_from_a_terminal)
-    try:
+    state = tmp_path / "state.json"
+    with script_group(SLOW_WRITE, tmp_path, str(state)) as proc:
         read_until(proc, b"round")  # the progress bar's first line
         time.sleep(0.5)
         proc.send_signal(signal.SIGTERM)
-        seen = read_until(proc, b"writing the state")
+        seen = read_until(proc, b"writing the state").decode(errors="replace")
         proc.send_signal(second)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        end_group(proc)
-    text = (seen + err).decode(errors="replace")
+        out, err, _ = finish(proc)
+    text = seen + err
     assert proc.returncode == 0, text
     assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
-    stopped = out.decode()
-    assert stopped.startswith("stopped after "), (stopped, text)
+    assert out.startswith("stopped after "), (out, text)
     saved = json.loads(state.read_text())
-    chunks = int(stopped.split()[2])
+    chunks = int(out.split()[2])
     assert len(saved["done"]) == chunks > 0
     assert saved["sums"] == sum(int(n) for n in saved["done"])  # chunk n adds n
 
@@ -285,23 +269,15 @@ def test_two_stops_back_to_back_stop_a_resumable_run_once(tmp_path: Path) -> Non
     """A Ctrl-C and a kill at once while a resumable run's sixteen workers play: the run says where it
     stopped, its state written, no traceback, no worker left. Before, the second stop broke off the wait for
     a result: a RuntimeError traceback and exit 1, no figures (helper-143: 2 of 3 runs of the bench)."""
-    script, state = tmp_path / "slow_run.py", tmp_path / "state.json"
-    script.write_text(SLOW_RUN)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, str(script), str(state)], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                            preexec_fn=as_from_a_terminal)
-    try:
+    state = tmp_path / "state.json"
+    with script_group(SLOW_RUN, tmp_path, str(state)) as proc:
         read_until(proc, b"round")  # the progress bar's first line
         time.sleep(0.5)  # the workers deep in their chunks
         proc.send_signal(signal.SIGINT)
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)
-        left = group_alive(proc.pid)  # before the clean-up below kills what is left
-    finally:
-        end_group(proc)
+        out, err, left = finish(proc)
     assert proc.returncode == 0, err
-    assert b"Traceback" not in err, err
-    assert out.decode().startswith("stopped after "), (out, err)
+    assert "Traceback" not in err, err
+    assert out.startswith("stopped after "), (out, err)
     assert json.loads(state.read_text())["params"] == {"run": "slow"}
     assert not left, "a worker outlived the run"
