@@ -91,9 +91,10 @@ class _Workers(ForkContext):
     Process = _Worker
 
 
-class _Stop:
-    """A plain parallel run's Ctrl-C and kill (SIGTERM), while its pool runs: the first raises
-    KeyboardInterrupt, as Python's own Ctrl-C does; a later one is the same stop and is let go.
+class Stop:
+    """A run's Ctrl-C and kill (SIGTERM), while its pool runs: the first raises KeyboardInterrupt, as
+    Python's own Ctrl-C does; a later one is the same stop and is let go (a resumable run's handler is one
+    too, :mod:`controller.tools.resumable`).
 
     Why once: each raising, a second stop within a millisecond of the first was raised inside the wait for a
     result the first had broken off (its ``Condition.wait`` never took its lock back): a RuntimeError
@@ -106,9 +107,13 @@ class _Stop:
         self.taken = False
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
+        self.take(signal.Signals(signum).name)
+
+    def take(self, why: str) -> None:
+        """Raise KeyboardInterrupt(``why``), unless a stop was taken already."""
         if not self.taken:
             self.taken = True
-            raise KeyboardInterrupt(signal.Signals(signum).name)
+            raise KeyboardInterrupt(why)
 
 
 def run_chunks(
@@ -125,7 +130,7 @@ def run_chunks(
     ``weight`` says how far one job moves the progress bar. Ctrl-C reaches every process of the
     terminal's group: the workers block it and the parent stops the pool and says "interrupted" once,
     instead of each worker printing its own traceback. A kill (SIGTERM) of the parent does the same, and a
-    second stop is the first's (:class:`_Stop`), unless the caller handles them itself (a resumable run).
+    second stop is the first's (:class:`Stop`), unless the caller handles them itself (a resumable run).
     """
     total = sum(weight(j) for j in jobs)
     if workers <= 1:
@@ -146,7 +151,7 @@ def run_chunks(
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, set())  # read only: blocked inside the try
         try:
             signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
-            stop = _Stop()  # a plain run's stops, given back last (a resumable run keeps its own handler)
+            stop = Stop()  # a plain run's stops, given back last (a resumable run keeps its own handler)
             plain = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
             main = threading.current_thread() is threading.main_thread()
             for signum, handler in plain.items():

@@ -27,7 +27,7 @@ from types import FrameType
 from typing import Any, Generic, TypeVar
 
 from controller.daemon.private import make_dir, write_atomic
-from controller.simulation.montecarlo import STOPS, run_chunks
+from controller.simulation.montecarlo import STOPS, Stop, run_chunks
 
 J = TypeVar("J")
 T = TypeVar("T")
@@ -44,31 +44,28 @@ def _numbered(play: Callable[[J], T], chunk: Chunk[J]) -> tuple[int, int, T]:
     return chunk.number, chunk.rounds, play(chunk.job)
 
 
-class _Stops:
+class _Stops(Stop):
     """Ctrl-C and kills (SIGTERM) end the run, the state written first; one arriving while a chunk is
     merged waits for the merge (a stop between adding the sums and noting the chunk done would count
-    it twice, or never, once continued). A handler, not a signal mask: a process-directed signal may
-    land on another thread (the progress bar's) and still run its handler in the main one at once."""
+    it twice, or never, once continued). Taken once, as any run's (:class:`Stop`). A handler, not a signal
+    mask: a process-directed signal may land on another thread (the progress bar's) and still run its
+    handler in the main one at once. Never in a worker: the pool's workers keep both stops blocked."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.merging = False
         self.asked = False
-        self.raised = False
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
-        # Never in a worker: the pool's workers keep both stops blocked (montecarlo._worker). Raised once:
-        # a second stop is the first's (two raised broke off the wait for a result: montecarlo._Stop).
-        if self.merging or self.raised:
+        if self.merging:
             self.asked = True
             return
-        self.raised = True
-        raise KeyboardInterrupt
+        super().__call__(signum, frame)
 
     def merged(self) -> None:
         self.merging = False
-        if self.asked and not self.raised:
-            self.raised = True
-            raise KeyboardInterrupt
+        if self.asked:
+            self.take("a stop while a chunk was merged")
 
 
 class Resumable:
