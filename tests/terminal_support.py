@@ -76,11 +76,11 @@ def script_group(source: str, folder: Path, *args: str) -> Iterator[subprocess.P
 
 
 def finish(proc: subprocess.Popen[bytes], timeout: float = 30) -> tuple[str, str, bool]:
-    """``proc``'s standard output and error once it has ended (within ``timeout`` s: a worker left behind
-    holds the pipes open), and whether any process of its group was still running then (before a clean-up
-    kills what is left)."""
+    """``proc``'s standard output (empty when not piped) and error once it has ended (within ``timeout`` s: a
+    worker left behind holds the pipes open), and whether any process of its group was still running then
+    (before a clean-up kills what is left)."""
     out, err = proc.communicate(timeout=timeout)
-    return out.decode(errors="replace"), err.decode(errors="replace"), group_alive(proc.pid)
+    return (out or b"").decode(errors="replace"), err.decode(errors="replace"), group_alive(proc.pid)
 
 
 def assert_stopped_once(proc: subprocess.Popen[bytes], text: str, left: bool) -> None:

@@ -17,6 +17,7 @@ import json
 import os
 import signal
 import stat
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -198,6 +199,15 @@ if __name__ == "__main__":
 """
 
 
+
+def _assert_stopped_with_its_state(proc: subprocess.Popen[bytes], out: str, err: str, left: bool,
+                                   state: Path) -> None:
+    """:data:`SLOW_RUN` stopped as it must be: it says where, its state written, no worker left."""
+    assert proc.returncode == 0, err
+    assert out.startswith("stopped after "), (out, err)
+    assert json.loads(state.read_text())["params"] == {"run": "slow"}
+    assert not left, "a worker outlived the run"
+
 @pytest.mark.parametrize("after", [0.01, 0.02, 0.03, 0.04])
 def test_a_kill_while_the_workers_start_stops_the_run_and_every_worker(tmp_path: Path, after: float) -> None:
     """A kill (SIGTERM, as ``kill PID`` or systemd sends it) while sixteen workers start: the run stops with
@@ -210,10 +220,7 @@ def test_a_kill_while_the_workers_start_stops_the_run_and_every_worker(tmp_path:
         time.sleep(after)
         proc.send_signal(signal.SIGTERM)
         out, err, left = finish(proc)
-    assert proc.returncode == 0, err
-    assert out.startswith("stopped after "), (out, err)
-    assert json.loads(state.read_text())["params"] == {"run": "slow"}
-    assert not left, "a worker outlived the run"
+    _assert_stopped_with_its_state(proc, out, err, left, state)
 
 
 #: A resumable run in one process whose state's sums take a second to make once it is stopped (the test's
@@ -276,8 +283,5 @@ def test_two_stops_back_to_back_stop_a_resumable_run_once(tmp_path: Path) -> Non
         proc.send_signal(signal.SIGINT)
         proc.send_signal(signal.SIGTERM)
         out, err, left = finish(proc)
-    assert proc.returncode == 0, err
+    _assert_stopped_with_its_state(proc, out, err, left, state)
     assert "Traceback" not in err, err
-    assert out.startswith("stopped after "), (out, err)
-    assert json.loads(state.read_text())["params"] == {"run": "slow"}
-    assert not left, "a worker outlived the run"
