@@ -16,7 +16,7 @@ import numpy as np
 from cv2.typing import MatLike
 
 from vision.colour import ink_colour
-from vision.index_split import split_binary, with_faded, within
+from vision.index_split import Blob, local_ink, split_binary, with_faded, within
 
 Image = MatLike
 
@@ -77,14 +77,42 @@ def split_index(
         if isinstance(again, str):
             return split
         split = again
+    def ink() -> Image:
+        return cv2.normalize(255 - np.asarray(grey), np.empty_like(grey), 0, 255, cv2.NORM_MINMAX)
+
+    return _made(crop, labels, split, ink, lambda: (grey > level).astype(np.uint8), sized)
+
+
+def split_local(
+    crop: Image, area: tuple[int, int, int, int] | None, rank_height: float, suit_height: float,
+    sized: Callable[[int, int], str | None] | None = None,
+) -> Glyphs | str:
+    """:func:`split_index` with the ink cut by its local contrast (:func:`vision.index_split.local_ink`),
+    each glyph's image that ink: for an index lit unevenly (a glare across a far index), which only ever
+    confirms the card the other index read (:func:`vision.recognise.read_indices`)."""
+    ink, binary = local_ink(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), max(rank_height, suit_height))
+    labels, split = split_binary(within(binary, area), rank_height)
+    if isinstance(split, str):
+        return split
+    return _made(crop, labels, split, lambda: ink, lambda: cv2.bitwise_not(binary) // 255, sized)
+
+
+def _made(
+    crop: Image, labels: Image, split: tuple[list[Blob], Blob], ink: Callable[[], Image],
+    paper: Callable[[], Image],
+    sized: Callable[[int, int], str | None] | None,
+) -> Glyphs | str:
+    """The :class:`Glyphs` of ``split``'s pieces of ``labels``, their images cut from ``ink()`` and the
+    suit's colour judged against the ``paper()`` mask's pixels; ``sized``'s reason first, before either is
+    made (:func:`split_index`)."""
     rank, suit = split
     top, rank_bottom = min(b.y for b in rank), max(b.bottom for b in rank)
     if sized is not None and (why := sized(rank_bottom - top, suit.h)) is not None:
         return why
-    ink = cv2.normalize(255 - np.asarray(grey), np.empty_like(grey), 0, 255, cv2.NORM_MINMAX)
-    rank_img = _glyph(labels, [b.label for b in rank], ink)
-    suit_img = _glyph(labels, [suit.label], ink)
-    colour = ink_colour(crop, (labels == suit.label).astype(np.uint8), (grey > level).astype(np.uint8))
+    image = ink()
+    rank_img = _glyph(labels, [b.label for b in rank], image)
+    suit_img = _glyph(labels, [suit.label], image)
+    colour = ink_colour(crop, (labels == suit.label).astype(np.uint8), paper())
     used = [*rank, suit]
     box = (min(u.x for u in used), top, max(u.right for u in used), suit.bottom)
     across = min(b.x for b in rank) + max(b.right for b in rank) - suit.x - suit.right

@@ -35,6 +35,15 @@ SPECK: Final = 0.012
 FADED_LEVEL: Final = 0.5
 #: ...and a piece it finds is faded ink when less than this share of it is dark at Otsu's level.
 FADED_DARK: Final = 0.5
+#: The look at an index's ink by its local contrast (:func:`local_ink`): the paper around the ink is
+#: found over this share of the rank's height (wider than any stroke, narrower than the index)...
+LOCAL_PAPER: Final = 0.8
+#: ...each pixel's darkness is judged against the darkest ink within this share of the rank's height...
+LOCAL_PEAK: Final = 0.31
+#: ...a pixel is ink at this share of that darkest ink...
+LOCAL_SHARE: Final = 0.45
+#: ...and ink is never fainter than this many grey levels under its paper (the paper's own grain).
+LOCAL_LEAST: Final = 20.0
 
 
 class Blob(NamedTuple):
@@ -189,3 +198,24 @@ def with_faded(grey: Image, binary: Image, level: float) -> Image | None:
     out = binary.copy()
     out[faded[labels]] = 255
     return out
+
+
+def local_ink(grey: Image, glyph: float) -> tuple[Image, Image]:
+    """Each pixel's ink against its own surroundings (0 to 255: its darkness under the paper around it, over
+    the darkest ink near it) and the binary ink that cuts it at :data:`LOCAL_SHARE`.
+
+    Why: a glare or a lamp's fall-off across a small far index leaves one stroke of its rank half as dark
+    as the next (kentdoan's 8S: the 8's upper loop pale pink, its lower left black). No one level,
+    Otsu's or :func:`with_faded`'s, then cuts the whole rank: it falls apart or keeps only its dark part
+    ("rank glyph 32 px tall", "rank unlike any enrolled"). Judged against its own paper (a closing wider
+    than any stroke) and its own darkest ink nearby, each stroke is cut at the same share of its own
+    contrast, so it keeps its shape however unevenly it is lit.
+    """
+    def disc(share: float) -> Image:
+        side = max(3, int(share * glyph) | 1)
+        return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
+
+    dark = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, disc(LOCAL_PAPER)).astype(np.float32)
+    near = np.maximum(cv2.dilate(dark, disc(LOCAL_PEAK)), LOCAL_LEAST)
+    ink = np.clip(dark * (255 / near), 0, 255).astype(np.uint8)
+    return ink, cv2.threshold(ink, LOCAL_SHARE * 255, 255, cv2.THRESH_BINARY)[1]

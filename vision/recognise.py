@@ -33,7 +33,7 @@ from vision.by_index import find_by_indices
 from vision.colour import RED_SUITS
 from vision.compare import correlations
 from vision.detect import Detection, DetectParams, find_card
-from vision.glyphs import Glyphs, glyph_area, split_index
+from vision.glyphs import Glyphs, glyph_area, split_index, split_local
 from vision.matching import RANK_FILL, SUIT_FILL, UNLIKE, Match, aspect_of, match, normalise, realigned
 from vision.one_card import second_card
 from vision.profile import RANK_SIZE, SUIT_SIZE, DeckProfile
@@ -164,6 +164,13 @@ def _split(crop: Image, profile: DeckProfile) -> Glyphs | str:
                        lambda rank, suit: _off_size(rank, suit, profile))
 
 
+def _split_local(crop: Image, profile: DeckProfile) -> Glyphs | str:
+    """:func:`_split` with the ink cut by its local contrast (:func:`vision.glyphs.split_local`)."""
+    index = profile.spec.index
+    return split_local(crop, glyph_area(index.box, index.glyphs), index.rank_height, index.suit_height,
+                       lambda rank, suit: _off_size(rank, suit, profile))
+
+
 def _off_size(rank: int, suit: int, profile: DeckProfile) -> str | None:
     """Why rank and suit glyphs ``rank`` and ``suit`` pixels tall are not the deck's, or None."""
     index = profile.spec.index
@@ -258,6 +265,9 @@ def read_indices(
         k = next(i for i, r in enumerate(reads) if isinstance(r, str))
         if str(reads[k]).startswith(f"rank {UNLIKE}"):
             reads[k] = read_index(crops[k], profile, align=True, split=splits[k])
+        if isinstance(reads[k], str):  # lit unevenly? its ink cut by its local contrast (vision.glyphs)
+            local = read_index(crops[k], profile, split=_split_local(crops[k], profile))
+            reads[k] = reads[k] if isinstance(local, str) else local
     cards = [r for r in reads if not isinstance(r, str)]
     if not cards:
         return Reading("unknown", reason="; ".join(str(r) for r in reads), face=face)
