@@ -14,7 +14,7 @@ from vision_support import profile
 
 from controller.cards import parse_card
 from vision.index_split import local_ink
-from vision.recognise import read_index, recognise_face
+from vision.recognise import read_index, read_indices, recognise_face
 from vision.synth import DESIGNS, render_face
 from vision.warp import index_crops
 
@@ -22,8 +22,9 @@ from vision.warp import index_crops
 INDEX = (slice(0, 130), slice(0, 70))
 
 
-def _face(code: str) -> np.ndarray:
-    return render_face(parse_card(code), DESIGNS["classic"])
+def _face(code: str, light: float = 0.85) -> np.ndarray:
+    """``code``'s face as drawn (its paper at 250), under ``light`` times the light."""
+    return (render_face(parse_card(code), DESIGNS["classic"]) * light).astype(np.uint8)
 
 
 def _lit_unevenly(face: np.ndarray, top: float) -> np.ndarray:
@@ -38,13 +39,13 @@ def _lit_unevenly(face: np.ndarray, top: float) -> np.ndarray:
     return out.astype(np.uint8)
 
 
-def _read(face: np.ndarray) -> tuple[object, object, str]:
-    """The face at the deck's size: its top-left index read alone, then the card read on both indices."""
+def _read(face: np.ndarray, **how: bool) -> tuple[object, object, str]:
+    """The face at the deck's size: its top-left index read alone, then the card read on both indices as
+    a card found by its outline is (``how``: :func:`read_indices`'s options)."""
     deck = profile()
-    face = cv2.resize(face, deck.spec.face, interpolation=cv2.INTER_AREA)
-    alone = read_index(index_crops(face, deck.spec.index.box)[0], deck)
-    reading = recognise_face(face, deck)
-    return alone, reading.card, reading.reason
+    crops = index_crops(cv2.resize(face, deck.spec.face, interpolation=cv2.INTER_AREA), deck.spec.index.box)
+    reading = read_indices(crops, deck, **how)
+    return read_index(crops[0], deck), reading.card, reading.reason
 
 
 @pytest.mark.parametrize("code", ["8S", "6S", "9H", "3S", "QC", "TD", "AC"])
@@ -52,6 +53,29 @@ def test_a_rank_lit_unevenly_confirms_the_card_the_other_index_read(code: str) -
     alone, card, why = _read(_lit_unevenly(_face(code), 0.25))
     assert isinstance(alone, str), alone  # one level does not cut it: read alone, the index is refused
     assert card is parse_card(code), why
+
+
+def test_only_a_read_that_may_stand_on_one_index_looks_at_the_local_contrast() -> None:
+    """A card found by its indices, joined to a second card's paper or turned a quarter is read on two
+    plain reads (``one_index=False``); enrolment's self-check reads a photograph as a first read would,
+    since its templates are cut at one level (a photograph only the look reads is re-shot)."""
+    face = _lit_unevenly(_face("8S"), 0.25)
+    _, card, why = _read(face, one_index=False)
+    assert card is None and why.startswith("only one index readable"), why
+    deck = profile()
+    reading = recognise_face(cv2.resize(face, deck.spec.face, interpolation=cv2.INTER_AREA), deck)
+    assert reading.card is None and reading.reason.startswith("only one index readable"), reading.reason
+
+
+def test_a_faint_index_is_blank_however_it_is_cut() -> None:
+    """An index of 29 grey levels in all (the first read's "blank index"): its local contrast reads as the
+    8S, but no ink was cut wrong there, and split_local refuses such a crop as blank as well."""
+    face = _face("8S").astype(np.float32)
+    paper = face[200, 150].copy()
+    face[INDEX] = paper - (paper - face[INDEX]) * 0.15
+    alone, card, why = _read(face.astype(np.uint8))
+    assert alone == "blank index" and card is None
+    assert why == "only one index readable (blank index)", why
 
 
 def test_an_index_of_another_card_lit_unevenly_leaves_the_card_unknown() -> None:
@@ -62,6 +86,14 @@ def test_an_index_of_another_card_lit_unevenly_leaves_the_card_unknown() -> None
     alone, card, why = _read(face)
     assert isinstance(alone, str), alone
     assert card is None and why == "the indices disagree (6S / 8S)", why
+
+
+def test_an_index_lit_unevenly_under_a_glare_is_not_looked_at_so() -> None:
+    """Its paper at the sensor's top: a glare that washes an index out washes out a second object beside
+    the card too (drawn scenes of two objects read as one card, 2026-12-06), so it stays unread."""
+    alone, card, why = _read(_lit_unevenly(_face("8S", light=1.0), 0.25))
+    assert isinstance(alone, str) and card is None
+    assert why.startswith("only one index readable"), why
 
 
 def test_two_indices_lit_unevenly_are_no_card() -> None:

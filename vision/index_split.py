@@ -42,8 +42,11 @@ LOCAL_PAPER: Final = 0.8
 LOCAL_PEAK: Final = 0.31
 #: ...a pixel is ink at this share of that darkest ink...
 LOCAL_SHARE: Final = 0.45
-#: ...and ink is never fainter than this many grey levels under its paper (the paper's own grain).
+#: ...taken as at least this many grey levels under its paper, so that the paper's own grain (a few
+#: levels) is never stretched into ink: the faintest ink kept is LOCAL_SHARE of it, 9 levels.
 LOCAL_LEAST: Final = 20.0
+#: An index whose brightest tenth is at this grey level or over lies under a glare: not looked at so.
+LOCAL_GLARE: Final = 245.0
 
 
 class Blob(NamedTuple):

@@ -246,28 +246,40 @@ def recognise(
 
 
 def recognise_face(face: Image, profile: DeckProfile) -> Reading:
-    """Read an already warped face (enrolment's self-check)."""
-    return read_indices(index_crops(face, profile.spec.index.box), profile, face)
+    """Read an already warped face (enrolment's self-check): without the look at an index's local
+    contrast, since the deck's templates are cut at one level (a photograph only that look reads is
+    re-shot, not enrolled)."""
+    return read_indices(index_crops(face, profile.spec.index.box), profile, face, local=False)
+
+
+#: The refusals of an index that its ink's local contrast may mend: ink cut wrong (a rank fallen apart or
+#: cut short, no suit under it, a glyph unlike any template). Not an ambiguous match or a suit's colour
+#: or shape: the glyph was cut whole there, and a second cut would only be a second try at the match.
+CUT_WRONG: Final = ("rank glyph", "suit glyph", "no rank and suit", "no suit under", f"rank {UNLIKE}",
+                    f"suit {UNLIKE}")
 
 
 def read_indices(
     crops: list[Image], profile: DeckProfile, face: Image | None = None, one_index: bool = True,
-    again: Again | None = None,
+    again: Again | None = None, local: bool = True,
 ) -> Reading:
     """Read a card's two index crops (:func:`vision.warp.index_crops`), which must agree when both are
     readable; without ``one_index``, both must be read whatever the profile accepts. ``again(k, read)``:
     the unread index ``k`` warped once more where the read one's print (its glyphs ``read``) is found
     (:mod:`vision.reread`). Each crop is split into its glyphs once (about 0.25 ms a split): the aligned
-    second read and the look again take the split made for the first read, which they made again before."""
+    second read and the look again take the split made for the first read, which they made again before.
+    ``local``: an index whose ink was cut wrong (:data:`CUT_WRONG`) beside one read is cut again by its
+    local contrast (:func:`vision.glyphs.split_local`), only where one index may stand alone
+    (``one_index``): a card found by its indices, joined or turned is read on two plain reads."""
     splits = [_split(crop, profile) for crop in crops]
     reads = [read_index(crop, profile, split=split) for crop, split in zip(crops, splits, strict=True)]
     if sum(isinstance(r, str) for r in reads) == 1:  # one read: the other's rank aligned (vision.align)
         k = next(i for i, r in enumerate(reads) if isinstance(r, str))
         if str(reads[k]).startswith(f"rank {UNLIKE}"):
             reads[k] = read_index(crops[k], profile, align=True, split=splits[k])
-        if isinstance(reads[k], str):  # lit unevenly? its ink cut by its local contrast (vision.glyphs)
-            local = read_index(crops[k], profile, split=_split_local(crops[k], profile))
-            reads[k] = reads[k] if isinstance(local, str) else local
+        if local and one_index and str(reads[k]).startswith(CUT_WRONG):  # lit unevenly? (vision.glyphs)
+            cut = read_index(crops[k], profile, split=_split_local(crops[k], profile))
+            reads[k] = reads[k] if isinstance(cut, str) else cut
     cards = [r for r in reads if not isinstance(r, str)]
     if not cards:
         return Reading("unknown", reason="; ".join(str(r) for r in reads), face=face)
