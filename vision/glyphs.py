@@ -81,6 +81,7 @@ def split_index(
         if isinstance(again, str):
             return split
         split = again
+
     def ink() -> Image:
         return cv2.normalize(255 - np.asarray(grey), np.empty_like(grey), 0, 255, cv2.NORM_MINMAX)
 
