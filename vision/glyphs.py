@@ -70,9 +70,9 @@ def split_index(
     is returned before the glyphs' images and ink colour are made (a caller that would refuse them so
     anyway: the looks at other candidate indices beside a card, most of them no index's, 0.1 ms each).
     """
-    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-    if int(grey.max()) - int(grey.min()) < LEAST_RANGE:
-        return "blank index"
+    grey = _inked(crop)
+    if isinstance(grey, str):
+        return grey
     level, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
     labels, split = split_binary(within(binary, area), rank_height)
     if isinstance(split, str):  # a second look, for a rank faded paler than its suit (index_split)
@@ -101,9 +101,9 @@ def split_local(
     left unread was then all that kept such a frame unknown. In 4,000 drawn scenes of a card beside a
     second object, the look read 8 more as one card, every one under a glare (its index's brightest
     tenth at 250 to 255); the photographs' indices it read were at 232 at most (2026-12-06)."""
-    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-    if int(grey.max()) - int(grey.min()) < LEAST_RANGE:
-        return "blank index"
+    grey = _inked(crop)
+    if isinstance(grey, str):
+        return grey
     if grey_percentile(grey, None, 90) >= LOCAL_GLARE:
         return "the index lies under a glare"
     ink, binary = local_ink(grey, max(rank_height, suit_height))
@@ -111,6 +111,13 @@ def split_local(
     if isinstance(split, str):
         return split
     return _made(crop, labels, split, lambda: ink, lambda: cv2.bitwise_not(binary) // 255, sized)
+
+
+def _inked(crop: Image) -> Image | str:
+    """The crop in grey, or "blank index" when its levels span less than :data:`LEAST_RANGE` (however it
+    would be cut)."""
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    return "blank index" if int(grey.max()) - int(grey.min()) < LEAST_RANGE else grey
 
 
 def _made(

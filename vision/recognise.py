@@ -153,22 +153,19 @@ def _matches(crop: Image, profile: DeckProfile, align: bool, split: Glyphs | str
     return glyphs, rank, suit, suits
 
 
-def _split(crop: Image, profile: DeckProfile) -> Glyphs | str:
-    """The index crop split into the deck's rank and suit glyphs (:func:`vision.glyphs.split_index`), or
-    why not, glyphs of other heights than the deck's among the reasons (:func:`_off_size`): their images
-    and ink colour are not made. Why: most candidate indices looked at beside a card read are no index's,
-    and every caller refuses such glyphs (the split of an index refused is never used again: the aligned
-    read follows only a rank unlike any template, the look again only the split of an index read)."""
+def _split(crop: Image, profile: DeckProfile, local: bool = False) -> Glyphs | str:
+    """The index crop split into the deck's rank and suit glyphs (:func:`vision.glyphs.split_index`; with
+    ``local``, its ink cut by its local contrast, :func:`vision.glyphs.split_local`), or why not, glyphs
+    of other heights than the deck's among the reasons (:func:`_off_size`): their images and ink colour
+    are not made. Why: most candidate indices looked at beside a card read are no index's, and every
+    caller refuses such glyphs (the split of an index refused is never used again: the aligned read
+    follows only a rank unlike any template, the look again only the split of an index read)."""
     index = profile.spec.index
-    return split_index(crop, glyph_area(index.box, index.glyphs), index.rank_height,
-                       lambda rank, suit: _off_size(rank, suit, profile))
-
-
-def _split_local(crop: Image, profile: DeckProfile) -> Glyphs | str:
-    """:func:`_split` with the ink cut by its local contrast (:func:`vision.glyphs.split_local`)."""
-    index = profile.spec.index
-    return split_local(crop, glyph_area(index.box, index.glyphs), index.rank_height, index.suit_height,
-                       lambda rank, suit: _off_size(rank, suit, profile))
+    area = glyph_area(index.box, index.glyphs)
+    sized = lambda rank, suit: _off_size(rank, suit, profile)  # noqa: E731
+    if local:
+        return split_local(crop, area, index.rank_height, index.suit_height, sized)
+    return split_index(crop, area, index.rank_height, sized)
 
 
 def _off_size(rank: int, suit: int, profile: DeckProfile) -> str | None:
@@ -278,7 +275,7 @@ def read_indices(
         if str(reads[k]).startswith(f"rank {UNLIKE}"):
             reads[k] = read_index(crops[k], profile, align=True, split=splits[k])
         if local and one_index and str(reads[k]).startswith(CUT_WRONG):  # lit unevenly? (vision.glyphs)
-            cut = read_index(crops[k], profile, split=_split_local(crops[k], profile))
+            cut = read_index(crops[k], profile, split=_split(crops[k], profile, local=True))
             reads[k] = reads[k] if isinstance(cut, str) else cut
     cards = [r for r in reads if not isinstance(r, str)]
     if not cards:
