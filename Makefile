@@ -70,8 +70,11 @@ floor:
 # PYTEST_XDIST_AUTO_NUM_WORKERS=N chooses the number. docs/testing.md says how.
 PYTEST_XDIST_AUTO_NUM_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$((n + (n + 1) / 2)))
 export PYTEST_XDIST_AUTO_NUM_WORKERS
+# Bytecode is written (PYTHONDONTWRITEBYTECODE unset, if the environment sets it): without it every worker
+# and every daemon a test starts compiled the project from source again, and pytest rewrote every test
+# module's assertions in each worker: 18.6 s of CPU for one collection of the suite, 5.8 s with it.
 test: lint browser node floor
-	$(BIN)/pytest -n auto --dist loadfile
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -n auto --dist loadfile
 
 # The exact Swap-Hand sheet of the table defaults, recomputed (minutes, at low priority): the stored
 # figures `croupier math swap_hand` prints, then their document (docs/strategy/exact.md).
