@@ -12,16 +12,17 @@ import sys
 from collections.abc import Sequence
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole command line (:mod:`controller.cli_parser`)."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line (:mod:`controller.cli_parser`): the whole, or only what parsing ``argv`` needs."""
     from controller.cli_parser import build_parser as build
 
-    return build()
+    return build(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        words = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(words).parse_args(words)
         code: int = args.func(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -75,3 +77,32 @@ def test_every_command_has_an_example(command: tuple[str, ...]) -> None:
     # After the usage lines: the epilog of controller/cli_help.py, or an example in the description.
     body = parser.format_help().split("\n\n", 1)[1]
     assert re.search(r"(?i)example:?\s+croupier " + re.escape(" ".join(command)), body), body
+
+
+@pytest.mark.parametrize("command", sorted({c[0] for c in SUBCOMMANDS}))
+def test_a_command_alone_is_parsed_as_in_the_whole_parser(command: str) -> None:
+    """``croupier COMMAND ...`` adds only that command (controller.cli_parser.build_parser): its help, and
+    its subcommands' helps, are those of the whole parser."""
+    whole = build_parser()
+    alone = build_parser([command, "--help"])
+    for path in [c for c in SUBCOMMANDS if c[0] == command]:
+        assert _help(alone, path) == _help(whole, path), path
+
+
+def _help(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> str:
+    for word in path:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = sub.choices[word]
+    return parser.format_help()
+
+
+def test_the_daemon_command_imports_no_other_commands_tools() -> None:
+    """``croupier run`` (a restart after a power cut waits for it) loads the daemon, not the floor's, the
+    display's, the camera's or the demo's tools; a fresh interpreter, so nothing is imported already (the
+    table file's display settings, signage.settings, are the daemon's own)."""
+    code = ("import sys; from controller.cli import build_parser; build_parser(['run', 't.yaml'])"
+            ".parse_args(['run', 't.yaml']); print(' '.join(sorted(m for m in sys.modules if m.startswith("
+            "('controller.floor', 'signage.display', 'signage.roads', 'vision', 'pitboard', "
+            "'controller.tools.demo', 'controller.games.swap_hand.exact', 'drivers.shoe.cli')))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == []
