@@ -20,9 +20,8 @@ read clears a card only if alike the window empty before it (vision.felt:
 a hand reads empty too; K refused make it doubted). While the link runs,
 frames that stop and resume (a camera unplugged and back) keep the
 in-memory state: the card still in the window is the same card. The window
-seen empty is journaled (``gone``) before the link forgets the card.
-
-It imports OpenCV (``vision``): the daemon imports it for a ``camera`` only."""
+seen empty is journaled (``gone``) before the link forgets the card. It
+imports OpenCV (``vision``): the daemon imports it for a ``camera`` only."""
 
 from __future__ import annotations
 
@@ -49,7 +48,7 @@ from vision.felt import Before, Look, Settled, before, healed, look, unlike, wid
 from vision.image_file import write_image
 from vision.profile import DeckProfile, ProfileError, load_profile
 from vision.recognise import Image, Reading, recognise
-from vision.sources import CaptureSource, FrameSource, ReplaySource, SourceError, WindowSource
+from vision.sources import CaptureSource, FrameSource, ReadOnce, ReplaySource, SourceError, WindowSource
 from vision.stable import StableReads
 from vision.window import ScanWindow
 
@@ -136,6 +135,8 @@ class CameraLink:
         self.frames = self.cards = self._saved = 0
         self.online: bool | None = None
         self.last: Reading | None = None
+        #: Recognition, not repeated for the simulated window's unchanged frame (vision.sources).
+        self._read = ReadOnce(lambda frame: recognise(frame, self.profile, window=self.scan_window))
 
     # --- the thread ------------------------------------------------------------------------------
 
@@ -265,7 +266,7 @@ class CameraLink:
 
     def _frame(self, frame: Image) -> None:
         self.frames += 1
-        reading = self._covered(recognise(frame, self.profile, window=self.scan_window), frame)
+        reading = self._covered(self._read(frame), frame)
         self.last = reading
         report = self.stable.feed(reading)
         if self.stable.cleared:
