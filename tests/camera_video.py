@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 from test_daemon_support import write_table
 
+from controller.daemon.camera_frames import RECENT
 from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig, load_table
 from controller.daemon.journal import JOURNAL_NAME
 
@@ -20,16 +21,35 @@ FPS = 15
 SIZE = (640, 480)
 
 
+#: A live stretch's noise is this many frames of a sensor's noise, drawn once and cycled: more than the
+#: frames a camera's new frame is compared with (an old buffer is one of the last RECENT), so no live frame
+#: is taken for an old one; drawn for every frame it took 13 ms of CPU a frame, most of these tests' own.
+NOISE_FRAMES = 2 * RECENT + 1
+
+
 def write_video(path: Path, pictures: list[tuple[np.ndarray, int, bool]]) -> None:
-    """Each (picture, frames, live): ``frames`` frames of it, with a sensor's noise if ``live``."""
+    """Each (picture, frames, live): ``frames`` frames of it, with a sensor's noise (-6 to +6 levels a
+    channel, seeded) if ``live``."""
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), FPS, SIZE)
     assert writer.isOpened()
-    rng = np.random.default_rng(7)
+    noise = _noise((SIZE[1], SIZE[0], 3))
+    shown = 0
     for picture, frames, live in pictures:
         for _ in range(frames):
-            noise = rng.integers(-6, 7, picture.shape) if live else 0
-            writer.write(np.clip(picture.astype(np.int64) + noise, 0, 255).astype(np.uint8))
+            if live:
+                up, down = noise[shown % NOISE_FRAMES]
+                shown += 1
+                writer.write(cv2.subtract(cv2.add(picture, up), down))  # saturating: clipped to 0..255
+            else:
+                writer.write(picture)
     writer.release()
+
+
+def _noise(shape: tuple[int, int, int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:data:`NOISE_FRAMES` frames of noise as the levels to add and the levels to take away."""
+    rng = np.random.default_rng(7)
+    drawn = (rng.integers(-6, 7, shape, dtype=np.int16) for _ in range(NOISE_FRAMES))
+    return [(np.clip(n, 0, None).astype(np.uint8), np.clip(-n, 0, None).astype(np.uint8)) for n in drawn]
 
 
 def video_table(tmp_path: Path, video: Path, **camera: Any) -> TableConfig:
