@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 import cv2
+import numpy as np
 
 from vision.recognise import Image, Reading
 
@@ -146,16 +147,18 @@ class WindowSource:
 
 
 class ReadOnce:
-    """``read(frame)``, not repeated for the frame just read: the simulated window's unchanged frame is
-    handed over again as the same object (:class:`WindowSource`), and the same picture gives the same
-    reading, recognition being deterministic. A camera's or a replay's frames are new objects every
-    time, each read (the last frame is held, so no new one can take its identity)."""
+    """``read(frame)``, not repeated for the read-only frame just read: the simulated window's unchanged
+    frame is handed over again as the same read-only object (:class:`WindowSource`), and the same picture
+    gives the same reading, recognition being deterministic. A camera's or a replay's frames are new
+    objects every time (the last frame is held, so no new one can take its identity), each read; and a
+    writeable frame is read every time, so a driver filling one buffer again (``cap.read(buffer)``) is
+    never taken for an unchanged window."""
 
     def __init__(self, read: Callable[[Image], Reading]) -> None:
         self._read = read
         self._last: tuple[Image, Reading] | None = None
 
     def __call__(self, frame: Image) -> Reading:
-        if self._last is None or self._last[0] is not frame:
+        if self._last is None or self._last[0] is not frame or np.asarray(frame).flags.writeable:
             self._last = (frame, self._read(frame))
         return self._last[1]
