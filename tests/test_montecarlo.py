@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from terminal_support import assert_stopped_once, finish, read_until, script_group
+from terminal_support import assert_stopped_once, finish, group_alive, read_until, script_group
 
 from controller.games.baccarat.simulation import simulate
 from controller.simulation.montecarlo import chunks, mean_interval
@@ -129,3 +129,18 @@ def test_two_stops_back_to_back_are_one_stop(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGTERM)
         _, err, left = finish(proc)
     assert_stopped_once(proc, seen + err, left)
+
+
+def test_a_run_killed_alone_leaves_no_worker_playing(tmp_path: Path) -> None:
+    """SIGKILL of the run's parent alone (``kill -9 PID``, the OOM killer) while its workers play: they end
+    too, by the kernel's SIGKILL when their parent dies (controller.orphans). Before, the workers, which
+    block every stop, played their chunks on (a minute each here; a simulation's can be longer) with no one
+    to take their results."""
+    with script_group(BUSY_WORKERS, tmp_path) as proc:
+        read_until(proc, re.compile(rb"started[^s]*started"))
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + 30
+        while group_alive(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not group_alive(proc.pid), "a worker outlived its killed parent"

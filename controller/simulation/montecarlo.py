@@ -22,6 +22,8 @@ from typing import Final, TypeVar
 
 from tqdm import tqdm
 
+from controller.orphans import die_with_parent
+
 J = TypeVar("J")
 T = TypeVar("T")
 
@@ -63,8 +65,14 @@ def _worker(mask: set[signal.Signals]) -> None:
     until SIGKILL (helper-141; a resumable run's workers, which kept its handler, hung so at their start in
     5 of 24 starts under load). Leaving by an exception instead (SystemExit from a handler) was no better:
     raised just after a worker took the lock, before its ``with`` was entered, it kept the lock too
-    (2 of 4 Ctrl-Cs while sixteen workers started)."""
+    (2 of 4 Ctrl-Cs while sixteen workers started).
+
+    And SIGKILL when the parent dies (:func:`controller.orphans.die_with_parent`): a parent killed alone
+    (``kill -9``, the OOM killer) left its workers, which no stop reaches, playing their chunks on. The
+    "parent" is the thread that forked the worker: the pool's own thread for a worker it starts again,
+    which ends with the pool."""
     signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    die_with_parent(signal.SIGKILL)
 
 
 class _Killing(popen_fork.Popen):

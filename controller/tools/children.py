@@ -8,37 +8,15 @@ its children with it (the child's side of that is :func:`die_with_parent`, here 
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 from controller.daemon.private import open_log
-
-#: prctl(2) option: the signal this process gets when its parent dies.
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent(sig: signal.Signals = signal.SIGTERM) -> bool:
-    """Linux: have the kernel send this process ``sig`` when its parent dies (even by SIGKILL).
-
-    Best effort (False elsewhere or if prctl fails): the daemon's parent watch
-    (``Daemon(parent_pid=...)``) stops it anyway, within half a second. Also a ``preexec_fn`` for a
-    server we do not write (nats-server, postgres): the setting outlives exec, but not a change of
-    user, and "parent" is the thread that started the child.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0)
-    except (OSError, AttributeError):
-        return False
-
+from controller.orphans import die_with_parent as die_with_parent  # its users import it from here
 
 #: The project root: ``python -m controller.cli`` must find this checkout's packages.
 ROOT = Path(__file__).resolve().parents[2]
