@@ -1,7 +1,8 @@
 """The ``croupier`` command: one entry point for the table, its tools and its simulators.
 
-This module imports nothing heavy at its top: the parser and every tool are loaded inside ``main``, so a
-Ctrl-C while they load (most of a second on a Pi) ends in one "interrupted" line, not a traceback.
+This module imports nothing heavy at its top: the parser and the command's own tools (only its own:
+:func:`controller.cli_parser.build_parser`) are loaded inside ``main``, so a Ctrl-C while they load (most
+of a second on a Pi) ends in one "interrupted" line, not a traceback.
 """
 
 from __future__ import annotations
