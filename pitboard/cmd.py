@@ -103,7 +103,7 @@ async def _serve(args: argparse.Namespace, host: str, port: int, options: dict[s
         loop.add_signal_handler(sig, stop.set)
     if args.exit_with_parent is not None:
         from controller.daemon.startup import watch_parent
-        from controller.tools.children import die_with_parent
+        from controller.orphans import die_with_parent
 
         die_with_parent()
         watcher = asyncio.ensure_future(watch_parent(args.exit_with_parent, stop.set))

@@ -21,7 +21,7 @@ from typing import Any
 import zmq.asyncio
 
 from controller.daemon.config import TableConfig, TableFileError, load_table
-from controller.tools.children import die_with_parent
+from controller.orphans import die_with_parent
 from signage.feed import TableFeed, run_feeds
 
 DEFAULT_LISTEN = "127.0.0.1:8080"

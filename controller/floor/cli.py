@@ -223,7 +223,7 @@ def _serve(name: str, start: Callable[[asyncio.Event], Awaitable[None]], parent:
         watch: list[asyncio.Future[None]] = []  # asyncio.run cancels it at the end
         if parent is not None:
             from controller.daemon.startup import watch_parent
-            from controller.tools.children import die_with_parent
+            from controller.orphans import die_with_parent
 
             die_with_parent()  # the kernel's SIGTERM at once on Linux; the watch everywhere
             watch.append(asyncio.ensure_future(watch_parent(parent, stop.set)))

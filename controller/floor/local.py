@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.daemon.private import open_log, write_atomic
-from controller.tools.children import die_with_parent
+from controller.orphans import die_with_parent
 
 NATS_SERVER: Final = "nats-server"
 PG_BIN: Final = Path("/usr/lib/postgresql/15/bin")

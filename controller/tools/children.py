@@ -3,7 +3,7 @@
 One way for both, because both need the same three things: the child's output in a log file the
 demo can show when it fails; a session of its own, so Ctrl-C reaches the demo only and the demo
 stops its children in order; and ``--exit-with-parent``, so a demo killed abruptly (SIGKILL) takes
-its children with it (the child's side of that is :func:`die_with_parent`, here too).
+its children with it (the child's side of that is :func:`controller.orphans.die_with_parent`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 from controller.daemon.private import open_log
-from controller.orphans import die_with_parent as die_with_parent  # its users import it from here
 
 #: The project root: ``python -m controller.cli`` must find this checkout's packages.
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from controller.daemon.runner import run_foreground
 from controller.daemon.selftest import HELLO_TIMEOUT
 from controller.daemon.server import Daemon, DaemonError, OptionError
 from controller.daemon.statelock import StateDirBusy
-from controller.tools.children import die_with_parent
+from controller.orphans import die_with_parent
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

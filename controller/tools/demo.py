@@ -38,7 +38,8 @@ from pathlib import Path
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.daemon.keys import ClientCredentials
-from controller.tools.children import croupier_command, die_with_parent, start_child
+from controller.orphans import die_with_parent
+from controller.tools.children import croupier_command, start_child
 from controller.tools.demo_dealer import CardSource, Dealer, DemoError
 from controller.tools.demo_ports import taken, taken_message
 from controller.tools.demo_setup import STOP_SIGNALS, _interrupt, ctl_command, demo_endpoints, table_file
