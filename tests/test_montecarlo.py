@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import statistics
+import subprocess
 import textwrap
 import time
 from pathlib import Path
@@ -83,25 +84,26 @@ def test_a_kill_of_the_whole_group_while_a_worker_waits_for_a_task_stops_the_run
     assert_stopped_once(proc, seen + err, left)
 
 
-#: A parallel run of two long jobs in two workers whose pool, once stopped, takes a second to drain its
-#: task queue (``Pool._help_stuff_finish`` slowed: the test's window inside ``pool.terminate()``); says when
-#: both jobs have started and when the drain begins and ends.
+#: A parallel run of two long jobs in two workers whose pool, once stopped, takes a second to clean up after
+#: its workers (``_ExecutorManagerThread.join_executor_internals`` slowed: the test's window inside the
+#: pool's shutdown); says when both jobs have started and when the clean-up begins and ends.
 SLOW_DRAIN = parallel_run([60.0, 60.0], STARTED, """
-drain = pool.Pool._help_stuff_finish
-def slow(*args: object) -> None:
+from concurrent.futures import process
+drain = process._ExecutorManagerThread.join_executor_internals
+def slow(self: object) -> None:
     print("draining", file=sys.stderr, flush=True)
     time.sleep(1.0)
-    drain(*args)
+    drain(self)
     print("drained", file=sys.stderr, flush=True)
-pool.Pool._help_stuff_finish = staticmethod(slow)
+process._ExecutorManagerThread.join_executor_internals = slow
 """)
 
 
 def test_a_second_ctrl_c_while_the_pool_shuts_down_waits_for_the_shutdown(tmp_path: Path) -> None:
     """A second Ctrl-C while the pool, stopped by the first, shuts down (an impatient user): the shutdown is
-    finished, then the run says "interrupted" once, exit 130, no worker left. Before (helper-142), the
-    second was raised inside ``pool.terminate()``, which was left part done; the exit's clean-up then sent
-    the workers a SIGTERM they block, and waited for them for ever."""
+    finished, then the run says "interrupted" once, exit 130, no worker left. Before (helper-142, with
+    ``multiprocessing.Pool``), the second was raised inside ``pool.terminate()``, which was left part done;
+    the exit's clean-up then sent the workers a SIGTERM they block, and waited for them for ever."""
     with script_group(SLOW_DRAIN, tmp_path) as proc:
         seen = read_until(proc, re.compile(rb"started[^s]*started"))
         proc.send_signal(signal.SIGINT)
@@ -144,3 +146,52 @@ def test_a_run_killed_alone_leaves_no_worker_playing(tmp_path: Path) -> None:
         while group_alive(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not group_alive(proc.pid), "a worker outlived its killed parent"
+
+
+#: A job that says when it has started, and in which process, then plays its seconds.
+STARTED_IN = """
+import os
+print(f"started in {os.getpid()}", file=sys.stderr, flush=True)
+time.sleep(seconds)
+"""
+
+
+def assert_lost(proc: subprocess.Popen[bytes], text: str, left: bool) -> None:
+    """A parallel run stopped by a worker lost: exit 1 with the reason, no traceback, no worker left."""
+    assert proc.returncode == 1, text
+    assert "a simulation worker process ended abruptly" in text and "incomplete" in text, text
+    assert "Traceback" not in text and "interrupted" not in text, text
+    assert not left, "a worker outlived the run"
+
+
+def test_a_worker_killed_from_outside_while_it_plays_stops_the_run_and_says_so(tmp_path: Path) -> None:
+    """SIGKILL of one worker (the OOM killer picks the largest process) while both play: the run stops at
+    once, exit 1, "ended abruptly ... incomplete", the other worker ended too. Before, the pool started a
+    new worker, the killed one's chunk was never played again, and the run waited for its result for ever."""
+    with script_group(parallel_run([60.0, 60.0], STARTED_IN), tmp_path) as proc:
+        seen = read_until(proc, re.compile(rb"started in \d+[^s]*started in \d+")).decode()
+        os.kill(int(re.findall(r"started in (\d+)", seen)[0]), signal.SIGKILL)
+        _, err, left = finish(proc)
+    assert_lost(proc, seen + err, left)
+
+
+#: A parallel run of a short job and a long one in two workers; the short one's worker says its pid when
+#: done, then waits for a task that never comes, holding the task queue's lock.
+IDLE_WORKER_PID = parallel_run([0.2, 60.0], """
+import os
+time.sleep(seconds)
+if seconds < 1:
+    print(f"short job done in {os.getpid()}", file=sys.stderr, flush=True)
+""")
+
+
+def test_a_worker_killed_from_outside_while_it_waits_for_a_task_stops_the_run(tmp_path: Path) -> None:
+    """SIGKILL of the worker that waits for a task (it holds the task queue's read lock, which a dead process
+    never gives back): the run stops, exit 1, says why, no worker left. Before, the pool's shutdown took that
+    lock first, and the run hung until SIGKILL; the chunk the other worker played was waited for anyway."""
+    with script_group(IDLE_WORKER_PID, tmp_path) as proc:
+        seen = read_until(proc, re.compile(rb"short job done in \d+\n")).decode()
+        time.sleep(0.5)  # the worker back at its wait for a task
+        os.kill(int(re.findall(r"done in (\d+)", seen)[0]), signal.SIGKILL)
+        _, err, left = finish(proc)
+    assert_lost(proc, seen + err, left)

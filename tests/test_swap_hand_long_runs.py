@@ -193,7 +193,9 @@ if __name__ == "__main__":
     sums = [0]
     def merge(value: int) -> None:
         sums[0] += value
-    run = Resumable(Path(sys.argv[1]), {"run": "slow"}, lambda: sums[0], lambda saved: None)
+    def restore(saved: int) -> None:
+        sums[0] = saved
+    run = Resumable(Path(sys.argv[1]), {"run": "slow"}, lambda: sums[0], restore)
     done = run.run([Chunk(n, 1, n) for n in range(320)], slow, merge, 16)
     print("complete" if done else f"stopped after {run.rounds} chunks", flush=True)
 """
@@ -285,3 +287,31 @@ def test_two_stops_back_to_back_stop_a_resumable_run_once(tmp_path: Path) -> Non
         out, err, left = finish(proc)
     _assert_stopped_with_its_state(proc, out, err, left, state)
     assert "Traceback" not in err, err
+
+
+def _workers_of(pid: int) -> list[int]:
+    """The child processes ``pid``'s main thread forked (a run's pool forks every worker there)."""
+    return [int(n) for n in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def test_a_worker_killed_from_outside_stops_a_resumable_run_with_its_state(tmp_path: Path) -> None:
+    """SIGKILL of one of sixteen workers (the OOM killer) while they play: the run stops at once, exit 1, says
+    a worker ended abruptly and that its state file continues it; the state holds each merged chunk once, no
+    worker is left, and the same command then plays the rest: the sums of one whole run. Before, the run
+    waited for the killed worker's chunk for ever."""
+    state = tmp_path / "state.json"
+    with script_group(SLOW_RUN, tmp_path, str(state)) as proc:
+        read_until(proc, b"round")  # the progress bar's first line
+        time.sleep(0.5)  # the workers deep in their chunks
+        os.kill(_workers_of(proc.pid)[0], signal.SIGKILL)
+        out, err, left = finish(proc)
+    assert proc.returncode == 1, err
+    assert "a simulation worker process ended abruptly" in err and f"{state} holds the chunks merged" in err
+    assert "Traceback" not in err and out == "", (out, err)
+    assert not left, "a worker outlived the run"
+    saved = json.loads(state.read_text())
+    assert 0 < len(saved["done"]) < 320 and saved["sums"] == sum(int(n) for n in saved["done"])
+    with script_group(SLOW_RUN, tmp_path, str(state)) as again:
+        out, err, _ = finish(again, timeout=60)
+    assert again.returncode == 0 and out.strip() == "complete", err
+    assert json.loads(state.read_text())["sums"] == sum(range(320))

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import math
+import multiprocessing
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import popen_fork
 from multiprocessing.context import ForkContext, ForkProcess
 from multiprocessing.process import BaseProcess
@@ -54,23 +57,22 @@ def chunks(rounds: int, size: int) -> Iterator[tuple[int, int]]:
         yield c, min(size, rounds - start)
 
 
-def _worker(mask: set[signal.Signals]) -> None:
+def _worker(mask: Iterable[int]) -> None:
     """A worker's start: ``mask``, the parent's with Ctrl-C and kills (SIGTERM) blocked. The parent handles
-    both and stops the pool; a worker ends only by SIGKILL (:class:`_Killing`), once the pool has stopped
-    handing out tasks.
+    both and stops the run; a worker ends only when the pool tells it to leave, or by SIGKILL
+    (:class:`_Killing`, :func:`_shut_down`).
 
-    Why never by a stop sent to it: an idle worker waits for a task holding the task queue's read lock, and
-    ``pool.terminate()`` takes that lock before it stops anything. A worker ended by a kill of the whole
-    group (``timeout``, ``kill -- -PGID``, systemd's stop) left the lock taken for ever, and the run hung
-    until SIGKILL (helper-141; a resumable run's workers, which kept its handler, hung so at their start in
-    5 of 24 starts under load). Leaving by an exception instead (SystemExit from a handler) was no better:
-    raised just after a worker took the lock, before its ``with`` was entered, it kept the lock too
-    (2 of 4 Ctrl-Cs while sixteen workers started).
+    Why never by a stop sent to it: an idle worker waits for a task holding the task queue's read lock. With
+    ``multiprocessing.Pool`` (until 2026-12-06), whose ``terminate()`` takes that lock first, a worker ended
+    by a kill of the whole group (``timeout``, ``kill -- -PGID``, systemd's stop) hung the run until SIGKILL
+    (helper-141; 5 of 24 resumable starts under load); leaving by an exception (SystemExit from a handler)
+    kept the lock too (2 of 4 Ctrl-Cs while sixteen workers started). The executor no longer takes it, but a
+    worker ended by a stop would break the pool, and the run would report a lost worker, not "interrupted".
 
     And SIGKILL when the parent dies (:func:`controller.orphans.die_with_parent`): a parent killed alone
     (``kill -9``, the OOM killer) left its workers, which no stop reaches, playing their chunks on. The
-    "parent" is the thread that forked the worker: the pool's own thread for a worker it starts again,
-    which ends with the pool."""
+    "parent" is the thread that forked the worker: the run's own, since the pool forks every worker at its
+    first task and never starts one again."""
     signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     die_with_parent(signal.SIGKILL)
 
@@ -79,7 +81,8 @@ class _Killing(popen_fork.Popen):
     """A worker's process handle whose ``terminate()`` sends SIGKILL: the worker blocks SIGTERM
     (:func:`_worker`). The handle, not the process object: the exit's clean-up
     (``multiprocessing.util._exit_function``) ends workers a pool left through it, and its SIGTERM, blocked,
-    left the exit waiting for ever (helper-142: a second Ctrl-C within milliseconds of the first)."""
+    left the exit waiting for ever (helper-142: a second Ctrl-C within milliseconds of the first); a broken
+    pool ends the workers left through it too."""
 
     def terminate(self) -> None:
         self.kill()
@@ -124,6 +127,29 @@ class Stop:
             raise KeyboardInterrupt(why)
 
 
+class WorkerLost(SystemExit):
+    """A worker process ended while the run was not stopping (SIGKILL from outside: the OOM killer, a
+    ``kill -9`` of its pid): the run stops, incomplete, and says so (exit 1 with this message), instead of
+    waiting for ever for a chunk no one plays. What was merged before stands (a resumable run's state)."""
+
+
+def _lost(done: int, total: int, unit: str) -> WorkerLost:
+    return WorkerLost(f"a simulation worker process ended abruptly (killed from outside: the OOM killer, or "
+                      f"a kill of its pid); the run stopped incomplete, {done:,} of {total:,} {unit}s played")
+
+
+def _shut_down(pool: ProcessPoolExecutor, failed: bool) -> None:
+    """The pool shut down: at the run's end, each worker told to leave; stopped (Ctrl-C, a kill, a worker
+    lost, an error in a merge), every worker ended by SIGKILL first (they block the stops, and a chunk may
+    play for minutes), then the pool's own shutdown, which finds them gone and cleans up without waiting
+    for any lock they held."""
+    if failed:
+        for worker in multiprocessing.active_children():
+            if isinstance(worker, _Worker):
+                worker.kill()
+    pool.shutdown(wait=True)  # never ``cancel_futures``: it races the pool's thread as ``pool.map`` does
+
+
 def run_chunks(
     jobs: Sequence[J],
     play: Callable[[J], T],
@@ -132,13 +158,21 @@ def run_chunks(
     workers: int,
     unit: str = "round",
 ) -> None:
-    """Play every job (in ``workers`` processes when above 1) and ``merge`` each result as it arrives.
+    """Play every job (in ``workers`` processes when above 1) and ``merge`` each result as it arrives, in
+    the jobs' order.
 
     ``play`` must be a module-level function (it is pickled to the workers);
     ``weight`` says how far one job moves the progress bar. Ctrl-C reaches every process of the
     terminal's group: the workers block it and the parent stops the pool and says "interrupted" once,
     instead of each worker printing its own traceback. A kill (SIGTERM) of the parent does the same, and a
     second stop is the first's (:class:`Stop`), unless the caller handles them itself (a resumable run).
+    A worker ended from outside stops the run with :class:`WorkerLost`.
+
+    Why :class:`concurrent.futures.ProcessPoolExecutor`, not ``multiprocessing.Pool``: a Pool worker killed
+    from outside was replaced and its chunk lost, and the run waited for that chunk for ever; killed while
+    it waited for a task, it kept the task queue's lock, which the Pool's shutdown takes first, and the run
+    hung. The executor watches its workers: one ending breaks the pool, every result still awaited raises
+    ``BrokenProcessPool``, and its shutdown ends the others without taking a lock a dead worker may hold.
     """
     total = sum(weight(j) for j in jobs)
     if workers <= 1:
@@ -147,15 +181,14 @@ def run_chunks(
                 merge(play(job))
                 bar.update(weight(job))
         return
-    sizes = {id(job): weight(job) for job in jobs}
     with contextlib.ExitStack() as owned:
-        # Ctrl-C and kills (SIGTERM) are blocked while the bar's monitor thread and the workers start: they
-        # inherit the block (a worker has no window before an initializer would run; a thread taking a
-        # stop meant for the parent would make a handler raising KeyboardInterrupt, Python's for SIGINT
-        # or a resumable run's for both, raise it mid-way through ``Pool()``, leaving workers no one
-        # stops, and the exit waiting for them for ever). A stop meanwhile waits, pending, until the block
-        # is lifted, when the pool is already the stack's to terminate. Each worker keeps both blocked
-        # (``_worker``), and ``pool.terminate()`` ends it by SIGKILL (``_Worker``).
+        # Ctrl-C and kills (SIGTERM) are blocked while the bar's monitor thread, the workers and the pool's
+        # threads start: they inherit the block (a worker has no window before its initializer runs; a thread
+        # taking a stop meant for the parent would make a handler raising KeyboardInterrupt, Python's for
+        # SIGINT or a resumable run's for both, raise it mid-way through the pool's start, leaving workers no
+        # one stops, and the exit waiting for them for ever). A stop meanwhile waits, pending, until the
+        # block is lifted, when the pool is already the stack's to shut down. Each worker keeps both blocked
+        # (``_worker``), and a stopped run ends them by SIGKILL (:func:`_shut_down`).
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, set())  # read only: blocked inside the try
         try:
             signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
@@ -167,15 +200,24 @@ def run_chunks(
                     owned.callback(signal.signal, signum, signal.signal(signum, stop))
             owned.callback(signal.pthread_sigmask, signal.SIG_SETMASK, mask)  # a stop meanwhile taken here
             bar = owned.enter_context(tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5))
-            pool = owned.enter_context(_Workers().Pool(workers, _worker, (mask | STOPS,)))
+            pool = ProcessPoolExecutor(workers, _Workers(), _worker, (mask | STOPS,))
+            owned.push(lambda kind, _error, _trace: _shut_down(pool, kind is not None))
+            # Every worker is forked at the first task, with the stops blocked. Submitted one by one, not by
+            # ``pool.map``, whose results, once one raises, cancel the rest while the pool's thread fails
+            # them: in Python 3.11 that thread then dies of InvalidStateError, a traceback, the pool not
+            # cleaned up (a worker killed under a resumable run, 1 of 1).
+            results = [pool.submit(play, job) for job in jobs]
             # First at the end, stopped or not: the stops blocked again while the pool shuts down, and taken
-            # once it is gone. One raised inside ``pool.terminate()`` left it part done (a second Ctrl-C
-            # within milliseconds of the first: helper-142), its workers then ended by the exit's clean-up,
-            # or never. The shutdown cannot wait for ever on a worker a signal ended (they block both); only
-            # a worker SIGKILLed from outside while it held the task queue's lock would hang it.
+            # once it is gone. One raised inside the shutdown would leave it part done, its workers ended by
+            # the exit's clean-up, or never (helper-142, with the Pool before).
             owned.callback(signal.pthread_sigmask, signal.SIG_BLOCK, STOPS)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        for job, result in zip(jobs, pool.imap(play, jobs), strict=True):
-            merge(result)
-            bar.update(sizes[id(job)])
+        done = 0
+        try:
+            for job, result in zip(jobs, results, strict=True):
+                merge(result.result())
+                done += weight(job)
+                bar.update(weight(job))
+        except BrokenProcessPool:
+            raise _lost(done, total, unit) from None

@@ -27,7 +27,7 @@ from types import FrameType
 from typing import Any, Generic, TypeVar
 
 from controller.daemon.private import make_dir, write_atomic
-from controller.simulation.montecarlo import STOPS, Stop, run_chunks
+from controller.simulation.montecarlo import STOPS, Stop, WorkerLost, run_chunks
 
 J = TypeVar("J")
 T = TypeVar("T")
@@ -126,6 +126,11 @@ class Resumable:
             run_chunks(todo, partial(_numbered, play), taken, lambda c: c.rounds, workers)
         except KeyboardInterrupt:
             return False
+        except WorkerLost as lost:  # the state is written below all the same: the run continues from it
+            if self.state is None:
+                raise
+            raise WorkerLost(f"{lost.code}; {self.state} holds the chunks merged: the same command with "
+                             "it continues the run") from None
         finally:
             # The state first, its own handlers still set and deferring: a second stop (an impatient
             # Ctrl-C, a kill after a kill) during the write waits for it, since the run ends either way.
