@@ -106,3 +106,14 @@ def test_the_daemon_command_imports_no_other_commands_tools() -> None:
             "'controller.tools.demo', 'controller.games.swap_hand.exact', 'drivers.shoe.cli')))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == []
+
+
+def test_the_floor_commands_load_no_demo_or_table_file_reading() -> None:
+    """``croupier floor recall`` (a dispute answered from the floor's store) builds its command line without
+    the demo's tools or the daemon's table-file reading: the floor demo's ``--ports`` help names
+    ``PORTS_PER_TABLE``, which came from the demo's set-up module with all it loads (about 0.25 s)."""
+    code = ("import sys; from controller.cli import build_parser; build_parser(['floor', 'recall'])"
+            "; print(' '.join(sorted(m for m in sys.modules if m.startswith("
+            "('controller.tools.demo_setup', 'controller.daemon.config', 'controller.daemon.table_file')))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == []

@@ -24,7 +24,7 @@ from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
-from controller.tools.demo_setup import PORTS_PER_TABLE
+from controller.tools.demo_ports import PORTS_PER_TABLE
 from drivers.shoe.sim import SimulatedShoe
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from test_daemon_support import free_port_base
 
-from controller.tools.demo_setup import PORTS_PER_TABLE
+from controller.tools.demo_ports import PORTS_PER_TABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,7 +16,8 @@ import pytest
 from test_daemon_support import free_port_base
 from test_demo import ports_free, processes_with, run_as_printed
 
-from controller.tools.demo_all import PORTS_PER_TABLE, shipped_tables
+from controller.tools.demo_all import shipped_tables
+from controller.tools.demo_ports import PORTS_PER_TABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 

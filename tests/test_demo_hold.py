@@ -17,7 +17,7 @@ import pytest
 from test_daemon_support import free_port_base
 from test_demo import run_as_printed
 
-from controller.tools.demo_setup import PORTS_PER_TABLE
+from controller.tools.demo_ports import PORTS_PER_TABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 

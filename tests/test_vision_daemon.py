@@ -26,7 +26,7 @@ from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig, TableFileErr
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.inputs import CardSeen
-from controller.tools.demo_setup import PORTS_PER_TABLE
+from controller.tools.demo_ports import PORTS_PER_TABLE
 from vision.camera_sim import SimulatedCamera
 from vision.recognise import Reading
 from vision.sources import WindowSource

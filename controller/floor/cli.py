@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from controller.floor import verify_cli
 from controller.floor.query_cli import run_export, run_recall, run_tables
 from controller.floor.wire import RECORD_BATCH, RECORD_WRITERS
-from controller.tools.demo_setup import PORTS_PER_TABLE
+from controller.tools.demo_ports import PORTS_PER_TABLE
 from pitboard import cmd as pitboard_cmd
 
 #: How long a clean stop (SIGTERM, Ctrl-C) waits for publishes or a batch in hand before it gives up

@@ -39,7 +39,8 @@ from controller.floor import queries
 from controller.floor.derive import JournalSource
 from controller.floor.local import NatsServer, Postgres, ServerMissing, free_port
 from controller.tools.children import croupier_command, start_child
-from controller.tools.demo_setup import PORTS_PER_TABLE, STOP_SIGNALS, _interrupt, demo_endpoints
+from controller.tools.demo_ports import PORTS_PER_TABLE
+from controller.tools.demo_setup import STOP_SIGNALS, _interrupt, demo_endpoints
 
 #: Bounds: a table's journal to appear (its daemon starting), and the floor to catch up at the end.
 START_TIMEOUT = 60.0

@@ -27,8 +27,8 @@ from typing import TextIO
 
 from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig, TableFileError, load_table
 from controller.tools.children import start_child
-from controller.tools.demo_ports import free_span, taken, taken_text, tcp_port
-from controller.tools.demo_setup import PORTS_PER_TABLE, STOP_SIGNALS, _interrupt, ctl_command, demo_endpoints
+from controller.tools.demo_ports import PORTS_PER_TABLE, free_span, taken, taken_text, tcp_port
+from controller.tools.demo_setup import STOP_SIGNALS, _interrupt, ctl_command, demo_endpoints
 
 #: The shipped simulated tables (``<game>_sim.yaml``; camera tables are ``..._sim_camera.yaml``).
 SIM_TABLES = "*_sim.yaml"

@@ -16,11 +16,9 @@ from typing import Any
 from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig
 from controller.games import GAMES
 from controller.tools.children import croupier_command
+from controller.tools.demo_ports import PORTS_PER_TABLE
 from signage import demo_display
 from signage.display_cmd import parse_listen
-
-#: Sockets one table's demo takes from ``--ports N``: PUB, snapshot, command, panel control.
-PORTS_PER_TABLE = 4
 
 #: Signals that stop the demo as Ctrl-C does (the daemon, the shoe and the temporary files with it).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
