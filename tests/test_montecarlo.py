@@ -41,16 +41,17 @@ def test_the_answer_does_not_depend_on_the_number_of_workers() -> None:
 
 
 
-def parallel_run(jobs: list[float], play: str, setup: str = "") -> str:
-    """A script that plays ``jobs`` (seconds) through ``run_chunks`` in two workers, each job by the
-    statements ``play`` (its ``seconds`` given) after ``setup``, and says "interrupted" and exits 130 when
-    stopped, as the command line does."""
+def parallel_run(jobs: list[float] | str, play: str, setup: str = "") -> str:
+    """A script that plays ``jobs`` (seconds; or a Python expression of them) through ``run_chunks`` in two
+    workers, each job by the statements ``play`` (its ``seconds`` given) after ``setup``, and says
+    "interrupted" and exits 130 when stopped, as the command line does."""
+    listed = jobs if isinstance(jobs, str) else repr(jobs)
     return (
-        "import sys, time\nfrom multiprocessing import pool\n"
+        "import sys, time\n"
         "from controller.simulation.montecarlo import run_chunks\n\n"
         f"def play(seconds: float) -> float:\n{textwrap.indent(play.strip(), '    ')}\n    return seconds\n\n"
         f"if __name__ == '__main__':\n{textwrap.indent(setup.strip() or 'pass', '    ')}\n    try:\n"
-        f"        run_chunks({jobs!r}, play, lambda seconds: None, lambda seconds: 1, 2)\n"
+        f"        run_chunks({listed}, play, lambda seconds: None, lambda seconds: 1, 2)\n"
         "    except KeyboardInterrupt:\n        print('interrupted', file=sys.stderr, flush=True)\n"
         "        sys.exit(130)\n")
 
@@ -195,3 +196,33 @@ def test_a_worker_killed_from_outside_while_it_waits_for_a_task_stops_the_run(tm
         os.kill(int(re.findall(r"done in (\d+)", seen)[0]), signal.SIGKILL)
         _, err, left = finish(proc)
     assert_lost(proc, seen + err, left)
+
+
+def test_a_worker_lost_while_the_jobs_are_handed_out_stops_the_run_and_says_so(tmp_path: Path) -> None:
+    """A worker gone before every job is handed to the pool (here the first job's own worker SIGKILLs itself
+    while 200,000 more are submitted): exit 1 and the reason, no traceback, no worker left. Before
+    (helper-147), ``submit`` raised BrokenProcessPool outside the run's handling: a traceback."""
+    script = parallel_run("[0.0] * 200_000", """
+import os, signal
+os.kill(os.getpid(), signal.SIGKILL)
+""")
+    with script_group(script, tmp_path) as proc:
+        _, err, left = finish(proc, timeout=60)
+    assert_lost(proc, err, left)
+
+
+def test_a_chunk_error_the_parent_cannot_rebuild_is_named_not_blamed_on_a_kill(tmp_path: Path) -> None:
+    """A chunk raises an exception that pickles but cannot be made again in the parent (its ``__init__``
+    wants two arguments): the pool cannot read the result and breaks. The run stops, exit 1, naming that
+    error, not an outside kill (helper-147: it said "killed from outside")."""
+    script = parallel_run([0.1, 0.1], "raise Odd(1, 2)", """
+class Odd(Exception):  # in the module's namespace, before the workers are forked: it pickles by name
+    def __init__(self, a: int, b: int) -> None:
+        super().__init__(f"odd {a} {b}")
+""")
+    with script_group(script, tmp_path) as proc:
+        _, err, left = finish(proc)
+    assert proc.returncode == 1, err
+    assert "a simulation worker's result could not be read" in err and "incomplete" in err, err
+    assert "killed from outside" not in err and "Traceback" not in err, err
+    assert not left, "a worker outlived the run"

@@ -59,15 +59,15 @@ def chunks(rounds: int, size: int) -> Iterator[tuple[int, int]]:
 
 def _worker(mask: Iterable[int]) -> None:
     """A worker's start: ``mask``, the parent's with Ctrl-C and kills (SIGTERM) blocked. The parent handles
-    both and stops the run; a worker ends only when the pool tells it to leave, or by SIGKILL
-    (:class:`_Killing`, :func:`_shut_down`).
+    both and stops the run; a worker ends only by SIGKILL (:class:`_Killing`, :func:`_shut_down`).
 
     Why never by a stop sent to it: an idle worker waits for a task holding the task queue's read lock. With
     ``multiprocessing.Pool`` (until 2026-12-06), whose ``terminate()`` takes that lock first, a worker ended
     by a kill of the whole group (``timeout``, ``kill -- -PGID``, systemd's stop) hung the run until SIGKILL
     (helper-141; 5 of 24 resumable starts under load); leaving by an exception (SystemExit from a handler)
-    kept the lock too (2 of 4 Ctrl-Cs while sixteen workers started). The executor no longer takes it, but a
-    worker ended by a stop would break the pool, and the run would report a lost worker, not "interrupted".
+    kept the lock too (2 of 4 Ctrl-Cs while sixteen workers started). The executor's own way of ending its
+    workers waits on them too (:func:`_shut_down`), and a worker ended by a stop would break the pool: the run
+    would report a lost worker, not "interrupted".
 
     And SIGKILL when the parent dies (:func:`controller.orphans.die_with_parent`): a parent killed alone
     (``kill -9``, the OOM killer) left its workers, which no stop reaches, playing their chunks on. The
@@ -133,20 +133,27 @@ class WorkerLost(SystemExit):
     waiting for ever for a chunk no one plays. What was merged before stands (a resumable run's state)."""
 
 
-def _lost(done: int, total: int, unit: str) -> WorkerLost:
-    return WorkerLost(f"a simulation worker process ended abruptly (killed from outside: the OOM killer, or "
-                      f"a kill of its pid); the run stopped incomplete, {done:,} of {total:,} {unit}s played")
+def _lost(done: int, total: int, unit: str, broken: BrokenProcessPool) -> WorkerLost:
+    """The run's end when ``broken``: a worker gone (no cause), or a result the pool could not read (its
+    cause: a chunk's exception that cannot be rebuilt in the parent), said as what it was."""
+    cause = broken.__cause__
+    why = ("a simulation worker process ended abruptly (killed from outside: the OOM killer, or a kill of "
+           "its pid; or it crashed)" if cause is None else
+           f"a simulation worker's result could not be read ({str(cause).strip().splitlines()[-1]})")
+    return WorkerLost(f"{why}; the run stopped incomplete, {done:,} of {total:,} {unit}s played")
 
 
-def _shut_down(pool: ProcessPoolExecutor, failed: bool) -> None:
-    """The pool shut down: at the run's end, each worker told to leave; stopped (Ctrl-C, a kill, a worker
-    lost, an error in a merge), every worker ended by SIGKILL first (they block the stops, and a chunk may
-    play for minutes), then the pool's own shutdown, which finds them gone and cleans up without waiting
-    for any lock they held."""
-    if failed:
-        for worker in multiprocessing.active_children():
-            if isinstance(worker, _Worker):
-                worker.kill()
+def _shut_down(pool: ProcessPoolExecutor) -> None:
+    """The pool shut down, at the run's end or stopped (Ctrl-C, a kill, a worker lost, an error in a merge):
+    every worker ended by SIGKILL first, then the pool's own shutdown, which finds them gone and cleans up
+    without waiting on any lock they held. Why always: stopped, they block the stops and a chunk may play for
+    minutes; at the end, every result merged, they are idle, and the pool's way of telling them to leave
+    (one "leave" each on the task queue, then a join of each) watches no worker: one killed there while it
+    waited for a task kept the task queue's read lock, no other read its "leave", and the run hung
+    (helper-147, with the window widened: 3 of 3)."""
+    for worker in multiprocessing.active_children():
+        if isinstance(worker, _Worker):
+            worker.kill()
     pool.shutdown(wait=True)  # never ``cancel_futures``: it races the pool's thread as ``pool.map`` does
 
 
@@ -172,7 +179,10 @@ def run_chunks(
     from outside was replaced and its chunk lost, and the run waited for that chunk for ever; killed while
     it waited for a task, it kept the task queue's lock, which the Pool's shutdown takes first, and the run
     hung. The executor watches its workers: one ending breaks the pool, every result still awaited raises
-    ``BrokenProcessPool``, and its shutdown ends the others without taking a lock a dead worker may hold.
+    ``BrokenProcessPool``. The run then ends every worker by SIGKILL before the pool's shutdown
+    (:func:`_shut_down`), which so waits on no lock a dead worker may hold. A result must stay small (a
+    chunk's tallies): a worker killed part-way through sending one larger than a pipe holds (64 KiB) would
+    leave the pool's thread waiting for its end for ever (helper-147, with a 32 MB result).
     """
     total = sum(weight(j) for j in jobs)
     if workers <= 1:
@@ -188,7 +198,7 @@ def run_chunks(
         # SIGINT or a resumable run's for both, raise it mid-way through the pool's start, leaving workers no
         # one stops, and the exit waiting for them for ever). A stop meanwhile waits, pending, until the
         # block is lifted, when the pool is already the stack's to shut down. Each worker keeps both blocked
-        # (``_worker``), and a stopped run ends them by SIGKILL (:func:`_shut_down`).
+        # (``_worker``), and the run's end, stopped or not, ends them by SIGKILL (:func:`_shut_down`).
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, set())  # read only: blocked inside the try
         try:
             signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
@@ -201,16 +211,20 @@ def run_chunks(
             owned.callback(signal.pthread_sigmask, signal.SIG_SETMASK, mask)  # a stop meanwhile taken here
             bar = owned.enter_context(tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5))
             pool = ProcessPoolExecutor(workers, _Workers(), _worker, (mask | STOPS,))
-            owned.push(lambda kind, _error, _trace: _shut_down(pool, kind is not None))
-            # Every worker is forked at the first task, with the stops blocked. Submitted one by one, not by
-            # ``pool.map``, whose results, once one raises, cancel the rest while the pool's thread fails
-            # them: in Python 3.11 that thread then dies of InvalidStateError, a traceback, the pool not
-            # cleaned up (a worker killed under a resumable run, 1 of 1).
-            results = [pool.submit(play, job) for job in jobs]
+            owned.callback(_shut_down, pool)
             # First at the end, stopped or not: the stops blocked again while the pool shuts down, and taken
             # once it is gone. One raised inside the shutdown would leave it part done, its workers ended by
             # the exit's clean-up, or never (helper-142, with the Pool before).
             owned.callback(signal.pthread_sigmask, signal.SIG_BLOCK, STOPS)
+            # Every worker is forked at the first task, with the stops blocked. Submitted one by one, not by
+            # ``pool.map``, whose results, once one raises, cancel the rest while the pool's thread fails
+            # them: in Python 3.11 that thread then dies of InvalidStateError, a traceback, the pool not
+            # cleaned up (a worker killed under a resumable run, 1 of 1). A worker lost before the last task
+            # is handed over breaks the pool there (helper-147: 5 of 15 kills just after the fork).
+            try:
+                results = [pool.submit(play, job) for job in jobs]
+            except BrokenProcessPool as broken:
+                raise _lost(0, total, unit, broken) from None
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         done = 0
@@ -219,5 +233,5 @@ def run_chunks(
                 merge(result.result())
                 done += weight(job)
                 bar.update(weight(job))
-        except BrokenProcessPool:
-            raise _lost(done, total, unit) from None
+        except BrokenProcessPool as broken:
+            raise _lost(done, total, unit, broken) from None
