@@ -5,9 +5,12 @@ from __future__ import annotations
 import math
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
+import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -16,7 +19,8 @@ import pytest
 from terminal_support import assert_stopped_once, finish, group_alive, read_until, script_group
 
 from controller.games.baccarat.simulation import simulate
-from controller.simulation.montecarlo import chunks, mean_interval
+from controller.simulation.montecarlo import chunks, mean_interval, run_chunks
+from controller.simulation.spool import ROOT
 
 
 def test_mean_interval_matches_the_textbook_formula() -> None:
@@ -226,3 +230,61 @@ class Odd(Exception):  # in the module's namespace, before the workers are forke
     assert "a simulation worker's result could not be read" in err and "incomplete" in err, err
     assert "killed from outside" not in err and "Traceback" not in err, err
     assert not left, "a worker outlived the run"
+
+
+def _large(n: int) -> bytes:
+    """A chunk's large result (100 kB, more than a pipe's whole write): its number over and over."""
+    return bytes([n]) * 100_000
+
+
+def test_large_results_come_back_whole_in_order_and_leave_no_file() -> None:
+    """Results larger than one whole write to a pipe come back through the run's spool folder (memory where
+    there is /dev/shm): each as played, merged in the jobs' order, and no file or folder left after."""
+    got: list[bytes] = []
+    run_chunks([3, 1, 4, 1, 5], _large, got.append, lambda n: 1, 2)
+    assert got == [_large(n) for n in [3, 1, 4, 1, 5]]
+    left = Path(ROOT or tempfile.gettempdir()).glob(f"croupier-results-{os.getpid()}-*")
+    assert list(left) == []
+
+
+#: A parallel run whose jobs each play their seconds, then say so and return 32 MB (a pipe holds 64 kB); the
+#: first job is short.
+LARGE_RESULTS = parallel_run([0.1, 5.0, 5.0, 5.0], """
+import os
+time.sleep(seconds)
+print(f"sending {os.getpid()}", file=sys.stderr, flush=True)
+return b"x" * (32 << 20)
+""")
+
+
+def test_a_worker_killed_while_it_hands_back_a_large_result_stops_the_run(tmp_path: Path) -> None:
+    """SIGKILL of a worker while it hands back 32 MB (caught in a pipe write when it goes through the pool's
+    pipe; else a second after it began): the run stops, exit 1, says why, no worker left. Before
+    (helper-147: 6 of 6), the pool's thread read half a message and waited for the rest for ever, a
+    Ctrl-C included; now a large result goes through a file, and only its name through the pipe."""
+    with script_group(LARGE_RESULTS, tmp_path) as proc:
+        seen = read_until(proc, re.compile(rb"sending \d+\n")).decode()
+        pid = int(re.findall(r"sending (\d+)", seen)[0])
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline and "pipe_write" not in Path(f"/proc/{pid}/wchan").read_text():
+            time.sleep(0.0005)
+        os.kill(pid, signal.SIGKILL)
+        _, err, left = finish(proc)
+    assert_lost(proc, seen + err, left)
+
+
+def test_a_run_removes_the_spool_folders_of_runs_killed_before_and_only_theirs() -> None:
+    """A run killed by SIGKILL leaves its spool folder (it cannot remove it): the next run removes every
+    folder named with a process id no process has now, and leaves one whose process lives (this one's)."""
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    root = Path(ROOT or tempfile.gettempdir())
+    orphan = Path(tempfile.mkdtemp(prefix=f"croupier-results-{gone}-", dir=root))
+    (orphan / "part").write_bytes(b"half a result")
+    alive = Path(tempfile.mkdtemp(prefix=f"croupier-results-{os.getpid()}-", dir=root))
+    try:
+        run_chunks([1, 2], _large, lambda result: None, lambda n: 1, 2)
+        assert not orphan.exists() and alive.is_dir()
+    finally:
+        shutil.rmtree(orphan, ignore_errors=True)
+        shutil.rmtree(alive, ignore_errors=True)

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from multiprocessing import popen_fork
 from multiprocessing.context import ForkContext, ForkProcess
 from multiprocessing.process import BaseProcess
@@ -26,6 +27,7 @@ from typing import Final, TypeVar
 from tqdm import tqdm
 
 from controller.orphans import die_with_parent
+from controller.simulation.spool import spool_folder, spooled, unspooled
 
 J = TypeVar("J")
 T = TypeVar("T")
@@ -182,11 +184,8 @@ def run_chunks(
     ``BrokenProcessPool``. The run then ends every worker by SIGKILL before the pool's shutdown
     (:func:`_shut_down`), which so waits on no lock a dead worker may hold.
 
-    Not covered: a worker killed part-way through sending a result larger than one write to a pipe carries
-    whole (4 KiB) leaves the pool's thread waiting for the rest for ever, Ctrl-C included (helper-147, a 32 MB
-    result), as ``multiprocessing.Pool`` did. Every caller's results are a chunk's tallies but one: the
-    2WayWinner showdown's 24 jobs (``croupier math two_way_winner --recompute``) return three count tables,
-    21 MB in all, each sent in a few milliseconds.
+    A large result comes back through a file (:mod:`controller.simulation.spool`): a worker killed part-way
+    through sending one through the pool's pipe left the pool's thread waiting for the rest for ever.
     """
     total = sum(weight(j) for j in jobs)
     if workers <= 1:
@@ -214,6 +213,7 @@ def run_chunks(
                     owned.callback(signal.signal, signum, signal.signal(signum, stop))
             owned.callback(signal.pthread_sigmask, signal.SIG_SETMASK, mask)  # a stop meanwhile taken here
             bar = owned.enter_context(tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5))
+            folder = owned.enter_context(spool_folder())  # removed last, once no worker is left
             pool = ProcessPoolExecutor(workers, _Workers(), _worker, (mask | STOPS,))
             owned.callback(_shut_down, pool)
             # First at the end, stopped or not: the stops blocked again while the pool shuts down, and taken
@@ -226,7 +226,7 @@ def run_chunks(
             # cleaned up (a worker killed under a resumable run, 1 of 1). A worker lost before the last task
             # is handed over breaks the pool there (helper-147: 5 of 15 kills just after the fork).
             try:
-                results = [pool.submit(play, job) for job in jobs]
+                results = [pool.submit(partial(spooled, play, folder), job) for job in jobs]
             except BrokenProcessPool as broken:
                 raise _lost(0, total, unit, broken) from None
         finally:
@@ -234,7 +234,7 @@ def run_chunks(
         done = 0
         try:
             for job, result in zip(jobs, results, strict=True):
-                merge(result.result())
+                merge(unspooled(result.result()))
                 done += weight(job)
                 bar.update(weight(job))
         except BrokenProcessPool as broken:

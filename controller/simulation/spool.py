@@ -1,0 +1,96 @@
+"""A chunk's result back from its worker process: through the pool's pipe when small, through a file when not.
+
+Why: a worker killed part-way through sending its result (the OOM killer picks the largest process, and a
+result being pickled is a peak of its memory) leaves the message half written, and the pool's thread that
+reads it waits for the rest for ever: the run hangs, Ctrl-C included (helper-147, a 32 MB result). One
+write of at most 4 KiB (``PIPE_BUF``) to a pipe is whole or not at all, so a result larger than
+:data:`INLINE` is written by the worker to a file in the run's spool folder, and only the file's name
+travels through the pipe. A worker killed while it writes the file leaves a part of a file no one reads
+(the run stops: :class:`controller.simulation.montecarlo.WorkerLost`), removed with the folder.
+
+The folder is private (0700, each file 0600 from its first byte, :func:`tempfile.mkstemp`), in
+``/dev/shm`` where there is one (memory, as the pipe was: no SD card written 21 MB a chunk); the file is
+read only once the worker has closed it and returned its name, so it needs neither fsync nor rename: it
+is a hand-over, removed when read, never a record.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Final, NamedTuple, TypeVar
+
+J = TypeVar("J")
+T = TypeVar("T")
+
+#: A result whose pickle is at most this many bytes travels through the pipe: with the pool's own framing
+#: (a few dozen bytes), one message of at most 4 KiB.
+INLINE: Final = 3072
+#: Where the spool folder is made: memory (tmpfs) where the system has it.
+ROOT: Final = "/dev/shm" if os.path.isdir("/dev/shm") else None
+
+
+class Spooled(NamedTuple):
+    """A result left in a file: its path."""
+
+    path: str
+
+
+#: The spool folders' names: the run's process id between these.
+PREFIX: Final = "croupier-results-"
+
+
+@contextmanager
+def spool_folder() -> Iterator[str]:
+    """A private folder for one run's spooled results, removed with whatever is left in it. The folders of
+    runs killed before they could remove theirs (``kill -9``, the OOM killer) are removed first: a folder
+    named with a process id that no process has now."""
+    _remove_orphans()
+    folder = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=ROOT)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _remove_orphans() -> None:
+    """Remove the spool folders whose run is gone. A folder whose process id a live process has now (the id
+    used again) is left: it may be a run's."""
+    for folder in Path(ROOT or tempfile.gettempdir()).glob(f"{PREFIX}*-*"):
+        pid = folder.name[len(PREFIX):].split("-")[0]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:
+            pass  # another user's live process
+
+
+def spooled(play: Callable[[J], T], folder: str, job: J) -> T | Spooled:
+    """``play(job)`` in a worker: the result itself when its pickle is small, else written to a file in
+    ``folder`` and its :class:`Spooled` name."""
+    result = play(job)
+    data = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
+    if len(data) <= INLINE:
+        return result
+    fd, path = tempfile.mkstemp(dir=folder)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    return Spooled(path)
+
+
+def unspooled(result: T | Spooled) -> T:
+    """A worker's result, read back (and its file removed) when it was spooled."""
+    if not isinstance(result, Spooled):
+        return result
+    with open(result.path, "rb") as saved:
+        value: T = pickle.load(saved)
+    os.unlink(result.path)
+    return value
