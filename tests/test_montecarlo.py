@@ -215,21 +215,66 @@ os.kill(os.getpid(), signal.SIGKILL)
     assert_lost(proc, err, left)
 
 
-def test_a_chunk_error_the_parent_cannot_rebuild_is_named_not_blamed_on_a_kill(tmp_path: Path) -> None:
-    """A chunk raises an exception that pickles but cannot be made again in the parent (its ``__init__``
-    wants two arguments): the pool cannot read the result and breaks. The run stops, exit 1, naming that
-    error, not an outside kill (helper-147: it said "killed from outside")."""
-    script = parallel_run([0.1, 0.1], "raise Odd(1, 2)", """
-class Odd(Exception):  # in the module's namespace, before the workers are forked: it pickles by name
+#: Classes whose pickles the parent cannot make again: an exception whose ``__init__`` wants two arguments,
+#: and a result that refuses to be made outside the worker. In the module's namespace, before the workers are
+#: forked: they pickle by name.
+UNREADABLE = """
+PARENT = __import__("os").getpid()
+class Odd(Exception):
     def __init__(self, a: int, b: int) -> None:
         super().__init__(f"odd {a} {b}")
-""")
-    with script_group(script, tmp_path) as proc:
+def rebuilt(data: bytes) -> bytes:
+    if __import__("os").getpid() == PARENT:
+        raise ValueError("not in the parent")
+    return data
+class Sealed:
+    def __init__(self, size: int) -> None:
+        self.data = bytes(size)
+    def __reduce__(self) -> tuple[object, tuple[bytes]]:
+        return rebuilt, (self.data,)
+"""
+
+
+@pytest.mark.parametrize(("play", "error"), [
+    ("raise Odd(1, 2)", "TypeError: Odd.__init__() missing 1 required positional argument: 'b'"),
+    ("return Sealed(100)", "ValueError: not in the parent"),  # through the pipe
+    ("return Sealed(100_000)", "ValueError: not in the parent"),  # through the spool
+])
+def test_a_chunk_result_the_parent_cannot_rebuild_is_named_not_blamed_on_a_kill(
+        tmp_path: Path, play: str, error: str) -> None:
+    """A chunk's exception or result that pickles but cannot be made again in the parent: the run stops,
+    exit 1, naming that error, not an outside kill. Before (helper-147, helper-148), the pool's broken end
+    said "killed from outside"; its first fix named the remote traceback's closing quotes; a large result,
+    read back from its file, ended in a traceback."""
+    with script_group(parallel_run([0.1, 0.1], play, UNREADABLE), tmp_path) as proc:
         _, err, left = finish(proc)
     assert proc.returncode == 1, err
-    assert "a simulation worker's result could not be read" in err and "incomplete" in err, err
+    assert f"a simulation worker's result could not be read ({error}); the run stopped incomplete" in err, err
     assert "killed from outside" not in err and "Traceback" not in err, err
     assert not left, "a worker outlived the run"
+
+
+#: A parallel run whose workers may write no file over 64 kB (the spool has no room) and return 1 MB each; it
+#: prints each result's size as it is merged.
+NO_ROOM = parallel_run([0.1, 0.1, 0.1], """
+import resource, signal
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead of a signal
+resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 16, 1 << 16))
+return bytes([int(seconds * 10)]) * 1_000_000
+""").replace("lambda seconds: None", "lambda got: print(len(got))")
+
+
+def test_a_result_the_spool_has_no_room_for_comes_through_the_pipe_and_says_so(tmp_path: Path) -> None:
+    """A spool without room for a result (a small /dev/shm: Docker's is 64 MB; here a file-size limit): the
+    result goes through the pool's pipe as before the spool, the run completes, and each worker says why on
+    standard error. Before (helper-148), the write's OSError ended the run with a traceback."""
+    with script_group(NO_ROOM, tmp_path) as proc:
+        out, err, left = finish(proc)
+    assert proc.returncode == 0, err
+    assert out.split() == ["1000000"] * 3, (out, err)
+    assert "no room for a chunk's result" in err and "goes through the pipe" in err, err
+    assert "Traceback" not in err, err
+    assert not left
 
 
 def _large(n: int) -> bytes:
@@ -258,10 +303,11 @@ return b"x" * (32 << 20)
 
 
 def test_a_worker_killed_while_it_hands_back_a_large_result_stops_the_run(tmp_path: Path) -> None:
-    """SIGKILL of a worker while it hands back 32 MB (caught in a pipe write when it goes through the pool's
-    pipe; else a second after it began): the run stops, exit 1, says why, no worker left. Before
-    (helper-147: 6 of 6), the pool's thread read half a message and waited for the rest for ever, a
-    Ctrl-C included; now a large result goes through a file, and only its name through the pipe."""
+    """SIGKILL of a worker as it hands back 32 MB: caught in the pipe write while the result went through the
+    pool's pipe (helper-147: 6 of 6 hung, the pool's thread waiting for the rest of the message for ever, a
+    Ctrl-C included); now the result goes through a file and the worker is not seen in a pipe write, so it is
+    killed a second after it began, on its next chunk: the run stops, exit 1, says why, no worker left. A kill
+    while the file is written is helper-148's (25 of 25 stopped so)."""
     with script_group(LARGE_RESULTS, tmp_path) as proc:
         seen = read_until(proc, re.compile(rb"sending \d+\n")).decode()
         pid = int(re.findall(r"sending (\d+)", seen)[0])

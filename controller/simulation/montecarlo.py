@@ -27,7 +27,7 @@ from typing import Final, TypeVar
 from tqdm import tqdm
 
 from controller.orphans import die_with_parent
-from controller.simulation.spool import spool_folder, spooled, unspooled
+from controller.simulation.spool import Unreadable, spool_folder, spooled, unspooled
 
 J = TypeVar("J")
 T = TypeVar("T")
@@ -135,13 +135,14 @@ class WorkerLost(SystemExit):
     waiting for ever for a chunk no one plays. What was merged before stands (a resumable run's state)."""
 
 
-def _lost(done: int, total: int, unit: str, broken: BrokenProcessPool) -> WorkerLost:
-    """The run's end when ``broken``: a worker gone (no cause), or a result the pool could not read (its
-    cause: a chunk's exception that cannot be rebuilt in the parent), said as what it was."""
-    cause = broken.__cause__
+def _lost(done: int, total: int, unit: str, broken: BrokenProcessPool | Unreadable) -> WorkerLost:
+    """The run's end when ``broken``: a worker gone (no cause), or a result the parent could not read (the
+    pool's cause, whose last line is the error, or :class:`Unreadable`'s), said as what it was."""
+    cause = broken if isinstance(broken, Unreadable) else broken.__cause__
+    lines = [] if cause is None else [ln.strip() for ln in str(cause).splitlines() if ln.strip().strip("'")]
     why = ("a simulation worker process ended abruptly (killed from outside: the OOM killer, or a kill of "
            "its pid; or it crashed)" if cause is None else
-           f"a simulation worker's result could not be read ({str(cause).strip().splitlines()[-1]})")
+           f"a simulation worker's result could not be read ({lines[-1] if lines else type(cause).__name__})")
     return WorkerLost(f"{why}; the run stopped incomplete, {done:,} of {total:,} {unit}s played")
 
 
@@ -237,5 +238,5 @@ def run_chunks(
                 merge(unspooled(result.result()))
                 done += weight(job)
                 bar.update(weight(job))
-        except BrokenProcessPool as broken:
+        except (BrokenProcessPool, Unreadable) as broken:
             raise _lost(done, total, unit, broken) from None

@@ -6,7 +6,10 @@ reads it waits for the rest for ever: the run hangs, Ctrl-C included (helper-147
 write of at most 4 KiB (``PIPE_BUF``) to a pipe is whole or not at all, so a result larger than
 :data:`INLINE` is written by the worker to a file in the run's spool folder, and only the file's name
 travels through the pipe. A worker killed while it writes the file leaves a part of a file no one reads
-(the run stops: :class:`controller.simulation.montecarlo.WorkerLost`), removed with the folder.
+(the run stops: :class:`controller.simulation.montecarlo.WorkerLost`), removed with the folder. Where the
+folder has no room for a result (a small /dev/shm: Docker's is 64 MB), the worker says so on standard error
+and the result goes through the pipe, as before the spool: the run is right, only a kill while it is sent
+would hang it. A chunk's exception is never spooled (a 4 KiB exception is not one a chunk raises).
 
 The folder is private (0700, each file 0600 from its first byte, :func:`tempfile.mkstemp`), in
 ``/dev/shm`` where there is one (memory, as the pipe was: no SD card written 21 MB a chunk); the file is
@@ -19,6 +22,7 @@ from __future__ import annotations
 import os
 import pickle
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -31,14 +35,19 @@ T = TypeVar("T")
 #: A result whose pickle is at most this many bytes travels through the pipe: with the pool's own framing
 #: (a few dozen bytes), one message of at most 4 KiB.
 INLINE: Final = 3072
-#: Where the spool folder is made: memory (tmpfs) where the system has it.
-ROOT: Final = "/dev/shm" if os.path.isdir("/dev/shm") else None
+#: Where the spool folder is made: memory (tmpfs) where the system has it and lets us write there.
+ROOT: Final = "/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else None
 
 
 class Spooled(NamedTuple):
     """A result left in a file: its path."""
 
     path: str
+
+
+class Unreadable(Exception):
+    """A spooled result the parent cannot make again from its pickle (its class's ``__init__`` wants other
+    arguments): the run's end names the error, as for a result that came through the pipe."""
 
 
 #: The spool folders' names: the run's process id between these.
@@ -81,8 +90,14 @@ def spooled(play: Callable[[J], T], folder: str, job: J) -> T | Spooled:
     if len(data) <= INLINE:
         return result
     fd, path = tempfile.mkstemp(dir=folder)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+    except OSError as error:  # no room (a small /dev/shm: Docker's is 64 MB): the pipe, as always before
+        os.unlink(path)
+        print(f"croupier: no room for a chunk's result in {folder} ({error.strerror}): it goes through "
+              "the pipe, where a worker killed while it sends it would hang the run", file=sys.stderr)
+        return result
     return Spooled(path)
 
 
@@ -90,7 +105,11 @@ def unspooled(result: T | Spooled) -> T:
     """A worker's result, read back (and its file removed) when it was spooled."""
     if not isinstance(result, Spooled):
         return result
-    with open(result.path, "rb") as saved:
-        value: T = pickle.load(saved)
-    os.unlink(result.path)
+    try:
+        with open(result.path, "rb") as saved:
+            value: T = pickle.load(saved)
+    except Exception as error:  # a class whose pickle does not make it again; never a file half written
+        raise Unreadable(f"{type(error).__name__}: {error}") from error
+    finally:
+        os.unlink(result.path)
     return value
