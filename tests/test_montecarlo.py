@@ -288,7 +288,7 @@ def test_large_results_come_back_whole_in_order_and_leave_no_file() -> None:
     got: list[bytes] = []
     run_chunks([3, 1, 4, 1, 5], _large, got.append, lambda n: 1, 2)
     assert got == [_large(n) for n in [3, 1, 4, 1, 5]]
-    left = Path(ROOT or tempfile.gettempdir()).glob(f"croupier-results-{os.getpid()}-*")
+    left = ROOT.glob(f"croupier-results-{os.getpid()}-*")
     assert list(left) == []
 
 
@@ -324,10 +324,9 @@ def test_a_run_removes_the_spool_folders_of_runs_killed_before_and_only_theirs()
     folder named with a process id no process has now, and leaves one whose process lives (this one's)."""
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True, check=True).stdout.strip()
-    root = Path(ROOT or tempfile.gettempdir())
-    orphan = Path(tempfile.mkdtemp(prefix=f"croupier-results-{gone}-", dir=root))
+    orphan = Path(tempfile.mkdtemp(prefix=f"croupier-results-{gone}-", dir=ROOT))
     (orphan / "part").write_bytes(b"half a result")
-    alive = Path(tempfile.mkdtemp(prefix=f"croupier-results-{os.getpid()}-", dir=root))
+    alive = Path(tempfile.mkdtemp(prefix=f"croupier-results-{os.getpid()}-", dir=ROOT))
     try:
         run_chunks([1, 2], _large, lambda result: None, lambda n: 1, 2)
         assert not orphan.exists() and alive.is_dir()

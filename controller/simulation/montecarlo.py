@@ -236,7 +236,8 @@ def run_chunks(
         try:
             for job, result in zip(jobs, results, strict=True):
                 merge(unspooled(result.result()))
-                done += weight(job)
-                bar.update(weight(job))
+                step = weight(job)
+                done += step
+                bar.update(step)
         except (BrokenProcessPool, Unreadable) as broken:
             raise _lost(done, total, unit, broken) from None

@@ -35,8 +35,9 @@ T = TypeVar("T")
 #: A result whose pickle is at most this many bytes travels through the pipe: with the pool's own framing
 #: (a few dozen bytes), one message of at most 4 KiB.
 INLINE: Final = 3072
-#: Where the spool folder is made: memory (tmpfs) where the system has it and lets us write there.
-ROOT: Final = "/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else None
+#: Where the spool folder is made: memory (tmpfs) where the system has it and lets us write there, else the
+#: temporary folder.
+ROOT: Final = Path("/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else tempfile.gettempdir())
 
 
 class Spooled(NamedTuple):
@@ -70,7 +71,7 @@ def spool_folder() -> Iterator[str]:
 def _remove_orphans() -> None:
     """Remove the spool folders whose run is gone. A folder whose process id a live process has now (the id
     used again) is left: it may be a run's."""
-    for folder in Path(ROOT or tempfile.gettempdir()).glob(f"{PREFIX}*-*"):
+    for folder in ROOT.glob(f"{PREFIX}*-*"):
         pid = folder.name[len(PREFIX):].split("-")[0]
         if not pid.isdigit():
             continue
