@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -20,7 +21,7 @@ from terminal_support import assert_stopped_once, finish, group_alive, read_unti
 
 from controller.games.baccarat.simulation import simulate
 from controller.simulation.montecarlo import chunks, mean_interval, run_chunks
-from controller.simulation.spool import ROOT
+from controller.simulation.spool import ROOT, RemoteTraceback
 
 
 def test_mean_interval_matches_the_textbook_formula() -> None:
@@ -237,6 +238,8 @@ class Sealed:
 
 @pytest.mark.parametrize(("play", "error"), [
     ("raise Odd(1, 2)", "TypeError: Odd.__init__() missing 1 required positional argument: 'b'"),
+    ("error = Odd(1, 2)\nerror.payload = bytes(100_000)\nraise error",  # through the spool
+     "TypeError: Odd.__init__() missing 1 required positional argument: 'b'"),
     ("return Sealed(100)", "ValueError: not in the parent"),  # through the pipe
     ("return Sealed(100_000)", "ValueError: not in the parent"),  # through the spool
 ])
@@ -317,6 +320,58 @@ def test_a_worker_killed_while_it_hands_back_a_large_result_stops_the_run(tmp_pa
         os.kill(pid, signal.SIGKILL)
         _, err, left = finish(proc)
     assert_lost(proc, seen + err, left)
+
+
+def _fails(n: int) -> bytes:
+    """A chunk that fails with a large exception: a short message, 100 kB more in its pickle."""
+    error = ValueError(f"chunk {n} failed")
+    error.payload = bytes(100_000)  # type: ignore[attr-defined]
+    raise error
+
+
+def test_a_large_chunk_exception_comes_back_with_the_workers_traceback_and_leaves_no_file() -> None:
+    """A chunk's exception whose pickle is larger than one whole pipe write (a long message, a deep stack's
+    traceback text) comes back through the spool, raised again in the parent with the worker's traceback as
+    its cause, as the pool gives a small one. Before, through the pipe, the run hung: its end SIGKILLs the
+    other worker, caught sending its own exception half-way, and the pool's shutdown waited for the rest."""
+    with pytest.raises(ValueError, match="chunk 3 failed") as raised:
+        run_chunks([3, 1], _fails, lambda result: None, lambda n: 1, 2)
+    assert raised.value.payload == bytes(100_000)  # type: ignore[attr-defined]
+    cause = raised.value.__cause__
+    assert isinstance(cause, RemoteTraceback), "not through the spool"
+    assert "in _fails" in str(cause) and "Traceback" in str(cause)
+    assert list(ROOT.glob(f"croupier-results-{os.getpid()}-*")) == []
+
+
+#: A parallel run whose short first job says so, then fails with an exception of 32 MB (in its pickle).
+LARGE_ERROR = parallel_run([0.1, 5.0, 5.0, 5.0], """
+import os
+time.sleep(seconds)
+if seconds < 1:
+    print(f"sending {os.getpid()}", file=sys.stderr, flush=True)
+    error = ValueError("the short chunk failed")
+    error.payload = b"x" * (32 << 20)
+    raise error
+""")
+
+
+def test_a_worker_killed_while_it_hands_back_a_large_exception_does_not_hang_the_run(tmp_path: Path) -> None:
+    """SIGKILL of a worker as it hands back a chunk's 32 MB exception: the pool's pipe carried it whole, so a
+    worker caught in ``pipe_write`` and killed left the run waiting for the rest for ever (the last note's
+    open gap); now the exception goes through a file, the worker is killed on its next chunk, and the run
+    ends with the chunk's error (exit 1), no worker left."""
+    with script_group(LARGE_ERROR, tmp_path) as proc:
+        seen = read_until(proc, re.compile(rb"sending \d+\n")).decode()
+        pid = int(re.findall(r"sending (\d+)", seen)[0])
+        deadline, wchan = time.monotonic() + 1.0, Path(f"/proc/{pid}/wchan")
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):  # gone: the run ended already
+            while time.monotonic() < deadline and "pipe_write" not in wchan.read_text():
+                time.sleep(0.0005)
+            os.kill(pid, signal.SIGKILL)
+        _, err, left = finish(proc)
+    assert proc.returncode == 1, err
+    assert "ValueError: the short chunk failed" in err and "RemoteTraceback" in err, err[-2000:]
+    assert not left, "a worker outlived the run"
 
 
 def test_a_run_removes_the_spool_folders_of_runs_killed_before_and_only_theirs() -> None:

@@ -9,7 +9,9 @@ travels through the pipe. A worker killed while it writes the file leaves a part
 (the run stops: :class:`controller.simulation.montecarlo.WorkerLost`), removed with the folder. Where the
 folder has no room for a result (a small /dev/shm: Docker's is 64 MB), the worker says so on standard error
 and the result goes through the pipe, as before the spool: the run is right, only a kill while it is sent
-would hang it. A chunk's exception is never spooled (a 4 KiB exception is not one a chunk raises).
+would hang it. A chunk's exception goes the same way: the pool sends it with its traceback's text, which
+a deep stack or a long message takes past 4 KiB; a large one is written to a file with that text, and
+raised again in the parent from it, the worker's traceback as its cause (as the pool does).
 
 The folder is private (0700, each file 0600 from its first byte, :func:`tempfile.mkstemp`), in
 ``/dev/shm`` where there is one (memory, as the pipe was: no SD card written 21 MB a chunk); the file is
@@ -24,6 +26,7 @@ import pickle
 import shutil
 import sys
 import tempfile
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,6 +47,19 @@ class Spooled(NamedTuple):
     """A result left in a file: its path."""
 
     path: str
+
+
+class Raised(NamedTuple):
+    """A chunk's exception left in a file, with the text of its traceback in the worker: its path."""
+
+    path: str
+
+
+class RemoteTraceback(Exception):
+    """The cause given to a chunk's exception raised again in the parent: the worker's traceback, as text."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class Unreadable(Exception):
@@ -83,34 +99,54 @@ def _remove_orphans() -> None:
             pass  # another user's live process
 
 
-def spooled(play: Callable[[J], T], folder: str, job: J) -> T | Spooled:
+def spooled(play: Callable[[J], T], folder: str, job: J) -> T | Spooled | Raised:
     """``play(job)`` in a worker: the result itself when its pickle is small, else written to a file in
-    ``folder`` and its :class:`Spooled` name."""
-    result = play(job)
+    ``folder`` and its :class:`Spooled` name; a large exception so too (:class:`Raised`), a small one or
+    one that cannot be pickled raised for the pool to send."""
+    try:
+        result = play(job)
+    except Exception as error:
+        told = "".join(traceback.format_exception(error))
+        try:
+            data = pickle.dumps((error, told), pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            raise error from None  # the pool says it cannot be pickled, as before the spool
+        path = None if len(data) <= INLINE else _written(data, folder, "exception")
+        if path is None:
+            raise
+        return Raised(path)
     data = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
-    if len(data) <= INLINE:
-        return result
+    path = None if len(data) <= INLINE else _written(data, folder, "result")
+    return result if path is None else Spooled(path)
+
+
+def _written(data: bytes, folder: str, what: str) -> str | None:
+    """The file in ``folder`` that now holds ``data``; None, said on standard error, where it has no room."""
     fd, path = tempfile.mkstemp(dir=folder)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
     except OSError as error:  # no room (a small /dev/shm: Docker's is 64 MB): the pipe, as always before
         os.unlink(path)
-        print(f"croupier: no room for a chunk's result in {folder} ({error.strerror}): it goes through "
+        print(f"croupier: no room for a chunk's {what} in {folder} ({error.strerror}): it goes through "
               "the pipe, where a worker killed while it sends it would hang the run", file=sys.stderr)
-        return result
-    return Spooled(path)
+        return None
+    return path
 
 
-def unspooled(result: T | Spooled) -> T:
-    """A worker's result, read back (and its file removed) when it was spooled."""
-    if not isinstance(result, Spooled):
+def unspooled(result: T | Spooled | Raised) -> T:
+    """A worker's result, read back (and its file removed) when it was spooled; its exception raised."""
+    if not isinstance(result, Spooled | Raised):
         return result
     try:
         with open(result.path, "rb") as saved:
-            value: T = pickle.load(saved)
+            value = pickle.load(saved)
     except Exception as error:  # a class whose pickle does not make it again; never a file half written
         raise Unreadable(f"{type(error).__name__}: {error}") from error
     finally:
         os.unlink(result.path)
-    return value
+    if isinstance(result, Raised):
+        raised, told = value
+        raise raised from RemoteTraceback(told)
+    got: T = value
+    return got
