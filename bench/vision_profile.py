@@ -5,7 +5,8 @@ seventh worst of 670); the mean cost says nothing about them. This script enrols
 ``bench/vision_photos.py measure`` does, reads every test frame ``--repeat`` times and keeps each
 frame's least CPU time (process time: the machine is shared, and the least of a few runs is the
 frame's own cost with less of the neighbours' noise), prints p50 / p99 / max, then reads the slowest
-``--worst`` share again under :mod:`cProfile` and prints the functions where their time goes:
+``--worst`` share again under :mod:`cProfile` and prints the functions where their time goes (the wall
+time's p50 / p99 too: ``--threads 2`` shows what OpenCV's own threads cost and give):
 
     .venv/bin/python bench/vision_profile.py --enrol D/enrol --test D/test --size 640x480
 
@@ -37,16 +38,20 @@ from vision.profile import DeckProfile  # noqa: E402
 from vision.recognise import Image, recognise  # noqa: E402
 
 
-def frame_costs(images: Sequence[Image], profile: DeckProfile, repeat: int) -> list[float]:
-    """Each frame's least CPU time (ms) over ``repeat`` reads."""
+def frame_costs(images: Sequence[Image], profile: DeckProfile, repeat: int,
+                walls: list[float] | None = None) -> list[float]:
+    """Each frame's least CPU time (ms) over ``repeat`` reads; its least wall time added to ``walls``."""
     costs = []
     for img in images:
-        best = float("inf")
+        best = wall = float("inf")
         for _ in range(repeat):
-            start = time.process_time()
+            start, began = time.process_time(), time.perf_counter()
             recognise(img, profile)
             best = min(best, time.process_time() - start)
+            wall = min(wall, time.perf_counter() - began)
         costs.append(best * 1000)
+        if walls is not None:
+            walls.append(wall * 1000)
     return costs
 
 
@@ -77,13 +82,16 @@ def stages(images: Sequence[Image], profile: DeckProfile, top: int) -> list[tupl
 
 
 def report(names: Sequence[str], costs: Sequence[float], repeat: int, worst: Sequence[int],
-           rows: Sequence[tuple[str, float, float, int]]) -> list[str]:
-    """The printed lines: the CPU per frame's p50 / p99 / max, the ``worst`` frames (indices into
-    ``names``) with their costs, and the stage table (:func:`stages`' ``rows``)."""
+           rows: Sequence[tuple[str, float, float, int]], walls: Sequence[float] = ()) -> list[str]:
+    """The printed lines: the CPU per frame's p50 / p99 / max (and the wall time's p50 / p99, given
+    ``walls``), the ``worst`` frames (indices into ``names``) with their costs, and the stage table
+    (:func:`stages`' ``rows``)."""
     p50, p99 = (float(np.percentile(costs, q)) for q in (50, 99))
+    wall = "" if not walls else "; wall p50 {:.2f} ms, p99 {:.2f} ms".format(
+        *(float(np.percentile(walls, q)) for q in (50, 99)))
     return [
         f"{len(costs)} frames, CPU per frame (least of {repeat}): p50 {p50:.2f} ms, p99 {p99:.2f} ms, "
-        f"max {max(costs):.2f} ms",
+        f"max {max(costs):.2f} ms{wall}",
         f"slowest {len(worst)}: " + ", ".join(f"{names[i]} {costs[i]:.1f}" for i in worst),
         f"{'stage (ms per slow frame)':60} {'self':>8} {'total':>9} {'calls':>6}",
         *(f"{label[:60]:60} {own:8.2f} {total:9.2f} {calls:6d}" for label, own, total, calls in rows),
@@ -100,8 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--worst", type=float, default=0.03, help="the share of slowest frames profiled")
     parser.add_argument("--repeat", type=int, default=3, help="reads per frame; its least CPU is kept")
     parser.add_argument("--top", type=int, default=25, help="functions listed")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="OpenCV's threads (the daemon's camera reads on 1: compare with 2 or more)")
     args = parser.parse_args(argv)
-    cv2.setNumThreads(1)
+    cv2.setNumThreads(args.threads)
     print("command:", " ".join([Path(sys.executable).name, *sys.argv]))
     print(f"load average: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     width = int(args.size.lower().split("x")[0])
@@ -112,10 +122,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("enrolment failed: no profile")
         return 1
     test = list(frames(labelled(args.test), width))
-    costs = frame_costs([img for img, _, _ in test], result.profile, args.repeat)
+    walls: list[float] = []
+    costs = frame_costs([img for img, _, _ in test], result.profile, args.repeat, walls)
     worst = sorted(range(len(costs)), key=lambda i: -costs[i])[: max(1, round(args.worst * len(costs)))]
     rows = stages([test[i][0] for i in worst], result.profile, args.top)
-    print("\n".join(report([name for _, _, name in test], costs, args.repeat, worst, rows)))
+    print("\n".join(report([name for _, _, name in test], costs, args.repeat, worst, rows, walls)))
     return 0
 
 

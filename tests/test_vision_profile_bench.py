@@ -35,8 +35,10 @@ def test_the_slowest_frames_are_named_and_their_time_split_by_the_vision_stage(b
     frames = [scene(parse_card("QH"), DESIGNS["classic"], 91, cond=FLOOR),
               scene(None, DESIGNS["classic"], 92, cond=FLOOR),
               scene(parse_card("7C"), DESIGNS["classic"], 93, cond=FLOOR)]
-    costs = bench.frame_costs(frames, deck, 2)
+    walls: list[float] = []
+    costs = bench.frame_costs(frames, deck, 2, walls)
     assert len(costs) == 3 and all(c > 0 for c in costs)
+    assert len(walls) == 3 and all(w > 0 for w in walls)
     worst = sorted(range(3), key=lambda i: -costs[i])[:2]
     rows = bench.stages([frames[i] for i in worst], deck, 40)
     labels = [label for label, _, _, _ in rows]
@@ -49,6 +51,9 @@ def test_the_slowest_frames_are_named_and_their_time_split_by_the_vision_stage(b
     figure = r"[\d.]+ ms"
     assert re.fullmatch(rf"3 frames, CPU per frame \(least of 2\): p50 {figure}, p99 {figure}, max {figure}",
                         lines[0])
+    timed = bench.report(names, costs, 2, worst, rows, walls)[0]
+    assert re.fullmatch(rf"{re.escape(lines[0])}; wall p50 {figure}, p99 {figure}", timed)
+    assert f"wall p50 {sorted(walls)[1]:.2f} ms" in timed  # the median of three
     assert lines[1] == "slowest 2: " + ", ".join(f"{names[i]} {costs[i]:.1f}" for i in worst)
     assert lines[2].split()[-3:] == ["self", "total", "calls"]
     assert len(lines) == 3 + len(rows) and lines[3].startswith("recognise.recognise:")
