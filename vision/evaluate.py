@@ -5,7 +5,7 @@ as another card: a misdeal), false cards (a frame with no card read as a
 card), then the share read correctly and the share left "unknown" (the
 dealer shows the card again), then the time per frame. Latency is measured
 around :func:`vision.recognise.recognise` only (decoding the file is the
-camera's job), on one thread (``cv2.setNumThreads(1)``), as wall time and as
+camera's job), on one thread (:data:`vision.recognise.READ_THREADS`, as the daemon), as wall time and as
 this process's CPU time, because on a shared machine the two differ.
 """
 
@@ -23,7 +23,7 @@ import numpy as np
 
 from controller.cards import Card
 from vision.profile import DeckProfile
-from vision.recognise import Image, recognise
+from vision.recognise import READ_THREADS, Image, recognise
 
 #: How many wrong and unknown frames the report names, and how many of the slowest frames it lists.
 LISTED = 50
@@ -134,7 +134,7 @@ class Tally:
 def evaluate(frames: Iterable[tuple[Image, Card | None, str]], profile: DeckProfile) -> dict[str, Any]:
     """Run every (frame, true card or None, name) through the recogniser on one thread."""
     threads = cv2.getNumThreads()
-    cv2.setNumThreads(1)
+    cv2.setNumThreads(READ_THREADS)
     try:
         tally = Tally()
         for frame, truth, name in frames:

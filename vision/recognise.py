@@ -46,6 +46,12 @@ from vision.window import ScanWindow
 
 Image = MatLike
 
+#: OpenCV's threads for reading a frame where the reading is a service (the daemon's camera), as the benches
+#: and ``croupier vision test`` measure it: one. At 640 x 480 a second thread cost a fifth more CPU for no
+#: shorter reads (composed 2026 on 2 cores, by turns: CPU p50 7.96 and 8.26 ms on one thread, 9.61 and 10.60
+#: on two, wall p50 the same on one, 7.84 and 8.73 on two; ``bench/vision_profile.py --threads 2``): CPU the
+#: daemon's loop and its shoe, panel and display links share on the Pi.
+READ_THREADS: Final = 1
 #: A glyph whose height is off the enrolled median by more than this fraction is not an index glyph.
 HEIGHT_TOLERANCE: Final = 0.35
 #: A rank whose centre sits further than this (a share of its height) from where the deck's rank of

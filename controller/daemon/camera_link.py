@@ -47,7 +47,7 @@ from controller.inputs import CardSeen, DeviceStatus, Input
 from vision.felt import Before, Look, Settled, before, healed, look, unlike, widened
 from vision.image_file import write_image
 from vision.profile import DeckProfile, ProfileError, load_profile
-from vision.recognise import Image, Reading, recognise
+from vision.recognise import READ_THREADS, Image, Reading, recognise
 from vision.sources import CaptureSource, FrameSource, ReadOnce, ReplaySource, SourceError, WindowSource
 from vision.stable import StableReads
 from vision.window import ScanWindow
@@ -142,6 +142,7 @@ class CameraLink:
 
     def start(self) -> None:
         make_dir(self.audit_dir)
+        cv2.setNumThreads(READ_THREADS)  # process-wide: the daemon's only OpenCV is the camera's
         self._last_frame = time.monotonic()
         self._thread.start()
         self._watchdog.start()
@@ -248,8 +249,7 @@ class CameraLink:
         return source
 
     def _watch(self) -> None:
-        """Offline when a read has not returned for ``offline_after`` seconds (a hung camera); the reader
-        itself says so when reads return without frames."""
+        """Offline when a read has not returned for ``offline_after`` seconds (a hung camera)."""
         after = self.settings.spec.offline_after
         while not self._stopping.wait(min(0.5, after / 4)):
             since = self._reading_since
