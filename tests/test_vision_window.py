@@ -130,6 +130,50 @@ def test_calibrate_says_what_is_missing(tmp_path: Path, capsys: pytest.CaptureFi
     assert "--size-mm needs --corners" in capsys.readouterr().err
 
 
+def test_calibrate_takes_the_corners_in_the_frames_own_pixels_whatever_its_size(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 1080p camera's frame (wider than the 1,600 px the photographs of enrolment and tests are shrunk
+    to): the window's middle half is 0.25 to 0.75 of the frame. Before, the frame was shrunk first and
+    the corners, still its pixels, came out as 0.3 to 0.9, with exit 0 (a review, 2026-12-07)."""
+    image = tmp_path / "frame1080.png"
+    cv2.imwrite(str(image), np.full((1080, 1920, 3), (40, 90, 30), np.uint8))
+    corners = "480,270 1440,270 1440,810 480,810"
+    options = ["--corners", corners, "--size-mm", "320x180"]
+    assert main(["vision", "calibrate", "--image", str(image), *options]) == 0
+    printed = capsys.readouterr().out
+    entry = yaml.safe_load(printed)["scan_window"]
+    assert entry["corners"] == [[0.25, 0.25], [0.75, 0.25], [0.75, 0.75], [0.25, 0.75]]
+    assert "frame 1920x1080" in printed
+    assert "a card at the frame's centre is about 264 px tall" in printed and "too small" not in printed
+
+
+@pytest.mark.parametrize(("options", "why"), [
+    (["--corners", "10,10 10,10 10,10 10,10"], "covers 0.0% of the frame"),
+    (["--corners", "320,10 500,470 10,170 630,170 140,470"], "crosses itself"),
+    (["--corners", " ".join(f"{10 + 30 * k},{10 + k}" for k in range(17))], "at most 16"),
+    (["--corners", "10,10 630,10 630,470 10,470", "--size-mm", "0x0"], "above 0"),
+])
+def test_calibrate_refuses_what_the_table_file_would_refuse(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str], why: str) -> None:
+    """An outline of one point, one whose sides cross, one of 17 points, a window of no size: before, each
+    was printed (exit 0) for the table file to refuse at the daemon's start."""
+    image = tmp_path / "felt.png"
+    cv2.imwrite(str(image), np.full((480, 640, 3), (40, 90, 30), np.uint8))
+    assert main(["vision", "calibrate", "--image", str(image), *options]) == 2
+    err = capsys.readouterr().err
+    assert why in err, err
+
+
+def test_calibrate_says_when_a_card_would_be_too_small_to_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    image = tmp_path / "felt.png"
+    cv2.imwrite(str(image), np.full((480, 640, 3), (40, 90, 30), np.uint8))
+    assert main(["vision", "calibrate", "--image", str(image), "--corners", "10,10 630,10 630,470 10,470",
+                 "--size-mm", "480x360"]) == 0
+    printed = capsys.readouterr().out
+    assert "about 112 px tall" in printed and "too small: a card must be at least 170 px tall" in printed
+
+
 DECK = str(FIRMWARE_CONFIGS / "decks" / "sim_classic.yaml")
 
 
@@ -140,6 +184,9 @@ def test_the_table_files_scan_window_is_checked_and_names_the_key(tmp_path: Path
         load_table(write_table(tmp_path, camera={**camera, "scan_window": outside}))
     with pytest.raises(TableFileError, match="camera.scan_window"):
         load_table(write_table(tmp_path, camera={**camera, "scan_window": {}}))
+    star = {"corners": [[0.5, 0.0], [0.8, 1.0], [0.0, 0.35], [1.0, 0.35], [0.2, 1.0]]}
+    with pytest.raises(TableFileError, match="camera.scan_window.*crosses itself"):
+        load_table(write_table(tmp_path, camera={**camera, "scan_window": star}))
 
 
 @pytest.mark.timeout(120)

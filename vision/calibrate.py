@@ -16,7 +16,9 @@ from typing import Final
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import ValidationError
 
+from controller.daemon.camera_config import ScanWindowSpec
 from vision.detect import CARD_ASPECT
 from vision.window import plane_from_corners, plane_from_marker, tilt_of
 
@@ -24,6 +26,9 @@ from vision.window import plane_from_corners, plane_from_marker, tilt_of
 MARKER_DICT: Final = cv2.aruco.DICT_4X4_50
 #: A poker card's height on the table, for the report of how large a card will look.
 CARD_MM: Final = 88.0
+#: The least length of a card in the frame the reader is measured at (docs/vision.md, "Mounting and
+#: lighting"): a calibration that shows a card shorter says so.
+LEAST_CARD_PX: Final = 170
 
 
 class CalibrationError(ValueError):
@@ -60,8 +65,13 @@ class Calibration:
         card = np.array([[[x, y - CARD_MM / 2], [x, y + CARD_MM / 2]]], np.float64)
         ends = cv2.perspectiveTransform(card, inv)[0] * np.array([w, h])
         tall = float(np.linalg.norm(ends[0] - ends[1]))
+        small = [] if tall >= LEAST_CARD_PX else [
+            f"too small: a card must be at least {LEAST_CARD_PX} px tall to be read as measured; bring the "
+            "camera nearer, use a longer lens or a larger frame (--camera-size, the table file's width and "
+            "height)"]
         return [
             f"a card at the frame's centre is about {tall:.0f} px tall ({tall * CARD_ASPECT:.0f} px wide)",
+            *small,
             f"scale across the frame differs by {tilt_of(self.plane, self.frame):.0%} (0 %: straight down)",
         ]
 
@@ -102,6 +112,8 @@ def calibrate(frame: NDArray[np.uint8], corners_px: list[tuple[float, float]] | 
         corners = [(x / w, y / h) for x, y in corners_px]
     if size_mm is not None and marker_mm is not None:
         raise CalibrationError("give --size-mm (the window's own size) or --marker, not both")
+    if (size_mm is not None and min(size_mm) <= 0) or (marker_mm is not None and marker_mm <= 0):
+        raise CalibrationError("--size-mm and --marker are lengths on the table in mm: above 0")
     plane = None
     if size_mm is not None:
         if corners is None:
@@ -111,4 +123,10 @@ def calibrate(frame: NDArray[np.uint8], corners_px: list[tuple[float, float]] | 
         plane = plane_from_marker(find_marker(frame), marker_mm, (w, h))
     if corners is None and plane is None:
         raise CalibrationError("nothing to calibrate: give --corners, --marker, or both")
+    try:  # the table file's own check: what is printed is what it takes
+        entry = {"corners": corners, "plane": None if plane is None else plane.tolist()}
+        ScanWindowSpec.model_validate(entry)
+    except ValidationError as exc:
+        why = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'scan_window'}: {e['msg']}" for e in exc.errors())
+        raise CalibrationError(f"the table file would refuse this scan_window ({why})") from None
     return Calibration(corners, plane, (w, h))

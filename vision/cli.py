@@ -76,6 +76,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     frame = c.add_mutually_exclusive_group(required=True)
     frame.add_argument("--image", type=Path, help="a frame from the table's camera, as it is mounted")
     frame.add_argument("--camera", help="take one frame from this camera (index or /dev/videoN)")
+    c.add_argument("--camera-size", default="640x480",
+                   help="with --camera: the frame size WxH asked for, the table file's camera width and "
+                   "height (default 640x480, as theirs)")
     c.add_argument(
         "--corners",
         help="the window's corners in that frame, in pixels, clockwise from its top-left: 'x,y x,y x,y x,y' "
@@ -115,7 +118,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from vision.calibrate import CalibrationError, calibrate, parse_points
 
     if args.image is not None:
-        frame = read_frame(args.image)
+        import cv2
+
+        frame: Any = cv2.imread(str(args.image), cv2.IMREAD_COLOR)  # its own size: --corners are its pixels
         if frame is None:
             print(f"croupier vision calibrate: {args.image}: not an image OpenCV can read", file=sys.stderr)
             return 2
@@ -123,7 +128,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         from vision.sources import CaptureSource, SourceError
 
         try:
-            source = CaptureSource(int(args.camera) if args.camera.isdigit() else args.camera, 1280, 720)
+            source = CaptureSource(int(args.camera) if args.camera.isdigit() else args.camera,
+                                   *_size(args.camera_size))
         except SourceError as exc:
             print(f"croupier vision calibrate: {exc}", file=sys.stderr)
             return 2

@@ -44,11 +44,29 @@ class ScanWindowSpec(BaseModel):
                            for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True))) / 2
             if area < 0.01:
                 raise ValueError(f"the outline covers {area:.1%} of the frame: a card cannot lie in it")
+            if _crosses(pts):
+                raise ValueError("the outline crosses itself: give its points in order round the window")
         if self.plane is not None:
             (a, b, c), (d, e, f), (g, h, i) = self.plane
             if abs(a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)) < 1e-12:
                 raise ValueError("plane is not a homography (its determinant is 0)")
         return self
+
+
+def _crosses(pts: tuple[tuple[float, float], ...]) -> bool:
+    """Whether two sides of the closed outline ``pts`` that do not share a corner cross: points given out
+    of order round the window (a bow tie) make a mask of two triangles, not the window."""
+    def side(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    sides = list(zip(pts, pts[1:] + pts[:1], strict=True))
+    n = len(sides)
+    for i in range(n):
+        for j in range(i + 2, n - (i == 0)):  # not the side itself, nor its neighbours
+            (a, b), (c, d) = sides[i], sides[j]
+            if side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0:
+                return True
+    return False
 
 
 class CameraSpec(BaseModel):
