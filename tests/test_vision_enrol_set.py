@@ -89,6 +89,17 @@ def test_one_red_card_with_grey_ink_is_named_not_blamed_on_the_light() -> None:
     assert "like black ink" in result.problems[0] and "white light" not in result.problems[0]
 
 
+def test_one_refusal_names_every_card_to_reshoot_whatever_its_reason() -> None:
+    """A card without a photograph and another whose ink is the wrong colour (an index painted over, a
+    photograph under the wrong label): both named at once. Before, the missing card stopped the enrolment
+    before the ink was looked at, and the re-shoot list named it alone (a review, 2026-12-07)."""
+    shots = [shot for shot in _deck_with_grey_red({"JH"}) if shot[1].code != "5S"]
+    result = enrol(shots, "grey")
+    assert not result.ok and result.reshoot == {"5S", "JH"}, result.problems
+    assert any(p.startswith("5S: no usable photograph (none given)") for p in result.problems)
+    assert any(p.startswith("JH: no usable photograph (JH.jpg: its red") for p in result.problems)
+
+
 def test_a_grey_red_photograph_is_set_aside_when_its_card_has_a_good_one() -> None:
     result = enrol(_deck_with_grey_red({"JH"}, extra_good=True), "grey")
     assert result.ok and result.profile is not None, result.problems

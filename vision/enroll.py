@@ -159,7 +159,10 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str, stand_ins: bool =
             why[card.code].append(f"{origin}: {doubt}")
         elif found.face is not None:
             faces.append((found.face, card, origin))
-    if not _every_card(faces, why, result, stand_ins):
+    # A card without a face is named now, and the rest are still checked (their indices, their ink), so one
+    # refusal names every card to re-shoot and why, not only the first kind found (a review, 2026-12-07).
+    _every_card(faces, why, result, stand_ins)
+    if not faces:
         return result
     place = index_place([face for face, _, _ in faces], [card.code for _, card, _ in faces])
     if place is None:
@@ -211,7 +214,7 @@ def _every_card(
                 f"{card} ({r}): set aside, the card has other photographs" for r in reasons
             )
             continue
-        if card.code in result.stand_ins:
+        if card.code in result.stand_ins or card.code in result.reshoot:
             continue  # named when the first check found it without a photograph
         missing = f"{card}: no usable photograph ({'; '.join(reasons) or 'none given'})"
         if stand_ins and card.rank in ranks and card.suit in suits:
