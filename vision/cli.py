@@ -178,6 +178,9 @@ def run_enroll(args: argparse.Namespace) -> int:
     from vision.profile import save_profile
 
     name = args.name or args.out.stem
+    if (why := unwritable(args.out)) is not None:  # said before the photographs are read, not after
+        print(f"croupier vision enroll: --out {args.out}: {why}", file=sys.stderr)
+        return 2
     try:
         if args.images is not None:
             files = [item for folder in args.images for item in labelled_images(folder, args.labels)]
@@ -208,8 +211,12 @@ def run_enroll(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    make_dir(args.out.parent)
-    folder = save_profile(result.profile, args.out)
+    try:
+        folder = save_profile(result.profile, args.out)
+    except OSError as exc:  # a disk full, a folder made read-only meanwhile: the profile on disk as it was
+        print(f"croupier vision enroll: cannot write {args.out}: {exc.strerror or exc}; the profile there "
+              "(if any) is as it was", file=sys.stderr)
+        return 2
     idx = result.profile.spec.index
     print(
         f"enrolled deck {name!r} from {result.images} photographs: index in the {idx.corner} corner, "
@@ -246,6 +253,29 @@ def read_frame(path: Path) -> Any:
     return img
 
 
+def unwritable(path: Path) -> str | None:
+    """Why a file cannot be written at ``path`` (its folder made if missing), or None: checked before a
+    long job, so that a wrong ``--out`` or ``--json`` costs a second, not the job."""
+    if path.is_dir():
+        return "is a folder: name the file to write"
+    try:
+        make_dir(path.parent)
+    except OSError as exc:
+        return f"cannot make its folder {path.parent}: {exc.strerror or exc}"
+    if not path.parent.is_dir():
+        return f"{path.parent} is not a folder"
+    import os
+    import tempfile
+
+    try:  # a file made there and removed: the only sure test (root passes every access check)
+        fd, probe = tempfile.mkstemp(dir=path.parent, prefix=".croupier-probe-")
+    except OSError as exc:
+        return f"cannot write in {path.parent}: {exc.strerror or exc}"
+    os.close(fd)
+    os.unlink(probe)
+    return None
+
+
 def default_deck() -> Path | None:
     from controller.daemon.config import FIRMWARE_CONFIGS
 
@@ -276,9 +306,17 @@ def run_test(args: argparse.Namespace) -> int:
     if deck is None:
         print("croupier vision test: name the deck profile with --deck", file=sys.stderr)
         return 2
+    to_stdout = args.json is not None and str(args.json) == "-"
+    if args.json is not None and not to_stdout and (why := unwritable(args.json)) is not None:
+        print(f"croupier vision test: --json {args.json}: {why}", file=sys.stderr)
+        return 2
     try:
         profile = load_profile(deck)
+        if not args.folder.is_dir():
+            raise DatasetError(f"{args.folder}: not a folder")
         rows = labelled_rows(args.folder)
+        if not rows:
+            raise DatasetError(f"{args.folder / 'labels.csv'}: no frames listed: nothing to test")
         report: dict[str, Any] = {
             "deck": str(deck),
             "folder": str(args.folder),
@@ -287,12 +325,18 @@ def run_test(args: argparse.Namespace) -> int:
     except (ProfileError, DatasetError) as exc:
         print(f"croupier vision test: {exc}", file=sys.stderr)
         return 2
-    print(summary(report))
+    # With --json -, standard output is the JSON alone (for a pipe), the summary on standard error.
+    print(summary(report), file=sys.stderr if to_stdout else sys.stdout)
     if args.json is not None:
         text = json.dumps(report, indent=2)
-        if str(args.json) == "-":
+        if to_stdout:
             print(text)
         else:
-            write_atomic(args.json, text + "\n")
+            try:
+                write_atomic(args.json, text + "\n")
+            except OSError as exc:
+                reason = exc.strerror or exc
+                print(f"croupier vision test: cannot write {args.json}: {reason}", file=sys.stderr)
+                return 2
             print(f"JSON report: {args.json}")
     return 0

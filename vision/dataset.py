@@ -37,6 +37,8 @@ def labelled_rows(folder: Path) -> list[tuple[int, str, Card | None]]:
                 card = None if text.lower() == "none" else parse_card(text)
             except CardError as exc:
                 raise DatasetError(f"{labels}: line {lineno}: {exc} (or 'none')") from None
+            if not (folder / file).is_file():  # every image there before any is read (a run is long)
+                raise DatasetError(f"{labels}: line {lineno}: no image {folder / file}")
             rows.append((lineno, file, card))
     except EnrolError as exc:
         raise DatasetError(str(exc)) from None

@@ -149,18 +149,24 @@ def summary(report: dict[str, Any]) -> str:
     lat = report["latency_ms"]
     acc = report["accuracy"]
     unk = report["unknown_rate"]
+    wrong, false = report["wrong_per_1000"], report["false_per_1000_negatives"]
+    wrong_rate = "no card frames" if wrong is None else f"{wrong} per 1,000 card frames"
+    false_rate = "no frames without a card" if false is None else f"{false} per 1,000 negative frames"
     lines = [
         f"frames {report['frames']}: {report['card_frames']} with a card, "
         f"{report['negative_frames']} without",
-        f"wrong reads {report['wrong']} ({report['wrong_per_1000']} per 1,000 card frames); "
-        f"false cards {report['false_cards']} "
-        f"({report['false_per_1000_negatives']} per 1,000 negative frames)",
+        f"wrong reads {report['wrong']} ({wrong_rate}); false cards {report['false_cards']} ({false_rate})",
         f"read correctly {report['correct']} ({acc:.2%}); unknown {report['unknown']} ({unk:.2%})"
         if acc is not None and unk is not None
         else "no card frames",
         f"latency per frame (one thread): wall p50 {lat['wall_p50']} ms, p99 {lat['wall_p99']} ms; "
         f"CPU p50 {lat['cpu_p50']} ms, p99 {lat['cpu_p99']} ms",
+        *(f"  wrong: {frame}" for frame in report["wrong_frames"]),
     ]
+    if report["unknown_reasons"]:
+        reasons = report["unknown_reasons"].items()
+        lines.append("unknown reasons: " + ", ".join(f"{why} x{n}" for why, n in reasons))
+        lines.extend(f"  unknown: {frame}" for frame in report["unknown_frames"][:SLOWEST * 2])
     if report["slowest_cpu_ms"]:
         lines.append("slowest (CPU): " + ", ".join(f"{s['frame'] or '?'} {s['ms']} ms"
                                                    for s in report["slowest_cpu_ms"]))

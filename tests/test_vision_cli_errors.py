@@ -1,0 +1,72 @@
+"""``croupier vision enroll`` and ``test`` as a user meets them when something is wrong: a bad ``--out`` or
+``--json`` said before the long work, by its option and path, never a traceback after it; a missing image
+named before any frame is read; ``--json -`` a JSON document alone on standard output; the report's plain
+text naming the reasons of unknown frames (a review, 2026-12-07)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.daemon.config import FIRMWARE_CONFIGS
+
+DECK = str(FIRMWARE_CONFIGS / "decks" / "sim_classic.yaml")
+
+
+@pytest.fixture
+def held(tmp_path: Path) -> Path:
+    """Eight drawn frames of the simulated deck's design, no frame without a card."""
+    folder = tmp_path / "held"
+    assert main(["vision", "scenes", str(folder), "--count", "8", "--seed", "5"]) == 0
+    return folder
+
+
+def test_a_bad_out_is_refused_before_any_photograph_is_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "afile").write_text("")
+    (tmp_path / "adir.yaml").mkdir()
+    afile = tmp_path / "afile"
+    for out, why in ((tmp_path / "adir.yaml", "is a folder"), (afile / "x.yaml", f"{afile} is not a folder"),
+                     (Path("/proc/x.yaml"), "cannot")):
+        assert main(["vision", "enroll", "--images", str(tmp_path / "nowhere"), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"--out {out}: {why}" in err and "Traceback" not in err, err
+    assert list((tmp_path / "adir.yaml").iterdir()) == []  # nothing left behind
+
+
+def test_test_refuses_a_bad_json_path_and_a_set_with_nothing_to_test_before_reading(
+        tmp_path: Path, held: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["vision", "test", str(held), "--deck", DECK, "--json", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert f"--json {tmp_path}: is a folder" in captured.err and "frames" not in captured.err
+    assert main(["vision", "test", str(tmp_path / "nowhere"), "--deck", DECK]) == 2
+    assert f"{tmp_path / 'nowhere'}: not a folder" in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "labels.csv").write_text("file,card\n")
+    assert main(["vision", "test", str(empty), "--deck", DECK]) == 2
+    assert "no frames listed: nothing to test" in capsys.readouterr().err
+    # An image named on the last line and missing: named at once, before the first frame is read.
+    with (held / "labels.csv").open("a") as labels:
+        labels.write("gone.jpg,QH\n")
+    assert main(["vision", "test", str(held), "--deck", DECK]) == 2
+    captured = capsys.readouterr()
+    assert "line 10: no image" in captured.err and "gone.jpg" in captured.err, captured.err
+    assert "frames" not in captured.err.split("no image")[0]  # no progress: no frame read
+
+
+def test_json_to_standard_output_is_one_json_document_and_the_text_names_unknown_reasons(
+        held: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["vision", "test", str(held), "--deck", DECK, "--json", "-"]) == 0
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert report["card_frames"] == 8 and report["negative_frames"] == 0
+    assert "wrong reads" in captured.err and "no frames without a card" in captured.err
+    assert "None" not in captured.err
+    if report["unknown"]:
+        assert "unknown reasons: " in captured.err and "  unknown: " in captured.err
