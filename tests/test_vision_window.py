@@ -22,6 +22,7 @@ from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import FIRMWARE_CONFIGS, TableFileError, load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
+from controller.tools.ctl import format_reply
 from vision.detect import find_card
 from vision.recognise import recognise
 from vision.window import ScanWindow, bounds, side_lengths, widest_side
@@ -205,9 +206,12 @@ def test_the_daemons_camera_reads_through_the_table_files_mask(tmp_path: Path) -
         while "camera" not in client.call("status")["offline"]:
             assert time.monotonic() < deadline, "the replay never ended"
             time.sleep(0.05)
-        status = client.call("status")["camera"]
+        reply = client.call("status")
         client.close()
+    status = reply["camera"]
     assert status["cards"] == 1 and status["last"]["card"] == "7H", status
+    text = format_reply({"cmd": "status"}, reply, config.limits.money)  # what `ctl status` prints
+    assert f"  camera: {frames}, deck sim_classic, OFFLINE; " in text and "1 cards dealt; last read: " in text
 
 
 def test_no_quadrilateral_within_the_frame_has_sides_longer_than_widest_side() -> None:

@@ -248,6 +248,12 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
             else f"  shoe: {shoe['port']} ({shoe['protocol']}) "
             + ("connected" if shoe["connected"] else "NOT connected")
         )
+        if (camera := reply.get("camera")) is not None:  # docs/vision.md: the camera's last reading
+            last = camera["last"] or {"status": "nothing yet", "card": None, "reason": ""}
+            seen = last["card"] or last["status"] + (f" ({last['reason']})" if last["reason"] else "")
+            lines.append(f"  camera: {camera['source']}, deck {camera['deck']}, "
+                         f"{'online' if camera['online'] else 'OFFLINE'}; {camera['frames']} frames read, "
+                         f"{camera['cards']} cards dealt; last read: {seen}")
         return "\n".join(lines)
     if cmd == "meters":
         return "\n".join(meters_text(reply, cur))
