@@ -57,9 +57,17 @@ def test_photographs_of_a_card_added_from_another_folder(tmp_path: Path,
     seven = next(f for f in first.iterdir() if f.name.startswith("7D"))
     shutil.copy(seven, more / "7D-2.jpg")
     cv2.imwrite(str(more / "7D-3.jpg"), negative_scene("empty", DESIGNS["classic"], 5))
+    empty = tmp_path / "empty"
+    empty.mkdir()  # a wrong path, a copy not finished: said, not taken for a folder of nothing to add
+    assert main(["vision", "enroll", "--images", str(first), "--images", str(empty), "--out", str(out)]) == 2
+    assert f"{empty}: no photographs to enrol" in capsys.readouterr().err and not out.exists()
+    cv2.imwrite(str(first / "stray.jpg"), negative_scene("empty", DESIGNS["classic"], 6))  # not in labels.csv
     assert main(["vision", "enroll", "--images", str(first), "--images", str(more), "--out", str(out)]) == 0
     captured = capsys.readouterr()
-    assert out.is_file() and "warning: 7D (7D-3.jpg: no card found" in captured.out
+    assert out.is_file() and "warning: 7D (more/7D-3.jpg: no card found" in captured.out  # which folder's
+    unnamed = (f"warning: {first}: 2 image(s) not named in {first / 'labels.csv'}, not used: "
+               f"{seven.name}, stray.jpg")
+    assert unnamed in captured.out  # the 7D left out of its labels, and a photograph never labelled
     assert "53/53 photographs" in captured.err  # progress, one photograph at a time
 
 

@@ -43,7 +43,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="a camera (index or /dev/videoN) or a folder/video to replay: "
         "shows a prompt for each of the 52 cards",
     )
-    e.add_argument("--labels", type=Path, help="a file,card CSV naming the images (default DIR/labels.csv)")
+    e.add_argument("--labels", type=Path, help="a file,card CSV naming the images, for every --images folder "
+                   "(default: each folder's own labels.csv)")
     e.add_argument(
         "--out", type=Path, required=True, help="the profile to write (firmware_configs/decks/NAME.yaml)"
     )
@@ -183,7 +184,10 @@ def run_enroll(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.images is not None:
-            files = [item for folder in args.images for item in labelled_images(folder, args.labels)]
+            def warn(text: str) -> None:
+                print(f"  warning: {text}")
+
+            files = [item for folder in args.images for item in labelled_images(folder, args.labels, warn)]
             shots: Iterable[tuple[Any, Any, str]] = _read_shots(files)
         else:
             from vision.capture_enrol import shoot_deck
@@ -231,15 +235,17 @@ READ_WIDTH = 1600
 
 
 def _read_shots(files: list[tuple[Path, Any]]) -> Iterator[tuple[Any, Any, str]]:
-    """Each labelled photograph, read when it is needed and shrunk to :data:`READ_WIDTH`, with progress."""
+    """Each labelled photograph, read when it is needed and shrunk to :data:`READ_WIDTH`, with progress;
+    named by its file, and its folder's name where photographs come from more than one."""
     from vision.enroll import EnrolError
 
+    folders = len({path.parent for path, _ in files})
     for done, (path, card) in enumerate(files, 1):
         img = read_frame(path)
         if img is None:
             raise EnrolError(f"{path}: not an image OpenCV can read")
         progress("photographs", done, len(files))
-        yield img, card, path.name
+        yield img, card, path.name if folders == 1 else f"{path.parent.name}/{path.name}"
 
 
 def read_frame(path: Path) -> Any:

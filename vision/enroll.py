@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import csv
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +40,7 @@ from vision.profile import (
     ProfileFile,
 )
 from vision.recognise import Image, recognise_face
+from vision.sources import IMAGE_SUFFIXES
 
 #: Two templates correlating above this are too alike to be told apart safely...
 MAX_LIKENESS = 0.97
@@ -52,7 +53,6 @@ REMEDY_INDEX = "re-shoot it in focus, the index free of glare and shadow"
 #: What to do about a card left without a usable photograph.
 REMEDY_CARD = "re-shoot it, or add photographs of it with another --images folder"
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 
 
 class EnrolError(ValueError):
@@ -77,8 +77,11 @@ class EnrolResult:
         return self.profile is not None and not self.problems
 
 
-def labelled_images(folder: Path, labels: Path | None = None) -> list[tuple[Path, Card]]:
-    """The images of ``folder`` and their cards: from a ``file,card`` CSV, or from names like ``QH-2.png``."""
+def labelled_images(folder: Path, labels: Path | None = None,
+                    warn: Callable[[str], None] = lambda _: None) -> list[tuple[Path, Card]]:
+    """The images of ``folder`` and their cards: from a ``file,card`` CSV, or from names like ``QH-2.png``.
+    A folder with no photograph is an error (a wrong path, a copy not finished); images a CSV leaves out
+    are named to ``warn`` (a photograph added and not labelled)."""
     if not folder.is_dir():
         raise EnrolError(f"{folder}: not a folder")
     if labels is None and (folder / "labels.csv").is_file():
@@ -93,7 +96,23 @@ def labelled_images(folder: Path, labels: Path | None = None) -> list[tuple[Path
             if not (folder / file).is_file():
                 raise EnrolError(f"{labels}: line {lineno}: no image {folder / file}")
             out.append((folder / file, card))
-        return out
+        named = {path.resolve() for path, _ in out}
+        left = [p.name for p in sorted(folder.iterdir())
+                if p.suffix.lower() in IMAGE_SUFFIXES and p.resolve() not in named]
+        if left:
+            warn(f"{folder}: {len(left)} image(s) not named in {labels}, not used: {', '.join(left[:10])}"
+                 + (" ..." if len(left) > 10 else ""))
+    else:
+        out = _named_images(folder)
+    if not out:
+        raise EnrolError(f"{folder}: no photographs to enrol ({' '.join(IMAGE_SUFFIXES)} files, or a "
+                         "labels.csv naming them)")
+    return out
+
+
+def _named_images(folder: Path) -> list[tuple[Path, Card]]:
+    """The images of ``folder`` named by their card (``QH.png``, ``10d-2.jpg``)."""
+    out: list[tuple[Path, Card]] = []
     for path in sorted(folder.iterdir()):
         if path.suffix.lower() not in IMAGE_SUFFIXES:
             continue
