@@ -63,9 +63,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from vision_recognition import start  # noqa: E402  (bench/, beside this script)
 
 from controller.cards import DECK, Card, CardError, parse_card  # noqa: E402
-from vision.enroll import IMAGE_SUFFIXES, EnrolResult, enrol, read_labels  # noqa: E402
+from vision.enroll import EnrolResult, enrol, read_labels  # noqa: E402
 from vision.evaluate import evaluate, summary  # noqa: E402
 from vision.recognise import Image  # noqa: E402
+from vision.sources import IMAGE_SUFFIXES  # noqa: E402
 from vision.synth import FACE_H, FACE_W, STUDIO, Conditions, _corners, _photograph, render_back  # noqa: E402
 
 NEGATIVE_NAMES = ("none", "empty", "neg")
