@@ -11,7 +11,9 @@ folder has no room for a result (a small /dev/shm: Docker's is 64 MB), the worke
 and the result goes through the pipe, as before the spool: the run is right, only a kill while it is sent
 would hang it. A chunk's exception goes the same way: the pool sends it with its traceback's text, which
 a deep stack or a long message takes past 4 KiB; a large one is written to a file with that text, and
-raised again in the parent from it, the worker's traceback as its cause (as the pool does).
+raised again in the parent from it, the worker's traceback as its cause (as the pool does). One that cannot
+be pickled (a lock among its arguments) is sent as a RuntimeError naming its kind and the start of its
+message; a small one, pickled or not, is left to the pool, as before the spool.
 
 The folder is private (0700, each file 0600 from its first byte, :func:`tempfile.mkstemp`), in
 ``/dev/shm`` where there is one (memory, as the pipe was: no SD card written 21 MB a chunk); the file is
@@ -56,15 +58,16 @@ class Raised(NamedTuple):
 
 
 class RemoteTraceback(Exception):
-    """The cause given to a chunk's exception raised again in the parent: the worker's traceback, as text."""
+    """The cause given to a chunk's exception raised again in the parent: the worker's traceback, as text,
+    set off by triple quotes as the pool's own (so it does not read as a traceback of the parent)."""
 
     def __str__(self) -> str:
-        return str(self.args[0])
+        return f'\n"""\n{self.args[0]}"""'
 
 
 class Unreadable(Exception):
-    """A spooled result the parent cannot make again from its pickle (its class's ``__init__`` wants other
-    arguments): the run's end names the error, as for a result that came through the pipe."""
+    """A spooled result or exception the parent cannot make again from its pickle (its class's ``__init__``
+    wants other arguments): the run's end names the error, as for one that came through the pipe."""
 
 
 #: The spool folders' names: the run's process id between these.
@@ -105,19 +108,38 @@ def spooled(play: Callable[[J], T], folder: str, job: J) -> T | Spooled | Raised
     one that cannot be pickled raised for the pool to send."""
     try:
         result = play(job)
-    except Exception as error:
+    except BaseException as error:  # SystemExit and KeyboardInterrupt too: the pool sends them back as well
         told = "".join(traceback.format_exception(error))
-        try:
-            data = pickle.dumps((error, told), pickle.HIGHEST_PROTOCOL)
-        except Exception:
-            raise error from None  # the pool says it cannot be pickled, as before the spool
-        path = None if len(data) <= INLINE else _written(data, folder, "exception")
+        data = _pickled((error, told))
+        if data is None and len(told.encode()) > INLINE:  # the pool's own word for it would quote it all
+            data = _pickled((_stand_in(error), told))
+        path = None if data is None or len(data) <= INLINE else _written(data, folder, "exception")
         if path is None:
-            raise
+            raise  # small, or it cannot be pickled: the pool sends it (or says why not), as before the spool
         return Raised(path)
     data = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
     path = None if len(data) <= INLINE else _written(data, folder, "result")
     return result if path is None else Spooled(path)
+
+
+def _pickled(value: object) -> bytes | None:
+    """``value``'s pickle, or None when it cannot be pickled (a lock, a lambda among its attributes)."""
+    try:
+        return pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return None
+
+
+def _stand_in(error: BaseException) -> RuntimeError:
+    """What is raised in the parent for a chunk's large exception that cannot be pickled: its kind and the
+    start of its message (its whole traceback is the cause)."""
+    try:
+        said = str(error)
+    except Exception:
+        said = "?"
+    said = said if len(said) <= 500 else f"{said[:500]}... ({len(said):,} characters)"
+    return RuntimeError(f"a chunk raised {type(error).__name__}: {said} (it cannot be pickled to be sent "
+                        "back: its traceback in the worker is the cause)")
 
 
 def _written(data: bytes, folder: str, what: str) -> str | None:
