@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from controller.cli import main
@@ -70,3 +72,24 @@ def test_json_to_standard_output_is_one_json_document_and_the_text_names_unknown
     assert "None" not in captured.err
     if report["unknown"]:
         assert "unknown reasons: " in captured.err and "  unknown: " in captured.err
+
+
+@pytest.mark.parametrize("argv", [
+    ["vision", "calibrate", "--image", "x.png", "--corners", "1,1 9,1 9,9", "--size-mm", "240"],
+    ["vision", "scenes", "out", "--size", "0x480"],
+    ["vision", "scenes", "out", "--count", "-3"],
+])
+def test_a_bad_size_or_count_exits_2_as_every_other_refusal(
+        tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Before, a size not WxH exited 1, unlike the commands' other refusals (2), and a count below 0 was
+    taken."""
+    cv2.imwrite(str(tmp_path / "x.png"), np.zeros((48, 64, 3), np.uint8))
+    argv = [str(tmp_path / a) if a in ("x.png", "out") else a for a in argv]
+    status: object
+    try:
+        status = main(argv)
+    except SystemExit as ended:  # a refusal may be raised or returned: the same exit status
+        status = ended.code
+    assert status == 2
+    assert "croupier vision" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -98,7 +98,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--count", type=int, default=520, help="frames with a card (default 520)")
     s.add_argument("--negatives", type=int, default=0, help="frames without a card (empty, back, joker, ...)")
     s.add_argument(
-        "--design", default="classic", help="the deck design to draw (classic, bold, serif, lefty)"
+        "--design", default="classic", help="the deck design to draw (classic, bold, serif, lefty, jumbo)"
     )
     s.add_argument(
         "--seed", type=int, default=1, help="the scenes' seed: the same seed writes the same frames"
@@ -108,11 +108,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _size(text: str, kind: Callable[[str], T] = int) -> tuple[T, T]:
+    """``WxH`` as two positive numbers; else exit 2 (as every other refusal of these commands) naming it."""
     w, _, h = text.lower().partition("x")
     try:
-        return kind(w), kind(h)
+        size = kind(w), kind(h)
     except ValueError:
-        raise SystemExit(f"croupier vision: {text!r}: expected WxH such as 640x480") from None
+        size = None
+    if size is None or min(size) <= 0:
+        print(f"croupier vision: {text!r}: expected WxH, both above 0, such as 640x480", file=sys.stderr)
+        raise SystemExit(2)
+    return size
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
@@ -157,6 +162,10 @@ def run_scenes(args: argparse.Namespace) -> int:
     from vision.dataset import write_enrolment_set, write_test_set
     from vision.synth import DESIGNS
 
+    if args.count < 0 or args.negatives < 0:
+        print("croupier vision scenes: --count and --negatives are numbers of frames, 0 or more",
+              file=sys.stderr)
+        return 2
     if args.design not in DESIGNS:
         print(
             f"croupier vision scenes: no design {args.design!r}; designs: {', '.join(DESIGNS)}",
