@@ -148,6 +148,23 @@ def test_enrol_from_a_camera_card_by_card(tmp_path: Path, monkeypatch: pytest.Mo
     shutil.rmtree(recording)
 
 
+def test_a_recording_that_ends_early_names_the_card_it_waited_for(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without prompts, a recording of 2C then 2D with no empty window between: 2D's frames follow 2C's, so
+    they are passed over as 2C's, and the recording ends while 2D is awaited. Before, the refusal named no
+    card (a review, 2026-12-07)."""
+    recording = tmp_path / "recording"
+    recording.mkdir()
+    design = DESIGNS["classic"]
+    for n, card in enumerate(["2C"] * 4 + ["2D"] * 4):
+        cv2.imwrite(str(recording / f"{n:05d}.png"), scene(parse_card(card), design, 600, cond=STUDIO))
+    out = tmp_path / "house.yaml"
+    assert main(["vision", "enroll", "--camera", str(recording), "--no-prompt", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "the replayed frames ran out while waiting for 2D" in err and "no card after the one before" in err
+    assert not out.exists()
+
+
 def test_enrolment_sets_are_seeded(tmp_path: Path) -> None:
     assert write_enrolment_set(tmp_path / "a", DESIGNS["bold"], 9) == 52
     assert write_test_set(tmp_path / "b", DESIGNS["bold"], 9, 5, 5) == 10

@@ -43,20 +43,24 @@ def open_source(camera: str) -> FrameSource:
         raise EnrolError(str(exc)) from None
 
 
-def _steady_card(source: FrameSource) -> Image:
+def _steady_card(source: FrameSource, what: str, prompt: bool) -> Image:
+    """A frame of a card read steadily (:data:`STEADY` frames running); ``what``: the card asked for, named
+    when none comes."""
     run = 0
     deadline = time.monotonic() + TIMEOUT
     while time.monotonic() < deadline:
         frame = source.read()
         if frame is None:
             if isinstance(source, ReplaySource):
-                raise EnrolError("the replayed frames ran out before every card was shown")
+                raise EnrolError(f"the replayed frames ran out while waiting for {what}"
+                                 + ("" if prompt else " (without a prompt, each card is taken once the "
+                                    "window has shown no card after the one before)"))
             time.sleep(0.05)
             continue
         run = run + 1 if find_card(frame, FACE_SIZE).status == "card" else 0
         if run >= STEADY:
             return frame
-    raise EnrolError(f"no card seen steadily in the window for {TIMEOUT:g} s")
+    raise EnrolError(f"no card seen steadily in the window for {TIMEOUT:g} s, waiting for {what}")
 
 
 def shoot_deck(
@@ -77,7 +81,7 @@ def shoot_deck(
                         raise EnrolError("input ended before every card was shown")
                 else:
                     print(f"Show {what} in the window...", flush=True)
-                frame = _steady_card(source)
+                frame = _steady_card(source, what, prompt)
                 name = f"{card.code}-{k + 1}.jpg"
                 write_image(folder / name, frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
                 rows.append(f"{name},{card.code}")
