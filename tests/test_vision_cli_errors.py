@@ -93,3 +93,12 @@ def test_a_bad_size_or_count_exits_2_as_every_other_refusal(
     assert status == 2
     assert "croupier vision" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_table_file_given_as_the_deck_is_named_as_one(
+        held: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before, it was refused for its version, with "enrol the deck again" (a review, 2026-12-07)."""
+    table = FIRMWARE_CONFIGS / "tables" / "baccarat_sim_camera.yaml"
+    assert main(["vision", "test", str(held), "--deck", str(table)]) == 2
+    err = capsys.readouterr().err
+    assert "a table file, not a deck profile" in err and "enrol the deck again" not in err, err

@@ -238,6 +238,10 @@ def load_profile(path: Path | str) -> DeckProfile:
     """Read a profile and its templates; :class:`ProfileError` names the file, key and reason."""
     path = Path(path)
     raw = read_yaml(path, ProfileError)
+    if isinstance(raw, dict) and "deck" not in raw and {"table", "game"} <= raw.keys():
+        why = ("a table file, not a deck profile: give the deck's profile (written by croupier vision "
+               "enroll; the table file's camera.deck names it)")
+        raise ProfileError(path, [(None, why)])
     if isinstance(raw, dict) and raw.get("version", 1) != PROFILE_VERSION:
         raise ProfileError(
             path,
