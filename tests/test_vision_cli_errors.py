@@ -102,3 +102,18 @@ def test_a_table_file_given_as_the_deck_is_named_as_one(
     assert main(["vision", "test", str(held), "--deck", str(table)]) == 2
     err = capsys.readouterr().err
     assert "a table file, not a deck profile" in err and "enrol the deck again" not in err, err
+
+
+def test_a_frame_that_cannot_be_decoded_is_named_and_the_rest_still_reported(
+        held: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file in the set that is no image (a copy cut short, a stray text file under a .jpg name): the run
+    reads the rest, reports them, names the file and its line, and exits 2. Before, the whole run ended
+    at that frame with no report (a review, 2026-12-07)."""
+    (held / "broken.jpg").write_bytes(b"not a jpeg")
+    with (held / "labels.csv").open("a") as labels:
+        labels.write("broken.jpg,QH\n")
+    capsys.readouterr()
+    assert main(["vision", "test", str(held), "--deck", DECK]) == 2
+    captured = capsys.readouterr()
+    assert "frames 8: 8 with a card" in captured.out  # the eight that could be read
+    assert "line 10: cannot read the image broken.jpg (not counted)" in captured.err

@@ -298,17 +298,16 @@ def default_deck() -> Path | None:
     return decks[0] if len(decks) == 1 else None
 
 
-def _test_frames(folder: Path, rows: list[tuple[int, str, Any]]) -> Iterator[tuple[Any, Any, str]]:
-    """The labelled frames one at a time (read, shrunk, read by the recogniser, let go), with progress."""
-    from vision.dataset import DatasetError
-
+def _test_frames(folder: Path, rows: list[tuple[int, str, Any]], unreadable: list[str],
+                 ) -> Iterator[tuple[Any, Any, str]]:
+    """The labelled frames one at a time (read, shrunk, read by the recogniser, let go), with progress. A file
+    OpenCV cannot decode is named in ``unreadable`` and passed over: the rest of a long run is not lost."""
     for done, (lineno, file, card) in enumerate(rows, 1):
         img = read_frame(folder / file)
-        if img is None:
-            raise DatasetError(
-                f"{folder / 'labels.csv'}: line {lineno}: cannot read the image {folder / file}"
-            )
         progress("frames", done, len(rows))
+        if img is None:
+            unreadable.append(f"{folder / 'labels.csv'}: line {lineno}: cannot read the image {file}")
+            continue
         yield img, card, file
 
 
@@ -332,10 +331,12 @@ def run_test(args: argparse.Namespace) -> int:
         rows = labelled_rows(args.folder)
         if not rows:
             raise DatasetError(f"{args.folder / 'labels.csv'}: no frames listed: nothing to test")
+        unreadable: list[str] = []
         report: dict[str, Any] = {
             "deck": str(deck),
             "folder": str(args.folder),
-            **evaluate(_test_frames(args.folder, rows), profile),
+            **evaluate(_test_frames(args.folder, rows, unreadable), profile),
+            "unreadable": unreadable,
         }
     except (ProfileError, DatasetError) as exc:
         print(f"croupier vision test: {exc}", file=sys.stderr)
@@ -354,4 +355,6 @@ def run_test(args: argparse.Namespace) -> int:
                 print(f"croupier vision test: cannot write {args.json}: {reason}", file=sys.stderr)
                 return 2
             print(f"JSON report: {args.json}")
-    return 0
+    for line in unreadable:
+        print(f"croupier vision test: {line} (not counted)", file=sys.stderr)
+    return 2 if unreadable else 0
