@@ -30,15 +30,16 @@ STEADY = 3
 TIMEOUT = 30.0
 
 
-def open_source(camera: str) -> FrameSource:
-    """``0``/``/dev/video0``: a camera; a folder or a video file: replayed (tests, recorded sessions)."""
+def open_source(camera: str, size: tuple[int, int] = (640, 480)) -> FrameSource:
+    """``0``/``/dev/video0``: a camera, asked for frames of ``size`` (the table file's width and height, as
+    the daemon will see them); a folder or a video file: replayed (tests, recorded sessions)."""
     path = Path(camera)
     try:
         if camera.isdigit():
-            return CaptureSource(int(camera), 1280, 720)
+            return CaptureSource(int(camera), *size)
         if path.is_dir() or (path.is_file() and not str(path).startswith("/dev/")):
             return ReplaySource(path)
-        return CaptureSource(camera, 1280, 720)
+        return CaptureSource(camera, *size)
     except SourceError as exc:
         raise EnrolError(str(exc)) from None
 
@@ -64,11 +65,11 @@ def _steady_card(source: FrameSource, what: str, prompt: bool) -> Image:
 
 
 def shoot_deck(
-    camera: str, folder: Path, shots: int = 1, prompt: bool = True
+    camera: str, folder: Path, shots: int = 1, prompt: bool = True, size: tuple[int, int] = (640, 480),
 ) -> list[tuple[Image, Card, str]]:
     """Prompt for each face, keep a steady frame of it, and return (frame, card, file) for enrolment."""
     make_dir(folder)
-    source = open_source(camera)
+    source = open_source(camera, size)
     out: list[tuple[Image, Card, str]] = []
     rows = ["file,card"]
     try:

@@ -50,6 +50,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     e.add_argument("--name", help="the deck's name (default: the file name)")
     e.add_argument("--shots", type=int, default=1, help="with --camera: photographs per card (default 1)")
+    e.add_argument("--camera-size", default="640x480", help="with --camera: the frame size WxH asked for, "
+                   "the table file's camera width and height (default 640x480, as theirs)")
     e.add_argument(
         "--no-prompt",
         action="store_true",
@@ -206,6 +208,7 @@ def run_enroll(args: argparse.Namespace) -> int:
                 args.out.with_name(args.out.stem + "-shots"),
                 args.shots,
                 prompt=not args.no_prompt,
+                size=_size(args.camera_size),
             )
         result = enrol(shots, name)
     except EnrolError as exc:
