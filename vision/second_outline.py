@@ -220,7 +220,11 @@ def _three_sides(region: tuple[NDArray[np.int32], NDArray[np.bool_], NDArray[np.
         if not cv2.isContourConvex(q):
             continue
         at = q + shift
-        if not win.within(at, 0.06 * short) or overlap(at, card) > OVERLAP or _inside(q, filled) < FILLED:
+        # Two sides seen: every corner well inside the window, since a side that runs to the rim may go on
+        # past it (a neighbour the frame cuts shows two sides that look whole); three: the placed side may
+        # lie a little past it.
+        margin = 0.06 * short if seen == 3 else -AT_END * short
+        if not win.within(at, margin) or overlap(at, card) > OVERLAP or _inside(q, filled) < FILLED:
             continue
         if _steps_apart(at, colour, card, short, seen) >= 2:
             return True
