@@ -39,22 +39,6 @@ def test_a_pale_object_whose_far_side_is_lost_in_a_pale_wall_is_a_second_object(
     assert reading.status == "unknown" and "second object's outline" in reading.reason, reading
 
 
-def test_a_pale_object_with_two_sides_lost_in_a_pale_wall_is_a_second_object_by_the_two_it_shows() -> None:
-    """A plain pale object apart from the card, its top and its far side lost in a wall as pale as it that
-    runs to the frame's top and right edges: it shows two whole sides meeting at a corner (the near one and
-    the bottom, each a step against the felt) in a card's proportions. Before, no third side, and the card
-    was read with the object beside it (the drawn sweep of two objects: 2 of its 18 such scenes). The wall
-    alone, whose corners make no card's proportions, leaves the card read."""
-    frame = table_with_card("9C", CARD)
-    x0, y0, x1, y1 = 360, 100, 530, 337
-    frame[0:y0 + 1, x0 - 20:] = 236  # the wall above the object, to the frame's top and right edges
-    frame[0:y1 - 60, x1 - 1:] = 236  # and beside its far side
-    assert recognise(frame, profile()).card is parse_card("9C")
-    frame[y0:y1, x0:x1] = 236  # the object
-    reading = recognise(frame, profile())
-    assert reading.status == "unknown" and "second object's outline" in reading.reason, reading
-
-
 def test_a_dim_object_on_grey_cloth_beside_the_card_is_a_second_object() -> None:
     """A back-grey object on a grey cloth beside the card, dimmer than the card and brighter than the
     cloth, its outline closed all round: the card read is held to one card at a time."""

@@ -16,12 +16,9 @@ outline are steps of light or colour (a channel's level differs inside and outsi
 of cloth or a seam between boards is the same on both sides. In colour, not grey alone: a face-down back in
 shadow on felt (its dim border and its dark red or blue field) is as grey as the green felt.
 
-An object whose outline is lost on two sides (as bright as what lies round it) is still found when the two
-it shows are whole and meet at a corner: two runs, each nearly a whole side of an object of the card's
-size, in a card's proportions, both steps, the other two sides placed (:func:`_ells`). What it leaves
-alone: a neighbour reaching the window's edge (its placed sides lie past it, by more than 0.06 of the
-card's short side); an object whose outline is lost on two sides and a part of a third. Under a tilted
-camera it judges the frame on the table's plane (:mod:`vision.table_view`): as
+What it leaves alone: a neighbour reaching the window's edge (its placed fourth side lies past it, by more
+than 0.06 of the card's short side); an object whose outline is lost on two sides (as bright as what lies
+round it). Under a tilted camera it judges the frame on the table's plane (:mod:`vision.table_view`): as
 seen, a second card turned against the card read has corners far from :data:`SQUARE`. What it costs: an
 object with a card's size, straight sides and its own light or colour in the window (a phone, a banknote, a
 card box, a card spot printed solid on the layout in another colour than the cloth's: the scan window keeps
@@ -95,16 +92,6 @@ STEP_AT: Final = 0.08
 #: real frames did not change (1.5 ms). Leaving out runs that face another a few pixels away (a thin line's
 #: two sides) found the felt's back at 10, but read 12 more scenes as one card.
 MOST_RUNS: Final = 14
-#: Two sides alone are an object when each is nearly whole: two runs meeting squarely at a corner (within
-#: :data:`AT_END` of the card's short side of an end of each), each at least this share of the least side an
-#: object of the card's size has (the card's side over :data:`SIZE_FACTOR`), their lengths in a card's
-#: proportions (within :data:`PROPORTION`), both sides seen over this share of their length and both steps.
-#: Why: a pale object's two other sides lost under a glare or in a surround as pale leave it no third
-#: (the drawn sweep of two objects: of the 18 scenes read as one card with both wholly inside, 16 had a
-#: pale surround on the second object).
-WHOLE: Final = 0.85
-PROPORTION: Final = 0.15
-AT_END: Final = 0.1
 
 
 #: A region's box in the frame: x0, y0, x1, y1.
@@ -186,85 +173,40 @@ def _any_three_sides(regions: list[tuple[NDArray[np.int32], Box]], colour: MatLi
     made = [(pts, np.asarray(win.rim[pts[:, 1] + y0, pts[:, 0] + x0] > 0)) for pts, (x0, y0, _, _) in regions]
     each = unoriented_each(made, LEAST_RUN * size[0], MOST_RUNS)
     for (pts, on_rim), (_, box), lines in zip(made, regions, each, strict=True):
-        joins, ells = _joins(lines, *size), _ells(lines, *size)
-        if not joins and not ells:
+        joins = _joins(lines, *size)
+        if not joins:
             continue
         x0, y0, x1, y1 = box
         filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.drawContours(filled, [pts.reshape(-1, 1, 2)], -1, 255, -1)
-        inward = oriented(lines, filled)
-        region = (pts, on_rim, filled)
-        if _three_sides(region, box, _rectangles(inward, joins), colour, win, card, size[0]):
-            return True
-        if _three_sides(region, box, _ell_rectangles(inward, ells), colour, win, card, size[0], seen=2):
+        found = _rectangles(oriented(lines, filled), joins)
+        if _three_sides((pts, on_rim, filled), box, found, colour, win, card, size[0]):
             return True
     return False
 
 
 def _three_sides(region: tuple[NDArray[np.int32], NDArray[np.bool_], NDArray[np.uint8]], box: Box,
                  found: list[NDArray[np.float32]], colour: MatLike, win: Bounds, card: NDArray[np.float32],
-                 short: float, seen: int = 3) -> bool:
+                 short: float) -> bool:
     """Whether the region (its outline's points from the corner of the frame's ``box`` x0, y0, x1, y1, which
     of them lie on the window's rim, and the region filled in the box), whose outline's straight runs make
     the rectangles ``found`` (:func:`_rectangles`, in the box), holds three sides of an object of the card's
-    size (``short``: its short side) apart from the card at ``card``: see the module. With ``seen`` 2, two
-    whole sides (:func:`_ell_rectangles`: both seen over :data:`WHOLE` of their length, both steps)."""
+    size (``short``: its short side) apart from the card at ``card``: see the module."""
     pts, on_rim, filled = region
     x0, y0, _, _ = box
-    outline = sides.near_outline(pts[~on_rim], (filled.shape[0], filled.shape[1]))
+    seen = sides.near_outline(pts[~on_rim], (filled.shape[0], filled.shape[1]))
     shift = np.array([x0, y0], np.float32)
-    for q, support in zip(found, sides.side_supports(found, outline, seen), strict=True):  # the rest placed
-        if (min(support) < WHOLE if seen == 2 else
-                min(support) < sides.MIN_SIDE_SUPPORT or sum(support) / 3 < sides.MIN_SUPPORT):
+    for q, three in zip(found, sides.side_supports(found, seen, 3), strict=True):  # the fourth is placed
+        if min(three) < sides.MIN_SIDE_SUPPORT or sum(three) / 3 < sides.MIN_SUPPORT:
             continue
         if not cv2.isContourConvex(q):
             continue
         at = q + shift
-        # Two sides seen: every corner well inside the window, since a side that runs to the rim may go on
-        # past it (a neighbour the frame cuts shows two sides that look whole); three: the placed side may
-        # lie a little past it.
-        margin = 0.06 * short if seen == 3 else -AT_END * short
-        if not win.within(at, margin) or overlap(at, card) > OVERLAP or _inside(q, filled) < FILLED:
+        if not win.within(at, 0.06 * short) or overlap(at, card) > OVERLAP or _inside(q, filled) < FILLED:
             continue
-        if _steps_apart(at, colour, card, short, seen) >= 2:
+        if _steps_apart(at, colour, card, short) >= 2:
             return True
     return False
-
-
-#: A corner of two runs: the long side's run, the short side's, and where they meet.
-Ell = tuple[int, int, tuple[float, float]]
-
-
-def _ells(lines: list[Line], short: float, long: float) -> list[Ell]:
-    """The corners where a run nearly a whole long side of an object of the card's size meets one nearly a
-    whole short side squarely, at an end of each, their lengths in a card's proportions (:data:`WHOLE`)."""
-    ratio, out = long / short, []
-    for i, a in enumerate(lines):
-        if not WHOLE * long / SIZE_FACTOR <= a.length <= long * SIZE_FACTOR:
-            continue
-        for k, c in enumerate(lines):
-            if (k == i or not WHOLE * short / SIZE_FACTOR <= c.length <= short * SIZE_FACTOR
-                    or sides.turn(a.angle, c.angle) < SQUARE
-                    or abs(a.length / c.length / ratio - 1) > PROPORTION):
-                continue
-            p = meet(a, c)
-            if p is not None and all(abs(abs((p[0] - r.x) * r.dx + (p[1] - r.y) * r.dy) - r.length / 2)
-                                     <= AT_END * short for r in (a, c)):
-                out.append((i, k, p))
-    return out
-
-
-def _ell_rectangles(lines: list[Line], ells: list[Ell]) -> list[NDArray[np.float32]]:
-    """The rectangles of :func:`_ells`' corners, the runs' normals pointing into the region: from the long
-    run's far end to the corner, along the short run, then the fourth corner placed."""
-    out = []
-    for i, k, (px, py) in ells:
-        a, c = lines[i], lines[k]
-        (ax, ay), (cx, cy) = _away(a, c), _away(c, a)
-        ax, ay, cx, cy = ax * a.length, ay * a.length, cx * c.length, cy * c.length
-        out.append(np.array([(px + ax, py + ay), (px, py), (px + cx, py + cy), (px + ax + cx, py + ay + cy)],
-                            np.float32))
-    return out
 
 
 #: Two opposite runs ``a`` and ``b`` (their places in the region's runs), the joining run ``c``'s place,
@@ -334,13 +276,12 @@ def _inside(q: NDArray[np.float32], filled: NDArray[np.uint8]) -> float:
     return cv2.countNonZero(cv2.bitwise_and(poly, filled)) / max(float(cv2.contourArea(q)), 1.0)
 
 
-def _steps_apart(q: NDArray[np.float32], colour: MatLike, card: NDArray[np.float32], short: float,
-                 seen: int = 3) -> int:
-    """How many of ``q``'s ``seen`` sides are steps (:data:`STEP`) away from the card read's outline: the
+def _steps_apart(q: NDArray[np.float32], colour: MatLike, card: NDArray[np.float32], short: float) -> int:
+    """How many of ``q``'s three seen sides are steps (:data:`STEP`) away from the card read's outline: the
     card's own side is a step of the card's light, not the object's."""
     outline = card.reshape(-1, 1, 2)
     count = 0
-    for k, step in enumerate(_steps(q, colour)[:seen]):
+    for k, step in enumerate(_steps(q, colour)[:3]):
         mx, my = (q[k] + q[(k + 1) % 4]) / 2
         along = abs(cv2.pointPolygonTest(outline, (float(mx), float(my)), True)) <= 2 * STEP_AT * short
         count += int(step >= STEP and not along)
