@@ -45,20 +45,25 @@ def test_test_refuses_a_bad_json_path_and_a_set_with_nothing_to_test_before_read
     assert main(["vision", "test", str(held), "--deck", DECK, "--json", str(tmp_path)]) == 2
     captured = capsys.readouterr()
     assert f"--json {tmp_path}: is a folder" in captured.err and "frames" not in captured.err
-    assert main(["vision", "test", str(tmp_path / "nowhere"), "--deck", DECK]) == 2
+    # A --json in a folder not there yet: nothing made when the run is refused (a review, 2026-12-07).
+    newdir = tmp_path / "newdir" / "r.json"
+    assert main(["vision", "test", str(tmp_path / "nowhere"), "--deck", DECK, "--json", str(newdir)]) == 2
     assert f"{tmp_path / 'nowhere'}: not a folder" in capsys.readouterr().err
+    assert not newdir.parent.exists()
     empty = tmp_path / "empty"
     empty.mkdir()
     (empty / "labels.csv").write_text("file,card\n")
     assert main(["vision", "test", str(empty), "--deck", DECK]) == 2
     assert "no frames listed: nothing to test" in capsys.readouterr().err
-    # An image named on the last line and missing: named at once, before the first frame is read.
+    # Images named on the last lines and missing: all named at once, before the first frame is read.
     with (held / "labels.csv").open("a") as labels:
-        labels.write("gone.jpg,QH\n")
+        labels.write("gone.jpg,QH\nlost.jpg,none\n")
     assert main(["vision", "test", str(held), "--deck", DECK]) == 2
     captured = capsys.readouterr()
-    assert "line 10: no image" in captured.err and "gone.jpg" in captured.err, captured.err
+    assert "no image in" in captured.err, captured.err
+    assert "line 10: gone.jpg; line 11: lost.jpg" in captured.err, captured.err
     assert "frames" not in captured.err.split("no image")[0]  # no progress: no frame read
+    assert not (tmp_path / "newdir").exists()
 
 
 def test_json_to_standard_output_is_one_json_document_and_the_text_names_unknown_reasons(
@@ -85,12 +90,7 @@ def test_a_bad_size_or_count_exits_2_as_every_other_refusal(
     taken."""
     cv2.imwrite(str(tmp_path / "x.png"), np.zeros((48, 64, 3), np.uint8))
     argv = [str(tmp_path / a) if a in ("x.png", "out") else a for a in argv]
-    status: object
-    try:
-        status = main(argv)
-    except SystemExit as ended:  # a refusal may be raised or returned: the same exit status
-        status = ended.code
-    assert status == 2
+    assert main(argv) == 2
     assert "croupier vision" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
@@ -117,3 +117,32 @@ def test_a_frame_that_cannot_be_decoded_is_named_and_the_rest_still_reported(
     captured = capsys.readouterr()
     assert "frames 8: 8 with a card" in captured.out  # the eight that could be read
     assert "line 10: cannot read the image broken.jpg (not counted)" in captured.err
+
+
+def test_a_set_of_frames_none_of_which_decodes_is_refused_without_a_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "a.jpg").write_bytes(b"not a jpeg")
+    # A spreadsheet's "CSV UTF-8": a byte-order mark first, CRLF line ends.
+    (folder / "labels.csv").write_text("\ufefffile,card\r\na.jpg,QH\r\n", encoding="utf-8")
+    assert main(["vision", "test", str(folder), "--deck", DECK]) == 2
+    captured = capsys.readouterr()
+    assert "line 2: cannot read the image a.jpg" in captured.err and "no frame could be read" in captured.err
+    assert "None" not in captured.out + captured.err and "wrong reads" not in captured.out
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["vision", "scenes", "out", "--size", "0x5"], "croupier vision scenes: --size '0x5': expected WxH"),
+    (["vision", "calibrate", "--image", "x.png", "--corners", "1,1 9,1 9,9 1,9", "--size-mm", "nanxnan"],
+     "croupier vision calibrate: --size-mm 'nanxnan': expected WxH"),
+    (["vision", "calibrate", "--image", "x.png", "--corners", "1,1 9,1 9,9 1,9", "--size-mm", "infx100"],
+     "croupier vision calibrate: --size-mm 'infx100': expected WxH"),
+])
+def test_a_bad_size_is_named_by_its_command_and_option(
+        tmp_path: Path, argv: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before, "croupier vision: '0x5': ...", and a size of NaN printed a plane of NaN (a review)."""
+    cv2.imwrite(str(tmp_path / "x.png"), np.zeros((48, 64, 3), np.uint8))
+    argv = [str(tmp_path / a) if a in ("x.png", "out") else a for a in argv]
+    assert main(argv) == 2
+    assert said in capsys.readouterr().err

@@ -188,6 +188,9 @@ def test_the_table_files_scan_window_is_checked_and_names_the_key(tmp_path: Path
     star = {"corners": [[0.5, 0.0], [0.8, 1.0], [0.0, 0.35], [1.0, 0.35], [0.2, 1.0]]}
     with pytest.raises(TableFileError, match="camera.scan_window.*crosses itself"):
         load_table(write_table(tmp_path, camera={**camera, "scan_window": star}))
+    nan = {"plane": [[float("nan")] * 3] * 3}  # YAML's .nan: a plane that reads every card as no card
+    with pytest.raises(TableFileError, match="camera.scan_window.*not a finite number"):
+        load_table(write_table(tmp_path, camera={**camera, "scan_window": nan}))
 
 
 @pytest.mark.timeout(120)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -57,7 +58,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="with --camera: do not wait for Enter, take each card as soon as it reads steadily",
     )
-    e.set_defaults(func=run_enroll)
+    e.set_defaults(func=refusing("enroll", run_enroll))
 
     t = vs.add_parser(
         "test", help="read a folder of labelled frames (labels.csv: file,card or none) and report"
@@ -69,7 +70,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--deck", type=Path, help="the deck profile (default: the only one in firmware_configs/decks)"
     )
     t.add_argument("--json", type=Path, help="also write the full JSON report here ('-' for standard output)")
-    t.set_defaults(func=run_test)
+    t.set_defaults(func=refusing("test", run_test))
 
     c = vs.add_parser(
         "calibrate",
@@ -92,7 +93,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--marker", type=float, metavar="MM", help="calibrate the plane from a printed ArUco 4x4 marker of "
         "this side (mm) lying flat in the window"
     )
-    c.set_defaults(func=run_calibrate)
+    c.set_defaults(func=refusing("calibrate", run_calibrate))
 
     s = vs.add_parser("scenes", help="write synthetic scan-window frames and their labels.csv")
     s.add_argument("folder", type=Path, help="where to write the frames and labels.csv")
@@ -106,20 +107,35 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--seed", type=int, default=1, help="the scenes' seed: the same seed writes the same frames"
     )
     s.add_argument("--size", default="640x480", help="frame size WxH (default 640x480)")
-    s.set_defaults(func=run_scenes)
+    s.set_defaults(func=refusing("scenes", run_scenes))
 
 
-def _size(text: str, kind: Callable[[str], T] = int) -> tuple[T, T]:
-    """``WxH`` as two positive numbers; else exit 2 (as every other refusal of these commands) naming it."""
+class OptionError(ValueError):
+    """An option's value the command cannot use: refused with exit 2, named by the option."""
+
+
+def _size(text: str, option: str, kind: Callable[[str], T] = int) -> tuple[T, T]:
+    """``WxH`` as two finite numbers above 0; else :class:`OptionError` naming ``option``."""
     w, _, h = text.lower().partition("x")
     try:
         size = kind(w), kind(h)
     except ValueError:
         size = None
-    if size is None or min(size) <= 0:
-        print(f"croupier vision: {text!r}: expected WxH, both above 0, such as 640x480", file=sys.stderr)
-        raise SystemExit(2)
+    if size is None or not all(math.isfinite(v) and v > 0 for v in size):
+        raise OptionError(f"{option} {text!r}: expected WxH, both above 0, such as 640x480")
     return size
+
+
+def refusing(command: str, run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``run`` with an :class:`OptionError` said as ``croupier vision COMMAND: ...`` and exit 2, as the
+    commands' other refusals."""
+    def guarded(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except OptionError as exc:
+            print(f"croupier vision {command}: {exc}", file=sys.stderr)
+            return 2
+    return guarded
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
@@ -137,7 +153,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
         try:
             source = CaptureSource(int(args.camera) if args.camera.isdigit() else args.camera,
-                                   *_size(args.camera_size))
+                                   *_size(args.camera_size, "--camera-size"))
         except SourceError as exc:
             print(f"croupier vision calibrate: {exc}", file=sys.stderr)
             return 2
@@ -147,7 +163,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
             print(f"croupier vision calibrate: camera {args.camera!r} gave no frame", file=sys.stderr)
             return 2
     try:
-        size = None if args.size_mm is None else _size(args.size_mm, float)
+        size = None if args.size_mm is None else _size(args.size_mm, "--size-mm", float)
         corners = None if args.corners is None else parse_points(args.corners)
         result = calibrate(frame, corners, size, args.marker)
     except CalibrationError as exc:
@@ -174,12 +190,11 @@ def run_scenes(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    size = _size(args.size, "--size")
     if args.enrol:
-        n = write_enrolment_set(args.folder, DESIGNS[args.design], args.seed, _size(args.size))
+        n = write_enrolment_set(args.folder, DESIGNS[args.design], args.seed, size)
     else:
-        n = write_test_set(
-            args.folder, DESIGNS[args.design], args.seed, args.count, args.negatives, _size(args.size)
-        )
+        n = write_test_set(args.folder, DESIGNS[args.design], args.seed, args.count, args.negatives, size)
     print(f"{n} frames and labels.csv in {args.folder}")
     return 0
 
@@ -208,7 +223,7 @@ def run_enroll(args: argparse.Namespace) -> int:
                 args.out.with_name(args.out.stem + "-shots"),
                 args.shots,
                 prompt=not args.no_prompt,
-                size=_size(args.camera_size),
+                size=_size(args.camera_size, "--camera-size"),
             )
         result = enrol(shots, name)
     except EnrolError as exc:
@@ -228,6 +243,7 @@ def run_enroll(args: argparse.Namespace) -> int:
         )
         return 1
     try:
+        make_dir(args.out.parent)
         folder = save_profile(result.profile, args.out)
     except OSError as exc:  # a disk full, a folder made read-only meanwhile: the profile on disk as it was
         print(f"croupier vision enroll: cannot write {args.out}: {exc.strerror or exc}; the profile there "
@@ -272,23 +288,24 @@ def read_frame(path: Path) -> Any:
 
 
 def unwritable(path: Path) -> str | None:
-    """Why a file cannot be written at ``path`` (its folder made if missing), or None: checked before a
-    long job, so that a wrong ``--out`` or ``--json`` costs a second, not the job."""
+    """Why a file cannot be written at ``path``, or None: checked before a long job, so that a wrong
+    ``--out`` or ``--json`` costs a second, not the job. Nothing is made: the nearest folder there is,
+    of the path's own folder or its parents, must take a file (a probe made there and removed: the only
+    sure test, as root passes every access check); a missing folder is made when the file is written."""
     if path.is_dir():
         return "is a folder: name the file to write"
-    try:
-        make_dir(path.parent)
-    except OSError as exc:
-        return f"cannot make its folder {path.parent}: {exc.strerror or exc}"
-    if not path.parent.is_dir():
-        return f"{path.parent} is not a folder"
+    there = path.parent.absolute()
+    while not there.exists() and there != there.parent:
+        there = there.parent
+    if not there.is_dir():
+        return f"{there} is not a folder"
     import os
     import tempfile
 
-    try:  # a file made there and removed: the only sure test (root passes every access check)
-        fd, probe = tempfile.mkstemp(dir=path.parent, prefix=".croupier-probe-")
+    try:
+        fd, probe = tempfile.mkstemp(dir=there, prefix=".croupier-probe-")
     except OSError as exc:
-        return f"cannot write in {path.parent}: {exc.strerror or exc}"
+        return f"cannot write in {there}: {exc.strerror or exc}"
     os.close(fd)
     os.unlink(probe)
     return None
@@ -344,6 +361,12 @@ def run_test(args: argparse.Namespace) -> int:
     except (ProfileError, DatasetError) as exc:
         print(f"croupier vision test: {exc}", file=sys.stderr)
         return 2
+    if not report["frames"]:  # every file listed undecodable: no report of nothing
+        for line in unreadable:
+            print(f"croupier vision test: {line}", file=sys.stderr)
+        print(f"croupier vision test: {args.folder}: no frame could be read: nothing to report",
+              file=sys.stderr)
+        return 2
     # With --json -, standard output is the JSON alone (for a pipe), the summary on standard error.
     print(summary(report), file=sys.stderr if to_stdout else sys.stdout)
     if args.json is not None:
@@ -352,6 +375,7 @@ def run_test(args: argparse.Namespace) -> int:
             print(text)
         else:
             try:
+                make_dir(args.json.parent)
                 write_atomic(args.json, text + "\n")
             except OSError as exc:
                 reason = exc.strerror or exc

@@ -37,11 +37,14 @@ def labelled_rows(folder: Path) -> list[tuple[int, str, Card | None]]:
                 card = None if text.lower() == "none" else parse_card(text)
             except CardError as exc:
                 raise DatasetError(f"{labels}: line {lineno}: {exc} (or 'none')") from None
-            if not (folder / file).is_file():  # every image there before any is read (a run is long)
-                raise DatasetError(f"{labels}: line {lineno}: no image {folder / file}")
             rows.append((lineno, file, card))
     except EnrolError as exc:
         raise DatasetError(str(exc)) from None
+    # Every image there before any is read (a run is long), and every one missing named at once.
+    missing = [f"line {lineno}: {file}" for lineno, file, _ in rows if not (folder / file).is_file()]
+    if missing:
+        listed = "; ".join(missing[:10]) + (f"; and {len(missing) - 10} more" if len(missing) > 10 else "")
+        raise DatasetError(f"{labels}: no image in {folder} for {listed}")
     return rows
 
 

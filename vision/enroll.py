@@ -93,9 +93,11 @@ def labelled_images(folder: Path, labels: Path | None = None,
                 card = parse_card(text)
             except CardError as exc:
                 raise EnrolError(f"{labels}: line {lineno}: {exc}") from None
-            if not (folder / file).is_file():
-                raise EnrolError(f"{labels}: line {lineno}: no image {folder / file}")
             out.append((folder / file, card))
+        missing = [f"{path.name}" for path, _ in out if not path.is_file()]
+        if missing:
+            listed = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+            raise EnrolError(f"{labels}: no image in {folder} for {listed}")
         named = {path.resolve() for path, _ in out}
         left = [p.name for p in sorted(folder.iterdir())
                 if p.suffix.lower() in IMAGE_SUFFIXES and p.resolve() not in named]
@@ -129,7 +131,7 @@ def _named_images(folder: Path) -> list[tuple[Path, Card]]:
 def read_labels(path: Path) -> Iterable[tuple[int, str, str]]:
     """Rows of a ``file,card`` CSV (a header row is skipped); :class:`EnrolError` names the line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark first (a spreadsheet's "CSV UTF-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise EnrolError(f"{path}: cannot read: {exc}") from None
     for lineno, row in enumerate(csv.reader(text.splitlines()), 1):

@@ -156,9 +156,8 @@ def summary(report: dict[str, Any]) -> str:
         f"frames {report['frames']}: {report['card_frames']} with a card, "
         f"{report['negative_frames']} without",
         f"wrong reads {report['wrong']} ({wrong_rate}); false cards {report['false_cards']} ({false_rate})",
-        f"read correctly {report['correct']} ({acc:.2%}); unknown {report['unknown']} ({unk:.2%})"
-        if acc is not None and unk is not None
-        else "no card frames",
+        *([f"read correctly {report['correct']} ({acc:.2%}); unknown {report['unknown']} ({unk:.2%})"]
+          if acc is not None and unk is not None else []),  # else the line above says: no card frames
         f"latency per frame (one thread): wall p50 {lat['wall_p50']} ms, p99 {lat['wall_p99']} ms; "
         f"CPU p50 {lat['cpu_p50']} ms, p99 {lat['cpu_p99']} ms",
         *(f"  wrong: {frame}" for frame in report["wrong_frames"]),

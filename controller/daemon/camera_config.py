@@ -11,6 +11,7 @@ frame, which ``croupier demo --camera-sim`` paints).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,8 @@ class ScanWindowSpec(BaseModel):
             if _crosses(pts):
                 raise ValueError("the outline crosses itself: give its points in order round the window")
         if self.plane is not None:
+            if not all(math.isfinite(v) for row in self.plane for v in row):
+                raise ValueError("plane holds a value that is not a finite number (nan or inf)")
             (a, b, c), (d, e, f), (g, h, i) = self.plane
             if abs(a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)) < 1e-12:
                 raise ValueError("plane is not a homography (its determinant is 0)")
