@@ -71,6 +71,26 @@ def test_photographs_of_a_card_added_from_another_folder(tmp_path: Path,
     assert "53/53 photographs" in captured.err  # progress, one photograph at a time
 
 
+def test_a_photograph_no_decoder_reads_is_set_aside_named_not_the_end_of_the_enrolment(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file cut short or not an image at all among the photographs: set aside and named, as any unusable
+    photograph (a warning when its card has another, else the card to re-shoot). Before, the enrolment
+    stopped there, naming it alone (a review, 2026-12-07)."""
+    first, more, out = tmp_path / "deck", tmp_path / "more", tmp_path / "house.yaml"
+    write_enrolment_set(first, DESIGNS["classic"], seed=3)
+    more.mkdir()
+    (more / "QH-2.jpg").write_bytes(b"not a jpeg")
+    assert main(["vision", "enroll", "--images", str(first), "--images", str(more), "--out", str(out)]) == 0
+    assert "warning: QH (more/QH-2.jpg: not an image OpenCV can read)" in capsys.readouterr().out
+    seven = next(f for f in first.iterdir() if f.name.startswith("7D"))
+    seven.write_bytes(b"not a jpeg either")
+    out.unlink()
+    assert main(["vision", "enroll", "--images", str(first), "--out", str(out)]) == 1
+    said = capsys.readouterr()
+    assert f"7D: no usable photograph ({seven.name}: not an image OpenCV can read)" in said.out
+    assert "Re-shoot: 7D" in said.err and not out.exists()
+
+
 def _deck_with_grey_red(grey: set[str], extra_good: bool = False) -> list[tuple[Image, Card, str]]:
     """The classic deck's enrolment photographs, the red cards in ``grey`` photographed again with their
     ink painted over grey (a retouched photograph, an index scribbled over); ``extra_good``: a clean

@@ -264,14 +264,11 @@ READ_WIDTH = 1600
 
 def _read_shots(files: list[tuple[Path, Any]]) -> Iterator[tuple[Any, Any, str]]:
     """Each labelled photograph, read when it is needed and shrunk to :data:`READ_WIDTH`, with progress;
-    named by its file, and its folder's name where photographs come from more than one."""
-    from vision.enroll import EnrolError
-
+    named by its file, and its folder's name where photographs come from more than one. One no decoder
+    reads is None: the enrolment sets it aside, named, as any unusable photograph (it stopped the run)."""
     folders = len({path.parent for path, _ in files})
     for done, (path, card) in enumerate(files, 1):
         img = read_frame(path)
-        if img is None:
-            raise EnrolError(f"{path}: not an image OpenCV can read")
         progress("photographs", done, len(files))
         yield img, card, path.name if folders == 1 else f"{path.parent.name}/{path.name}"
 

@@ -144,7 +144,7 @@ def read_labels(path: Path) -> Iterable[tuple[int, str, str]]:
         yield lineno, row[0].strip(), row[1].strip()
 
 
-def enrol(shots: Iterable[tuple[Image, Card, str]], name: str, stand_ins: bool = False) -> EnrolResult:
+def enrol(shots: Iterable[tuple[Image | None, Card, str]], name: str, stand_ins: bool = False) -> EnrolResult:
     """Build and self-check a profile from (image, card, where it came from) photographs.
 
     ``shots`` is read once, one photograph at a time: only the warped faces are kept, so a large set
@@ -165,6 +165,9 @@ def enrol(shots: Iterable[tuple[Image, Card, str]], name: str, stand_ins: bool =
     why: dict[str, list[str]] = defaultdict(list)
     for img, card, origin in shots:
         result.images += 1
+        if img is None:  # a file no image decoder reads: set aside as any unusable photograph
+            why[card.code].append(f"{origin}: not an image OpenCV can read")
+            continue
         found = photo_face(img)
         if found.face is None:
             why[card.code].append(f"{origin}: {found.reason}")
