@@ -15,7 +15,7 @@ import cv2
 
 from controller.cards import DECK, Card, CardError, parse_card
 from controller.daemon.private import make_dir, write_atomic
-from vision.enroll import EnrolError, read_labels
+from vision.enroll import EnrolError, check_images, read_labels
 from vision.image_file import write_image
 from vision.recognise import Image
 from vision.synth import FLOOR, NEGATIVES, STUDIO, Design, negative_scene, scene
@@ -38,13 +38,9 @@ def labelled_rows(folder: Path) -> list[tuple[int, str, Card | None]]:
             except CardError as exc:
                 raise DatasetError(f"{labels}: line {lineno}: {exc} (or 'none')") from None
             rows.append((lineno, file, card))
+        check_images(labels, folder, ((lineno, file) for lineno, file, _ in rows))
     except EnrolError as exc:
         raise DatasetError(str(exc)) from None
-    # Every image there before any is read (a run is long), and every one missing named at once.
-    missing = [f"line {lineno}: {file}" for lineno, file, _ in rows if not (folder / file).is_file()]
-    if missing:
-        listed = "; ".join(missing[:10]) + (f"; and {len(missing) - 10} more" if len(missing) > 10 else "")
-        raise DatasetError(f"{labels}: no image in {folder} for {listed}")
     return rows
 
 

@@ -88,28 +88,40 @@ def labelled_images(folder: Path, labels: Path | None = None,
         labels = folder / "labels.csv"
     out: list[tuple[Path, Card]] = []
     if labels is not None:
+        lines = []
         for lineno, file, text in read_labels(labels):
             try:
                 card = parse_card(text)
             except CardError as exc:
                 raise EnrolError(f"{labels}: line {lineno}: {exc}") from None
             out.append((folder / file, card))
-        missing = [f"{path.name}" for path, _ in out if not path.is_file()]
-        if missing:
-            listed = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
-            raise EnrolError(f"{labels}: no image in {folder} for {listed}")
+            lines.append((lineno, file))
+        check_images(labels, folder, lines)
         named = {path.resolve() for path, _ in out}
         left = [p.name for p in sorted(folder.iterdir())
                 if p.suffix.lower() in IMAGE_SUFFIXES and p.resolve() not in named]
         if left:
-            warn(f"{folder}: {len(left)} image(s) not named in {labels}, not used: {', '.join(left[:10])}"
-                 + (" ..." if len(left) > 10 else ""))
+            warn(f"{folder}: {len(left)} image(s) not named in {labels}, not used: {_listed(left, ', ')}")
     else:
         out = _named_images(folder)
     if not out:
         raise EnrolError(f"{folder}: no photographs to enrol ({' '.join(IMAGE_SUFFIXES)} files, or a "
                          "labels.csv naming them)")
     return out
+
+
+def check_images(labels: Path, folder: Path, lines: Iterable[tuple[int, str]]) -> None:
+    """:class:`EnrolError` naming every image the ``labels`` rows (line, file) name that ``folder`` lacks:
+    all at once, before any is read (a run is long)."""
+    missing = [f"line {lineno}: {file}" for lineno, file in lines if not (folder / file).is_file()]
+    if missing:
+        raise EnrolError(f"{labels}: no image in {folder} for {_listed(missing, '; ')}")
+
+
+def _listed(items: list[str], sep: str) -> str:
+    """The first ten of ``items`` joined by ``sep``, and how many more there are."""
+    more = f"{sep}and {len(items) - 10} more" if len(items) > 10 else ""
+    return sep.join(items[:10]) + more
 
 
 def _named_images(folder: Path) -> list[tuple[Path, Card]]:
