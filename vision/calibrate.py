@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import ValidationError
 
+from controller.configfile import validation_problems
 from controller.daemon.camera_config import ScanWindowSpec
 from vision.detect import CARD_ASPECT
 from vision.window import plane_from_corners, plane_from_marker, tilt_of
@@ -127,6 +128,6 @@ def calibrate(frame: NDArray[np.uint8], corners_px: list[tuple[float, float]] | 
         entry = {"corners": corners, "plane": None if plane is None else plane.tolist()}
         ScanWindowSpec.model_validate(entry)
     except ValidationError as exc:
-        why = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'scan_window'}: {e['msg']}" for e in exc.errors())
-        raise CalibrationError(f"the table file would refuse this scan_window ({why})") from None
+        why = "; ".join(f"{key}: {reason}" for key, reason in validation_problems(exc, "scan_window"))
+        raise CalibrationError(f"the table file would refuse this entry ({why})") from None
     return Calibration(corners, plane, (w, h))

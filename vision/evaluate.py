@@ -28,6 +28,8 @@ from vision.recognise import READ_THREADS, Image, recognise
 #: How many wrong and unknown frames the report names, and how many of the slowest frames it lists.
 LISTED = 50
 SLOWEST = 5
+#: How many of the unknown frames the text summary names (the JSON report, :data:`LISTED`).
+SHOWN = 10
 
 
 @dataclass
@@ -165,7 +167,7 @@ def summary(report: dict[str, Any]) -> str:
     if report["unknown_reasons"]:
         reasons = report["unknown_reasons"].items()
         lines.append("unknown reasons: " + ", ".join(f"{why} x{n}" for why, n in reasons))
-        lines.extend(f"  unknown: {frame}" for frame in report["unknown_frames"][:SLOWEST * 2])
+        lines.extend(f"  unknown: {frame}" for frame in report["unknown_frames"][:SHOWN])
     if report["slowest_cpu_ms"]:
         lines.append("slowest (CPU): " + ", ".join(f"{s['frame'] or '?'} {s['ms']} ms"
                                                    for s in report["slowest_cpu_ms"]))
