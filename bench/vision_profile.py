@@ -35,7 +35,7 @@ from vision_photos import frames, labelled  # noqa: E402  (bench/, beside this s
 
 from vision.enroll import enrol  # noqa: E402
 from vision.profile import DeckProfile  # noqa: E402
-from vision.recognise import Image, recognise  # noqa: E402
+from vision.recognise import READ_THREADS, Image, recognise  # noqa: E402
 
 
 def frame_costs(images: Sequence[Image], profile: DeckProfile, repeat: int,
@@ -108,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--worst", type=float, default=0.03, help="the share of slowest frames profiled")
     parser.add_argument("--repeat", type=int, default=3, help="reads per frame; its least CPU is kept")
     parser.add_argument("--top", type=int, default=25, help="functions listed")
-    parser.add_argument("--threads", type=int, default=1,
+    parser.add_argument("--threads", type=int, default=READ_THREADS,
                         help="OpenCV's threads (the daemon's camera reads on 1: compare with 2 or more)")
     args = parser.parse_args(argv)
     cv2.setNumThreads(args.threads)
