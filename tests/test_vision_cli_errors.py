@@ -116,7 +116,7 @@ def test_a_frame_that_cannot_be_decoded_is_named_and_the_rest_still_reported(
     assert main(["vision", "test", str(held), "--deck", DECK]) == 2
     captured = capsys.readouterr()
     assert "frames 8: 8 with a card" in captured.out  # the eight that could be read
-    assert "line 10: cannot read the image broken.jpg (not counted)" in captured.err
+    assert "line 10: cannot read the image broken.jpg: not an image OpenCV can read (not counted)" in captured.err
 
 
 def test_a_set_of_frames_none_of_which_decodes_is_refused_without_a_report(
@@ -146,3 +146,46 @@ def test_a_bad_size_is_named_by_its_command_and_option(
     argv = [str(tmp_path / a) if a in ("x.png", "out") else a for a in argv]
     assert main(argv) == 2
     assert said in capsys.readouterr().err
+
+
+def test_a_jpeg_cut_short_is_named_with_why_and_not_counted(
+        held: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A JPEG copied only in part decodes without an error, its lower part grey, and libjpeg says only
+    "Premature end of JPEG file", naming no file: it was read and counted as a frame the camera never gave.
+    Now it is named, with why, and left out, as a file that is no image."""
+    first = next(line.split(",")[0] for line in (held / "labels.csv").read_text().splitlines()[1:])
+    whole = (held / first).read_bytes()
+    (held / first).write_bytes(whole[: len(whole) // 2])
+    assert cv2.imread(str(held / first)) is not None  # OpenCV alone reads it, half grey
+    capsys.readouterr()
+    assert main(["vision", "test", str(held), "--deck", DECK]) == 2
+    captured = capsys.readouterr()
+    assert "frames 7: 7 with a card" in captured.out
+    assert f"line 2: cannot read the image {first}: a JPEG cut short" in captured.err
+
+
+def test_calibrate_names_a_jpeg_cut_short(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ok, data = cv2.imencode(".jpg", np.full((480, 640, 3), 90, np.uint8))
+    assert ok
+    (tmp_path / "frame.jpg").write_bytes(data.tobytes()[:-300])
+    assert main(["vision", "calibrate", "--image", str(tmp_path / "frame.jpg"),
+                 "--corners", "100,100 500,100 500,400 100,400"]) == 2
+    assert f"{tmp_path / 'frame.jpg'}: a JPEG cut short" in capsys.readouterr().err
+
+
+def test_the_camera_size_asked_by_default_is_the_table_files_and_a_bad_one_is_refused_before_the_camera(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A profile enrolled, or a window calibrated, at another size than the daemon's camera reads is
+    off by the ratio: the default asked for is the table file's own. A bad size is named before any camera
+    is opened (none is here)."""
+    from controller.daemon.camera_config import CameraSpec
+    from vision.cli import CAMERA_SIZE
+
+    fields = CameraSpec.model_fields
+    assert CAMERA_SIZE == f"{fields['width'].default}x{fields['height'].default}"
+    for argv in (["vision", "calibrate", "--camera", "/dev/no-such-camera", "--corners", "1,1 9,1 9,9 1,9"],
+                 ["vision", "enroll", "--camera", "/dev/no-such-camera", "--out", str(tmp_path / "d.yaml")]):
+        assert main([*argv, "--camera-size", "0x480"]) == 2
+        err = capsys.readouterr().err
+        assert f"croupier vision {argv[1]}: --camera-size '0x480': expected WxH" in err, err
+    assert not (tmp_path / "d-shots").exists() and not (tmp_path / "d.yaml").exists()

@@ -159,3 +159,16 @@ def test_stand_ins_measure_a_set_lacking_a_card_but_never_a_whole_rank() -> None
     no_sevens = [shot for shot in enrolment_shots() if shot[1].rank != "7"]
     refused = enrol(no_sevens, "no sevens", stand_ins=True)
     assert not refused.ok and refused.reshoot == {c.code for c in DECK if c.rank == "7"}
+
+
+def test_a_photograph_cut_short_is_set_aside_with_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A JPEG copied only in part (OpenCV reads it, its lower part grey): the card is re-shot, named with
+    the reason, never enrolled from half a photograph."""
+    first, out = tmp_path / "deck", tmp_path / "house.yaml"
+    write_enrolment_set(first, DESIGNS["classic"], seed=3)
+    seven = next(f for f in first.iterdir() if f.name.startswith("7D"))
+    seven.write_bytes(seven.read_bytes()[:-2000])
+    assert main(["vision", "enroll", "--images", str(first), "--out", str(out)]) == 1
+    said = capsys.readouterr()
+    assert f"7D: no usable photograph ({seven.name}: a JPEG cut short" in said.out
+    assert "Re-shoot: 7D" in said.err and not out.exists()

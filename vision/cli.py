@@ -20,6 +20,12 @@ from controller.tools.progress import progress
 
 T = TypeVar("T", int, float)
 
+#: The frame size ``--camera-size`` asks a camera for unless told: the table file's camera section's own
+#: default width and height (:class:`controller.daemon.camera_config.CameraSpec`; a test holds them
+#: equal), so a profile enrolled or a window calibrated on the defaults is read at the daemon's size.
+#: Written here, not read from there: that module loads pydantic, which ``croupier``'s start need not.
+CAMERA_SIZE = "640x480"
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -51,8 +57,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     e.add_argument("--name", help="the deck's name (default: the file name)")
     e.add_argument("--shots", type=int, default=1, help="with --camera: photographs per card (default 1)")
-    e.add_argument("--camera-size", default="640x480", help="with --camera: the frame size WxH asked for, "
-                   "the table file's camera width and height (default 640x480, as theirs)")
+    e.add_argument("--camera-size", default=CAMERA_SIZE, help="with --camera: the frame size WxH asked for, "
+                   f"the table file's camera width and height (default {CAMERA_SIZE}, as theirs)")
     e.add_argument(
         "--no-prompt",
         action="store_true",
@@ -80,9 +86,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     frame = c.add_mutually_exclusive_group(required=True)
     frame.add_argument("--image", type=Path, help="a frame from the table's camera, as it is mounted")
     frame.add_argument("--camera", help="take one frame from this camera (index or /dev/videoN)")
-    c.add_argument("--camera-size", default="640x480",
+    c.add_argument("--camera-size", default=CAMERA_SIZE,
                    help="with --camera: the frame size WxH asked for, the table file's camera width and "
-                   "height (default 640x480, as theirs)")
+                   f"height (default {CAMERA_SIZE}, as theirs)")
     c.add_argument(
         "--corners",
         help="the window's corners in that frame, in pixels, clockwise from its top-left: 'x,y x,y x,y x,y' "
@@ -142,11 +148,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from vision.calibrate import CalibrationError, calibrate, parse_points
 
     if args.image is not None:
-        import cv2
+        from vision.image_file import read_image
 
-        frame: Any = cv2.imread(str(args.image), cv2.IMREAD_COLOR)  # its own size: --corners are its pixels
-        if frame is None:
-            print(f"croupier vision calibrate: {args.image}: not an image OpenCV can read", file=sys.stderr)
+        frame: Any = read_image(args.image)  # its own size: --corners are its pixels
+        if isinstance(frame, str):
+            print(f"croupier vision calibrate: {args.image}: {frame}", file=sys.stderr)
             return 2
     else:
         from vision.sources import CaptureSource, SourceError
@@ -264,8 +270,8 @@ READ_WIDTH = 1600
 
 def _read_shots(files: list[tuple[Path, Any]]) -> Iterator[tuple[Any, Any, str]]:
     """Each labelled photograph, read when it is needed and shrunk to :data:`READ_WIDTH`, with progress;
-    named by its file, and its folder's name where photographs come from more than one. One no decoder
-    reads is None: the enrolment sets it aside, named, as any unusable photograph (it stopped the run)."""
+    named by its file, and its folder's name where photographs come from more than one. One that gives no
+    image is why (:func:`read_frame`): the enrolment sets it aside, named, as any unusable photograph."""
     folders = len({path.parent for path, _ in files})
     for done, (path, card) in enumerate(files, 1):
         img = read_frame(path)
@@ -274,11 +280,14 @@ def _read_shots(files: list[tuple[Path, Any]]) -> Iterator[tuple[Any, Any, str]]
 
 
 def read_frame(path: Path) -> Any:
-    """An image file, shrunk to at most :data:`READ_WIDTH` wide (None when it cannot be read)."""
+    """An image file, shrunk to at most :data:`READ_WIDTH` wide, or why it gives no frame (a JPEG cut short
+    among them: :func:`vision.image_file.read_image`)."""
     import cv2
 
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is not None and img.shape[1] > READ_WIDTH:
+    from vision.image_file import read_image
+
+    img = read_image(path)
+    if not isinstance(img, str) and img.shape[1] > READ_WIDTH:
         f = READ_WIDTH / img.shape[1]
         img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     return img
@@ -322,8 +331,8 @@ def _test_frames(folder: Path, rows: list[tuple[int, str, Any]], unreadable: lis
     for done, (lineno, file, card) in enumerate(rows, 1):
         img = read_frame(folder / file)
         progress("frames", done, len(rows))
-        if img is None:
-            unreadable.append(f"{folder / 'labels.csv'}: line {lineno}: cannot read the image {file}")
+        if isinstance(img, str):
+            unreadable.append(f"{folder / 'labels.csv'}: line {lineno}: cannot read the image {file}: {img}")
             continue
         yield img, card, file
 

@@ -16,7 +16,7 @@ import cv2
 from controller.cards import DECK, Card, CardError, parse_card
 from controller.daemon.private import make_dir, write_atomic
 from vision.enroll import EnrolError, check_images, read_labels
-from vision.image_file import write_image
+from vision.image_file import read_image, write_image
 from vision.recognise import Image
 from vision.synth import FLOOR, NEGATIVES, STUDIO, Design, negative_scene, scene
 
@@ -48,9 +48,9 @@ def labelled_frames(folder: Path) -> Iterator[tuple[Image, Card | None, str]]:
     """(frame, its card or None, file name) for every row of ``folder/labels.csv``, read one at a time."""
     labels = folder / "labels.csv"
     for lineno, file, card in labelled_rows(folder):
-        img = cv2.imread(str(folder / file), cv2.IMREAD_COLOR)
-        if img is None:
-            raise DatasetError(f"{labels}: line {lineno}: cannot read the image {folder / file}")
+        img = read_image(folder / file)
+        if isinstance(img, str):
+            raise DatasetError(f"{labels}: line {lineno}: cannot read the image {folder / file}: {img}")
         yield img, card, file
 
 

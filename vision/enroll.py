@@ -156,8 +156,9 @@ def read_labels(path: Path) -> Iterable[tuple[int, str, str]]:
         yield lineno, row[0].strip(), row[1].strip()
 
 
-def enrol(shots: Iterable[tuple[Image | None, Card, str]], name: str, stand_ins: bool = False) -> EnrolResult:
-    """Build and self-check a profile from (image, card, where it came from) photographs.
+def enrol(shots: Iterable[tuple[Image | str, Card, str]], name: str, stand_ins: bool = False) -> EnrolResult:
+    """Build and self-check a profile from (image, card, where it came from) photographs; in place of an
+    image, why its file gives none (:func:`vision.image_file.read_image`).
 
     ``shots`` is read once, one photograph at a time: only the warped faces are kept, so a large set
     needs no more memory than its faces. A photograph that cannot be used (no card found, no index)
@@ -177,8 +178,8 @@ def enrol(shots: Iterable[tuple[Image | None, Card, str]], name: str, stand_ins:
     why: dict[str, list[str]] = defaultdict(list)
     for img, card, origin in shots:
         result.images += 1
-        if img is None:  # a file no image decoder reads: set aside as any unusable photograph
-            why[card.code].append(f"{origin}: not an image OpenCV can read")
+        if isinstance(img, str):  # a file that gives no image, cut short or none: set aside as any unusable
+            why[card.code].append(f"{origin}: {img}")
             continue
         found = photo_face(img)
         if found.face is None:
