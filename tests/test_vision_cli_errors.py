@@ -116,7 +116,8 @@ def test_a_frame_that_cannot_be_decoded_is_named_and_the_rest_still_reported(
     assert main(["vision", "test", str(held), "--deck", DECK]) == 2
     captured = capsys.readouterr()
     assert "frames 8: 8 with a card" in captured.out  # the eight that could be read
-    assert "line 10: cannot read the image broken.jpg: not an image OpenCV can read (not counted)" in captured.err
+    assert ("line 10: cannot read the image broken.jpg: not an image OpenCV can read (not counted)"
+            in captured.err)
 
 
 def test_a_set_of_frames_none_of_which_decodes_is_refused_without_a_report(
@@ -182,10 +183,22 @@ def test_the_camera_size_asked_by_default_is_the_table_files_and_a_bad_one_is_re
     from vision.cli import CAMERA_SIZE
 
     fields = CameraSpec.model_fields
-    assert CAMERA_SIZE == f"{fields['width'].default}x{fields['height'].default}"
+    assert f"{fields['width'].default}x{fields['height'].default}" == CAMERA_SIZE
     for argv in (["vision", "calibrate", "--camera", "/dev/no-such-camera", "--corners", "1,1 9,1 9,9 1,9"],
                  ["vision", "enroll", "--camera", "/dev/no-such-camera", "--out", str(tmp_path / "d.yaml")]):
         assert main([*argv, "--camera-size", "0x480"]) == 2
         err = capsys.readouterr().err
         assert f"croupier vision {argv[1]}: --camera-size '0x480': expected WxH" in err, err
     assert not (tmp_path / "d-shots").exists() and not (tmp_path / "d.yaml").exists()
+
+
+@pytest.mark.parametrize(("extra", "said"), [
+    (["--count", "-3"], "--count and --negatives are numbers of frames, 0 or more"),
+    (["--negatives", "-1"], "--count and --negatives are numbers of frames, 0 or more"),
+    (["--design", "nosuch"], "no design 'nosuch'; designs: classic"),
+])
+def test_scenes_refuses_a_bad_count_or_design_before_writing(
+        tmp_path: Path, extra: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vision", "scenes", str(tmp_path / "out"), *extra]) == 2
+    assert f"croupier vision scenes: {said}" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -161,7 +161,8 @@ def test_stand_ins_measure_a_set_lacking_a_card_but_never_a_whole_rank() -> None
     assert not refused.ok and refused.reshoot == {c.code for c in DECK if c.rank == "7"}
 
 
-def test_a_photograph_cut_short_is_set_aside_with_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_photograph_cut_short_is_set_aside_with_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A JPEG copied only in part (OpenCV reads it, its lower part grey): the card is re-shot, named with
     the reason, never enrolled from half a photograph."""
     first, out = tmp_path / "deck", tmp_path / "house.yaml"

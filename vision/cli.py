@@ -187,15 +187,9 @@ def run_scenes(args: argparse.Namespace) -> int:
     from vision.synth import DESIGNS
 
     if args.count < 0 or args.negatives < 0:
-        print("croupier vision scenes: --count and --negatives are numbers of frames, 0 or more",
-              file=sys.stderr)
-        return 2
+        raise OptionError("--count and --negatives are numbers of frames, 0 or more")
     if args.design not in DESIGNS:
-        print(
-            f"croupier vision scenes: no design {args.design!r}; designs: {', '.join(DESIGNS)}",
-            file=sys.stderr,
-        )
-        return 2
+        raise OptionError(f"no design {args.design!r}; designs: {', '.join(DESIGNS)}")
     size = _size(args.size, "--size")
     if args.enrol:
         n = write_enrolment_set(args.folder, DESIGNS[args.design], args.seed, size)
