@@ -215,3 +215,27 @@ def test_a_journal_without_a_rules_version_is_read_as_version_1(
     monkeypatch.undo()
     with pytest.raises(JournalMismatch, match=f"written under rules version {UNRECORDED};"):
         _open(tmp_path)
+
+
+def test_a_new_journal_refuses_to_start_beside_another_journals_write_ahead_log(tmp_path: Path) -> None:
+    """A daemon killed with writes still in its -wal, its journal and marker then removed by hand: SQLite
+    would replay the old log into the new journal (the old credits under a new id; a helper's review,
+    2026-12-07). The start is refused, naming the log; an empty log and a stale -shm are cleared."""
+    service = _open(tmp_path)
+    for n in range(5):
+        service.submit(I.CreditIn(1, 1000 + n), "test")
+    state = service.config.state_dir
+    log = state / (JOURNAL_NAME + "-wal")
+    kept = log.read_bytes()  # as a SIGKILL leaves it: the frames not yet checkpointed
+    assert kept
+    service.journal.close()
+    (state / JOURNAL_NAME).unlink()
+    (state / MARKER_NAME).unlink()
+    log.write_bytes(kept)
+    with pytest.raises(JournalError, match="holds .* bytes of a journal's writes") as err:
+        _open(tmp_path)
+    assert str(log) in str(err.value) and not (state / JOURNAL_NAME).exists()
+    log.write_bytes(b"")
+    (state / (JOURNAL_NAME + "-shm")).write_bytes(b"\0" * 32768)
+    fresh = _open(tmp_path)
+    assert fresh.journal.last_id == 0 and fresh.table.credits == {}

@@ -142,6 +142,7 @@ class Journal:
                     f"({marker.read_text(encoding='utf-8').strip()}); refusing to start "
                     "empty: restore the journal, or move the state dir away to start anew",
                 )
+            _no_orphan_log(path)
             return cls._create(path, marker, table, game, options_json, fsync, limits)
         journal = cls._open_existing(path, fsync, verify)
         h = journal.header
@@ -350,6 +351,26 @@ class Journal:
 
     def close(self) -> None:
         self._conn.close()
+
+
+def _no_orphan_log(path: Path) -> None:
+    """Refuse to create a journal at ``path`` beside another journal's write-ahead log (``-wal``).
+
+    Why: SQLite replays a ``-wal`` file it finds beside a database into it on the first open, whatever
+    database wrote it. A daemon killed with writes still in the log, its journal (and marker) then
+    removed by hand to "start anew", left a log that the next start's new journal took in: the old
+    table's inputs and credits under the new journal's id, clashing with its first input. An empty log
+    holds nothing: it and a stale shared-memory index (``-shm``, rebuilt from the log) are removed."""
+    log, index = path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+    if log.exists() and log.stat().st_size > 0:
+        raise JournalError(
+            path,
+            f"missing, but {log} holds {log.stat().st_size} bytes of a journal's writes, which SQLite "
+            "would replay into a new one; refusing to start: restore the journal beside it, or move "
+            "the state dir away to start anew",
+        )
+    log.unlink(missing_ok=True)
+    index.unlink(missing_ok=True)
 
 
 def _write_marker(marker: Path, journal_id: str) -> None:
