@@ -63,12 +63,12 @@ async def handle_command(d: DaemonHost, payload: bytes, caller: KeyInfo) -> dict
         return error_reply(str(exc), wrong_table=True)
     except CommandError as exc:
         try:
-            resent = resend.taken_before(service, payload, caller.name)
+            resent = resend.taken_before(service, payload, caller.name, error_reply(str(exc)))
         except JournalFault as fault:
             d.journal_faulted(fault)
             return journal_fault_reply("", fault, known=False)
-        if resent is None:
-            return error_reply(str(exc))
+        if isinstance(resent, dict):
+            return resent  # refused now, or as it was first (a resend of a refusal: controller.daemon.resend)
         parsed = resent  # taken under the limits before a change: answered as it was first
     if not permitted(caller.role, parsed.name):
         # A resend of what the key sent while its role allowed it gets its first reply: the key is
@@ -83,8 +83,12 @@ async def handle_command(d: DaemonHost, payload: bytes, caller: KeyInfo) -> dict
         assert d.guard is not None
         d.guard.refusals.warning(f"key {caller.name!r}", "refused %s from key %r: role %s may not",
                                  parsed.name, caller.name, caller.role)
-        return error_reply(f"{parsed.name}: key {caller.name!r} has role {caller.role}, which may not "
-                           f"send it (docs/security.md)", cmd=parsed.name, denied=True)
+        denied = error_reply(f"{parsed.name}: key {caller.name!r} has role {caller.role}, which may not "
+                             f"send it (docs/security.md)", cmd=parsed.name, denied=True)
+        # Kept under its ref: a resend once the role allows it is denied again, not applied as new.
+        if isinstance(parsed, InputCommand):
+            return resend.refuse(service, parsed, caller.name, denied)
+        return denied
     if isinstance(parsed, Query) and parsed.name == "shoe":
         return await shoe_command(d, parsed.args["action"])
     if isinstance(parsed, InputCommand):

@@ -19,6 +19,12 @@ would pay out twice on the floor. Three rules make that so:
   rows 1..N through a fresh table (on the loop: seconds for a long journal, once per such row).
   Either way it is the first reply: the journal holds inputs and the core is deterministic.
 
+A refusal given before the journal (the key's role may not send the command; an amount or a seat the
+table's limits refuse) is an answer too: it is kept in the journal file's ``refused`` table under the ref
+(:func:`refuse`), and a resend gets it back with ``"duplicate": true`` even once the role or the limits
+would take the command (a cashier told "refused" hands the chips back; a resend applied later would credit
+them twice). A transient refusal (a journal fault) is not kept: it asks for the resend.
+
 Refs journaled before scoping (plain ``REF``) are read as belonging to the key named in their
 row's source (``command:NAME``): a resend across the upgrade is still recognised.
 """
@@ -34,7 +40,7 @@ from typing import Any
 from controller.daemon.commands import CommandError, InputCommand, error_reply, parse_command
 from controller.daemon.journal import Entry, Journal, JournalFault, starting_limits
 from controller.daemon.service import Applied, TableService, event_payload
-from controller.inputs import Input
+from controller.inputs import Input, input_from_dict
 from controller.limits import MAX_SEATS
 from controller.table import Table
 
@@ -96,12 +102,9 @@ def repeat(service: TableService, command: InputCommand, key: str) -> dict[str, 
     try:
         prior = _find(service.journal, key, command.ref)
         if prior is None:
-            return None
+            return _refused_before(service, command, key)
         if (prior.input, prior.source) != (command.input, source):
-            return error_reply(
-                f"ref {command.ref!r} was first used for {describe(prior.input, prior.source)}; this "
-                f"request is {describe(command.input, source)}: nothing done (use a new ref for a new "
-                "request)", cmd=command.name, ref_reused=True)
+            return _reused(command, key, prior.input, prior.source)
         return {**_kept_reply(service, prior, command.name), "duplicate": True}
     except sqlite3.Error as exc:
         raise RefUnread(service.journal.mark_fault(f"read failed: {type(exc).__name__}: {exc}")) from exc
@@ -109,18 +112,67 @@ def repeat(service: TableService, command: InputCommand, key: str) -> dict[str, 
         raise RefUnread(exc) from exc
 
 
-def taken_before(service: TableService, raw: bytes, key: str) -> InputCommand | None:
+def refuse(service: TableService, command: InputCommand, key: str, reply: dict[str, Any]) -> dict[str, Any]:
+    """``reply``, a refusal of ``command`` from ``key`` given before the journal, kept as its ref's first
+    answer (the first kept stands). A failed write is logged: a resend is then judged again."""
+    if command.ref is not None:
+        try:
+            service.journal.connection.execute(
+                "INSERT OR IGNORE INTO refused(ref, input, source, reply) VALUES (?, ?, ?, ?)",
+                (journal_ref(key, command.ref), json.dumps(command.input.to_dict(), sort_keys=True),
+                 command.source(key), json.dumps(reply)))
+        except sqlite3.Error as exc:
+            log.warning("the refusal of ref %r from key %r was not kept (%s): a resend is judged again",
+                        command.ref, key, exc)
+    return reply
+
+
+def _refused_before(service: TableService, command: InputCommand, key: str) -> dict[str, Any] | None:
+    """The refusal kept for ``command``'s ref (:func:`refuse`) as a duplicate, the refusal of another body
+    under it, or None."""
+    assert command.ref is not None
+    journal = service.journal
+    try:
+        found = journal.connection.execute("SELECT input, source, reply FROM refused WHERE ref = ?",
+                                           (journal_ref(key, command.ref),)).fetchone()
+    except sqlite3.Error as exc:
+        raise journal.mark_fault(f"read failed: {type(exc).__name__}: {exc}") from exc
+    if found is None:
+        return None
+    first = input_from_dict(json.loads(found[0]))
+    if (first, found[1]) != (command.input, command.source(key)):
+        return _reused(command, key, first, found[1])
+    kept: dict[str, Any] = json.loads(found[2])
+    if "cmd" in kept:  # the resend's name (an alias: card, input), as for a journaled command's reply
+        kept["cmd"] = command.name
+    return {**kept, "duplicate": True}
+
+
+def _reused(command: InputCommand, key: str, first: Input, first_source: str) -> dict[str, Any]:
+    """The refusal of ``command`` under a ref first used for another request, naming both."""
+    return error_reply(
+        f"ref {command.ref!r} was first used for {describe(first, first_source)}; this request is "
+        f"{describe(command.input, command.source(key))}: nothing done (use a new ref for a new request)",
+        cmd=command.name, ref_reused=True)
+
+
+def taken_before(service: TableService, raw: bytes, key: str, refusal: dict[str, Any],
+                 ) -> InputCommand | dict[str, Any]:
     """The request ``raw``, which the table's limits now refuse (an amount over today's maximum, a
-    seat the table no longer has), if it is a resend: a ref'd input command whose ref ``key`` has
-    journaled. Limits change at a start (docs/daemon.md, "Limits"), so a command taken under the
-    old ones and resent after must get its first answer, not a refusal of a bet that stands."""
+    seat the table no longer has; ``refusal``: the reply saying so), if it is a resend of a command
+    ``key`` journaled under its ref: limits change at a start (docs/daemon.md, "Limits"), so a command
+    taken under the old ones and resent after must get its first answer, not a refusal of a bet that
+    stands. Else the reply: the refusal kept for its ref, or ``refusal``, kept as its ref's first answer
+    (:func:`refuse`) when it is a ref'd input command at all."""
     try:
         parsed = parse_command(raw, MAX_SEATS, service.table_id)  # taken under more seats, maybe
     except CommandError:
-        return None
+        return refusal
     if not isinstance(parsed, InputCommand) or parsed.ref is None:
-        return None
-    return parsed if _find(service.journal, key, parsed.ref) is not None else None
+        return refusal
+    if _find(service.journal, key, parsed.ref) is not None:
+        return parsed
+    return _refused_before(service, parsed, key) or refuse(service, parsed, key, refusal)
 
 
 def describe(inp: Input, source: str) -> str:

@@ -33,6 +33,11 @@ log = logging.getLogger("croupier.daemon")
 
 #: The first reply to each ref'd command, kept for its resends (controller.daemon.resend).
 REPLIES_SCHEMA = "CREATE TABLE IF NOT EXISTS replies (row INTEGER PRIMARY KEY, reply TEXT NOT NULL)"
+#: The refusals given before the journal to ref'd commands (a role denied, an amount or a seat the limits
+#: refuse), kept for their resends: the ref as journaled, the request (its input as JSON and its source)
+#: and the reply (controller.daemon.resend.refuse).
+REFUSED_SCHEMA = ("CREATE TABLE IF NOT EXISTS refused (ref TEXT PRIMARY KEY, input TEXT NOT NULL, "
+                  "source TEXT NOT NULL, reply TEXT NOT NULL)")
 
 
 def event_payload(table_id: str, seq: int, event: Event) -> dict[str, Any]:
@@ -127,6 +132,7 @@ class TableService:
         conn = self.journal.connection
         checkpoint.ensure_schema(conn)
         conn.execute(REPLIES_SCHEMA)
+        conn.execute(REFUSED_SCHEMA)
         saved = None if checkpoint_at == 0 else checkpoint.load(
             conn, self.journal.path, self.journal.last_id, at_row=checkpoint_at)
         if checkpoint_at and saved is None:

@@ -1,0 +1,73 @@
+"""A refusal given before the journal is its ref's first answer too (docs/commands.md): a resend with the
+same ref is refused again, even once the key's role or the table's limits would take it, and after a
+restart. Before (a helper's review, 2026-12-07), an observer's credit refused as denied, resent once the
+key was made a cashier's, was applied; a credit over ``max_credit``, resent after a restart that raised
+it, was applied: a cashier told "refused" hands the chips back, and the resend credited them anyway."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_daemon_support import config_for
+
+from controller.daemon.client import CommandClient, local_key
+from controller.daemon.keys import KeyFolder
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+
+pytestmark = pytest.mark.timeout(90)
+
+LIMITS = {"unit": 100, "min_bet": 100, "max_bet": 1000, "max_credit": 10000}
+
+
+def _call(config: Any, cmd: str, **fields: Any) -> dict[str, Any]:
+    client = CommandClient(config.spec.zeromq.command, timeout=10, key=local_key(config, "operator", "olive"))
+    try:
+        return client.call(cmd, **fields)
+    finally:
+        client.close()
+
+
+def test_a_denied_command_resent_once_the_role_allows_it_is_denied_again(tmp_path: Path) -> None:
+    config = config_for(tmp_path, limits=LIMITS)
+    local_key(config, "operator", "olive")
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        key = local_key(config, "observer", "carl")
+        client = CommandClient(config.spec.zeromq.command, timeout=10, key=key)
+        try:
+            first = client.call("credit_in", seat=1, amount=5000, ref="R1")
+            assert first["denied"] and not first["ok"]
+            folder = KeyFolder(config.key_folder())
+            (folder.authorized / "carl.key").unlink()
+            folder.authorize("carl", "cashier", key.public)
+            deadline = time.monotonic() + 10  # the registry is re-read within a second
+            n = 1
+            while not client.call("credit_in", seat=3, amount=100, ref=f"P{n}")["ok"]:
+                assert time.monotonic() < deadline, "the cashier's role never took effect"
+                n += 1  # denied while the observer's role still held
+                time.sleep(0.1)
+            assert client.call("credit_in", seat=1, amount=5000, ref="R1") == {**first, "duplicate": True}
+            other = client.call("credit_in", seat=1, amount=7000, ref="R1")
+            assert other.get("ref_reused") and "credit_in seat 1 amount 5000" in other["error"], other
+            assert client.call("credit_in", seat=1, amount=5000, ref="R2")["ok"]  # a new ref: a new credit
+        finally:
+            client.close()
+        assert _call(config, "status")["credits"] == {"1": 5000, "3": 100}
+
+
+def test_a_refusal_by_the_limits_is_repeated_after_a_restart_that_raised_them(tmp_path: Path) -> None:
+    config = config_for(tmp_path, limits=LIMITS)
+    local_key(config, "operator", "olive")
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        first = _call(config, "credit_in", seat=2, amount=20000, ref="B1")
+        assert not first["ok"] and "max_credit" in first["error"], first
+        assert _call(config, "credit_in", seat=2, amount=20000, ref="B1") == {**first, "duplicate": True}
+    higher = config_for(tmp_path, limits={**LIMITS, "max_credit": 100000})
+    with DaemonThread(Daemon(higher, use_shoe=False)):
+        assert _call(higher, "credit_in", seat=2, amount=20000, ref="B1") == {**first, "duplicate": True}
+        assert _call(higher, "status")["credits"] == {}
+        assert _call(higher, "credit_in", seat=2, amount=20000, ref="B2")["ok"]
+        assert _call(higher, "status")["credits"] == {"2": 20000}
