@@ -326,3 +326,16 @@ def test_the_input_that_makes_a_checkpoint_due_is_published_first_and_a_failed_c
         finally:
             client.close()
             sub.close(linger=0)
+
+
+def test_a_checkpoint_on_a_full_disk_names_the_full_disk(tmp_path: Path) -> None:
+    """SQLite rolls a transaction back itself when the disk fills; the code's own ROLLBACK then raised
+    "cannot rollback - no transaction is active", which replaced the cause in the journal fault's words
+    ("correct what it names" named nothing to correct; a helper's review, 2026-12-07)."""
+    config, live = baccarat_session(tmp_path, 12, checkpoint_every=10**9)
+    conn = live.journal.connection
+    conn.execute(f"PRAGMA max_page_count={conn.execute('PRAGMA page_count').fetchone()[0]}")
+    live.checkpoint_every = 1
+    assert not live.maybe_checkpoint()
+    assert live.journal.fault is not None
+    assert "database or disk is full" in live.journal.fault.reason, live.journal.fault.reason

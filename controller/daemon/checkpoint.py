@@ -133,7 +133,8 @@ def write(journal: Journal, state: CheckpointState, *, keep: int = KEEP) -> int:
         )
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may have rolled it back itself (a full disk): keep that error
+            conn.execute("ROLLBACK")
         raise
     return len(blob)
 

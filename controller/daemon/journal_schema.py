@@ -81,7 +81,8 @@ def bring_up_to_date(conn: sqlite3.Connection, header: dict[str, str], last_id: 
         conn.execute("UPDATE meta SET value = ? WHERE key = 'version'", (str(VERSION),))
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may have rolled it back itself (a full disk): keep that error
+            conn.execute("ROLLBACK")
         raise
     header["version"] = str(VERSION)
 
