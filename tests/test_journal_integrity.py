@@ -306,3 +306,37 @@ def test_a_journal_fault_puts_every_panel_lamp_in_its_fault_pattern(tmp_path: Pa
     finally:
         sub.close()
         t.close()
+
+
+def test_a_journal_fault_found_at_start_is_said_before_ready(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The start's own checkpoint (after a long replay) fails on a full disk: the table is halted, and
+    says so as it comes up (the CRITICAL line, the self-test, status), not at the first input (a
+    helper's review, 2026-12-07: the self-test passed, READY was sent, and nothing was said until an
+    input was refused)."""
+    from controller import inputs as I
+    from controller.daemon.client import CommandClient, local_key
+    from controller.daemon.runner import DaemonThread
+    from controller.daemon.service import TableService
+
+    config = load_table(write_table(tmp_path))
+    journal = Journal.open(config.state_dir, table=config.table_id, game=config.game_name,
+                           options=config.options_dict(), limits=config.limits)
+    service = TableService(config, journal, checkpoint_every=10**9)
+    service.replay()
+    for n in range(600):  # past the checkpoint interval: the start writes one at the replay's end
+        service.submit(I.CreditIn(1 + n % 7, 100), "test")
+    pages = journal.connection.execute("PRAGMA page_count").fetchone()[0]
+    journal.close()
+    monkeypatch.setenv("CROUPIER_FAULT_JOURNAL_PAGES", str(pages))
+    key = local_key(config, "operator", "olive")
+    with caplog.at_level("CRITICAL", logger="croupier.daemon"), DaemonThread(Daemon(config, use_shoe=False)):
+        assert "JOURNAL FAULT" in caplog.text and "database or disk is full" in caplog.text
+        client = CommandClient(config.spec.zeromq.command, timeout=10, key=key)
+        try:
+            status = client.call("status")
+        finally:
+            client.close()
+        assert not status["selftest"]["passed"]
+        assert "database or disk is full" in status["selftest"]["checks"]["journal"]
+        assert status["journal_fault"]["file"] == str(config.state_dir / JOURNAL_NAME)

@@ -149,8 +149,12 @@ class Daemon:
             self._lock = None
             raise
         self.service = service
-        self.selftest.passed("journal", f"{service.journal.path}: {service.replayed} input(s) replayed, "
-                                        f"seq {service.seq}")
+        fault = service.journal.fault  # the replay's checkpoint, a change of limits: said once serving
+        if fault is None:
+            self.selftest.passed("journal", f"{service.journal.path}: {service.replayed} input(s) replayed, "
+                                            f"seq {service.seq}")
+        else:
+            self.selftest.failed("journal", f"{fault}")
         return service
 
     def request_stop(self) -> None:
@@ -224,6 +228,8 @@ class Daemon:
                 control = self.gpio.control_endpoint
                 log.info("%d panel map(s); control %s", len(self.gpio.panels), control or "none")
                 self.gpio.start()
+            if self.service.journal.fault is not None:  # found at start: halted, and said so before READY
+                self.journal_faulted(self.service.journal.fault)
             self.ready.set()
             notify("READY=1", f"STATUS=table {self.config.table_id}: {self.selftest.summary()}")
             tasks = [
