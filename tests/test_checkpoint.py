@@ -251,6 +251,9 @@ def test_journal_export_archive_verify(tmp_path: Path, capsys: pytest.CaptureFix
     finally:
         os.umask(old_umask)
     assert stat.S_IMODE((tmp_path / "open.sqlite3").stat().st_mode) == 0o600 and not stale.exists()
+    # One file: nothing of its making left beside it (its checks left open.sqlite3.part-wal and -shm).
+    made = ("open.sqlite3.", "archive.sqlite3.")
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(made)]
     capsys.readouterr()
     assert cli_main(["journal", "verify", "--state-dir", state]) == 0
     assert f"{last} inputs, every row parses" in capsys.readouterr().out

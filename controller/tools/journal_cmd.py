@@ -138,10 +138,14 @@ def _archive(args: argparse.Namespace, state_dir: Path) -> int:
     conn, path, _ = open_readonly(state_dir)
     tmp = dest.with_name(dest.name + ".part")
     try:
-        tmp.unlink(missing_ok=True)  # a stale part of an archive a crash cut short
+        for stale in (tmp, *(tmp.with_name(tmp.name + s) for s in ("-wal", "-shm", "-journal"))):
+            stale.unlink(missing_ok=True)  # a stale part of an archive a crash cut short
         private.create_empty(tmp)  # 0600 whatever the umask, before SQLite writes a page (its -journal too)
         with sqlite3.connect(tmp) as copy:
             conn.backup(copy)
+        # One file, not a write-ahead log's three: the copy took the journal's WAL mode, so every check
+        # of it below left DEST.part-wal and -shm behind (a review). A daemon restoring it sets WAL again.
+        copy.execute("PRAGMA journal_mode=DELETE")
         copy.close()
     finally:
         conn.close()
