@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -202,3 +203,32 @@ def test_scenes_refuses_a_bad_count_or_design_before_writing(
     assert main(["vision", "scenes", str(tmp_path / "out"), *extra]) == 2
     assert f"croupier vision scenes: {said}" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_vision_test_reads_through_a_table_files_scan_window_and_deck(
+        tmp_path: Path, held: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--table``: each frame read as the table's camera reads it, through its scan window, with its deck
+    (before, the window was never applied: a set's figures were the whole frame's)."""
+    def table(corners: str) -> str:
+        path = tmp_path / f"t{len(list(tmp_path.glob('t*.yaml')))}.yaml"
+        camera = f"camera:\n  deck: {DECK}\n  replay: {held}\n  scan_window: {{corners: {corners}}}\n"
+        path.write_text(f"table: t\ngame: baccarat\nstate_dir: {tmp_path / 'state'}\n{camera}")
+        return str(path)
+
+    def report(*argv: str) -> dict[str, Any]:
+        assert main(["vision", "test", str(held), *argv, "--json", "-"]) == 0
+        found: dict[str, Any] = json.loads(capsys.readouterr().out)
+        return found
+
+    capsys.readouterr()
+    whole = report("--deck", DECK)
+    assert whole["correct"] == 8
+    full = report("--table", table("[[0, 0], [1, 0], [1, 1], [0, 1]]"))
+    assert full["deck"] == DECK and full["correct"] == 8  # the table's deck, the whole frame
+    half = report("--table", table("[[0, 0], [0.5, 0], [0.5, 1], [0, 1]]"))
+    assert half["frames"] == 8 and half["correct"] < 8  # the cards out of the window's half: not read
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(f"table: p\ngame: baccarat\nstate_dir: {tmp_path / 'state2'}\n")
+    assert main(["vision", "test", str(held), "--table", str(plain)]) == 2
+    said = capsys.readouterr().err
+    assert f"croupier vision test: --table {plain}: the table file has no camera section" in said

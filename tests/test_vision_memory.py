@@ -22,7 +22,7 @@ from controller.daemon.config import FIRMWARE_CONFIGS
 from vision.synth import DESIGNS, STUDIO, scene
 
 DECK = FIRMWARE_CONFIGS / "decks" / "sim_classic.yaml"
-#: Larger than vision.cli.READ_WIDTH, so the shrink-as-read path is the one measured.
+#: Larger than vision.image_file.READ_WIDTH, so the shrink-as-read path is the one measured.
 SIZE = (1800, 1350)
 #: About two frames' worth: what streaming may hold at once (the frame being read, the one shrunk).
 ALLOWED_GROWTH = 16_000_000

@@ -76,6 +76,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--deck", type=Path, help="the deck profile (default: the only one in firmware_configs/decks)"
     )
     t.add_argument("--json", type=Path, help="also write the full JSON report here ('-' for standard output)")
+    t.add_argument("--table", type=Path, help="read each frame as this table file's camera does: through its "
+                   "scan_window, with its deck unless --deck names one")
     t.set_defaults(func=refusing("test", run_test))
 
     c = vs.add_parser(
@@ -257,34 +259,17 @@ def run_enroll(args: argparse.Namespace) -> int:
     return 0
 
 
-#: Photographs wider than this are shrunk as they are read (a 12-megapixel photograph is 36 MB
-#: decoded; the recogniser works on a few hundred pixels): memory stays flat whatever the set's size.
-READ_WIDTH = 1600
-
-
 def _read_shots(files: list[tuple[Path, Any]]) -> Iterator[tuple[Any, Any, str]]:
-    """Each labelled photograph, read when it is needed and shrunk to :data:`READ_WIDTH`, with progress;
-    named by its file, and its folder's name where photographs come from more than one. One that gives no
-    image is why (:func:`read_frame`): the enrolment sets it aside, named, as any unusable photograph."""
+    """Each labelled photograph, read when it is needed and shrunk (:func:`vision.image_file.read_frame`),
+    with progress; named by its file, and its folder's name where photographs come from more than one. One
+    that gives no image is why: the enrolment sets it aside, named, as any unusable photograph."""
+    from vision.image_file import read_frame
+
     folders = len({path.parent for path, _ in files})
     for done, (path, card) in enumerate(files, 1):
         img = read_frame(path)
         progress("photographs", done, len(files))
         yield img, card, path.name if folders == 1 else f"{path.parent.name}/{path.name}"
-
-
-def read_frame(path: Path) -> Any:
-    """An image file, shrunk to at most :data:`READ_WIDTH` wide, or why it gives no frame (a JPEG cut short
-    among them: :func:`vision.image_file.read_image`)."""
-    import cv2
-
-    from vision.image_file import read_image
-
-    img = read_image(path)
-    if not isinstance(img, str) and img.shape[1] > READ_WIDTH:
-        f = READ_WIDTH / img.shape[1]
-        img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-    return img
 
 
 def unwritable(path: Path) -> str | None:
@@ -311,6 +296,21 @@ def unwritable(path: Path) -> str | None:
     return None
 
 
+def table_camera(path: Path) -> tuple[Any, Path]:
+    """A table file's scan window (None: the whole frame) and deck profile, as its camera reads frames."""
+    from controller.daemon.config import TableFileError, load_table
+    from vision.window import ScanWindow
+
+    try:
+        camera = load_table(path).camera
+    except TableFileError as exc:
+        raise OptionError(f"--table: {exc}") from None
+    if camera is None:
+        raise OptionError(f"--table {path}: the table file has no camera section")
+    scan = camera.spec.scan_window
+    return (None if scan is None else ScanWindow(scan.corners, scan.plane)), camera.deck_path
+
+
 def default_deck() -> Path | None:
     from controller.daemon.config import FIRMWARE_CONFIGS
 
@@ -322,6 +322,8 @@ def _test_frames(folder: Path, rows: list[tuple[int, str, Any]], unreadable: lis
                  ) -> Iterator[tuple[Any, Any, str]]:
     """The labelled frames one at a time (read, shrunk, read by the recogniser, let go), with progress. A file
     OpenCV cannot decode is named in ``unreadable`` and passed over: the rest of a long run is not lost."""
+    from vision.image_file import read_frame
+
     for done, (lineno, file, card) in enumerate(rows, 1):
         img = read_frame(folder / file)
         progress("frames", done, len(rows))
@@ -336,7 +338,8 @@ def run_test(args: argparse.Namespace) -> int:
     from vision.evaluate import evaluate, summary
     from vision.profile import ProfileError, load_profile
 
-    deck = args.deck or default_deck()
+    window, table_deck = table_camera(args.table) if args.table is not None else (None, None)
+    deck = args.deck or table_deck or default_deck()
     if deck is None:
         print("croupier vision test: name the deck profile with --deck", file=sys.stderr)
         return 2
@@ -355,7 +358,7 @@ def run_test(args: argparse.Namespace) -> int:
         report: dict[str, Any] = {
             "deck": str(deck),
             "folder": str(args.folder),
-            **evaluate(_test_frames(args.folder, rows, unreadable), profile),
+            **evaluate(_test_frames(args.folder, rows, unreadable), profile, window),
             "unreadable": unreadable,
         }
     except (ProfileError, DatasetError) as exc:

@@ -24,6 +24,7 @@ import numpy as np
 from controller.cards import Card
 from vision.profile import DeckProfile
 from vision.recognise import READ_THREADS, Image, recognise
+from vision.window import ScanWindow
 
 #: How many wrong and unknown frames the report names, and how many of the slowest frames it lists.
 LISTED = 50
@@ -54,9 +55,10 @@ class Tally:
     #: The :data:`SLOWEST` frames by CPU time, as a heap of (ms, name): what the p99 is made of.
     slowest: list[tuple[float, str]] = field(default_factory=list)
 
-    def add(self, frame: Image, truth: Card | None, profile: DeckProfile, name: str = "") -> None:
+    def add(self, frame: Image, truth: Card | None, profile: DeckProfile, name: str = "",
+            window: ScanWindow | None = None) -> None:
         wall, cpu = time.perf_counter(), time.process_time()
-        reading = recognise(frame, profile)
+        reading = recognise(frame, profile, window=window)
         self.wall_ms.append((time.perf_counter() - wall) * 1000)
         self.cpu_ms.append((time.process_time() - cpu) * 1000)
         keep = heapq.heappush if len(self.slowest) < SLOWEST else heapq.heappushpop
@@ -133,14 +135,16 @@ class Tally:
         }
 
 
-def evaluate(frames: Iterable[tuple[Image, Card | None, str]], profile: DeckProfile) -> dict[str, Any]:
-    """Run every (frame, true card or None, name) through the recogniser on one thread."""
+def evaluate(frames: Iterable[tuple[Image, Card | None, str]], profile: DeckProfile,
+             window: ScanWindow | None = None) -> dict[str, Any]:
+    """Run every (frame, true card or None, name) through the recogniser on one thread, through the table's
+    scan ``window`` if given (as the daemon's camera reads)."""
     threads = cv2.getNumThreads()
     cv2.setNumThreads(READ_THREADS)
     try:
         tally = Tally()
         for frame, truth, name in frames:
-            tally.add(frame, truth, profile, name)
+            tally.add(frame, truth, profile, name, window)
         return tally.report()
     finally:
         cv2.setNumThreads(threads)
