@@ -113,6 +113,30 @@ def test_good_crc_undecodable_payload_is_acked_and_reported_once(shoe: RawShoe, 
     assert "seq" not in errors[0].detail  # a side topic's field: readers would take it for an event
 
 
+@pytest.mark.parametrize("before", [["KD", "5C", "7H"], []])
+def test_a_hello_no_decoder_reads_starts_a_new_numbering_and_halts_no_card_lost(
+        shoe: RawShoe, run_reader: Any, before: list[str]) -> None:
+    """The shoe power-cycles mid-shoe (or right after its HELLO) and its HELLO 0 breaks its payload's rules
+    (a NUL in the serial): taken for a late copy by its SEQ, it was acknowledged and dropped, and the cards
+    numbered from 1 after it were acknowledged and dropped as older still: lost, and no halt (a helper's
+    review, 2026-12-07). It is a HELLO: a protocol error (the table halts), and every card after it read."""
+    _, events = run_reader(profile(shoe.path))
+    shoe.send(0, HELLO)
+    shoe.expect(is_ack(0))
+    for seq, code in enumerate(before, start=1):
+        shoe.send(seq, CardMsg(parse_card(code)))
+        shoe.expect(is_ack(seq))
+    shoe.write(raw_frame(0, 0x01, bytes([1, 3]) + b"Doc" + bytes([1]) + b"1" + bytes([3]) + b"D-\x00"))
+    shoe.expect(is_ack(0))
+    for seq, code in enumerate(["9S", "QH", "3C"], start=1):
+        shoe.send(seq, CardMsg(parse_card(code)))
+        shoe.expect(is_ack(seq))
+    events.wait(lambda: events.codes() == [*before, "9S", "QH", "3C"])
+    errors = events.status("protocol_error")
+    assert len(errors) == 1 and "undecodable HELLO frame seq 0" in errors[0].detail["reason"], errors
+    assert not [e for e in events.status("framing_error") if "stale" in str(e.detail)]
+
+
 def test_damage_storm_is_naked_and_reported_at_a_bounded_rate(shoe: RawShoe, run_reader: Any) -> None:
     reader, events = run_reader(profile(shoe.path))
     shoe.send(0, HELLO)

@@ -25,6 +25,7 @@ from drivers.shoe.events import ShoeEvent, ShoeStatus, event_for
 from drivers.shoe.linehealth import DeviceFlags, ErrorBursts
 from drivers.shoe.messages import (
     PROTOCOL_VERSION,
+    T_HELLO,
     Ack,
     CardMsg,
     Heartbeat,
@@ -221,16 +222,23 @@ class FrameReader:
             self._framing_error(FramingError(
                 f"received host-to-shoe {name} (seq {frame.seq}): is the line echoing?"))
             return False
-        if self._reset_check(frame.seq, message):
+        # A HELLO no decoder reads (a serial cut short, a NUL in a text) is still a HELLO: the shoe
+        # restarted its numbering. Taken for a late copy by its SEQ, it was acknowledged and dropped, and
+        # every card after it, numbered from 1 again, was acknowledged and dropped as older still: cards
+        # lost, no halt (a helper's review, 2026-12-07).
+        hello = isinstance(message, Hello) or getattr(frame, "type_byte", None) == T_HELLO
+        if self._reset_check(frame.seq, message, hello):
             return True  # not acknowledged: the shoe sends it again after its HELLO
         last = self._last_seq
         behind = None if last is None else (last - frame.seq) & 0xFF
-        if isinstance(message, Hello):
+        if hello:
             self._reset_at, self._reset_written = None, False
             # HELLO always resets the expectation, whatever its SEQ: after a wrap, a power-cycle
             # HELLO 0 may carry the SEQ last delivered. Delivering a resent HELLO again is harmless;
-            # it starts a new session (the consumer records it before it is acknowledged).
-            if not self._take(FrameId(new_session(), frame.seq), message):
+            # it starts a new session (the consumer records it before it is acknowledged). One that
+            # cannot be decoded starts it too, handed over as the protocol error that halts the table.
+            undecodable = self._undecodable(frame) if isinstance(frame, UndecodableFrame) else None
+            if not self._take(FrameId(new_session(), frame.seq), message, undecodable):
                 return True
         elif behind == 0:
             pass  # a resend of the frame last accepted (its ACK was lost, or we restarted before it)
@@ -244,12 +252,10 @@ class FrameReader:
             if last is not None and not self._resuming and frame.seq != (last + 1) & 0xFF:
                 self._framing_error(FramingError(f"sequence gap: expected {(last + 1) & 0xFF}, "
                                                  f"got {frame.seq} (shoe reset without HELLO?)"))
-            if message is None:
-                assert isinstance(frame, UndecodableFrame)
+            if isinstance(frame, UndecodableFrame):
                 # A good CRC: the line is fine, the shoe sent something wrong. A NAK would only
                 # bring it back; acknowledge it and report it once, as a fault the operator sees.
-                self._status("protocol_error", reason=str(frame), frame_seq=frame.seq,
-                             type=f"0x{frame.type_byte:02X}", raw=frame.raw.hex(" "))
+                self._emit(self._undecodable(frame))
                 self._last_seq, self._resuming = frame.seq, False
             elif not self._take(FrameId(self._session, frame.seq), message):
                 return True  # not acknowledged: the shoe sends it again
@@ -258,7 +264,12 @@ class FrameReader:
             self._on_acked(FrameId(self._session, frame.seq))
         return True
 
-    def _reset_check(self, seq: int, message: Message | None) -> bool:
+    def _undecodable(self, frame: UndecodableFrame) -> ShoeStatus:
+        """The protocol error a frame no decoder reads is reported as (halting the table)."""
+        return self._said("protocol_error", reason=str(frame), frame_seq=frame.seq,
+                          type=f"0x{frame.type_byte:02X}", raw=frame.raw.hex(" "))
+
+    def _reset_check(self, seq: int, message: Message | None, hello: bool) -> bool:
         """Under the RESET lock: note whether the shoe may hold a card this host takes, and whether a
         RESET holds this frame back (True: neither delivered nor acknowledged).
 
@@ -271,7 +282,6 @@ class FrameReader:
         """
         last = self._last_seq
         behind = None if last is None else (last - seq) & 0xFF
-        hello = isinstance(message, Hello)
         late = behind is not None and 0 < behind < 128 and not self._resuming and not hello
         with self._reset_lock:
             if hello or (behind != 0 and not late):
@@ -305,9 +315,11 @@ class FrameReader:
         self._reset_at, self._reset_written = None, False
         return False
 
-    def _take(self, frame: FrameId, message: Message) -> bool:
-        """Deliver a new frame; once accepted it is the last one (False: not accepted, no ACK)."""
-        if not self._deliver(frame, message):
+    def _take(self, frame: FrameId, message: Message | None, undecodable: ShoeStatus | None = None) -> bool:
+        """Deliver a new frame; once accepted it is the last one (False: not accepted, no ACK). A frame
+        no decoder reads (``message`` None) is handed over as its ``undecodable`` protocol error."""
+        if not (self._deliver(frame, message) if message is not None
+                else self._hand_over(frame, undecodable, message)):
             return False
         self._session, self._last_seq, self._resuming = frame.session, frame.seq, False
         return True
@@ -339,6 +351,10 @@ class FrameReader:
             for status in self.flags.on_message(message):
                 self._emit(status)
             event = event_for(message)
+        return self._hand_over(frame, event, message)
+
+    def _hand_over(self, frame: FrameId | None, event: ShoeEvent | None, message: Message | None) -> bool:
+        """A frame's own event to ``on_frame``, whose answer decides the ACK (or emitted, without one)."""
         if self._on_frame is None:
             return event is None or self._emit(event)
         try:
