@@ -65,9 +65,12 @@ class Board(Watched):
     def tile(self, table_id: str) -> Tile:
         return self.tiles.setdefault(table_id, Tile(table_id))
 
-    def take_row(self, data: bytes) -> None:
+    def take_row(self, data: bytes, subject: str | None = None) -> None:
+        """A row as the uplink published it on ``subject`` (None: not checked), whose table it must name."""
         try:
             msg = wire.RowMessage.parse(data)
+            if subject is not None and msg.table_id != wire.subject_table(subject):
+                raise ValueError(f"it names table {msg.table_id!r} on {subject}")
         except ValueError as exc:
             log.warning("a row the board cannot read: %s", exc)
             return
@@ -77,12 +80,14 @@ class Board(Watched):
             self._gaps.add(msg.table_id)
         self.changed()
 
-    def take_heartbeat(self, data: bytes) -> None:
+    def take_heartbeat(self, data: bytes, subject: str | None = None) -> None:
         """An uplink's heartbeat: the table is alive, and how long its journal is. A table the board does
         not have, or whose stream holds rows the board never got while no row arrives (published before
         the board subscribed, and not yet recorded when it loaded), is reloaded from PostgreSQL."""
         try:
             d = json.loads(data)
+            if subject is not None and str(d["table"]) != wire.subject_table(subject, "alive"):
+                raise ValueError(f"it names table {d['table']!r} on {subject}")
             tile = self.tile(str(d["table"]))
             if d["journal"] == tile.journal:
                 tile.journal_rows = max(tile.journal_rows, int(d["journal_rows"]))
@@ -156,10 +161,10 @@ async def follow(board: Board, nc: NATS, stop: asyncio.Event) -> None:
     from nats.js.errors import NotFoundError
 
     async def row(msg: Msg) -> None:
-        board.take_row(msg.data)
+        board.take_row(msg.data, msg.subject)
 
     async def heartbeat(msg: Msg) -> None:
-        board.take_heartbeat(msg.data)
+        board.take_heartbeat(msg.data, msg.subject)
 
     async def alert(msg: Msg) -> None:
         board.take_alert(msg.data)

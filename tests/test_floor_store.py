@@ -10,7 +10,7 @@ from floor_support import postgres  # noqa: F401 (fixture)
 
 from controller.floor import store
 from controller.floor.schema import migrate
-from controller.floor.wire import RowMessage
+from controller.floor.wire import RowMessage, UnknownFormat, subject_table
 from tests.server_fixtures import FloorDatabase
 
 pytestmark = pytest.mark.timeout(60)
@@ -68,3 +68,50 @@ def test_a_body_the_sql_takes_but_python_cannot_read_fails_the_batch_as_a_bad_bo
         with pytest.raises(store.BAD_BODY):
             store.write_bodies(conn, [raw, body(2)])
         assert conn.execute("SELECT count(*) FROM inputs").fetchall() == [(0,)]
+
+
+@pytest.mark.parametrize("raw", [b"[]", b"1", b'"x"', b"null", b'{"table": "s1"}',
+                                 b'{"format": 1, "table": "s1"}'],
+                         ids=["array", "number", "string", "null", "no_format", "no_fields"])
+def test_a_body_of_no_format_is_malformed_not_left_to_a_newer_recorder(
+        postgres: FloorDatabase, raw: bytes) -> None:  # noqa: F811
+    """A body that is no object, or an object without a format field, is no newer uplink's: it was
+    nak'd and delivered again for ever (a review, 2026-12-07). The SQL refuses the batch (BAD_BODY) and
+    the recorder's parse names it malformed (terminated: a gap)."""
+    with pytest.raises(ValueError) as why:
+        RowMessage.parse(raw)
+    assert not isinstance(why.value, UnknownFormat)
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        with pytest.raises(store.BAD_BODY):
+            store.write_bodies(conn, [raw, body(1)])
+        assert conn.execute("SELECT count(*) FROM inputs").fetchall() == [(0,)]
+        assert store.write_bodies(conn, [b'{"format": 2}', body(1)]) == [0]  # a newer format's: left
+
+
+def test_a_body_naming_another_table_than_its_subjects_is_refused(
+        postgres: FloorDatabase) -> None:  # noqa: F811
+    """Table p1's NATS user may publish only on croupier.p1.rows, but a body naming table s1 there was
+    written into s1's history (a review, 2026-12-07: another table's credits)."""
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        with pytest.raises(store.BAD_BODY):
+            store.write_bodies(conn, [body(1)], ["p1"])
+        assert conn.execute("SELECT count(*) FROM inputs").fetchall() == [(0,)]
+        assert store.write_bodies(conn, [body(1)], ["s1"]) == []
+        assert subject_table("croupier.s1.rows") == "s1" and subject_table("croupier.s1.alive") is None
+
+
+@pytest.mark.parametrize("depth", [5_000, 200_000])
+def test_a_body_nested_too_deep_is_malformed_not_a_database_away(
+        postgres: FloorDatabase, depth: int) -> None:  # noqa: F811
+    """Nested past Python's stack, parse raised RecursionError (it stopped the recorder); past
+    PostgreSQL's, the error (SQLSTATE 54001) was taken for a database away and retried for ever."""
+    deep = b'{"format": 1, "table": "s1", "x": ' + b"[" * depth + b"]" * depth + b"}"
+    with pytest.raises(ValueError, match="nested too deep|not a floor row message"):
+        RowMessage.parse(deep)
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        with pytest.raises(store.BAD_BODY):
+            store.write_bodies(conn, [body(1), deep])
+        assert store.write_bodies(conn, [body(1)]) == []  # the connection is still good

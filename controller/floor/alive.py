@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import psycopg
 
+from controller.floor.wire import subject_table
+
 if TYPE_CHECKING:  # annotations only: `floor tables`/`recall` use OFFLINE_AFTER without loading nats-py
     from nats.aio.client import Client as NATS
     from nats.aio.msg import Msg
@@ -74,6 +76,8 @@ class Board:
         async def heard(msg: Msg) -> None:
             try:
                 d = json.loads(msg.data)
+                if str(d["table"]) != subject_table(msg.subject, "alive"):
+                    raise ValueError(f"it names table {d['table']!r}: not this subject's")
                 self.heard[(str(d["table"]), str(d["journal"]))] = int(d["journal_rows"])
             except (ValueError, KeyError, TypeError) as exc:
                 log.warning("a heartbeat on %s that does not parse: %s", msg.subject, exc)

@@ -51,7 +51,7 @@ BAD_BODY: tuple[type[Exception], ...] = (psycopg.DataError, psycopg.IntegrityErr
 _BATCH = """
 DO $$ BEGIN
 IF to_regclass('pg_temp.floor_batch') IS NULL THEN
-    CREATE TEMPORARY TABLE floor_batch (n integer NOT NULL, d jsonb NOT NULL) ON COMMIT DELETE ROWS;
+    CREATE TEMPORARY TABLE floor_batch (n integer NOT NULL, t text, d jsonb NOT NULL) ON COMMIT DELETE ROWS;
     ALTER TABLE floor_batch ALTER d SET STORAGE EXTERNAL;
     CREATE TEMPORARY TABLE floor_rows (
         n integer NOT NULL, table_id text, journal_id text, row bigint, at float8, source text, ref text,
@@ -147,7 +147,16 @@ SELECT n FROM floor_rows WHERE
     OR events @> '[{"event": "tilt"}]' OR events @> '[{"event": "tilt_cleared"}]'
 ORDER BY table_id, journal_id, row
 """
-_UNKNOWN = "SELECT n FROM floor_batch WHERE d->>'format' IS DISTINCT FROM %(f)s ORDER BY n"
+# Of another format: an object with a format field of another value (a newer uplink's), left to a newer
+# recorder. Anything else without this format (an array, a number, an object without the field) is no
+# format's: malformed, as a body of this format naming another table than its subject's (``t``: a
+# table's NATS user may publish only on its own subject, so its rows may name only its own table).
+_UNKNOWN = ("SELECT n FROM floor_batch WHERE jsonb_typeof(d) = 'object' AND d ? 'format' "
+            "AND d->>'format' IS DISTINCT FROM %(f)s ORDER BY n")
+_REFUSED = """
+SELECT n FROM floor_batch WHERE jsonb_typeof(d) <> 'object' OR NOT d ? 'format'
+    OR (d->>'format' = %(f)s AND t IS NOT NULL AND d->>'table' IS DISTINCT FROM t)
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,30 +169,53 @@ class Hole:
     last_row: int
 
 
-def _copy_line(n: int, body: bytes) -> bytes:
-    """``n`` and ``body`` as a line of COPY's text format (its four special bytes escaped)."""
-    escaped = body.replace(b"\\", b"\\\\").replace(b"\n", b"\\n")
-    escaped = escaped.replace(b"\r", b"\\r").replace(b"\t", b"\\t")
-    return b"%d\t%s\n" % (n, escaped)
+def _escape(field: bytes) -> bytes:
+    """A field of COPY's text format: its four special bytes escaped."""
+    escaped = field.replace(b"\\", b"\\\\").replace(b"\n", b"\\n")
+    return escaped.replace(b"\r", b"\\r").replace(b"\t", b"\\t")
 
 
-def write_bodies(conn: psycopg.Connection[Any], bodies: Sequence[bytes]) -> list[int]:
+def _copy_line(n: int, table: str | None, body: bytes) -> bytes:
+    """``n``, ``table`` (None: NULL, not checked) and ``body`` as a line of COPY's text format."""
+    return b"%d\t%s\t%s\n" % (n, b"\\N" if table is None else _escape(table.encode()), _escape(body))
+
+
+def write_bodies(conn: psycopg.Connection[Any], bodies: Sequence[bytes],
+                 tables: Sequence[str | None] | None = None) -> list[int]:
     """Record the message ``bodies`` (as published) in one transaction; the positions of those not
     recorded because their format is not this code's (the caller acknowledges the others only after
-    this returns). One of :data:`BAD_BODY` if any body is malformed: then nothing is recorded."""
+    this returns). One of :data:`BAD_BODY` if any body is malformed, or names another table than
+    ``tables`` (the table of the subject each came on; None: not checked): then nothing is recorded."""
+    try:
+        return _write_bodies(conn, bodies, tables if tables is not None else [None] * len(bodies))
+    except psycopg.OperationalError as exc:
+        # A body nested past PostgreSQL's stack (SQLSTATE class 54, a program limit) is malformed, not
+        # a database away: as an OperationalError it was retried for ever (a review, 2026-12-07).
+        if (exc.sqlstate or "").startswith("54"):
+            raise BadBody(f"the database cannot take it: {exc}") from None
+        raise
+
+
+def _write_bodies(conn: psycopg.Connection[Any], bodies: Sequence[bytes], subjects: Sequence[str | None],
+                  ) -> list[int]:
     params = {"f": str(FORMAT)}
     # Three round trips to the server whatever the batch (the tables, the COPY, the rest in one
     # pipeline), then the commit: a light load's small batches are quick (docs/floor.md, "How fast").
-    with conn.transaction(), conn.cursor() as cur, conn.cursor() as significant_cur:
+    with (conn.transaction(), conn.cursor() as cur, conn.cursor() as significant_cur,
+          conn.cursor() as refused_cur):
         cur.execute(f"{_BATCH}; {_EMPTY}")
-        with cur.copy("COPY floor_batch (n, d) FROM STDIN") as copy:
-            copy.write(b"".join(_copy_line(n, body) for n, body in enumerate(bodies)))
+        with cur.copy("COPY floor_batch (n, t, d) FROM STDIN") as copy:
+            copy.write(b"".join(_copy_line(n, t, body)
+                                for n, (t, body) in enumerate(zip(subjects, bodies, strict=True))))
         with conn.pipeline():
+            refused_cur.execute(_REFUSED, params)
             for statement in (_ROWS, _NEW_JOURNALS, _LOCK, _INPUTS, _EVENTS, _ROUNDS, _ADVANCE):
                 cur.execute(statement, params)
             cur.execute(_UNKNOWN, params)
             significant_cur.execute(_MAYBE_SIGNIFICANT,
                                     {**params, "inputs": sorted(significant.SIGNIFICANT_INPUTS)})
+        if refused_cur.fetchone() is not None:  # the transaction rolls back: the recorder sorts them out
+            raise BadBody("a body is no floor row message, or names another table than its subject's")
         unknown = [int(n) for (n,) in cur.fetchall()]
         try:
             maybe = [RowMessage.parse(bodies[int(n)]) for (n,) in significant_cur.fetchall()]

@@ -43,6 +43,15 @@ def subject(table_id: str) -> str:
     return f"croupier.{table_id}.rows"
 
 
+def subject_table(subject: str, kind: str = "rows") -> str | None:
+    """The table whose ``kind`` subject (``croupier.TABLE.rows``, ``.alive``) ``subject`` is, or None. A
+    table's NATS user may publish only on its own subjects (docs/floor.md), so what a message says of
+    its table is believed only when its subject says the same: one table's uplink must not write
+    another's rows or heartbeats."""
+    parts = subject.split(".")
+    return parts[1] if len(parts) == 3 and parts[0] == "croupier" and parts[2] == kind else None
+
+
 def msg_id(table_id: str, journal_id: str, row: int) -> str:
     return f"{table_id}:{journal_id}:{row}"
 
@@ -98,6 +107,8 @@ class RowMessage:
         object with the fields its row in ``rounds`` needs."""
         try:
             d = json.loads(data, parse_constant=_no_constant)
+            if not isinstance(d, dict) or "format" not in d:  # no format's at all: malformed, not newer
+                raise ValueError(f"not a floor row message: a JSON {type(d).__name__} without a format field")
             fmt = d.get("format")
             if fmt != str(FORMAT) and not (type(fmt) is int and fmt == FORMAT):  # what d->>'format' compares
                 raise UnknownFormat(f"format {fmt!r}, this recorder reads {FORMAT}")
@@ -128,6 +139,8 @@ class RowMessage:
                        _str(d, "game"), _dict(d, "options"), _int(d, "journal_rows"), r, _dict(d, "currency"))
         except (KeyError, TypeError, AttributeError, UnicodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"not a floor row message: {exc!r}") from None
+        except RecursionError:  # nested past Python's stack: it escaped, and stopped the recorder
+            raise ValueError("not a floor row message: nested too deep") from None
 
 
 def _no_constant(name: str) -> Any:
