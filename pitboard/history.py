@@ -26,8 +26,8 @@ TABLES: Final = """
     SELECT DISTINCT ON (table_id) table_id, journal_id, game, currency, recorded_row, journal_rows,
            GREATEST(EXTRACT(EPOCH FROM last_seen),
                     COALESCE(EXTRACT(EPOCH FROM heartbeat_at), 0))::float8 AS heard
-    FROM tables WHERE %(t)s::text IS NULL OR table_id = %(t)s ORDER BY table_id, last_seen DESC
-    """
+    FROM tables WHERE %(t)s::text IS NULL OR table_id = %(t)s ORDER BY table_id, {NEWEST}
+    """.replace("{NEWEST}", queries.NEWEST)
 #: The events to replay: from the current shoe's start (index ``events_by_name``), no more than REPLAY.
 #: A settlement comes with its round's recorded decimals (a ``limits`` row may have changed them since).
 EVENTS: Final = """

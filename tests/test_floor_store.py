@@ -9,6 +9,7 @@ import pytest
 from floor_support import postgres  # noqa: F401 (fixture)
 
 from controller.floor import store
+from controller.floor.queries import NEWEST_JOURNAL, tables
 from controller.floor.schema import migrate
 from controller.floor.wire import RowMessage, UnknownFormat, subject_table
 from tests.server_fixtures import FloorDatabase
@@ -115,3 +116,22 @@ def test_a_body_nested_too_deep_is_malformed_not_a_database_away(
         with pytest.raises(store.BAD_BODY):
             store.write_bodies(conn, [body(1), deep])
         assert store.write_bodies(conn, [body(1)]) == []  # the connection is still good
+
+
+def test_an_old_journals_batch_delivered_again_does_not_make_it_the_tables_newest(
+        postgres: FloorDatabase) -> None:  # noqa: F811
+    """A recorder killed after its commit, before its ack: its batch of the table's old journal comes again
+    after the new journal's rows. It moved the old journal's last_seen, and floor recall, floor tables and
+    the pit board took it for the table's current journal (a review, 2026-12-07)."""
+    def of(journal: str, row: int, at: float) -> bytes:
+        return json.dumps({**json.loads(body(row)), "journal": journal, "at": at}).encode()
+
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        old = [of("old", r, 100.0 + r) for r in (1, 2)]
+        store.write_bodies(conn, old)
+        store.write_bodies(conn, [of("new", 1, 500.0)])
+        assert conn.execute(NEWEST_JOURNAL, ("s1",)).fetchone()[0] == "new"
+        store.write_bodies(conn, old)  # delivered again: nothing new
+        assert conn.execute(NEWEST_JOURNAL, ("s1",)).fetchone()[0] == "new"
+        assert [r["journal"] for r in tables(conn)] == ["new"]

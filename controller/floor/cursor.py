@@ -12,6 +12,8 @@ rows it does not find.
 
 from __future__ import annotations
 
+import json
+import logging
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -19,6 +21,8 @@ import nats.js.errors
 from nats.js import JetStreamContext
 
 from controller.floor.wire import MSG_ID, STREAM, parse_msg_id, subject
+
+log = logging.getLogger("croupier.floor")
 
 #: Header: ``<row>:<seq>``: every row up to ``row`` of this journal was stored, none later than ``seq``.
 STORED: Final = "Croupier-Stored"
@@ -73,6 +77,7 @@ async def read_tail(js: JetStreamContext, table_id: str, journal_id: str) -> Tai
         raise RuntimeError(f"the last message on {subj} has no {MSG_ID} header")
     _, held_journal, last_row = parse_msg_id(headers[MSG_ID])
     if held_journal != journal_id:
+        _short_of(subj, held_journal, last_row, last.data or b"")
         return Tail(0, [], Stored())
     row, seq = _parse_stored(headers.get(STORED))
     stored = Stored(row, seq)
@@ -86,3 +91,19 @@ async def read_tail(js: JetStreamContext, table_id: str, journal_id: str) -> Tai
         position = int(msg.seq or 0) + 1
     missing = [r for r in range(stored.row + 1, last_row) if r not in stored.above]
     return Tail(last_row, missing, stored)
+
+
+def _short_of(subj: str, journal_id: str, row: int, body: bytes) -> None:
+    """Say so when the subject's last message, of an earlier journal, is not that journal's last row (its
+    body's ``journal_rows``): an uplink stopped mid hand-over, then started on the table's new journal,
+    leaves the earlier journal's last rows unpublished, and nothing else would say so (a review,
+    2026-12-07). The floor's ``floor tables`` shows the shortfall too (``EARLIER JOURNAL N rows short``)."""
+    try:
+        rows = int(json.loads(body)["journal_rows"])
+    except (ValueError, KeyError, TypeError):
+        return
+    if row < rows:
+        log.error("%s: the stream's last message is row %d of journal %s, which had %d rows: rows %d..%d of "
+                  "it were never published, and the floor's record of it stops there; restore that journal "
+                  "in a state dir and run its uplink to send them",
+                  subj, row, journal_id, rows, row + 1, rows)

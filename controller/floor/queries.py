@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
 import psycopg
 from psycopg.rows import dict_row
@@ -14,9 +14,13 @@ from controller.floor.alive import OFFLINE_AFTER
 from controller.money import Currency
 from controller.tools.ctl import format_round
 
-#: The table's newest journal (index ``tables_last_seen``).
+#: The table's newest journal: the one whose newest recorded row is the table's newest (its own clock),
+#: not the one a message was last recorded of: a batch of an old journal delivered again after a
+#: recorder's crash made it the table's "newest" (a review, 2026-12-07). A table has a row here per
+#: journal, a handful: no index is needed.
+NEWEST: Final = "last_at DESC NULLS LAST, last_seen DESC"
 NEWEST_JOURNAL = ("SELECT journal_id, game, currency FROM tables WHERE table_id = %s "
-                  "ORDER BY last_seen DESC LIMIT 1")
+                  f"ORDER BY {NEWEST} LIMIT 1")
 #: Its last rounds, or one round: a backward scan of the primary key (table, journal, round).
 RECALL = ("SELECT record FROM rounds WHERE table_id = %s AND journal_id = %s "
           "AND (%s::bigint IS NULL OR round = %s) ORDER BY round DESC LIMIT %s")
@@ -54,9 +58,12 @@ def tables(conn: psycopg.Connection[Any], offline_after: float = OFFLINE_AFTER) 
                            AND g.filled_at IS NULL) AS gap,
                    (SELECT COALESCE(a.cause_at, EXTRACT(EPOCH FROM a.raised_at)::float8) FROM alerts a
                     WHERE a.table_id = t.table_id AND a.kind = 'daemon_stopped' AND a.key = ''
-                      AND a.cleared_at IS NULL) AS daemon_stopped_since
-            FROM tables t ORDER BY table_id, last_seen DESC
-            """, {"off": offline_after})
+                      AND a.cleared_at IS NULL) AS daemon_stopped_since,
+                   (SELECT COALESCE(SUM(GREATEST(o.journal_rows - o.recorded_row, 0)), 0)::bigint
+                    FROM tables o WHERE o.table_id = t.table_id AND o.journal_id <> t.journal_id
+                   ) AS older_behind
+            FROM tables t ORDER BY table_id, {NEWEST}
+            """.replace("{NEWEST}", NEWEST), {"off": offline_after})
         return list(cur.fetchall())
 
 
@@ -112,6 +119,8 @@ def tables_text(rows: list[dict[str, Any]]) -> str:
         flag = "  GAP" if r["gap"] else ""
         if r["daemon_stopped_since"] is not None:
             flag += f"  DAEMON STOPPED since {_local(r['daemon_stopped_since'])}"
+        if r["older_behind"]:  # an earlier journal's rows never recorded (its uplink stopped short)
+            flag += f"  EARLIER JOURNAL {r['older_behind']} rows short"
         lines.append(f"{r['table']:<16} {r['game']:<15} {r['recorded_row']:>8} {r['behind']:>6}  {state:<30} "
                      f"{r['journal']}{flag}")
     return "\n".join(lines)

@@ -130,7 +130,7 @@ WITH seen AS (
             SELECT MAX(i.row) FROM inputs i
             WHERE i.table_id = tables.table_id AND i.journal_id = tables.journal_id)
             THEN seen.currency ELSE tables.currency END,
-        last_seen = now()
+        last_seen = CASE WHEN seen.top > tables.recorded_row THEN now() ELSE tables.last_seen END
     FROM seen WHERE tables.table_id = seen.table_id AND tables.journal_id = seen.journal_id
     RETURNING tables.table_id, tables.journal_id, tables.recorded_row
 )
