@@ -239,3 +239,14 @@ def test_a_new_journal_refuses_to_start_beside_another_journals_write_ahead_log(
     (state / (JOURNAL_NAME + "-shm")).write_bytes(b"\0" * 32768)
     fresh = _open(tmp_path)
     assert fresh.journal.last_id == 0 and fresh.table.credits == {}
+
+
+def test_a_journal_refuses_a_table_file_of_another_name(tmp_path: Path) -> None:
+    """The floor keeps a journal's rows under its table's name: a table renamed over its journal would
+    have its uplink send the whole journal again under the new name, every round counted twice in the
+    history (a helper's review, 2026-12-07: the name was not compared)."""
+    state = tmp_path / "state"
+    Journal.open(state, table="t1", game="baccarat", options={}).close()
+    with pytest.raises(JournalMismatch, match="table: journal has 't1', table file has 't2'"):
+        Journal.open(state, table="t2", game="baccarat", options={})
+    Journal.open(state, table="t1", game="baccarat", options={}).close()

@@ -168,6 +168,8 @@ class Journal:
                 "dir (or run the software that wrote it to cash out first)",
             )
         diffs = []
+        if h.get("table") != table:  # the floor keys a journal's rows by table: renamed, they would count twice
+            diffs.append(f"table: journal has {h.get('table')!r}, table file has {table!r}")
         if h.get("game") != game:
             diffs.append(f"game: journal has {h.get('game')!r}, table file has {game!r}")
         if h.get("options") != options_json:
@@ -183,7 +185,7 @@ class Journal:
                 path,
                 "the table file does not match this journal ("
                 + "; ".join(diffs)
-                + "); a table's game and options cannot change under its journal: "
+                + "); a table's name, game and options cannot change under its journal: "
                 "use a new state dir",
             )
         return journal
