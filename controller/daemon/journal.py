@@ -168,7 +168,7 @@ class Journal:
                 "dir (or run the software that wrote it to cash out first)",
             )
         diffs = []
-        if h.get("table") != table:  # the floor keys a journal's rows by table: renamed, they would count twice
+        if h.get("table") != table:  # the floor keys a journal's rows by table: renamed, counted twice
             diffs.append(f"table: journal has {h.get('table')!r}, table file has {table!r}")
         if h.get("game") != game:
             diffs.append(f"game: journal has {h.get('game')!r}, table file has {game!r}")
