@@ -188,6 +188,29 @@ def test_chips_moved_after_no_more_bets_is_a_fault_that_changes_no_wager() -> No
 
 
 
+def test_chips_lifted_while_the_close_is_being_journaled_are_chips_moved_after_no_more_bets() -> None:
+    """The lift reaches the panel before the close's new state does: it posts a cancel, which the table
+    refuses (betting closed), and the panel then took the sensor as it read after the lift for the state at
+    the close: the wager stood, no fault, no halt (a helper's review, 2026-12-07)."""
+    rig = Rig(build_map("baccarat", {1: {"spots": ["player"]}}, dealer=True))
+    rig.press(None, "open_betting")
+    rig.sync()
+    rig.chips(1, "player", True)
+    rig.sync()
+    rig.press(None, "close_betting")
+    close = rig.posted.pop(0)[0]
+    rig.table.apply(close)           # journaled and applied on the daemon's loop...
+    rig.chips(1, "player", False)    # ...while the panel, its view still "betting", sees the chips lifted
+    rig.panel.update(LampView.from_table(rig.table))
+    events = rig.sync()
+    assert [e.event for e in events][:1] == ["refused"]  # the cancel: betting had closed
+    assert rig.table.offline == {"panel 1": "chips moved after no more bets: player chips lifted"}
+    assert rig.table.tilt is not None and rig.table.tilt.reason == "device_offline"
+    rig.chips(1, "player", True)     # the chips back: as at the close
+    rig.sync()
+    assert rig.table.offline == {}
+
+
 def test_the_dealer_confirm_takes_a_held_card_and_its_lamps_say_so() -> None:
     """During a ``held_card`` tilt the dealer's confirm, burn and void lamps are lit; confirm takes."""
     rig = Rig(build_map("baccarat", {1: {"spots": ["player"]}}, dealer=True))

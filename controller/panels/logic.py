@@ -89,6 +89,8 @@ class PanelLogic:
         self.missing: set[tuple[int, str]] = set()
         #: Wagers standing at start that were keyed by command, not placed by chips: no chips expected.
         self.keyed: set[tuple[int, str]] = set()
+        #: Spots whose chips placed a wager this betting round (their chips were down when it was placed).
+        self.chipped: set[tuple[int, str]] = set()
         self._synced = False
 
     # -------------------------------------------------------------- table state
@@ -105,6 +107,7 @@ class PanelLogic:
         if view.phase == "betting":
             self._betting_wagers = view.wagers
         if before != "betting" and view.phase == "betting":
+            self.chipped.clear()
             for (seat, spot), covered in sorted(self.covered.items()):
                 if covered:
                     out.extend(self._place(seat, spot, "already on the spot when betting opened"))
@@ -116,7 +119,14 @@ class PanelLogic:
             self.last_round = last
             self.repeat = {}
         if view.phase == "dealing" and self.at_close is None:
+            # A wager its chips placed stood at the close with its chips down, whatever the sensor says
+            # now: chips lifted while the close was being journaled sent a cancel the table then refused,
+            # and taking the sensor now as the state at the close hid the move (a review, 2026-12-07).
             self.at_close = dict(self.covered)
+            for key in sorted(self.chipped & set(view.wagers)):
+                self.at_close[key] = True
+                if not self.covered.get(key, False):
+                    out.extend(self.fault(seat_device(key[0]), f"chips {key[1]}", _moved(key[1], False)))
         if view.phase != "dealing" and self.at_close is not None:
             self.at_close = None
             for seat, spot in sorted(self.covered):
@@ -271,6 +281,7 @@ class PanelLogic:
         if seat in self.restarted or "inputs" in self.faults.get(seat_device(seat), {}):
             return []  # the spot's lamp stays dark: choose (clear_bet, repeat_bet), then chips down again
         amount = self.selected(seat, spot)
+        self.chipped.add((seat, spot))
         return [(I.PlaceWager(seat, spot, amount), f"gpio seat {seat} sensor {spot}: {why}")]
 
     def fault(self, device: str, key: str, detail: str | None) -> list[Post]:
