@@ -59,6 +59,24 @@ def test_bad_pin_map_refuses_to_start_naming_file_and_key(
 
 
 @pytest.mark.timeout(30)
+def test_two_seats_of_a_map_made_one_table_seat_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``seats: {1: 3, 2: 3}`` kept one of the two (a dict): the other seat's lines were never opened, its
+    buttons and chips did nothing, and gpio check read the same (a helper's review, 2026-12-07)."""
+    seat = {1: (4, 17), 2: (27, 22)}
+    two = {"game": "baccarat",
+           "seats": {n: {"buttons": {"bet_up": {"pin": b}}, "spots": {"banker": {"sensor": c}}}
+                     for n, (b, c) in seat.items()}}
+    (tmp_path / "two_seats.yaml").write_text(yaml.safe_dump(two))
+    path = write_table(tmp_path, panels=[{"map": "two_seats.yaml", "seats": {1: 3, 2: 3}}],
+                       gpio={"backend": "mock"})
+    assert main(["run", str(path)]) == 2
+    said = capsys.readouterr().err
+    assert f"{path}: key 'panels.0.seats': two of two_seats.yaml's seats made table seat 3" in said
+
+
+@pytest.mark.timeout(30)
 def test_gpio_control_without_mock_panels_is_an_error_not_ignored(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -46,12 +46,16 @@ def test_buttons_chips_and_lamps_over_the_socket_from_a_thread() -> None:
         unplugged = f"panel unplugged: presence loop (GPIO {presence.pin}) open"
         assert posted.get(timeout=10) == I.DeviceStatus("panel 2", False, unplugged)
         answers = send(server.endpoint, "press 1 hit", "bounce 2 hit 7", "press 1 bet_up", "selected 1",
-                       "press 3 hit", "plug 2", "nonsense", "pin 99 high")
+                       "press 3 hit", "plug 2", "nonsense", "pin 99 high",
+                       "press \u0661 hit", "press \u00b2 hit")
         assert answers[:4] == ["ok press 1 hit", "ok bounce 2 hit", "ok press 1 bet_up", 'ok {"main": 300}']
         assert answers[4].startswith("error: seat 3 has no panel")
         assert answers[5] == "ok plug 2"
         assert answers[6] == "error: unknown command 'nonsense'; try 'help'"
         assert answers[7].startswith("error: ")
+        # Digits of other scripts: "١" pressed seat 1's button, "²" failed in int() (a review, 2026-12-07).
+        assert answers[8:] == ["error: expected a number (0-9), not '\u0661'",
+                               "error: expected a number (0-9), not '\u00b2'"]
         got = [posted.get(timeout=10) for _ in range(3)]
         assert got == [I.Decision(1, "hit"), I.Decision(2, "hit"),
                        I.DeviceStatus("panel 2", True, "presence: back to normal")]

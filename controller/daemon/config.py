@@ -219,6 +219,11 @@ def _panels(
             if missing:
                 problems.append((f"panels.{i}.seats", f"{found.name} has no seat {missing[0]}"))
                 continue
+            doubled = sorted(to for to in set(item.seats.values()) if list(item.seats.values()).count(to) > 1)
+            if doubled:  # a dict keeps one: the other map seat's lines were silently never opened
+                problems.append((f"panels.{i}.seats",
+                                 f"two of {found.name}'s seats made table seat {doubled[0]}"))
+                continue
             renumbered = {to: pin_map.seats[frm] for frm, to in item.seats.items()}
             pin_map = pin_map.model_copy(update={"seats": renumbered})
         pin_map = pin_map.model_copy(update={"dealer": pin_map.dealer if item.dealer else None,

@@ -69,7 +69,7 @@ def parse(spec: str) -> dict[str, tuple[int, str]]:
             raise FaultSpecError(f"{ENV}: unknown point {name!r} (points: {', '.join(sorted(POINTS))})")
         if action and action not in ACTIONS:
             raise FaultSpecError(f"{ENV}: unknown action {action!r} in {part!r} ({', '.join(ACTIONS)})")
-        if count_text and (not count_text.isdigit() or int(count_text) < 1):
+        if count_text and (not (count_text.isascii() and count_text.isdigit()) or int(count_text) < 1):
             raise FaultSpecError(f"{ENV}: hit number must be an integer >= 1 in {part!r}")
         table[name] = (int(count_text or 1), action or "kill")
     return table
@@ -80,7 +80,7 @@ def journal_max_pages() -> int | None:
     text = os.environ.get(PAGES_ENV, "").strip()
     if not text:
         return None
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):
         raise FaultSpecError(f"{PAGES_ENV}: must be a page count, not {text!r}")
     return int(text)
 

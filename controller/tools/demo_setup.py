@@ -61,7 +61,7 @@ def seconds(text: str) -> float:
 
 def first_port(text: str) -> int:
     """``--ports N``: ports N..N+3 must all be TCP ports (1..65535); ``--game all`` checks its wider span."""
-    if not text.isdigit() or not 1 <= int(text) <= 65536 - PORTS_PER_TABLE:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 65536 - PORTS_PER_TABLE:
         raise argparse.ArgumentTypeError(
             f"{text!r}: the demo takes ports N..N+{PORTS_PER_TABLE - 1}, "
             f"so N must be 1..{65536 - PORTS_PER_TABLE}")

@@ -188,8 +188,9 @@ class PanelControl:
 
     @staticmethod
     def _count(text: str) -> int:
-        if not text.isdigit():
-            raise ControlError(f"expected a number, not {text!r}")
+        # ASCII digits only: str.isdigit takes "١" (a seat 1) and "²" (int() then raised ValueError).
+        if not (text.isascii() and text.isdigit()):
+            raise ControlError(f"expected a number (0-9), not {text!r}")
         return int(text)
 
     def _seat(self, text: str) -> int:

@@ -52,7 +52,7 @@ def run_command(sim: SimulatedShoe, line: str) -> str:
     try:
         if cmd in ("deal", "burn"):
             burn = cmd == "burn"
-            if args and args[0].isdigit() and not burn:
+            if args and args[0].isascii() and args[0].isdigit() and not burn:
                 count = int(args[0])
                 dealt: list[Card] = []
                 for _ in range(count):
@@ -75,7 +75,7 @@ def run_command(sim: SimulatedShoe, line: str) -> str:
             sim.lid(args[0] == "open")
             return f"ok lid {args[0]}"
         if cmd == "fault" and args:
-            kind: str | int = int(args[0]) if args[0].isdigit() else args[0]
+            kind: str | int = int(args[0]) if args[0].isascii() and args[0].isdigit() else args[0]
             sim.fault(kind, " ".join(args[1:]))
             return f"ok fault {args[0]}"
         if cmd in LINE_FAULTS and cmd != "delay":
@@ -157,7 +157,7 @@ class ControlServer:
 def address(where: str) -> tuple[str, int]:
     """HOST:PORT of a control socket as (host, port); ValueError, saying so, if it is not one."""
     host, _, port = where.rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not (port.isascii() and port.isdigit()):
         raise ValueError(f"a simulator's control socket is HOST:PORT, not {where!r}")
     return host, int(port)
 
