@@ -24,6 +24,7 @@ import zmq
 from test_daemon_support import wait_subscribed
 
 from controller import inputs as I
+from controller.cards import parse_card
 from controller.cli import main as cli_main
 from controller.daemon import checkpoint
 from controller.daemon.client import CommandClient, local_key
@@ -342,3 +343,19 @@ def test_a_checkpoint_on_a_full_disk_names_the_full_disk(tmp_path: Path) -> None
     assert not live.maybe_checkpoint()
     assert live.journal.fault is not None
     assert "database or disk is full" in live.journal.fault.reason, live.journal.fault.reason
+
+
+def test_a_start_from_a_checkpoint_keeps_the_tilts_refused_cards(tmp_path: Path) -> None:
+    """Cards shown while a tilt waits for the dealer (refused_cards, which the dealer keys again) are the
+    service's, not the table's: a checkpoint taken then, and a start from it, lost them (a helper's review,
+    2026-12-07). No checkpoint is taken while they wait; the start replays from the one before."""
+    config, live = baccarat_session(tmp_path, 2, checkpoint_every=1)
+    # No card is due at an idle table: a tilt; the first cards are held, those past the hold refused.
+    for code in ("5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "KH", "AH", "2C"):
+        live.submit(I.CardSeen(parse_card(code)), "test")
+        live.maybe_checkpoint()
+    assert live.refused_cards == ["AH", "2C"] and live.checkpoint_row < live.journal.last_id
+    live.journal.close()
+    again = open_service(config, checkpoint_every=1)
+    again.replay()
+    assert again.refused_cards == ["AH", "2C"] and again.seq == live.seq

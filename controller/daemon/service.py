@@ -270,8 +270,10 @@ class TableService:
 
     def checkpoint_due(self) -> bool:
         """:attr:`checkpoint_every` inputs went by since the last checkpoint, and (unless mid_round) the
-        round is over."""
-        if self.journal.last_id - self.checkpoint_row < self.checkpoint_every:
+        round is over; never while a tilt's refused cards wait for the dealer (:attr:`refused_cards`: the
+        service's, not the table's, so not in a checkpoint; a start from one taken then lost them, a
+        review, 2026-12-07: the replay from the checkpoint before rebuilds them)."""
+        if self.journal.last_id - self.checkpoint_row < self.checkpoint_every or self.refused_cards:
             return False
         return self.checkpoint_mid_round or self.table.phase == "idle"
 
