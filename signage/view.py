@@ -155,8 +155,9 @@ class TableView:
             self.outcomes = nets
         elif kind == "round_voided":
             self.phase = "idle"
+            if self.hands_round != int(event["round"]):  # voided before its first card: the last round's
+                self._clear_hands(int(event["round"]))  # cards and wins left the screen, as a joiner sees
             self.voided = True
-            self.hands_round = int(event["round"])
         elif kind == "tilt":
             self.tilt = {
                 "reason": event.get("reason"),
@@ -177,14 +178,18 @@ class TableView:
             else:
                 self.offline[name] = str(event.get("detail") or "")
 
+    def _clear_hands(self, round_no: int) -> None:
+        """The last round leaves the screen: ``round_no``'s hands (none yet) take its place."""
+        self.hands = {}
+        self.hand_info = {}
+        self.hands_round = round_no
+        self.hole_shown = False
+        self.outcomes = {}
+        self.voided = False
+
     def _card(self, hand: str, card: str) -> None:
         if self.hands_round != self.round:  # the first card of a round: the last round leaves the screen
-            self.hands = {}
-            self.hand_info = {}
-            self.hands_round = self.round
-            self.hole_shown = False
-            self.outcomes = {}
-            self.voided = False
+            self._clear_hands(self.round)
         cards = self.hands.setdefault(hand, [])
         cards.append(card)
         if hand == "dealer" and len(cards) >= 3:

@@ -46,6 +46,22 @@ def test_baccarat_cards_scores_result_and_the_last_round_stays_until_the_next_de
     assert view.to_dict()["hands"] == [{"name": "player", "cards": ["9H"], "score": 9}]
 
 
+def test_a_round_voided_before_its_first_card_takes_the_last_rounds_cards_off_the_screen() -> None:
+    """The voided round kept the last round's cards and payouts on screen beside ROUND VOIDED (a late
+    joiner drew none; a helper's review, 2026-12-07)."""
+    table = baccarat_table()
+    view = TableView("t", "baccarat", {})
+    feed(view, table, I.CreditIn(1, 10000), I.NewShoe(), I.OpenBetting(), I.PlaceWager(1, "player", 1000),
+         I.CloseBetting())
+    for event in deal(table, "9C 9D TC TS"):
+        view.apply({**event.to_dict(), "seq": view.seq + 1})
+    assert view.to_dict()["hands"] and view.outcomes == {"1": 1000}
+    feed(view, table, I.OpenBetting(), I.VoidRound())
+    screen = view.to_dict()
+    assert screen["hands_round"] == 2 and screen["voided"]
+    assert screen["hands"] == [] and screen["outcomes"] == {}
+
+
 def test_a_late_display_draws_the_whole_shoe_from_the_snapshot_and_a_new_shoe_clears_it() -> None:
     table = baccarat_table()
     live = TableView("t", "baccarat", {})
