@@ -128,6 +128,9 @@ def main() -> int:
                 elif display.seq is not None and message["last_seq"] > display.seq:
                     say(what="behind", seq=display.seq, table_seq=message["last_seq"])
                     display.sync()
+                elif display.seq is not None and message["last_seq"] < display.seq:
+                    display.seq = None  # the journal restored from a backup: its seqs come again, redraw
+                    display.sync()
     except KeyboardInterrupt:
         return 0
     finally:

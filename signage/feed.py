@@ -110,6 +110,11 @@ class TableFeed(Watched):
         if not reply.get("ok"):
             log.warning("%s: snapshot refused: %s", self.table, reply.get("error"))
             return False
+        if reply.get("table") != self.table:  # pointed at another table's daemon: never its money
+            self.view.problem = (f"the snapshot socket answers for table {reply.get('table')!r}, "
+                                 f"not {self.table!r}: check the display's endpoints")
+            log.error("%s: %s", self.table, self.view.problem)
+            return False
         self.last_heard = time.monotonic()
         journal = reply.get("journal_id")
         missed = reply.get("events")
@@ -143,6 +148,8 @@ class TableFeed(Watched):
                 last_seq = payload.get("last_seq", 0)
                 if isinstance(last_seq, int) and last_seq > self.view.seq:
                     return "gap"  # events we never saw: re-sync now, not at the next event
+                if isinstance(last_seq, int) and last_seq < self.view.seq:
+                    return "journal"  # the journal restored from a backup: its seqs come again, redraw
             return "side"  # a side topic: the table is alive; nothing numbered changed
         seq = payload["seq"]
         if not isinstance(seq, int) or not isinstance(payload.get("event"), str):

@@ -272,6 +272,8 @@ class Subscriber:
         self.sub.setsockopt(zmq.LINGER, 0)
         self.sub.setsockopt(zmq.RCVHWM, 100_000)
         self.sub.setsockopt(zmq.SUBSCRIBE, f"{table}.".encode() if table else b"")
+        #: The table this subscriber follows ("": any): a snapshot another table answers is refused.
+        self.table = table
         if key is not None:
             key.secure(self.sub)
         self.sub.connect(check_endpoint(pub))
@@ -290,6 +292,9 @@ class Subscriber:
                                  self.key)
         if not reply.get("ok"):
             raise RuntimeError(f"snapshot refused: {reply.get('error')}")
+        if self.table and reply.get("table") != self.table:  # endpoints of another table's daemon
+            raise RuntimeError(f"the snapshot socket {self.snapshot_endpoint} answers for table "
+                               f"{reply.get('table')!r}, not {self.table!r}: check the endpoints")
         return reply
 
     def events(self, timeout: float | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -362,8 +367,15 @@ class Subscriber:
             yield "side", payload
 
     def _check(self, beat: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-        """A heartbeat: another journal means redraw; a ``last_seq`` ahead of ours is a gap."""
+        """A heartbeat: another journal means redraw; a ``last_seq`` ahead of ours is a gap; one behind
+        ours (the same journal restored from a backup: its seqs come again) means redraw from the state,
+        or every event up to our seq would be dropped as already seen."""
+        last = beat.get("last_seq", 0)
         if self._unsynced or beat.get("journal_id") != self.journal_id:
+            yield from self._resync()
+        elif self.seq is not None and isinstance(last, int) and last < self.seq:
+            self.redraws += 1
+            self.seq = None
             yield from self._resync()
         elif self.seq is not None and beat.get("last_seq", 0) > self.seq:
             self.gaps += 1

@@ -232,6 +232,9 @@ class Display {
       } else if (message.last_seq > this.seq) {
         say(this.contract, { what: "behind", seq: this.seq, table_seq: message.last_seq })
         await this.sync()
+      } else if (message.last_seq < this.seq) {
+        this.seq = null // the journal restored from a backup: its seqs come again; redraw
+        await this.sync()
       }
       this.showLamps(message.lamps)
     }
