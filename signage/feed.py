@@ -150,6 +150,10 @@ class TableFeed(Watched):
                     return "gap"  # events we never saw: re-sync now, not at the next event
                 if isinstance(last_seq, int) and last_seq < self.view.seq:
                     return "journal"  # the journal restored from a backup: its seqs come again, redraw
+                limits = payload.get("limits")
+                if isinstance(limits, dict) and limits != self.view.limits:
+                    self.view.limits = dict(limits)  # a start under other limits: no event says so
+                    return "ok"
             return "side"  # a side topic: the table is alive; nothing numbered changed
         seq = payload["seq"]
         if not isinstance(seq, int) or not isinstance(payload.get("event"), str):

@@ -18,6 +18,7 @@ import re
 from collections import deque
 from typing import Any
 
+from controller.money import Currency
 from signage.roads import Result, RoadError, compute, preview
 
 HIDDEN = "??"
@@ -244,11 +245,23 @@ class TableView:
             out.append(entry)
         return out
 
+    def limits_text(self) -> dict[str, str] | None:
+        """Min and max as the sign shows them: the limits in force (the state's, a heartbeat's), in their
+        decimals, with the display's symbol; the table file's only until the table has said (they were
+        the display's own table file's always, whatever the daemon played: a review, 2026-12-07)."""
+        lim = self.limits
+        if not isinstance(lim.get("min_bet"), int) or not isinstance(lim.get("max_bet"), int):
+            text: dict[str, str] | None = self.settings.get("limits_text")
+            return text
+        money = Currency(minor_units=int(lim.get("minor_units", 2)))
+        symbol = str(self.settings.get("symbol") or "")
+        return {key: symbol + money.format(lim[key]) for key in ("min_bet", "max_bet")}
+
     def to_dict(self) -> dict[str, Any]:
         view: dict[str, Any] = {
             "table": self.table,
             "game": self.game,
-            "display": self.settings,
+            "display": {**self.settings, "limits_text": self.limits_text()},
             "seq": self.seq,
             "journal": self.journal,
             "round": self.round,

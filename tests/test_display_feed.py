@@ -133,3 +133,22 @@ def test_a_side_topic_is_filed_by_its_topic_even_with_a_seq() -> None:
     stray = {"event": "shoe_protocol_error", "table": "t1", "at": 1.0, "seq": 11, "reason": "not a card"}
     assert feed.take_frame(json.dumps(stray).encode(), b"t1.shoe_status") == "side"
     assert feed.view.seq == 10
+
+
+def test_the_sign_shows_the_limits_in_force_and_a_heartbeat_that_changes_them() -> None:
+    """The sign's Min / Max were the display's own table file's, whatever the daemon played, and a start
+    under other limits (no event says so) never reached it (a helper's review, 2026-12-07)."""
+    ctx = zmq.asyncio.Context.instance()
+    file_says = {"min_bet": "EUR 50.00", "max_bet": "EUR 5,000.00"}
+    feed = TableFeed("t1", "baccarat", "ipc:///nonexistent/pub", "ipc:///nonexistent/snap",
+                     {"symbol": "EUR ", "limits_text": file_says}, ctx)
+    assert feed.view.to_dict()["display"]["limits_text"] == file_says  # until the table says
+    limits = {"seats": 7, "unit": 100, "min_bet": 100, "max_bet": 100000, "max_credit": 10**8,
+              "minor_units": 2}
+    feed.view.load_snapshot({"seq": 10, "journal_id": "j1",
+                             "state": {"game": "baccarat", "phase": "idle", "limits": limits}})
+    assert feed.view.to_dict()["display"]["limits_text"] == {"min_bet": "EUR 1.00", "max_bet": "EUR 1,000.00"}
+    beat = {"event": "heartbeat", "journal_id": "j1", "last_seq": 10, "limits": {**limits, "minor_units": 0}}
+    assert feed.take_frame(json.dumps(beat).encode(), b"t1.heartbeat") == "ok"
+    assert feed.view.to_dict()["display"]["limits_text"] == {"min_bet": "EUR 100", "max_bet": "EUR 100,000"}
+    assert feed.take_frame(json.dumps(beat).encode(), b"t1.heartbeat") == "side"  # the same: nothing to draw

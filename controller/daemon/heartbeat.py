@@ -42,6 +42,7 @@ def heartbeat_payload(
         "journal_fault": journal_fault,
         "offline": dict(table.offline),
         "lamps": None if lamps is None else {k: v for k, v in lamps.items() if k not in ("event", "table")},
+        "limits": table.limits.model_dump(),
         "interval": interval,
         "at": round(time.time() if at is None else at, 3),
     }

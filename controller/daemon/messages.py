@@ -80,6 +80,9 @@ class Heartbeat(TypedDict):
     journal_fault: JournalFaultInfo | None
     offline: dict[str, str]
     lamps: LampsBody | None
+    #: The limits in force (``state.limits``, with the amounts' ``minor_units``): a start under a table
+    #: file of other limits changes them without an event, so a client redraws them from here.
+    limits: dict[str, int]
     interval: float
     at: float
 
