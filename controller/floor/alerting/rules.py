@@ -35,6 +35,10 @@ class _Table:
     skews: deque[float] = field(default_factory=lambda: deque(maxlen=SKEW_SAMPLES))
 
 
+#: The kinds of alert an event clears (tilt_cleared, a device back online): their clears always written.
+EVENT_CLEARED: Final = frozenset({"tilt", "device_offline"})
+
+
 class Pit:
     """Every table's rules; each method returns the alerts to raise and to clear, in order."""
 
@@ -49,6 +53,9 @@ class Pit:
         self.feed_lost = feed_lost
         #: Per (table, journal) the last seq already judged (from PostgreSQL at start): not judged again.
         self.judged: dict[tuple[str, str], int] = {}
+        #: Per (table, journal) the last seq this service judged from the stream: a row delivered again
+        #: (its ack lost) raised its tilt again after the tilt_cleared that followed it, open for good.
+        self.seen: dict[tuple[str, str], int] = {}
 
     def known(self, table_id: str, heard: float, now: float) -> None:
         """A table the floor heard from at ``heard`` before this service started (watched for its feed
@@ -64,7 +71,10 @@ class Pit:
             if isinstance(a, Raise) and k not in self.open:
                 self.open.add(k)
                 out.append(a)
-            elif isinstance(a, Clear) and k in self.open:
+            elif isinstance(a, Clear) and (k in self.open or a.kind in EVENT_CLEARED):
+                # A clear an event says is written whether or not this service raised it: two services
+                # share the stream's rows, and the other may hold the raise (PostgreSQL's clear of an
+                # alert not open does nothing). A feed's clear, on every row heard, only when open.
                 self.open.discard(k)
                 out.append(a)
         return out
@@ -82,8 +92,13 @@ class Pit:
             actions += self._heard(table_id, now)
         actions += self.shoes.journal(table_id, journal)
         judged = self.judged.get((table_id, journal), 0)
+        seen = self.seen.get((table_id, journal), 0)
         for e in msg.get("events") or ():
-            actions += self._event(table_id, journal, e, msg, at, int(e.get("seq", 0)) <= judged)
+            seq = int(e.get("seq", 0))
+            if seq <= seen:
+                continue  # judged already from this stream (a redelivery, a row sent again): old news
+            self.seen[(table_id, journal)] = max(self.seen.get((table_id, journal), 0), seq)
+            actions += self._event(table_id, journal, e, msg, at, seq <= judged)
         return self.filter(actions)
 
     def _event(self, table_id: str, journal: str, e: Mapping[str, Any], msg: Mapping[str, Any],
