@@ -48,6 +48,11 @@ class Board(Watched):
         self._gaps: set[str] = set()
         #: When a row of each table last arrived (monotonic): a table idle behind its stream is reloaded.
         self._row_heard: dict[str, float] = {}
+        #: Alerts heard cleared (never shown again: an acknowledgement heard after its clear, a load that
+        #: read it open) and when each open one was last heard (monotonic): a load keeps only those heard
+        #: since its read began (alerts go on core NATS: a clear missed stayed on the tile for good).
+        self._cleared: set[int] = set()
+        self._alert_heard: dict[int, float] = {}
 
     @property
     def payload(self) -> str:
@@ -107,8 +112,10 @@ class Board(Watched):
             tile, alert_id = self.tile(str(a["table"])), int(a["alert"])
             if a["state"] == "cleared":
                 tile.alerts.pop(alert_id, None)
-            else:
+                self._cleared.add(alert_id)
+            elif alert_id not in self._cleared:
                 tile.alerts[alert_id] = a
+                self._alert_heard[alert_id] = time.monotonic()
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("an alert the board cannot read: %s", exc)
             return
@@ -121,12 +128,15 @@ class Board(Watched):
         loaded again at the next tick until PostgreSQL has its rows: kept for good, it would show a
         table without the rounds of the gap (its road, its house today) while every new row is
         contiguous and asks for nothing."""
+        began = time.monotonic()
         loaded = await asyncio.to_thread(load_tiles, self.dsn, table_id)
         for name, fresh in loaded.items():
             live = self.tiles.get(name)
             if live is None or live.journal != fresh.journal or live.last_row <= fresh.last_row:
                 fresh.heard = max(fresh.heard, live.heard if live else 0.0)
-                fresh.alerts = {**fresh.alerts, **(live.alerts if live else {})}
+                newer = {k: a for k, a in (live.alerts if live else {}).items()
+                         if self._alert_heard.get(k, 0.0) >= began}
+                fresh.alerts = {k: a for k, a in {**fresh.alerts, **newer}.items() if k not in self._cleared}
                 self.tiles[name] = fresh
                 self._gaps.discard(name)
             elif name in self._gaps:
