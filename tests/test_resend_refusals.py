@@ -71,3 +71,32 @@ def test_a_refusal_by_the_limits_is_repeated_after_a_restart_that_raised_them(tm
         assert _call(higher, "status")["credits"] == {}
         assert _call(higher, "credit_in", seat=2, amount=20000, ref="B2")["ok"]
         assert _call(higher, "status")["credits"] == {"2": 20000}
+
+
+def test_a_keys_kept_refusals_are_bounded(tmp_path: Path) -> None:
+    """Every refused request under a new ref kept a row in the journal file: a read-only key grew it by
+    4.9 MB in 2 s (a review, 2026-12-07). A key's newest KEPT_REFUSALS answer its resends; older ones go."""
+    from controller import inputs as I
+    from controller.daemon import resend
+    from controller.daemon.commands import InputCommand
+    from controller.daemon.journal import Journal
+    from controller.daemon.service import TableService
+
+    config = config_for(tmp_path, limits=LIMITS)
+    journal = Journal.open(config.state_dir, table=config.table_id, game=config.game_name,
+                           options=config.options_dict(), fsync=False)
+    service = TableService(config, journal)
+    service.replay()
+    n = resend.KEPT_REFUSALS + 40
+    for k in range(n):
+        resend.refuse(service, InputCommand("credit_in", I.CreditIn(1, 100), f"R{k}", None), "carl",
+                      {"ok": False, "error": f"no {k}", "denied": True})
+    resend.refuse(service, InputCommand("credit_in", I.CreditIn(1, 100), "R0", None), "olive",
+                  {"ok": False, "error": "olive's", "denied": True})
+    rows = dict(journal.connection.execute("SELECT key, count(*) FROM refused GROUP BY key").fetchall())
+    assert rows == {"carl": resend.KEPT_REFUSALS, "olive": 1}  # another key's refusals are its own
+    again = InputCommand("credit_in", I.CreditIn(1, 100), f"R{n - 1}", None)
+    assert resend.repeat(service, again, "carl") == {"ok": False, "error": f"no {n - 1}", "denied": True,
+                                                     "duplicate": True}
+    assert resend.repeat(service, InputCommand("credit_in", I.CreditIn(1, 100), "R0", None), "carl") is None
+    journal.close()

@@ -35,7 +35,7 @@ import json
 import logging
 import sqlite3
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from controller.daemon.commands import CommandError, InputCommand, error_reply, parse_command
 from controller.daemon.journal import Entry, Journal, JournalFault, starting_limits
@@ -112,15 +112,25 @@ def repeat(service: TableService, command: InputCommand, key: str) -> dict[str, 
         raise RefUnread(exc) from exc
 
 
+#: Refusals kept per key for its resends: a resend comes within seconds of its request, so a key's last
+#: 256 refused refs answer it; older ones are dropped, so that no key can grow the journal file.
+KEPT_REFUSALS: Final = 256
+
+
 def refuse(service: TableService, command: InputCommand, key: str, reply: dict[str, Any]) -> dict[str, Any]:
     """``reply``, a refusal of ``command`` from ``key`` given before the journal, kept as its ref's first
     answer (the first kept stands). A failed write is logged: a resend is then judged again."""
     if command.ref is not None:
         try:
-            service.journal.connection.execute(
-                "INSERT OR IGNORE INTO refused(ref, input, source, reply) VALUES (?, ?, ?, ?)",
-                (journal_ref(key, command.ref), json.dumps(command.input.to_dict(), sort_keys=True),
+            conn = service.journal.connection
+            conn.execute(
+                "INSERT OR IGNORE INTO refused(ref, key, input, source, reply) VALUES (?, ?, ?, ?, ?)",
+                (journal_ref(key, command.ref), key, json.dumps(command.input.to_dict(), sort_keys=True),
                  command.source(key), json.dumps(reply)))
+            # A key's newest KEPT_REFUSALS only: a read-only key sending refused commands under new refs
+            # grew the journal file without bound (a review, 2026-12-07: 4.9 MB from 1,000 in 2 s).
+            conn.execute("DELETE FROM refused WHERE key = ? AND rowid <= (SELECT rowid FROM refused "
+                         "WHERE key = ? ORDER BY rowid DESC LIMIT 1 OFFSET ?)", (key, key, KEPT_REFUSALS))
         except sqlite3.Error as exc:
             log.warning("the refusal of ref %r from key %r was not kept (%s): a resend is judged again",
                         command.ref, key, exc)

@@ -36,8 +36,8 @@ REPLIES_SCHEMA = "CREATE TABLE IF NOT EXISTS replies (row INTEGER PRIMARY KEY, r
 #: The refusals given before the journal to ref'd commands (a role denied, an amount or a seat the limits
 #: refuse), kept for their resends: the ref as journaled, the request (its input as JSON and its source)
 #: and the reply (controller.daemon.resend.refuse).
-REFUSED_SCHEMA = ("CREATE TABLE IF NOT EXISTS refused (ref TEXT PRIMARY KEY, input TEXT NOT NULL, "
-                  "source TEXT NOT NULL, reply TEXT NOT NULL)")
+REFUSED_SCHEMA = ("CREATE TABLE IF NOT EXISTS refused (ref TEXT PRIMARY KEY, key TEXT NOT NULL, "
+                  "input TEXT NOT NULL, source TEXT NOT NULL, reply TEXT NOT NULL)")
 
 
 def event_payload(table_id: str, seq: int, event: Event) -> dict[str, Any]:
