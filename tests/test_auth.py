@@ -11,6 +11,7 @@ import itertools
 import json
 import logging
 import re
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -29,7 +30,7 @@ from controller.daemon.auth import RateLimitedLog
 from controller.daemon.client import CommandClient, DaemonUnavailable, Subscriber, local_key
 from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.daemon.journal import open_readonly, read_entries
-from controller.daemon.keys import ClientCredentials, KeyFolder, client_credentials
+from controller.daemon.keys import ClientCredentials, KeyFolder, client_credentials, request_pair
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon, OptionError
 
@@ -160,6 +161,30 @@ def test_new_key_works_without_restart_and_removed_key_stops(table: TableConfig)
         time.sleep(0.1)
     else:
         pytest.fail("a removed key still commands the table")
+    late.close()
+
+
+def test_a_key_removed_beside_an_unusable_file_stops_too(table: TableConfig, tmp_path: Path) -> None:
+    """An unusable file in authorized/ (a public key from `keys request`, copied in by hand: no role) kept
+    the last good set whole, so a key removed at the same time still commanded the table (a review,
+    2026-12-07). The good files are the set; the bad one is left out and named in the log."""
+    late = client(table, "late2", "operator")
+    assert late.call("status")["ok"]
+    folder = KeyFolder(table.key_folder())
+    bob_public, _, _ = request_pair(tmp_path / "bob-machine", "bob")
+    shutil.copy(bob_public, folder.authorized / "bob.key")
+    (folder.authorized / "late2.key").unlink()
+    late.timeout_ms = 500
+    for _ in range(40):
+        try:
+            reply = late.call("status")
+        except DaemonUnavailable:
+            break
+        if not reply["ok"]:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("a removed key still commands the table beside an unusable file")
     late.close()
 
 

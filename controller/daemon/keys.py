@@ -284,14 +284,21 @@ class KeyFolder:
         self.ensure_server()
         return self.authorized / f"{name}.key"
 
-    def load_authorized(self) -> dict[bytes, KeyInfo]:
-        """Every authorised key by its z85 public key; KeyFileError names the first bad file."""
+    def load_authorized(self, unusable: list[str] | None = None) -> dict[bytes, KeyInfo]:
+        """Every authorised key by its z85 public key; KeyFileError names the first bad file, unless
+        ``unusable`` is given: then each bad file is named there and left out, the rest loaded."""
         keys: dict[bytes, KeyInfo] = {}
         if not self.authorized.is_dir():
             return keys
         for path in sorted(self.authorized.glob("*.key")):
-            public, _ = load_pair(path)
-            info = KeyInfo(check_name(path.stem), read_role(path), public)
+            try:
+                public, _ = load_pair(path)
+                info = KeyInfo(check_name(path.stem), read_role(path), public)
+            except KeyFileError as exc:
+                if unusable is None:
+                    raise
+                unusable.append(str(exc))
+                continue
             keys[public] = info
         return keys
 
@@ -325,24 +332,26 @@ class KeyRegistry:
         except (OSError, ValueError):
             return 0.0, 0
 
-    def refresh(self) -> None:
-        """Re-read the folder if it changed; a bad file there raises KeyFileError (at start: a fault)."""
+    def refresh(self, unusable: list[str] | None = None) -> None:
+        """Re-read the folder if it changed; a bad file there raises KeyFileError (at start: a fault),
+        or, with ``unusable``, is named there and left out (:meth:`KeyFolder.load_authorized`)."""
         with self._lock:
             stamp = self._current_stamp()
             if stamp != self._stamp:
-                self._keys = self.folder.load_authorized()
+                self._keys = self.folder.load_authorized(unusable)
                 self._stamp = stamp
 
     def lookup(self, public_z85: bytes) -> KeyInfo | None:
         now = time.monotonic()
         if now - self._checked >= self.RECHECK:
             self._checked = now
-            try:
-                self.refresh()
-            except KeyFileError as exc:  # keep the last good set; say once what is wrong
-                if str(exc) != self._bad:
-                    self._bad = str(exc)
-                    log.error("authorised keys unchanged, a new file is unusable: %s", exc)
+            # The good files are the set, the bad ones left out and said once: keeping the last good set
+            # whole kept a key removed meanwhile working (a review, 2026-12-07).
+            unusable: list[str] = []
+            self.refresh(unusable)
+            if unusable and "; ".join(unusable) != self._bad:
+                self._bad = "; ".join(unusable)
+                log.error("authorised keys: an unusable file is left out: %s", self._bad)
         return self._keys.get(public_z85)
 
     def __len__(self) -> int:
