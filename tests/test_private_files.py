@@ -141,11 +141,32 @@ def test_a_replacement_of_the_server_key_cut_short_is_completed_and_said_loudly(
 
 def test_an_atomic_write_never_follows_a_link_at_its_temporary_name(tmp_path: Path) -> None:
     """In a shared folder another user could put a link where the temporary file goes, to make us truncate
-    a file of ours (a review, 2026-12-05): the write fails instead, and the linked file is untouched."""
+    a file of ours (a review, 2026-12-05): the link is removed, never followed; the linked file is
+    untouched and the target written whole."""
     victim = tmp_path / "journal-copy.txt"
     victim.write_text("precious", encoding="utf-8")
     target = tmp_path / "export.jsonl"
     (tmp_path / ".export.jsonl.partial").symlink_to(victim)
-    with pytest.raises(OSError):
-        write_atomic(target, "rows\n")
-    assert victim.read_text(encoding="utf-8") == "precious" and not target.exists()
+    write_atomic(target, "rows\n")
+    assert victim.read_text(encoding="utf-8") == "precious" and target.read_text(encoding="utf-8") == "rows\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="another user's file needs root to make (CI runs as root)")
+def test_an_atomic_write_never_writes_into_a_temporary_file_another_user_made(tmp_path: Path) -> None:
+    """Another user makes the temporary name first in a shared folder and holds it open: the secret was
+    written into that user's file, readable through the descriptor (a review, 2026-12-07). It is made
+    anew: ours, and the other user's descriptor sees nothing of it."""
+    share = tmp_path / "share"
+    share.mkdir()
+    share.chmod(0o1777)
+    partial = share / ".alice.key_secret.partial"
+    fd = os.open(partial, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        os.fchown(fd, 65534, 65534)  # nobody's
+        write_atomic(share / "alice.key_secret", "secret-key = x\n")
+        os.lseek(fd, 0, os.SEEK_SET)
+        assert os.read(fd, 100) == b""
+    finally:
+        os.close(fd)
+    made = (share / "alice.key_secret").stat()
+    assert made.st_uid == os.geteuid() and stat.S_IMODE(made.st_mode) == 0o600

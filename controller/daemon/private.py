@@ -91,9 +91,12 @@ def write_atomic_parts(target: Path, parts: Iterable[str | bytes], mode: int = F
     journal need not be held in memory); if taking the next part raises, ``target`` is left as it was
     and the exception propagates (the temporary file, whatever it holds, is overwritten next time)."""
     partial = target.with_name(f".{target.name}.partial")
-    # Never through a link: in a shared folder (an export's --out) another user could point the temporary
-    # name at a file of ours to truncate (O_NOFOLLOW: ELOOP instead).
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW, FILE_MODE)
+    # Made anew, never opened as found: in a shared folder (an export's --out) another user could point the
+    # temporary name at a file of ours to truncate, or make it first, so that the secret written into it is
+    # in a file that user owns and holds open (a review, 2026-12-07). A stale one (a crash's) is removed;
+    # O_EXCL with O_NOFOLLOW then fails on anything made there meanwhile rather than write into it.
+    partial.unlink(missing_ok=True)
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, FILE_MODE)
     try:
         if group != -1:
             os.fchown(fd, -1, group)
