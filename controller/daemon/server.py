@@ -235,8 +235,9 @@ class Daemon:
             tasks = [
                 asyncio.create_task(sockets.serve_commands(bound.command, guard, self.handle_command,
                                                            self.identify, self._pacer)),
-                asyncio.create_task(sockets.serve_snapshots(bound.snapshot, self.snapshot_reply,
-                                                            self.identify, self._pacer)),
+                asyncio.create_task(sockets.serve_snapshots(
+                    bound.snapshot, self.snapshot_reply, self.identify, self._pacer,
+                    guard if self.config.spec.security.curve_events else None)),
             ]
             tasks.append(asyncio.create_task(replies.heartbeats(self, spec.heartbeat)))
             startup.verify_journal(self, loop)

@@ -123,14 +123,19 @@ async def serve_commands(sock: zmq.asyncio.Socket, guard: CurveGuard,
 
 
 async def serve_snapshots(sock: zmq.asyncio.Socket, answer: Callable[[bytes], Reply],
-                          identify: Callable[[Reply], Reply], pacer: Pacer) -> None:
-    """Answer each snapshot request with ``answer``'s reply, until cancelled."""
+                          identify: Callable[[Reply], Reply], pacer: Pacer, guard: CurveGuard | None = None,
+                          ) -> None:
+    """Answer each snapshot request with ``answer``'s reply, until cancelled. ``guard``: the socket takes
+    keys (``security.curve_events``), and each request's key is looked up again, as a command's is: the
+    handshake alone let a key removed since keep reading the table over its open connection (a review,
+    2026-12-07)."""
     while True:
-        frames = await sock.recv_multipart()
+        parts = await sock.recv_multipart(copy=False)
         started = time.perf_counter()
-        envelope, payload = _envelope(frames)
+        envelope, payload = _envelope([p.bytes for p in parts])
         try:
-            reply = answer(payload)
+            revoked = guard is not None and guard.caller(parts[-1]) is None
+            reply = error_reply("this key is no longer authorised") if revoked else answer(payload)
         except Exception as exc:  # a bug must not end the snapshot socket: answer it, log it
             log.exception("snapshot request %r failed", payload[:200])
             reply = error_reply(f"internal error: {type(exc).__name__}: {quote(str(exc), 200)}")
