@@ -76,9 +76,10 @@ def _operator(request: web.Request) -> str:
     if scheme.lower() == "bearer" and token.strip():
         try:
             name = operators.who(request.app[OPERATORS], token.strip())
-        except operators.OperatorError as exc:
+        except operators.OperatorError as exc:  # the file's path and state are the log's, not a caller's
             log.error("%s", exc)
-            raise web.HTTPInternalServerError(text=str(exc)) from None
+            raise web.HTTPInternalServerError(
+                text="the pit board's operators file cannot be used: its log says why") from None
     if name is None:
         raise web.HTTPUnauthorized(text="an operator's token is needed (croupier floor operator add NAME)",
                                    headers={"WWW-Authenticate": 'Bearer realm="pit board"'})

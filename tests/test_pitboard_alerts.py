@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -47,3 +48,23 @@ def test_an_alert_cleared_while_the_board_was_deaf_leaves_its_tile_at_the_next_l
     assert board.tiles["t1"].alerts == {}
     asyncio.run(board.load())
     assert board.tiles["t1"].alerts == {}
+
+
+def test_an_unusable_operators_file_is_a_500_that_names_nothing_of_the_server(tmp_path: Path) -> None:
+    """The error's words (the file's path, what is wrong with it) went to whoever sent a token (a
+    review, 2026-12-07): they are the log's."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from pitboard.server import make_app
+
+    secret = tmp_path / "operators.json"
+    secret.write_text("{}", encoding="utf-8")
+    secret.chmod(0o644)
+
+    async def ask() -> tuple[int, str]:
+        async with TestClient(TestServer(make_app(Board("postgresql:///nowhere"), secret))) as http:
+            answer = await http.post("/alerts/1/ack", headers={"Authorization": "Bearer any"})
+            return answer.status, await answer.text()
+
+    status, text = asyncio.run(ask())
+    assert status == 500 and str(tmp_path) not in text and "log says why" in text
