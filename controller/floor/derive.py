@@ -1,11 +1,11 @@
 """A table's journal read read-only and replayed with the daemon's own code, one floor message per row.
 
 The uplink must send, for each row, the very events the daemon published for it. It gets them the
-way the daemon's start-up replay does (``TableService.replay``): a fresh :class:`Table` from the
-table file, ``Table.apply`` on each journaled input in row order, events numbered by ``seq`` from 1
-and put on the wire by :func:`event_payload`, rounds recorded by :class:`RoundRecorder`. The journal
-is only read (``open_readonly``, ``read_entries``): in WAL mode a reader never makes the daemon's
-commit wait, and each read is one short statement so the WAL can still be checkpointed.
+way the daemon's start-up replay does (``TableService.replay``): a fresh :class:`Table` of the game
+the journal's header names, ``Table.apply`` on each journaled input in row order, events numbered by
+``seq`` from 1 and put on the wire by :func:`event_payload`, rounds recorded by :class:`RoundRecorder`.
+The journal is only read (``open_readonly``, ``read_entries``): in WAL mode a reader never makes the
+daemon's commit wait, and each read is one short statement so the WAL can still be checkpointed.
 """
 
 from __future__ import annotations
@@ -17,17 +17,21 @@ from typing import Any
 from controller.daemon import checkpoint
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import (
+    JOURNAL_NAME,
     Entry,
     JournalError,
+    JournalMismatch,
     open_readonly,
     read_entries,
     read_header,
     starting_limits,
 )
+from controller.daemon.journal_export import game_of
 from controller.daemon.journal_schema import tables
 from controller.daemon.recall import RoundRecorder
 from controller.daemon.service import event_payload
 from controller.floor.wire import RowMessage
+from controller.rules_version import RULES_VERSION, UNRECORDED
 from controller.table import Table
 
 
@@ -36,17 +40,42 @@ class JournalSource:
 
     def __init__(self, config: TableConfig) -> None:
         self.config = config
-        self.conn, self.path, _ = open_readonly(config.state_dir)
-        self.inode = os.stat(self.path).st_ino
-        try:
-            self.header = read_header(self.conn, self.path)
-        except JournalError:
+        for _ in range(3):
+            # The file's inode before it is opened and after its header is read, the same: a journal
+            # replaced between the two paired the old journal's id with the new file's inode, and the
+            # new journal was never noticed (a review, 2026-12-07).
+            inode = _inode(config.state_dir / JOURNAL_NAME)
+            self.conn, self.path, _ = open_readonly(config.state_dir)
+            try:
+                self.header = read_header(self.conn, self.path)
+            except JournalError:
+                self.conn.close()
+                raise
+            self.inode = inode
+            if inode == _inode(self.path):
+                break
             self.conn.close()
-            raise
-        if self.header.get("table") != config.table_id:
+        else:
+            raise JournalError(config.state_dir / JOURNAL_NAME, "replaced again and again while opened")
+        problem = self._not_ours(config)
+        if problem is not None:
             self.conn.close()
-            raise JournalError(self.path, f"this journal is table {self.header.get('table')!r}'s, "
-                                          f"not {config.table_id!r}'s")
+            raise problem
+
+    def _not_ours(self, config: TableConfig) -> JournalError | None:
+        """Why this journal cannot be uplinked as the table's: another table's, or written under another
+        rules version (replayed by today's engine, its events would not be those the daemon published;
+        the daemon refuses to replay it too)."""
+        h = self.header
+        if h.get("table") != config.table_id:
+            return JournalError(self.path,
+                                f"this journal is table {h.get('table')!r}'s, not {config.table_id!r}'s")
+        rules = h.get("rules", str(UNRECORDED))
+        if rules != str(RULES_VERSION):
+            return JournalMismatch(self.path, f"written under rules version {rules}; this software plays "
+                                              f"rules version {RULES_VERSION}: uplink it with the software "
+                                              "that wrote it")
+        return None
 
     @property
     def journal_id(self) -> str:
@@ -79,7 +108,10 @@ class Replay:
         self.journal_id = source.journal_id
         self.game = source.header.get("game", config.game_name)
         self.options: dict[str, Any] = json.loads(source.header.get("options", "{}"))
-        self.table = Table(config.new_game(), starting_limits(source.header, config.limits))
+        # The game as the journal's header names it, as the daemon played it: the table file may have
+        # changed since (a restored journal uplinked again), and its options would settle otherwise.
+        self.table = Table(game_of(source.header, source.path),
+                           starting_limits(source.header, config.limits))
         #: The table file's currency code, with the decimals in force at the last row replayed (a
         #: ``limits`` row may change them: rows before it keep theirs).
         self.currency: dict[str, Any] = {**config.spec.currency.model_dump(),
@@ -119,3 +151,11 @@ class Replay:
             self.table_id, self.journal_id, entry.id, entry.at, entry.source, entry.ref,
             entry.input.to_dict(), first, payloads, self.game, self.options, journal_rows,
             ended if ended is not finished else None, self.currency)
+
+
+def _inode(path: os.PathLike[str] | str) -> int | None:
+    """The file's inode, or None while no file stands there."""
+    try:
+        return os.stat(path).st_ino
+    except FileNotFoundError:
+        return None
