@@ -68,7 +68,9 @@ class AmountError(ValueError):
     """Text typed as an amount that is not one (``5,00``, ``5.001`` for cents, ``-5``, ``five``)."""
 
 
-_AMOUNT = re.compile(r"^(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?$")
+#: ASCII digits only (``\d`` took an Arabic-Indic zero, drawn as a dot: ``1٠500`` was 10,500), and a
+#: thousands group never led by 0 (``0,500`` was read as 500: half a unit, typed with a decimal comma).
+_AMOUNT = re.compile(r"^([1-9][0-9]{0,2}(?:,[0-9]{3})+|[0-9]+)(?:\.([0-9]+))?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +105,10 @@ class Currency:
         """What a person typed (``5``, ``5.00``, ``1,000.50``) in minor units; :class:`AmountError` else."""
         m = _AMOUNT.match(text.strip())
         decimals = m.group(2) if m else None
+        # With 3 decimals, "5,000" is five thousand to some and 5.000 to others: its decimals are asked for.
+        if m is not None and "," in m.group(1) and decimals is None and self.minor_units == 3:
+            raise AmountError(f"{text!r} is ambiguous at 3 decimals (a thousands comma, or a decimal one?): "
+                              f"write {m.group(1).replace(',', '')} or {m.group(1)}.000 for thousands")
         if m is None or (decimals is not None and len(decimals) > self.minor_units):
             example = "5" if not self.minor_units else f"5 or 5.{'0' * self.minor_units}"
             unit = f"{self.minor_units} decimal{'s' if self.minor_units != 1 else ''}"
