@@ -17,6 +17,8 @@ from controller.cli import main
 from controller.daemon.client import local_key
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
+from controller.money import Currency
+from controller.tools.ctl import build_request
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -100,3 +102,11 @@ def test_an_amount_out_of_bounds_is_refused_in_the_tables_currency(
     assert code != 0
     assert f"amount {said} is outside 0.01..10,000.00 (the table's max_bet)" in text, text
     assert "9999900" not in text and "1000000" not in text  # no minor units where a person reads
+
+
+@pytest.mark.parametrize("seat", ["1_0", "\u0661", "+1", "-1", "1.0", " "])
+def test_a_seat_is_typed_in_ascii_digits_only(seat: str) -> None:
+    """int() took "1_0" for seat 10 and an Arabic-Indic one for seat 1 (a helper's review, 2026-12-07)."""
+    with pytest.raises(ValueError, match="SEAT must be a whole number"):
+        build_request(["credit-in", seat, "5"], Currency())
+    assert build_request(["credit-in", "10", "5"], Currency())["seat"] == 10

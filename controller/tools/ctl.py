@@ -138,10 +138,10 @@ def build_request(
             except AmountError as exc:
                 raise ValueError(f"{word}: AMOUNT: {exc}") from None
         elif name in _INTS:
-            try:
-                request[name] = int(text)
-            except ValueError:
-                raise ValueError(f"{word}: {name.upper()} must be a whole number, not {text!r}") from None
+            # ASCII digits only: int() took "1_0" for seat 10 and "١" for seat 1 (a review, 2026-12-07).
+            if not (text.isascii() and text.isdigit()):
+                raise ValueError(f"{word}: {name.upper()} must be a whole number, not {text!r}")
+            request[name] = int(text)
         else:
             request[name] = text
     if round_no is not None:
