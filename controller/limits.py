@@ -17,14 +17,14 @@ class TableLimits(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    seats: int = Field(default=7, ge=1, le=MAX_SEATS)
-    unit: int = Field(default=100, ge=1)
-    min_bet: int = Field(default=100, ge=1)
-    max_bet: int = Field(default=1_000_000, ge=1)
+    seats: int = Field(strict=True, default=7, ge=1, le=MAX_SEATS)
+    unit: int = Field(strict=True, default=100, ge=1)
+    min_bet: int = Field(strict=True, default=100, ge=1)
+    max_bet: int = Field(strict=True, default=1_000_000, ge=1)
     #: Largest single credit in or out (minor units); a command beyond it is refused, never journaled.
-    max_credit: int = Field(default=100_000_000, ge=1)
+    max_credit: int = Field(strict=True, default=100_000_000, ge=1)
     #: The currency's decimals (the table file's ``currency.minor_units``): how refusals show amounts.
-    minor_units: int = Field(default=2, ge=0, le=4)
+    minor_units: int = Field(strict=True, default=2, ge=0, le=4)
 
     @property
     def money(self) -> Currency:

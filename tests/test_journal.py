@@ -250,3 +250,15 @@ def test_a_journal_refuses_a_table_file_of_another_name(tmp_path: Path) -> None:
     with pytest.raises(JournalMismatch, match="table: journal has 't1', table file has 't2'"):
         Journal.open(state, table="t2", game="baccarat", options={})
     Journal.open(state, table="t1", game="baccarat", options={}).close()
+
+
+@pytest.mark.parametrize(("limits", "key"), [({"min_bet": 5.00, "max_bet": 500}, "limits.min_bet"),
+                                             ({"max_bet": True}, "limits.max_bet"),
+                                             ({"max_credit": "1000"}, "limits.max_credit")])
+def test_a_limit_written_as_money_or_a_word_is_refused_naming_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], limits: dict[str, object], key: str) -> None:
+    """Limits are whole minor units: ``min_bet: 5.00`` (meant as five euros) was read as 5 cents, ``on`` as
+    1 (a helper's review, 2026-12-07)."""
+    table = write_table(tmp_path, limits={"unit": 100, "min_bet": 100, "max_bet": 100000, **limits})
+    assert main(["run", str(table)]) == 2
+    assert f"{table}: key '{key}'" in capsys.readouterr().err

@@ -25,15 +25,16 @@ _TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class LimitsSpec(BaseModel):
-    """Betting limits in minor units; the seat count is the top-level ``seats`` key."""
+    """Betting limits in minor units; the seat count is the top-level ``seats`` key. Whole numbers
+    only (strict): ``min_bet: 5.00`` (meaning five euros) was read as 5 cents, ``on`` as 1."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    unit: int = Field(default=100, ge=1)
-    min_bet: int = Field(default=100, ge=1)
-    max_bet: int = Field(default=1_000_000, ge=1)
+    unit: int = Field(strict=True, default=100, ge=1)
+    min_bet: int = Field(strict=True, default=100, ge=1)
+    max_bet: int = Field(strict=True, default=1_000_000, ge=1)
     #: Largest single credit_in / credit_out command (docs/security.md).
-    max_credit: int = Field(default=100_000_000, ge=1)
+    max_credit: int = Field(strict=True, default=100_000_000, ge=1)
 
 
 class CurrencySpec(BaseModel):
@@ -44,7 +45,7 @@ class CurrencySpec(BaseModel):
     #: ISO 4217 code shown where a reader needs it (``EUR``); empty: none named.
     code: str = Field(default="", pattern=r"^([A-Z]{3})?$")
     #: Decimals of the currency: 2 for EUR/USD/GBP (amounts in cents), 0 for JPY.
-    minor_units: int = Field(default=2, ge=0, le=4)
+    minor_units: int = Field(strict=True, default=2, ge=0, le=4)
 
     def currency(self) -> Currency:
         return Currency(self.code, self.minor_units)
