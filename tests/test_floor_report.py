@@ -191,6 +191,21 @@ def test_the_report_page_shows_every_group_and_figure() -> None:
     assert page.count("<svg") >= 3
 
 
+def test_the_report_page_draws_money_of_each_currency_in_its_own_chart_and_units() -> None:
+    """Groups of two scales (EUR with 2 decimals, JPY with none) shared one money axis labelled in raw
+    minor units: the euro table's 1,500.00 read 150,000 beside the yen's 2,000 (a helper's review,
+    2026-12-07)."""
+    options: dict[str, Any] = {"decks": 8}
+    rounds = [facts("euro_table", "j1", "baccarat", options, {"code": "EUR", "minor_units": 2},
+                    _baccarat_round(1, [("banker", 150_000, -150_000)], 3600.0)),
+              facts("yen_table", "j2", "baccarat", options, {"code": "JPY", "minor_units": 0},
+                    _baccarat_round(1, [("banker", 2_000, -2_000)], 3600.0))]
+    page = render(aggregate(rounds, "table", *EVER))
+    assert "House result (bar) and theoretical win (grey), EUR with 2 decimals" in page
+    assert "House result (bar) and theoretical win (grey), JPY with 0 decimals" in page
+    assert ">1,500.00<" in page and ">150,000<" not in page
+
+
 def test_voided_rounds_apart_hours_in_utc_and_no_theoretical_without_a_stored_sheet() -> None:
     euro = {"code": "EUR", "minor_units": 2}
     voided = {**_baccarat_round(4, [], 7400.0), "status": "voided", "settlements": None, "house_net": None}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from html import escape
+from typing import TypeVar
 
 from controller.floor.report import Report
 from controller.floor.report_format import group_dict, when
@@ -83,6 +84,14 @@ def _table(d: dict[str, object], money: Currency) -> str:
             + "".join(rows) + "</tbody></table>")
 
 
+T = TypeVar("T")
+
+
+def _pick(values: Sequence[T], idx: Sequence[int]) -> list[T]:
+    """The ``values`` at the positions ``idx`` (the groups of one scale)."""
+    return [values[i] for i in idx]
+
+
 def render(report: Report) -> str:
     """The report as a whole HTML page (UTF-8): charts across the groups, then each group's table."""
     groups = [(g, group_dict(g), Currency(g.currency, g.minor_units)) for g in report.groups]
@@ -103,7 +112,6 @@ def render(report: Report) -> str:
     def fmt(v: float) -> str:
         return f"{v:,.2f}" if v != int(v) else f"{int(v):,}"
 
-    house_fmt = money_of(0) if len({(g.currency, g.minor_units) for g, _, _ in groups}) == 1 else fmt
     spans = [None if d["total"]["low"] is None else (float(d["total"]["low"]), float(d["total"]["high"]))
              for _, d, _ in groups]
     out.append('<div class="charts">')
@@ -111,10 +119,18 @@ def render(report: Report) -> str:
     out.append(bars("Rounds per hour (hours with play)", labels, [g.rounds_per_hour for g, _, _ in groups],
                     fmt))
     out.append(bars("Seats with a wager per round", labels, [g.seats_per_round for g, _, _ in groups], fmt))
-    out.append(bars("House result (bar) and theoretical win (grey)", labels, amounts("house"), house_fmt,
-                    ghost=amounts("theoretical")))
-    out.append(bars("Actual minus theoretical, with its 95 % interval", labels, amounts("difference"),
-                    house_fmt, spans=spans))
+    # Money on one axis only within one scale (currency and decimals), shown in it: cents and yen on one
+    # axis, raw minor units shown as major (150,000 for 1,500.00), misled (a review, 2026-12-07).
+    scales: dict[tuple[str, int], list[int]] = {}
+    for i, (g, _, _) in enumerate(groups):
+        scales.setdefault((g.currency, g.minor_units), []).append(i)
+    house, theoretical, difference = amounts("house"), amounts("theoretical"), amounts("difference")
+    for (code, units), idx in scales.items():
+        also = "" if len(scales) == 1 else f", {code or 'no currency code'} with {units} decimals"
+        out.append(bars(f"House result (bar) and theoretical win (grey){also}", _pick(labels, idx),
+                        _pick(house, idx), money_of(idx[0]), ghost=_pick(theoretical, idx)))
+        out.append(bars(f"Actual minus theoretical, with its 95 % interval{also}", _pick(labels, idx),
+                        _pick(difference, idx), money_of(idx[0]), spans=_pick(spans, idx)))
     out.append("</div>")
     for g, d, money in groups:
         out.append(f"<h2>{escape(g.key)} <small>({escape(report.scale(g))})</small></h2>")
