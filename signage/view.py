@@ -172,6 +172,10 @@ class TableView:
             self.tilt = None
         elif kind == "dp_set":
             self.dp_seat = int(event["seat"])
+        elif kind == "notice" and event.get("what") == "swap":
+            self._swapped(event.get("detail") or {})
+        elif kind == "decision" and event.get("action") == "split":
+            self._split(int(event["seat"]))
         elif kind == "device":
             name = str(event["device"])
             if event.get("online"):
@@ -187,6 +191,24 @@ class TableView:
         self.hole_shown = False
         self.outcomes = {}
         self.voided = False
+
+    def _swapped(self, detail: dict[str, Any]) -> None:
+        """A Swap-Hand swap: the seat's two cards are thrown away (its new ones come as cards dealt); they
+        were shown as one hand of four with the new ones (a review, 2026-12-07)."""
+        cards = self.hands.get(f"seat {detail.get('seat')}", [])
+        for code in detail.get("discarded") or ():
+            if code in cards:
+                cards.remove(code)
+
+    def _split(self, seat: int) -> None:
+        """A split: the pair's second card heads the seat's new hand at once, named as the game names it
+        (``seat N main:2`` in Swap-Hand, ``seat N hand 2`` in 2WayWinner: the next after the seat's hands).
+        Before, the hand was drawn as one of three cards until the result (a review, 2026-12-07)."""
+        mine = [n for n in self.hands if n == f"seat {seat}" or n.startswith(f"seat {seat} ")]
+        pairs = [n for n in mine if len(c := self.hands[n]) == 2 and c[0][0] == c[1][0]]
+        if pairs:
+            kind = "main:" if self.game == "swap_hand" else "hand "
+            self.hands[f"seat {seat} {kind}{len(mine) + 1}"] = [self.hands[pairs[-1]].pop()]
 
     def _card(self, hand: str, card: str) -> None:
         if self.hands_round != self.round:  # the first card of a round: the last round leaves the screen
@@ -257,6 +279,15 @@ class TableView:
         symbol = str(self.settings.get("symbol") or "")
         return {key: symbol + money.format(lim[key]) for key in ("min_bet", "max_bet")}
 
+    def shown_dp_seat(self) -> int | None:
+        """The Designated Player of the round shown: the last round's, from its result, while its cards stay
+        on screen (the next round's DP labelled the last round's DP card and badge: a review, 2026-12-07)."""
+        result = self.result
+        if result is not None and result.get("round") == self.hands_round and "dp_seat" in result:
+            seat = result["dp_seat"]
+            return int(seat) if seat is not None else None
+        return self.dp_seat
+
     def to_dict(self) -> dict[str, Any]:
         view: dict[str, Any] = {
             "table": self.table,
@@ -269,7 +300,7 @@ class TableView:
             "limits": self.limits,
             "tilt": self.tilt,
             "offline": self.offline,
-            "dp_seat": self.dp_seat,
+            "dp_seat": self.shown_dp_seat(),
             "hands": self.shown_hands(),
             "hands_round": self.hands_round,
             "result": self.result,

@@ -168,3 +168,48 @@ def test_one_card_poker_shows_cards_as_dealt_and_the_designated_player() -> None
     assert screen["dp_seat"] == 2
     assert {h["name"]: h["cards"] for h in screen["hands"]} == {"seat 1": ["9S"], "dp": ["4H"]}
     assert screen["outcomes"] == {"1": 1000, "2": -1000}  # seat 1 wins, the DP's bank loses
+
+
+def _played(game: str, spots: list[str], cards: str, plan: list[str]) -> tuple[Table, TableView]:
+    """Seat 1 dealt ``cards`` in order, deciding ``plan`` in turn, each event applied to a live view."""
+    cls = GAMES[game]
+    table = Table(cls(cls.options_model.model_validate({})))
+    view = TableView("t", game, {})
+    feed(view, table, I.CreditIn(1, 100_000), I.NewShoe(), I.OpenBetting(),
+         *[I.PlaceWager(1, s, 1000) for s in spots], I.CloseBetting())
+    codes = cards.split()
+    while (due := table.due()) is not None and (plan or codes):
+        if hasattr(due, "choices"):
+            if not plan:
+                break
+            feed(view, table, I.Decision(1, plan.pop(0)))
+        else:
+            feed(view, table, I.CardSeen(_card(codes.pop(0))))
+    return table, view
+
+
+def test_a_swap_and_a_split_are_drawn_as_the_engine_holds_the_hands() -> None:
+    """A Swap-Hand swap showed the two cards thrown away beside the new ones as one hand of four, and a
+    split (Swap-Hand, 2WayWinner) one hand of three, until the result (a helper's review, 2026-12-07)."""
+    _, swapped = _played("swap_hand", ["main"], "TS 9D 5H 7C AS 8D", ["swap"])
+    assert [h["cards"] for h in swapped.to_dict()["hands"] if h["name"] == "seat 1"] == [["AS", "8D"]]
+    _, split = _played("swap_hand", ["main"], "8C 9D 8H 7C 3H", ["keep", "split"])
+    assert {h["name"]: h["cards"] for h in split.to_dict()["hands"] if h["name"].startswith("seat")} == {
+        "seat 1": ["8C", "3H"], "seat 1 main:2": ["8H"]}
+    _, split = _played("two_way_winner", ["bj_ante", "poker_ante"], "JC 7D JH 9S 3H", ["blackjack", "split"])
+    assert {h["name"]: h["cards"] for h in split.to_dict()["hands"] if h["name"].startswith("seat")} == {
+        "seat 1": ["JC", "3H"], "seat 1 hand 2": ["JH"]}
+
+
+def test_the_last_rounds_designated_player_stays_its_own_while_its_cards_stay_on_screen() -> None:
+    """With the DP rotating, the next round's DP labelled the last round's DP card and wore its badge while
+    that round's cards stayed up (a helper's review, 2026-12-07)."""
+    cls = GAMES["one_card_poker"]
+    table = Table(cls(cls.options_model.model_validate({"dp_rotation": "rotate"})))
+    view = TableView("t", "one_card_poker", {})
+    feed(view, table, *[I.CreditIn(s, 100_000) for s in (1, 2, 3)], I.NewShoe(), I.SetDesignatedPlayer(2),
+         I.OpenBetting(), I.PlaceWager(1, "primary", 1000), I.PlaceWager(3, "primary", 1000),
+         I.CloseBetting(), *[I.CardSeen(_card(c)) for c in ("9S", "2C", "4H")], I.OpenBetting())
+    assert view.dp_seat == 3 and view.to_dict()["dp_seat"] == 2  # the round shown was DP seat 2's
+    feed(view, table, I.PlaceWager(1, "primary", 1000), I.CloseBetting(), I.CardSeen(_card("5D")))
+    assert view.to_dict()["dp_seat"] == 3  # its first card: the new round, its DP
