@@ -110,7 +110,10 @@ for table in "$R"/etc/croupier/tables/*.yaml; do
         "$CROUPIER" keys new admin --role operator --keys "$keys" >/dev/null
         say "first run of $name: server key and operator key $keys/clients/admin.key_secret"
     fi
-    chown -R "0:$GID" "$keys"
+    # Only what this script lays down: a file the admin put there (the uplink's nats.password, 0600 owner
+    # croupier) keeps its owner, or the re-run after a git pull locked the uplink out of it.
+    chown "0:$GID" "$keys" "$keys/authorized" "$keys/server.key_secret" "$keys/server.key"
+    find "$keys/authorized" -maxdepth 1 -name '*.key' -exec chown "0:$GID" {} +
     chmod 0750 "$keys" "$keys/authorized"
     chmod 0640 "$keys/server.key_secret" "$keys/server.key"
     find "$keys/authorized" -maxdepth 1 -name '*.key' -exec chmod 0640 {} +

@@ -54,6 +54,22 @@ def test_an_uplink_without_a_journal_says_so_in_one_line(tmp_path: Path,
     assert err == f"croupier uplink: {tmp_path / 'nj-state' / 'journal.sqlite3'}: no journal here\n"
 
 
+def test_an_uplink_refused_for_a_persons_reason_exits_so_its_unit_stays_down(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Exit 1 was restarted every 2 s for ever, also for what needs a person (a review, 2026-12-07): now 2 a
+    bad table file, 3 another table's journal (the unit's RestartPreventExitStatus=2 3), 1 a journal not
+    there yet (the daemon's first start makes it)."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("table: bad\ngame: nosuchgame\n")
+    assert cli_main(["uplink", str(bad), "--nats", "nats://127.0.0.1:9"]) == 2
+    config = load_table(write_table(tmp_path, name="mine"))
+    write_journal(config, [CreditIn(1, 100)])
+    other = write_table(tmp_path, name="other")
+    assert cli_main(["uplink", str(other), "--state-dir", str(config.state_dir),
+                     "--nats", "nats://127.0.0.1:9"]) == 3
+    assert "this journal is table 'mine''s, not 'other''s" in capsys.readouterr().err
+
+
 def test_a_stop_while_the_floor_is_away_is_a_clean_exit(tmp_path: Path) -> None:
     """SIGTERM while the uplink keeps trying a server that is not there: exit 0, no traceback."""
     config = load_table(write_table(tmp_path, name="away"))

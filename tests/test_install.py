@@ -160,10 +160,13 @@ def test_systemd_accepts_the_units_and_they_are_hardened(installed: Path) -> Non
     for line in ("Type=notify", "WatchdogSec=", "RestartPreventExitStatus=2 3", "Restart=on-failure",
                  "SupplementaryGroups=dialout gpio video", "ProtectSystem=strict",
                  "StateDirectory=croupier/%i",
-                 "SystemCallFilter=~@privileged @resources", "ProtectProc=invisible", "ProcSubset=pid",
+                 "SystemCallFilter=~@privileged @resources", "ProtectProc=invisible",
+                 "WorkingDirectory=/run/croupier/%i", "Environment=LG_WD=/run/croupier/%i",
+                 "StateDirectoryMode=0700",
                  "RemoveIPC=yes", "PrivateMounts=yes", "IPAddressDeny=any", "DeviceAllow=char-ttyUSB rw",
                  "DeviceAllow=char-gpiochip rw", "DeviceAllow=char-video4linux rw"):
         assert line in daemon, line
+    assert "\nProcSubset=" not in daemon  # it hides /proc/cpuinfo: gpiozero cannot find the Pi's header
 
 
 def test_udev_rules_name_the_devices_by_vendor_product_serial_with_their_groups() -> None:
@@ -215,3 +218,23 @@ def test_the_shipped_real_shoe_profiles_and_install_md_name_the_udev_device() ->
     named = re.findall(r"(?:firmware_configs|\.\.)/shoes/(\w+\.yaml)", install)
     assert named and all((ROOT / "firmware_configs/shoes" / name).is_file() for name in named), named
     assert 'SYMLINK+="croupier-shoe"' in (ROOT / "deploy/70-croupier.rules").read_text()
+
+
+def test_a_second_run_leaves_the_uplinks_password_to_its_owner(tmp_path: Path) -> None:
+    """The re-run after a git pull (docs/install.md) chowned the whole key folder to root, so the uplink,
+    user croupier, could no longer read its nats.password (0600, its own) and restarted for ever (a
+    review, 2026-12-07)."""
+    root = tmp_path / "root"
+    root.mkdir()
+    table = write_table(tmp_path, name="baccarat_2", shoe="shoes/sim_v1.yaml")
+    env = {**os.environ, "CROUPIER_INSTALL_TOOL": str(Path(sys.executable).parent / "croupier")}
+    args = ["bash", str(ROOT / "deploy" / "install.sh"), "--root", str(root), "--python", "python3.11",
+            "--pip-args", "--no-deps", "--table", str(table)]
+    assert subprocess.run(args, env=env, capture_output=True, text=True, timeout=280).returncode == 0
+    password = root / "etc/croupier/keys/baccarat_2/nats.password"
+    password.write_text("secret\n")
+    password.chmod(0o600)
+    os.chown(password, 4321, 4321)  # the croupier user's, as the admin leaves it
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=280)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (password.stat().st_uid, stat.S_IMODE(password.stat().st_mode)) == (4321, 0o600)

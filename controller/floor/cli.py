@@ -259,7 +259,7 @@ async def _close(nc: Any) -> None:
 
 def run_uplink(args: argparse.Namespace) -> int:
     from controller.daemon.config import TableFileError, load_table
-    from controller.daemon.journal import JournalError
+    from controller.daemon.journal import JournalError, JournalMismatch
     from controller.floor import alive
     from controller.floor.daemon_watch import DaemonWatch
     from controller.floor.derive import JournalSource
@@ -275,7 +275,10 @@ def run_uplink(args: argparse.Namespace) -> int:
         JournalSource(config).close()  # before the network: a wrong table file or state dir says so now
     except (TableFileError, JournalError) as exc:
         print(f"croupier uplink: {exc}", file=sys.stderr)
-        return 1
+        # As the daemon's: 2 a bad table file, 3 a journal that is not this table's to uplink (another
+        # table's, another rules version), both a person's to mend (the unit does not restart them); 1 a
+        # journal not there yet (the daemon's first start makes it: restarted until it is).
+        return 2 if isinstance(exc, TableFileError) else 3 if isinstance(exc, JournalMismatch) else 1
     options = nats_options("uplink", args)
     if options is None:
         return 1

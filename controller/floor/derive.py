@@ -68,8 +68,8 @@ class JournalSource:
         the daemon refuses to replay it too)."""
         h = self.header
         if h.get("table") != config.table_id:
-            return JournalError(self.path,
-                                f"this journal is table {h.get('table')!r}'s, not {config.table_id!r}'s")
+            return JournalMismatch(self.path,
+                                   f"this journal is table {h.get('table')!r}'s, not {config.table_id!r}'s")
         rules = h.get("rules", str(UNRECORDED))
         if rules != str(RULES_VERSION):
             return JournalMismatch(self.path, f"written under rules version {rules}; this software plays "
