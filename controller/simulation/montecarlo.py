@@ -22,7 +22,7 @@ from multiprocessing import popen_fork
 from multiprocessing.context import ForkContext, ForkProcess
 from multiprocessing.process import BaseProcess
 from types import FrameType
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 from tqdm import tqdm
 
@@ -129,6 +129,14 @@ class Stop:
             raise KeyboardInterrupt(why)
 
 
+def _give_back(stop: Stop, signum: int, handler: Any) -> None:
+    """The run's end: ``signum``'s handler given back, but a kill (SIGTERM) ignored from now once the run was
+    stopped: the process is on its way out, and a kill sent with the stop that came in as the handlers were
+    given back killed it (-15) after it had said "interrupted" (1 run in many, on a loaded machine)."""
+    stopped = stop.taken and signum == signal.SIGTERM
+    signal.signal(signum, signal.SIG_IGN if stopped else handler)
+
+
 class WorkerLost(SystemExit):
     """A worker process ended while the run was not stopping (SIGKILL from outside: the OOM killer, a
     ``kill -9`` of its pid): the run stops, incomplete, and says so (exit 1 with this message), instead of
@@ -211,7 +219,7 @@ def run_chunks(
             main = threading.current_thread() is threading.main_thread()
             for signum, handler in plain.items():
                 if main and signal.getsignal(signum) is handler:
-                    owned.callback(signal.signal, signum, signal.signal(signum, stop))
+                    owned.callback(_give_back, stop, signum, signal.signal(signum, stop))
             owned.callback(signal.pthread_sigmask, signal.SIG_SETMASK, mask)  # a stop meanwhile taken here
             bar = owned.enter_context(tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5))
             folder = owned.enter_context(spool_folder())  # removed last, once no worker is left
