@@ -82,3 +82,24 @@ def test_idle_exit_gives_up_on_a_table_that_refuses_the_key(
         assert "retrying" in captured.err and "no events for 1 s (--idle-exit): giving up" in captured.err
     finally:
         runner.stop()
+
+
+def test_watch_says_a_journal_fault(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A table halted by its journal showed as a normal round in the live view, and --plain and --json said
+    nothing of it (a helper's review, 2026-12-07)."""
+    from restart_support import Croupier
+
+    from controller.tools.live_view import TableView, _banners
+
+    croupier = Croupier(tmp_path)
+    croupier.start("journal_write:3:eio")  # the third write fails: the table halts
+    try:
+        replies = [croupier.call("credit_in", seat=1, amount=100, ref=f"C{n}") for n in range(3)]
+        assert replies[-1].get("journal_fault"), replies
+        assert main(["watch", "--table", str(croupier.path), "--plain", "--idle-exit", "1"]) == 0
+        assert "!! JOURNAL FAULT" in capsys.readouterr().out
+    finally:
+        croupier.stop()
+    view = TableView("t1", "ipc:///nowhere")
+    view.take_snapshot({"state": {}, "journal_fault": {"file": "/x/journal.sqlite3", "error": "disk full"}})
+    assert any("JOURNAL FAULT /x/journal.sqlite3: disk full" in str(b) for b in _banners(view, None))

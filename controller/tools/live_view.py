@@ -58,6 +58,8 @@ class TableView:
         self.stale = False
         self.new_journal: str | None = None
         self.problem: str | None = None
+        #: The journal's fault (``{"file", "error"}``: the snapshot's, a heartbeat's, the topic's) or None.
+        self.journal_fault: dict[str, Any] | None = None
         self.recent: deque[str] = deque(maxlen=5)
         self.settlements = 0
 
@@ -69,6 +71,7 @@ class TableView:
             self.currency = Currency.from_dict(reply.get("currency"))
             if reply.get("lamps") is not None:
                 self.lamps = reply["lamps"]
+            self.journal_fault = reply.get("journal_fault")
             self.problem = None
 
     def take_event(self, payload: dict[str, Any]) -> None:
@@ -83,6 +86,9 @@ class TableView:
             name = payload.get("event", "")
             if name == "lamps":
                 self.lamps = payload
+            elif name in ("heartbeat", "journal_fault"):  # the table halted: said, as a tilt is
+                self.journal_fault = (payload.get("journal_fault") if name == "heartbeat"
+                                      else {"file": payload.get("file"), "error": payload.get("error")})
             elif name.startswith("shoe_"):
                 detail = result_text({k: v for k, v in payload.items() if k not in ("event", "table", "at")})
                 self.shoe_status = f"{name.removeprefix('shoe_')} {detail}".strip()
@@ -183,6 +189,10 @@ def _banners(v: TableView, state: dict[str, Any] | None) -> list[RenderableType]
         out.append("STALE FEED: nothing from the table (daemon down or network?); showing the last state")
     if v.new_journal:
         out.append(f"NEW JOURNAL {v.new_journal}: the table was reset; everything redrawn")
+    if v.journal_fault:  # the table is halted and said nothing else here before (a review, 2026-12-07)
+        fault = v.journal_fault
+        out.append(f"JOURNAL FAULT {fault.get('file')}: {fault.get('error')}: the table is halted "
+                   "(docs/daemon.md, 'A journal that cannot be written')")
     if state is not None:
         tilt = state.get("tilt")
         if tilt:

@@ -134,7 +134,7 @@ def watch(
                 out.write(
                     json.dumps(
                         {"event": "snapshot", "table": data["table"], "journal_id": data.get("journal_id"),
-                         "seq": data["seq"], "state": state}
+                         "seq": data["seq"], "state": state, "journal_fault": data.get("journal_fault")}
                     )
                     + "\n"
                 )
@@ -146,6 +146,9 @@ def watch(
                     f"== {data['table']}: snapshot at seq {data['seq']}{gap}: {state['game']} round "
                     f"{state['round']} {state['phase']}; credits {credits_text(state['credits'], cur)}\n"
                 )
+                if fault := data.get("journal_fault"):  # the table is halted: said first, as a tilt is
+                    out.write(f"!! JOURNAL FAULT {fault.get('file')}: {fault.get('error')}: "
+                              "the table is halted\n")
                 if sub.side and lamps and "lamps" in data:
                     out.write(format_lamps(data["lamps"]) + "\n")
         else:
