@@ -148,7 +148,11 @@ def test_new_key_works_without_restart_and_removed_key_stops(table: TableConfig)
     late = client(table, "late", "observer")
     assert late.call("status")["ok"]
     (KeyFolder(table.key_folder()).authorized / "late.key").unlink()
-    # Within a registry re-check (1 s) the key is gone: replies say so, then the handshake fails.
+    refused_soon(late, "a removed key still commands the table")
+
+
+def refused_soon(late: CommandClient, why: str) -> None:
+    """Within a registry re-check (1 s) a removed key is gone: replies say so, then the handshake fails."""
     late.timeout_ms = 500
     for _ in range(40):
         try:
@@ -160,7 +164,7 @@ def test_new_key_works_without_restart_and_removed_key_stops(table: TableConfig)
             break
         time.sleep(0.1)
     else:
-        pytest.fail("a removed key still commands the table")
+        pytest.fail(why)
     late.close()
 
 
@@ -174,18 +178,7 @@ def test_a_key_removed_beside_an_unusable_file_stops_too(table: TableConfig, tmp
     bob_public, _, _ = request_pair(tmp_path / "bob-machine", "bob")
     shutil.copy(bob_public, folder.authorized / "bob.key")
     (folder.authorized / "late2.key").unlink()
-    late.timeout_ms = 500
-    for _ in range(40):
-        try:
-            reply = late.call("status")
-        except DaemonUnavailable:
-            break
-        if not reply["ok"]:
-            break
-        time.sleep(0.1)
-    else:
-        pytest.fail("a removed key still commands the table beside an unusable file")
-    late.close()
+    refused_soon(late, "a removed key still commands the table beside an unusable file")
 
 
 def test_a_20_mb_request_gets_nothing_and_changes_nothing(table: TableConfig) -> None:
