@@ -262,3 +262,13 @@ def test_a_limit_written_as_money_or_a_word_is_refused_naming_it(
     table = write_table(tmp_path, limits={"unit": 100, "min_bet": 100, "max_bet": 100000, **limits})
     assert main(["run", str(table)]) == 2
     assert f"{table}: key '{key}'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["alerts", "alive", "Rows"])
+def test_a_table_named_as_a_word_of_the_floors_subjects_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    """Table ``alerts``'s rows (croupier.alerts.rows) would be table ``rows``'s alerts; its heartbeat table
+    ``alive``'s alerts (a helper's review, 2026-12-07)."""
+    table = write_table(tmp_path, name=name)
+    assert main(["run", str(table)]) == 2
+    assert "is a word of the floor's subjects" in capsys.readouterr().err

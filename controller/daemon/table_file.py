@@ -8,7 +8,7 @@ unknown keys, so a typo stops the start with the key named (docs/daemon.md).
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -22,6 +22,9 @@ from drivers.gpio.pinmap import ChipRef
 from signage.settings import DisplaySpec
 
 _TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+#: Table ids that are words of the floor's NATS subjects: table ``alerts``'s rows (croupier.alerts.rows)
+#: would be table ``rows``'s alerts, its heartbeat table ``alive``'s alerts (a review, 2026-12-07).
+RESERVED_IDS: Final = frozenset({"alerts", "alive", "rows"})
 
 
 class LimitsSpec(BaseModel):
@@ -193,6 +196,9 @@ class TableFile(BaseModel):
             raise ValueError(
                 f"a table id is 1-64 letters, digits, '_' or '-' (it is a topic prefix), not {value!r}"
             )
+        if value.lower() in RESERVED_IDS:
+            raise ValueError(f"{value!r} is a word of the floor's subjects (croupier.TABLE.rows, .alive, "
+                             "croupier.alerts.TABLE): name the table otherwise")
         return value
 
     @field_validator("game")
