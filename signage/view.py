@@ -97,8 +97,16 @@ class TableView:
         self.shoe_number = int(state.get("shoe_number", 0))
         self.naturals = 0
         self.history.clear()
-        for item in state.get("shoe_results") or []:
+        results = state.get("shoe_results") or []
+        for item in results:
             self._add_result(int(item["round"]), item["result"])
+        last = results[-1] if results else None
+        if last is not None and self.phase != "dealing" and self.round - int(last["round"]) in (
+                (0, 1) if self.phase == "betting" else (0,)):
+            # The last round stays on screen until the next one's first card, as it does live: a display
+            # started (or re-synced) then drew the verdict without its cards, or nothing (a review).
+            self._reveal(last["result"])
+            self.hands_round, self.hole_shown = int(last["round"]), True
 
     def _hands_from_view(self, view: dict[str, Any]) -> dict[str, list[str]]:
         """The round in progress as hands, from a snapshot's ``round_view`` (hidden cards stay hidden)."""
@@ -220,7 +228,10 @@ class TableView:
 
     def _reveal(self, result: dict[str, Any]) -> None:
         """At the result every card is public: take them from the result record (War cards too)."""
-        if self.game == "one_card_poker":
+        if self.game == "baccarat" and result.get("player_cards") is not None:
+            self.hands = {"player": list(result["player_cards"]),
+                          "banker": list(result.get("banker_cards") or [])}
+        elif self.game == "one_card_poker":
             hands: dict[str, list[str]] = {}
             for seat, hand in (result.get("players") or {}).items():
                 hands[f"seat {seat}"] = list(hand.get("cards") or [])

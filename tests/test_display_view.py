@@ -213,3 +213,21 @@ def test_the_last_rounds_designated_player_stays_its_own_while_its_cards_stay_on
     assert view.dp_seat == 3 and view.to_dict()["dp_seat"] == 2  # the round shown was DP seat 2's
     feed(view, table, I.PlaceWager(1, "primary", 1000), I.CloseBetting(), I.CardSeen(_card("5D")))
     assert view.to_dict()["dp_seat"] == 3  # its first card: the new round, its DP
+
+
+def test_a_display_started_after_the_result_draws_the_last_rounds_cards_as_a_live_one() -> None:
+    """The last round stays on screen until the next one's first card; a display started (or re-synced)
+    after its result drew the verdict without its cards, and during the next betting nothing (a helper's
+    review, 2026-12-07): the cards are in the snapshot's shoe results."""
+    table = baccarat_table()
+    live = TableView("t", "baccarat", {})
+    feed(live, table, I.NewShoe(), I.OpenBetting(), I.CloseBetting())
+    for event in deal(table, "5C 3D 2H AS"):
+        live.apply({**event.to_dict(), "seq": live.seq + 1})
+    for step in ((), (I.OpenBetting(),)):
+        feed(live, table, *step)
+        late = TableView("t", "baccarat", {})
+        late.load_snapshot(snapshot_of(table, live.seq))
+        shown = late.to_dict()
+        assert shown["hands"] == live.to_dict()["hands"] and shown["hands_round"] == 1
+        assert shown["result"] is not None and shown["result"]["round"] == 1
