@@ -116,7 +116,12 @@ class TableView:
             hands["banker"] = list(view.get("banker_cards") or [])
         elif self.game == "one_card_poker":
             for seat, hand in (view.get("players") or {}).items():
-                hands[f"seat {seat}"] = list(hand.get("cards") or [])
+                cards = list(hand.get("cards") or [])
+                hands[f"seat {seat}"] = cards[:1]
+                if cards[1:]:  # a War: the seat's second card and the DP's, named as the cards dealt are
+                    hands[f"seat {seat} war"] = cards[1:]
+                if hand.get("dp_war_cards"):
+                    hands[f"dp war seat {seat}"] = list(hand["dp_war_cards"])
             if view.get("dp_card"):
                 hands["dp"] = [view["dp_card"]]
         else:

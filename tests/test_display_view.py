@@ -231,3 +231,19 @@ def test_a_display_started_after_the_result_draws_the_last_rounds_cards_as_a_liv
         shown = late.to_dict()
         assert shown["hands"] == live.to_dict()["hands"] and shown["hands_round"] == 1
         assert shown["result"] is not None and shown["result"]["round"] == 1
+
+
+def test_a_late_display_mid_war_draws_the_war_cards_as_the_live_one() -> None:
+    """A One Card Poker War in progress: the late joiner put the seat's war card in its first hand and lost
+    the DP's war card (a helper's review, 2026-12-07)."""
+    cls = GAMES["one_card_poker"]
+    table = Table(cls(cls.options_model.model_validate({})))
+    live = TableView("t", "one_card_poker", {})
+    feed(live, table, *[I.CreditIn(s, 100_000) for s in (1, 2)], I.NewShoe(), I.SetDesignatedPlayer(2),
+         I.OpenBetting(), I.PlaceWager(1, "primary", 1000), I.CloseBetting(),
+         *[I.CardSeen(_card(c)) for c in ("9S", "9H")])
+    feed(live, table, I.Decision(1, "extend", 1000), I.Decision(2, "dp_extend"), I.CardSeen(_card("KC")))
+    late = TableView("t", "one_card_poker", {})
+    late.load_snapshot(snapshot_of(table, live.seq))
+    named = lambda view: {h["name"]: h["cards"] for h in view.to_dict()["hands"]}  # noqa: E731
+    assert named(late) == named(live) and named(live)["seat 1 war"] == ["KC"]
