@@ -111,8 +111,14 @@ def run(args: argparse.Namespace) -> int:
     except (DaemonError, StateDirBusy) as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 4
-    except (OSError, sqlite3.Error) as exc:  # the state dir or its journal cannot be made or opened
+    except (OSError, sqlite3.Error) as exc:  # the state dir, its journal or the key folder cannot be made
         where = args.state_dir or "the table file's state_dir"
-        print(f"croupier run: refusing to start: state dir {where}: {exc}", file=sys.stderr)
+        named = getattr(exc, "filename", None)
+        keys = args.keys if getattr(args, "keys", None) else None
+        if named and keys and str(named).startswith(str(keys)):  # not the state dir's fault: say whose
+            print(f"croupier run: refusing to start: key folder {keys}: {exc} (a new table's keys are made "
+                  "by deploy/install.sh, or by `croupier keys server --keys` as root)", file=sys.stderr)
+        else:
+            print(f"croupier run: refusing to start: state dir {where}: {exc}", file=sys.stderr)
         return 3
     return 0
