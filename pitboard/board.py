@@ -74,8 +74,8 @@ class Board(Watched):
         """A row as the uplink published it on ``subject`` (None: not checked), whose table it must name."""
         try:
             msg = wire.RowMessage.parse(data)
-            if subject is not None and msg.table_id != wire.subject_table(subject):
-                raise ValueError(f"it names table {msg.table_id!r} on {subject}")
+            if subject is not None:
+                wire.own_table(msg.table_id, subject)
         except ValueError as exc:
             log.warning("a row the board cannot read: %s", exc)
             return
@@ -91,8 +91,8 @@ class Board(Watched):
         the board subscribed, and not yet recorded when it loaded), is reloaded from PostgreSQL."""
         try:
             d = json.loads(data)
-            if subject is not None and str(d["table"]) != wire.subject_table(subject, "alive"):
-                raise ValueError(f"it names table {d['table']!r} on {subject}")
+            if subject is not None:
+                wire.own_table(d["table"], subject, "alive")
             tile = self.tile(str(d["table"]))
             if d["journal"] == tile.journal:
                 tile.journal_rows = max(tile.journal_rows, int(d["journal_rows"]))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import psycopg
 
-from controller.floor.wire import subject_table
+from controller.floor.wire import own_table
 
 if TYPE_CHECKING:  # annotations only: `floor tables`/`recall` use OFFLINE_AFTER without loading nats-py
     from nats.aio.client import Client as NATS
@@ -76,8 +76,7 @@ class Board:
         async def heard(msg: Msg) -> None:
             try:
                 d = json.loads(msg.data)
-                if str(d["table"]) != subject_table(msg.subject, "alive"):
-                    raise ValueError(f"it names table {d['table']!r}: not this subject's")
+                own_table(d["table"], msg.subject, "alive")
                 self.heard[(str(d["table"]), str(d["journal"]))] = int(d["journal_rows"])
             except (ValueError, KeyError, TypeError) as exc:
                 log.warning("a heartbeat on %s that does not parse: %s", msg.subject, exc)

@@ -44,6 +44,7 @@ from controller.floor.wire import (
     SUBJECTS,
     RowMessage,
     UnknownFormat,
+    own_table,
     subject_table,
 )
 
@@ -163,15 +164,12 @@ class Recorder:
         """Write ``msgs`` in one transaction, then acknowledge them. A body of another format is left
         to a newer recorder (nak'd with a delay: not ours to judge); a malformed one, which no
         recorder can ever record, is terminated (a missing row: a gap) and the rest recorded."""
-        bodies = [m.data for m in msgs]
-        # A table's NATS user publishes only on its own subject: a body naming another table is refused
-        # (it wrote that table's money into the history; a review, 2026-12-07).
-        tables = [subject_table(m.subject) or "" for m in msgs]
+        bodies, subjects = [m.data for m in msgs], [m.subject for m in msgs]
         malformed: dict[int, str] = {}
         try:
-            unknown = set(await self._write(writer, bodies, tables))
+            unknown = set(await self._write(writer, bodies, subjects))
         except store.BAD_BODY:  # sorted out in Python, message by message
-            unknown, malformed = await self._sort_out(writer, bodies, tables)
+            unknown, malformed = await self._sort_out(writer, bodies, subjects)
         faults.point("floor_committed")
         for n, m in enumerate(msgs):
             try:
@@ -189,9 +187,9 @@ class Recorder:
                 log.warning("ack failed (%s): the batch will be delivered again", exc)
         self.recorded += len(msgs) - len(unknown) - len(malformed)
 
-    async def _sort_out(self, writer: Database, bodies: list[bytes], tables: list[str],
+    async def _sort_out(self, writer: Database, bodies: list[bytes], subjects: list[str],
                         ) -> tuple[set[int], dict[int, str]]:
-        """Record the ``bodies`` of a batch the database refused (``tables``: each one's subject's table):
+        """Record the ``bodies`` of a batch the database refused (``subjects``: the subject each came on):
         those this code reads in one transaction, or if the database refuses that too, each in its own.
         The positions of the bodies of another format, and of the malformed ones with what is wrong."""
         unknown: set[int] = set()
@@ -199,25 +197,27 @@ class Recorder:
         good: list[int] = []
         for n, body in enumerate(bodies):
             try:
-                if (named := RowMessage.parse(body).table_id) != tables[n]:
-                    raise ValueError(f"it names table {named!r}, on the subject of table {tables[n]!r}")
+                own_table(RowMessage.parse(body).table_id, subjects[n])
                 good.append(n)
             except UnknownFormat:
                 unknown.add(n)
             except ValueError as exc:
                 malformed[n] = str(exc)
         try:
-            await self._write(writer, [bodies[g] for g in good], [tables[g] for g in good])
+            await self._write(writer, [bodies[g] for g in good], [subjects[g] for g in good])
         except store.BAD_BODY:  # parse read a body the database refuses: each alone finds it
             for g in good:
                 try:
-                    await self._write(writer, [bodies[g]], [tables[g]])
+                    await self._write(writer, [bodies[g]], [subjects[g]])
                 except store.BAD_BODY as exc:
                     malformed[g] = f"the database refuses it: {exc}"
         return unknown, malformed
 
-    async def _write(self, writer: Database, bodies: list[bytes], tables: list[str]) -> list[int]:
-        """:func:`store.write_bodies` on ``writer``'s worker thread: the positions of another format."""
+    async def _write(self, writer: Database, bodies: list[bytes], subjects: list[str]) -> list[int]:
+        """:func:`store.write_bodies` on ``writer``'s worker thread: the positions of another format. A
+        table's NATS user publishes only on its own subject: a body naming another table than its subject's
+        is refused (it wrote that table's money into the history; a review, 2026-12-07)."""
+        tables = [subject_table(s) or "" for s in subjects]
         return await writer.run(lambda conn: store.write_bodies(conn, bodies, tables))
 
     async def _record_heartbeats(self) -> None:

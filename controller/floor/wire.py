@@ -52,6 +52,15 @@ def subject_table(subject: str, kind: str = "rows") -> str | None:
     return parts[1] if len(parts) == 3 and parts[0] == "croupier" and parts[2] == kind else None
 
 
+def own_table(named: object, subject: str, kind: str = "rows") -> None:
+    """ValueError unless ``named``, the table a message's body names, is the table of the ``kind`` subject
+    it came on (:func:`subject_table`): the one check of the recorder, the heartbeat listeners, the alert
+    service and the pit board."""
+    table = subject_table(subject, kind)
+    if table is None or named != table:
+        raise ValueError(f"it names table {named!r}, on {subject}: not that subject's table")
+
+
 def msg_id(table_id: str, journal_id: str, row: int) -> str:
     return f"{table_id}:{journal_id}:{row}"
 

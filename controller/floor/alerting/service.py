@@ -31,7 +31,7 @@ from controller.floor.alive import ALIVE_SUBJECTS
 from controller.floor.database import Database
 from controller.floor.schema import migrate
 from controller.floor.uplink import NATS_ERRORS, ensure_stream, retrying
-from controller.floor.wire import STREAM, SUBJECTS, subject_table
+from controller.floor.wire import STREAM, SUBJECTS, own_table
 
 log = logging.getLogger("croupier.floor")
 
@@ -84,8 +84,7 @@ class AlertService:
         async def heard(msg: Msg) -> None:
             try:
                 body = json.loads(msg.data)
-                if not isinstance(body, dict) or body.get("table") != subject_table(msg.subject, "alive"):
-                    raise ValueError("it names another table than its subject's")  # as alive.py refuses it
+                own_table(body.get("table") if isinstance(body, dict) else None, msg.subject, "alive")
                 self._heard.put_nowait((body, time.time()))
             except ValueError as exc:
                 log.warning("a heartbeat on %s that does not parse: %s", msg.subject, exc)
@@ -129,8 +128,7 @@ class AlertService:
         for m in msgs:
             try:
                 body = json.loads(m.data)
-                if body["table"] != subject_table(m.subject):  # one table's user, another's alerts: no
-                    raise ValueError(f"it names table {body['table']!r}: not its subject's")
+                own_table(body["table"], m.subject)  # one table's user, another's alerts: no
                 actions = self.pit.row(body, time.time())
             except (ValueError, KeyError, TypeError) as exc:
                 log.error("row %s on %s not judged: %s", m.headers, m.subject, exc)
