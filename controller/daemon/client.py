@@ -377,7 +377,7 @@ class Subscriber:
             self.redraws += 1
             self.seq = None
             yield from self._resync()
-        elif self.seq is not None and beat.get("last_seq", 0) > self.seq:
+        elif self.seq is not None and last > self.seq:
             self.gaps += 1
             yield from self._resync()
 

@@ -89,11 +89,10 @@ class JournalSource:
         return list(read_entries(self.conn, self.path, start, stop))
 
     def replaced(self) -> bool:
-        """A new journal file stands at the path (the table was given a new journal)."""
-        try:
-            return os.stat(self.path).st_ino != self.inode
-        except FileNotFoundError:
-            return False  # being replaced right now: look again later
+        """A new journal file stands at the path (the table was given a new journal); none there: being
+        replaced right now, look again later."""
+        now = _inode(self.path)
+        return now is not None and now != self.inode
 
     def close(self) -> None:
         self.conn.close()

@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, sqlite3.Error) as exc:  # the state dir, its journal or the key folder cannot be made
         where = args.state_dir or "the table file's state_dir"
         named = getattr(exc, "filename", None)
-        keys = args.keys if getattr(args, "keys", None) else None
+        keys = getattr(args, "keys", None)
         if named and keys and str(named).startswith(str(keys)):  # not the state dir's fault: say whose
             print(f"croupier run: refusing to start: key folder {keys}: {exc} (a new table's keys are made "
                   "by deploy/install.sh, or by `croupier keys server --keys` as root)", file=sys.stderr)

@@ -226,7 +226,8 @@ class FrameReader:
         # restarted its numbering. Taken for a late copy by its SEQ, it was acknowledged and dropped, and
         # every card after it, numbered from 1 again, was acknowledged and dropped as older still: cards
         # lost, no halt (a helper's review, 2026-12-07).
-        hello = isinstance(message, Hello) or getattr(frame, "type_byte", None) == T_HELLO
+        undecoded_hello = isinstance(frame, UndecodableFrame) and frame.type_byte == T_HELLO
+        hello = isinstance(message, Hello) or undecoded_hello
         if self._reset_check(frame.seq, message, hello):
             return True  # not acknowledged: the shoe sends it again after its HELLO
         last = self._last_seq
