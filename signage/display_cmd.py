@@ -23,6 +23,7 @@ import zmq.asyncio
 from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.orphans import die_with_parent
 from signage.feed import TableFeed, run_feeds
+from signage.view import limits_text
 
 DEFAULT_LISTEN = "127.0.0.1:8080"
 
@@ -60,10 +61,8 @@ def settings_of(config: TableConfig) -> dict[str, Any]:
     currency = config.spec.currency
     symbol = spec.symbol if spec.symbol is not None else (f"{currency.code} " if currency.code else "")
     money = currency.currency()
-    limits = config.limits
     out["symbol"] = symbol
-    out["limits_text"] = {"min_bet": symbol + money.format(limits.min_bet),
-                          "max_bet": symbol + money.format(limits.max_bet)}
+    out["limits_text"] = limits_text(symbol, money, config.limits.model_dump())
     if config.game_name == "baccarat":  # what each bet pays, as the table file says (players ask for it)
         options = config.options_dict()
         out["payouts"] = {"player": "1:1", "banker": options["banker_pays"], "tie": options["tie_pays"]}

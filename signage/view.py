@@ -16,12 +16,18 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Mapping
 from typing import Any
 
 from controller.money import Currency
 from signage.roads import Result, RoadError, compute, preview
 
 HIDDEN = "??"
+
+
+def limits_text(symbol: str, money: Currency, limits: Mapping[str, int]) -> dict[str, str]:
+    """Min and max as the sign shows them: in ``money``'s decimals, after ``symbol``."""
+    return {key: symbol + money.format(limits[key]) for key in ("min_bet", "max_bet")}
 #: A card as the events write it (``TD``, ``AS``).
 _CARD = re.compile(r"^[2-9TJQKA][CDHS]$")
 #: Baccarat value of a rank (A=1, 2-9, T J Q K = 0), to show the running score as cards arrive.
@@ -291,9 +297,8 @@ class TableView:
         if not isinstance(lim.get("min_bet"), int) or not isinstance(lim.get("max_bet"), int):
             text: dict[str, str] | None = self.settings.get("limits_text")
             return text
-        money = Currency(minor_units=int(lim.get("minor_units", 2)))
-        symbol = str(self.settings.get("symbol") or "")
-        return {key: symbol + money.format(lim[key]) for key in ("min_bet", "max_bet")}
+        return limits_text(str(self.settings.get("symbol") or ""),
+                           Currency(minor_units=int(lim.get("minor_units", 2))), lim)
 
     def shown_dp_seat(self) -> int | None:
         """The Designated Player of the round shown: the last round's, from its result, while its cards stay
