@@ -7,7 +7,6 @@ docs/zeromq.md) is exercised by our own tools every day.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import os
@@ -21,7 +20,7 @@ from zmq.utils.monitor import recv_monitor_message
 
 from controller.daemon.config import TableConfig
 from controller.daemon.endpoints import check_endpoint, enable_ipv6
-from controller.daemon.keys import ClientCredentials, KeyFolder, Role, client_credentials, local_client
+from controller.daemon.keys import ClientCredentials, KeyFolder, Role, local_client
 from controller.daemon.topics import is_side_topic
 
 #: Seconds a library client waits for a reply (``croupier ctl``/``watch`` wait 2 s: a person is waiting).
@@ -43,41 +42,6 @@ def local_key(
     """A key for a tool on the table's own machine (demo, tests, scenario runner), made on first use
     in the table's key folder (``state_dir``: the one the daemon runs with, if overridden)."""
     return local_client(KeyFolder(config.key_folder(state_dir)), name or f"local-{role}", role)
-
-
-def add_key_arguments(parser: argparse.ArgumentParser, key_help: str | None = None) -> None:
-    """``--key`` and ``--server-key`` for the tools that talk to a table (ctl, watch).
-
-    ``key_help``: a tool whose sockets may be plain (watch) says itself when the key is used, and
-    ``--key`` then has no default (the tool reads $CROUPIER_KEY only where a key is needed).
-    """
-    parser.add_argument(
-        "--key",
-        default=os.environ.get("CROUPIER_KEY") if key_help is None else None,
-        help=key_help or "your CURVE key (a .key_secret made by `croupier keys new` or `keys request`); "
-        "default $CROUPIER_KEY. "
-        "Without one the command socket answers nothing",
-    )
-    parser.add_argument(
-        "--server-key",
-        default=os.environ.get("CROUPIER_SERVER_KEY"),
-        help="the table's public key (server.key); default $CROUPIER_SERVER_KEY, else server.key beside "
-        "--key, else the one in the table file's key folder",
-    )
-
-
-def credentials(
-    key: str | None, server_key: str | None, table: TableConfig | None
-) -> ClientCredentials | None:
-    """The client's CURVE credentials from ``--key``/``--server-key`` (None: no key given)."""
-    if key is None:
-        return None
-    key_path = Path(key)
-    server = Path(server_key) if server_key else None
-    if server is None and not (key_path.parent / "server.key").exists() and table is not None:
-        server = KeyFolder(table.key_folder()).server_public_file
-    return client_credentials(key_path, server)
-
 
 
 #: The monitor events that tell a failed CURVE handshake from a daemon that is not there at all.

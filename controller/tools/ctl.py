@@ -26,8 +26,6 @@ from controller.daemon.client import (
     BadReply,
     CommandClient,
     DaemonUnavailable,
-    add_key_arguments,
-    credentials,
 )
 from controller.daemon.config import TableConfig, TableFileError, ZmqSpec, load_table
 from controller.daemon.endpoints import EndpointError
@@ -42,6 +40,7 @@ from controller.tools.event_text import (
     result_text,
     wager_text,
 )
+from controller.tools.key_options import add_key_arguments, credentials
 
 #: ctl word -> (command, positional fields); integers are converted where the command expects them.
 WORDS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {

@@ -20,14 +20,13 @@ from controller.daemon.client import (
     DEFAULT_STALE_AFTER,
     DaemonUnavailable,
     Subscriber,
-    add_key_arguments,
-    credentials,
 )
 from controller.daemon.config import TableFileError, ZmqSpec, load_table
 from controller.daemon.endpoints import EndpointError
 from controller.daemon.keys import ClientCredentials, KeyFileError
 from controller.money import DEFAULT_CURRENCY, Currency
 from controller.tools.event_text import credits_text, format_event, result_text
+from controller.tools.key_options import add_key_arguments, credentials
 
 
 def format_lamps(p: dict[str, Any]) -> str:
