@@ -25,7 +25,8 @@ import zmq
 from zmq.auth.thread import ThreadAuthenticator
 
 from controller.daemon.commands import INPUT_COMMANDS, QUERIES
-from controller.daemon.keys import KeyFolder, KeyInfo, KeyRegistry, Role, replaced_advice
+from controller.daemon.key_registry import KeyRegistry
+from controller.daemon.keys import KeyFolder, KeyInfo, Role, replaced_advice
 
 log = logging.getLogger("croupier.auth")
 
