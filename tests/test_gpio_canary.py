@@ -195,7 +195,7 @@ def test_a_seat_whose_maps_inputs_failed_at_start_places_no_wager_from_its_garba
 
 def test_a_map_used_for_another_chip_takes_its_canaries_along() -> None:
     """One seat map serves every expander (``chips: {0x20: 0x21}``); its canaries were left on 0x20."""
-    from drivers.gpio.pinmap import with_chips
+    from drivers.gpio.table_maps import with_chips
 
     seat_map = _chip_map("0x20", [{"pin": 14, "chip": "0x20"}])
     moved = with_chips(seat_map, {"0x20": "0x21"})

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from controller.panels.pinmaps import load_pin_map, parse_pin_map
-from drivers.gpio.pinmap import PinMapError, check_disjoint
+from drivers.gpio.pinmap import PinMapError
+from drivers.gpio.table_maps import check_disjoint
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -97,3 +98,27 @@ def test_several_headers_may_not_share_a_seat_or_the_dealer() -> None:
     with pytest.raises(PinMapError, match="key 'dealer': also in baccarat.yaml"):
         check_disjoint({"baccarat.yaml": a, "dealer.yaml": b})
     check_disjoint({"one_card_poker.yaml": load_pin_map(PANELS / "swap_hand.yaml"), "dealer.yaml": b})
+
+
+def test_a_map_file_may_not_settle_an_input_under_five_ms(tmp_path: Path) -> None:
+    """A settle time of 0 counts a chattering ``hit`` as two: refused in a file, map-wide and per pin."""
+    path = tmp_path / "seat.yaml"
+    text = ("game: swap_hand\ndebounce_ms: 4\nseats:\n  1:\n    buttons: {hit: {pin: 5, debounce_ms: 0}}\n"
+            "    spots: {main: {sensor: {pin: 13, debounce_ms: 1}}}\n"
+            "    presence: {pin: 6, debounce_ms: 5}\n")
+    path.write_text(text)
+    with pytest.raises(PinMapError) as info:
+        load_pin_map(path)
+    message = str(info.value)
+    for key in ("debounce_ms", "seats.1.buttons.hit.debounce_ms", "seats.1.spots.main.sensor.debounce_ms"):
+        assert f"key '{key}': under 5 ms a contact's bounce can count as several presses" in message, message
+    assert "presence" not in message
+    for short, settled in (("4", "5"), ("0", "20"), ("1", "50")):
+        text = text.replace(f"debounce_ms: {short}", f"debounce_ms: {settled}")
+    path.write_text(text)
+    assert load_pin_map(path).debounce_ms == 5
+
+
+def test_a_map_built_in_code_for_pins_that_never_bounce_may_settle_at_once() -> None:
+    """The scenario tool's simulated contacts never bounce: its maps say 0 and are taken."""
+    assert parse_pin_map({"game": "swap_hand", "debounce_ms": 0, "seats": {1: SEAT}}).debounce_ms == 0

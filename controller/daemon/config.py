@@ -41,7 +41,8 @@ from controller.panels.pinmaps import load_pin_map
 from drivers.gpio.backend import FACTORIES
 from drivers.gpio.control import ControlError, parse_endpoint
 from drivers.gpio.expanders import line_problems
-from drivers.gpio.pinmap import PinMap, PinMapError, check_disjoint, with_chips
+from drivers.gpio.pinmap import PinMap, PinMapError
+from drivers.gpio.table_maps import check_disjoint, with_chips
 from drivers.shoe import ProfileError, ShoeProfile, load_profile
 
 #: The table file's sections are defined in controller.daemon.table_file; importers use them from here.

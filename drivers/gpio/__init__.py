@@ -18,7 +18,8 @@ controller's: :mod:`controller.panels`.
 from drivers.gpio.backend import BackendError, GpioZeroBackend, PinBackend, SimulatedPins, make_factory
 from drivers.gpio.events import LampMode, PinEvent
 from drivers.gpio.panel import Panel
-from drivers.gpio.pinmap import GameWords, PinMap, PinMapError, check_disjoint
+from drivers.gpio.pinmap import GameWords, PinMap, PinMapError
+from drivers.gpio.table_maps import check_disjoint
 
 __all__ = [
     "BackendError", "GameWords", "GpioZeroBackend", "LampMode", "Panel", "PinBackend", "PinEvent",

@@ -6,7 +6,7 @@ table file lists, named by its I2C address (``chip: 0x21``) or its label. A pin
 may name another chip than its map's (one seat panel across two expanders).
 A line's address is the pair (chip, pin): :meth:`PinMap.lines`. A table uses
 several maps (one per seat on its expander, say, see docs/wiring.md);
-:func:`check_disjoint` refuses two maps that claim the same seat or panel.
+:func:`drivers.gpio.table_maps.check_disjoint` refuses two maps that claim the same seat or panel.
 
 Everything is checked before a single pin is opened, because a miswired or
 mistyped map found at start costs a minute and one found mid-round costs a
@@ -32,6 +32,10 @@ from controller.configfile import ConfigFileError, read_yaml, validation_problem
 
 #: BCM numbers on the 40-pin header that are general-purpose I/O (26 of them).
 BCM_RANGE = range(2, 28)
+#: The least settle time a pin map file may give an input. A mechanical contact bounces for one to five
+#: milliseconds; settled for less, one chattering press of ``hit`` can count as two. Only maps built in code
+#: for contacts that never bounce (the scenario tool's simulated pins) may go under it.
+LEAST_DEBOUNCE_MS = 5
 #: The chip of a pin that names none: the Pi's 40-pin header.
 HEADER = "header"
 #: The lines of an MCP23017/MCP23S17 expander (GPA0..7 are 0..7, GPB0..7 are 8..15).
@@ -281,22 +285,6 @@ def line_problem(chip: str, pin: int) -> str | None:
     return None if pin in EXPANDER_LINES else f"pin {pin} is not a line of expander {chip} (0..15)"
 
 
-def with_chips(pin_map: PinMap, renames: Mapping[str, str]) -> PinMap:
-    """The same map wired to other chips: every chip named in ``renames`` replaced by its new name.
-
-    One seat layout serves every expander of a table: ``{map: ..., chips: {0x20: 0x23}}``.
-    """
-    def rename(node: Any) -> Any:
-        if isinstance(node, dict):
-            return {k: (renames.get(v, v) if k == "chip" and isinstance(v, str) else rename(v))
-                    for k, v in node.items()}
-        if isinstance(node, list):  # the canaries
-            return [rename(v) for v in node]
-        return node
-
-    return PinMap.model_validate(rename(pin_map.model_dump()))
-
-
 def check_pin_map(pin_map: PinMap, games: Mapping[str, GameWords]) -> list[tuple[str | None, str]]:
     """The problems pydantic cannot see alone: words, spots (of ``games``), pin range and reuse."""
     problems: list[tuple[str | None, str]] = []
@@ -352,15 +340,20 @@ def check_pin_map(pin_map: PinMap, games: Mapping[str, GameWords]) -> list[tuple
     return problems
 
 
-def parse_pin_map(data: Any, path: Path | str, game: str | None, *, games: Mapping[str, GameWords]) -> PinMap:
-    """Validate loaded YAML data against ``games``; ``game`` (the table's) must match the map's if given."""
+def parse_pin_map(data: Any, path: Path | str, game: str | None, *, games: Mapping[str, GameWords],
+                  least_debounce_ms: int = 0) -> PinMap:
+    """Validate loaded YAML data against ``games``; ``game`` (the table's) must match the map's if given.
+
+    ``least_debounce_ms``: the shortest settle time an input may have (a file's is
+    :data:`LEAST_DEBOUNCE_MS`; a map built in code for pins that never bounce may say 0).
+    """
     if not isinstance(data, Mapping):
         raise PinMapError(path, [(None, "a pin map must be a mapping at the top level")])
     try:
         pin_map = PinMap.model_validate(data)
     except ValidationError as exc:
         raise PinMapError(path, validation_problems(exc)) from None
-    problems = check_pin_map(pin_map, games)
+    problems = check_pin_map(pin_map, games) + debounce_problems(pin_map, least_debounce_ms)
     if game is not None and pin_map.game is not None and pin_map.game != game:
         problems.append(("game", f"the map is for {pin_map.game}, the table plays {game}"))
     if problems:
@@ -371,21 +364,19 @@ def parse_pin_map(data: Any, path: Path | str, game: str | None, *, games: Mappi
 def load_pin_map(path: Path | str, game: str | None, *, games: Mapping[str, GameWords]) -> PinMap:
     """Read and validate a pin map file; :class:`PinMapError` names the file, the key and the reason."""
     path = Path(path)
-    return parse_pin_map(read_yaml(path, PinMapError), path, game, games=games)
+    return parse_pin_map(read_yaml(path, PinMapError), path, game, games=games,
+                         least_debounce_ms=LEAST_DEBOUNCE_MS)
 
 
-def check_disjoint(maps: Mapping[str, PinMap]) -> None:
-    """Several headers for one table: a seat, the dealer panel or the tower may be in one map only."""
-    owner: dict[str, str] = {}
+def debounce_problems(pin_map: PinMap, least_ms: int) -> list[tuple[str | None, str]]:
+    """Every input whose settle time (its own, else the map's) is under ``least_ms``, by its key."""
+    why = (f"under {least_ms} ms a contact's bounce can count as several presses (a mechanical contact "
+           f"bounces for 1 to 5 ms)")
     problems: list[tuple[str | None, str]] = []
-    for name, pin_map in maps.items():
-        parts = [f"seats.{s}" for s in pin_map.seats]
-        parts += ["dealer"] if pin_map.dealer is not None else []
-        parts += ["tower"] if pin_map.tower is not None else []
-        for part in parts:
-            if part in owner:
-                problems.append((part, f"also in {owner[part]}"))
-            else:
-                owner[part] = name
-    if problems:
-        raise PinMapError(", ".join(maps), problems)
+    if pin_map.debounce_ms < least_ms:
+        problems.append(("debounce_ms", why))
+    for key, spec in pin_map.specs():
+        if isinstance(spec, InputPin) and spec.debounce_ms is not None and spec.debounce_ms < least_ms:
+            problems.append((f"{key.removesuffix('.pin')}.debounce_ms", why))
+    return problems
+
