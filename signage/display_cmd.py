@@ -21,7 +21,9 @@ from typing import Any
 import zmq.asyncio
 
 from controller.daemon.config import TableConfig, TableFileError, load_table
+from controller.daemon.keys import ClientCredentials, KeyFileError
 from controller.orphans import die_with_parent
+from controller.tools.key_options import add_key_arguments, credentials
 from signage.feed import TableFeed, run_feeds
 from signage.view import limits_text
 
@@ -38,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--pub", help="override the (only) table's PUB endpoint")
     parser.add_argument("--snapshot", help="override the (only) table's snapshot endpoint")
+    add_key_arguments(parser, key_help=(
+        "the display's CURVE key (an observer's .key_secret), only for a table whose file says "
+        "security.curve_events: true (then default $CROUPIER_KEY); plain events need none"))
     parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING (default)")
     parser.add_argument(
         "--exit-with-parent",
@@ -69,6 +74,18 @@ def settings_of(config: TableConfig) -> dict[str, Any]:
     return out
 
 
+def key_of(config: TableConfig, args: argparse.Namespace) -> ClientCredentials | None:
+    """The display's key for ``config``'s table: none where its events are plain (a CURVE handshake
+    with a plain socket never completes). :class:`KeyFileError` names a key that cannot be used."""
+    if not config.spec.security.curve_events:
+        return None
+    key = args.key or os.environ.get("CROUPIER_KEY")
+    if key is None:
+        raise KeyFileError(f"table {config.table_id}: its file says security.curve_events, so the display "
+                           "needs a key: --key FILE.key_secret (an observer's) or $CROUPIER_KEY")
+    return credentials(key, args.server_key, config)
+
+
 def build_feeds(
     configs: list[TableConfig], args: argparse.Namespace, ctx: zmq.asyncio.Context
 ) -> list[TableFeed]:
@@ -84,6 +101,7 @@ def build_feeds(
                 settings_of(config),
                 ctx,
                 stale_after=config.spec.display.stale_after,
+                key=key_of(config, args),
             )
         )
     return feeds
@@ -148,9 +166,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     ctx = zmq.asyncio.Context()
     try:
+        feeds = build_feeds(configs, args, ctx)
+    except KeyFileError as exc:
+        ctx.destroy(linger=0)
+        print(f"croupier display: {exc}", file=sys.stderr)
+        return 2
+    try:
         if args.exit_with_parent is not None:
             die_with_parent()
-        asyncio.run(serve(build_feeds(configs, args, ctx), host, port, args.exit_with_parent))
+        asyncio.run(serve(feeds, host, port, args.exit_with_parent))
     except OSError as exc:
         in_use = exc.errno == errno.EADDRINUSE
         why = "the address is in use by another program" if in_use else exc.strerror or exc

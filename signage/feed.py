@@ -31,6 +31,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
+from controller.daemon.keys import ClientCredentials
 from controller.daemon.topics import is_side_topic
 from signage.view import TableView
 from signage.watchers import Watched
@@ -57,9 +58,12 @@ class TableFeed(Watched):
         settings: dict[str, Any],
         ctx: zmq.asyncio.Context,
         stale_after: float = 5.0,
+        key: ClientCredentials | None = None,
     ) -> None:
         super().__init__()
         self.table = table
+        #: The display's CURVE key, for a table whose file says ``security.curve_events``.
+        self.key = key
         self.pub = pub
         self.snapshot_endpoint = snapshot
         self.ctx = ctx
@@ -82,9 +86,15 @@ class TableFeed(Watched):
         self.wake()
 
     # ---------------------------------------------------------------- ZeroMQ
+    def _secured(self, sock: zmq.asyncio.Socket) -> zmq.asyncio.Socket:
+        """``sock`` as a CURVE client of the table when the display has a key (before it connects)."""
+        if self.key is not None:
+            self.key.secure(sock)
+        return sock
+
     async def request_snapshot(self, since: int | None) -> dict[str, Any] | None:
         """One snapshot request on a fresh REQ socket; None if nothing answered in time."""
-        sock = self.ctx.socket(zmq.REQ)
+        sock = self._secured(self.ctx.socket(zmq.REQ))
         sock.setsockopt(zmq.LINGER, 0)
         try:
             sock.connect(self.snapshot_endpoint)
@@ -174,7 +184,7 @@ class TableFeed(Watched):
 
     async def run(self) -> None:
         """Follow the table until cancelled; reconnects by itself (ZeroMQ does) after a daemon restart."""
-        sub = self.ctx.socket(zmq.SUB)
+        sub = self._secured(self.ctx.socket(zmq.SUB))
         sub.setsockopt(zmq.LINGER, 0)
         sub.setsockopt(zmq.RCVHWM, 100_000)
         sub.setsockopt(zmq.SUBSCRIBE, f"{self.table}.".encode())
