@@ -73,6 +73,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _nats_arguments(a)
     a.add_argument("--db", required=True, help="PostgreSQL URL, postgresql://user@host:port/dbname")
     a.add_argument("--durable", default="alerts", help="the service's own consumer's name (alerts)")
+    a.add_argument("--recorder-durable", default="recorder",
+                   help="the recorders' consumer (recorder): a first start judges the rows they have not "
+                        "acknowledged, which PostgreSQL may not hold yet")
     a.add_argument("--feed-lost", type=float, default=10.0, metavar="SECONDS",
                    help="a table with no row and no heartbeat for this long has lost its feed (10)")
     a.add_argument("--drift-window", type=int, metavar="N",
@@ -345,7 +348,7 @@ def run_alerts(args: argparse.Namespace) -> int:
 
     return _floor_worker(args, "alerts", lambda nc: AlertService(
         nc, args.db, durable=args.durable, replicas=args.replicas, drift_window=args.drift_window,
-        feed_lost=args.feed_lost))
+        feed_lost=args.feed_lost, recorder=args.recorder_durable))
 
 
 def run_demo(args: argparse.Namespace) -> int:

@@ -1,7 +1,8 @@
 """``croupier floor alerts``: the rules fed live from NATS, each alert stored, logged and published.
 
 Rows come from the stream through a durable pull consumer of the service's own (``alerts``; created
-delivering only new rows, so a first start does not replay the floor's past), acknowledged after
+delivering the rows after the recorders' acknowledged floor, so a first start judges what PostgreSQL
+does not hold yet and does not replay the floor's past), acknowledged after
 their alerts are committed: a restarted service resumes where it stopped, and the partial unique
 index on open alerts makes any re-raise a no-op. Heartbeats come from core NATS (``croupier.*.alive``).
 Every change goes through controller.floor.alerts (PostgreSQL and the significant-event log in one
@@ -49,11 +50,13 @@ class AlertService:
 
     def __init__(self, nc: NATS, dsn: str, *, durable: str = "alerts", batch: int = 256,
                  check_every: float = 0.5, replicas: int = 1, drift_window: int | None = None,
-                 feed_lost: float = FEED_LOST) -> None:
+                 feed_lost: float = FEED_LOST, recorder: str = "recorder") -> None:
         self.nc = nc
         self.js: JetStreamContext = nc.jetstream()
         self.dsn = dsn
         self.durable = durable
+        #: The recorders' consumer: a first start takes the rows they have not acknowledged.
+        self.recorder = recorder
         self.batch = batch
         self.check_every = check_every
         self.replicas = replicas
@@ -67,15 +70,22 @@ class AlertService:
     async def run(self) -> None:
         await retrying("creating the stream", lambda: ensure_stream(self.js, self.replicas), self.stop)
         await self.db.run(migrate)
+        first = not await retrying("reading the consumer", self._consumer_exists, self.stop)
+        # Read before the history: every row up to the recorders' floor is in PostgreSQL by then.
+        floor = 0
+        if first:
+            floor = await retrying("reading the recorders' consumer", self._recorded_floor, self.stop)
         self.pit, loaded = await self.db.run(
             lambda conn: history.load(conn, time.time(), self.drift_window, self.feed_lost))
         await self._apply(loaded)
         config = api.ConsumerConfig(ack_policy=api.AckPolicy.EXPLICIT, ack_wait=30.0, max_ack_pending=20_000,
-                                    filter_subject=SUBJECTS, deliver_policy=api.DeliverPolicy.NEW,
-                                    num_replicas=self.replicas)
-        if not await retrying("reading the consumer", self._consumer_exists, self.stop):
-            # A first start takes only rows newer than itself: a tilt or a device offline now is judged
-            # from the history (the newest journal's last tilt and each device's last word).
+                                    filter_subject=SUBJECTS, num_replicas=self.replicas,
+                                    deliver_policy=api.DeliverPolicy.BY_START_SEQUENCE,
+                                    opt_start_seq=floor + 1)
+        if first:
+            # A first start takes the rows after the recorders' floor (those PostgreSQL may not hold yet:
+            # a tilt the recorders had not written was never judged, a review found); what stands below
+            # it is judged from the history (the newest journal's last tilt and each device's last word).
             standing = await self.db.run(history.standing)
             await self._apply([a for message in standing for a in self.pit.row(message, time.time())])
         psub = await retrying("joining the consumer", lambda: self.js.pull_subscribe(
@@ -107,6 +117,15 @@ class AlertService:
                     await self._apply(self.pit.gaps(await self.db.run(history.unfilled_gaps)))
         finally:
             self.db.close()
+
+    async def _recorded_floor(self) -> int:
+        """The stream sequence up to which the recorders acknowledged every row (each after its commit, so
+        PostgreSQL holds them all); 0 when no recorder has joined the stream yet (nothing is recorded)."""
+        try:
+            info = await self.js.consumer_info(STREAM, self.recorder)
+        except nats.js.errors.NotFoundError:
+            return 0
+        return int(info.ack_floor.stream_seq or 0) if info.ack_floor is not None else 0
 
     async def _consumer_exists(self) -> bool:
         try:
