@@ -55,3 +55,19 @@ def test_cli_settled_only_lines_identical(capsys: pytest.CaptureFixture[str]) ->
     engine = capsys.readouterr().out
     assert main(["scenario", path, "--settled-only", "--through-daemon"]) == 0
     assert capsys.readouterr().out == engine
+
+
+@pytest.mark.timeout(120)
+def test_a_seat_listed_with_no_credits_is_seated_through_the_daemon_too(tmp_path: Path) -> None:
+    """The daemon takes no credit_in of 0, so the run through it refused the file at round 0; the engine
+    seats the seat, the Designated Player rotates onto it, and the round it cannot cover is not dealt."""
+    path = tmp_path / "zero.yaml"
+    path.write_text("game: one_card_poker\noptions: {dp_rotation: rotate}\n"
+                    "credits: {1: 10000, 2: 0, 3: 10000}\n"
+                    "rounds:\n  - dp: 1\n    bets: {3: {primary: 500}}\n    cards: [~2C, KD, 3S]\n"
+                    "  - bets: {3: {primary: 500}}\n    cards: []\n")
+    want, want_error = engine_lines(path)
+    assert want_error is None and want.count('"round_settled"') == 2
+    out = io.StringIO()
+    run_through_daemon(load_scenario(path), str(path), out, settled_only=False)
+    assert out.getvalue() == want

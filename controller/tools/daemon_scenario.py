@@ -344,10 +344,15 @@ def _play(h: ThroughDaemon, scenario: Scenario, out: TextIO, settled_only: bool)
 
 
 def seat_credits(h: ThroughDaemon, scenario: Scenario) -> None:
-    """The scenario's players take their seats (the engine-only run seats them silently: not printed)."""
+    """The scenario's players take their seats (the engine-only run seats them silently: not printed).
+
+    A seat listed with 0 credits is seated by one minor unit in and out again, as a player who bought in
+    and cashed out stays seated: the daemon takes no ``credit_in`` of 0 (docs/rules/common.md), and the
+    seat must be there all the same (a Designated Player rotates onto it, and covers nothing)."""
     for seat, amount in sorted(scenario.spec.credits.items()):
-        h.send(I.CreditIn(seat, amount))
-        h.receive(1)
+        for inp in (I.CreditIn(seat, amount),) if amount else (I.CreditIn(seat, 1), I.CreditOut(seat, 1)):
+            h.send(inp)
+            h.receive(1)
 
 
 def play_input(h: ThroughDaemon, mirror: Table, inp: I.Input, round_no: int, out: TextIO,
