@@ -27,20 +27,34 @@ FILE_MODE: Final = 0o600
 DIR_MODE: Final = 0o700
 
 
+def _aside(path: Path) -> Path:
+    """The temporary name a new file or folder is made under before it takes ``path``'s (this process's)."""
+    return path.with_name(f".{path.name}.new-{os.getpid()}")
+
+
 def make_dir(path: Path) -> None:
     """``path`` and any missing parent, each created 0700 (an existing folder keeps its mode), each new
-    one's parent fsynced."""
+    one's parent fsynced. Each is made and set 0700 under a temporary name, then renamed into place: a
+    kill between the ``mkdir`` and the ``chmod`` left a folder with the umask's mode (0500 under 0277)
+    that every later start kept (a review, 2026-12-07); now it leaves an empty temporary folder."""
     missing = []
     for folder in (path, *path.parents):
         if folder.is_dir():
             break
         missing.append(folder)
     for folder in reversed(missing):
+        made = _aside(folder)
+        with contextlib.suppress(FileNotFoundError):
+            os.rmdir(made)  # this pid's leftover of a kill
+        os.mkdir(made, DIR_MODE)
+        os.chmod(made, DIR_MODE)
         try:
-            os.mkdir(folder, DIR_MODE)
-        except FileExistsError:
-            continue  # made meanwhile by someone else: theirs, mode and all
-        os.chmod(folder, DIR_MODE)
+            os.rename(made, folder)  # over nothing, or an empty folder made meanwhile
+        except OSError:  # made meanwhile by someone else, and not empty: theirs, mode and all
+            os.rmdir(made)
+            if not folder.is_dir():
+                raise
+            continue
         fsync_folder(folder.parent)  # a new folder's name is durable only once its parent is
 
 
@@ -57,13 +71,27 @@ def create_empty(path: Path) -> None:
 
 def open_private(path: Path, flags: int) -> int:
     """``os.open``, creating ``path`` 0600 whatever the umask if it is missing (the lock file); an
-    existing file is opened as it is."""
+    existing file is opened as it is. A missing file is made and set 0600 under a temporary name, then
+    linked into place (never over a file made meanwhile, which is opened instead): a kill between the
+    ``open`` and the ``fchmod`` left a lock file 0400 under umask 0277 that every later start was
+    refused (a review, 2026-12-07)."""
     try:
-        fd = os.open(path, flags | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
-    except FileExistsError:
         return os.open(path, flags | os.O_CLOEXEC)
-    os.fchmod(fd, FILE_MODE)
-    return fd
+    except FileNotFoundError:
+        pass
+    made = _aside(path)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(made)  # this pid's leftover of a kill
+    create_empty(made)
+    try:
+        os.link(made, path)
+    except FileExistsError:
+        pass  # made meanwhile: opened as it is
+    else:
+        fsync_folder(path.parent)
+    finally:
+        os.unlink(made)
+    return os.open(path, flags | os.O_CLOEXEC)
 
 
 def open_log(path: Path, append: bool = True) -> BinaryIO:
