@@ -50,10 +50,10 @@ def make_dir(path: Path) -> None:
         os.chmod(made, DIR_MODE)
         try:
             os.rename(made, folder)  # over nothing, or an empty folder made meanwhile
-        except OSError:  # made meanwhile by someone else, and not empty: theirs, mode and all
+        except OSError as exc:  # made meanwhile by someone else, and not empty: theirs, mode and all
             os.rmdir(made)
-            if not folder.is_dir():
-                raise
+            if not folder.is_dir():  # a file in the way: named, not the temporary folder
+                raise OSError(exc.errno, exc.strerror, str(folder)) from None
             continue
         fsync_folder(folder.parent)  # a new folder's name is durable only once its parent is
 
