@@ -60,7 +60,7 @@ from controller.daemon.service import TableService  # noqa: E402
 from controller.floor.cursor import STORED, Stored  # noqa: E402
 from controller.floor.derive import JournalSource, Replay  # noqa: E402
 from controller.floor.local import NatsServer, Postgres  # noqa: E402
-from controller.floor.uplink import ensure_stream  # noqa: E402
+from controller.floor.stream import ensure_stream  # noqa: E402
 from controller.floor.wire import (  # noqa: E402
     MSG_ID,
     RECORD_BATCH,
@@ -207,7 +207,8 @@ async def publish(js: JetStreamContext, messages: list[RowMessage], rate: float 
         if sent is not None:
             sent[m.row] = time.time()
         pending.append((m.row, asyncio.ensure_future(js.publish(
-            subject(m.table_id), body, stream=STREAM, headers={MSG_ID: m.id, STORED: stored.header()}))))
+            subject(m.table_id, m.journal_id), body, stream=STREAM,
+            headers={MSG_ID: m.id, STORED: stored.header()}))))
         while len(pending) >= window or (pending and n == len(bodies) - 1):
             row, ack = pending.popleft()
             stored.add(row, (await ack).seq)

@@ -35,7 +35,7 @@ from controller.daemon.client import CommandClient, DaemonUnavailable, Subscribe
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import open_readonly, read_entries
 from controller.floor.local import NatsServer, Postgres
-from controller.floor.wire import MSG_ID, STREAM, parse_msg_id, subject
+from controller.floor.wire import MSG_ID, STREAM, journals_of, parse_msg_id
 from controller.inputs import Input
 from tests.server_fixtures import nats_server, own_postgres, postgres, serve  # noqa: F401 (re-exported)
 
@@ -145,7 +145,7 @@ def stream_rows(url: str, table_id: str) -> list[tuple[str, int]]:
             js, held, position = client.jetstream(), [], 1
             while True:
                 try:
-                    msg = await js.get_msg(STREAM, seq=position, subject=subject(table_id), next=True)
+                    msg = await js.get_msg(STREAM, seq=position, subject=journals_of(table_id), next=True)
                 except nats.js.errors.NotFoundError:
                     return held
                 _, journal, row = parse_msg_id((msg.headers or {})[MSG_ID])

@@ -264,7 +264,7 @@ def streamed(url: str, config: TableConfig, rows: int) -> bool:
     async def last() -> int:
         nc = await nats.connect(url)
         try:
-            msg = await nc.jetstream().get_last_msg(STREAM, subject(config.table_id))
+            msg = await nc.jetstream().get_last_msg(STREAM, subject(config.table_id, journal_rows(config)[0]))
             return int(json.loads(msg.data or b"{}").get("row", 0))
         except nats.js.errors.NotFoundError:
             return 0

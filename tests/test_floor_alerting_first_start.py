@@ -18,11 +18,12 @@ from typing import Any
 import nats
 import pytest
 from floor_support import query
+from nats.js import api
 from test_floor_alerting import alerts_of, raised, start_service
 
 from controller.floor.local import NatsServer
-from controller.floor.uplink import ensure_stream
-from controller.floor.wire import MSG_ID, STREAM, SUBJECTS, msg_id, subject
+from controller.floor.stream import ensure_stream, rows_consumer
+from controller.floor.wire import MSG_ID, STREAM, msg_id, subject
 from tests.server_fixtures import FloorDatabase
 
 pytestmark = pytest.mark.timeout(120)
@@ -45,10 +46,11 @@ async def _publish(url: str, *rows: tuple[str, int], recorded: int = -1) -> None
         js = nc.jetstream()
         await ensure_stream(js)
         for table, row in rows:
-            await js.publish(subject(table), tilted(table, row), stream=STREAM,
+            await js.publish(subject(table, "j1"), tilted(table, row), stream=STREAM,
                              headers={MSG_ID: msg_id(table, "j1", row)})
         if recorded >= 0:
-            psub = await js.pull_subscribe(SUBJECTS, durable="recorder", stream=STREAM)
+            await rows_consumer(js, "recorder", api.ConsumerConfig(ack_policy=api.AckPolicy.EXPLICIT))
+            psub = await js.pull_subscribe_bind(durable="recorder", stream=STREAM)
             if recorded:
                 msgs: list[Any] = await psub.fetch(recorded, timeout=5)
                 for m in msgs:

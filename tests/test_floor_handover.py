@@ -18,7 +18,7 @@ from controller.floor.cursor import read_tail
 from controller.floor.local import NatsServer
 from controller.floor.queries import tables, tables_text
 from controller.floor.schema import migrate
-from controller.floor.uplink import ensure_stream
+from controller.floor.stream import ensure_stream
 from controller.floor.wire import MSG_ID, msg_id, subject
 from tests.server_fixtures import FloorDatabase
 from tests.test_floor_store import body
@@ -37,7 +37,7 @@ def test_an_uplink_starting_on_a_new_journal_names_the_old_journals_rows_never_p
         try:
             js = client.jetstream()
             await ensure_stream(js)
-            await js.publish(subject("s1"), row_of("old", 9, 34, 109.0),
+            await js.publish(subject("s1", "old"), row_of("old", 9, 34, 109.0),
                              headers={MSG_ID: msg_id("s1", "old", 9)})
             tail = await read_tail(js, "s1", "new")
             assert tail.last == 0  # the new journal starts at row 1

@@ -28,7 +28,7 @@ from controller.cli import main as cli_main
 from controller.floor import alerts, eventlog
 from controller.floor.local import NatsServer, Postgres
 from controller.floor.schema import migrate
-from controller.floor.uplink import ensure_stream
+from controller.floor.stream import ensure_stream
 from controller.floor.wire import MSG_ID, STREAM, subject
 from tests.server_fixtures import FloorDatabase
 
@@ -73,7 +73,7 @@ def test_a_table_publishes_its_own_rows_and_cannot_publish_another_table_s(
         """As p1: publish a row on p2's subject. Then as the floor: did the stream take it?"""
         table = await nats.connect(secured_nats.url, user="p1", password="p1-secret")
         try:
-            await table.jetstream().publish(subject("p2"), b"{}", timeout=2, headers={MSG_ID: "p2:x:1"})
+            await table.jetstream().publish(subject("p2", "x"), b"{}", timeout=2, headers={MSG_ID: "p2:x:1"})
             refused = False
         except (nats.errors.TimeoutError, nats.errors.NoRespondersError, nats.js.errors.APIError):
             refused = True
@@ -82,7 +82,7 @@ def test_a_table_publishes_its_own_rows_and_cannot_publish_another_table_s(
         floor = await nats.connect(secured_nats.url, user="floor", password="floor-secret")
         try:
             await ensure_stream(floor.jetstream())
-            await floor.jetstream().get_last_msg(STREAM, subject("p2"))
+            await floor.jetstream().get_last_msg(STREAM, subject("p2", "x"))
             stored = True
         except nats.js.errors.NotFoundError:
             stored = False

@@ -100,7 +100,10 @@ def test_a_body_naming_another_table_than_its_subjects_is_refused(
             store.write_bodies(conn, [body(1)], ["p1"])
         assert conn.execute("SELECT count(*) FROM inputs").fetchall() == [(0,)]
         assert store.write_bodies(conn, [body(1)], ["s1"]) == []
-        assert subject_table("croupier.s1.rows") == "s1" and subject_table("croupier.s1.alive") is None
+        assert subject_table("croupier.s1.rows.j1") == "s1" and subject_table("croupier.s1.rows") == "s1"
+        assert subject_table("croupier.s1.alive") is None and subject_table("croupier.s1.rows.j1.x") is None
+        assert subject_table("croupier.s1.alive", "alive") == "s1"
+        assert subject_table("croupier.s1.alive.j1", "alive") is None
 
 
 @pytest.mark.parametrize("depth", [5_000, 200_000])

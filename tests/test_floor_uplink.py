@@ -31,7 +31,7 @@ from controller.daemon.service import TableService
 from controller.floor.cursor import STORED, Stored
 from controller.floor.derive import JournalSource, Replay
 from controller.floor.local import NatsServer
-from controller.floor.uplink import ensure_stream
+from controller.floor.stream import ensure_stream
 from controller.floor.wire import MSG_ID, subject
 from controller.inputs import Input
 from tests.server_fixtures import FloorDatabase
@@ -61,7 +61,7 @@ def publish_rows(url: str, config: TableConfig, rows: set[int]) -> None:
         for entry in source.entries(1, last):
             message = replay.message(entry, last)
             if entry.id in rows:
-                ack = await js.publish(subject(config.table_id), message.body(),
+                ack = await js.publish(subject(config.table_id, message.journal_id), message.body(),
                                        headers={MSG_ID: message.id, STORED: stored.header()})
                 stored.add(entry.id, ack.seq)
         source.close()
@@ -182,7 +182,7 @@ def test_a_body_the_recorder_cannot_read_is_left_unrecorded_and_the_rest_of_its_
     async def go() -> None:
         nc = await nats.connect(nats_server.url)
         for n, body in enumerate(strange, 1):
-            await nc.jetstream().publish(subject("u6"), body, headers={MSG_ID: f"u6:other:{n}"})
+            await nc.jetstream().publish(subject("u6", "other"), body, headers={MSG_ID: f"u6:other:{n}"})
         await nc.close()
 
     asyncio.run(go())

@@ -197,7 +197,7 @@ class TableFile(BaseModel):
                 f"a table id is 1-64 letters, digits, '_' or '-' (it is a topic prefix), not {value!r}"
             )
         if value.lower() in RESERVED_IDS:
-            raise ValueError(f"{value!r} is a word of the floor's subjects (croupier.TABLE.rows, .alive, "
+            raise ValueError(f"{value!r} is a word of the floor's subjects (croupier.TABLE.rows.JOURNAL, .alive, "
                              "croupier.alerts.TABLE): name the table otherwise")
         return value
 

@@ -137,7 +137,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 UPLINK_DOC = """Carry a table's journal to the floor's NATS JetStream, row by row, in order, exactly once.
 
 Runs beside the daemon on the table's computer and reads its journal read-only (the daemon never
-waits for it). One message per journal row on subject croupier.<table>.rows: the input, its source,
+waits for it). One message per journal row on subject croupier.<table>.rows.<journal_id>: the input, its source,
 its time and the events the daemon published for it. On start it resumes from what the stream
 holds (the stream is the cursor); rows a crash left out are published again."""
 

@@ -5,13 +5,17 @@ written into the dying connection were lost, left the stream holding row 478 wit
 (the uplink now keeps nothing for a reconnect: see controller.floor.uplink); had it died before
 publishing those again, the last row alone would be a wrong cursor. So every message also says which
 rows were stored when it was sent (:data:`STORED`: all rows up to ``row``, the last of them at stream
-sequence ``seq``). At start the uplink reads the last message on its subject, then walks the subject
-forward from that ``seq`` (a few messages: at most a window's worth) and publishes again exactly the
-rows it does not find.
+sequence ``seq``). At start the uplink reads the last message on its journal's subject, then walks the
+subject forward from that ``seq`` (a few messages: at most a window's worth) and publishes again exactly
+the rows it does not find. Each journal has its own subject, so another journal of the table sent at the
+same time (a restored old journal's uplink beside the live one's) moves no cursor: with one subject per
+table (before 2026-12-07) its rows made the live journal's uplink, restarted, publish its journal again
+from row 1 (a review found it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from dataclasses import dataclass, field
@@ -19,8 +23,9 @@ from typing import Final
 
 import nats.js.errors
 from nats.js import JetStreamContext
+from nats.js.api import RawStreamMsg
 
-from controller.floor.wire import MSG_ID, STREAM, parse_msg_id, subject
+from controller.floor.wire import MSG_ID, STREAM, earlier_subject, journals_of, parse_msg_id, subject
 
 log = logging.getLogger("croupier.floor")
 
@@ -65,32 +70,63 @@ def _parse_stored(text: str | None) -> tuple[int, int]:
 
 
 async def read_tail(js: JetStreamContext, table_id: str, journal_id: str) -> Tail:
-    """The stream's record of ``journal_id`` (nothing if the subject's last message is of another journal:
-    a new journal starts at row 1)."""
-    subj = subject(table_id)
+    """The stream's record of ``journal_id``: its own subject's (:func:`controller.floor.wire.subject`), else
+    what an earlier floor's one subject per table holds of it (its last message of this journal: the
+    uplink resumes after it), else nothing (a new journal starts at row 1; the table's earlier journal is
+    checked for rows never published, :func:`_short_of`)."""
     try:
-        last = await js.get_last_msg(STREAM, subj)
+        last = await js.get_last_msg(STREAM, subject(table_id, journal_id))
+        return await _walk(js, subject(table_id, journal_id), last, journal_id)
     except nats.js.errors.NotFoundError:
-        return Tail(0, [], Stored())
-    headers = last.headers or {}
+        pass
+    try:
+        earlier = await js.get_last_msg(STREAM, earlier_subject(table_id))
+    except nats.js.errors.NotFoundError:
+        earlier = None
+    if earlier is not None and _id_of(earlier)[1] == journal_id:
+        return await _walk(js, earlier_subject(table_id), earlier, journal_id)
+    newest = await _newest_of(js, table_id, earlier)
+    if newest is not None:
+        _, held_journal, last_row = _id_of(newest)
+        _short_of(str(newest.subject), held_journal, last_row, newest.data or b"")
+    return Tail(0, [], Stored())
+
+
+def _id_of(msg: RawStreamMsg) -> tuple[str, str, int]:
+    headers = msg.headers or {}
     if MSG_ID not in headers:
-        raise RuntimeError(f"the last message on {subj} has no {MSG_ID} header")
-    _, held_journal, last_row = parse_msg_id(headers[MSG_ID])
-    if held_journal != journal_id:
-        _short_of(subj, held_journal, last_row, last.data or b"")
-        return Tail(0, [], Stored())
-    row, seq = _parse_stored(headers.get(STORED))
+        raise RuntimeError(f"message {msg.seq} on {msg.subject} has no {MSG_ID} header")
+    return parse_msg_id(headers[MSG_ID])
+
+
+async def _walk(js: JetStreamContext, subj: str, last: RawStreamMsg, journal_id: str) -> Tail:
+    """The journal's rows on ``subj`` (whose last message is ``last``, of this journal): every row up to the
+    last's ``Croupier-Stored`` mark, and those found walking the subject forward from it."""
+    last_row = _id_of(last)[2]
+    row, seq = _parse_stored((last.headers or {}).get(STORED))
     stored = Stored(row, seq)
     position = seq + 1
     last_seq = int(last.seq or 0)
     while position <= last_seq:
         msg = await js.get_msg(STREAM, seq=position, subject=subj, next=True)
-        _, msg_journal, msg_row = parse_msg_id((msg.headers or {})[MSG_ID])
+        _, msg_journal, msg_row = _id_of(msg)
         if msg_journal == journal_id:
             stored.add(msg_row, int(msg.seq or 0))
         position = int(msg.seq or 0) + 1
     missing = [r for r in range(stored.row + 1, last_row) if r not in stored.above]
     return Tail(last_row, missing, stored)
+
+
+async def _newest_of(js: JetStreamContext, table_id: str,
+                     earlier: RawStreamMsg | None) -> RawStreamMsg | None:
+    """The table's newest message of any journal (each journal's subject's last, and ``earlier``, the last
+    on an earlier floor's subject), or None."""
+    found = [earlier] if earlier is not None else []
+    info = await js.stream_info(STREAM, subjects_filter=journals_of(table_id))
+    for subj in (info.state.subjects or {}) if info.state is not None else {}:
+        with contextlib.suppress(nats.js.errors.NotFoundError):
+            found.append(await js.get_last_msg(STREAM, subj))
+    return max(found, key=lambda m: int(m.seq or 0), default=None)
 
 
 def _short_of(subj: str, journal_id: str, row: int, body: bytes) -> None:

@@ -34,14 +34,14 @@ from controller.floor import alive, store
 from controller.floor.database import Database
 from controller.floor.pull import Puller
 from controller.floor.schema import migrate
-from controller.floor.uplink import NATS_ERRORS, ensure_stream, retrying
+from controller.floor.stream import ensure_stream, rows_consumer
+from controller.floor.uplink import NATS_ERRORS, retrying
 from controller.floor.wire import (
     FORMAT,
     MSG_ID,
     RECORD_BATCH,
     RECORD_WRITERS,
     STREAM,
-    SUBJECTS,
     RowMessage,
     UnknownFormat,
     own_table,
@@ -95,11 +95,9 @@ class Recorder:
     async def run(self) -> None:
         await retrying("creating the stream", lambda: ensure_stream(self.js, self.replicas), self.stop)
         config = api.ConsumerConfig(ack_policy=api.AckPolicy.EXPLICIT, ack_wait=self.ack_wait,
-                                    max_ack_pending=20_000, filter_subject=SUBJECTS,
-                                    num_replicas=self.replicas)
-        psub = await retrying("joining the consumer", lambda: self.js.pull_subscribe(
-            SUBJECTS, durable=self.durable, stream=STREAM, config=config), self.stop)
-        await psub.unsubscribe()  # the consumer is made or joined; its batches come through a Puller
+                                    max_ack_pending=20_000, num_replicas=self.replicas)
+        await retrying("joining the consumer", lambda: rows_consumer(self.js, self.durable, config),
+                       self.stop)
         puller = Puller(self.nc, STREAM, self.durable)
         await puller.start()
         await self.db.run(lambda conn: migrate(conn))

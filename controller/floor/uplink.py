@@ -34,7 +34,8 @@ from controller.daemon.config import TableConfig
 from controller.daemon.journal import JournalError
 from controller.floor.cursor import STORED, Stored, read_tail
 from controller.floor.derive import JournalSource, Replay
-from controller.floor.wire import MSG_ID, STREAM, SUBJECTS, RowMessage, subject
+from controller.floor.stream import ensure_stream
+from controller.floor.wire import MSG_ID, STREAM, RowMessage, subject
 
 log = logging.getLogger("croupier.floor")
 
@@ -77,17 +78,6 @@ async def retrying(what: str, call: Callable[[], Awaitable[T]], stop: asyncio.Ev
             raise Stopped(f"stopped while retrying {what}")
         await asyncio.sleep(delay)
         delay = min(delay * 2, 2.0)
-
-
-async def ensure_stream(js: JetStreamContext, replicas: int = 1, duplicate_window: float = 120.0) -> None:
-    """Create the stream if it is missing (file storage, a duplicate window that outlasts a resend)."""
-    try:
-        await js.stream_info(STREAM)
-    except nats.js.errors.NotFoundError:
-        await js.add_stream(api.StreamConfig(
-            name=STREAM, subjects=[SUBJECTS], storage=api.StorageType.FILE, num_replicas=replicas,
-            duplicate_window=duplicate_window, retention=api.RetentionPolicy.LIMITS))
-        log.info("created stream %s (%s, file storage, %d replica(s))", STREAM, SUBJECTS, replicas)
 
 
 class WindowBroken(nats.errors.Error):
@@ -165,8 +155,9 @@ class Uplink:
         if self._broken:
             raise WindowBroken(f"row {message.row} held back")
         try:
-            return await self.js.publish(subject(message.table_id), body, timeout=self.publish_timeout,
-                                         stream=STREAM, headers={MSG_ID: message.id, STORED: header})
+            return await self.js.publish(subject(message.table_id, message.journal_id), body,
+                                         timeout=self.publish_timeout, stream=STREAM,
+                                         headers={MSG_ID: message.id, STORED: header})
         except NATS_ERRORS:
             self._broken = True
             raise

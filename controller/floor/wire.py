@@ -14,9 +14,14 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final
 
-#: The stream every table publishes into, and the subjects it holds.
+#: The stream every table publishes into, and the subjects it holds: one per journal of each table
+#: (``croupier.<table>.rows.<journal_id>``), so that the subject's last message is that journal's last row
+#: published whatever other journal of the table is sent at the same time (the uplink's cursor).
 STREAM: Final = "CROUPIER"
-SUBJECTS: Final = "croupier.*.rows"
+SUBJECTS: Final = "croupier.*.rows.*"
+#: The one subject per table of a floor made before 2026-12-07, kept in its stream: its rows are read
+#: (the recorders take every subject of the stream) and an uplink resumes after its last row there.
+EARLIER_SUBJECTS: Final = "croupier.*.rows"
 MSG_ID: Final = "Nats-Msg-Id"
 #: Version of the body's layout (a recorder refuses a body it does not know).
 FORMAT: Final = 1
@@ -38,18 +43,30 @@ class UnknownFormat(ValueError):
     """A body of another format than this code's (a newer uplink's): not this recorder's to judge."""
 
 
-def subject(table_id: str) -> str:
-    """The subject a table publishes its rows on (a table id has no '.', '*' or '>': see the table file)."""
+def subject(table_id: str, journal_id: str) -> str:
+    """The subject a table publishes one journal's rows on (a table id has no '.', '*' or '>': see the table
+    file; a journal id is a UUID)."""
+    return f"croupier.{table_id}.rows.{journal_id}"
+
+
+def earlier_subject(table_id: str) -> str:
+    """The subject of a table's rows on a floor made before 2026-12-07 (:data:`EARLIER_SUBJECTS`)."""
     return f"croupier.{table_id}.rows"
 
 
+def journals_of(table_id: str) -> str:
+    """The subjects of every journal of a table, as a filter."""
+    return f"croupier.{table_id}.rows.*"
+
+
 def subject_table(subject: str, kind: str = "rows") -> str | None:
-    """The table whose ``kind`` subject (``croupier.TABLE.rows``, ``.alive``) ``subject`` is, or None. A
-    table's NATS user may publish only on its own subjects (docs/floor.md), so what a message says of
-    its table is believed only when its subject says the same: one table's uplink must not write
-    another's rows or heartbeats."""
+    """The table whose ``kind`` subject (``croupier.TABLE.rows.JOURNAL`` or an earlier floor's
+    ``croupier.TABLE.rows``, ``croupier.TABLE.alive``) ``subject`` is, or None. A table's NATS user may
+    publish only on its own subjects (docs/floor.md), so what a message says of its table is believed only
+    when its subject says the same: one table's uplink must not write another's rows or heartbeats."""
     parts = subject.split(".")
-    return parts[1] if len(parts) == 3 and parts[0] == "croupier" and parts[2] == kind else None
+    sizes = (3, 4) if kind == "rows" else (3,)
+    return parts[1] if len(parts) in sizes and parts[0] == "croupier" and parts[2] == kind else None
 
 
 def own_table(named: object, subject: str, kind: str = "rows") -> None:

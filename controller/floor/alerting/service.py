@@ -31,8 +31,9 @@ from controller.floor.alerting.shoes import Action, Raise
 from controller.floor.alive import ALIVE_SUBJECTS
 from controller.floor.database import Database
 from controller.floor.schema import migrate
-from controller.floor.uplink import NATS_ERRORS, ensure_stream, retrying
-from controller.floor.wire import STREAM, SUBJECTS, own_table
+from controller.floor.stream import ensure_stream, rows_consumer
+from controller.floor.uplink import NATS_ERRORS, retrying
+from controller.floor.wire import STREAM, own_table
 
 log = logging.getLogger("croupier.floor")
 
@@ -79,7 +80,7 @@ class AlertService:
             lambda conn: history.load(conn, time.time(), self.drift_window, self.feed_lost))
         await self._apply(loaded)
         config = api.ConsumerConfig(ack_policy=api.AckPolicy.EXPLICIT, ack_wait=30.0, max_ack_pending=20_000,
-                                    filter_subject=SUBJECTS, num_replicas=self.replicas,
+                                    num_replicas=self.replicas,
                                     deliver_policy=api.DeliverPolicy.BY_START_SEQUENCE,
                                     opt_start_seq=floor + 1)
         if first:
@@ -88,8 +89,9 @@ class AlertService:
             # it is judged from the history (the newest journal's last tilt and each device's last word).
             standing = await self.db.run(history.standing)
             await self._apply([a for message in standing for a in self.pit.row(message, time.time())])
-        psub = await retrying("joining the consumer", lambda: self.js.pull_subscribe(
-            SUBJECTS, durable=self.durable, stream=STREAM, config=config), self.stop)
+        await retrying("joining the consumer", lambda: rows_consumer(self.js, self.durable, config),
+                       self.stop)
+        psub = await self.js.pull_subscribe_bind(durable=self.durable, stream=STREAM)
 
         async def heard(msg: Msg) -> None:
             try:
