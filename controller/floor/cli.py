@@ -137,8 +137,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 UPLINK_DOC = """Carry a table's journal to the floor's NATS JetStream, row by row, in order, exactly once.
 
 Runs beside the daemon on the table's computer and reads its journal read-only (the daemon never
-waits for it). One message per journal row on subject croupier.<table>.rows.<journal_id>: the input, its source,
-its time and the events the daemon published for it. On start it resumes from what the stream
+waits for it). One message per journal row on subject croupier.<table>.rows.<journal_id>: the input,
+its source, its time and the events the daemon published for it. On start it resumes from what the stream
 holds (the stream is the cursor); rows a crash left out are published again."""
 
 RECORDER_DOC = """Record the floor's stream into PostgreSQL, once.
@@ -302,7 +302,11 @@ def run_uplink(args: argparse.Namespace) -> int:
             ear.cancel()
             await _close(nc)
 
-    return _serve(f"uplink {config.table_id}", start, args.exit_with_parent)
+    try:
+        return _serve(f"uplink {config.table_id}", start, args.exit_with_parent)
+    except JournalError as exc:  # met while publishing: a journal restored from an older copy, say
+        print(f"croupier uplink: {exc}", file=sys.stderr)
+        return 3 if isinstance(exc, JournalMismatch) else 1
 
 
 class _Worker(Protocol):

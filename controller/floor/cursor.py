@@ -60,6 +60,8 @@ class Tail:
     last: int
     missing: list[int]
     stored: Stored
+    #: The body of the stream's message of row :attr:`last` (None when it holds no row of the journal).
+    body: bytes | None = None
 
 
 def _parse_stored(text: str | None) -> tuple[int, int]:
@@ -114,7 +116,7 @@ async def _walk(js: JetStreamContext, subj: str, last: RawStreamMsg, journal_id:
             stored.add(msg_row, int(msg.seq or 0))
         position = int(msg.seq or 0) + 1
     missing = [r for r in range(stored.row + 1, last_row) if r not in stored.above]
-    return Tail(last_row, missing, stored)
+    return Tail(last_row, missing, stored, last.data or b"")
 
 
 async def _newest_of(js: JetStreamContext, table_id: str,

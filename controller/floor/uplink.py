@@ -31,8 +31,8 @@ from nats.js import JetStreamContext, api
 
 from controller.daemon import faults
 from controller.daemon.config import TableConfig
-from controller.daemon.journal import JournalError
-from controller.floor.cursor import STORED, Stored, read_tail
+from controller.daemon.journal import JournalMismatch
+from controller.floor.cursor import STORED, Stored, Tail, read_tail
 from controller.floor.derive import JournalSource, Replay
 from controller.floor.stream import ensure_stream
 from controller.floor.wire import MSG_ID, STREAM, RowMessage, subject
@@ -78,6 +78,24 @@ async def retrying(what: str, call: Callable[[], Awaitable[T]], stop: asyncio.Ev
             raise Stopped(f"stopped while retrying {what}")
         await asyncio.sleep(delay)
         delay = min(delay * 2, 2.0)
+
+
+def forked(source: JournalSource, tail: Tail) -> None:
+    """:class:`JournalMismatch` unless the stream's row ``tail.last`` of the journal is the journal's own
+    (its time, source, ref and input). A journal restored from an older copy keeps its id, and once it has
+    grown past what the stream holds its rows from the copy's end are other inputs under the same row
+    numbers: published, the floor would keep the first history and drop the second, or hold some of
+    each (a review, 2026-12-07). A person decides what the table's history is."""
+    if not tail.last or tail.body is None:
+        return
+    held = RowMessage.parse(tail.body)
+    [entry] = source.entries(tail.last, tail.last)
+    own = (entry.at, entry.source, entry.ref, entry.input.to_dict())
+    if (held.at, held.source, held.ref, held.input) != own:
+        raise JournalMismatch(
+            source.path, f"row {tail.last} of journal {source.journal_id} is not the one the stream holds "
+            "(another time or input): the journal was restored from an older copy, or replaced by another "
+            "with its id; publishing it would give the floor two histories under one journal")
 
 
 class WindowBroken(nats.errors.Error):
@@ -172,8 +190,10 @@ class Uplink:
         replay = Replay(source)
         last = source.last_row()
         if tail.last > last:
-            raise JournalError(source.path, f"the stream holds row {tail.last} of journal {journal_id} but "
-                                            f"the journal has {last} rows: is this the table's journal?")
+            raise JournalMismatch(
+                source.path, f"the stream holds row {tail.last} of journal {journal_id} but the journal has "
+                f"{last} rows: restored from an older copy, or not the table's journal?")
+        forked(source, tail)
         pending = self._in_flight = deque()
         begun = replay.resume(source, min([tail.last, *(row - 1 for row in missing)]))
         if begun:
