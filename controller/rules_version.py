@@ -21,6 +21,8 @@ from typing import Final
 #: refused by the engine itself: a version-1 journal holding such a row would replay it otherwise.
 #: 3: a tilt resolved while a device is offline mid-deal (a lid opened during an impossible-card tilt)
 #: raises a ``device_offline`` tilt instead of resuming play: a version-2 journal dealt the next card.
-RULES_VERSION: Final = 3
+#: 4: a wager that places a derived one (Swap-Hand's Odds-Win with its main) publishes each
+#: ``wager_placed`` with the seat's credits after it; version 3 gave both the credits after the two.
+RULES_VERSION: Final = 4
 #: What a journal without a ``rules`` entry in its header was written under.
 UNRECORDED: Final = 1

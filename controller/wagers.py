@@ -171,13 +171,15 @@ class WagerRules:
         cost = sum(after.values()) - sum(before.values())
         if cost > credits[seat]:
             self._refuse_cost(seat, cost)
+        left = credits[seat]
         credits[seat] -= cost
         self.chosen[seat] = new_bets
         events: list[Event] = []
         for name, value in after.items():
             if before.get(name) != value:
                 self.staked[(seat, name)] = value
-                events.append(WagerPlaced(self.round_no, seat, name, value, credits[seat]))
+                left -= value - before.get(name, 0)  # each event's credits are those after it, not after all
+                events.append(WagerPlaced(self.round_no, seat, name, value, left))
         return events
 
     def _refuse_amount(self, spot: str, amount: int, total: int) -> NoReturn:

@@ -104,9 +104,13 @@ def test_odds_win_is_half_the_main_and_odd_units_are_refused() -> None:
     assert refused.event == "refused" and "even number of units" in refused.to_dict()["reason"]
     assert table.credits[1] == 100_000 and table.staked == {}
     events = table.apply(I.PlaceWager(1, "main", 400))
-    placed = [(e.to_dict()["spot"], e.to_dict()["amount"]) for e in events]
-    assert placed == [("main", 400), ("odds_win", 200)]
+    placed = [(e.to_dict()["spot"], e.to_dict()["amount"], e.to_dict()["credits"]) for e in events]
+    # Each event's credits are the seat's after it (docs/events.md): the main's were after both (a review).
+    assert placed == [("main", 400, 100_000 - 400), ("odds_win", 200, 100_000 - 600)]
     assert table.credits[1] == 100_000 - 600
+    more = [(e.to_dict()["spot"], e.to_dict()["amount"], e.to_dict()["credits"])
+            for e in table.apply(I.PlaceWager(1, "main", 200))]  # spot totals; each step's credits
+    assert more == [("main", 600, 100_000 - 800), ("odds_win", 300, 100_000 - 900)]
     [refused] = table.apply(I.PlaceWager(1, "odds_win", 200))
     assert refused.event == "refused"  # the Odds-Win is never chosen separately
 
