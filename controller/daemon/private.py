@@ -52,8 +52,8 @@ def make_dir(path: Path) -> None:
             os.rename(made, folder)  # over nothing, or an empty folder made meanwhile
         except OSError as exc:  # made meanwhile by someone else, and not empty: theirs, mode and all
             os.rmdir(made)
-            if not folder.is_dir():  # a file in the way: named, not the temporary folder
-                raise OSError(exc.errno, exc.strerror, str(folder)) from None
+            if not folder.is_dir():  # a file in the way: named, and the folder asked for (not the temporary)
+                raise OSError(exc.errno, f"{exc.strerror}: {folder} is in the way", str(path)) from None
             continue
         fsync_folder(folder.parent)  # a new folder's name is durable only once its parent is
 
