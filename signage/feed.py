@@ -70,6 +70,8 @@ class TableFeed(Watched):
         self.stale_after = stale_after
         self.view = TableView(table, game, settings)
         self.synced = False
+        #: The daemon run the screen was drawn from (the snapshot's ``run``).
+        self.daemon_run: str | None = None
         self.stale = True  # until the first snapshot
         self.gaps = 0
         self.last_heard = time.monotonic()
@@ -128,7 +130,11 @@ class TableFeed(Watched):
         self.last_heard = time.monotonic()
         journal = reply.get("journal_id")
         missed = reply.get("events")
-        same_journal = journal is None or journal == self.view.journal
+        # Another run of the daemon (a restart, perhaps onto a journal restored from an older copy, whose
+        # seqs come again with other events) is redrawn from its state, as another journal is.
+        same_run = reply.get("run") == self.daemon_run
+        same_journal = (journal is None or journal == self.view.journal) and same_run
+        self.daemon_run = reply.get("run")
         if since is not None and missed is not None and same_journal and self.synced:
             for event in missed:
                 if event["seq"] == self.view.seq + 1:
@@ -155,11 +161,13 @@ class TableFeed(Watched):
             if payload.get("event") == "heartbeat":
                 if payload.get("journal_id") != self.view.journal:
                     return "journal"  # the table's journal was replaced: redraw everything
+                run = payload.get("run")
+                if run is not None and self.daemon_run is not None and run != self.daemon_run:
+                    return "journal"  # the daemon restarted (perhaps on a journal restored): redraw
                 last_seq = payload.get("last_seq", 0)
                 if isinstance(last_seq, int) and last_seq > self.view.seq:
                     return "gap"  # events we never saw: re-sync now, not at the next event
-                if isinstance(last_seq, int) and last_seq < self.view.seq:
-                    return "journal"  # the journal restored from a backup: its seqs come again, redraw
+                # One behind what is shown, of the same run, was sent before the snapshot drawn: old.
                 limits = payload.get("limits")
                 if isinstance(limits, dict) and limits != self.view.limits:
                     self.view.limits = dict(limits)  # a start under other limits: no event says so

@@ -42,7 +42,11 @@ def test_a_display_and_a_subscriber_refuse_another_tables_snapshot(tmp_path: Pat
             wrong.close()
 
 
-def test_a_subscriber_redraws_when_the_heartbeat_is_behind_what_it_shows(tmp_path: Path) -> None:
+def test_a_subscriber_and_a_display_redraw_for_another_run_and_ignore_an_old_heartbeat(
+        tmp_path: Path) -> None:
+    """A heartbeat behind what is shown, of the run drawn from, was sent before the snapshot (a follower
+    that took it for a journal restored from a backup redrew at every start, a review found); one of
+    another run means the daemon restarted, perhaps onto an older copy of its journal: redraw."""
     config = config_for(tmp_path)
     z = config.spec.zeromq
     with DaemonThread(Daemon(config, use_shoe=False)):
@@ -52,12 +56,20 @@ def test_a_subscriber_redraws_when_the_heartbeat_is_behind_what_it_shows(tmp_pat
         finally:
             client.close()
         sub = Subscriber(z.pub, z.snapshot, table="t1")
+        ctx = zmq.asyncio.Context()
         try:
             first = next(iter(sub._resync()))
-            assert first[0] == "snapshot" and sub.seq == 1
-            sub.seq = 9  # what it showed of the journal before a backup of it was restored
-            beat = {"event": "heartbeat", "table": "t1", "journal_id": sub.journal_id, "last_seq": 1}
-            assert [kind for kind, _ in sub._check(beat)] == ["snapshot"]
-            assert sub.seq == 1 and sub.redraws == 1
+            assert first[0] == "snapshot" and sub.seq == 1 and sub.run == first[1]["run"]
+            beat = {"event": "heartbeat", "table": "t1", "journal_id": sub.journal_id, "run": sub.run,
+                    "last_seq": 0}
+            assert list(sub._check(beat)) == [] and sub.seq == 1 and sub.redraws == 0
+            run, sub.run = sub.run, "an earlier run"  # as if drawn before a restart it did not see
+            assert [kind for kind, _ in sub._check({**beat, "run": run, "last_seq": 5})] == ["snapshot"]
+            assert sub.seq == 1 and sub.redraws == 1 and sub.run == run
+            feed = TableFeed("t1", "baccarat", z.pub, z.snapshot, {}, ctx)
+            assert asyncio.run(feed.resync(None)) and feed.daemon_run == sub.run
+            assert feed._take({**beat, "limits": feed.view.limits}, True) == "side"
+            assert feed._take({**beat, "run": "another"}, True) == "journal"
         finally:
             sub.close()
+            ctx.term()

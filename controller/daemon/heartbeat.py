@@ -4,7 +4,9 @@ Why a heartbeat: PUB/SUB never tells a subscriber what it missed. A display
 that reconnects after a daemon restart, or whose messages were dropped, would
 otherwise only learn of it at the next event, which may never come. Every
 ``zeromq.heartbeat`` seconds the daemon publishes the table id, the journal
-id (a new journal means everything shown is void), the ``seq`` of its last
+id (a new journal means everything shown is void), the daemon's ``run`` (new at
+every start: the journal may have been restored from an older copy meanwhile, so a
+display redraws), the ``seq`` of its last
 event (``last_seq``: a display behind it has a gap), the round and phase, the
 tilt and offline devices, and the lamps with their counter, so a display is
 right within one interval without asking. Like the other side topics it has
@@ -22,6 +24,7 @@ from controller.table import Table
 def heartbeat_payload(
     table_id: str,
     journal_id: str,
+    run: str,
     seq: int,
     table: Table,
     lamps: dict[str, Any] | None,
@@ -35,6 +38,7 @@ def heartbeat_payload(
         "event": "heartbeat",
         "table": table_id,
         "journal_id": journal_id,
+        "run": run,
         "last_seq": seq,
         "round": table.round_no,
         "phase": table.phase,

@@ -46,6 +46,9 @@ class DaemonHost(Protocol):
     def journal_id(self) -> str:
         """The journal's random id (docs/zeromq.md)."""
 
+    #: This daemon process's random id, new at every start (docs/zeromq.md, ``run``).
+    run_id: str
+
     @property
     def stopping(self) -> bool:
         """True before :meth:`serve` ran and once a stop was asked: no late work on a closing journal."""

@@ -73,6 +73,8 @@ class Heartbeat(TypedDict):
     event: Literal["heartbeat"]
     table: str
     journal_id: str
+    #: The daemon process's random id, new at every start: a client drawn from another run redraws.
+    run: str
     last_seq: int
     round: int
     phase: Phase
@@ -169,6 +171,8 @@ class SnapshotReply(Identity):
 
     ok: Literal[True]
     seq: int
+    #: The daemon process's random id, new at every start (as the heartbeat's).
+    run: str
     currency: Currency
     state: TableState
     journal_fault: JournalFaultInfo | None

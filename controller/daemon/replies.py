@@ -115,7 +115,8 @@ async def _query(d: DaemonHost, q: Query) -> dict[str, Any]:
             "currency": d.config.spec.currency.model_dump(),  # how ctl reads typed amounts
         }
     if q.name == "snapshot":
-        return {"ok": True, "cmd": "snapshot", **service.snapshot(), "journal_id": d.journal_id}
+        return {"ok": True, "cmd": "snapshot", **service.snapshot(), "journal_id": d.journal_id,
+                "run": d.run_id}
     if q.name == "status":
         return {
             "ok": True,
@@ -211,7 +212,7 @@ def snapshot_reply(d: DaemonHost, payload: bytes) -> dict[str, Any]:
         since, journal_id = parse_snapshot_request(payload)
     except RequestError as exc:
         return error_reply(f"snapshot: {exc}")
-    reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": d.journal_id,
+    reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": d.journal_id, "run": d.run_id,
                              "refused_cards": list(service.refused_cards)}
     if d.gpio is not None:
         reply["lamps"] = d.gpio.lamps_payload(d.config.table_id)
@@ -228,7 +229,7 @@ def heartbeat(d: DaemonHost) -> dict[str, Any]:
     """The ``<table>.heartbeat`` message as things stand now."""
     assert d.service is not None
     lamps = d.gpio.lamps_payload(d.config.table_id) if d.gpio is not None else None
-    return heartbeat_payload(d.config.table_id, d.journal_id, d.service.seq,
+    return heartbeat_payload(d.config.table_id, d.journal_id, d.run_id, d.service.seq,
                              d.service.table, lamps, d.zmq_spec.heartbeat,
                              journal_fault=d.service.journal_fault(),
                              tilt=d.service.tilt_view())

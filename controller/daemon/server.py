@@ -17,6 +17,7 @@ import logging
 import signal
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -75,6 +76,9 @@ class Daemon:
         keys_dir: Path | None = None,
     ) -> None:
         self.config = config
+        #: New at every start: a follower that drew from another run redraws (the journal may have been
+        #: restored from an older copy meanwhile, its seqs come again with other events; docs/zeromq.md).
+        self.run_id = uuid.uuid4().hex
         #: The start-up checks (docs/daemon.md, "Start-up"); the shoe's hello is awaited this long.
         self.selftest = SelfTest()
         self.selftest.passed("config", str(config.path))

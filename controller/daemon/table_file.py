@@ -197,8 +197,8 @@ class TableFile(BaseModel):
                 f"a table id is 1-64 letters, digits, '_' or '-' (it is a topic prefix), not {value!r}"
             )
         if value.lower() in RESERVED_IDS:
-            raise ValueError(f"{value!r} is a word of the floor's subjects (croupier.TABLE.rows.JOURNAL, .alive, "
-                             "croupier.alerts.TABLE): name the table otherwise")
+            raise ValueError(f"{value!r} is a word of the floor's subjects (croupier.TABLE.rows.JOURNAL, "
+                             ".alive, croupier.alerts.TABLE): name the table otherwise")
         return value
 
     @field_validator("game")
