@@ -63,11 +63,12 @@ class Display:
             return False
         if reply["journal_id"] != self.journal_id and self.journal_id is not None:
             say(what="new_journal", old=self.journal_id, new=reply["journal_id"])
-        if "events" in reply and reply["journal_id"] == self.journal_id and reply["run"] == self.run:
+        self.run = reply["run"]
+        if "events" in reply and reply["journal_id"] == self.journal_id:
             for event in reply["events"]:
                 self.apply(event)
-        else:  # another journal, or another run (a restart: the journal may be an older copy restored)
-            self.journal_id, self.run = reply["journal_id"], reply["run"]
+        else:
+            self.journal_id = reply["journal_id"]
             self.seq = reply["seq"]
             self.credits = dict(reply["state"]["credits"])
             say(what="redraw", journal_id=self.journal_id, seq=self.seq, credits=self.credits)
@@ -123,13 +124,17 @@ def main() -> int:
                     display.sync()  # step 4: a gap
                 display.apply(message)
             elif topic.decode().endswith(".heartbeat"):  # step 5
-                if message["journal_id"] != display.journal_id or message["run"] != display.run:
-                    display.seq = None  # another journal, or a restart (perhaps onto an older copy): redraw
+                if message["journal_id"] != display.journal_id:
+                    display.seq = None  # another journal: nothing of ours counts, redraw
                     display.sync()
                 elif display.seq is not None and message["last_seq"] > display.seq:
                     say(what="behind", seq=display.seq, table_seq=message["last_seq"])
                     display.sync()
-                # one behind display.seq, of the same run, was sent before the snapshot drawn: ignored
+                elif (display.seq is not None and message["last_seq"] < display.seq
+                      and message["run"] != display.run):
+                    display.seq = None  # a restart onto the journal restored from a copy: seqs again, redraw
+                    display.sync()
+                # one behind display.seq of the run drawn from was sent before the snapshot drawn: ignored
     except KeyboardInterrupt:
         return 0
     finally:

@@ -130,10 +130,7 @@ class TableFeed(Watched):
         self.last_heard = time.monotonic()
         journal = reply.get("journal_id")
         missed = reply.get("events")
-        # Another run of the daemon (a restart, perhaps onto a journal restored from an older copy, whose
-        # seqs come again with other events) is redrawn from its state, as another journal is.
-        same_run = reply.get("run") == self.daemon_run
-        same_journal = (journal is None or journal == self.view.journal) and same_run
+        same_journal = journal is None or journal == self.view.journal
         self.daemon_run = reply.get("run")
         if since is not None and missed is not None and same_journal and self.synced:
             for event in missed:
@@ -161,13 +158,13 @@ class TableFeed(Watched):
             if payload.get("event") == "heartbeat":
                 if payload.get("journal_id") != self.view.journal:
                     return "journal"  # the table's journal was replaced: redraw everything
-                run = payload.get("run")
-                if run is not None and self.daemon_run is not None and run != self.daemon_run:
-                    return "journal"  # the daemon restarted (perhaps on a journal restored): redraw
                 last_seq = payload.get("last_seq", 0)
                 if isinstance(last_seq, int) and last_seq > self.view.seq:
                     return "gap"  # events we never saw: re-sync now, not at the next event
-                # One behind what is shown, of the same run, was sent before the snapshot drawn: old.
+                restarted = payload.get("run") != self.daemon_run
+                if isinstance(last_seq, int) and last_seq < self.view.seq and restarted:
+                    return "journal"  # a restart onto the journal restored from a copy: its seqs come again
+                # One behind what is shown, of the run drawn from, was sent before the snapshot drawn: old.
                 limits = payload.get("limits")
                 if isinstance(limits, dict) and limits != self.view.limits:
                     self.view.limits = dict(limits)  # a start under other limits: no event says so

@@ -46,7 +46,7 @@ def test_a_subscriber_and_a_display_redraw_for_another_run_and_ignore_an_old_hea
         tmp_path: Path) -> None:
     """A heartbeat behind what is shown, of the run drawn from, was sent before the snapshot (a follower
     that took it for a journal restored from a backup redrew at every start, a review found); one of
-    another run means the daemon restarted, perhaps onto an older copy of its journal: redraw."""
+    another run means the daemon restarted onto an older copy of its journal: redraw."""
     config = config_for(tmp_path)
     z = config.spec.zeromq
     with DaemonThread(Daemon(config, use_shoe=False)):
@@ -63,13 +63,15 @@ def test_a_subscriber_and_a_display_redraw_for_another_run_and_ignore_an_old_hea
             beat = {"event": "heartbeat", "table": "t1", "journal_id": sub.journal_id, "run": sub.run,
                     "last_seq": 0}
             assert list(sub._check(beat)) == [] and sub.seq == 1 and sub.redraws == 0
-            run, sub.run = sub.run, "an earlier run"  # as if drawn before a restart it did not see
-            assert [kind for kind, _ in sub._check({**beat, "run": run, "last_seq": 5})] == ["snapshot"]
+            run, sub.seq = sub.run, 9  # as if drawn at seq 9 before a restart onto a copy at seq 1
+            sub.run = "an earlier run"
+            assert [kind for kind, _ in sub._check({**beat, "run": run, "last_seq": 1})] == ["snapshot"]
             assert sub.seq == 1 and sub.redraws == 1 and sub.run == run
             feed = TableFeed("t1", "baccarat", z.pub, z.snapshot, {}, ctx)
             assert asyncio.run(feed.resync(None)) and feed.daemon_run == sub.run
             assert feed._take({**beat, "limits": feed.view.limits}, True) == "side"
-            assert feed._take({**beat, "run": "another"}, True) == "journal"
+            assert feed._take({**beat, "run": "another"}, True) == "journal"  # behind, another run
+            assert feed._take({**beat, "run": "another", "last_seq": 5}, True) == "gap"  # ahead: a gap
         finally:
             sub.close()
             ctx.term()

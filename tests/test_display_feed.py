@@ -116,12 +116,12 @@ def test_sequence_rules() -> None:
     assert feed.take_frame(frame(event="heartbeat", journal_id="j1", last_seq=15)) == "gap"
     assert feed.take_frame(frame(event="heartbeat", journal_id="j2", last_seq=1)) == "journal"
     # The same journal, its seq behind ours, of the run drawn from: sent before the snapshot, ignored;
-    # of another run: the daemon restarted, perhaps onto an older copy of its journal (its seqs come
-    # again with other events): redraw (a review, 2026-12-07).
+    # of another run: the daemon restarted onto an older copy of its journal (its seqs come again with
+    # other events): redraw (a review, 2026-12-07); another run ahead of ours: a plain gap.
     feed.daemon_run = "r1"
     assert feed.take_frame(frame(event="heartbeat", journal_id="j1", run="r1", last_seq=3)) == "side"
     assert feed.take_frame(frame(event="heartbeat", journal_id="j1", run="r2", last_seq=3)) == "journal"
-    assert feed.take_frame(frame(event="heartbeat", journal_id="j1", run="r2", last_seq=30)) == "journal"
+    assert feed.take_frame(frame(event="heartbeat", journal_id="j1", run="r2", last_seq=30)) == "gap"
     assert feed.take_frame(frame(event="lamps", n=3)) == "side"
     with pytest.raises(FrameError, match="t1: event seq 12 \\(card_dealt\\) does not fit"):
         feed.take_frame(frame(event="card_dealt", seq=12, round=1))  # no card, no hand

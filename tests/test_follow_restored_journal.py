@@ -1,10 +1,11 @@
 """A follower that missed a daemon's restart onto an older copy of its journal redraws from the new run.
 
-The copy keeps the journal's id, and once the table has played on past the seq the follower showed, its
-heartbeat says only "ahead": the follower asked for the events since its seq and laid the restored
-journal's events on the lost history's state (a third party's reading of docs/zeromq.md showed seat 1
-at 19,000 where the daemon had 10,000; a review, 2026-12-07). Every start has its own ``run``: a follower
-drawn from another run redraws from a fresh snapshot.
+The copy keeps the journal's id, and its seqs come again with other events. A heartbeat behind the seq
+shown used to mean a restore, but a heartbeat sent before the follower's snapshot is behind too, and
+redrew every start (a third party's reading of docs/zeromq.md, 2026-12-07). Every start has its own
+``run``: behind and of another run is a restore (redraw); of the run drawn from, an old heartbeat. Left
+open (docs/zeromq.md): a follower away until the restored journal has passed the seq it shows sees only
+"ahead", and is refilled with the restored journal's events.
 """
 
 from __future__ import annotations
@@ -65,10 +66,13 @@ def test_a_follower_redraws_after_a_restart_onto_an_older_copy_of_the_journal(tm
         shutil.rmtree(config.state_dir)
         shutil.copytree(copy, config.state_dir)
         runner = running(config)
-        _credit(config, 100, 100, 100)  # seqs 2, 3, 4 of the restored journal: credits 1,300
-        kinds = _shown(sub, credits, 4)
+        _credit(config, 100)  # seq 2 of the restored journal, behind the 3 shown: its heartbeat says so
+        kinds = _shown(sub, credits, 2)
         assert "snapshot" in kinds and sub.redraws == 1
-        assert credits == {"1": 1300}  # the daemon's, not 7,000 + 100
+        assert credits == {"1": 1100}  # the daemon's, not 7,000
+        _credit(config, 100, 100)  # play goes on from the restored journal's own state
+        _shown(sub, credits, 4)
+        assert credits == {"1": 1300}
     finally:
         sub.close()
         runner.stop()

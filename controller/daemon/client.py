@@ -207,10 +207,11 @@ class Subscriber:
     snapshot request (with ``since``, so the daemon returns the missed events
     if it still has them). The heartbeat keeps it honest without events
     (docs/zeromq.md): a heartbeat whose ``last_seq`` is ahead is a gap, one
-    with another ``journal_id`` means a new journal, and one of another ``run``
-    a daemon restarted (perhaps on a journal restored from an older copy, its
-    seqs come again with other events): a fresh snapshot, never old events;
-    one behind is older than the snapshot drawn (ignored). Nothing at all for ``stale_after`` seconds yields
+    with another ``journal_id`` means a new journal (a fresh snapshot, never
+    old events), one behind of another ``run`` a restart onto the journal
+    restored from an older copy (its seqs come again: a fresh snapshot), and
+    one behind of the run drawn from was sent before the snapshot (ignored).
+    Nothing at all for ``stale_after`` seconds yields
     ``("stale", {...})`` once, then ``("live", first_message)`` when the feed
     is back. Side topics (``lamps``, ``shoe_status``, ``heartbeat``: no
     ``seq``) are yielded as ``("side", payload)`` with ``side=True``.
@@ -335,14 +336,19 @@ class Subscriber:
             yield "side", payload
 
     def _check(self, beat: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-        """A heartbeat: another journal, or another run of the daemon (a restart, perhaps onto a journal
-        restored from an older copy: its seqs come again with other events), means redraw from the state;
-        a ``last_seq`` ahead of ours is a gap; one behind ours is a heartbeat sent before the snapshot we
-        drew (the same run: ignored; a review found one such redrew every start)."""
+        """A heartbeat: another journal means redraw; a ``last_seq`` ahead of ours is a gap; one behind
+        ours of another run (a restart onto the journal restored from an older copy: its seqs come again)
+        means redraw from the state, or every event up to our seq would be dropped as already seen; one
+        behind of the run we drew from was sent before our snapshot: ignored (a review found one such
+        redrew every start)."""
         last, run = beat.get("last_seq", 0), beat.get("run")
-        restarted = run is not None and self.run is not None and run != self.run
-        if self._unsynced or beat.get("journal_id") != self.journal_id or restarted:
-            yield from self._resync()  # which redraws from the state for another journal or run
+        behind = self.seq is not None and isinstance(last, int) and last < self.seq
+        if self._unsynced or beat.get("journal_id") != self.journal_id:
+            yield from self._resync()
+        elif behind and run != self.run:
+            self.redraws += 1
+            self.seq = None
+            yield from self._resync()
         elif self.seq is not None and isinstance(last, int) and last > self.seq:
             self.gaps += 1
             yield from self._resync()
@@ -357,15 +363,12 @@ class Subscriber:
             return
         self._unsynced = False
         missed = reply.pop("events", None)
-        new_journal = reply.get("journal_id") != self.journal_id and self.journal_id is not None
-        # A restart between (another run): the events since ours may be another history's (an older copy
-        # of the journal restored), so the state is redrawn, as for a new journal, whose seqs are not ours.
-        restarted = reply.get("run") != self.run and self.run is not None and self.seq is not None
-        if new_journal or restarted:
-            self.redraws += 1
-        if reply.get("journal_id") != self.journal_id or reply.get("run") != self.run:
-            self.journal_id, self.run = reply.get("journal_id"), reply.get("run")
-            missed = None
+        if reply.get("journal_id") != self.journal_id:
+            if self.journal_id is not None:
+                self.redraws += 1
+            self.journal_id = reply.get("journal_id")
+            missed = None  # a new journal: its seqs are not ours, redraw from the state
+        self.run = reply.get("run")
         if self.seq is not None and missed is not None:
             for payload in missed:
                 if payload["seq"] == self.seq + 1:

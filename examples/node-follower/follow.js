@@ -172,12 +172,11 @@ class Display {
     if (this.journalId !== null && reply.journal_id !== this.journalId) {
       say(this.contract, { what: "new_journal", old: this.journalId, new: reply.journal_id })
     }
-    if (reply.events !== undefined && reply.journal_id === this.journalId && reply.run === this.run) {
+    this.run = reply.run
+    if (reply.events !== undefined && reply.journal_id === this.journalId) {
       for (const event of reply.events) this.apply(event)
     } else {
-      // another journal, or another run (a restart: the journal may be an older copy restored)
       this.journalId = reply.journal_id
-      this.run = reply.run
       this.seq = reply.seq
       this.credits = { ...reply.state.credits }
       say(this.contract, { what: "redraw", journal_id: this.journalId, seq: this.seq, credits: this.credits })
@@ -229,13 +228,16 @@ class Display {
       say(this.contract, { what: "journal_fault", file: message.file, error: message.error })
     } else if (name === "heartbeat") {
       // step 5
-      if (message.journal_id !== this.journalId || message.run !== this.run) {
-        this.seq = null // another journal, or a restart (perhaps onto an older copy restored): redraw
+      if (message.journal_id !== this.journalId) {
+        this.seq = null // another journal: nothing we show counts; redraw from a fresh snapshot
         await this.sync()
       } else if (message.last_seq > this.seq) {
         say(this.contract, { what: "behind", seq: this.seq, table_seq: message.last_seq })
         await this.sync()
-      } // one behind this.seq, of the same run, was sent before the snapshot drawn: ignored
+      } else if (message.last_seq < this.seq && message.run !== this.run) {
+        this.seq = null // a restart onto the journal restored from a copy: its seqs come again; redraw
+        await this.sync()
+      } // one behind this.seq of the run drawn from was sent before the snapshot drawn: ignored
       this.showLamps(message.lamps)
     }
   }
