@@ -120,12 +120,14 @@ class Journal:
     @classmethod
     def open(
         cls, state_dir: Path, *, table: str, game: str, options: dict[str, Any], fsync: bool = True,
-        verify: bool = True, limits: TableLimits | None = None,
+        verify: bool = True, limits: TableLimits | None = None, currency: str | None = None,
     ) -> Journal:
         """Open (or, in a brand-new state dir, create) the journal and check it against the table file.
 
         ``limits``: a new journal's starting limits, in its header from its first byte (so a reader,
-        an uplink, never sees it without them: controller.daemon.journal_limits).
+        an uplink, never sees it without them: controller.daemon.journal_limits). ``currency``: the
+        table file's currency code, in a new journal's header; an existing journal that records another
+        is refused, as another game is (its amounts are that currency's: the floor would label them so).
 
         ``verify=False`` leaves out the checks that read the whole file (:func:`verify_file`);
         the daemon runs those after it is ready, so its start does not grow with the journal.
@@ -143,7 +145,7 @@ class Journal:
                     "empty: restore the journal, or move the state dir away to start anew",
                 )
             _no_orphan_log(path)
-            return cls._create(path, marker, table, game, options_json, fsync, limits)
+            return cls._create(path, marker, table, game, options_json, fsync, limits, currency)
         journal = cls._open_existing(path, fsync, verify)
         h = journal.header
         if marker.exists():
@@ -172,6 +174,9 @@ class Journal:
             diffs.append(f"table: journal has {h.get('table')!r}, table file has {table!r}")
         if h.get("game") != game:
             diffs.append(f"game: journal has {h.get('game')!r}, table file has {game!r}")
+        # A code where none was is a label added; another code, the amounts read as another money.
+        if currency is not None and h.get("currency") not in (None, "", currency):
+            diffs.append(f"currency.code: journal has {h['currency']!r}, table file has {currency!r}")
         if h.get("options") != options_json:
             old = json.loads(h.get("options", "{}"))
             for key in sorted(set(old) | set(options)):
@@ -185,7 +190,7 @@ class Journal:
                 path,
                 "the table file does not match this journal ("
                 + "; ".join(diffs)
-                + "); a table's name, game and options cannot change under its journal: "
+                + "); a table's name, game, options and currency cannot change under its journal: "
                 "use a new state dir",
             )
         return journal
@@ -193,7 +198,7 @@ class Journal:
     @classmethod
     def _create(
         cls, path: Path, marker: Path, table: str, game: str, options_json: str, fsync: bool,
-        limits: TableLimits | None = None,
+        limits: TableLimits | None = None, currency: str | None = None,
     ) -> Journal:
         """Build the whole journal (schema and header, one transaction) aside, then rename it into place.
 
@@ -215,6 +220,8 @@ class Journal:
         }
         if limits is not None:
             header[LIMITS_KEY] = limits.model_dump_json()
+        if currency is not None:
+            header["currency"] = currency
         private.create_empty(tmp)  # SQLite gives its -wal and -shm files the database's mode: 0600
         build = sqlite3.connect(tmp, isolation_level=None)
         try:

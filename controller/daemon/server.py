@@ -140,6 +140,7 @@ class Daemon:
                 fsync=self.fsync,
                 verify=False,  # the whole-file checks run once the table is up: startup.verify_journal
                 limits=cfg.limits,
+                currency=cfg.spec.currency.code,
             )
             service = TableService(cfg, journal)
             try:

@@ -111,9 +111,11 @@ class Replay:
         # changed since (a restored journal uplinked again), and its options would settle otherwise.
         self.table = Table(game_of(source.header, source.path),
                            starting_limits(source.header, config.limits))
-        #: The table file's currency code, with the decimals in force at the last row replayed (a
-        #: ``limits`` row may change them: rows before it keep theirs).
-        self.currency: dict[str, Any] = {**config.spec.currency.model_dump(),
+        #: The journal's currency code (its header's; a journal from before it was recorded: the table
+        #: file's), with the decimals in force at the last row replayed (a ``limits`` row may change
+        #: them: rows before it keep theirs). The table file's alone labelled a new journal's amounts with
+        #: the currency the uplink started under (a review, 2026-12-07).
+        self.currency: dict[str, Any] = {"code": source.header.get("currency") or config.spec.currency.code,
                                          "minor_units": self.table.limits.minor_units}
         self.recorder = RoundRecorder(keep=1)
         self.seq = 0
