@@ -16,7 +16,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from controller.floor import alerts, queries
-from controller.money import round_decimals
+from controller.money import Currency, round_decimals
 from pitboard.tile import Tile, day_start
 
 #: At most this many of a table's newest events are replayed into its tile at start.
@@ -80,7 +80,8 @@ def load_tiles(dsn: str, table_id: str | None = None) -> dict[str, Tile]:
             cur.execute(ROUNDS, (tile.table, min(day_start(now), now - 3600)))
             for r in cur.fetchall():
                 net, scale = int(r["house_net"]), round_decimals(r["record"], r["currency"])
-                tile.settled[(r["journal_id"], int(r["round"]))] = (float(r["ended_at"]), net, scale)
+                money = Currency(str((r["currency"] or {}).get("code", "")), scale)  # its journal's code
+                tile.settled[(r["journal_id"], int(r["round"]))] = (float(r["ended_at"]), net, money)
             tiles[tile.table] = tile
         conn.commit()
         for alert in alerts.open_alerts(conn, table_id):

@@ -5,8 +5,9 @@ caused, so the tile follows the table event by event as the display does, and at
 :meth:`Tile.apply` replays the newest events from PostgreSQL: one way to compute a tile, whichever
 way its events came. Aggregates over time (rounds in the last hour, the house's result today) are
 kept per round, keyed by (journal, round), so a round seen both in PostgreSQL and live counts once.
-Each round keeps the decimals (``currency.minor_units``) it was played under: a ``limits`` row may
-change them between rounds, and amounts of two scales are never added (as the report keeps them apart).
+Each round keeps the currency it was played under, code and decimals: a ``limits`` row may change the
+decimals between rounds and a new journal the code, and amounts of two are never added (as the report
+keeps them apart; a review found EUR and USD rounds of one day summed under the newer's code).
 """
 
 from __future__ import annotations
@@ -53,11 +54,11 @@ class Tile:
     wagers: dict[tuple[int, str], int] = field(default_factory=dict)
     seats: set[int] = field(default_factory=set)
     results: list[Result] = field(default_factory=list)
-    #: The house net of the newest rounds, each with the decimals it was played under.
-    nets: list[tuple[int, int]] = field(default_factory=list)
-    #: (journal, round) -> (ended_at on the table's clock, house net, its decimals): rounds of the last
+    #: The house net of the newest rounds, each with the currency (code, decimals) it was played under.
+    nets: list[tuple[int, Currency]] = field(default_factory=list)
+    #: (journal, round) -> (ended_at on the table's clock, house net, its currency): rounds of the last
     #: day or hour.
-    settled: dict[tuple[str, int], tuple[float, int, int]] = field(default_factory=dict)
+    settled: dict[tuple[str, int], tuple[float, int, Currency]] = field(default_factory=dict)
     tilt: dict[str, Any] | None = None
     offline: dict[str, str] = field(default_factory=dict)
     #: Open alerts by id, as published (``Alert.message()``).
@@ -107,9 +108,9 @@ class Tile:
             self.wagers.clear()
             if kind == "round_settled" and self.journal is not None:
                 net = int(event["house_net"])
-                scale = self.currency.minor_units if minor_units is None else minor_units
-                self.settled[(self.journal, int(event["round"]))] = (at, net, scale)
-                self.nets = [*self.nets, (net, scale)][-LAST_NETS:]
+                money = self.currency if minor_units is None else self.at_scale(minor_units)
+                self.settled[(self.journal, int(event["round"]))] = (at, net, money)
+                self.nets = [*self.nets, (net, money)][-LAST_NETS:]
         elif kind == "tilt":
             self.tilt = {"reason": event.get("reason"), "detail": event.get("detail")}
         elif kind == "tilt_cleared":
@@ -134,7 +135,7 @@ class Tile:
             self.new_journal(msg.journal_id, msg.game, msg.currency)
         elif msg.row <= self.last_row:
             return True  # had it (from PostgreSQL, or a redelivery)
-        elif msg.currency.get("minor_units") != self.currency.minor_units:  # a limits row changed them
+        elif Currency(**msg.currency) != self.currency:  # a limits row changed the decimals
             self.currency = Currency(**msg.currency)
         contiguous = msg.row == self.last_row + 1
         for event in msg.events:
@@ -149,18 +150,19 @@ class Tile:
         since = min(day_start(now), now - 3600)
         self.settled = {k: v for k, v in self.settled.items() if v[0] >= since}
 
-    def house_today(self, today: float) -> dict[int, int]:
-        """The house's result of the rounds settled since ``today``, one sum per decimals they were
-        played under (never one sum of two scales: 50.00 and 9,000 are not 9,050 of anything), the
-        decimals of the newest round first (rounds ended at the same instant: the fewer decimals first),
-        whatever order the rounds came in (PostgreSQL's, live)."""
-        sums: dict[int, int] = {}
-        newest: dict[int, float] = {}
-        for at, net, scale in self.settled.values():
+    def house_today(self, today: float) -> dict[Currency, int]:
+        """The house's result of the rounds settled since ``today``, one sum per currency they were
+        played under, code and decimals (never one sum of two: 50.00 and 9,000 are not 9,050 of
+        anything, nor EUR and USD one amount), the newest round's first (rounds ended at the same
+        instant: the fewer decimals first, then by code), whatever order the rounds came in."""
+        sums: dict[Currency, int] = {}
+        newest: dict[Currency, float] = {}
+        for at, net, money in self.settled.values():
             if at >= today:
-                sums[scale] = sums.get(scale, 0) + net
-                newest[scale] = max(newest.get(scale, at), at)
-        return {scale: sums[scale] for scale in sorted(sums, key=lambda s: (-newest[s], s))}
+                sums[money] = sums.get(money, 0) + net
+                newest[money] = max(newest.get(money, at), at)
+        order = sorted(sums, key=lambda m: (-newest[m], m.minor_units, m.code))
+        return {money: sums[money] for money in order}
 
     def at_scale(self, minor_units: int) -> Currency:
         """The table's currency with ``minor_units`` decimals: how an amount of that scale is shown."""
@@ -175,7 +177,7 @@ class Tile:
         today = day_start(now)
         in_play = sum(self.wagers.values())
         house = self.house_today(today)
-        newest = house.pop(money.minor_units, 0)
+        newest = house.pop(money, 0)
         states = []
         if self.stale(now):
             states.append("stale")
@@ -194,11 +196,11 @@ class Tile:
             "in_play": in_play, "in_play_text": money.format(in_play),
             "house_today": newest, "house_today_text": money.signed(newest).strip(),
             "house_today_earlier": [
-                {"minor_units": scale, "house_today": net, "text": self.at_scale(scale).signed(net).strip()}
-                for scale, net in house.items()],
+                {"currency": m.code, "minor_units": m.minor_units, "house_today": net,
+                 "text": m.signed(net).strip()} for m, net in house.items()],
             "currency": money.code,
             "road": [{**c, "col": c["col"] - max(first_col, 0)} for c in road if c["col"] >= first_col],
-            "nets": [self.at_scale(scale).signed(n).strip() for n, scale in self.nets]
+            "nets": [m.signed(n).strip() for n, m in self.nets]
             if self.game != "baccarat" else [],
             "tilt": self.tilt, "offline": self.offline, "states": states,
             "behind": max(self.journal_rows - self.last_row, 0), "last_row": self.last_row,

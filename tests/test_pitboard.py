@@ -24,6 +24,7 @@ from controller.daemon.server import Daemon
 from controller.floor import store
 from controller.floor.schema import migrate
 from controller.floor.wire import RowMessage
+from controller.money import Currency
 from pitboard import operators
 from pitboard.board import TICK, Board
 from pitboard.history import load_tiles
@@ -128,9 +129,12 @@ def test_the_house_today_is_never_one_sum_of_two_decimals(tmp_path: Path, postgr
     for tile in (live, load_tiles(postgres.dsn)["t"]):
         view = tile.view(now)
         assert (view["house_today"], view["house_today_text"]) == (-3600, "-3,600"), view
-        assert view["house_today_earlier"] == [{"minor_units": 2, "house_today": -1800, "text": "-18.00"}]
+        [earlier] = view["house_today_earlier"]
+        assert (earlier["minor_units"], earlier["house_today"], earlier["text"]) == (2, -1800, "-18.00")
+        assert earlier["currency"] == view["currency"]
     nets = [(r["house_net"], m.currency["minor_units"]) for m in messages if (r := m.round)]
-    assert nets == [(-900, 2), (-900, 2), (-1800, 0), (-1800, 0)] == live.nets
+    assert nets == [(-900, 2), (-900, 2), (-1800, 0), (-1800, 0)]
+    assert nets == [(n, m.minor_units) for n, m in live.nets]
     live.game = "one_card_poker"  # a game whose tile shows its last nets (Baccarat's shows its road)
     assert live.view(now)["nets"] == ["-9.00", "-9.00", "-1,800", "-1,800"]
 
@@ -139,8 +143,9 @@ def test_the_earlier_scales_are_in_one_order_whatever_order_their_rounds_came_in
     """Three scales in a day, two journals (rounds of both ended at one instant): ``house_today_earlier``
     is the same list whether the rounds came newest first (live) or in PostgreSQL's order."""
     now = day_start(time.time()) + 3600  # every round today, whenever the test runs
-    rounds = {("j1", 1): (now - 60, -900, 2), ("j2", 1): (now - 30, 500, 3), ("j1", 2): (now - 30, 7, 0),
-              ("j2", 2): (now - 10, -1, 4)}
+    eur = lambda scale: Currency("EUR", scale)  # noqa: E731
+    rounds = {("j1", 1): (now - 60, -900, eur(2)), ("j2", 1): (now - 30, 500, eur(3)),
+              ("j1", 2): (now - 30, 7, eur(0)), ("j2", 2): (now - 10, -1, eur(4))}
     views = []
     for order in (list(rounds), list(rounds)[::-1]):
         tile = Tile("t")
@@ -148,10 +153,24 @@ def test_the_earlier_scales_are_in_one_order_whatever_order_their_rounds_came_in
         tile.settled = {key: rounds[key] for key in order}
         views.append(tile.view(now))
     assert views[0]["house_today_earlier"] == views[1]["house_today_earlier"] == [
-        {"minor_units": 0, "house_today": 7, "text": "+7"},
-        {"minor_units": 3, "house_today": 500, "text": "+0.500"},
-        {"minor_units": 2, "house_today": -900, "text": "-9.00"}]
+        {"currency": "EUR", "minor_units": 0, "house_today": 7, "text": "+7"},
+        {"currency": "EUR", "minor_units": 3, "house_today": 500, "text": "+0.500"},
+        {"currency": "EUR", "minor_units": 2, "house_today": -900, "text": "-9.00"}]
     assert views[0]["house_today"] == -1
+
+
+def test_the_house_today_is_never_one_sum_of_two_currencies() -> None:
+    """A table played a USD journal, then (cashed out, a new state dir) an EUR one, both today: two sums,
+    each in its own code (they were one, -975.09 EUR, a review found: -1,712.53 EUR and +737.44 USD)."""
+    now = day_start(time.time()) + 3600
+    tile = Tile("t")
+    tile.new_journal("eur", "one_card_poker", {"code": "EUR", "minor_units": 2})
+    tile.settled = {("usd", 1): (now - 60, 73_744, Currency("USD", 2)),
+                    ("eur", 1): (now - 30, -171_253, Currency("EUR", 2))}
+    view = tile.view(now)
+    assert (view["house_today"], view["house_today_text"], view["currency"]) == (-171_253, "-1,712.53", "EUR")
+    assert view["house_today_earlier"] == [
+        {"currency": "USD", "minor_units": 2, "house_today": 73_744, "text": "+737.44"}]
 
 
 def test_a_tile_with_rows_missing_is_reloaded_until_postgresql_has_them(

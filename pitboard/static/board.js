@@ -81,8 +81,11 @@ function tile(t) {
   const facts = el("div", "facts");
   // Rounds played today under other decimals (a limits change): each sum apart, in its own decimals,
   // never added to the newest one's.
+  // Rounds of another currency today (a journal of another code): its sum in its own code.
   const earlier = t.house_today_earlier.map(e => {
-    const f = fact(e.text + money, `earlier, ${e.minor_units} decimal${e.minor_units === 1 ? "" : "s"}`);
+    const label = e.currency !== t.currency ? `earlier, ${e.currency || "no currency"}`
+      : `earlier, ${e.minor_units} decimal${e.minor_units === 1 ? "" : "s"}`;
+    const f = fact(e.text + (e.currency ? ` ${e.currency}` : ""), label);
     f.classList.add("house-earlier");
     return f;
   });
