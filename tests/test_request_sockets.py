@@ -260,3 +260,14 @@ def test_the_request_parsers_answer_any_bytes_with_their_error_or_a_request(data
             parse(data)
         except (RequestError, CommandError) as exc:
             assert len(str(exc)) < 300 and not any(w in str(exc) for w in PROGRAMMER_WORDS), exc
+
+
+@pytest.mark.parametrize("ref", ["", 7])
+def test_a_query_s_ref_is_held_to_what_a_command_s_is(ref: Any) -> None:
+    """docs/commands.md: a ``ref`` is a string of 1..200 characters; a query took any (a third party's
+    reading of the documents found ``"ref": ""`` answered, 2026-12-07)."""
+    for cmd in ("status", "credit_in"):
+        with pytest.raises(CommandError, match="'ref' must be a string of 1..200 characters"):
+            body = {"cmd": cmd, "seat": 1, "amount": 100, "ref": ref} if cmd == "credit_in" else {"cmd": cmd,
+                                                                                               "ref": ref}
+            parse_command(json.dumps(body).encode(), 7, "t1", LIMITS)

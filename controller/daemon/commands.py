@@ -200,11 +200,11 @@ def parse_command(
         check_amounts(name, args, limits, money)
     if name == "shoe" and args["action"] != "reset":
         raise CommandError(f"shoe: unknown action {quote(args['action'])} (actions: reset)")
-    if name in QUERIES:
-        return Query(name, args)
-    ref = data.get("ref")
+    ref = data.get("ref")  # checked for a query too, as docs/commands.md says (a query keeps none)
     if ref is not None and (not isinstance(ref, str) or not 1 <= len(ref) <= 200):
         raise CommandError(f"{name}: 'ref' must be a string of 1..200 characters, not {quote(ref)}")
+    if name in QUERIES:
+        return Query(name, args)
     by = data.get("by")
     if by is not None and (not isinstance(by, str) or not by):
         raise CommandError(f"{name}: 'by' must be a non-empty string, not {quote(by)}")

@@ -54,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     new = sub.add_parser("new", help="make a client key pair and authorise it with a role")
     new.add_argument("name", help="the key's name: journaled with every command it sends")
     new.add_argument("--role", required=True, choices=ROLES,
-                     help="observer: status, meters, recall; cashier: also credit in/out; operator: all")
+                     help="observer: status, meters, recall, snapshot, ping; cashier: also credit in/out; "
+                          "operator: all")
     new.add_argument("--out", type=Path, help="folder for the secret (default: the key folder's clients/)")
     request = sub.add_parser("request", help="on your own machine: make your key pair and print the "
                              "public key to hand to the table's admin")
