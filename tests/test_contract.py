@@ -223,3 +223,21 @@ def test_a_table_without_a_currency_code_says_so_with_an_empty_code() -> None:
     for wrong in ({"code": "eur", "minor_units": 2}, {"code": "EURO", "minor_units": 2},
                   {"code": "EUR", "minor_units": 5}):
         assert not validator("Currency").is_valid(wrong), wrong
+
+
+@pytest.mark.parametrize(("definition", "message"), [
+    ("event.wager_placed", {"event": "wager_placed", "table": "t", "seq": 1, "round": 1, "seat": 1,
+                            "spot": "player", "amount": -500, "credits": 100}),
+    ("event.card_dealt", {"event": "card_dealt", "table": "t", "seq": 1, "round": 1, "card": "ZZ",
+                          "hand": "player"}),
+    ("event.round_settled", {"event": "round_settled", "table": "t", "seq": 1, "round": 1, "game": "baccarat",
+                             "settlements": [{"seat": 1, "spot": "player", "net": 100}], "house_net": -100,
+                             "credits": {"1": 100}}),
+    ("request.status", {"cmd": "status", "ref": ""}),
+])
+def test_the_schema_refuses_money_and_cards_no_daemon_sends(definition: str, message: dict[str, Any]) -> None:
+    """A third party's validator took a negative wager, a card that is none, a settlement line without its
+    stake and a query's empty ref (a review, 2026-12-07); the daemon never sends or takes them."""
+    bundle = build_schema()
+    validator = jsonschema.Draft202012Validator({"$defs": bundle["$defs"], "$ref": f"#/$defs/{definition}"})
+    assert list(validator.iter_errors(message)), f"{definition} took {message}"
