@@ -82,7 +82,6 @@ class RoundRecorder:
         cur = self.current
         if cur is None:
             return
-        _returned_at_close(cur["bets"], events)
         entry = {"at": at, "source": source, **inp.to_dict()}
         if events and events[0].event == "refused":  # marked, so a recall does not count it as done
             entry["refused"] = events[0].to_dict()["reason"]
@@ -136,22 +135,6 @@ class RoundRecorder:
         if self.current is not None:
             rounds.append(self.current)
         return rounds[-n:] if n > 0 else []
-
-
-def _returned_at_close(bets: dict[str, dict[str, int]], events: list[Event]) -> None:
-    """Take out of ``bets`` the wagers the closing of betting gave back (2WayWinner's lone or unequal
-    antes, One Card Poker's Tie without a primary): standing when betting ended means in play. They were
-    counted in the floor's theoretical win, seats and the results-drift base (a review, 2026-12-07)."""
-    if not any(event.event == "betting_closed" for event in events):
-        return
-    for event in events:  # before the close's event (a seat not playable) or after it (the round's start)
-        if event.event == "wager_returned":
-            d = event.to_dict()
-            spots = bets.get(str(d["seat"]))
-            if spots is not None:
-                spots.pop(str(d["spot"]), None)
-                if not spots:
-                    del bets[str(d["seat"])]
 
 
 def _standing(table: Table) -> dict[str, dict[str, int]]:
