@@ -19,7 +19,16 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from controller.floor.report_par import ROUND, GamePar, NoPar, par_for, record_bets, record_lines, round_terms
+from controller.floor.report_par import (
+    ROUND,
+    GamePar,
+    NoPar,
+    in_play,
+    par_for,
+    record_bets,
+    record_lines,
+    round_terms,
+)
 from controller.money import round_decimals
 
 #: The interval of actual minus theoretical: 95 % (two-sided, the normal approximation).
@@ -76,7 +85,7 @@ def facts(table_id: str, journal_id: str, game: str, options: dict[str, Any], cu
         table_id, journal_id, int(record["round"]), game, json.dumps(options, sort_keys=True),
         str(currency.get("code", "")), round_decimals(record, currency), str(record["status"]),
         float(record["ended_at"]), record.get("dealer") or NO_DEALER, len(record.get("credits_before") or {}),
-        len(record.get("bets") or {}), int(record.get("house_net") or 0), record_lines(record),
+        len(in_play(record)), int(record.get("house_net") or 0), record_lines(record),
         record_bets(record))
 
 

@@ -262,10 +262,23 @@ def record_lines(record: Mapping[str, Any]) -> tuple[tuple[str, int, int], ...]:
     return tuple((str(s["spot"]), int(s["stake"]), int(s["net"])) for s in record.get("settlements") or ())
 
 
+def in_play(record: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """The wagers of a round's record that were in play: those of its ``bets`` (standing when betting
+    ended) with a settlement line. A wager the close gave back (2WayWinner's unequal antes) has none: it
+    was counted in the theoretical win, the seats with a wager and the drift's base (a review,
+    2026-12-07), while ``bets`` keep it for ``repeat_bet``, which repeats what the player had down."""
+    lines = {(str(s["seat"]), str(s["spot"])) for s in record.get("settlements") or ()}
+    out: dict[str, dict[str, int]] = {}
+    for seat, spots in (record.get("bets") or {}).items():
+        kept = {spot: int(a) for spot, a in spots.items() if (str(seat), spot) in lines}
+        if kept:
+            out[str(seat)] = kept
+    return out
+
+
 def record_bets(record: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
-    """(spot, amount) of each wager of a round's record standing when betting closed, sorted."""
-    bets = record.get("bets") or {}
-    return tuple(sorted((spot, int(a)) for seat in bets.values() for spot, a in seat.items()))
+    """(spot, amount) of each wager of a round's record in play (:func:`in_play`), sorted."""
+    return tuple(sorted((spot, a) for seat in in_play(record).values() for spot, a in seat.items()))
 
 
 def record_terms(par: GamePar, record: Mapping[str, Any]) -> RoundTerms:
