@@ -82,3 +82,26 @@ def test_an_existing_file_or_folder_keeps_its_mode(tmp_path: Path) -> None:
     private.make_dir(folder)
     os.close(private.open_private(lock, os.O_RDWR))
     assert _mode(folder) == 0o750 and _mode(lock) == 0o640
+
+
+def test_a_folder_that_cannot_be_made_is_named_not_its_temporary_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parent the daemon may not write (a read-only /etc): the error names the folder asked for."""
+    def refused(path: object, mode: int = 0o777) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(private.os, "mkdir", refused)
+    with pytest.raises(PermissionError) as info:
+        private.make_dir(tmp_path / "state")
+    assert info.value.filename == str(tmp_path / "state")
+
+
+def test_a_lock_file_on_a_file_system_without_hard_links_is_made_in_place(
+        tmp_path: Path, narrow_umask: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_links(src: object, dst: object) -> None:
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(private.os, "link", no_links)
+    os.close(private.open_private(tmp_path / "daemon.lock", os.O_RDWR))
+    assert _mode(tmp_path / "daemon.lock") == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["daemon.lock"]

@@ -174,8 +174,9 @@ class Journal:
             diffs.append(f"table: journal has {h.get('table')!r}, table file has {table!r}")
         if h.get("game") != game:
             diffs.append(f"game: journal has {h.get('game')!r}, table file has {game!r}")
-        # A code where none was is a label added; another code, the amounts read as another money.
-        if currency is not None and h.get("currency") not in (None, "", currency):
+        # A code where none was is a label added, none where one was a label dropped (the journal's stays);
+        # another code, the amounts read as another money.
+        if currency and h.get("currency") not in (None, "", currency):
             diffs.append(f"currency.code: journal has {h['currency']!r}, table file has {currency!r}")
         if h.get("options") != options_json:
             old = json.loads(h.get("options", "{}"))
@@ -184,6 +185,10 @@ class Journal:
                     diffs.append(
                         f"options.{key}: journal has {old.get(key)!r}, table file has {options.get(key)!r}"
                     )
+        # A code recorded where none was (a journal from before, or made without one): the floor labels by it.
+        if not diffs and currency and not h.get("currency"):
+            journal.write("INSERT OR REPLACE INTO meta(key, value) VALUES ('currency', ?)", (currency,))
+            h["currency"] = currency
         if diffs:
             journal.close()
             raise JournalMismatch(

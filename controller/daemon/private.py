@@ -46,7 +46,10 @@ def make_dir(path: Path) -> None:
         made = _aside(folder)
         with contextlib.suppress(FileNotFoundError):
             os.rmdir(made)  # this pid's leftover of a kill
-        os.mkdir(made, DIR_MODE)
+        try:
+            os.mkdir(made, DIR_MODE)
+        except OSError as exc:  # named as the folder asked for, not the temporary one
+            raise OSError(exc.errno, exc.strerror, str(folder)) from None
         os.chmod(made, DIR_MODE)
         try:
             os.rename(made, folder)  # over nothing, or an empty folder made meanwhile
@@ -87,11 +90,24 @@ def open_private(path: Path, flags: int) -> int:
         os.link(made, path)
     except FileExistsError:
         pass  # made meanwhile: opened as it is
+    except OSError:  # a file system without hard links (vfat): made in place, the mode set after
+        os.unlink(made)
+        return _open_in_place(path, flags)
     else:
         fsync_folder(path.parent)
-    finally:
+    with contextlib.suppress(FileNotFoundError):
         os.unlink(made)
     return os.open(path, flags | os.O_CLOEXEC)
+
+
+def _open_in_place(path: Path, flags: int) -> int:
+    """``path`` created 0600 where it goes (a kill before the ``fchmod`` can leave the umask's mode)."""
+    try:
+        fd = os.open(path, flags | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+    except FileExistsError:
+        return os.open(path, flags | os.O_CLOEXEC)
+    os.fchmod(fd, FILE_MODE)
+    return fd
 
 
 def open_log(path: Path, append: bool = True) -> BinaryIO:
