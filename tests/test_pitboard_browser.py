@@ -210,6 +210,10 @@ def test_the_board_shows_a_live_table_its_alert_its_recall_and_an_authenticated_
             tile.locator(f'.badge[data-alert="{raised.id}"]').wait_for(timeout=5_000)
             assert "fault" in (tile.get_attribute("data-states") or "")
 
+            # The tile follows JetStream; the recall (the board's and the command's) reads PostgreSQL, which
+            # the recorders may still be filling: both read once every row is recorded (a CI run read the
+            # board's before the last round was, the command's after).
+            wait_for("every row recorded", lambda: recorded_row(dsn, "pit7") == floor["all_rows"], 30)
             tile.click()  # the table: recall and alerts
             page.locator("#recall pre").nth(9).wait_for(timeout=10_000)
             assert cli_main(["floor", "recall", "pit7", "--last", "10", "--db", dsn]) == 0
