@@ -23,7 +23,7 @@ import zmq.asyncio
 from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.daemon.keys import ClientCredentials, KeyFileError
 from controller.orphans import die_with_parent
-from controller.tools.key_options import add_key_arguments, credentials
+from controller.tools.key_options import add_key_arguments, credentials, events_key
 from signage.feed import TableFeed, run_feeds
 from signage.view import limits_text
 
@@ -77,10 +77,8 @@ def settings_of(config: TableConfig) -> dict[str, Any]:
 def key_of(config: TableConfig, args: argparse.Namespace) -> ClientCredentials | None:
     """The display's key for ``config``'s table: none where its events are plain (a CURVE handshake
     with a plain socket never completes). :class:`KeyFileError` names a key that cannot be used."""
-    if not config.spec.security.curve_events:
-        return None
-    key = args.key or os.environ.get("CROUPIER_KEY")
-    if key is None:
+    key = events_key(args.key, config)
+    if key is None and config.spec.security.curve_events:
         raise KeyFileError(f"table {config.table_id}: its file says security.curve_events, so the display "
                            "needs a key: --key FILE.key_secret (an observer's) or $CROUPIER_KEY")
     return credentials(key, args.server_key, config)

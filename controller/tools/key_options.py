@@ -36,6 +36,13 @@ def add_key_arguments(parser: argparse.ArgumentParser, key_help: str | None = No
     )
 
 
+def events_key(key: str | None, table: TableConfig) -> str | None:
+    """The key file for ``table``'s PUB and snapshot sockets: ``--key`` (else $CROUPIER_KEY) where its file
+    says ``security.curve_events``, else none: a plain socket never completes a CURVE handshake (watch and
+    display alike)."""
+    return (key or os.environ.get("CROUPIER_KEY")) if table.spec.security.curve_events else None
+
+
 def credentials(
     key: str | None, server_key: str | None, table: TableConfig | None
 ) -> ClientCredentials | None:

@@ -26,7 +26,7 @@ from controller.daemon.endpoints import EndpointError
 from controller.daemon.keys import ClientCredentials, KeyFileError
 from controller.money import DEFAULT_CURRENCY, Currency
 from controller.tools.event_text import credits_text, format_event, result_text
-from controller.tools.key_options import add_key_arguments, credentials
+from controller.tools.key_options import add_key_arguments, credentials, events_key
 
 
 def format_lamps(p: dict[str, Any]) -> str:
@@ -175,7 +175,7 @@ def _endpoints(
     # table file says its events need one (or, with no table file, when --key is given outright).
     key_path = args.key
     if cfg is not None:
-        key_path = (args.key or os.environ.get("CROUPIER_KEY")) if cfg.spec.security.curve_events else None
+        key_path = events_key(args.key, cfg)
     key = credentials(key_path, args.server_key, cfg)
     if cfg is not None:
         table = cfg.table_id
