@@ -31,6 +31,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
+from controller.daemon.client import heartbeat_says
 from controller.daemon.keys import ClientCredentials
 from controller.daemon.topics import is_side_topic
 from signage.view import TableView
@@ -156,15 +157,9 @@ class TableFeed(Watched):
         """Apply one published message: ``ok``, ``side``, ``gap`` (resync needed) or ``old``."""
         if side or "seq" not in payload:
             if payload.get("event") == "heartbeat":
-                if payload.get("journal_id") != self.view.journal:
-                    return "journal"  # the table's journal was replaced: redraw everything
-                last_seq = payload.get("last_seq", 0)
-                if isinstance(last_seq, int) and last_seq > self.view.seq:
-                    return "gap"  # events we never saw: re-sync now, not at the next event
-                restarted = payload.get("run") != self.daemon_run
-                if isinstance(last_seq, int) and last_seq < self.view.seq and restarted:
-                    return "journal"  # a restart onto the journal restored from a copy: its seqs come again
-                # One behind what is shown, of the run drawn from, was sent before the snapshot drawn: old.
+                says = heartbeat_says(payload, self.view.journal, self.daemon_run, self.view.seq)
+                if says is not None:  # another journal, or one restored from a copy: redraw; ahead: re-sync
+                    return "gap" if says == "gap" else "journal"
                 limits = payload.get("limits")
                 if isinstance(limits, dict) and limits != self.view.limits:
                     self.view.limits = dict(limits)  # a start under other limits: no event says so

@@ -198,6 +198,25 @@ def request_snapshot(
         client.close()
 
 
+def heartbeat_says(
+    beat: dict[str, Any], journal_id: str | None, run: str | None, seq: int | None
+) -> str | None:
+    """What a heartbeat tells a follower drawn from ``journal_id`` and the daemon's ``run``, showing ``seq``
+    (docs/zeromq.md, step 5): ``"journal"`` another journal (redraw); ``"gap"`` a ``last_seq`` ahead
+    (re-sync); ``"restored"`` one behind of another run, a restart onto the journal restored from an older
+    copy, whose seqs come again (redraw, or every event up to ``seq`` would be dropped as already shown);
+    None otherwise: one behind of the run drawn from was sent before the snapshot (a review found one
+    such redrew every start). The one rule of the Subscriber and the display's feed."""
+    if beat.get("journal_id") != journal_id:
+        return "journal"
+    last = beat.get("last_seq", 0)
+    if seq is None or not isinstance(last, int):
+        return None
+    if last > seq:
+        return "gap"
+    return "restored" if last < seq and beat.get("run") != run else None
+
+
 class Subscriber:
     """The clone pattern: subscribe, take a snapshot, then apply only newer events, re-syncing on a gap.
 
@@ -336,20 +355,15 @@ class Subscriber:
             yield "side", payload
 
     def _check(self, beat: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-        """A heartbeat: another journal means redraw; a ``last_seq`` ahead of ours is a gap; one behind
-        ours of another run (a restart onto the journal restored from an older copy: its seqs come again)
-        means redraw from the state, or every event up to our seq would be dropped as already seen; one
-        behind of the run we drew from was sent before our snapshot: ignored (a review found one such
-        redrew every start)."""
-        last, run = beat.get("last_seq", 0), beat.get("run")
-        behind = self.seq is not None and isinstance(last, int) and last < self.seq
-        if self._unsynced or beat.get("journal_id") != self.journal_id:
+        """A heartbeat, judged by :func:`heartbeat_says`."""
+        says = heartbeat_says(beat, self.journal_id, self.run, self.seq)
+        if self._unsynced or says == "journal":
             yield from self._resync()
-        elif behind and run != self.run:
+        elif says == "restored":
             self.redraws += 1
             self.seq = None
             yield from self._resync()
-        elif self.seq is not None and isinstance(last, int) and last > self.seq:
+        elif says == "gap":
             self.gaps += 1
             yield from self._resync()
 
