@@ -135,8 +135,8 @@ class Tile:
             self.new_journal(msg.journal_id, msg.game, msg.currency)
         elif msg.row <= self.last_row:
             return True  # had it (from PostgreSQL, or a redelivery)
-        elif Currency(**msg.currency) != self.currency:  # a limits row changed the decimals
-            self.currency = Currency(**msg.currency)
+        elif (money := Currency(**msg.currency)) != self.currency:  # a limits row changed the decimals
+            self.currency = money
         contiguous = msg.row == self.last_row + 1
         for event in msg.events:
             self.apply(event, msg.at)
