@@ -307,8 +307,7 @@ def table_camera(path: Path) -> tuple[Any, Path]:
         raise OptionError(f"--table: {exc}") from None
     if camera is None:
         raise OptionError(f"--table {path}: the table file has no camera section")
-    scan = camera.spec.scan_window
-    return (None if scan is None else ScanWindow(scan.corners, scan.plane)), camera.deck_path
+    return ScanWindow.of(camera.spec.scan_window), camera.deck_path
 
 
 def default_deck() -> Path | None:

@@ -14,10 +14,22 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
+from typing import Protocol
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+
+
+class WindowSpec(Protocol):
+    """A table file's ``scan_window`` section (``controller.daemon.camera_config.ScanWindowSpec``), as
+    far as the recogniser reads it: named by shape so this module needs nothing of the daemon."""
+
+    @property
+    def corners(self) -> tuple[tuple[float, float], ...] | None: ...
+
+    @property
+    def plane(self) -> tuple[tuple[float, float, float], ...] | None: ...
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,12 @@ class ScanWindow:
             return None
         w, h = size
         return np.array([(x * w, y * h) for x, y in self.corners], np.float32)
+
+    @classmethod
+    def of(cls, spec: WindowSpec | None) -> ScanWindow | None:
+        """The window a table file's ``scan_window`` section describes (None: the whole frame): one
+        reading of it for the daemon's camera and for ``croupier vision`` alike."""
+        return None if spec is None else cls(spec.corners, spec.plane)
 
     def to_plane(self, points: NDArray[np.float32], size: tuple[int, int]) -> NDArray[np.float32] | None:
         """``points`` (pixels of a frame ``size`` wide and high) in millimetres on the table, or None."""

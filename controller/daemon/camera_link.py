@@ -120,9 +120,8 @@ class CameraLink:
         #: Why the camera could not be opened, while it cannot (warned once per streak, not per try).
         self.open_error: str | None = None
         self.stable = StableReads(spec.stable_frames)
-        scan = spec.scan_window
         #: Where in the frame the card may lie, and the table's plane (None: the whole frame, uncalibrated).
-        self.scan_window = None if scan is None else ScanWindow(scan.corners, scan.plane)
+        self.scan_window = ScanWindow.of(spec.scan_window)
         #: The card the journal says was delivered last and not seen gone since.
         self.in_window = in_window
         #: That card as the journal had it at start: a first stable read of it may be it or a new one.
