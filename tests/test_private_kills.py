@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -104,4 +106,39 @@ def test_a_lock_file_on_a_file_system_without_hard_links_is_made_in_place(
     monkeypatch.setattr(private.os, "link", no_links)
     os.close(private.open_private(tmp_path / "daemon.lock", os.O_RDWR))
     assert _mode(tmp_path / "daemon.lock") == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["daemon.lock"]
+
+
+def _dead_pid() -> int:
+    """The PID of a process that has ended and been reaped (reused only after the PIDs wrap around)."""
+    child = subprocess.Popen([sys.executable, "-c", ""])
+    child.wait()
+    return child.pid
+
+
+def test_leftovers_of_dead_processes_are_removed_and_those_of_live_ones_kept(tmp_path: Path) -> None:
+    """A kill inside the window left ``.NAME.new-PID``, and only a start with that PID removed it, so
+    they piled up across kills. Now making NAME removes those of gone processes, a folder or a file;
+    one of a live process (it may be making NAME now) and names not of exactly that form are kept."""
+    dead, live = _dead_pid(), os.getppid()
+    keys, lock = tmp_path / "keys", tmp_path / "daemon.lock"
+    (tmp_path / f".keys.new-{dead}").mkdir()  # make_dir's leftover: an empty folder
+    (tmp_path / f".keys.new-{live}").mkdir()
+    (tmp_path / f".daemon.lock.new-{dead}").write_text("")  # open_private's: an empty file
+    (tmp_path / f".daemon.lock.new-{live}").write_text("")
+    others = [f".keys.new-{dead}x", f".keys.new-0{dead}", f".keys.new-+{dead}", f".other.new-{dead}"]
+    for name in others:
+        (tmp_path / name).write_text("")
+    private.make_dir(keys)
+    os.close(private.open_private(lock, os.O_RDWR))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["keys", "daemon.lock", f".keys.new-{live}", f".daemon.lock.new-{live}", *others])
+
+
+def test_a_leftover_beside_an_existing_file_is_removed(tmp_path: Path) -> None:
+    """A kill between the ``link`` and the ``unlink`` leaves the temporary file beside the lock file."""
+    lock = tmp_path / "daemon.lock"
+    lock.write_text("")
+    os.link(lock, tmp_path / f".daemon.lock.new-{_dead_pid()}")
+    os.close(private.open_private(lock, os.O_RDWR))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["daemon.lock"]

@@ -32,11 +32,56 @@ def _aside(path: Path) -> Path:
     return path.with_name(f".{path.name}.new-{os.getpid()}")
 
 
+def _sweep(path: Path) -> None:
+    """Remove the leftovers of :func:`_aside` for ``path`` (``.NAME.new-PID``) whose process is gone.
+
+    A process killed between making its temporary file or folder and renaming (or linking) it into
+    place leaves it behind, and only a later start with the same PID removed it, so they piled up
+    across kills. One whose process is alive is left alone: that process may be making ``path`` right
+    now. Only names of exactly that form with a PID of digits are touched, never followed. Best effort:
+    a folder that cannot be listed (a drop box, mode 1733) or an entry that cannot be removed (another
+    user's, in a shared folder) is left as it is, as before.
+    """
+    prefix = f".{path.name}.new-"
+    try:
+        with os.scandir(path.parent) as listing:
+            entries = [entry for entry in listing if entry.name.startswith(prefix)]
+    except OSError:
+        return
+    for entry in entries:
+        if not _gone(entry.name[len(prefix):]):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                # make_dir's: always empty (its folder is renamed into place before anything is made in
+                # it), so never a tree; one that is not empty is not ours and is kept (rmdir refuses).
+                os.rmdir(entry.path)
+            else:
+                os.unlink(entry.path)  # open_private's empty file (or a link, itself: never its target)
+        except OSError:  # removed meanwhile by another start, not empty, or not ours to remove
+            pass
+
+
+def _gone(pid_text: str) -> bool:
+    """Whether ``pid_text`` is a PID as :func:`_aside` writes it (digits, no sign, no leading zero) of no
+    live process. Alive, or not knowable (another user's process: EPERM; a number too large), is not gone."""
+    if not (pid_text.isascii() and pid_text.isdigit()) or pid_text.startswith("0"):
+        return False
+    try:
+        os.kill(int(pid_text), 0)  # signal 0: nothing is sent, only whether the process exists
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):
+        return False
+    return False
+
+
 def make_dir(path: Path) -> None:
     """``path`` and any missing parent, each created 0700 (an existing folder keeps its mode), each new
     one's parent fsynced. Each is made and set 0700 under a temporary name, then renamed into place: a
     kill between the ``mkdir`` and the ``chmod`` left a folder with the umask's mode (0500 under 0277)
-    that every later start kept (a review, 2026-12-07); now it leaves an empty temporary folder."""
+    that every later start kept (a review, 2026-12-07); now it leaves an empty temporary folder, removed
+    by the next make_dir of that folder once its process is gone (:func:`_sweep`)."""
     missing = []
     for folder in (path, *path.parents):
         if folder.is_dir():
@@ -44,6 +89,7 @@ def make_dir(path: Path) -> None:
         missing.append(folder)
     for folder in reversed(missing):
         made = _aside(folder)
+        _sweep(folder)  # dead processes' leftovers of a kill
         with contextlib.suppress(FileNotFoundError):
             os.rmdir(made)  # this pid's leftover of a kill
         try:
@@ -77,7 +123,11 @@ def open_private(path: Path, flags: int) -> int:
     existing file is opened as it is. A missing file is made and set 0600 under a temporary name, then
     linked into place (never over a file made meanwhile, which is opened instead): a kill between the
     ``open`` and the ``fchmod`` left a lock file 0400 under umask 0277 that every later start was
-    refused (a review, 2026-12-07)."""
+    refused (a review, 2026-12-07).
+
+    Dead processes' temporary files are swept (:func:`_sweep`) whether ``path`` exists or not: a kill
+    between the ``link`` and the ``unlink`` leaves one beside an existing file."""
+    _sweep(path)
     try:
         return os.open(path, flags | os.O_CLOEXEC)
     except FileNotFoundError:
