@@ -192,7 +192,7 @@ def test_a_journal_of_another_rules_version_is_refused_with_the_archive_command(
     service.submit(I.CreditIn(1, 500), "test")
     assert service.journal.header["rules"] == str(RULES_VERSION)
     service.journal.close()
-    monkeypatch.setattr("controller.daemon.journal.RULES_VERSION", RULES_VERSION + 1)
+    monkeypatch.setattr("controller.daemon.journal_read.RULES_VERSION", RULES_VERSION + 1)
     with pytest.raises(JournalMismatch, match=rf"written under rules version {RULES_VERSION}; this software "
                                               rf"plays rules version {RULES_VERSION + 1}.*croupier journal "
                                               r"archive --state-dir "):
@@ -210,7 +210,7 @@ def test_a_journal_without_a_rules_version_is_read_as_version_1(
     with conn:
         conn.execute("DELETE FROM meta WHERE key = 'rules'")  # as code before the rules version wrote it
     conn.close()
-    monkeypatch.setattr("controller.daemon.journal.RULES_VERSION", UNRECORDED)
+    monkeypatch.setattr("controller.daemon.journal_read.RULES_VERSION", UNRECORDED)
     _open(tmp_path).journal.close()  # the software of rules version 1 still runs it
     monkeypatch.undo()
     with pytest.raises(JournalMismatch, match=f"written under rules version {UNRECORDED};"):

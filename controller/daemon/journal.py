@@ -61,6 +61,7 @@ from controller.daemon.journal_read import (
     open_readonly,
     read_entries,
     read_header,
+    rules_mismatch,
     starting_limits,
     verify_file,
 )
@@ -78,14 +79,14 @@ from controller.daemon.journal_schema import (
 )
 from controller.inputs import Input
 from controller.limits import TableLimits
-from controller.rules_version import RULES_VERSION, UNRECORDED
+from controller.rules_version import RULES_VERSION
 from drivers.shoe.transport import FrameId
 
 #: The read API (controller.daemon.journal_read) is offered here too: tools import it from this module.
 __all__ = [
     "JOURNAL_NAME", "MARKER_NAME", "NEW_SUFFIX", "Entry", "Journal", "JournalError", "JournalFault",
-    "JournalMismatch", "LIMITS_KEY", "open_readonly", "read_entries", "read_header", "starting_limits",
-    "verify_file",
+    "JournalMismatch", "LIMITS_KEY", "open_readonly", "read_entries", "read_header", "rules_mismatch",
+    "starting_limits", "verify_file",
 ]
 
 #: Written once a journal exists; its presence without the journal means the journal was lost.
@@ -158,17 +159,14 @@ class Journal:
                 )
         else:
             _write_marker(marker, h["id"])
-        rules = h.get("rules", str(UNRECORDED))
-        if rules != str(RULES_VERSION):
+        mismatch = rules_mismatch(path, h, lambda rules: (
+            ", and replaying the journal could settle its rounds differently, so it is not replayed: "
+            "archive it (croupier journal archive --state-dir "
+            f"{state_dir} {state_dir.name}-rules{rules}.sqlite3), then run the table from a new state "
+            "dir (or run the software that wrote it to cash out first)"))
+        if mismatch is not None:
             journal.close()
-            raise JournalMismatch(
-                path,
-                f"written under rules version {rules}; this software plays rules version {RULES_VERSION}, "
-                "and replaying the journal could settle its rounds differently, so it is not replayed: "
-                "archive it (croupier journal archive --state-dir "
-                f"{state_dir} {state_dir.name}-rules{rules}.sqlite3), then run the table from a new state "
-                "dir (or run the software that wrote it to cash out first)",
-            )
+            raise mismatch
         diffs = []
         if h.get("table") != table:  # the floor keys a journal's rows by table: renamed, counted twice
             diffs.append(f"table: journal has {h.get('table')!r}, table file has {table!r}")

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from controller.inputs import Input, InputError, input_from_dict
 from controller.limits import TableLimits
+from controller.rules_version import RULES_VERSION, UNRECORDED
 
 JOURNAL_NAME: Final = "journal.sqlite3"
 #: The header's key of the limits the journal's first row is played under (TableLimits as JSON; the
@@ -130,3 +131,17 @@ def starting_limits(header: dict[str, str], fallback: TableLimits) -> TableLimit
     if the header does not say: written before limits were recorded and not started by a daemon since."""
     recorded = header.get(LIMITS_KEY)
     return fallback if recorded is None else TableLimits.model_validate_json(recorded)
+
+
+def rules_mismatch(path: Path, header: Mapping[str, str],
+                   remedy: Callable[[str], str]) -> JournalMismatch | None:
+    """A :class:`JournalMismatch` if the journal at ``path`` was written under another rules version than
+    this software plays (a header without one: :data:`UNRECORDED`), else None: its rows replayed by
+    today's engine could come out differently. The daemon refuses to replay such a journal and the
+    floor to uplink it; the check and the start of the reason are here once, so the two cannot drift,
+    and ``remedy`` (given the journal's version) ends the reason with what the reader should do."""
+    rules = header.get("rules", str(UNRECORDED))
+    if rules == str(RULES_VERSION):
+        return None
+    return JournalMismatch(path, f"written under rules version {rules}; this software plays rules version "
+                                 f"{RULES_VERSION}{remedy(rules)}")

@@ -24,6 +24,7 @@ from controller.daemon.journal import (
     open_readonly,
     read_entries,
     read_header,
+    rules_mismatch,
     starting_limits,
 )
 from controller.daemon.journal_export import game_of
@@ -31,7 +32,6 @@ from controller.daemon.journal_schema import tables
 from controller.daemon.recall import RoundRecorder
 from controller.daemon.service import event_payload
 from controller.floor.wire import RowMessage
-from controller.rules_version import RULES_VERSION, UNRECORDED
 from controller.table import Table
 
 
@@ -70,12 +70,7 @@ class JournalSource:
         if h.get("table") != config.table_id:
             return JournalMismatch(self.path,
                                    f"this journal is table {h.get('table')!r}'s, not {config.table_id!r}'s")
-        rules = h.get("rules", str(UNRECORDED))
-        if rules != str(RULES_VERSION):
-            return JournalMismatch(self.path, f"written under rules version {rules}; this software plays "
-                                              f"rules version {RULES_VERSION}: uplink it with the software "
-                                              "that wrote it")
-        return None
+        return rules_mismatch(self.path, h, lambda _rules: ": uplink it with the software that wrote it")
 
     @property
     def journal_id(self) -> str:
