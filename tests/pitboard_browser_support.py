@@ -18,11 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from alerting_support import shoe_table
 from display_support import CHROMIUM, CHROMIUM_ARGS
 from floor_support import Proc, recorded_row, wait_for
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
-from test_floor_alerting import shoe_table
 
 from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import load_table

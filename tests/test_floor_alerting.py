@@ -1,6 +1,7 @@
 """``croupier floor alerts`` end to end: real nats-server and PostgreSQL, a real daemon on a simulated shoe,
 its real uplink, the service as its own process; each alert raised (stored, logged, published) and
-cleared when its cause clears, and a restarted service raising nothing twice."""
+cleared when its cause clears, and a restarted service raising nothing twice. (What a starting service
+reads from PostgreSQL: tests/test_floor_alerting_history.py.)"""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import nats
 import nats.js.errors
 import psycopg
 import pytest
+from alerting_support import COUPS, alerts_of, cleared, raised, shoe_table, start_service, up
 from floor_support import Proc, journal_rows, query, wait_for
 from test_daemon_support import write_table
 
@@ -31,8 +33,6 @@ from controller.floor.wire import STREAM, subject
 from drivers.shoe.sim import SimulatedShoe, load_deck
 from tests.server_fixtures import FloorDatabase
 
-#: Four Baccarat coups, each a Player natural whatever the deal order (PBPB or PPBB): 16 cards.
-COUPS = ("9C KD QH 5S", "8D JC TH 4C", "9H KS QC 7D", "8S JD TS 2H")
 BETTING = ({"cmd": "open"}, {"cmd": "bet", "seat": 1, "spot": "player", "amount": 100}, {"cmd": "close"})
 
 
@@ -73,23 +73,6 @@ def ear(nats_server: NatsServer) -> Iterator[Ear]:
     e.close()
 
 
-def alerts_of(dsn: str, table: str, kind: str, key: str = "") -> list[tuple[int, bool]]:
-    """(id, still open) of every alert of this table, kind and key, oldest first."""
-    return [(int(i), bool(o)) for i, o in query(
-        dsn, "SELECT id, cleared_at IS NULL FROM alerts WHERE table_id = %s AND kind = %s AND key = %s "
-             "ORDER BY id", table, kind, key)]
-
-
-def raised(dsn: str, table: str, kind: str, key: str, *procs: Proc) -> None:
-    """Raised (and maybe cleared already: a cause may be short)."""
-    wait_for(f"{kind} {key} raised", lambda: bool(alerts_of(dsn, table, kind, key)), 15, *procs)
-
-
-def cleared(dsn: str, table: str, kind: str, key: str, *procs: Proc) -> None:
-    wait_for(f"{kind} {key} cleared", lambda: bool(alerts_of(dsn, table, kind, key)) and not any(
-        o for _, o in alerts_of(dsn, table, kind, key)), 15, *procs)
-
-
 @contextmanager
 def talking(ear: Ear, table: str, ahead: float = 0.0) -> Iterator[None]:
     """Heartbeats from ``table`` every 0.2 s, its clock ``ahead`` seconds ahead, until the block ends.
@@ -110,18 +93,6 @@ def talking(ear: Ear, table: str, ahead: float = 0.0) -> Iterator[None]:
     finally:
         stop.set()
         thread.join(15)  # no heartbeat after the block: the test's silences start where it says
-
-
-def start_service(tmp_path: Path, nats_url: str, dsn: str, *extra: str, wait: bool = True) -> Proc:
-    service = Proc(tmp_path / "alerts.log", "floor", "alerts", "--nats", nats_url, "--db", dsn, *extra)
-    service.start()
-    if wait:
-        up(service)
-    return service
-
-
-def up(service: Proc) -> None:
-    wait_for("the alert service up", lambda: service.said("tables watched"), 60, service)
 
 
 def test_feed_lost_gap_and_clock_skew_raised_published_and_cleared_through_a_restarted_service(
@@ -175,16 +146,6 @@ def test_feed_lost_gap_and_clock_skew_raised_published_and_cleared_through_a_res
         kinds = [k for (k,) in conn.execute(
             "SELECT kind FROM event_log WHERE body->>'kind' = 'gap' ORDER BY id")]
     assert kinds == ["alert_raised", "alert_cleared"]
-
-
-def shoe_table(tmp_path: Path, shoe: SimulatedShoe) -> Path:
-    """A Baccarat table file on ``shoe`` over a pty (its quick reconnect)."""
-    link = tmp_path / "shoe-pty"
-    shoe.open_pty(link)
-    profile = tmp_path / "shoe.yaml"
-    profile.write_text(f"port: {link}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 5.0\n"
-                       "reconnect: {initial: 0.05, max: 0.2}\n")
-    return write_table(tmp_path, shoe=str(profile))
 
 
 def connected(client: CommandClient) -> bool:
@@ -327,100 +288,3 @@ def test_a_shoe_dealt_in_the_same_order_on_two_tables_raises_false_shuffle_from_
                       f"15 of 15 adjacent pairs kept from {earlier} (expected 0, alarm at 8)")
     others = "SELECT table_id, kind FROM alerts WHERE kind <> 'false_shuffle'"
     assert query(dsn, others) == []
-
-
-def test_a_starting_service_learns_the_shoe_index_and_what_stands_from_postgresql(
-        postgres: FloorDatabase) -> None:
-    from controller.floor.alerting import history
-    from controller.floor.schema import migrate
-
-    cards = [c for coup in COUPS for c in coup.split()]
-    with psycopg.connect(postgres.dsn) as conn:
-        migrate(conn)
-        for table, journal in (("t1", "j1"), ("t2", "j2")):
-            conn.execute("INSERT INTO tables (table_id, journal_id, game, options, currency) "
-                         "VALUES (%s, %s, 'baccarat', '{}', '{}')", (table, journal))
-        events = [("t1", "j1", 1, {"event": "new_shoe", "decks": 8, "shoe_number": 1})]
-        events += [("t1", "j1", 2 + i, {"event": "card_dealt", "round": 1, "card": c, "hand": "player"})
-                   for i, c in enumerate(cards)]
-        events.append(("t1", "j1", 18, {"event": "new_shoe", "decks": 8, "shoe_number": 2}))
-        events += [("t1", "j1", 19, {"event": "tilt", "round": 2, "reason": "device_offline", "card": "",
-                                     "detail": "shoe lid offline"}),
-                   ("t1", "j1", 20, {"event": "device", "device": "shoe", "online": False, "detail": "x"}),
-                   ("t1", "j1", 21, {"event": "device", "device": "shoe", "online": True, "detail": "x"}),
-                   ("t1", "j1", 22, {"event": "device", "device": "shoe lid", "online": False,
-                                     "detail": "lid open"})]
-        events.append(("t2", "j2", 1, {"event": "new_shoe", "decks": 8, "shoe_number": 1}))
-        events += [("t2", "j2", 2 + i, {"event": "card_dealt", "round": 1, "card": c, "hand": "player"})
-                   for i, c in enumerate(cards[:5])]  # t2 is dealing the same order when the service starts
-        with conn.cursor() as cur:
-            cur.executemany("INSERT INTO events (table_id, journal_id, seq, row, event, payload) "
-                            "VALUES (%s, %s, %s, 1, %s, %s)",
-                            [(t, j, s, e["event"], json.dumps({**e, "seq": s})) for t, j, s, e in events])
-        conn.commit()
-        pit, actions = history.load(conn, time.time())
-        standing = history.standing(conn)
-    assert actions == [] and pit.shoes.history.shoes == ["t1:j1:1"]
-    assert pit.judged == {("t1", "j1"): 22, ("t2", "j2"): 6}
-    # A first start (its consumer new) judges what stands: t1 is tilted and its lid open, its shoe back.
-    assert [[e["seq"] for e in m["events"]] for m in standing] == [[19, 21, 22]]
-    got = [(type(a).__name__, a.kind, a.key) for m in standing for a in pit.row(m, time.time())]
-    # The shoe's clear is written whether or not this service raised it (with two services the other may
-    # have; PostgreSQL's clear of an alert not open does nothing).
-    assert got == [("Raise", "tilt", ""), ("Clear", "device_offline", "shoe"),
-                   ("Raise", "device_offline", "shoe lid")]
-    # The stream redelivers t2's row 6 (seq 6, judged: not counted twice), then the rest of the shoe.
-    rest: list[dict[str, Any]] = [{"event": "card_dealt", "seq": 6 + i, "card": c}
-                                  for i, c in enumerate(cards[4:])]
-    rest.append({"event": "new_shoe", "seq": 6 + len(cards[4:]), "decks": 8, "shoe_number": 2})
-    row = {"table": "t2", "journal": "j2", "row": 2, "at": 0.0, "game": "baccarat", "options": {},
-           "events": rest}
-    got = pit.row(row, time.time())
-    assert [(a.kind, a.key) for a in got] == [("false_shuffle", "j2:1")]
-    assert got[0].detail.startswith("shoe 1: 16 cards in the same order as shoe t1:j1:1")  # type: ignore[union-attr]
-
-
-def test_a_drift_window_from_postgresql_goes_on_live_and_across_new_decimals(
-        postgres: FloorDatabase) -> None:
-    """A restarted service's drift window (the newest journal's last settled rounds, each at its record's
-    decimals, else its journal's currency's) is the one the live rows go on with; a round under other
-    decimals goes on with it at the finer scale, the alert still open (docs/floor.md, ``results_drift``),
-    and a service restarted after that round has the same window."""
-    from test_floor_alerting_rules import rigged_rounds, settled_row
-
-    from controller.floor.alerting import history
-    from controller.floor.alerting.shoes import Raise
-    from controller.floor.schema import migrate
-    from controller.money import Odds
-
-    records = rigged_rounds(Odds(2, 1), 402, seed=5)  # Banker paid 2:1: out of the band within 400
-    with psycopg.connect(postgres.dsn) as conn:
-        migrate(conn)
-        conn.execute("INSERT INTO tables (table_id, journal_id, game, options, currency) "
-                     "VALUES ('t1', 'j1', 'baccarat', '{}', '{\"code\": \"\", \"minor_units\": 2}')")
-        with conn.cursor() as cur:  # older records without their decimals: the journal's currency's
-            cur.executemany("INSERT INTO rounds (table_id, journal_id, round, status, first_seq, last_seq, "
-                            "house_net, record) VALUES ('t1', 'j1', %s, 'settled', %s, %s, %s, %s)",
-                            [(r["round"], r["round"], r["round"], r["house_net"], json.dumps(r))
-                             for r in (next(records) for _ in range(400))])
-        conn.commit()
-        pit, actions = history.load(conn, time.time(), drift_window=400)
-    assert [(type(a).__name__, a.kind, a.key) for a in actions] == [("Raise", "results_drift", "banker")]
-    played = [{**next(records), "minor_units": 2}, {**next(records), "minor_units": 0}]
-    live = settled_row("t1", 1000, "baccarat", played[0])
-    assert pit.row({**live, "journal": "j1"}, time.time()) == []  # the same window: still out, raised once
-    again = settled_row("t1", 1001, "baccarat", played[1])
-    assert pit.row({**again, "journal": "j1"}, time.time()) == []  # still out, at 2 decimals: raised once
-    with psycopg.connect(postgres.dsn) as conn:  # the service restarted after them: the same window
-        conn.cursor().executemany(
-            "INSERT INTO rounds (table_id, journal_id, round, status, first_seq, last_seq, house_net, "
-            "record) VALUES ('t1', 'j1', %s, 'settled', %s, %s, %s, %s)",
-            [(r["round"], r["round"], r["round"], r["house_net"], json.dumps(r)) for r in played])
-        conn.commit()
-        restarted, actions = history.load(conn, time.time(), drift_window=400)
-    last = [a for a in actions if a.key == "banker"][-1]  # its history judged again: out at the end
-    assert isinstance(last, Raise) and last.data["minor_units"] == 2, last
-    window, after = pit.drift.tables["t1"][3]["banker"], restarted.drift.tables["t1"][3]["banker"]
-    assert (after.staked, after.net, after.squares, len(after)) == (window.staked, window.net,
-                                                                    window.squares, 400)
-    assert window.staked == 399 * 100 + 100 * 100  # rounds 3..402, the last at 0 decimals: 100 is 10,000

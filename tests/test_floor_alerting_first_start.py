@@ -17,9 +17,9 @@ from typing import Any
 
 import nats
 import pytest
+from alerting_support import alerts_of, raised, start_service
 from floor_support import query
 from nats.js import api
-from test_floor_alerting import alerts_of, raised, start_service
 
 from controller.floor.local import NatsServer
 from controller.floor.stream import ensure_stream, rows_consumer
