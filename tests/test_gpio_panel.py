@@ -297,10 +297,13 @@ def test_bet_2x_sends_bet_with_twice_the_ante() -> None:
     pin_map = build_map("two_way_winner", {1: {"buttons": [BET_2X, "bet"], "spots": ["poker_ante"]}})
     logic = PanelLogic(pin_map, TableLimits())
     assert logic.button(1, BET_2X) == [(I.Decision(1, "bet", 0), "gpio seat 1 bet_2x")]  # no ante: refused
-    logic.update(LampView(phase="dealing", wagers={(1, "poker_ante"): 300, (1, "bj_ante"): 300},
-                          due={1: ("check", "bet")}))
+    antes = {(1, "poker_ante"): 300, (1, "bj_ante"): 300}
+    logic.update(LampView(phase="dealing", wagers=antes, due={1: ("check", "bet")}, bets={1: (300, 600)}))
     assert logic.button(1, BET_2X) == [(I.Decision(1, "bet", 600), "gpio seat 1 bet_2x")]
     assert logic.lamps()[f"seat 1 {BET_2X}"] is LampMode.BLINK
+    logic.update(LampView(phase="dealing", wagers=antes, due={1: ("check", "bet")}, bets={1: (300,)}))
+    assert logic.lamps()[f"seat 1 {BET_2X}"] is LampMode.OFF  # only 1x taken: tests/test_gpio_bet_2x_lamp.py
+    assert logic.lamps()["seat 1 bet"] is LampMode.BLINK
 
 
 class _Line:

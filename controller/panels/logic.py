@@ -252,8 +252,7 @@ class PanelLogic:
             return []
         if word == BET_2X:
             # Without an ante there is no "twice": amount 0 lets the table refuse it with its reason.
-            ante = self.view.wagers.get((seat, BET_2X_ANTE), 0)
-            return [(I.Decision(seat, "bet", 2 * ante), source)]
+            return [(I.Decision(seat, "bet", self._twice_the_ante(seat)), source)]
         return [(I.Decision(seat, word), source)]
 
     def sensor(self, seat: int, spot: str, covered: bool) -> list[Post]:
@@ -319,8 +318,11 @@ class PanelLogic:
                 elif is_bet_word(word):
                     keyed = LampMode.BLINK if seat in self.restarted else LampMode.ON
                     mode = keyed if can_bet else LampMode.OFF
+                elif word == BET_2X:  # only when the round takes what the press posts (a natural, funded)
+                    doubles = self._twice_the_ante(seat) in v.bets.get(seat, ())
+                    mode = LampMode.BLINK if doubles else LampMode.OFF
                 else:
-                    mode = LampMode.BLINK if (word if word != BET_2X else "bet") in legal else LampMode.OFF
+                    mode = LampMode.BLINK if word in legal else LampMode.OFF
                 out[f"seat {seat} {word}"] = mode
             for spot, spec in panel.spots.items():
                 if spec.lamp is None:
@@ -342,6 +344,10 @@ class PanelLogic:
                 out[f"tower {name}"] = LampMode.ON if on and not tilted else LampMode.OFF
             out["tower fault"] = LampMode.FAULT if tilted else (LampMode.ON if v.offline else LampMode.OFF)
         return out
+
+    def _twice_the_ante(self, seat: int) -> int:
+        """What a ``bet_2x`` press of ``seat`` bets."""
+        return 2 * self.view.wagers.get((seat, BET_2X_ANTE), 0)
 
     def _dealer_lit(self) -> set[str]:
         """Dealer lamps light the actions that make sense now; on a tilt, the ones that resolve it.

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from controller import inputs as I
+from controller.cards import parse_card
 from controller.game_base import DecisionDue
+from controller.games.blackjack import is_natural
+from controller.games.two_way_winner.rules import TwoWayWinner
+from controller.games.two_way_winner.seat import offered_bets
 
 if TYPE_CHECKING:
     from controller.table import Table
@@ -57,6 +61,8 @@ class LampView:
     seated: frozenset[int] = frozenset()
     offline: tuple[str, ...] = ()
     burn_next: bool = False
+    #: Seat -> the amounts its ``bet`` may stake now (2WayWinner's check-or-bet: see :func:`due_bets`).
+    bets: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
 
     @classmethod
     def from_snapshot(cls, snap: Mapping[str, Any]) -> LampView:
@@ -65,15 +71,19 @@ class LampView:
         tilt = snap.get("tilt")
         game_state = snap.get("game_state") or {}
         dp = game_state.get("dp_seat")
+        choices = {int(s): tuple(a) for s, a in decision.items()}
+        wagers = {(int(w["seat"]), str(w["spot"])): int(w["amount"]) for w in snap.get("wagers", ())}
+        credits = {int(s): int(c) for s, c in snap.get("credits", {}).items()}
         return cls(
             phase=str(snap["phase"]),
-            due={int(s): tuple(a) for s, a in decision.items()},
-            wagers={(int(w["seat"]), str(w["spot"])): int(w["amount"]) for w in snap.get("wagers", ())},
+            due=choices,
+            wagers=wagers,
             tilt=None if tilt is None else str(tilt["reason"]),
             dp_seat=None if dp is None else int(dp),
             seated=frozenset(int(s) for s in snap.get("credits", {})),
             offline=tuple(sorted(snap.get("offline", {}))),
             burn_next=bool(snap.get("burn_next", False)),
+            bets=due_bets(snap.get("game"), choices, wagers, credits, lambda: snap.get("round_view") or {}),
         )
 
     @classmethod
@@ -81,13 +91,39 @@ class LampView:
         """Cheaper than a snapshot (no meters, no shoe): what the daemon calls after every input."""
         due = table.due()
         dp = getattr(table.game, "dp_seat", None)
+        choices = dict(due.choices) if isinstance(due, DecisionDue) else {}
+        wagers = dict(table.staked)
+        rnd = table.round
         return cls(
             phase=table.phase,
-            due=dict(due.choices) if isinstance(due, DecisionDue) else {},
-            wagers=dict(table.staked),
+            due=choices,
+            wagers=wagers,
             tilt=None if table.tilt is None else table.tilt.reason,
             dp_seat=dp if isinstance(dp, int) else None,
             seated=frozenset(table.credits),
             offline=tuple(sorted(table.offline)),
             burn_next=table.burn_next,
+            bets=due_bets(table.game.name, choices, wagers, table.credits,
+                          lambda: {} if rnd is None else rnd.view()),
         )
+
+
+def due_bets(game: object, due: Mapping[int, tuple[str, ...]], wagers: Mapping[tuple[int, str], int],
+             credits: Mapping[int, int],
+             round_view: Callable[[], Mapping[str, Any]]) -> dict[int, tuple[int, ...]]:
+    """Seat -> the amounts a ``bet`` due now may stake: what ``bet_2x`` may light.
+
+    Only 2WayWinner's bet takes an amount: the round's own rule (:func:`offered_bets`) over the seat's
+    two cards (the round's view), its ante and its credits, so a snapshot and a table give the same.
+    The round's view is read only when a bet is due.
+    """
+    betting = [seat for seat, actions in due.items() if "bet" in actions]
+    if game != TwoWayWinner.name or not betting:
+        return {}
+    seats = round_view().get("seats", {})
+    out: dict[int, tuple[int, ...]] = {}
+    for seat in betting:
+        hands = seats.get(str(seat), {}).get("hands") or [[]]
+        natural = is_natural([parse_card(code) for code in hands[0]])
+        out[seat] = offered_bets(natural, wagers.get((seat, BET_2X_ANTE), 0), credits.get(seat, 0))
+    return out

@@ -42,6 +42,8 @@ from controller.games.two_way_winner.seat import (
     SURRENDER,
     TAKE_NATURAL,
     SeatPlay,
+    bet_sizes,
+    offered_bets,
 )
 from controller.money import Currency
 
@@ -172,7 +174,7 @@ class TwoWayWinnerRound(RoundReport, GameRound):
             _exact(self.ledger.money, action, amount, None)
         else:
             bet = play.ante if amount is None else amount
-            allowed = (play.ante, 2 * play.ante) if play.natural else (play.ante,)
+            allowed = bet_sizes(play.natural, play.ante)  # then the ledger refuses what credits cannot fund
             if bet not in allowed:
                 what = " or ".join(str(a) for a in allowed)
                 raise Refusal(f"seat {play.seat} may bet {what}, not {bet}")
@@ -217,8 +219,8 @@ class TwoWayWinnerRound(RoundReport, GameRound):
             waiting = [p for p in self._poker_seats() if not p.bet_decided]
             if waiting:
                 p = waiting[0]
-                can_bet = self.ledger.can_fund(p.seat, p.ante)
-                return DecisionDue({p.seat: ("check", "bet") if can_bet else ("check",)})
+                bets = offered_bets(p.natural, p.ante, self.ledger.credits.get(p.seat, 0))
+                return DecisionDue({p.seat: ("check", "bet") if bets else ("check",)})
             self.phase = "complete"
         elif phase == "complete":
             if len(self.community()) < COMMUNITY:

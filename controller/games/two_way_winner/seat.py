@@ -56,13 +56,25 @@ class SeatPlay:
 
     def max_bet(self) -> int:
         """A seat that chose poker with a natural may bet twice the ante; others once."""
-        return 2 * self.ante if self.natural else self.ante
+        return bet_sizes(self.natural, self.ante)[-1]
 
     def hand_codes(self) -> list[list[str]]:
         """The seat's hands as card codes: the blackjack hands once split, else its two cards."""
         if self.hands:
             return [hand.codes() for hand in self.hands]
         return [[c.code for c in self.cards]]
+
+
+def bet_sizes(natural: bool, ante: int) -> tuple[int, ...]:
+    """What a poker seat may bet at check-or-bet: the ante, and with a natural twice the ante too."""
+    return (ante, 2 * ante) if natural else (ante,)
+
+
+def offered_bets(natural: bool, ante: int, credits: int) -> tuple[int, ...]:
+    """The bets a poker seat is offered: those of :func:`bet_sizes` its credits cover (none: it may only
+    check). The round offers ``bet`` by it, and the panels light ``bet_2x`` by it
+    (:mod:`controller.panels.view`), so the lamp never offers what the round refuses."""
+    return tuple(bet for bet in bet_sizes(natural, ante) if bet <= credits)
 
 
 @dataclass(frozen=True, slots=True)
