@@ -78,7 +78,7 @@ def test_the_exact_policy_bets_as_the_simulator_does() -> None:
     rng = np.random.default_rng(5)
     for _ in range(3000):
         a, b, up, hole = (DECK[int(i)] for i in rng.choice(52, 4, replace=False))
-        action, amount = check_or_bet([a, b], [up, hole], is_natural([a, b]), 1, ("check", "bet"))
+        action, amount = check_or_bet([a, b], [up, hole], is_natural([a, b]), 1, ("check", "bet"), 2)
         expected = 0 if action == "check" else amount or 1
         assert bets[PAIR_INDEX[a.index, b.index], up.index, hole.index] == expected, (a, b, up, hole)
 

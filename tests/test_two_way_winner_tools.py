@@ -124,9 +124,11 @@ def test_policy_choices() -> None:
     assert choose(cards("TS 3H"), up6, ("blackjack", "poker", "surrender")) == "blackjack"
     assert choose(cards("TS 3H"), up_ace, ("blackjack", "poker")) == "poker"
     assert choose(cards("TS 3H"), up6, ("surrender",)) == "surrender"
-    assert check_or_bet(cards("AS KH"), cards("KD 7C"), True, 100, ("check", "bet")) == ("bet", 200)
-    assert check_or_bet(cards("9S 3H"), cards("KD 7C"), False, 100, ("check", "bet")) == ("check", None)
-    assert check_or_bet(cards("9S 3H"), cards("9D 7C"), False, 100, ("check",)) == ("check", None)
+    assert check_or_bet(cards("AS KH"), cards("KD 7C"), True, 100, ("check", "bet"), 200) == ("bet", 200)
+    # A paired natural whose credits cover one ante bets the ante: the round refuses twice (the lamp's rule).
+    assert check_or_bet(cards("AS KH"), cards("KD 7C"), True, 100, ("check", "bet"), 199) == ("bet", 100)
+    assert check_or_bet(cards("9S 3H"), cards("KD 7C"), False, 100, ("check", "bet"), 900) == ("check", None)
+    assert check_or_bet(cards("9S 3H"), cards("9D 7C"), False, 100, ("check",), 900) == ("check", None)
 
 
 def test_math_with_rounds_gives_the_bonus_exactly_and_the_game_by_simulation(

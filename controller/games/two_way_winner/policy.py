@@ -29,6 +29,7 @@ from controller.cards import Card
 from controller.games.blackjack import hand_total, is_pair
 from controller.games.blackjack_strategy import Chart, basic_action, up_value
 from controller.games.two_way_winner.round import TwoWayWinnerRound
+from controller.games.two_way_winner.seat import offered_bets
 
 #: Basic strategy of this table: the dealer hits soft 17, no double after a split.
 CHART = Chart(hits_soft_17=True, double_after_split=False)
@@ -59,14 +60,15 @@ def turn(cards: Sequence[Card], up: Card, legal: Sequence[str]) -> str:
 
 
 def check_or_bet(cards: Sequence[Card], community: Sequence[Card], natural: bool, ante: int,
-                 legal: Sequence[str]) -> tuple[str, int | None]:
-    """Bet with a pair or better made with one of our own cards, or with an ace; else check."""
+                 legal: Sequence[str], credits: int) -> tuple[str, int | None]:
+    """Bet with a pair or better made with one of our own cards, or with an ace; else check. A paired
+    natural bets twice the ante only when ``credits`` cover it (the round offers it then alone)."""
     if "bet" not in legal:
         return "check", None
     board = {c.rank for c in community}
     paired = cards[0].rank == cards[1].rank or any(c.rank in board for c in cards)
     if natural:
-        return "bet", 2 * ante if paired else ante
+        return "bet", 2 * ante if paired and 2 * ante in offered_bets(natural, ante, credits) else ante
     if paired or any(c.rank == "A" for c in cards):
         return "bet", None
     return "check", None
@@ -82,4 +84,5 @@ def decide(rnd: TwoWayWinnerRound, seat: int, legal: Sequence[str]) -> tuple[str
         hand = rnd.hand_in_turn()
         assert hand is not None
         return turn(hand.cards, up, legal), None
-    return check_or_bet(play.cards, rnd.community(), play.natural, play.ante, legal)
+    return check_or_bet(play.cards, rnd.community(), play.natural, play.ante, legal,
+                        rnd.ledger.credits.get(seat, 0))
