@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,15 +10,16 @@ from typing import Any
 
 import jsonschema
 import pytest
-from test_daemon_support import write_table
+from test_daemon_support import journal_inputs, write_table
 from wait_support import wait_for
 
+from controller.cards import parse_card
 from controller.daemon.client import CommandClient, Subscriber, local_key
 from controller.daemon.config import TableConfig, load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
-from drivers.shoe.codec import crc16_ccitt, stuff
-from drivers.shoe.messages import Fault, Heartbeat, Hello
+from drivers.shoe.codec import crc16_ccitt, encode_frame, stuff
+from drivers.shoe.messages import CardMsg, Fault, Heartbeat, Hello
 from tests.shoe_support import RawShoe, is_ack
 
 pytestmark = pytest.mark.timeout(90)
@@ -155,4 +157,39 @@ def test_a_hello_of_another_protocol_version_does_not_pass_the_self_test(
         assert not status["selftest"]["passed"], status["selftest"]
         assert status["selftest"]["checks"]["shoe"].startswith("FAULT: no HELLO from ")
         assert "protocol version 2" in status["offline"]["shoe fault"]
+        client.close()
+
+
+def test_a_run_of_undecodable_frames_moves_the_shoe_cursor_so_no_card_is_lost_across_a_restart(
+        tmp_path: Path, shoe: RawShoe) -> None:
+    """A review (2026-12-07): undecodable frames were acknowledged without moving the journal's shoe cursor.
+    After 255 of them the shoe's numbering came round to the cursor's SEQ; the daemon was restarted, and the
+    card the shoe dealt meanwhile, at that SEQ, was taken for the resend of the cursor's frame:
+    acknowledged by the greeting and never journaled. Each now counts as any frame towards the cursor."""
+    config = shoe_table(tmp_path, shoe)
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+        shoe.send(0, Hello("Bad", "1", "B"))
+        shoe.expect(is_ack(0))
+        shoe.send(1, CardMsg(parse_card("AS")))
+        shoe.expect(is_ack(1))
+        for seq in [*range(2, 256), 0]:  # HEARTBEATs with a reserved flag bit: a good CRC, undecodable
+            body = bytes((seq, 0x02, 3, 0x08, 0, 0))
+            shoe.write(b"\x7e" + stuff(body + crc16_ccitt(body).to_bytes(2, "big")) + b"\x7f")
+            shoe.expect(is_ack(seq))
+        assert "shoe fault" in offline(client)
+        client.close()
+    shoe.drain(0.2)
+    kd = encode_frame(1, CardMsg(parse_card("KD")))  # dealt while the daemon was down: SEQ 1 after the wrap
+    shoe.write(kd)
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        for _ in range(100):  # as a shoe does: the frame it holds again until it is acknowledged
+            with contextlib.suppress(AssertionError):
+                shoe.expect(is_ack(1), timeout=0.3)
+                break
+            shoe.write(kd)
+        cards = lambda: [i["card"] for _, i in journal_inputs(config.state_dir) if i["input"] == "card"]  # noqa: E731
+        wait_for(lambda: cards() == ["AS", "KD"], "the card dealt while the daemon was down to be journaled")
         client.close()

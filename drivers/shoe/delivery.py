@@ -255,9 +255,13 @@ class FrameReader:
                                                  f"got {frame.seq} (shoe reset without HELLO?)"))
             if isinstance(frame, UndecodableFrame):
                 # A good CRC: the line is fine, the shoe sent something wrong. A NAK would only
-                # bring it back; acknowledge it and report it once, as a fault the operator sees.
-                self._emit(self._undecodable(frame))
-                self._last_seq, self._resuming = frame.seq, False
+                # bring it back; acknowledge it and report it once, as a fault the operator sees. It is
+                # handed over with its frame id as any frame is: emitted without one, a run of them never
+                # moved the journal's shoe cursor, and past 128 (a bad heartbeat each second for two
+                # minutes) a restart took the shoe's next card for the resend of the cursor's frame,
+                # acknowledged and lost (a helper's review, 2026-12-07).
+                if not self._take(FrameId(self._session, frame.seq), None, self._undecodable(frame)):
+                    return True
             elif not self._take(FrameId(self._session, frame.seq), message):
                 return True  # not acknowledged: the shoe sends it again
         self._write(encode_frame(frame.seq, Ack()))
