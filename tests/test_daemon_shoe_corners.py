@@ -193,3 +193,25 @@ def test_a_run_of_undecodable_frames_moves_the_shoe_cursor_so_no_card_is_lost_ac
         cards = lambda: [i["card"] for _, i in journal_inputs(config.state_dir) if i["input"] == "card"]  # noqa: E731
         wait_for(lambda: cards() == ["AS", "KD"], "the card dealt while the daemon was down to be journaled")
         client.close()
+
+
+def test_a_shoe_numbering_again_without_a_hello_halts_the_table(
+        tmp_path: Path, shoe: RawShoe, table: CommandClient) -> None:
+    """A review (2026-12-07): a frame older than the last (a shoe restarted without a HELLO) was dropped and
+    only reported as damage, play going on: a card there was lost unseen. It is a protocol error: the table
+    halts, naming it, until the shoe says HELLO."""
+    shoe.send(0, Hello("Renumber", "1", "R"))
+    for seq in range(1, 6):
+        shoe.send(seq, Heartbeat())
+    shoe.expect(is_ack(5))
+    shoe.send(1, CardMsg(parse_card("7H")))  # its numbering from 1 again, no HELLO: the card is not taken
+    shoe.expect(is_ack(1))
+    wait_for(lambda: "shoe fault" in offline(table), "the stale frame to halt play")
+    assert "stale frame seq 1 after seq 5" in offline(table)["shoe fault"]
+    assert table.call("open")["ok"]
+    assert "shoe fault" in table.call("close")["error"]
+    state_dir = load_table(tmp_path / "t1.yaml").state_dir  # the table file shoe_table wrote
+    assert not [i for _, i in journal_inputs(state_dir) if i["input"] == "card"]
+    shoe.send(0, Hello("Renumber", "1", "R"))
+    shoe.expect(is_ack(0))
+    wait_for(lambda: not offline(table), "the HELLO to clear it")

@@ -244,9 +244,13 @@ class FrameReader:
         elif behind == 0:
             pass  # a resend of the frame last accepted (its ACK was lost, or we restarted before it)
         elif behind is not None and 0 < behind < 128 and not self._resuming:
-            # Older than the last delivered frame: a serial line cannot reorder, so this is a
-            # late copy. Never deliver it twice; say so, since a sane shoe never causes it.
-            self._framing_error(FramingError(f"stale frame seq {frame.seq} after seq {last}: dropped"))
+            # Older than the last delivered frame: a serial line cannot reorder, so this is a late copy
+            # or a shoe that restarted its numbering without a HELLO. Never deliver it twice, and halt the
+            # table (a protocol error, until the shoe says HELLO): the second kind is a new card dropped,
+            # which only reported it was lost unseen, play going on (a helper's review, 2026-12-07).
+            self._emit(self._said("protocol_error", reason=f"stale frame seq {frame.seq} after seq {last}: "
+                                  "dropped (did the shoe restart its numbering without a HELLO? reset it)",
+                                  frame_seq=frame.seq))
         else:
             # After a resume the journal's cursor may lag the shoe by the heartbeats acknowledged
             # since: any SEQ but the cursor's own is new, and no gap is reported.
