@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Final
 
 from controller.floor import alerts, wire
 from controller.floor.alive import ALIVE_SUBJECTS
+from controller.floor.gaming_day import MIDNIGHT, GamingDay
 from pitboard.history import load_tiles
 from pitboard.tile import Tile
 from signage.watchers import Watched
@@ -36,11 +37,13 @@ TICK: Final = 1.0
 
 
 class Board(Watched):
-    """The tiles, the browsers watching them, and the PostgreSQL the board reloads from."""
+    """The tiles, the browsers watching them, the PostgreSQL the board reloads from, and its gaming day
+    (where every tile's and ``/report``'s "today" starts)."""
 
-    def __init__(self, dsn: str) -> None:
+    def __init__(self, dsn: str, day: GamingDay = MIDNIGHT) -> None:
         super().__init__()
         self.dsn = dsn
+        self.day = day
         self.tiles: dict[str, Tile] = {}
         self._payload = (-1, "")
         self._reload: set[str] = set()
@@ -59,7 +62,7 @@ class Board(Watched):
         """The whole board as JSON (docs/floor.md, "The pit board"), rendered once per version."""
         if self._payload[0] != self.version:
             now = time.time()
-            body = {"at": now, "tables": [self.tiles[t].view(now) for t in sorted(self.tiles)]}
+            body = {"at": now, "tables": [self.tiles[t].view(now, self.day) for t in sorted(self.tiles)]}
             self._payload = (self.version, json.dumps(body, separators=(",", ":")))
         return self._payload[1]
 
@@ -129,7 +132,7 @@ class Board(Watched):
         table without the rounds of the gap (its road, its house today) while every new row is
         contiguous and asks for nothing."""
         began = time.monotonic()
-        loaded = await asyncio.to_thread(load_tiles, self.dsn, table_id)
+        loaded = await asyncio.to_thread(load_tiles, self.dsn, table_id, self.day)
         for name, fresh in loaded.items():
             live = self.tiles.get(name)
             if live is None or live.journal != fresh.journal or live.last_row <= fresh.last_row:
@@ -152,7 +155,7 @@ class Board(Watched):
                 await asyncio.wait_for(stop.wait(), TICK)
             now = time.time()
             for tile in self.tiles.values():
-                tile.prune(now)
+                tile.prune(now, self.day)
             missing, self._reload = self._reload, set()
             for table_id in sorted(missing):
                 try:

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from controller.floor.gaming_day import add_starts_option
+
 EXAMPLE = ("croupier floor serve --listen 127.0.0.1:8090 --nats nats://127.0.0.1:4222 \\\n    "
            "--db postgresql://croupier_board@127.0.0.1:5432/floor --operators /etc/croupier/operators.json")
 SERVE_DOC = """The pit board: one tile per table of the floor, live, in a browser (docs/floor.md).
@@ -42,6 +44,7 @@ def register(floor_sub: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="PostgreSQL URL (role croupier_board: the reader's, and acknowledging)")
     s.add_argument("--operators", required=True, type=Path, metavar="FILE",
                    help="the operators and their hashed tokens (croupier floor operator add)")
+    add_starts_option(s)
     s.set_defaults(func=lambda args: serve(args, nats_options))
     o = floor_sub.add_parser("operator", help="who may acknowledge alerts on the pit board",
                              description="Operators of the pit board. `add NAME` gives NAME a new token "
@@ -92,6 +95,7 @@ def serve(args: argparse.Namespace,
 async def _serve(args: argparse.Namespace, host: str, port: int, options: dict[str, Any]) -> None:
     from aiohttp import web
 
+    from controller.floor.gaming_day import GamingDay
     from controller.floor.uplink import Stopped, connect
     from pitboard.board import Board, follow
     from pitboard.server import PUBLISH, make_app
@@ -107,7 +111,7 @@ async def _serve(args: argparse.Namespace, host: str, port: int, options: dict[s
 
         die_with_parent()
         watcher = asyncio.ensure_future(watch_parent(args.exit_with_parent, stop.set))
-    board, limits = Board(args.db), WebLimits()
+    board, limits = Board(args.db, GamingDay(args.gaming_day_starts)), WebLimits()
     app = make_app(board, args.operators, limits)
     runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0, **limits.runner_options())
     await runner.setup()

@@ -16,6 +16,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from controller.floor import alerts, queries
+from controller.floor.gaming_day import MIDNIGHT, GamingDay
 from controller.money import Currency, round_decimals
 from pitboard.tile import Tile, day_start
 
@@ -60,8 +61,9 @@ ROUNDS: Final = """
     """
 
 
-def load_tiles(dsn: str, table_id: str | None = None) -> dict[str, Tile]:
-    """Every table's tile (or only ``table_id``'s) as PostgreSQL has it now, open alerts included."""
+def load_tiles(dsn: str, table_id: str | None = None, day: GamingDay = MIDNIGHT) -> dict[str, Tile]:
+    """Every table's tile (or only ``table_id``'s) as PostgreSQL has it now, open alerts included, with
+    the rounds of the last hour and of ``day``'s today."""
     now = time.time()
     tiles: dict[str, Tile] = {}
     with psycopg.connect(dsn, connect_timeout=5) as conn, conn.cursor(row_factory=dict_row) as cur:
@@ -77,7 +79,7 @@ def load_tiles(dsn: str, table_id: str | None = None) -> dict[str, Tile]:
             for e in [*devices, *cur.fetchall()]:
                 tile.apply(e["payload"], float(e["at"]), e["minor_units"])
             tile.last_row = int(t["recorded_row"])
-            cur.execute(ROUNDS, (tile.table, min(day_start(now), now - 3600)))
+            cur.execute(ROUNDS, (tile.table, min(day_start(now, day), now - 3600)))
             for r in cur.fetchall():
                 net, scale = int(r["house_net"]), round_decimals(r["record"], r["currency"])
                 money = Currency(str((r["currency"] or {}).get("code", "")), scale)  # its journal's code

@@ -122,7 +122,7 @@ def make_app(board: Board, operators_file: Path, limits: WebLimits | None = None
     app.router.add_get("/board", board_json)
     app.router.add_get("/tables/{table}", table)
     app.router.add_post("/alerts/{alert}/ack", acknowledge)
-    app.router.add_get("/report", report_handler(board.dsn))
+    app.router.add_get("/report", report_handler(board.dsn, board.day))
     app.router.add_get("/favicon.ico", no_icon)
     app.router.add_static("/static/", STATIC)
     return app

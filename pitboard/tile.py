@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from controller.floor.gaming_day import MIDNIGHT, GamingDay
 from controller.floor.wire import RowMessage
 from controller.money import Currency
 from signage.roads import Result, RoadError, big_road
@@ -29,10 +30,10 @@ ROAD_COLUMNS: Final = 14
 LAST_NETS: Final = 12
 
 
-def day_start(now: float) -> float:
-    """Midnight (the floor server's local time) of the day ``now`` is in: where "today" starts."""
-    t = time.localtime(now)
-    return time.mktime((t.tm_year, t.tm_mon, t.tm_mday, 0, 0, 0, 0, 0, -1))
+def day_start(now: float, day: GamingDay = MIDNIGHT) -> float:
+    """Where "today" starts for ``now``: the start of its gaming day (the board's ``--gaming-day-starts``),
+    the same as ``/report``'s default range (controller/floor/gaming_day.py, the one definition)."""
+    return day.start(now)
 
 
 @dataclass
@@ -145,9 +146,9 @@ class Tile:
         self.heard = time.time()
         return contiguous
 
-    def prune(self, now: float) -> None:
+    def prune(self, now: float, day: GamingDay = MIDNIGHT) -> None:
         """Forget rounds older than both the last hour and today (they count in neither)."""
-        since = min(day_start(now), now - 3600)
+        since = min(day_start(now, day), now - 3600)
         self.settled = {k: v for k, v in self.settled.items() if v[0] >= since}
 
     def house_today(self, today: float) -> dict[Currency, int]:
@@ -171,10 +172,10 @@ class Tile:
     def stale(self, now: float) -> bool:
         return now - self.heard > STALE_AFTER
 
-    def view(self, now: float) -> dict[str, Any]:
-        """The tile as the page draws it (docs/floor.md, "The pit board")."""
+    def view(self, now: float, day: GamingDay = MIDNIGHT) -> dict[str, Any]:
+        """The tile as the page draws it (docs/floor.md, "The pit board"); its "today" is ``day``'s."""
         money = self.currency
-        today = day_start(now)
+        today = day_start(now, day)
         in_play = sum(self.wagers.values())
         house = self.house_today(today)
         newest = house.pop(money, 0)
@@ -199,6 +200,8 @@ class Tile:
                 {"currency": m.code, "minor_units": m.minor_units, "house_today": net,
                  "text": m.signed(net).strip()} for m, net in house.items()],
             "currency": money.code,
+            # Which day house_today covers (rounds ended from gaming_day_from, epoch s): /report's default.
+            "gaming_day": day.day_of(now).isoformat(), "gaming_day_from": today,
             "road": [{**c, "col": c["col"] - max(first_col, 0)} for c in road if c["col"] >= first_col],
             "nets": [m.signed(n).strip() for n, m in self.nets]
             if self.game != "baccarat" else [],

@@ -22,6 +22,7 @@ UNITS = ("croupier-floor-record.service", "croupier-floor-alerts.service", "crou
 ENV = {"CROUPIER_NATS": "nats://floor1.example:4222", "CROUPIER_BOARD_LISTEN": "0.0.0.0:8090",
        "CROUPIER_FLOOR_DB": "postgresql://croupier_recorder@db1:5432/floor",
        "CROUPIER_BOARD_DB": "postgresql://croupier_board@db1:5432/floor",
+       "CROUPIER_GAMING_DAY_STARTS": "06:00",
        "CROUPIER_FLOOR_OPTIONS": "--user floor --password-file /etc/croupier/floor-nats.password"}
 
 
@@ -48,6 +49,8 @@ def test_a_floor_unit_s_command_is_one_croupier_takes(unit: str) -> None:
     assert args.nats == ENV["CROUPIER_NATS"] and args.user == "floor"
     role = "CROUPIER_BOARD_DB" if unit.endswith("serve.service") else "CROUPIER_FLOOR_DB"
     assert args.db == ENV[role]
+    if unit.endswith("serve.service"):  # the board's gaming day (docs/floor.md, "The gaming day")
+        assert args.gaming_day_starts.isoformat(timespec="minutes") == ENV["CROUPIER_GAMING_DAY_STARTS"]
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze on this machine")

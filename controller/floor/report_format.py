@@ -13,9 +13,11 @@ import csv
 import io
 import json
 import sys
-from datetime import UTC, datetime
+import time
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from controller.floor.gaming_day import GamingDay, add_starts_option
 from controller.floor.report import GROUPINGS, BetFigures, Group, Report
 from controller.money import Currency
 
@@ -34,13 +36,18 @@ def register(floor_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "the house's result per bet type, the theoretical win from the exact par sheets and actual minus "
         "theoretical with its 95 %% interval (docs/floor.md, \"Reports\").\n\nExample:\n"
         "  croupier floor report --from 2026-12-01 --to 2026-12-02 --db " + EXAMPLE_DB + "\n"
-        "  croupier floor report --from 2026-12-01T18:00 --to 2026-12-02T02:00 --by dealer --csv --db ...",
+        "  croupier floor report --from 2026-12-01T18:00 --to 2026-12-02T02:00 --by dealer --csv --db ...\n"
+        "  croupier floor report --gaming-day today --gaming-day-starts 06:00 --db ...  (the board's today)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
-    p.add_argument("--from", dest="start", required=True,
+    p.add_argument("--from", dest="start",
                    help="rounds ended at or after this time: an ISO date or date and time, UTC unless it "
                         "names its zone (or seconds since the epoch)")
-    p.add_argument("--to", dest="end", required=True, help="... and before this time, the same way")
+    p.add_argument("--to", dest="end", help="... and before this time, the same way")
+    p.add_argument("--gaming-day", metavar="YYYY-MM-DD|today",
+                   help="instead of --from/--to: that gaming day (today: so far), cut at --gaming-day-starts "
+                        "in this server's time zone, as the pit board's house today and /report")
+    add_starts_option(p)
     p.add_argument("--table", help="this table only (default: every table)")
     p.add_argument("--by", choices=GROUPINGS, default="table", help="one line per table (default), game, "
                    "dealer or hour (UTC)")
@@ -51,13 +58,12 @@ def register(floor_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from controller.floor.queries import parse_when
     from controller.floor.query_cli import FloorUnreadable, read_floor
     from controller.floor.report import aggregate, from_floor
     from controller.floor.report_par import NoPar
 
     try:
-        start, end = parse_when(args.start), parse_when(args.end)
+        start, end = _range(args)
     except ValueError as exc:
         print(f"croupier floor report: {exc}", file=sys.stderr)
         return 2
@@ -72,6 +78,25 @@ def run_report(args: argparse.Namespace) -> int:
         return 1
     print(to_json(report) if args.json else to_csv(report) if args.csv else to_text(report), end="")
     return 0
+
+
+def _range(args: argparse.Namespace) -> tuple[float, float]:
+    """--from and --to, or --gaming-day's range (its start up to the next day's, or now if sooner): the
+    pit board's definition of a day (controller/floor/gaming_day.py), not UTC midnights."""
+    from controller.floor.queries import parse_when
+
+    if args.gaming_day is None:
+        if args.start is None or args.end is None:
+            raise ValueError("--from and --to, or --gaming-day, say which rounds to report")
+        return parse_when(args.start), parse_when(args.end)
+    if args.start is not None or args.end is not None:
+        raise ValueError("--gaming-day or --from/--to, not both")
+    day, now = GamingDay(args.gaming_day_starts), time.time()
+    try:
+        which = day.day_of(now) if args.gaming_day == "today" else date.fromisoformat(args.gaming_day)
+    except ValueError:
+        raise ValueError(f"--gaming-day: YYYY-MM-DD or today, not {args.gaming_day!r}") from None
+    return day.start_on(which), min(day.start_on(which + timedelta(days=1)), now)
 
 
 def when(at: float) -> str:

@@ -92,12 +92,14 @@ def _pick(values: Sequence[T], idx: Sequence[int]) -> list[T]:
     return [values[i] for i in idx]
 
 
-def render(report: Report) -> str:
-    """The report as a whole HTML page (UTF-8): charts across the groups, then each group's table."""
+def render(report: Report, named: str | None = None) -> str:
+    """The report as a whole HTML page (UTF-8): charts across the groups, then each group's table;
+    ``named`` says which gaming day the range is (``/report``'s default), beside its times."""
     groups = [(g, group_dict(g), Currency(g.currency, g.minor_units)) for g in report.groups]
     labels = [f"{g.key} ({report.scale(g)})" if g.currency or report.split(g) else g.key
               for g in report.groups]
     title = f"Report by {report.by}: rounds ended {when(report.start)} .. {when(report.end)}"
+    title += f", {named}" if named else ""
     out = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body><h1>{escape(title)}</h1>"]
     if not groups:
