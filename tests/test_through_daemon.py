@@ -71,3 +71,21 @@ def test_a_seat_listed_with_no_credits_is_seated_through_the_daemon_too(tmp_path
     out = io.StringIO()
     run_through_daemon(load_scenario(path), str(path), out, settled_only=False)
     assert out.getvalue() == want
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("bets", "why"), [
+    ("{1: {banker: 1000}, 9: {player: 500}}", "no seat 9: this table has seats 1..7"),
+    ("{1: {bankr: 1000}}", "baccarat has no spot 'bankr'"),
+])
+def test_a_bet_on_a_seat_or_spot_the_table_lacks_fails_the_run_through_the_daemon_with_its_reason(
+        tmp_path: Path, bets: str, why: str) -> None:
+    """A review (2026-12-07): the run through the daemon looked for the seat's panel first and stopped on a
+    KeyError traceback; the engine run fails the file naming the seat or spot. Both fail with it now."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"game: baccarat\ncredits: {{1: 100000}}\nrounds:\n  - bets: {bets}\n"
+                    "    cards: [2H, KS, 9C, KD]\n")
+    _, engine_error = engine_lines(path)
+    assert engine_error is not None and why in engine_error
+    with pytest.raises(ScenarioError, match=why):
+        run_through_daemon(load_scenario(path), str(path), io.StringIO(), settled_only=False)

@@ -275,8 +275,13 @@ class ThroughDaemon:
                 self.press(0, word)
                 return True
         lim = self.config.limits
+        seat = getattr(inp, "seat", 0)
+        if seat not in self.headers or not self.headers[seat][0].map.seats.get(seat):
+            return False  # no panel for it (a seat the table has not): the command, refused with its reason
         if isinstance(inp, I.PlaceWager) and (inp.seat, inp.spot) not in self.covered:
             panel = self.headers[inp.seat][0]
+            if inp.spot not in panel.map.seats[inp.seat].spots:
+                return False  # a spot the panel has no sensor for: the command, refused with its reason
             keys = presses_for(panel.selected(inp.seat, inp.spot), inp.amount,
                                panel.map.seats[inp.seat].buttons, lim.unit, lim.min_bet, panel.map.bet_step)
             if keys is None or not lim.min_bet <= inp.amount <= lim.max_bet:
