@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -150,7 +151,9 @@ def test_command_errors_are_answers_not_exceptions() -> None:
         assert run_command(sim, "bogus").startswith("error: unknown or incomplete command 'bogus'")
         assert run_command(sim, "deal ZZ").startswith("error: not a card: 'ZZ'")
         assert run_command(sim, "lid open") == "error: the plain-line profile has no way to report a lid"
+        left = sim.remaining
         assert run_command(sim, "burn").startswith("error: the plain-line profile cannot report a burn")
+        assert sim.remaining == left  # refused before a card left the shoe (a review, 2026-12-07)
         assert run_command(sim, "delay soon") == "error: delay must be a number, not 'soon'"
         assert run_command(sim, "fault gremlins").startswith("error: the plain-line profile")
         assert "deal [N | CARD]" in run_command(sim, "help")
@@ -351,3 +354,16 @@ def test_sim_control_runs_one_command_on_a_simulators_socket_and_prints_its_whol
     assert capsys.readouterr().err.startswith(f"error: {where}: ")
     assert cli_main(["shoe", "sim-control", "127.0.0.1", "status"]) == 2
     assert "HOST:PORT" in capsys.readouterr().err
+
+
+def test_the_walkthrough_in_the_docs_deals_what_it_says() -> None:
+    """docs/shoe-simulator.md's walkthrough (``--decks 6 --seed 7``) showed cards another seed's order gave
+    (a review, 2026-12-07): its deal and burn answers are those of the seeded shoe, kept so by this test."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "shoe-simulator.md").read_text(encoding="utf-8")
+    steps = re.findall(r"^((?:deal|burn)\b[^\n]*?)\s+-> (ok [^\n]+)$", text, re.MULTILINE)
+    assert len(steps) == 4, steps
+    sim = SimulatedShoe("v1", decks=6, seed=7)
+    try:
+        assert [run_command(sim, command) for command, _ in steps] == [answer for _, answer in steps]
+    finally:
+        sim.close()

@@ -113,6 +113,8 @@ class SimulatedShoe(ShoeFirmware):
     def deal(self, card: Card | str | None = None, burn: bool = False) -> Card:
         """Report a card: the next one in the shoe, or ``card`` as given (the shoe is not touched)."""
         with self._lock:
+            if burn and self.protocol == "plain":  # refused before a card leaves the shoe, not after
+                raise SimError("the plain-line profile cannot report a burn")
             if card is None:
                 if not self._shoe:
                     self._send(ShoeEmpty())
@@ -123,8 +125,6 @@ class SimulatedShoe(ShoeFirmware):
                     card = parse_card(card)
                 except CardError as exc:
                     raise SimError(str(exc)) from None
-            if burn and self.protocol == "plain":
-                raise SimError("the plain-line profile cannot report a burn")
             self._dealt += 1
             self._send(CardMsg(card, burn))
             return card
