@@ -215,6 +215,14 @@ def test_load_deck_names_file_and_line(tmp_path: Path) -> None:
         load_deck(path)
     path.write_text("AS KD # comment\n10h\n")
     assert [c.code for c in load_deck(path)] == ["AS", "KD", "TH"]
+    # A missing or unreadable file is named with why, not a bare "[Errno 2]" (a review, 2026-12-07).
+    with pytest.raises(SimError, match=r"nodeck\.txt: cannot read the deck file \(No such file or direc"):
+        load_deck(tmp_path / "nodeck.txt")
+    path.write_bytes(b"AS \xff\n")
+    with pytest.raises(SimError, match=r"deck\.txt: cannot read the deck file .*utf-8"):
+        load_deck(path)
+    with pytest.raises(SimError, match=r"^--decks must be 1\.\.255, not 0$"):
+        SimulatedShoe("v1", decks=0)
 
 
 CLI = f"""

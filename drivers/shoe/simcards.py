@@ -27,7 +27,12 @@ class SimError(ValueError):
 def load_deck(path: Path | str) -> list[Card]:
     """Cards in shoe order from a text file: whitespace separated, ``#`` starts a comment."""
     cards: list[Card] = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        content = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        raise SimError(f"{path}: cannot read the deck file ({why})") from None
+    for number, line in enumerate(content.splitlines(), 1):
         for text in line.split("#", 1)[0].split():
             try:
                 cards.append(parse_card(text))

@@ -99,8 +99,10 @@ class ShoeFirmware:
         self.noise_kinds = tuple(noise_kinds)
         if unknown := set(self.noise_kinds) - set(LINE_FAULTS):
             raise SimError(f"unknown noise kinds {sorted(unknown)}; known: {', '.join(LINE_FAULTS)}")
-        if not 0.0 <= noise <= 1.0 or not 1 <= decks <= 255:
-            raise SimError(f"noise must be 0..1 and decks 1..255, got {noise} and {decks}")
+        if not 0.0 <= noise <= 1.0:
+            raise SimError(f"--noise must be 0..1 (a probability), not {noise}")
+        if not 1 <= decks <= 255:
+            raise SimError(f"--decks must be 1..255, not {decks}")
         self.protocol = protocol
         self.heartbeat_interval = heartbeat_interval * (2.2 if "slow_heartbeat" in self.quirks else 1)
         self.stats = SimStats()
