@@ -15,7 +15,7 @@ import pytest
 
 from controller.daemon.private import write_atomic
 from vision.recognise import Reading
-from vision.sources import ReadOnce, WindowSource
+from vision.sources import ReadOnce, ReplaySource, WindowSource
 
 
 def _png(level: int) -> bytes:
@@ -63,3 +63,18 @@ def test_a_frame_handed_over_again_is_read_once_and_every_other_frame_is_read() 
     assert once(buffer).reason == "read 4"
     assert once(buffer).reason == "read 5"
     assert len(calls) == 5
+
+
+def test_a_replay_folder_emptied_under_it_ends_without_a_warning_per_missing_file(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A review (2026-12-07): files removed from a replay folder after it was listed each made OpenCV print
+    a warning on stderr (about 500 at once for an emptied folder) beside the daemon's one clear line."""
+    for k in range(5):
+        (tmp_path / f"f{k}.png").write_bytes(_png(40 * k))
+    source = ReplaySource(tmp_path)
+    for k in (0, 1, 3, 4):
+        (tmp_path / f"f{k}.png").unlink()
+    frame = source.read()
+    assert frame is not None and int(frame[0, 0, 0]) == 80  # f2, the one left
+    assert source.read() is None
+    assert "imread" not in capfd.readouterr().err

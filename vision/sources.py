@@ -96,8 +96,11 @@ class ReplaySource:
             ok, frame = self.cap.read()
             return frame if ok else None
         while self._next < len(self.files):
-            image = cv2.imread(str(self.files[self._next]), cv2.IMREAD_COLOR)
+            path = self.files[self._next]
             self._next += 1
+            # A file gone since the folder was listed is skipped without asking OpenCV, which printed a
+            # warning on stderr for each one (hundreds at once for an emptied folder: a review, 2026-12-07).
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
             if image is not None:
                 return image
         return None
