@@ -18,6 +18,8 @@ from typing import Any
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
+from controller.daemon.client_replies import BadReply as BadReply  # re-exported: ctl and watch catch it here
+from controller.daemon.client_replies import check_snapshot, decode_reply
 from controller.daemon.config import TableConfig
 from controller.daemon.endpoints import check_endpoint, enable_ipv6
 from controller.daemon.keys import ClientCredentials, KeyFolder, Role, local_client
@@ -50,10 +52,6 @@ def local_key(
 _HANDSHAKE_EVENTS = (zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
                      | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH
                      | zmq.EVENT_CONNECTED)
-
-
-class BadReply(RuntimeError):
-    """Something answered, but not with a Croupier reply (JSON object): the wrong kind of socket?"""
 
 
 class CommandClient:
@@ -135,13 +133,7 @@ class CommandClient:
                     "(--key FILE or $CROUPIER_KEY; docs/security.md)"
                 ) from None
             raise DaemonUnavailable(self._why_unanswered(seen)) from None
-        try:
-            reply = json.loads(data)
-        except (ValueError, UnicodeDecodeError):
-            reply = None
-        if not isinstance(reply, dict):
-            raise BadReply(f"{self.endpoint} answered {data[:60]!r}, not a Croupier reply (a JSON object)")
-        return reply
+        return decode_reply(self.endpoint, data)
 
     def call(self, cmd: str, **fields: Any) -> dict[str, Any]:
         return self.send_raw(json.dumps({"cmd": cmd, **fields}).encode())
@@ -276,6 +268,8 @@ class Subscriber:
         self.lamps: dict[str, Any] | None = None
 
     def sync(self) -> dict[str, Any]:
+        """The snapshot to draw from; a RuntimeError if it was refused, is another table's or is no
+        snapshot (BadReply), checked whole first, so the clone loop never draws from half a reply."""
         reply = request_snapshot(self.snapshot_endpoint, self.seq, self.timeout, self._ctx, self.journal_id,
                                  self.key)
         if not reply.get("ok"):
@@ -283,7 +277,7 @@ class Subscriber:
         if self.table and reply.get("table") != self.table:  # endpoints of another table's daemon
             raise RuntimeError(f"the snapshot socket {self.snapshot_endpoint} answers for table "
                                f"{reply.get('table')!r}, not {self.table!r}: check the endpoints")
-        return reply
+        return check_snapshot(self.snapshot_endpoint, reply)  # BadReply: nothing of it is drawn
 
     def events(self, timeout: float | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
         """Yield forever (or until no event came for ``timeout`` seconds; heartbeats do not count)."""

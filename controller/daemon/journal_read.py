@@ -57,7 +57,8 @@ class Entry:
 
 def read_entries(conn: sqlite3.Connection, path: Path, start: int, stop: int) -> Iterator[Entry]:
     """Rows ``start`` to ``stop`` of the journal at ``path``, parsed; :class:`JournalError` at a bad or
-    missing row."""
+    missing row, whatever its bytes (a journal is copied between machines and read by tools: a row
+    another program wrote must not end a tool with a traceback)."""
     expected = start
     cursor = conn.execute(
         "SELECT id, at, source, input, ref FROM inputs WHERE id BETWEEN ? AND ? ORDER BY id", (start, stop)
@@ -71,6 +72,9 @@ def read_entries(conn: sqlite3.Connection, path: Path, start: int, stop: int) ->
             inp = input_from_dict(data)
         except (ValueError, TypeError, InputError) as exc:
             raise JournalError(path, f"input does not parse: {exc} ({str(text)[:80]!r})", row_id) from None
+        except RecursionError:  # Python's JSON parser recurses: a row nested 1,000 deep is a bad row too
+            raise JournalError(path, f"input does not parse: JSON nested too deeply ({str(text)[:80]!r})",
+                               row_id) from None
         if not isinstance(at, float | int) or not isinstance(source, str):
             raise JournalError(path, f"bad time {at!r} or source {source!r}", row_id)
         yield Entry(row_id, float(at), source, inp, ref)

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import logging
 import re
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
 import zmq
 import zmq.auth
+from zmq.utils import z85
 
 from controller.daemon import private
 
@@ -104,16 +106,38 @@ def read_role(path: Path) -> Role:
 
 
 def load_pair(path: Path) -> tuple[bytes, bytes | None]:
-    """(public, secret or None) of a certificate file; KeyFileError naming the file if unusable."""
+    """(public, secret or None) of a certificate file; KeyFileError naming the file if unusable.
+
+    Read by ``zmq.auth.load_certificate`` (ZeroMQ's certificate format is pyzmq's to parse), then held
+    to what a CURVE key is: it lets an IndexError out of a key line without ``=`` and takes any 40 bytes
+    as a key, so a damaged file (NULs, characters outside z85) was trusted as a key until a socket
+    refused it far from the file (a fuzz review, tests/test_fuzz_keys_journal.py). The error never
+    quotes a key: it may be a secret."""
     if not path.is_file():
         raise KeyFileError(f"{path}: no such file" if not path.exists() else f"{path}: not a file")
     try:
         public, secret = zmq.auth.load_certificate(path)
+    except IndexError:  # pyzmq splits a key line at its '=' and takes the second part
+        raise KeyFileError(f"{path}: not a CURVE certificate: a key line without '=' "
+                           '(write public-key = "KEY")') from None
     except (OSError, ValueError) as exc:
         raise KeyFileError(f"{path}: not a CURVE certificate: {exc}") from None
-    if len(public) != 40 or (secret is not None and len(secret) != 40):
-        raise KeyFileError(f"{path}: a CURVE key is 40 z85 characters")
+    for name, key in (("public-key", public), ("secret-key", secret)):
+        if key is not None and not _is_z85_key(key):
+            raise KeyFileError(f"{path}: the {name} is not a CURVE key: a CURVE key is 40 z85 characters "
+                               "(ZeroMQ's RFC 32) that decode to 32 bytes")
     return public, secret
+
+
+def _is_z85_key(key: bytes) -> bool:
+    """Whether ``key`` is a CURVE key in z85: 40 characters of its alphabet, each five a 32-bit number
+    (pyzmq's decoder raises KeyError for a character outside it, struct.error past 32 bits)."""
+    if len(key) != 40:
+        return False
+    try:
+        return len(z85.decode(key)) == 32
+    except (KeyError, ValueError, struct.error):
+        return False
 
 
 def replaced_advice(folder: KeyFolder) -> str:

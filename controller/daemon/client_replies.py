@@ -1,0 +1,69 @@
+"""What a client of a table reads off its command and snapshot sockets, checked before it is used.
+
+Whatever answers at an endpoint may be another program, or a peer sending damaged or hostile bytes, so
+a reply is refused with :class:`BadReply`, naming the endpoint and what was wrong, before anything
+reads it: never another exception out of ``croupier ctl``, ``watch`` or a display's loop (a fuzz
+review found a RecursionError from a deeply nested reply, and a KeyError and an AttributeError from
+a snapshot without ``seq`` or with ``lamps`` that is no object: tests/test_fuzz_client_replies.py).
+Apart from controller.daemon.client, which sends and follows: these are the protocol's rules
+(docs/zeromq.md, ``SnapshotReply``), in one place for the command client and the Subscriber.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+class BadReply(RuntimeError):
+    """Something answered, but not with a Croupier reply (JSON object): the wrong kind of socket?"""
+
+
+def decode_reply(endpoint: str, data: bytes) -> dict[str, Any]:
+    """``data``, the reply ``endpoint`` sent, as a JSON object; BadReply if it is not one. Python's JSON
+    parser recurses, so a reply nested a few thousand deep raises RecursionError: a bad reply too."""
+    try:
+        reply = json.loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        reply = None
+    if not isinstance(reply, dict):
+        raise BadReply(f"{endpoint} answered {data[:60]!r}, not a Croupier reply (a JSON object)")
+    return reply
+
+
+def check_snapshot(endpoint: str, reply: dict[str, Any]) -> dict[str, Any]:
+    """``reply``, an ``ok`` snapshot reply from ``endpoint``, if a follower can draw from it and go on
+    (the fields the clone pattern reads: docs/zeromq.md, steps 2 to 5); BadReply saying which field is
+    wrong otherwise. Checked whole before use, so a follower never takes half of a bad reply."""
+    problem = _snapshot_problem(reply)
+    if problem is not None:
+        raise BadReply(f"{endpoint} answered a snapshot {problem}: not a Croupier snapshot reply "
+                       "(docs/zeromq.md)")
+    return reply
+
+
+def _is_seq(value: object) -> bool:
+    """A ``seq``: an integer from 0 (JSON's ``true`` is no number, though Python's bool is an int)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _shown(reply: dict[str, Any], name: str) -> str:
+    """A field as an error shows it: missing, or its value cut short (a reply may be hundreds of KB)."""
+    return "missing" if name not in reply else repr(reply[name])[:40]
+
+
+def _snapshot_problem(reply: dict[str, Any]) -> str | None:
+    """What makes ``reply`` no snapshot to draw from (``whose ...``), or None."""
+    if not _is_seq(reply.get("seq")):
+        return f"whose seq is {_shown(reply, 'seq')}, not an integer from 0"
+    for name in ("journal_id", "run"):
+        if not isinstance(reply.get(name), str):
+            return f"whose {name} is {_shown(reply, name)}, not a string"
+    if not isinstance(reply.get("state"), dict):
+        return f"whose state is {_shown(reply, 'state')}, not an object"
+    if "lamps" in reply and not isinstance(reply["lamps"], dict):
+        return f"whose lamps are {_shown(reply, 'lamps')}, not an object"
+    events = reply.get("events", [])
+    if not isinstance(events, list) or not all(isinstance(e, dict) and _is_seq(e.get("seq")) for e in events):
+        return f"whose events are {_shown(reply, 'events')}, not a list of events each with its seq"
+    return None
