@@ -20,7 +20,7 @@ import time
 from typing import TYPE_CHECKING, Final
 
 from controller.floor import alerts, wire
-from controller.floor.alive import ALIVE_SUBJECTS
+from controller.floor.alive import ALIVE_SUBJECTS, Heartbeat, loads
 from controller.floor.gaming_day import MIDNIGHT, GamingDay
 from pitboard.history import load_tiles
 from pitboard.tile import Tile
@@ -34,6 +34,15 @@ log = logging.getLogger("croupier.pitboard")
 
 #: Seconds between the board's own redraws (stale feeds, the last hour moving on) when nothing arrives.
 TICK: Final = 1.0
+#: What reading a message from NATS raises when its bytes are not what they should be: the message is
+#: logged once, naming where it came from and what was wrong, and skipped; every other table goes on (one
+#: table's heartbeat with ``1e999`` raised OverflowError into nats-py, which only printed it).
+UNREADABLE: Final = (ValueError, KeyError, TypeError, OverflowError, RecursionError)
+
+
+def _skipped(what: str, where: str | None, exc: BaseException) -> None:
+    """Log, once, a message the board skips: where it was heard (its subject names its table) and why."""
+    log.warning("%s the board cannot read%s, skipped: %.300s", what, f" ({where})" if where else "", exc)
 
 
 class Board(Watched):
@@ -74,16 +83,24 @@ class Board(Watched):
         return self.tiles.setdefault(table_id, Tile(table_id))
 
     def take_row(self, data: bytes, subject: str | None = None) -> None:
-        """A row as the uplink published it on ``subject`` (None: not checked), whose table it must name."""
+        """A row as the uplink published it on ``subject`` (None: not checked), whose table it must name.
+        One the board cannot read (:data:`UNREADABLE`: not a row message, another table's, a currency
+        that is not one) is logged and skipped, its table's tile unchanged; an event of it the tile cannot
+        fold is left out (:meth:`Tile.fold`)."""
+        where = subject
         try:
             msg = wire.RowMessage.parse(data)
             if subject is not None:
                 wire.own_table(msg.table_id, subject)
-        except ValueError as exc:
-            log.warning("a row the board cannot read: %s", exc)
+            where = where or f"table {msg.table_id}"
+            tile = self.tiles.get(msg.table_id) or Tile(msg.table_id)
+            contiguous = tile.take_row(msg)
+        except UNREADABLE as exc:
+            _skipped("a row", where, exc)
             return
+        self.tiles[msg.table_id] = tile
         self._row_heard[msg.table_id] = time.monotonic()
-        if not self.tile(msg.table_id).take_row(msg):
+        if not contiguous:
             self._reload.add(msg.table_id)
             self._gaps.add(msg.table_id)
         self.changed()
@@ -91,37 +108,44 @@ class Board(Watched):
     def take_heartbeat(self, data: bytes, subject: str | None = None) -> None:
         """An uplink's heartbeat: the table is alive, and how long its journal is. A table the board does
         not have, or whose stream holds rows the board never got while no row arrives (published before
-        the board subscribed, and not yet recorded when it loaded), is reloaded from PostgreSQL."""
+        the board subscribed, and not yet recorded when it loaded), is reloaded from PostgreSQL. One the
+        board cannot read (:meth:`Heartbeat.parse`) is logged and skipped."""
         try:
-            d = json.loads(data)
-            if subject is not None:
-                wire.own_table(d["table"], subject, "alive")
-            tile = self.tile(str(d["table"]))
-            if d["journal"] == tile.journal:
-                tile.journal_rows = max(tile.journal_rows, int(d["journal_rows"]))
-            idle = time.monotonic() - self._row_heard.get(tile.table, 0.0) > 2 * TICK
-            if d["journal"] != tile.journal or (int(d.get("acked", 0)) > tile.last_row and idle):
-                self._reload.add(tile.table)
-            tile.heard = time.time()
-        except (ValueError, KeyError, TypeError) as exc:
-            log.warning("a heartbeat the board cannot read: %s", exc)
+            beat = Heartbeat.parse(data, subject)
+        except UNREADABLE as exc:
+            _skipped("a heartbeat", subject, exc)
             return
+        tile = self.tile(beat.table)
+        if beat.journal == tile.journal:
+            tile.journal_rows = max(tile.journal_rows, beat.journal_rows)
+        idle = time.monotonic() - self._row_heard.get(tile.table, 0.0) > 2 * TICK
+        if beat.journal != tile.journal or (beat.acked > tile.last_row and idle):
+            self._reload.add(tile.table)
+        tile.heard = time.time()
         self.changed()
 
-    def take_alert(self, data: bytes) -> None:
-        """An alert's new state (``Alert.message()``): open ones shown on their tile, cleared ones gone."""
+    def take_alert(self, data: bytes, subject: str | None = None) -> None:
+        """An alert's new state (``Alert.message()``): open ones shown on their tile, cleared ones gone.
+        One the board cannot read (not a JSON object, a number not finite, a table or state that is not a
+        string, an id that is not an integer) is logged, naming ``subject`` (where it was heard), and
+        skipped."""
         try:
-            a = json.loads(data)
-            tile, alert_id = self.tile(str(a["table"])), int(a["alert"])
-            if a["state"] == "cleared":
-                tile.alerts.pop(alert_id, None)
-                self._cleared.add(alert_id)
-            elif alert_id not in self._cleared:
-                tile.alerts[alert_id] = a
-                self._alert_heard[alert_id] = time.monotonic()
-        except (ValueError, KeyError, TypeError) as exc:
-            log.warning("an alert the board cannot read: %s", exc)
+            a = loads(data)
+            table, alert_id, state = a.get("table"), a.get("alert"), a.get("state")
+            if not isinstance(table, str) or not isinstance(state, str):
+                raise ValueError(f"table {table!r:.40} and state {state!r:.40}: not both strings")
+            if type(alert_id) is not int:
+                raise ValueError(f"alert {alert_id!r:.40} is not an alert's id")
+        except UNREADABLE as exc:
+            _skipped("an alert", subject, exc)
             return
+        tile = self.tile(table)
+        if state == "cleared":
+            tile.alerts.pop(alert_id, None)
+            self._cleared.add(alert_id)
+        elif alert_id not in self._cleared:
+            tile.alerts[alert_id] = a
+            self._alert_heard[alert_id] = time.monotonic()
         self.changed()
 
     # ---------------------------------------------------------------- PostgreSQL
@@ -180,7 +204,7 @@ async def follow(board: Board, nc: NATS, stop: asyncio.Event) -> None:
         board.take_heartbeat(msg.data, msg.subject)
 
     async def alert(msg: Msg) -> None:
-        board.take_alert(msg.data)
+        board.take_alert(msg.data, msg.subject)
 
     await nc.subscribe(ALIVE_SUBJECTS, cb=heartbeat)
     await nc.subscribe(alerts.SUBJECTS, cb=alert)

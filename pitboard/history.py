@@ -9,6 +9,7 @@ give live.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any, Final
 
@@ -17,8 +18,10 @@ from psycopg.rows import dict_row
 
 from controller.floor import alerts, queries
 from controller.floor.gaming_day import MIDNIGHT, GamingDay
-from controller.money import Currency, round_decimals
-from pitboard.tile import Tile, day_start
+from controller.money import round_decimals
+from pitboard.tile import UNFOLDABLE, Tile, currency_of, day_start
+
+log = logging.getLogger("croupier.pitboard")
 
 #: At most this many of a table's newest events are replayed into its tile at start.
 REPLAY: Final = 5000
@@ -63,27 +66,41 @@ ROUNDS: Final = """
 
 def load_tiles(dsn: str, table_id: str | None = None, day: GamingDay = MIDNIGHT) -> dict[str, Tile]:
     """Every table's tile (or only ``table_id``'s) as PostgreSQL has it now, open alerts included, with
-    the rounds of the last hour and of ``day``'s today."""
+    the rounds of the last hour and of ``day``'s today. What a table sent that the board cannot show is
+    logged once per table and left out, as live (:meth:`Tile.fold`): an event or a round it cannot
+    fold, or (the table left out of this load) a journal whose currency is not one. A bad row recorded
+    stopped the board's start for every table (``follow`` tried the whole load again, for good)."""
     now = time.time()
     tiles: dict[str, Tile] = {}
     with psycopg.connect(dsn, connect_timeout=5) as conn, conn.cursor(row_factory=dict_row) as cur:
         cur.execute(TABLES, {"t": table_id})
         for t in cur.fetchall():
             tile = Tile(t["table_id"])
-            tile.new_journal(t["journal_id"], t["game"], t["currency"])
+            try:
+                tile.new_journal(t["journal_id"], t["game"], t["currency"])
+            except ValueError as exc:
+                log.warning("%s: not loaded, journal %s: %s", tile.table, t["journal_id"], exc)
+                continue
             tile.journal_rows, tile.heard = int(t["journal_rows"]), float(t["heard"])
             keys = {"t": tile.table, "j": tile.journal, "r": int(t["recorded_row"]), "n": REPLAY}
             cur.execute(DEVICES, keys)
             devices = cur.fetchall()
             cur.execute(EVENTS, keys)
-            for e in [*devices, *cur.fetchall()]:
-                tile.apply(e["payload"], float(e["at"]), e["minor_units"])
+            left_out = [why for e in [*devices, *cur.fetchall()]
+                        if (why := tile.fold(e["payload"], float(e["at"]), e["minor_units"])) is not None]
             tile.last_row = int(t["recorded_row"])
             cur.execute(ROUNDS, (tile.table, min(day_start(now, day), now - 3600)))
             for r in cur.fetchall():
-                net, scale = int(r["house_net"]), round_decimals(r["record"], r["currency"])
-                money = Currency(str((r["currency"] or {}).get("code", "")), scale)  # its journal's code
+                try:  # its journal's code, the decimals it was played under
+                    net, scale = int(r["house_net"]), round_decimals(r["record"], r["currency"])
+                    money = currency_of({"code": (r["currency"] or {}).get("code", ""), "minor_units": scale})
+                except UNFOLDABLE as exc:
+                    left_out.append(f"round {r['round']} of journal {r['journal_id']}: {exc!r:.200}")
+                    continue
                 tile.settled[(r["journal_id"], int(r["round"]))] = (float(r["ended_at"]), net, money)
+            if left_out:
+                log.warning("%s: %d event(s) or round(s) the board cannot fold, left out: %s",
+                            tile.table, len(left_out), "; ".join(left_out[:3]))
             tiles[tile.table] = tile
         conn.commit()
         for alert in alerts.open_alerts(conn, table_id):

@@ -41,6 +41,8 @@ def read(path: Path) -> dict[str, str]:
         return {str(name): str(entry["sha256"]) for name, entry in data["operators"].items()}
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise OperatorError(f"{path}: not an operators file ({exc!r})") from None
+    except RecursionError:  # JSON nested past Python's stack: it escaped, no file named (a 500 unlogged)
+        raise OperatorError(f"{path}: not an operators file (JSON nested too deep)") from None
 
 
 def add(path: Path, name: str) -> str:

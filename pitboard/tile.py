@@ -13,7 +13,10 @@ keeps them apart; a review found EUR and USD rounds of one day summed under the 
 from __future__ import annotations
 
 import contextlib
+import json
+import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -22,12 +25,38 @@ from controller.floor.wire import RowMessage
 from controller.money import Currency
 from signage.roads import Result, RoadError, big_road
 
+log = logging.getLogger("croupier.pitboard")
+
 #: No row and no heartbeat for this long: the table's feed is stale (issue 27: "feed lost").
 STALE_AFTER: Final = 10.0
 #: Results drawn on a tile: Baccarat's big road of the current shoe (its newest columns), other
 #: games' house results of their newest rounds.
 ROAD_COLUMNS: Final = 14
 LAST_NETS: Final = 12
+#: What an event the tile cannot fold raises (a field missing, of another type, out of range, nested
+#: past Python's stack): the event is left out, the rest of its row folded, the same live and at a load.
+UNFOLDABLE: Final = (ValueError, KeyError, TypeError, OverflowError, RecursionError)
+#: The range of PostgreSQL's ``bigint``: a count or an amount past it is no table's (and two of 4,299
+#: digits summed were an ``in_play`` Python refuses to print, the whole board's payload with it).
+_BIGINT: Final = 2**63
+
+
+def currency_of(value: object) -> Currency:
+    """A row's or a journal's ``currency`` (``{"code", "minor_units"}``, either left out for its default);
+    ValueError if it is not one: ``minor_units`` 9 or ``2.0`` or ``true`` made a tile no page could draw."""
+    if not isinstance(value, Mapping) or not set(value) <= {"code", "minor_units"}:
+        raise ValueError(f"currency {value!r:.60}: not an object of code and minor_units")
+    code, decimals = value.get("code", ""), value.get("minor_units", 2)
+    if not isinstance(code, str) or type(decimals) is not int:
+        raise ValueError(f"currency {value!r:.60}: code a string, minor_units 0 to 4")
+    return Currency(code, decimals)
+
+
+def _whole(value: Any, what: str) -> int:
+    n = int(value)
+    if not -_BIGINT <= n < _BIGINT:
+        raise ValueError(f"{what} is out of range (more than 64 bits)")
+    return n
 
 
 def day_start(now: float, day: GamingDay = MIDNIGHT) -> float:
@@ -65,9 +94,10 @@ class Tile:
     #: Open alerts by id, as published (``Alert.message()``).
     alerts: dict[int, dict[str, Any]] = field(default_factory=dict)
 
-    def new_journal(self, journal: str, game: str, currency: dict[str, Any]) -> None:
-        """Start following ``journal`` (the table's first, or a replacement): its rounds start again."""
-        self.journal, self.game, self.currency = journal, game, Currency(**currency)
+    def new_journal(self, journal: str, game: str, currency: Mapping[str, Any]) -> None:
+        """Start following ``journal`` (the table's first, or a replacement): its rounds start again.
+        ValueError, the tile unchanged, if ``currency`` is not one (:func:`currency_of`)."""
+        self.journal, self.game, self.currency = journal, game, currency_of(currency)
         self.last_row = 0
         self.phase, self.round, self.tilt = "idle", None, None
         self.wagers.clear()
@@ -77,20 +107,23 @@ class Tile:
 
     def apply(self, event: dict[str, Any], at: float, minor_units: int | None = None) -> None:
         """Fold one event (as the daemon published it) journaled at ``at`` (the table's clock), its
-        amounts in ``minor_units`` decimals (None: the tile's currency's, those of the row being folded)."""
+        amounts in ``minor_units`` decimals (None: the tile's currency's, those of the row being folded).
+        One it cannot fold raises one of :data:`UNFOLDABLE` before changing anything (:meth:`fold`)."""
         kind = event.get("event")
         if kind == "new_shoe":
             self.results.clear()
         elif kind == "betting_opened":
-            self.phase, self.round = "betting", int(event["round"])
+            self.phase, self.round = "betting", _whole(event["round"], "round")
             self.wagers.clear()
             self.seats.clear()
         elif kind == "wager_placed":
-            self.wagers[(int(event["seat"]), str(event["spot"]))] = int(event["amount"])
-            self.seats.add(int(event["seat"]))
+            seat, spot = _whole(event["seat"], "seat"), str(event["spot"])
+            amount = _whole(event["amount"], "amount")
+            self.wagers[(seat, spot)] = amount
+            self.seats.add(seat)
         elif kind == "wager_returned":
-            key = (int(event["seat"]), str(event["spot"]))
-            left = self.wagers.get(key, 0) - int(event["amount"])
+            key = (_whole(event["seat"], "seat"), str(event["spot"]))
+            left = self.wagers.get(key, 0) - _whole(event["amount"], "amount")
             if left > 0:
                 self.wagers[key] = left
             else:
@@ -98,22 +131,25 @@ class Tile:
                 if not any(seat == key[0] for seat, _ in self.wagers):
                     self.seats.discard(key[0])
         elif kind == "betting_closed":
-            self.phase = "dealing"
-            self.seats = {int(s) for s in event["seats"]}
+            if not isinstance(seats := event["seats"], list):
+                raise TypeError(f"seats {seats!r:.40} is not a list")
+            self.phase, self.seats = "dealing", {_whole(s, "seat") for s in seats}
         elif kind == "decision_due":
             self.phase = "deciding"
         elif kind == "round_result":
             self._result(event)
         elif kind in ("round_settled", "round_voided"):
+            if kind == "round_settled" and self.journal is not None:
+                net, round_no = _whole(event["house_net"], "house_net"), _whole(event["round"], "round")
+                money = self.currency if minor_units is None else self.at_scale(minor_units)
+                self.settled[(self.journal, round_no)] = (at, net, money)
+                self.nets = [*self.nets, (net, money)][-LAST_NETS:]
             self.phase = "settled" if kind == "round_settled" else "voided"
             self.wagers.clear()
-            if kind == "round_settled" and self.journal is not None:
-                net = int(event["house_net"])
-                money = self.currency if minor_units is None else self.at_scale(minor_units)
-                self.settled[(self.journal, int(event["round"]))] = (at, net, money)
-                self.nets = [*self.nets, (net, money)][-LAST_NETS:]
         elif kind == "tilt":
-            self.tilt = {"reason": event.get("reason"), "detail": event.get("detail")}
+            tilt = {"reason": event.get("reason"), "detail": event.get("detail")}
+            json.dumps(tilt, allow_nan=False)  # drawn as sent: 1e999 (inf) is no JSON a browser reads
+            self.tilt = tilt
         elif kind == "tilt_cleared":
             self.tilt = None
         elif kind == "device":
@@ -126,21 +162,35 @@ class Tile:
         if self.game != "baccarat":
             return
         # A result the road cannot place is the recall's to show, not the tile's to guess.
-        with contextlib.suppress(RoadError, KeyError):
-            self.results.append(Result.from_record(event["result"], f"round {event.get('round')}"))
+        if isinstance(record := event.get("result"), Mapping):
+            with contextlib.suppress(RoadError, TypeError):  # TypeError: a winner that is a list
+                self.results.append(Result.from_record(record, f"round {event.get('round')!r:.40}"))
+
+    def fold(self, event: dict[str, Any], at: float, minor_units: int | None = None) -> str | None:
+        """:meth:`apply`, or why the event cannot be folded (and nothing of it was): left out, as the
+        recall shows a result the road cannot place, rather than the whole row or the whole board."""
+        try:
+            self.apply(event, at, minor_units)
+        except UNFOLDABLE as exc:
+            return f"event {event.get('seq')!r:.24} {event.get('event')!r:.40}: {exc!r:.200}"
+        return None
 
     def take_row(self, msg: RowMessage) -> bool:
-        """Fold one floor row message; False if rows are
-        missing before it (the board then reloads the table from PostgreSQL)."""
+        """Fold one floor row message; False if rows are missing before it (the board then reloads the
+        table from PostgreSQL). ValueError, the tile unchanged, if its ``currency`` is not one; an event
+        that cannot be folded is left out, the rest folded, and logged once for the row (:meth:`fold`)."""
+        money = currency_of(msg.currency)
         if msg.journal_id != self.journal:
             self.new_journal(msg.journal_id, msg.game, msg.currency)
         elif msg.row <= self.last_row:
             return True  # had it (from PostgreSQL, or a redelivery)
-        elif (money := Currency(**msg.currency)) != self.currency:  # a limits row changed the decimals
+        elif money != self.currency:  # a limits row changed the decimals
             self.currency = money
         contiguous = msg.row == self.last_row + 1
-        for event in msg.events:
-            self.apply(event, msg.at)
+        left_out = [why for event in msg.events if (why := self.fold(event, msg.at)) is not None]
+        if left_out:
+            log.warning("%s: row %d of journal %s: %d event(s) the board cannot fold, left out: %s",
+                        self.table, msg.row, msg.journal_id, len(left_out), "; ".join(left_out[:3]))
         self.last_row = msg.row
         self.journal_rows = max(self.journal_rows, msg.journal_rows)
         self.heard = time.time()
@@ -166,8 +216,9 @@ class Tile:
         return {money: sums[money] for money in order}
 
     def at_scale(self, minor_units: int) -> Currency:
-        """The table's currency with ``minor_units`` decimals: how an amount of that scale is shown."""
-        return Currency(self.currency.code, minor_units)
+        """The table's currency with ``minor_units`` decimals: how an amount of that scale is shown
+        (ValueError unless 0 to 4)."""
+        return currency_of({"code": self.currency.code, "minor_units": minor_units})
 
     def stale(self, now: float) -> bool:
         return now - self.heard > STALE_AFTER

@@ -14,8 +14,10 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import psycopg
@@ -33,6 +35,8 @@ ALIVE_SUBJECTS: Final = "croupier.*.alive"
 EVERY: Final = 5.0
 #: A table whose uplink was silent this long is offline (three heartbeats missed).
 OFFLINE_AFTER: Final = 3 * EVERY
+#: A heartbeat's counts are written into ``bigint`` columns: one past it failed the whole batch's UPDATE.
+_BIGINT: Final = 2**63
 
 
 class Speaker(Protocol):
@@ -66,6 +70,64 @@ async def beat(nc: NATS, table_id: str, state: Speaker, every: float, stop: asyn
             task.cancel()
 
 
+def loads(data: bytes) -> dict[str, Any]:
+    """A floor message from NATS (a heartbeat, an alert) as a JSON object, or ValueError saying why: not
+    JSON (nor UTF-8), nested deeper than Python's stack (``json.loads`` raised RecursionError), a number
+    that is not finite (``NaN``, ``1e999``: a browser's ``JSON.parse`` refuses the ``Infinity`` the board
+    would write back), or another JSON value than an object."""
+    try:
+        d = json.loads(data, parse_constant=_not_json, parse_float=_finite)
+    except RecursionError:
+        raise ValueError("JSON nested too deep") from None
+    if not isinstance(d, dict):
+        raise ValueError(f"a JSON {type(d).__name__}, not an object")
+    return d
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    if not math.isfinite(value := float(text)):
+        raise ValueError(f"the number {text[:24]} is out of range")
+    return value
+
+
+def _count(d: dict[str, Any], key: str) -> int:
+    if key not in d:
+        raise ValueError(f"no {key}")
+    v = d[key]
+    if type(v) is not int or not 0 <= v < _BIGINT:
+        raise ValueError(f"{key} {v!r:.40} is not a count (a whole number, 0 to 2**63-1)")
+    return v
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """What the floor reads of a heartbeat (the alert service reads its other fields)."""
+
+    table: str
+    journal: str
+    journal_rows: int
+    #: The last row the stream took (0 if it does not say).
+    acked: int
+
+    @classmethod
+    def parse(cls, data: bytes, subject: str | None = None) -> Heartbeat:
+        """The heartbeat in ``data``, heard on ``subject`` (None: not checked), whose table it must name;
+        ValueError saying what is wrong: not a JSON object (:func:`loads`), a table or journal that is
+        not a string, or ``journal_rows`` or ``acked`` not a count (``1e999`` raised OverflowError out of
+        the listener; 2**70 failed the recorder's write of every table's heartbeats)."""
+        d = loads(data)
+        if subject is not None:
+            own_table(d.get("table"), subject, "alive")
+        table, journal = d.get("table"), d.get("journal")
+        if not isinstance(table, str) or not isinstance(journal, str):
+            raise ValueError(f"table {table!r:.40} and journal {journal!r:.40}: not both strings")
+        return cls(table, journal, _count(d, "journal_rows"), _count(d, "acked") if "acked" in d else 0)
+
+
 class Board:
     """The newest heartbeat of each table's journal, heard by a recorder and not written yet."""
 
@@ -75,11 +137,11 @@ class Board:
     async def listen(self, nc: NATS) -> None:
         async def heard(msg: Msg) -> None:
             try:
-                d = json.loads(msg.data)
-                own_table(d["table"], msg.subject, "alive")
-                self.heard[(str(d["table"]), str(d["journal"]))] = int(d["journal_rows"])
-            except (ValueError, KeyError, TypeError) as exc:
-                log.warning("a heartbeat on %s that does not parse: %s", msg.subject, exc)
+                beat = Heartbeat.parse(msg.data, msg.subject)
+            except ValueError as exc:  # what nats-py's callback raised was printed, the heartbeat lost
+                log.warning("a heartbeat on %s that does not parse, not recorded: %s", msg.subject, exc)
+                return
+            self.heard[(beat.table, beat.journal)] = beat.journal_rows
 
         await nc.subscribe(ALIVE_SUBJECTS, cb=heard)
 

@@ -83,14 +83,23 @@ def recall(
 
 
 def parse_when(text: str) -> float:
-    """A time for ``export``: seconds since the epoch, or ISO 8601 (a date, or a date and time; UTC
-    unless it names its zone)."""
+    """A time for ``export``, ``report`` and ``/report``: seconds since the epoch, or ISO 8601 (a date, or
+    a date and time; UTC unless it names its zone). ValueError naming ``text`` if it is neither, or not
+    a time of years 1 to 9999 (a report prints its range as dates): ``nan``, ``inf`` and ``1e999`` are
+    numbers to ``float()``, and were taken (NaN matched no round, an infinity every one)."""
     try:
-        return float(text)
+        when = float(text)
     except ValueError:
-        pass
-    when = datetime.fromisoformat(text)
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
+        try:
+            parsed = datetime.fromisoformat(text)
+            when = (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+        except (ValueError, OverflowError):
+            raise ValueError(f"{text[:40]!r}: not a time (ISO 8601, or seconds since the epoch)") from None
+    try:
+        datetime.fromtimestamp(when, UTC)  # NaN: ValueError; an infinity or 1e300: OverflowError
+    except (ValueError, OverflowError, OSError):
+        raise ValueError(f"{text[:40]!r}: not a time of years 1 to 9999 (UTC)") from None
+    return when
 
 
 def export(
