@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 _ODDS = re.compile(r"^\s*(\d{1,9})\s*:\s*(\d{1,9})\s*$")
 
@@ -65,12 +65,22 @@ def half_lost(stake: int) -> int:
 
 
 class AmountError(ValueError):
-    """Text typed as an amount that is not one (``5,00``, ``5.001`` for cents, ``-5``, ``five``)."""
+    """Text typed as an amount that is not one (``5,00``, ``5.001`` for cents, ``-5``, ``five``), or one
+    past :data:`MAX_MINOR`."""
 
 
 #: ASCII digits only (``\d`` took an Arabic-Indic zero, drawn as a dot: ``1٠500`` was 10,500), and a
 #: thousands group never led by 0 (``0,500`` was read as 500: half a unit, typed with a decimal comma).
 _AMOUNT = re.compile(r"^([1-9][0-9]{0,2}(?:,[0-9]{3})+|[0-9]+)(?:\.([0-9]+))?$")
+#: The largest amount, in minor units: a signed 64-bit integer, what the wire and the journal hold.
+#: Counted before converting: int() refused past 4,300 digits with its own ValueError, for programmers.
+MAX_MINOR: Final = 2**63 - 1
+
+
+def _shown(text: str) -> str:
+    """Typed text for an error message: its repr, cut (a 5,000-digit paste is not echoed back whole)."""
+    shown = repr(text)
+    return shown if len(shown) <= 40 else f"{shown[:40]}... ({len(text)} characters)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,26 +108,32 @@ class Currency:
         return f"-{text}" if minor < 0 else text
 
     def signed(self, minor: int) -> str:
-        """A result: ``+5.00``, ``-5.00``, `` 0.00`` (a win, a loss, a push line up in a column)."""
-        return ("+" if minor > 0 else "-" if minor < 0 else " ") + self.format(abs(minor))
+        """A result: ``+5.00`` (a win), ``-5.00`` (a loss), ``0.00`` (a push: no sign, and no space in its
+        place, which read as a double space in ``house net  0.00``)."""
+        return ("+" if minor > 0 else "-" if minor < 0 else "") + self.format(abs(minor))
 
     def parse(self, text: str) -> int:
         """What a person typed (``5``, ``5.00``, ``1,000.50``) in minor units; :class:`AmountError` else."""
         m = _AMOUNT.match(text.strip())
         decimals = m.group(2) if m else None
-        # With 3 decimals, "5,000" is five thousand to some and 5.000 to others: its decimals are asked for.
-        if m is not None and "," in m.group(1) and decimals is None and self.minor_units == 3:
-            raise AmountError(f"{text!r} is ambiguous at 3 decimals (a thousands comma, or a decimal one?): "
-                              f"write {m.group(1).replace(',', '')} or {m.group(1)}.000 for thousands")
         if m is None or (decimals is not None and len(decimals) > self.minor_units):
             example = "5" if not self.minor_units else f"5 or 5.{'0' * self.minor_units}"
             unit = f"{self.minor_units} decimal{'s' if self.minor_units != 1 else ''}"
             code = f"{self.code}, " if self.code else ""
-            raise AmountError(f"an amount is written like {example} ({code}{unit} at most), not {text!r}")
-        whole = int(m.group(1).replace(",", ""))
-        frac = int((decimals or "").ljust(self.minor_units, "0") or "0")
-        scale: int = 10**self.minor_units
-        return whole * scale + frac
+            raise AmountError(f"an amount is written like {example} ({code}{unit} at most), "
+                              f"not {_shown(text)}")
+        digits = m.group(1).replace(",", "")
+        minor = MAX_MINOR + 1
+        if len(digits) <= len(str(MAX_MINOR)):
+            scale: int = 10**self.minor_units
+            minor = int(digits) * scale + int((decimals or "").ljust(self.minor_units, "0") or "0")
+        if minor > MAX_MINOR:
+            raise AmountError(f"{_shown(text)} is too large: the largest amount is {self.format(MAX_MINOR)}")
+        # With 3 decimals, "5,000" is five thousand to some and 5.000 to others: its decimals are asked for.
+        if "," in m.group(1) and decimals is None and self.minor_units == 3:
+            raise AmountError(f"{_shown(text)} is ambiguous at 3 decimals (a thousands comma, or a decimal "
+                              f"one?): write {digits} or {m.group(1)}.000 for thousands")
+        return minor
 
     def to_dict(self) -> dict[str, object]:
         return {"code": self.code, "minor_units": self.minor_units}

@@ -53,9 +53,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_listen(text: str) -> tuple[str, int]:
+    """``--listen HOST:PORT`` (``[::1]:8080``; no host: 127.0.0.1); ValueError saying ``--listen: ...``.
+
+    The port is ASCII digits, at most five, counted before int(): ``str.isdigit()`` took ``²``, which
+    int() then refused in its own words, and int() raised its own ValueError past 4,300 digits.
+    """
     host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ValueError(f"--listen: expected HOST:PORT such as 127.0.0.1:8080, not {text!r}")
+    if not sep or not (port.isascii() and port.isdigit() and len(port) <= 5) or not 0 <= int(port) <= 65535:
+        shown = repr(text) if len(text) <= 60 else f"{text[:60]!r}... ({len(text)} characters)"
+        raise ValueError(f"--listen: expected HOST:PORT such as 127.0.0.1:8080, not {shown}")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 

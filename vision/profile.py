@@ -260,10 +260,34 @@ def load_profile(path: Path | str) -> DeckProfile:
     problems = _geometry_problems(spec)
     ranks = _templates(path, spec.ranks, RANKS, "ranks", RANK_SIZE, problems)
     suits = _templates(path, spec.suits, SUITS, "suits", SUIT_SIZE, problems)
+    aspects = _aspects(spec.enrolled.get("aspects", {}), problems)
     if problems:
         raise ProfileError(path, problems)
-    aspects = {str(k): float(v) for k, v in dict(spec.enrolled.get("aspects", {})).items()}
     return DeckProfile(spec, ranks, suits, path, aspects)
+
+
+def _aspects(raw: object, problems: list[tuple[str | None, str]]) -> dict[str, float]:
+    """``enrolled.aspects``: name -> a finite number, each bad one a problem naming its key.
+
+    Why here: ``enrolled`` is free-form in :class:`ProfileFile` (enrolment's notes), but the recogniser
+    compares glyphs against these numbers; a hand-edited ``null``, ``""`` or ``1e999`` otherwise escaped
+    as TypeError, ValueError or OverflowError, or read every glyph as unlike its template (NaN, infinity).
+    """
+    if not isinstance(raw, dict):
+        problems.append(("enrolled.aspects", f"a mapping of glyph -> width/height (rank:Q: 0.7), "
+                         f"got {repr(raw)[:40]}"))
+        return {}
+    out: dict[str, float] = {}
+    for key, value in raw.items():
+        number = None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            with contextlib.suppress(OverflowError):  # an int past float's range (10**400)
+                number = float(value)
+        if number is None or not np.isfinite(number):
+            problems.append((f"enrolled.aspects.{key}", f"a finite number, got {repr(value)[:40]}"))
+            continue
+        out[str(key)] = number
+    return out
 
 
 def _geometry_problems(spec: ProfileFile) -> list[tuple[str | None, str]]:

@@ -197,15 +197,23 @@ def _panels(
                 parse_endpoint(gpio.control)
             except ControlError as exc:
                 problems.append(("gpio.control", str(exc)))
+            except ValueError as exc:  # urllib's own (a port past 65535, an unclosed '[')
+                problems.append(("gpio.control", f"not an endpoint like tcp://127.0.0.1:PORT ({exc})"))
     if spec.panels and gpio is None:
         why = f"panels need a gpio section: gpio: {{backend: {'|'.join(FACTORIES)}}}"
         problems.append(("gpio", why))
     out: list[tuple[str, PinMap]] = []
     for i, entry in enumerate(spec.panels):
         key = f"panels.{i}"
-        item = PanelEntry(map=entry) if isinstance(entry, str) else entry
-        if not isinstance(entry, str):
-            key += ".map"
+        if isinstance(entry, str):
+            # Validated here, outside TableFile's validation: its own errors are words for this key.
+            try:
+                item = PanelEntry(map=entry)
+            except ValidationError as exc:
+                problems.extend((key, why) for _, why in validation_problems(exc))
+                continue
+        else:
+            item, key = entry, key + ".map"
         found = _find_profile(path, item.map, "panels")
         if found is None:
             problems.append((key, f"no file {item.map!r} next to the table file or in {FIRMWARE_CONFIGS}"))

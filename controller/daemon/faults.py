@@ -59,6 +59,22 @@ class FaultSpecError(ValueError):
     """``CROUPIER_FAULT`` does not parse; the message names the variable and the bad part."""
 
 
+#: The most digits of a hit number or a page count: far past any test's, and far below the 4,300 past
+#: which int() raised its own ValueError (not FaultSpecError, which names the variable).
+MAX_DIGITS: Final = 9
+
+
+def _count(text: str) -> int | None:
+    """ASCII digits (``int()`` took ``²`` and ``1_0``), at most :data:`MAX_DIGITS` of them, else None."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS else None
+
+
+def _shown(text: str) -> str:
+    """A bad part for an error message: its repr, cut (the variable may hold anything, at any length)."""
+    shown = repr(text)
+    return shown if len(shown) <= 40 else f"{shown[:40]}... ({len(text)} characters)"
+
+
 def parse(spec: str) -> dict[str, tuple[int, str]]:
     """``"shoe_committed:3:kill,journal_write"`` -> ``{point: (hit number, action)}``."""
     table: dict[str, tuple[int, str]] = {}
@@ -66,12 +82,15 @@ def parse(spec: str) -> dict[str, tuple[int, str]]:
         name, _, rest = part.partition(":")
         count_text, _, action = rest.partition(":")
         if name not in POINTS:
-            raise FaultSpecError(f"{ENV}: unknown point {name!r} (points: {', '.join(sorted(POINTS))})")
+            raise FaultSpecError(f"{ENV}: unknown point {_shown(name)} (points: {', '.join(sorted(POINTS))})")
         if action and action not in ACTIONS:
-            raise FaultSpecError(f"{ENV}: unknown action {action!r} in {part!r} ({', '.join(ACTIONS)})")
-        if count_text and (not (count_text.isascii() and count_text.isdigit()) or int(count_text) < 1):
-            raise FaultSpecError(f"{ENV}: hit number must be an integer >= 1 in {part!r}")
-        table[name] = (int(count_text or 1), action or "kill")
+            raise FaultSpecError(f"{ENV}: unknown action {_shown(action)} in {_shown(part)} "
+                                 f"({', '.join(ACTIONS)})")
+        count = _count(count_text or "1")
+        if count is None or count < 1:
+            raise FaultSpecError(f"{ENV}: hit number must be an integer >= 1 (at most {MAX_DIGITS} digits) "
+                                 f"in {_shown(part)}")
+        table[name] = (count, action or "kill")
     return table
 
 
@@ -80,9 +99,11 @@ def journal_max_pages() -> int | None:
     text = os.environ.get(PAGES_ENV, "").strip()
     if not text:
         return None
-    if not (text.isascii() and text.isdigit()):
-        raise FaultSpecError(f"{PAGES_ENV}: must be a page count, not {text!r}")
-    return int(text)
+    pages = _count(text)
+    if pages is None:
+        raise FaultSpecError(f"{PAGES_ENV}: must be a page count (at most {MAX_DIGITS} digits), "
+                             f"not {_shown(text)}")
+    return pages
 
 
 _ARMED: Final = parse(os.environ.get(ENV, ""))

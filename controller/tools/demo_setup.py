@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig
+from controller.daemon.requests import quote
 from controller.games import GAMES
 from controller.tools.children import croupier_command
 from controller.tools.demo_ports import PORTS_PER_TABLE
@@ -33,18 +34,19 @@ def game_name(text: str) -> str:
     if text == "all" or text in GAMES:
         return text
     raise argparse.ArgumentTypeError(
-        f"no game {text!r}; choose one of: {', '.join(sorted(GAMES))}, or all (every shipped table at once)")
+        f"no game {quote(text)}; choose one of: {', '.join(sorted(GAMES))}, "
+        "or all (every shipped table at once)")
 
 
 def rounds_count(text: str) -> int:
     """``--rounds``: a whole number of at least 1 (leave the option out to play until Ctrl-C)."""
     try:
         value = int(text)
-    except ValueError:
+    except ValueError:  # not a number, or past int()'s 4,300 digits (no demo plays that many rounds)
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a number of rounds (1 or more; leave --rounds out to play until Ctrl-C)")
+            f"{quote(text)} is not a number of rounds (1 or more; leave --rounds out to play until Ctrl-C)")
     return value
 
 
@@ -55,15 +57,19 @@ def seconds(text: str) -> float:
     except ValueError:
         value = -1.0
     if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (0 or more)")
+        raise argparse.ArgumentTypeError(f"{quote(text)} is not a number of seconds (0 or more)")
     return value
 
 
 def first_port(text: str) -> int:
-    """``--ports N``: ports N..N+3 must all be TCP ports (1..65535); ``--game all`` checks its wider span."""
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 65536 - PORTS_PER_TABLE:
+    """``--ports N``: ports N..N+3 must all be TCP ports (1..65535); ``--game all`` checks its wider span.
+
+    ASCII digits only, at most five of them, counted before int() (which took ``²`` oddly and raised its
+    own ValueError past 4,300 digits)."""
+    digits = text.isascii() and text.isdigit() and len(text) <= 5
+    if not digits or not 1 <= int(text) <= 65536 - PORTS_PER_TABLE:
         raise argparse.ArgumentTypeError(
-            f"{text!r}: the demo takes ports N..N+{PORTS_PER_TABLE - 1}, "
+            f"{quote(text)}: the demo takes ports N..N+{PORTS_PER_TABLE - 1}, "
             f"so N must be 1..{65536 - PORTS_PER_TABLE}")
     return int(text)
 
@@ -74,7 +80,8 @@ def listen_address(text: str) -> str:
         parse_listen(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"{text!r}: expected HOST:PORT with a port 0..65535, such as {demo_display.DEFAULT}") from None
+            f"{quote(text)}: expected HOST:PORT with a port 0..65535, such as {demo_display.DEFAULT}"
+        ) from None
     return text
 
 

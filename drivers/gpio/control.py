@@ -19,7 +19,7 @@ import socket
 import socketserver
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -37,7 +37,8 @@ HELP = """commands (one per line; answers 'ok ...' or 'error: ...'):
   pin [CHIP:]N [high|low]      read or drive a raw BCM pin, or an expander's line (pin 0x21:5)
   lamps                        every lamp: {"seat 1 hit": {"mode": "blink", "lit": true}, ...}
   selected SEAT                the amounts chips on each spot of SEAT would wager now
-  help | quit"""
+  help                         this list
+  quit                         stop the simulator (on the daemon's gpio.control: close this connection)"""
 
 #: How long a simulated contact may take to be taken by the panel (its debounce, on a very busy machine).
 SETTLE_TIMEOUT_S = 10.0
@@ -63,12 +64,17 @@ class ControlError(ValueError):
 
 def parse_endpoint(endpoint: str) -> tuple[str, int]:
     """``tcp://127.0.0.1:PORT`` (port 0: any free port). Only loopback: this socket presses buttons."""
-    parts = urlsplit(endpoint)
-    if parts.scheme != "tcp" or parts.hostname is None or parts.port is None:
-        raise ControlError(f"control endpoint must look like tcp://127.0.0.1:PORT, not {endpoint!r}")
+    shape = f"control endpoint must look like tcp://127.0.0.1:PORT, not {endpoint[:60]!r}"
+    try:  # urllib raises its own ValueError for a port out of range or not a number, a broken [::1]
+        parts = urlsplit(endpoint)
+        port = parts.port
+    except ValueError:
+        raise ControlError(shape) from None
+    if parts.scheme != "tcp" or parts.hostname is None or port is None:
+        raise ControlError(shape)
     if parts.hostname not in ("127.0.0.1", "localhost", "::1"):
         raise ControlError(f"control endpoint must be on loopback (127.0.0.1), not {parts.hostname}")
-    return parts.hostname, parts.port
+    return parts.hostname, port
 
 
 class PanelControl:
@@ -220,7 +226,8 @@ class PanelControl:
             header = self._seat_header(seat)
             buttons = header[0].map.seats[seat].buttons
         if word not in buttons:
-            raise ControlError(f"{owner} has no button {word!r} in this map; buttons: {', '.join(buttons)}")
+            who = owner if owner == "dealer" else f"seat {owner}"
+            raise ControlError(f"{who} has no button {word!r} in this map; buttons: {', '.join(buttons)}")
         return header, buttons[word]
 
     def _presence(self, owner: str) -> tuple[tuple[ControlledPanel, SimulatedPins], InputPin]:
@@ -232,7 +239,8 @@ class PanelControl:
             header = self._seat_header(seat)
             panel = header[0].map.seats[seat]
         if panel.presence is None:
-            raise ControlError(f"{owner} has no presence pin in this map")
+            who = owner if owner == "dealer" else f"seat {owner}"
+            raise ControlError(f"{who} has no presence pin in this map")
         presence: InputPin = panel.presence
         return header, presence
 
@@ -245,21 +253,30 @@ class _Handler(socketserver.StreamRequestHandler):
             line = raw.decode("utf-8", "replace").strip()
             if line.lower() == "quit":
                 self.wfile.write(b"ok bye\n")
+                if self.server.on_quit is not None:
+                    self.server.on_quit()  # `croupier sim panel`: the simulator stops, as the shoe's does
                 return
             self.wfile.write((self.server.control.run(line) + "\n").encode())
 
 
 class ControlServer(socketserver.ThreadingTCPServer):
-    """The control socket: ``ControlServer(control, "tcp://127.0.0.1:0")``, then :meth:`start`."""
+    """The control socket: ``ControlServer(control, "tcp://127.0.0.1:0")``, then :meth:`start`.
+
+    ``quit`` closes the connection, and calls ``on_quit`` if given (the simulator's stop); the daemon
+    gives none: a command on its panel socket never stops the table.
+    """
 
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, control: PanelControl, endpoint: str) -> None:
+    def __init__(
+        self, control: PanelControl, endpoint: str, on_quit: Callable[[], None] | None = None
+    ) -> None:
         host, port = parse_endpoint(endpoint)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.address_family = family
         self.control = control
+        self.on_quit = on_quit
         super().__init__((host, port), _Handler)
         self._thread: threading.Thread | None = None
 
