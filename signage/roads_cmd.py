@@ -113,8 +113,9 @@ def shoe_json(number: int, results: list[Result]) -> dict[str, Any]:
 def shoe_text(number: int, results: list[Result]) -> str:
     roads = compute(results)
     c = roads.counts
+    rounds = f"{c['rounds']} round{'' if c['rounds'] == 1 else 's'}"
     lines = [
-        f"shoe {number}: {c['rounds']} rounds, Banker {c['banker']}, Player {c['player']}, Tie {c['tie']}, "
+        f"shoe {number}: {rounds}, Banker {c['banker']}, Player {c['player']}, Tie {c['tie']}, "
         f"Banker pairs {c['banker_pair']}, Player pairs {c['player_pair']}"
     ]
     for name in ROAD_NAMES:

@@ -19,6 +19,7 @@ from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.money import Currency
 from controller.tools.ctl import build_request
+from controller.tools.event_text import meters_text
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -110,3 +111,21 @@ def test_a_seat_is_typed_in_ascii_digits_only(seat: str) -> None:
     with pytest.raises(ValueError, match="SEAT must be a whole number"):
         build_request(["credit-in", seat, "5"], Currency())
     assert build_request(["credit-in", "10", "5"], Currency())["seat"] == 10
+
+
+@pytest.mark.parametrize("typed", ["{not json", '{"cmd": "status"'])
+def test_malformed_raw_json_is_said_as_the_daemon_says_it(
+    typed: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It printed the bare Python message (``Expecting property name ...: line 1 column 2 (char 1)``)
+    (a new-user review, 2026-12-07); checked before anything is sent, so no daemon is needed."""
+    assert main(["ctl", "--endpoint", "tcp://127.0.0.1:9", "--raw", typed]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("croupier ctl: --raw: malformed JSON: ") and "at character" in err
+    assert err.count("\n") == 1  # one line, as every error of ctl
+
+
+def test_a_zero_house_net_reads_without_a_double_space() -> None:
+    """``house net  0.00``: the space a zero's sign would take read as a typo (a new-user review)."""
+    reply = {"totals": {"rounds_settled": 1, "rounds_voided": 0, "house_net": 0}, "seats": {}}
+    assert meters_text(reply, Currency())[1] == "table: rounds settled 1, voided 0, house net 0.00"

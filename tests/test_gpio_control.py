@@ -74,6 +74,27 @@ def test_buttons_chips_and_lamps_over_the_socket_from_a_thread() -> None:
         panel.stop()
 
 
+def test_errors_name_the_seat_and_quit_leaves_a_hosts_socket_serving() -> None:
+    """``1 has no button 'dance'`` read as a number with no noun beside the other errors' ``seat 1 ...``
+    (a new-user review, 2026-12-07). ``quit`` on a socket with no ``on_quit`` (the daemon's
+    gpio.control) closes that connection only: a panel command never stops a table."""
+    pin_map = build_map("swap_hand", {1: {"buttons": ["hit", "stand"], "spots": ["main"]}})
+    factory = make_factory("mock")
+    panel = PanelLink(pin_map, GpioZeroBackend(factory), lambda inp, src: None, TableLimits())
+    server = ControlServer(PanelControl(panel, SimulatedPins(factory)), "tcp://127.0.0.1:0")
+    panel.start()
+    server.start()
+    try:
+        assert send(server.endpoint, "press 1 dance", "unplug 1", "quit") == [
+            "error: seat 1 has no button 'dance' in this map; buttons: hit, stand",
+            "error: seat 1 has no presence pin in this map",
+            "ok bye"]
+        assert send(server.endpoint, "press 1 hit") == ["ok press 1 hit"]  # still serving
+    finally:
+        server.stop()
+        panel.stop()
+
+
 def test_the_control_socket_is_loopback_only() -> None:
     assert parse_endpoint("tcp://127.0.0.1:5555") == ("127.0.0.1", 5555)
     for bad in ("tcp://0.0.0.0:5555", "tcp://10.0.0.2:1", "udp://127.0.0.1:1", "127.0.0.1:5"):
@@ -81,12 +102,12 @@ def test_the_control_socket_is_loopback_only() -> None:
             parse_endpoint(bad)
 
 
-def sim_panel(pin_map: str) -> tuple[subprocess.Popen[str], str]:
+def sim_panel(pin_map: str, stdin: int = subprocess.DEVNULL) -> tuple[subprocess.Popen[str], str]:
     """``croupier sim panel --map PIN_MAP`` in another process, and its control endpoint once it serves."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "controller.panels.cli", "panel", "--map", pin_map, "--control", "tcp://127.0.0.1:0"],
-        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=ROOT, env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     assert proc.stdout is not None
     endpoint = None
@@ -161,3 +182,29 @@ def test_sim_panel_in_another_process_plays_a_baccarat_round_from_the_buttons() 
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("where", ["socket", "stdin"])
+def test_quit_stops_the_simulator(where: str) -> None:
+    """docs/panel-simulator.md lists ``quit`` for the socket and stdin; on stdin it was an unknown
+    command, on the socket it closed the connection and the simulator ran on (a new-user review,
+    2026-12-07). It stops the simulator now, as the shoe simulator's ``quit`` does."""
+    proc, endpoint = sim_panel("firmware_configs/panels/baccarat.yaml", stdin=subprocess.PIPE)
+    try:
+        assert proc.stdin is not None and proc.stderr is not None
+        if where == "socket":
+            assert send(endpoint, "quit") == ["ok bye"]
+        else:
+            proc.stdin.write("help\nquit\n")
+            proc.stdin.flush()
+        assert proc.wait(timeout=20) == 0
+        if where == "stdin":
+            answers = proc.stderr.read().splitlines()
+            assert answers[0].startswith("ok commands") and answers[1] == "ok bye", answers
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()

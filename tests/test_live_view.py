@@ -78,7 +78,7 @@ def test_the_view_shows_a_round_as_it_is_dealt(
         assert "shoe: 8 decks, 3 dealt" in text
         for card in ("3S",):  # banker 5+3: a natural 8, the round ends
             client.call("card", card=card)
-        wait_for(lambda: "bead plate (1 rounds" in drawn([view]), "the bead plate")
+        wait_for(lambda: "bead plate (1 round this shoe)" in drawn([view]), "the bead plate")
         assert "settled 1" in drawn([view])
     finally:
         stop.set()

@@ -15,6 +15,7 @@ from controller.events import Event
 from controller.games.baccarat.rules import BaccaratOptions
 from controller.scenario import load_scenario, round_inputs, run_scenario
 from signage.roads import Result, compute
+from signage.roads_cmd import shoe_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "tests" / "scenarios" / "baccarat.yaml"
@@ -119,3 +120,8 @@ def test_shoes_carry_the_tables_own_shoe_number(tmp_path: Path, capsys: pytest.C
     assert "\nshoe 1: 3 rounds," in capsys.readouterr().out
     assert main(["roads", str(tmp_path / "state"), "--shoe", "2"]) == 2
     assert "no shoe 2" in capsys.readouterr().err
+
+
+def test_a_shoe_of_one_round_says_round() -> None:
+    assert shoe_text(1, [Result("banker")]).startswith("shoe 1: 1 round, Banker 1,")
+    assert shoe_text(2, [Result("banker"), Result("tie")]).startswith("shoe 2: 2 rounds, ")

@@ -18,6 +18,7 @@ import queue
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,10 +89,14 @@ def run(args: argparse.Namespace) -> int:
                       lambda inp, src: inbox.put((inp, src)), table.limits)
     server: ControlServer | None = None
     control: PanelControl | None = None
+
+    def stop(*_: Any) -> None:  # Ctrl-C, SIGTERM, or `quit` on the control socket or stdin
+        inbox.put(None)
+
     if args.pins == "mock":
         control = PanelControl(panel, SimulatedPins(factory, chips))
         try:
-            server = ControlServer(control, args.control)
+            server = ControlServer(control, args.control, on_quit=stop)
         except (ControlError, OSError) as exc:
             print(f"error: control socket {args.control}: {exc}", file=sys.stderr)
             panel.stop()
@@ -108,13 +113,10 @@ def run(args: argparse.Namespace) -> int:
         server.start()
         print(json.dumps({"control": server.endpoint, "map": str(args.map), "game": game_name}), flush=True)
 
-    def stop(*_: Any) -> None:
-        inbox.put(None)
-
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     if control is not None:
-        threading.Thread(target=_stdin, args=(control,), daemon=True).start()
+        threading.Thread(target=_stdin, args=(control, stop), daemon=True).start()
     try:
         while (item := inbox.get()) is not None:
             _apply(table, *item)
@@ -131,9 +133,14 @@ def _apply(table: Table, inp: I.Input, source: str) -> None:
         print(json.dumps({"source": source, **event.to_dict()}), flush=True)
 
 
-def _stdin(control: PanelControl) -> None:
-    """The same commands typed on stdin; answers go to stderr so stdout stays one event per line."""
+def _stdin(control: PanelControl, stop: Callable[[], None]) -> None:
+    """The same commands typed on stdin, ``quit`` stopping the simulator as on the socket; answers go to
+    stderr so stdout stays one event per line."""
     for line in sys.stdin:
+        if line.strip().lower() == "quit":
+            print("ok bye", file=sys.stderr, flush=True)
+            stop()
+            return
         print(control.run(line), file=sys.stderr, flush=True)
 
 

@@ -27,10 +27,11 @@ from controller.daemon.client import (
     CommandClient,
     DaemonUnavailable,
 )
-from controller.daemon.config import TableConfig, TableFileError, ZmqSpec, load_table
+from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.daemon.endpoints import EndpointError
 from controller.daemon.keys import KeyFileError
 from controller.money import AmountError, Currency, round_decimals
+from controller.tools.demo_table import demo_zeromq
 from controller.tools.event_text import (
     credits_text,
     due_text,
@@ -78,8 +79,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--table",
         default=os.environ.get("CROUPIER_TABLE"),
-        help="table file (for its command endpoint); default $CROUPIER_TABLE, else the default "
-        "loopback endpoint tcp://127.0.0.1:5558 (the one `make demo` uses)",
+        help="table file (for its command endpoint); default $CROUPIER_TABLE, else the command endpoint "
+        "of the table `make demo` runs (firmware_configs/tables/baccarat_7seat_sim.yaml)",
     )
     parser.add_argument(
         "--endpoint", help="command endpoint, e.g. tcp://127.0.0.1:5558 (overrides the table file)"
@@ -335,7 +336,10 @@ def answered_by(reply: dict[str, Any]) -> str:
 
 
 def _raw_request(words: list[str]) -> dict[str, Any]:
-    request = json.loads(" ".join(words))
+    try:
+        request = json.loads(" ".join(words))
+    except json.JSONDecodeError as exc:  # worded as the daemon words it (docs/commands.md, "Errors")
+        raise ValueError(f"--raw: malformed JSON: {exc.msg} at character {exc.pos}") from None
     if not isinstance(request, dict):
         raise ValueError("--raw takes one JSON object, like '{\"cmd\": \"status\"}'")
     return request
@@ -344,12 +348,12 @@ def _raw_request(words: list[str]) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     endpoint = args.endpoint
     expect = args.expect_table
-    if endpoint is None and not args.table:
-        endpoint = ZmqSpec().command
     config: TableConfig | None = None
     try:
         if args.table:
             config = load_table(args.table)
+        elif endpoint is None:
+            endpoint = demo_zeromq().command  # no table file: `make demo`'s table (docs/commands.md)
         key = credentials(args.key, args.server_key, config)
     except (TableFileError, KeyFileError) as exc:
         return _fail(str(exc))

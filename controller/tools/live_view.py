@@ -228,7 +228,8 @@ def _results(state: dict[str, Any], cur: Currency) -> RenderableType:
         if not results:
             return Text("bead plate: no rounds yet this shoe", style="dim")
         last = results[-1]["result"]
-        head = Text(f"bead plate ({len(results)} rounds this shoe); last: R{results[-1]['round']} "
+        rounds = f"{len(results)} round{'' if len(results) == 1 else 's'}"
+        head = Text(f"bead plate ({rounds} this shoe); last: R{results[-1]['round']} "
                     f"{last.get('winner')} {last.get('player_score')}-{last.get('banker_score')}")
         return Group(head, bead_plate(results))
     lines = [f"R{r['round']}: {compact_result(r['result'])}" for r in results[-3:]]

@@ -21,10 +21,11 @@ from controller.daemon.client import (
     DaemonUnavailable,
     Subscriber,
 )
-from controller.daemon.config import TableFileError, ZmqSpec, load_table
+from controller.daemon.config import TableFileError, load_table
 from controller.daemon.endpoints import EndpointError
 from controller.daemon.keys import ClientCredentials, KeyFileError
 from controller.money import DEFAULT_CURRENCY, Currency
+from controller.tools.demo_table import demo_zeromq
 from controller.tools.event_text import credits_text, format_event, result_text
 from controller.tools.key_options import add_key_arguments, credentials, events_key
 
@@ -69,8 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="FILE",
         help="table file: its id and endpoints; repeat for several tables side by side (live view); "
-        "default $CROUPIER_TABLE, else the default loopback endpoints (tcp://127.0.0.1:5556 and :5557, "
-        "the ones `make demo` uses)",
+        "default $CROUPIER_TABLE, else the PUB and snapshot endpoints of the table `make demo` runs "
+        "(firmware_configs/tables/baccarat_7seat_sim.yaml)",
     )
     parser.add_argument(
         "--plain", action="store_true",
@@ -162,7 +163,7 @@ def watch(
 def _endpoints(
     args: argparse.Namespace, path: str | None
 ) -> tuple[str, str, str, ClientCredentials | None]:
-    """(table id or "", PUB, snapshot, CURVE key) for one ``--table`` (or none).
+    """(table id or "", PUB, snapshot, CURVE key) for one ``--table`` (or none: ``make demo``'s endpoints).
 
     ``TableFileError`` or ``KeyFileError`` if the table file or the key cannot be used.
     """
@@ -181,7 +182,9 @@ def _endpoints(
         table = cfg.table_id
         pub = pub or cfg.spec.zeromq.pub
         snap = snap or cfg.spec.zeromq.snapshot
-    defaults = ZmqSpec()
+    if pub and snap:
+        return table, pub, snap, key
+    defaults = demo_zeromq()  # no table file: the demo's endpoints, so `croupier watch` follows `make demo`
     return table, pub or defaults.pub, snap or defaults.snapshot, key
 
 
