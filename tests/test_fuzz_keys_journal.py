@@ -178,3 +178,14 @@ def test_the_z85_check_is_real() -> None:
     """The key test's check refuses 40 characters that are not z85 (so a pass there means something)."""
     assert not _is_z85(b"\x00" * 40) and not _is_z85(b"~" * 40) and not _is_z85(b"a" * 39)
     assert _is_z85(zmq.curve_keypair()[0])
+
+
+def test_a_pair_mixed_from_two_keys_is_refused() -> None:
+    """A review (2026-12-07): a secret key that is not its public key's was taken; the handshake then
+    failed far from the file."""
+    other_public, _ = zmq.curve_keypair()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "ann.key_secret"
+        path.write_text(MADE.replace(PUBLIC.decode(), other_public.decode()), encoding="utf-8")
+        with pytest.raises(KeyFileError, match="the secret-key is not the public-key's"):
+            load_pair(path)

@@ -126,6 +126,10 @@ def load_pair(path: Path) -> tuple[bytes, bytes | None]:
         if key is not None and not _is_z85_key(key):
             raise KeyFileError(f"{path}: the {name} is not a CURVE key: a CURVE key is 40 z85 characters "
                                "(ZeroMQ's RFC 32) that decode to 32 bytes")
+    if secret is not None and zmq.curve_public(secret) != public:
+        # A pair mixed from two files (a hand edit): the peer would know this key by a public key whose
+        # secret nobody holds, and the handshake fail far from the file (a review, 2026-12-07).
+        raise KeyFileError(f"{path}: the secret-key is not the public-key's: a pair mixed from two keys")
     return public, secret
 
 
