@@ -19,7 +19,7 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from controller.daemon.client_replies import BadReply as BadReply  # re-exported: ctl and watch catch it here
-from controller.daemon.client_replies import check_snapshot, decode_reply
+from controller.daemon.client_replies import check_message, check_snapshot, decode_reply
 from controller.daemon.config import TableConfig
 from controller.daemon.endpoints import check_endpoint, enable_ipv6
 from controller.daemon.keys import ClientCredentials, KeyFolder, Role, local_client
@@ -254,7 +254,8 @@ class Subscriber:
         self.table = table
         if key is not None:
             key.secure(self.sub)
-        self.sub.connect(check_endpoint(pub))
+        self.pub_endpoint = check_endpoint(pub)
+        self.sub.connect(self.pub_endpoint)
         self.seq: int | None = None
         self.journal_id: str | None = None
         #: The daemon run drawn from (its snapshot's ``run``).
@@ -303,7 +304,7 @@ class Subscriber:
                 continue
             heard = time.monotonic()
             topic, data = self.sub.recv_multipart()
-            payload = json.loads(data)
+            payload = check_message(self.pub_endpoint, not is_side_topic(topic), data)
             if self.stale:
                 self.stale = False
                 yield "live", payload

@@ -67,3 +67,36 @@ def _snapshot_problem(reply: dict[str, Any]) -> str | None:
     if not isinstance(events, list) or not all(isinstance(e, dict) and _is_seq(e.get("seq")) for e in events):
         return f"whose events are {_shown(reply, 'events')}, not a list of events each with its seq"
     return None
+
+
+def check_message(endpoint: str, numbered: bool, data: bytes) -> dict[str, Any]:
+    """A message off the events socket ``endpoint`` (``numbered``: on an event's topic, not a side
+    topic's), if a follower can apply it; BadReply naming what is wrong otherwise: the fields the clone
+    pattern reads of an event (its ``seq``) and of a heartbeat (docs/zeromq.md, step 5). Only the daemon
+    publishes there, so a bad message is a fault to stop on and say, never one to skip quietly: a
+    follower that skipped it would show a table it no longer follows."""
+    try:
+        message = json.loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        message = None
+    problem = "not a JSON object" if not isinstance(message, dict) else _message_problem(message, numbered)
+    if problem is not None:
+        raise BadReply(f"{endpoint} published {data[:60]!r}: {problem}, not a Croupier message "
+                       "(docs/zeromq.md)")
+    assert isinstance(message, dict)
+    return message
+
+
+def _message_problem(message: dict[str, Any], numbered: bool) -> str | None:
+    """What makes a published ``message`` unusable by a follower, or None."""
+    if numbered and "seq" in message and not _is_seq(message["seq"]):
+        return f"its seq is {_shown(message, 'seq')}, not an integer from 0"
+    if message.get("event") != "heartbeat":
+        return None
+    if not isinstance(message.get("journal_id"), str) or not isinstance(message.get("table", ""), str):
+        return "a heartbeat without its journal_id and table as strings"
+    if "last_seq" in message and not _is_seq(message["last_seq"]):
+        return f"a heartbeat whose last_seq is {_shown(message, 'last_seq')}, not an integer from 0"
+    if message.get("lamps") is not None and not isinstance(message["lamps"], dict):  # null: no panels
+        return f"a heartbeat whose lamps are {_shown(message, 'lamps')}, not an object or null"
+    return None
