@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 import yaml
@@ -143,26 +143,20 @@ def test_any_bytes_are_yaml_data_or_a_config_file_error(data: bytes) -> None:
             assert str(exc).startswith(f"{path}: ")
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
-@given(name=st.sampled_from(_shipped("tables")), data=st.data())
-def test_a_damaged_table_file_loads_or_names_the_file(configs: Path, name: str, data: st.DataObject) -> None:
-    text = data.draw(damaged((CONFIGS / "tables" / name).read_text(encoding="utf-8")))
-    _check(load_table, configs / "tables" / f"fuzz-{name}", text, TableFileError)
+#: Each kind of shipped file, its loader and the error that must name the file.
+SHIPPED: Final = [("tables", load_table, TableFileError), ("shoes", load_shoe_profile, ShoeProfileError),
+                  ("panels", load_pin_map, PinMapError)]
 
 
-@settings(max_examples=80, deadline=None, derandomize=True)
-@given(name=st.sampled_from(_shipped("shoes")), data=st.data())
-def test_a_damaged_shoe_profile_loads_or_names_the_file(configs: Path, name: str,
-                                                        data: st.DataObject) -> None:
-    text = data.draw(damaged((CONFIGS / "shoes" / name).read_text(encoding="utf-8")))
-    _check(load_shoe_profile, configs / "shoes" / f"fuzz-{name}", text, ShoeProfileError)
-
-
-@settings(max_examples=100, deadline=None, derandomize=True)
-@given(name=st.sampled_from(_shipped("panels")), data=st.data())
-def test_a_damaged_pin_map_loads_or_names_the_file(configs: Path, name: str, data: st.DataObject) -> None:
-    text = data.draw(damaged((CONFIGS / "panels" / name).read_text(encoding="utf-8")))
-    _check(load_pin_map, configs / "panels" / f"fuzz-{name}", text, PinMapError)
+@pytest.mark.parametrize(("kind", "load", "error"), SHIPPED, ids=[kind for kind, _, _ in SHIPPED])
+@settings(max_examples=110, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_a_damaged_shipped_file_loads_or_names_the_file(configs: Path, kind: str, load: Callable[[Path], Any],
+                                                        error: type[Exception], data: st.DataObject) -> None:
+    """A table file, shoe profile or pin map as shipped, with a few bytes changed."""
+    name = data.draw(st.sampled_from(_shipped(kind)))
+    text = data.draw(damaged((CONFIGS / kind / name).read_text(encoding="utf-8")))
+    _check(load, configs / kind / f"fuzz-{name}", text, error)
 
 
 @settings(max_examples=30, deadline=None, derandomize=True)
@@ -234,3 +228,13 @@ def test_an_operators_file_is_read_or_an_operator_error(body: str) -> None:
             assert str(exc).startswith(f"{path}: ")
         else:
             assert all(isinstance(k, str) and isinstance(v, str) for k, v in known.items())
+
+
+def test_a_nul_in_a_string_is_the_files_error(configs: Path) -> None:
+    """Found by the damaged-table fuzz (2026-12-07): ``shoe.profile: "\\0"`` made resolving the path raise
+    ValueError ("embedded null byte") out of load_table. No string of a file may hold a NUL."""
+    path = configs / "tables" / "nul.yaml"
+    text = (CONFIGS / "tables" / "baccarat_sim.yaml").read_text(encoding="utf-8")
+    path.write_text(text.replace("description: ", 'description: "a \\0 here" #'), encoding="utf-8")
+    with pytest.raises(TableFileError, match=r"nul\.yaml: not valid YAML: line 7, .*a NUL character"):
+        load_table(path)
