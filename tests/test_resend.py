@@ -214,8 +214,8 @@ def test_a_resend_after_the_keys_role_was_narrowed_gets_its_first_reply_and_noth
     running: TableConfig,
 ) -> None:
     """A cashier's credit, then the key made an observer's: its resend gets the first reply (a review,
-    2026-12-05: it was "denied", which reads as never applied); a new credit, or another body under the
-    used ref, is denied as before."""
+    2026-12-05: it was "denied", which reads as never applied); a new credit is denied as before, and
+    another body under the used ref is refused naming both, as under any role (docs/commands.md)."""
     key = local_key(running, "cashier", "carl")
     client = CommandClient(running.spec.zeromq.command, timeout=10, key=key)
     try:
@@ -232,7 +232,26 @@ def test_a_resend_after_the_keys_role_was_narrowed_gets_its_first_reply_and_noth
             time.sleep(0.1)
         assert reply["denied"]
         assert client.call("credit_in", seat=1, amount=5000, ref="R1") == {**first, "duplicate": True}
-        assert client.call("credit_in", seat=1, amount=7000, ref="R1")["denied"]
+        assert client.call("credit_in", seat=1, amount=7000, ref="R1")["ref_reused"]
         assert _call(running, "olive", "operator", "status")["credits"] == {"1": 5000 + 100 * (n - 2)}
     finally:
         client.close()
+
+
+def test_a_ref_of_the_scoped_form_is_a_new_ref_not_the_resend_of_another(running: TableConfig) -> None:
+    """A review (2026-12-07): ``key:olive:A`` from olive was looked up unscoped, found olive's ref ``A``
+    (journaled as ``key:olive:A``) and was answered as its resend: a new credit never applied."""
+    assert _call(running, "olive", "operator", "credit_in", seat=3, amount=100, ref="A")["ok"]
+    fresh = _call(running, "olive", "operator", "credit_in", seat=3, amount=100, ref="key:olive:A")
+    assert fresh["ok"] and "duplicate" not in fresh
+    assert _call(running, "olive", "operator", "status")["credits"]["3"] == 200
+
+
+def test_another_command_under_a_used_ref_is_ref_reused_even_when_the_role_may_not_send_it(
+        running: TableConfig) -> None:
+    """A review (2026-12-07): a cashier's ``open`` under the ref of its applied credit was answered
+    ``denied``, not ``ref_reused`` naming both, and the denial kept under a ref already used."""
+    assert _call(running, "carl", "cashier", "credit_in", seat=4, amount=500, ref="X")["ok"]
+    reply = _call(running, "carl", "cashier", "open", ref="X")
+    assert reply["ref_reused"] and not reply["ok"] and "denied" not in reply
+    assert "ref 'X' was first used for credit_in seat 4 amount 500" in reply["error"]

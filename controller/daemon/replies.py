@@ -78,8 +78,8 @@ async def handle_command(d: DaemonHost, payload: bytes, caller: KeyInfo) -> dict
         except resend.RefUnread as exc:
             d.journal_faulted(exc.fault)
             return journal_fault_reply(parsed.name, exc.fault, known=False)
-        if first is not None and first.get("duplicate"):
-            return first
+        if first is not None and (first.get("duplicate") or first.get("ref_reused")):
+            return first  # another body under a used ref is refused naming both, whatever the role
         assert d.guard is not None
         d.guard.refusals.warning(f"key {caller.name!r}", "refused %s from key %r: role %s may not",
                                  parsed.name, caller.name, caller.role)

@@ -195,9 +195,11 @@ def describe(inp: Input, source: str) -> str:
 
 def _find(journal: Journal, key: str, ref: str) -> Entry | None:
     """The input ``key`` first sent with ``ref``: scoped, or an unscoped ref of an older journal whose
-    row's source names that key."""
+    row's source names that key. A ref of the scoped form itself (``key:NAME:OLD``) is never looked up
+    unscoped: it would find the row of the key's own ref ``OLD`` and answer a new request as its resend,
+    never applied (a review, 2026-12-07)."""
     entry = journal.find_ref(journal_ref(key, ref))
-    if entry is not None:
+    if entry is not None or ref.startswith("key:"):
         return entry
     legacy = journal.find_ref(ref)
     prefix = f"command:{key}"
