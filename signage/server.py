@@ -55,7 +55,8 @@ async def tables(request: web.Request) -> web.Response:
     feeds = request.app[FEEDS]
     return web.json_response(
         [
-            {"table": f.table, "game": f.view.game, "title": f.view.settings.get("title"), "stale": f.stale}
+            {"table": f.table, "journal_id": f.view.journal, "game": f.view.game,
+             "title": f.view.settings.get("title"), "stale": f.stale}
             for f in feeds.values()
         ]
     )
@@ -107,7 +108,9 @@ async def stream(request: web.Request, follow: Followed) -> web.StreamResponse:
 
 async def health(request: web.Request) -> web.Response:
     feeds = request.app[FEEDS]
-    body = {f.table: {"seq": f.view.seq, "stale": f.stale, "browsers": f.watchers} for f in feeds.values()}
+    # The journal with the seq: a new journal starts at seq 1 again, so a seq alone says not which it is.
+    body = {f.table: {"journal_id": f.view.journal, "seq": f.view.seq, "stale": f.stale,
+                      "browsers": f.watchers} for f in feeds.values()}
     return web.Response(text=json.dumps(body), content_type="application/json")
 
 

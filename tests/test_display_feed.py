@@ -7,15 +7,18 @@ naming the table; nothing else escapes to stop the feed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import pytest
 import zmq.asyncio
+from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from signage.feed import FrameError, TableFeed
+from signage.server import make_app
 
 OUTCOMES = {"ok", "side", "old", "gap", "journal"}
 
@@ -156,3 +159,18 @@ def test_the_sign_shows_the_limits_in_force_and_a_heartbeat_that_changes_them() 
     assert feed.take_frame(json.dumps(beat).encode(), b"t1.heartbeat") == "ok"
     assert feed.view.to_dict()["display"]["limits_text"] == {"min_bet": "EUR 100", "max_bet": "EUR 100,000"}
     assert feed.take_frame(json.dumps(beat).encode(), b"t1.heartbeat") == "side"  # the same: nothing to draw
+
+
+def test_health_and_tables_say_which_journal_the_seq_is_of() -> None:
+    """A review (2026-12-07): ``/health`` gave each table's seq without its journal, and a new journal starts
+    at seq 1 again: a monitor could not tell which journal answered (every reply says who answers)."""
+
+    async def ask() -> tuple[Any, Any]:
+        async with TestClient(TestServer(make_app({"t1": new_feed()}))) as client:
+            health = await (await client.get("/health")).json()
+            tables = await (await client.get("/tables")).json()
+            return health, tables
+
+    health, tables = asyncio.run(ask())
+    assert health["t1"]["journal_id"] == "j1" and health["t1"]["seq"] == 10
+    assert tables[0]["table"] == "t1" and tables[0]["journal_id"] == "j1"
