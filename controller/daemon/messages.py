@@ -131,10 +131,13 @@ class TableState(TypedDict):
 
 
 class SnapshotRequest(TypedDict, total=False):
-    """``{}``, ``{"since": SEQ}`` or ``{"since": SEQ, "journal_id": ID}``."""
+    """``{}``, ``{"since": SEQ}`` or ``{"since": SEQ, "journal_id": ID, "run": RUN}``: ``run`` the daemon
+    run the follower last drew from (a journal restored from an older copy then answers with the state
+    alone)."""
 
     since: int
     journal_id: str
+    run: str
 
 
 class JournalFaultInfo(TypedDict):
