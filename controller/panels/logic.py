@@ -117,12 +117,19 @@ class PanelLogic:
                 if spot in self.spots:
                     last.setdefault(seat, {})[spot] = amount
             self.last_round = last
-            self.repeat = {}
+            # ``repeat`` stays what the seat chose until it keys another amount: chips left on a spot
+            # ride at the amount the panel shows, and clearing it here made them bet the keyed amount
+            # (the minimum after a clear_bet) at the next open, a fifth of a 500 (a review, 2026-12-07).
         if view.phase == "dealing" and self.at_close is None:
             # A wager its chips placed stood at the close with its chips down, whatever the sensor says
             # now: chips lifted while the close was being journaled sent a cancel the table then refused,
             # and taking the sensor now as the state at the close hid the move (a review, 2026-12-07).
             self.at_close = dict(self.covered)
+            for key in set(self._betting_wagers) - set(view.wagers):
+                # A wager the table handed back at the close (a lone 2WayWinner ante, a One Card Poker
+                # Tie without its primary): its chips are lifted as the dealer pushes them back, no move
+                # (a review, 2026-12-07: the lift halted everyone's deal).
+                self.at_close[key] = False
             for key in sorted(self.chipped & set(view.wagers)):
                 self.at_close[key] = True
                 if not self.covered.get(key, False):
@@ -247,8 +254,10 @@ class PanelLogic:
             self.amount[seat] = self.limits.min_bet
             self.repeat.pop(seat, None)
             return []
-        if word == "repeat_bet":
-            self.repeat[seat] = dict(self.last_round.get(seat, {}))
+        if word == "repeat_bet":  # within today's limits, as every change is (limits change at a start)
+            lim = self.limits
+            self.repeat[seat] = {spot: max(lim.min_bet, min(lim.max_bet, amount))
+                                 for spot, amount in self.last_round.get(seat, {}).items()}
             return []
         if word == BET_2X:
             # Without an ante there is no "twice": amount 0 lets the table refuse it with its reason.

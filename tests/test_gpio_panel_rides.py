@@ -1,0 +1,91 @@
+"""Chips that stay on a spot, and chips the table hands back: what the panels post for them.
+
+A review of the panels' money path (2026-12-07) found the selection a seat chose with ``repeat_bet``
+dropped when betting closed, so chips left to ride bet the keyed amount (the minimum after a
+``clear_bet``) at the next open; chips the table returned at the close (a lone 2WayWinner ante) taken
+for chips moved after no more bets when the dealer pushed them back, halting every seat's deal; and a
+``repeat_bet`` after a restart under a lower ``max_bet`` selecting an amount past it. A real Table, the
+panel logic and simulated pins (tests/test_gpio_rig.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_gpio_rig import Rig, build_map
+
+from controller import inputs as I
+from controller.cards import parse_card
+from controller.daemon.panels import after_restart
+from controller.limits import TableLimits
+from drivers.gpio.pinmap import BET_WORDS
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _baccarat(limits: TableLimits | None = None) -> Rig:
+    spots = {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"]}}
+    return Rig(build_map("baccarat", spots, dealer=True), limits=limits)
+
+
+def _round_over(rig: Rig) -> None:
+    rig.press(None, "close_betting")
+    rig.sync()
+    rig.press(None, "void")  # the round over (a settlement ends betting the same way)
+    rig.sync()
+
+
+def test_chips_left_to_ride_after_a_repeat_bet_bet_what_the_panel_shows() -> None:
+    rig = _baccarat()
+    rig.press(None, "open_betting")
+    rig.sync()
+    for _ in range(4):
+        rig.press(1, "bet_up")  # 500
+    rig.chips(1, "banker", True)
+    rig.sync()
+    _round_over(rig)
+    rig.chips(1, "banker", False)
+    rig.press(1, "clear_bet")  # keyed back to the minimum
+    rig.press(None, "open_betting")
+    rig.sync()
+    rig.press(1, "repeat_bet")  # banker 500 again
+    rig.chips(1, "banker", True)
+    rig.sync()
+    assert rig.table.staked == {(1, "banker"): 500}
+    _round_over(rig)
+    assert rig.panel.logic.selected(1, "banker") == 500  # what the panel shows, no key pressed since
+    rig.press(None, "open_betting")  # the same chips left on the spot: they ride
+    rig.sync()
+    assert rig.table.staked == {(1, "banker"): 500}
+
+
+def test_a_repeat_bet_after_a_restart_under_a_lower_max_bet_stops_at_it() -> None:
+    rig = _baccarat(TableLimits(min_bet=100, max_bet=5000))
+    after_restart(rig.panel.logic, {1: {"banker": 10_000}}, 100)  # the journal's last round, under 10,000
+    rig.press(None, "open_betting")
+    rig.sync()
+    rig.press(1, "repeat_bet")
+    assert rig.panel.logic.selected(1, "banker") == 5000
+    rig.chips(1, "banker", True)
+    rig.sync()
+    assert rig.table.staked == {(1, "banker"): 5000}
+
+
+def test_chips_the_table_returned_at_the_close_are_lifted_without_halting_the_deal() -> None:
+    seats = {1: {"spots": ["bj_ante", "poker_ante"]}, 2: {"spots": ["bj_ante", "poker_ante"]}}
+    rig = Rig(build_map("two_way_winner", seats, dealer=True), limits=TableLimits(seats=6))
+    rig.press(None, "open_betting")
+    rig.sync()
+    rig.chips(1, "bj_ante", True)  # seat 1: one ante only, handed back at the close
+    rig.chips(2, "bj_ante", True)
+    rig.chips(2, "poker_ante", True)
+    rig.sync()
+    rig.press(None, "close_betting")
+    rig.sync()
+    assert (1, "bj_ante") not in rig.table.staked and (2, "poker_ante") in rig.table.staked
+    rig.chips(1, "bj_ante", False)  # the dealer pushes the unmatched chips back
+    rig.sync()
+    assert not rig.table.offline and rig.table.tilt is None
+    assert [e.event for e in rig.table.apply(I.CardSeen(parse_card("2H")))] == ["card_dealt"]
+    rig.chips(2, "poker_ante", False)  # chips of a standing wager lifted: still a move that halts
+    rig.sync()
+    assert "panel 2" in rig.table.offline
