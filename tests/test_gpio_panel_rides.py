@@ -89,3 +89,26 @@ def test_chips_the_table_returned_at_the_close_are_lifted_without_halting_the_de
     rig.chips(2, "poker_ante", False)  # chips of a standing wager lifted: still a move that halts
     rig.sync()
     assert "panel 2" in rig.table.offline
+
+
+@pytest.mark.parametrize(("min_bet", "max_bet"), [(300, 100_000), (200, 1_100)])
+def test_a_swap_hand_panel_selects_only_even_units_whatever_the_limits(min_bet: int, max_bet: int) -> None:
+    """Swap-Hand takes a main wager of an even number of units (its Odds-Win is half). At an odd ``min_bet``
+    the panel stepped by ``bet_step: 2`` from it selected only odd amounts, and at an odd ``max_bet`` the
+    limit itself: every panel bet refused (a review, 2026-12-07)."""
+    pin_map = build_map("swap_hand", {1: {"buttons": list(BET_WORDS), "spots": ["main"]}}, dealer=True,
+                        bet_step=2, bet_hold={"steps": [2, 10]})  # as the shipped swap_hand.yaml
+    rig = Rig(pin_map, limits=TableLimits(min_bet=min_bet, max_bet=max_bet))
+    rig.press(None, "open_betting")
+    rig.sync()
+    for presses in (0, 1, 100):
+        rig.press(1, "clear_bet")
+        for _ in range(presses):
+            rig.press(1, "bet_up")
+        amount = rig.panel.logic.selected(1, "main")
+        assert amount % 200 == 0 and min_bet <= amount <= max_bet, amount
+        rig.chips(1, "main", True)
+        rig.sync()
+        assert rig.table.staked.get((1, "main")) == amount, rig.table.staked
+        rig.chips(1, "main", False)
+        rig.sync()

@@ -73,7 +73,7 @@ class PanelLogic:
         self.limits = limits
         self.spots = GAMES[pin_map.game].bet_spots if pin_map.game in GAMES else ()
         self.view = LampView()
-        self.amount: dict[int, int] = {seat: limits.min_bet for seat in pin_map.seats}
+        self.amount: dict[int, int] = {seat: self.least() for seat in pin_map.seats}
         self.repeat: dict[int, dict[str, int]] = {}
         self.last_round: dict[int, dict[str, int]] = {}
         #: Seats whose keyed amount a daemon restart put back at the minimum: their bet keys blink
@@ -219,7 +219,7 @@ class PanelLogic:
         ``clear_bet`` or ``repeat_bet``; chips wager nothing until then. After a daemon restart (the keyed
         amount is not journaled), and when the map's inputs failed (a dead chip's keys may have stepped
         it)."""
-        self.amount.update({seat: self.limits.min_bet for seat in self.map.seats})
+        self.amount.update({seat: self.least() for seat in self.map.seats})
         self.restarted = set(self.map.seats)
 
     def step(self, seat: int, units: int) -> None:
@@ -228,9 +228,21 @@ class PanelLogic:
         bet_up/bet_down (the map's ``bet_step``, or a held button's growing steps) and the chip keys
         (``add_N``) all come here; a selection past a limit stops at the limit.
         """
-        lim = self.limits
-        self.amount[seat] = max(lim.min_bet, min(lim.max_bet, self.amount[seat] + units * lim.unit))
+        self.amount[seat] = self._within(self.amount[seat] + units * self.limits.unit)
         self.repeat.pop(seat, None)
+
+    def least(self) -> int:
+        """The least amount a seat may select: ``min_bet``, or on a map whose ``bet_step`` is more than one
+        unit the first multiple of it at or above (Swap-Hand's even units: at a ``min_bet`` of an odd
+        number of units, stepping by two from it selected only amounts the table refuses: a review,
+        2026-12-07)."""
+        grid = self.map.bet_step * self.limits.unit
+        return -(-self.limits.min_bet // grid) * grid
+
+    def _within(self, amount: int) -> int:
+        """``amount`` stopped at the least (:meth:`least`) and greatest amount a seat may select."""
+        grid = self.map.bet_step * self.limits.unit
+        return max(self.least(), min(self.limits.max_bet // grid * grid, amount))
 
     def button(self, seat: int | None, word: str) -> list[Post]:
         """A debounced press of ``word`` on seat ``seat``'s panel (``None``: the dealer panel)."""
@@ -251,13 +263,12 @@ class PanelLogic:
             self.step(seat, units)
             return []
         if word == "clear_bet":
-            self.amount[seat] = self.limits.min_bet
+            self.amount[seat] = self.least()
             self.repeat.pop(seat, None)
             return []
         if word == "repeat_bet":  # within today's limits, as every change is (limits change at a start)
-            lim = self.limits
-            self.repeat[seat] = {spot: max(lim.min_bet, min(lim.max_bet, amount))
-                                 for spot, amount in self.last_round.get(seat, {}).items()}
+            last = self.last_round.get(seat, {})
+            self.repeat[seat] = {spot: self._within(amount) for spot, amount in last.items()}
             return []
         if word == BET_2X:
             # Without an ante there is no "twice": amount 0 lets the table refuse it with its reason.
