@@ -122,7 +122,7 @@ class Currency:
             code = f"{self.code}, " if self.code else ""
             raise AmountError(f"an amount is written like {example} ({code}{unit} at most), "
                               f"not {_shown(text)}")
-        digits = m.group(1).replace(",", "")
+        digits = m.group(1).replace(",", "").lstrip("0") or "0"  # leading zeros are no size (a review)
         minor = MAX_MINOR + 1
         if len(digits) <= len(str(MAX_MINOR)):
             scale: int = 10**self.minor_units

@@ -130,3 +130,12 @@ def test_formatting() -> None:
     assert cur.signed(-500) == "-5.00"
     assert cur.signed(0) == "0.00"  # a push: no sign and no space for one ("house net  0.00" read oddly)
     assert cur.signed(12345678) == "+123,456.78"
+
+
+def test_leading_zeros_are_no_size() -> None:
+    """A review (2026-12-07): the digit count that keeps an amount under 2**63 - 1 minor units counted
+    leading zeros, so ``00000000000000000005`` was refused as too large; it is 5."""
+    cur = Currency()
+    assert cur.parse("0" * 19 + "5") == 500 and cur.parse("00.01") == 1
+    with pytest.raises(AmountError, match="too large"):
+        cur.parse("9" * 20)
