@@ -18,6 +18,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from controller.floor import store
+from controller.floor.alerting.rules import Pit
+from controller.floor.alive import Heartbeat
 from controller.floor.gaming_day import MIDNIGHT
 from controller.floor.queries import parse_when
 from controller.floor.schema import migrate
@@ -157,6 +159,23 @@ def test_the_board_takes_or_logs_any_heartbeat(data: bytes) -> None:
     board.take_heartbeat(data, "croupier.t1.alive")
     _drawn(board)
 
+
+
+@FUZZ
+@given(heartbeats.map(lambda h: json.dumps(h).encode()) | st.binary(max_size=100))
+@example(b'{"table": "t1", "journal": "j1", "journal_rows": 1, "acked": 1, "sent_at": 1e999}')
+@example(DEEP)
+def test_the_alert_service_judges_or_refuses_any_heartbeat(data: bytes) -> None:
+    """A review (2026-12-07): the alert service read heartbeats with json.loads, so ``sent_at: 1e999``
+    raised OverflowError out of its rules on the second sample, and a deeply nested one RecursionError
+    out of the NATS callback. It reads them as the recorder and the board do (``Heartbeat.body``)."""
+    pit = Pit()
+    try:
+        body = Heartbeat.body(data, "croupier.t1.alive")
+    except ValueError:
+        return
+    for at in (1000.0, 1001.0):  # the clock's rule looks from the second sample on
+        pit.alive(body, at)
 
 alerts = st.fixed_dictionaries(
     {"table": st.just("t1") | scalars},

@@ -119,7 +119,20 @@ class Heartbeat:
         ValueError saying what is wrong: not a JSON object (:func:`loads`), a table or journal that is
         not a string, or ``journal_rows`` or ``acked`` not a count (``1e999`` raised OverflowError out of
         the listener; 2**70 failed the recorder's write of every table's heartbeats)."""
+        return cls.of(loads(data), subject)
+
+    @staticmethod
+    def body(data: bytes, subject: str) -> dict[str, Any]:
+        """The heartbeat in ``data`` as the JSON object the alert service's rules read (every field, not
+        only this class's), held to :meth:`parse`'s checks; ValueError saying what is wrong."""
         d = loads(data)
+        Heartbeat.of(d, subject)
+        return d
+
+    @classmethod
+    def of(cls, d: dict[str, Any], subject: str | None = None) -> Heartbeat:
+        """:meth:`parse` of a heartbeat already read as a JSON object by :func:`loads` (the alert service
+        keeps the object: its rules read more of it)."""
         if subject is not None:
             own_table(d.get("table"), subject, "alive")
         table, journal = d.get("table"), d.get("journal")

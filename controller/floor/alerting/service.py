@@ -28,7 +28,7 @@ from controller.floor import alerts
 from controller.floor.alerting import history
 from controller.floor.alerting.rules import FEED_LOST, Pit
 from controller.floor.alerting.shoes import Action, Raise
-from controller.floor.alive import ALIVE_SUBJECTS
+from controller.floor.alive import ALIVE_SUBJECTS, Heartbeat, loads
 from controller.floor.database import Database
 from controller.floor.schema import migrate
 from controller.floor.stream import ensure_stream, rows_consumer
@@ -94,9 +94,8 @@ class AlertService:
         psub = await self.js.pull_subscribe_bind(durable=self.durable, stream=STREAM)
 
         async def heard(msg: Msg) -> None:
-            try:
-                body = json.loads(msg.data)
-                own_table(body.get("table") if isinstance(body, dict) else None, msg.subject, "alive")
+            try:  # the floor's one reading of a heartbeat (the recorder's and the pit board's): a bad one
+                body = Heartbeat.body(msg.data, msg.subject)  # raised OverflowError or RecursionError here
                 self._heard.put_nowait((body, time.time()))
             except ValueError as exc:
                 log.warning("a heartbeat on %s that does not parse: %s", msg.subject, exc)
@@ -148,10 +147,10 @@ class AlertService:
             return
         for m in msgs:
             try:
-                body = json.loads(m.data)
+                body = loads(m.data)  # as a heartbeat: not nested past the stack, every number finite
                 own_table(body["table"], m.subject)  # one table's user, another's alerts: no
                 actions = self.pit.row(body, time.time())
-            except (ValueError, KeyError, TypeError) as exc:
+            except (ValueError, KeyError, TypeError, OverflowError) as exc:
                 log.error("row %s on %s not judged: %s", m.headers, m.subject, exc)
                 actions = []
             await self._apply(actions)
