@@ -110,6 +110,12 @@ def test_the_report_command_s_gaming_day_is_the_board_s(server_zone: None) -> No
             report_format._range(build_parser().parse_args([*args_of(args), *both]))
     with pytest.raises(ValueError, match="--from and --to, or --gaming-day"):
         report_format._range(build_parser().parse_args(["floor", "report", "--db", "x", "--from", "0"]))
+    # The calendar's edges and a day to come (a review, 2026-12-07: 9999-12-31 raised OverflowError, a day
+    # to come gave a range that ends before it starts).
+    for day, why in (("9999-12-31", "years 1 to 9998"), ("0001-01-01", "years 1 to 9998"),
+                     ("2999-01-01", "has not begun")):
+        with pytest.raises(ValueError, match=why):
+            report_format._range(build_parser().parse_args([*args_of(args)[:-1], day]))
 
 
 def args_of(args: Any) -> list[str]:

@@ -94,9 +94,13 @@ def _range(args: argparse.Namespace) -> tuple[float, float]:
     day, now = GamingDay(args.gaming_day_starts), time.time()
     try:
         which = day.day_of(now) if args.gaming_day == "today" else date.fromisoformat(args.gaming_day)
-    except ValueError:
-        raise ValueError(f"--gaming-day: YYYY-MM-DD or today, not {args.gaming_day!r}") from None
-    return day.start_on(which), min(day.start_on(which + timedelta(days=1)), now)
+        start, end = day.start_on(which), day.start_on(which + timedelta(days=1))
+    except (ValueError, OverflowError):  # 9999-12-31 has no next day; 0001-01-01 none before it in a zone
+        raise ValueError(f"--gaming-day: YYYY-MM-DD (years 1 to 9998) or today, not {args.gaming_day!r}"
+                         ) from None
+    if start > now:
+        raise ValueError(f"--gaming-day {args.gaming_day}: that gaming day has not begun")
+    return start, min(end, now)
 
 
 def when(at: float) -> str:
