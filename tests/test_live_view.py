@@ -43,7 +43,7 @@ def drawn(views: list[TableView]) -> str:
 
 def following(config: TableConfig, stale_after: float = 3.0) -> tuple[TableView, threading.Event]:
     z = config.spec.zeromq
-    view = TableView(config.table_id, z.snapshot)
+    view = TableView(config.table_id)
     stop = threading.Event()
 
     def subscriber() -> Subscriber:

@@ -100,6 +100,6 @@ def test_watch_says_a_journal_fault(tmp_path: Path, capsys: pytest.CaptureFixtur
         assert "!! JOURNAL FAULT" in capsys.readouterr().out
     finally:
         croupier.stop()
-    view = TableView("t1", "ipc:///nowhere")
+    view = TableView("t1")
     view.take_snapshot({"state": {}, "journal_fault": {"file": "/x/journal.sqlite3", "error": "disk full"}})
     assert any("JOURNAL FAULT /x/journal.sqlite3: disk full" in str(b) for b in _banners(view, None))

@@ -236,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
         dealer_thread.start()
         if live:  # the same live view as `croupier watch`, until the dealer is done or the daemon dies
             daemon = proc
-            view = TableView(config.table_id, endpoints["snapshot"])
+            view = TableView(config.table_id)
             if args.hold_betting:
                 notes.append("betting stays open: press c to close it")
             with keys_pressed({"c": _closer(endpoints["command"], key)} if args.hold_betting else {}):

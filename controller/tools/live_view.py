@@ -26,8 +26,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from controller.daemon.client import DaemonUnavailable, Subscriber, request_snapshot
-from controller.daemon.keys import ClientCredentials
+from controller.daemon.client import DaemonUnavailable, Subscriber
 from controller.money import DEFAULT_CURRENCY, Currency
 from controller.tools.event_text import compact_result, due_text, format_event, offline_text, result_text
 
@@ -44,10 +43,8 @@ _SUIT_STYLE = {"H": "red", "D": "red", "C": "default", "S": "default"}
 class TableView:
     """What the view knows of one table; written by its feed thread, read by the drawing loop."""
 
-    def __init__(self, label: str, snapshot_endpoint: str, key: ClientCredentials | None = None) -> None:
+    def __init__(self, label: str) -> None:
         self.label = label
-        self.snapshot_endpoint = snapshot_endpoint
-        self.key = key  # CURVE credentials when the table's events are encrypted
         self.lock = threading.Lock()
         self.state: dict[str, Any] | None = None
         self.table = label
@@ -134,7 +131,7 @@ def _pump(view: TableView, sub: Subscriber, stop: threading.Event) -> None:
             view.take_side(data)
         view.stale = sub.stale
         if dirty and time.monotonic() - last >= REDRAW_EVERY:
-            view.take_snapshot(request_snapshot(view.snapshot_endpoint, timeout=2.0, key=view.key))
+            view.take_snapshot(sub.sync())  # checked whole as every snapshot (a bad one: RuntimeError)
             dirty, last = False, time.monotonic()
 
 

@@ -235,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_live(args: argparse.Namespace, tables: list[tuple[str, str, str, ClientCredentials | None]]) -> int:
     from controller.tools.live_view import TableView, run_live  # rich is loaded only for the live view
 
-    views = [TableView(table or pub, snap, key) for table, pub, snap, key in tables]
+    views = [TableView(table or pub) for table, pub, _, _ in tables]
 
     def subscriber(
         table: str, pub: str, snap: str, key: ClientCredentials | None
