@@ -11,9 +11,7 @@ alone (controller.daemon.journal_runs; before, it was refilled with the restored
 
 from __future__ import annotations
 
-import contextlib
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,10 +47,7 @@ def _shown(sub: Subscriber, credits: dict[str, int], until: int) -> list[str]:
     raise AssertionError(f"never reached seq {until}: {kinds}")
 
 
-@contextlib.contextmanager
-def restored_under_a_follower(tmp_path: Path) -> Iterator[tuple[Any, Subscriber, dict[str, int]]]:
-    """A follower showing seq 3 (seat 1's credits 7,000) of a journal, then the daemon restarted onto last
-    night's copy of it (seq 1, credits 1,000): the table, the follower and the credits it shows."""
+def test_a_follower_redraws_after_a_restart_onto_an_older_copy_of_the_journal(tmp_path: Path) -> None:
     config = fast_config(tmp_path)
     local_key(config)  # the key authorised before the first start
     runner = running(config)
@@ -68,18 +63,10 @@ def restored_under_a_follower(tmp_path: Path) -> Iterator[tuple[Any, Subscriber,
         _credit(config, 2000, 4000)
         _shown(sub, credits, 3)
         assert credits == {"1": 7000}
-        runner.stop()  # the disk lost; the copy restored, and the table plays on
+        runner.stop()  # the disk lost; the copy restored, and the table plays on past seq 3
         shutil.rmtree(config.state_dir)
         shutil.copytree(copy, config.state_dir)
         runner = running(config)
-        yield config, sub, credits
-    finally:
-        sub.close()
-        runner.stop()
-
-
-def test_a_follower_redraws_after_a_restart_onto_an_older_copy_of_the_journal(tmp_path: Path) -> None:
-    with restored_under_a_follower(tmp_path) as (config, sub, credits):
         _credit(config, 100)  # seq 2 of the restored journal, behind the 3 shown: its heartbeat says so
         kinds = _shown(sub, credits, 2)
         assert "snapshot" in kinds and sub.redraws == 1
@@ -87,17 +74,35 @@ def test_a_follower_redraws_after_a_restart_onto_an_older_copy_of_the_journal(tm
         _credit(config, 100, 100)  # play goes on from the restored journal's own state
         _shown(sub, credits, 4)
         assert credits == {"1": 1300}
+    finally:
+        sub.close()
+        runner.stop()
 
 
 def test_a_follower_away_until_the_restored_journal_passed_its_seq_redraws(tmp_path: Path) -> None:
-    with restored_under_a_follower(tmp_path) as (config, sub, credits):
-        _credit(config, 100, 100, 100)  # seqs 2 to 4 of the restored journal while the display is away
-        z = config.spec.zeromq
-        back = Subscriber(z.pub, z.snapshot, table=config.table_id)  # its network back: heard nothing
-        back.seq, back.journal_id, back.run = sub.seq, sub.journal_id, sub.run  # of what it shows
-        try:
-            kinds = _shown(back, credits, 4)  # a heartbeat at seq 4, ahead of the 3 shown: ask since 3
-        finally:
-            back.close()
-        assert kinds[0] == "snapshot", kinds  # redrawn from the restored journal's state, not refilled on top
+    config = fast_config(tmp_path)
+    local_key(config)
+    runner = running(config)
+    _credit(config, 1000)
+    runner.stop()
+    copy = tmp_path / "copy"
+    shutil.copytree(config.state_dir, copy)  # last night's copy: one credit in (seq 1)
+    runner = running(config)
+    z = config.spec.zeromq
+    sub = Subscriber(z.pub, z.snapshot, table=config.table_id)
+    credits: dict[str, int] = {}
+    try:
+        _credit(config, 2000, 4000)
+        _shown(sub, credits, 3)
+        assert credits == {"1": 7000}
+        runner.stop()  # the disk lost; the copy restored; play passes seq 3 while the display is away
+        shutil.rmtree(config.state_dir)
+        shutil.copytree(copy, config.state_dir)
+        runner = running(config)
+        _credit(config, 100, 100, 100)  # seqs 2 to 4 of the restored journal: 2 and 3 are not those shown
+        kinds = _shown(sub, credits, 4)
+        assert "snapshot" in kinds, kinds  # redrawn from the restored journal's state, not refilled on top
         assert credits == {"1": 1300}  # the daemon's (1000 + 3 x 100), not 7,000 + 100
+    finally:
+        sub.close()
+        runner.stop()
