@@ -17,13 +17,9 @@ wrong screen.
 from __future__ import annotations
 
 import json
-import logging
-import sqlite3
 from typing import Final
 
-from controller.daemon.journal import Journal
-
-log = logging.getLogger("croupier.daemon")
+from controller.daemon.journal import Journal, JournalFault
 
 #: The journal header's key of the runs: a JSON list of ``[run, first_seq]``, oldest first.
 RUNS_KEY: Final = "runs"
@@ -41,20 +37,14 @@ def runs(journal: Journal) -> list[tuple[str, int]]:
 
 
 def record_run(journal: Journal, run: str, first_seq: int) -> None:
-    """Record this start's ``run``, whose first event will have ``first_seq``: one small write per start,
-    atomic as every SQLite statement. Written on the journal's connection, not through its input path:
-    a failure here faults nothing (the run is not recorded, and its followers redraw once, nothing
-    worse), and the fault injection's counts of journal writes (``CROUPIER_FAULT``) stay those of
-    inputs and shoe frames. A journal already faulted (by the replay) is not written."""
-    if journal.fault is not None:
-        return
+    """Record this start's ``run``, whose first event will have ``first_seq``: one small write per start.
+    A journal faulted (by the replay, or by this write) is left to say so as the start does for any
+    fault: the run is then not recorded, and its followers redraw once, nothing worse."""
     kept = [*runs(journal), (run, first_seq)][-KEPT_RUNS:]
     value = json.dumps([list(r) for r in kept])
     try:
-        journal.connection.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (RUNS_KEY, value))
-    except sqlite3.Error as exc:
-        log.warning("%s: this start's run was not recorded (%s): its displays redraw once after a restart",
-                    journal.path, exc)
+        journal.write("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (RUNS_KEY, value))
+    except JournalFault:
         return
     journal.header[RUNS_KEY] = value
 
