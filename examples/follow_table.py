@@ -58,8 +58,6 @@ class Display:
         request: dict[str, Any] = {}
         if self.seq is not None and self.journal_id is not None:
             request = {"since": self.seq, "journal_id": self.journal_id}
-            if self.run is not None:
-                request["run"] = self.run  # a journal restored from an older copy: the state alone
         reply = self.ask(request)
         if reply is None or not reply.get("ok"):
             return False

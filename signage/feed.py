@@ -106,8 +106,6 @@ class TableFeed(Watched):
                 request["since"] = since
                 if self.view.journal is not None:
                     request["journal_id"] = self.view.journal  # the daemon leaves out events of another
-                if self.daemon_run is not None:
-                    request["run"] = self.daemon_run  # ... or of a copy without this run's history
             await sock.send(json.dumps(request).encode())
             if not await sock.poll(int(SNAPSHOT_TIMEOUT * 1000)):
                 return None

@@ -3,10 +3,9 @@
 The copy keeps the journal's id, and its seqs come again with other events. A heartbeat behind the seq
 shown used to mean a restore, but a heartbeat sent before the follower's snapshot is behind too, and
 redrew every start (a third party's reading of docs/zeromq.md, 2026-12-07). Every start has its own
-``run``: behind and of another run is a restore (redraw); of the run drawn from, an old heartbeat. A
-follower away until the restored journal has passed the seq it shows sees only "ahead": its request for
-the missed events names its run, which the restored copy does not hold, and it is answered with the state
-alone (controller.daemon.journal_runs; before, it was refilled with the restored journal's events).
+``run``: behind and of another run is a restore (redraw); of the run drawn from, an old heartbeat. Left
+open (docs/zeromq.md): a follower away until the restored journal has passed the seq it shows sees only
+"ahead", and is refilled with the restored journal's events.
 """
 
 from __future__ import annotations
@@ -74,35 +73,6 @@ def test_a_follower_redraws_after_a_restart_onto_an_older_copy_of_the_journal(tm
         _credit(config, 100, 100)  # play goes on from the restored journal's own state
         _shown(sub, credits, 4)
         assert credits == {"1": 1300}
-    finally:
-        sub.close()
-        runner.stop()
-
-
-def test_a_follower_away_until_the_restored_journal_passed_its_seq_redraws(tmp_path: Path) -> None:
-    config = fast_config(tmp_path)
-    local_key(config)
-    runner = running(config)
-    _credit(config, 1000)
-    runner.stop()
-    copy = tmp_path / "copy"
-    shutil.copytree(config.state_dir, copy)  # last night's copy: one credit in (seq 1)
-    runner = running(config)
-    z = config.spec.zeromq
-    sub = Subscriber(z.pub, z.snapshot, table=config.table_id)
-    credits: dict[str, int] = {}
-    try:
-        _credit(config, 2000, 4000)
-        _shown(sub, credits, 3)
-        assert credits == {"1": 7000}
-        runner.stop()  # the disk lost; the copy restored; play passes seq 3 while the display is away
-        shutil.rmtree(config.state_dir)
-        shutil.copytree(copy, config.state_dir)
-        runner = running(config)
-        _credit(config, 100, 100, 100)  # seqs 2 to 4 of the restored journal: 2 and 3 are not those shown
-        kinds = _shown(sub, credits, 4)
-        assert "snapshot" in kinds, kinds  # redrawn from the restored journal's state, not refilled on top
-        assert credits == {"1": 1300}  # the daemon's (1000 + 3 x 100), not 7,000 + 100
     finally:
         sub.close()
         runner.stop()

@@ -172,18 +172,17 @@ def request_snapshot(
     ctx: zmq.Context[Any] | None = None,
     journal_id: str | None = None,
     key: ClientCredentials | None = None,
-    run: str | None = None,
 ) -> dict[str, Any]:
     """Ask the snapshot socket for the state (and the events after ``since`` if it still holds them).
 
-    ``journal_id``: the journal ``since`` counts in, and ``run`` the daemon run drawn from last; a daemon
-    with another journal, or one restored from a copy without that history, then answers with the state
-    alone (the client must redraw: controller.daemon.journal_runs).
+    ``journal_id``: the journal ``since`` counts in; a daemon with another
+    journal then answers with the state alone (the client must redraw).
     """
     request: dict[str, Any] = {}
     if since is not None:
         request["since"] = since
-        request.update((k, v) for k, v in (("journal_id", journal_id), ("run", run)) if v is not None)
+        if journal_id is not None:
+            request["journal_id"] = journal_id
     client = CommandClient(endpoint, timeout, ctx, key)
     try:
         return client.send_raw(json.dumps(request).encode())
@@ -273,7 +272,7 @@ class Subscriber:
         """The snapshot to draw from; a RuntimeError if it was refused, is another table's or is no
         snapshot (BadReply), checked whole first, so the clone loop never draws from half a reply."""
         reply = request_snapshot(self.snapshot_endpoint, self.seq, self.timeout, self._ctx, self.journal_id,
-                                 self.key, self.run)
+                                 self.key)
         if not reply.get("ok"):
             raise RuntimeError(f"snapshot refused: {reply.get('error')}")
         if self.table and reply.get("table") != self.table:  # endpoints of another table's daemon

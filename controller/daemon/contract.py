@@ -170,7 +170,6 @@ def build_schema() -> dict[str, Any]:
     b.typed("SnapshotRequest", msg.SnapshotRequest)
     b.defs["SnapshotRequest"]["properties"]["since"].update(minimum=0, maximum=MAX_INT)
     b.defs["SnapshotRequest"]["properties"]["journal_id"].update(minLength=1, maxLength=64)
-    b.defs["SnapshotRequest"]["properties"]["run"].update(minLength=1, maxLength=64)
     b.typed("SnapshotReply", msg.SnapshotReply)
     b.typed("ErrorReply", msg.ErrorReply)
     b.typed("InputReply", msg.InputReply)
@@ -222,7 +221,7 @@ def build_asyncapi(schema: dict[str, Any]) -> dict[str, Any]:
     for name, topic in SIDE_TOPICS.items():
         messages[f"side_{topic}"] = _message(topic, name, f"<table>.{topic} side topic (no seq)")
     messages["snapshot_request"] = _message("snapshot_request", "SnapshotRequest",
-                                            "{} or {since, journal_id, run}")
+                                            "{} or {since, journal_id}")
     messages["snapshot_reply"] = _message("snapshot_reply", "SnapshotReply", "the state at seq")
     messages["error_reply"] = _message("error_reply", "ErrorReply", "a refused or invalid request")
     messages["input_reply"] = _message("input_reply", "InputReply", "an input command applied")

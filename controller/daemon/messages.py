@@ -131,13 +131,10 @@ class TableState(TypedDict):
 
 
 class SnapshotRequest(TypedDict, total=False):
-    """``{}``, ``{"since": SEQ}`` or ``{"since": SEQ, "journal_id": ID, "run": RUN}``: ``run`` the daemon
-    run the follower last drew from (a journal restored from an older copy then answers with the state
-    alone)."""
+    """``{}``, ``{"since": SEQ}`` or ``{"since": SEQ, "journal_id": ID}``."""
 
     since: int
     journal_id: str
-    run: str
 
 
 class JournalFaultInfo(TypedDict):

@@ -24,7 +24,6 @@ from controller.daemon.commands import (
 from controller.daemon.heartbeat import heartbeat_payload
 from controller.daemon.host import DaemonHost
 from controller.daemon.journal import JournalFault, open_readonly, starting_limits
-from controller.daemon.journal_runs import continues
 from controller.daemon.keys import KeyInfo
 from controller.daemon.recall import recall_from_journal
 from controller.daemon.requests import RequestError, parse_snapshot_request
@@ -210,7 +209,7 @@ def snapshot_reply(d: DaemonHost, payload: bytes) -> dict[str, Any]:
     service = d.service
     assert service is not None
     try:
-        since, journal_id, run = parse_snapshot_request(payload)
+        since, journal_id = parse_snapshot_request(payload)
     except RequestError as exc:
         return error_reply(f"snapshot: {exc}")
     reply: dict[str, Any] = {"ok": True, **service.snapshot(), "journal_id": d.journal_id, "run": d.run_id,
@@ -218,10 +217,8 @@ def snapshot_reply(d: DaemonHost, payload: bytes) -> dict[str, Any]:
     if d.gpio is not None:
         reply["lamps"] = d.gpio.lamps_payload(d.config.table_id)
     # Missed events only make sense in the journal the client was following: a client that
-    # names another journal (the state dir was replaced), or a run whose history up to its seq this
-    # journal has not (restored from an older copy: controller.daemon.journal_runs), gets the state
-    # alone and redraws.
-    if since is not None and journal_id in (None, d.journal_id) and continues(service.journal, run, since):
+    # names another journal (the state dir was replaced) gets the state alone and redraws.
+    if since is not None and journal_id in (None, d.journal_id):
         events = service.events_since(since)
         if events is not None:
             reply["events"] = events

@@ -142,25 +142,24 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return data
 
 
-def parse_snapshot_request(payload: bytes) -> tuple[int | None, str | None, str | None]:
-    """The snapshot socket's request: ``(since, journal_id, run)``; :class:`RequestError` says what is wrong.
+def parse_snapshot_request(payload: bytes) -> tuple[int | None, str | None]:
+    """The snapshot socket's request: ``(since, journal_id)``; :class:`RequestError` says what is wrong.
 
-    ``{}``, ``{"since": SEQ}`` or ``{"since": SEQ, "journal_id": ID, "run": RUN}`` (docs/zeromq.md): an
-    empty frame is refused too, since a client sending one has a bug it should hear about.
+    ``{}``, ``{"since": SEQ}`` or ``{"since": SEQ, "journal_id": ID}`` (docs/zeromq.md): an empty
+    frame is refused too, since a client sending one has a bug it should hear about.
     """
     if not payload.strip():
-        raise RequestError('an empty request: send {} or {"since": SEQ, "journal_id": ID, "run": RUN}')
+        raise RequestError('an empty request: send {} or {"since": SEQ, "journal_id": ID}')
     request = loads_request(payload)
-    if not isinstance(request, dict) or set(request) - {"since", "journal_id", "run"}:
-        raise RequestError('send {} or {"since": SEQ, "journal_id": ID, "run": RUN}')
-    since, journal_id, run = request.get("since"), request.get("journal_id"), request.get("run")
+    if not isinstance(request, dict) or set(request) - {"since", "journal_id"}:
+        raise RequestError('send {} or {"since": SEQ, "journal_id": ID}')
+    since, journal_id = request.get("since"), request.get("journal_id")
     if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
         raise RequestError(f"'since' must be a seq (an integer, 0 or more), not {quote(since)}")
-    for name, whose, value in (("journal_id", "journal", journal_id), ("run", "daemon run", run)):
-        if value is not None and (not isinstance(value, str) or not 1 <= len(value) <= 64):
-            raise RequestError(f"'{name}' must be the {whose}'s id (a string of 1..64 characters), "
-                               f"not {quote(value)}")
-    return since, journal_id, run
+    if journal_id is not None and (not isinstance(journal_id, str) or not 1 <= len(journal_id) <= 64):
+        raise RequestError(f"'journal_id' must be the journal's id (a string of 1..64 characters), "
+                           f"not {quote(journal_id)}")
+    return since, journal_id
 
 
 def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:

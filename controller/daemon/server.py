@@ -31,7 +31,6 @@ from controller.daemon.auth import CurveGuard
 from controller.daemon.config import TableConfig, ZmqSpec, exposure_problems
 from controller.daemon.dispenser import Dispenser
 from controller.daemon.journal import Journal, JournalFault
-from controller.daemon.journal_runs import record_run
 from controller.daemon.keys import KeyFileError, KeyFolder, KeyInfo
 from controller.daemon.panels import PanelHost
 from controller.daemon.replies import journal_fault_reply
@@ -147,7 +146,6 @@ class Daemon:
             try:
                 service.replay()
                 resend.keep_replayed(service)
-                record_run(journal, self.run_id, service.seq + 1)  # its followers' history (journal_runs)
             except Exception:
                 journal.close()
                 raise

@@ -165,7 +165,6 @@ class Display {
   // Steps 2 and 4: the state, and the missed events if the daemon still holds them.
   async sync() {
     const request = this.seq !== null && this.journalId !== null ? { since: this.seq, journal_id: this.journalId } : {}
-    if (request.since !== undefined && this.run !== null) request.run = this.run // a restored copy: the state alone
     const reply = await this.ask(request)
     if (reply === null) return false
     const name = reply.ok ? "snapshot_reply" : "error_reply"
