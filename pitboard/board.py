@@ -136,6 +136,8 @@ class Board(Watched):
                 raise ValueError(f"table {table!r:.40} and state {state!r:.40}: not both strings")
             if type(alert_id) is not int:
                 raise ValueError(f"alert {alert_id!r:.40} is not an alert's id")
+            if subject is not None and subject != alerts.subject(table):  # held as rows and heartbeats are:
+                raise ValueError(f"it names table {table!r:.40}, on {subject}: not that subject's table")
         except UNREADABLE as exc:
             _skipped("an alert", subject, exc)
             return

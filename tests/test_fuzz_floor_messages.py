@@ -266,3 +266,14 @@ def test_the_recorder_takes_or_logs_any_heartbeat(data: bytes) -> None:
 
     heard = asyncio.run(hear())
     assert all(isinstance(n, int) for n in heard.values())
+
+
+def test_an_alert_is_believed_only_on_its_tables_subject() -> None:
+    """A review (2026-12-07): an alert on ``croupier.alerts.t1`` whose body named another table made a tile
+    for it (a made-up table on the board); rows and heartbeats were held to their subject already."""
+    board = _board()
+    alert = {"table": "made_up", "alert": 1, "state": "open", "kind": "tilt", "severity": "critical"}
+    board.take_alert(json.dumps(alert).encode(), "croupier.alerts.t1")
+    assert "made_up" not in board.tiles
+    board.take_alert(json.dumps({**alert, "table": "t1"}).encode(), "croupier.alerts.t1")
+    assert 1 in board.tiles["t1"].alerts
