@@ -99,7 +99,7 @@ async def _serve(args: argparse.Namespace, host: str, port: int, options: dict[s
     from controller.floor.uplink import Stopped, connect
     from pitboard.board import Board, follow
     from pitboard.server import PUBLISH, make_app
-    from signage.limits import WebLimits
+    from signage.limits import WebLimits, host_names
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -111,7 +111,7 @@ async def _serve(args: argparse.Namespace, host: str, port: int, options: dict[s
 
         die_with_parent()
         watcher = asyncio.ensure_future(watch_parent(args.exit_with_parent, stop.set))
-    board, limits = Board(args.db, GamingDay(args.gaming_day_starts)), WebLimits()
+    board, limits = Board(args.db, GamingDay(args.gaming_day_starts)), WebLimits(hosts=host_names(host))
     app = make_app(board, args.operators, limits)
     runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0, **limits.runner_options())
     await runner.setup()

@@ -25,7 +25,7 @@ from pitboard import operators
 from pitboard.board import Board
 from pitboard.history import table_detail
 from pitboard.report_route import report_handler
-from signage.limits import StreamSlots, WebLimits
+from signage.limits import StreamSlots, WebLimits, host_check
 from signage.server import no_icon, stream
 
 if TYPE_CHECKING:
@@ -112,9 +112,10 @@ async def acknowledge(request: web.Request) -> web.Response:
 
 def make_app(board: Board, operators_file: Path, limits: WebLimits | None = None) -> web.Application:
     """The app; run it with ``AppRunner(app, **limits.runner_options())`` so its timeouts hold."""
-    app = web.Application()
+    limits = limits or WebLimits()
+    app = web.Application(middlewares=[host_check(limits.hosts)])
     app[BOARD] = board
-    app[STREAMS] = StreamSlots((limits or WebLimits()).max_streams)
+    app[STREAMS] = StreamSlots(limits.max_streams)
     app[OPERATORS] = operators_file
     app[PUBLISH] = []
     app.router.add_get("/", index)

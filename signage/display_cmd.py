@@ -122,10 +122,10 @@ async def serve(feeds: list[TableFeed], host: str, port: int, parent: int | None
     # and aiohttp and its dependencies are a third of a table daemon's memory.
     from aiohttp import web
 
-    from signage.limits import WebLimits
+    from signage.limits import WebLimits, host_names
     from signage.server import make_app
 
-    limits = WebLimits()
+    limits = WebLimits(hosts=host_names(host))
     app = make_app({f.table: f for f in feeds}, limits)
     runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0, **limits.runner_options())
     await runner.setup()

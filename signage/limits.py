@@ -23,7 +23,7 @@ import logging
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from aiohttp.http_exceptions import HttpProcessingError
 
@@ -37,6 +37,8 @@ class WebLimits:
     header_timeout: float = 10.0
     max_streams: int = 100
     log_interval: float = 60.0
+    #: The host names a request's ``Host`` may give (None: any): :func:`host_names` of the listen address.
+    hosts: frozenset[str] | None = None
 
     def runner_options(self) -> dict[str, Any]:
         """Keyword arguments for aiohttp's ``AppRunner`` (they reach every connection's handler)."""
@@ -96,3 +98,39 @@ class BadRequestLog(logging.Logger):
         self.warning("bad HTTP request from %s (%s: %s): answered %s%s; more of this kind within %g s are "
                      "counted, not logged", remote, kind, detail, error.code,
                      f" ({more} more since the last line)" if more else "", self.interval)
+
+
+#: The names of the loopback interface a browser on this machine uses.
+LOOPBACK: Final = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def host_names(listen_host: str) -> frozenset[str] | None:
+    """What a request's ``Host`` may name on a server listening on ``listen_host``: on loopback, only the
+    loopback names (None elsewhere: any, the name a LAN reaches it by is not known here).
+
+    Why: a page from anywhere, open in a browser on this machine, can have its own host name resolve to
+    127.0.0.1 (DNS rebinding) and then read the server as if it were its own site: the pit board's
+    recall, credits and reports, a display's feed. Such a request names the attacker's host; a browser of
+    the house names ``localhost`` or the address (a review, 2026-12-07)."""
+    return LOOPBACK | {listen_host} if listen_host in LOOPBACK else None
+
+
+def host_check(hosts: frozenset[str] | None) -> Any:
+    """An aiohttp middleware answering ``421`` to a request whose ``Host`` is not in ``hosts``."""
+    from aiohttp import web
+
+    @web.middleware
+    async def check(request: web.Request, handler: Any) -> Any:
+        if hosts is not None and _name(request.host or "") not in hosts:
+            raise web.HTTPMisdirectedRequest(text=f"Host {request.host!r:.80} is not this server's name "
+                                                  "(it listens on loopback: use localhost)")
+        return await handler(request)
+
+    return check
+
+
+def _name(host: str) -> str:
+    """The host name of a ``Host`` header: ``[::1]:8080`` -> ``::1``, ``localhost:8080`` -> ``localhost``."""
+    if host.startswith("["):
+        return host[1:].partition("]")[0].lower()
+    return (host.rpartition(":")[0] if ":" in host else host).lower()

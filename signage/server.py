@@ -25,7 +25,7 @@ from typing import Protocol
 from aiohttp import web
 
 from signage.feed import TableFeed
-from signage.limits import StreamSlots, WebLimits
+from signage.limits import StreamSlots, WebLimits, host_check
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: A comment line every so often keeps idle connections open through proxies and shows a dead browser.
@@ -120,9 +120,10 @@ async def no_icon(request: web.Request) -> web.Response:
 
 def make_app(feeds: dict[str, TableFeed], limits: WebLimits | None = None) -> web.Application:
     """The app; run it with ``AppRunner(app, **limits.runner_options())`` so its timeouts hold."""
-    app = web.Application()
+    limits = limits or WebLimits()
+    app = web.Application(middlewares=[host_check(limits.hosts)])
     app[FEEDS] = feeds
-    app[STREAMS] = StreamSlots((limits or WebLimits()).max_streams)
+    app[STREAMS] = StreamSlots(limits.max_streams)
     app.router.add_get("/", index)
     app.router.add_get("/tables", tables)
     app.router.add_get("/health", health)

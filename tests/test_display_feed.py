@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from signage.feed import FrameError, TableFeed
+from signage.limits import WebLimits, host_names
 from signage.server import make_app
 
 OUTCOMES = {"ok", "side", "old", "gap", "journal"}
@@ -174,3 +175,16 @@ def test_health_and_tables_say_which_journal_the_seq_is_of() -> None:
     health, tables = asyncio.run(ask())
     assert health["t1"]["journal_id"] == "j1" and health["t1"]["seq"] == 10
     assert tables[0]["table"] == "t1" and tables[0]["journal_id"] == "j1"
+
+
+@pytest.mark.parametrize(("host", "status"), [("localhost:8080", 200), ("127.0.0.1:8080", 200),
+                                              ("[::1]:8080", 200), ("rebind.attacker.example:8080", 421)])
+def test_a_server_on_loopback_answers_only_requests_naming_it(host: str, status: int) -> None:
+    """A review (2026-12-07): a page whose host name resolves to 127.0.0.1 (DNS rebinding) could read the
+    display and the pit board from a browser on their machine; on loopback they answer only to its names."""
+    async def ask() -> int:
+        app = make_app({"t1": new_feed()}, WebLimits(hosts=host_names("127.0.0.1")))
+        async with TestClient(TestServer(app)) as client:
+            return (await client.get("/health", headers={"Host": host})).status
+
+    assert asyncio.run(ask()) == status
