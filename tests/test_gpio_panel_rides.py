@@ -112,3 +112,20 @@ def test_a_swap_hand_panel_selects_only_even_units_whatever_the_limits(min_bet: 
         assert rig.table.staked.get((1, "main")) == amount, rig.table.staked
         rig.chips(1, "main", False)
         rig.sync()
+
+
+@pytest.mark.parametrize("open_ms", [4.9, 5.0])
+def test_a_bounce_as_long_as_the_debounce_floor_is_one_press(open_ms: float) -> None:
+    """A review (2026-12-07): at ``debounce_ms: 5`` (the least a map may set), a contact that opened for
+    exactly 5 ms in a press counted as two presses; 4.9 ms as one."""
+    rig = Rig(build_map("swap_hand", {1: {"buttons": ["hit"]}}, debounce_ms=5))
+    pin = rig.map.seats[1].buttons["hit"].pin
+    rig.pins.drive(pin, False)  # pressed (active low)
+    rig.clock.t += 0.005  # settled: a press
+    rig.pins.drive(pin, True)  # the contact bounces open...
+    rig.clock.t += open_ms / 1000
+    rig.pins.drive(pin, False)  # ...and closes again
+    rig.step(0.1)
+    rig.pins.drive(pin, True)  # released
+    rig.step(0.1)
+    assert [i for i, _ in rig.posted] == [I.Decision(1, "hit")]

@@ -280,7 +280,10 @@ class Panel:
             due = [(d, e.last_edge, k) for k, e in enumerate(self._inputs)
                    if (d := e.deadline()) is not None and d <= now]
             first = min(due) if due else None
-            if i < len(pending) and (first is None or pending[i][3] < first[0]):
+            # An edge at the very instant a level would settle comes first: a level must hold longer than
+            # the debounce time, so a bounce of exactly debounce_ms (5 ms at the floor) is no second press
+            # (a review, 2026-12-07: it was).
+            if i < len(pending) and (first is None or pending[i][3] <= first[0]):
                 seq, index, active, t = pending[i]
                 i += 1
                 entry = self._inputs[index]
