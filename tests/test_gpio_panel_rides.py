@@ -1,11 +1,11 @@
-"""Chips that stay on a spot, and chips the table hands back: what the panels post for them.
+"""What the panels post at the edges a review of their money path found (2026-12-07).
 
-A review of the panels' money path (2026-12-07) found the selection a seat chose with ``repeat_bet``
-dropped when betting closed, so chips left to ride bet the keyed amount (the minimum after a
-``clear_bet``) at the next open; chips the table returned at the close (a lone 2WayWinner ante) taken
-for chips moved after no more bets when the dealer pushed them back, halting every seat's deal; and a
-``repeat_bet`` after a restart under a lower ``max_bet`` selecting an amount past it. A real Table, the
-panel logic and simulated pins (tests/test_gpio_rig.py).
+Chips left to ride after a ``repeat_bet`` bet the keyed amount (the choice was dropped when betting
+closed); chips the table returned at the close (a lone 2WayWinner ante) were taken for chips moved after
+no more bets, halting every seat's deal; a ``repeat_bet`` after a restart under a lower ``max_bet``
+selected past it; a Swap-Hand panel at odd-unit limits could select no wager the table takes; and a bounce
+of exactly the debounce floor counted as a second press. A real Table, the panel logic and simulated pins
+(tests/test_gpio_rig.py).
 """
 
 from __future__ import annotations
