@@ -160,7 +160,6 @@ def test_the_board_takes_or_logs_any_heartbeat(data: bytes) -> None:
     _drawn(board)
 
 
-
 @FUZZ
 @given(heartbeats.map(lambda h: json.dumps(h).encode()) | st.binary(max_size=100))
 @example(b'{"table": "t1", "journal": "j1", "journal_rows": 1, "acked": 1, "sent_at": 1e999}')
@@ -176,6 +175,7 @@ def test_the_alert_service_judges_or_refuses_any_heartbeat(data: bytes) -> None:
         return
     for at in (1000.0, 1001.0):  # the clock's rule looks from the second sample on
         pit.alive(body, at)
+
 
 alerts = st.fixed_dictionaries(
     {"table": st.just("t1") | scalars},
