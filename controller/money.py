@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from controller.quote import quote
+
 _ODDS = re.compile(r"^\s*(\d{1,9})\s*:\s*(\d{1,9})\s*$")
 
 
@@ -77,12 +79,6 @@ _AMOUNT = re.compile(r"^([1-9][0-9]{0,2}(?:,[0-9]{3})+|[0-9]+)(?:\.([0-9]+))?$")
 MAX_MINOR: Final = 2**63 - 1
 
 
-def _shown(text: str) -> str:
-    """Typed text for an error message: its repr, cut (a 5,000-digit paste is not echoed back whole)."""
-    shown = repr(text)
-    return shown if len(shown) <= 40 else f"{shown[:40]}... ({len(text)} characters)"
-
-
 @dataclass(frozen=True, slots=True)
 class Currency:
     """How people see and type money at a table: the currency's code and its minor units.
@@ -121,17 +117,17 @@ class Currency:
             unit = f"{self.minor_units} decimal{'s' if self.minor_units != 1 else ''}"
             code = f"{self.code}, " if self.code else ""
             raise AmountError(f"an amount is written like {example} ({code}{unit} at most), "
-                              f"not {_shown(text)}")
+                              f"not {quote(text)}")
         digits = m.group(1).replace(",", "").lstrip("0") or "0"  # leading zeros are no size (a review)
         minor = MAX_MINOR + 1
         if len(digits) <= len(str(MAX_MINOR)):
             scale: int = 10**self.minor_units
             minor = int(digits) * scale + int((decimals or "").ljust(self.minor_units, "0") or "0")
         if minor > MAX_MINOR:
-            raise AmountError(f"{_shown(text)} is too large: the largest amount is {self.format(MAX_MINOR)}")
+            raise AmountError(f"{quote(text)} is too large: the largest amount is {self.format(MAX_MINOR)}")
         # With 3 decimals, "5,000" is five thousand to some and 5.000 to others: its decimals are asked for.
         if "," in m.group(1) and decimals is None and self.minor_units == 3:
-            raise AmountError(f"{_shown(text)} is ambiguous at 3 decimals (a thousands comma, or a decimal "
+            raise AmountError(f"{quote(text)} is ambiguous at 3 decimals (a thousands comma, or a decimal "
                               f"one?): write {digits} or {m.group(1)}.000 for thousands")
         return minor
 

@@ -23,6 +23,7 @@ import zmq.asyncio
 from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.daemon.keys import ClientCredentials, KeyFileError
 from controller.orphans import die_with_parent
+from controller.quote import quote
 from controller.tools.key_options import add_key_arguments, credentials, events_key
 from signage.feed import TableFeed, run_feeds
 from signage.view import limits_text
@@ -60,8 +61,7 @@ def parse_listen(text: str) -> tuple[str, int]:
     """
     host, sep, port = text.rpartition(":")
     if not sep or not (port.isascii() and port.isdigit() and len(port) <= 5) or not 0 <= int(port) <= 65535:
-        shown = repr(text) if len(text) <= 60 else f"{text[:60]!r}... ({len(text)} characters)"
-        raise ValueError(f"--listen: expected HOST:PORT such as 127.0.0.1:8080, not {shown}")
+        raise ValueError(f"--listen: expected HOST:PORT such as 127.0.0.1:8080, not {quote(text, 60)}")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 

@@ -19,10 +19,11 @@ from typing import Any, Final
 
 from controller import inputs as I
 from controller.cards import CardError, parse_card
-from controller.daemon.requests import RequestError, loads_request, quote
+from controller.daemon.requests import RequestError, loads_request
 from controller.dealers import MAX_NAME, name_problem
 from controller.limits import TableLimits
 from controller.money import DEFAULT_CURRENCY, Currency
+from controller.quote import quote
 
 
 class CommandError(ValueError):

@@ -43,6 +43,8 @@ import signal
 import threading
 from typing import Final
 
+from controller.quote import quote
+
 ENV: Final = "CROUPIER_FAULT"
 POINTS: Final = frozenset(
     {"journal_write", "journal_commit", "shoe_received", "shoe_committed", "shoe_acked",
@@ -69,12 +71,6 @@ def _count(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS else None
 
 
-def _shown(text: str) -> str:
-    """A bad part for an error message: its repr, cut (the variable may hold anything, at any length)."""
-    shown = repr(text)
-    return shown if len(shown) <= 40 else f"{shown[:40]}... ({len(text)} characters)"
-
-
 def parse(spec: str) -> dict[str, tuple[int, str]]:
     """``"shoe_committed:3:kill,journal_write"`` -> ``{point: (hit number, action)}``."""
     table: dict[str, tuple[int, str]] = {}
@@ -82,14 +78,14 @@ def parse(spec: str) -> dict[str, tuple[int, str]]:
         name, _, rest = part.partition(":")
         count_text, _, action = rest.partition(":")
         if name not in POINTS:
-            raise FaultSpecError(f"{ENV}: unknown point {_shown(name)} (points: {', '.join(sorted(POINTS))})")
+            raise FaultSpecError(f"{ENV}: unknown point {quote(name)} (points: {', '.join(sorted(POINTS))})")
         if action and action not in ACTIONS:
-            raise FaultSpecError(f"{ENV}: unknown action {_shown(action)} in {_shown(part)} "
+            raise FaultSpecError(f"{ENV}: unknown action {quote(action)} in {quote(part)} "
                                  f"({', '.join(ACTIONS)})")
         count = _count(count_text or "1")
         if count is None or count < 1:
             raise FaultSpecError(f"{ENV}: hit number must be an integer >= 1 (at most {MAX_DIGITS} digits) "
-                                 f"in {_shown(part)}")
+                                 f"in {quote(part)}")
         table[name] = (count, action or "kill")
     return table
 
@@ -102,7 +98,7 @@ def journal_max_pages() -> int | None:
     pages = _count(text)
     if pages is None:
         raise FaultSpecError(f"{PAGES_ENV}: must be a page count (at most {MAX_DIGITS} digits), "
-                             f"not {_shown(text)}")
+                             f"not {quote(text)}")
     return pages
 
 

@@ -25,12 +25,12 @@ from typing import Any, Final
 
 import zmq
 
+from controller.quote import quote
+
 #: Largest inbound frame on the command and snapshot sockets (``ZMQ_MAXMSGSIZE``), in bytes.
 MAX_FRAME: Final = 64 * 1024
 #: Deepest nesting of arrays and objects a request may have (a command needs 3).
 MAX_DEPTH: Final = 16
-#: Characters of a bad value quoted in an error reply.
-QUOTE_LIMIT: Final = 40
 
 _STRING: Final = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _KEEP: Final = b"[]{}"
@@ -160,12 +160,3 @@ def parse_snapshot_request(payload: bytes) -> tuple[int | None, str | None]:
         raise RequestError(f"'journal_id' must be the journal's id (a string of 1..64 characters), "
                            f"not {quote(journal_id)}")
     return since, journal_id
-
-
-def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
-    """A bad value for an error message: its ``repr``, cut to ``limit`` characters and said so."""
-    text = repr(value)
-    if len(text) <= limit:
-        return text
-    size = len(value) if isinstance(value, str | bytes) else len(text)
-    return f"{text[:limit]}... ({size} characters)"

@@ -26,9 +26,10 @@ from controller.daemon.config import ZmqSpec
 from controller.daemon.endpoints import enable_ipv6
 from controller.daemon.handshakes import HandshakeLog
 from controller.daemon.keys import KeyInfo
-from controller.daemon.requests import Pacer, limit_inbound, quote
+from controller.daemon.requests import Pacer, limit_inbound
 from controller.daemon.service import dumps
 from controller.daemon.startup import DaemonError
+from controller.quote import quote
 
 log = logging.getLogger("croupier.daemon")
 

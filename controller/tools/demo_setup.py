@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig
-from controller.daemon.requests import quote
 from controller.games import GAMES
+from controller.quote import quote
 from controller.tools.children import croupier_command
 from controller.tools.demo_ports import PORTS_PER_TABLE
 from signage import demo_display
