@@ -31,7 +31,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
-from controller.daemon.client import heartbeat_says
+from controller.daemon.client import BadReply, check_message, heartbeat_says
 from controller.daemon.keys import ClientCredentials
 from controller.daemon.topics import is_side_topic
 from signage.view import TableView
@@ -145,13 +145,12 @@ class TableFeed(Watched):
     def take_frame(self, data: bytes, topic: bytes = b"") -> str:
         """One PUB message's JSON frame (and its topic); :class:`FrameError` names the table and what is
         wrong. A side topic is filed by its topic, never as an event, whatever fields it has."""
-        try:
-            payload = json.loads(data)
-        except (ValueError, UnicodeDecodeError):
-            raise FrameError(f"{self.table}: a message that is not JSON: {data[:80]!r}") from None
-        if not isinstance(payload, dict):
-            raise FrameError(f"{self.table}: a message that is not a JSON object: {data[:80]!r}")
-        return self._take(payload, is_side_topic(topic))
+        side = is_side_topic(topic)
+        try:  # the Subscriber's reading (a message nested past the stack raised RecursionError here)
+            payload = check_message(f"table {self.table}'s events", not side, data)
+        except BadReply as exc:
+            raise FrameError(f"{self.table}: {exc}") from None
+        return self._take(payload, side)
 
     def _take(self, payload: dict[str, Any], side: bool) -> str:
         """Apply one published message: ``ok``, ``side``, ``gap`` (resync needed) or ``old``."""

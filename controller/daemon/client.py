@@ -19,7 +19,8 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from controller.daemon.client_replies import BadReply as BadReply  # re-exported: ctl and watch catch it here
-from controller.daemon.client_replies import check_message, check_snapshot, decode_reply
+from controller.daemon.client_replies import check_message as check_message  # re-exported: the display's feed
+from controller.daemon.client_replies import check_snapshot, decode_reply
 from controller.daemon.config import TableConfig
 from controller.daemon.endpoints import check_endpoint, enable_ipv6
 from controller.daemon.keys import ClientCredentials, KeyFolder, Role, local_client

@@ -74,16 +74,18 @@ def check_message(endpoint: str, numbered: bool, data: bytes) -> dict[str, Any]:
     topic's), if a follower can apply it; BadReply naming what is wrong otherwise: the fields the clone
     pattern reads of an event (its ``seq``) and of a heartbeat (docs/zeromq.md, step 5). Only the daemon
     publishes there, so a bad message is a fault to stop on and say, never one to skip quietly: a
-    follower that skipped it would show a table it no longer follows."""
+    follower that skipped it would show a table it no longer follows. The one reading of a published
+    message for the Subscriber and the display's feed (:mod:`signage.feed`)."""
+    problem: str | None
     try:
         message = json.loads(data)
     except (ValueError, UnicodeDecodeError, RecursionError):
-        message = None
-    problem = "not a JSON object" if not isinstance(message, dict) else _message_problem(message, numbered)
-    if problem is not None:
+        message, problem = None, "not JSON (or nested too deep to read)"
+    else:
+        problem = _message_problem(message, numbered) if isinstance(message, dict) else "not a JSON object"
+    if problem is not None or not isinstance(message, dict):
         raise BadReply(f"{endpoint} published {data[:60]!r}: {problem}, not a Croupier message "
                        "(docs/zeromq.md)")
-    assert isinstance(message, dict)
     return message
 
 
