@@ -23,7 +23,7 @@ from controller.floor import alerts, wire
 from controller.floor.alive import ALIVE_SUBJECTS, Heartbeat, loads
 from controller.floor.gaming_day import MIDNIGHT, GamingDay
 from pitboard.history import load_tiles
-from pitboard.tile import Tile
+from pitboard.tile import UNFOLDABLE, Tile
 from signage.watchers import Watched
 
 if TYPE_CHECKING:
@@ -34,10 +34,11 @@ log = logging.getLogger("croupier.pitboard")
 
 #: Seconds between the board's own redraws (stale feeds, the last hour moving on) when nothing arrives.
 TICK: Final = 1.0
-#: What reading a message from NATS raises when its bytes are not what they should be: the message is
-#: logged once, naming where it came from and what was wrong, and skipped; every other table goes on (one
-#: table's heartbeat with ``1e999`` raised OverflowError into nats-py, which only printed it).
-UNREADABLE: Final = (ValueError, KeyError, TypeError, OverflowError, RecursionError)
+#: What reading a message from NATS raises when its bytes are not what they should be (the tile's own
+#: :data:`UNFOLDABLE`: one list of what outside data raises): the message is logged once, naming where it
+#: came from and what was wrong, and skipped; every other table goes on (one table's heartbeat with
+#: ``1e999`` raised OverflowError into nats-py, which only printed it).
+UNREADABLE: Final = UNFOLDABLE
 
 
 def _skipped(what: str, where: str | None, exc: BaseException) -> None:

@@ -19,7 +19,7 @@ from psycopg.rows import dict_row
 from controller.floor import alerts, queries
 from controller.floor.gaming_day import MIDNIGHT, GamingDay
 from controller.money import round_decimals
-from pitboard.tile import UNFOLDABLE, Tile, currency_of, day_start
+from pitboard.tile import UNFOLDABLE, Tile, currency_of, kept_since
 
 log = logging.getLogger("croupier.pitboard")
 
@@ -89,7 +89,7 @@ def load_tiles(dsn: str, table_id: str | None = None, day: GamingDay = MIDNIGHT)
             left_out = [why for e in [*devices, *cur.fetchall()]
                         if (why := tile.fold(e["payload"], float(e["at"]), e["minor_units"])) is not None]
             tile.last_row = int(t["recorded_row"])
-            cur.execute(ROUNDS, (tile.table, min(day_start(now, day), now - 3600)))
+            cur.execute(ROUNDS, (tile.table, kept_since(now, day)))
             for r in cur.fetchall():
                 try:  # its journal's code, the decimals it was played under
                     net, scale = int(r["house_net"]), round_decimals(r["record"], r["currency"])

@@ -59,10 +59,11 @@ def _whole(value: Any, what: str) -> int:
     return n
 
 
-def day_start(now: float, day: GamingDay = MIDNIGHT) -> float:
-    """Where "today" starts for ``now``: the start of its gaming day (the board's ``--gaming-day-starts``),
-    the same as ``/report``'s default range (controller/floor/gaming_day.py, the one definition)."""
-    return day.start(now)
+def kept_since(now: float, day: GamingDay = MIDNIGHT) -> float:
+    """The oldest round a tile's figures still count at ``now``: the last hour's, or those of ``day``'s
+    today (the board's ``--gaming-day-starts``, as ``/report``'s: controller/floor/gaming_day.py) if
+    today began earlier. What a tile keeps, and what a load from PostgreSQL asks for."""
+    return min(day.start(now), now - 3600)
 
 
 @dataclass
@@ -198,7 +199,7 @@ class Tile:
 
     def prune(self, now: float, day: GamingDay = MIDNIGHT) -> None:
         """Forget rounds older than both the last hour and today (they count in neither)."""
-        since = min(day_start(now, day), now - 3600)
+        since = kept_since(now, day)
         self.settled = {k: v for k, v in self.settled.items() if v[0] >= since}
 
     def house_today(self, today: float) -> dict[Currency, int]:
@@ -226,7 +227,7 @@ class Tile:
     def view(self, now: float, day: GamingDay = MIDNIGHT) -> dict[str, Any]:
         """The tile as the page draws it (docs/floor.md, "The pit board"); its "today" is ``day``'s."""
         money = self.currency
-        today = day_start(now, day)
+        today = day.start(now)
         in_play = sum(self.wagers.values())
         house = self.house_today(today)
         newest = house.pop(money, 0)

@@ -22,13 +22,14 @@ from controller.daemon.config import TableConfig
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.floor import store
+from controller.floor.gaming_day import MIDNIGHT
 from controller.floor.schema import migrate
 from controller.floor.wire import RowMessage
 from controller.money import Currency
 from pitboard import operators
 from pitboard.board import TICK, Board
 from pitboard.history import load_tiles
-from pitboard.tile import Tile, day_start
+from pitboard.tile import Tile
 from signage.roads import Result, big_road
 from tests.server_fixtures import FloorDatabase
 
@@ -142,7 +143,7 @@ def test_the_house_today_is_never_one_sum_of_two_decimals(tmp_path: Path, postgr
 def test_the_earlier_scales_are_in_one_order_whatever_order_their_rounds_came_in() -> None:
     """Three scales in a day, two journals (rounds of both ended at one instant): ``house_today_earlier``
     is the same list whether the rounds came newest first (live) or in PostgreSQL's order."""
-    now = day_start(time.time()) + 3600  # every round today, whenever the test runs
+    now = MIDNIGHT.start(time.time()) + 3600  # every round today, whenever the test runs
     eur = lambda scale: Currency("EUR", scale)  # noqa: E731
     rounds = {("j1", 1): (now - 60, -900, eur(2)), ("j2", 1): (now - 30, 500, eur(3)),
               ("j1", 2): (now - 30, 7, eur(0)), ("j2", 2): (now - 10, -1, eur(4))}
@@ -162,7 +163,7 @@ def test_the_earlier_scales_are_in_one_order_whatever_order_their_rounds_came_in
 def test_the_house_today_is_never_one_sum_of_two_currencies() -> None:
     """A table played a USD journal, then (cashed out, a new state dir) an EUR one, both today: two sums,
     each in its own code (they were one, -975.09 EUR, a review found: -1,712.53 EUR and +737.44 USD)."""
-    now = day_start(time.time()) + 3600
+    now = MIDNIGHT.start(time.time()) + 3600
     tile = Tile("t")
     tile.new_journal("eur", "one_card_poker", {"code": "EUR", "minor_units": 2})
     tile.settled = {("usd", 1): (now - 60, 73_744, Currency("USD", 2)),
