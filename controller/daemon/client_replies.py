@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from controller.quote import quote
+
 
 class BadReply(RuntimeError):
     """Something answered, but not with a Croupier reply (JSON object): the wrong kind of socket?"""
@@ -49,7 +51,7 @@ def _is_seq(value: object) -> bool:
 
 def _shown(reply: dict[str, Any], name: str) -> str:
     """A field as an error shows it: missing, or its value cut short (a reply may be hundreds of KB)."""
-    return "missing" if name not in reply else repr(reply[name])[:40]
+    return "missing" if name not in reply else quote(reply[name])
 
 
 def _snapshot_problem(reply: dict[str, Any]) -> str | None:
