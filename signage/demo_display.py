@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from controller.digits import whole_number
 from controller.tools.children import start_child
 
 DEFAULT = "127.0.0.1:8080"
@@ -63,14 +64,15 @@ def start_display(
     then a free port is used, and the note says so (the address is printed).
     """
     host, _, port_text = listen.rpartition(":")
+    port = whole_number(port_text, 5)
     taken = (f"{host or '127.0.0.1'}:{port_text} is in use by another program; the display uses a free "
              "port instead (--display HOST:PORT chooses one)")
-    if port_text.isdigit() and int(port_text) and not _port_free(host or "127.0.0.1", int(port_text)):
+    if port and not _port_free(host or "127.0.0.1", port):
         return (*_launch(table, pub, snapshot, f"{host}:0", work), taken)
     try:
         return (*_launch(table, pub, snapshot, listen, work), None)
     except DisplayStartError as exc:
-        if "address already in use" not in str(exc) or not port_text.isdigit() or not int(port_text):
+        if "address already in use" not in str(exc) or not port:
             raise
         return (*_launch(table, pub, snapshot, f"{host}:0", work), taken)  # taken since we looked
 

@@ -22,6 +22,7 @@ import zmq.asyncio
 
 from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.daemon.keys import ClientCredentials, KeyFileError
+from controller.digits import whole_number
 from controller.orphans import die_with_parent
 from controller.quote import quote
 from controller.tools.key_options import add_key_arguments, credentials, events_key
@@ -59,10 +60,10 @@ def parse_listen(text: str) -> tuple[str, int]:
     The port is ASCII digits, at most five, counted before int(): ``str.isdigit()`` took ``²``, which
     int() then refused in its own words, and int() raised its own ValueError past 4,300 digits.
     """
-    host, sep, port = text.rpartition(":")
-    if not sep or not (port.isascii() and port.isdigit() and len(port) <= 5) or not 0 <= int(port) <= 65535:
+    host, sep, port_text = text.rpartition(":")
+    if not sep or (port := whole_number(port_text, 5)) is None or port > 65535:
         raise ValueError(f"--listen: expected HOST:PORT such as 127.0.0.1:8080, not {quote(text, 60)}")
-    return host.strip("[]") or "127.0.0.1", int(port)
+    return host.strip("[]") or "127.0.0.1", port
 
 
 def settings_of(config: TableConfig) -> dict[str, Any]:

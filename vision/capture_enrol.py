@@ -17,6 +17,7 @@ import cv2
 
 from controller.cards import DECK, Card
 from controller.daemon.private import make_dir, write_atomic
+from controller.digits import whole_number
 from vision.detect import find_card
 from vision.enroll import EnrolError
 from vision.image_file import write_image
@@ -35,8 +36,8 @@ def open_source(camera: str, size: tuple[int, int] = (640, 480)) -> FrameSource:
     the daemon will see them); a folder or a video file: replayed (tests, recorded sessions)."""
     path = Path(camera)
     try:
-        if camera.isdigit():
-            return CaptureSource(int(camera), *size)
+        if (index := whole_number(camera, 3)) is not None:
+            return CaptureSource(index, *size)
         if path.is_dir() or (path.is_file() and not str(path).startswith("/dev/")):
             return ReplaySource(path)
         return CaptureSource(camera, *size)

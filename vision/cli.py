@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.daemon.private import make_dir, write_atomic
+from controller.digits import whole_number
 from controller.tools.progress import progress
 
 T = TypeVar("T", int, float)
@@ -160,7 +161,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         from vision.sources import CaptureSource, SourceError
 
         try:
-            source = CaptureSource(int(args.camera) if args.camera.isdigit() else args.camera,
+            index = whole_number(args.camera, 3)
+            source = CaptureSource(args.camera if index is None else index,
                                    *_size(args.camera_size, "--camera-size"))
         except SourceError as exc:
             print(f"croupier vision calibrate: {exc}", file=sys.stderr)

@@ -43,6 +43,7 @@ import signal
 import threading
 from typing import Final
 
+from controller.digits import whole_number
 from controller.quote import quote
 
 ENV: Final = "CROUPIER_FAULT"
@@ -68,7 +69,7 @@ MAX_DIGITS: Final = 9
 
 def _count(text: str) -> int | None:
     """ASCII digits (``int()`` took ``²`` and ``1_0``), at most :data:`MAX_DIGITS` of them, else None."""
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS else None
+    return whole_number(text, MAX_DIGITS)
 
 
 def parse(spec: str) -> dict[str, tuple[int, str]]:

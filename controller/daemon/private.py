@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import BinaryIO, Final
 
 from controller.daemon import faults
+from controller.digits import whole_number
 
 FILE_MODE: Final = 0o600
 DIR_MODE: Final = 0o700
@@ -65,10 +66,10 @@ def _sweep(path: Path) -> None:
 def _gone(pid_text: str) -> bool:
     """Whether ``pid_text`` is a PID as :func:`_aside` writes it (digits, no sign, no leading zero) of no
     live process. Alive, or not knowable (another user's process: EPERM; a number too large), is not gone."""
-    if not (pid_text.isascii() and pid_text.isdigit()) or pid_text.startswith("0"):
+    if (pid := whole_number(pid_text, 10)) is None or pid_text.startswith("0"):
         return False
     try:
-        os.kill(int(pid_text), 0)  # signal 0: nothing is sent, only whether the process exists
+        os.kill(pid, 0)  # signal 0: nothing is sent, only whether the process exists
     except ProcessLookupError:
         return True
     except (OSError, OverflowError):

@@ -34,6 +34,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final, NamedTuple, TypeVar
 
+from controller.digits import whole_number
+
 J = TypeVar("J")
 T = TypeVar("T")
 
@@ -91,11 +93,11 @@ def _remove_orphans() -> None:
     """Remove the spool folders whose run is gone. A folder whose process id a live process has now (the id
     used again) is left: it may be a run's."""
     for folder in ROOT.glob(f"{PREFIX}*-*"):
-        pid = folder.name[len(PREFIX):].split("-")[0]
-        if not pid.isdigit():
+        pid = whole_number(folder.name[len(PREFIX):].split("-")[0], 7)  # pid_max is at most 2**22
+        if not pid:  # not a number, or 0 (os.kill(0, ...) asks about our own process group)
             continue
         try:
-            os.kill(int(pid), 0)
+            os.kill(pid, 0)
         except ProcessLookupError:
             shutil.rmtree(folder, ignore_errors=True)
         except PermissionError:

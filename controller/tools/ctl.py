@@ -30,7 +30,9 @@ from controller.daemon.client import (
 from controller.daemon.config import TableConfig, TableFileError, load_table
 from controller.daemon.endpoints import EndpointError
 from controller.daemon.keys import KeyFileError
+from controller.digits import whole_number
 from controller.money import AmountError, Currency, round_decimals
+from controller.quote import quote
 from controller.tools.demo_table import demo_zeromq
 from controller.tools.event_text import (
     credits_text,
@@ -139,9 +141,9 @@ def build_request(
                 raise ValueError(f"{word}: AMOUNT: {exc}") from None
         elif name in _INTS:
             # ASCII digits only: int() took "1_0" for seat 10 and "١" for seat 1 (a review, 2026-12-07).
-            if not (text.isascii() and text.isdigit()):
-                raise ValueError(f"{word}: {name.upper()} must be a whole number, not {text!r}")
-            request[name] = int(text)
+            if (number := whole_number(text, 18)) is None:
+                raise ValueError(f"{word}: {name.upper()} must be a whole number, not {quote(text, 40)}")
+            request[name] = number
         else:
             request[name] = text
     if round_no is not None:

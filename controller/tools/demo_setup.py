@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.daemon.config import FIRMWARE_CONFIGS, TableConfig
+from controller.digits import whole_number
 from controller.games import GAMES
 from controller.quote import quote
 from controller.tools.children import croupier_command
@@ -66,12 +67,12 @@ def first_port(text: str) -> int:
 
     ASCII digits only, at most five of them, counted before int() (which took ``²`` oddly and raised its
     own ValueError past 4,300 digits)."""
-    digits = text.isascii() and text.isdigit() and len(text) <= 5
-    if not digits or not 1 <= int(text) <= 65536 - PORTS_PER_TABLE:
+    port = whole_number(text, 5)
+    if port is None or not 1 <= port <= 65536 - PORTS_PER_TABLE:
         raise argparse.ArgumentTypeError(
             f"{quote(text)}: the demo takes ports N..N+{PORTS_PER_TABLE - 1}, "
             f"so N must be 1..{65536 - PORTS_PER_TABLE}")
-    return int(text)
+    return port
 
 
 def listen_address(text: str) -> str:

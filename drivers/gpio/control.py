@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from controller.digits import whole_number
+from controller.quote import quote
 from drivers.gpio.backend import BackendError, SimulatedPins
 from drivers.gpio.events import LampMode
 from drivers.gpio.pinmap import HEADER, InputPin, PinMap, chip_name, line_name, line_problem
@@ -195,9 +197,9 @@ class PanelControl:
     @staticmethod
     def _count(text: str) -> int:
         # ASCII digits only: str.isdigit takes "١" (a seat 1) and "²" (int() then raised ValueError).
-        if not (text.isascii() and text.isdigit()):
-            raise ControlError(f"expected a number (0-9), not {text!r}")
-        return int(text)
+        if (number := whole_number(text, 9)) is None:
+            raise ControlError(f"expected a number (0-9), not {quote(text, 40)}")
+        return number
 
     def _seat(self, text: str) -> int:
         seat = self._count(text)

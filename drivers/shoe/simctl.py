@@ -14,6 +14,8 @@ import socket
 import threading
 
 from controller.cards import Card
+from controller.digits import whole_number
+from controller.quote import quote
 from drivers.shoe.sim import LINE_FAULTS, SimError, SimulatedShoe
 from drivers.shoe.simlink import LinkError
 
@@ -52,8 +54,7 @@ def run_command(sim: SimulatedShoe, line: str) -> str:
     try:
         if cmd in ("deal", "burn"):
             burn = cmd == "burn"
-            if args and args[0].isascii() and args[0].isdigit() and not burn:
-                count = int(args[0])
+            if args and (count := whole_number(args[0], 4)) is not None and not burn:
                 dealt: list[Card] = []
                 for _ in range(count):
                     try:
@@ -75,7 +76,8 @@ def run_command(sim: SimulatedShoe, line: str) -> str:
             sim.lid(args[0] == "open")
             return f"ok lid {args[0]}"
         if cmd == "fault" and args:
-            kind: str | int = int(args[0]) if args[0].isascii() and args[0].isdigit() else args[0]
+            number = whole_number(args[0], 9)
+            kind: str | int = args[0] if number is None else number
             sim.fault(kind, " ".join(args[1:]))
             return f"ok fault {args[0]}"
         if cmd in LINE_FAULTS and cmd != "delay":
@@ -156,10 +158,10 @@ class ControlServer:
 
 def address(where: str) -> tuple[str, int]:
     """HOST:PORT of a control socket as (host, port); ValueError, saying so, if it is not one."""
-    host, _, port = where.rpartition(":")
-    if not host or not (port.isascii() and port.isdigit()):
-        raise ValueError(f"a simulator's control socket is HOST:PORT, not {where!r}")
-    return host, int(port)
+    host, _, port_text = where.rpartition(":")
+    if not host or (port := whole_number(port_text, 5)) is None or port > 65535:
+        raise ValueError(f"a simulator's control socket is HOST:PORT, not {quote(where, 60)}")
+    return host, port
 
 
 def send(where: str, line: str, timeout: float = 5.0) -> str:
