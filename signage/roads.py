@@ -207,7 +207,8 @@ def derived_road(results: Sequence[Result], k: int) -> list[Cell]:
 
 
 def ask_road(results: Sequence[Result]) -> dict[str, dict[str, Colour | None]]:
-    """For a next Banker and a next Player: the mark each derived road would add (None: not started)."""
+    """For a next Banker and a next Player: the mark each derived road would add (None: that win would not
+    start the road either; a road not started yet has a colour when the win would start it)."""
     return {
         winner: {name: None if (cell := cells[name]) is None else cell.colour for name in DERIVED}
         for winner, cells in preview(results).items()
@@ -224,7 +225,7 @@ def preview(results: Sequence[Result]) -> dict[str, dict[str, Cell | None]]:
     The ask road says only a derived road's colour; a scoreboard also shows the mark in place
     (where a dragon turns, where a new column starts). Laying out never moves an earlier cell,
     so the cell a next result adds is the last one of the road computed with it (None when the
-    road would add none: a derived road not started yet).
+    road would add none: a derived road that the win would not start).
     """
     rs = list(results)
 

@@ -84,7 +84,8 @@ def schema() -> dict[str, Any]:
             **{name: {"type": "array", "items": {"$ref": "#/$defs/Cell"}} for name in ROAD_NAMES},
             "ask": {"type": "object", "additionalProperties": False, "required": ["banker", "player"],
                     "description": "The mark each derived road would add after a Banker or a Player win "
-                    "(null: that road has not started).",
+                    "(null: the road would add none, not started even by that win; a road not started yet "
+                    "still shows the mark a win that starts it would add).",
                     "properties": {"banker": ask_side, "player": ask_side}},
             "counts": {"type": "object", "additionalProperties": False, "required": counts,
                        "properties": {k: {"type": "integer", "minimum": 0} for k in counts}},

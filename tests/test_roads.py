@@ -39,6 +39,16 @@ def test_ties_before_the_first_result_go_on_the_first_circle() -> None:
     assert len(compute(shoe("TT")).bead_plate) == 2
 
 
+def test_a_tie_rounds_pairs_are_on_the_bead_plate_only() -> None:
+    """The rules leave it open (docs/roads.md, "Big road"): the circle a tie's slash goes on is an earlier
+    round's, and its dots are that round's own pairs."""
+    roads = compute(shoe("BT+P"))
+    assert [(c.colour, c.banker_pair) for c in roads.bead_plate] == [
+        ("red", False), ("green", True), ("blue", False)]
+    assert [(c.colour, c.ties, c.banker_pair, c.player_pair) for c in roads.big_road] == [
+        ("red", 1, False, False), ("blue", 0, False, False)]
+
+
 def test_long_dragon_turns_right_along_the_bottom_row() -> None:
     roads = compute(shoe("BBBBBBBBBP"))
     assert grid_text(roads.big_road) == ["BP..", "B...", "B...", "B...", "B...", "BBBB"]
@@ -128,6 +138,11 @@ def test_ask_road_previews_each_derived_road() -> None:
     assert ask["banker"] == {"big_eye_boy": "blue", "small_road": "blue", "cockroach_pig": "red"}
     # next Player: (4,3): BEB len(3)=3 != 2 -> red; SR len(2)=1 != 2 -> red; CP len(1)=2 == 2 -> blue.
     assert ask["player"] == {"big_eye_boy": "red", "small_road": "red", "cockroach_pig": "blue"}
+    # A road not started yet has a mark when the next result starts it (docs/roads.md, "Ask road"):
+    # after B P, Big Eye Boy starts at column 2's row 2 or column 3's row 1.
+    assert compute(shoe("BP")).big_eye_boy == []
+    assert compute(shoe("BP")).ask["banker"]["big_eye_boy"] == "red"
+    assert compute(shoe("BP")).ask["player"]["big_eye_boy"] == "blue"
     assert compute(shoe("B")).ask["banker"] == {
         "big_eye_boy": None,
         "small_road": None,
