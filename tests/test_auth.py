@@ -304,6 +304,13 @@ def test_keys_command_makes_authorises_and_lists(tmp_path: Path, capsys: pytest.
     assert main(["keys", "new", "bob", "--role", "operator", "--table", str(path)]) == 2
     assert "already authorised" in capsys.readouterr().err
     assert main(["keys", "new", "../evil", "--role", "operator", "--table", str(path)]) == 2
+    capsys.readouterr()
+    # --state-dir alone: the folder it implies is named, not the bare "give --table" (a third-party
+    # integrator, 2026-12-07, was told to give --table though --help listed --state-dir).
+    state = tmp_path / "state"
+    assert main(["keys", "new", "ann", "--role", "observer", "--state-dir", str(state)]) == 2
+    assert "--state-dir is read with --table FILE" in capsys.readouterr().err
+    assert main(["keys", "new", "ann", "--role", "observer", "--keys", str(state / "keys")]) == 0
 
 
 def test_a_flood_of_refusals_is_logged_in_bursts_and_counted(caplog: pytest.LogCaptureFixture) -> None:

@@ -241,3 +241,30 @@ def test_the_schema_refuses_money_and_cards_no_daemon_sends(definition: str, mes
     bundle = build_schema()
     validator = jsonschema.Draft202012Validator({"$defs": bundle["$defs"], "$ref": f"#/$defs/{definition}"})
     assert list(validator.iter_errors(message)), f"{definition} took {message}"
+
+
+@pytest.mark.parametrize("request_", [
+    {"cmd": "credit_in", "seat": 1, "amount": 100, "by": "b" * 65},
+    {"cmd": "bet", "seat": 1, "spot": "s" * 33, "amount": 100},
+    {"cmd": "decide", "seat": 1, "action": "a" * 33},
+    {"cmd": "card", "card": "AS" * 5},
+    {"cmd": "credit_in", "seat": 1, "amount": 0},
+    {"cmd": "credit_in", "seat": 1, "amount": 100, "ref": "R\x01"},
+])
+def test_a_request_the_daemon_refuses_before_anything_the_schema_refuses(request_: dict[str, Any]) -> None:
+    """docs/security.md's limits on what a client may write are the schema's (a third-party client written
+    from the docs, 2026-12-07: these four passed the schema, and the daemon refused them)."""
+    from controller.daemon.commands import CommandError, parse_command
+    from controller.limits import TableLimits
+
+    with pytest.raises(CommandError):
+        parse_command(json.dumps(request_).encode(), 7, limits=TableLimits())
+    bundle = build_schema()
+    name = f"request.{request_['cmd']}"
+    validator = jsonschema.Draft202012Validator({"$defs": bundle["$defs"], "$ref": f"#/$defs/{name}"})
+    assert list(validator.iter_errors(request_)), f"{name} took {request_}"
+    good = {**request_, **{k: v[:8] for k, v in request_.items() if isinstance(v, str) and k != "cmd"}}
+    good = {**good, "amount": 100} if "amount" in good else good
+    good = {**good, "card": "AS"} if "card" in good else good
+    good = {**good, "ref": "R1"} if "ref" in good else good
+    assert not list(validator.iter_errors(good)), good

@@ -100,3 +100,20 @@ def test_a_keys_kept_refusals_are_bounded(tmp_path: Path) -> None:
                                                      "duplicate": True}
     assert resend.repeat(service, InputCommand("credit_in", I.CreditIn(1, 100), "R0", None), "carl") is None
     journal.close()
+
+
+def test_cmd_in_a_refusal_says_its_ref_was_kept_and_an_invalid_request_keeps_none(tmp_path: Path) -> None:
+    """docs/commands.md: a refusal of an understood command names its ``cmd`` and is kept under the ref;
+    an invalid request (no ``cmd``) keeps nothing, so its corrected resend is applied. Before (a
+    third-party client written from the docs, 2026-12-07), a seat the table lacks was refused with no
+    ``cmd`` like a malformed request, yet kept: the client could not tell which a corrected resend meets."""
+    config = config_for(tmp_path, limits=LIMITS)
+    local_key(config, "operator", "olive")
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        over = _call(config, "credit_in", seat=9, amount=100, ref="S9")
+        assert not over["ok"] and over["cmd"] == "credit_in" and "no seat 9" in over["error"], over
+        assert _call(config, "credit_in", seat=1, amount=100, ref="S9")["ref_reused"]
+        invalid = _call(config, "credit_in", seat=1, ref="M1")
+        assert not invalid["ok"] and "cmd" not in invalid and "missing field 'amount'" in invalid["error"]
+        assert _call(config, "credit_in", seat=1, amount=100, ref="M1")["ok"]
+        assert _call(config, "status")["credits"] == {"1": 100}

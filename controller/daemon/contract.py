@@ -25,11 +25,10 @@ from pydantic import TypeAdapter
 from controller import events as ev
 from controller.daemon import journal_export
 from controller.daemon import messages as msg
-from controller.daemon.commands import INPUT_COMMANDS, QUERIES
+from controller.daemon.commands import INPUT_COMMANDS, MAX_TEXT, QUERIES, TEXT_LIMITS
 from controller.daemon.private import write_atomic
 from controller.daemon.requests import MAX_INT
 from controller.daemon.topics import SIDE_TOPICS
-from controller.dealers import MAX_NAME
 
 SCHEMA_DIR: Final = Path(__file__).resolve().parents[2] / "docs" / "schema"
 BUNDLE_NAME: Final = "croupier.schema.json"
@@ -106,26 +105,41 @@ class _Bundle:
         return {"$ref": f"#/$defs/{name}"}
 
     def request(self, name: str, fields: dict[str, tuple[type, bool]], about: str, journaled: bool) -> None:
+        """One command's request, held to what the daemon checks before anything (docs/security.md, "What
+        a client may write"): each text's length and no control characters, seats and counts from 1, an
+        amount from 1 (its upper bound is the table's ``max_bet`` or ``max_credit``, in the snapshot's
+        ``limits``). Before (a third-party client, 2026-12-07), a ``by`` of 65 characters or an amount
+        of 0 passed the schema and was refused by the daemon."""
         props: dict[str, Any] = {"cmd": {"const": name}}
         for key, (kind, _required) in fields.items():
             prop: dict[str, Any] = {"type": _JSON_TYPES[kind]}
-            if key in ("seat", "n", "round"):
+            if key in ("seat", "n", "round", "amount"):
                 prop["minimum"] = 1
+            if kind is str:
+                prop.update(_text(key))
             if key == "name":
-                prop.update(minLength=1, maxLength=MAX_NAME)
+                prop.update(minLength=1)
             props[key] = prop
         props["table"] = {"type": "string", "description": "refused unapplied by a daemon of another table"}
         if journaled:
-            props["ref"] = {"type": "string", "minLength": 1, "maxLength": 200,
-                            "description": "idempotency key"}
-            props["by"] = {"type": "string", "minLength": 1, "description": "journaled as command:BY"}
+            props["ref"] = {**_text("ref"), "minLength": 1, "description": "idempotency key"}
+            props["by"] = {**_text("by"), "minLength": 1, "description": "journaled as command:BY"}
         else:  # queries take and ignore them (one parser for every command), held to the same lengths
-            props["ref"] = {"type": "string", "minLength": 1, "maxLength": 200}
-            props["by"] = {"type": "string", "minLength": 1}
+            props["ref"] = {**_text("ref"), "minLength": 1}
+            props["by"] = {**_text("by"), "minLength": 1}
         self.defs[f"request.{name}"] = {
             "title": name, "description": about, "type": "object", "properties": props,
             "required": ["cmd", *[k for k, (_t, req) in fields.items() if req]],
         }
+
+
+#: No control characters: the daemon refuses a request's text with any (commands.check_text).
+NO_CONTROL: Final = "^[^\\u0000-\\u001f\\u007f]*$"
+
+
+def _text(key: str) -> dict[str, Any]:
+    """A request's text field as :func:`controller.daemon.commands.check_text` holds it."""
+    return {"type": "string", "maxLength": TEXT_LIMITS.get(key, MAX_TEXT), "pattern": NO_CONTROL}
 
 
 #: A card as the wire writes it (rank, suit), or "" where a field has none (a device tilt's card).

@@ -173,11 +173,14 @@ def taken_before(service: TableService, raw: bytes, key: str, refusal: dict[str,
     ``key`` journaled under its ref: limits change at a start (docs/daemon.md, "Limits"), so a command
     taken under the old ones and resent after must get its first answer, not a refusal of a bet that
     stands. Else the reply: the refusal kept for its ref, or ``refusal``, kept as its ref's first answer
-    (:func:`refuse`) when it is a ref'd input command at all."""
+    (:func:`refuse`) when it is a ref'd input command at all. A request understood but for the limits
+    is refused naming its ``cmd``, as every refusal of an understood command is; an invalid one is not
+    (docs/commands.md: ``cmd`` tells a client which refusals its ref keeps)."""
     try:
         parsed = parse_command(raw, MAX_SEATS, service.table_id)  # taken under more seats, maybe
     except CommandError:
         return refusal
+    refusal = {**refusal, "cmd": parsed.name}
     if not isinstance(parsed, InputCommand) or parsed.ref is None:
         return refusal
     if _find(service.journal, key, parsed.ref) is not None:

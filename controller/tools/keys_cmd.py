@@ -33,6 +33,9 @@ def _folder(args: argparse.Namespace) -> KeyFolder:
     if args.keys is not None:
         return KeyFolder(Path(args.keys))
     if not args.table:
+        if args.state_dir is not None:  # the table file may name another folder (security.keys)
+            raise KeyFileError(f"--state-dir is read with --table FILE (whose security.keys may name another "
+                               f"folder); without one, give --keys {args.state_dir / 'keys'}")
         raise KeyFileError("give --table FILE (its key folder) or --keys DIR")
     return KeyFolder(load_table(args.table).key_folder(args.state_dir))
 
@@ -74,7 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for p in (new, authorize, listing, server):
         p.add_argument("--table", default=os.environ.get("CROUPIER_TABLE"),
                        help="table file (default $CROUPIER_TABLE); its security.keys folder is used")
-        p.add_argument("--state-dir", type=Path, help="the state dir the daemon runs with (--state-dir)")
+        p.add_argument("--state-dir", type=Path,
+                       help="with --table: the state dir the daemon runs with (its --state-dir), whose keys/ "
+                            "folder is used unless the table file names one")
         p.add_argument("--keys", help="the key folder itself (instead of --table)")
 
 
