@@ -4,7 +4,6 @@ session of each game (events, side topics, snapshot and command exchanges) valid
 from __future__ import annotations
 
 import json
-import threading
 import time
 from functools import cache
 from pathlib import Path
@@ -13,7 +12,6 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-import zmq
 from shipped_support import shipped_table
 
 from controller.daemon.client import CommandClient, local_key, request_snapshot
@@ -27,6 +25,7 @@ from controller.daemon.contract import (
 )
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
+from controller.daemon.vectors import Published as Capture
 from controller.scenario import load_scenario, round_inputs
 from drivers.shoe.sim import SimulatedShoe
 
@@ -71,26 +70,6 @@ def session_table(tmp: Path, game: str) -> tuple[TableConfig, dict[str, Any]]:
     if "seats" in table:
         overrides["seats"] = table["seats"]
     return load_table(shipped_table(tmp, game, **overrides)), scenario
-
-
-class Capture(threading.Thread):
-    """Every PUB message (all topics) as (topic, payload)."""
-
-    def __init__(self, endpoint: str) -> None:
-        super().__init__(daemon=True)
-        self.sock = zmq.Context.instance().socket(zmq.SUB)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.setsockopt(zmq.SUBSCRIBE, b"")
-        self.sock.connect(endpoint)
-        self.messages: list[tuple[str, dict[str, Any]]] = []
-        self.stop = threading.Event()
-
-    def run(self) -> None:
-        while not self.stop.is_set():
-            if self.sock.poll(50):
-                topic, data = self.sock.recv_multipart()
-                self.messages.append((topic.decode(), json.loads(data)))
-        self.sock.close()
 
 
 def play_session(config: TableConfig, scenario_path: Path, capture: Capture) -> list[tuple[str, Any, Any]]:

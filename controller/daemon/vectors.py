@@ -93,14 +93,15 @@ def _stand_in(value: Any, real: dict[str, Any]) -> Any:
     return value
 
 
-class _Published(threading.Thread):
-    """Every message on the PUB socket, as (topic, payload), from the first heartbeat on."""
+class Published(threading.Thread):
+    """Every message on a PUB socket under ``prefix`` (all: ``""``), as (topic, payload), read on a thread
+    of its own until :attr:`stop` is set (the recording here, and the session tests of the contract)."""
 
-    def __init__(self, endpoint: str) -> None:
+    def __init__(self, endpoint: str, prefix: str = "") -> None:
         super().__init__(daemon=True)
-        self.sock = zmq.Context.instance().socket(zmq.SUB)
+        self.sock: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.SUB)
         self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.setsockopt(zmq.SUBSCRIBE, f"{TABLE}.".encode())
+        self.sock.setsockopt(zmq.SUBSCRIBE, prefix.encode())
         self.sock.connect(endpoint)
         self.messages: list[tuple[str, dict[str, Any]]] = []
         self.stop = threading.Event()
@@ -128,25 +129,25 @@ def record() -> dict[str, Any]:
         config = load_table(_table_file(Path(tmp)))
         z = config.spec.zeromq
         keys = {role: local_key(config, role, f"{role}-1") for role in ("operator", "observer")}
-        published = _Published(z.pub)
+        published = Published(z.pub, f"{TABLE}.")
         with DaemonThread(Daemon(config, use_shoe=False, fsync=False)) as running:
             published.start()
             try:
                 published.wait(lambda p: p.get("event") == "heartbeat", "heartbeat")
                 clients = {role: CommandClient(z.command, timeout=10, key=key) for role, key in keys.items()}
-                exchanges = []
+                exchanges: list[dict[str, Any]] = []
                 for role, shows, request in SESSION:
                     reply = clients[role].send_raw(json.dumps(request).encode())
                     exchanges.append({"shows": shows, "key_role": role, "request": request, "reply": reply})
                 for client in clients.values():
                     client.close()
                 last = max(e["reply"].get("seq", 0) for e in exchanges)
-                real = {"journal_id": exchanges[0]["reply"]["journal_id"], "run": running.daemon.run_id}
-                snapshots = [
+                real: dict[str, Any] = {"journal_id": exchanges[0]["reply"]["journal_id"],
+                                        "run": running.daemon.run_id}
+                followed = {"since": 3, "journal_id": real["journal_id"]}
+                snapshots: list[tuple[str, dict[str, Any]]] = [
                     ("the whole state and its seq: draw it", {}),
-                    ("the events after seq 3 of the journal the client follows", {"since": 3,
-                                                                                   "journal_id": real[
-                                                                                       "journal_id"]}),
+                    ("the events after seq 3 of the journal the client follows", followed),
                     ("another journal named: the state alone, redraw", {"since": 3, "journal_id": "f" * 32}),
                 ]
                 replies = [{"shows": shows, "request": req,
@@ -160,13 +161,14 @@ def record() -> dict[str, Any]:
                 published.stop.set()
                 published.join()
         events = [{"topic": t, "payload": p} for t, p in published.messages if "seq" in p]
-    return _stand_in({
+    vectors: dict[str, Any] = _stand_in({
         "about": __doc__.split("\n\n")[0] if __doc__ else "",
         "table": TABLE,
         "command_socket": exchanges,
         "snapshot_socket": replies,
         "pub_socket": {"events": events, "heartbeat": {"topic": f"{TABLE}.heartbeat", "payload": beat}},
     }, real)
+    return vectors
 
 
 def main(argv: list[str] | None = None) -> int:
