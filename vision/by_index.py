@@ -31,12 +31,12 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
+from vision.candidates import Candidate, candidates, ink_pieces
 from vision.detect import Detection, DetectParams
 from vision.index_glyphs import anchors, face_corners, glyph_anchors, glyph_points, similarity, to_frame
-from vision.levels import block_mean, ink_on_paper, least_channel
+from vision.levels import block_mean
 from vision.profile import DeckProfile
 from vision.refusal import Refusal
-from vision.regions import components
 from vision.second_object import second_object
 from vision.second_paper import apart
 from vision.second_pip import glyph_share
@@ -48,17 +48,8 @@ Reading = TypeVar("Reading")
 
 #: The working width of the ink search (a 640 x 480 frame is searched as it is).
 WORK_WIDTH: Final = 480
-#: A pixel is ink when it is darker than this share of the brightest paper around it (its least
-#: channel, so red ink is as dark as black), and that paper is at least :data:`MIN_PAPER` bright.
-INK_SHARE: Final = 0.62
-MIN_PAPER: Final = 80
-#: Most pieces of ink kept after the size tests (the largest), candidate indices kept (the nearest the
-#: deck's glyph sizes) and card places read: the work per frame is bounded whatever it shows.
-MAX_PIECES: Final = 300
-MAX_CANDIDATES: Final = 40
+#: Most card places read: the work per frame is bounded whatever it shows.
 MAX_PAIRS: Final = 2
-#: How far a glyph's size and spacing may be from the deck's at the pair's scale, as factors.
-SIZE_FACTOR: Final = 1.6
 #: Two candidates may be one card's indices when their scales agree within this factor, their axes are
 #: opposite within :data:`TURN_SLACK` (radians), and the second lies where the first's layout puts it
 #: (:func:`pairs`).
@@ -76,18 +67,6 @@ OTHER_PAPER: Final = 0.6
 
 
 @dataclass(frozen=True)
-class Candidate:
-    """A rank piece above a suit piece: their centres (working pixels), the rank-to-suit unit axis
-    (the face's "down"), the scale (working pixels per face pixel) and the pieces' labels."""
-
-    rank: NDArray[np.float64]
-    suit: NDArray[np.float64]
-    down: NDArray[np.float64]
-    scale: float
-    pieces: tuple[int, int]
-
-
-@dataclass(frozen=True)
 class Found(Generic[Reading]):
     """The search's outcome: the card's reading when one was read, else None, and what was found."""
 
@@ -95,62 +74,6 @@ class Found(Generic[Reading]):
     summary: str
     #: The card's corners in the frame (pixels), when one was read.
     corners: NDArray[np.float32] | None = None
-
-
-def ink_pieces(frame: Image, profile: DeckProfile, min_area: float, max_area: float
-               ) -> tuple[NDArray[np.float64], NDArray[np.int32], tuple[float, float], Image]:
-    """The ink's pieces of a glyph's size at some card scale the window allows: centres (n x 2), stats
-    (x, y, w, h, pixels), the range of scales (working pixels per face pixel) and the paper's level
-    around every pixel (its least channel)."""
-    h, w = frame.shape[:2]
-    fw, fh = profile.spec.face
-    lo, hi = (np.sqrt(a * w * h / (fw * fh)) for a in (min_area, max_area))
-    index = profile.spec.index
-    least = least_channel(frame)  # red ink as dark as black
-    # The paper around a glyph: closed over more than a glyph, at a quarter of the size (the paper's
-    # level needs no detail).
-    reach = max(3, int(1.5 * hi * max(index.rank_height, index.suit_height) / 4) | 1)
-    paper, ink = ink_on_paper(least, 4, reach, INK_SHARE, MIN_PAPER)
-    n, _, stats, centres = components(ink)
-    stats, centres = stats[1:], centres[1:]
-    big = np.maximum(stats[:, 2], stats[:, 3])
-    smallest = min(index.rank_height, index.suit_height) * lo / SIZE_FACTOR
-    largest = max(index.rank_height, index.suit_height) * hi * SIZE_FACTOR * 1.42
-    keep = np.flatnonzero((big >= max(4.0, smallest)) & (big <= largest) & (stats[:, 4] >= 10))
-    if len(keep) > MAX_PIECES:
-        keep = keep[np.argsort(-stats[keep, 4])[:MAX_PIECES]]
-    return centres[keep].astype(np.float64), stats[keep].astype(np.int32), (lo / SIZE_FACTOR, hi), paper
-
-
-def candidates(centres: NDArray[np.float64], stats: NDArray[np.int32], profile: DeckProfile,
-               scales: tuple[float, float]) -> list[Candidate]:
-    """Every rank piece over a suit piece at the deck's spacing and sizes, the likeliest first."""
-    index = profile.spec.index
-    gap = (index.glyphs[3] - index.suit_height / 2) - (index.glyphs[1] + index.rank_height / 2)
-    if len(centres) < 2 or gap <= 0:
-        return []
-    x, y = (centres[:, k].astype(np.float32) for k in (0, 1))
-    dx, dy = x[None, :] - x[:, None], y[None, :] - y[:, None]  # [rank, suit]: from the rank to the suit
-    apart = dx * dx + dy * dy
-    rs, ts = np.nonzero((apart >= (scales[0] * gap) ** 2) & (apart <= (scales[1] * gap) ** 2))
-    d = np.stack([dx[rs, ts], dy[rs, ts]], axis=1).astype(np.float64)
-    dist = np.hypot(d[:, 0], d[:, 1])
-    scale = dist / gap
-    big = np.maximum(stats[:, 2], stats[:, 3]).astype(np.float64)
-    # Seen turned, a glyph's box grows by up to sqrt(2): its larger side is between the glyph's height
-    # (less the slack) and its diagonal (more the slack) at the pair's scale.
-    rank_size = big[rs] / (scale * index.rank_height)
-    suit_size = big[ts] / (scale * index.suit_height)
-    fill = stats[:, 4] / np.maximum(stats[:, 2] * stats[:, 3], 1)
-    ok = ((rank_size >= 1 / SIZE_FACTOR) & (rank_size <= 1.42 * SIZE_FACTOR)
-          & (suit_size >= 1 / SIZE_FACTOR) & (suit_size <= 1.42 * SIZE_FACTOR) & (fill[ts] >= 0.3))
-    keep = np.flatnonzero(ok)
-    miss = np.abs(np.log(rank_size[keep])) + np.abs(np.log(suit_size[keep]))
-    order = keep[np.argsort(miss)[:MAX_CANDIDATES]]
-    return [
-        Candidate(centres[rs[k]], centres[ts[k]], d[k] / dist[k], float(scale[k]), (int(rs[k]), int(ts[k])))
-        for k in order
-    ]
 
 
 def pair_up(one: Candidate, two: Candidate, profile: DeckProfile) -> NDArray[np.float64] | None:
@@ -195,9 +118,11 @@ def index_boxes(plane: NDArray[np.float64], profile: DeckProfile) -> NDArray[np.
     return to_frame(plane, [(float(x), float(y)) for x, y in pts])
 
 
-def alone(one: Candidate, profile: DeckProfile) -> NDArray[np.float64]:
-    """The similarity (face to working frame) of a card whose top index is ``one``, by its axis and scale."""
-    (rx, ry), (sx, sy) = anchors(profile)[:2]
+def alone(one: Candidate, profile: DeckProfile, at: list[tuple[float, float]] | None = None
+          ) -> NDArray[np.float64]:
+    """The similarity (face to working frame) of a card whose top index is ``one``, by its axis and scale;
+    ``at``: the deck's :func:`anchors`, if taken already (a look at many candidates takes them once)."""
+    (rx, ry), (sx, sy) = (anchors(profile) if at is None else at)[:2]
     down = one.down * one.scale
     across = np.array([down[1], -down[0]])
     origin = one.suit - across * sx - down * sy
@@ -378,8 +303,9 @@ def other_index(
                 and cv2.pointPolygonTest(outline, tuple(map(float, c.suit)), False) < 0):
             seen.add(c.pieces[1])
             others.append(c)
+    at = anchors(profile)
     for other in others:
-        plane = alone(other, profile)
+        plane = alone(other, profile, at)
         corners = to_frame(plane, whole)
         if within is not None and not within(corners):
             continue

@@ -8,7 +8,7 @@ levels, so its histogram gives every order statistic; where the percentile falls
 order statistics (almost always, with thousands of pixels per level) that level is the exact answer,
 and otherwise numpy's own interpolation is used, so the value is always numpy's. The least of a
 pixel's three channels makes red ink as dark as black (the search by indices, :mod:`vision.by_index`);
-an erosion along each row of interleaved channels gives it for a fraction of numpy's ``min``'s cost.
+OpenCV's split and channel minimum give it for a fraction of numpy's ``min``'s cost, contiguous.
 A frame shrunk by a whole factor where no detail is needed (:func:`block_mean`) is cut to whole blocks
 first: OpenCV area-averages by an exact factor some twenty times faster than by a fraction (an
 odd-sized 433 x 586 crop cost 1 ms per resize). The detector's working frame is area-averaged from
@@ -26,10 +26,12 @@ from cv2.typing import MatLike
 
 
 def least_channel(frame: MatLike) -> MatLike:
-    """The least of blue, green and red per pixel of the 8-bit BGR ``frame``: a 1 x 3 erosion along each
-    row of interleaved channels, every third column kept."""
-    h, w = frame.shape[:2]
-    return cv2.erode(np.ascontiguousarray(frame).reshape(h, w * 3), np.ones((1, 3), np.uint8))[:, 1::3]
+    """The least of blue, green and red per pixel of the 8-bit BGR ``frame``, as a contiguous image: OpenCV's
+    split and channel minimum. The erosion along each row of interleaved channels it replaced cost less
+    itself but left a strided view, which every look after it paid for (the ink search's paper and ink on a
+    480 x 360 frame, 0.29 ms from the view, 0.18 ms from a contiguous image); the values are the same."""
+    b, g, r = cv2.split(np.ascontiguousarray(frame))
+    return cv2.min(cv2.min(b, g), r)
 
 
 def grey_percentile(grey: MatLike, mask: MatLike | None, q: float) -> float:
@@ -45,6 +47,20 @@ def grey_percentile(grey: MatLike, mask: MatLike | None, q: float) -> float:
         return float(low)
     seen = np.asarray(grey) if mask is None else np.asarray(grey)[np.asarray(mask) > 0]
     return float(np.percentile(seen, q))
+
+
+def median_under(grey: MatLike, mask: MatLike) -> float | None:
+    """``numpy.median`` of the 8-bit ``grey`` pixels where ``mask`` is set, or None where none is: from
+    their histogram, the middle order statistic (the mean of the two middle ones for an even count, as
+    numpy takes it), exactly numpy's value. Why: the faded look at an index refused
+    (:func:`vision.index_split.with_faded`) runs on most candidate indices beside a card read, and
+    ``numpy.median`` of the masked pixels (their copy, then a partition) cost four times as much."""
+    counts = np.cumsum(cv2.calcHist([grey], [0], mask, [256], [0, 256]).ravel().astype(np.int64))
+    n = int(counts[-1])
+    if n == 0:
+        return None
+    low, high = np.searchsorted(counts, [(n - 1) // 2, n // 2], side="right")
+    return (float(low) + float(high)) / 2
 
 
 def block_mean(frame: MatLike, k: int) -> MatLike:

@@ -37,7 +37,8 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.by_index import candidates, halved, ink_pieces, level, other_index, working
+from vision.by_index import halved, level, other_index, working
+from vision.candidates import candidates, ink_pieces
 from vision.face_down import MOST_AREA
 from vision.index_glyphs import anchors, face_corners, to_frame
 from vision.profile import DeckProfile
@@ -48,7 +49,7 @@ from vision.window import ScanWindow, bounds
 #: A second card's index is looked at when its paper is at least this share as bright as the card's:
 #: far dimmer than the search by indices allows (:data:`vision.by_index.OTHER_PAPER`), since the card
 #: here stood out by its brightness and a second card may not. The ink search's own floor
-#: (:data:`vision.by_index.MIN_PAPER`, 80 of 255) still holds, and it is the higher of the two for any
+#: (:data:`vision.candidates.MIN_PAPER`, 80 of 255) still holds, and it is the higher of the two for any
 #: card: a card at 0.4 of a dim room's light is not looked at (a floor that follows the card's paper
 #: found it, and raised the CPU p99 on yuchenrao's set over 10 ms).
 DIM_PAPER: Final = 0.3

@@ -25,13 +25,27 @@ from cv2.typing import MatLike
 MOST_16BIT: Final = 65535
 
 
+def labelled(binary: MatLike) -> tuple[int, MatLike]:
+    """:func:`components`' count and label image without the statistics and centroids, for a caller that
+    counts its own (:func:`vision.index_split.with_faded`): on an index crop OpenCV's statistics cost twice
+    the labelling itself (6 us labelled, 22 us with statistics, a 49 x 107 crop). The same algorithm and
+    label type as :func:`components`, so the same labels."""
+    n, labels = cv2.connectedComponentsWithAlgorithm(binary, 8, _label_type(binary), cv2.CCL_SPAGHETTI)
+    return n, labels
+
+
+def _label_type(binary: MatLike) -> int:
+    """16-bit labels where every region the mask could hold fits, else 32-bit (see the module)."""
+    h, w = binary.shape[:2]
+    most = ((h + 1) // 2) * ((w + 1) // 2)  # 8-connected regions are at least a pixel apart both ways
+    fits = most < MOST_16BIT or cv2.countNonZero(binary) < MOST_16BIT
+    return cv2.CV_16U if fits else cv2.CV_32S
+
+
 def components(binary: MatLike) -> tuple[int, MatLike, MatLike, MatLike]:
     """The 8-connected regions of ``binary``: their count (the background included, as OpenCV's), the
     label image (16-bit where every region the mask could hold fits, else 32-bit), the statistics (x, y, w, h,
     pixels per label) and the centroids, exactly as :func:`cv2.connectedComponentsWithStats` gives them."""
-    h, w = binary.shape[:2]
-    most = ((h + 1) // 2) * ((w + 1) // 2)  # 8-connected regions are at least a pixel apart both ways
-    fits = most < MOST_16BIT or cv2.countNonZero(binary) < MOST_16BIT
     n, labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
-        binary, 8, cv2.CV_16U if fits else cv2.CV_32S, cv2.CCL_SPAGHETTI)
+        binary, 8, _label_type(binary), cv2.CCL_SPAGHETTI)
     return n, labels, stats, centroids

@@ -43,7 +43,7 @@ from vision.regions import components
 from vision.window import Bounds, side_lengths
 
 #: Grey levels below this are no paper, however grey: ink, a shadow, a dark gap (the ink search's floor
-#: for paper too, :data:`vision.by_index.MIN_PAPER`), on a table as grey as paper (dark grey or black
+#: for paper too, :data:`vision.candidates.MIN_PAPER`), on a table as grey as paper (dark grey or black
 #: cloth: below it, the table itself would be paper, and a dim card on it would join it).
 DARKEST_PAPER: Final = 80
 #: The same floor on a coloured table (its median pixel not grey: felt, wood, tinted cloth), where dark
