@@ -103,7 +103,11 @@ def candidates(centres: NDArray[np.float64], stats: NDArray[np.int32], profile: 
     keep = np.flatnonzero(ok)
     miss = np.abs(np.log(rank_size[keep])) + np.abs(np.log(suit_size[keep]))
     order = keep[np.argsort(miss)[:MAX_CANDIDATES]]
+    # Indexed once for all of them (the same values as each candidate's own indexing and division).
+    ranks_at, suits_at = rs[order], ts[order]
+    downs = d[order] / dist[order][:, None]
     return [
-        Candidate(centres[rs[k]], centres[ts[k]], d[k] / dist[k], float(scale[k]), (int(rs[k]), int(ts[k])))
-        for k in order
+        Candidate(rank, suit, down, scale_k, (r, t)) for rank, suit, down, scale_k, r, t in zip(
+            centres[ranks_at], centres[suits_at], downs, scale[order].tolist(), ranks_at.tolist(),
+            suits_at.tolist(), strict=True)
     ]
