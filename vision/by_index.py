@@ -296,10 +296,15 @@ def other_index(
     size = float(np.sqrt(cv2.contourArea(quad) / (fw * fh)))  # the card's scale
     seen: set[int] = set()
     others = []
-    # One look per suit piece outside the card, at a scale and on paper a card beside it could have.
-    for c in found:
-        if (c.pieces[1] not in seen and 1 / SCALE_FACTOR <= c.scale / size <= SCALE_FACTOR
-                and level(paper, c.suit) >= least_paper * card_paper
+    # One look per suit piece outside the card, at a scale and on paper a card beside it could have: the
+    # scale and the paper of every candidate at once (the same arithmetic as :func:`level`'s, one by one).
+    suits = np.array([c.suit for c in found], np.float64).reshape(-1, 2)
+    scaled = np.array([c.scale for c in found], np.float64) / size
+    fits = ((scaled >= 1 / SCALE_FACTOR) & (scaled <= SCALE_FACTOR) & (
+        paper[suits[:, 1].astype(np.intp), suits[:, 0].astype(np.intp)].astype(np.float64)
+        >= least_paper * card_paper)).tolist()
+    for c, fit in zip(found, fits, strict=True):
+        if (fit and c.pieces[1] not in seen
                 and cv2.pointPolygonTest(outline, tuple(map(float, c.suit)), False) < 0):
             seen.add(c.pieces[1])
             others.append(c)
