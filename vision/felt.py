@@ -156,8 +156,7 @@ def healed(recent: Sequence[Look], now: Look, corners: Corners, frame: tuple[int
     place = before(now, corners, frame).place
     if place is None:
         return None
-    wide = cv2.dilate(place.astype(np.uint8), np.ones((5, 5), np.uint8))
-    outside = now.inside & ~(np.asarray(wide) > 0)
+    outside = _outside(now, place)
     if kept is not None and share_alike(kept, now, outside) >= SHARE:
         return None  # the light did not change: the kept reference stands
     ring = (np.asarray(cv2.dilate(place.astype(np.uint8), np.ones((15, 15), np.uint8))) > 0) & outside
@@ -175,6 +174,52 @@ def healed(recent: Sequence[Look], now: Look, corners: Corners, frame: tuple[int
                 and share_alike(latest, now, ring) >= SHARE and share_alike(felt, latest, place) >= SHARE):
             return latest
     return None
+
+
+#: A window whose pixels, this share of them or more, are this much darker (or :data:`WASHED` times
+#: lighter) than the window settled empty before is unlit (washed out): the lens covered, a lamp off, an
+#: exposure gone wrong. A white card over a tenth of the window, or an exposure darkening the felt round
+#: it, is far from either.
+UNLIT: Final = 0.4
+WASHED: Final = 2.5
+BLIND_SHARE: Final = 0.9
+#: With no window settled yet: lightness (OpenCV's 8-bit L) the brightest of the window stays under.
+BLACK: Final = 24
+#: A window whose lightness varies less than this (its standard deviation at :data:`WIDTH` pixels wide,
+#: OpenCV's 8-bit L) is flat: one colour and a sensor's noise, no felt. A flat frame with a sensor's noise
+#: of 6 levels: 0.4 to 0.7; the simulated felts, the plainest there are: 1.09 to 1.49; the empty windows
+#: of the composed photograph set: 4.6 to 54. A dim flat frame settled as the window, and a card was
+#: cleared by the next one (a review, 2026-12-07: grey levels 15 to 128 alike).
+FLAT: Final = 0.9
+
+
+def unseen(kept: Look | None, now: Look) -> str | None:
+    """Why the camera sees nothing in ``now`` (None: it sees): the window flat (one colour, no felt), unlit
+    or washed out against the ``kept`` empty window, or with none settled yet all but black. Such a frame
+    is no reading of the window at all, neither empty nor a card (:mod:`controller.daemon.camera_link`
+    holds play and says so when it lasts): a blind camera read as an empty window stalled the deal with no
+    fault said, and its dark window became the reference a card was cleared by, dealt twice (a review,
+    2026-12-07)."""
+    light = now.lab[..., 0][now.inside]
+    if light.size == 0:
+        return None
+    if float(light.std()) < FLAT:
+        return f"the window is flat, one colour (lightness {float(np.median(light)):.0f} of 255)"
+    if kept is None or kept.lab.shape != now.lab.shape:
+        brightest = float(np.percentile(light, 99))
+        return None if brightest >= BLACK else f"the window is black (lightness {brightest:.0f} of 255)"
+    ratio = (light + DARK) / (kept.lab[..., 0][now.inside] + DARK)
+    if np.count_nonzero(ratio < UNLIT) >= BLIND_SHARE * ratio.size:
+        return f"the window is far darker than when last seen empty (at {float(np.median(ratio)):.0%})"
+    if np.count_nonzero(ratio > WASHED) >= BLIND_SHARE * ratio.size:
+        return f"the window is washed out (at {float(np.median(ratio)):.0%} of its light when seen empty)"
+    return None
+
+
+def _outside(now: Look, place: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """The window in ``now`` away from a card's ``place`` (two pixels of the working size off its edge)."""
+    wide = cv2.dilate(place.astype(np.uint8), np.ones((5, 5), np.uint8))
+    return now.inside & ~(np.asarray(wide) > 0)
 
 
 class Settled:

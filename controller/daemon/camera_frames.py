@@ -12,14 +12,23 @@ seconds of nothing but old frames the camera is offline, as an unplugged one is.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections import deque
+from pathlib import Path
 from typing import Final
 
+import cv2
 import numpy as np
 from cv2.typing import MatLike
 
-#: How many of a camera's last frames a new one is checked against.
-RECENT: Final = 8
+from controller.cards import Card
+from vision.image_file import write_image
+
+#: How many of a camera's last frames a new one is checked against: more than any capture keeps buffers
+#: (OpenCV's V4L2 capture up to 10; GStreamer and libcamera pools a few more). At 8, a driver cycling
+#: through a ring of 9 or 10 old buffers dealt the card at every turn (a review, 2026-12-07). A live
+#: sensor never repeats a frame, so a longer memory costs a lookup, never a live frame.
+RECENT: Final = 32
 
 
 def fingerprint(frame: MatLike) -> bytes:
@@ -72,3 +81,43 @@ class OldFrames:
             return False
         self.back_after = 1
         return True
+
+
+class Blind:
+    """How long a camera's frames have seen nothing (:func:`vision.felt.unseen`: unlit, washed out, black):
+    such frames are not read, and after ``after`` seconds of them the camera is offline, saying why, until
+    a frame sees again. Why: a covered lens or a dead lamp gives dark frames with a sensor's noise, new
+    every time, so the frozen check passes them; read as an empty window, the deal waited for a card with
+    no fault said (a review, 2026-12-07)."""
+
+    def __init__(self, after: float) -> None:
+        self.after = after
+        self._since: float | None = None
+
+    def judge(self, why: str | None, now: float) -> str | None:
+        """``why`` the newest frame sees nothing (None: it sees): the reason to be offline now, once it
+        has lasted ``after`` seconds, else None."""
+        if why is None:
+            self._since = None
+            return None
+        self._since = now if self._since is None else self._since
+        if now - self._since < self.after:
+            return None
+        return f"{why} for {self.after:g} s: the camera sees nothing (its lens covered, a lamp off?)"
+
+    @property
+    def blind(self) -> bool:
+        """Whether the newest frame saw nothing."""
+        return self._since is not None
+
+
+def save_audit(audit_dir: Path, state_dir: Path, frame: MatLike, card: Card, number: int) -> str:
+    """The frame ``card`` was read from, kept for audit (its path is the journal row's ref); the name is
+    unique across restarts (the time, and ``number``: the link's count of saved frames)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    path = audit_dir / f"{stamp}-{time.time_ns() % 1_000_000_000:09d}-{number:05d}-{card.code}.jpg"
+    write_image(path, frame, [cv2.IMWRITE_JPEG_QUALITY, 90])  # whole before the journal names it
+    try:
+        return str(path.relative_to(state_dir))
+    except ValueError:
+        return str(path)

@@ -40,12 +40,11 @@ import cv2
 from controller.cards import Card
 from controller.daemon import faults
 from controller.daemon.camera_config import CameraSettings
-from controller.daemon.camera_frames import OldFrames
+from controller.daemon.camera_frames import Blind, OldFrames, save_audit
 from controller.daemon.journal import JournalFault
 from controller.daemon.private import make_dir
 from controller.inputs import CardSeen, DeviceStatus, Input
-from vision.felt import Before, Look, Settled, before, healed, look, unlike, widened
-from vision.image_file import write_image
+from vision.felt import Before, Look, Settled, before, healed, look, unlike, unseen, widened
 from vision.profile import DeckProfile, ProfileError, load_profile
 from vision.recognise import READ_THREADS, Image, Reading, recognise
 from vision.sources import CaptureSource, FrameSource, ReadOnce, ReplaySource, SourceError, WindowSource
@@ -114,6 +113,7 @@ class CameraLink:
         self._reading_since: float | None = None
         #: Old frames handed over again, not read (None: not a camera, or not checked).
         self._old = None if spec.frozen_after is None else OldFrames(spec.frozen_after, spec.stable_frames)
+        self._blind = Blind(spec.offline_after)
         self._first_frame = threading.Event()
         #: Called on the loop at the first frame, when the self-test already failed for want of it.
         self.on_first_frame: Callable[[], object] | None = None
@@ -195,14 +195,15 @@ class CameraLink:
                 else:
                     self._last_frame = time.monotonic()
                     self._first()
-                    if not self._repeated(frame, source):
-                        if self.online is not True and self._back(source):
+                    # A camera just opened gives black or washed frames while its exposure settles:
+                    # read as an empty window, they would clear the card lying there (dealt again).
+                    warm = not (isinstance(source, CaptureSource) and time.monotonic() - opened < WARM_UP)
+                    unread = self._unread(frame, source, warm)  # True: an old frame; text: sees nothing
+                    if unread is not True:
+                        if self.online is not True and not unread and self._back(source):
                             self._status(True, "frames")
-                        # A camera just opened gives black or washed frames while its exposure settles:
-                        # read as an empty window, they would clear the card lying there (dealt again).
-                        if self.online and not (isinstance(source, CaptureSource)
-                                                and time.monotonic() - opened < WARM_UP):
-                            self._frame(frame)
+                        if self.online and warm:
+                            self._frame(frame, unread or None)
                 self._stopping.wait(max(0.0, interval - (time.monotonic() - started)))
         except Exception:  # a fault must halt play loudly, not leave a silent camera
             log.exception("camera thread failed")
@@ -212,19 +213,20 @@ class CameraLink:
             if source is not None:
                 source.close()
 
-    def _repeated(self, frame: Image, source: FrameSource | None) -> bool:
-        """Whether a camera's frame is an old one handed over again (:mod:`camera_frames`): not read; after
-        ``frozen_after`` seconds of them the camera is offline. A replay or the window is not checked."""
-        old = self._old
-        if old is None or not isinstance(source, CaptureSource):
-            return False
-        now = time.monotonic()
-        if not old.old(frame, now):
-            return False
-        why = old.frozen(now)
+    def _unread(self, frame: Image, source: FrameSource | None, warm: bool) -> bool | str:
+        """True for an old frame handed over again (a camera's only: a replay or the window may repeat one;
+        :mod:`camera_frames`), offline after ``frozen_after`` s; once ``warm``, why a frame sees nothing
+        (no reading: a card lying there is doubted, :meth:`_refuse`), offline after ``offline_after`` s."""
+        now, why, old, blind = time.monotonic(), None, self._old, None
+        repeated = old is not None and isinstance(source, CaptureSource) and old.old(frame, now)
+        if repeated and old is not None:
+            why = old.frozen(now)
+        elif warm:
+            blind = unseen(self._empty.kept, look(frame, self.scan_window))
+            why = self._blind.judge(blind, now)
         if why is not None and self.online is not False:
             self._status(False, why)
-        return True
+        return repeated or (blind or False)
 
     def _back(self, source: FrameSource | None) -> bool:
         """Enough new frames in a row to bring the camera back online (a replay or the window: one)."""
@@ -263,9 +265,14 @@ class CameraLink:
             if tell is not None:
                 self._loop.call_soon_threadsafe(tell)
 
-    def _frame(self, frame: Image) -> None:
+    def _frame(self, frame: Image, blind: str | None) -> None:
         self.frames += 1
-        reading = self._covered(self._read(frame), frame)
+        if blind is None:
+            reading = self._covered(self._read(frame), frame)
+        else:  # no reading of the window: a card lying there is doubted as under a hand (never cleared)
+            card, unknown = self.stable.shown or self.doubted, Reading("unknown", reason=blind)
+            self._empty.broken()
+            reading = unknown if card is None else self._refuse(card, blind, unknown)
         self.last = reading
         report = self.stable.feed(reading)
         if self.stable.cleared:
@@ -281,7 +288,9 @@ class CameraLink:
             self._felt = None if empty is None else before(empty, report.corners, frame.shape)
         self._refused, self.doubted = 0, None
         self._recent.clear()  # a later card takes an empty read seen since this one, never one before it
-        path = self._save(frame, report)
+        assert report.card is not None
+        self._saved += 1
+        path = save_audit(self.audit_dir, self.state_dir, frame, report.card, self._saved)
         ref = f"camera:{path}"
         faults.point("camera_read")
         log.info("camera read %s (confidence %.2f), frame %s%s", report.card, report.confidence, path,
@@ -302,12 +311,15 @@ class CameraLink:
         now = look(frame, self.scan_window)
         self._recent.append(now)
         card = self.stable.shown or self.doubted
-        if card is None or (self._felt is not None and (why := unlike(self._felt, now)) is None):
+        why = None if card is None or self._felt is None else unlike(self._felt, now)
+        if card is None or (self._felt is not None and why is None):
             self._empty.seen(now)
             return reading
         self._empty.broken()  # never a reference, even with none to judge it by (a palm held over the card)
-        if self._felt is None:
-            why = "no empty window was seen before it"
+        return self._refuse(card, why or "no empty window was seen before it", reading)
+
+    def _refuse(self, card: Card, why: str, reading: Reading) -> Reading:
+        """A read not clearing ``card`` (``why``): K of them doubt it; read again, it is the dealer's."""
         self._refused += 1
         if self._refused == self.settings.spec.stable_frames and self.stable.shown is not None:
             log.warning("camera: %s not taken for gone (%s): held for the dealer if read again", card, why)
@@ -321,19 +333,6 @@ class CameraLink:
         except JournalFault:
             return False  # the daemon halts the table; the card stays remembered, so never dealt twice
         return True
-
-    def _save(self, frame: Image, reading: Reading) -> str:
-        """The frame a card was read from, kept for audit; the name is unique across restarts."""
-        assert reading.card is not None
-        self._saved += 1
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-        name = f"{stamp}-{time.time_ns() % 1_000_000_000:09d}-{self._saved:05d}-{reading.card.code}.jpg"
-        path = self.audit_dir / name
-        write_image(path, frame, [cv2.IMWRITE_JPEG_QUALITY, 90])  # whole before the journal names it
-        try:
-            return str(path.relative_to(self.state_dir))
-        except ValueError:
-            return str(path)
 
     def _status(self, online: bool, detail: str) -> None:
         with self._status_lock:  # the reader and the watchdog: one transition, said once
