@@ -127,7 +127,18 @@ def edge_along(
         for side in (BESIDE, -BESIDE):
             bx, by, bok = _pixels(line + side * normal, grey.level.shape)
             best = np.where(bok & (grey.level[by, bx] >= paper), best, 0.0)
-    return float(np.median(best))
+    return _median(best)
+
+
+def _median(values: NDArray[np.float64]) -> float:
+    """``numpy.median`` of a few dozen floats (none NaN), exactly: the middle one of them sorted, or the mean
+    of the middle two (their sum halved, as numpy's mean of two takes it). Its general machinery cost ten
+    times the sort on :func:`edge_along`'s steps, three to seven times a card recovered from its sides."""
+    ranked = np.sort(values)
+    middle = len(ranked) // 2
+    if len(ranked) % 2:
+        return float(ranked[middle])
+    return (float(ranked[middle - 1]) + float(ranked[middle])) / 2
 
 
 _Meeting = tuple[NDArray[np.float64], NDArray[np.float64], int]
