@@ -49,13 +49,14 @@ def grey_percentile(grey: MatLike, mask: MatLike | None, q: float) -> float:
     return float(np.percentile(seen, q))
 
 
-def median_under(grey: MatLike, mask: MatLike) -> float | None:
-    """``numpy.median`` of the 8-bit ``grey`` pixels where ``mask`` is set, or None where none is: from
-    their histogram, the middle order statistic (the mean of the two middle ones for an even count, as
-    numpy takes it), exactly numpy's value. Why: the faded look at an index refused
-    (:func:`vision.index_split.with_faded`) runs on most candidate indices beside a card read, and
-    ``numpy.median`` of the masked pixels (their copy, then a partition) cost four times as much."""
-    counts = np.cumsum(cv2.calcHist([grey], [0], mask, [256], [0, 256]).ravel().astype(np.int64))
+def median_under(grey: MatLike, mask: MatLike | None, channel: int = 0) -> float | None:
+    """``numpy.median`` of the 8-bit ``grey`` pixels where ``mask`` is set (all if None; of its ``channel``
+    for a colour image), or None where none is: from their histogram, the middle order statistic (the mean
+    of the two middle ones for an even count, as numpy takes it), exactly numpy's value. Why: the faded
+    look at an index refused (:func:`vision.index_split.with_faded`) runs on most candidate indices beside a
+    card read, and ``numpy.median`` of the masked pixels (their copy, then a partition) cost four times as
+    much; the look at a washed-out index (:mod:`vision.washed_out`) took eight such medians of two crops."""
+    counts = np.cumsum(cv2.calcHist([grey], [channel], mask, [256], [0, 256]).ravel().astype(np.int64))
     n = int(counts[-1])
     if n == 0:
         return None
