@@ -13,7 +13,7 @@ sums run over the same points in the same order (:func:`numpy.bincount` adds eac
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
 
 import cv2
@@ -120,7 +120,9 @@ def oriented(lines: list[Line], region: NDArray[np.uint8]) -> list[Line]:
     for line in lines:
         px, py = int(round(line.x - 3 * line.dy)), int(round(line.y + 3 * line.dx))
         inward = 0 <= px < w and 0 <= py < h and region[py, px] > 0
-        out.append(line if inward else replace(line, nx=line.dy, ny=-line.dx))
+        # Made directly: dataclasses.replace looks up the fields each time, four times the cost.
+        out.append(line if inward else Line(line.x, line.y, line.dx, line.dy, line.length, line.dy, -line.dx,
+                                            line.angle))
     return out
 
 
