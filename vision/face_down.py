@@ -40,11 +40,13 @@ PROPORTIONS: Final = (0.5, 0.9)
 MOST_AREA: Final = 2.0
 
 
-def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds, most_area: float | None = None) -> bool:
+def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds, most_area: float | None = None,
+              least: MatLike | None = None) -> bool:
     """Whether the window at the working size ``small`` holds a dark card-sized rectangle wholly inside
     it and apart from the card at ``quad`` (working pixels): a face-down card (see the module). With
-    ``most_area``, a rectangle larger than that many of the card's areas is no back."""
-    least = least_channel(small)
+    ``most_area``, a rectangle larger than that many of the card's areas is no back. ``least``: ``small``'s
+    :func:`vision.levels.least_channel`, if made already (the look for a large pip needs it too)."""
+    least = least_channel(small) if least is None else least
     seen = least if win.inside is None else least[win.inside > 0]
     level = cv2.threshold(seen.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
     dark = cv2.threshold(least, level, 255, cv2.THRESH_BINARY_INV)[1]

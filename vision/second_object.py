@@ -35,7 +35,7 @@ from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.face_down import face_down
-from vision.levels import block_mean, tint_of
+from vision.levels import block_mean, least_channel, tint_of
 from vision.second_outline import light_edges, second_outline, tint_edges
 from vision.second_paper import dim_second
 from vision.second_pip import large_pip
@@ -58,7 +58,8 @@ def second_object(half: MatLike, quad: NDArray[np.float32], win: Bounds, glyph: 
     than that many of the card's areas is no back (:func:`vision.face_down.face_down`; None: no bound).
     ``placed``: the card's corners were placed from its indices, not found on its outline
     (:func:`vision.second_outline.second_outline` then judges the frame as seen too)."""
-    if face_down(half, quad, win, most_area):
+    least = least_channel(half)  # for the looks at a back and at a large pip: one split of the half frame
+    if face_down(half, quad, win, most_area, least):
         return ("a dark rectangle of a card's size in the window: a back, or a card in shadow "
                 "(one card at a time)")
     if plain_beside(half, quad, win):
@@ -68,7 +69,7 @@ def second_object(half: MatLike, quad: NDArray[np.float32], win: Bounds, glyph: 
         return "a second card's paper in the window, however dim (one card at a time)"
     if second_outline(half, quad, win, placed, seen):
         return "a second object's outline in the window (one card at a time)"
-    if large_pip(half, quad, win, glyph):
+    if large_pip(half, quad, win, glyph, least):
         return "a second card's large pip on its paper in the window (one card at a time)"
     return None
 

@@ -96,12 +96,14 @@ def glyph_share(profile: DeckProfile) -> float:
     return max(index.rank_height, index.suit_height) / min(profile.spec.face)
 
 
-def large_pip(half: MatLike, quad: NDArray[np.float32], win: Bounds, glyph: float) -> bool:
+def large_pip(half: MatLike, quad: NDArray[np.float32], win: Bounds, glyph: float,
+              least: MatLike | None = None) -> bool:
     """Whether the window (``win``, in the half-size frame ``half``) holds a large pip on plain paper
     beside the card read at ``quad`` (pixels of ``half``): see the module. ``glyph``: the deck's tallest
-    index glyph as a share of the card's short side (:func:`glyph_share`)."""
+    index glyph as a share of the card's short side (:func:`glyph_share`). ``least``: ``half``'s
+    :func:`vision.levels.least_channel`, if made already (the look for a back made it)."""
     short = float(min(side_lengths(quad)))
-    least = least_channel(half)
+    least = least_channel(half) if least is None else least
     reach = max(3, int(0.25 * short) | 1)  # the paper's level closed over half the card's short side
     paper, ink = ink_on_paper(least, 2, reach, INK_SHARE, LEAST_PAPER)
     if win.inside is not None:
