@@ -19,7 +19,9 @@ from __future__ import annotations
 from typing import Final
 
 import cv2
+import numpy as np
 from cv2.typing import MatLike
+from numpy.typing import NDArray
 
 #: The most labels a 16-bit label image holds (the background is label 0).
 MOST_16BIT: Final = 65535
@@ -49,3 +51,13 @@ def components(binary: MatLike) -> tuple[int, MatLike, MatLike, MatLike]:
     n, labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
         binary, 8, _label_type(binary), cv2.CCL_SPAGHETTI)
     return n, labels, stats, centroids
+
+
+def areas(labels: MatLike, n: int) -> NDArray[np.int64]:
+    """Each of the ``n`` labels' pixel count in the label image ``labels`` (:func:`labelled`'s): the
+    statistics' ``CC_STAT_AREA``, exactly (a histogram of the labels, counts far below float32's exact
+    integers). Why: OpenCV's statistics cost a few nanoseconds a set pixel, so on a dense mask (a dark
+    frame's closing, three quarters set) they cost five times the labelling; a caller that needs only the
+    sizes, and the boxes of a few, counts them so (:func:`vision.face_down.face_down`)."""
+    counts = cv2.calcHist([labels], [0], None, [n], [0, n]).ravel()
+    return np.asarray(counts, np.float64).astype(np.int64)
