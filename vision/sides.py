@@ -150,12 +150,16 @@ def fitted_corners(contour: NDArray[np.int32], quad: NDArray[np.int32]) -> NDArr
     The corners of a card are rounded, so the polygon's vertices sit a few pixels inside the corner of
     the rectangle the printing is laid out on; fitted sides do not, and are sub-pixel accurate.
     """
-    at = [int(i) for i in np.argmin(((contour[None, :, :] - quad[:, None, :]) ** 2).sum(axis=2), axis=1)]
+    # Each corner's nearest contour point (the first of equals): the squared distances summed as two
+    # columns, the same integers as a sum over the last axis of two, which numpy reduces slowly.
+    d = contour[None, :, :] - quad[:, None, :]
+    at = [int(i) for i in np.argmin(d[:, :, 0] * d[:, :, 0] + d[:, :, 1] * d[:, :, 1], axis=1)]
     n = len(contour)
     lines = []
     for k in range(4):
         a, b = at[k], at[(k + 1) % 4]
-        seg = contour[(a + np.arange((b - a) % n + 1)) % n]  # the contour from vertex a on to b
+        m = (b - a) % n + 1  # the contour from vertex a on to b, as a slice where it does not wrap
+        seg = contour[a : a + m] if a + m <= n else np.concatenate([contour[a:], contour[: a + m - n]])
         trim = len(seg) // 5
         seg = seg[trim : len(seg) - trim] if len(seg) - 2 * trim >= 2 else seg
         if len(seg) < 2:
