@@ -181,14 +181,25 @@ def covered(quad: NDArray[np.float32], region: Region, grey: MatLike) -> bool:
     sides = [(q[k], q[(k + 1) % 4] - q[k]) for k in range(4)]
     lengths = [float(np.hypot(*v)) for _, v in sides]
     reach = REACH * min(lengths)
-    # The card's sharpest side, over its middle 80 %: its edge against the table.
-    own = max(edge_along(g, a + 0.1 * v, v / n, 0.8 * n) for (a, v), n in zip(sides, lengths, strict=True))
+    # The card's sides' edges against the table, over their middle 80 %, measured only as far as a run needs
+    # them: a run softer than SHARP of one side is softer than that of the sharpest (most runs are a glare's
+    # rim, and the first side or two decide), and one as sharp as SHARP of all four is as sharp as it.
+    owns: list[float] = []
+
+    def soft(edge: float) -> bool:
+        for i, ((start, v), n) in enumerate(zip(sides, lengths, strict=True)):
+            if i == len(owns):
+                owns.append(edge_along(g, start + 0.1 * v, v / n, 0.8 * n))
+            if edge < SHARP * owns[i]:
+                return True
+        return False
+
     # The paper's level and the outline's pixels are made for the first meeting whose run is sharp enough,
     # only: most runs that meet a side are a glare's soft rim, and the two cost 0.1 ms a card.
     paper: float | None = None
     seen: MatLike | None = None
     for point, way, k in meetings:
-        if edge_along(g, point, -way, reach) < SHARP * own:
+        if soft(edge_along(g, point, -way, reach)):
             continue  # the run's own visible part is no card's edge: a glare's rim
         if paper is None or seen is None:
             face = np.zeros((h, w), np.uint8)
