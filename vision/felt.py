@@ -176,44 +176,47 @@ def healed(recent: Sequence[Look], now: Look, corners: Corners, frame: tuple[int
     return None
 
 
-#: A window whose pixels, this share of them or more, are this much darker (or :data:`WASHED` times
-#: lighter) than the window settled empty before is unlit (washed out): the lens covered, a lamp off, an
-#: exposure gone wrong. A white card over a tenth of the window, or an exposure darkening the felt round
-#: it, is far from either.
+#: A window whose lightness varies less than this (its standard deviation at :data:`WIDTH` pixels wide,
+#: OpenCV's 8-bit L) is flat, one colour: no felt to judge by. A flat frame with a sensor's noise of 6
+#: levels: 0.4 to 0.7; the simulated felts, the plainest there are: 0.97 and more (the whole frame; less in a
+#: small window, so it only ever refuses a reference, never stops a camera).
+FLAT: Final = 0.75
+#: A reference whose pixels, this share of them or more, are under :data:`UNLIT` or over :data:`WASHED`
+#: times the light of the frame a card is reported from (away from the card) is no window under that
+#: light: a lamp off, the lens covered, an exposure gone wrong. A camera's automatic exposure darkening the
+#: felt round a white card is at about 0.6 (:func:`reference` must keep it).
 UNLIT: Final = 0.4
 WASHED: Final = 2.5
-BLIND_SHARE: Final = 0.9
-#: With no window settled yet: lightness (OpenCV's 8-bit L) the brightest of the window stays under.
-BLACK: Final = 24
-#: A window whose lightness varies less than this (its standard deviation at :data:`WIDTH` pixels wide,
-#: OpenCV's 8-bit L) is flat: one colour and a sensor's noise, no felt. A flat frame with a sensor's noise
-#: of 6 levels: 0.4 to 0.7; the simulated felts, the plainest there are: 1.09 to 1.49; the empty windows
-#: of the composed photograph set: 4.6 to 54. A dim flat frame settled as the window, and a card was
-#: cleared by the next one (a review, 2026-12-07: grey levels 15 to 128 alike).
-FLAT: Final = 0.9
+BLANK_SHARE: Final = 0.9
 
 
-def unseen(kept: Look | None, now: Look) -> str | None:
-    """Why the camera sees nothing in ``now`` (None: it sees): the window flat (one colour, no felt), unlit
-    or washed out against the ``kept`` empty window, or with none settled yet all but black. Such a frame
-    is no reading of the window at all, neither empty nor a card (:mod:`controller.daemon.camera_link`
-    holds play and says so when it lasts): a blind camera read as an empty window stalled the deal with no
-    fault said, and its dark window became the reference a card was cleared by, dealt twice (a review,
-    2026-12-07)."""
-    light = now.lab[..., 0][now.inside]
-    if light.size == 0:
-        return None
-    if float(light.std()) < FLAT:
-        return f"the window is flat, one colour (lightness {float(np.median(light)):.0f} of 255)"
-    if kept is None or kept.lab.shape != now.lab.shape:
-        brightest = float(np.percentile(light, 99))
-        return None if brightest >= BLACK else f"the window is black (lightness {brightest:.0f} of 255)"
-    ratio = (light + DARK) / (kept.lab[..., 0][now.inside] + DARK)
-    if np.count_nonzero(ratio < UNLIT) >= BLIND_SHARE * ratio.size:
-        return f"the window is far darker than when last seen empty (at {float(np.median(ratio)):.0%})"
-    if np.count_nonzero(ratio > WASHED) >= BLIND_SHARE * ratio.size:
-        return f"the window is washed out (at {float(np.median(ratio)):.0%} of its light when seen empty)"
-    return None
+def blank(kept: Look, now: Look, where: NDArray[np.bool_] | None = None) -> bool:
+    """Whether ``kept``, an empty window settled, is no window to judge the frame ``now`` by: flat, or far
+    darker or lighter than ``now`` over ``where`` (away from the card)."""
+    where = now.inside if where is None else where
+    light = kept.lab[..., 0][kept.inside]
+    if light.size == 0 or float(light.std()) < FLAT or kept.lab.shape != now.lab.shape or not where.any():
+        return True
+    ratio = (now.lab[..., 0][where] + DARK) / (kept.lab[..., 0][where] + DARK)
+    return bool(np.count_nonzero((ratio < UNLIT) | (ratio > WASHED)) >= BLANK_SHARE * ratio.size)
+
+
+def reference(recent: Sequence[Look], now: Look, corners: Corners, frame: tuple[int, ...],
+              kept: Look | None) -> Look | None:
+    """The window a card reported from the frame ``now`` is judged by when it seems gone (:func:`before`):
+    a read of ``recent`` under a new light (:func:`healed`), else the ``kept`` settled window unless it is
+    :func:`blank`, else none: then no empty read clears the card, and read again it goes to the dealer
+    (``repeat_card``), never dealt twice.
+
+    Why not ``kept`` whatever it is: a camera dark (or flat grey) for two seconds over the empty window, a
+    lamp off or the lens covered, settled that as the window; a card laid then and read once the light
+    was back took it for its reference, and the next dark moment passed for its empty window: the card
+    was dealt again (a review, 2026-12-07)."""
+    found = healed(recent, now, corners, frame, kept)
+    if found is not None or kept is None:
+        return found
+    place = None if corners is None else before(now, corners, frame).place
+    return None if blank(kept, now, None if place is None else _outside(now, place)) else kept
 
 
 def _outside(now: Look, place: NDArray[np.bool_]) -> NDArray[np.bool_]:

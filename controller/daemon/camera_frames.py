@@ -83,34 +83,6 @@ class OldFrames:
         return True
 
 
-class Blind:
-    """How long a camera's frames have seen nothing (:func:`vision.felt.unseen`: unlit, washed out, black):
-    such frames are not read, and after ``after`` seconds of them the camera is offline, saying why, until
-    a frame sees again. Why: a covered lens or a dead lamp gives dark frames with a sensor's noise, new
-    every time, so the frozen check passes them; read as an empty window, the deal waited for a card with
-    no fault said (a review, 2026-12-07)."""
-
-    def __init__(self, after: float) -> None:
-        self.after = after
-        self._since: float | None = None
-
-    def judge(self, why: str | None, now: float) -> str | None:
-        """``why`` the newest frame sees nothing (None: it sees): the reason to be offline now, once it
-        has lasted ``after`` seconds, else None."""
-        if why is None:
-            self._since = None
-            return None
-        self._since = now if self._since is None else self._since
-        if now - self._since < self.after:
-            return None
-        return f"{why} for {self.after:g} s: the camera sees nothing (its lens covered, a lamp off?)"
-
-    @property
-    def blind(self) -> bool:
-        """Whether the newest frame saw nothing."""
-        return self._since is not None
-
-
 def save_audit(audit_dir: Path, state_dir: Path, frame: MatLike, card: Card, number: int) -> str:
     """The frame ``card`` was read from, kept for audit (its path is the journal row's ref); the name is
     unique across restarts (the time, and ``number``: the link's count of saved frames)."""

@@ -40,11 +40,11 @@ import cv2
 from controller.cards import Card
 from controller.daemon import faults
 from controller.daemon.camera_config import CameraSettings
-from controller.daemon.camera_frames import Blind, OldFrames, save_audit
+from controller.daemon.camera_frames import OldFrames, save_audit
 from controller.daemon.journal import JournalFault
 from controller.daemon.private import make_dir
 from controller.inputs import CardSeen, DeviceStatus, Input
-from vision.felt import Before, Look, Settled, before, healed, look, unlike, unseen, widened
+from vision.felt import Before, Look, Settled, before, look, reference, unlike, widened
 from vision.profile import DeckProfile, ProfileError, load_profile
 from vision.recognise import READ_THREADS, Image, Reading, recognise
 from vision.sources import CaptureSource, FrameSource, ReadOnce, ReplaySource, SourceError, WindowSource
@@ -113,7 +113,6 @@ class CameraLink:
         self._reading_since: float | None = None
         #: Old frames handed over again, not read (None: not a camera, or not checked).
         self._old = None if spec.frozen_after is None else OldFrames(spec.frozen_after, spec.stable_frames)
-        self._blind = Blind(spec.offline_after)
         self._first_frame = threading.Event()
         #: Called on the loop at the first frame, when the self-test already failed for want of it.
         self.on_first_frame: Callable[[], object] | None = None
@@ -198,12 +197,11 @@ class CameraLink:
                     # A camera just opened gives black or washed frames while its exposure settles:
                     # read as an empty window, they would clear the card lying there (dealt again).
                     warm = not (isinstance(source, CaptureSource) and time.monotonic() - opened < WARM_UP)
-                    unread = self._unread(frame, source, warm)  # True: an old frame; text: sees nothing
-                    if unread is not True:
-                        if self.online is not True and not unread and self._back(source):
+                    if not self._repeated(frame, source):
+                        if self.online is not True and self._back(source):
                             self._status(True, "frames")
                         if self.online and warm:
-                            self._frame(frame, unread or None)
+                            self._frame(frame)
                 self._stopping.wait(max(0.0, interval - (time.monotonic() - started)))
         except Exception:  # a fault must halt play loudly, not leave a silent camera
             log.exception("camera thread failed")
@@ -213,20 +211,19 @@ class CameraLink:
             if source is not None:
                 source.close()
 
-    def _unread(self, frame: Image, source: FrameSource | None, warm: bool) -> bool | str:
-        """True for an old frame handed over again (a camera's only: a replay or the window may repeat one;
-        :mod:`camera_frames`), offline after ``frozen_after`` s; once ``warm``, why a frame sees nothing
-        (no reading: a card lying there is doubted, :meth:`_refuse`), offline after ``offline_after`` s."""
-        now, why, old, blind = time.monotonic(), None, self._old, None
-        repeated = old is not None and isinstance(source, CaptureSource) and old.old(frame, now)
-        if repeated and old is not None:
-            why = old.frozen(now)
-        elif warm:
-            blind = unseen(self._empty.kept, look(frame, self.scan_window))
-            why = self._blind.judge(blind, now)
+    def _repeated(self, frame: Image, source: FrameSource | None) -> bool:
+        """Whether a camera's frame is an old one handed over again (:mod:`camera_frames`): not read; after
+        ``frozen_after`` seconds of them the camera is offline. A replay or the window is not checked."""
+        old = self._old
+        if old is None or not isinstance(source, CaptureSource):
+            return False
+        now = time.monotonic()
+        if not old.old(frame, now):
+            return False
+        why = old.frozen(now)
         if why is not None and self.online is not False:
             self._status(False, why)
-        return repeated or (blind or False)
+        return True
 
     def _back(self, source: FrameSource | None) -> bool:
         """Enough new frames in a row to bring the camera back online (a replay or the window: one)."""
@@ -265,14 +262,9 @@ class CameraLink:
             if tell is not None:
                 self._loop.call_soon_threadsafe(tell)
 
-    def _frame(self, frame: Image, blind: str | None) -> None:
+    def _frame(self, frame: Image) -> None:
         self.frames += 1
-        if blind is None:
-            reading = self._covered(self._read(frame), frame)
-        else:  # no reading of the window: a card lying there is doubted as under a hand (never cleared)
-            card, unknown = self.stable.shown or self.doubted, Reading("unknown", reason=blind)
-            self._empty.broken()
-            reading = unknown if card is None else self._refuse(card, blind, unknown)
+        reading = self._covered(self._read(frame), frame)
         self.last = reading
         report = self.stable.feed(reading)
         if self.stable.cleared:
@@ -283,8 +275,8 @@ class CameraLink:
             return
         repeat = report.card is self.doubted
         if not repeat:  # a new card: the window settled empty, or (newest first) a read empty since the last
-            empty, seen = self._empty.kept, look(frame, self.scan_window)  # card, under a new light or none
-            empty = healed(self._recent, seen, report.corners, frame.shape, empty) or empty
+            seen = look(frame, self.scan_window)  # card, under a new light; none when a blank (vision.felt)
+            empty = reference(self._recent, seen, report.corners, frame.shape, self._empty.kept)
             self._felt = None if empty is None else before(empty, report.corners, frame.shape)
         self._refused, self.doubted = 0, None
         self._recent.clear()  # a later card takes an empty read seen since this one, never one before it
