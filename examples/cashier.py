@@ -10,9 +10,10 @@ JSON line and says what happened:
         --key ~/croupier-keys/ann.key_secret --server-key ~/croupier-keys/server.key \\
         credit_in --seat 3 --amount 50000 --ref slip-0042
 
-Exit 0: applied (or applied before: ``duplicate``); 1: refused by the table or the daemon (the reply
-says why: the slip is not paid); 2: no reply after every try, or a reply for another table or no
-journal (nothing is known: resend later with the same ref, never a new one).
+Exit 0: applied (or applied before: ``duplicate``); 1: refused by the table or the daemon, or meant for
+another table (the reply says why: the slip is not paid); 2: nothing is known: no reply after every
+try, a reply naming no journal, or a journal fault (the daemon could not tell whether the ref was
+applied: docs/commands.md, "Errors"); resend later with the same ref, never a new one.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ def verdict(reply: dict[str, Any], table: str) -> tuple[int, str]:
     """Exit code and words for ``reply`` (docs/commands.md: InputReply, ErrorReply)."""
     if reply.get("wrong_table"):
         return 1, f"refused: {reply.get('error')}"
+    if reply.get("journal_fault"):  # not a refusal: whether it was applied is not known (never pay it out)
+        return 2, f"unknown, the table's journal is faulted: {reply.get('error')}"
     if reply.get("table") != table or not reply.get("journal_id"):
         return 2, f"answered by {reply.get('table')!r}, not table {table!r}: nothing is known"
     where = f"table {reply['table']}, journal {reply['journal_id']}"

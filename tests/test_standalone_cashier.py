@@ -91,3 +91,19 @@ def test_an_unanswered_request_is_sent_again_with_its_ref_and_applied_once(tmp_p
         if client.poll() is None:
             client.kill()
             client.wait()
+
+
+def test_a_journal_fault_is_unknown_never_a_refusal() -> None:
+    """A journal fault's reply is ``ok: false`` but no refusal: whether the ref was applied is not known
+    (docs/commands.md), so the slip must not be paid out as refused (a review: it exited 1, "refused")."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cashier", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    cashier = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cashier)
+    where = {"table": "t1", "journal_id": "j"}
+    fault = {**where, "ok": False, "error": "journal fault: disk full", "journal_fault": True}
+    assert cashier.verdict(fault, "t1")[0] == 2
+    assert cashier.verdict({**where, "ok": False, "error": "no", "refused": True}, "t1")[0] == 1
+    assert cashier.verdict({**where, "ok": True, "row": 1, "seq": 1}, "t1")[0] == 0
