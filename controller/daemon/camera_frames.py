@@ -12,17 +12,11 @@ seconds of nothing but old frames the camera is offline, as an unplugged one is.
 from __future__ import annotations
 
 import hashlib
-import time
 from collections import deque
-from pathlib import Path
 from typing import Final
 
-import cv2
 import numpy as np
 from cv2.typing import MatLike
-
-from controller.cards import Card
-from vision.image_file import write_image
 
 #: How many of a camera's last frames a new one is checked against: more than any capture keeps buffers
 #: (OpenCV's V4L2 capture up to 10; GStreamer and libcamera pools a few more). At 8, a driver cycling
@@ -81,15 +75,3 @@ class OldFrames:
             return False
         self.back_after = 1
         return True
-
-
-def save_audit(audit_dir: Path, state_dir: Path, frame: MatLike, card: Card, number: int) -> str:
-    """The frame ``card`` was read from, kept for audit (its path is the journal row's ref); the name is
-    unique across restarts (the time, and ``number``: the link's count of saved frames)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    path = audit_dir / f"{stamp}-{time.time_ns() % 1_000_000_000:09d}-{number:05d}-{card.code}.jpg"
-    write_image(path, frame, [cv2.IMWRITE_JPEG_QUALITY, 90])  # whole before the journal names it
-    try:
-        return str(path.relative_to(state_dir))
-    except ValueError:
-        return str(path)

@@ -40,11 +40,12 @@ import cv2
 from controller.cards import Card
 from controller.daemon import faults
 from controller.daemon.camera_config import CameraSettings
-from controller.daemon.camera_frames import OldFrames, save_audit
+from controller.daemon.camera_frames import OldFrames
 from controller.daemon.journal import JournalFault
 from controller.daemon.private import make_dir
 from controller.inputs import CardSeen, DeviceStatus, Input
 from vision.felt import Before, Look, Settled, before, look, reference, unlike, widened
+from vision.image_file import write_image
 from vision.profile import DeckProfile, ProfileError, load_profile
 from vision.recognise import READ_THREADS, Image, Reading, recognise
 from vision.sources import CaptureSource, FrameSource, ReadOnce, ReplaySource, SourceError, WindowSource
@@ -194,13 +195,13 @@ class CameraLink:
                 else:
                     self._last_frame = time.monotonic()
                     self._first()
-                    # A camera just opened gives black or washed frames while its exposure settles:
-                    # read as an empty window, they would clear the card lying there (dealt again).
-                    warm = not (isinstance(source, CaptureSource) and time.monotonic() - opened < WARM_UP)
                     if not self._repeated(frame, source):
                         if self.online is not True and self._back(source):
                             self._status(True, "frames")
-                        if self.online and warm:
+                        # A camera just opened gives black or washed frames while its exposure settles:
+                        # read as an empty window, they would clear the card lying there (dealt again).
+                        if self.online and not (isinstance(source, CaptureSource)
+                                                and time.monotonic() - opened < WARM_UP):
                             self._frame(frame)
                 self._stopping.wait(max(0.0, interval - (time.monotonic() - started)))
         except Exception:  # a fault must halt play loudly, not leave a silent camera
@@ -280,9 +281,7 @@ class CameraLink:
             self._felt = None if empty is None else before(empty, report.corners, frame.shape)
         self._refused, self.doubted = 0, None
         self._recent.clear()  # a later card takes an empty read seen since this one, never one before it
-        assert report.card is not None
-        self._saved += 1
-        path = save_audit(self.audit_dir, self.state_dir, frame, report.card, self._saved)
+        path = self._save(frame, report)
         ref = f"camera:{path}"
         faults.point("camera_read")
         log.info("camera read %s (confidence %.2f), frame %s%s", report.card, report.confidence, path,
@@ -303,15 +302,12 @@ class CameraLink:
         now = look(frame, self.scan_window)
         self._recent.append(now)
         card = self.stable.shown or self.doubted
-        why = None if card is None or self._felt is None else unlike(self._felt, now)
-        if card is None or (self._felt is not None and why is None):
+        if card is None or (self._felt is not None and (why := unlike(self._felt, now)) is None):
             self._empty.seen(now)
             return reading
         self._empty.broken()  # never a reference, even with none to judge it by (a palm held over the card)
-        return self._refuse(card, why or "no empty window was seen before it", reading)
-
-    def _refuse(self, card: Card, why: str, reading: Reading) -> Reading:
-        """A read not clearing ``card`` (``why``): K of them doubt it; read again, it is the dealer's."""
+        if self._felt is None:
+            why = "no empty window was seen before it"
         self._refused += 1
         if self._refused == self.settings.spec.stable_frames and self.stable.shown is not None:
             log.warning("camera: %s not taken for gone (%s): held for the dealer if read again", card, why)
@@ -325,6 +321,19 @@ class CameraLink:
         except JournalFault:
             return False  # the daemon halts the table; the card stays remembered, so never dealt twice
         return True
+
+    def _save(self, frame: Image, reading: Reading) -> str:
+        """The frame a card was read from, kept for audit; the name is unique across restarts."""
+        assert reading.card is not None
+        self._saved += 1
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        name = f"{stamp}-{time.time_ns() % 1_000_000_000:09d}-{self._saved:05d}-{reading.card.code}.jpg"
+        path = self.audit_dir / name
+        write_image(path, frame, [cv2.IMWRITE_JPEG_QUALITY, 90])  # whole before the journal names it
+        try:
+            return str(path.relative_to(self.state_dir))
+        except ValueError:
+            return str(path)
 
     def _status(self, online: bool, detail: str) -> None:
         with self._status_lock:  # the reader and the watchdog: one transition, said once
