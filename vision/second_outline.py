@@ -94,8 +94,9 @@ STEP_AT: Final = 0.08
 MOST_RUNS: Final = 14
 
 
-#: A region's rectangles up to this many are tested against the card read before the contour's support
-#: (:func:`_three_sides`); more, by the support first. Only the order of the tests, for their cost.
+#: A region's rectangles left inside the frame up to this many are tested by their corners before the
+#: contour's support (:func:`_three_sides`); more, by the support first. Only the order of the tests, for
+#: their cost.
 FEW_RECTANGLES: Final = 12
 
 #: A region's box in the frame: x0, y0, x1, y1.
@@ -197,44 +198,43 @@ def _three_sides(region: tuple[NDArray[np.int32], NDArray[np.bool_], NDArray[np.
     the rectangles ``found`` (:func:`_rectangles`, in the box), holds three sides of an object of the card's
     size (``short``: its short side) apart from the card at ``card``: see the module."""
     pts, on_rim, filled = region
+    if not found:
+        return False
     x0, y0, _, _ = box
     shift = np.array([x0, y0], np.float32)
-    # Each test is of the rectangle alone, so their order is free, and is chosen for its cost. Where a region
-    # makes a few rectangles, one mostly over the card read (its box) is tested against the card first, one
-    # by one: most are the card's own sides with a run beside it, which the contour supports (on the composed
-    # set 37 of 1,952 rectangles were apart from the card). The rest are tested by the contour's support
-    # first, all in one pass, and only those it supports against the window and the card: a monitor's text
-    # makes dozens of rectangles a region, most of them unsupported, and the window's outline in the table's
-    # view has many corners to measure.
-    few = len(found) <= FEW_RECTANGLES
-    over = _over_card([q + shift for q in found], card) if few else [False] * len(found)
-    kept = [q for q, near in zip(found, over, strict=True)
-            if not near or (cv2.isContourConvex(q) and overlap(q + shift, card) <= OVERLAP)]
+    # Each test is of the rectangle alone, so their order is free, and is chosen for its cost. First, for all
+    # at once, whether its corners lie within the frame's box (the window's first test). Then, where a few
+    # are left (up to :data:`FEW_RECTANGLES`), the tests of their corners one by one (convex, apart from the
+    # card read, inside the window's outline: 0.4 to 20 us each) before the contour's support: most are the
+    # card's own sides with a run beside them, which the contour supports (on the real sets' slowest looks
+    # 396 of 2,816 rectangles passed the corners' tests). Where dozens are left (a monitor full of text),
+    # the support first, all in one pass: most of those are unsupported, and one pass costs less than
+    # dozens of tests each.
+    margin = 0.06 * short
+    at_all = np.asarray(found, np.float32).reshape(-1, 4, 2) + shift  # each q + shift, as one array
+    w, h = win.size
+    x, y = at_all[:, :, 0], at_all[:, :, 1]
+    in_box = ((x >= -margin) & (y >= -margin) & (x <= w - 1 + margin) & (y <= h - 1 + margin)).all(axis=1)
+    kept = np.flatnonzero(in_box).tolist()
+
+    def apart(k: int) -> bool:
+        return bool(cv2.isContourConvex(found[k]) and overlap(at_all[k], card) <= OVERLAP
+                    and win.within(at_all[k], margin))
+
+    corners_first = len(kept) <= FEW_RECTANGLES
+    if corners_first:
+        kept = [k for k in kept if apart(k)]
     if not kept:
         return False
     seen = sides.near_outline(pts[~on_rim], (filled.shape[0], filled.shape[1]))
-    for q, three in zip(kept, sides.side_supports(kept, seen, 3), strict=True):  # the fourth is placed
+    for k, three in zip(kept, sides.side_supports([found[k] for k in kept], seen, 3), strict=True):
         if min(three) < sides.MIN_SIDE_SUPPORT or sum(three) / 3 < sides.MIN_SUPPORT:
+            continue  # the fourth side is placed, not seen
+        if not (corners_first or apart(k)) or _inside(found[k], filled) < FILLED:
             continue
-        if not cv2.isContourConvex(q):
-            continue
-        at = q + shift
-        if not win.within(at, 0.06 * short) or overlap(at, card) > OVERLAP or _inside(q, filled) < FILLED:
-            continue
-        if _steps_apart(at, colour, card, short) >= 2:
+        if _steps_apart(at_all[k], colour, card, short) >= 2:
             return True
     return False
-
-
-def _over_card(quads: list[NDArray[np.float32]], card: NDArray[np.float32]) -> list[bool]:
-    """Whether each rectangle's box lies mostly (half of the smaller) over the card's box: only which test
-    :func:`_three_sides` runs first, never what it finds."""
-    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
-    low, high = q.min(axis=1), q.max(axis=1)
-    card_low, card_high = card.min(axis=0).astype(np.float64), card.max(axis=0).astype(np.float64)
-    shared = np.clip(np.minimum(high, card_high) - np.maximum(low, card_low), 0, None).prod(axis=1)
-    smaller = np.minimum((high - low).prod(axis=1), float((card_high - card_low).prod()))
-    return [bool(v) for v in shared > 0.5 * smaller]
 
 
 #: Two opposite runs ``a`` and ``b`` (their places in the region's runs), the joining run ``c``'s place,
