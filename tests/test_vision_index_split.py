@@ -111,3 +111,26 @@ def test_a_rank_joined_to_the_frame_line_is_split_from_it_by_the_decks_rank_heig
     assert glyphs.box[2] < 46, "the line is not part of the index's glyphs"
     assert 38 <= glyphs.rank_height <= 46
     assert 28 <= glyphs.suit_height <= 33
+
+
+def test_the_suit_and_its_colour_made_when_asked_are_those_of_the_crop_as_split() -> None:
+    """The suit's image and the ink's colour are made only when first asked for (most candidate indices
+    are refused before): they are the crop's, cut from its labels as the rank is."""
+    crop = paper()
+    rank_zero(crop, 10)
+    cv2.fillPoly(crop, [np.array([(22, 72), (37, 87), (22, 102), (7, 87)], np.int32)], (40, 40, 200))
+    glyphs = split(crop)
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    level, binary = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    n, labels = cv2.connectedComponents(binary, connectivity=8)
+    suit = labels == labels[87, 22]
+    ys, xs = np.nonzero(suit)
+    assert glyphs.suit.shape == (ys.max() - ys.min() + 1, xs.max() - xs.min() + 1)
+    assert glyphs.red_dominant and glyphs.chroma > 0.5  # red ink on white paper
+    assert glyphs.suit is glyphs.suit  # made once
+
+
+def test_ink_of_one_piece_holds_no_rank_and_suit() -> None:
+    crop = paper()
+    diamond(crop)
+    assert split_index(crop) == "no rank and suit in the index"

@@ -269,7 +269,7 @@ def read_indices(
     """Read a card's two index crops (:func:`vision.warp.index_crops`), which must agree when both are
     readable; without ``one_index``, both must be read whatever the profile accepts. ``again(k, read)``:
     the unread index ``k`` warped once more where the read one's print (its glyphs ``read``) is found
-    (:mod:`vision.reread`). Each crop is split into its glyphs once (about 0.25 ms a split): the aligned
+    (:mod:`vision.reread`). Each crop is split into its glyphs once (about 0.17 ms a split): the aligned
     second read and the look again take the split made for the first read, which they made again before.
     ``local``: an index whose ink was cut wrong (:data:`CUT_WRONG`) beside one read is cut again by its
     local contrast (:func:`vision.glyphs.split_local`), only where one index may stand alone
