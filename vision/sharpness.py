@@ -79,8 +79,9 @@ def _blurred(data: bytes, shape: tuple[int, ...], dtype: str, sigma: float) -> G
 #: What :func:`tone` and :func:`at_sharpness` make from the kept blurred templates (read-only arrays, made
 #: once by :func:`blurred`), by the arrays' identity: their sorted levels, a pair of them stacked.
 _MADE: dict[tuple[object, ...], tuple[tuple[Glyph, ...], object]] = {}
-#: Entries kept before :data:`_MADE` is emptied (a few decks' worth; an entry holds its arrays).
-_MOST_MADE: Final = 4096
+#: Entries kept before :data:`_MADE` is emptied: a few decks' worth (a deck makes about 300, at most 20 KB
+#: each with the arrays it holds).
+_MOST_MADE: Final = 1024
 
 
 def _made_once(kind: str, arrays: tuple[Glyph, ...], make: Callable[[], T]) -> T:
