@@ -289,6 +289,42 @@ def test_two_stops_back_to_back_stop_a_resumable_run_once(tmp_path: Path) -> Non
     assert "Traceback" not in err, err
 
 
+#: A resumable run in one process that stops itself (a Ctrl-C while its third chunk is merged), then is sent
+#: a kill once the run has ended and given its stops back, before it says where it stopped: the late half of
+#: a Ctrl-C and a kill sent back to back by a loaded sender.
+LATE_KILL = """
+import os, signal, sys
+from pathlib import Path
+from controller.tools.resumable import Chunk, Resumable
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # as from a shell, whatever the test's runner passed on
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    sums = [0]
+    def merge(value: int) -> None:
+        sums[0] += value
+        if value == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+    run = Resumable(Path(sys.argv[1]), {"run": "slow"}, lambda: sums[0], lambda saved: None, every=3600.0)
+    done = run.run([Chunk(n, 1, n) for n in range(400)], lambda n: n, merge, 1)
+    os.kill(os.getpid(), signal.SIGTERM)
+    print("complete" if done else f"stopped after {run.rounds} chunks", flush=True)
+"""
+
+
+def test_a_kill_after_a_resumable_run_stopped_does_not_end_it_before_it_says_where(tmp_path: Path) -> None:
+    """A kill that comes once a stopped resumable run has given its handlers back (the second of a Ctrl-C and
+    a kill sent back to back, late on a loaded machine) is ignored, as at a plain run's end: the run says
+    where it stopped and exits 0. Before, SIGTERM's default action ended it there (-15) with nothing said (a
+    CI run of the test above, 2026-12-07)."""
+    state = tmp_path / "state.json"
+    with script_group(LATE_KILL, tmp_path, str(state)) as proc:
+        out, err, left = finish(proc)
+    _assert_stopped_with_its_state(proc, out, err, left, state)
+    assert out.strip() == "stopped after 3 chunks", (out, err)
+    assert json.loads(state.read_text())["sums"] == 0 + 1 + 2
+
+
 def _workers_of(pid: int) -> list[int]:
     """The child processes ``pid``'s main thread forked (a run's pool forks every worker there)."""
     return [int(n) for n in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]

@@ -129,10 +129,12 @@ class Stop:
             raise KeyboardInterrupt(why)
 
 
-def _give_back(stop: Stop, signum: int, handler: Any) -> None:
+def give_back(stop: Stop, signum: int, handler: Any) -> None:
     """The run's end: ``signum``'s handler given back, but a kill (SIGTERM) ignored from now once the run was
     stopped: the process is on its way out, and a kill sent with the stop that came in as the handlers were
-    given back killed it (-15) after it had said "interrupted" (1 run in many, on a loaded machine)."""
+    given back killed it (-15) after it had said "interrupted" (1 run in many, on a loaded machine), or, for a
+    resumable run (:mod:`controller.tools.resumable`), before it said where it stopped (a CI run, 2026-12-07:
+    SIGINT and SIGTERM sent back to back, the second delayed by the sender's load)."""
     stopped = stop.taken and signum == signal.SIGTERM
     signal.signal(signum, signal.SIG_IGN if stopped else handler)
 
@@ -219,7 +221,7 @@ def run_chunks(
             main = threading.current_thread() is threading.main_thread()
             for signum, handler in plain.items():
                 if main and signal.getsignal(signum) is handler:
-                    owned.callback(_give_back, stop, signum, signal.signal(signum, stop))
+                    owned.callback(give_back, stop, signum, signal.signal(signum, stop))
             owned.callback(signal.pthread_sigmask, signal.SIG_SETMASK, mask)  # a stop meanwhile taken here
             bar = owned.enter_context(tqdm(total=total, unit=unit, file=sys.stderr, mininterval=0.5))
             folder = owned.enter_context(spool_folder())  # removed last, once no worker is left

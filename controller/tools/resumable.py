@@ -27,7 +27,7 @@ from types import FrameType
 from typing import Any, Generic, TypeVar
 
 from controller.daemon.private import make_dir, write_atomic
-from controller.simulation.montecarlo import STOPS, Stop, WorkerLost, run_chunks
+from controller.simulation.montecarlo import STOPS, Stop, WorkerLost, give_back, run_chunks
 
 J = TypeVar("J")
 T = TypeVar("T")
@@ -139,7 +139,7 @@ class Resumable:
             stops.merging = True
             try:
                 self.write()
-            finally:  # a write that fails (a full disk) gives the stops back all the same
-                for s, handler in zip(STOPS, previous, strict=True):
-                    signal.signal(s, handler)
+            finally:  # a write that fails (a full disk) gives the stops back all the same; a kill is
+                for s, handler in zip(STOPS, previous, strict=True):  # ignored once stopped (give_back)
+                    give_back(stops, s, handler)
         return True
