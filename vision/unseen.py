@@ -1,0 +1,83 @@
+"""Whether a frame sees anything at all: a window all but black or all but white is no window.
+
+Why: a covered lens or a dead table lamp gives frames all but black, a lens facing a lamp or an exposure
+run to its end frames all but white; a sensor's noise makes each one new, so the frozen-frame check
+(controller.daemon.camera_frames) passes them, and the detector read them as an empty window ("no
+contrast"): the table waited for a card with no fault said (a review, 2026-12-07). No camera that can read
+a card gives such a frame: a card needs paper lighter than the felt and ink darker than the paper.
+
+An absolute test of the frame alone, never against the window seen before: judging a frame by how flat it
+is, or how much darker or lighter than the settled empty window, misfired (a first fix, withdrawn: a plain
+felt in a small window read as flat, and after a lasting change of light every empty window took the
+camera offline). The window (the whole frame without one) is shrunk to :data:`WIDTH` pixels wide by
+averaging, in grey: a pixel is the mean of some 7 x 7 of a 640 x 480 frame, so a sensor's noise (a covered
+sensor's at a high gain too) averages out, and a lit scene's percentiles are its felt's, paper's and ink's.
+0.2 ms a frame at 640 x 480.
+"""
+
+from __future__ import annotations
+
+from typing import Final, NamedTuple
+
+import cv2
+import numpy as np
+from cv2.typing import MatLike
+
+from vision.window import ScanWindow, bounds
+
+#: The width (pixels) the window is judged at (vision.felt's working width).
+WIDTH: Final = 96
+#: A window whose 99th percentile of grey (0..255) is under this is all but black. Measured with
+#: :func:`levels` (2026-12-07): black frames with a sensor's noise (levels 0 to 10, -6 to +6 a channel) 2 to
+#: 11 (level 10 at -20 to +20: 14); a dim but lit flat table at 30, 31. Lit windows, never under 17: the
+#: simulated camera (vision.synth, both conditions, all five felts, empty, with a card, the negatives; the
+#: whole frame and a window a tenth of its sides) 33 at the least (a brown felt on the floor), 24 at half
+#: its light (linear), 17 at half its grey levels; the real sets' photographs of a card (/tmp/data/*/test,
+#: 1,860 files) 130 in a window a tenth of their sides, 39 in one holding no card. Halfway, 14: the darkest
+#: lit window is 3 levels over it, noisy black at level 10 3 under. (A real set's photograph of no card,
+#: taken in the dark, is at 11 to 16: it sees nothing indeed.)
+BLACK: Final = 14
+#: A window whose 1st percentile of grey is over this is all but white (washed out): saturated frames with
+#: noise (levels 250 to 255) 249 and more. Lit windows, never over 236: a simulated white card filling a
+#: window a tenth of the frame's sides 236 (9 under), the real sets' photographs 218 at most, the whole frame
+#: 123 at most.
+WHITE: Final = 245
+
+
+class Unseen(NamedTuple):
+    """What a frame that sees nothing shows (``what``: "the window is all but black"), the measure that
+    says so (``measure``), and its likely cause (``cause``)."""
+
+    what: str
+    measure: str
+    cause: str
+
+
+def levels(frame: MatLike, window: ScanWindow | None) -> tuple[float, float]:
+    """The 1st and 99th percentiles of grey (0..255) in ``frame``'s window, shrunk to :data:`WIDTH` wide."""
+    h, w = frame.shape[:2]
+    step = max(1, w // (4 * WIDTH))  # a 12 MP frame is first thinned, as vision.felt.look does
+    thin = np.ascontiguousarray(frame[::step, ::step])
+    size = (WIDTH, max(1, round(WIDTH * h / w)))
+    small = cv2.resize(thin, size, interpolation=cv2.INTER_AREA)
+    if small.ndim == 3:
+        small = cv2.cvtColor(small, cv2.COLOR_BGRA2GRAY if small.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
+    mask = bounds(window, size).inside
+    grey = small.ravel() if mask is None else small[mask > 0]
+    if grey.size == 0:
+        return 0.0, 0.0
+    low, high = np.percentile(grey, (1, 99))
+    return float(low), float(high)
+
+
+def unseen(frame: MatLike, window: ScanWindow | None) -> Unseen | None:
+    """Why ``frame``'s window sees nothing (all but black, or all but white), or None: it sees."""
+    low, high = levels(frame, window)
+    where = "the frame" if window is None else "the window"
+    if high < BLACK:
+        return Unseen(f"{where} is all but black", f"99 % of it under {BLACK} of 255",
+                      "lens covered, table lamp off?")
+    if low > WHITE:
+        return Unseen(f"{where} is all but white", f"99 % of it over {WHITE} of 255",
+                      "washed out: a lamp into the lens, or the exposure at its end?")
+    return None
