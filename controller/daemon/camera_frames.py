@@ -7,16 +7,26 @@ times is no three agreeing reads of the window (a misread picture would be dealt
 frames of an empty window and of a card would deal the card again at every turn. After ``frozen_after``
 seconds of nothing but old frames the camera is offline, as an unplugged one is. Only a camera
 (``device``) is checked: a replay or the simulated window may repeat a frame by design.
+
+Also here: frames that see nothing (:class:`Blind`, any source), and the writer of a card's audit frame.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 from collections import deque
+from pathlib import Path
 from typing import Final
 
+import cv2
 import numpy as np
 from cv2.typing import MatLike
+
+from controller.cards import Card
+from vision.image_file import write_image
+from vision.unseen import unseen
+from vision.window import ScanWindow
 
 #: How many of a camera's last frames a new one is checked against: more than any capture keeps buffers
 #: (OpenCV's V4L2 capture up to 10; GStreamer and libcamera pools a few more). At 8, a driver cycling
@@ -75,3 +85,51 @@ class OldFrames:
             return False
         self.back_after = 1
         return True
+
+
+class Blind:
+    """How long a camera's frames have seen nothing (:func:`vision.unseen.unseen`: all but black or all but
+    white): such frames are not read, and after ``after`` seconds of them the camera is offline, saying
+    why, until the first frame that sees. Why: a covered lens or a dead lamp gives dark frames with a
+    sensor's noise, new every time, so the frozen check passes them; read as an empty window, the deal
+    waited for a card with no fault said (a review, 2026-12-07). No memory of earlier frames but how long
+    this has lasted: a test against the window seen before took the camera offline after a lasting change
+    of light (a first fix, withdrawn)."""
+
+    def __init__(self, after: float, window: ScanWindow | None) -> None:
+        self.after = after
+        self.window = window
+        self._since: float | None = None
+        #: The newest frame's verdict: why it sees nothing (no reading of the window), or None: it sees.
+        self.why: str | None = None
+        self._lasted: str | None = None
+
+    def see(self, frame: MatLike | None, now: float) -> str | None:
+        """Judge ``frame`` (None: not judged, a camera warming up; the spell starts again): why it sees
+        nothing, or None."""
+        found = None if frame is None else unseen(frame, self.window)
+        if found is None:
+            self._since = self.why = self._lasted = None
+            return None
+        self._since = now if self._since is None else self._since
+        self.why = f"{found.what} ({found.measure})"
+        self._lasted = f"{found.what} for {self.after:g} s: the camera sees nothing ({found.cause})"
+        return self.why
+
+    def lasted(self, now: float) -> str | None:
+        """The camera's reason to be offline once its frames have seen nothing for ``after`` s, else None."""
+        if self._since is None or now - self._since < self.after:
+            return None
+        return self._lasted
+
+
+def save_audit(audit_dir: Path, state_dir: Path, frame: MatLike, card: Card, number: int) -> str:
+    """The frame ``card`` was read from, kept for audit (its path is the journal row's ref); the name is
+    unique across restarts (the time, and ``number``: the link's count of saved frames)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    path = audit_dir / f"{stamp}-{time.time_ns() % 1_000_000_000:09d}-{number:05d}-{card.code}.jpg"
+    write_image(path, frame, [cv2.IMWRITE_JPEG_QUALITY, 90])  # whole before the journal names it
+    try:
+        return str(path.relative_to(state_dir))
+    except ValueError:
+        return str(path)

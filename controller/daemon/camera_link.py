@@ -7,7 +7,8 @@ its path is the input's ``ref`` in the journal (``camera:<path>``), so every
 card dealt by camera can be looked at again in a dispute. A camera that
 gives no frame for ``offline_after`` seconds is a ``DeviceStatus`` offline
 input (``device_offline`` tilt mid-deal), and back online when frames come
-again, exactly as an unplugged shoe.
+again, exactly as an unplugged shoe; so is one whose frames see nothing for as
+long (all but black or white: camera_frames.Blind), until a frame sees.
 
 Exactly once across restarts (docs/vision.md, "Across restarts"): the link
 starts from the journal's memory of the window (the card it delivered last
@@ -40,12 +41,11 @@ import cv2
 from controller.cards import Card
 from controller.daemon import faults
 from controller.daemon.camera_config import CameraSettings
-from controller.daemon.camera_frames import OldFrames
+from controller.daemon.camera_frames import Blind, OldFrames, save_audit
 from controller.daemon.journal import JournalFault
 from controller.daemon.private import make_dir
 from controller.inputs import CardSeen, DeviceStatus, Input
 from vision.felt import Before, Look, Settled, before, look, reference, unlike, widened
-from vision.image_file import write_image
 from vision.profile import DeckProfile, ProfileError, load_profile
 from vision.recognise import READ_THREADS, Image, Reading, recognise
 from vision.sources import CaptureSource, FrameSource, ReadOnce, ReplaySource, SourceError, WindowSource
@@ -114,14 +114,14 @@ class CameraLink:
         self._reading_since: float | None = None
         #: Old frames handed over again, not read (None: not a camera, or not checked).
         self._old = None if spec.frozen_after is None else OldFrames(spec.frozen_after, spec.stable_frames)
+        self.scan_window = ScanWindow.of(spec.scan_window)  # where the card may lie (None: the whole frame)
+        self._blind = Blind(spec.offline_after, self.scan_window)  # frames that see nothing, not read
         self._first_frame = threading.Event()
         #: Called on the loop at the first frame, when the self-test already failed for want of it.
         self.on_first_frame: Callable[[], object] | None = None
         #: Why the camera could not be opened, while it cannot (warned once per streak, not per try).
         self.open_error: str | None = None
         self.stable = StableReads(spec.stable_frames)
-        #: Where in the frame the card may lie, and the table's plane (None: the whole frame, uncalibrated).
-        self.scan_window = ScanWindow.of(spec.scan_window)
         #: The card the journal says was delivered last and not seen gone since.
         self.in_window = in_window
         #: That card as the journal had it at start: a first stable read of it may be it or a new one.
@@ -195,13 +195,16 @@ class CameraLink:
                 else:
                     self._last_frame = time.monotonic()
                     self._first()
+                    # A camera just opened gives black or washed frames while its exposure settles:
+                    # read as an empty window, they would clear the card lying there (dealt again).
+                    warm = not (isinstance(source, CaptureSource) and time.monotonic() - opened < WARM_UP)
                     if not self._repeated(frame, source):
-                        if self.online is not True and self._back(source):
+                        blind = self._blind.see(frame if warm else None, time.monotonic())
+                        if (why := self._blind.lasted(time.monotonic())) is not None:
+                            self._status(False, why)
+                        elif self.online is not True and blind is None and self._back(source):
                             self._status(True, "frames")
-                        # A camera just opened gives black or washed frames while its exposure settles:
-                        # read as an empty window, they would clear the card lying there (dealt again).
-                        if self.online and not (isinstance(source, CaptureSource)
-                                                and time.monotonic() - opened < WARM_UP):
+                        if warm and (self.online or blind is not None):  # blind: a card is doubted
                             self._frame(frame)
                 self._stopping.wait(max(0.0, interval - (time.monotonic() - started)))
         except Exception:  # a fault must halt play loudly, not leave a silent camera
@@ -265,7 +268,8 @@ class CameraLink:
 
     def _frame(self, frame: Image) -> None:
         self.frames += 1
-        reading = self._covered(self._read(frame), frame)
+        blind = self._blind.why  # seeing nothing: no reading of the window, never an empty one (_covered)
+        reading = self._covered(Reading("unknown", reason=blind) if blind else self._read(frame), frame)
         self.last = reading
         report = self.stable.feed(reading)
         if self.stable.cleared:
@@ -281,7 +285,9 @@ class CameraLink:
             self._felt = None if empty is None else before(empty, report.corners, frame.shape)
         self._refused, self.doubted = 0, None
         self._recent.clear()  # a later card takes an empty read seen since this one, never one before it
-        path = self._save(frame, report)
+        assert report.card is not None
+        self._saved += 1
+        path = save_audit(self.audit_dir, self.state_dir, frame, report.card, self._saved)
         ref = f"camera:{path}"
         faults.point("camera_read")
         log.info("camera read %s (confidence %.2f), frame %s%s", report.card, report.confidence, path,
@@ -291,22 +297,27 @@ class CameraLink:
             faults.point("camera_delivered")
 
     def _covered(self, reading: Reading, frame: Image) -> Reading:
-        """An empty read while a card lies in the window, unlike the window empty before it: "unknown"
-        (:mod:`vision.felt`); K such doubt the card: read again, it is the dealer's (``repeat_card``)."""
-        if reading.status != "empty":
+        """An empty read while a card lies in the window, unlike the window empty before it, or a frame that
+        sees nothing: "unknown" (:mod:`vision.felt`); K such doubt the card: read again, it is the dealer's
+        (``repeat_card``)."""
+        why = None if self._blind.why is None else "the camera sees nothing"
+        if reading.status != "empty" and why is None:
             self._empty.broken()
             if reading.card is not None and reading.card is self.stable.shown:  # read again: a hand's
                 self._refused = 0  # passing flickers do not add up to a doubt; the card may have moved
                 self._felt = widened(self._felt, reading.corners, frame.shape)
             return reading
-        now = look(frame, self.scan_window)
-        self._recent.append(now)
         card = self.stable.shown or self.doubted
-        if card is None or (self._felt is not None and (why := unlike(self._felt, now)) is None):
-            self._empty.seen(now)
-            return reading
+        if why is None:  # an empty read: the window empty before the card, or not
+            now = look(frame, self.scan_window)
+            self._recent.append(now)
+            if card is None or (self._felt is not None and (why := unlike(self._felt, now)) is None):
+                self._empty.seen(now)
+                return reading
         self._empty.broken()  # never a reference, even with none to judge it by (a palm held over the card)
-        if self._felt is None:
+        if card is None:
+            return reading
+        if why is None:
             why = "no empty window was seen before it"
         self._refused += 1
         if self._refused == self.settings.spec.stable_frames and self.stable.shown is not None:
@@ -321,19 +332,6 @@ class CameraLink:
         except JournalFault:
             return False  # the daemon halts the table; the card stays remembered, so never dealt twice
         return True
-
-    def _save(self, frame: Image, reading: Reading) -> str:
-        """The frame a card was read from, kept for audit; the name is unique across restarts."""
-        assert reading.card is not None
-        self._saved += 1
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-        name = f"{stamp}-{time.time_ns() % 1_000_000_000:09d}-{self._saved:05d}-{reading.card.code}.jpg"
-        path = self.audit_dir / name
-        write_image(path, frame, [cv2.IMWRITE_JPEG_QUALITY, 90])  # whole before the journal names it
-        try:
-            return str(path.relative_to(self.state_dir))
-        except ValueError:
-            return str(path)
 
     def _status(self, online: bool, detail: str) -> None:
         with self._status_lock:  # the reader and the watchdog: one transition, said once
