@@ -4,6 +4,7 @@ a run that leaves a thread behind fails loudly, whether pytest runs the tests it
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 import traceback
@@ -22,6 +23,19 @@ pytest_plugins = ["tests.shoe_support", "tests.server_fixtures"]
 
 #: Where the controller of an xdist run keeps what its workers reported as threads left running.
 THREADS_LEFT = pytest.StashKey[list[str]]()
+
+
+@pytest.fixture(autouse=True)
+def stops_as_they_were() -> Any:
+    """Ctrl-C's and a kill's handlers given back as they were after each test: a run stopped in this process
+    leaves SIGTERM ignored (``controller.simulation.montecarlo.give_back``: the process is on its way out),
+    and an ignored signal is inherited by every command a later test starts, which a kill then no longer
+    stops (a review, 2026-12-07: a test of a whole group's kill hung after an in-process stopped run)."""
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for signum, handler in before.items():
+        if handler is not None and signal.getsignal(signum) is not handler:  # None: not Python's to set
+            signal.signal(signum, handler)
 
 
 def threads_left() -> str:

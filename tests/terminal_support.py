@@ -23,9 +23,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def as_from_a_terminal() -> None:
-    """``preexec_fn`` of a command a test will interrupt: SIGINT's default disposition, unblocked."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    """``preexec_fn`` of a command a test will interrupt: SIGINT's and SIGTERM's default dispositions,
+    unblocked, as a shell starts a command (an ignored disposition would be inherited from the test's own
+    process)."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
 def group_alive(pgid: int) -> bool:

@@ -298,8 +298,6 @@ from pathlib import Path
 from controller.tools.resumable import Chunk, Resumable
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # as from a shell, whatever the test's runner passed on
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     sums = [0]
     def merge(value: int) -> None:
         sums[0] += value

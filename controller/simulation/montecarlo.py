@@ -134,8 +134,10 @@ def give_back(stop: Stop, signum: int, handler: Any) -> None:
     stopped: the process is on its way out, and a kill sent with the stop that came in as the handlers were
     given back killed it (-15) after it had said "interrupted" (1 run in many, on a loaded machine), or, for a
     resumable run (:mod:`controller.tools.resumable`), before it said where it stopped (a CI run, 2026-12-07:
-    SIGINT and SIGTERM sent back to back, the second delayed by the sender's load)."""
-    stopped = stop.taken and signum == signal.SIGTERM
+    SIGINT and SIGTERM sent back to back, the second delayed by the sender's load).
+    A caller's own handler is given back as it was (only the default action is what ends a process that is
+    still saying where it stopped)."""
+    stopped = stop.taken and signum == signal.SIGTERM and handler == signal.SIG_DFL
     signal.signal(signum, signal.SIG_IGN if stopped else handler)
 
 

@@ -10,7 +10,8 @@ the run's parameters (a state of another run is refused), the chunks done
 (number and rounds) and the sums; it is rewritten (0600, atomically) at most
 every ``every`` seconds as chunks finish, and once more when the run ends or
 is interrupted, so a kill loses at most the chunks since the last write (a second stop while that
-last write is made waits for it).
+last write is made waits for it; a kill after the run was stopped is ignored from then on when SIGTERM had
+its default action, as at a plain run's end: the caller is on its way out, saying where it stopped).
 A longer run with the same parameters continues a shorter one's state when
 its first chunks are the same (same chunk size).
 """
