@@ -13,6 +13,7 @@ on a video (the ``device`` path a real camera takes); a live stretch carries a s
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,8 @@ def test_black_or_white_sees_nothing_and_a_lit_window_sees() -> None:
     for level in range(11):
         found = unseen(_noisy(level, level), None)
         assert found is not None and found.what == "the frame is all but black", level
-    assert unseen(_noisy(3, amp=20), None) is not None  # a covered sensor at a high gain
+    for level, amp in ((3, 20), (10, 20), (10, 25)):  # a covered sensor at a high gain
+        assert unseen(_noisy(level, amp=amp), None) is not None, (level, amp)
     for level in (250, 253, 255):
         found = unseen(_noisy(level, level), None)
         assert found is not None and found.what == "the frame is all but white", level
@@ -89,7 +91,7 @@ def test_black_or_white_sees_nothing_and_a_lit_window_sees() -> None:
 
 def test_blind_says_why_after_it_lasted_and_forgets_at_the_first_frame_that_sees() -> None:
     blind = Blind(2.0, None)
-    assert blind.see(_noisy(3), 10.0) == "the frame is all but black (99 % of it under 14 of 255)"
+    assert blind.see(_noisy(3), 10.0) == "the frame is all but black (99 % of it under 16 of 255)"
     assert blind.lasted(11.9) is None
     blind.see(_noisy(5), 11.9)
     assert blind.lasted(12.0) == ("the frame is all but black for 2 s: the camera sees nothing (lens "
@@ -97,7 +99,10 @@ def test_blind_says_why_after_it_lasted_and_forgets_at_the_first_frame_that_sees
     assert blind.see(EMPTY, 12.1) is None and blind.why is None and blind.lasted(20.0) is None
     blind.see(_noisy(3), 13.0)
     assert blind.lasted(14.9) is None  # a new spell: counted from its own first frame
-    assert blind.see(_noisy(3), 15.0) is not None and blind.see(None, 15.1) is None  # warming up: not judged
+    assert blind.see(_noisy(3), 15.0) is not None
+    assert blind.why is not None and blind.see(None, 15.1) == blind.why  # not judged: nothing changes
+    assert blind.lasted(15.1) is not None
+    assert blind.see(EMPTY, 15.2) is None and blind.lasted(15.2) is None
     assert blind.lasted(20.0) is None
 
 
@@ -184,3 +189,19 @@ def test_a_plain_felt_in_a_small_window_a_dim_table_and_a_lasting_change_of_ligh
         wait_for(lambda: ENDED in camera_statuses(config), "the video never ended", timeout=90)
     assert camera_statuses(config) == [ENDED]
     assert dealt(config) == ["2C"]
+
+
+@pytest.mark.timeout(90)
+def test_a_covered_lens_opened_again_and_again_stays_offline_saying_why(tmp_path: Path) -> None:
+    """A camera all but black from its start, whose capture ends and is opened again (a video at its end,
+    a driver dropping the device): offline as blind once, and never back online by the frames of a camera
+    warming up, which are not judged (a review, 2026-12-07: it came back, "frames", at every opening)."""
+    video = tmp_path / "camera.avi"
+    write_video(video, _spell("black", 3.0))
+    config = video_table(tmp_path, video)
+    with DaemonThread(Daemon(config, use_shoe=False)):
+        wait_for(lambda: (False, BLIND["black"]) in camera_statuses(config), "never offline", timeout=30)
+        first = camera_statuses(config).index((False, BLIND["black"]))
+        time.sleep(3 * (3.0 + 0.6 + 1.0))  # three more endings and openings of the capture
+    statuses = camera_statuses(config)
+    assert statuses[first:] == [(False, BLIND["black"])], statuses

@@ -105,9 +105,13 @@ class Blind:
         self._lasted: str | None = None
 
     def see(self, frame: MatLike | None, now: float) -> str | None:
-        """Judge ``frame`` (None: not judged, a camera warming up; the spell starts again): why it sees
-        nothing, or None."""
-        found = None if frame is None else unseen(frame, self.window)
+        """Judge ``frame``: why it sees nothing, or None. None for ``frame``: not judged (a camera warming up
+        after it was opened again), which changes nothing: a camera offline as blind is not back online by
+        frames no one looked at (a review, 2026-12-07: a lens covered, opened again and again, came back at
+        each opening)."""
+        if frame is None:
+            return self.why
+        found = unseen(frame, self.window)
         if found is None:
             self._since = self.why = self._lasted = None
             return None
