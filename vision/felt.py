@@ -77,12 +77,18 @@ class Look:
     inside: NDArray[np.bool_]
 
 
+def thinned(frame: Image) -> tuple[Image, tuple[int, int]]:
+    """``frame`` thinned for averaging down to :data:`WIDTH` pixels wide, and that size (width, height):
+    a 12 MP frame is first thinned, a colour or a light being in any of its pixels. Shared with
+    :func:`vision.unseen.levels`, which judges the same window at the same size."""
+    h, w = frame.shape[:2]
+    step = max(1, w // (4 * WIDTH))
+    return np.ascontiguousarray(frame[::step, ::step]), (WIDTH, max(1, round(WIDTH * h / w)))
+
+
 def look(frame: Image, window: ScanWindow | None) -> Look:
     """``frame``'s window as :func:`unlike` compares it."""
-    h, w = frame.shape[:2]
-    step = max(1, w // (4 * WIDTH))  # a 12 MP frame is first thinned: a colour is in any of its pixels
-    thin = np.ascontiguousarray(frame[::step, ::step])
-    size = (WIDTH, max(1, round(WIDTH * h / w)))
+    thin, size = thinned(frame)
     small = cv2.resize(thin, size, interpolation=cv2.INTER_AREA)
     if small.ndim == 2:
         small = cv2.cvtColor(small, cv2.COLOR_GRAY2BGR)

@@ -9,9 +9,10 @@ a card gives such a frame: a card needs paper lighter than the felt and ink dark
 An absolute test of the frame alone, never against the window seen before: judging a frame by how flat it
 is, or how much darker or lighter than the settled empty window, misfired (a first fix, withdrawn: a plain
 felt in a small window read as flat, and after a lasting change of light every empty window took the
-camera offline). The window (the whole frame without one) is shrunk to :data:`WIDTH` pixels wide by
-averaging, in grey: a pixel is the mean of some 7 x 7 of a 640 x 480 frame, so a sensor's noise (a covered
-sensor's at a high gain too) averages out, and a lit scene's percentiles are its felt's, paper's and ink's.
+camera offline). The window (the whole frame without one) is shrunk to vision.felt's working width (96
+pixels) by averaging, in grey: a pixel is the mean of some 7 x 7 of a 640 x 480 frame, so a sensor's noise
+(a covered sensor's at a high gain too) averages out, and a lit scene's percentiles are its felt's, paper's
+and ink's.
 0.7 ms a frame at 640 x 480, 1.1 ms at 12 megapixels.
 """
 
@@ -20,13 +21,12 @@ from __future__ import annotations
 from typing import Final, NamedTuple
 
 import cv2
-import numpy as np
 from cv2.typing import MatLike
 
+from vision.felt import thinned
+from vision.levels import grey_percentile
 from vision.window import ScanWindow, bounds
 
-#: The width (pixels) the window is judged at (vision.felt's working width).
-WIDTH: Final = 96
 #: A window whose 99th percentile of grey (0..255) is under this is all but black. Measured with
 #: :func:`levels` (2026-12-07): black frames with a sensor's noise (levels 0 to 10, -6 to +6 a channel) 2 to
 #: 11, level 10 at -20 to +20 (a covered sensor at a high gain) 14, at -25 to +25 15, at -30 to +30 16; a dim
@@ -58,20 +58,16 @@ class Unseen(NamedTuple):
 
 
 def levels(frame: MatLike, window: ScanWindow | None) -> tuple[float, float]:
-    """The 1st and 99th percentiles of grey (0..255) in ``frame``'s window, shrunk to :data:`WIDTH` wide."""
-    h, w = frame.shape[:2]
-    step = max(1, w // (4 * WIDTH))  # a 12 MP frame is first thinned, as vision.felt.look does
-    thin = np.ascontiguousarray(frame[::step, ::step])
+    """The 1st and 99th percentiles of grey (0..255) in ``frame``'s window, shrunk to
+    :data:`vision.felt.WIDTH` wide (:func:`vision.felt.thinned`)."""
+    thin, size = thinned(frame)  # as vision.felt.look
     if thin.ndim == 3:  # grey before shrinking: a third of the pixels to average (a mean's grey is the same)
         thin = cv2.cvtColor(thin, cv2.COLOR_BGRA2GRAY if thin.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
-    size = (WIDTH, max(1, round(WIDTH * h / w)))
     small = cv2.resize(thin, size, interpolation=cv2.INTER_AREA)
     mask = bounds(window, size).inside
-    grey = small.ravel() if mask is None else small[mask > 0]
-    if grey.size == 0:
+    if mask is not None and not cv2.countNonZero(mask):
         return 0.0, 0.0
-    low, high = np.percentile(grey, (1, 99))
-    return float(low), float(high)
+    return grey_percentile(small, mask, 1), grey_percentile(small, mask, 99)
 
 
 def unseen(frame: MatLike, window: ScanWindow | None) -> Unseen | None:
