@@ -25,7 +25,7 @@ from cv2.typing import MatLike
 
 from controller.cards import Card
 from vision.image_file import write_image
-from vision.unseen import unseen
+from vision.unseen import Unseen, unseen
 from vision.window import ScanWindow
 
 #: How many of a camera's last frames a new one is checked against: more than any capture keeps buffers
@@ -100,31 +100,29 @@ class Blind:
         self.after = after
         self.window = window
         self._since: float | None = None
-        #: The newest frame's verdict: why it sees nothing (no reading of the window), or None: it sees.
-        self.why: str | None = None
-        self._lasted: str | None = None
+        self._found: Unseen | None = None  # what the newest frame judged showed (None: it sees)
+
+    @property
+    def why(self) -> str | None:
+        """The newest frame's verdict: why it sees nothing (no reading of the window), or None: it sees."""
+        return None if self._found is None else f"{self._found.what} ({self._found.measure})"
 
     def see(self, frame: MatLike | None, now: float) -> str | None:
         """Judge ``frame``: why it sees nothing, or None. None for ``frame``: not judged (a camera warming up
         after it was opened again), which changes nothing: a camera offline as blind is not back online by
         frames no one looked at (a review, 2026-12-07: a lens covered, opened again and again, came back at
         each opening)."""
-        if frame is None:
-            return self.why
-        found = unseen(frame, self.window)
-        if found is None:
-            self._since = self.why = self._lasted = None
-            return None
-        self._since = now if self._since is None else self._since
-        self.why = f"{found.what} ({found.measure})"
-        self._lasted = f"{found.what} for {self.after:g} s: the camera sees nothing ({found.cause})"
+        if frame is not None:
+            self._found = unseen(frame, self.window)
+            self._since = None if self._found is None else now if self._since is None else self._since
         return self.why
 
     def lasted(self, now: float) -> str | None:
         """The camera's reason to be offline once its frames have seen nothing for ``after`` s, else None."""
-        if self._since is None or now - self._since < self.after:
+        found = self._found
+        if found is None or self._since is None or now - self._since < self.after:
             return None
-        return self._lasted
+        return f"{found.what} for {self.after:g} s: the camera sees nothing ({found.cause})"
 
 
 def save_audit(audit_dir: Path, state_dir: Path, frame: MatLike, card: Card, number: int) -> str:

@@ -197,10 +197,11 @@ class CameraLink:
                     self._first()
                     # A camera just opened gives black or washed frames while its exposure settles:
                     # read as an empty window, they would clear the card lying there (dealt again).
-                    warm = not (isinstance(source, CaptureSource) and time.monotonic() - opened < WARM_UP)
+                    now = time.monotonic()
+                    warm = not (isinstance(source, CaptureSource) and now - opened < WARM_UP)
                     if not self._repeated(frame, source):
-                        blind = self._blind.see(frame if warm else None, time.monotonic())
-                        if (why := self._blind.lasted(time.monotonic())) is not None:
+                        blind = self._blind.see(frame if warm else None, now)
+                        if (why := self._blind.lasted(now)) is not None:
                             self._status(False, why)
                         elif self.online is not True and blind is None and self._back(source):
                             self._status(True, "frames")
