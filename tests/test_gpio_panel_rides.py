@@ -129,3 +129,44 @@ def test_a_bounce_as_long_as_the_debounce_floor_is_one_press(open_ms: float) -> 
     rig.pins.drive(pin, True)  # released
     rig.step(0.1)
     assert [i for i, _ in rig.posted] == [I.Decision(1, "hit")]
+
+
+def test_chips_put_down_as_betting_closes_are_no_wager_and_are_lifted_without_halting_the_deal() -> None:
+    """Chips put down on an empty spot while the close was being applied: their wager came after it and was
+    refused, so they stand for nothing. They were taken for chips standing at the close, so the dealer
+    pushing them back (a late bet is no bet) halted every seat's deal; putting chips down on the spot once
+    the deal is under way is still a move that halts."""
+    rig = _baccarat()
+    rig.press(None, "open_betting")
+    rig.sync()
+    rig.chips(1, "player", True)
+    rig.sync()
+    rig.press(None, "close_betting")
+    rig.chips(1, "banker", True)  # the sensor settles before the table has applied the close
+    rig.sync()
+    assert rig.table.staked == {(1, "player"): 100}
+    assert not rig.table.offline and rig.table.tilt is None
+    rig.chips(1, "banker", False)  # the dealer pushes the late chips back
+    rig.sync()
+    assert not rig.table.offline and rig.table.tilt is None
+    assert [e.event for e in rig.table.apply(I.CardSeen(parse_card("2H")))] == ["card_dealt"]
+    rig.chips(1, "banker", True)  # chips put down during the deal: a move, as on any spot without a wager
+    rig.sync()
+    assert "panel 1" in rig.table.offline
+
+
+def test_chips_that_wager_nothing_at_the_close_are_lifted_without_halting_the_deal() -> None:
+    """Chips down while a restart's blink says the amount is not chosen yet place no wager (docs/wiring.md);
+    lifted after the close, they are no move either."""
+    rig = _baccarat()
+    rig.panel.logic.choose_again()  # as after a restart: bet keys blink, chips wager nothing
+    rig.press(None, "open_betting")
+    rig.sync()
+    rig.chips(1, "banker", True)
+    rig.sync()
+    assert rig.table.staked == {}
+    rig.press(None, "close_betting")
+    rig.sync()
+    rig.chips(1, "banker", False)
+    rig.sync()
+    assert not rig.table.offline and rig.table.tilt is None

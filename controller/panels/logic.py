@@ -124,12 +124,13 @@ class PanelLogic:
             # A wager its chips placed stood at the close with its chips down, whatever the sensor says
             # now: chips lifted while the close was being journaled sent a cancel the table then refused,
             # and taking the sensor now as the state at the close hid the move (a review, 2026-12-07).
-            self.at_close = dict(self.covered)
-            for key in set(self._betting_wagers) - set(view.wagers):
-                # A wager the table handed back at the close (a lone 2WayWinner ante, a One Card Poker
-                # Tie without its primary): its chips are lifted as the dealer pushes them back, no move
-                # (a review, 2026-12-07: the lift halted everyone's deal).
-                self.at_close[key] = False
+            # Chips stand at the close only on a wager the table holds. Chips on any other spot wager
+            # nothing, and are lifted as the dealer pushes them back, no move: a wager the table handed
+            # back at the close (a lone 2WayWinner ante, a One Card Poker Tie without its primary: the
+            # lift halted everyone's deal, a review, 2026-12-07), chips put down as the close was applied
+            # (their wager came after it, refused: a late bet is no bet), chips a restart's blink kept
+            # from wagering. Put down again during the deal, they are a move.
+            self.at_close = {key: covered and key in view.wagers for key, covered in self.covered.items()}
             for key in sorted(self.chipped & set(view.wagers)):
                 self.at_close[key] = True
                 if not self.covered.get(key, False):
