@@ -17,6 +17,8 @@ from controller import inputs as I
 from controller.cards import parse_card
 from controller.daemon.panels import after_restart
 from controller.limits import TableLimits
+from controller.panels.logic import PanelLogic
+from controller.panels.view import LampView
 from drivers.gpio.pinmap import BET_WORDS
 
 pytestmark = pytest.mark.timeout(60)
@@ -170,3 +172,18 @@ def test_chips_that_wager_nothing_at_the_close_are_lifted_without_halting_the_de
     rig.chips(1, "banker", False)
     rig.sync()
     assert not rig.table.offline and rig.table.tilt is None
+
+
+def test_after_a_restart_mid_deal_chips_on_a_spot_with_no_wager_are_pushed_back_without_a_move() -> None:
+    """The panel's first view in a deal (a daemon restarted): chips on a spot the table holds no wager on
+    stand for nothing, as at the close; lifted, no move; put down again, a move."""
+    logic = PanelLogic(build_map("baccarat", {1: {"spots": ["player", "banker"]}}), TableLimits())
+    logic.covered.update({(1, "player"): True, (1, "banker"): True})
+    assert logic.update(LampView(phase="dealing", wagers={(1, "player"): 200}, seated=frozenset({1}))) == []
+    assert logic.sensor(1, "banker", False) == []
+    placed = logic.sensor(1, "banker", True)
+    assert [inp for inp, _ in placed] == [
+        I.DeviceStatus("panel 1", False, "chips moved after no more bets: banker chips placed")]
+    assert [inp for inp, _ in logic.sensor(1, "player", False)] == [I.DeviceStatus(
+        "panel 1", False, "chips moved after no more bets: banker chips placed; chips moved after no more "
+        "bets: player chips lifted")]

@@ -177,10 +177,11 @@ class PanelLogic:
                 if view.phase == "betting":
                     self.missing.add((seat, spot))
             if self.at_close is not None:
-                # What the chips must read for the deal to go on: as at the close, as far as the
-                # table knows (an accepted wager has chips); the sensors as they are otherwise.
-                self.at_close[(seat, spot)] = covered or (amount is not None
-                                                          and (seat, spot) not in self.keyed)
+                # What the chips must read for the deal to go on: as at the close, as far as the table
+                # knows (an accepted wager has chips, unless keyed by command); none on a spot without a
+                # wager (they stand for nothing, and are pushed back: :meth:`update`).
+                self.at_close[(seat, spot)] = amount is not None and (covered
+                                                                  or (seat, spot) not in self.keyed)
         for device in sorted(self.faults):
             keys = self.faults[device]
             restored = keys.pop(RESTORED, None)
