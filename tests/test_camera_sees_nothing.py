@@ -195,13 +195,29 @@ def test_a_plain_felt_in_a_small_window_a_dim_table_and_a_lasting_change_of_ligh
 def test_a_covered_lens_opened_again_and_again_stays_offline_saying_why(tmp_path: Path) -> None:
     """A camera all but black from its start, whose capture ends and is opened again (a video at its end,
     a driver dropping the device): offline as blind once, and never back online by the frames of a camera
-    warming up, which are not judged (a review, 2026-12-07: it came back, "frames", at every opening)."""
+    warming up, which are not judged (a review, 2026-12-07: it came back, "frames", at every opening).
+    ``ctl status`` says the cause as it is now, the journal the cause it went offline for: the status kept
+    the lens covered while no frame came at all (a note, 2026-12-07)."""
     video = tmp_path / "camera.avi"
     write_video(video, _spell("black", 3.0))
     config = video_table(tmp_path, video)
     with DaemonThread(Daemon(config, use_shoe=False)):
         wait_for(lambda: (False, BLIND["black"]) in camera_statuses(config), "never offline", timeout=30)
         first = camera_statuses(config).index((False, BLIND["black"]))
+        client = CommandClient(config.spec.zeromq.command, timeout=5, key=local_key(config))
+        try:
+            causes: list[tuple[str, str | None]] = []
+
+            def cause_is(cause: str) -> bool:
+                status = client.call("status")
+                causes.append((status["offline"].get("camera"), status["camera"]["cause"]))
+                return status["camera"]["cause"] == cause
+
+            wait_for(lambda: cause_is(ENDED[1]), "the frames stopped, never said", timeout=30)
+            wait_for(lambda: cause_is(BLIND["black"]), "the lens covered again, never said", timeout=30)
+        finally:
+            client.close()
+        assert {offline for offline, _ in causes} == {BLIND["black"]}, causes
         time.sleep(3 * (3.0 + 0.6 + 1.0))  # three more endings and openings of the capture
     statuses = camera_statuses(config)
     assert statuses[first:] == [(False, BLIND["black"])], statuses

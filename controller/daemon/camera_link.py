@@ -133,6 +133,7 @@ class CameraLink:
         self._refused = 0  # empty reads refused since the card was read
         self.frames = self.cards = self._saved = 0
         self.online: bool | None = None
+        self.cause: str | None = None
         self.last: Reading | None = None
         #: Recognition, not repeated for the simulated window's unchanged frame (vision.sources).
         self._read = ReadOnce(lambda frame: recognise(frame, self.profile, window=self.scan_window))
@@ -187,8 +188,7 @@ class CameraLink:
                     if self._old is not None:
                         self._old.fresh = 0
                     if started - self._last_frame >= spec.offline_after:
-                        if self.online is not False:
-                            self._status(False, f"no frames for {spec.offline_after:g} s")
+                        self._status(False, f"no frames for {spec.offline_after:g} s")
                         if isinstance(source, CaptureSource) and started - opened >= spec.offline_after:
                             source.close()  # unplugged: opened again (every offline_after) until it is back
                             source = None
@@ -226,7 +226,7 @@ class CameraLink:
         if not old.old(frame, now):
             return False
         why = old.frozen(now)
-        if why is not None and self.online is not False:
+        if why is not None:
             self._status(False, why)
         return True
 
@@ -256,7 +256,7 @@ class CameraLink:
         after = self.settings.spec.offline_after
         while not self._stopping.wait(min(0.5, after / 4)):
             since = self._reading_since
-            if since is not None and time.monotonic() - since >= after and self.online is not False:
+            if since is not None and time.monotonic() - since >= after:
                 self._status(False, f"no frames for {after:g} s")
 
     def _first(self) -> None:
@@ -336,6 +336,7 @@ class CameraLink:
 
     def _status(self, online: bool, detail: str) -> None:
         with self._status_lock:  # the reader and the watchdog: one transition, said once
+            self.cause = None if online else detail  # the cause now, for status (journaled: the first)
             if self.online is online:
                 return
             (log.info if online else log.warning)("camera %s: %s", "online" if online else "offline", detail)
@@ -395,4 +396,5 @@ class CameraLink:
             "frames": self.frames,
             "cards": self.cards,
             "last": self.last.to_dict() if self.last else None,
+            "cause": self.cause,
         }

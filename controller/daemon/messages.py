@@ -258,6 +258,9 @@ class CameraStatus(TypedDict):
     frames: int
     cards: int
     last: dict[str, Any] | None
+    #: Why the camera is offline now (None online): the journal and ``offline`` keep the cause it went offline
+    #: for, said once; this follows the camera (a covered lens whose frames then stop).
+    cause: str | None
 
 
 class StatusReply(Identity):
