@@ -21,8 +21,8 @@ I/O. The rules it follows:
   the minimum again and ``repeat_bet`` the journal's last round; the seat's bet
   keys blink, and its chips wager nothing, until it presses ``clear_bet`` or
   ``repeat_bet`` (controller.daemon.panels.after_restart).
-* After "no more bets" a spot's sensor must keep the state it had at the
-  close. A change is a fault ("chips moved after no more bets") reported as
+* After "no more bets" a wager's chips stay down, and a spot without one stays
+  empty (chips there are pushed back). A change is a fault ("chips moved after no more bets") reported as
   ``DeviceStatus('panel N', online=False)``: it changes no wager, and the table
   halts the deal (a device-offline tilt) until the chips are back as they were
   (the panel reports itself online) or the dealer voids the round. Faults of
@@ -106,6 +106,9 @@ class PanelLogic:
                 out.extend(self.fault(seat_device(seat), f"chips {spot}", None))
         if view.phase == "betting":
             self._betting_wagers = view.wagers
+            # Chips lifted and their wager taken back: no longer the chips of a wager (a wager keyed by
+            # command there later has none: a review, 2026-12-07, found it a move at the close).
+            self.chipped -= {k for k in self.chipped if k not in view.wagers and not self.covered.get(k)}
         if before != "betting" and view.phase == "betting":
             self.chipped.clear()
             for (seat, spot), covered in sorted(self.covered.items()):
@@ -165,6 +168,8 @@ class PanelLogic:
             self.at_close = {}
         for (seat, spot), covered in sorted(self.covered.items()):
             amount = view.wagers.get((seat, spot))
+            if covered and amount is not None and (seat, spot) not in self.keyed:
+                self.chipped.add((seat, spot))  # its chips: lifted as the close is applied, a move
             if covered and amount is None and view.phase == "betting":
                 out.extend(self._place(seat, spot, "chips on the spot at start"))
             elif (not covered and amount is not None and view.phase in ("betting", "dealing")

@@ -1,4 +1,6 @@
-"""Probes of the at_close rule (review h301)."""
+"""What the chips must read at the close, game by game, and two edges a review found (2026-12-07): a wager
+keyed by command on a spot whose chips were placed and taken back, and a restart in betting then chips lifted
+as the close is applied (each fails before its fix). A real Table, the panel logic and simulated pins."""
 from __future__ import annotations
 
 import pytest
