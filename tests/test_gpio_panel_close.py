@@ -19,6 +19,17 @@ def _clean(rig: Rig) -> bool:
     return not rig.table.offline and rig.table.tilt is None
 
 
+def _chips_on_banker() -> Rig:
+    """A baccarat seat's chips put on banker while betting is open: a wager placed by its chips."""
+    rig = Rig(build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"]}},
+                        dealer=True))
+    rig.press(None, "open_betting")
+    rig.sync()
+    rig.chips(1, "banker", True)
+    rig.sync()
+    return rig
+
+
 def test_swap_hand_main_lifted_is_a_move() -> None:
     rig = Rig(build_map("swap_hand", {1: {"spots": ["main"]}}, dealer=True, bet_step=2,
                         bet_hold={"steps": [2, 10]}),
@@ -57,12 +68,7 @@ def test_one_card_poker_tie_handed_back_no_move_primary_lifted_move() -> None:
 def test_a_wager_keyed_by_command_on_a_spot_whose_chips_were_placed_and_taken_back_is_no_move() -> None:
     """Chips placed (a wager) and lifted (cancelled) during betting; then the seat's wager is keyed by
     command on that spot, no chips. At the close nothing moved."""
-    rig = Rig(build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"]}},
-                        dealer=True))
-    rig.press(None, "open_betting")
-    rig.sync()
-    rig.chips(1, "banker", True)
-    rig.sync()
+    rig = _chips_on_banker()
     rig.chips(1, "banker", False)
     rig.sync()
     assert rig.table.staked == {}
@@ -78,12 +84,7 @@ def test_a_wager_keyed_by_command_on_a_spot_whose_chips_were_placed_and_taken_ba
 def test_restart_mid_betting_chips_lifted_while_close_is_journaled_still_a_move() -> None:
     """A sensor wager standing at a restart in betting; its chips are lifted as the close is applied (the
     cancel comes after the close, refused). The close must take the wager's chips as down."""
-    rig = Rig(build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"]}},
-                      dealer=True))
-    rig.press(None, "open_betting")
-    rig.sync()
-    rig.chips(1, "banker", True)
-    rig.sync()
+    rig = _chips_on_banker()
     # the restart: a new logic on the same table, chips down, the wager a sensor's
     logic = PanelLogic(rig.map, rig.table.limits)
     logic.covered[(1, "banker")] = True
