@@ -1,0 +1,93 @@
+"""Probes of the panels' money path (review h302, 2026-12-07): each test fails on the code it was written
+against. A real Table, the real panel logic and simulated pins (tests/test_gpio_rig.py)."""
+from __future__ import annotations
+
+import pytest
+from test_gpio_rig import Rig, build_map
+
+from controller import inputs as I
+from controller.cards import parse_card
+from controller.daemon.panels import after_restart
+from controller.limits import TableLimits
+from controller.panels.link import PanelLink
+from controller.panels.logic import PanelLogic
+from controller.panels.view import LampView
+from drivers.gpio import GpioZeroBackend
+from drivers.gpio.pinmap import BET_WORDS
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _clean(rig: Rig) -> bool:
+    return not rig.table.offline and rig.table.tilt is None
+
+
+def _restart(rig: Rig, sensor_wagers: set[tuple[int, str]], last_bets: dict[int, dict[str, int]],
+             chips: tuple[tuple[int, str], ...] = (), plugged: tuple[int, ...] = ()) -> None:
+    """The daemon restarted on the same table (as PanelHost.open does): a new link on the same pins, with
+    ``chips`` on their spots and the presence loops of ``plugged`` closed as it first reads them."""
+    rig.panel.stop()
+    link = PanelLink(rig.map, GpioZeroBackend(rig.factory, "mock"),
+                     lambda inp, src: rig.posted.append((inp, src)), rig.table.limits, clock=rig.clock)
+    for seat, spot in chips:
+        rig._drive(rig.map.seats[seat].spots[spot].sensor, True)
+    for seat in plugged:
+        loop = rig.map.seats[seat].presence
+        assert loop is not None
+        rig._drive(loop, True)
+    link.logic.keyed = {key for key in rig.table.staked if key not in sensor_wagers}
+    link.logic.restore(rig.table.offline)
+    after_restart(link.logic, last_bets, rig.table.limits.min_bet)
+    link.resample()
+    rig.panel = link
+    link.update(LampView.from_table(rig.table))  # PanelHost.open ends with after_apply: the first view...
+    link.start(thread=False)  # ...then PanelHost.start: the driver reports the panels missing now
+    rig.sync()
+
+
+def test_a_panel_unplugged_mid_deal_and_plugged_back_while_the_daemon_was_down_is_online_at_start() -> None:
+    """docs/daemon.md: a panel fault the journal holds is kept until its round ends, but "a missing panel or
+    a stuck button is re-reported by its pin at start". A seat panel unplugged mid-deal (the deal halts), the
+    daemon restarted with it plugged back in: its pin says it is there, so the deal may go on."""
+    pin_map = build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"],
+                                         "presence": True}}, dealer=True)
+    rig = Rig(pin_map)
+    presence = rig.map.seats[1].presence
+    assert presence is not None
+    rig.pins.drive(presence.pin, False)  # plugged in
+    rig.step()
+    rig.sync()
+    assert _clean(rig)
+    rig.stake_and_close(1, "banker")
+    assert rig.table.phase == "dealing" and rig.table.staked == {(1, "banker"): 100}
+    rig.pins.drive(presence.pin, True)  # unplugged mid-deal: the deal halts
+    rig.step()
+    rig.sync()
+    assert "panel 1" in rig.table.offline
+    _restart(rig, {(1, "banker")}, {}, chips=((1, "banker"),), plugged=(1,))  # plugged back while down
+    assert rig.panel.logic.covered[(1, "banker")] and rig.table.phase == "dealing"
+    assert _clean(rig), rig.table.offline
+
+
+def test_a_panel_still_unplugged_at_a_restart_mid_deal_is_online_once_plugged_back() -> None:
+    """The same, the panel still unplugged at the restart (its pin re-reports it) and plugged in after: the
+    fault the journal held is the one the pin now says, and ends with it."""
+    pin_map = build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"],
+                                         "presence": True}}, dealer=True)
+    rig = Rig(pin_map)
+    presence = rig.map.seats[1].presence
+    assert presence is not None
+    rig.pins.drive(presence.pin, False)
+    rig.step()
+    rig.sync()
+    rig.stake_and_close(1, "banker")
+    rig.pins.drive(presence.pin, True)  # unplugged mid-deal
+    rig.step()
+    rig.sync()
+    assert "panel 1" in rig.table.offline
+    _restart(rig, {(1, "banker")}, {}, chips=((1, "banker"),))  # still unplugged
+    assert "panel 1" in rig.table.offline
+    rig.pins.drive(presence.pin, False)  # plugged in
+    rig.step()
+    rig.sync()
+    assert _clean(rig), rig.table.offline
