@@ -2,6 +2,8 @@
 against. A real Table, the real panel logic and simulated pins (tests/test_gpio_rig.py)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from test_gpio_rig import Rig, build_map
 
@@ -91,3 +93,45 @@ def test_a_panel_still_unplugged_at_a_restart_mid_deal_is_online_once_plugged_ba
     rig.step()
     rig.sync()
     assert _clean(rig), rig.table.offline
+
+
+def test_a_refused_command_bet_does_not_make_a_chip_wager_keyed_after_a_restart(tmp_path: Path) -> None:
+    """Which standing wagers chips placed decides what a restart expects on the sensors (keyed wagers have
+    no chips: never "chips missing"). Live, only accepted placements count (WagerPlaced events); rebuilt
+    from the journal after a restart, a refused command bet on the spot (here over the seat's credits)
+    counted as a placement by command, so the chips' wager became "keyed": lifted while the daemon was
+    down, it stood with no chips and no fault, and betting could close on it (docs/daemon.md, "Chips on the
+    spots across a restart": chips missing is a fault, never silent)."""
+    from test_daemon_support import config_for
+
+    from controller.daemon.journal import Journal
+    from controller.daemon.service import TableService
+
+    config = config_for(tmp_path)
+
+    def service() -> tuple[Journal, TableService]:
+        journal = Journal.open(config.state_dir, table=config.table_id, game=config.game_name,
+                               options=config.options_dict(), fsync=False)
+        svc = TableService(config, journal)
+        svc.replay()
+        return journal, svc
+
+    journal, svc = service()
+    svc.submit(I.CreditIn(1, 1000), "command:olive")
+    svc.submit(I.OpenBetting(), "gpio dealer open_betting")
+    svc.submit(I.PlaceWager(1, "banker", 200), "gpio seat 1 sensor banker: chips on the spot")
+    refused = svc.submit(I.PlaceWager(1, "banker", 5000), "command:olive")  # more than the seat has
+    assert [e.event for e in refused.events] == ["refused"]
+    assert svc.sensor_wagers == {(1, "banker")}  # live: the chips' wager
+    journal.close()
+    journal, again = service()  # the restart
+    try:
+        assert again.table.staked == {(1, "banker"): 200}
+        # The panel at start, the chips lifted while the daemon was down (as PanelHost.open sets it up):
+        logic = PanelLogic(build_map("baccarat", {1: {"spots": ["player", "banker"]}}), config.limits)
+        logic.keyed = {key for key in again.table.staked if key not in again.sensor_wagers}
+        out = logic.update(LampView.from_table(again.table))
+        assert [inp for inp, _ in out] == [I.DeviceStatus(
+            "panel 1", False, "chips missing at start: banker wager 200 accepted, no chips on the spot")]
+    finally:
+        journal.close()
