@@ -231,7 +231,7 @@ class TableService:
         sensors placed; the last placement of a spot decides."""
         placed: set[tuple[int, str]] = set()
         for item in (self.recorder.current or {}).get("inputs", []):
-            if item.get("input") == "place_wager":
+            if item.get("input") == "place_wager" and "refused" not in item:  # as live: placements only
                 key = (item["seat"], item["spot"])
                 if str(item["source"]).startswith("gpio "):
                     placed.add(key)

@@ -1,16 +1,19 @@
-"""Probes of the panels' money path (review h302, 2026-12-07): each test fails on the code it was written
-against. A real Table, the real panel logic and simulated pins (tests/test_gpio_rig.py)."""
+"""The panels across a daemon restart, as a second reading found them (2026-12-07): a panel unplugged mid-deal
+stayed offline after the restart until the round was voided, plugged back or not; a refused command bet on a
+spot made its chips' wager "keyed" when the journal was replayed (no "chips missing"). Each fails before its
+fix. A real Table, the real panel logic and simulated pins (tests/test_gpio_rig.py)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from test_daemon_support import config_for
 from test_gpio_rig import Rig, build_map
 
 from controller import inputs as I
-from controller.cards import parse_card
+from controller.daemon.journal import Journal
 from controller.daemon.panels import after_restart
-from controller.limits import TableLimits
+from controller.daemon.service import TableService
 from controller.panels.link import PanelLink
 from controller.panels.logic import PanelLogic
 from controller.panels.view import LampView
@@ -102,11 +105,6 @@ def test_a_refused_command_bet_does_not_make_a_chip_wager_keyed_after_a_restart(
     counted as a placement by command, so the chips' wager became "keyed": lifted while the daemon was
     down, it stood with no chips and no fault, and betting could close on it (docs/daemon.md, "Chips on the
     spots across a restart": chips missing is a fault, never silent)."""
-    from test_daemon_support import config_for
-
-    from controller.daemon.journal import Journal
-    from controller.daemon.service import TableService
-
     config = config_for(tmp_path)
 
     def service() -> tuple[Journal, TableService]:
