@@ -58,7 +58,8 @@ def test_a_camera_doubling_frames_comes_back_online_after_a_frozen_spell() -> No
     assert back_at is not None, f"never back online after {len(frames) - 10} new pictures (fresh {old.fresh})"
 
 
-def _doubled(picture: np.ndarray, pictures: int, rng: np.random.Generator) -> list[tuple[np.ndarray, int, bool]]:
+def _doubled(
+        picture: np.ndarray, pictures: int, rng: np.random.Generator) -> list[tuple[np.ndarray, int, bool]]:
     """``pictures`` live pictures (a sensor's noise, each its own), each handed over twice."""
     out = []
     for _ in range(pictures):
