@@ -53,9 +53,12 @@ class OldFrames:
         self._recent: deque[bytes] = deque(maxlen=RECENT)
         #: Since when the frames have all been old ones.
         self._old_since = 0.0
-        #: New frames in a row, and how many bring the camera back online (``stable_frames`` after a
-        #: frozen spell: a dark scene with a rare noisy pixel would flap it online and offline).
+        #: New frames in a row; new frames since the camera was last found frozen, and how many bring it back
+        #: online (``stable_frames`` after a frozen spell: a dark scene with a rare noisy pixel would flap it
+        #: online and offline). Not in a row: a camera doubling frames never gives two new ones in a row, and
+        #: stayed offline for good after a stall (a review, 2026-12-07).
         self.fresh = 0
+        self._new = 0
         self.back_after = 1
 
     def old(self, frame: MatLike, now: float) -> bool:
@@ -66,22 +69,24 @@ class OldFrames:
         if not seen:
             self._old_since = now
             self.fresh += 1
+            self._new += 1
             return False
         self.fresh = 0
         return True
 
     def frozen(self, now: float) -> str | None:
         """Why the camera is frozen (only old frames for ``frozen_after`` seconds), or None. Once frozen,
-        the camera is back after ``stable_frames`` new frames in a row."""
+        the camera is back after ``stable_frames`` new frames with no frozen spell among them."""
         if self.fresh or now - self._old_since < self.frozen_after:
             return None
         self.back_after = self.stable_frames
+        self._new = 0
         return (f"the same frames again, unchanged to the last bit, for {self.frozen_after:g} s "
                 "(a frozen camera, or its lens covered)")
 
     def back(self) -> bool:
-        """Whether enough new frames came in a row to bring an offline camera back (then counted anew)."""
-        if self.fresh < self.back_after:
+        """Whether enough new frames came to bring an offline camera back (then counted anew)."""
+        if self._new < self.back_after:
             return False
         self.back_after = 1
         return True

@@ -203,7 +203,7 @@ class CameraLink:
                         blind = self._blind.see(frame if warm else None, now)
                         if (why := self._blind.lasted(now)) is not None:
                             self._status(False, why)
-                        elif self.online is not True and blind is None and self._back(source):
+                        elif warm and self.online is not True and blind is None and self._back(source):
                             self._status(True, "frames")
                         if warm and (self.online or blind is not None):  # blind: a card is doubted
                             self._frame(frame)

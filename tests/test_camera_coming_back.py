@@ -1,4 +1,6 @@
-"""Review probes of the camera path (each fails on the code it was written against)."""
+"""When a camera comes back online, as a second reading found it (2026-12-07): a camera doubling frames never
+came back after a stall (new frames were counted in a row), and a restarted daemon brought a covered lens
+online on a warm-up frame no one judged. Each fails before its fix."""
 
 from __future__ import annotations
 
