@@ -168,6 +168,9 @@ class Game(ABC):
     default_seats: ClassVar[int] = 7
     #: True if a round is dealt with no wagers (Baccarat); else it settles at once.
     deals_without_wagers: ClassVar[bool] = False
+    #: True if every round is dealt from a freshly shuffled shoe (2WayWinner's one deck): betting does not
+    #: close on wagers while a card has been seen since the last new shoe.
+    fresh_shoe_every_round: ClassVar[bool] = False
     options_model: ClassVar[type[GameOptions]]
 
     def __init__(self, options: GameOptions) -> None:

@@ -185,6 +185,10 @@ class Table(TiltRules, WagerRules, DealerRules):
         if self.offline:
             device, detail = next(iter(sorted(self.offline.items())))
             raise Refusal(f"cannot deal: {device} is offline ({detail})")
+        seen = self.composition.dealt + self.composition.burned
+        if self.game.fresh_shoe_every_round and seen and self.staked:
+            raise Refusal(f"every round is dealt from a freshly shuffled deck, and {seen} cards were seen "
+                          "since the last new shoe: shuffle the deck, then new_shoe")
         events: list[Event] = []
         playing = sorted(self.chosen)
         if self._checks_close:

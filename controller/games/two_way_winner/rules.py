@@ -31,6 +31,7 @@ class TwoWayWinner(Game):
         "blackjack", "poker", "surrender", "take_natural", "hit", "stand", "double", "split", "check", "bet",
     )
     default_seats: ClassVar[int] = 6
+    fresh_shoe_every_round: ClassVar[bool] = True  # "one deck, shuffled before every round"
     options_model: ClassVar[type[GameOptions]] = TwoWayWinnerOptions
     options: TwoWayWinnerOptions
 
