@@ -1,0 +1,75 @@
+"""Review h304: the shoe's path into the daemon, defects found by reading (each test fails before a fix)."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_daemon_support import write_table
+from wait_support import wait_for
+
+from controller.daemon.client import CommandClient, local_key
+from controller.daemon.config import TableConfig, load_table
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+from drivers.shoe.codec import encode_frame
+from drivers.shoe.messages import Heartbeat, Hello
+from tests.shoe_support import RawShoe, is_ack
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def shoe_table(tmp_path: Path, shoe: RawShoe) -> TableConfig:
+    profile = tmp_path / "shoe.yaml"
+    profile.write_text(f"port: {shoe.path}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 30.0\n"
+                       "reconnect: {initial: 0.05, max: 0.2}\n")
+    return load_table(write_table(tmp_path, shoe=str(profile)))
+
+
+def offline(client: CommandClient) -> dict[str, Any]:
+    result: dict[str, Any] = client.call("status")["offline"]
+    return result
+
+
+def send_until_acked(shoe: RawShoe, seq: int, frame: bytes) -> None:
+    """As a shoe does: the frame it holds again until it is acknowledged."""
+    shoe.write(frame)
+    for _ in range(100):
+        with contextlib.suppress(AssertionError):
+            shoe.expect(is_ack(seq), timeout=0.3)
+            return
+        shoe.write(frame)
+    raise AssertionError(f"frame {seq} never acknowledged")
+
+
+def test_a_lid_closed_while_the_daemon_was_down_is_seen_in_the_heartbeat_flags(
+        tmp_path: Path, shoe: RawShoe) -> None:
+    """A shoe that reports its lid only in HEARTBEAT flags (docs/daemon.md: "a shoe that reports its lid
+    only in heartbeats halts play too"): the lid opened, the daemon restarted, the lid closed. The restarted
+    reader's flags start all clear, so a heartbeat saying "lid closed" is no change to it, and the journal's
+    ``shoe lid`` stays offline for ever: betting can never close until someone opens and closes the lid."""
+    config = shoe_table(tmp_path, shoe)
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+        shoe.send(0, Hello("Beats", "1", "B"))
+        shoe.expect(is_ack(0))
+        shoe.send(1, Heartbeat(lid_open=True))
+        shoe.expect(is_ack(1))
+        wait_for(lambda: "shoe lid" in offline(client), "the lid to halt play")
+        client.close()
+    shoe.drain(0.2)
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        for seq in (2, 3, 4):  # the lid is closed now: every heartbeat says so
+            send_until_acked(shoe, seq, encode_frame(seq, Heartbeat(lid_open=False)))
+        with contextlib.suppress(AssertionError):
+            wait_for(lambda: "shoe lid" not in offline(client), "the closed lid to end the halt", timeout=3)
+        status = client.call("status")
+        device = status["shoe_device"]
+        assert device["last_heartbeat"]["lid_open"] is False and device["flags"]["lid_open"] is False
+        assert "shoe lid" not in status["offline"], (
+            f"the shoe says its lid is closed (flags {device['flags']}) but the table is halted: {status['offline']}")
+        client.close()
