@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,8 @@ from controller.daemon.client import CommandClient, local_key
 from controller.daemon.config import TableConfig, load_table
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
-from drivers.shoe.codec import encode_frame
-from drivers.shoe.messages import Heartbeat, Hello
+from drivers.shoe.codec import Frame, encode_frame
+from drivers.shoe.messages import Fault, Heartbeat, Hello, Reset
 from tests.shoe_support import RawShoe, is_ack
 
 pytestmark = pytest.mark.timeout(90)
@@ -72,4 +73,50 @@ def test_a_lid_closed_while_the_daemon_was_down_is_seen_in_the_heartbeat_flags(
         assert device["last_heartbeat"]["lid_open"] is False and device["flags"]["lid_open"] is False
         assert "shoe lid" not in status["offline"], (
             f"the shoe says its lid is closed (flags {device['flags']}) but the table is halted: {status['offline']}")
+        client.close()
+
+
+def is_reset(frame: Frame) -> bool:
+    return isinstance(frame.message, Reset)
+
+
+def test_a_heartbeat_that_crossed_the_reset_does_not_fault_the_shoe_again_after_its_hello(
+        tmp_path: Path, shoe: RawShoe) -> None:
+    """A jammed shoe beats with its faulted flag; the dealer clears the jam and runs ``shoe reset``. A
+    HEARTBEAT the shoe sent just before it took the RESET reaches the host after it wrote the RESET: held
+    back, not acknowledged (host rule 9), so the shoe sends it again after its HELLO, with a new number and
+    the flags it had then (shoe: "any frame not yet acknowledged is sent again after the HELLO"). Host rule
+    10 takes heartbeats before the RESET for this very reason ("sent after the HELLO it would carry stale
+    flags"), but not one crossing it: its stale faulted flag faults the shoe again right after the HELLO
+    cleared it, and only another HELLO clears that, though every later heartbeat says the shoe is fine."""
+    config = shoe_table(tmp_path, shoe)
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+        shoe.send(0, Hello("Jam", "1", "J"))
+        shoe.expect(is_ack(0))
+        shoe.send(1, Fault(1, "jam"))
+        shoe.expect(is_ack(1))
+        shoe.send(2, Heartbeat(faulted=True))
+        shoe.expect(is_ack(2))
+        wait_for(lambda: "shoe fault" in offline(client), "the jam to halt play")
+        reply: dict[str, Any] = {}
+        resetting = threading.Thread(target=lambda: reply.update(client.call("shoe", action="reset")))
+        resetting.start()
+        shoe.expect(is_reset)
+        stale = Heartbeat(faulted=True)
+        shoe.send(3, stale)  # left the shoe before it took the RESET: held back, not acknowledged
+        assert not any(is_ack(3)(f) for f in shoe.drain(0.3))
+        shoe.send(0, Hello("Jam", "1", "J"))  # the RESET's answer ...
+        shoe.expect(is_ack(0))
+        shoe.send(1, stale)  # ... then the frame it holds unacknowledged, numbered anew
+        shoe.expect(is_ack(1))
+        shoe.send(2, Heartbeat())  # the shoe is fine: every heartbeat from now on says so
+        shoe.expect(is_ack(2))
+        resetting.join(10)
+        assert reply.get("ok"), reply
+        with contextlib.suppress(AssertionError):
+            wait_for(lambda: "shoe fault" not in offline(client), "the HELLO to clear the jam", timeout=3)
+        assert "shoe fault" not in offline(client), (
+            f"the shoe's HELLO answered the RESET and its heartbeats say it is fine, yet: {offline(client)}")
         client.close()
