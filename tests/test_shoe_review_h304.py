@@ -72,7 +72,8 @@ def test_a_lid_closed_while_the_daemon_was_down_is_seen_in_the_heartbeat_flags(
         device = status["shoe_device"]
         assert device["last_heartbeat"]["lid_open"] is False and device["flags"]["lid_open"] is False
         assert "shoe lid" not in status["offline"], (
-            f"the shoe says its lid is closed (flags {device['flags']}) but the table is halted: {status['offline']}")
+            f"the shoe says its lid is closed (flags {device['flags']}) "
+            f"but the table is halted: {status['offline']}")
         client.close()
 
 
@@ -135,8 +136,9 @@ def test_a_plain_reader_line_that_is_no_card_mid_deal_stops_the_deal(tmp_path: P
     with DaemonThread(Daemon(config)):
         client = CommandClient(config.spec.zeromq.command, key=local_key(config))
         wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
-        for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"}, {"cmd": "open"},
-                        {"cmd": "bet", "seat": 1, "spot": "player", "amount": 1000}, {"cmd": "close"}):
+        for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"},
+                        {"cmd": "open"}, {"cmd": "bet", "seat": 1, "spot": "player", "amount": 1000},
+                        {"cmd": "close"}):
             assert client.call(**request)["ok"], request
         cards = lambda: [i["card"] for _, i in journal_inputs(config.state_dir) if i["input"] == "card"]  # noqa: E731
         shoe.write(b"5C\r\n")
