@@ -349,12 +349,12 @@ class PingReply(Identity):
 
 
 class ShoeReply(Identity):
-    """``shoe reset``: what was sent to the shoe."""
+    """``shoe reset``: what was sent to the shoe (None: a plain line has no RESET; its fault is cleared)."""
 
     ok: Literal[True]
     cmd: Literal["shoe"]
     action: Literal["reset"]
-    sent: Literal["RESET"]
+    sent: Literal["RESET"] | None
 
 
 #: Each query's reply, by command name (an input command answers :class:`InputReply`).

@@ -90,7 +90,7 @@ async def handle_command(d: DaemonHost, payload: bytes, caller: KeyInfo) -> dict
             return resend.refuse(service, parsed, caller.name, denied)
         return denied
     if isinstance(parsed, Query) and parsed.name == "shoe":
-        return await shoe_command(d, parsed.args["action"])
+        return await shoe_command(d, parsed.args["action"], caller.name)
     if isinstance(parsed, InputCommand):
         try:
             return resend.run(service, d.submit, parsed, caller.name)

@@ -207,6 +207,8 @@ class Daemon:
             if self.shoe_profile is not None:
                 resume = self.service.journal.shoe_cursor if self.service is not None else None
                 self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_frame, resume)
+                offline = self.service.table.offline if self.service is not None else {}
+                self.shoe.reader.flags.lid_open = SHOE_LID in offline  # as journaled: a "closed" beat is news
                 if self.shoe_profile.mode == "dealing_shuffler":
                     assert self.service is not None
                     self.dispenser = Dispenser(self.shoe.reader, loop, self.submit_from_device,

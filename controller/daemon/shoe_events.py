@@ -122,19 +122,37 @@ def on_shoe_event(d: DaemonHost, event: ShoeEvent, frame: FrameId | None = None)
         d.submit(DeviceStatus(SHOE_FAULT, False, f"protocol error: {event.detail['reason']}"), "shoe")
     elif event.status == "hello" and SHOE_FAULT in offline:
         d.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe", frame=frame)
+    elif burst == "start" and _plain(d) and SHOE_FAULT not in offline:
+        # A plain line resends nothing: a line that is no card may have been one or two cards, out of the
+        # shoe and on the layout, and the next card would be dealt in their place (a review, 2026-12-07).
+        lost = (f"{event.detail['reason']}: a card may be lost (a plain line resends nothing): void the "
+                "round if one is dealt, then shoe reset")
+        d.submit(DeviceStatus(SHOE_FAULT, False, lost), "shoe")
     if dispenser is not None:
         dispenser.on_status(event.status, d.service.table)
         dispenser.after_apply(d.service.table)
 
 
-async def shoe_command(d: DaemonHost, action: str) -> dict[str, Any]:
-    """``shoe reset``: RESET to the shoe, e.g. after the dealer cleared a jam (docs/commands.md).
+def _plain(d: DaemonHost) -> bool:
+    """Whether the table's shoe speaks the plain-line profile (docs/shoe-protocol.md)."""
+    return d.shoe_profile is not None and d.shoe_profile.protocol != "v1"
+
+
+async def shoe_command(d: DaemonHost, action: str, key: str) -> dict[str, Any]:
+    """``shoe reset``: RESET to the shoe, e.g. after the dealer cleared a jam (docs/commands.md); on a plain
+    line, which has no RESET, the dealer's word that the layout is right again (the key's, journaled).
 
     The RESET waits (off the event loop, at most ``RESET_CONFIRM_WAIT`` s, usually not at all) until
     the shoe holds no card this table was dealt: see ``ShoeReader.prepare_reset``.
     """
     if d.shoe is None:
         return error_reply("shoe reset: this table has no shoe")
+    if _plain(d):
+        assert d.service is not None
+        if SHOE_FAULT in d.service.table.offline:
+            cleared = DeviceStatus(SHOE_FAULT, True, "shoe reset by the dealer (plain line)")
+            d.submit(cleared, f"command:{key}")
+        return {"ok": True, "cmd": "shoe", "action": action, "sent": None}
     reader = d.shoe.reader
     try:
         await asyncio.to_thread(reader.prepare_reset)
