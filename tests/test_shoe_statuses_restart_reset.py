@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_daemon_support import write_table
+from test_daemon_shoe_corners import shoe_table
 from wait_support import wait_for
 
 from controller.daemon.client import CommandClient, local_key
-from controller.daemon.config import TableConfig, load_table
+from controller.daemon.config import TableConfig
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from drivers.shoe.codec import Frame, encode_frame
@@ -28,11 +28,13 @@ from tests.shoe_support import RawShoe, is_ack
 pytestmark = pytest.mark.timeout(90)
 
 
-def shoe_table(tmp_path: Path, shoe: RawShoe) -> TableConfig:
-    profile = tmp_path / "shoe.yaml"
-    profile.write_text(f"port: {shoe.path}\nprotocol: v1\nbaud: 115200\nheartbeat_timeout: 30.0\n"
-                       "reconnect: {initial: 0.05, max: 0.2}\n")
-    return load_table(write_table(tmp_path, shoe=str(profile)))
+def said_hello(config: TableConfig, shoe: RawShoe, name: str) -> CommandClient:
+    """A client of the running daemon, once its reader is connected and the shoe said HELLO (acknowledged)."""
+    client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+    wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+    shoe.send(0, Hello(name, "1", name[0]))
+    shoe.expect(is_ack(0))
+    return client
 
 
 def offline(client: CommandClient) -> dict[str, Any]:
@@ -59,10 +61,7 @@ def test_a_lid_closed_while_the_daemon_was_down_is_seen_in_the_heartbeat_flags(
     ``shoe lid`` stays offline for ever: betting can never close until someone opens and closes the lid."""
     config = shoe_table(tmp_path, shoe)
     with DaemonThread(Daemon(config)):
-        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
-        shoe.send(0, Hello("Beats", "1", "B"))
-        shoe.expect(is_ack(0))
+        client = said_hello(config, shoe, "Beats")
         shoe.send(1, Heartbeat(lid_open=True))
         shoe.expect(is_ack(1))
         wait_for(lambda: "shoe lid" in offline(client), "the lid to halt play")
@@ -100,10 +99,7 @@ def test_a_heartbeat_that_crossed_the_reset_does_not_fault_the_shoe_again_after_
     cleared it, and only another HELLO clears that, though every later heartbeat says the shoe is fine."""
     config = shoe_table(tmp_path, shoe)
     with DaemonThread(Daemon(config)):
-        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
-        shoe.send(0, Hello("Jam", "1", "J"))
-        shoe.expect(is_ack(0))
+        client = said_hello(config, shoe, "Jam")
         shoe.send(1, Fault(1, "jam"))
         shoe.expect(is_ack(1))
         shoe.send(2, Heartbeat(faulted=True))
