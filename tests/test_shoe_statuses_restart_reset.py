@@ -2,9 +2,10 @@
 
 A shoe that reports its lid only in HEARTBEAT flags, its lid closed while the daemon was down: the restarted
 reader's flags started all clear, so "closed" was no news and the table stayed halted (fixed: the reader
-starts from the lid the journal left). A faulted HEARTBEAT that crossed the dealer's RESET faults the shoe
-again right after its HELLO: not fixed yet (a strict xfail; it needs a host rule or a protocol change, see
-the test)."""
+starts from the lid the journal left). A faulted HEARTBEAT that crossed the dealer's RESET faulted the shoe
+again right after its HELLO (fixed: the frame held back by a RESET, when a HEARTBEAT, is the shoe's first
+frame after its HELLO, and its flags are not taken: docs/shoe-protocol.md, host rule 9). Each fails before
+its fix."""
 
 from __future__ import annotations
 
@@ -86,8 +87,6 @@ def is_reset(frame: Frame) -> bool:
     return isinstance(frame.message, Reset)
 
 
-@pytest.mark.xfail(strict=True, reason="open: a faulted HEARTBEAT held back by the RESET and resent after "
-                   "the HELLO faults the shoe again; another shoe reset clears it")
 def test_a_heartbeat_that_crossed_the_reset_does_not_fault_the_shoe_again_after_its_hello(
         tmp_path: Path, shoe: RawShoe) -> None:
     """A jammed shoe beats with its faulted flag; the dealer clears the jam and runs ``shoe reset``. A

@@ -116,6 +116,7 @@ class FrameReader:
     _reset_written: bool
     _unconfirmed_card: bool
     _held_cards: set[int]
+    _stale_beat: bool
     _reset_lock: threading.Lock
     _lock: threading.Lock
     _port: serial.SerialBase | None
@@ -298,6 +299,7 @@ class FrameReader:
             if not hello and self._held_by_reset(seq, message):
                 if isinstance(message, CardMsg):
                     self._held_cards.add(seq)
+                self._stale_beat = isinstance(message, Heartbeat)  # stop and wait: the one frame it holds
                 return True
             if isinstance(message, CardMsg) and behind != 0 and not late:
                 self._unconfirmed_card = True
@@ -355,9 +357,11 @@ class FrameReader:
                                reason=f"the shoe speaks protocol version {message.protocol}; this host "
                                       f"speaks version {PROTOCOL_VERSION} only")
         else:
-            if isinstance(message, Heartbeat):
+            stale = self._stale_beat and isinstance(message, Heartbeat)  # the frame held back by the RESET
+            self._stale_beat = self._stale_beat and isinstance(message, Hello)  # kept for the frame after it
+            if isinstance(message, Heartbeat) and not stale:
                 self.last_heartbeat = message
-            for status in self.flags.on_message(message):
+            for status in [] if stale else self.flags.on_message(message):
                 self._emit(status)
             event = event_for(message)
         return self._hand_over(frame, event, message)

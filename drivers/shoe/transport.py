@@ -116,6 +116,10 @@ class ShoeReader(SessionLoop):
         #: The SEQs of the cards held back since the RESET was asked for (each comes again after the
         #: HELLO: a dealing shuffler's DISPENSE it answered is not void, see :attr:`held_a_card`).
         self._held_cards: set[int] = set()
+        #: A HEARTBEAT was held back by a RESET: the shoe's first frame after its HELLO is that one again,
+        #: with the flags it had before the RESET (host rule 9): they are not taken (a review, 2026-12-07:
+        #: a stale faulted flag faulted the shoe again right after the HELLO had cleared it).
+        self._stale_beat = False
         #: Makes the reader's hold check and card marking one step against a RESET's.
         self._reset_lock = threading.Lock()
         #: The shoe's status from its latest HEARTBEAT (answer to :meth:`request_status`).
