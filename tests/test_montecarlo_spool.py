@@ -15,13 +15,15 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
 from terminal_support import finish, read_until, script_group
 from test_montecarlo import assert_lost, parallel_run
 
-from controller.simulation.montecarlo import run_chunks
+from controller.simulation.montecarlo import _told, run_chunks
 from controller.simulation.spool import ROOT, RemoteTraceback
 
 #: Classes whose pickles the parent cannot make again: an exception whose ``__init__`` wants two arguments,
@@ -224,3 +226,40 @@ def test_a_run_removes_the_spool_folders_of_runs_killed_before_and_only_theirs()
     finally:
         shutil.rmtree(orphan, ignore_errors=True)
         shutil.rmtree(alive, ignore_errors=True)
+
+
+PARENT_PID = os.getpid()
+
+
+def _rebuilt(data: bytes) -> bytes:
+    if os.getpid() == PARENT_PID:
+        raise ValueError("not in the parent")
+    return data
+
+
+class _Sealed:
+    """A result its worker pickles and the parent cannot make again (forked: the worker knows the class)."""
+
+    def __reduce__(self) -> tuple[object, tuple[bytes]]:
+        return _rebuilt, (b"sealed",)
+
+
+def _sealed() -> _Sealed:
+    return _Sealed()
+
+
+def test_a_submit_that_races_the_break_is_told_the_cause_a_task_was_told() -> None:
+    """A result the parent cannot read breaks the pool; a task submitted after that is refused with only "the
+    pool is broken", no cause, and the run said "killed from outside" (a loaded machine's CI run, 2026-12-07:
+    the first chunk's result came back before the second was submitted). The end of that race, made on
+    purpose with a real pool: the break the first task was told, with its cause, is the one named."""
+    with ProcessPoolExecutor(1) as pool:
+        first = pool.submit(_sealed)
+        with pytest.raises(BrokenProcessPool):
+            first.result(timeout=30)
+        with pytest.raises(BrokenProcessPool) as refused:
+            pool.submit(_sealed)
+    assert refused.value.__cause__ is None  # what the submit is told
+    told = _told(refused.value, [first])
+    assert told is first.exception() and "ValueError: not in the parent" in str(told.__cause__)
+    assert _told(refused.value, []) is refused.value

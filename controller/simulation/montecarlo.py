@@ -15,7 +15,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from multiprocessing import popen_fork
@@ -147,6 +147,19 @@ class WorkerLost(SystemExit):
     waiting for ever for a chunk no one plays. What was merged before stands (a resumable run's state)."""
 
 
+def _told(broken: BrokenProcessPool, submitted: list[Future[Any]]) -> BrokenProcessPool:
+    """The break a task submitted before ``broken`` was told, where it says its cause: a result the parent
+    could not read breaks the pool with that cause on its tasks, and a submit racing the break is told only
+    that the pool is broken (a loaded machine's CI run, 2026-12-07: "killed from outside", the result's
+    error unsaid). The tasks are told a moment after the pool is marked broken: waited for (at most 5 s)."""
+    wait(submitted, timeout=5)
+    for future in submitted:
+        told = future.exception() if future.done() and not future.cancelled() else None
+        if isinstance(told, BrokenProcessPool) and told.__cause__ is not None:
+            return told
+    return broken
+
+
 def _lost(done: int, total: int, unit: str, broken: BrokenProcessPool | Unreadable) -> WorkerLost:
     """The run's end when ``broken``: a worker gone (no cause), or a result the parent could not read (the
     pool's cause, whose last line is the error, or :class:`Unreadable`'s), said as what it was."""
@@ -238,10 +251,12 @@ def run_chunks(
             # them: in Python 3.11 that thread then dies of InvalidStateError, a traceback, the pool not
             # cleaned up (a worker killed under a resumable run, 1 of 1). A worker lost before the last task
             # is handed over breaks the pool there (helper-147: 5 of 15 kills just after the fork).
+            results: list[Future[Any]] = []
             try:
-                results = [pool.submit(partial(spooled, play, folder), job) for job in jobs]
+                for job in jobs:
+                    results.append(pool.submit(partial(spooled, play, folder), job))
             except BrokenProcessPool as broken:
-                raise _lost(0, total, unit, broken) from None
+                raise _lost(0, total, unit, _told(broken, results)) from None
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         done = 0
