@@ -23,6 +23,8 @@ from typing import Final
 #: raises a ``device_offline`` tilt instead of resuming play: a version-2 journal dealt the next card.
 #: 4: a wager that places a derived one (Swap-Hand's Odds-Win with its main) publishes each
 #: ``wager_placed`` with the seat's credits after it; version 3 gave both the credits after the two.
-RULES_VERSION: Final = 4
+#: 5: 2WayWinner's betting does not close on wagers while a card has been seen since the last new shoe (its
+#: one deck is shuffled before every round): a version-4 journal closed and dealt on from the last deck.
+RULES_VERSION: Final = 5
 #: What a journal without a ``rules`` entry in its header was written under.
 UNRECORDED: Final = 1

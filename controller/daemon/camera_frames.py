@@ -53,12 +53,14 @@ class OldFrames:
         self._recent: deque[bytes] = deque(maxlen=RECENT)
         #: Since when the frames have all been old ones.
         self._old_since = 0.0
-        #: New frames in a row; new frames since the camera was last found frozen, and how many bring it back
-        #: online (``stable_frames`` after a frozen spell: a dark scene with a rare noisy pixel would flap it
-        #: online and offline). Not in a row: a camera doubling frames never gives two new ones in a row, and
-        #: stayed offline for good after a stall (a review, 2026-12-07).
+        #: New frames in a row; new frames with no two old ones in a row among them (nor a frozen verdict),
+        #: and how many bring the camera back online (``stable_frames`` after a frozen spell: a dark scene
+        #: with a rare noisy pixel would flap it online and offline, a second reading found it so). Not new
+        #: frames in a row: a camera doubling frames never gives two, and stayed offline for good after a
+        #: stall (a review, 2026-12-07).
         self.fresh = 0
         self._new = 0
+        self._olds = 0
         self.back_after = 1
 
     def old(self, frame: MatLike, now: float) -> bool:
@@ -70,13 +72,17 @@ class OldFrames:
             self._old_since = now
             self.fresh += 1
             self._new += 1
+            self._olds = 0
             return False
         self.fresh = 0
+        self._olds += 1
+        if self._olds > 1:  # a doubled frame is one old frame between new ones; a stall is more
+            self._new = 0
         return True
 
     def frozen(self, now: float) -> str | None:
         """Why the camera is frozen (only old frames for ``frozen_after`` seconds), or None. Once frozen,
-        the camera is back after ``stable_frames`` new frames with no frozen spell among them."""
+        the camera is back after ``stable_frames`` new frames, no two old ones in a row among them."""
         if self.fresh or now - self._old_since < self.frozen_after:
             return None
         self.back_after = self.stable_frames

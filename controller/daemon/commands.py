@@ -137,7 +137,8 @@ QUERIES: Final[dict[str, tuple[_Fields, str]]] = {
     "snapshot": ({}, "the whole table state and its seq (as the snapshot socket)"),
     "ping": ({}, "liveness"),
     "shoe": ({"action": (str, True)}, "shoe reset: send RESET to the shoe (the dealer cleared a jam); "
-             "not journaled: the shoe's HELLO that follows is"),
+             "not journaled: the shoe's HELLO that follows is; on a plain line, which has no RESET, clears "
+             "its shoe fault (journaled)"),
 }
 
 _COMMON: Final = {"cmd", "ref", "by", "table"}

@@ -99,8 +99,10 @@ def replays_alone(before: Table, new: Table, rows: Iterator[Entry]) -> bool:
         return False
     if before.composition.to_dict() == new.composition.to_dict():
         return True
-    kinds = (e.input.kind for e in rows)
-    return next((kind == "new_shoe" for kind in kinds if kind in ("new_shoe", "card")), True)
+    # A game whose every round is dealt from a fresh shoe (2WayWinner) refuses a close on a used one: on
+    # the new table it would be taken (a review, 2026-12-07).
+    stops = ("new_shoe", "card") + (("close_betting",) if before.game.fresh_shoe_every_round else ())
+    return next((e.input.kind == "new_shoe" for e in rows if e.input.kind in stops), True)
 
 
 def header_line(conn: sqlite3.Connection, path: Path, header: dict[str, str], first: int,

@@ -149,9 +149,14 @@ async def shoe_command(d: DaemonHost, action: str, key: str) -> dict[str, Any]:
         return error_reply("shoe reset: this table has no shoe")
     if _plain(d):
         assert d.service is not None
+        d.shoe.reader.bursts.restart()  # a line lost from now on is a burst's first: a fault again
         if SHOE_FAULT in d.service.table.offline:
             cleared = DeviceStatus(SHOE_FAULT, True, "shoe reset by the dealer (plain line)")
-            d.submit(cleared, f"command:{key}")
+            try:
+                d.submit(cleared, f"command:{key}")
+            except JournalFault as exc:
+                d.journal_faulted(exc)
+                return error_reply(f"shoe reset: the journal cannot be written ({exc}); the fault stands")
         return {"ok": True, "cmd": "shoe", "action": action, "sent": None}
     reader = d.shoe.reader
     try:

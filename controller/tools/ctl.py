@@ -7,10 +7,9 @@ bet; ``995.00`` credits); ``--json`` prints the daemon's reply as it is, in
 integer minor units. With ``--table FILE`` (or ``--expect-table ID``) every
 request names its table, and a daemon of another table refuses it without
 doing anything; every answer starts with the table (and journal) that gave
-it. The exit status is 0 when the command was carried out, 1 when the table
-refused it or it was invalid, 2 when the daemon cannot be reached, answers
-for another table or the arguments are wrong, 3 when it was carried out but
-tilted the table (the reply says what to do).
+it. The exit status is 0 when the command was carried out, 1 when the table refused it or it was invalid,
+2 when the daemon cannot be reached, answers for another table or the arguments are wrong, 3 when it was
+carried out but tilted the table (the reply says what to do).
 """
 
 from __future__ import annotations
@@ -265,7 +264,8 @@ def format_reply(request: dict[str, Any], reply: dict[str, Any], cur: Currency) 
             lines.extend(format_round(r, cur))
         return "\n".join(lines) or "no rounds played yet"
     if cmd == "shoe":
-        return f"ok: {reply['sent']} sent to the shoe (its HELLO will say it is back)"
+        return (f"ok: {reply['sent']} sent to the shoe (its HELLO will say it is back)" if reply["sent"]
+                else "ok: shoe fault cleared (a plain line has no RESET: nothing sent)")
     if cmd == "ping":
         money = reply.get("currency") or {}
         code = f"in {money['code']} " if money.get("code") else ""

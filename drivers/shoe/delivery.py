@@ -323,7 +323,7 @@ class FrameReader:
             return True
         log.warning("no HELLO %.0f s after RESET: was the RESET lost? the shoe's frames are taken again",
                     RESET_HOLD)
-        self._reset_at, self._reset_written = None, False
+        self._reset_at, self._reset_written, self._stale_beat = None, False, False
         return False
 
     def _take(self, frame: FrameId, message: Message | None, undecodable: ShoeStatus | None = None) -> bool:

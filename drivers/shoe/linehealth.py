@@ -71,6 +71,12 @@ class ErrorBursts:
         self._period_naks += 1
         return True
 
+    def restart(self) -> None:
+        """The next error reported at once, as a burst's first: after the dealer's ``shoe reset`` on a plain
+        line, a line lost is news (counted into the burst before, it halted nothing: a review, 2026-12-07)."""
+        self._active = False
+        self._burst_errors = self._burst_naks = self._period_errors = self._period_naks = 0
+
     def tick(self, now: float) -> ShoeStatus | None:
         """Called on every pass of the reader loop: the per-interval count, or the end of a burst."""
         if not self._active or now - self._period_start < self.interval:
