@@ -6,7 +6,7 @@ and logged only, "repaired by the protocol (the frame is resent)", which is not 
 were out of the shoe and on the layout, the deal went on, and the shoe's next card was dealt to the hand one
 of the lost cards went to (a review, 2026-12-07). Now such a line is a ``shoe fault`` (a tilt mid-deal, no
 close while it lasts) until the dealer's ``shoe reset``, which on a plain line sends nothing and clears it;
-a line lost right after the reset, in the same burst of errors, halts again (a second reading found it did not).
+a line lost right after the reset, in the same burst of errors, halts again (a second reading: it did not).
 A real daemon; the reader is a pty written to as a plain reader would.
 """
 
