@@ -138,3 +138,17 @@ def test_an_old_journals_batch_delivered_again_does_not_make_it_the_tables_newes
         store.write_bodies(conn, old)  # delivered again: nothing new
         assert conn.execute(NEWEST_JOURNAL, ("s1",)).fetchone()[0] == "new"
         assert [r["journal"] for r in tables(conn)] == ["new"]
+
+
+def test_a_second_missing_range_of_a_journal_is_a_hole_too(postgres: FloorDatabase) -> None:  # noqa: F811
+    """A journal's rows 3 and 7 never came (3 a malformed body the recorder terminated: a gap for ever).
+    ``recorded_row`` stays at 2, and holes() gives only the first missing range of each journal, so rows
+    7 are never a hole, never written to ``gaps`` nor logged nor raised: docs/floor.md promises "a missing
+    row range is recorded and raised, never skipped"."""
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        store.write_bodies(conn, [body(r) for r in (1, 2, 4, 5, 6, 8, 9)])
+        found = store.holes(conn)
+        for hole in found:
+            store.record_gap(conn, hole)
+        assert [(h.first_row, h.last_row) for h in found] == [(3, 3), (7, 7)]
