@@ -232,16 +232,18 @@ def write_batch(conn: psycopg.Connection[Any], messages: Sequence[RowMessage]) -
 
 
 def holes(conn: psycopg.Connection[Any]) -> list[Hole]:
-    """Every journal with a row recorded above a missing one: the first missing range of each."""
+    """Every missing range of each table's journal below a row recorded: each range, not only the first (a
+    permanent gap keeps ``recorded_row`` below it, and a later one was never found: a review, 2026-12-07)."""
     rows = conn.execute(
         """
-        SELECT t.table_id, t.journal_id, t.recorded_row + 1,
-               (SELECT MIN(i.row) FROM inputs i WHERE i.table_id = t.table_id AND i.journal_id = t.journal_id
-                  AND i.row > t.recorded_row) - 1
-        FROM tables t
-        WHERE EXISTS (SELECT 1 FROM inputs i WHERE i.table_id = t.table_id AND i.journal_id = t.journal_id
-                      AND i.row > t.recorded_row)
-        ORDER BY 1, 2
+        SELECT table_id, journal_id, prev + 1, row - 1 FROM (
+            SELECT i.table_id, i.journal_id, i.row,
+                   LAG(i.row, 1, t.recorded_row)
+                       OVER (PARTITION BY i.table_id, i.journal_id ORDER BY i.row) AS prev
+            FROM inputs i JOIN tables t ON t.table_id = i.table_id AND t.journal_id = i.journal_id
+            WHERE i.row > t.recorded_row) above
+        WHERE row > prev + 1
+        ORDER BY 1, 2, 3
         """).fetchall()
     conn.commit()
     return [Hole(str(a), str(b), int(c), int(d)) for a, b, c, d in rows]
