@@ -33,7 +33,7 @@ def test_a_camera_doubling_frames_comes_back_online_after_a_frozen_spell() -> No
     frames that are simply not read) is live and never frozen; after a frozen spell (its last picture for
     ``frozen_after`` seconds) it comes back doubling as before. Each new frame is fed as the reader thread
     does (``_repeated``, then ``_back`` while offline): it must come back once ``stable_frames`` new frames
-    came, but ``fresh`` is zeroed by every doubled frame, so it never counts past 1 and the camera stays
+    came, but new frames were counted in a row, zeroed by every doubled frame, never past 1: the camera stayed
     offline for good (only a restart brings it back)."""
     old = OldFrames(frozen_after=3.0, stable_frames=3)
     frames = _live(60)
@@ -57,7 +57,7 @@ def test_a_camera_doubling_frames_comes_back_online_after_a_frozen_spell() -> No
                 assert old.frozen(now) is None  # never frozen again
             elif back_at is None and old.back():
                 back_at = i
-    assert back_at is not None, f"never back online after {len(frames) - 10} new pictures (fresh {old.fresh})"
+    assert back_at is not None, f"never back online after {len(frames) - 10} new pictures"
 
 
 def _doubled(

@@ -45,7 +45,7 @@ def fingerprint(frame: MatLike) -> bytes:
 
 
 class OldFrames:
-    """Feed each frame of a camera to :meth:`old`; :attr:`fresh` counts the new ones in a row."""
+    """Feed each frame of a camera to :meth:`old`; after an old one, :meth:`frozen` says if it is frozen."""
 
     def __init__(self, frozen_after: float, stable_frames: int) -> None:
         self.frozen_after = frozen_after
@@ -53,12 +53,10 @@ class OldFrames:
         self._recent: deque[bytes] = deque(maxlen=RECENT)
         #: Since when the frames have all been old ones.
         self._old_since = 0.0
-        #: New frames in a row; new frames with no two old ones in a row among them (nor a frozen verdict),
-        #: and how many bring the camera back online (``stable_frames`` after a frozen spell: a dark scene
-        #: with a rare noisy pixel would flap it online and offline, a second reading found it so). Not new
-        #: frames in a row: a camera doubling frames never gives two, and stayed offline for good after a
-        #: stall (a review, 2026-12-07).
-        self.fresh = 0
+        #: New frames with no two old ones in a row among them (nor a frozen verdict), and how many bring the
+        #: camera back online (``stable_frames`` after a frozen spell: a dark scene with a rare noisy pixel
+        #: would flap it online and offline, a second reading found it so). Not new frames in a row: a camera
+        #: doubling frames never gives two, and stayed offline for good after a stall (a review, 2026-12-07).
         self._new = 0
         self._olds = 0
         self.back_after = 1
@@ -70,11 +68,9 @@ class OldFrames:
         self._recent.append(mark)
         if not seen:
             self._old_since = now
-            self.fresh += 1
             self._new += 1
             self._olds = 0
             return False
-        self.fresh = 0
         self._olds += 1
         if self._olds > 1:  # a doubled frame is one old frame between new ones; a stall is more
             self._new = 0
@@ -83,7 +79,7 @@ class OldFrames:
     def frozen(self, now: float) -> str | None:
         """Why the camera is frozen (only old frames for ``frozen_after`` seconds), or None. Once frozen,
         the camera is back after ``stable_frames`` new frames, no two old ones in a row among them."""
-        if self.fresh or now - self._old_since < self.frozen_after:
+        if now - self._old_since < self.frozen_after:
             return None
         self.back_after = self.stable_frames
         self._new = 0

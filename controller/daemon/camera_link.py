@@ -185,8 +185,6 @@ class CameraLink:
                 finally:
                     self._reading_since = None
                 if frame is None:
-                    if self._old is not None:
-                        self._old.fresh = 0
                     if started - self._last_frame >= spec.offline_after:
                         self._status(False, f"no frames for {spec.offline_after:g} s")
                         if isinstance(source, CaptureSource) and started - opened >= spec.offline_after:
