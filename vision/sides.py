@@ -97,16 +97,18 @@ def side_supports(
     else:
         count, first = ns, np.cumsum(ns) - ns
         t = np.concatenate([_places(n) for n in ns.tolist()])[:, None]
-    s = np.round(np.repeat(q, count, axis=0) + t * np.repeat(step, count, axis=0)).astype(np.int32)
+    s = np.rint(np.repeat(q, count, axis=0) + t * np.repeat(step, count, axis=0)).astype(np.int32)
     x, y = s[:, 0], s[:, 1]
-    ok = (x >= 0) & (x < w) & (y >= 0) & (y < h)
-    # A sample off the frame looks at the first pixel and counts as a miss (whole arrays, no masked copies).
-    hits = ((seen.ravel()[np.where(ok, y * w + x, 0)] > 0) & ok).astype(np.float64)
+    # In the frame (0 <= x < w, 0 <= y < h): a negative value as unsigned exceeds any size (two tests).
+    ok = (x.view(np.uint32) < w) & (y.view(np.uint32) < h)
+    # A sample off the frame looks at the first pixel and counts as a miss (whole arrays, no masked copies);
+    # the hits are counted as integers (exact, as their float sums were).
+    hits = np.logical_and(seen.ravel()[np.where(ok, y * w + x, 0)], ok)
     if clipped:  # a side with no sample made sums to nothing (reduceat gives an empty group an element)
-        sums = np.where(count > 0, np.add.reduceat(np.append(hits, 0.0), first), 0.0)
+        sums = np.where(count > 0, np.add.reduceat(np.append(hits, False), first), 0)
     else:
         sums = np.add.reduceat(hits, first)
-    shares = [float(v) for v in sums / ns]
+    shares = (sums / ns).tolist()
     return [shares[i : i + measured] for i in range(0, len(shares), measured)]
 
 
