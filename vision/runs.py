@@ -120,21 +120,31 @@ def _unoriented_one(
     """:func:`unoriented_each` of one contour (its points, which lie on the rim, and its polygon), the same
     arithmetic with its owner, offset and base all 0 left out. Why: most passes have one contour (the
     joined-card search's region, most second-outline looks), and the joined arrays' bookkeeping was a
-    quarter of such a pass (180 to 140 us on the composed set's slowest frames)."""
+    quarter of such a pass (180 to 140 us on the composed set's slowest frames; some 20 us less with the
+    points' codes as int64 views, no rim count off the rim, contiguous rows fitted, 2026-12-07)."""
     n = len(pts)
-    codes = pts[:, 0].astype(np.int64) * 65536 + pts[:, 1]
+    # Each point as one int64 (its x and y int32 side by side): equal points, equal codes, as x * 65536 + y
+    # gave, with no arithmetic.
+    codes = np.ascontiguousarray(pts, np.int32).view(np.int64).ravel()
     order = np.argsort(codes, kind="stable")  # each vertex's first place on the contour
-    start = np.sort(order[np.searchsorted(codes[order], poly[:, 0].astype(np.int64) * 65536 + poly[:, 1])])
+    vertices = np.ascontiguousarray(poly, np.int32).view(np.int64).ravel()
+    start = np.sort(order[np.searchsorted(codes[order], vertices)])
     end = np.empty_like(start)  # each run ends at the next vertex, the last at the first past the end
     end[:-1] = start[1:]
     end[-1] = start[0] + n
     step = (pts[end % n] - pts[start]).astype(np.float64)
     lengths = np.hypot(step[:, 0], step[:, 1])
-    before = np.zeros(n + 1, np.int64)  # points on the rim before each
-    np.cumsum(on_rim, out=before[1:])
-    past = end + 1 - n  # a run past the contour's last point goes on from its first
-    rim = before[np.minimum(end + 1, n)] - before[start] + np.where(past > 0, before[np.maximum(past, 0)], 0)
-    keep = np.flatnonzero((lengths >= min_run) & (rim / (end - start + 1) <= 0.2))
+    long = lengths >= min_run
+    if on_rim.any():
+        before = np.zeros(n + 1, np.int64)  # points on the rim before each
+        np.cumsum(on_rim, out=before[1:])
+        # Only the last run goes past the contour's last point (on from its first, to its first vertex).
+        after = end + 1
+        after[-1] = n
+        rim = before[after] - before[start]
+        rim[-1] += before[start[0] + 1]
+        long &= rim / (end - start + 1) <= 0.2
+    keep = np.flatnonzero(long)  # with no point on the rim, every run is off it
     keep = keep[np.argsort(-lengths[keep], kind="stable")][:most]  # the longest first
     out = []
     for length, (x, y, dx, dy) in zip(lengths[keep].tolist(), _fit_lines(pts, start[keep], end[keep], n, 0),
@@ -167,18 +177,23 @@ def _fit_lines(
     from ``base[k]`` in ``pts``; ints where every run is of one contour), all runs in one pass: the
     principal axis of each run's points."""
     cut = (end - start + 1) // 10
-    lo, hi = start + cut, end + 1 - cut
-    sizes = hi - lo
-    run = np.repeat(np.arange(len(sizes)), sizes)
+    lo = start + cut
+    sizes = end + 1 - cut - lo
+    count = len(sizes)
+    run = np.repeat(np.arange(count), sizes)
     at = np.arange(int(sizes.sum())) + np.repeat(lo - (np.cumsum(sizes) - sizes), sizes)
     if isinstance(n, int) and isinstance(base, int):
-        xy = pts[base + at % n].astype(np.float64)
+        at = at % n if base == 0 else base + at % n
     else:
-        xy = pts[np.asarray(base)[run] + at % np.asarray(n)[run]].astype(np.float64)
-    mean = np.stack([np.bincount(run, xy[:, i], len(sizes)) for i in (0, 1)], axis=1) / sizes[:, None]
-    d = xy - mean[run]
-    sxx, syy, sxy = (np.bincount(run, v, len(sizes)) for v in (d[:, 0] ** 2, d[:, 1] ** 2, d[:, 0] * d[:, 1]))
+        at = np.asarray(base)[run] + at % np.asarray(n)[run]
+    # x and y as two contiguous rows (one gather each, no strided columns for bincount to copy); every
+    # element and every bin's sum the same as of the N x 2 array's columns.
+    x, y = pts[at, 0].astype(np.float64), pts[at, 1].astype(np.float64)
+    mx, my = np.bincount(run, x, count) / sizes, np.bincount(run, y, count) / sizes
+    dx, dy = x - mx[run], y - my[run]
+    sxx, syy, sxy = (np.bincount(run, v, count) for v in (dx**2, dy**2, dx * dy))
     theta = 0.5 * np.arctan2(2 * sxy, sxx - syy)
     return [  # as plain floats first: iterating over numpy's rows cost more than the arithmetic
-        (mx, my, math.cos(t), math.sin(t)) for (mx, my), t in zip(mean.tolist(), theta.tolist(), strict=True)
+        (cx, cy, math.cos(t), math.sin(t))
+        for cx, cy, t in zip(mx.tolist(), my.tolist(), theta.tolist(), strict=True)
     ]
