@@ -152,10 +152,19 @@ def fitted_corners(contour: NDArray[np.int32], quad: NDArray[np.int32]) -> NDArr
     The corners of a card are rounded, so the polygon's vertices sit a few pixels inside the corner of
     the rectangle the printing is laid out on; fitted sides do not, and are sub-pixel accurate.
     """
-    # Each corner's nearest contour point (the first of equals): the squared distances summed as two
-    # columns, the same integers as a sum over the last axis of two, which numpy reduces slowly.
-    d = contour[None, :, :] - quad[:, None, :]
-    at = [int(i) for i in np.argmin(d[:, :, 0] * d[:, :, 0] + d[:, :, 1] * d[:, :, 1], axis=1)]
+    # Each corner's nearest contour point (the first of equals). The corners are the contour's polygon's,
+    # so each is a contour point, its nearest at distance 0: its first equal point, found by comparing each
+    # point's x, y pair as one int64 (a tenth of the squared distances' cost). A corner not on the contour
+    # takes the squared distances, summed as two columns (the same integers as a sum over the last axis
+    # of two, which numpy reduces slowly).
+    codes = np.ascontiguousarray(contour, np.int32).view(np.int64).ravel()
+    same = codes == np.ascontiguousarray(quad, np.int32).view(np.int64)  # 4 x N
+    first = same.argmax(axis=1)
+    if same[np.arange(4), first].all():
+        at = first.tolist()
+    else:
+        d = contour[None, :, :] - quad[:, None, :]
+        at = [int(i) for i in np.argmin(d[:, :, 0] * d[:, :, 0] + d[:, :, 1] * d[:, :, 1], axis=1)]
     n = len(contour)
     lines = []
     for k in range(4):
@@ -166,8 +175,8 @@ def fitted_corners(contour: NDArray[np.int32], quad: NDArray[np.int32]) -> NDArr
         seg = seg[trim : len(seg) - trim] if len(seg) - 2 * trim >= 2 else seg
         if len(seg) < 2:
             return quad.astype(np.float32)
-        fit = cv2.fitLine(seg.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append((float(fit[0]), float(fit[1]), float(fit[2]), float(fit[3])))
+        vx, vy, px, py = cv2.fitLine(seg.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel().tolist()
+        lines.append((vx, vy, px, py))
     out = []
     for k in range(4):
         (ux, uy, ax, ay), (vx, vy, bx, by) = lines[k - 1], lines[k]
