@@ -47,16 +47,18 @@ def face_down(small: MatLike, quad: NDArray[np.float32], win: Bounds, most_area:
     ``most_area``, a rectangle larger than that many of the card's areas is no back. ``least``: ``small``'s
     :func:`vision.levels.least_channel`, if made already (the look for a large pip needs it too)."""
     least = least_channel(small) if least is None else least
-    seen = least if win.inside is None else least[win.inside > 0]
-    level = cv2.threshold(seen.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
-    dark = cv2.threshold(least, level, 255, cv2.THRESH_BINARY_INV)[1]
-    if win.inside is not None:
-        dark = cv2.bitwise_and(dark, win.inside)
+    if win.inside is None:  # Otsu's level of the whole frame, and the frame thresholded at it, in one call
+        dark = cv2.threshold(least, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)[1]
+    else:
+        seen = least[win.inside > 0].reshape(1, -1)
+        level = cv2.threshold(seen, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
+        dark = cv2.bitwise_and(cv2.threshold(least, level, 255, cv2.THRESH_BINARY_INV)[1], win.inside)
     short = float(min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])))
     card = np.zeros_like(dark)
     cv2.fillConvexPoly(card, np.round(quad).astype(np.int32), 255)
     margin = max(3, int(CLOSE_SHARE * short) | 1)  # the card's own ink never joins a region beside it
-    dark[cv2.dilate(card, np.ones((margin, margin), np.uint8)) > 0] = 0
+    # Cleared where the widened card (0 or 255) is set: a saturating subtraction, not a boolean mask's copy.
+    dark = cv2.subtract(dark, cv2.dilate(card, np.ones((margin, margin), np.uint8)))
     closed = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, np.ones((margin, margin), np.uint8))
     # The regions' labels and sizes, and the boxes of the few large enough only: the closed dark mask is
     # mostly set, where OpenCV's statistics of every region cost 0.19 ms (:func:`vision.regions.areas`).
