@@ -110,9 +110,14 @@ def grey_paper(small: MatLike, inside: MatLike | None, seen: Tinted | None = Non
     table_level = median_under(saturation, table)  # None: no table pixel
     tinted = 0.0 if table_level is None else table_level
     cut = max(paper, TABLE_SHARE * tinted)
-    found = (saturation <= cut) & (grey >= (DARKEST_ON_COLOUR if tinted > cut else DARKEST_PAPER))
+    # saturation <= cut and grey >= the floor, as 255 and 0: OpenCV thresholds an 8-bit image at the floor of
+    # its level (a level's pixel is above ``cut`` exactly when above its floor; a level past 255 or under 0
+    # sets all or none, as the test does), for a sixth of numpy's comparisons and conversions.
+    floor = DARKEST_ON_COLOUR if tinted > cut else DARKEST_PAPER
+    found = cv2.bitwise_and(cv2.threshold(saturation, cut, 255, cv2.THRESH_BINARY_INV)[1],
+                            cv2.threshold(grey, floor - 1, 255, cv2.THRESH_BINARY)[1])
     side = max(3, round(OPEN_SHARE * small.shape[1]) | 1)
-    opened = cv2.morphologyEx(found.astype(np.uint8) * 255, cv2.MORPH_OPEN, np.ones((side, side), np.uint8))
+    opened = cv2.morphologyEx(found, cv2.MORPH_OPEN, np.ones((side, side), np.uint8))
     return opened if inside is None else cv2.bitwise_and(opened, inside)
 
 
