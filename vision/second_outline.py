@@ -177,7 +177,7 @@ def _any_three_sides(regions: list[tuple[NDArray[np.int32], Box]], colour: MatLi
     five to ten such regions, and a pass each cost more in numpy's calls than in arithmetic. A region is
     filled, and its runs' normals turned into it, only when two of its runs and a third joining them make a
     rectangle (:func:`_joins`, which does not look at the normals): most regions' runs make none."""
-    made = [(pts, np.asarray(win.rim[pts[:, 1] + y0, pts[:, 0] + x0] > 0)) for pts, (x0, y0, _, _) in regions]
+    made = [(pts, _on_rim(pts, win.rim[y0:y1, x0:x1])) for pts, (x0, y0, x1, y1) in regions]
     each = unoriented_each(made, LEAST_RUN * size[0], MOST_RUNS)
     for (pts, on_rim), (_, box), lines in zip(made, regions, each, strict=True):
         joins = _joins(lines, *size)
@@ -190,6 +190,15 @@ def _any_three_sides(regions: list[tuple[NDArray[np.int32], Box]], colour: MatLi
         if _three_sides((pts, on_rim, filled), box, found, colour, win, card, size[0]):
             return True
     return False
+
+
+def _on_rim(pts: NDArray[np.int32], rim: MatLike) -> NDArray[np.bool_]:
+    """Which of a region's outline points (from its box's corner) lie on the window's rim (``rim``: its box
+    of it): none where the box holds no rim pixel (most regions: a count over the box, not a look-up per
+    point, and no rim count in :func:`vision.runs.unoriented_each`)."""
+    if cv2.countNonZero(rim) == 0:
+        return np.zeros(len(pts), np.bool_)
+    return np.asarray(rim[pts[:, 1], pts[:, 0]] > 0)
 
 
 def _three_sides(region: tuple[NDArray[np.int32], NDArray[np.bool_], NDArray[np.uint8]], box: Box,
