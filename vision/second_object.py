@@ -84,14 +84,17 @@ def plain_beside(half: MatLike, quad: NDArray[np.float32], win: Bounds) -> bool:
     small = block_mean(half, 2)
     rows, cols = small.shape[:2]
     at = np.asarray(quad, np.float32).reshape(4, 2) * np.float32(cols / half.shape[1])
-    inside = (np.full((rows, cols), 255, np.uint8) if win.inside is None
-              else block_mean(win.inside, 2))  # a block on the rim, partly outside, is outside
-    beside = cv2.threshold(inside, 254, 255, cv2.THRESH_BINARY)[1]
-    beside = cv2.erode(beside, np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    if win.inside is None:  # the whole frame, eroded from its edge: all set but the one-pixel border
+        beside = np.zeros((rows, cols), np.uint8)
+        beside[1:-1, 1:-1] = 255
+    else:
+        inside = block_mean(win.inside, 2)  # a block on the rim, partly outside, is outside
+        beside = cv2.threshold(inside, 254, 255, cv2.THRESH_BINARY)[1]
+        beside = cv2.erode(beside, np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
     card = np.zeros_like(beside)
     cv2.fillConvexPoly(card, np.round(at).astype(np.int32), 255)
     card = cv2.dilate(card, np.ones((2 * CARD_MARGIN + 1, 2 * CARD_MARGIN + 1), np.uint8))
-    beside[card > 0] = 0
+    beside = cv2.subtract(beside, card)  # cleared where the widened card (0 or 255) is set
     least = PLAIN * min(side_lengths(at))
     seen = tint_of(small)
     edges = cv2.bitwise_and(light_edges(seen), beside)
