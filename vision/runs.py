@@ -24,8 +24,8 @@ from numpy.typing import NDArray
 RUN_TOLERANCE: Final = 1.5
 #: The longest runs kept (the card's four sides are among them).
 MAX_LINES: Final = 10
-#: A contour's index in the joined codes, above its points' own codes (x * 65536 + y, under 2 ** 32).
-_OWNER_SHIFT: Final = 34
+#: A contour's index in the joined codes, above its points' own codes (y * 2 ** 32 + x, under 2 ** 48).
+_OWNER_SHIFT: Final = 48
 
 
 @dataclass(frozen=True)
@@ -85,10 +85,11 @@ def unoriented_each(contours: list[tuple[NDArray[np.int32], NDArray[np.bool_]]],
     poly = np.concatenate(polys)
     owner = np.repeat(np.arange(len(contours), dtype=np.int64), count)  # each vertex's contour
     offsets = np.cumsum(sizes) - sizes
+    # Each point's x and y (int32 side by side, y under 2 ** 16) as one int64, its contour's index above them.
     codes = (np.repeat(np.arange(len(contours), dtype=np.int64), sizes) << _OWNER_SHIFT) + (
-        pts[:, 0].astype(np.int64) * 65536 + pts[:, 1])
+        np.ascontiguousarray(pts, np.int32).view(np.int64).ravel())
     order = np.argsort(codes, kind="stable")  # each vertex's first place on its contour
-    found = (owner << _OWNER_SHIFT) + poly[:, 0].astype(np.int64) * 65536 + poly[:, 1]
+    found = (owner << _OWNER_SHIFT) + np.ascontiguousarray(poly, np.int32).view(np.int64).ravel()
     start = np.sort(order[np.searchsorted(codes[order], found)]) - offsets[owner]  # contour by contour
     n, base = sizes[owner], offsets[owner]
     first = (np.cumsum(count) - count)[owner]  # the contour's first vertex
@@ -96,12 +97,16 @@ def unoriented_each(contours: list[tuple[NDArray[np.int32], NDArray[np.bool_]]],
     end = np.where(after == first + count[owner], start[first] + n, start[np.minimum(after, len(start) - 1)])
     step = (pts[base + end % n] - pts[base + start % n]).astype(np.float64)
     lengths = np.hypot(step[:, 0], step[:, 1])
-    before = np.zeros(len(pts) + 1, np.int64)  # points on the rim before each, contour after contour
-    np.cumsum(np.concatenate([r for _, r in contours]), out=before[1:])
-    past = end + 1 - n  # a run past its contour's last point goes on from its first
-    rim = before[base + np.minimum(end + 1, n)] - before[base + start] + np.where(
-        past > 0, before[base + np.maximum(past, 0)] - before[base], 0)
-    keep = np.flatnonzero((lengths >= min_run) & (rim / (end - start + 1) <= 0.2))
+    long = lengths >= min_run
+    on_rim = np.concatenate([r for _, r in contours])
+    if on_rim.any():  # with no point on the rim, every run is off it
+        before = np.zeros(len(pts) + 1, np.int64)  # points on the rim before each, contour after contour
+        np.cumsum(on_rim, out=before[1:])
+        past = end + 1 - n  # a run past its contour's last point goes on from its first
+        rim = before[base + np.minimum(end + 1, n)] - before[base + start] + np.where(
+            past > 0, before[base + np.maximum(past, 0)] - before[base], 0)
+        long &= rim / (end - start + 1) <= 0.2
+    keep = np.flatnonzero(long)
     keep = keep[np.argsort(-lengths[keep], kind="stable")]
     keep = keep[np.argsort(owner[keep], kind="stable")]  # contour by contour, the longest first
     rank = np.arange(len(keep)) - np.searchsorted(owner[keep], owner[keep])
