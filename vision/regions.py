@@ -47,9 +47,65 @@ def _label_type(binary: MatLike) -> int:
 def components(binary: MatLike) -> tuple[int, MatLike, MatLike, MatLike]:
     """The 8-connected regions of ``binary``: their count (the background included, as OpenCV's), the
     label image (16-bit where every region the mask could hold fits, else 32-bit), the statistics (x, y, w, h,
-    pixels per label) and the centroids, exactly as :func:`cv2.connectedComponentsWithStats` gives them."""
+    pixels per label) and the centroids, exactly as :func:`cv2.connectedComponentsWithStats` gives them.
+
+    A large mask whose set pixels lie in a box well short of it is labelled within that box only
+    (:func:`_boxed`): OpenCV's statistics visit every pixel, the background's too, and the ink search's
+    480 x 360 mask holds its ink in a third to a half of the frame (0.27 ms whole, 0.15 ms boxed)."""
+    ltype = _label_type(binary)
+    h, w = binary.shape[:2]
+    if h * w >= BOX_FROM:
+        x, y, bw, bh = cv2.boundingRect(binary)  # of the set pixels: the mask is 8-bit
+        box = (x - x % 2, y - y % 2, x + bw, y + bh)
+        if bw and (box[2] - box[0]) * (box[3] - box[1]) <= BOX_SHARE * h * w:
+            return _boxed(binary, ltype, box)
     n, labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
-        binary, 8, _label_type(binary), cv2.CCL_SPAGHETTI)
+        binary, 8, ltype, cv2.CCL_SPAGHETTI)
+    return n, labels, stats, centroids
+
+
+#: A mask of at least this many pixels is labelled within its set pixels' box (:func:`components`) when
+#: that box is at most :data:`BOX_SHARE` of it: finding the box costs a tenth of labelling the mask.
+BOX_FROM: Final = 20_000
+BOX_SHARE: Final = 0.7
+
+
+def _boxed(
+    binary: MatLike, ltype: int, box: tuple[int, int, int, int],
+) -> tuple[int, MatLike, MatLike, MatLike]:
+    """:func:`components` of ``binary`` labelled within ``box`` (x0, y0, x1, y1: every set pixel, its
+    origin at even columns and rows), exactly the whole mask's.
+
+    Why the same: the labelling scans the mask in 2 x 2 blocks, row of blocks after row, and numbers
+    the regions in the order their first block is met; a box on the same grid of blocks (an even
+    origin) meets them in that order, and past it lies only background. The regions' boxes move by the
+    box's origin; their centroids are their pixels' coordinates summed (integers, exact in float64 below
+    2**51, recovered from the box's centroids times the areas) and divided by the area, as OpenCV
+    divides; the background's are the whole mask's less the regions'."""
+    h, w = binary.shape[:2]
+    x0, y0, x1, y1 = box
+    n, part, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
+        binary[y0:y1, x0:x1], 8, ltype, cv2.CCL_SPAGHETTI)
+    labels = np.zeros((h, w), part.dtype)
+    labels[y0:y1, x0:x1] = part
+    area = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)[:, None]
+    sums = np.rint(centroids[1:] * area) + np.array([x0, y0], np.float64) * area
+    centroids[1:] = sums / area
+    stats[1:, :2] += np.array([x0, y0], np.int32)
+    # The background: the pixels outside the box (a whole row or column of the mask, or a band past the box
+    # at one side) and the box's own, if any.
+    rows, cols = y0 > 0 or y1 < h, x0 > 0 or x1 < w
+    left, right = (0 if rows or x0 > 0 else x1), (w - 1 if rows or x1 < w else x0 - 1)
+    top, bottom = (0 if cols or y0 > 0 else y1), (h - 1 if cols or y1 < h else y0 - 1)
+    inside = int(stats[0, cv2.CC_STAT_AREA])
+    if inside:
+        bx, by, bw, bh = (int(v) for v in stats[0, :4])
+        left, top = min(left, bx + x0), min(top, by + y0)
+        right, bottom = max(right, bx + x0 + bw - 1), max(bottom, by + y0 + bh - 1)
+    pixels = h * w - int(area.sum())
+    stats[0] = (left, top, right - left + 1, bottom - top + 1, pixels)
+    sx, sy = sums.sum(axis=0) if n > 1 else (0.0, 0.0)
+    centroids[0] = ((h * (w * (w - 1) // 2) - int(sx)) / pixels, (w * (h * (h - 1) // 2) - int(sy)) / pixels)
     return n, labels, stats, centroids
 
 
