@@ -26,7 +26,7 @@ from vision.mend import mend
 from vision.refusal import Refusal
 from vision.rim import edge_map, sharp_outline
 from vision.sides import Region, fit_quads, fitted_corners, traced_sides
-from vision.tilt import card_turns
+from vision.tilt import Quad, card_turns
 from vision.warp import warp_face
 from vision.window import Bounds, ScanWindow, bounds, short_side_first, side_lengths, widest_side
 
@@ -153,14 +153,14 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
     if not traced_sides(q, pts, (h, w)):  # a corner on a joined patch of table: search it as joined
         return _Outline(kind, "the outline's sides leave the bright region", Refusal.SHAPE, contour=contour,
                         joinable=True)
-    short = side_lengths(q)[0]
+    lengths = side_lengths(q)
     if on_edge:
         # Cut by the window is decided from the fitted corners: a card whose rounded corner only grazes
         # its rim is whole (its fitted corner lies just past the rim, by less than the rounding).
-        margin = params.corner_round * short
+        margin = params.corner_round * lengths[0]
         if not win.within(q, margin) or on_edge > 2 * margin:
             return _cut(contour)
-    if turns := _card_turns(q, win, params):  # seen at a slant, the short side may look the longer
+    if turns := _card_turns(q, win, params, lengths):  # seen at a slant, the short side may look the longer
         return _Outline("card", quad=turns[0], contour=contour, other=next(iter(turns[1:]), None))
     across, along = win.sides(q)
     where = " on the calibrated table" if win.calibrated else ""
@@ -176,11 +176,10 @@ def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams, grey:
 
     def accept(q: NDArray[np.float32]) -> NDArray[np.float32] | None:
         q = short_side_first(q)
-        short = side_lengths(q)[0]
-        w, h = win.size
-        if cv2.contourArea(q) < params.min_area * w * h or not win.within(q, params.corner_round * short):
+        seen, (w, h) = side_lengths(q), win.size
+        if cv2.contourArea(q) < params.min_area * w * h or not win.within(q, params.corner_round * seen[0]):
             return None
-        return next(iter(_card_turns(q, win, params)), None)
+        return next(iter(_card_turns(q, win, params, seen)), None)
 
     region = Region.of(contour, win.rim)
     quads = fit_quads(region, accept)
@@ -193,8 +192,9 @@ def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams, grey:
     return _Outline("edge", NOT_INSIDE, Refusal.CUT)
 
 
-def _card_turns(q: NDArray[np.float32], win: Bounds, params: DetectParams) -> list[NDArray[np.float32]]:
-    return card_turns(q, win, CARD_ASPECT, params.aspect_tolerance, params.focal)
+def _card_turns(q: Quad, win: Bounds, params: DetectParams, seen: tuple[float, float]) -> list[Quad]:
+    sides = None if win.calibrated else seen  # side_lengths(q) is win.sides(q) but on a calibrated table
+    return card_turns(q, win, CARD_ASPECT, params.aspect_tolerance, params.focal, sides)
 
 
 def _outlines(binary: Image, params: DetectParams, win: Bounds) -> list[_Outline]:

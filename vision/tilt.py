@@ -17,6 +17,7 @@ better fit is read first and the other only when that reads nothing, and then on
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import Final
 
 import numpy as np
@@ -90,7 +91,10 @@ def _triple(a: Vec3, b: Vec3, c: Vec3) -> float:
     return x * c[0] + y * c[1] + z * c[2]
 
 
-def card_turns(q: Quad, win: Bounds, aspect: float, tolerance: float, focal: float) -> list[Quad]:
+def card_turns(
+    q: Quad, win: Bounds, aspect: float, tolerance: float, focal: float,
+    sides: tuple[float, float] | None = None,
+) -> list[Quad]:
     """The quarter turns of ``q`` (corners clockwise) that have a card's proportions, the better fit
     first: one for an outline seen head-on or whose turn is clear, two when foreshortening leaves the
     card's orientation open (the recogniser then tries the second when the first reads nothing).
@@ -100,8 +104,9 @@ def card_turns(q: Quad, win: Bounds, aspect: float, tolerance: float, focal: flo
     at the frame's centre (``focal`` frame widths where they do not tell the focal length), and fits
     at all when some other camera of :data:`FOCALS` makes it a card. The quarter turn swaps the
     rectangle's sides: its proportions are the inverse of the first turn's, under every camera.
+    ``sides``: ``win.sides(q)`` when the caller has it (the detector measures every outline's sides).
     """
-    short, long = win.sides(q)
+    short, long = win.sides(q) if sides is None else sides
     seen: list[float | None] = [short / max(long, 1e-6)]
     curve: list[float | None] = []
     w, h = win.size
@@ -110,12 +115,34 @@ def card_turns(q: Quad, win: Bounds, aspect: float, tolerance: float, focal: flo
         seen.append(_aspect(n, _focal2(n, focal * w)))
         # The vanishing points' own focal length is no sure guide: a pixel's error in a small or steeply
         # seen outline's corners moves them far, and a cropped frame's principal point is not its centre.
-        curve = [_aspect(n, (f * w) ** 2) for f in FOCALS]
+        curve = _curve(n, _squares(w))
     low, high = aspect * (1 - tolerance), aspect / (1 - tolerance)
-    fits = [_fit(seen, curve, low, high), _fit(_inverse(seen), _inverse(curve), low, high)]
-    turns = (q, q[[1, 2, 3, 0]])  # the quarter turn (np.roll cost more than the rest of the fit)
-    order = sorted((k for k in (0, 1) if fits[k]), key=lambda k: -fits[k])
-    return [turns[k] for k in order]
+    first, second = _fit(seen, curve, low, high), _fit(_inverse(seen), _inverse(curve), low, high)
+    if not second:
+        return [q] if first else []
+    turned = q[[1, 2, 3, 0]]  # the quarter turn (np.roll cost more than the rest of the fit)
+    if not first:
+        return [turned]
+    return [q, turned] if first >= second else [turned, q]  # the better fit first, the seen turn on a tie
+
+
+@cache
+def _squares(w: int) -> tuple[float, ...]:
+    """The squared focal lengths of :data:`FOCALS` for a frame ``w`` pixels wide (the same every frame)."""
+    return tuple((f * w) ** 2 for f in FOCALS)
+
+
+def _curve(n: Normals, squares: tuple[float, ...]) -> list[float | None]:
+    """:func:`_aspect` at each of the squared focal lengths ``squares``: the same arithmetic, its
+    focal-free terms taken once (nine calls of it cost more than their arithmetic)."""
+    n2, n3 = n
+    a2, b2 = n2[0] ** 2 + n2[1] ** 2, n2[2] ** 2
+    a3, b3 = n3[0] ** 2 + n3[1] ** 2, n3[2] ** 2
+    out: list[float | None] = []
+    for f2 in squares:
+        den = a3 / f2 + b3
+        out.append(math.sqrt((a2 / f2 + b2) / den) if den > 0 else None)
+    return out
 
 
 def _inverse(values: list[float | None]) -> list[float | None]:
@@ -126,8 +153,16 @@ def _fit(seen: list[float | None], curve: list[float | None], low: float, high: 
     """2 when a proportion ``seen`` lies in [low, high], 1 when the ``curve`` over the focal lengths
     reaches it (it varies continuously: a card's is reached between two focal lengths when one gives a
     squatter rectangle and the next a slimmer one), else 0."""
-    if any(v is not None and low <= v <= high for v in seen):
-        return 2
-    sides = [None if v is None else (v > high) - (v < low) for v in curve]
-    pairs = zip(sides, sides[1:], strict=False)
-    return int(0 in sides or any(a is not None and b is not None and a * b < 0 for a, b in pairs))
+    for v in seen:
+        if v is not None and low <= v <= high:
+            return 2
+    last = None  # the side of [low, high] the previous focal length's proportion lies on (-1 or 1)
+    for v in curve:
+        if v is None:
+            last = None
+            continue
+        side = (v > high) - (v < low)
+        if side == 0 or (last is not None and last * side < 0):
+            return 1
+        last = side
+    return 0
