@@ -42,6 +42,8 @@ from vision.levels import grey_percentile
 from vision.runs import Line
 from vision.sides import Region, near_outline
 
+#: Why a card recovered from its sides is refused when another card's edge crosses it (:mod:`vision.detect`).
+COVERED: Final = "another card lies over this one (one card at a time: the card on top was dealt last)"
 #: The way on is measured over this share of the card's short side, from the meeting point.
 REACH: Final = 0.25
 #: A run carried on into the face is another card's edge when its gradient (grey levels per pixel on

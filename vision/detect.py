@@ -19,12 +19,12 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.covered import covered
+from vision.covered import COVERED, covered
 from vision.levels import grey_percentile, shrink, shrink_grey
 from vision.local_paper import LOCAL, lit_part, local_card
 from vision.mend import mend
 from vision.refusal import Refusal
-from vision.rim import edge_map, sharp_outline
+from vision.rim import GLARE, edge_map, sharp_outline
 from vision.sides import Region, fit_quads, fitted_corners, traced_sides
 from vision.tilt import Quad, card_turns
 from vision.warp import warp_face
@@ -102,16 +102,14 @@ class _Outline:
     refusal: Refusal | None = None  # what the reason is about, for a region that is no card
     quad: NDArray[np.float32] | None = None
     contour: NDArray[np.int32] | None = None
-    #: A region at the window's edge that is not a whole card: worth searching for a joined card.
-    joinable: bool = False
+    joinable: bool = False  # at the window's edge, not a whole card: worth searching for a joined card
     other: NDArray[np.float32] | None = None  # the card's other possible quarter turn
     joined: bool = False  # recovered from its sides' runs: a corner not seen
+    deferred: bool = False  # wholly inside (a card or odd), its sides not yet fitted: see _Looks._second_look
 
 
 #: Why a region reaching the window's edge holds no whole card (:attr:`Refusal.CUT`).
 NOT_INSIDE: Final = "the card is not wholly inside the window"
-#: Why a card recovered from its sides is refused when another card's edge crosses it (:mod:`vision.covered`).
-COVERED: Final = "another card lies over this one (one card at a time: the card on top was dealt last)"
 
 
 #: What the joined-card search may report in place of the looks' own refusal: a card under another and
@@ -129,7 +127,7 @@ def _apart(n: int, kind: str = "refused") -> _Outline:
     return _Outline(kind, f"{n} separate objects in the window (one card at a time)", Refusal.SEPARATE)
 
 
-def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _Outline:
+def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams, defer: bool = False) -> _Outline:
     w, h = win.size
     pts = contour.reshape(-1, 2)
     on_edge = int(np.count_nonzero(win.rim[pts[:, 1], pts[:, 0]]))
@@ -149,6 +147,8 @@ def _outline(contour: NDArray[np.int32], win: Bounds, params: DetectParams) -> _
         # More of it on the rim than any whole card's rounded corners can put there, whatever its fitted
         # corners: cut by the window, as below, without fitting its sides (the worst frames' largest cost).
         return _cut(contour)
+    if defer and not on_edge:  # a card or odd, whatever its fitted sides: their fit put off (_second_look)
+        return _Outline("odd", contour=contour, deferred=True)
     q = short_side_first(fitted_corners(np.asarray(pts, np.int32), np.asarray(quad, np.int32).reshape(4, 2)))
     if not traced_sides(q, pts, (h, w)):  # a corner on a joined patch of table: search it as joined
         return _Outline(kind, "the outline's sides leave the bright region", Refusal.SHAPE, contour=contour,
@@ -193,17 +193,16 @@ def _joined(contour: NDArray[np.int32], win: Bounds, params: DetectParams, grey:
 
 
 def _card_turns(q: Quad, win: Bounds, params: DetectParams, seen: tuple[float, float]) -> list[Quad]:
-    sides = None if win.calibrated else seen  # side_lengths(q) is win.sides(q) but on a calibrated table
-    return card_turns(q, win, CARD_ASPECT, params.aspect_tolerance, params.focal, sides)
+    return card_turns(q, win, CARD_ASPECT, params.aspect_tolerance, params.focal, seen)
 
 
-def _outlines(binary: Image, params: DetectParams, win: Bounds) -> list[_Outline]:
-    """The card-sized bright regions of ``binary`` inside the window, each classified."""
+def _outlines(binary: Image, params: DetectParams, win: Bounds, defer: bool = False) -> list[_Outline]:
+    """The card-sized bright regions of ``binary`` in the window, each classified (``defer``: _outline)."""
     h, w = binary.shape[:2]
     if win.inside is not None:
         binary = cv2.bitwise_and(binary, win.inside)
     contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    return [_outline(np.asarray(c, np.int32), win, params) for c in contours
+    return [_outline(np.asarray(c, np.int32), win, params, defer) for c in contours
             if cv2.contourArea(c) >= params.min_area * w * h]
 
 
@@ -228,20 +227,21 @@ class _Looks:
     """The looks at one working frame, each mask's regions classified once: the pass that searches the
     regions at the window's edge for a joined card (``join``) reuses the plain pass's masks and regions."""
 
-    def __init__(
-        self, grey: Image, binary: Image, level: float, found: list[_Outline], params: DetectParams,
-        win: Bounds,
-    ) -> None:
+    def __init__(self, grey: Image, binary: Image, level: float, found: list[_Outline], params: DetectParams,
+                 win: Bounds) -> None:
         self.grey, self.binary, self.level, self.params, self.win = grey, binary, level, params, win
         self._seen: dict[object, list[_Outline]] = {"first": found}
         self._top: float | None = None
         self._edges: NDArray[np.uint8] | None = None
         self._joins: dict[bytes, _Outline] = {}
 
-    def _found(self, key: object, mask: Callable[[], Image], join: bool) -> list[_Outline]:
+    def _found(self, key: object, mask: Callable[[], Image], join: bool, defer: bool) -> list[_Outline]:
         seen = self._seen.get(key)
         if seen is None:
-            seen = self._seen[key] = _outlines(mask(), self.params, self.win)
+            seen = self._seen[key] = _outlines(mask(), self.params, self.win, defer)
+        if not defer and any(o.deferred for o in seen):  # their sides fitted now (see _second_look)
+            seen = self._seen[key] = [_outline(o.contour, self.win, self.params) if o.deferred and
+                                      o.contour is not None else o for o in seen]
         return self._join(seen) if join else seen
 
     def _join(self, found: list[_Outline]) -> list[_Outline]:
@@ -289,12 +289,8 @@ class _Looks:
     def choose(self, join: bool) -> _Outline | None:
         """The one card among the first look's regions, else the second look's, else the brighter
         looks'; with ``join``, regions reaching the window's edge are searched for a joined card."""
-        chosen = _choose(self._found("first", lambda: self.binary, join))
-        if chosen is None:
-            chosen = self._second_look(join)
-        if chosen is None:
-            chosen = self._brighter_looks(join)
-        return chosen
+        chosen = _choose(self._found("first", lambda: self.binary, join, False))
+        return chosen or self._second_look(join) or self._brighter_looks(join)  # (an _Outline is never false)
 
     def edges(self) -> NDArray[np.uint8]:
         """The frame's strong edges (:func:`vision.rim.edge_map`), once."""
@@ -310,13 +306,18 @@ class _Looks:
         kernel = np.ones((3, 3), np.uint8)
         params, binary = self.params, self.binary
 
-        def cut() -> Image:
-            return cv2.bitwise_and(binary, cv2.bitwise_not(self.edges()))
-
-        found = self._found("cut", cut, join)
-        chosen = _choose(found)
-        if chosen is not None:  # a card or a refusal: notched by the cut at an index? (vision.mend)
-            chosen = mend(found, binary, self.edges(), lambda c: _outline(c, self.win, params)) or chosen
+        cut: Callable[[], Image] = lambda: cv2.bitwise_and(binary, cv2.bitwise_not(self.edges()))  # noqa: E731
+        classify: Callable[..., _Outline] = lambda c: _outline(c, self.win, params)  # noqa: E731
+        # A region alone inside the window (the rest at its edge): mend reads only its contour and that it is
+        # inside, so its sides are fitted (the slowest frames' largest cost) only if no card is mended there.
+        found = self._found("cut", cut, join, not join)
+        alone = sum(o.kind != "edge" for o in found) == 1 and any(o.deferred for o in found)
+        chosen = mend(found, binary, self.edges(), classify) if alone else None
+        if chosen is None:
+            found = self._found("cut", cut, join, False)
+            chosen = _choose(found)
+            if chosen is not None and not alone:  # a card or a refusal: notched by the cut at an index?
+                chosen = mend(found, binary, self.edges(), classify) or chosen
         if chosen is None or chosen.kind != "card" or chosen.contour is None:
             return chosen
         region = np.zeros_like(binary)
@@ -336,11 +337,10 @@ class _Looks:
                     self._top = grey_percentile(grey, win.inside, 99)
                 return cv2.threshold(grey, level + share * (self._top - level), 255, cv2.THRESH_BINARY)[1]
 
-            chosen = _choose(self._found(share, mask, join))
+            chosen = _choose(self._found(share, mask, join, False))
             quad = None if chosen is None else chosen.quad
             if quad is not None and not sharp_outline(quad, self.edges()):
-                glare = _Outline("odd", "the brightest patch's outline is no edge in the frame (a glare)",
-                                 Refusal.GLARE)
+                glare = _Outline("odd", GLARE, Refusal.GLARE)
                 continue
             if chosen is not None:
                 return chosen

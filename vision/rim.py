@@ -11,12 +11,17 @@ pixels. So a quadrilateral found that way is kept only when every side lies alon
 
 from __future__ import annotations
 
+from typing import Final
+
 import cv2
 import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
 from vision.sides import MIN_SIDE_SUPPORT, side_support
+
+#: Why a card found by a brightness level is refused when :func:`sharp_outline` finds no card's outline.
+GLARE: Final = "the brightest patch's outline is no edge in the frame (a glare)"
 
 
 def edge_map(grey: MatLike, low: int, high: int) -> NDArray[np.uint8]:

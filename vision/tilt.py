@@ -104,9 +104,10 @@ def card_turns(
     at the frame's centre (``focal`` frame widths where they do not tell the focal length), and fits
     at all when some other camera of :data:`FOCALS` makes it a card. The quarter turn swaps the
     rectangle's sides: its proportions are the inverse of the first turn's, under every camera.
-    ``sides``: ``win.sides(q)`` when the caller has it (the detector measures every outline's sides).
+    ``sides``: ``q``'s side lengths as seen (:func:`vision.window.side_lengths`) when the caller has them
+    (the detector measures every outline's): the window's sides, but on a calibrated table.
     """
-    short, long = win.sides(q) if sides is None else sides
+    short, long = win.sides(q) if sides is None or win.calibrated else sides
     seen: list[float | None] = [short / max(long, 1e-6)]
     curve: list[float | None] = []
     w, h = win.size
