@@ -31,10 +31,11 @@ def correlations(glyph: Glyph, templates: Sequence[Glyph] | Stack) -> list[float
     if not templates.templates:
         return []
     g = np.asarray(glyph, np.float64).reshape(-1)
-    g = g - g.mean()
+    g = g - g.sum() / g.size  # numpy's mean, to the bit, without its Python wrapper (3 us of 11)
     scale = np.sqrt(templates.energy * float(g @ g))
     rows = templates.rows
-    return [float(v) for v in np.divide(rows @ g, scale, out=np.zeros(len(rows)), where=scale > 0)]
+    scores: list[float] = np.divide(rows @ g, scale, out=np.zeros(len(rows)), where=scale > 0).tolist()
+    return scores
 
 
 def differ_mask(a: Glyph, b: Glyph) -> Glyph:
