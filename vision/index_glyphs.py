@@ -41,7 +41,14 @@ def face_corners(profile: DeckProfile) -> list[tuple[float, float]]:
 
 def anchors(profile: DeckProfile) -> list[tuple[float, float]]:
     """The top index's rank and suit centres on the upright face, then the bottom index's (face pixels):
-    the rank over the suit at the deck's median offset, its centre half a rank below the area's top."""
+    the rank over the suit at the deck's median offset, its centre half a rank below the area's top. Made
+    once for the profile as it is (:meth:`vision.profile.DeckProfile.kept`): each candidate index placed
+    takes them."""
+    return list(profile.kept("anchors", lambda: tuple(_anchors(profile))))
+
+
+def _anchors(profile: DeckProfile) -> list[tuple[float, float]]:
+    """:func:`anchors`, made."""
     fw, fh = profile.spec.face
     index = profile.spec.index
     sx, sy = suit_anchor(profile)

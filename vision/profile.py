@@ -18,10 +18,10 @@ import contextlib
 import glob
 import hashlib
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import cv2
 import numpy as np
@@ -35,6 +35,7 @@ from controller.daemon.private import make_dir, write_atomic
 from vision.stack import Stack
 
 Glyph = MatLike
+T = TypeVar("T")
 
 #: The warped face every frame's card is brought to (63:88).
 FACE_SIZE = (300, 420)
@@ -124,6 +125,10 @@ class DeckProfile:
     #: The templates' stacks for :func:`vision.compare.correlations`, by kind and names: built on first
     #: use (:meth:`stack`), never saved, and no part of the profile's equality.
     _stacks: dict[tuple[str, ...], Stack] = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: What :meth:`kept` made from the settings and aspects, by name, with the settings and a copy of the
+    #: aspects it was made from: never saved, and no part of the profile's equality.
+    _kept: dict[str, tuple[ProfileFile, dict[str, float], Any]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # A profile's templates are frozen: the kept stacks (:meth:`stack`) know a template by its
@@ -139,6 +144,15 @@ class DeckProfile:
             return NotImplemented
         return (_settings(self.spec) == _settings(other.spec) and self.aspects == other.aspects
                 and _same_glyphs(self.ranks, other.ranks) and _same_glyphs(self.suits, other.suits))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickle keeps: all but what :meth:`kept` made (made again when next asked for), so a profile
+        pickles to the same bytes whatever it was asked."""
+        return {k: v for k, v in self.__dict__.items() if k != "_kept"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._kept = {}
 
     @property
     def name(self) -> str:
@@ -157,9 +171,25 @@ class DeckProfile:
             stack = self._stacks[key] = Stack.of(templates)
         return stack
 
-    def aspects_of(self, kind: str) -> dict[str, float]:
-        """``rank`` or ``suit``: template name -> its enrolled width/height (keys ``rank:Q``, ``suit:H``)."""
-        return {k.split(":", 1)[1]: v for k, v in self.aspects.items() if k.startswith(kind + ":")}
+    def aspects_of(self, kind: str) -> Mapping[str, float]:
+        """``rank`` or ``suit``: template name -> its enrolled width/height (keys ``rank:Q``, ``suit:H``),
+        made once (:meth:`kept`): read-only."""
+        return self.kept(f"aspects:{kind}", lambda: {
+            k.split(":", 1)[1]: v for k, v in self.aspects.items() if k.startswith(kind + ":")})
+
+    def kept(self, name: str, make: Callable[[], T]) -> T:
+        """``make()``, a value made from the settings and the aspects alone (never the templates), made once
+        and kept under ``name`` while both are as they were (the same settings object, a frozen model; the
+        aspects equal to a copy taken then): the value for the profile as it is, never a stale one. The
+        value is shared: read it, never change it. Why: each glyph matched took its kind's aspects from
+        every aspect's key again (0.03 ms a frame, about five matches), and each candidate index looked at
+        took the deck's glyph anchors from a median of the offsets."""
+        hit = self._kept.get(name)
+        if hit is not None and hit[0] is self.spec and hit[1] == self.aspects:
+            return cast(T, hit[2])
+        value = make()
+        self._kept[name] = (self.spec, dict(self.aspects), value)
+        return value
 
 
 def _settings(spec: ProfileFile) -> ProfileFile:
