@@ -45,16 +45,19 @@ def ink_colour(crop: Image, ink: Image, paper: Image) -> InkColour:
     table left among them moves it little.
     """
     b, g, r, _ = cv2.mean(crop, mask=ink)
-    level = np.maximum([_median(crop, channel, paper) for channel in range(3)], 1.0)
-    ratio = np.minimum(np.array([b, g, r]) / level, 1.0)
-    return InkColour(float(ratio.max() - ratio.min()), bool(ratio[2] >= ratio.max()))
+    # Three numbers a channel: Python's floats, the same IEEE arithmetic as numpy's arrays of three, for
+    # a third of the calls (32 us against 42 a suit glyph, most of it the three histograms).
+    ratio = [min(v / max(_median(crop, channel, paper), 1.0), 1.0) for channel, v in enumerate((b, g, r))]
+    top = max(ratio)
+    return InkColour(top - min(ratio), ratio[2] >= top)
 
 
 def _median(crop: Image, channel: int, mask: Image) -> float:
     """One channel's median under ``mask`` (0 when the mask is empty), from its histogram: a sixth of
     ``np.median``'s time on the masked pixels, which cost half a millisecond a glyph."""
-    counts = np.cumsum(cv2.calcHist([crop], [channel], mask, [256], [0, 256]).ravel())
-    return float(np.searchsorted(counts, counts[-1] / 2)) if counts[-1] > 0 else 0.0
+    counts = cv2.calcHist([crop], [channel], mask, [256], [0, 256]).ravel().cumsum()
+    total = counts[-1]
+    return float(counts.searchsorted(total / 2)) if total > 0 else 0.0
 
 
 #: Where enrolment puts the thresholds between the black ink's highest spread and the red ink's lowest
