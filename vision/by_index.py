@@ -121,11 +121,13 @@ def index_boxes(plane: NDArray[np.float64], profile: DeckProfile) -> NDArray[np.
 def alone(one: Candidate, profile: DeckProfile, at: list[tuple[float, float]] | None = None
           ) -> NDArray[np.float64]:
     """The similarity (face to working frame) of a card whose top index is ``one``, by its axis and scale;
-    ``at``: the deck's :func:`anchors`, if taken already (a look at many candidates takes them once)."""
+    ``at``: the deck's :func:`anchors`, if taken already (a look at many candidates takes them once). In
+    Python's floats: the same IEEE arithmetic, term by term, as numpy's arrays of two (2.5 us against 7)."""
     (rx, ry), (sx, sy) = (anchors(profile) if at is None else at)[:2]
-    down = one.down * one.scale
-    across = np.array([down[1], -down[0]])
-    origin = one.suit - across * sx - down * sy
+    (d0, d1), scale = one.down.tolist(), one.scale
+    down, across = (d0 * scale, d1 * scale), (d1 * scale, -(d0 * scale))
+    u0, u1 = one.suit.tolist()
+    origin = (u0 - across[0] * sx - down[0] * sy, u1 - across[1] * sx - down[1] * sy)
     return np.array([[across[0], down[0], origin[0]], [across[1], down[1], origin[1]], [0, 0, 1]])
 
 
