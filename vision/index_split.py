@@ -188,8 +188,9 @@ def within(binary: Image, area: tuple[int, int, int, int] | None) -> Image:
     """``binary`` with everything outside ``area`` (x0, y0, x1, y1; None: nowhere) cleared."""
     if area is None:
         return binary
-    x0, y0, x1, y1 = (max(0, v) for v in area)
-    kept = np.zeros_like(binary)
+    x0, y0, x1, y1 = area
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), max(0, x1), max(0, y1)
+    kept = np.zeros(binary.shape, binary.dtype)  # zeros_like's own wrapper cost as much as the rest
     kept[y0:y1, x0:x1] = binary[y0:y1, x0:x1]
     return kept
 
