@@ -172,11 +172,20 @@ def _glyph(labels: Image, blobs: list[Blob], ink: Image) -> Image:
     """The listed pieces' ink (grey levels kept: at 20 pixels the anti-aliased edge is half the shape),
     cropped to their joint bounding box (their boxes' union: the box of their pixels), with everything
     else in the box blanked. Only the box's labels are looked up: the whole crop's lookup and the box
-    found from it cost twice as much (the same pixels)."""
+    found from it cost twice as much (the same pixels). One piece (a suit, most ranks) is OpenCV's
+    range of one label, the same mask as the lookup for 7 us against 11 a glyph."""
     x, y = min(b.x for b in blobs), min(b.y for b in blobs)
     w, h = max(b.right for b in blobs) - x, max(b.bottom for b in blobs) - y
     part = np.asarray(labels)[y : y + h, x : x + w]
-    chosen = np.zeros(int(part.max()) + 1, np.uint8)
-    chosen[[b.label for b in blobs]] = 255
-    near = cv2.dilate(chosen[part], np.ones((3, 3), np.uint8))  # a lookup per pixel: np.isin sorted them
+    if len(blobs) == 1:
+        chosen = cv2.inRange(part, (blobs[0].label,), (blobs[0].label,))
+    else:
+        lookup = np.zeros(int(part.max()) + 1, np.uint8)
+        lookup[[b.label for b in blobs]] = 255
+        chosen = lookup[part]  # a lookup per pixel: np.isin sorted them
+    near = cv2.dilate(chosen, _NEAR)
     return cv2.bitwise_and(ink[y : y + h, x : x + w], near)
+
+
+#: The 3 x 3 square a glyph's pieces are widened by to keep their anti-aliased edge (:func:`_glyph`).
+_NEAR: Final = np.ones((3, 3), np.uint8)
