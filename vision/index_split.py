@@ -18,7 +18,6 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
-from vision.levels import median_under
 from vision.regions import components, labelled
 
 Image = MatLike
@@ -196,8 +195,8 @@ def within(binary: Image, area: tuple[int, int, int, int] | None) -> Image:
 
 
 def with_faded(grey: Image, binary: Image, level: float) -> Image | None:
-    """The ink of ``binary`` (Otsu's, at ``level``) with the faded pieces added, or None when there are
-    none.
+    """The ink of ``binary`` (Otsu's, at ``level``: ``grey`` cut there, from which with ``level`` alone the
+    paper is found, :func:`_paper`) with the faded pieces added, or None when there are none.
 
     Why: blur takes far more contrast from a thin stroke than from a solid shape. In an index seen far
     off or small (the far index of a card under a low camera, a card 170 px long), the rank's strokes
@@ -208,7 +207,7 @@ def with_faded(grey: Image, binary: Image, level: float) -> Image | None:
     Otsu gives them (not swollen by the lighter level's halo) and each glyph is cut at a level that
     suits its own ink.
     """
-    paper = median_under(grey, cv2.bitwise_not(binary))
+    paper = _paper(grey, level)
     if paper is None:
         return None
     light_level = level + FADED_LEVEL * (paper - level)
@@ -236,6 +235,22 @@ def with_faded(grey: Image, binary: Image, level: float) -> Image | None:
     out = binary.copy()
     out[faded[labels]] = 255
     return out
+
+
+def _paper(grey: Image, level: float) -> float | None:
+    """The paper's level for :func:`with_faded`: the median of ``grey``'s levels over Otsu's ``level`` (its
+    pixels outside Otsu's ink, which a threshold at a level cuts at the level's floor), or None where there
+    are none. :func:`vision.levels.median_under` of those pixels, the same arithmetic on the same counts:
+    from the whole crop's histogram with the levels up to it cleared, which needs no mask made and applied
+    (11 us against 18 an index crop)."""
+    counts = cv2.calcHist([grey], [0], None, [256], [0, 256]).ravel()
+    counts[: int(level) + 1] = 0
+    cumulative = np.cumsum(counts.astype(np.int64))
+    n = int(cumulative[-1])
+    if n == 0:
+        return None
+    low, high = np.searchsorted(cumulative, [(n - 1) // 2, n // 2], side="right")
+    return (float(low) + float(high)) / 2
 
 
 def _per_label(labels: Image, n: int, mask: Image) -> NDArray[np.int64]:
