@@ -40,3 +40,28 @@ def test_a_mask_with_more_regions_than_16_bits_count_is_labelled_whole() -> None
     n, labels, stats, _ = components(mask)
     assert n == regions + 1 and labels.dtype == np.int32 and int(labels.max()) == regions
     assert np.all(stats[1:, cv2.CC_STAT_AREA] == 1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_large_mask_labelled_within_its_inks_box_is_labelled_as_a_whole(seed: int) -> None:
+    """A large mask whose set pixels lie in a box well short of it is labelled within that box only (its
+    origin moved to even columns and rows): the count, labels, statistics and centroids, the background's
+    too, must still be exactly OpenCV's of the whole mask, wherever the box lies (at an edge, a corner, an
+    odd origin, a single pixel), so the ink search finds the same pieces as before."""
+    rng = np.random.default_rng(1000 + seed)
+    for _ in range(80):
+        h, w = int(rng.integers(150, 400)), int(rng.integers(150, 520))
+        bh, bw = int(rng.integers(1, h // 2)), int(rng.integers(1, w // 2))
+        y, x = int(rng.integers(0, h - bh + 1)), int(rng.integers(0, w - bw + 1))
+        if rng.random() < 0.3:  # against an edge or a corner of the mask
+            y, x = (0 if rng.random() < 0.5 else h - bh), (0 if rng.random() < 0.5 else w - bw)
+        mask = np.zeros((h, w), np.uint8)
+        mask[y:y + bh, x:x + bw] = ((rng.random((bh, bw)) < rng.random()) * 255).astype(np.uint8)
+        if rng.random() < 0.5:
+            mask = cv2.dilate(mask, np.ones((2, 3), np.uint8))
+        n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        got = components(mask)
+        assert got[0] == n
+        assert np.array_equal(got[1].astype(np.int32), labels)
+        assert np.array_equal(got[2], stats)
+        assert np.array_equal(got[3], centroids, equal_nan=True)
