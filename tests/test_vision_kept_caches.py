@@ -31,7 +31,7 @@ def test_a_kept_value_is_not_one_made_from_aspects_changed_while_it_was_made() -
 @pytest.mark.timeout(60)
 def test_a_read_only_views_blur_follows_the_bytes_it_shows() -> None:
     """blurred() finds a read-only template by its identity: a read-only view of a writeable array shows
-    other bytes once that array changes, and its blur must be of those bytes (as the bytes-keyed cache gave)."""
+    other bytes once that array changes, and its blur must be of those bytes (as a cache by bytes gives)."""
     base = np.random.default_rng(0).random((40, 30)).astype(np.float32)
     view = base[:]
     view.setflags(write=False)

@@ -146,8 +146,8 @@ class DeckProfile:
                 and _same_glyphs(self.ranks, other.ranks) and _same_glyphs(self.suits, other.suits))
 
     def __getstate__(self) -> dict[str, Any]:
-        """What pickle keeps: all but what :meth:`kept` made (made again when next asked for), so a profile
-        pickles to the same bytes whatever it was asked."""
+        """What pickle keeps: all but what :meth:`kept` made (made again when next asked for), so what it
+        kept never changes a profile's pickle (the template stacks it made do, as before)."""
         return {k: v for k, v in self.__dict__.items() if k != "_kept"}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -187,8 +187,9 @@ class DeckProfile:
         hit = self._kept.get(name)
         if hit is not None and hit[0] is self.spec and hit[1] == self.aspects:
             return cast(T, hit[2])
+        spec, aspects = self.spec, dict(self.aspects)  # taken before make(): what the value is made from
         value = make()
-        self._kept[name] = (self.spec, dict(self.aspects), value)
+        self._kept[name] = (spec, aspects, value)
         return value
 
 

@@ -93,7 +93,7 @@ def _made_once(kind: str, arrays: tuple[Glyph, ...], make: Callable[[], T]) -> T
     every suit read is judged at its index's sharpness (:func:`at_sharpness`), which sorted the same
     blurred rank template's levels and stacked the same two blurred suit templates at every read, 0.03 ms
     of the 0.14 ms the judgement takes; the values are the same arrays' same arithmetic."""
-    if any(a.flags.writeable for a in arrays):
+    if not all(map(_frozen, arrays)):
         return make()
     key = (kind, *map(id, arrays))
     hit = _MADE.get(key)
@@ -104,6 +104,18 @@ def _made_once(kind: str, arrays: tuple[Glyph, ...], make: Callable[[], T]) -> T
     value = make()
     _MADE[key] = (arrays, value)
     return value
+
+
+def _frozen(array: Glyph) -> bool:
+    """Whether ``array``'s bytes can never change: it and every array it is a view of are read-only, down to
+    memory of its own or immutable bytes. A read-only view of a writeable array shows new bytes when that
+    array is written (a review, 2026-12-07), so it is not kept by its identity."""
+    seen: object = array
+    while isinstance(seen, np.ndarray):
+        if seen.flags.writeable:
+            return False
+        seen = seen.base
+    return seen is None or isinstance(seen, bytes)
 
 
 @lru_cache(maxsize=64)
