@@ -15,7 +15,9 @@ from typing import Any, Final
 
 from controller.quote import quote
 
-_ODDS = re.compile(r"^\s*(\d{1,9})\s*:\s*(\d{1,9})\s*$")
+#: ASCII digits only, as amounts (:data:`_AMOUNT`): ``\d`` took an Arabic-Indic zero, drawn as a dot,
+#: so ``1.:1`` as a reader of the table file sees it paid 10:1.
+_ODDS = re.compile(r"^\s*([0-9]{1,9})\s*:\s*([0-9]{1,9})\s*$")
 
 
 class OddsError(ValueError):

@@ -52,6 +52,14 @@ def test_bad_odds_are_refused(bad: object) -> None:
         Odds.parse(bad)
 
 
+@pytest.mark.parametrize("bad", ["\u0669:1", "1\u0660:1", "9:\u0661", "\uff19:1", "\u0663:\u0662"])
+def test_odds_in_other_scripts_digits_are_refused(bad: str) -> None:
+    """Only ASCII digits are odds: ``int()`` reads an Arabic-Indic or a full-width digit, so ``1٠:1`` (the
+    zero drawn as a dot) paid 10:1 where a reader of the table file sees 1.:1, as amounts were refused."""
+    with pytest.raises(OddsError, match="odds must look like"):
+        Odds.parse(bad)
+
+
 @given(st.integers(0, 10**9), st.integers(0, 1000), st.integers(1, 1000))
 def test_win_never_exceeds_the_exact_fraction(stake: int, num: int, den: int) -> None:
     won = Odds(num, den).win(stake)
