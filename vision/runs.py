@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import cv2
 import numpy as np
@@ -26,6 +26,14 @@ RUN_TOLERANCE: Final = 1.5
 MAX_LINES: Final = 10
 #: A contour's index in the joined codes, above its points' own codes (y * 2 ** 32 + x, under 2 ** 48).
 _OWNER_SHIFT: Final = 48
+
+
+def point_codes(pts: NDArray[Any]) -> NDArray[np.int64]:
+    """Each of the N x 2 (or N x 1 x 2) integer points as one int64, its x and y int32 side by side
+    (``y * 2 ** 32 + x`` for points in a frame): equal points, equal codes, with no arithmetic (as
+    ``x * 65536 + y`` gave, for a tenth of a search's cost). Found by equal codes: a contour's vertices
+    among its points (:func:`unoriented_each`), a polygon's corners (:func:`vision.sides.fitted_corners`)."""
+    return np.ascontiguousarray(pts, np.int32).view(np.int64).ravel()
 
 
 @dataclass(frozen=True)
@@ -85,11 +93,10 @@ def unoriented_each(contours: list[tuple[NDArray[np.int32], NDArray[np.bool_]]],
     poly = np.concatenate(polys)
     owner = np.repeat(np.arange(len(contours), dtype=np.int64), count)  # each vertex's contour
     offsets = np.cumsum(sizes) - sizes
-    # Each point's x and y (int32 side by side, y under 2 ** 16) as one int64, its contour's index above them.
-    codes = (np.repeat(np.arange(len(contours), dtype=np.int64), sizes) << _OWNER_SHIFT) + (
-        np.ascontiguousarray(pts, np.int32).view(np.int64).ravel())
+    # Each point's code (:func:`point_codes`, under 2 ** 48), its contour's index above it.
+    codes = (np.repeat(np.arange(len(contours), dtype=np.int64), sizes) << _OWNER_SHIFT) + point_codes(pts)
     order = np.argsort(codes, kind="stable")  # each vertex's first place on its contour
-    found = (owner << _OWNER_SHIFT) + np.ascontiguousarray(poly, np.int32).view(np.int64).ravel()
+    found = (owner << _OWNER_SHIFT) + point_codes(poly)
     start = np.sort(order[np.searchsorted(codes[order], found)]) - offsets[owner]  # contour by contour
     n, base = sizes[owner], offsets[owner]
     first = (np.cumsum(count) - count)[owner]  # the contour's first vertex
@@ -128,12 +135,9 @@ def _unoriented_one(
     quarter of such a pass (180 to 140 us on the composed set's slowest frames; some 20 us less with the
     points' codes as int64 views, no rim count off the rim, contiguous rows fitted, 2026-12-07)."""
     n = len(pts)
-    # Each point as one int64 (its x and y int32 side by side): equal points, equal codes, as x * 65536 + y
-    # gave, with no arithmetic.
-    codes = np.ascontiguousarray(pts, np.int32).view(np.int64).ravel()
+    codes = point_codes(pts)
     order = np.argsort(codes, kind="stable")  # each vertex's first place on the contour
-    vertices = np.ascontiguousarray(poly, np.int32).view(np.int64).ravel()
-    start = np.sort(order[np.searchsorted(codes[order], vertices)])
+    start = np.sort(order[np.searchsorted(codes[order], point_codes(poly))])
     end = np.empty_like(start)  # each run ends at the next vertex, the last at the first past the end
     end[:-1] = start[1:]
     end[-1] = start[0] + n

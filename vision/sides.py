@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.runs import Line, runs
+from vision.runs import Line, point_codes, runs
 
 #: A straight run is at least this share of the working frame's width long (the short side of the
 #: smallest card the detector accepts is about four times that).
@@ -154,11 +154,10 @@ def fitted_corners(contour: NDArray[np.int32], quad: NDArray[np.int32]) -> NDArr
     """
     # Each corner's nearest contour point (the first of equals). The corners are the contour's polygon's,
     # so each is a contour point, its nearest at distance 0: its first equal point, found by comparing each
-    # point's x, y pair as one int64 (a tenth of the squared distances' cost). A corner not on the contour
-    # takes the squared distances, summed as two columns (the same integers as a sum over the last axis
-    # of two, which numpy reduces slowly).
-    codes = np.ascontiguousarray(contour, np.int32).view(np.int64).ravel()
-    same = codes == np.ascontiguousarray(quad, np.int32).view(np.int64)  # 4 x N
+    # point's x, y pair as one int64 (:func:`vision.runs.point_codes`: a tenth of the squared distances'
+    # cost). A corner not on the contour takes the squared distances, summed as two columns (the same
+    # integers as a sum over the last axis of two, which numpy reduces slowly).
+    same = point_codes(contour) == point_codes(quad)[:, None]  # 4 x N
     first = same.argmax(axis=1)
     if same[np.arange(4), first].all():
         at = first.tolist()

@@ -78,10 +78,8 @@ def _focal2(n: Normals, focal: float) -> float:
 
 
 def _aspect(n: Normals, f2: float) -> float | None:
-    n2, n3 = n
-    num = (n2[0] ** 2 + n2[1] ** 2) / f2 + n2[2] ** 2
-    den = (n3[0] ** 2 + n3[1] ** 2) / f2 + n3[2] ** 2
-    return math.sqrt(num / den) if den > 0 else None
+    """The card's true proportions under a camera of squared focal length ``f2`` (:func:`_curve`'s)."""
+    return _curve(n, (f2,))[0]
 
 
 def _triple(a: Vec3, b: Vec3, c: Vec3) -> float:
