@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.regions import MOST_16BIT, components
+from vision.regions import MOST_16BIT, areas, components, labelled
 
 
 @pytest.mark.parametrize("size", [(1, 160), (160, 160), (360, 480), (563, 480)])
@@ -65,3 +65,21 @@ def test_a_large_mask_labelled_within_its_inks_box_is_labelled_as_a_whole(seed: 
         assert np.array_equal(got[1].astype(np.int32), labels)
         assert np.array_equal(got[2], stats)
         assert np.array_equal(got[3], centroids, equal_nan=True)
+
+
+@pytest.mark.parametrize("size", [(90, 120), (530, 530)])
+def test_the_areas_of_labels_are_their_pixel_counts_under_a_mask_or_not(size: tuple[int, int]) -> None:
+    """A region's size (a back's field) and a piece's pixels of one kind (an index's faded ink) are counted
+    from the labels alone, 16-bit or, past 16 bits' count, 32-bit: the same numbers as OpenCV's statistics
+    without a mask, and as numpy's count of the labels under one."""
+    rng = np.random.default_rng(size[0])
+    mask = ((rng.random(size) < 0.45) * 255).astype(np.uint8)
+    if size[0] > 500:  # lone pixels two apart: more regions than 16 bits count, 32-bit labels
+        mask[::2, ::2] = 255
+    n, labels = labelled(mask)
+    assert labels.dtype == (np.int32 if size[0] > 500 else np.uint16)
+    stats = cv2.connectedComponentsWithStats(mask, connectivity=8)[2]
+    assert np.array_equal(areas(labels, n), stats[:, cv2.CC_STAT_AREA])
+    under = ((rng.random(size) < 0.5) * 255).astype(np.uint8)
+    expected = np.bincount(labels.astype(np.int64).ravel()[under.ravel() > 0], minlength=n)
+    assert np.array_equal(areas(labels, n, under), expected)

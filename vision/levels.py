@@ -62,7 +62,14 @@ def median_under(grey: MatLike, mask: MatLike | None, channel: int = 0) -> float
     index (:mod:`vision.washed_out`) took eight such medians of two crops, and the looks at a dim second
     card's paper and at a large pip (:mod:`vision.second_paper`, :mod:`vision.second_pip`) take theirs too
     (the faded look at an index, :func:`vision.index_split.with_faded`, counts its own histogram)."""
-    counts = np.cumsum(cv2.calcHist([grey], [channel], mask, [256], [0, 256]).ravel().astype(np.int64))
+    return median_of(cv2.calcHist([grey], [channel], mask, [256], [0, 256]).ravel())
+
+
+def median_of(histogram: MatLike) -> float | None:
+    """``numpy.median`` of the 8-bit levels counted by ``histogram`` (256 counts), or None where it counts
+    none: :func:`median_under`'s, for a caller that made or changed the histogram itself
+    (:func:`vision.index_split.with_faded` clears the levels up to Otsu's instead of masking them)."""
+    counts = np.cumsum(histogram.astype(np.int64))
     n = int(counts[-1])
     if n == 0:
         return None
