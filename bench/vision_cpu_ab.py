@@ -16,6 +16,11 @@ size (a 12 MP frame, the deck enrolled at 640 px). Prints each version's p50 / p
 read right, the median per-frame change and the load average at the start and end; ``--slowest N``
 also the N frames slowest in either version, with both versions' times (where a small set's p99 comes
 from).
+
+It also says whether the two versions read every frame alike: each frame's whole outcome (status, card,
+confidence, reason and corners to a thousandth of a pixel) is compared, and the frames that differ are
+named with both outcomes. A cut meant to save CPU and change nothing is proven by "every outcome the
+same" on each set (each version enrols its own profile, as a user would).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +40,7 @@ import numpy as np
 def worker(enrol_dir: Path, test_dir: Path, repeat: int, big: tuple[int, int] | None,
            stand_ins: bool) -> None:
     """Enrol, print the frame count, then for each frame index read from stdin print its least CPU time
-    (ms) and 1 when it read the labelled card."""
+    (ms), 1 when it read the labelled card, and its whole outcome (:func:`outcome`)."""
     import cv2
 
     # The checkout's own packages, imported before this script's helpers: vision_photos puts the
@@ -78,7 +84,16 @@ def worker(enrol_dir: Path, test_dir: Path, repeat: int, big: tuple[int, int] | 
             start = time.process_time()
             reading = recognise(img, profile)
             best = min(best, time.process_time() - start)
-        print(f"{best * 1000:.4f} {int(reading.status == 'card' and reading.card is card)}", flush=True)
+        right = int(reading.status == "card" and reading.card is card)
+        print(f"{best * 1000:.4f} {right} {outcome(reading)}", flush=True)
+
+
+def outcome(reading: Any) -> str:
+    """A reading's whole outcome on one line: status, card, confidence (every digit), reason, corners.
+    (``Any``: the reading is of the checkout's own ``vision``, imported in the worker.)"""
+    r = reading
+    points = None if r.corners is None else [round(float(v), 3) for v in r.corners.ravel()]
+    return f"{r.status} {r.card} {r.confidence!r} {r.reason!r} {points}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -118,15 +133,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     load = os.getloadavg()
     costs: list[list[float]] = [[], []]
     right = [0, 0]
+    outcomes: list[list[str]] = [[], []]
     for i in range(count):
         for k in (0, 1) if i % 2 == 0 else (1, 0):
             stdin, stdout = workers[k].stdin, workers[k].stdout
             assert stdin is not None and stdout is not None
             stdin.write(f"{i}\n")
             stdin.flush()
-            cost, ok = stdout.readline().split()
+            cost, ok, seen = stdout.readline().rstrip("\n").split(" ", 2)
             costs[k].append(float(cost))
             right[k] += int(ok)
+            outcomes[k].append(seen)
     for w in workers:
         if w.stdin is not None:
             w.stdin.close()
@@ -135,10 +152,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         p50, p99 = (float(np.percentile(costs[k], q)) for q in (50, 99))
         print(f"{checkout}: {count} frames, {right[k]} read right, CPU per frame (least of {args.repeat}): "
               f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {max(costs[k]):.2f} ms")
-    if args.slowest:
-        from vision_photos import labelled  # the order the workers read the frames in
+    from vision_photos import labelled  # the order the workers read the frames in
 
-        names = [path.name for path, card in labelled(args.test) if card is not None or not big]  # as read
+    names = [path.name for path, card in labelled(args.test) if card is not None or not big][:count]
+    differ = [i for i in range(count) if outcomes[0][i] != outcomes[1][i]]
+    print(f"outcomes: {'every one the same' if not differ else f'{len(differ)} of {count} frames differ'}")
+    for i in differ[:20]:
+        print(f"  {names[i]}:\n    {outcomes[0][i]}\n    {outcomes[1][i]}")
+    if args.slowest:
         for i in sorted(range(count), key=lambda i: -max(costs[0][i], costs[1][i]))[: args.slowest]:
             print(f"  {names[i]}: {costs[0][i]:.2f} -> {costs[1][i]:.2f} ms")
     change = float(np.median(np.array(costs[1]) - np.array(costs[0])))
