@@ -32,7 +32,7 @@ from controller.daemon.config import TableConfig
 from controller.inputs import Input
 from controller.panels.link import PanelLink
 from controller.panels.logic import PanelLogic
-from controller.panels.view import JOURNAL_FAULT, LampView
+from controller.panels.view import JOURNAL_FAULT, RESTORED, LampView, chips_said, seat_device
 from controller.table import Table
 from drivers.gpio import LampMode, SimulatedPins
 from drivers.gpio.backend import own_simulation
@@ -181,12 +181,17 @@ def as_it_was(panel: PanelLink, pins: SimulatedPins, sensor_wagers: Collection[t
     pins start from nothing. So, on mock pins only, every presence loop is
     closed and every sensor-placed wager's chips are back on its sensor
     before the panel first reads them (a shipped simulated table is plugged
-    from the start; ``unplug`` on the control socket still unplugs).
+    from the start; ``unplug`` on the control socket still unplugs), except
+    where a chips fault the journal holds says otherwise: chips lifted after
+    the close (or missing at a start) are still off, chips put down on a
+    spot after it are still there (the faults were restored first).
     """
     m = panel.map
     loops = [p.presence for p in m.seats.values()] + [m.dealer.presence if m.dealer else None]
+    faults = panel.logic.faults
+    said = {seat: chips_said(faults.get(seat_device(seat), {}).get(RESTORED, "")) for seat in m.seats}
     chips = [spec.sensor for seat, p in m.seats.items() for spot, spec in p.spots.items()
-             if (seat, spot) in sensor_wagers]
+             if said[seat].get(spot, (seat, spot) in sensor_wagers)]
     for spec in [*[loop for loop in loops if loop is not None], *chips]:
         pins.drive(spec.pin, spec.active == "high", m.chip_of(spec))
     panel.resample()

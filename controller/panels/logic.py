@@ -51,18 +51,16 @@ from controller.panels.view import (
     DEALER_INPUTS,
     JOIN,
     JOURNAL_FAULT,
+    MISSING,
     RESTORED,
     LampView,
     Post,
+    chips_said,
+    moved,
     seat_device,
 )
 from drivers.gpio.events import LampMode
 from drivers.gpio.pinmap import BET_2X, PinMap, chip_key_units, is_bet_word
-
-
-def _moved(spot: str, covered: bool) -> str:
-    return f"chips moved after no more bets: {spot} chips {'placed' if covered else 'lifted'}"
-
 
 
 class PanelLogic:
@@ -137,7 +135,7 @@ class PanelLogic:
             for key in sorted(self.chipped & set(view.wagers)):
                 self.at_close[key] = True
                 if not self.covered.get(key, False):
-                    out.extend(self.fault(seat_device(key[0]), f"chips {key[1]}", _moved(key[1], False)))
+                    out.extend(self.fault(seat_device(key[0]), f"chips {key[1]}", moved(key[1], False)))
         if view.phase != "dealing" and self.at_close is not None:
             self.at_close = None
             for seat, spot in sorted(self.covered):
@@ -174,8 +172,8 @@ class PanelLogic:
                 out.extend(self._place(seat, spot, "chips on the spot at start"))
             elif (not covered and amount is not None and view.phase in ("betting", "dealing")
                   and (seat, spot) not in self.keyed):
-                detail = f"chips missing at start: {spot} wager {amount} accepted, no chips on the spot"
-                lifted = _moved(spot, covered=False)
+                detail = f"{MISSING}{spot} wager {amount} accepted, no chips on the spot"
+                lifted = moved(spot, covered=False)
                 if lifted in self.faults.get(seat_device(seat), {}).get(RESTORED, "").split(JOIN):
                     detail = lifted  # the same fault as before the restart, now cleared by the chips too
                 self.faults.setdefault(seat_device(seat), {})[f"chips {spot}"] = detail
@@ -191,9 +189,13 @@ class PanelLogic:
             keys = self.faults[device]
             restored = keys.pop(RESTORED, None)
             if restored is not None and view.phase == "dealing":
-                # Chips' faults kept until the round ends, less what the sensors say again; a missing
-                # panel, a stuck button, a dead chip: their pins say again (a review, 2026-12-07).
-                rest = [p for p in restored.split(JOIN) if p.startswith("chips ") and p not in keys.values()]
+                # Chips' faults kept until the round ends, less what the sensors say again and a spot whose
+                # chips read as at the close (put back while the daemon was down: kept, the deal stayed
+                # halted until a void); a missing panel, a stuck button, a dead chip: their pins say again.
+                back = {spot for (seat, spot), was in (self.at_close or {}).items()
+                        if seat_device(seat) == device and self.covered[(seat, spot)] == was}
+                rest = [p for p in restored.split(JOIN) if p.startswith("chips ") and p not in keys.values()
+                        and not chips_said(p).keys() & back]
                 if rest:
                     keys[RESTORED] = JOIN.join(rest)
             now = JOIN.join(keys[k] for k in sorted(keys))
@@ -261,13 +263,8 @@ class PanelLogic:
         source = f"gpio seat {seat} {word}"
         if word in ("clear_bet", "repeat_bet"):
             self.restarted.discard(seat)  # an amount chosen afresh after a restart: no surprise left
-        if word == "bet_up":
-            self.step(seat, self.map.bet_step)
-            return []
-        if word == "bet_down":
-            self.step(seat, -self.map.bet_step)
-            return []
-        if (units := chip_key_units(word)) is not None:
+        units = {"bet_up": self.map.bet_step, "bet_down": -self.map.bet_step}.get(word, chip_key_units(word))
+        if units is not None:  # bet_up, bet_down, a chip key: the selected amount moves, nothing posted
             self.step(seat, units)
             return []
         if word == "clear_bet":
@@ -297,8 +294,8 @@ class PanelLogic:
                 return self._place(seat, spot, "chips on the spot")
             return [(I.CancelWager(seat, spot), f"gpio seat {seat} sensor {spot}: chips lifted")]
         if phase == "dealing" and self.at_close is not None:
-            moved = covered != self.at_close.get((seat, spot), False)
-            detail = _moved(spot, covered) if moved else None
+            changed = covered != self.at_close.get((seat, spot), False)
+            detail = moved(spot, covered) if changed else None
             return self.fault(seat_device(seat), f"chips {spot}", detail)
         return []
 

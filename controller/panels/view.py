@@ -39,6 +39,28 @@ def seat_device(seat: int) -> str:
     return f"panel {seat}"
 
 
+#: How a chips fault's words begin: chips moved after the close, chips of a wager missing at a start.
+MOVED, MISSING = "chips moved after no more bets: ", "chips missing at start: "
+
+
+def moved(spot: str, covered: bool) -> str:
+    """The fault's words for chips put on (``covered``) or lifted from ``spot`` after no more bets."""
+    return f"{MOVED}{spot} chips {'placed' if covered else 'lifted'}"
+
+
+def chips_said(detail: str) -> dict[str, bool]:
+    """What a panel's journaled fault ``detail`` (its faults joined) says of its spots' chips: each spot a
+    chips fault names, with whether its chips were down (put on after the close) or not (lifted after it,
+    missing at a start). The journal keeps only the words, and a restart must know which spots they were:
+    to put simulated chips back as they were, and to end a fault whose chips read as at the close."""
+    said: dict[str, bool] = {}
+    for part in detail.split(JOIN):
+        if part.startswith((MOVED, MISSING)):
+            spot, rest = part.split(": ", 1)[1].split(" ", 1)
+            said[spot] = rest == "chips placed"
+    return said
+
+
 DEALER_DEVICE = "dealer panel"
 #: The tilt the daemon shows when its journal cannot be written: no input is applied, so no
 #: dealer action can resolve it (only a restart of the daemon with a working journal does).
