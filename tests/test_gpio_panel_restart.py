@@ -135,17 +135,22 @@ def test_a_refused_command_bet_does_not_make_a_chip_wager_keyed_after_a_restart(
         journal.close()
 
 
-def test_chips_lifted_mid_deal_and_put_back_while_the_daemon_was_down_let_the_deal_go_on() -> None:
-    """Chips lifted after no more bets halt the deal; put back, the deal goes on. Put back while the daemon
-    was down, the sensors at start say they are back as at the close: the journal's fault must not outlive
-    what the pins now say (it kept the deal halted until the dealer voided the round: noted 2026-12-07)."""
-    pin_map = build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"]}},
-                        dealer=True)
-    rig = Rig(pin_map)
+def _banker_staked_and_closed() -> Rig:
+    """A Baccarat seat panel whose chips wagered on banker, betting closed: the deal is on."""
+    rig = Rig(build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"]}},
+                        dealer=True))
     rig.step()
     rig.sync()
     rig.stake_and_close(1, "banker")
     assert rig.table.phase == "dealing" and rig.table.staked == {(1, "banker"): 100}
+    return rig
+
+
+def test_chips_lifted_mid_deal_and_put_back_while_the_daemon_was_down_let_the_deal_go_on() -> None:
+    """Chips lifted after no more bets halt the deal; put back, the deal goes on. Put back while the daemon
+    was down, the sensors at start say they are back as at the close: the journal's fault must not outlive
+    what the pins now say (it kept the deal halted until the dealer voided the round: noted 2026-12-07)."""
+    rig = _banker_staked_and_closed()
     rig.chips(1, "banker", False)  # lifted mid-deal: the deal halts
     rig.sync()
     assert rig.table.offline == {"panel 1": "chips moved after no more bets: banker chips lifted"}
@@ -156,12 +161,7 @@ def test_chips_lifted_mid_deal_and_put_back_while_the_daemon_was_down_let_the_de
 
 def test_chips_lifted_mid_deal_and_still_off_at_a_restart_keep_the_deal_halted_until_put_back() -> None:
     """The same, still lifted at the restart: the fault stands (the same words), ends when they are back."""
-    pin_map = build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"]}},
-                        dealer=True)
-    rig = Rig(pin_map)
-    rig.step()
-    rig.sync()
-    rig.stake_and_close(1, "banker")
+    rig = _banker_staked_and_closed()
     rig.chips(1, "banker", False)
     rig.sync()
     _restart(rig, {(1, "banker")}, {})
@@ -174,12 +174,7 @@ def test_chips_lifted_mid_deal_and_still_off_at_a_restart_keep_the_deal_halted_u
 def test_chips_put_on_an_empty_spot_mid_deal_and_pushed_back_while_the_daemon_was_down_let_it_go_on() -> None:
     """The other move: chips put down mid-deal on a spot with no wager, pushed back while the daemon was down.
     The spot reads empty at start, as at the close; the wager's chips are still down: the deal goes on."""
-    pin_map = build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"]}},
-                        dealer=True)
-    rig = Rig(pin_map)
-    rig.step()
-    rig.sync()
-    rig.stake_and_close(1, "banker")
+    rig = _banker_staked_and_closed()
     rig.chips(1, "player", True)
     rig.sync()
     assert rig.table.offline == {"panel 1": "chips moved after no more bets: player chips placed"}
