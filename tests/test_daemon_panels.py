@@ -180,6 +180,68 @@ def test_chips_moved_after_close_is_a_journaled_fault_that_survives_a_restart(tm
         t.close()
 
 
+@pytest.mark.timeout(60)
+def test_a_topped_up_wagers_chips_lifted_mid_deal_and_still_off_at_a_restart_keep_the_deal_halted(
+    tmp_path: Path
+) -> None:
+    """The daemon on simulated panels (which come back with lifted chips still off): chips wager 200 on
+    banker, the dealer adds 100 by command, betting closes, the chips are lifted mid-deal (the deal halts).
+    Restarted with the chips still off, the deal stays halted (a review found it went on: 2026-12-07)."""
+    path = write_table(tmp_path, panels=["baccarat.yaml"], gpio=MOCK)
+    t = Table(path)
+    try:
+        banker_bet_on_seat_1(t, (1,))
+        assert t.call("bet", seat=1, spot="banker", amount=100, by="dealer")["ok"]
+        t.ctl.call("press dealer close_betting")
+        closed = t.until("dealing", lambda s: s["phase"] == "dealing")
+        assert closed["wagers"] == [{"seat": 1, "spot": "banker", "amount": 300}] and closed["tilt"] is None
+        t.ctl.call("chips 1 banker off")
+        halted = t.until("halted", lambda s: s["tilt"] is not None)
+        assert halted["offline"] == {"panel 1": "chips moved after no more bets: banker chips lifted"}
+    finally:
+        t.close()
+    t = Table(path)  # the restart: nobody touched the chips
+    try:
+        t.call("ping")
+        assert t.daemon.gpio is not None
+        assert not t.daemon.gpio.panels[0].logic.covered[(1, "banker")]  # still lifted on the mock pins
+        again = t.status()
+        assert again["tilt"] is not None and again["offline"], again
+    finally:
+        t.close()
+
+
+@pytest.mark.timeout(60)
+def test_simulated_restart_keeps_chips_put_down_mid_deal_on_their_spot_and_the_deal_halted(
+    tmp_path: Path
+) -> None:
+    """Simulated panels come back as they were: chips put on player mid-deal are still there after a
+    restart, so the fault stands (a review found no test would fail if they were not); pushed back, the deal
+    goes on."""
+    path = write_table(tmp_path, panels=["baccarat.yaml"], gpio=MOCK)
+    t = Table(path)
+    try:
+        banker_bet_on_seat_1(t, (1,))
+        t.ctl.call("press dealer close_betting")
+        t.until("dealing", lambda s: s["phase"] == "dealing")
+        t.ctl.call("chips 1 player on")
+        halted = t.until("halted", lambda s: s["tilt"] is not None)
+        assert halted["offline"] == {"panel 1": "chips moved after no more bets: player chips placed"}
+    finally:
+        t.close()
+    t = Table(path)
+    try:
+        t.call("ping")
+        assert t.daemon.gpio is not None
+        assert t.daemon.gpio.panels[0].logic.covered[(1, "player")]
+        again = t.status()
+        assert again["offline"] == halted["offline"] and again["tilt"] is not None
+        t.ctl.call("chips 1 player off")  # pushed back after the restart
+        t.until("the deal going on", lambda s: s["tilt"] is None and s["offline"] == {})
+    finally:
+        t.close()
+
+
 # ---------------------------------------------------------------- simultaneous presses
 
 

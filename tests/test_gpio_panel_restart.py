@@ -135,12 +135,18 @@ def test_a_refused_command_bet_does_not_make_a_chip_wager_keyed_after_a_restart(
         journal.close()
 
 
-def _banker_staked_and_closed() -> Rig:
-    """A Baccarat seat panel whose chips wagered on banker, betting closed: the deal is on."""
+def _seat_panel() -> Rig:
+    """A Baccarat seat panel (player and banker spots, the bet keys) and the dealer panel, idle."""
     rig = Rig(build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"]}},
                         dealer=True))
     rig.step()
     rig.sync()
+    return rig
+
+
+def _banker_staked_and_closed() -> Rig:
+    """:func:`_seat_panel` whose chips wagered on banker, betting closed: the deal is on."""
+    rig = _seat_panel()
     rig.stake_and_close(1, "banker")
     assert rig.table.phase == "dealing" and rig.table.staked == {(1, "banker"): 100}
     return rig
@@ -179,4 +185,63 @@ def test_chips_put_on_an_empty_spot_mid_deal_and_pushed_back_while_the_daemon_wa
     rig.sync()
     assert rig.table.offline == {"panel 1": "chips moved after no more bets: player chips placed"}
     _restart(rig, {(1, "banker")}, {}, chips=((1, "banker"),))
+    assert _clean(rig), rig.table.offline
+
+
+def test_keyed_wager_chips_put_on_mid_deal_still_on_at_restart_keep_the_deal_halted() -> None:
+    """A wager keyed by command (no chips at the close); chips put on its spot mid-deal halt the deal.
+    Still on at the restart, nothing is as at the close: the fault stands (a review found the first take on
+    chips put back while the daemon was down ended it, a keyed wager's chips taken as as at the close)."""
+    rig = _seat_panel()
+    rig.press(None, "open_betting")
+    rig.sync()
+    rig.posted.append((I.PlaceWager(1, "banker", 100), "command:olive"))  # keyed, no chips
+    rig.sync()
+    rig.press(None, "close_betting")
+    rig.sync()
+    assert rig.table.phase == "dealing" and rig.table.staked == {(1, "banker"): 100} and _clean(rig)
+    rig.chips(1, "banker", True)  # chips put down mid-deal: a move
+    rig.sync()
+    assert rig.table.offline == {"panel 1": "chips moved after no more bets: banker chips placed"}
+    _restart(rig, set(), {}, chips=((1, "banker"),))  # still on: the daemon restarted, nothing changed
+    assert rig.panel.logic.covered[(1, "banker")]
+    assert not _clean(rig), "the deal goes on with chips put down after no more bets still on the spot"
+
+
+def test_chip_wager_topped_up_by_command_lifted_mid_deal_still_off_at_restart_keep_the_deal_halted() -> None:
+    """Chips wager 100 on banker, a command adds 100 (the last placement is a command's: the journal calls
+    the wager keyed after a restart), the chips stay down through the close. Lifted mid-deal: halt. Still
+    lifted at the restart, not as at the close: the fault stands (its words say what the close was)."""
+    rig = _seat_panel()
+    rig.press(None, "open_betting")
+    rig.sync()
+    rig.chips(1, "banker", True)
+    rig.sync()
+    rig.posted.append((I.PlaceWager(1, "banker", 100), "command:olive"))
+    rig.sync()
+    rig.press(None, "close_betting")
+    rig.sync()
+    assert rig.table.phase == "dealing" and rig.table.staked == {(1, "banker"): 200} and _clean(rig)
+    rig.chips(1, "banker", False)  # lifted mid-deal
+    rig.sync()
+    assert rig.table.offline == {"panel 1": "chips moved after no more bets: banker chips lifted"}
+    # sensor_wagers after a restart (TableService._sensor_wagers_of_round): the last placement was a
+    # command's, so not a sensor wager: keyed.
+    _restart(rig, set(), {})  # chips still off
+    assert not rig.panel.logic.covered[(1, "banker")]
+    assert not _clean(rig), "the deal goes on with the wager's chips still lifted"
+
+
+def test_chips_placed_still_on_at_restart_then_pushed_back_end_the_fault() -> None:
+    """docs/daemon.md: a restored chips fault ends when the chips read as at the close again, at start or
+    later. Chips put down mid-deal, still on at the restart, pushed back after it: the deal goes on (the
+    fault stood until the round ended or was voided: a review, 2026-12-07)."""
+    rig = _banker_staked_and_closed()
+    rig.chips(1, "player", True)
+    rig.sync()
+    assert rig.table.offline == {"panel 1": "chips moved after no more bets: player chips placed"}
+    _restart(rig, {(1, "banker")}, {}, chips=((1, "banker"), (1, "player")))
+    assert rig.table.offline  # still on: the fault stands (right)
+    rig.chips(1, "player", False)  # pushed back after the restart: as at the close
+    rig.sync()
     assert _clean(rig), rig.table.offline

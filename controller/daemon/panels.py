@@ -191,7 +191,7 @@ def as_it_was(panel: PanelLink, pins: SimulatedPins, sensor_wagers: Collection[t
     faults = panel.logic.faults
     said = {seat: chips_said(faults.get(seat_device(seat), {}).get(RESTORED, "")) for seat in m.seats}
     chips = [spec.sensor for seat, p in m.seats.items() for spot, spec in p.spots.items()
-             if said[seat].get(spot, (seat, spot) in sensor_wagers)]
+             if (was.on if (was := said[seat].get(spot)) is not None else (seat, spot) in sensor_wagers)]
     for spec in [*[loop for loop in loops if loop is not None], *chips]:
         pins.drive(spec.pin, spec.active == "high", m.chip_of(spec))
     panel.resample()

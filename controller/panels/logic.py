@@ -162,42 +162,37 @@ class PanelLogic:
         out: list[Post] = []
         if view.phase == "betting":
             self._betting_wagers = view.wagers
+        said = {seat: chips_said(self.faults.get(seat_device(seat), {}).get(RESTORED, ""))
+                for seat in self.map.seats} if view.phase == "dealing" else {}
         if view.phase == "dealing":
             self.at_close = {}
         for (seat, spot), covered in sorted(self.covered.items()):
-            amount = view.wagers.get((seat, spot))
+            amount, was = view.wagers.get((seat, spot)), said.get(seat, {}).get(spot)
             if covered and amount is not None and (seat, spot) not in self.keyed:
                 self.chipped.add((seat, spot))  # its chips: lifted as the close is applied, a move
             if covered and amount is None and view.phase == "betting":
                 out.extend(self._place(seat, spot, "chips on the spot at start"))
             elif (not covered and amount is not None and view.phase in ("betting", "dealing")
-                  and (seat, spot) not in self.keyed):
+                  and (seat, spot) not in self.keyed and was is None):
                 detail = f"{MISSING}{spot} wager {amount} accepted, no chips on the spot"
-                lifted = moved(spot, covered=False)
-                if lifted in self.faults.get(seat_device(seat), {}).get(RESTORED, "").split(JOIN):
-                    detail = lifted  # the same fault as before the restart, now cleared by the chips too
                 self.faults.setdefault(seat_device(seat), {})[f"chips {spot}"] = detail
                 if view.phase == "betting":
                     self.missing.add((seat, spot))
             if self.at_close is not None:
-                # What the chips must read for the deal to go on: as at the close, as far as the table
-                # knows (an accepted wager has chips, unless keyed by command); none on a spot without a
-                # wager (they stand for nothing, and are pushed back: :meth:`update`).
-                self.at_close[(seat, spot)] = amount is not None and (covered
-                                                                  or (seat, spot) not in self.keyed)
+                # What the chips must read for the deal to go on: as at the close. A chips fault the journal
+                # holds says so (down, unless put down after it: a keyed wager's too); else as far as the
+                # table knows (an accepted wager has chips, unless keyed by command; none on a spot
+                # without a wager: they stand for nothing, and are pushed back, :meth:`update`).
+                self.at_close[(seat, spot)] = (not was.on if was is not None else amount is not None
+                                               and (covered or (seat, spot) not in self.keyed))
+                if was is not None and covered != self.at_close[(seat, spot)]:
+                    self.faults.setdefault(seat_device(seat), {})[f"chips {spot}"] = was.words  # still moved
         for device in sorted(self.faults):
             keys = self.faults[device]
-            restored = keys.pop(RESTORED, None)
-            if restored is not None and view.phase == "dealing":
-                # Chips' faults kept until the round ends, less what the sensors say again and a spot whose
-                # chips read as at the close (put back while the daemon was down: kept, the deal stayed
-                # halted until a void); a missing panel, a stuck button, a dead chip: their pins say again.
-                back = {spot for (seat, spot), was in (self.at_close or {}).items()
-                        if seat_device(seat) == device and self.covered[(seat, spot)] == was}
-                rest = [p for p in restored.split(JOIN) if p.startswith("chips ") and p not in keys.values()
-                        and not chips_said(p).keys() & back]
-                if rest:
-                    keys[RESTORED] = JOIN.join(rest)
+            # The journal's faults are now each spot's own (kept while its chips are not as at the close,
+            # ended as any by the sensor: :meth:`sensor`); a missing panel, a stuck button, a dead chip:
+            # their pins say again (a review, 2026-12-07).
+            keys.pop(RESTORED, None)
             now = JOIN.join(keys[k] for k in sorted(keys))
             if now and now != before.get(device):
                 out.append((I.DeviceStatus(device, False, now), f"gpio {device}"))
@@ -208,9 +203,11 @@ class PanelLogic:
     def restore(self, offline: Mapping[str, str]) -> None:
         """Faults of this map's panels the table still holds from before a restart (the journal's).
 
-        The pins cannot say what a chip sensor read before the restart, so such a
-        fault is kept until the round it happened in ends (as a chips fault is);
-        a missing panel or a stuck button is re-reported by its pin at start.
+        The pins cannot say what a chip sensor read at the close, but a chips
+        fault's words do: at start (:meth:`_start`) it becomes its spot's own
+        fault again while the chips are not as at the close, and ends when
+        they are (or with the round); a missing panel or a stuck button is
+        re-reported by its pin at start.
         Without this the table would keep the panel offline forever, since the
         panel reports only changes.
         """

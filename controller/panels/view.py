@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from controller import inputs as I
 from controller.cards import parse_card
@@ -48,16 +48,23 @@ def moved(spot: str, covered: bool) -> str:
     return f"{MOVED}{spot} chips {'placed' if covered else 'lifted'}"
 
 
-def chips_said(detail: str) -> dict[str, bool]:
-    """What a panel's journaled fault ``detail`` (its faults joined) says of its spots' chips: each spot a
-    chips fault names, with whether its chips were down (put on after the close) or not (lifted after it,
-    missing at a start). The journal keeps only the words, and a restart must know which spots they were:
-    to put simulated chips back as they were, and to end a fault whose chips read as at the close."""
-    said: dict[str, bool] = {}
+class Said(NamedTuple):
+    """What a journaled chips fault says of its spot: its words, and whether the chips were on the spot
+    when it was raised (put down after the close) or off (lifted after it, or missing at a start)."""
+
+    words: str
+    on: bool
+
+
+def chips_said(detail: str) -> dict[str, Said]:
+    """The spots a panel's journaled fault ``detail`` (its faults joined) names in a chips fault, each with
+    :class:`Said`. The journal keeps only the words, and a restart must know which spots they were and what
+    their chips read: to know the state at the close again, and to put simulated chips back as they were."""
+    said: dict[str, Said] = {}
     for part in detail.split(JOIN):
         if part.startswith((MOVED, MISSING)):
             spot, rest = part.split(": ", 1)[1].split(" ", 1)
-            said[spot] = rest == "chips placed"
+            said[spot] = Said(part, rest == "chips placed")
     return said
 
 
