@@ -24,7 +24,7 @@ from typing import Any
 from controller.inputs import Input
 from controller.limits import TableLimits
 from controller.panels.logic import PanelLogic
-from controller.panels.view import DEALER_DEVICE, LampView, Post, seat_device
+from controller.panels.view import DEALER_DEVICE, JOIN, RESTORED, LampView, Post, seat_device
 from drivers.gpio.backend import PinBackend
 from drivers.gpio.events import LampMode, PinEvent
 from drivers.gpio.panel import Panel
@@ -46,6 +46,7 @@ class PanelLink:
         self.panel = Panel(pin_map, backend, self._event, clock=clock)
         self.logic.covered.update(self.panel.sensors())
         self.panel.show(self.logic.lamps())
+        self._first = True
 
     # --------------------------------------------------------------- the API
     def resample(self) -> None:
@@ -67,6 +68,9 @@ class PanelLink:
         if not isinstance(view, LampView):
             view = LampView.from_snapshot(view)
         with self.panel.lock:
+            if self._first:
+                self._first = False
+                self._standing()
             self._emit(self.logic.update(view))
             self.panel.show(self.logic.lamps())
 
@@ -91,10 +95,29 @@ class PanelLink:
         self.panel.pump(now)
 
     # -------------------------------------------------------------- internals
+    def _standing(self) -> None:
+        """Before the first view: the faults the pins already show stand as they are, an open presence loop
+        and a button still held whose stuck fault the journal holds. Left to the driver's first reports,
+        the start dropped them and the driver raised them again: the halt ended between the two, so a card
+        could be dealt with a panel unplugged, and a stuck button's came back only after ``stuck_after_s``
+        (a review, 2026-12-07)."""
+        m, faults = self.map, self.logic.faults
+        for (seat, _), plugged in self.panel.settled("presence").items():
+            panel = m.seats[seat] if seat is not None else m.dealer
+            loop = None if panel is None else panel.presence
+            if not plugged and loop is not None:
+                words = _unplugged(line_name(m.chip_of(loop), loop.pin))
+                faults.setdefault(_device(seat), {})["presence"] = words
+        for (seat, name), held in self.panel.settled("button").items():
+            journal = faults.get(_device(seat), {}).get(RESTORED, "").split(JOIN)
+            stuck = next((part for part in journal if part.startswith(f"button {name} (")), None)
+            if held and stuck is not None:
+                faults[_device(seat)][f"stuck {name}"] = stuck
+
     def _event(self, event: PinEvent) -> None:
         """The driver's report (its lock held): what it means for the table, posted."""
         seat, logic = event.seat, self.logic
-        device = DEALER_DEVICE if seat is None else seat_device(seat)
+        device = _device(seat)
         if event.kind in ("lamps", "inputs"):  # the map's lines cannot be written or read: every panel
             detail = event.detail if event.change == "failed" else None  # on it is at fault (logged by the
             for one in self._devices():  # table's alerts)
@@ -104,8 +127,7 @@ class PanelLink:
                 self.panel.show(logic.lamps())
         elif event.kind == "presence":
             if event.change in ("active", "inactive"):
-                detail = None if event.change == "active" else \
-                    f"panel unplugged: presence loop ({line_name(event.chip, event.pin)}) open"
+                detail = None if event.change == "active" else _unplugged(line_name(event.chip, event.pin))
                 self._emit(logic.fault(device, "presence", detail))
         elif event.kind == "sensor":
             if seat is not None and event.change in ("active", "inactive"):
@@ -124,7 +146,7 @@ class PanelLink:
             line = line_name(event.chip, event.pin)
             detail = f"button {event.name} ({line}) active for over {held:g} s: stuck or shorted"
             self._emit(logic.fault(device, f"stuck {event.name}", detail))
-        elif event.change == "unstuck":
+        elif event.change in ("unstuck", "inactive"):  # released: a stuck fault the start kept ends too
             self._emit(logic.fault(device, f"stuck {event.name}", None))
 
     def _devices(self) -> list[str]:
@@ -136,3 +158,13 @@ class PanelLink:
         for inp, source in posts:
             log.debug("post %s from %s", inp.to_dict(), source)
             self._post(inp, source)
+
+
+def _device(seat: int | None) -> str:
+    """The device a seat's panel (None: the dealer's) reports as."""
+    return DEALER_DEVICE if seat is None else seat_device(seat)
+
+
+def _unplugged(line: str) -> str:
+    """The fault's words for a panel whose presence loop on ``line`` is open."""
+    return f"panel unplugged: presence loop ({line}) open"

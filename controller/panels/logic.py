@@ -158,7 +158,7 @@ class PanelLogic:
         """
         self._synced = True
         self.view = view
-        before = {device: JOIN.join(keys[k] for k in sorted(keys)) for device, keys in self.faults.items()}
+        before = {device: keys.get(RESTORED, "") for device, keys in self.faults.items()}  # the journal's
         out: list[Post] = []
         if view.phase == "betting":
             self._betting_wagers = view.wagers
@@ -284,7 +284,8 @@ class PanelLogic:
         if phase == "betting" and (seat, spot) in self.missing:
             if not covered:
                 return []
-            self.missing.discard((seat, spot))  # the chips of an accepted wager are back: it stands
+            self.missing.discard((seat, spot))  # the chips of an accepted wager are back: it stands...
+            self.chipped.add((seat, spot))  # ...with its chips (lifted as the close is applied: a move)
             return self.fault(seat_device(seat), f"chips {spot}", None)
         if phase == "betting":
             if covered:

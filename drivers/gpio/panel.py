@@ -165,9 +165,13 @@ class Panel:
 
     def sensors(self) -> dict[tuple[int, str], bool]:
         """Each seat spot's chip sensor as it has settled: (seat, spot) -> covered."""
+        return {(seat, name): on for (seat, name), on in self.settled("sensor").items() if seat is not None}
+
+    def settled(self, kind: str) -> dict[tuple[int | None, str], bool]:
+        """Each input of ``kind`` (sensor, button, presence) as it has settled: (seat, name) -> active
+        (seat None: the dealer's)."""
         with self.lock:
-            return {(e.seat, e.name): e.debouncer.stable for e in self._inputs
-                    if e.kind == "sensor" and e.seat is not None}
+            return {(e.seat, e.name): e.debouncer.stable for e in self._inputs if e.kind == kind}
 
     # --------------------------------------------------------------- the API
     def start(self, *, thread: bool = True) -> None:
