@@ -83,6 +83,9 @@ class PanelLogic:
         }
         self.at_close: dict[tuple[int, str], bool] | None = None
         self.faults: dict[str, dict[str, str]] = {}
+        #: What the table was last told of each panel: its offline words ("" online), the journal's at a
+        #: restart unless posted since; the start posts only a change (a review, 2026-12-07).
+        self.told: dict[str, str] = {}
         #: Spots whose wager the table had accepted but whose chips were missing at start (betting open).
         self.missing: set[tuple[int, str]] = set()
         #: Wagers standing at start that were keyed by command, not placed by chips: no chips expected.
@@ -158,7 +161,6 @@ class PanelLogic:
         """
         self._synced = True
         self.view = view
-        before = {device: keys.get(RESTORED, "") for device, keys in self.faults.items()}  # the journal's
         out: list[Post] = []
         if view.phase == "betting":
             self._betting_wagers = view.wagers
@@ -194,10 +196,10 @@ class PanelLogic:
             # their pins say again (a review, 2026-12-07).
             keys.pop(RESTORED, None)
             now = JOIN.join(keys[k] for k in sorted(keys))
-            if now and now != before.get(device):
-                out.append((I.DeviceStatus(device, False, now), f"gpio {device}"))
-            elif not now and before.get(device):
-                out.append((I.DeviceStatus(device, True, "back to normal at start"), f"gpio {device}"))
+            if now != self.told.get(device, ""):
+                self.told[device] = now
+                status = I.DeviceStatus(device, not now, now or "back to normal at start")
+                out.append((status, f"gpio {device}"))
         return out
 
     def restore(self, offline: Mapping[str, str]) -> None:
@@ -215,6 +217,7 @@ class PanelLogic:
         for device, detail in offline.items():
             if device in mine:
                 self.faults.setdefault(device, {})[RESTORED] = detail
+                self.told.setdefault(device, detail)  # unless a post since (a lamp that failed as it opened)
 
     # ------------------------------------------------------------------ inputs
     def selected(self, seat: int, spot: str) -> int:
@@ -317,11 +320,10 @@ class PanelLogic:
             if current.get(key) == detail:
                 return []
             current[key] = detail
-        source = f"gpio {device}"
-        if current:
-            return [(I.DeviceStatus(device, False, JOIN.join(current[k] for k in sorted(current))), source)]
-        if was_offline:
-            return [(I.DeviceStatus(device, True, f"{key}: back to normal"), source)]
+        source, text = f"gpio {device}", JOIN.join(current[k] for k in sorted(current))
+        if current or was_offline:
+            self.told[device] = text
+            return [(I.DeviceStatus(device, not text, text or f"{key}: back to normal"), source)]
         return []
 
     # ------------------------------------------------------------------- lamps
