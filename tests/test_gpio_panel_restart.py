@@ -50,18 +50,25 @@ def _restart(rig: Rig, sensor_wagers: set[tuple[int, str]], last_bets: dict[int,
     rig.sync()
 
 
-def test_a_panel_unplugged_mid_deal_and_plugged_back_while_the_daemon_was_down_is_online_at_start() -> None:
-    """docs/daemon.md: a panel fault the journal holds is kept until its round ends, but "a missing panel or
-    a stuck button is re-reported by its pin at start". A seat panel unplugged mid-deal (the deal halts), the
-    daemon restarted with it plugged back in: its pin says it is there, so the deal may go on."""
-    pin_map = build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"],
-                                         "presence": True}}, dealer=True)
-    rig = Rig(pin_map)
+def _plugged_seat_panel() -> Rig:
+    """A Baccarat seat panel with a presence loop, plugged in, and the dealer panel, idle."""
+    rig = Rig(build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"],
+                                         "presence": True}}, dealer=True))
     presence = rig.map.seats[1].presence
     assert presence is not None
     rig.pins.drive(presence.pin, False)  # plugged in
     rig.step()
     rig.sync()
+    return rig
+
+
+def test_a_panel_unplugged_mid_deal_and_plugged_back_while_the_daemon_was_down_is_online_at_start() -> None:
+    """docs/daemon.md: a panel fault the journal holds is kept until its round ends, but "a missing panel or
+    a stuck button is re-reported by its pin at start". A seat panel unplugged mid-deal (the deal halts), the
+    daemon restarted with it plugged back in: its pin says it is there, so the deal may go on."""
+    rig = _plugged_seat_panel()
+    presence = rig.map.seats[1].presence
+    assert presence is not None
     assert _clean(rig)
     rig.stake_and_close(1, "banker")
     assert rig.table.phase == "dealing" and rig.table.staked == {(1, "banker"): 100}

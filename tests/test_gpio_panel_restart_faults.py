@@ -10,7 +10,13 @@ so restarting twice journals nothing new." A real Table, the real panel logic, s
 from __future__ import annotations
 
 import pytest
-from test_gpio_panel_restart import _banker_staked_and_closed, _clean, _restart
+from test_gpio_panel_restart import (
+    _banker_staked_and_closed,
+    _clean,
+    _plugged_seat_panel,
+    _restart,
+    _seat_panel,
+)
 from test_gpio_rig import Rig, build_map
 
 from controller import inputs as I
@@ -41,18 +47,6 @@ def _posted_by_restart(rig: Rig, sensor_wagers: set[tuple[int, str]], **kw: obje
     return seen
 
 
-def _unplugged_rig() -> Rig:
-    pin_map = build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"],
-                                         "presence": True}}, dealer=True)
-    rig = Rig(pin_map)
-    presence = rig.map.seats[1].presence
-    assert presence is not None
-    rig.pins.drive(presence.pin, False)  # plugged in
-    rig.step()
-    rig.sync()
-    return rig
-
-
 # ------------------------------------------------------------------ non-chips faults at a restart
 
 def test_restart_with_a_panel_still_unplugged_and_its_chips_still_lifted_journals_nothing_new() -> None:
@@ -60,7 +54,7 @@ def test_restart_with_a_panel_still_unplugged_and_its_chips_still_lifted_journal
     unplugged, still lifted). The table's fault text is the same after as before, yet the restarted panel
     posts two DeviceStatus inputs: first the chips fault alone (the unplugged part dropped at _start),
     then both again when Panel.start re-reports the open loop."""
-    rig = _unplugged_rig()
+    rig = _plugged_seat_panel()
     rig.stake_and_close(1, "banker")
     rig.chips(1, "banker", False)  # lifted mid-deal
     rig.sync()
@@ -83,7 +77,7 @@ def test_restart_with_a_panel_still_unplugged_mid_deal_does_not_end_the_halt_for
     cleared (device_back), then raised again when Panel.start reports the open loop. In the daemon the two
     are separate inputs on the loop's queue: a card from the shoe between them is dealt to a round whose
     panel is unplugged, and the journal gains two DeviceStatus and a TiltCleared for nothing."""
-    rig = _unplugged_rig()
+    rig = _plugged_seat_panel()
     rig.stake_and_close(1, "banker")
     presence = rig.map.seats[1].presence
     assert presence is not None
@@ -214,10 +208,7 @@ def _close_while_lifting(rig: Rig) -> None:
 
 def test_control_chips_lifted_as_the_close_is_applied_halt_the_deal() -> None:
     """Without a restart (passes): the wager's chips stood at the close, lifted as it was applied: a move."""
-    rig = Rig(build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"]}},
-                        dealer=True))
-    rig.step()
-    rig.sync()
+    rig = _seat_panel()
     rig.press(None, "open_betting")
     rig.sync()
     rig.chips(1, "banker", True)
@@ -230,10 +221,7 @@ def test_chips_missing_at_a_restart_put_back_then_lifted_as_the_close_is_applied
     """The same after a restart in betting with the chips missing (fault), put back (the wager stands): the
     spot is not in ``chipped`` (sensor()'s missing branch does not add it), so at the close the sensor's
     "off" is taken as the state at the close and the deal goes on with the wager's chips off the spot."""
-    rig = Rig(build_map("baccarat", {1: {"buttons": list(BET_WORDS), "spots": ["player", "banker"]}},
-                        dealer=True))
-    rig.step()
-    rig.sync()
+    rig = _seat_panel()
     rig.press(None, "open_betting")
     rig.sync()
     rig.chips(1, "banker", True)
