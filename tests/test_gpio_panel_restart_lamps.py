@@ -1,8 +1,9 @@
 """Panel faults at a restart, as a third review found them (helper-214, 2026-12-07): what the start posts is
 measured against what the table was last told (a lamp that failed as the panel opened had been posted, and
 the start posted it again, or left the table with the lamp's words alone while the panel was unplugged too);
-the dealer's panel, two seats with the same button, several faults at once. Two known defects from before
-(a dead input chip, or dead lamps, still so at a restart: the halt lifts for a moment) are strict xfails.
+the dealer's panel, two seats with the same button, several faults at once; a dead input chip, or dead
+lamps, still so at a restart mid-deal: the journal's fault was dropped at start and raised again by the
+driver's first check or write, lifting the halt for a moment (from before; both fail before the fix).
 Each restart plays the daemon's order (PanelHost.open: restore, after_restart, resample, the first update;
 then PanelHost.start)."""
 from __future__ import annotations
@@ -79,8 +80,6 @@ def _stake_and_close_by_command(rig: Rig) -> None:
 
 # ---------------------------------------------------------------- D1: a dead input chip at a restart
 
-@pytest.mark.xfail(strict=True, reason="known, not fixed (2026-12-07): the journal's inputs/lamps fault is "
-                   "dropped at start and raised again by the driver's first check or write")
 def test_restart_with_the_map_inputs_still_failed_mid_deal_keeps_the_halt() -> None:
     """The map's inputs failed (every button of its chip reads pressed: line_check.at_open) halt the deal.
     The daemon restarts with the chip still dead: _start drops the journal's "inputs" fault and posts the
@@ -269,8 +268,6 @@ def test_restart_with_lamps_dead_and_a_clean_journal_posts_the_lamp_fault_once()
     assert statuses(posted) == [I.DeviceStatus("panel 1", False, lamp)], posted
 
 
-@pytest.mark.xfail(strict=True, reason="known, not fixed (2026-12-07): the journal's inputs/lamps fault is "
-                   "dropped at start and raised again by the driver's first check or write")
 def test_restart_with_the_lamps_still_dead_mid_deal_keeps_the_halt() -> None:
     """D1's twin for "lamps": a lamp fault halts the deal; the daemon restarts with the lamps still dead
     (no lamp is lit for the idle view, so the first write is the first view's). _start drops the journal's
@@ -287,3 +284,33 @@ def test_restart_with_the_lamps_still_dead_mid_deal_keeps_the_halt() -> None:
             backend=_DeadLamps(rig.factory, "mock"))
     assert "panel 1" in rig.table.offline
     assert not [e for e in rig.events[n:] if isinstance(e, TiltCleared)], rig.events[n:]
+
+
+def test_restart_with_the_map_inputs_mended_while_down_ends_the_fault_at_start() -> None:
+    """The journal's inputs fault is kept only until the driver's own check at start: the chip mended while
+    the daemon was down (the buttons read released), the check passes and the panel is online, the halt
+    over."""
+    rig = _no_dealer_rig(["bet_up", "bet_down"])
+    _stake_and_close_by_command(rig)
+    held = [(rig.map.seats[1].buttons[w], True) for w in ("bet_up", "bet_down")]
+    banker = (rig.map.seats[1].spots["banker"].sensor, True)
+    restart(rig, {(1, "banker")}, drive=[*held, banker])  # a restart on a dead chip: the inputs fault
+    assert "read pressed at start" in rig.table.offline.get("panel 1", ""), rig.table.offline
+    released = [(spec, False) for spec, _ in held]
+    posted = restart(rig, {(1, "banker")}, drive=[*released, banker])  # mended while down
+    assert [s.online for s in statuses(posted)] == [True], posted  # type: ignore[attr-defined]
+    assert not rig.table.offline and rig.table.tilt is None
+
+
+def test_restart_with_the_lamps_mended_while_down_ends_the_fault_with_the_first_view() -> None:
+    """The journal's lamp fault is kept until the first view's lamps are written: written (the staked spot's
+    lamp lit), the panel is online and the halt over."""
+    rig = _no_dealer_rig(["bet_up", "bet_down"])
+    _stake_and_close_by_command(rig)
+    lamp = "lamp seat 1 bet_up cannot be written: lamp expander not answering"
+    rig.posted.append((I.DeviceStatus("panel 1", False, lamp), "gpio panel 1"))
+    rig.sync()
+    assert rig.table.tilt is not None
+    posted = restart(rig, {(1, "banker")}, drive=[(rig.map.seats[1].spots["banker"].sensor, True)])
+    assert [s.online for s in statuses(posted)] == [True], posted  # type: ignore[attr-defined]
+    assert not rig.table.offline and rig.table.tilt is None
