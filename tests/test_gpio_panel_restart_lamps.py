@@ -314,3 +314,84 @@ def test_restart_with_the_lamps_mended_while_down_ends_the_fault_with_the_first_
     posted = restart(rig, {(1, "banker")}, drive=[(rig.map.seats[1].spots["banker"].sensor, True)])
     assert [s.online for s in statuses(posted)] == [True], posted  # type: ignore[attr-defined]
     assert not rig.table.offline and rig.table.tilt is None
+
+
+# ------------------------------------------- lamp lines the first view leaves dark (a review, helper-215)
+
+class _DeadPins(GpioZeroBackend):
+    """Mock pins where only the lamp lines in ``dead`` cannot be written (one lamp, or one chip's)."""
+
+    def __init__(self, factory: Any, name: str, dead: set[int]) -> None:
+        super().__init__(factory, name)
+        self.dead = dead
+
+    def output(self, pin: int, *, active_high: bool, chip: str = "header") -> Any:  # type: ignore[override]
+        return _Out(super().output(pin, active_high=active_high, chip=chip), lambda: pin in self.dead)
+
+
+def test_restart_in_betting_with_a_dead_spot_lamp_the_first_view_leaves_off_keeps_its_fault() -> None:
+    """Betting open; chips on 'player' light its lamp, the write fails: the panel is offline (betting cannot
+    close). The chips are lifted: the lamp is now to be off, but the driver retries a failed line every pass
+    (_failed_lamps), so the fault stands while the line is dead. The daemon restarts, the lamp still dead:
+    the first view has the lamp off, which a fresh output already reads, so it is never written, and
+    _standing_ends("lamps") ends the journal's fault: the panel is online, betting can close, although
+    nothing was written to the dead line."""
+    rig = _no_dealer_rig(["bet_up", "bet_down", "clear_bet"])
+    dead = {rig.map.seats[1].spots["player"].lamp.pin}  # type: ignore[union-attr]
+    restart(rig, (), backend=_DeadPins(rig.factory, "mock", dead))  # the same daemon, now on a dead lamp
+    rig.posted.append((I.OpenBetting(), "command"))
+    rig.sync()
+    rig.press(1, "clear_bet")  # the seat chooses its amount after that restart
+    rig.sync()
+    rig.chips(1, "player", True)
+    rig.sync()
+    offline = rig.table.offline
+    assert "lamp seat 1 spot player cannot be written" in offline.get("panel 1", ""), offline
+    rig.chips(1, "player", False)  # lifted: the wager cancelled, the lamp to be off; still a dead line
+    rig.step()
+    rig.sync()
+    assert "panel 1" in rig.table.offline, "the live process keeps the fault while the line is dead"
+    before = dict(rig.table.offline)
+    posted = restart(rig, (), backend=_DeadPins(rig.factory, "mock", dead))  # nothing mended
+    assert rig.table.offline == before, (rig.table.offline, statuses(posted))
+
+
+def test_dead_tower_lamp_off_during_the_tilt_keeps_the_halt_at_restart() -> None:
+    """Mid-deal the tower's in_play lamp cannot be written: the deal halts (device_offline). While tilted the
+    in_play lamp is to be off. The daemon restarts, the lamp still dead: the first view leaves it off (never
+    written), so the journal's lamp fault ends (device_back: the halt lifts), and as soon as the tilt is
+    cleared the in_play lamp is lit, fails, and the panel is offline again: the TiltCleared c5730f4 set out
+    to prevent."""
+    rig = _no_dealer_rig(["bet_up", "bet_down"], tower=True)
+    _stake_and_close_by_command(rig)
+    assert rig.map.tower is not None
+    lamp = "lamp tower in_play cannot be written: lamp expander not answering"
+    rig.posted.append((I.DeviceStatus("panel 1", False, lamp), "gpio panel 1"))  # as fault("lamps") posts it
+    rig.sync()
+    assert rig.table.tilt is not None
+    n = len(rig.events)
+    restart(rig, {(1, "banker")}, drive=[(rig.map.seats[1].spots["banker"].sensor, True)],
+            backend=_DeadPins(rig.factory, "mock", {rig.map.tower.in_play.pin}))
+    assert not [e for e in rig.events[n:] if isinstance(e, TiltCleared)], rig.events[n:]
+    assert "panel 1" in rig.table.offline
+
+
+def test_restart_with_the_lamps_still_dead_in_the_dark_half_of_the_fault_blink_keeps_the_halt() -> None:
+    """test_restart_with_the_lamps_still_dead_mid_deal_keeps_the_halt (every lamp dead), restarted when the
+    tilt's fault blink is in its dark half (fault_blink_hz 4: 1000.125 s): every seat lamp is FAULT, its level
+    now off, a fresh output reads off, nothing is written, and the journal's lamp fault ends with the first
+    view (device_back). The committed test passes only because its clock sits in the lit half."""
+    rig = _no_dealer_rig(["bet_up", "bet_down"])
+    _stake_and_close_by_command(rig)
+    lamp = "lamp seat 1 bet_up cannot be written: lamp expander not answering"
+    rig.posted.append((I.DeviceStatus("panel 1", False, lamp), "gpio panel 1"))
+    rig.sync()
+    assert rig.table.tilt is not None
+    rig.clock.t = float(int(rig.clock.t) + 1) + 0.15  # the dark half of the fault blink
+    n = len(rig.events)
+    dead = {p.lamp.pin for p in [*rig.map.seats[1].buttons.values(), *rig.map.seats[1].spots.values()]
+            if p.lamp is not None}
+    restart(rig, {(1, "banker")}, drive=[(rig.map.seats[1].spots["banker"].sensor, True)],
+            backend=_DeadPins(rig.factory, "mock", dead))
+    assert not [e for e in rig.events[n:] if isinstance(e, TiltCleared)], rig.events[n:]
+    assert "panel 1" in rig.table.offline

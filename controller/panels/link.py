@@ -80,7 +80,6 @@ class PanelLink:
                 self._standing()
             self._emit(self.logic.update(view))
             self.panel.show(self.logic.lamps())
-            self._standing_ends("lamps")  # the first view's lamps written: a kept lamp fault ends, or stands
 
     def selected(self, seat: int, spot: str) -> int:
         """The amount chips on ``spot`` of seat ``seat`` would wager now."""
@@ -121,13 +120,16 @@ class PanelLink:
             stuck = next((part for part in journal if part.startswith(f"button {name} (")), None)
             if held and stuck is not None:
                 faults[_device(seat)][f"stuck {name}"] = stuck
-        # The map's lines that could not be read or written: kept until the driver's first check or write
-        # says (dropped, a dead chip's garbage lifted the halt until then: a review, 2026-12-07).
+        # The map's lines that could not be read or written: kept until the driver's input check at start,
+        # or until every lamp line is written (dropped, the halt lifted until then: a review, 2026-12-07).
         for keys in faults.values():
             for part in keys.get(RESTORED, "").split(JOIN):
                 if (kind := _map_wide(part)) is not None and kind not in keys:  # not said again already
                     keys[kind] = part
                     self._unconfirmed.add(kind)
+        if "lamps" in self._unconfirmed:  # ended by the driver's "written", once every lamp line is
+            self._unconfirmed.discard("lamps")
+            self.panel.unconfirmed_lamps()
 
     def _standing_ends(self, kind: str) -> None:
         """A kept ``kind`` fault (:meth:`_standing`) the driver did not raise again by now ends."""

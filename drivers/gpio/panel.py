@@ -1,8 +1,7 @@
 """The panel driver: pins in, plain pin events out, lamps lit as it is told; it knows pins, not games.
 
-The daemon owns one :class:`Panel` per pin map, through
-:class:`controller.panels.link.PanelLink`, which says what the events mean.
-Its contract:
+The daemon owns one :class:`Panel` per pin map, through :class:`controller.panels.link.PanelLink`,
+which says what the events mean. Its contract:
 
 * ``Panel(pin_map, backend, on_event)`` opens every pin of the map; every lamp is off.
 * ``on_event(event)`` is called with a :class:`PinEvent` for every debounced
@@ -148,12 +147,8 @@ class Panel:
                                                    chip=self.map.chip_of(spec))
 
     def resample(self) -> None:
-        """Take every input's level now as its settled starting level (before :meth:`start`).
-
-        For simulated pins set up after the panel opened them (a presence loop
-        closed, chips put back): those levels are where the panel starts, not
-        edges to debounce and report.
-        """
+        """Take every input's level now as its settled starting level (before :meth:`start`): simulated pins
+        set up after the panel opened them (a presence loop closed, chips put back) start there, no edges."""
         if self._started:
             raise RuntimeError("resample() is for a panel not started yet")
         now = self._clock()
@@ -168,10 +163,15 @@ class Panel:
         return {(seat, name): on for (seat, name), on in self.settled("sensor").items() if seat is not None}
 
     def settled(self, kind: str) -> dict[tuple[int | None, str], bool]:
-        """Each input of ``kind`` (sensor, button, presence) as it has settled: (seat, name) -> active
-        (seat None: the dealer's)."""
+        """Each input of ``kind`` (sensor, button, presence) as settled: (seat or None, name) -> active."""
         with self.lock:
             return {(e.seat, e.name): e.debouncer.stable for e in self._inputs if e.kind == kind}
+
+    def unconfirmed_lamps(self) -> None:
+        """Every lamp line failed until written (a restart on a journaled lamp fault): each pass tries them
+        all, "written" once every one is; a line the view leaves dark is tried too (a review, 2026-12-07)."""
+        with self.lock:
+            self._failed_lamps, self._lamps_failed = set(self._lamps), True
 
     # --------------------------------------------------------------- the API
     def start(self, *, thread: bool = True) -> None:
