@@ -268,18 +268,24 @@ def test_restart_with_lamps_dead_and_a_clean_journal_posts_the_lamp_fault_once()
     assert statuses(posted) == [I.DeviceStatus("panel 1", False, lamp)], posted
 
 
+def _halted_by(rig: Rig, lamp: str) -> int:
+    """The table told panel 1 is offline for ``lamp`` (as fault("lamps") posts it), the deal halted; the
+    number of events so far."""
+    rig.posted.append((I.DeviceStatus("panel 1", False, lamp), "gpio panel 1"))
+    rig.sync()
+    assert rig.table.tilt is not None
+    return len(rig.events)
+
+
 def test_restart_with_the_lamps_still_dead_mid_deal_keeps_the_halt() -> None:
-    """D1's twin for "lamps": a lamp fault halts the deal; the daemon restarts with the lamps still dead
+    """For "lamps" as for a dead input chip: a lamp fault halts the deal; the daemon restarts, the lamps dead
     (no lamp is lit for the idle view, so the first write is the first view's). _start drops the journal's
     lamp fault and posts the panel online (device_back: the halt ends), then the first view's show() fails
     and posts it offline again: a TiltCleared and a new TiltRaised journaled for nothing."""
     rig = _no_dealer_rig(["bet_up", "bet_down"])
     _stake_and_close_by_command(rig)
     lamp = "lamp seat 1 bet_up cannot be written: lamp expander not answering"
-    rig.posted.append((I.DeviceStatus("panel 1", False, lamp), "gpio panel 1"))  # as fault("lamps") posts it
-    rig.sync()
-    assert rig.table.tilt is not None
-    n = len(rig.events)
+    n = _halted_by(rig, lamp)
     restart(rig, {(1, "banker")}, drive=[(rig.map.seats[1].spots["banker"].sensor, True)],
             backend=_DeadLamps(rig.factory, "mock"))
     assert "panel 1" in rig.table.offline
@@ -307,10 +313,7 @@ def test_restart_with_the_lamps_mended_while_down_ends_the_fault_with_the_first_
     lamp lit), the panel is online and the halt over."""
     rig = _no_dealer_rig(["bet_up", "bet_down"])
     _stake_and_close_by_command(rig)
-    lamp = "lamp seat 1 bet_up cannot be written: lamp expander not answering"
-    rig.posted.append((I.DeviceStatus("panel 1", False, lamp), "gpio panel 1"))
-    rig.sync()
-    assert rig.table.tilt is not None
+    _halted_by(rig, "lamp seat 1 bet_up cannot be written: lamp expander not answering")
     posted = restart(rig, {(1, "banker")}, drive=[(rig.map.seats[1].spots["banker"].sensor, True)])
     assert [s.online for s in statuses(posted)] == [True], posted  # type: ignore[attr-defined]
     assert not rig.table.offline and rig.table.tilt is None
@@ -366,10 +369,7 @@ def test_dead_tower_lamp_off_during_the_tilt_keeps_the_halt_at_restart() -> None
     _stake_and_close_by_command(rig)
     assert rig.map.tower is not None
     lamp = "lamp tower in_play cannot be written: lamp expander not answering"
-    rig.posted.append((I.DeviceStatus("panel 1", False, lamp), "gpio panel 1"))  # as fault("lamps") posts it
-    rig.sync()
-    assert rig.table.tilt is not None
-    n = len(rig.events)
+    n = _halted_by(rig, lamp)
     restart(rig, {(1, "banker")}, drive=[(rig.map.seats[1].spots["banker"].sensor, True)],
             backend=_DeadPins(rig.factory, "mock", {rig.map.tower.in_play.pin}))
     assert not [e for e in rig.events[n:] if isinstance(e, TiltCleared)], rig.events[n:]
@@ -380,13 +380,10 @@ def test_restart_with_the_lamps_still_dead_in_the_dark_half_of_the_fault_blink_k
     """test_restart_with_the_lamps_still_dead_mid_deal_keeps_the_halt (every lamp dead), restarted when the
     tilt's fault blink is in its dark half (fault_blink_hz 4: 1000.125 s): every seat lamp is FAULT, its level
     now off, a fresh output reads off, nothing is written, and the journal's lamp fault ends with the first
-    view (device_back). The committed test passes only because its clock sits in the lit half."""
+    view (device_back). (The test above restarts in the lit half.)"""
     rig = _no_dealer_rig(["bet_up", "bet_down"])
     _stake_and_close_by_command(rig)
-    lamp = "lamp seat 1 bet_up cannot be written: lamp expander not answering"
-    rig.posted.append((I.DeviceStatus("panel 1", False, lamp), "gpio panel 1"))
-    rig.sync()
-    assert rig.table.tilt is not None
+    _halted_by(rig, "lamp seat 1 bet_up cannot be written: lamp expander not answering")
     rig.clock.t = float(int(rig.clock.t) + 1) + 0.15  # the dark half of the fault blink
     n = len(rig.events)
     dead = {p.lamp.pin for p in [*rig.map.seats[1].buttons.values(), *rig.map.seats[1].spots.values()]
