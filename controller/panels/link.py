@@ -46,8 +46,8 @@ class PanelLink:
         self.panel = Panel(pin_map, backend, self._event, clock=clock)
         self.logic.covered.update(self.panel.sensors())
         self._first = True
-        #: Map-wide faults from the journal kept at start until the driver checks (:meth:`_standing`).
-        self._unconfirmed: set[str] = set()
+        #: The journal's "inputs" fault kept at start until the driver's input check (:meth:`_standing`).
+        self._inputs_unconfirmed = False
         self.panel.show(self.logic.lamps())
 
     # --------------------------------------------------------------- the API
@@ -64,7 +64,10 @@ class PanelLink:
         (:meth:`_standing`) ends here when the lines read fine, and stands (the same words) when not."""
         self.panel.start(thread=thread)
         with self.panel.lock:
-            self._standing_ends("inputs")
+            if self._inputs_unconfirmed:  # the check raised nothing: the lines read fine
+                self._inputs_unconfirmed = False
+                for one in self._devices():
+                    self._emit(self.logic.fault(one, "inputs", None))
 
     def stop(self) -> None:
         """Stop the worker, turn the lamps off and release every pin."""
@@ -117,33 +120,28 @@ class PanelLink:
                 faults.setdefault(_device(seat), {})["presence"] = words
         for (seat, name), held in self.panel.settled("button").items():
             journal = faults.get(_device(seat), {}).get(RESTORED, "").split(JOIN)
-            stuck = next((part for part in journal if part.startswith(f"button {name} (")), None)
+            stuck = next((part for part in journal if part.startswith(f"{_BUTTON}{name} (")), None)
             if held and stuck is not None:
                 faults[_device(seat)][f"stuck {name}"] = stuck
         # The map's lines that could not be read or written: kept until the driver's input check at start,
         # or until every lamp line is written (dropped, the halt lifted until then: a review, 2026-12-07).
+        kept: set[str] = set()
         for keys in faults.values():
             for part in keys.get(RESTORED, "").split(JOIN):
                 if (kind := _map_wide(part)) is not None and kind not in keys:  # not said again already
                     keys[kind] = part
-                    self._unconfirmed.add(kind)
-        if "lamps" in self._unconfirmed:  # ended by the driver's "written", once every lamp line is
-            self._unconfirmed.discard("lamps")
-            self.panel.unconfirmed_lamps()
-
-    def _standing_ends(self, kind: str) -> None:
-        """A kept ``kind`` fault (:meth:`_standing`) the driver did not raise again by now ends."""
-        if kind in self._unconfirmed:
-            self._unconfirmed.discard(kind)
-            for one in self._devices():
-                self._emit(self.logic.fault(one, kind, None))
+                    kept.add(kind)
+        self._inputs_unconfirmed = "inputs" in kept  # ended in :meth:`start`, unless the check says so
+        if "lamps" in kept:
+            self.panel.unconfirmed_lamps()  # ended by the driver's "written", once every lamp line is
 
     def _event(self, event: PinEvent) -> None:
         """The driver's report (its lock held): what it means for the table, posted."""
         seat, logic = event.seat, self.logic
         device = _device(seat)
         if event.kind in ("lamps", "inputs"):  # the map's lines cannot be written or read: every panel
-            self._unconfirmed.discard(event.kind)  # the driver says so itself now
+            if event.kind == "inputs":
+                self._inputs_unconfirmed = False  # the driver says so itself now
             detail = event.detail if event.change == "failed" else None  # on it is at fault (logged by the
             for one in self._devices():  # table's alerts)
                 self._emit(logic.fault(one, event.kind, detail))
@@ -169,7 +167,7 @@ class PanelLink:
         elif event.change == "stuck":
             held = self.map.stuck_after_s
             line = line_name(event.chip, event.pin)
-            detail = f"button {event.name} ({line}) active for over {held:g} s: stuck or shorted"
+            detail = f"{_BUTTON}{event.name} ({line}) active for over {held:g} s: stuck or shorted"
             self._emit(logic.fault(device, f"stuck {event.name}", detail))
         elif event.change in ("unstuck", "inactive"):  # released: a stuck fault the start kept ends too
             self._emit(logic.fault(device, f"stuck {event.name}", None))
@@ -190,9 +188,14 @@ def _device(seat: int | None) -> str:
     return DEALER_DEVICE if seat is None else seat_device(seat)
 
 
+#: How the words of a panel's own faults begin (an open presence loop; a stuck button, by its name): one
+#: place for the driver's reports that write them and the restart that reads the journal's back.
+_UNPLUGGED, _BUTTON = "panel unplugged: ", "button "
+
+
 def _unplugged(line: str) -> str:
     """The fault's words for a panel whose presence loop on ``line`` is open."""
-    return f"panel unplugged: presence loop ({line}) open"
+    return f"{_UNPLUGGED}presence loop ({line}) open"
 
 
 def _map_wide(part: str) -> str | None:
@@ -201,5 +204,5 @@ def _map_wide(part: str) -> str | None:
     a stuck button: each a panel's own, :meth:`PanelLink._standing`)."""
     if part.startswith("lamp ") or part == "a lamp cannot be written":
         return "lamps"
-    own = (MOVED, MISSING, "panel unplugged: ", "button ")
+    own = (MOVED, MISSING, _UNPLUGGED, _BUTTON)
     return "inputs" if part and not part.startswith(own) else None
