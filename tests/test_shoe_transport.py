@@ -83,6 +83,45 @@ def test_stale_and_echoed_frames_are_not_delivered(shoe: RawShoe, run_reader: An
     assert more.detail["count"] == 1 and "is the line echoing" in more.detail["reason"]
 
 
+def test_the_last_seq_again_with_another_card_is_no_resend_but_a_protocol_error(
+        shoe: RawShoe, run_reader: Any) -> None:
+    """A resend is the same bytes: a shoe that restarted its numbering without a HELLO and numbered its
+    first card as the last one taken sent a new card, which was acknowledged as a resend and lost unseen,
+    play going on. It halts the table now; the true resend around it is still acknowledged silently."""
+    _, events = run_reader(profile(shoe.path))
+    shoe.send(10, CardMsg(parse_card("2C")))
+    shoe.expect(is_ack(10))
+    shoe.send(10, CardMsg(parse_card("2C")))  # its ACK lost: the same frame again
+    shoe.expect(is_ack(10))
+    shoe.send(10, CardMsg(parse_card("9H")))  # the restarted shoe's first card
+    shoe.expect(is_ack(10))
+    shoe.send(11, CardMsg(parse_card("4C")))
+    shoe.expect(is_ack(11))
+    events.wait(lambda: len(events.cards()) == 2)
+    assert events.codes() == ["2C", "4C"]
+    error = events.status("protocol_error")
+    assert len(error) == 1 and "frame seq 10 again with another message" in error[0].detail["reason"]
+    assert error[0].detail["frame_seq"] == 10
+
+
+def test_a_hello_numbered_as_the_last_frame_is_the_one_its_resend_is_compared_with(
+        shoe: RawShoe, run_reader: Any) -> None:
+    """After a wrap a power-cycle HELLO may carry the SEQ last taken: it starts the numbering again, and
+    its own resend (an ACK lost) is a resend, not a changed frame."""
+    _, events = run_reader(profile(shoe.path))
+    shoe.send(0, CardMsg(parse_card("2C")))
+    shoe.expect(is_ack(0))
+    hello = Hello("Test", "0.1", "T-1")
+    shoe.send(0, hello)
+    shoe.expect(is_ack(0))
+    shoe.send(0, hello)
+    shoe.expect(is_ack(0))
+    shoe.send(1, CardMsg(parse_card("5D")))
+    shoe.expect(is_ack(1))
+    events.wait(lambda: len(events.cards()) == 2)
+    assert events.codes() == ["2C", "5D"] and not events.status("protocol_error")
+
+
 def test_unplug_is_reported_by_the_port_error_and_reading_resumes(tmp_path: Any, run_reader: Any) -> None:
     link = tmp_path / "shoe"
     first = RawShoe()

@@ -121,6 +121,7 @@ class FrameReader:
     _lock: threading.Lock
     _port: serial.SerialBase | None
     _last_seq: int | None
+    _last_frame: Frame | UndecodableFrame | None
     _cmd_seq: int
 
     def _write(self, data: bytes) -> None:
@@ -240,8 +241,16 @@ class FrameReader:
             # it starts a new session (the consumer records it before it is acknowledged). One that
             # cannot be decoded starts it too, handed over as the protocol error that halts the table.
             undecodable = self._undecodable(frame) if isinstance(frame, UndecodableFrame) else None
-            if not self._take(FrameId(new_session(), frame.seq), message, undecodable):
+            if not self._take(FrameId(new_session(), frame.seq), frame, undecodable):
                 return True
+        elif behind == 0 and self._last_frame not in (None, frame):
+            # Its SEQ, another message: no resend (a resend is the same bytes) but a shoe that restarted
+            # its numbering without a HELLO, its first frame numbered as the last one taken. Acknowledged
+            # as one would have been and dropped, a card was lost unseen, play going on: halt the table
+            # as for a stale frame (a protocol error, until the shoe says HELLO).
+            self._emit(self._said("protocol_error", reason=f"frame seq {frame.seq} again with another "
+                                  "message: dropped (did the shoe restart its numbering without a HELLO? "
+                                  "reset it)", frame_seq=frame.seq))
         elif behind == 0:
             pass  # a resend of the frame last accepted (its ACK was lost, or we restarted before it)
         elif behind is not None and 0 < behind < 128 and not self._resuming:
@@ -265,10 +274,12 @@ class FrameReader:
                 # moved the journal's shoe cursor, and past 128 (a bad heartbeat each second for two
                 # minutes) a restart took the shoe's next card for the resend of the cursor's frame,
                 # acknowledged and lost (a helper's review, 2026-12-07).
-                if not self._take(FrameId(self._session, frame.seq), None, self._undecodable(frame)):
+                if not self._take(FrameId(self._session, frame.seq), frame, self._undecodable(frame)):
                     return True
-            elif not self._take(FrameId(self._session, frame.seq), message):
+            elif not self._take(FrameId(self._session, frame.seq), frame):
                 return True  # not acknowledged: the shoe sends it again
+        if behind == 0 and self._last_frame is None:
+            self._last_frame = frame  # after a resume: the journal's last frame, as the shoe sends it again
         self._write(encode_frame(frame.seq, Ack()))
         if self._on_acked is not None:
             self._on_acked(FrameId(self._session, frame.seq))
@@ -326,13 +337,16 @@ class FrameReader:
         self._reset_at, self._reset_written, self._stale_beat = None, False, False
         return False
 
-    def _take(self, frame: FrameId, message: Message | None, undecodable: ShoeStatus | None = None) -> bool:
-        """Deliver a new frame; once accepted it is the last one (False: not accepted, no ACK). A frame
-        no decoder reads (``message`` None) is handed over as its ``undecodable`` protocol error."""
+    def _take(self, frame: FrameId, came: Frame | UndecodableFrame, undecodable: ShoeStatus | None = None
+              ) -> bool:
+        """Deliver a new frame (``came``: as it came); once accepted it is the last one (False: not
+        accepted, no ACK). A frame no decoder reads is handed over as its ``undecodable`` protocol error."""
+        message = came.message if isinstance(came, Frame) else None
         if not (self._deliver(frame, message) if message is not None
                 else self._hand_over(frame, undecodable, message)):
             return False
         self._session, self._last_seq, self._resuming = frame.session, frame.seq, False
+        self._last_frame = came
         return True
 
     def _deliver(self, frame: FrameId | None, message: Message) -> bool:

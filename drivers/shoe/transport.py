@@ -104,6 +104,9 @@ class ShoeReader(SessionLoop):
         self._ended: asyncio.Future[None] | None = None
         #: Sequence of the last frame delivered; kept across reconnects for duplicate suppression.
         self._last_seq: int | None = resume.seq if resume is not None else None
+        #: The last frame delivered as it came (None: none yet, or only the journal's SEQ after a resume):
+        #: a frame of its SEQ is a resend only with the same message (docs/shoe-protocol.md).
+        self._last_frame = None
         #: SEQ of the next host command; restarts at 0 with every session (docs/shoe-protocol.md).
         self._cmd_seq = 0
         #: When a RESET was asked for or went out, until the HELLO that answers it (None: none).
