@@ -71,7 +71,8 @@ def _parse_stored(text: str | None) -> tuple[int, int]:
     return int(row), int(seq)
 
 
-async def read_tail(js: JetStreamContext, table_id: str, journal_id: str) -> Tail:
+async def read_tail(js: JetStreamContext, table_id: str, journal_id: str,
+                    finished: dict[str, int] | None = None) -> Tail:
     """The stream's record of ``journal_id``: its own subject's (:func:`controller.floor.wire.subject`), else
     what an earlier floor's one subject per table holds of it (its last message of this journal: the
     uplink resumes after it), else nothing (a new journal starts at row 1; the table's earlier journal is
@@ -90,7 +91,8 @@ async def read_tail(js: JetStreamContext, table_id: str, journal_id: str) -> Tai
     newest = await _newest_of(js, table_id, earlier)
     if newest is not None:
         _, held_journal, last_row = _id_of(newest)
-        _short_of(str(newest.subject), held_journal, last_row, newest.data or b"")
+        _short_of(str(newest.subject), held_journal, last_row, newest.data or b"",
+                  (finished or {}).get(held_journal) == last_row)
     return Tail(0, [], Stored())
 
 
@@ -131,16 +133,29 @@ async def _newest_of(js: JetStreamContext, table_id: str,
     return max(found, key=lambda m: int(m.seq or 0), default=None)
 
 
-def _short_of(subj: str, journal_id: str, row: int, body: bytes) -> None:
+def _short_of(subj: str, journal_id: str, row: int, body: bytes, seen_end: bool = False) -> None:
     """Say so when the subject's last message, of an earlier journal, is not that journal's last row (its
     body's ``journal_rows``): an uplink stopped mid hand-over, then started on the table's new journal,
     leaves the earlier journal's last rows unpublished, and nothing else would say so (a review,
-    2026-12-07). The floor's ``floor tables`` shows the shortfall too (``EARLIER JOURNAL N rows short``)."""
+    2026-12-07). The floor's ``floor tables`` shows the shortfall too (``EARLIER JOURNAL N rows short``).
+
+    A last message that was its journal's last row when sent proves nothing when the uplink was not running
+    as the journal was replaced: the table may have written rows after it (the uplink stopped first, as
+    systemd stops it before its daemon, or killed), and neither the stream nor the floor can know
+    (helper-321). Unless this process saw that journal's end itself (``seen_end``: it followed the journal
+    to its last row and handed over), that is said as an ERROR too: a person compares the archived
+    journal's length."""
     try:
         rows = int(json.loads(body)["journal_rows"])
     except (ValueError, KeyError, TypeError):
         return
-    if row < rows:
+    if row >= rows and not seen_end:
+        log.error("%s: journal %s was replaced while this uplink was not following it: the stream holds "
+                  "its rows up to %d, its length when that row was sent; rows written after it, if any, were "
+                  "never published and nothing here can tell: compare with that journal's last row (croupier "
+                  "journal verify) and, if it has more, restore it in a state dir and run its uplink",
+                  subj, journal_id, row)
+    elif row < rows:
         log.error("%s: the stream's last message is row %d of journal %s, which had %d rows: rows %d..%d of "
                   "it were never published, and the floor's record of it stops there; restore that journal "
                   "in a state dir and run its uplink to send them",

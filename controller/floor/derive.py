@@ -83,6 +83,21 @@ class JournalSource:
         """Rows ``start``..``stop`` (all read at once: no read transaction left open)."""
         return list(read_entries(self.conn, self.path, start, stop))
 
+    def rewritten(self, last: Entry | None) -> str | None:
+        """Why the file is no longer the journal replayed up to ``last`` (its last row replayed; None: none
+        yet), or None. A copy restored *in place* (SQLite's backup API, ``.restore``, ``cp`` over it) keeps
+        the file's inode, so :meth:`replaced` does not see it: its rows from the copy's end are other inputs
+        under the row numbers replayed, or another journal's (a review, helper-321)."""
+        header_id = read_header(self.conn, self.path).get("id")
+        if header_id != self.journal_id:
+            return f"its id is now {header_id}"
+        if last is None:
+            return None
+        now = self.entries(last.id, last.id) if self.last_row() >= last.id else []
+        if not now or _key(now[0]) != _key(last):
+            return f"its row {last.id} is not the one replayed"
+        return None
+
     def replaced(self) -> bool:
         """A new journal file stands at the path (the table was given a new journal); none there: being
         replaced right now, look again later."""
@@ -115,6 +130,8 @@ class Replay:
         self.recorder = RoundRecorder(keep=1)
         self.seq = 0
         self.row = 0
+        #: The last row replayed (None: none yet, or the state came from a checkpoint).
+        self.last: Entry | None = None
 
     def resume(self, source: JournalSource, bound: int) -> int:
         """Start from the daemon's newest usable checkpoint at or before row ``bound`` (as the daemon's
@@ -141,12 +158,17 @@ class Replay:
         payloads = [event_payload(self.table_id, first + i, e) for i, e in enumerate(events)]
         self.seq += len(events)
         self.row = entry.id
+        self.last = entry
         if self.currency["minor_units"] != self.table.limits.minor_units:  # a limits row changed them
             self.currency = {**self.currency, "minor_units": self.table.limits.minor_units}
         return RowMessage(
             self.table_id, self.journal_id, entry.id, entry.at, entry.source, entry.ref,
             entry.input.to_dict(), first, payloads, self.game, self.options, journal_rows,
             ended if ended is not finished else None, self.currency)
+
+
+def _key(entry: Entry) -> tuple[float, str, str | None, dict[str, Any]]:
+    return entry.at, entry.source, entry.ref, entry.input.to_dict()
 
 
 def _inode(path: os.PathLike[str] | str) -> int | None:

@@ -132,6 +132,8 @@ class Uplink:
         self._in_flight: deque[_InFlight] = deque()
         #: A publish failed or the connection was lost: no row goes out until the stream is asked again.
         self._broken = False
+        #: The journals this process followed to their end and handed over from: their last row.
+        self._finished: dict[str, int] = {}
 
     async def connect(self, url: str, **options: Any) -> NATS:
         """The uplink's client (see :func:`connect`), made so that nothing written before a lost
@@ -185,7 +187,7 @@ class Uplink:
         self.journal_id, self.journal_rows = journal_id, source.last_row()
         self._broken = False  # nothing in flight yet
         tail = await retrying("reading the stream's cursor",
-                              lambda: read_tail(self.js, table_id, journal_id), self.stop)
+                              lambda: read_tail(self.js, table_id, journal_id, self._finished), self.stop)
         stored, missing = tail.stored, set(tail.missing)
         replay = Replay(source)
         last = source.last_row()
@@ -210,10 +212,17 @@ class Uplink:
         log.info("%s: journal %s, resuming after row %d of %d", table_id, journal_id, tail.last, last)
         self.acked = tail.last
         delay = 0.1
+        rewritten: str | None = None
         while True:
-            if not self.stop.is_set() and not self._broken and len(pending) < self.window:
+            if not self.stop.is_set() and not self._broken and len(pending) < self.window and not rewritten:
                 last = self.journal_rows = source.last_row()
-                if replay.row < last:
+                if last != replay.row:  # before a row goes out: is the file still the journal replayed?
+                    rewritten = source.rewritten(replay.last)
+                    if rewritten:
+                        log.error("%s: journal %s was rewritten in place (%s): restored from a copy, or "
+                                  "another journal put in its file; starting over on it", table_id,
+                                  journal_id, rewritten)
+                if replay.row < last and not rewritten:
                     stop_row = min(last, replay.row + self.window - len(pending))
                     for entry in source.entries(replay.row + 1, stop_row):
                         message = replay.message(entry, last)
@@ -225,7 +234,10 @@ class Uplink:
                 self._broken = False  # nothing in flight: nothing can be stored out of order
                 # Replaced, and every row of the old journal sent (read after: its last rows may come just
                 # before the hand-over, and a dropped connection skipped their pass: a review, 2026-12-07).
-                if self.stop.is_set() or (source.replaced() and replay.row >= source.last_row()):
+                if self.stop.is_set() or rewritten:
+                    return
+                if source.replaced() and replay.row >= source.last_row():
+                    self._finished[journal_id] = replay.row
                     return
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.stop.wait(), self.poll)

@@ -1,0 +1,95 @@
+"""A journal restored from an older copy *in place* (SQLite's backup API, ``sqlite3 journal.sqlite3 ".restore
+copy"``, or ``cp`` over it) while its uplink runs: the file keeps its inode, so the uplink, which checks a
+restored journal only at its start and notices a new journal only by a new inode, went on from the row it had
+replayed. Once the table had played past that row, the new history's rows went out under the same journal id,
+replayed on top of the lost history's state: the floor held two histories under one journal, without a word
+(helper-321). The running uplink now sees that the rows it replayed are no longer the journal's and starts
+over on it, where the start's check refuses it (exit 3), as for a restored journal copied beside it."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from floor_support import Proc, nats_server, stream_rows, wait_for  # noqa: F401 (fixture)
+from test_daemon_support import baccarat_play, config_for
+from test_floor_restored_journal import _append
+
+from controller.daemon.journal import JOURNAL_NAME
+from controller.floor.local import NatsServer
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def _backup(source: Path, dest: Path) -> None:
+    """SQLite's online backup of ``source`` into ``dest`` (written in place, as ``.restore`` does)."""
+    src, dst = sqlite3.connect(source), sqlite3.connect(dest)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+
+
+def test_a_journal_restored_in_place_under_a_running_uplink_is_refused_not_published(
+        tmp_path: Path, nats_server: NatsServer) -> None:  # noqa: F811
+    config = config_for(tmp_path, name="ip1")
+    path = config.state_dir / JOURNAL_NAME
+    inputs, _ = baccarat_play(2, seed=5)
+    half = len(inputs) // 2
+    _append(config, inputs[:half], 1_700_000_000.0)
+    copy = tmp_path / "copy.sqlite3"
+    _backup(path, copy)  # last night's copy
+    _append(config, inputs[half:], 1_700_000_000.0 + half)
+
+    uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", nats_server.url).start()
+    try:
+        wait_for("the journal on the floor", lambda: len(stream_rows(nats_server.url, "ip1")) == len(inputs),
+                 30, uplink)
+        inode = os.stat(path).st_ino
+        _backup(copy, path)  # the disk's damage repaired from the copy, in place (the daemon stopped)
+        assert os.stat(path).st_ino == inode
+        _append(config, inputs[half:] + inputs[:3], 1_700_100_000.0)  # the table played on, other inputs
+        wait_for("the uplink to stop", lambda: not uplink.running()
+                 or max(row for _, row in stream_rows(nats_server.url, "ip1")) > len(inputs), 20, uplink)
+        rows = [row for _, row in stream_rows(nats_server.url, "ip1")]
+        assert rows == list(range(1, len(inputs) + 1)), (
+            f"the restored journal's new rows went out under the old history's: {rows[len(inputs):]}")
+        wait_for("the uplink to exit", lambda: not uplink.running(), 20, uplink)
+        assert uplink.stop() == 3, uplink.text()
+        assert "restored from an older copy" in uplink.text(), uplink.text()
+    finally:
+        uplink.stop()
+
+
+def test_a_journal_replaced_while_its_uplink_was_stopped_caught_up_is_said_unconfirmed(
+        tmp_path: Path, nats_server: NatsServer) -> None:  # noqa: F811
+    """The open note: the uplink stopped caught up (its last message: row N of N), the table wrote more rows,
+    then its journal was replaced. The stream's last message of it says nothing short, so nothing was said,
+    and the rows after N were lost to the floor silently. Now the uplink says it cannot confirm that journal's
+    end, unless it followed it to its end itself (a hand-over while running: nothing said)."""
+    config = config_for(tmp_path, name="cu1")
+    inputs, _ = baccarat_play(2, seed=7)
+    _append(config, inputs[:10], 1_700_000_000.0)
+    log = tmp_path / "uplink.log"
+    uplink = Proc(log, "uplink", str(config.path), "--nats", nats_server.url).start()
+    wait_for("caught up", lambda: len(stream_rows(nats_server.url, "cu1")) == 10, 30, uplink)
+    assert uplink.stop() == 0
+    _append(config, inputs[10:12], 1_700_000_100.0)  # written after the uplink's stop
+    old = config.state_dir.with_name("cu1-archived")
+    config.state_dir.rename(old)
+    _append(config, inputs[:2], 1_700_000_200.0)  # re-commissioned: a new journal
+    uplink.start()
+    try:
+        wait_for("the new journal", lambda: len(stream_rows(nats_server.url, "cu1")) == 12, 30, uplink)
+        assert "was replaced while this uplink was not following it" in uplink.text(), uplink.text()
+        assert "rows up to 10" in uplink.text()
+        # A hand-over the running uplink followed to its end is not said.
+        config.state_dir.rename(tmp_path / "second-archived")
+        _append(config, inputs[:1], 1_700_000_300.0)
+        wait_for("the third journal", lambda: len(stream_rows(nats_server.url, "cu1")) == 13, 30, uplink)
+        assert uplink.text().count("was replaced while this uplink was not following it") == 1, uplink.text()
+    finally:
+        uplink.stop()
