@@ -31,7 +31,7 @@ class FakeStream:
         self.rows.append(RowMessage.parse(body))
         return api.PubAck(stream="CROUPIER", seq=len(self.rows))
 
-    async def read_tail(self, _js: Any, _table: str, journal_id: str) -> Tail:
+    async def read_tail(self, _js: Any, _table: str, journal_id: str, _finished: Any = None) -> Tail:
         stored, body = Stored(), None
         for seq, m in enumerate(self.rows, 1):
             if m.journal_id == journal_id:
