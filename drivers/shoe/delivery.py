@@ -248,9 +248,8 @@ class FrameReader:
             # its numbering without a HELLO, its first frame numbered as the last one taken. Acknowledged
             # as one would have been and dropped, a card was lost unseen, play going on: halt the table
             # as for a stale frame (a protocol error, until the shoe says HELLO).
-            self._emit(self._said("protocol_error", reason=f"frame seq {frame.seq} again with another "
-                                  "message: dropped (did the shoe restart its numbering without a HELLO? "
-                                  "reset it)", frame_seq=frame.seq))
+            if not self._dropped(f"frame seq {frame.seq} again with another message", frame.seq):
+                return True
         elif behind == 0:
             pass  # a resend of the frame last accepted (its ACK was lost, or we restarted before it)
         elif behind is not None and 0 < behind < 128 and not self._resuming:
@@ -258,9 +257,8 @@ class FrameReader:
             # or a shoe that restarted its numbering without a HELLO. Never deliver it twice, and halt the
             # table (a protocol error, until the shoe says HELLO): the second kind is a new card dropped,
             # which only reported it was lost unseen, play going on (a helper's review, 2026-12-07).
-            self._emit(self._said("protocol_error", reason=f"stale frame seq {frame.seq} after seq {last}: "
-                                  "dropped (did the shoe restart its numbering without a HELLO? reset it)",
-                                  frame_seq=frame.seq))
+            if not self._dropped(f"stale frame seq {frame.seq} after seq {last}", frame.seq):
+                return True
         else:
             # After a resume the journal's cursor may lag the shoe by the heartbeats acknowledged
             # since: any SEQ but the cursor's own is new, and no gap is reported.
@@ -284,6 +282,14 @@ class FrameReader:
         if self._on_acked is not None:
             self._on_acked(FrameId(self._session, frame.seq))
         return True
+
+    def _dropped(self, what: str, seq: int) -> bool:
+        """A frame dropped as a protocol error: its halt goes to the consumer as a frame's event (no frame id:
+        nothing was taken), and the frame is acknowledged only once that is durable (False: the shoe sends it
+        again). Acknowledged when the halt could not be journaled (a journal fault, the daemon stopping), a
+        dropped card was lost and its halt with it: the restarted daemon played on."""
+        reason = f"{what}: dropped (did the shoe restart its numbering without a HELLO? reset it)"
+        return self._hand_over(None, self._said("protocol_error", reason=reason, frame_seq=seq), None)
 
     def _undecodable(self, frame: UndecodableFrame) -> ShoeStatus:
         """The protocol error a frame no decoder reads is reported as (halting the table)."""

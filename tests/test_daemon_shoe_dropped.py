@@ -1,0 +1,75 @@
+"""A frame the reader drops as a protocol error (the last SEQ with another message, a stale SEQ) against the
+real daemon and its SQLite journal: the halt it raises is what makes the drop safe, so it must be durable
+before the frame is acknowledged, and a restart must not take another card for the cursor's resend."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from test_daemon_shoe_corners import shoe_table
+from test_daemon_support import journal_inputs
+from wait_support import wait_for
+
+from controller.cards import parse_card
+from controller.daemon.client import CommandClient, local_key
+from controller.daemon.journal import JOURNAL_NAME
+from controller.daemon.runner import DaemonThread
+from controller.daemon.server import Daemon
+from drivers.shoe.messages import CardMsg, Hello
+from tests.shoe_support import RawShoe, is_ack
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def test_a_frame_dropped_as_a_protocol_error_is_not_acknowledged_while_its_halt_cannot_be_journaled(
+        tmp_path: Path, shoe: RawShoe) -> None:
+    """The halt was only emitted and the frame acknowledged whatever came of it: with the journal failing
+    (here: locked by another writer past SQLite's 5 s wait) the 9H the renumbered shoe sent under SEQ 1 was
+    acknowledged, so the shoe forgot it, and no halt was journaled: the restarted daemon played on, 9H lost
+    unseen. The daemon says itself that after a journal fault no shoe frame is acknowledged."""
+    config = shoe_table(tmp_path, shoe)
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+        shoe.send(0, Hello("Renumber", "1", "R"))
+        shoe.expect(is_ack(0))
+        shoe.send(1, CardMsg(parse_card("2C")))
+        shoe.expect(is_ack(1))
+        lock = sqlite3.connect(config.state_dir / JOURNAL_NAME, isolation_level=None)
+        try:
+            lock.execute("BEGIN IMMEDIATE")  # another writer holds the journal: the daemon's write fails
+            shoe.send(1, CardMsg(parse_card("9H")))  # SEQ 1 again, another card: dropped, a halt
+            acked = [f for f in shoe.drain(7.0) if is_ack(1)(f)]
+        finally:
+            lock.execute("ROLLBACK")
+            lock.close()
+        assert not acked, "the dropped 9H was acknowledged though its halt was never journaled"
+        client.close()
+    assert [i["card"] for _, i in journal_inputs(config.state_dir) if i["input"] == "card"] == ["2C"]
+
+
+def test_a_stale_frame_is_not_acknowledged_while_its_halt_cannot_be_journaled(
+        tmp_path: Path, shoe: RawShoe) -> None:
+    """The same for a stale SEQ (a shoe numbering from 1 again without a HELLO)."""
+    config = shoe_table(tmp_path, shoe)
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+        shoe.send(0, Hello("Renumber", "1", "R"))
+        shoe.expect(is_ack(0))
+        for seq, code in ((1, "2C"), (2, "3C")):
+            shoe.send(seq, CardMsg(parse_card(code)))
+            shoe.expect(is_ack(seq))
+        lock = sqlite3.connect(config.state_dir / JOURNAL_NAME, isolation_level=None)
+        try:
+            lock.execute("BEGIN IMMEDIATE")
+            shoe.send(1, CardMsg(parse_card("9H")))
+            acked = [f for f in shoe.drain(7.0) if is_ack(1)(f)]
+        finally:
+            lock.execute("ROLLBACK")
+            lock.close()
+        assert not acked, "the stale 9H was acknowledged though its halt was never journaled"
+        client.close()
+
