@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from test_daemon_shoe_corners import shoe_table
+from test_daemon_shoe_corners import offline, shoe_table
 from test_daemon_support import journal_inputs
 from wait_support import wait_for
 
@@ -73,3 +73,53 @@ def test_a_stale_frame_is_not_acknowledged_while_its_halt_cannot_be_journaled(
         assert not acked, "the stale 9H was acknowledged though its halt was never journaled"
         client.close()
 
+
+def test_after_a_restart_another_card_under_the_cursors_seq_is_no_resend(
+        tmp_path: Path, shoe: RawShoe) -> None:
+    """The journal holds the cursor's frame as a card (2C at SEQ 1), yet the restarted reader took the first
+    frame under SEQ 1 as its resend whatever it carried: the renumbered shoe's 9H was acknowledged and lost
+    unseen, play going on, where the same frame without the restart halts the table."""
+    config = shoe_table(tmp_path, shoe)
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+        shoe.send(0, Hello("Renumber", "1", "R"))
+        shoe.expect(is_ack(0))
+        shoe.send(1, CardMsg(parse_card("2C")))
+        shoe.expect(is_ack(1))
+        client.close()
+    shoe.drain(0.2)
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+        shoe.send(1, CardMsg(parse_card("2C")))  # the resend of the cursor's frame: acknowledged, not dealt
+        shoe.expect(is_ack(1))
+        assert "shoe fault" not in offline(client)
+        shoe.send(1, CardMsg(parse_card("9H")))  # another card under that SEQ: dropped, a halt
+        shoe.expect(is_ack(1))
+        wait_for(lambda: "shoe fault" in offline(client), "the dropped card to halt play")
+        assert "frame seq 1 again with another message" in offline(client)["shoe fault"]
+        client.close()
+    assert [i["card"] for _, i in journal_inputs(config.state_dir) if i["input"] == "card"] == ["2C"]
+
+
+def test_after_a_restart_the_first_frame_under_the_cursors_seq_is_compared_with_its_card(
+        tmp_path: Path, shoe: RawShoe) -> None:
+    """As above, the shoe's first frame after the restart being the other card."""
+    config = shoe_table(tmp_path, shoe)
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+        shoe.send(0, Hello("Renumber", "1", "R"))
+        shoe.expect(is_ack(0))
+        shoe.send(1, CardMsg(parse_card("2C")))
+        shoe.expect(is_ack(1))
+        client.close()
+    shoe.drain(0.2)
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+        shoe.send(1, CardMsg(parse_card("9H")))
+        shoe.expect(is_ack(1))
+        wait_for(lambda: "shoe fault" in offline(client), "the dropped card to halt play")
+        client.close()

@@ -76,6 +76,7 @@ from controller.daemon.journal_schema import (
     bring_up_to_date,
     connect,
     read_shoe_cursor,
+    read_shoe_cursor_card,
 )
 from controller.inputs import Input
 from controller.limits import TableLimits
@@ -112,6 +113,9 @@ class Journal:
         self.last_id = last_id
         #: The last shoe frame accepted (committed with its input, or recorded alone).
         self.shoe_cursor = shoe_cursor
+        #: At opening, the card the cursor's frame carried when the journal knows it (code, burn): the shoe's
+        #: resend of that frame is then told from another card under its SEQ (ShoeReader's ``resume_card``).
+        self.shoe_cursor_card: tuple[str, bool] | None = None
         #: Why the journal cannot be written (set once by the first failed write; then every write
         #: is refused with it until a restart).
         self.fault: JournalFault | None = None
@@ -274,11 +278,13 @@ class Journal:
             raise JournalError(path, f"{last[1]} inputs but the last id is {last[0]}: rows are missing")
         try:
             bring_up_to_date(conn, header, int(last[0]))
-            cursor = read_shoe_cursor(conn)
+            cursor, card = read_shoe_cursor(conn), read_shoe_cursor_card(conn)
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise JournalError(path, f"cannot bring this journal up to version {VERSION}: {exc}") from None
-        return cls(path, conn, header, int(last[0]), cursor)
+        journal = cls(path, conn, header, int(last[0]), cursor)
+        journal.shoe_cursor_card = card
+        return journal
 
     # --- writing -------------------------------------------------------------------------------
 

@@ -6,9 +6,10 @@ nothing here writes an input (docs/daemon.md, "The journal").
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from controller.daemon import faults
 from drivers.shoe.transport import FrameId
@@ -94,17 +95,34 @@ def read_shoe_cursor(conn: sqlite3.Connection) -> FrameId | None:
     row in its own transaction, :meth:`Journal.save_cursor`) are read, newest first.
     """
     saved = conn.execute("SELECT session, seq, row FROM shoe_cursor WHERE id = 1").fetchone()
-    floor = 0 if saved is None else int(saved[2])
-    if "checkpoints" in tables(conn):
-        floor = max(floor, int(conn.execute("SELECT COALESCE(MAX(row), 0) FROM checkpoints").fetchone()[0]))
-    later = conn.execute(
-        "SELECT shoe_session, shoe_seq FROM inputs WHERE id > ? AND shoe_session IS NOT NULL "
-        "ORDER BY id DESC LIMIT 1",
-        (floor,),
-    ).fetchone()
+    later = _later_framed_input(conn, saved)
     if later is not None:
         return FrameId(str(later[0]), int(later[1]))
     return None if saved is None else FrameId(str(saved[0]), int(saved[1]))
+
+
+def read_shoe_cursor_card(conn: sqlite3.Connection) -> tuple[str, bool] | None:
+    """The card (its code, and whether a burn) the cursor's frame carried, when the journal knows it: the
+    cursor is the frame of an input row after the cursor row and the newest checkpoint, and that input is a
+    card (a CARD or BURN frame). None otherwise (a HELLO, a run of heartbeats, a cursor row only)."""
+    saved = conn.execute("SELECT session, seq, row FROM shoe_cursor WHERE id = 1").fetchone()
+    later = _later_framed_input(conn, saved)
+    if later is None:
+        return None
+    inp = json.loads(later[2])
+    return (str(inp["card"]), bool(inp.get("burn"))) if inp.get("input") == "card" else None
+
+
+def _later_framed_input(conn: sqlite3.Connection, saved: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
+    floor = 0 if saved is None else int(saved[2])
+    if "checkpoints" in tables(conn):
+        floor = max(floor, int(conn.execute("SELECT COALESCE(MAX(row), 0) FROM checkpoints").fetchone()[0]))
+    row: tuple[Any, ...] | None = conn.execute(
+        "SELECT shoe_session, shoe_seq, input FROM inputs WHERE id > ? AND shoe_session IS NOT NULL "
+        "ORDER BY id DESC LIMIT 1",
+        (floor,),
+    ).fetchone()
+    return row
 
 
 def connect(path: Path, fsync: bool) -> sqlite3.Connection:

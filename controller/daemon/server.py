@@ -205,8 +205,10 @@ class Daemon:
                 self.gpio = startup.open_panels(self, loop, self._gpio_control)
                 self.selftest.passed("panels", f"{len(self.config.panels)} pin map(s) opened")
             if self.shoe_profile is not None:
-                resume = self.service.journal.shoe_cursor if self.service is not None else None
-                self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_frame, resume)
+                journal = self.service.journal if self.service is not None else None
+                resume = journal.shoe_cursor if journal is not None else None
+                card = journal.shoe_cursor_card if journal is not None else None
+                self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_frame, resume, card)
                 offline = self.service.table.offline if self.service is not None else {}
                 self.shoe.reader.flags.lid_open = SHOE_LID in offline  # as journaled: a "closed" beat is news
                 if self.shoe_profile.mode == "dealing_shuffler":

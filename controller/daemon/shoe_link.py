@@ -26,8 +26,10 @@ import asyncio
 import logging
 from collections.abc import Callable
 
+from controller.cards import parse_card
 from controller.daemon import faults
 from drivers.shoe import FrameId, ShoeEvent, ShoeProfile, ShoeReader, ShoeStatus
+from drivers.shoe.messages import CardMsg
 
 log = logging.getLogger("croupier.daemon.shoe")
 
@@ -44,6 +46,7 @@ class ShoeLink:
         loop: asyncio.AbstractEventLoop,
         handle: FrameSink,
         resume: FrameId | None = None,
+        resume_card: tuple[str, bool] | None = None,
     ) -> None:
         self.profile = profile
         self._loop = loop
@@ -58,6 +61,8 @@ class ShoeLink:
             self._on_status,
             on_frame=self._on_frame,
             resume=resume,
+            # The journal's card of that frame (code, burn), if it knows it: its resend is told from another.
+            resume_card=None if resume_card is None else CardMsg(parse_card(resume_card[0]), resume_card[1]),
             on_acked=lambda _frame: faults.point("shoe_acked"),
         )
 

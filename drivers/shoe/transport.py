@@ -52,10 +52,11 @@ from collections.abc import Callable
 
 import serial  # type: ignore[import-untyped]  # no stubs in the dev deps (types-pyserial)
 
+from drivers.shoe.codec import Frame, UndecodableFrame
 from drivers.shoe.delivery import RESET_CONFIRM_WAIT, FrameHandler, FrameId, ShoeError, new_session
 from drivers.shoe.events import ShoeEvent
 from drivers.shoe.linehealth import DeviceFlags, ErrorBursts
-from drivers.shoe.messages import Dispense, Heartbeat, Message, Reset, StatusRequest
+from drivers.shoe.messages import CardMsg, Dispense, Heartbeat, Message, Reset, StatusRequest
 from drivers.shoe.profile import ShoeProfile
 from drivers.shoe.reconnect import SessionLoop
 
@@ -82,6 +83,7 @@ class ShoeReader(SessionLoop):
         *,
         on_frame: FrameHandler | None = None,
         resume: FrameId | None = None,
+        resume_card: CardMsg | None = None,
         on_acked: Callable[[FrameId], None] | None = None,
     ) -> None:
         self.profile = profile
@@ -105,8 +107,11 @@ class ShoeReader(SessionLoop):
         #: Sequence of the last frame delivered; kept across reconnects for duplicate suppression.
         self._last_seq: int | None = resume.seq if resume is not None else None
         #: The last frame delivered as it came (None: none yet, or only the journal's SEQ after a resume):
-        #: a frame of its SEQ is a resend only with the same message (docs/shoe-protocol.md).
-        self._last_frame = None
+        #: a frame of its SEQ is a resend only with the same message (docs/shoe-protocol.md). After a resume
+        #: whose frame the journal holds as a card (``resume_card``), that card: another under its SEQ is no
+        #: resend (it was acknowledged as one and lost unseen, the halt with it).
+        self._last_frame: Frame | UndecodableFrame | None = (
+            Frame(resume.seq, resume_card) if resume is not None and resume_card is not None else None)
         #: SEQ of the next host command; restarts at 0 with every session (docs/shoe-protocol.md).
         self._cmd_seq = 0
         #: When a RESET was asked for or went out, until the HELLO that answers it (None: none).
