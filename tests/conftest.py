@@ -3,6 +3,7 @@ a run that leaves a thread behind fails loudly, whether pytest runs the tests it
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -36,6 +37,30 @@ def stops_as_they_were() -> Any:
     for signum, handler in before.items():
         if handler is not None and signal.getsignal(signum) is not handler:  # None: not Python's to set
             signal.signal(signum, handler)
+
+
+@pytest.fixture(autouse=True)
+def logging_as_it_was() -> Any:
+    """The root logger's handlers and level given back as they were after each test: a command run in this
+    process (``croupier run``, a floor service) sets up logging on the stderr of its moment, a test's
+    captured stream, closed once that test ends; a later test's command then found a handler there (so set
+    up none of its own) and wrote "--- Logging error ---" into the stderr it checks, in whichever test the
+    workers' share of files put after it."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    # pytest's own capturing handlers come and go with each phase of a test: they are pytest's to remove.
+    for handler in [h for h in root.handlers if h not in handlers and not _pytests(h)]:
+        root.removeHandler(handler)
+        handler.close()
+    for handler in handlers:
+        if handler not in root.handlers and not _pytests(handler):
+            root.addHandler(handler)
+    root.setLevel(level)
+
+
+def _pytests(handler: logging.Handler) -> bool:
+    return type(handler).__module__.startswith("_pytest")
 
 
 def threads_left() -> str:
