@@ -146,15 +146,17 @@ RECORDER_DOC = """Record the floor's stream into PostgreSQL, once.
 A durable pull consumer shared by every recorder: each batch is written in one transaction, with
 the journal's own keys (a second write changes nothing), and acknowledged only after the commit.
 Any number of recorders may run at once. Rows missing from a journal are recorded in gaps and
-logged as an error, never skipped silently."""
+logged as an error, never skipped silently; a row sent again with another body is kept apart in
+conflicts and logged as an error, the first staying the record."""
 
 
 ALERTS_DOC = """Raise the pit's alerts from the floor's live feed, store them and publish them.
 
 Reads every table's rows from the stream (its own durable consumer) and the uplinks' heartbeats,
 and raises within seconds: feed lost, daemon stopped, journal fault, tilt, device offline, gap,
-clock skew, shoe integrity, false shuffle, results drift (docs/floor.md, "Alerts"). Each alert is
-stored in PostgreSQL (with the significant-event log) and published on croupier.alerts.<table>."""
+conflicting rows, clock skew, shoe integrity, false shuffle, results drift (docs/floor.md,
+"Alerts"). Each alert is stored in PostgreSQL (with the significant-event log) and published on
+croupier.alerts.<table>."""
 
 
 def _nats_arguments(p: argparse.ArgumentParser) -> None:

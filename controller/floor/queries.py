@@ -44,7 +44,9 @@ def tables(conn: psycopg.Connection[Any], offline_after: float = OFFLINE_AFTER) 
     online (a heartbeat within ``offline_after`` seconds) and since when (online: since its first
     heartbeat after a silence; offline: since its last heartbeat). The uplink outlives its daemon and
     relays its liveness: ``daemon_stopped_since`` is when the table's open ``daemon_stopped`` alert
-    says it stopped (the alert service raises it from the heartbeats; None: no such alert open)."""
+    says it stopped (the alert service raises it from the heartbeats; None: no such alert open).
+    ``conflicting_rows``: rows of any journal of the table that came again with another body than the one
+    recorded (``conflicts``, kept until a person removes them: the floor was handed two histories)."""
     with conn.cursor(row_factory=dict_row) as cur:
         cur.execute(
             """
@@ -61,7 +63,9 @@ def tables(conn: psycopg.Connection[Any], offline_after: float = OFFLINE_AFTER) 
                       AND a.cleared_at IS NULL) AS daemon_stopped_since,
                    (SELECT COALESCE(SUM(GREATEST(o.journal_rows - o.recorded_row, 0)), 0)::bigint
                     FROM tables o WHERE o.table_id = t.table_id AND o.journal_id <> t.journal_id
-                   ) AS older_behind
+                   ) AS older_behind,
+                   (SELECT COUNT(DISTINCT (c.journal_id, c.row)) FROM conflicts c
+                    WHERE c.table_id = t.table_id) AS conflicting_rows
             FROM tables t ORDER BY table_id, {NEWEST}
             """.replace("{NEWEST}", NEWEST), {"off": offline_after})
         return list(cur.fetchall())
@@ -130,6 +134,8 @@ def tables_text(rows: list[dict[str, Any]]) -> str:
             flag += f"  DAEMON STOPPED since {_local(r['daemon_stopped_since'])}"
         if r["older_behind"]:  # an earlier journal's rows never recorded (its uplink stopped short)
             flag += f"  EARLIER JOURNAL {r['older_behind']} rows short"
+        if r["conflicting_rows"]:  # rows sent again with another body: two histories under one journal
+            flag += f"  CONFLICTING ROWS {r['conflicting_rows']}"
         lines.append(f"{r['table']:<16} {r['game']:<15} {r['recorded_row']:>8} {r['behind']:>6}  {state:<30} "
                      f"{r['journal']}{flag}")
     return "\n".join(lines)

@@ -64,6 +64,21 @@ def _name(m: Msg) -> str:
     return (m.headers or {}).get(MSG_ID, "(no message id)")
 
 
+def _say_conflicts(conflicts: list[store.Conflict]) -> None:
+    """An ERROR per journal for the rows that came again with another body than the one recorded, once
+    (committed into ``conflicts``; a redelivery adds nothing): JetStream and the recorder took them as
+    resends, and nothing said that the floor was handed two histories under one journal (a review)."""
+    by_journal: dict[tuple[str, str], list[int]] = {}
+    for c in conflicts:
+        by_journal.setdefault((c.table_id, c.journal_id), []).append(c.row)
+    for (table_id, journal_id), rows in sorted(by_journal.items()):
+        shown = ", ".join(map(str, sorted(rows)[:20])) + (" ..." if len(rows) > 20 else "")
+        log.error("CONFLICT: table %s journal %s: row(s) %s (%d) came again with another input, time, source "
+                  "or ref than the one recorded: two histories under one journal (two Pis running copies of "
+                  "it, or a journal restored under its id)? The first recorded is kept; the other body is in "
+                  "conflicts", table_id, journal_id, shown, len(rows))
+
+
 class Recorder:
     """One recorder process's work; :attr:`stop` ends it after the batch in hand."""
 
@@ -164,11 +179,13 @@ class Recorder:
         recorder can ever record, is terminated (a missing row: a gap) and the rest recorded."""
         bodies, subjects = [m.data for m in msgs], [m.subject for m in msgs]
         malformed: dict[int, str] = {}
+        conflicts: list[store.Conflict] = []
         try:
-            unknown = set(await self._write(writer, bodies, subjects))
+            unknown = set(await self._write(writer, bodies, subjects, conflicts))
         except store.BAD_BODY:  # sorted out in Python, message by message
-            unknown, malformed = await self._sort_out(writer, bodies, subjects)
+            unknown, malformed = await self._sort_out(writer, bodies, subjects, conflicts)
         faults.point("floor_committed")
+        _say_conflicts(conflicts)
         for n, m in enumerate(msgs):
             try:
                 if n in malformed:
@@ -186,7 +203,7 @@ class Recorder:
         self.recorded += len(msgs) - len(unknown) - len(malformed)
 
     async def _sort_out(self, writer: Database, bodies: list[bytes], subjects: list[str],
-                        ) -> tuple[set[int], dict[int, str]]:
+                        conflicts: list[store.Conflict]) -> tuple[set[int], dict[int, str]]:
         """Record the ``bodies`` of a batch the database refused (``subjects``: the subject each came on):
         those this code reads in one transaction, or if the database refuses that too, each in its own.
         The positions of the bodies of another format, and of the malformed ones with what is wrong."""
@@ -202,21 +219,30 @@ class Recorder:
             except ValueError as exc:
                 malformed[n] = str(exc)
         try:
-            await self._write(writer, [bodies[g] for g in good], [subjects[g] for g in good])
+            await self._write(writer, [bodies[g] for g in good], [subjects[g] for g in good], conflicts)
         except store.BAD_BODY:  # parse read a body the database refuses: each alone finds it
             for g in good:
                 try:
-                    await self._write(writer, [bodies[g]], [subjects[g]])
+                    await self._write(writer, [bodies[g]], [subjects[g]], conflicts)
                 except store.BAD_BODY as exc:
                     malformed[g] = f"the database refuses it: {exc}"
         return unknown, malformed
 
-    async def _write(self, writer: Database, bodies: list[bytes], subjects: list[str]) -> list[int]:
+    async def _write(self, writer: Database, bodies: list[bytes], subjects: list[str],
+                     conflicts: list[store.Conflict]) -> list[int]:
         """:func:`store.write_bodies` on ``writer``'s worker thread: the positions of another format. A
         table's NATS user publishes only on its own subject: a body naming another table than its subject's
         is refused (it wrote that table's money into the history; a review, 2026-12-07)."""
         tables = [subject_table(s) or "" for s in subjects]
-        return await writer.run(lambda conn: store.write_bodies(conn, bodies, tables))
+        found: list[store.Conflict] = []
+
+        def write(conn: psycopg.Connection[Any]) -> list[int]:
+            found.clear()  # a database away: the transaction is tried again whole
+            return store.write_bodies(conn, bodies, tables, found)
+
+        unknown = await writer.run(write)
+        conflicts.extend(found)
+        return unknown
 
     async def _record_heartbeats(self) -> None:
         heard = self.board.take()

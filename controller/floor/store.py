@@ -84,6 +84,38 @@ SELECT t.table_id FROM tables t
 WHERE (t.table_id, t.journal_id) IN (SELECT table_id, journal_id FROM floor_rows)
 ORDER BY t.table_id, t.journal_id FOR UPDATE
 """
+# A message whose key (table, journal, row) is recorded, or held by an earlier message of the batch, with
+# another body: two histories under one journal (docs/floor.md, "A row sent again with another body"). The
+# body compared is the journal row itself, its at, source, ref and input (what the uplink's own fork check,
+# uplink.forked, compares): a true resend carries them equal, while its journal_rows and Croupier-Stored
+# mark are what the journal and the stream were at its sending, and its events and round are derived from
+# the rows by the uplink's replay (a newer uplink, republishing, may put more fields in them). The other
+# body is kept in ``conflicts`` once (those new are returned, for the log) and taken out of the batch, so
+# nothing of it (its events, its round, its significant rows) is written: the first stays the record.
+_CONFLICTS = """
+WITH firsts AS (
+    SELECT DISTINCT ON (table_id, journal_id, row) table_id, journal_id, row, at, source, ref, input
+    FROM floor_rows ORDER BY table_id, journal_id, row, n
+), kept AS (
+    SELECT i.table_id, i.journal_id, i.row, i.at, i.source, i.ref, i.input FROM inputs i
+    WHERE (i.table_id, i.journal_id, i.row) IN (SELECT table_id, journal_id, row FROM floor_rows)
+    UNION ALL
+    SELECT f.* FROM firsts f WHERE NOT EXISTS (
+        SELECT 1 FROM inputs i WHERE (i.table_id, i.journal_id, i.row) = (f.table_id, f.journal_id, f.row))
+), other AS (
+    SELECT r.n, r.table_id, r.journal_id, r.row,
+           md5(jsonb_build_array(r.at, r.source, r.ref, r.input)::text) AS digest
+    FROM floor_rows r JOIN kept k USING (table_id, journal_id, row)
+    WHERE (r.at, r.source, r.ref, r.input) IS DISTINCT FROM (k.at, k.source, k.ref, k.input)
+), dropped AS (
+    DELETE FROM floor_rows WHERE n IN (SELECT n FROM other)
+)
+INSERT INTO conflicts (table_id, journal_id, row, digest, body)
+SELECT DISTINCT ON (o.table_id, o.journal_id, o.row, o.digest) o.table_id, o.journal_id, o.row, o.digest, b.d
+FROM other o JOIN floor_batch b USING (n) ORDER BY o.table_id, o.journal_id, o.row, o.digest, o.n
+ON CONFLICT DO NOTHING
+RETURNING table_id, journal_id, row
+"""
 _INPUTS = """
 INSERT INTO inputs (table_id, journal_id, row, at, source, ref, input, first_seq, event_count)
 SELECT table_id, journal_id, row, at, source, ref, input, first_seq, jsonb_array_length(events)
@@ -160,6 +192,15 @@ SELECT n FROM floor_batch WHERE jsonb_typeof(d) <> 'object' OR NOT d ? 'format'
 
 
 @dataclass(frozen=True, slots=True)
+class Conflict:
+    """Row ``row`` of a journal came again with another body than the one recorded (kept in ``conflicts``)."""
+
+    table_id: str
+    journal_id: str
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
 class Hole:
     """Rows ``first_row``..``last_row`` of a journal are missing, and a later row is recorded."""
 
@@ -181,35 +222,45 @@ def _copy_line(n: int, table: str | None, body: bytes) -> bytes:
 
 
 def write_bodies(conn: psycopg.Connection[Any], bodies: Sequence[bytes],
-                 tables: Sequence[str | None] | None = None) -> list[int]:
+                 tables: Sequence[str | None] | None = None, conflicts: list[Conflict] | None = None,
+                 ) -> list[int]:
     """Record the message ``bodies`` (as published) in one transaction; the positions of those not
     recorded because their format is not this code's (the caller acknowledges the others only after
     this returns). One of :data:`BAD_BODY` if any body is malformed, or names another table than
-    ``tables`` (the table of the subject each came on; None: not checked): then nothing is recorded."""
+    ``tables`` (the table of the subject each came on; None: not checked): then nothing is recorded.
+    A body whose key is recorded with another row (:data:`_CONFLICTS`) is kept apart, and each such key
+    new to ``conflicts`` is added to the list ``conflicts`` once committed: the caller says it (an ERROR)."""
+    found: list[Conflict] = []
     try:
-        return _write_bodies(conn, bodies, tables if tables is not None else [None] * len(bodies))
+        unknown = _write_bodies(conn, bodies, tables if tables is not None else [None] * len(bodies), found)
     except psycopg.OperationalError as exc:
         # A body nested past PostgreSQL's stack (SQLSTATE class 54, a program limit) is malformed, not
         # a database away: as an OperationalError it was retried for ever (a review, 2026-12-07).
         if (exc.sqlstate or "").startswith("54"):
             raise BadBody(f"the database cannot take it: {exc}") from None
         raise
+    if conflicts is not None:
+        conflicts.extend(found)
+    return unknown
 
 
 def _write_bodies(conn: psycopg.Connection[Any], bodies: Sequence[bytes], subjects: Sequence[str | None],
-                  ) -> list[int]:
+                  conflicts: list[Conflict]) -> list[int]:
     params = {"f": str(FORMAT)}
     # Three round trips to the server whatever the batch (the tables, the COPY, the rest in one
     # pipeline), then the commit: a light load's small batches are quick (docs/floor.md, "How fast").
     with (conn.transaction(), conn.cursor() as cur, conn.cursor() as significant_cur,
-          conn.cursor() as refused_cur):
+          conn.cursor() as refused_cur, conn.cursor() as conflicts_cur):
         cur.execute(f"{_BATCH}; {_EMPTY}")
         with cur.copy("COPY floor_batch (n, t, d) FROM STDIN") as copy:
             copy.write(b"".join(_copy_line(n, t, body)
                                 for n, (t, body) in enumerate(zip(subjects, bodies, strict=True))))
         with conn.pipeline():
             refused_cur.execute(_REFUSED, params)
-            for statement in (_ROWS, _NEW_JOURNALS, _LOCK, _INPUTS, _EVENTS, _ROUNDS, _ADVANCE):
+            for statement in (_ROWS, _NEW_JOURNALS, _LOCK):
+                cur.execute(statement, params)
+            conflicts_cur.execute(_CONFLICTS)  # under the lock: the rows recorded before are seen
+            for statement in (_INPUTS, _EVENTS, _ROUNDS, _ADVANCE):
                 cur.execute(statement, params)
             cur.execute(_UNKNOWN, params)
             significant_cur.execute(_MAYBE_SIGNIFICANT,
@@ -217,6 +268,7 @@ def _write_bodies(conn: psycopg.Connection[Any], bodies: Sequence[bytes], subjec
         if refused_cur.fetchone() is not None:  # the transaction rolls back: the recorder sorts them out
             raise BadBody("a body is no floor row message, or names another table than its subject's")
         unknown = [int(n) for (n,) in cur.fetchall()]
+        conflicts.extend(Conflict(str(t), str(j), int(r)) for t, j, r in conflicts_cur.fetchall())
         try:
             maybe = [RowMessage.parse(bodies[int(n)]) for (n,) in significant_cur.fetchall()]
         except ValueError as exc:  # the transaction rolls back: nothing of the batch is recorded

@@ -21,6 +21,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 import nats
@@ -96,6 +97,32 @@ def forked(source: JournalSource, tail: Tail) -> None:
             source.path, f"row {tail.last} of journal {source.journal_id} is not the one the stream holds "
             "(another time or input): the journal was restored from an older copy, or replaced by another "
             "with its id; publishing it would give the floor two histories under one journal")
+
+
+async def held_alike(js: JetStreamContext, path: Path, body: bytes, ack: api.PubAck) -> None:
+    """:class:`JournalMismatch` if the stream dropped the publish of ``body`` as a duplicate (its message id
+    within the duplicate window: ``ack.duplicate``, ``ack.seq`` the message it holds under that id) of a
+    message with another row (time, source, ref or input, as :func:`forked` compares): another uplink sent
+    that row of this journal from another history (two Pis running copies of one journal) moments before,
+    and the server would drop this one unseen by the recorders, which find such a row only when it comes
+    after the window. Costs a read only for a duplicate, which a running uplink rarely gets (a resend)."""
+    if not ack.duplicate:
+        return
+    sent = RowMessage.parse(body)
+    try:
+        held = await js.get_msg(STREAM, seq=ack.seq)
+    except NATS_ERRORS as exc:  # gone from the stream, or the server away: nothing to compare with
+        log.warning("%s: row %d of journal %s was a duplicate of stream message %d, which cannot be read "
+                    "(%s): not compared", sent.table_id, sent.row, sent.journal_id, ack.seq, exc)
+        return
+    if (held.headers or {}).get(MSG_ID) != sent.id:
+        return
+    kept = RowMessage.parse(held.data or b"")
+    if (kept.at, kept.source, kept.ref, kept.input) != (sent.at, sent.source, sent.ref, sent.input):
+        raise JournalMismatch(
+            path, f"table {sent.table_id} journal {sent.journal_id} row {sent.row}: the stream holds another "
+            f"row under its id (stream message {ack.seq}), sent by another uplink moments before, and "
+            "dropped this one as a duplicate: two histories under one journal (two Pis running copies?)")
 
 
 class WindowBroken(nats.errors.Error):
@@ -254,6 +281,7 @@ class Uplink:
                 stored = await self._again(journal_id, exc)
                 continue
             delay = 0.1
+            await held_alike(self.js, source.path, head.body, ack)
             pending.popleft()
             stored.add(head.message.row, ack.seq)
             self.acked = max(self.acked, head.message.row)

@@ -183,3 +183,13 @@ class Pit:
         actions += [Clear(t, "gap", key) for t, kind, key in sorted(self.open)
                     if kind == "gap" and (t, key) not in now_open]
         return self.filter(actions)
+
+    def conflicts(self, found: Iterable[tuple[str, str, int, int]]) -> list[Action]:
+        """The journals with rows sent again with another body (table, journal, first row, rows): one alert
+        a journal, never cleared by itself (the floor holds two histories under it: a person decides)."""
+        return self.filter(
+            Raise(t, "conflicting_rows", j, "critical",
+                  f"journal {j}: {n} row(s) from row {first} came again with another input than the one "
+                  f"recorded: two histories under one journal (two Pis running copies of it?)",
+                  {"first_row": first, "rows": n}, None)
+            for t, j, first, n in sorted(found))

@@ -116,6 +116,7 @@ class AlertService:
                     checked = time.monotonic()
                     await self._apply(self.pit.tick(time.time()))
                     await self._apply(self.pit.gaps(await self.db.run(history.unfilled_gaps)))
+                    await self._apply(self.pit.conflicts(await self.db.run(history.conflicts)))
         finally:
             self.db.close()
 
