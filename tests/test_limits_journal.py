@@ -1,10 +1,9 @@
 """A change of the table file's limits takes effect when it is made, never retroactively.
 
-The rows of a journal were played under the limits in force when they were
-journaled: a restart under other limits must rebuild exactly what was
-published and paid (the round records, every seq, every credit), from row 1
-and from a checkpoint, and the new limits apply from the start on. Real SQLite
-journals, the daemon's own service; nothing mocked.
+The rows of a journal were played under the limits in force when they were journaled: a restart under
+other limits must rebuild exactly what was published and paid (the round records, every seq, every credit),
+from row 1 and from a checkpoint, and the new limits apply from the start on. Real SQLite journals, the
+daemon's own service; nothing mocked.
 """
 
 from __future__ import annotations
