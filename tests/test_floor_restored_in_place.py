@@ -16,8 +16,11 @@ import pytest
 from floor_support import Proc, nats_server, stream_rows, wait_for  # noqa: F401 (fixture)
 from test_daemon_support import baccarat_play, config_for
 from test_floor_restored_journal import _append
+from test_floor_uplink import publish_rows
 
-from controller.daemon.journal import JOURNAL_NAME
+from controller.daemon import checkpoint
+from controller.daemon.journal import JOURNAL_NAME, Journal
+from controller.daemon.service import TableService
 from controller.floor.local import NatsServer
 
 pytestmark = pytest.mark.timeout(90)
@@ -31,6 +34,15 @@ def _backup(source: Path, dest: Path) -> None:
     finally:
         src.close()
         dst.close()
+
+
+def _checkpoints(path: Path) -> list[int]:
+    conn = sqlite3.connect(path)
+    try:
+        has = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'checkpoints'").fetchone()
+        return checkpoint.rows(conn) if has else []
+    finally:
+        conn.close()
 
 
 def test_a_journal_restored_in_place_under_a_running_uplink_is_refused_not_published(
@@ -91,5 +103,48 @@ def test_a_journal_replaced_while_its_uplink_was_stopped_caught_up_is_said_uncon
         _append(config, inputs[:1], 1_700_000_300.0)
         wait_for("the third journal", lambda: len(stream_rows(nats_server.url, "cu1")) == 13, 30, uplink)
         assert uplink.text().count("was replaced while this uplink was not following it") == 1, uplink.text()
+    finally:
+        uplink.stop()
+
+
+def test_a_journal_restored_in_place_under_an_uplink_resumed_from_a_checkpoint_at_its_tail_is_refused(
+        tmp_path: Path, nats_server: NatsServer) -> None:  # noqa: F811
+    """The uplink started on a journal whose last row, the stream's last, has the daemon's checkpoint: it
+    takes the state from the checkpoint and replays no row, so its last row replayed (``Replay.last``) is
+    None and the in-place check compared only the journal's id, which a copy of the same journal keeps. The
+    copy restored in place and the table played on: the new history's rows went out under the old id."""
+    config = config_for(tmp_path, name="ip2")
+    path = config.state_dir / JOURNAL_NAME
+    inputs, _ = baccarat_play(6, seed=9)
+    journal = Journal.open(config.state_dir, table=config.table_id, game=config.game_name,
+                           options=config.options_dict(), fsync=False)
+    service = TableService(config, journal, checkpoint_every=20)
+    service.replay()
+    copy = tmp_path / "copy.sqlite3"
+    for n, inp in enumerate(inputs, 1):
+        service.submit(inp, "command tester")
+        if n == 10:
+            _backup(path, copy)  # last night's copy
+        if _checkpoints(path)[-1:] == [n]:
+            break
+    tail = journal.last_id
+    journal.close()
+    assert _checkpoints(path)[-1] == tail > 10
+    publish_rows(nats_server.url, config, set(range(1, tail + 1)))  # the floor holds the journal whole
+
+    uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", nats_server.url).start()
+    try:
+        wait_for("the uplink resumed from the checkpoint", lambda: f"resuming after row {tail} of {tail}"
+                 in uplink.text(), 30, uplink)
+        assert f"checkpoint at row {tail}" in uplink.text(), uplink.text()
+        _backup(copy, path)  # restored in place: rows 1..10
+        _append(config, inputs[10:tail] + inputs[:5], 1_700_200_000.0)  # the table played on, other inputs
+        wait_for("the uplink to stop", lambda: not uplink.running()
+                 or max(row for _, row in stream_rows(nats_server.url, "ip2")) > tail, 20, uplink)
+        rows = [row for _, row in stream_rows(nats_server.url, "ip2")]
+        assert rows == list(range(1, tail + 1)), (
+            f"the restored journal's new rows went out under the old history's: {rows[tail:]}")
+        wait_for("the uplink to exit", lambda: not uplink.running(), 20, uplink)
+        assert uplink.stop() == 3, uplink.text()
     finally:
         uplink.stop()

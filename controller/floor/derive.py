@@ -130,7 +130,7 @@ class Replay:
         self.recorder = RoundRecorder(keep=1)
         self.seq = 0
         self.row = 0
-        #: The last row replayed (None: none yet, or the state came from a checkpoint).
+        #: The last row replayed, or the checkpoint's row the state came from (None: none yet).
         self.last: Entry | None = None
 
     def resume(self, source: JournalSource, bound: int) -> int:
@@ -144,6 +144,9 @@ class Replay:
             return 0
         self.table, self.seq, self.row = saved.table, saved.seq, saved.row
         self.recorder.current = saved.current
+        # The row the state stands at, for the uplink's in-place check (JournalSource.rewritten): with None it
+        # compared only the journal's id, which a copy of the journal restored in place keeps (a review).
+        [self.last] = source.entries(saved.row, saved.row)
         return saved.row
 
     def message(self, entry: Entry, journal_rows: int) -> RowMessage:
