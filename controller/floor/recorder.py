@@ -74,9 +74,9 @@ def _say_conflicts(conflicts: list[store.Conflict]) -> None:
     for (table_id, journal_id), rows in sorted(by_journal.items()):
         shown = ", ".join(map(str, sorted(rows)[:20])) + (" ..." if len(rows) > 20 else "")
         log.error("CONFLICT: table %s journal %s: row(s) %s (%d) came again with another input, time, source "
-                  "or ref than the one recorded: two histories under one journal (two Pis running copies of "
-                  "it, or a journal restored under its id)? The first recorded is kept; the other body is in "
-                  "conflicts", table_id, journal_id, shown, len(rows))
+                  "or ref than the one recorded, or follow such a row: two histories under one journal (two "
+                  "Pis running copies of it, or a journal restored under its id)? The first recorded is "
+                  "kept; the other body is in conflicts", table_id, journal_id, shown, len(rows))
 
 
 class Recorder:

@@ -92,21 +92,60 @@ ORDER BY t.table_id, t.journal_id FOR UPDATE
 # the rows by the uplink's replay (a newer uplink, republishing, may put more fields in them). The other
 # body is kept in ``conflicts`` once (those new are returned, for the log) and taken out of the batch, so
 # nothing of it (its events, its round, its significant rows) is written: the first stays the record.
+# And a row not recorded yet that follows such another body of the row before it (its first seq continues
+# that body's events, in the batch or in ``conflicts``, and not the record's) is the other history going on:
+# kept apart too, with every row of the batch that goes on from it (seq after seq). Recorded, it put the other
+# history's row on top of the first's rows, its events numbered past a hole, and the first history's own row
+# was then the one kept apart (a review). A row whose events fit both cannot be told: it is recorded.
 _CONFLICTS = """
 WITH firsts AS (
-    SELECT DISTINCT ON (table_id, journal_id, row) table_id, journal_id, row, at, source, ref, input
+    SELECT DISTINCT ON (table_id, journal_id, row) table_id, journal_id, row, at, source, ref, input,
+           first_seq, first_seq + jsonb_array_length(events) AS next_seq
     FROM floor_rows ORDER BY table_id, journal_id, row, n
-), kept AS (
-    SELECT i.table_id, i.journal_id, i.row, i.at, i.source, i.ref, i.input FROM inputs i
-    WHERE (i.table_id, i.journal_id, i.row) IN (SELECT table_id, journal_id, row FROM floor_rows)
-    UNION ALL
+), fresh AS (
     SELECT f.* FROM firsts f WHERE NOT EXISTS (
         SELECT 1 FROM inputs i WHERE (i.table_id, i.journal_id, i.row) = (f.table_id, f.journal_id, f.row))
+), kept AS (
+    SELECT i.table_id, i.journal_id, i.row, i.at, i.source, i.ref, i.input, i.first_seq,
+           i.first_seq + i.event_count AS next_seq
+    FROM inputs i WHERE (i.table_id, i.journal_id, i.row) IN (
+        SELECT table_id, journal_id, row + d FROM floor_rows, (VALUES (0), (-1)) AS v(d))
+    UNION ALL
+    SELECT * FROM fresh
+), differs AS (
+    SELECT r.n, r.table_id, r.journal_id, r.row, r.first_seq + jsonb_array_length(r.events) AS next_seq
+    FROM floor_rows r JOIN kept k USING (table_id, journal_id, row)
+    WHERE (r.at, r.source, r.ref, r.input) IS DISTINCT FROM (k.at, k.source, k.ref, k.input)
+), others_before AS (
+    SELECT table_id, journal_id, row, next_seq FROM differs
+    UNION ALL
+    SELECT c.table_id, c.journal_id, c.row,
+           (c.body->>'first_seq')::bigint + jsonb_array_length(c.body->'events') FROM conflicts c
+    WHERE (c.table_id, c.journal_id, c.row) IN (SELECT table_id, journal_id, row - 1 FROM fresh)
+), placed AS (
+    SELECT f.table_id, f.journal_id, f.row,
+           (LAG(f.row) OVER w = f.row - 1 AND LAG(f.next_seq) OVER w = f.first_seq) AS goes_on,
+           EXISTS (SELECT 1 FROM others_before o WHERE (o.table_id, o.journal_id, o.row, o.next_seq)
+                   = (f.table_id, f.journal_id, f.row - 1, f.first_seq))
+           AND NOT EXISTS (SELECT 1 FROM kept k WHERE (k.table_id, k.journal_id, k.row, k.next_seq)
+                           = (f.table_id, f.journal_id, f.row - 1, f.first_seq)) AS follows_other
+    FROM fresh f WINDOW w AS (PARTITION BY f.table_id, f.journal_id ORDER BY f.row)
+), segments AS (
+    SELECT p.*, COUNT(*) FILTER (WHERE p.goes_on IS NOT TRUE)
+                    OVER (PARTITION BY p.table_id, p.journal_id ORDER BY p.row) AS segment
+    FROM placed p
+), astray AS (
+    SELECT table_id, journal_id, row FROM (
+        SELECT s.table_id, s.journal_id, s.row, bool_or(s.follows_other)
+                   OVER (PARTITION BY s.table_id, s.journal_id, s.segment ORDER BY s.row) AS away
+        FROM segments s) z
+    WHERE away
 ), other AS (
     SELECT r.n, r.table_id, r.journal_id, r.row,
            md5(jsonb_build_array(r.at, r.source, r.ref, r.input)::text) AS digest
-    FROM floor_rows r JOIN kept k USING (table_id, journal_id, row)
-    WHERE (r.at, r.source, r.ref, r.input) IS DISTINCT FROM (k.at, k.source, k.ref, k.input)
+    FROM floor_rows r
+    WHERE r.n IN (SELECT n FROM differs)
+       OR (r.table_id, r.journal_id, r.row) IN (SELECT table_id, journal_id, row FROM astray)
 ), dropped AS (
     DELETE FROM floor_rows WHERE n IN (SELECT n FROM other)
 )
