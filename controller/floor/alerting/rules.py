@@ -186,10 +186,17 @@ class Pit:
 
     def conflicts(self, found: Iterable[tuple[str, str, int, int]]) -> list[Action]:
         """The journals with rows sent again with another body (table, journal, first row, rows): one alert
-        a journal, never cleared by itself (the floor holds two histories under it: a person decides)."""
-        return self.filter(
+        a journal, never cleared by itself (the floor holds two histories under it: a person decides), but
+        cleared once a person has settled it and removed its rows from ``conflicts``: left open, it stayed
+        on the board for ever, and a later conflict of that journal was never raised again (a review)."""
+        found = sorted(found)
+        now_open = {(t, j) for t, j, _, _ in found}
+        actions: list[Action] = [
             Raise(t, "conflicting_rows", j, "critical",
                   f"journal {j}: {n} row(s) from row {first} came again with another input than the one "
                   f"recorded: two histories under one journal (two Pis running copies of it?)",
                   {"first_row": first, "rows": n}, None)
-            for t, j, first, n in sorted(found))
+            for t, j, first, n in found]
+        actions += [Clear(t, "conflicting_rows", key) for t, kind, key in sorted(self.open)
+                    if kind == "conflicting_rows" and (t, key) not in now_open]
+        return self.filter(actions)

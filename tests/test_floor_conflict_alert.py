@@ -1,0 +1,54 @@
+"""A ``conflicting_rows`` alert a person has settled clears, and a later conflict of its journal is raised.
+
+The alert is not cleared by itself: the floor cannot know which history is the table's. A person compares
+the Pis' journals and removes the journal's rows from ``conflicts`` (docs/floor.md, "A row sent again with
+another body"). The alert service raised the alert while ``conflicts`` held rows and never cleared it: it
+stayed open on the board for ever, and since one alert a journal is open at a time, a new conflict of that
+journal later was never raised again (a review of 2026-12-08's change)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+from floor_support import Proc, nats_server, postgres, query, wait_for  # noqa: F401 (fixtures)
+from test_floor_conflicting_rows import J, body, publish
+
+from controller.floor.local import NatsServer
+from tests.server_fixtures import FloorDatabase
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _alerts(dsn: str) -> list[tuple[object, ...]]:
+    return query(dsn, "SELECT key, cleared_at IS NOT NULL, data FROM alerts WHERE kind = 'conflicting_rows' "
+                      "ORDER BY raised_at")
+
+
+def test_a_settled_conflicting_rows_alert_clears_and_a_later_conflict_is_raised_again(
+        tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:  # noqa: F811
+    publish(nats_server.url, [(n, body(n)) for n in (1, 2, 3)])
+    rec = Proc(tmp_path / "rec.log", "floor", "record", "--nats", nats_server.url,
+               "--db", postgres.dsn).start()
+    alerts = Proc(tmp_path / "alerts.log", "floor", "alerts", "--nats", nats_server.url,
+                  "--db", postgres.dsn).start()
+    try:
+        wait_for("rows 1..3 recorded", lambda: query(postgres.dsn, "SELECT MAX(recorded_row) FROM tables")
+                 == [(3,)], 60, rec)
+        time.sleep(1.5)  # past the duplicate window
+        publish(nats_server.url, [(2, body(2, input={"input": "card", "card": "QS"}))])
+        wait_for("the alert", lambda: _alerts(postgres.dsn) == [(J, False, {"first_row": 2, "rows": 1})],
+                 60, alerts, rec)
+        with psycopg.connect(postgres.dsn) as conn:
+            conn.execute("DELETE FROM conflicts")  # settled by a person
+        wait_for("the alert cleared", lambda: _alerts(postgres.dsn) == [
+            (J, True, {"first_row": 2, "rows": 1})], 20, alerts, rec)
+        time.sleep(1.5)
+        publish(nats_server.url, [(3, body(3, input={"input": "card", "card": "2C"}))])  # a new one
+        wait_for("the new conflict raised", lambda: _alerts(postgres.dsn) == [
+            (J, True, {"first_row": 2, "rows": 1}), (J, False, {"first_row": 3, "rows": 1})], 20, alerts, rec)
+    finally:
+        assert alerts.stop() == 0, alerts.text()
+        assert rec.stop() == 0, rec.text()
