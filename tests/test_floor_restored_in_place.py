@@ -148,3 +148,28 @@ def test_a_journal_restored_in_place_under_an_uplink_resumed_from_a_checkpoint_a
         assert uplink.stop() == 3, uplink.text()
     finally:
         uplink.stop()
+
+
+@pytest.mark.xfail(strict=True, reason="not fixed: the uplink cannot tell, once restarted, that it followed "
+                   "the earlier journal to its end (only the process that handed over knows it)")
+def test_an_uplink_restarted_after_following_a_hand_over_to_a_journal_without_rows_says_nothing(
+        tmp_path: Path, nats_server: NatsServer) -> None:  # noqa: F811
+    """The uplink followed journal A to its end and handed over to the new journal B, which has no row yet
+    (the table re-commissioned, not dealing). Restarted then (an upgrade, a crash), it says at ERROR that A
+    was replaced while it was not following it, which is not so: nothing could be written to A after it."""
+    config = config_for(tmp_path, name="cu2")
+    inputs, _ = baccarat_play(1, seed=7)
+    _append(config, inputs[:10], 1_700_000_000.0)
+    uplink = Proc(tmp_path / "uplink.log", "uplink", str(config.path), "--nats", nats_server.url).start()
+    try:
+        wait_for("caught up", lambda: len(stream_rows(nats_server.url, "cu2")) == 10, 30, uplink)
+        config.state_dir.rename(tmp_path / "cu2-archived")
+        _append(config, [], 1_700_000_100.0)  # the new journal, no row yet
+        wait_for("the hand-over", lambda: "resuming after row 0 of 0" in uplink.text(), 30, uplink)
+        assert "not following it" not in uplink.text()
+        assert uplink.stop() == 0
+        uplink.start()
+        wait_for("the restart", lambda: uplink.text().count("resuming after row 0 of 0") == 2, 30, uplink)
+        assert "was replaced while this uplink was not following it" not in uplink.text(), uplink.text()
+    finally:
+        uplink.stop()
