@@ -4,7 +4,7 @@ The alert is not cleared by itself: the floor cannot know which history is the t
 the Pis' journals and removes the journal's rows from ``conflicts`` (docs/floor.md, "A row sent again with
 another body"). The alert service raised the alert while ``conflicts`` held rows and never cleared it: it
 stayed open on the board for ever, and since one alert a journal is open at a time, a new conflict of that
-journal later was never raised again (a review of 2026-12-08's change)."""
+journal later was never raised again (a review of 2026-12-07's change)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Two Pis running copies of one journal part at row 2: the floor records Pi A's rows 1..3, then Pi B's uplink
 sends its rows 2..4 (past JetStream's duplicate window). Rows 2 and 3 come again with another body and are
 kept apart in ``conflicts``; but B's row 4, a key not yet recorded, was recorded as the journal's row 4 (a
-review of 2026-12-08's change): its events numbered after B's rows 2..3 (seq 5, where the record's row 4
+review of 2026-12-07's change): its events numbered after B's rows 2..3 (seq 5, where the record's row 4
 has seq 4), so the floor held row 4 of the other history on top of the first one's rows 1..3, events 1..3
 then 5, and A's true row 4, coming after it, was the one kept apart as a conflict. The record's continuity
 of event numbers says which history such a row follows: one whose first seq continues the other body of the

@@ -3,7 +3,7 @@
 Two Pis running copies of one journal (a cloned SD card), or a journal restored under its id by hand,
 give the floor two histories under one journal. JetStream's duplicate check and the recorder's ``ON
 CONFLICT DO NOTHING`` took the second body as a resend: the first was kept, and nothing said so (a review,
-2026-12-08). Now the first stays the record, the other is kept in ``conflicts`` and logged at ERROR, the
+2026-12-07). Now the first stays the record, the other is kept in ``conflicts`` and logged at ERROR, the
 message is still acknowledged, ``floor tables`` counts the rows and the alert service raises
 ``conflicting_rows``; a true resend (the same row) stays silent. Within JetStream's duplicate window the
 server drops the second body before any recorder sees it: the uplink that sent it is told (its PubAck's
