@@ -13,10 +13,12 @@ from test_daemon_support import journal_inputs
 from wait_support import wait_for
 
 from controller.cards import parse_card
+from controller.daemon import checkpoint
 from controller.daemon.client import CommandClient, local_key
-from controller.daemon.journal import JOURNAL_NAME
+from controller.daemon.journal import JOURNAL_NAME, Journal
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
+from controller.daemon.service import TableService
 from drivers.shoe.messages import CardMsg, Hello
 from tests.shoe_support import RawShoe, is_ack
 
@@ -123,3 +125,46 @@ def test_after_a_restart_the_first_frame_under_the_cursors_seq_is_compared_with_
         shoe.expect(is_ack(1))
         wait_for(lambda: "shoe fault" in offline(client), "the dropped card to halt play")
         client.close()
+
+
+def test_after_a_restart_another_card_under_the_cursors_seq_is_no_resend_after_a_checkpoint(
+        tmp_path: Path, shoe: RawShoe) -> None:
+    """A checkpoint is taken right after the input that made it due: at a round's end, after the card that
+    ended the round. Its transaction rewrites the cursor row at the last input row, so the card's row was no
+    longer read after it and the journal gave no card, though the cursor was still that card's frame: the
+    restarted reader took the renumbered shoe's 9H under SEQ 4 for the resend of 2D, acknowledged it and lost
+    it unseen, play going on."""
+    config = shoe_table(tmp_path, shoe)
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+        shoe.send(0, Hello("Renumber", "1", "R"))
+        shoe.expect(is_ack(0))
+        for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"},
+                        {"cmd": "open"}, {"cmd": "bet", "seat": 1, "spot": "player", "amount": 1000},
+                        {"cmd": "close"}):
+            assert client.call(**request)["ok"], request
+        for seq, code in enumerate(("4S", "5H", "6C", "2D"), start=1):  # naturals: the round ends
+            shoe.send(seq, CardMsg(parse_card(code)))
+            shoe.expect(is_ack(seq))
+        client.close()
+    shoe.drain(0.2)
+    # The checkpoint the daemon takes at the round's end once checkpoint.EVERY inputs went by: the same
+    # decision (maybe_checkpoint) on the same file, between the two runs.
+    journal = Journal.open(config.state_dir, table=config.table_id, game=config.game_name,
+                           options=config.options_dict(), fsync=False)
+    service = TableService(config, journal, checkpoint_every=1)
+    service.replay()  # the replay's own checkpoint, or this one
+    service.maybe_checkpoint()
+    assert service.table.phase == "idle" and checkpoint.rows(journal.connection) == [journal.last_id]
+    journal.close()
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+        shoe.send(4, CardMsg(parse_card("9H")))
+        shoe.expect(is_ack(4))
+        wait_for(lambda: "shoe fault" in offline(client), "the dropped card to halt play")
+        assert "frame seq 4 again with another message" in offline(client)["shoe fault"]
+        client.close()
+    cards = [i["card"] for _, i in journal_inputs(config.state_dir) if i["input"] == "card"]
+    assert cards == ["4S", "5H", "6C", "2D"]

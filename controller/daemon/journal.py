@@ -116,6 +116,8 @@ class Journal:
         #: At opening, the card the cursor's frame carried when the journal knows it (code, burn): the shoe's
         #: resend of that frame is then told from another card under its SEQ (ShoeReader's ``resume_card``).
         self.shoe_cursor_card: tuple[str, bool] | None = None
+        #: The input row that carried the cursor's frame (None: the cursor is a frame without an input).
+        self._cursor_row: int | None = None
         #: Why the journal cannot be written (set once by the first failed write; then every write
         #: is refused with it until a restart).
         self.fault: JournalFault | None = None
@@ -278,12 +280,12 @@ class Journal:
             raise JournalError(path, f"{last[1]} inputs but the last id is {last[0]}: rows are missing")
         try:
             bring_up_to_date(conn, header, int(last[0]))
-            cursor, card = read_shoe_cursor(conn), read_shoe_cursor_card(conn)
+            cursor, (card, cursor_row) = read_shoe_cursor(conn), read_shoe_cursor_card(conn)
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise JournalError(path, f"cannot bring this journal up to version {VERSION}: {exc}") from None
         journal = cls(path, conn, header, int(last[0]), cursor)
-        journal.shoe_cursor_card = card
+        journal.shoe_cursor_card, journal._cursor_row = card, cursor_row
         return journal
 
     # --- writing -------------------------------------------------------------------------------
@@ -304,13 +306,13 @@ class Journal:
         self._write(INSERT, (expected, at, source, inp.to_json(), ref, session, seq))
         self.last_id = expected
         if frame is not None:
-            self.shoe_cursor = frame
+            self.shoe_cursor, self._cursor_row = frame, expected
         return expected
 
     def record_shoe_frame(self, frame: FrameId) -> None:
         """Make ``frame`` the shoe cursor without an input (a new shoe session, a run of heartbeats)."""
         self._write(SET_CURSOR, (frame.session, frame.seq, self.last_id))
-        self.shoe_cursor = frame
+        self.shoe_cursor, self._cursor_row = frame, None
 
     def write(self, statement: str, args: tuple[Any, ...]) -> None:
         """One statement on a table another module keeps in this file (the dealing shuffler's in
@@ -321,9 +323,11 @@ class Journal:
     def save_cursor(self, conn: sqlite3.Connection) -> None:
         """In a caller's transaction (a checkpoint's): write the cursor as of now, so a start reads only
         the input rows after it to find the cursor. Nothing to write if no shoe frame was ever taken:
-        then no row up to now has one either."""
+        then no row up to now has one either. A cursor an input carried names that input's row (no later
+        row has a frame): a start still finds its card there (read_shoe_cursor_card)."""
         if self.shoe_cursor is not None:
-            conn.execute(SET_CURSOR, (self.shoe_cursor.session, self.shoe_cursor.seq, self.last_id))
+            row = self.last_id if self._cursor_row is None else self._cursor_row
+            conn.execute(SET_CURSOR, (self.shoe_cursor.session, self.shoe_cursor.seq, row))
 
     def mark_fault(self, reason: str) -> JournalFault:
         """A write outside :meth:`append` failed (a checkpoint), or play must stop all the same (a limits

@@ -101,16 +101,21 @@ def read_shoe_cursor(conn: sqlite3.Connection) -> FrameId | None:
     return None if saved is None else FrameId(str(saved[0]), int(saved[1]))
 
 
-def read_shoe_cursor_card(conn: sqlite3.Connection) -> tuple[str, bool] | None:
-    """The card (its code, and whether a burn) the cursor's frame carried, when the journal knows it: the
-    cursor is the frame of an input row after the cursor row and the newest checkpoint, and that input is a
-    card (a CARD or BURN frame). None otherwise (a HELLO, a run of heartbeats, a cursor row only)."""
+def read_shoe_cursor_card(conn: sqlite3.Connection) -> tuple[tuple[str, bool] | None, int | None]:
+    """The card (its code, and whether a burn) the cursor's frame carried, when the journal knows it, and the
+    input row that carried the cursor's frame (None: a frame without an input). That row is an input row after
+    the cursor row and the newest checkpoint, or the row the cursor row names when that row carries the
+    cursor's frame (a checkpoint rewrote the cursor after it: :meth:`Journal.save_cursor` names it). The card
+    is None when that input is no card (a HELLO, a run of heartbeats, a cursor row only)."""
     saved = conn.execute("SELECT session, seq, row FROM shoe_cursor WHERE id = 1").fetchone()
-    later = _later_framed_input(conn, saved)
+    later: tuple[Any, ...] | None = _later_framed_input(conn, saved)
+    if later is None and saved is not None:
+        later = conn.execute("SELECT shoe_session, shoe_seq, input, id FROM inputs WHERE id = ? AND "
+                             "shoe_session = ? AND shoe_seq = ?", (saved[2], saved[0], saved[1])).fetchone()
     if later is None:
-        return None
+        return None, None
     inp = json.loads(later[2])
-    return (str(inp["card"]), bool(inp.get("burn"))) if inp.get("input") == "card" else None
+    return (str(inp["card"]), bool(inp.get("burn"))) if inp.get("input") == "card" else None, int(later[3])
 
 
 def _later_framed_input(conn: sqlite3.Connection, saved: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
@@ -118,7 +123,7 @@ def _later_framed_input(conn: sqlite3.Connection, saved: tuple[Any, ...] | None)
     if "checkpoints" in tables(conn):
         floor = max(floor, int(conn.execute("SELECT COALESCE(MAX(row), 0) FROM checkpoints").fetchone()[0]))
     row: tuple[Any, ...] | None = conn.execute(
-        "SELECT shoe_session, shoe_seq, input FROM inputs WHERE id > ? AND shoe_session IS NOT NULL "
+        "SELECT shoe_session, shoe_seq, input, id FROM inputs WHERE id > ? AND shoe_session IS NOT NULL "
         "ORDER BY id DESC LIMIT 1",
         (floor,),
     ).fetchone()
