@@ -5,6 +5,8 @@ before the frame is acknowledged, and a restart must not take another card for t
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from wait_support import wait_for
 from controller.cards import parse_card
 from controller.daemon import checkpoint
 from controller.daemon.client import CommandClient, local_key
+from controller.daemon.config import TableConfig
 from controller.daemon.journal import JOURNAL_NAME, Journal
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
@@ -25,6 +28,44 @@ from tests.shoe_support import RawShoe, is_ack
 pytestmark = pytest.mark.timeout(120)
 
 
+@contextmanager
+def _running(config: TableConfig) -> Iterator[CommandClient]:
+    """The daemon on ``config``, its reader connected to the shoe: its command client."""
+    with DaemonThread(Daemon(config)):
+        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
+        try:
+            wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+            yield client
+        finally:
+            client.close()
+
+
+def _deal(shoe: RawShoe, *cards: str) -> None:
+    """A HELLO, then ``cards`` from SEQ 1, each acknowledged."""
+    shoe.send(0, Hello("Renumber", "1", "R"))
+    shoe.expect(is_ack(0))
+    for seq, code in enumerate(cards, start=1):
+        shoe.send(seq, CardMsg(parse_card(code)))
+        shoe.expect(is_ack(seq))
+
+
+def _acked_while_locked(config: TableConfig, shoe: RawShoe, seq: int, card: str) -> bool:
+    """Whether ``card`` sent under ``seq`` is acknowledged while another writer holds the journal (the
+    daemon's write fails after SQLite's 5 s wait)."""
+    lock = sqlite3.connect(config.state_dir / JOURNAL_NAME, isolation_level=None)
+    try:
+        lock.execute("BEGIN IMMEDIATE")
+        shoe.send(seq, CardMsg(parse_card(card)))
+        return any(is_ack(seq)(f) for f in shoe.drain(7.0))
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+
+
+def _cards(config: TableConfig) -> list[str]:
+    return [i["card"] for _, i in journal_inputs(config.state_dir) if i["input"] == "card"]
+
+
 def test_a_frame_dropped_as_a_protocol_error_is_not_acknowledged_while_its_halt_cannot_be_journaled(
         tmp_path: Path, shoe: RawShoe) -> None:
     """The halt was only emitted and the frame acknowledged whatever came of it: with the journal failing
@@ -32,48 +73,22 @@ def test_a_frame_dropped_as_a_protocol_error_is_not_acknowledged_while_its_halt_
     acknowledged, so the shoe forgot it, and no halt was journaled: the restarted daemon played on, 9H lost
     unseen. The daemon says itself that after a journal fault no shoe frame is acknowledged."""
     config = shoe_table(tmp_path, shoe)
-    with DaemonThread(Daemon(config)):
-        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
-        shoe.send(0, Hello("Renumber", "1", "R"))
-        shoe.expect(is_ack(0))
-        shoe.send(1, CardMsg(parse_card("2C")))
-        shoe.expect(is_ack(1))
-        lock = sqlite3.connect(config.state_dir / JOURNAL_NAME, isolation_level=None)
-        try:
-            lock.execute("BEGIN IMMEDIATE")  # another writer holds the journal: the daemon's write fails
-            shoe.send(1, CardMsg(parse_card("9H")))  # SEQ 1 again, another card: dropped, a halt
-            acked = [f for f in shoe.drain(7.0) if is_ack(1)(f)]
-        finally:
-            lock.execute("ROLLBACK")
-            lock.close()
-        assert not acked, "the dropped 9H was acknowledged though its halt was never journaled"
-        client.close()
-    assert [i["card"] for _, i in journal_inputs(config.state_dir) if i["input"] == "card"] == ["2C"]
+    with _running(config):
+        _deal(shoe, "2C")
+        # SEQ 1 again, another card: dropped, a halt
+        assert not _acked_while_locked(config, shoe, 1, "9H"), (
+            "the dropped 9H was acknowledged though its halt was never journaled")
+    assert _cards(config) == ["2C"]
 
 
 def test_a_stale_frame_is_not_acknowledged_while_its_halt_cannot_be_journaled(
         tmp_path: Path, shoe: RawShoe) -> None:
     """The same for a stale SEQ (a shoe numbering from 1 again without a HELLO)."""
     config = shoe_table(tmp_path, shoe)
-    with DaemonThread(Daemon(config)):
-        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
-        shoe.send(0, Hello("Renumber", "1", "R"))
-        shoe.expect(is_ack(0))
-        for seq, code in ((1, "2C"), (2, "3C")):
-            shoe.send(seq, CardMsg(parse_card(code)))
-            shoe.expect(is_ack(seq))
-        lock = sqlite3.connect(config.state_dir / JOURNAL_NAME, isolation_level=None)
-        try:
-            lock.execute("BEGIN IMMEDIATE")
-            shoe.send(1, CardMsg(parse_card("9H")))
-            acked = [f for f in shoe.drain(7.0) if is_ack(1)(f)]
-        finally:
-            lock.execute("ROLLBACK")
-            lock.close()
-        assert not acked, "the stale 9H was acknowledged though its halt was never journaled"
-        client.close()
+    with _running(config):
+        _deal(shoe, "2C", "3C")
+        assert not _acked_while_locked(config, shoe, 1, "9H"), (
+            "the stale 9H was acknowledged though its halt was never journaled")
 
 
 def test_after_a_restart_another_card_under_the_cursors_seq_is_no_resend(
@@ -82,18 +97,10 @@ def test_after_a_restart_another_card_under_the_cursors_seq_is_no_resend(
     frame under SEQ 1 as its resend whatever it carried: the renumbered shoe's 9H was acknowledged and lost
     unseen, play going on, where the same frame without the restart halts the table."""
     config = shoe_table(tmp_path, shoe)
-    with DaemonThread(Daemon(config)):
-        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
-        shoe.send(0, Hello("Renumber", "1", "R"))
-        shoe.expect(is_ack(0))
-        shoe.send(1, CardMsg(parse_card("2C")))
-        shoe.expect(is_ack(1))
-        client.close()
+    with _running(config):
+        _deal(shoe, "2C")
     shoe.drain(0.2)
-    with DaemonThread(Daemon(config)):
-        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+    with _running(config) as client:
         shoe.send(1, CardMsg(parse_card("2C")))  # the resend of the cursor's frame: acknowledged, not dealt
         shoe.expect(is_ack(1))
         assert "shoe fault" not in offline(client)
@@ -101,30 +108,20 @@ def test_after_a_restart_another_card_under_the_cursors_seq_is_no_resend(
         shoe.expect(is_ack(1))
         wait_for(lambda: "shoe fault" in offline(client), "the dropped card to halt play")
         assert "frame seq 1 again with another message" in offline(client)["shoe fault"]
-        client.close()
-    assert [i["card"] for _, i in journal_inputs(config.state_dir) if i["input"] == "card"] == ["2C"]
+    assert _cards(config) == ["2C"]
 
 
 def test_after_a_restart_the_first_frame_under_the_cursors_seq_is_compared_with_its_card(
         tmp_path: Path, shoe: RawShoe) -> None:
     """As above, the shoe's first frame after the restart being the other card."""
     config = shoe_table(tmp_path, shoe)
-    with DaemonThread(Daemon(config)):
-        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
-        shoe.send(0, Hello("Renumber", "1", "R"))
-        shoe.expect(is_ack(0))
-        shoe.send(1, CardMsg(parse_card("2C")))
-        shoe.expect(is_ack(1))
-        client.close()
+    with _running(config):
+        _deal(shoe, "2C")
     shoe.drain(0.2)
-    with DaemonThread(Daemon(config)):
-        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+    with _running(config) as client:
         shoe.send(1, CardMsg(parse_card("9H")))
         shoe.expect(is_ack(1))
         wait_for(lambda: "shoe fault" in offline(client), "the dropped card to halt play")
-        client.close()
 
 
 def test_after_a_restart_another_card_under_the_cursors_seq_is_no_resend_after_a_checkpoint(
@@ -135,9 +132,7 @@ def test_after_a_restart_another_card_under_the_cursors_seq_is_no_resend_after_a
     restarted reader took the renumbered shoe's 9H under SEQ 4 for the resend of 2D, acknowledged it and lost
     it unseen, play going on."""
     config = shoe_table(tmp_path, shoe)
-    with DaemonThread(Daemon(config)):
-        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+    with _running(config) as client:
         shoe.send(0, Hello("Renumber", "1", "R"))
         shoe.expect(is_ack(0))
         for request in ({"cmd": "credit_in", "seat": 1, "amount": 10_000}, {"cmd": "new_shoe"},
@@ -147,7 +142,6 @@ def test_after_a_restart_another_card_under_the_cursors_seq_is_no_resend_after_a
         for seq, code in enumerate(("4S", "5H", "6C", "2D"), start=1):  # naturals: the round ends
             shoe.send(seq, CardMsg(parse_card(code)))
             shoe.expect(is_ack(seq))
-        client.close()
     shoe.drain(0.2)
     # The checkpoint the daemon takes at the round's end once checkpoint.EVERY inputs went by: the same
     # decision (maybe_checkpoint) on the same file, between the two runs.
@@ -158,13 +152,9 @@ def test_after_a_restart_another_card_under_the_cursors_seq_is_no_resend_after_a
     service.maybe_checkpoint()
     assert service.table.phase == "idle" and checkpoint.rows(journal.connection) == [journal.last_id]
     journal.close()
-    with DaemonThread(Daemon(config)):
-        client = CommandClient(config.spec.zeromq.command, key=local_key(config))
-        wait_for(lambda: client.call("status")["shoe_device"]["connected"], "the reader to connect")
+    with _running(config) as client:
         shoe.send(4, CardMsg(parse_card("9H")))
         shoe.expect(is_ack(4))
         wait_for(lambda: "shoe fault" in offline(client), "the dropped card to halt play")
         assert "frame seq 4 again with another message" in offline(client)["shoe fault"]
-        client.close()
-    cards = [i["card"] for _, i in journal_inputs(config.state_dir) if i["input"] == "card"]
-    assert cards == ["4S", "5H", "6C", "2D"]
+    assert _cards(config) == ["4S", "5H", "6C", "2D"]

@@ -14,7 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from floor_support import Proc, nats_server, postgres, query, wait_for  # noqa: F401 (fixtures)
-from test_floor_conflicting_rows import J, body, publish
+from test_floor_conflicting_rows import J, body, publish, recorded_three
 
 from controller.floor.local import NatsServer
 from tests.server_fixtures import FloorDatabase
@@ -29,15 +29,8 @@ def _alerts(dsn: str) -> list[tuple[object, ...]]:
 
 def test_a_settled_conflicting_rows_alert_clears_and_a_later_conflict_is_raised_again(
         tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:  # noqa: F811
-    publish(nats_server.url, [(n, body(n)) for n in (1, 2, 3)])
-    rec = Proc(tmp_path / "rec.log", "floor", "record", "--nats", nats_server.url,
-               "--db", postgres.dsn).start()
-    alerts = Proc(tmp_path / "alerts.log", "floor", "alerts", "--nats", nats_server.url,
-                  "--db", postgres.dsn).start()
+    rec, alerts = recorded_three(tmp_path, nats_server.url, postgres.dsn)
     try:
-        wait_for("rows 1..3 recorded", lambda: query(postgres.dsn, "SELECT MAX(recorded_row) FROM tables")
-                 == [(3,)], 60, rec)
-        time.sleep(1.5)  # past the duplicate window
         publish(nats_server.url, [(2, body(2, input={"input": "card", "card": "QS"}))])
         wait_for("the alert", lambda: _alerts(postgres.dsn) == [(J, False, {"first_row": 2, "rows": 1})],
                  60, alerts, rec)

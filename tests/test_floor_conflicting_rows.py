@@ -64,17 +64,27 @@ def publish(url: str, messages: list[tuple[int, bytes]], window: float = 1.0) ->
     return asyncio.run(go())
 
 
+def recorded_three(tmp_path: Path, url: str, dsn: str) -> tuple[Proc, Proc]:
+    """Rows 1..3 published and recorded by a recorder and an alert service started here (the caller stops
+    them), and the stream's one-second duplicate window passed: a body sent again now reaches the floor."""
+    publish(url, [(n, body(n)) for n in (1, 2, 3)])
+    rec = Proc(tmp_path / "rec.log", "floor", "record", "--nats", url, "--db", dsn).start()
+    alerts = Proc(tmp_path / "alerts.log", "floor", "alerts", "--nats", url, "--db", dsn).start()
+    try:
+        wait_for("rows 1..3 recorded", lambda: query(dsn, "SELECT MAX(recorded_row) FROM tables") == [(3,)],
+                 60, rec)
+    except BaseException:
+        alerts.stop()
+        rec.stop()
+        raise
+    time.sleep(1.5)  # past the duplicate window: the server keeps both bodies
+    return rec, alerts
+
+
 def test_a_row_recorded_again_with_another_body_is_kept_apart_logged_counted_and_raised(
         tmp_path: Path, nats_server: NatsServer, postgres: FloorDatabase) -> None:  # noqa: F811
-    publish(nats_server.url, [(n, body(n)) for n in (1, 2, 3)])
-    rec = Proc(tmp_path / "rec.log", "floor", "record", "--nats", nats_server.url,
-               "--db", postgres.dsn).start()
-    alerts = Proc(tmp_path / "alerts.log", "floor", "alerts", "--nats", nats_server.url,
-                  "--db", postgres.dsn).start()
+    rec, alerts = recorded_three(tmp_path, nats_server.url, postgres.dsn)
     try:
-        wait_for("rows 1..3 recorded", lambda: query(postgres.dsn, "SELECT MAX(recorded_row) FROM tables")
-                 == [(3,)], 60, rec)
-        time.sleep(1.5)  # past the duplicate window: the server keeps both
         other = body(2, at=1_700_000_100.0, input={"input": "card", "card": "QS"}, first_seq=2,
                      events=[{"event": "card_dealt", "table": T, "seq": 2, "card": "QS"},
                              {"event": "tilt", "table": T, "seq": 4, "reason": "the other history's"}])
