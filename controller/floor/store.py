@@ -96,7 +96,9 @@ ORDER BY t.table_id, t.journal_id FOR UPDATE
 # that body's events, in the batch or in ``conflicts``, and not the record's) is the other history going on:
 # kept apart too, with every row of the batch that goes on from it (seq after seq). Recorded, it put the other
 # history's row on top of the first's rows, its events numbered past a hole, and the first history's own row
-# was then the one kept apart (a review). A row whose events fit both cannot be told: it is recorded.
+# was then the one kept apart (a review). A row whose events fit both cannot be told: it is recorded; so is
+# one whose record's row before it is not known (not recorded, not in the batch: delivered out of order): a
+# true row so kept apart, its followers in later batches all followed it in ``conflicts``, none guarded.
 _CONFLICTS = """
 WITH firsts AS (
     SELECT DISTINCT ON (table_id, journal_id, row) table_id, journal_id, row, at, source, ref, input,
@@ -127,6 +129,8 @@ WITH firsts AS (
            (LAG(f.row) OVER w = f.row - 1 AND LAG(f.next_seq) OVER w = f.first_seq) AS goes_on,
            EXISTS (SELECT 1 FROM others_before o WHERE (o.table_id, o.journal_id, o.row, o.next_seq)
                    = (f.table_id, f.journal_id, f.row - 1, f.first_seq))
+           AND EXISTS (SELECT 1 FROM kept k WHERE (k.table_id, k.journal_id, k.row)
+                       = (f.table_id, f.journal_id, f.row - 1))
            AND NOT EXISTS (SELECT 1 FROM kept k WHERE (k.table_id, k.journal_id, k.row, k.next_seq)
                            = (f.table_id, f.journal_id, f.row - 1, f.first_seq)) AS follows_other
     FROM fresh f WINDOW w AS (PARTITION BY f.table_id, f.journal_id ORDER BY f.row)
