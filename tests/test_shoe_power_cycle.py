@@ -58,7 +58,7 @@ def killed_right_after_hello_then_power_cycled(rig: Rig, tmp_path: Path, **firmw
     assert proc.returncode == -signal.SIGKILL, rig.stderr()
     conn = sqlite3.connect(f"file:{rig.journal}?mode=ro", uri=True)
     try:
-        cursor = read_shoe_cursor(conn)
+        cursor = read_shoe_cursor(conn).frame
     finally:
         conn.close()
     assert cursor is not None and cursor.seq == 0  # the instant: the journal's last frame is HELLO 0

@@ -69,14 +69,15 @@ from controller.daemon.journal_schema import (
     FORMAT,
     INSERT,
     NEW_SUFFIX,
+    NO_SHOE_CURSOR,
     READS,
     SCHEMA,
     SET_CURSOR,
     VERSION,
+    ShoeCursor,
     bring_up_to_date,
     connect,
     read_shoe_cursor,
-    read_shoe_cursor_card,
 )
 from controller.inputs import Input
 from controller.limits import TableLimits
@@ -103,7 +104,7 @@ class Journal:
         conn: sqlite3.Connection,
         header: dict[str, str],
         last_id: int,
-        shoe_cursor: FrameId | None = None,
+        cursor: ShoeCursor = NO_SHOE_CURSOR,
     ) -> None:
         self.path = path
         self._conn = conn
@@ -112,12 +113,12 @@ class Journal:
         self.header = header
         self.last_id = last_id
         #: The last shoe frame accepted (committed with its input, or recorded alone).
-        self.shoe_cursor = shoe_cursor
+        self.shoe_cursor = cursor.frame
         #: At opening, the card the cursor's frame carried when the journal knows it (code, burn): the shoe's
         #: resend of that frame is then told from another card under its SEQ (ShoeReader's ``resume_card``).
-        self.shoe_cursor_card: tuple[str, bool] | None = None
+        self.shoe_cursor_card = cursor.card
         #: The input row that carried the cursor's frame (None: the cursor is a frame without an input).
-        self._cursor_row: int | None = None
+        self._cursor_row = cursor.row
         #: Why the journal cannot be written (set once by the first failed write; then every write
         #: is refused with it until a restart).
         self.fault: JournalFault | None = None
@@ -280,13 +281,11 @@ class Journal:
             raise JournalError(path, f"{last[1]} inputs but the last id is {last[0]}: rows are missing")
         try:
             bring_up_to_date(conn, header, int(last[0]))
-            cursor, (card, cursor_row) = read_shoe_cursor(conn), read_shoe_cursor_card(conn)
+            cursor = read_shoe_cursor(conn)
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise JournalError(path, f"cannot bring this journal up to version {VERSION}: {exc}") from None
-        journal = cls(path, conn, header, int(last[0]), cursor)
-        journal.shoe_cursor_card, journal._cursor_row = card, cursor_row
-        return journal
+        return cls(path, conn, header, int(last[0]), cursor)
 
     # --- writing -------------------------------------------------------------------------------
 

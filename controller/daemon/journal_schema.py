@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from controller.daemon import faults
 from drivers.shoe.transport import FrameId
@@ -88,34 +88,35 @@ def bring_up_to_date(conn: sqlite3.Connection, header: dict[str, str], last_id: 
     header["version"] = str(VERSION)
 
 
-def read_shoe_cursor(conn: sqlite3.Connection) -> FrameId | None:
-    """The last shoe frame accepted: the cursor row, or the frame of a later input row.
+class ShoeCursor(NamedTuple):
+    """The last shoe frame accepted (None: none), the card it carried when the journal knows it (its code,
+    and whether a burn; None: no card, or not known) and the input row that carried it (None: a frame
+    without an input, a HELLO or a run of heartbeats)."""
 
-    Only the rows after the cursor row and after the newest checkpoint (which refreshed the cursor
-    row in its own transaction, :meth:`Journal.save_cursor`) are read, newest first.
-    """
-    saved = conn.execute("SELECT session, seq, row FROM shoe_cursor WHERE id = 1").fetchone()
-    later = _later_framed_input(conn, saved)
-    if later is not None:
-        return FrameId(str(later[0]), int(later[1]))
-    return None if saved is None else FrameId(str(saved[0]), int(saved[1]))
+    frame: FrameId | None
+    card: tuple[str, bool] | None
+    row: int | None
 
 
-def read_shoe_cursor_card(conn: sqlite3.Connection) -> tuple[tuple[str, bool] | None, int | None]:
-    """The card (its code, and whether a burn) the cursor's frame carried, when the journal knows it, and the
-    input row that carried the cursor's frame (None: a frame without an input). That row is an input row after
-    the cursor row and the newest checkpoint, or the row the cursor row names when that row carries the
-    cursor's frame (a checkpoint rewrote the cursor after it: :meth:`Journal.save_cursor` names it). The card
-    is None when that input is no card (a HELLO, a run of heartbeats, a cursor row only)."""
+#: A new journal's: no shoe frame taken yet.
+NO_SHOE_CURSOR: Final = ShoeCursor(None, None, None)
+
+
+def read_shoe_cursor(conn: sqlite3.Connection) -> ShoeCursor:
+    """The shoe cursor: the frame of the newest input row after the cursor row and the newest checkpoint
+    (which refreshed the cursor row in its own transaction, :meth:`Journal.save_cursor`), else the cursor
+    row's, with its card read from the input row that carried it: that later row, or the row the cursor
+    row names when that row carries the cursor's frame (a checkpoint rewrote the cursor after it)."""
     saved = conn.execute("SELECT session, seq, row FROM shoe_cursor WHERE id = 1").fetchone()
     later: tuple[Any, ...] | None = _later_framed_input(conn, saved)
     if later is None and saved is not None:
         later = conn.execute("SELECT shoe_session, shoe_seq, input, id FROM inputs WHERE id = ? AND "
                              "shoe_session = ? AND shoe_seq = ?", (saved[2], saved[0], saved[1])).fetchone()
     if later is None:
-        return None, None
+        return ShoeCursor(None if saved is None else FrameId(str(saved[0]), int(saved[1])), None, None)
     inp = json.loads(later[2])
-    return (str(inp["card"]), bool(inp.get("burn"))) if inp.get("input") == "card" else None, int(later[3])
+    card = (str(inp["card"]), bool(inp.get("burn"))) if inp.get("input") == "card" else None
+    return ShoeCursor(FrameId(str(later[0]), int(later[1])), card, int(later[3]))
 
 
 def _later_framed_input(conn: sqlite3.Connection, saved: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
