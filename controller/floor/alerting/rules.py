@@ -180,9 +180,7 @@ class Pit:
             Raise(t, "gap", key, "critical", f"rows {first}..{last} of journal {key.split(':')[0]} are "
                   f"missing from the floor's history", {"first_row": first, "last_row": last}, None)
             for (t, key), (first, last) in sorted(now_open.items())]
-        actions += [Clear(t, "gap", key) for t, kind, key in sorted(self.open)
-                    if kind == "gap" and (t, key) not in now_open]
-        return self.filter(actions)
+        return self.filter(actions + self._gone("gap", set(now_open)))
 
     def conflicts(self, found: Iterable[tuple[str, str, int, int]]) -> list[Action]:
         """The journals with rows sent again with another body (table, journal, first row, rows): one alert
@@ -197,6 +195,8 @@ class Pit:
                   f"recorded: two histories under one journal (two Pis running copies of it?)",
                   {"first_row": first, "rows": n}, None)
             for t, j, first, n in found]
-        actions += [Clear(t, "conflicting_rows", key) for t, kind, key in sorted(self.open)
-                    if kind == "conflicting_rows" and (t, key) not in now_open]
-        return self.filter(actions)
+        return self.filter(actions + self._gone("conflicting_rows", now_open))
+
+    def _gone(self, kind: str, found: set[tuple[str, str]]) -> list[Action]:
+        """A clear for every open alert of ``kind`` whose (table, key) the history no longer holds."""
+        return [Clear(t, kind, key) for t, k, key in sorted(self.open) if k == kind and (t, key) not in found]
