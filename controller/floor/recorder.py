@@ -234,15 +234,9 @@ class Recorder:
         table's NATS user publishes only on its own subject: a body naming another table than its subject's
         is refused (it wrote that table's money into the history; a review, 2026-12-07)."""
         tables = [subject_table(s) or "" for s in subjects]
-        found: list[store.Conflict] = []
-
-        def write(conn: psycopg.Connection[Any]) -> list[int]:
-            found.clear()  # a database away: the transaction is tried again whole
-            return store.write_bodies(conn, bodies, tables, found)
-
-        unknown = await writer.run(write)
-        conflicts.extend(found)
-        return unknown
+        # write_bodies adds to ``conflicts`` only once its transaction is committed: a try the database's
+        # loss undid adds nothing.
+        return await writer.run(lambda conn: store.write_bodies(conn, bodies, tables, conflicts))
 
     async def _record_heartbeats(self) -> None:
         heard = self.board.take()
