@@ -31,7 +31,7 @@ from controller.daemon.journal_export import game_of
 from controller.daemon.journal_schema import tables
 from controller.daemon.recall import RoundRecorder
 from controller.daemon.service import event_payload
-from controller.floor.wire import RowMessage
+from controller.floor.wire import RowKey, RowMessage
 from controller.table import Table
 
 
@@ -94,7 +94,7 @@ class JournalSource:
         if last is None:
             return None
         now = self.entries(last.id, last.id) if self.last_row() >= last.id else []
-        if not now or _key(now[0]) != _key(last):
+        if not now or entry_key(now[0]) != entry_key(last):
             return f"its row {last.id} is not the one replayed"
         return None
 
@@ -170,7 +170,8 @@ class Replay:
             ended if ended is not finished else None, self.currency)
 
 
-def _key(entry: Entry) -> tuple[float, str, str | None, dict[str, Any]]:
+def entry_key(entry: Entry) -> RowKey:
+    """A journal entry's :attr:`controller.floor.wire.RowMessage.row_key`, as its message carries it."""
     return entry.at, entry.source, entry.ref, entry.input.to_dict()
 
 

@@ -34,7 +34,7 @@ from controller.daemon import faults
 from controller.daemon.config import TableConfig
 from controller.daemon.journal import JournalMismatch
 from controller.floor.cursor import STORED, Stored, Tail, read_tail
-from controller.floor.derive import JournalSource, Replay
+from controller.floor.derive import JournalSource, Replay, entry_key
 from controller.floor.stream import ensure_stream
 from controller.floor.wire import MSG_ID, STREAM, RowMessage, subject
 
@@ -91,8 +91,7 @@ def forked(source: JournalSource, tail: Tail) -> None:
         return
     held = RowMessage.parse(tail.body)
     [entry] = source.entries(tail.last, tail.last)
-    own = (entry.at, entry.source, entry.ref, entry.input.to_dict())
-    if (held.at, held.source, held.ref, held.input) != own:
+    if held.row_key != entry_key(entry):
         raise JournalMismatch(
             source.path, f"row {tail.last} of journal {source.journal_id} is not the one the stream holds "
             "(another time or input): the journal was restored from an older copy, or replaced by another "
@@ -118,7 +117,7 @@ async def held_alike(js: JetStreamContext, path: Path, body: bytes, ack: api.Pub
     if (held.headers or {}).get(MSG_ID) != sent.id:
         return
     kept = RowMessage.parse(held.data or b"")
-    if (kept.at, kept.source, kept.ref, kept.input) != (sent.at, sent.source, sent.ref, sent.input):
+    if kept.row_key != sent.row_key:
         raise JournalMismatch(
             path, f"table {sent.table_id} journal {sent.journal_id} row {sent.row}: the stream holds another "
             f"row under its id (stream message {ack.seq}), sent by another uplink moments before, and "

@@ -88,6 +88,10 @@ def parse_msg_id(text: str) -> tuple[str, str, int]:
     return table_id, journal_id, int(row)
 
 
+#: A journal row's own fields (:attr:`RowMessage.row_key`, :func:`controller.floor.derive.entry_key`).
+RowKey = tuple[float, str, str | None, dict[str, Any]]
+
+
 @dataclass(frozen=True, slots=True)
 class RowMessage:
     """One journal row and what it caused, as the recorder stores it."""
@@ -120,6 +124,12 @@ class RowMessage:
     @property
     def id(self) -> str:
         return msg_id(self.table_id, self.journal_id, self.row)
+
+    @property
+    def row_key(self) -> RowKey:
+        """The journal row itself (its time, source, ref and input): what a resend carries unchanged and
+        another history under the same row number does not (the rest is derived, or the moment's)."""
+        return self.at, self.source, self.ref, self.input
 
     @classmethod
     def parse(cls, data: bytes) -> RowMessage:
