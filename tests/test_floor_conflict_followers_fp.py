@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import psycopg
-import pytest
 from floor_support import postgres  # noqa: F401 (fixture)
 from test_floor_conflict_followers import _other, _record
 from test_floor_conflicting_rows import T, body
@@ -53,16 +52,13 @@ def test_a_true_row_after_a_hole_in_one_batch_is_not_kept_apart(postgres: FloorD
         assert [r for r, _, _ in _record(conn)] == [1, 2, 3, 4, 5, 6]
 
 
-@pytest.mark.xfail(strict=True, reason="open: the first body of a key in a batch is the one compared with, "
-                   "even when it is itself kept apart as following the other history (docs/floor.md)")
 def test_the_records_row_after_the_other_historys_in_one_batch_is_not_kept_apart(
         postgres: FloorDatabase) -> None:  # noqa: F811
-    """One batch (past the duplicate window) holds B's rows 2..4 and then A's row 4 and 5: B's 4, first
-    in the batch, is taken as the body A's 4 is compared with, so A's 4 is kept apart as differing from a
-    row that is itself kept apart, and A's rows after it follow it: rows 4 and 5 are a hole in the record
-    (the gap and the conflict both raised), A's 6 recorded after it. Before the rule of followers, B's 4
-    was recorded and A's 4 kept apart. Comparing with a first body that is not itself kept apart is
-    circular with how the followers are found; not done yet."""
+    """One batch (past the duplicate window) holds B's rows 2..4 and then A's row 4 and 5. B's 4 came
+    first, but A's 4 is the body whose first seq goes on from the recorded row 3: A's 4 and 5 are recorded,
+    B's 2..4 kept apart. Before, the first body delivered was the one compared with: A's 4 was kept apart as
+    differing from a row itself kept apart, and A's 5 followed it, a hole in the record (gap and conflict
+    raised), A's 6 recorded above it."""
     with psycopg.connect(postgres.dsn) as conn:
         migrate(conn)
         store.write_bodies(conn, [body(1), body(2), body(3)])
@@ -70,4 +66,6 @@ def test_the_records_row_after_the_other_historys_in_one_batch_is_not_kept_apart
         store.write_bodies(conn, [_other(2, 2, 2), _other(3, 4, 1), _other(4, 5, 1), body(4), body(5)],
                            conflicts=found)
         store.write_bodies(conn, [body(6)], conflicts=found)
-        assert [r for r, _, _ in _record(conn)] == [1, 2, 3, 4, 5, 6], found
+        assert [(r, card) for r, card, _ in _record(conn)] == [(n, "KH") for n in range(1, 7)], found
+        assert sorted(c.row for c in found) == [2, 3, 4]
+        assert conn.execute("SELECT recorded_row FROM tables").fetchall() == [(6,)]

@@ -99,11 +99,30 @@ ORDER BY t.table_id, t.journal_id FOR UPDATE
 # was then the one kept apart (a review). A row whose events fit both cannot be told: it is recorded; so is
 # one whose record's row before it is not known (not recorded, not in the batch: delivered out of order): a
 # true row so kept apart, its followers in later batches all followed it in ``conflicts``, none guarded.
+# Of a new row's bodies in one batch, the one compared with is the one whose first seq goes on, row after
+# row (``chain``), from the recorded row before it, else the first delivered: the first always, the record's
+# own row after the other history's was kept apart with its followers, a hole (a review). Only journals with
+# two bodies of a row in the batch (``contested``) walk the chain: a true batch costs one grouping.
 _CONFLICTS = """
-WITH firsts AS (
-    SELECT DISTINCT ON (table_id, journal_id, row) table_id, journal_id, row, at, source, ref, input,
-           first_seq, first_seq + jsonb_array_length(events) AS next_seq
-    FROM floor_rows ORDER BY table_id, journal_id, row, n
+WITH RECURSIVE contested AS (
+    SELECT DISTINCT table_id, journal_id FROM floor_rows GROUP BY table_id, journal_id, row
+    HAVING COUNT(DISTINCT jsonb_build_array(at, source, ref, input)) > 1
+), chain AS (
+    SELECT r.n, r.table_id, r.journal_id, r.row, r.first_seq + jsonb_array_length(r.events) AS next_seq
+    FROM floor_rows r JOIN contested USING (table_id, journal_id)
+    JOIN inputs i ON (i.table_id, i.journal_id, i.row, i.first_seq + i.event_count)
+                   = (r.table_id, r.journal_id, r.row - 1, r.first_seq)
+    WHERE NOT EXISTS (SELECT 1 FROM inputs j WHERE (j.table_id, j.journal_id, j.row)
+                      = (r.table_id, r.journal_id, r.row))
+    UNION
+    SELECT r.n, r.table_id, r.journal_id, r.row, r.first_seq + jsonb_array_length(r.events)
+    FROM chain c JOIN floor_rows r ON (r.table_id, r.journal_id, r.row, r.first_seq)
+                                      = (c.table_id, c.journal_id, c.row + 1, c.next_seq)
+), firsts AS (
+    SELECT DISTINCT ON (r.table_id, r.journal_id, r.row) r.table_id, r.journal_id, r.row, r.at, r.source,
+           r.ref, r.input, r.first_seq, r.first_seq + jsonb_array_length(r.events) AS next_seq
+    FROM floor_rows r LEFT JOIN chain c USING (n)
+    ORDER BY r.table_id, r.journal_id, r.row, c.n IS NULL, r.n
 ), fresh AS (
     SELECT f.* FROM firsts f WHERE NOT EXISTS (
         SELECT 1 FROM inputs i WHERE (i.table_id, i.journal_id, i.row) = (f.table_id, f.journal_id, f.row))
