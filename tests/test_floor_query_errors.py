@@ -1,9 +1,9 @@
 """The floor's query commands with their database down, stopped or misnamed: one line, never a traceback.
 
-``croupier floor tables``, ``recall``, ``export``, ``report`` and ``verify`` (none of them needs NATS)
-run as the operator runs them (the command line's ``main``; once as a process of its own), against a
-port nobody listens on, a real PostgreSQL stopped, a database or role that is not there, a role that
-may not read, and a --db that is no URL. Each says what failed and where, the password hidden
+``croupier floor tables``, ``recall``, ``export``, ``report``, ``verify`` and ``conflicts`` (none of them
+needs NATS) run as the operator runs them (the command line's ``main``; once as a process of its own),
+against a port nobody listens on, a real PostgreSQL stopped, a database or role that is not there, a role
+that may not read, and a --db that is no URL. Each says what failed and where, the password hidden
 (docs/floor.md, "What an operator sees when each part is down").
 """
 
@@ -28,7 +28,7 @@ FROM_TO = ["--from", "2026-12-01", "--to", "2026-12-02"]
 #: Each query command's arguments before ``--db``.
 COMMANDS = {"tables": ["tables"], "recall": ["recall", "baccarat_1"],
             "export": ["export", "baccarat_1", *FROM_TO], "report": ["report", *FROM_TO],
-            "verify": ["verify"]}
+            "verify": ["verify"], "conflicts": ["conflicts"]}
 
 
 def one_line(capsys: pytest.CaptureFixture[str], command: str, dsn: str, code: int) -> str:

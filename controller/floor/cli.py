@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from controller.floor import verify_cli
+from controller.floor import conflicts_cli, verify_cli
 from controller.floor.query_cli import run_export, run_recall, run_tables
 from controller.floor.wire import RECORD_BATCH, RECORD_WRITERS
 from controller.tools.demo_ports import PORTS_PER_TABLE
@@ -111,6 +111,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     e.add_argument("--db", required=True, help="PostgreSQL URL (a read-only role is enough)")
     e.set_defaults(func=run_export)
     verify_cli.register(floor_sub, EXAMPLE_DB)
+    conflicts_cli.register(floor_sub, EXAMPLE_DB)
     d = floor_sub.add_parser(
         "demo", help="the floor on this machine: servers, simulated tables, uplinks, a recorder",
         description="The whole floor on this machine, in a temporary folder: a nats-server and a PostgreSQL "

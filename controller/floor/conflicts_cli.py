@@ -1,0 +1,151 @@
+"""``croupier floor conflicts``: rows kept apart as another history's, beside the record, and settling them.
+
+The recorder keeps a row that came again with another body than the one recorded (and the other history's
+rows that follow it) in ``conflicts``, and the alert service raises ``conflicting_rows`` until the rows are
+gone (docs/floor.md, "A row sent again with another body"). The floor cannot know which history is the
+table's: a person compares the Pis' journals. Before this command they read and removed the rows by hand in
+SQL, with nothing left to say who did it or why. Now they list them with what differs, and settle a journal
+in one transaction that removes its rows and appends a ``conflicts_settled`` entry to the significant-event
+log (who, why, which rows), so that the alert's clearing has a cause an auditor can read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+import uuid
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final
+
+from controller.floor.query_cli import FloorUnreadable, read_floor
+
+if TYPE_CHECKING:
+    import psycopg
+
+#: The fields of a journal row the recorder compares (store._CONFLICTS): what can differ between bodies.
+FIELDS: Final = ("at", "source", "ref", "input")
+
+DOC = """The journal rows the floor kept apart as another history's (docs/floor.md, "A row sent again with
+another body"): each with its recorded row's fields beside the other body's, and which differ. A row with
+no recorded row beside it was kept apart as following the other history. Lists every table's, or TABLE's.
+
+With --settle JOURNAL (and TABLE, --reason), once a person has compared the Pis' journals: the journal's
+rows are removed from conflicts and a conflicts_settled entry (the rows, the reason, the system and
+database users) is appended to the significant-event log, in one transaction; the conflicting_rows alert
+then clears. Needs a role that may delete from conflicts (the recorder's). Exit 0; 1 when there was
+nothing of that journal to settle, or the database refused; 2 when it cannot be reached."""
+
+_LIST = """
+SELECT c.table_id, c.journal_id, c.row, c.detected_at, c.body,
+       i.row IS NOT NULL AS recorded, i.at, i.source, i.ref, i.input
+FROM conflicts c LEFT JOIN inputs i USING (table_id, journal_id, row)
+WHERE %(table)s::text IS NULL OR c.table_id = %(table)s
+ORDER BY c.table_id, c.journal_id, c.row, c.detected_at, c.digest
+"""
+
+
+def register(floor_sub: argparse._SubParsersAction[argparse.ArgumentParser], example_db: str) -> None:
+    """Add ``croupier floor conflicts`` to ``croupier floor``'s subcommands."""
+    p = floor_sub.add_parser(
+        "conflicts", help="rows kept apart as another history's: list them, or settle a journal's",
+        description=DOC + "\n\nExamples:\n  croupier floor conflicts --db " + example_db
+        + "\n  croupier floor conflicts baccarat_1 --settle 7f3e... --reason 'Pi B was a restored copy' --db "
+        + example_db)
+    p.add_argument("table", nargs="?", help="this table's only (needed with --settle)")
+    p.add_argument("--db", required=True, help="PostgreSQL URL (the reader's role lists; --settle needs the "
+                                               "recorder's)")
+    p.add_argument("--json", action="store_true", help="one JSON object per row kept apart, for programs")
+    p.add_argument("--settle", metavar="JOURNAL", help="remove this journal's rows, logging who and why")
+    p.add_argument("--reason", help="with --settle: what the person found (logged)")
+    p.set_defaults(func=run)
+
+
+def listed(conn: psycopg.Connection[Any], table: str | None = None) -> list[dict[str, Any]]:
+    """Every row in ``conflicts`` (of ``table``), oldest key first: its key, when it was kept apart, the
+    recorded row's fields (None: no row of that key is recorded) and the other body's, and which differ."""
+    out = []
+    for table_id, journal_id, row, detected, body, recorded, *fields in conn.execute(_LIST, {"table": table}):
+        mine = dict(zip(FIELDS, fields, strict=True)) if recorded else None
+        other = {name: body.get(name) for name in FIELDS}
+        differ = [name for name in FIELDS if mine is None or mine[name] != other[name]]
+        out.append({"table": table_id, "journal": journal_id, "row": int(row),
+                    "detected_at": detected.timestamp(), "recorded": mine, "other": other, "differ": differ})
+    return out
+
+
+def text(rows: list[dict[str, Any]]) -> str:
+    """One block a row: its key and time, then each differing field, recorded and other."""
+    if not rows:
+        return "no conflicting rows"
+    lines = []
+    for r in rows:
+        when = datetime.fromtimestamp(r["detected_at"], UTC).isoformat(timespec="seconds")
+        lines.append(f"{r['table']} journal {r['journal']} row {r['row']} (kept apart {when})")
+        if r["recorded"] is None:
+            lines.append("  no row of this key is recorded: kept apart as following the other history")
+        for name in r["differ"]:
+            mine = "-" if r["recorded"] is None else _shown(r["recorded"][name])
+            lines.append(f"  {name:<6} recorded {mine}")
+            lines.append(f"  {'':<6} other    {_shown(r['other'][name])}")
+    return "\n".join(lines)
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def settle(conn: psycopg.Connection[Any], table: str, journal: str, reason: str, by: str) -> list[int]:
+    """Remove ``journal``'s rows from ``conflicts`` and log it (:data:`DOC`); the rows removed, [] when it
+    had none (nothing logged). Under the journal's ``tables`` row lock, as the recorder writes: a conflict a
+    recorder is adding is either removed with the others or kept whole after."""
+    from controller.floor import eventlog
+
+    with conn.transaction(), conn.cursor() as cur:
+        key = (table, journal)
+        cur.execute("SELECT 1 FROM tables WHERE table_id = %s AND journal_id = %s FOR UPDATE", key)
+        cur.execute("DELETE FROM conflicts WHERE table_id = %s AND journal_id = %s RETURNING row", key)
+        rows = sorted({int(row) for (row,) in cur.fetchall()})
+        if rows:
+            role = cur.execute("SELECT current_user").fetchone()
+            eventlog.append(cur, table_id=table, kind="conflicts_settled",
+                            origin=f"conflicts_settled:{table}:{journal}:{uuid.uuid4()}",
+                            body={"journal": journal, "rows": rows, "reason": reason, "by": by,
+                                  "db_user": None if role is None else role[0]})
+    return rows
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.settle is None:
+        if args.reason is not None:
+            return _usage("--reason goes with --settle JOURNAL")
+        try:
+            rows = read_floor("conflicts", args.db, lambda conn: listed(conn, args.table))
+        except FloorUnreadable as exc:
+            return exc.tell()
+        if not args.json:
+            print(text(rows))
+        for r in rows if args.json else ():
+            print(json.dumps(r))
+        return 0
+    if args.table is None or not (args.reason or "").strip():
+        return _usage("--settle JOURNAL needs the TABLE and a --reason (the significant-event log keeps it)")
+    try:
+        settled = read_floor("conflicts", args.db,
+                          lambda conn: settle(conn, args.table, args.settle, args.reason, getpass.getuser()))
+    except FloorUnreadable as exc:
+        return exc.tell()
+    if not settled:
+        print(f"croupier floor conflicts: table {args.table} journal {args.settle} has no conflicting rows: "
+              "nothing settled")
+        return 1
+    print(f"settled: table {args.table} journal {args.settle} rows {', '.join(map(str, settled))} removed "
+          "from conflicts; logged as conflicts_settled")
+    return 0
+
+
+def _usage(why: str) -> int:
+    """A usage error, as argparse says one: on stderr, exit 2."""
+    print(f"croupier floor conflicts: {why}", file=sys.stderr)
+    return 2
