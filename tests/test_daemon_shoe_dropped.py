@@ -22,7 +22,7 @@ from controller.daemon.journal import JOURNAL_NAME, Journal
 from controller.daemon.runner import DaemonThread
 from controller.daemon.server import Daemon
 from controller.daemon.service import TableService
-from drivers.shoe.messages import CardMsg, Hello
+from drivers.shoe.messages import CardMsg, Fault, Hello
 from tests.shoe_support import RawShoe, is_ack
 
 pytestmark = pytest.mark.timeout(120)
@@ -158,3 +158,28 @@ def test_after_a_restart_another_card_under_the_cursors_seq_is_no_resend_after_a
         wait_for(lambda: "shoe fault" in offline(client), "the dropped card to halt play")
         assert "frame seq 4 again with another message" in offline(client)["shoe fault"]
     assert _cards(config) == ["4S", "5H", "6C", "2D"]
+
+
+def test_a_card_dropped_while_the_shoe_is_jammed_is_journaled_once_beside_the_jam(
+        tmp_path: Path, shoe: RawShoe) -> None:
+    """The shoe at fault for a jam, then renumbering (another card under the last SEQ): the drop was only
+    logged at INFO, the journal holding the jam alone, so a restart or an audit never learned that a card
+    left the shoe unseen. Now its words join the jam's in one row; the same error again adds nothing."""
+    config = shoe_table(tmp_path, shoe)
+    with _running(config) as client:
+        _deal(shoe, "2C")
+        shoe.send(2, Fault(1, "jam"))
+        shoe.expect(is_ack(2))
+        wait_for(lambda: "shoe fault" in offline(client), "the jam")
+        rows = client.call("status")["seq"]
+        for _ in range(2):
+            shoe.send(2, CardMsg(parse_card("9H")))
+            shoe.expect(is_ack(2))
+        wait_for(lambda: "protocol error" in offline(client)["shoe fault"], "the drop's words")
+        assert offline(client)["shoe fault"].startswith("jam")
+        assert client.call("status")["seq"] == rows + 1
+    faults = [i["detail"] for _, i in journal_inputs(config.state_dir)
+              if i["input"] == "device" and i["device"] == "shoe fault"]
+    assert len(faults) == 2 and faults[0].startswith("jam")
+    assert "; protocol error: frame seq 2 again" in faults[1]
+    assert _cards(config) == ["2C"]

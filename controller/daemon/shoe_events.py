@@ -24,6 +24,9 @@ from drivers.shoe import FrameId, ShoeCard, ShoeError, ShoeEvent, ShoeStatus
 log = logging.getLogger("croupier.daemon")
 
 
+#: How a protocol error's words start in the shoe fault's detail: one such fault at a time is journaled.
+PROTOCOL_ERROR = "protocol error: "
+
 #: Shoe frames accepted (heartbeats, statuses) before the shoe cursor is journaled without an input:
 #: well under 128, so a restarted reader never takes a new frame for an old one (docs/daemon.md).
 SHOE_CURSOR_LAG = 64
@@ -96,8 +99,8 @@ def on_shoe_event(d: DaemonHost, event: ShoeEvent, frame: FrameId | None = None)
     burst = event.detail.get("burst") if event.status == "framing_error" else None
     if burst == "ongoing":
         pass  # counted on shoe_status each interval; the log has one line per burst (and its end)
-    elif event.status == "protocol_error" and SHOE_FAULT in offline:
-        log.info("shoe %s: %s (the shoe is at fault already)", event.status, event.detail)
+    elif event.status == "protocol_error" and PROTOCOL_ERROR in offline.get(SHOE_FAULT, ""):
+        log.info("shoe %s: %s (at fault for a protocol error already)", event.status, event.detail)
     elif event.status in ("fault", "protocol_error", "lid_open", "shoe_empty") or burst == "start":
         log.warning("shoe %s: %s", event.status, event.detail)
     else:
@@ -116,10 +119,14 @@ def on_shoe_event(d: DaemonHost, event: ShoeEvent, frame: FrameId | None = None)
     elif event.status == "fault":
         what = f"{event.detail.get('fault', 'fault')}: {event.detail.get('text', '')}".rstrip(": ")
         d.submit(DeviceStatus(SHOE_FAULT, False, what), "shoe", frame=frame)
-    elif event.status == "protocol_error" and SHOE_FAULT not in offline:
+    elif event.status == "protocol_error" and PROTOCOL_ERROR not in offline.get(SHOE_FAULT, ""):
         # Once until the shoe is reset: a firmware repeating a bad frame every second must not write
         # a journal row, an event and a warning each time (the first says what; the log keeps the rest).
-        d.submit(DeviceStatus(SHOE_FAULT, False, f"protocol error: {event.detail['reason']}"), "shoe")
+        # A shoe at fault for something else (a jam) gets the words added: a card dropped then was only
+        # logged, and a restart, or the journal read later, no longer said that a card was lost (a review).
+        words = f"{PROTOCOL_ERROR}{event.detail['reason']}"
+        before = offline.get(SHOE_FAULT)
+        d.submit(DeviceStatus(SHOE_FAULT, False, words if before is None else f"{before}; {words}"), "shoe")
     elif event.status == "hello" and SHOE_FAULT in offline:
         d.submit(DeviceStatus(SHOE_FAULT, True, "shoe reset (HELLO)"), "shoe", frame=frame)
     elif burst == "start" and _plain(d) and SHOE_FAULT not in offline:
