@@ -69,3 +69,42 @@ def test_the_records_row_after_the_other_historys_in_one_batch_is_not_kept_apart
         assert [(r, card) for r, card, _ in _record(conn)] == [(n, "KH") for n in range(1, 7)], found
         assert sorted(c.row for c in found) == [2, 3, 4]
         assert conn.execute("SELECT recorded_row FROM tables").fetchall() == [(6,)]
+
+
+def test_two_bodies_that_both_go_on_from_the_recorded_row_keep_one_history_in_one_batch(
+        postgres: FloorDatabase) -> None:  # noqa: F811
+    """Pis A and B part at row 4, both numbering its events from seq 4 (the recorded row 3's next): B's 4
+    has two events, A's one. One batch: B's 4, A's 4, A's 5, B's 5. Both row 4s go on from row 3, so the
+    first delivered, B's, is the record's; but each row's bodies were chosen apart: both row 5s go on
+    (each from its own row 4), and the first delivered, A's 5, was the one compared with, while it
+    follows A's 4, kept apart: A's 5 was kept apart as following the other history, B's 5 as differing
+    from it, row 5 a hole in the record (both bodies in conflicts, a gap for ever). The body chosen for a
+    row is the one that goes on from the body chosen for the row before."""
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        store.write_bodies(conn, [body(1), body(2), body(3)])
+        found: list[store.Conflict] = []
+        store.write_bodies(conn, [_other(4, 4, 2), _a(4, 4, 1), _a(5, 5, 1), _other(5, 6, 1)],
+                           conflicts=found)
+        assert [(r, card, seq) for r, card, seq in _record(conn)][3:] == [(4, "QS", 4), (5, "QS", 6)], found
+        assert conn.execute("SELECT row, body->'input'->>'card' FROM conflicts ORDER BY row").fetchall() == [
+            (4, "KH"), (5, "KH")]
+        assert conn.execute("SELECT recorded_row FROM tables").fetchall() == [(5,)]
+
+
+def test_the_chain_goes_on_from_a_recorded_row_and_not_from_another_body_of_it(
+        postgres: FloorDatabase) -> None:  # noqa: F811
+    """Rows 1..3 and 5 recorded (row 4 still to come). One batch: B's 4 (from seq 4, the only row 4 in it:
+    recorded), B's 5 and 6 (going on from B's 4), and A's 6, going on from the recorded row 5. The chain ran
+    from B's 4 through B's 5, another body of the recorded row 5, to B's 6: both row 6s "went on", the
+    first delivered (B's) was compared with and kept apart as following B's 5, and A's 6 as differing
+    from it: a hole at row 6. docs/floor.md: the body compared with goes on from the recorded row before."""
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        store.write_bodies(conn, [body(1), body(2), body(3), body(5)])
+        found: list[store.Conflict] = []
+        store.write_bodies(conn, [_other(4, 4, 2), _other(5, 6, 1), _other(6, 7, 1), body(6)],
+                           conflicts=found)
+        assert [(r, card) for r, card, _ in _record(conn)][4:] == [(5, "KH"), (6, "KH")], found
+        assert sorted(c.row for c in found) == [5, 6]
+        assert conn.execute("SELECT recorded_row FROM tables").fetchall() == [(6,)]

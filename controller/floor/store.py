@@ -102,22 +102,33 @@ ORDER BY t.table_id, t.journal_id FOR UPDATE
 # Of a new row's bodies in one batch, the one compared with is the one whose first seq goes on, row after
 # row (``chain``), from the recorded row before it, else the first delivered: the first always, the record's
 # own row after the other history's was kept apart with its followers, a hole (a review). Only journals with
-# two bodies of a row in the batch (``contested``) walk the chain: a true batch costs one grouping.
+# two bodies of a row in the batch (``contested``) walk the chain: a true batch costs one grouping. The chain
+# holds one body a row, the first delivered of those going on from the one chosen for the row before (or
+# from the recorded row), and stops at a recorded row: bodies chosen row by row apart, two bodies both going
+# on from row 3 gave B's 4 and A's 5, and one going on through another body of a recorded row was taken for
+# the record's; either way a hole, both bodies of a row kept apart (a review, 2026-12-08).
 _CONFLICTS = """
 WITH RECURSIVE contested AS (
     SELECT DISTINCT table_id, journal_id FROM floor_rows GROUP BY table_id, journal_id, row
     HAVING COUNT(DISTINCT jsonb_build_array(at, source, ref, input)) > 1
 ), chain AS (
-    SELECT r.n, r.table_id, r.journal_id, r.row, r.first_seq + jsonb_array_length(r.events) AS next_seq
-    FROM floor_rows r JOIN contested USING (table_id, journal_id)
-    JOIN inputs i ON (i.table_id, i.journal_id, i.row, i.first_seq + i.event_count)
-                   = (r.table_id, r.journal_id, r.row - 1, r.first_seq)
-    WHERE NOT EXISTS (SELECT 1 FROM inputs j WHERE (j.table_id, j.journal_id, j.row)
-                      = (r.table_id, r.journal_id, r.row))
-    UNION
-    SELECT r.n, r.table_id, r.journal_id, r.row, r.first_seq + jsonb_array_length(r.events)
-    FROM chain c JOIN floor_rows r ON (r.table_id, r.journal_id, r.row, r.first_seq)
-                                      = (c.table_id, c.journal_id, c.row + 1, c.next_seq)
+    (SELECT DISTINCT ON (r.table_id, r.journal_id, r.row) r.n, r.table_id, r.journal_id, r.row,
+            r.first_seq + jsonb_array_length(r.events) AS next_seq
+     FROM floor_rows r JOIN contested USING (table_id, journal_id)
+     JOIN inputs i ON (i.table_id, i.journal_id, i.row, i.first_seq + i.event_count)
+                    = (r.table_id, r.journal_id, r.row - 1, r.first_seq)
+     WHERE NOT EXISTS (SELECT 1 FROM inputs j WHERE (j.table_id, j.journal_id, j.row)
+                       = (r.table_id, r.journal_id, r.row))
+     ORDER BY r.table_id, r.journal_id, r.row, r.n)
+    UNION ALL
+    SELECT r.n, c.table_id, c.journal_id, c.row + 1, r.first_seq + jsonb_array_length(r.events)
+    FROM chain c CROSS JOIN LATERAL (
+        SELECT f.n, f.first_seq, f.events FROM floor_rows f
+        WHERE (f.table_id, f.journal_id, f.row, f.first_seq)
+              = (c.table_id, c.journal_id, c.row + 1, c.next_seq)
+          AND NOT EXISTS (SELECT 1 FROM inputs j WHERE (j.table_id, j.journal_id, j.row)
+                          = (f.table_id, f.journal_id, f.row))
+        ORDER BY f.n LIMIT 1) r
 ), firsts AS (
     SELECT DISTINCT ON (r.table_id, r.journal_id, r.row) r.table_id, r.journal_id, r.row, r.at, r.source,
            r.ref, r.input, r.first_seq, r.first_seq + jsonb_array_length(r.events) AS next_seq
