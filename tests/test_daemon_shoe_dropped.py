@@ -183,3 +183,42 @@ def test_a_card_dropped_while_the_shoe_is_jammed_is_journaled_once_beside_the_ja
     assert len(faults) == 2 and faults[0].startswith("jam")
     assert "; protocol error: frame seq 2 again" in faults[1]
     assert _cards(config) == ["2C"]
+
+
+def test_after_a_restart_a_card_under_the_seq_of_a_journaled_jam_is_no_resend(
+        tmp_path: Path, shoe: RawShoe) -> None:
+    """As above, the daemon restarted between the jam and the card: the journal's cursor is the jam's
+    FAULT frame (SEQ 2), and the first frame under SEQ 2 after a resume was taken for its resend whatever it
+    carried, as only a card cursor is compared: the renumbering shoe's 9H was acknowledged and lost, the
+    journal holding the jam alone. A card under the SEQ of a frame the journal holds as no card is none of
+    its resends: dropped, its words joining the jam's."""
+    config = shoe_table(tmp_path, shoe)
+    with _running(config) as client:
+        _deal(shoe, "2C")
+        shoe.send(2, Fault(1, "jam"))
+        shoe.expect(is_ack(2))
+        wait_for(lambda: "shoe fault" in offline(client), "the jam")
+    shoe.drain(0.2)
+    with _running(config) as client:
+        assert offline(client)["shoe fault"].startswith("jam")
+        shoe.send(2, CardMsg(parse_card("9H")))
+        shoe.expect(is_ack(2))
+        wait_for(lambda: "protocol error" in offline(client)["shoe fault"], "the drop's words", timeout=5)
+    assert _cards(config) == ["2C"]
+
+
+def test_after_a_restart_the_jams_own_resend_is_still_a_resend(tmp_path: Path, shoe: RawShoe) -> None:
+    """The jam's FAULT frame again after the restart (its ACK lost): acknowledged, no protocol error."""
+    config = shoe_table(tmp_path, shoe)
+    with _running(config) as client:
+        _deal(shoe, "2C")
+        shoe.send(2, Fault(1, "jam"))
+        shoe.expect(is_ack(2))
+        wait_for(lambda: "shoe fault" in offline(client), "the jam")
+    shoe.drain(0.2)
+    with _running(config) as client:
+        rows = client.call("status")["seq"]
+        shoe.send(2, Fault(1, "jam"))
+        shoe.expect(is_ack(2))
+        assert "protocol error" not in offline(client)["shoe fault"]
+        assert client.call("status")["seq"] == rows

@@ -208,7 +208,8 @@ class Daemon:
                 journal = self.service.journal if self.service is not None else None
                 resume = journal.shoe_cursor if journal is not None else None
                 card = journal.shoe_cursor_card if journal is not None else None
-                self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_frame, resume, card)
+                self.shoe = ShoeLink(self.shoe_profile, loop, self.on_shoe_frame, resume, card,
+                                     journal is not None and journal.shoe_cursor_no_card)
                 offline = self.service.table.offline if self.service is not None else {}
                 self.shoe.reader.flags.lid_open = SHOE_LID in offline  # as journaled: a "closed" beat is news
                 if self.shoe_profile.mode == "dealing_shuffler":

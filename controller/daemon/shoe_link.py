@@ -47,6 +47,7 @@ class ShoeLink:
         handle: FrameSink,
         resume: FrameId | None = None,
         resume_card: tuple[str, bool] | None = None,
+        resume_no_card: bool = False,
     ) -> None:
         self.profile = profile
         self._loop = loop
@@ -63,6 +64,7 @@ class ShoeLink:
             resume=resume,
             # The journal's card of that frame (code, burn), if it knows it: its resend is told from another.
             resume_card=None if resume_card is None else CardMsg(parse_card(resume_card[0]), resume_card[1]),
+            resume_no_card=resume_no_card,
             on_acked=lambda _frame: faults.point("shoe_acked"),
         )
 

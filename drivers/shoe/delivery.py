@@ -122,6 +122,7 @@ class FrameReader:
     _port: serial.SerialBase | None
     _last_seq: int | None
     _last_frame: Frame | UndecodableFrame | None
+    _resume_no_card: bool
     _cmd_seq: int
 
     def _write(self, data: bytes) -> None:
@@ -243,7 +244,8 @@ class FrameReader:
             undecodable = self._undecodable(frame) if isinstance(frame, UndecodableFrame) else None
             if not self._take(FrameId(new_session(), frame.seq), frame, undecodable):
                 return True
-        elif behind == 0 and self._last_frame not in (None, frame):
+        elif behind == 0 and (self._last_frame not in (None, frame) or self._last_frame is None
+                              and self._resume_no_card and isinstance(message, CardMsg)):
             # Its SEQ, another message: no resend (a resend is the same bytes) but a shoe that restarted
             # its numbering without a HELLO, its first frame numbered as the last one taken. Acknowledged
             # as one would have been and dropped, a card was lost unseen, play going on: halt the table

@@ -84,6 +84,7 @@ class ShoeReader(SessionLoop):
         on_frame: FrameHandler | None = None,
         resume: FrameId | None = None,
         resume_card: CardMsg | None = None,
+        resume_no_card: bool = False,
         on_acked: Callable[[FrameId], None] | None = None,
     ) -> None:
         self.profile = profile
@@ -112,6 +113,9 @@ class ShoeReader(SessionLoop):
         #: resend (it was acknowledged as one and lost unseen, the halt with it).
         self._last_frame: Frame | UndecodableFrame | None = (
             Frame(resume.seq, resume_card) if resume is not None and resume_card is not None else None)
+        #: After a resume whose frame the journal holds as no card (a FAULT's, a lid's row): a card under its
+        #: SEQ is none of its resends (it was acknowledged as one and lost unseen while the shoe was jammed).
+        self._resume_no_card = resume is not None and resume_no_card
         #: SEQ of the next host command; restarts at 0 with every session (docs/shoe-protocol.md).
         self._cmd_seq = 0
         #: When a RESET was asked for or went out, until the HELLO that answers it (None: none).
