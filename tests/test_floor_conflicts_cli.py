@@ -89,3 +89,25 @@ def test_settling_a_journal_removes_its_rows_and_logs_who_and_why(postgres: Floo
         assert eventlog.verify(conn).intact
     again = _conflicts(postgres.dsn, T, "--settle", J, "--reason", "again")
     assert again.returncode == 1  # nothing left: nothing logged twice
+
+
+@pytest.mark.xfail(strict=True, reason="open: settling removes the rows the follower rule reads")
+def test_the_other_historys_next_row_after_a_settle_is_still_kept_apart(
+        postgres: FloorDatabase) -> None:  # noqa: F811
+    """A's rows 1..4 recorded, B's 2..4 kept apart; a person settles the journal (the rows were B's, a
+    restored copy). B's uplink then sends its row 5 (seq 6, going on from B's 4, not from the record's 4,
+    whose next seq is 5). Before the settle it is kept apart as following the other history; after it the
+    floor had lost what B's 4 was (its row in ``conflicts``, which the follower rule reads), so B's 5 was
+    recorded on top of A's rows, its events numbered past a hole, and A's own row 5 then kept apart."""
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        store.write_bodies(conn, [body(1), body(2), body(3), body(4)])
+        store.write_bodies(conn, [_other(2, 2, 2), _other(3, 4, 1), _other(4, 5, 1)])
+    done = _conflicts(postgres.dsn, T, "--settle", J, "--reason", "Pi B ran a restored copy")
+    assert done.returncode == 0, done.stderr
+    with psycopg.connect(postgres.dsn) as conn:
+        found: list[store.Conflict] = []
+        store.write_bodies(conn, [_other(5, 6, 1)], conflicts=found)
+        store.write_bodies(conn, [body(5)], conflicts=found)
+        record = conn.execute("SELECT row, input->>'card' FROM inputs ORDER BY row").fetchall()
+        assert record == [(n, "KH") for n in range(1, 6)], found
