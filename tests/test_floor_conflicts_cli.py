@@ -66,17 +66,22 @@ def test_the_rows_kept_apart_are_listed_beside_the_recorded_rows(postgres: Floor
     assert _conflicts(postgres.dsn, "another_table").stdout.strip() == "no conflicting rows"
 
 
-def test_settling_a_journal_removes_its_rows_and_logs_who_and_why(postgres: FloorDatabase) -> None:  # noqa: F811
+def test_settling_a_journal_marks_its_rows_and_logs_who_and_why(postgres: FloorDatabase) -> None:  # noqa: F811
     _kept_apart(postgres.dsn)
     no_reason = _conflicts(postgres.dsn, T, "--settle", J)
     assert no_reason.returncode == 2 and "needs the TABLE and a --reason" in no_reason.stderr
     other = _conflicts(postgres.dsn, T, "--settle", "j-another", "--reason", "checked")
-    assert other.returncode == 1 and "has no conflicting rows: nothing settled" in other.stdout
+    assert other.returncode == 1 and "has no conflicting rows not settled: nothing settled" in other.stdout
     assert _rows_kept(postgres.dsn) == [2, 3, 4]
     done = _conflicts(postgres.dsn, T, "--settle", J, "--reason", "Pi B ran a restored copy")
     assert done.returncode == 0, done.stderr
-    assert f"settled: table {T} journal {J} rows 2, 3, 4 removed" in done.stdout
-    assert _rows_kept(postgres.dsn) == []
+    assert f"settled: table {T} journal {J} rows 2, 3, 4 marked settled" in done.stdout
+    assert _rows_kept(postgres.dsn) == [2, 3, 4]  # marked, not removed: the rule of followers reads them
+    assert _conflicts(postgres.dsn).stdout.strip() == "no conflicting rows"
+    kept = [json.loads(line) for line in _conflicts(postgres.dsn, "--all", "--json").stdout.splitlines()]
+    assert [r["settled"]["reason"] for r in kept] == ["Pi B ran a restored copy"] * 3
+    assert all(r["settled"]["by"].endswith("(croupier)") for r in kept), kept
+    assert "  settled 20" in _conflicts(postgres.dsn, "--all").stdout
     with psycopg.connect(postgres.dsn) as conn:
         logged = conn.execute("SELECT table_id, kind, body FROM event_log ORDER BY id DESC LIMIT 1"
                               ).fetchone()
@@ -88,10 +93,9 @@ def test_settling_a_journal_removes_its_rows_and_logs_who_and_why(postgres: Floo
         assert entry["by"] and entry["db_user"]
         assert eventlog.verify(conn).intact
     again = _conflicts(postgres.dsn, T, "--settle", J, "--reason", "again")
-    assert again.returncode == 1  # nothing left: nothing logged twice
+    assert again.returncode == 1  # nothing left to settle: nothing logged twice
 
 
-@pytest.mark.xfail(strict=True, reason="open: settling removes the rows the follower rule reads")
 def test_the_other_historys_next_row_after_a_settle_is_still_kept_apart(
         postgres: FloorDatabase) -> None:  # noqa: F811
     """A's rows 1..4 recorded, B's 2..4 kept apart; a person settles the journal (the rows were B's, a

@@ -5,8 +5,10 @@ rows that follow it) in ``conflicts``, and the alert service raises ``conflictin
 gone (docs/floor.md, "A row sent again with another body"). The floor cannot know which history is the
 table's: a person compares the Pis' journals. Before this command they read and removed the rows by hand in
 SQL, with nothing left to say who did it or why. Now they list them with what differs, and settle a journal
-in one transaction that removes its rows and appends a ``conflicts_settled`` entry to the significant-event
-log (who, why, which rows), so that the alert's clearing has a cause an auditor can read.
+in one transaction that marks its rows settled (who, when, why) and appends a ``conflicts_settled`` entry to
+the significant-event log, so that the alert's clearing has a cause an auditor can read. Marked, not removed:
+the recorder's rule of followers reads the other body of the row before in ``conflicts``, and with it gone
+the other history's next row (its Pi still sending) was recorded on top of the first's (a review).
 """
 
 from __future__ import annotations
@@ -29,19 +31,21 @@ FIELDS: Final = ("at", "source", "ref", "input")
 
 DOC = """The journal rows the floor kept apart as another history's (docs/floor.md, "A row sent again with
 another body"): each with its recorded row's fields beside the other body's, and which differ. A row with
-no recorded row beside it was kept apart as following the other history. Lists every table's, or TABLE's.
+no recorded row beside it was kept apart as following the other history. Lists every table's, or TABLE's,
+not settled yet (--all: settled ones too, with who settled them, when and why).
 
 With --settle JOURNAL (and TABLE, --reason), once a person has compared the Pis' journals: the journal's
-rows are removed from conflicts and a conflicts_settled entry (the rows, the reason, the system and
+rows not settled yet are marked settled and a conflicts_settled entry (the rows, the reason, the system and
 database users) is appended to the significant-event log, in one transaction; the conflicting_rows alert
-then clears. Needs a role that may delete from conflicts (the recorder's). Exit 0; 1 when there was
-nothing of that journal to settle, or the database refused; 2 when it cannot be reached."""
+then clears. The rows stay: the recorder still keeps apart the other history's rows that follow them.
+Needs a role that may update conflicts (the recorder's). Exit 0; 1 when there was nothing of that journal
+to settle, or the database refused; 2 when it cannot be reached."""
 
 _LIST = """
-SELECT c.table_id, c.journal_id, c.row, c.detected_at, c.body,
+SELECT c.table_id, c.journal_id, c.row, c.detected_at, c.settled_at, c.settled_by, c.settled_reason, c.body,
        i.row IS NOT NULL AS recorded, i.at, i.source, i.ref, i.input
 FROM conflicts c LEFT JOIN inputs i USING (table_id, journal_id, row)
-WHERE %(table)s::text IS NULL OR c.table_id = %(table)s
+WHERE (%(table)s::text IS NULL OR c.table_id = %(table)s) AND (%(all)s OR c.settled_at IS NULL)
 ORDER BY c.table_id, c.journal_id, c.row, c.detected_at, c.digest
 """
 
@@ -57,21 +61,26 @@ def register(floor_sub: argparse._SubParsersAction[argparse.ArgumentParser], exa
     p.add_argument("--db", required=True, help="PostgreSQL URL (the reader's role lists; --settle needs the "
                                                "recorder's)")
     p.add_argument("--json", action="store_true", help="one JSON object per row kept apart, for programs")
-    p.add_argument("--settle", metavar="JOURNAL", help="remove this journal's rows, logging who and why")
+    p.add_argument("--all", action="store_true", help="the settled rows too")
+    p.add_argument("--settle", metavar="JOURNAL", help="mark the journal's rows settled, log who and why")
     p.add_argument("--reason", help="with --settle: what the person found (logged)")
     p.set_defaults(func=run)
 
 
-def listed(conn: psycopg.Connection[Any], table: str | None = None) -> list[dict[str, Any]]:
-    """Every row in ``conflicts`` (of ``table``), oldest key first: its key, when it was kept apart, the
-    recorded row's fields (None: no row of that key is recorded) and the other body's, and which differ."""
+def listed(conn: psycopg.Connection[Any], table: str | None = None, settled: bool = False
+           ) -> list[dict[str, Any]]:
+    """Every row in ``conflicts`` (of ``table``; not settled, unless ``settled``), oldest key first: its key,
+    when it was kept apart, the recorded row's fields (None: no row of that key is recorded) and the other
+    body's, which differ, and its settling (``settled``: None, or when, by whom and why)."""
     out = []
-    for table_id, journal_id, row, detected, body, recorded, *fields in conn.execute(_LIST, {"table": table}):
+    query = conn.execute(_LIST, {"table": table, "all": settled})
+    for table_id, journal_id, row, detected, when, by, why, body, recorded, *fields in query:
         mine = dict(zip(FIELDS, fields, strict=True)) if recorded else None
         other = {name: body.get(name) for name in FIELDS}
         differ = [name for name in FIELDS if mine is None or mine[name] != other[name]]
         out.append({"table": table_id, "journal": journal_id, "row": int(row),
-                    "detected_at": detected.timestamp(), "recorded": mine, "other": other, "differ": differ})
+                    "detected_at": detected.timestamp(), "recorded": mine, "other": other, "differ": differ,
+                    "settled": None if when is None else {"at": when.timestamp(), "by": by, "reason": why}})
     return out
 
 
@@ -83,6 +92,9 @@ def text(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         when = datetime.fromtimestamp(r["detected_at"], UTC).isoformat(timespec="seconds")
         lines.append(f"{r['table']} journal {r['journal']} row {r['row']} (kept apart {when})")
+        if r["settled"] is not None:
+            at = datetime.fromtimestamp(r["settled"]["at"], UTC).isoformat(timespec="seconds")
+            lines.append(f"  settled {at} by {r['settled']['by']}: {r['settled']['reason']}")
         if r["recorded"] is None:
             lines.append("  no row of this key is recorded: kept apart as following the other history")
         for name in r["differ"]:
@@ -97,22 +109,25 @@ def _shown(value: Any) -> str:
 
 
 def settle(conn: psycopg.Connection[Any], table: str, journal: str, reason: str, by: str) -> list[int]:
-    """Remove ``journal``'s rows from ``conflicts`` and log it (:data:`DOC`); the rows removed, [] when it
-    had none (nothing logged). Under the journal's ``tables`` row lock, as the recorder writes: a conflict a
-    recorder is adding is either removed with the others or kept whole after."""
+    """Mark ``journal``'s rows in ``conflicts`` settled and log it (:data:`DOC`); the rows settled, [] when
+    it had none not settled (nothing logged). Under the journal's ``tables`` row lock, as the recorder
+    writes: a conflict a recorder is adding is either settled with the others or added whole after."""
     from controller.floor import eventlog
 
     with conn.transaction(), conn.cursor() as cur:
         key = (table, journal)
         cur.execute("SELECT 1 FROM tables WHERE table_id = %s AND journal_id = %s FOR UPDATE", key)
-        cur.execute("DELETE FROM conflicts WHERE table_id = %s AND journal_id = %s RETURNING row", key)
+        role = cur.execute("SELECT current_user").fetchone()
+        db_user = None if role is None else str(role[0])
+        cur.execute("UPDATE conflicts SET settled_at = now(), settled_by = %s, settled_reason = %s "
+                    "WHERE table_id = %s AND journal_id = %s AND settled_at IS NULL RETURNING row",
+                    (f"{by} ({db_user})", reason, *key))
         rows = sorted({int(row) for (row,) in cur.fetchall()})
         if rows:
-            role = cur.execute("SELECT current_user").fetchone()
             eventlog.append(cur, table_id=table, kind="conflicts_settled",
                             origin=f"conflicts_settled:{table}:{journal}:{uuid.uuid4()}",
                             body={"journal": journal, "rows": rows, "reason": reason, "by": by,
-                                  "db_user": None if role is None else role[0]})
+                                  "db_user": db_user})
     return rows
 
 
@@ -121,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         if args.reason is not None:
             return _usage("--reason goes with --settle JOURNAL")
         try:
-            rows = read_floor("conflicts", args.db, lambda conn: listed(conn, args.table))
+            rows = read_floor("conflicts", args.db, lambda conn: listed(conn, args.table, args.all))
         except FloorUnreadable as exc:
             return exc.tell()
         if not args.json:
@@ -137,11 +152,11 @@ def run(args: argparse.Namespace) -> int:
     except FloorUnreadable as exc:
         return exc.tell()
     if not settled:
-        print(f"croupier floor conflicts: table {args.table} journal {args.settle} has no conflicting rows: "
-              "nothing settled")
+        print(f"croupier floor conflicts: table {args.table} journal {args.settle} has no conflicting rows "
+              "not settled: nothing settled")
         return 1
-    print(f"settled: table {args.table} journal {args.settle} rows {', '.join(map(str, settled))} removed "
-          "from conflicts; logged as conflicts_settled")
+    print(f"settled: table {args.table} journal {args.settle} rows {', '.join(map(str, settled))} marked "
+          "settled in conflicts; logged as conflicts_settled")
     return 0
 
 

@@ -46,7 +46,7 @@ def tables(conn: psycopg.Connection[Any], offline_after: float = OFFLINE_AFTER) 
     relays its liveness: ``daemon_stopped_since`` is when the table's open ``daemon_stopped`` alert
     says it stopped (the alert service raises it from the heartbeats; None: no such alert open).
     ``conflicting_rows``: rows of any journal of the table that came again with another body than the one
-    recorded (``conflicts``, kept until a person removes them: the floor was handed two histories)."""
+    recorded (``conflicts``) and that no person has settled yet: the floor was handed two histories."""
     with conn.cursor(row_factory=dict_row) as cur:
         cur.execute(
             """
@@ -65,7 +65,7 @@ def tables(conn: psycopg.Connection[Any], offline_after: float = OFFLINE_AFTER) 
                     FROM tables o WHERE o.table_id = t.table_id AND o.journal_id <> t.journal_id
                    ) AS older_behind,
                    (SELECT COUNT(DISTINCT (c.journal_id, c.row)) FROM conflicts c
-                    WHERE c.table_id = t.table_id) AS conflicting_rows
+                    WHERE c.table_id = t.table_id AND c.settled_at IS NULL) AS conflicting_rows
             FROM tables t ORDER BY table_id, {NEWEST}
             """.replace("{NEWEST}", NEWEST), {"off": offline_after})
         return list(cur.fetchall())

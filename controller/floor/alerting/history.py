@@ -103,11 +103,11 @@ def unfilled_gaps(conn: psycopg.Connection[Any]) -> list[tuple[str, str, int, in
 
 
 def conflicts(conn: psycopg.Connection[Any]) -> list[tuple[str, str, int, int]]:
-    """Each journal with rows that came again with another body (``conflicts``): (table, journal, its
-    first such row, how many rows)."""
+    """Each journal with rows that came again with another body (``conflicts``), not settled by a person:
+    (table, journal, its first such row, how many rows)."""
     with conn.cursor() as cur:
         cur.execute("SELECT table_id, journal_id, min(row), count(DISTINCT row) FROM conflicts "
-                    "GROUP BY table_id, journal_id")
+                    "WHERE settled_at IS NULL GROUP BY table_id, journal_id")
         found = [(str(t), str(j), int(f), int(n)) for t, j, f, n in cur.fetchall()]
     conn.commit()
     return found

@@ -185,7 +185,8 @@ class Pit:
     def conflicts(self, found: Iterable[tuple[str, str, int, int]]) -> list[Action]:
         """The journals with rows sent again with another body (table, journal, first row, rows): one alert
         a journal, never cleared by itself (the floor holds two histories under it: a person decides), but
-        cleared once a person has settled it and removed its rows from ``conflicts``: left open, it stayed
+        cleared once a person has settled its rows in ``conflicts`` (``croupier floor conflicts --settle``)
+        or removed them: left open, it stayed
         on the board for ever, and a later conflict of that journal was never raised again (a review)."""
         found = sorted(found)
         now_open = {(t, j) for t, j, _, _ in found}
