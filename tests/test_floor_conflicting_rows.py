@@ -164,3 +164,15 @@ def test_an_uplink_whose_row_the_server_drops_as_a_duplicate_of_another_body_is_
     asyncio.run(check(body(1, journal_rows=7), resent))  # a true resend: silent
     with pytest.raises(JournalMismatch, match=f"table {T} journal {J} row 1: the stream holds another row"):
         asyncio.run(check(other, changed))
+
+
+def test_the_error_names_a_row_once_though_both_its_bodies_were_kept_apart(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Both bodies of row 5 kept apart (one following the other history, one differing from it): the
+    ERROR said "row(s) 4, 5, 5 (3)" (a review)."""
+    from controller.floor.recorder import _say_conflicts
+
+    with caplog.at_level("ERROR", logger="croupier"):
+        _say_conflicts([store.Conflict(T, J, 5), store.Conflict(T, J, 4), store.Conflict(T, J, 5)])
+    assert [r.getMessage().split(" came again")[0] for r in caplog.records] == [
+        f"CONFLICT: table {T} journal {J}: row(s) 4, 5 (2)"]

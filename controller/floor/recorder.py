@@ -68,9 +68,9 @@ def _say_conflicts(conflicts: list[store.Conflict]) -> None:
     """An ERROR per journal for the rows that came again with another body than the one recorded, once
     (committed into ``conflicts``; a redelivery adds nothing): JetStream and the recorder took them as
     resends, and nothing said that the floor was handed two histories under one journal (a review)."""
-    by_journal: dict[tuple[str, str], list[int]] = {}
-    for c in conflicts:
-        by_journal.setdefault((c.table_id, c.journal_id), []).append(c.row)
+    by_journal: dict[tuple[str, str], set[int]] = {}
+    for c in conflicts:  # a row once, though both its bodies may be kept apart (a row "5, 5" said before)
+        by_journal.setdefault((c.table_id, c.journal_id), set()).add(c.row)
     for (table_id, journal_id), rows in sorted(by_journal.items()):
         shown = ", ".join(map(str, sorted(rows)[:20])) + (" ..." if len(rows) > 20 else "")
         log.error("CONFLICT: table %s journal %s: row(s) %s (%d) came again with another input, time, source "
