@@ -77,7 +77,8 @@ def listed(conn: psycopg.Connection[Any], table: str | None = None, settled: boo
     for table_id, journal_id, row, detected, when, by, why, body, recorded, *fields in query:
         mine = dict(zip(FIELDS, fields, strict=True)) if recorded else None
         other = {name: body.get(name) for name in FIELDS}
-        differ = [name for name in FIELDS if mine is None or mine[name] != other[name]]
+        # As JSON, not as Python values: true and 1 are equal in Python, not to the recorder (jsonb).
+        differ = [name for name in FIELDS if mine is None or _shown(mine[name]) != _shown(other[name])]
         out.append({"table": table_id, "journal": journal_id, "row": int(row),
                     "detected_at": detected.timestamp(), "recorded": mine, "other": other, "differ": differ,
                     "settled": None if when is None else {"at": when.timestamp(), "by": by, "reason": why}})
