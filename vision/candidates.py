@@ -30,6 +30,9 @@ MAX_PIECES: Final = 300
 MAX_CANDIDATES: Final = 40
 #: How far a glyph's size and spacing may be from the deck's at the pair's scale, as factors.
 SIZE_FACTOR: Final = 1.6
+#: Rank pieces by suit pieces above which the pairs are bounded by each piece's size before they are
+#: measured (:func:`candidates`): fewer, the bounds cost more than they save.
+MANY_PAIRS: Final = 4096
 
 
 class Candidate(NamedTuple):
@@ -87,11 +90,30 @@ def candidates(centres: NDArray[np.float64], stats: NDArray[np.int32], profile: 
     suits = np.flatnonzero((big >= least * index.suit_height) & (big <= most * index.suit_height)
                            & (fill >= 0.3))
     x, y = (centres[:, k].astype(np.float32) for k in (0, 1))
-    dx, dy = x[None, suits] - x[ranks, None], y[None, suits] - y[ranks, None]  # from the rank to the suit
-    apart = dx * dx + dy * dy
-    i, j = np.nonzero((apart >= (scales[0] * gap) ** 2) & (apart <= (scales[1] * gap) ** 2))
+    # The pairs' squared distances made in place in two arrays: a new array of 90,000 costs its pages'
+    # first touch, more than its arithmetic.
+    apart, across = np.subtract(x[None, suits], x[ranks, None]), np.subtract(y[None, suits], y[ranks, None])
+    apart *= apart
+    across *= across
+    apart += across
+    mask = (apart >= (scales[0] * gap) ** 2) & (apart <= (scales[1] * gap) ** 2)
+    if mask.size > MANY_PAIRS:
+        # Each pair's distance bounded by each piece's size too (a rank of size b lies at scales b / (1.42
+        # SIZE_FACTOR h) to b SIZE_FACTOR / h; 2 % slack on the squared distance): a pair outside is one
+        # the tests below refuse, and they judge the rest as they judged every pair (the same pairs kept,
+        # in the same order). 300 pieces, a cluttered frame's ink: 14,800 pairs at a scale of the range,
+        # 1,900 within the sizes' bounds; the candidates 2.0 -> 0.7 ms.
+        at_r, at_t = big[ranks] * (gap / index.rank_height), big[suits] * (gap / index.suit_height)
+        more = np.empty_like(mask)
+        for test, at in ((np.less_equal, np.square(at_r * SIZE_FACTOR)[:, None] * 1.02),
+                         (np.less_equal, np.square(at_t * SIZE_FACTOR)[None, :] * 1.02),
+                         (np.greater_equal, np.square(at_r / (1.42 * SIZE_FACTOR))[:, None] / 1.02),
+                         (np.greater_equal, np.square(at_t / (1.42 * SIZE_FACTOR))[None, :] / 1.02)):
+            mask &= test(apart, at.astype(np.float32), out=more)
+    i, j = np.divmod(np.flatnonzero(mask), len(suits))
     rs, ts = ranks[i], suits[j]
-    d = np.stack([dx[i, j], dy[i, j]], axis=1).astype(np.float64)
+    dx, dy = x[ts] - x[rs], y[ts] - y[rs]  # the same float32 differences as the pairs' arrays'
+    d = np.stack([dx, dy], axis=1).astype(np.float64)
     dist = np.hypot(d[:, 0], d[:, 1])
     scale = dist / gap
     # Seen turned, a glyph's box grows by up to sqrt(2): its larger side is between the glyph's height
