@@ -141,20 +141,26 @@ def pairs(found: list[Candidate], profile: DeckProfile) -> list[tuple[int, int]]
     suit = np.array([c.suit for c in found])
     down = np.array([c.down for c in found])
     scale = np.array([c.scale for c in found])
-    pieces = np.array([c.pieces for c in found])
-    across = np.stack([down[:, 1], -down[:, 0]], axis=1)
-    want = across * span[0] + down * span[1]  # where each one's layout puts the other index, at scale 1
-    seen = suit[None, :, :] - suit[:, None, :]
-    turn = np.angle((seen[..., 0] + 1j * seen[..., 1]) / (want[:, None, 0] + 1j * want[:, None, 1]))
-    far = np.log(np.hypot(seen[..., 0], seen[..., 1]) + 1e-9) - np.log(
-        np.hypot(*span) * (scale[:, None] + scale[None, :]) / 2)
-    ratio = np.abs(np.log(scale[:, None] / scale[None, :]))
-    shared = (pieces[:, None, :, None] == pieces[None, :, None, :]).any(axis=(2, 3))
+    rank, suits = np.array([c.pieces for c in found]).T
     slack = np.log(SCALE_FACTOR)
-    ok = ((np.abs(turn) <= TURN_SLACK) & (np.abs(far) <= slack) & (ratio <= slack)
-          & (down @ down.T <= -np.cos(TURN_SLACK)) & ~shared)
-    ii, jj = np.nonzero(ok)
-    order = np.argsort((np.abs(turn) + np.abs(far))[ii, jj])
+    # The scales' ratio, the axes and the shared pieces first (a few operations on the whole square), the
+    # turn and the distance only for the pairs they leave, with the same arithmetic on the same values:
+    # the same pairs, in the same order (a search's 40 candidates: 1,600 pairs, about 100 left). A piece
+    # shared by two candidates is found by four comparisons of two columns (a broadcast over both pieces
+    # of both, 4-D, cost 49 us).
+    shared = ((rank[:, None] == rank[None, :]) | (rank[:, None] == suits[None, :])
+              | (suits[:, None] == rank[None, :]) | (suits[:, None] == suits[None, :]))
+    ii, jj = np.nonzero((np.abs(np.log(scale[:, None] / scale[None, :])) <= slack)
+                        & (down @ down.T <= -np.cos(TURN_SLACK)) & ~shared)
+    across = np.stack([down[:, 1], -down[:, 0]], axis=1)
+    want = (across * span[0] + down * span[1])[ii]  # where each one's layout puts the other index, at scale 1
+    seen = suit[jj] - suit[ii]
+    turn = np.angle((seen[:, 0] + 1j * seen[:, 1]) / (want[:, 0] + 1j * want[:, 1]))
+    far = np.log(np.hypot(seen[:, 0], seen[:, 1]) + 1e-9) - np.log(
+        np.hypot(*span) * (scale[ii] + scale[jj]) / 2)
+    ok = np.flatnonzero((np.abs(turn) <= TURN_SLACK) & (np.abs(far) <= slack))
+    ii, jj = ii[ok], jj[ok]
+    order = np.argsort((np.abs(turn) + np.abs(far))[ok])
     return [(int(ii[k]), int(jj[k])) for k in order]
 
 
