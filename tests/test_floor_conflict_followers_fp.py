@@ -108,3 +108,33 @@ def test_the_chain_goes_on_from_a_recorded_row_and_not_from_another_body_of_it(
         assert [(r, card) for r, card, _ in _record(conn)][4:] == [(5, "KH"), (6, "KH")], found
         assert sorted(c.row for c in found) == [5, 6]
         assert conn.execute("SELECT recorded_row FROM tables").fetchall() == [(6,)]
+
+
+def test_of_two_bodies_going_on_from_the_row_before_the_one_the_recorded_row_after_goes_on_from_is_chosen(
+        postgres: FloorDatabase) -> None:  # noqa: F811
+    """A's row 5 came first (delivered out of order) and is recorded, row 4 still to come. Then one batch: B's
+    4 (two events, seq 4..5) and A's 4 (one event, seq 4). Both go on from the recorded row 3, and the first
+    delivered, B's, was the one compared with: B's 4 recorded between A's 3 and A's 5 (whose seq 5 does not go
+    on from it), A's own row 4 kept apart. The recorded row 5 says which body of row 4 is the record's."""
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        store.write_bodies(conn, [body(1), body(2), body(3), _a(5, 5, 1)])
+        found: list[store.Conflict] = []
+        store.write_bodies(conn, [_other(4, 4, 2), _a(4, 4, 1)], conflicts=found)
+        assert [(r, card, seq) for r, card, seq in _record(conn)][3:] == [(4, "KH", 4), (5, "KH", 5)], found
+        assert conn.execute("SELECT row, body->'input'->>'card' FROM conflicts").fetchall() == [(4, "QS")]
+        assert conn.execute("SELECT recorded_row FROM tables").fetchall() == [(5,)]
+
+
+def test_of_two_bodies_of_a_row_after_a_row_not_known_the_one_the_recorded_row_after_goes_on_from_is_chosen(
+        postgres: FloorDatabase) -> None:  # noqa: F811
+    """As above, row 3 not recorded yet either (no chain to walk): the first delivered, B's 4, was recorded
+    under A's 5 and A's own row 4 kept apart, A's 3 then recorded under B's 4."""
+    with psycopg.connect(postgres.dsn) as conn:
+        migrate(conn)
+        store.write_bodies(conn, [body(1), body(2), _a(5, 5, 1)])
+        found: list[store.Conflict] = []
+        store.write_bodies(conn, [_other(4, 4, 2), _a(4, 4, 1)], conflicts=found)
+        store.write_bodies(conn, [body(3)], conflicts=found)
+        assert _record(conn)[2:] == [(3, "KH", 3), (4, "KH", 4), (5, "KH", 5)], found
+        assert conn.execute("SELECT row, body->'input'->>'card' FROM conflicts").fetchall() == [(4, "QS")]

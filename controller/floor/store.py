@@ -106,7 +106,10 @@ ORDER BY t.table_id, t.journal_id FOR UPDATE
 # holds one body a row, the first delivered of those going on from the one chosen for the row before (or
 # from the recorded row), and stops at a recorded row: bodies chosen row by row apart, two bodies both going
 # on from row 3 gave B's 4 and A's 5, and one going on through another body of a recorded row was taken for
-# the record's; either way a hole, both bodies of a row kept apart (a review, 2026-12-08).
+# the record's; either way a hole, both bodies of a row kept apart (a review, 2026-12-08). Of those, one the
+# recorded row after goes on from comes first, and so it does of a row's bodies off the chain (``leads``): the
+# first delivered put the other history's row between the record's (its row after delivered out of order,
+# recorded) and kept the record's own row apart (a review).
 _CONFLICTS = """
 WITH RECURSIVE contested AS (
     SELECT DISTINCT table_id, journal_id FROM floor_rows GROUP BY table_id, journal_id, row
@@ -119,7 +122,10 @@ WITH RECURSIVE contested AS (
                     = (r.table_id, r.journal_id, r.row - 1, r.first_seq)
      WHERE NOT EXISTS (SELECT 1 FROM inputs j WHERE (j.table_id, j.journal_id, j.row)
                        = (r.table_id, r.journal_id, r.row))
-     ORDER BY r.table_id, r.journal_id, r.row, r.n)
+     ORDER BY r.table_id, r.journal_id, r.row,
+              NOT EXISTS (SELECT 1 FROM inputs k WHERE (k.table_id, k.journal_id, k.row, k.first_seq)
+                        = (r.table_id, r.journal_id, r.row + 1, r.first_seq + jsonb_array_length(r.events))),
+              r.n)
     UNION ALL
     SELECT r.n, c.table_id, c.journal_id, c.row + 1, r.first_seq + jsonb_array_length(r.events)
     FROM chain c CROSS JOIN LATERAL (
@@ -128,12 +134,19 @@ WITH RECURSIVE contested AS (
               = (c.table_id, c.journal_id, c.row + 1, c.next_seq)
           AND NOT EXISTS (SELECT 1 FROM inputs j WHERE (j.table_id, j.journal_id, j.row)
                           = (f.table_id, f.journal_id, f.row))
-        ORDER BY f.n LIMIT 1) r
+        ORDER BY NOT EXISTS (SELECT 1 FROM inputs k WHERE (k.table_id, k.journal_id, k.row, k.first_seq)
+                             = (f.table_id, f.journal_id, f.row + 1,
+                                f.first_seq + jsonb_array_length(f.events))),
+                 f.n LIMIT 1) r
+), leads AS (
+    SELECT r.n FROM floor_rows r JOIN contested USING (table_id, journal_id)
+    JOIN inputs k ON (k.table_id, k.journal_id, k.row, k.first_seq)
+                   = (r.table_id, r.journal_id, r.row + 1, r.first_seq + jsonb_array_length(r.events))
 ), firsts AS (
     SELECT DISTINCT ON (r.table_id, r.journal_id, r.row) r.table_id, r.journal_id, r.row, r.at, r.source,
            r.ref, r.input, r.first_seq, r.first_seq + jsonb_array_length(r.events) AS next_seq
-    FROM floor_rows r LEFT JOIN chain c USING (n)
-    ORDER BY r.table_id, r.journal_id, r.row, c.n IS NULL, r.n
+    FROM floor_rows r LEFT JOIN chain c USING (n) LEFT JOIN leads l USING (n)
+    ORDER BY r.table_id, r.journal_id, r.row, c.n IS NULL, l.n IS NULL, r.n
 ), fresh AS (
     SELECT f.* FROM firsts f WHERE NOT EXISTS (
         SELECT 1 FROM inputs i WHERE (i.table_id, i.journal_id, i.row) = (f.table_id, f.journal_id, f.row))
