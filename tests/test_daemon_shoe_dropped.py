@@ -222,3 +222,21 @@ def test_after_a_restart_the_jams_own_resend_is_still_a_resend(tmp_path: Path, s
         shoe.expect(is_ack(2))
         assert "protocol error" not in offline(client)["shoe fault"]
         assert client.call("status")["seq"] == rows
+
+
+def test_after_a_restart_a_card_under_the_seq_of_a_journaled_hello_is_no_resend(
+        tmp_path: Path, shoe: RawShoe) -> None:
+    """The journal's cursor is the shoe's HELLO (SEQ 0), recorded as a frame without an input (the shoe was
+    not at fault: no row carries it). A card under SEQ 0 after the restart is none of its resends, as after a
+    jam's FAULT or a HELLO that cleared a fault (a row of no card): it was taken for the HELLO's resend,
+    acknowledged and lost unseen, play going on, where the same frame without the restart halts the table."""
+    config = shoe_table(tmp_path, shoe)
+    with _running(config):
+        _deal(shoe)  # acknowledged once its frame is the journal's cursor
+    shoe.drain(0.2)
+    with _running(config) as client:
+        shoe.send(0, CardMsg(parse_card("9H")))
+        shoe.expect(is_ack(0))
+        wait_for(lambda: "shoe fault" in offline(client), "the dropped card to halt play", timeout=5)
+        assert "frame seq 0 again with another message" in offline(client)["shoe fault"]
+    assert _cards(config) == []

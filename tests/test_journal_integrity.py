@@ -112,6 +112,9 @@ def test_a_version_1_journal_keeps_its_cursor_and_idempotency_keys_when_brought_
     _version_1(path, with_cursor=True)
     old = _journal(tmp_path)
     assert old.shoe_cursor == FrameId("a", 5) and _version(path) == "2"
+    # Its card known though a row without a frame came after it: its resend is no other card (a card under
+    # the SEQ of a frame that carried none halts the table after a restart).
+    assert old.shoe_cursor_card == ("AS", False) and not old.shoe_cursor_no_card
     with pytest.raises(JournalFault, match="UNIQUE constraint failed: inputs.ref"):
         old.append(CreditIn(1, 500), "command:t", 3.0, ref="r1")  # the old UNIQUE index still holds
     old.close()

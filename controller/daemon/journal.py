@@ -117,7 +117,7 @@ class Journal:
         #: At opening, the card the cursor's frame carried when the journal knows it (code, burn): the shoe's
         #: resend of that frame is then told from another card under its SEQ (ShoeReader's ``resume_card``).
         self.shoe_cursor_card = cursor.card
-        self.shoe_cursor_no_card = cursor.row is not None and cursor.card is None  # its row is no card's
+        self.shoe_cursor_no_card = cursor.frame is not None and cursor.card is None  # no card's, or no input
         #: The input row that carried the cursor's frame (None: the cursor is a frame without an input).
         self._cursor_row = cursor.row
         #: Why the journal cannot be written (set once by the first failed write; then every write

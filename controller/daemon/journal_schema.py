@@ -64,7 +64,8 @@ def bring_up_to_date(conn: sqlite3.Connection, header: dict[str, str], last_id: 
 
     Version 1 from before the shoe cursor: add the frame columns and the cursor table. Version 1
     with a cursor: it was written with every card, so it is the cursor as of the last row; it gets
-    that row. The input rows and their ``ref TEXT UNIQUE`` index stay as they are.
+    the row that carried its frame, else the last row. The input rows and their ``ref TEXT UNIQUE``
+    index stay as they are.
     """
     if header.get("version") == str(VERSION):
         return
@@ -78,7 +79,10 @@ def bring_up_to_date(conn: sqlite3.Connection, header: dict[str, str], last_id: 
                          "session TEXT NOT NULL, seq INTEGER NOT NULL, row INTEGER NOT NULL)")
         else:
             conn.execute("ALTER TABLE shoe_cursor ADD COLUMN row INTEGER NOT NULL DEFAULT 0")
-            conn.execute("UPDATE shoe_cursor SET row = ?", (last_id,))
+            # The row that carries its frame, if one does: a card's is then known (its resend told from
+            # another card under its SEQ); a cursor whose row does not carry it is a frame without an input.
+            conn.execute("UPDATE shoe_cursor SET row = COALESCE((SELECT MAX(id) FROM inputs WHERE "
+                         "shoe_session = shoe_cursor.session AND shoe_seq = shoe_cursor.seq), ?)", (last_id,))
         conn.execute("UPDATE meta SET value = ? WHERE key = 'version'", (str(VERSION),))
         conn.execute("COMMIT")
     except BaseException:
@@ -90,8 +94,8 @@ def bring_up_to_date(conn: sqlite3.Connection, header: dict[str, str], last_id: 
 
 class ShoeCursor(NamedTuple):
     """The last shoe frame accepted (None: none), the card it carried when the journal knows it (its code,
-    and whether a burn; None: no card, or not known) and the input row that carried it (None: a frame
-    without an input, a HELLO or a run of heartbeats)."""
+    and whether a burn; None: no card) and the input row that carried it (None: a frame without an input, a
+    HELLO or a run of heartbeats, so no card either)."""
 
     frame: FrameId | None
     card: tuple[str, bool] | None
