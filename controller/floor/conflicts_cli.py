@@ -54,7 +54,7 @@ def register(floor_sub: argparse._SubParsersAction[argparse.ArgumentParser], exa
     """Add ``croupier floor conflicts`` to ``croupier floor``'s subcommands."""
     p = floor_sub.add_parser(
         "conflicts", help="rows kept apart as another history's: list them, or settle a journal's",
-        description=DOC + "\n\nExamples:\n  croupier floor conflicts --db " + example_db
+        description=DOC + "\n\nExample:\n  croupier floor conflicts --db " + example_db
         + "\n  croupier floor conflicts baccarat_1 --settle 7f3e... --reason 'Pi B was a restored copy' --db "
         + example_db)
     p.add_argument("table", nargs="?", help="this table's only (needed with --settle)")
