@@ -167,10 +167,7 @@ def test_a_card_dropped_while_the_shoe_is_jammed_is_journaled_once_beside_the_ja
     left the shoe unseen. Now its words join the jam's in one row; the same error again adds nothing."""
     config = shoe_table(tmp_path, shoe)
     with _running(config) as client:
-        _deal(shoe, "2C")
-        shoe.send(2, Fault(1, "jam"))
-        shoe.expect(is_ack(2))
-        wait_for(lambda: "shoe fault" in offline(client), "the jam")
+        _jam(shoe, client)
         rows = client.call("status")["seq"]
         for _ in range(2):
             shoe.send(2, CardMsg(parse_card("9H")))
@@ -185,6 +182,23 @@ def test_a_card_dropped_while_the_shoe_is_jammed_is_journaled_once_beside_the_ja
     assert _cards(config) == ["2C"]
 
 
+def _jam(shoe: RawShoe, client: CommandClient) -> None:
+    """2C dealt under SEQ 1, then the shoe's jam (FAULT under SEQ 2), journaled."""
+    _deal(shoe, "2C")
+    shoe.send(2, Fault(1, "jam"))
+    shoe.expect(is_ack(2))
+    wait_for(lambda: "shoe fault" in offline(client), "the jam")
+
+
+def _jammed(tmp_path: Path, shoe: RawShoe) -> TableConfig:
+    """:func:`_jam` on a daemon then stopped."""
+    config = shoe_table(tmp_path, shoe)
+    with _running(config) as client:
+        _jam(shoe, client)
+    shoe.drain(0.2)
+    return config
+
+
 def test_after_a_restart_a_card_under_the_seq_of_a_journaled_jam_is_no_resend(
         tmp_path: Path, shoe: RawShoe) -> None:
     """As above, the daemon restarted between the jam and the card: the journal's cursor is the jam's
@@ -192,13 +206,7 @@ def test_after_a_restart_a_card_under_the_seq_of_a_journaled_jam_is_no_resend(
     carried, as only a card cursor is compared: the renumbering shoe's 9H was acknowledged and lost, the
     journal holding the jam alone. A card under the SEQ of a frame the journal holds as no card is none of
     its resends: dropped, its words joining the jam's."""
-    config = shoe_table(tmp_path, shoe)
-    with _running(config) as client:
-        _deal(shoe, "2C")
-        shoe.send(2, Fault(1, "jam"))
-        shoe.expect(is_ack(2))
-        wait_for(lambda: "shoe fault" in offline(client), "the jam")
-    shoe.drain(0.2)
+    config = _jammed(tmp_path, shoe)
     with _running(config) as client:
         assert offline(client)["shoe fault"].startswith("jam")
         shoe.send(2, CardMsg(parse_card("9H")))
@@ -209,13 +217,7 @@ def test_after_a_restart_a_card_under_the_seq_of_a_journaled_jam_is_no_resend(
 
 def test_after_a_restart_the_jams_own_resend_is_still_a_resend(tmp_path: Path, shoe: RawShoe) -> None:
     """The jam's FAULT frame again after the restart (its ACK lost): acknowledged, no protocol error."""
-    config = shoe_table(tmp_path, shoe)
-    with _running(config) as client:
-        _deal(shoe, "2C")
-        shoe.send(2, Fault(1, "jam"))
-        shoe.expect(is_ack(2))
-        wait_for(lambda: "shoe fault" in offline(client), "the jam")
-    shoe.drain(0.2)
+    config = _jammed(tmp_path, shoe)
     with _running(config) as client:
         rows = client.call("status")["seq"]
         shoe.send(2, Fault(1, "jam"))
