@@ -114,6 +114,10 @@ _CONFLICTS = """
 WITH RECURSIVE contested AS (
     SELECT DISTINCT table_id, journal_id FROM floor_rows GROUP BY table_id, journal_id, row
     HAVING COUNT(DISTINCT jsonb_build_array(at, source, ref, input)) > 1
+), leads AS (
+    SELECT r.n FROM floor_rows r JOIN contested USING (table_id, journal_id)
+    JOIN inputs k ON (k.table_id, k.journal_id, k.row, k.first_seq)
+                   = (r.table_id, r.journal_id, r.row + 1, r.first_seq + jsonb_array_length(r.events))
 ), chain AS (
     (SELECT DISTINCT ON (r.table_id, r.journal_id, r.row) r.n, r.table_id, r.journal_id, r.row,
             r.first_seq + jsonb_array_length(r.events) AS next_seq
@@ -122,10 +126,7 @@ WITH RECURSIVE contested AS (
                     = (r.table_id, r.journal_id, r.row - 1, r.first_seq)
      WHERE NOT EXISTS (SELECT 1 FROM inputs j WHERE (j.table_id, j.journal_id, j.row)
                        = (r.table_id, r.journal_id, r.row))
-     ORDER BY r.table_id, r.journal_id, r.row,
-              NOT EXISTS (SELECT 1 FROM inputs k WHERE (k.table_id, k.journal_id, k.row, k.first_seq)
-                        = (r.table_id, r.journal_id, r.row + 1, r.first_seq + jsonb_array_length(r.events))),
-              r.n)
+     ORDER BY r.table_id, r.journal_id, r.row, NOT EXISTS (SELECT 1 FROM leads l WHERE l.n = r.n), r.n)
     UNION ALL
     SELECT r.n, c.table_id, c.journal_id, c.row + 1, r.first_seq + jsonb_array_length(r.events)
     FROM chain c CROSS JOIN LATERAL (
@@ -134,14 +135,7 @@ WITH RECURSIVE contested AS (
               = (c.table_id, c.journal_id, c.row + 1, c.next_seq)
           AND NOT EXISTS (SELECT 1 FROM inputs j WHERE (j.table_id, j.journal_id, j.row)
                           = (f.table_id, f.journal_id, f.row))
-        ORDER BY NOT EXISTS (SELECT 1 FROM inputs k WHERE (k.table_id, k.journal_id, k.row, k.first_seq)
-                             = (f.table_id, f.journal_id, f.row + 1,
-                                f.first_seq + jsonb_array_length(f.events))),
-                 f.n LIMIT 1) r
-), leads AS (
-    SELECT r.n FROM floor_rows r JOIN contested USING (table_id, journal_id)
-    JOIN inputs k ON (k.table_id, k.journal_id, k.row, k.first_seq)
-                   = (r.table_id, r.journal_id, r.row + 1, r.first_seq + jsonb_array_length(r.events))
+        ORDER BY NOT EXISTS (SELECT 1 FROM leads l WHERE l.n = f.n), f.n LIMIT 1) r
 ), firsts AS (
     SELECT DISTINCT ON (r.table_id, r.journal_id, r.row) r.table_id, r.journal_id, r.row, r.at, r.source,
            r.ref, r.input, r.first_seq, r.first_seq + jsonb_array_length(r.events) AS next_seq
