@@ -324,7 +324,7 @@ class Journal:
         """In a caller's transaction (a checkpoint's): write the cursor as of now, so a start reads only
         the input rows after it to find the cursor. Nothing to write if no shoe frame was ever taken:
         then no row up to now has one either. A cursor an input carried names that input's row (no later
-        row has a frame): a start still finds its card there (read_shoe_cursor_card)."""
+        row has a frame): a start still finds its card there (journal_schema.read_shoe_cursor)."""
         if self.shoe_cursor is not None:
             row = self.last_id if self._cursor_row is None else self._cursor_row
             conn.execute(SET_CURSOR, (self.shoe_cursor.session, self.shoe_cursor.seq, row))
